@@ -1,0 +1,17 @@
+"""gradlib: per-element gradients (the Jacobian, row by row) for TensorFlow, with the pitfalls shown.
+
+>>> import gradlib
+>>> gradlib.evaluate("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}).jacobian.tolist()
+[[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
+"""
+
+from ._api import CORRECT_METHODS, METHODS, evaluate, per_element_gradients
+from ._errors import BatchMixingError, ExpressionError, GradlibError
+from ._language import FUNCTIONS
+from ._limits import LIMITS, Limits
+from ._result import GradResult
+
+__all__ = [
+    "BatchMixingError", "CORRECT_METHODS", "ExpressionError", "FUNCTIONS", "GradResult", "GradlibError",
+    "LIMITS", "Limits", "METHODS", "evaluate", "per_element_gradients",
+]

@@ -1,0 +1,310 @@
+"""The public entry points: ``evaluate`` (function text) and ``per_element_gradients`` (a callable)."""
+
+from __future__ import annotations
+
+import ast
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Hashable, Mapping, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from . import _methods
+from ._cache import LRUCache
+from ._errors import ExpressionError, GradlibError
+from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings
+from ._language import parse
+from ._limits import LIMITS, Limits
+from ._result import GradResult, index_labels
+
+METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
+CORRECT_METHODS = ("unstack", "jacobian", "forward")
+#: below this many passes (min of outputs and inputs) eager beats tracing a tf.function
+EAGER_PASSES = 8
+_COMPILED = LRUCache(maxsize=64)
+_EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
+          "naive": _methods.naive, "summed": _methods.summed}
+_GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
+_NAIVE_REASON = ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
+                 "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
+_SUMMED_REASON = ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
+                  "of the Jacobian, not the gradient of any one element")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What every method needs: ``f(xs, cs)``, the watched tensors, the constants, and how to label them."""
+
+    f: Callable[[list, list], Any]
+    xs: list
+    cs: list
+    names: tuple[tuple[str, tuple[int, ...]], ...]   # every watched input, in column order
+    differentiable: tuple[bool, ...]                  # per watched input: float (True) or integer (False)
+    dtype: str
+    key: Hashable | None                              # identifies f for the compiled cache; None: never compile
+    warnings: tuple[str, ...] = ()
+
+
+def evaluate(
+    outputs: str,
+    inputs: Mapping[str, Any],
+    *,
+    watch: Sequence[str] | None = None,
+    method: str = "auto",
+    dtype: str | Mapping[str, str] = "float32",
+    compiled: bool | None = None,
+    limits: Limits = LIMITS,
+) -> GradResult:
+    """Per-element gradients of the function ``outputs`` (text) at ``inputs``.
+
+    Args:
+        outputs: one expression in gradlib's language, such as ``"[x0*x1*x2, x0*x1*x2*x0]"``.
+        inputs: input name -> number, nested list or array.
+        watch: the inputs to differentiate with respect to; ``None`` watches every input.
+        method: one of ``METHODS``; ``"auto"`` picks the fastest correct one.
+        dtype: ``"float32"`` or ``"float64"``, or a mapping name -> dtype (``"int32"`` reproduces the
+            integer-watch pitfall: TensorFlow gives such inputs no gradient).
+        compiled: run inside a cached ``tf.function``; ``None`` decides by the problem's size.
+        limits: the bounds checked before anything is allocated.
+
+    Returns:
+        A ``GradResult``. ``evaluate("x*x", {"x": [1, 2]}).jacobian`` is ``[[2, 0], [0, 4]]``.
+
+    Raises:
+        ExpressionError: the text, an input, an option or a limit is not acceptable.
+    """
+    _check_method(method, "evaluate")
+    checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
+    program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
+    problem = _expression_problem(program, checked)
+    _check_size(math.prod(program.shape), problem, limits, program.flops)
+    return run(problem, method, compiled=compiled)
+
+
+def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compiled: bool | None = None,
+                          limits: Limits = LIMITS) -> GradResult:
+    """Per-element gradients of ``fn(xs)`` with respect to ``xs``: the Jacobian, row by row.
+
+    Args:
+        fn: a callable (a Python function, a Keras model) taking ``xs`` as given and returning a tensor.
+        xs: a tensor, or a list of tensors (like the seed's ``x = [tf.constant(3.0), ...]``).
+        method: one of ``METHODS``.
+        compiled: run inside a cached ``tf.function`` (keyed on ``fn``); ``None`` decides by size.
+
+    Example:
+        >>> x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+        >>> r = per_element_gradients(lambda x: tf.stack([x[0]*x[1]*x[2], x[0]*x[1]*x[2]*x[0]]), x)
+        >>> r.jacobian.tolist()
+        [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
+
+    Raises:
+        GradlibError: an input is not floating point, or ``fn`` does not return a tensor.
+    """
+    _check_method(method, "per_element_gradients")
+    single = not isinstance(xs, (list, tuple))
+    tensors = [_check_tensor(x, k, single) for k, x in enumerate([xs] if single else xs)]
+    if not tensors:
+        raise GradlibError("per_element_gradients needs at least one tensor in xs; got an empty list")
+    names = ("x",) if single else tuple(f"x{k}" for k in range(len(tensors)))
+
+    def f(watched: list, _cs: list):
+        return _as_output(fn(watched[0] if single else list(watched)))
+
+    key = _callable_key(fn, single, tensors)
+    problem = Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
+                      (True,) * len(tensors), tensors[0].dtype.name, key)
+    return run(problem, method, compiled=compiled, limits=limits)
+
+
+def run(problem: Problem, method: str, *, compiled: bool | None = None, limits: Limits = LIMITS) -> GradResult:
+    """Run ``method`` on ``problem`` and package the result (``auto``: choose, then repair poisoned rows)."""
+    start = time.perf_counter()
+    y0 = None
+    if method == "auto" or compiled is None:
+        y0 = _to_numpy(problem.f(problem.xs, problem.cs))   # one eager pass: the output's size decides
+        _check_size(y0.size, problem, limits)
+    m, n = (1 if y0 is None else y0.size), _width(problem)
+    chosen = _choose(m, n) if method == "auto" else method
+    use_graph = _use_graph(chosen, m, n, problem, compiled)
+    y, jac = _compute(problem, chosen, use_graph)
+    poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
+    repaired: tuple[int, ...] = ()
+    if poisoned and method == "auto":
+        other = "forward" if chosen != "forward" else "jacobian"
+        jac, repaired = _repair(jac, _compute(problem, other, use_graph)[1], poisoned)
+        poisoned = tuple(r for r in poisoned if r not in repaired)
+    seconds = time.perf_counter() - start
+    return _package(problem, chosen, method, y, jac, use_graph, poisoned, repaired, seconds)
+
+
+# ---------------------------------------------------------------- building problems
+
+
+def _expression_problem(program, inputs: Sequence[Input]) -> Problem:
+    dtype = compute_dtype(inputs)
+    tf_dtype = tf.as_dtype(dtype)
+    watched = [i for i in inputs if i.watched]
+    floats = [i for i in watched if i.dtype.startswith("float")]
+    consts = [i for i in inputs if i not in floats]
+    xs = [tf.constant(i.value, dtype=tf_dtype) for i in floats]
+    cs = [tf.constant(i.value.astype(i.dtype)) for i in consts]
+    x_names, c_names = [i.name for i in floats], [i.name for i in consts]
+
+    def f(xs_: list, cs_: list):
+        env = dict(zip(x_names, xs_))
+        # Integer inputs enter as constants and are cast inside: exactly why TensorFlow gives them no gradient.
+        env.update({name: tf.cast(c, tf_dtype) for name, c in zip(c_names, cs_)})
+        return program.build(env, tf_dtype)
+
+    signature = tuple((i.name, i.shape, i.dtype, i.watched) for i in inputs)
+    key = ("expression", ast.dump(program.tree), signature, dtype)
+    warnings = nonfinite_warnings(inputs) + tuple(
+        f"input {i.name!r} is {i.dtype}: TensorFlow's tape does not watch integer tensors, so its gradients are "
+        f"None (shown as 0). Use float32 or float64 to differentiate with respect to it"
+        for i in watched if i not in floats)
+    unused = [i.name for i in watched if i.name not in program.names]
+    if unused:
+        warnings += (f"watched input(s) {', '.join(map(repr, unused))} do not appear in the function: "
+                     "their gradients are zero",)
+    return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),
+                   tuple(i in floats for i in watched), dtype, key, warnings)
+
+
+def _check_tensor(x: Any, k: int, single: bool) -> tf.Tensor:
+    where = "xs" if single else f"xs[{k}]"
+    try:
+        tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
+    except (TypeError, ValueError) as exc:
+        raise GradlibError(f"per_element_gradients could not turn {where} into a tensor: {exc}") from None
+    if tensor.dtype.is_integer and isinstance(x, (int, list)):
+        tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
+    if not tensor.dtype.is_floating:
+        raise GradlibError(
+            f"per_element_gradients requires floating-point inputs, but {where} is {tensor.dtype.name}. "
+            f"TensorFlow's tape does not watch integer tensors, so every gradient would be None. "
+            f"Cast it first: tf.cast({where}, tf.float32)")
+    return tensor
+
+
+def _as_output(y: Any) -> tf.Tensor:
+    if isinstance(y, (list, tuple)):
+        y = tf.stack(y)   # inside the tape: stacking is differentiable, unlike iterating afterwards
+    try:
+        return tf.convert_to_tensor(y)
+    except (TypeError, ValueError):
+        raise GradlibError(f"fn must return a tensor (or a list of tensors); it returned {type(y).__name__}") from None
+
+
+def _callable_key(fn: Callable, single: bool, tensors: list) -> Hashable | None:
+    try:
+        hash(fn)
+    except TypeError:
+        return None
+    return ("callable", fn, single, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
+
+
+# ---------------------------------------------------------------- choosing and running
+
+
+def _check_method(method: Any, api: str) -> None:
+    if method not in METHODS:
+        raise ExpressionError(f"{api} got method={method!r}; choose one of {', '.join(METHODS)}")
+
+
+def _width(problem: Problem) -> int:
+    return sum(math.prod(shape) for _, shape in problem.names)
+
+
+def _check_size(m: int, problem: Problem, limits: Limits, flops: float = 0.0) -> None:
+    n = _width(problem)
+    if m * n > limits.max_jacobian:
+        raise ExpressionError(
+            f"the Jacobian would have {m:,} x {n:,} = {m * n:,} entries; at most {limits.max_jacobian:,} are allowed. "
+            "Watch fewer inputs or reduce the output (for example with sum or mean)")
+    if flops * min(m, n) > limits.max_flops:
+        raise ExpressionError("computing this Jacobian needs too much work for one request; use smaller inputs")
+
+
+def _choose(m: int, n: int) -> str:
+    """Reverse mode when outputs are no more than inputs, forward mode when inputs are fewer."""
+    if min(m, n) <= EAGER_PASSES:
+        return "unstack" if m <= n else "forward"
+    return "jacobian" if m <= n else "forward"
+
+
+def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | None) -> bool:
+    if method not in _GRAPH or problem.key is None or not problem.xs:
+        return False
+    return compiled if compiled is not None else min(m, n) > EAGER_PASSES
+
+
+def _compute(problem: Problem, method: str, use_graph: bool) -> tuple[np.ndarray, np.ndarray]:
+    if not problem.xs:   # nothing differentiable is watched: every column is zero
+        y = _to_numpy(problem.f([], problem.cs))
+        return y, np.zeros((y.size if method != "summed" else 1, 0))
+    if use_graph:
+        key = (problem.key, method)
+        fn = _COMPILED.get_or_create(
+            key, lambda: _methods.compile_method(_GRAPH[method], problem.f, problem.xs, problem.cs))
+        y, jac = fn(problem.xs, problem.cs)
+    else:
+        y, jac = _EAGER[method](problem.f, problem.xs, problem.cs)
+    return _to_numpy(y), _to_numpy(jac)
+
+
+def _to_numpy(value: Any) -> np.ndarray:
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def _poisoned_rows(y: np.ndarray, jac: np.ndarray) -> tuple[int, ...]:
+    """Rows whose output is finite but whose gradient is not: NaN leaking in from another output."""
+    finite_y = np.isfinite(y.reshape(-1))
+    bad = ~np.isfinite(jac).all(axis=1)
+    return tuple(int(i) for i in np.flatnonzero(finite_y & bad))
+
+
+def _repair(jac: np.ndarray, other: np.ndarray, rows: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Take the other mode's entry wherever this one is not finite, in the poisoned rows only."""
+    jac = jac.copy()
+    for r in rows:
+        take = ~np.isfinite(jac[r]) & np.isfinite(other[r])
+        jac[r, take] = other[r, take]
+    return jac, tuple(r for r in rows if np.isfinite(jac[r]).all())
+
+
+def _package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: np.ndarray, graph: bool,
+             poisoned: tuple[int, ...], repaired: tuple[int, ...], seconds: float) -> GradResult:
+    jac = _with_integer_columns(problem, jac)
+    rows = ("sum(y)",) if method == "summed" else index_labels("y", y.shape)
+    cols = tuple(label for name, shape in problem.names for label in index_labels(name, shape))
+    warnings = problem.warnings
+    if poisoned:
+        warnings += (f"NaN poisoning: {', '.join(rows[r] for r in poisoned)} finite, but the gradient row is not: "
+                     "a non-finite value in another output turned 0 x inf into NaN. method='auto' repairs this",)
+    if repaired:
+        warnings += (f"repaired NaN poisoning in {', '.join(rows[r] for r in repaired)} using the other mode",)
+    reason = _NAIVE_REASON if method == "naive" else (_SUMMED_REASON if method == "summed" else "")
+    return GradResult(
+        y=y, jacobian=jac, row_labels=rows, col_labels=cols, method=method, requested=requested,
+        watched=problem.names, dtype=problem.dtype, compiled=graph, per_element=method != "summed",
+        broken=method == "naive", reason=reason, poisoned_rows=poisoned, repaired_rows=repaired,
+        warnings=warnings, seconds=seconds)
+
+
+def _with_integer_columns(problem: Problem, jac: np.ndarray) -> np.ndarray:
+    """Insert the zero columns of watched integer inputs, which TensorFlow gives no gradient."""
+    if all(problem.differentiable):
+        return jac
+    blocks, start = [], 0
+    for (_, shape), ok in zip(problem.names, problem.differentiable):
+        size = math.prod(shape)
+        blocks.append(jac[:, start:start + size] if ok else np.zeros((jac.shape[0], size), dtype=jac.dtype))
+        start += size if ok else 0
+    return np.concatenate(blocks, axis=1) if blocks else jac
+
+
+def with_seconds(result: GradResult, seconds: float) -> GradResult:
+    """A copy of ``result`` with another timing (for benchmarks that time outside ``run``)."""
+    return replace(result, seconds=seconds)

@@ -1,0 +1,436 @@
+"""The function language: Python-like text parsed with ``ast`` and checked against an allow-list.
+
+Nothing in the user's text is ever executed by Python. ``parse`` checks the text and the shapes it
+implies, against ``Limits``, before anything is allocated; ``Program.build`` then walks the checked
+tree straight into TensorFlow ops.
+
+>>> program = parse("[x0*x1*x2, x0*x1*x2*x0]", {"x0": (), "x1": (), "x2": ()})
+>>> program.shape
+(2,)
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from ._errors import ExpressionError
+from ._limits import LIMITS, Limits
+
+Shape = tuple[int, ...]
+
+#: name -> (TensorFlow spelling used in generated code, what the function takes)
+UNARY = {
+    "sin": "tf.sin", "cos": "tf.cos", "tan": "tf.tan", "exp": "tf.exp", "log": "tf.math.log",
+    "sqrt": "tf.sqrt", "tanh": "tf.tanh", "sigmoid": "tf.sigmoid", "relu": "tf.nn.relu",
+    "abs": "tf.abs", "square": "tf.square", "softplus": "tf.nn.softplus",
+}
+REDUCTIONS = {"sum": "tf.reduce_sum", "mean": "tf.reduce_mean", "prod": "tf.reduce_prod"}
+BINARY = {"maximum": "tf.maximum", "minimum": "tf.minimum", "matmul": "matmul", "dot": "dot"}
+FUNCTIONS = {**UNARY, **REDUCTIONS, **BINARY}
+
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
+_UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+"}
+_LOOKALIKES = {"\u2212": "-", "\u00d7": "*", "\u00b7": "*", "\u22c5": "*", "\u00f7": "/", "\u00b2": "**2",
+               "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u00a0": " "}
+_REFUSED = {
+    ast.Attribute: "attribute access (a '.' after a value) is not allowed; call functions by name, like exp(x)",
+    ast.Lambda: "lambda is not allowed; write the expression itself",
+    ast.ListComp: "comprehensions are not allowed; write the list out, like [x[0], x[1]]",
+    ast.SetComp: "comprehensions are not allowed", ast.DictComp: "comprehensions are not allowed",
+    ast.GeneratorExp: "generator expressions are not allowed",
+    ast.JoinedStr: "strings are not allowed", ast.FormattedValue: "strings are not allowed",
+    ast.Dict: "dicts are not allowed; use [a, b] to stack values",
+    ast.Set: "sets are not allowed; use [a, b] to stack values",
+    ast.NamedExpr: "assignment (:=) is not allowed; write one expression",
+    ast.Starred: "'*' unpacking is not allowed",
+    ast.Compare: "comparisons are not supported; use maximum/minimum or relu",
+    ast.BoolOp: "'and'/'or' are not supported", ast.IfExp: "'if ... else' is not supported",
+    ast.Await: "'await' is not allowed", ast.Yield: "'yield' is not allowed", ast.YieldFrom: "'yield' is not allowed",
+}
+
+
+@dataclass(frozen=True)
+class Program:
+    """A checked function: its text, tree, the shape it produces and the work it will take."""
+
+    text: str
+    tree: ast.expr = field(repr=False, compare=False)
+    shape: Shape
+    names: frozenset[str]
+    flops: float
+
+    def build(self, env: Mapping[str, object], dtype: object) -> object:
+        """Evaluate the checked tree on TensorFlow tensors ``env`` (name -> tensor) in ``dtype``."""
+        return _Builder(env, dtype).visit(self.tree)
+
+
+def parse(text: str, shapes: Mapping[str, Shape], *, limits: Limits = LIMITS) -> Program:
+    """Check ``text`` against the language and the input ``shapes``; raise ``ExpressionError`` if it fails."""
+    text = _check_text(text, limits)
+    tree = _parse_tree(text)
+    _check_tree(tree, text, limits)
+    checker = _ShapeChecker(text, dict(shapes), limits)
+    shape = checker.visit(tree)
+    return Program(text, tree, shape, frozenset(checker.used), checker.flops)
+
+
+# ---------------------------------------------------------------- text and tree checks
+
+
+def _check_text(text: object, limits: Limits) -> str:
+    if not isinstance(text, str):
+        raise ExpressionError(f"the function must be text, like 'x0*x1'; got {type(text).__name__}")
+    if not text.strip():
+        raise ExpressionError("the function is empty: type an expression such as [x0*x1, x0 + x1]")
+    if len(text) > limits.max_chars:
+        raise ExpressionError(f"the function is {len(text):,} characters long; at most {limits.max_chars:,} are allowed")
+    for col, char in enumerate(text, start=1):
+        if not char.isascii():
+            hint = f"; use {_LOOKALIKES[char]!r} instead" if char in _LOOKALIKES else "; use plain ASCII letters and operators"
+            raise ExpressionError(f"character {char!r} (U+{ord(char):04X}) at column {col} is not allowed{hint}",
+                                  text=text, column=col)
+        if char in ";=\"'\\#$!?`{}" and not (char == "=" and _is_axis_keyword(text, col - 1)):
+            raise ExpressionError(_char_message(char, col), text=text, column=col)
+        if not char.isprintable() and char not in "\n\t\r":
+            raise ExpressionError(f"control character U+{ord(char):04X} at column {col} is not allowed", text=text, column=col)
+    text = text.replace("\n", " ").replace("\t", " ").replace("\r", " ")
+    _check_nesting(text, limits)
+    return text
+
+
+def _is_axis_keyword(text: str, index: int) -> bool:
+    """True for the '=' of 'axis=' (the only keyword argument of the language)."""
+    return text[:index].rstrip().endswith("axis") and text[index + 1:index + 2] != "="
+
+
+def _char_message(char: str, col: int) -> str:
+    what = {";": "';' (more than one statement)", "=": "'=' (assignment or comparison)",
+            '"': "quotes (strings)", "'": "quotes (strings)", "#": "'#' (comments)", "{": "'{' (dicts and sets)",
+            "}": "'}' (dicts and sets)"}.get(char, repr(char))
+    return f"{what} at column {col} is not part of the language; write a single expression such as [x0*x1, x0 + x1]"
+
+
+def _check_nesting(text: str, limits: Limits) -> None:
+    """Refuse deep nesting before Python's own parser sees it (it can overflow on thousands of levels)."""
+    depth = run = 0
+    for col, char in enumerate(text, start=1):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char in "+-~":
+            run += 1
+        elif char != " ":
+            run = 0
+        if depth > limits.max_depth or run > limits.max_depth:
+            raise ExpressionError(f"the function nests more than {limits.max_depth} levels deep at column {col}; "
+                                  "simplify it", text=text, column=col)
+
+
+def _parse_tree(text: str) -> ast.expr:
+    try:
+        return ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
+        col = max(1, min(exc.offset or 1, len(text)))
+        reason = (exc.msg or "invalid syntax").split(" (")[0]
+        raise ExpressionError(f"syntax error at column {col}: {reason}", text=text, column=col) from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+        raise ExpressionError(f"the function cannot be parsed ({type(exc).__name__}): it is too deeply nested or too long") from None
+
+
+def _check_tree(tree: ast.expr, text: str, limits: Limits) -> None:
+    """Walk the tree without recursion: count nodes, measure depth, refuse every node outside the language."""
+    count = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        col = getattr(node, "col_offset", 0) + 1
+        if count > limits.max_nodes:
+            raise ExpressionError(f"the function has more than {limits.max_nodes} parts; simplify it")
+        if depth > limits.max_depth:
+            raise ExpressionError(f"the function nests more than {limits.max_depth} levels deep at column {col}; simplify it",
+                                  text=text, column=col)
+        _check_node(node, text, col)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _check_node(node: ast.AST, text: str, col: int) -> None:
+    def fail(message: str) -> None:
+        raise ExpressionError(f"{message} (column {col})", text=text, column=col)
+
+    if type(node) in _REFUSED:
+        fail(_REFUSED[type(node)])
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            fail(f"{node.value!r} is not a number; only real numbers are allowed")
+    elif isinstance(node, ast.BinOp):
+        if type(node.op) not in _OPERATORS:
+            fail(f"operator {_op_text(node, text)!r} is not supported; use + - * / ** @")
+    elif isinstance(node, ast.UnaryOp):
+        if type(node.op) not in _UNARY_OPERATORS:
+            fail(f"operator {text[col - 1]!r} is not supported; use unary - or +")
+    elif isinstance(node, ast.Call):
+        _check_call(node, fail)
+    elif isinstance(node, ast.Name):
+        if node.id.startswith("_"):
+            fail(f"names starting with '_' are not allowed ({node.id!r})")
+    elif isinstance(node, ast.keyword):
+        if node.arg != "axis":
+            fail(f"keyword {node.arg!r} is not allowed; the only keyword is axis=, as in sum(x, axis=0)")
+    elif not isinstance(node, (ast.List, ast.Tuple, ast.Subscript, ast.Slice, ast.Load, ast.expr_context,
+                               ast.operator, ast.unaryop)):
+        fail(f"{type(node).__name__} is not part of the language")
+
+
+def _check_call(node: ast.Call, fail: Callable[[str], None]) -> None:
+    if isinstance(node.func, ast.Attribute):
+        fail(_REFUSED[ast.Attribute])
+    if not isinstance(node.func, ast.Name):
+        fail("only the language's functions can be called, by name, like sin(x)")
+    name = node.func.id
+    if name not in FUNCTIONS:
+        close = difflib.get_close_matches(name, FUNCTIONS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f"; functions are {', '.join(sorted(FUNCTIONS))}"
+        fail(f"unknown function {name!r}{hint}")
+    if node.keywords and name not in REDUCTIONS:
+        fail(f"{name}() takes no keyword arguments")
+    if name in UNARY and (len(node.args) != 1 or node.keywords):
+        fail(f"{name}() takes exactly one argument, like {name}(x)")
+    if name in BINARY and (len(node.args) != 2 or node.keywords):
+        fail(f"{name}() takes exactly two arguments, like {name}(a, b)")
+    if name in REDUCTIONS and not (1 <= len(node.args) + len(node.keywords) <= 2 and node.args):
+        fail(f"{name}() takes a tensor and an optional axis, like {name}(x) or {name}(x, axis=0)")
+
+
+def _op_text(node: ast.BinOp, text: str) -> str:
+    start = node.left.end_col_offset or 0
+    end = node.right.col_offset
+    return text[start:end].strip().strip("()") or type(node.op).__name__
+
+
+# ---------------------------------------------------------------- shapes, before allocation
+
+
+class _ShapeChecker:
+    """Infers the shape of every node from the input shapes and checks it against the limits."""
+
+    def __init__(self, text: str, shapes: dict[str, Shape], limits: Limits):
+        self.text, self.shapes, self.limits = text, shapes, limits
+        self.used: set[str] = set()
+        self.flops = 0.0
+
+    def fail(self, node: ast.AST, message: str) -> None:
+        col = getattr(node, "col_offset", 0) + 1
+        raise ExpressionError(f"{message} (column {col})", text=self.text, column=col)
+
+    def visit(self, node: ast.expr) -> Shape:
+        shape = getattr(self, f"_{type(node).__name__}")(node)
+        size = math.prod(shape)
+        if size > self.limits.max_elements:
+            self.fail(node, f"this part would hold {size:,} elements; at most {self.limits.max_elements:,} are allowed")
+        self.flops += size
+        if self.flops > self.limits.max_flops:
+            self.fail(node, "the function needs too much computation for one request; use smaller inputs")
+        return shape
+
+    def _Constant(self, node: ast.Constant) -> Shape:
+        return ()
+
+    def _Name(self, node: ast.Name) -> Shape:
+        if node.id in self.shapes:
+            self.used.add(node.id)
+            return self.shapes[node.id]
+        if node.id in FUNCTIONS:
+            self.fail(node, f"{node.id!r} is a function: call it, like {node.id}(x)")
+        close = difflib.get_close_matches(node.id, list(self.shapes), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        known = ", ".join(self.shapes) or "none"
+        self.fail(node, f"unknown name {node.id!r}{hint}. Inputs are: {known}. Define it as an input or fix the spelling")
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Shape:
+        return self.visit(node.operand)
+
+    def _BinOp(self, node: ast.BinOp) -> Shape:
+        left, right = self.visit(node.left), self.visit(node.right)
+        if isinstance(node.op, ast.MatMult):
+            return self._matmul(node, left, right, "@")
+        return self._broadcast(node, left, right, _OPERATORS[type(node.op)])
+
+    def _broadcast(self, node: ast.AST, left: Shape, right: Shape, what: str) -> Shape:
+        try:
+            return tuple(np.broadcast_shapes(left, right))
+        except ValueError:
+            self.fail(node, f"shapes {left} and {right} cannot be broadcast together for {what!r}")
+
+    def _matmul(self, node: ast.AST, a: Shape, b: Shape, what: str) -> Shape:
+        if not a or not b:
+            self.fail(node, f"{what} needs vectors or matrices, not scalars (shapes {a} and {b}); use * for scaling")
+        a2 = (1,) + a if len(a) == 1 else a
+        b2 = b + (1,) if len(b) == 1 else b
+        if a2[-1] != b2[-2]:
+            self.fail(node, f"{what} cannot multiply shapes {a} and {b}: {a2[-1]} != {b2[-2]}")
+        batch = self._broadcast(node, a2[:-2], b2[:-2], what)
+        self.flops += 2.0 * math.prod(batch) * a2[-2] * a2[-1] * b2[-1]
+        return batch + (() if len(a) == 1 else (a2[-2],)) + (() if len(b) == 1 else (b2[-1],))
+
+    def _List(self, node: ast.List) -> Shape:
+        if not node.elts:
+            self.fail(node, "an empty list [] has no value; put at least one element in it")
+        shapes = [self.visit(e) for e in node.elts]
+        for k, shape in enumerate(shapes):
+            if shape != shapes[0]:
+                self.fail(node.elts[k], f"list elements must all have the same shape to be stacked: element {k} "
+                                        f"has shape {shape} but element 0 has shape {shapes[0]}")
+        return (len(shapes),) + shapes[0]
+
+    def _Tuple(self, node: ast.Tuple) -> Shape:
+        self.fail(node, "tuples (a, b) are not values; use [a, b] to stack")
+
+    def _Subscript(self, node: ast.Subscript) -> Shape:
+        shape = self.visit(node.value)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(items) > len(shape):
+            self.fail(node, f"too many indices ({len(items)}) for a value of shape {shape}")
+        out: list[int] = []
+        for item, dim in zip(items, shape):
+            if isinstance(item, ast.Slice):
+                start, stop, step = (self._index(part, node) if part else None for part in (item.lower, item.upper, item.step))
+                if step is not None and step <= 0:
+                    self.fail(item, "slice steps must be positive")
+                out.append(len(range(*slice(start, stop, step).indices(dim))))
+                if out[-1] == 0:
+                    self.fail(item, f"this slice selects no elements from a dimension of size {dim}")
+            else:
+                index = self._index(item, node)
+                if not -dim <= index < dim:
+                    self.fail(item, f"index {index} is out of range for a dimension of size {dim}")
+        return tuple(out) + shape[len(items):]
+
+    def _index(self, node: ast.expr, parent: ast.AST) -> int:
+        value = _int_constant(node)
+        if value is None:
+            self.fail(node, "indices must be whole numbers written out, like x[0], W[1, 2] or x[1:3]")
+        return value
+
+    def _Call(self, node: ast.Call) -> Shape:
+        name = node.func.id
+        args = [self.visit(a) for a in node.args]
+        if name in UNARY:
+            return args[0]
+        if name in ("maximum", "minimum"):
+            return self._broadcast(node, args[0], args[1], name)
+        if name == "matmul":
+            return self._matmul(node, args[0], args[1], "matmul")
+        if name == "dot":
+            if len(args[0]) > 2 or len(args[1]) > 2:
+                self.fail(node, "dot supports scalars, vectors and matrices; use @ for stacks of matrices")
+            if not args[0] or not args[1]:
+                return self._broadcast(node, args[0], args[1], "dot")
+            return self._matmul(node, args[0], args[1], "dot")
+        return self._reduce(node, args[0])
+
+    def _reduce(self, node: ast.Call, shape: Shape) -> Shape:
+        axis_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
+        if axis_node is None:
+            return ()
+        axis = _int_constant(axis_node)
+        if axis is None:
+            self.fail(axis_node, "axis must be a whole number written out, like axis=0")
+        if not -len(shape) <= axis < max(len(shape), 1) or not shape:
+            self.fail(axis_node, f"axis {axis} is out of range for a value of shape {shape}")
+        return shape[: axis % len(shape)] + shape[axis % len(shape) + 1:]
+
+
+def _int_constant(node: ast.expr) -> int | None:
+    """The value of an integer literal, possibly negated; None for anything else."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) < 2**31:
+        return sign * node.value
+    return None
+
+
+# ---------------------------------------------------------------- building TensorFlow ops
+
+
+class _Builder:
+    """Turns a checked tree into TensorFlow ops; every shape was already checked by _ShapeChecker."""
+
+    def __init__(self, env: Mapping[str, object], dtype: object):
+        import tensorflow as tf
+
+        self.tf, self.env, self.dtype = tf, env, dtype
+
+    def visit(self, node: ast.expr):
+        return getattr(self, f"_{type(node).__name__}")(node)
+
+    def _Constant(self, node: ast.Constant):
+        try:
+            value = float(node.value)
+        except OverflowError:
+            value = math.inf
+        return self.tf.constant(value, dtype=self.dtype)
+
+    def _Name(self, node: ast.Name):
+        return self.env[node.id]
+
+    def _UnaryOp(self, node: ast.UnaryOp):
+        value = self.visit(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+
+    def _BinOp(self, node: ast.BinOp):
+        a, b = self.visit(node.left), self.visit(node.right)
+        op = type(node.op)
+        if op is ast.MatMult:
+            return self._matmul(a, b)
+        return {ast.Add: self.tf.add, ast.Sub: self.tf.subtract, ast.Mult: self.tf.multiply,
+                ast.Div: self.tf.divide, ast.Pow: self.tf.pow}[op](a, b)
+
+    def _matmul(self, a, b):
+        tf = self.tf
+        a2 = a[None, :] if a.shape.rank == 1 else a
+        b2 = b[:, None] if b.shape.rank == 1 else b
+        out = tf.linalg.matmul(a2, b2)
+        if b.shape.rank == 1:
+            out = out[..., 0]
+        if a.shape.rank == 1:
+            out = out[..., 0] if b.shape.rank == 1 else out[..., 0, :]
+        return out
+
+    def _List(self, node: ast.List):
+        return self.tf.stack([self.visit(e) for e in node.elts], axis=0)
+
+    def _Subscript(self, node: ast.Subscript):
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        index = tuple(
+            slice(*(_int_constant(p) if p else None for p in (i.lower, i.upper, i.step))) if isinstance(i, ast.Slice)
+            else _int_constant(i)
+            for i in items
+        )
+        return self.visit(node.value)[index]
+
+    def _Call(self, node: ast.Call):
+        tf, name = self.tf, node.func.id
+        args = [self.visit(a) for a in node.args]
+        if name in REDUCTIONS:
+            axis_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
+            axis = None if axis_node is None else _int_constant(axis_node)
+            return {"sum": tf.reduce_sum, "mean": tf.reduce_mean, "prod": tf.reduce_prod}[name](args[0], axis=axis)
+        if name in ("matmul", "dot"):
+            if name == "dot" and (args[0].shape.rank == 0 or args[1].shape.rank == 0):
+                return args[0] * args[1]
+            return self._matmul(args[0], args[1])
+        functions = {
+            "sin": tf.sin, "cos": tf.cos, "tan": tf.tan, "exp": tf.exp, "log": tf.math.log, "sqrt": tf.sqrt,
+            "tanh": tf.tanh, "sigmoid": tf.sigmoid, "relu": tf.nn.relu, "abs": tf.abs, "square": tf.square,
+            "softplus": tf.nn.softplus, "maximum": tf.maximum, "minimum": tf.minimum,
+        }
+        return functions[name](*args)

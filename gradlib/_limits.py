@@ -1,0 +1,22 @@
+"""Limits checked before anything is allocated: what one request may ask of the process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds for one request; every one is checked before TensorFlow allocates anything."""
+
+    max_chars: int = 2_000          # length of the function text
+    max_nodes: int = 400            # syntax-tree nodes in the function
+    max_depth: int = 32             # nesting of brackets, calls and operators
+    max_inputs: int = 16            # named inputs
+    max_rank: int = 4               # dimensions of one tensor
+    max_elements: int = 1_000_000   # elements of any one tensor (inputs and intermediates)
+    max_jacobian: int = 4_000_000   # entries of the Jacobian (outputs x watched elements)
+    max_flops: float = 4e9          # estimated floating-point work of the whole request
+
+
+LIMITS = Limits()

@@ -1,0 +1,97 @@
+"""``GradResult``: what a method computed, as plain data (NumPy arrays, strings, tuples)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True, eq=False)
+class GradResult:
+    """Per-element gradients of ``y`` with respect to the watched inputs.
+
+    ``jacobian[i, j]`` is d y_flat[i] / d x_flat[j]: row ``i`` is the gradient of the i-th element
+    of ``y`` (C order); columns follow the watched inputs in order, each flattened in C order.
+    The ``summed`` method gives one row (the column sums); ``naive`` gives what the broken loop gives.
+    """
+
+    y: np.ndarray
+    jacobian: np.ndarray
+    row_labels: tuple[str, ...]
+    col_labels: tuple[str, ...]
+    method: str
+    requested: str
+    watched: tuple[tuple[str, tuple[int, ...]], ...]
+    dtype: str = "float32"
+    compiled: bool = False
+    per_element: bool = True
+    broken: bool = False
+    reason: str = ""
+    poisoned_rows: tuple[int, ...] = ()
+    repaired_rows: tuple[int, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+    seconds: float = 0.0
+
+    @property
+    def correct(self) -> bool:
+        """True when the rows are the per-element gradients (not the naive loop, not the sum)."""
+        return self.per_element and not self.broken
+
+    def gradients(self) -> dict[str, np.ndarray]:
+        """The Jacobian split per watched input, each of shape ``rows + input shape``."""
+        out, start = {}, 0
+        lead = (self.jacobian.shape[0],) if not self.per_element else self.y.shape
+        for name, shape in self.watched:
+            size = math.prod(shape)
+            out[name] = self.jacobian[:, start:start + size].reshape(lead + shape)
+            start += size
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """The Jacobian as a table: one row per output element, one column per watched element."""
+        return pd.DataFrame(self.jacobian, index=list(self.row_labels), columns=list(self.col_labels))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (non-finite numbers become the strings 'nan', 'inf', '-inf')."""
+        return {
+            "method": self.method, "requested": self.requested, "dtype": self.dtype, "compiled": self.compiled,
+            "per_element": self.per_element, "broken": self.broken, "reason": self.reason,
+            "y": _jsonable(self.y), "y_shape": list(self.y.shape),
+            "row_labels": list(self.row_labels), "col_labels": list(self.col_labels),
+            "jacobian": _jsonable(self.jacobian),
+            "poisoned_rows": list(self.poisoned_rows), "repaired_rows": list(self.repaired_rows),
+            "warnings": list(self.warnings), "seconds": self.seconds,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_csv(self) -> str:
+        """y and the Jacobian in one table: a column ``y`` followed by one column per watched element."""
+        frame = self.to_frame()
+        if self.per_element:
+            frame.insert(0, "y", self.y.reshape(-1))
+        return frame.to_csv(index_label="output")
+
+
+def _jsonable(array: np.ndarray) -> Any:
+    def clean(v: float) -> Any:
+        return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+
+    return np.vectorize(clean, otypes=[object])(array.astype(np.float64)).tolist() if array.ndim else clean(float(array))
+
+
+def index_labels(name: str, shape: tuple[int, ...]) -> tuple[str, ...]:
+    """Labels of the elements of a tensor in C order: ``x`` for a scalar, ``x[1]``, ``W[1,2]``.
+
+    >>> index_labels("W", (2, 2))
+    ('W[0,0]', 'W[0,1]', 'W[1,0]', 'W[1,1]')
+    """
+    if not shape:
+        return (name,)
+    return tuple(f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape))
