@@ -11,7 +11,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from . import _methods
+from . import _methods, _runtime
 from ._cache import LRUCache
 from ._errors import ExpressionError, GradlibError
 from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings
@@ -120,6 +120,11 @@ def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compil
 
 def run(problem: Problem, method: str, *, compiled: bool | None = None, limits: Limits = LIMITS) -> GradResult:
     """Run ``method`` on ``problem`` and package the result (``auto``: choose, then repair poisoned rows)."""
+    with _runtime.work_slot():
+        return _run(problem, method, compiled, limits)
+
+
+def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -> GradResult:
     start = time.perf_counter()
     y0 = None
     if method == "auto" or compiled is None:
