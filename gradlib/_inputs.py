@@ -131,7 +131,7 @@ def _check_watch(watch: Any, inputs: Mapping[str, Any]) -> set[str]:
     if isinstance(watch, str) or not isinstance(watch, (list, tuple, set, frozenset)):
         raise ExpressionError(f"watch must be a list of input names, like ['x']; got {watch!r}")
     for name in watch:
-        if name not in inputs:
+        if not isinstance(name, str) or name not in inputs:
             raise ExpressionError(f"watch names {name!r}, which is not an input; inputs are {', '.join(map(str, inputs))}")
     if not watch:
         raise ExpressionError("watch is empty: watch at least one input, or pass watch=None to watch them all")
@@ -143,7 +143,12 @@ def to_array(raw: Any, *, where: str, limits: Limits = LIMITS) -> np.ndarray:
     if isinstance(raw, np.ndarray):
         return _check_array(raw, where, limits)
     shape = _nested_shape(raw, where, limits)
-    return np.array(raw, dtype=np.float64).reshape(shape)
+    try:
+        return np.array(raw, dtype=np.float64).reshape(shape)
+    except OverflowError:
+        raise ExpressionError(
+            f"{where} holds a whole number too large for floating point (over about 1.8e308); use a smaller number"
+        ) from None
 
 
 def _check_array(arr: np.ndarray, where: str, limits: Limits) -> np.ndarray:
@@ -179,6 +184,9 @@ def _nested_shape(raw: Any, where: str, limits: Limits) -> tuple[int, ...]:
             if not item:
                 raise ExpressionError(f"{where}{_path(path)} is an empty list; every list needs at least one number")
             shape = _agree(shape, depth, len(item), where, path)
+            if math.prod(shape) > limits.max_elements:   # a lower bound of the size: refuse before walking on
+                raise ExpressionError(f"{where} has more than {limits.max_elements:,} elements; "
+                                      f"at most {limits.max_elements:,} are allowed")
             count += len(item)
             if count > limits.max_elements * 2:
                 raise ExpressionError(f"{where} has more than {limits.max_elements:,} elements")

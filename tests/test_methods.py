@@ -1,0 +1,233 @@
+"""The gradient methods on the seed question, on examples from the TensorFlow and JAX documentation,
+and on NaN poisoning. Every reference is computed independently, with NumPy and the analytic formula."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+from gradlib import evaluate, per_element_gradients
+
+SEED_ROWS = np.array([[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]])
+PER_ELEMENT = ("unstack", "jacobian", "forward", "auto")
+DTYPES = ("float32", "float64")
+TOL = {"float32": dict(rtol=1e-5, atol=1e-5), "float64": dict(rtol=1e-12, atol=1e-12)}
+
+
+def _seed_fn(x):
+    return tf.stack([x[0] * x[1] * x[2], x[0] * x[1] * x[2] * x[0]], axis=0)
+
+
+# ---------------------------------------------------------------- the seed question
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_seed_rows_are_the_per_element_gradients(seed, method, dtype):
+    text, inputs = seed
+    r = evaluate(text, inputs, method=method, dtype=dtype)
+    np.testing.assert_allclose(r.y, [60.0, 180.0], **TOL[dtype])
+    np.testing.assert_allclose(r.jacobian, SEED_ROWS, **TOL[dtype])
+    assert r.jacobian.shape == (2, 3)
+    assert r.dtype == dtype
+    assert r.row_labels == ("y[0]", "y[1]") and r.col_labels == ("x0", "x1", "x2")
+    assert r.correct and not r.broken and r.per_element
+    assert r.requested == method
+    assert r.method in gradlib.CORRECT_METHODS
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_seed_summed_is_the_column_sums(seed, dtype):
+    text, inputs = seed
+    r = evaluate(text, inputs, method="summed", dtype=dtype)
+    np.testing.assert_allclose(r.jacobian, [[140.0, 60.0, 48.0]], **TOL[dtype])
+    np.testing.assert_allclose(r.jacobian[0], SEED_ROWS.sum(axis=0))
+    assert not r.per_element and not r.correct
+    assert r.row_labels == ("sum(y)",)
+    assert "sum" in r.reason
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_seed_naive_gives_zeros_and_says_why(seed, dtype):
+    text, inputs = seed
+    r = evaluate(text, inputs, method="naive", dtype=dtype)
+    np.testing.assert_array_equal(r.jacobian, np.zeros((2, 3)))
+    np.testing.assert_allclose(r.y, [60.0, 180.0])
+    assert r.broken and not r.correct and r.method == "naive"
+    assert "outside" in r.reason or "after the tape" in r.reason
+
+
+def test_auto_on_the_seed_chooses_a_correct_method(seed):
+    text, inputs = seed
+    r = evaluate(text, inputs)
+    assert r.requested == "auto" and r.method in gradlib.CORRECT_METHODS
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_per_element_gradients_on_the_seed_lambda(method):
+    x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+    r = per_element_gradients(_seed_fn, x, method=method)
+    np.testing.assert_allclose(r.jacobian, SEED_ROWS, rtol=1e-6)
+    assert r.col_labels == ("x0", "x1", "x2")
+
+
+def test_per_element_gradients_summed_and_naive_reproduce_the_question():
+    x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+    np.testing.assert_allclose(per_element_gradients(_seed_fn, x, method="summed").jacobian, [[140.0, 60.0, 48.0]])
+    naive = per_element_gradients(_seed_fn, x, method="naive")
+    np.testing.assert_array_equal(naive.jacobian, np.zeros((2, 3)))
+    assert naive.broken
+
+
+@pytest.mark.parametrize("method", ("unstack", "jacobian", "forward"))
+def test_compiled_and_eager_agree(method):
+    x = [tf.constant(3.0, tf.float64), tf.constant(4.0, tf.float64), tf.constant(5.0, tf.float64)]
+    fn = lambda x: tf.stack([x[0] * x[1] * x[2], x[0] * x[1] * x[2] * x[0]])  # noqa: E731 (one per test)
+    eager = per_element_gradients(fn, x, method=method, compiled=False)
+    graph = per_element_gradients(fn, x, method=method, compiled=True)
+    assert not eager.compiled and graph.compiled
+    np.testing.assert_allclose(graph.jacobian, eager.jacobian, rtol=1e-12)
+    np.testing.assert_allclose(graph.jacobian, SEED_ROWS, rtol=1e-12)
+    assert graph.dtype == "float64"
+
+
+def test_a_single_tensor_xs_is_labelled_x():
+    r = per_element_gradients(lambda x: x * x, tf.constant([1.0, 2.0]))
+    np.testing.assert_allclose(r.jacobian, [[2.0, 0.0], [0.0, 4.0]])
+    assert r.col_labels == ("x[0]", "x[1]")
+
+
+def test_integer_tensors_are_refused_by_per_element_gradients():
+    with pytest.raises(gradlib.GradlibError, match=r"requires floating-point inputs, but xs\[0\] is int32"):
+        per_element_gradients(lambda x: x[0] * 2, [tf.constant(3)])
+
+
+# ---------------------------------------------------------------- TensorFlow documentation examples
+# (guides "Introduction to gradients and automatic differentiation" and "Advanced automatic differentiation")
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_tf_guide_x_squared(method):
+    # x = tf.Variable(3.0); y = x**2; dy_dx = 6
+    r = evaluate("x**2", {"x": 3.0}, method=method)
+    np.testing.assert_allclose(r.jacobian, [[6.0]])
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_tf_guide_jacobian_scalar_source(method):
+    # y = tf.nn.sigmoid(x + delta); tape.jacobian(y, delta) is sigmoid'(x)
+    x = np.linspace(-10.0, 10.0, 21)
+    r = evaluate("sigmoid(x + delta)", {"x": x, "delta": 0.0}, watch=["delta"], method=method, dtype="float64")
+    s = 1.0 / (1.0 + np.exp(-x))
+    np.testing.assert_allclose(r.y, s, rtol=1e-12)
+    np.testing.assert_allclose(r.jacobian[:, 0], s * (1.0 - s), rtol=1e-10, atol=1e-15)
+    assert r.col_labels == ("delta",)
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_tf_guide_gradient_of_a_mean_squared_layer(method):
+    # y = x @ w + b; loss = tf.reduce_mean(y**2): dl/dw = x^T (dl/dy), dl/db = dl/dy, dl/dy = 2y / y.size
+    rng = np.random.default_rng(0)
+    w, b, x = rng.normal(size=(3, 2)), np.array([0.5, -0.25]), np.array([[1.0, 2.0, 3.0]])
+    r = evaluate("mean((x @ w + b)**2)", {"x": x, "w": w, "b": b}, watch=["w", "b"], method=method, dtype="float64")
+    y = x @ w + b
+    dl_dy = 2.0 * y / y.size
+    np.testing.assert_allclose(r.y, np.mean(y**2), rtol=1e-12)
+    grads = r.gradients()
+    np.testing.assert_allclose(grads["w"], x.T @ dl_dy, rtol=1e-10)
+    np.testing.assert_allclose(grads["b"], dl_dy.sum(axis=0), rtol=1e-10)
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_tf_guide_dense_layer_jacobian_wrt_kernel(method):
+    # y = sigmoid(x @ W + b), jacobian with respect to the kernel: dy[i,j]/dW[k,l] = s'(z[i,j]) x[i,k] [j == l]
+    rng = np.random.default_rng(1)
+    x, W, b = rng.normal(size=(4, 3)), rng.normal(size=(3, 2)), rng.normal(size=2)
+    r = evaluate("sigmoid(x @ W + b)", {"x": x, "W": W, "b": b}, watch=["W"], method=method, dtype="float64")
+    s = 1.0 / (1.0 + np.exp(-(x @ W + b)))
+    expected = np.einsum("ij,ik,jl->ijkl", s * (1 - s), x, np.eye(2))
+    np.testing.assert_allclose(r.gradients()["W"], expected, rtol=1e-10, atol=1e-14)
+    assert r.jacobian.shape == (8, 6)
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_tf_guide_batch_jacobian_is_block_diagonal(method):
+    # Samples of a batch are independent: d y[b] / d x[b'] is zero for b != b' (tape.batch_jacobian's premise).
+    rng = np.random.default_rng(2)
+    x, W = rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
+    r = evaluate("tanh(x @ W)", {"x": x, "W": W}, watch=["x"], method=method, dtype="float64")
+    t = np.tanh(x @ W)
+    expected = np.einsum("bj,kj,bc->bjck", 1 - t**2, W, np.eye(3))   # (batch, out, batch, in)
+    np.testing.assert_allclose(r.gradients()["x"], expected, rtol=1e-10, atol=1e-14)
+    assert np.count_nonzero(r.jacobian) == 3 * 2 * 4
+
+
+# ---------------------------------------------------------------- JAX documentation examples
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_jax_jacfwd_docstring_example(method):
+    # jax.jacfwd / jax.jacrev docstring: f(x) = [x0, 5 x2, 4 x1^2 - 2 x2, x2 sin(x0)] at x = (1, 2, 3)
+    r = evaluate("[x[0], 5*x[2], 4*x[1]**2 - 2*x[2], x[2]*sin(x[0])]", {"x": [1.0, 2.0, 3.0]},
+                 method=method, dtype="float64")
+    expected = [[1, 0, 0], [0, 0, 5], [0, 16, -2], [3 * np.cos(1.0), 0, np.sin(1.0)]]
+    np.testing.assert_allclose(r.jacobian, expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(r.jacobian[3], [1.6209, 0.0, 0.84147], atol=1e-4)   # the printed values
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_jax_elementwise_sin_gives_diag_cos(method):
+    x = np.array([-1.5, -0.2, 0.0, 0.7, 2.9])
+    r = evaluate("sin(x)", {"x": x}, method=method, dtype="float64")
+    np.testing.assert_allclose(r.jacobian, np.diag(np.cos(x)), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_jax_tanh_layer_jacobian(method, dtype):
+    # d tanh(W @ x + b) / dx = diag(1 - tanh^2) @ W
+    rng = np.random.default_rng(3)
+    W, x, b = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=3)
+    r = evaluate("tanh(W @ x + b)", {"W": W, "x": x, "b": b}, watch=["x"], method=method, dtype=dtype)
+    t = np.tanh(W @ x + b)
+    np.testing.assert_allclose(r.jacobian, np.diag(1 - t**2) @ W, **TOL[dtype])
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_jax_cookbook_logistic_predict_wrt_W(method):
+    # autodiff cookbook: predict(W, b, inputs) = sigmoid(dot(inputs, W) + b)
+    rng = np.random.default_rng(4)
+    inputs, W, b = rng.normal(size=(4, 3)), rng.normal(size=3), 0.3
+    r = evaluate("sigmoid(dot(inputs, W) + b)", {"inputs": inputs, "W": W, "b": b}, watch=["W", "b"],
+                 method=method, dtype="float64")
+    s = 1.0 / (1.0 + np.exp(-(inputs @ W + b)))
+    np.testing.assert_allclose(r.gradients()["W"], (s * (1 - s))[:, None] * inputs, rtol=1e-10)
+    np.testing.assert_allclose(r.gradients()["b"], s * (1 - s), rtol=1e-10)
+
+
+# ---------------------------------------------------------------- NaN poisoning
+
+POISON = "[exp(exp(10*x0)), 2*x1]"
+
+
+def test_jacobian_method_shows_the_poisoned_row():
+    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0}, method="jacobian")
+    assert np.isinf(r.y[0]) and r.y[1] == 2.0
+    assert r.poisoned_rows == (1,)
+    assert np.isnan(r.jacobian[1]).any()
+    assert any("NaN poisoning" in w for w in r.warnings)
+
+
+def test_auto_repairs_the_poisoned_row():
+    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0})
+    np.testing.assert_array_equal(r.jacobian[1], [0.0, 2.0])
+    assert r.repaired_rows == (1,) and r.poisoned_rows == ()
+    assert any("repaired" in w for w in r.warnings)
+
+
+def test_finite_outputs_report_no_poisoning(seed):
+    text, inputs = seed
+    r = evaluate(text, inputs, method="jacobian")
+    assert r.poisoned_rows == () and r.repaired_rows == ()
