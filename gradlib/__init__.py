@@ -6,12 +6,20 @@
 """
 
 from ._api import CORRECT_METHODS, METHODS, evaluate, per_element_gradients
+from ._checks import Agreement, FiniteDifferenceCheck
+from ._codegen import tensorflow_code
+from ._compare import Comparison, compare
+from ._demos import DEMOS, Demo, demonstrate
+from ._diagnose import Finding
 from ._errors import BatchMixingError, ExpressionError, GradlibError
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
+from ._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._result import GradResult
 
 __all__ = [
-    "BatchMixingError", "CORRECT_METHODS", "ExpressionError", "FUNCTIONS", "GradResult", "GradlibError",
-    "LIMITS", "Limits", "METHODS", "evaluate", "per_element_gradients",
+    "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "Demo", "ExpressionError",
+    "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "METHODS",
+    "PRESETS", "PRESETS_BY_KEY", "Preset", "compare", "demonstrate", "evaluate", "per_element_gradients",
+    "tensorflow_code",
 ]

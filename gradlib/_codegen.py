@@ -1,0 +1,135 @@
+"""The user's function written the correct way in TensorFlow: runnable code to copy.
+
+The code is generated from the *checked* syntax tree, so nothing reaches it that the language refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ._inputs import Input, check_inputs, compute_dtype
+from ._language import REDUCTIONS, UNARY, parse
+
+#: inputs with more elements than this are written as random placeholders, not literal values
+MAX_LITERAL_ELEMENTS = 64
+
+_MATMUL_HELPER = '''
+def matmul(a, b):
+    """NumPy's @ for vectors and matrices (tf.linalg.matmul wants rank >= 2)."""
+    a2 = a[None, :] if a.shape.rank == 1 else a
+    b2 = b[:, None] if b.shape.rank == 1 else b
+    out = tf.linalg.matmul(a2, b2)
+    if b.shape.rank == 1:
+        out = out[..., 0]
+    if a.shape.rank == 1:
+        out = out[..., 0] if b.shape.rank == 1 else out[..., 0, :]
+    return out
+
+'''
+
+
+def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
+                    dtype: str | Mapping[str, str] = "float32") -> str:
+    """TensorFlow code computing the per-element gradients of ``outputs``, both correct ways.
+
+    >>> print(tensorflow_code("x * x", {"x": [1.0, 2.0]}).splitlines()[-1])
+    print("jacobian:", [j.numpy().tolist() for j in jacobian])
+    """
+    checked = check_inputs(inputs, watch=watch, dtype=dtype)
+    program = parse(outputs, {i.name: i.shape for i in checked})
+    body = _Writer().visit(program.tree)
+    uses_matmul = "matmul(" in body
+    tf_dtype = f"tf.{compute_dtype(checked)}"
+    watched = [i for i in checked if i.watched]
+    params = ", ".join(i.name for i in checked)
+    lines = ["import tensorflow as tf", ""]
+    lines += [_constant(i, tf_dtype) for i in checked]
+    lines += [f"watched = [{', '.join(i.name for i in watched)}]", ""]
+    if uses_matmul:
+        lines += _MATMUL_HELPER.strip("\n").splitlines() + [""]
+    lines += [f"def f({params}):"]
+    lines += [f"    {i.name} = tf.cast({i.name}, {tf_dtype})  # integer tensors get no gradient" for i in checked
+              if i.dtype.startswith("int")]
+    lines += [f"    return {body}", ""]
+    lines += [
+        "# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).",
+        "with tf.GradientTape(persistent=True) as tape:",
+        "    tape.watch(watched)",
+        f"    y = f({params})",
+        "    y_elements = tf.unstack(tf.reshape(y, [-1]))",
+        "rows = [tape.gradient(y_i, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
+        "        for y_i in y_elements]",
+        "del tape",
+        "",
+        "# 2. All at once, vectorized: the Jacobian, shape y.shape + x.shape for each watched x.",
+        "with tf.GradientTape() as tape:",
+        "    tape.watch(watched)",
+        f"    y = f({params})",
+        "jacobian = tape.jacobian(y, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
+        "",
+        'print("y:", y.numpy().tolist())',
+        'print("rows:", [[g.numpy().tolist() for g in row] for row in rows])',
+        'print("jacobian:", [j.numpy().tolist() for j in jacobian])',
+    ]
+    return "\n".join(lines)
+
+
+def _constant(i: Input, tf_dtype: str) -> str:
+    dtype = f"tf.{i.dtype}" if i.dtype.startswith("int") else tf_dtype
+    if i.size > MAX_LITERAL_ELEMENTS:
+        return f"{i.name} = tf.random.normal({list(i.shape)}, dtype={dtype})  # your {i.size} values here"
+    value = i.value.astype(i.dtype).tolist() if i.dtype.startswith("int") else _floats(i.value)
+    return f"{i.name} = tf.constant({value!r}, dtype={dtype})"
+
+
+def _floats(value: np.ndarray) -> Any:
+    return value.astype(float).tolist()
+
+
+class _Writer:
+    """Writes a checked tree as TensorFlow code."""
+
+    def visit(self, node: ast.expr) -> str:
+        return getattr(self, f"_{type(node).__name__}")(node)
+
+    def _Constant(self, node: ast.Constant) -> str:
+        return repr(float(node.value)) if isinstance(node.value, int) and abs(node.value) < 2**53 else repr(node.value)
+
+    def _Name(self, node: ast.Name) -> str:
+        return node.id
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> str:
+        return f"{'-' if isinstance(node.op, ast.USub) else '+'}{self._wrap(node.operand)}"
+
+    def _BinOp(self, node: ast.BinOp) -> str:
+        if isinstance(node.op, ast.MatMult):
+            return f"matmul({self.visit(node.left)}, {self.visit(node.right)})"
+        symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}[type(node.op)]
+        return f"{self._wrap(node.left)} {symbol} {self._wrap(node.right)}"
+
+    def _wrap(self, node: ast.expr) -> str:
+        text = self.visit(node)
+        return f"({text})" if isinstance(node, (ast.BinOp, ast.UnaryOp)) else text
+
+    def _List(self, node: ast.List) -> str:
+        return f"tf.stack([{', '.join(self.visit(e) for e in node.elts)}])"
+
+    def _Subscript(self, node: ast.Subscript) -> str:
+        return f"{self._wrap(node.value)}[{ast.unparse(node.slice)}]"
+
+    def _Call(self, node: ast.Call) -> str:
+        name = node.func.id
+        args = [self.visit(a) for a in node.args]
+        if name in REDUCTIONS:
+            axis = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
+            suffix = f", axis={ast.unparse(axis)}" if axis is not None else ""
+            return f"{REDUCTIONS[name]}({args[0]}{suffix})"
+        if name == "dot":
+            return f"matmul({args[0]}, {args[1]})"
+        if name == "matmul":
+            return f"matmul({args[0]}, {args[1]})"
+        spelled = UNARY.get(name) or {"maximum": "tf.maximum", "minimum": "tf.minimum"}[name]
+        return f"{spelled}({', '.join(args)})"

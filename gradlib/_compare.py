@@ -1,0 +1,108 @@
+"""Every method side by side on one function, with the finite-difference check and the diagnosis."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from ._api import CORRECT_METHODS, METHODS, _check_method, _check_size, _expression_problem, run
+from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
+from ._diagnose import Finding, diagnose
+from ._errors import GradlibError
+from ._inputs import Input, check_inputs
+from ._language import Program, parse
+from ._limits import LIMITS, Limits
+from ._result import GradResult
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """The results of several methods on one function, checked and explained."""
+
+    results: dict[str, GradResult]
+    errors: dict[str, str]
+    reference: str
+    best: GradResult
+    agreement: tuple[Agreement, ...]
+    check: FiniteDifferenceCheck
+    diagnosis: tuple[Finding, ...]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.best.y
+
+
+def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
+            dtype: str | Mapping[str, str] = "float32", methods: Sequence[str] = METHODS,
+            limits: Limits = LIMITS) -> Comparison:
+    """Run ``methods`` on the function ``outputs`` at ``inputs``; check and explain the results.
+
+    >>> c = compare("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}, methods=["naive", "auto"])
+    >>> c.results["auto"].jacobian.tolist(), c.check.passed, c.diagnosis[0].severity
+    ([[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]], True, 'error')
+    """
+    if isinstance(methods, str) or not methods:
+        raise GradlibError(f"methods must be a non-empty list of names from {', '.join(METHODS)}; got {methods!r}")
+    for method in methods:
+        _check_method(method, "compare")
+    checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
+    program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
+    problem = _expression_problem(program, checked)
+    _check_size(math.prod(program.shape), problem, limits, program.flops)
+    results, errors = {}, {}
+    for method in dict.fromkeys(methods):
+        try:
+            results[method] = run(problem, method)
+        except GradlibError as exc:
+            errors[method] = str(exc)
+        except (tf.errors.OpError, ValueError, TypeError, NotImplementedError) as exc:
+            errors[method] = f"{method} failed in TensorFlow: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+    reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
+    best = results.get(reference) or run(problem, "auto")
+    check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype)
+    check = _skip_integer_columns(check, checked)
+    agreements = tuple(agreement(r, best, reference) for r in results.values())
+    findings = diagnose(results, best, check, program.names)
+    findings += tuple(Finding(m, f"{m} failed", msg, "warning") for m, msg in errors.items())
+    disagreeing = [a.method for a in agreements if not a.agrees and results[a.method].correct]
+    if disagreeing:
+        findings += (Finding(None, "Correct methods disagree",
+                             f"{', '.join(disagreeing)} differ from {reference} beyond floating tolerance.", "error"),)
+    return Comparison(results, errors, reference, best, agreements, check, findings)
+
+
+def _watched(inputs: Sequence[Input]) -> list[Input]:
+    return [i for i in inputs if i.watched]
+
+
+def _watched_vector(inputs: Sequence[Input]) -> np.ndarray:
+    return np.concatenate([i.value.reshape(-1).astype(np.float64) for i in _watched(inputs)])
+
+
+def _flat_function(program: Program, inputs: Sequence[Input]):
+    """The function as flat float64 watched values -> flat float64 y, for finite differences."""
+    watched = _watched(inputs)
+    fixed = {i.name: tf.constant(i.value, tf.float64) for i in inputs if not i.watched}
+
+    def f(flat: np.ndarray) -> np.ndarray:
+        env, start = dict(fixed), 0
+        for i in watched:
+            env[i.name] = tf.constant(flat[start:start + i.size].reshape(i.shape), tf.float64)
+            start += i.size
+        return program.build(env, tf.float64).numpy().reshape(-1)
+
+    return f
+
+
+def _skip_integer_columns(check: FiniteDifferenceCheck, inputs: Sequence[Input]) -> FiniteDifferenceCheck:
+    """Integer inputs have no gradient in TensorFlow by design: leave their columns out of the check."""
+    mask = np.concatenate([np.full(i.size, i.dtype.startswith("int")) for i in _watched(inputs)])
+    if not mask.any() or check.skipped:
+        return check
+    numeric = check.numeric.copy()
+    numeric[:, mask] = np.nan
+    return FiniteDifferenceCheck(numeric, check.error, check.tolerance, check.step)
