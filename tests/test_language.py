@@ -1,0 +1,253 @@
+"""The function language against NumPy: each case is written twice, as gradlib text and by hand in
+NumPy, and the values must agree; then every kind of bad text gets an ExpressionError that says what,
+where (the column) and what to do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradlib import ExpressionError, evaluate
+
+A = np.array([1.0, 2.0, 3.0])
+V = np.array([0.5, -1.5])
+M = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+N = np.array([[1.0, -1.0], [0.5, 2.0], [-3.0, 1.0]])
+C = np.array([[10.0], [20.0]])
+T = np.arange(24.0).reshape(2, 3, 4) / 10.0
+P = np.array([0.25, 0.5, 2.0])
+S = 2.5
+ENV = {"a": A, "v": V, "M": M, "N": N, "C": C, "T": T, "p": P, "s": S}
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+CASES = {
+    # broadcasting of elementwise operators
+    "a + s": lambda: A + S,
+    "M * a": lambda: M * A,
+    "M - C": lambda: M - C,
+    "C / a": lambda: C / A,
+    "[[1.0], [2.0]] + a": lambda: np.array([[1.0], [2.0]]) + A,
+    "T * a[0] + M[1, 2] - T": lambda: T * A[0] + M[1, 2] - T,
+    "T + M[0, 0:1]": lambda: T + M[0, 0:1],
+    "T - [[[1.0]], [[2.0]]]": lambda: T - np.array([[[1.0]], [[2.0]]]),
+    # operators, unary and precedence
+    "-a": lambda: -A,
+    "+a": lambda: +A,
+    "-a ** 2": lambda: -(A**2),
+    "-2 ** 2": lambda: -(2.0**2),
+    "2 ** -1": lambda: 2.0**-1,
+    "a ** 2": lambda: A**2,
+    "2 ** a": lambda: 2.0**A,
+    "p ** p": lambda: P**P,
+    "a ** 2 ** 0.5": lambda: A ** (2**0.5),
+    "a - a * 2 / 4": lambda: A - A * 2 / 4,
+    "(a - s) * (a + s)": lambda: (A - S) * (A + S),
+    "- - a": lambda: A,
+    # @, matmul and dot, as NumPy
+    "a @ a": lambda: A @ A,
+    "M @ a": lambda: M @ A,
+    "v @ M": lambda: V @ M,
+    "M @ N": lambda: M @ N,
+    "N @ v": lambda: N @ V,
+    "T @ [p[0], p[1], p[2], s]": lambda: T @ np.array([P[0], P[1], P[2], S]),
+    "p @ T[0, :, :]": lambda: P @ T[0],
+    "T @ [[1.0], [2.0], [0.0], [1.0]]": lambda: T @ np.array([[1.0], [2.0], [0.0], [1.0]]),
+    "matmul(M, N)": lambda: np.matmul(M, N),
+    "matmul(a, N)": lambda: np.matmul(A, N),
+    "dot(a, p)": lambda: np.dot(A, P),
+    "dot(M, a)": lambda: np.dot(M, A),
+    "dot(v, M)": lambda: np.dot(V, M),
+    "dot(M, N)": lambda: np.dot(M, N),
+    "dot(s, a)": lambda: np.dot(S, A),
+    "dot(a, s)": lambda: np.dot(A, S),
+    # reductions
+    "sum(M)": lambda: np.sum(M),
+    "sum(M, axis=0)": lambda: np.sum(M, axis=0),
+    "sum(M, 1)": lambda: np.sum(M, axis=1),
+    "sum(M, axis=-1)": lambda: np.sum(M, axis=-1),
+    "sum(T, axis=-2)": lambda: np.sum(T, axis=-2),
+    "mean(M)": lambda: np.mean(M),
+    "mean(T, axis=1)": lambda: np.mean(T, axis=1),
+    "mean(M, axis=-2)": lambda: np.mean(M, axis=-2),
+    "prod(a)": lambda: np.prod(A),
+    "prod(M, axis=1)": lambda: np.prod(M, axis=1),
+    "prod(M, axis=-1)": lambda: np.prod(M, axis=-1),
+    "sum(s)": lambda: np.sum(S),
+    # maximum / minimum, elementwise with broadcasting
+    "maximum(a, 2)": lambda: np.maximum(A, 2),
+    "minimum(M, a)": lambda: np.minimum(M, A),
+    "maximum(C, M)": lambda: np.maximum(C, M),
+    # indexing and slicing
+    "a[0]": lambda: A[0],
+    "a[-1]": lambda: A[-1],
+    "M[1, 2]": lambda: M[1, 2],
+    "M[-1, -3]": lambda: M[-1, -3],
+    "M[1]": lambda: M[1],
+    "M[0][2]": lambda: M[0][2],
+    "M[:, 1]": lambda: M[:, 1],
+    "M[:, -1]": lambda: M[:, -1],
+    "a[1:3]": lambda: A[1:3],
+    "a[::2]": lambda: A[::2],
+    "a[-2:]": lambda: A[-2:],
+    "a[:100]": lambda: A[:100],
+    "T[1, ::2, 1:]": lambda: T[1, ::2, 1:],
+    "T[:, 1:3:1, -1]": lambda: T[:, 1:3:1, -1],
+    "T[0, 1]": lambda: T[0, 1],
+    # list literals stack, nested lists give higher rank
+    "[a[0], a[1] * s]": lambda: np.array([A[0], A[1] * S]),
+    "[[a[0], a[1]], [a[2], s]]": lambda: np.array([[A[0], A[1]], [A[2], S]]),
+    "[M, M * 2]": lambda: np.stack([M, M * 2]),
+    "[[s]]": lambda: np.array([[S]]),
+    "[[[1, 2]], [[3, s]]]": lambda: np.array([[[1.0, 2.0]], [[3.0, S]]]),
+    "[a, p, a * p]": lambda: np.stack([A, P, A * P]),
+    # the functions
+    "sin(a)": lambda: np.sin(A),
+    "cos(M)": lambda: np.cos(M),
+    "tan(v)": lambda: np.tan(V),
+    "exp(a)": lambda: np.exp(A),
+    "log(a)": lambda: np.log(A),
+    "sqrt(p)": lambda: np.sqrt(P),
+    "tanh(v)": lambda: np.tanh(V),
+    "sigmoid(M - 3)": lambda: _sigmoid(M - 3),
+    "relu(v)": lambda: np.maximum(V, 0),
+    "abs(v)": lambda: np.abs(V),
+    "square(a)": lambda: np.square(A),
+    "softplus(v)": lambda: np.log1p(np.exp(V)),
+    "sum(exp(M) * a, axis=-1) / mean(a)": lambda: np.sum(np.exp(M) * A, axis=-1) / np.mean(A),
+}
+
+
+@pytest.mark.parametrize("text", list(CASES))
+def test_value_matches_numpy(text):
+    expected = np.asarray(CASES[text](), dtype=np.float64)
+    r = evaluate(text, ENV, method="summed", dtype="float64")
+    assert r.y.shape == expected.shape, f"{text}: shape {r.y.shape} != NumPy's {expected.shape}"
+    np.testing.assert_allclose(r.y, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_jacobian_shape_is_outputs_by_watched_elements():
+    r = evaluate("M @ N", ENV, watch=["M", "N"], method="jacobian", dtype="float64")
+    assert r.jacobian.shape == (4, 6 + 6)
+    assert r.row_labels == ("y[0,0]", "y[0,1]", "y[1,0]", "y[1,1]")
+    assert r.col_labels[:3] == ("M[0,0]", "M[0,1]", "M[0,2]") and r.col_labels[-1] == "N[2,1]"
+    # d (M @ N)[i, j] / d M[i, k] = N[k, j]
+    np.testing.assert_allclose(r.gradients()["M"][0, 1, 0, :], N[:, 1])
+    np.testing.assert_allclose(r.gradients()["M"][0, 1, 1, :], 0.0)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a[-1]", [[0.0, 0.0, 1.0]]),
+        ("a[::2]", [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+        ("a[1:]", [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+        ("prod(a)", [[6.0, 3.0, 2.0]]),
+        ("maximum(a, 2.5)", [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+        ("minimum(a, 1.5)", [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+        ("dot(a, a)", [[2.0, 4.0, 6.0]]),
+    ],
+)
+def test_jacobian_of_indexing_and_reductions(text, expected):
+    r = evaluate(text, {"a": A}, method="unstack", dtype="float64")
+    np.testing.assert_allclose(r.jacobian, expected, atol=1e-15)
+
+
+def test_newlines_and_tabs_are_spaces():
+    r = evaluate("[a[0],\n\ta[1]]", {"a": A}, method="summed")
+    np.testing.assert_allclose(r.y, [1.0, 2.0])
+
+
+def test_huge_constants_become_infinity_not_big_integers():
+    r = evaluate("x * 1e999 + 9" + "9" * 400, {"x": 1.0}, method="summed", dtype="float64")
+    assert np.isinf(r.y)
+
+
+# ---------------------------------------------------------------- bad text: what, where, what to do
+
+X = {"x0": 1.0, "x1": 2.0, "M": M, "a": A}
+
+ERRORS = [
+    # (text, pattern the message must match, column or None)
+    ("x00 + x1", r"unknown name 'x00' \(did you mean 'x0'\?\)\. Inputs are: x0, x1, M, a", 1),
+    ("x0 + zzz", r"unknown name 'zzz'\. Inputs are: x0, x1, M, a\. Define it as an input or fix the spelling", 6),
+    ("sine(x0)", r"unknown function 'sine'; did you mean 'sin'\?", 1),
+    ("qqq(x0)", r"unknown function 'qqq'; functions are abs, cos, dot, exp", 1),
+    ("x0 * sin", r"'sin' is a function: call it, like sin\(x\)", 6),
+    ("sin(x0, x1)", r"sin\(\) takes exactly one argument, like sin\(x\)", 1),
+    ("exp()", r"exp\(\) takes exactly one argument", 1),
+    ("maximum(x0)", r"maximum\(\) takes exactly two arguments, like maximum\(a, b\)", 1),
+    ("dot(a, a, a)", r"dot\(\) takes exactly two arguments", 1),
+    ("sum()", r"sum\(\) takes a tensor and an optional axis, like sum\(x\) or sum\(x, axis=0\)", 1),
+    ("sum(M, 0, 1)", r"sum\(\) takes a tensor and an optional axis", 1),
+    ("sin(x0, axis=0)", r"sin\(\) takes no keyword arguments", 1),
+    ("sum(M, axis=2)", r"axis 2 is out of range for a value of shape \(2, 3\)", 13),
+    ("sum(M, axis=-3)", r"axis -3 is out of range for a value of shape \(2, 3\)", 13),
+    ("sum(x0, axis=0)", r"axis 0 is out of range for a value of shape \(\)", 14),
+    ("mean(M, axis=1.5)", r"axis must be a whole number written out, like axis=0", 14),
+    ("prod(M, axis=x0)", r"axis must be a whole number written out", 14),
+    ("a + [1.0, 2.0]", r"shapes \(3,\) and \(2,\) cannot be broadcast together for '\+'", 1),
+    ("M * [1.0, 2.0]", r"shapes \(2, 3\) and \(2,\) cannot be broadcast together for '\*'", 1),
+    ("maximum(M, [1.0, 2.0])", r"shapes \(2, 3\) and \(2,\) cannot be broadcast together for 'maximum'", 1),
+    ("M @ M", r"@ cannot multiply shapes \(2, 3\) and \(2, 3\): 3 != 2", 1),
+    ("matmul(a, M)", r"matmul cannot multiply shapes \(3,\) and \(2, 3\): 3 != 2", 1),
+    ("x0 @ a", r"@ needs vectors or matrices, not scalars", 1),
+    ("[a, M]", r"list elements must all have the same shape to be stacked: element 1 has shape \(2, 3\)", 5),
+    ("[]", r"an empty list \[\] has no value", 1),
+    ("(x0, x1)", r"tuples \(a, b\) are not values; use \[a, b\] to stack", 1),
+    ("a[3]", r"index 3 is out of range for a dimension of size 3", 3),
+    ("a[-4]", r"index -4 is out of range for a dimension of size 3", 3),
+    ("M[0, 3]", r"index 3 is out of range for a dimension of size 3", 6),
+    ("a[0, 0]", r"too many indices \(2\) for a value of shape \(3,\)", 1),
+    ("x0[0]", r"too many indices \(1\) for a value of shape \(\)", 1),
+    ("a[5:9]", r"this slice selects no elements from a dimension of size 3", 3),
+    ("a[::-1]", r"slice steps must be positive", 3),
+    ("a[x0]", r"indices must be whole numbers written out, like x\[0\]", 3),
+    ("a[1.0]", r"indices must be whole numbers written out", 3),
+    ("", r"the function is empty: type an expression such as", None),
+    ("   \n ", r"the function is empty", None),
+    ("x0 \u2212 x1", r"character '\u2212' \(U\+2212\) at column 4 is not allowed; use '-' instead", 4),
+    ("x0 \u00d7 x1", r"\(U\+00D7\) at column 4 is not allowed; use '\*' instead", 4),
+    ("\uff58" + "0", r"\(U\+FF58\) at column 1 is not allowed; use plain ASCII letters and operators", 1),
+    ("x0 + \U0001d465" + "1", r"\(U\+1D465\) at column 6 is not allowed", 6),
+    ("x0 +", r"syntax error at column", None),
+    ("(x0 + x1", r"syntax error at column", None),
+    ("x0 x1", r"syntax error at column", None),
+    ("x0 == x1", r"'=' \(assignment or comparison\) at column 4 is not part of the language", 4),
+    ("x0 < x1", r"comparisons are not supported; use maximum/minimum or relu", 1),
+    ("x0 % x1", r"operator '%' is not supported; use \+ - \* / \*\* @", 1),
+    ("x0 // x1", r"operator '//' is not supported", 1),
+    ("~x0", r"operator '~' is not supported; use unary - or \+", 1),
+    ("1j * x0", r"1j is not a number; only real numbers are allowed", 1),
+    ("x0 if x1 else x0", r"'if \.\.\. else' is not supported", 1),
+    ("x0 and x1", r"'and'/'or' are not supported", 1),
+    ("sum(M, keepdims=1)", r"'=' \(assignment or comparison\) at column 16", 16),
+]
+
+
+@pytest.mark.parametrize("text, pattern, column", ERRORS, ids=[e[0] or "<empty>" for e in ERRORS])
+def test_bad_text_says_what_where_and_what_to_do(text, pattern, column):
+    with pytest.raises(ExpressionError, match=pattern) as info:
+        evaluate(text, X)
+    if column is not None:
+        assert info.value.column == column
+
+
+def test_syntax_error_column_points_at_the_problem():
+    with pytest.raises(ExpressionError, match=r"syntax error at column 4") as info:
+        evaluate("x0 x1", X)
+    assert info.value.column == 4
+    assert str(info.value).endswith("    x0 x1\n       ^")
+
+
+def test_text_must_be_a_string():
+    with pytest.raises(ExpressionError, match=r"the function must be text, like 'x0\*x1'; got int"):
+        evaluate(3, X)
+
+
+def test_expression_error_is_a_value_error():
+    with pytest.raises(ValueError):
+        evaluate("nope", X)
