@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
+from . import _runtime
 from ._api import CORRECT_METHODS, METHODS, _check_method, _check_size, _expression_problem, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
 from ._diagnose import Finding, diagnose
@@ -53,6 +54,11 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     problem = _expression_problem(program, checked)
     _check_size(math.prod(program.shape), problem, limits, program.flops)
+    with _runtime.work_slot():
+        return _compare(program, checked, problem, methods)
+
+
+def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str]) -> Comparison:
     results, errors = {}, {}
     for method in dict.fromkeys(methods):
         try:

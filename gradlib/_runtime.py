@@ -16,6 +16,7 @@ WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
 #: how long a request waits for a free slot before it is refused
 WAIT_SECONDS = float(os.environ.get("GRADLIB_WAIT_SECONDS", "60"))
 _slots = threading.BoundedSemaphore(WORK_SLOTS)
+_held = threading.local()   # how deeply this thread already holds a slot (nested calls take no second one)
 
 
 def _configure_threads() -> None:
@@ -33,10 +34,17 @@ _configure_threads()
 
 @contextlib.contextmanager
 def work_slot() -> Iterator[None]:
-    """Hold one of ``WORK_SLOTS`` while computing; refuse with a clear message if none frees up in time."""
-    if not _slots.acquire(timeout=WAIT_SECONDS):
+    """Hold one of ``WORK_SLOTS`` while computing; refuse with a clear message if none frees up in time.
+
+    Re-entrant per thread: ``compare`` holds a slot while each ``run`` inside it nests without taking another.
+    """
+    depth = getattr(_held, "depth", 0)
+    if depth == 0 and not _slots.acquire(timeout=WAIT_SECONDS):
         raise GradlibError(f"the server is busy: {WORK_SLOTS} computations are running; try again in a moment")
+    _held.depth = depth + 1
     try:
         yield
     finally:
-        _slots.release()
+        _held.depth = depth
+        if depth == 0:
+            _slots.release()
