@@ -190,7 +190,8 @@ def _nested_shape(raw: Any, where: str, limits: Limits) -> tuple[int, ...]:
             count += len(item)
             if count > limits.max_elements * 2:
                 raise ExpressionError(f"{where} has more than {limits.max_elements:,} elements")
-            stack.extend((child, path + (k,)) for k, child in enumerate(item))
+            # reversed: the walk visits elements in order, so a ragged list is blamed on the odd element
+            stack.extend(reversed([(child, path + (k,)) for k, child in enumerate(item)]))
         elif _is_number(item):
             leaf_depth = depth if leaf_depth is None else leaf_depth
             if depth != leaf_depth:
