@@ -1,0 +1,119 @@
+"""The bug, side by side: the seed question's zeros, its summed gradient, and the right per-element rows."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from gradlib import figures
+from pages import _ui
+
+OUTPUTS = "[x0*x1*x2, x0*x1*x2*x0]"
+INPUTS = {"x0": 3.0, "x1": 4.0, "x2": 5.0}
+METHODS = ("naive", "summed", "unstack", "jacobian")
+
+SEED_CODE = """\
+x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+with tf.GradientTape(persistent=True) as g:
+    g.watch(x)
+    y_as_list = [x[0]*x[1]*x[2], x[0]*x[1]*x[2]*x[0]]
+    y_as_tensor = tf.stack(y_as_list, axis=0)
+
+# summed: one row, the gradient of sum(y)
+g.gradient(y_as_tensor, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+# per element: all zeros, because the loop runs after the tape block
+[g.gradient(y_i, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+ for y_i in y_as_tensor]
+"""
+
+FIXED_CODE = """\
+x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+with tf.GradientTape(persistent=True) as g:
+    g.watch(x)
+    y_as_list = [x[0]*x[1]*x[2], x[0]*x[1]*x[2]*x[0]]
+    y_as_tensor = tf.stack(y_as_list, axis=0)
+    y_elements = tf.unstack(y_as_tensor)   # inside the tape: recorded
+
+# per element: one gradient row per element of y
+[g.gradient(y_i, x) for y_i in y_elements]   # [20, 15, 12], [120, 45, 36]
+
+# or all rows at once, vectorized
+g.jacobian(y_as_tensor, x)
+"""
+
+WHY = (
+    "A `GradientTape` records the operations that run **inside** its `with` block, and nothing else. "
+    "`for y_i in y_as_tensor` runs *after* the block, and iterating a tensor is itself an operation "
+    "(`unstack`, one slice per element): each `y_i` is a new tensor the tape never saw, so nothing connects "
+    "it to `x` and the gradient is unconnected — `None`, or zeros with `UnconnectedGradients.ZERO`. "
+    "The list version works because its elements were computed inside the block. `tape.gradient(y, x)` on "
+    "the whole tensor is not per element either: for a non-scalar `y` it differentiates `sum(y)`, so it "
+    "returns the column sums of the Jacobian. The fix is to unstack *inside* the tape (or call "
+    "`tape.jacobian(y, x)`); `tf.stack` is differentiable, whatever the seed's answer says."
+)
+
+
+def _row(values) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
+def main() -> None:
+    st.title("The bug, side by side")
+    st.markdown(
+        "The seed question: with `x = [3, 4, 5]` and `y = [x0*x1*x2, x0*x1*x2*x0]`, the per-element "
+        "gradients of `y` come out as zeros when `y` is a tensor. Every number on this page is computed "
+        "by TensorFlow as the page loads.")
+    comparison = _ui.attempt("The seed example could not be computed",
+                             lambda: _ui.compare(OUTPUTS, INPUTS, None, "float32", METHODS))
+    if comparison is None:
+        return
+    naive, summed, best = comparison.results["naive"], comparison.results["summed"], comparison.best
+    cols = best.col_labels
+
+    st.markdown("## Three answers to one question")
+    broken, summed_col, correct = st.columns(3)
+    with broken:
+        st.markdown("#### ❌ Naive loop: broken")
+        st.error("`[g.gradient(y_i, x) for y_i in y]` after the tape block: every gradient is zero.")
+        _ui.show_matrix(naive.jacobian, naive.row_labels, cols, index_name="d y_i / d")
+    with summed_col:
+        st.markdown("#### ⚠️ tape.gradient(y, x): summed")
+        st.warning(f"One row, {_row(summed.jacobian[0])}: the gradient of sum(y), not of any one element.")
+        _ui.show_matrix(summed.jacobian, summed.row_labels, cols)
+    with correct:
+        st.markdown("#### ✅ Per-element rows: correct")
+        st.success(f"y[0] → {_row(best.jacobian[0])}, y[1] → {_row(best.jacobian[1])}.")
+        _ui.show_matrix(best.jacobian, best.row_labels, cols, index_name="d y_i / d")
+
+    sums = best.jacobian.sum(axis=0)
+    terms = ", ".join(f"{a:g} + {b:g} = {s:g}" for a, b, s in zip(best.jacobian[0], best.jacobian[1], sums))
+    st.markdown(f"**The summed row is the column sums of the correct rows:** {terms}. "
+                f"tape.gradient gave {_row(summed.jacobian[0])}.")
+
+    rows, labels = _ui.broken_beside_correct(comparison)
+    st.markdown("## All rows together")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.gradient_table(rows, labels, cols, title="Gradient rows, by method"),
+                        key="bug_table", config={"displaylogo": False})
+    with right:
+        st.plotly_chart(figures.gradient_bars(rows, labels, cols, title="Naive, summed and correct, per x"),
+                        key="bug_bars", config={"displaylogo": False})
+
+    st.markdown("## The seed's code, and the corrected code")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("#### The seed's code (zeros)")
+        st.code(SEED_CODE, language="python")
+    with right:
+        st.markdown("#### Corrected: unstack inside the tape")
+        st.code(FIXED_CODE, language="python")
+
+    st.markdown("## Why")
+    st.markdown(WHY)
+    st.markdown("## Diagnosis, computed")
+    _ui.show_findings(comparison.diagnosis)
+    st.page_link("pages/playground.py", label="Try your own function in the playground", icon="🧪")
+
+
+main()

@@ -1,0 +1,175 @@
+"""Playground: your own function's per-element gradients, every method side by side, checked and shareable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import gradlib
+from gradlib import share
+from gradlib.share import ShareState
+from pages import _ui
+
+DTYPES = ("float32", "float64", "int32", "int64")
+HELP_FUNCTION = (
+    "One expression in gradlib's language: + - * / ** @, indexing x[0] and slices, [a, b] to stack, and "
+    f"{', '.join(sorted(gradlib.FUNCTIONS))}. Nothing you type is run by Python.")
+HELP_VALUE = "A number (3.0), a vector ([1, 2]) or a matrix ([[1, 2], [3, 4]]), as JSON."
+ss = st.session_state
+
+
+# ---------------------------------------------------------------- state
+
+
+def preset_state(key: str) -> ShareState:
+    """The playground state of the preset ``key``."""
+    p = gradlib.PRESETS_BY_KEY[key]
+    return ShareState(p.outputs, dict(p.inputs), p.watch, (), p.dtype if isinstance(p.dtype, str) else dict(p.dtype))
+
+
+def apply(state: ShareState, *, title: str | None = None) -> None:
+    """Make ``state`` the current one and refill the form with it."""
+    ss["pg_state"] = state
+    ss["pg_version"] = ss.get("pg_version", 0) + 1      # a new input table widget, filled from the state
+    ss["pg_outputs"] = state.outputs
+    ss["pg_methods"] = list(state.methods or gradlib.METHODS)
+    ss["pg_title"] = title
+    ss["pg_notice"] = None
+
+
+def first_load() -> None:
+    """The state of a new session: the share link in the URL, or the seed example (with the link's error)."""
+    try:
+        state = share.decode(st.query_params.to_dict())
+        notice = None
+    except gradlib.GradlibError as exc:
+        state, notice = None, str(exc)
+    apply(state or preset_state("seed"), title=None if state else gradlib.PRESETS_BY_KEY["seed"].title)
+    ss["pg_notice"] = notice
+
+
+def load_preset() -> None:
+    """The preset selector's callback: load the chosen preset, then clear the selector for the next choice."""
+    key = ss.get("pg_preset")
+    if key in gradlib.PRESETS_BY_KEY:
+        apply(preset_state(key), title=gradlib.PRESETS_BY_KEY[key].title)
+    ss["pg_preset"] = None
+
+
+def restore_widgets() -> str:
+    """Refill the widgets Streamlit dropped while another page was shown; return the input table's key."""
+    state: ShareState = ss["pg_state"]
+    if "pg_outputs" not in ss:
+        ss["pg_outputs"] = state.outputs
+    if "pg_methods" not in ss:
+        ss["pg_methods"] = list(state.methods or gradlib.METHODS)
+    table_key = f"pg_inputs_{ss['pg_version']}"
+    if table_key not in ss:
+        ss["pg_rows"] = share.rows_of(state)
+    return table_key
+
+
+# ---------------------------------------------------------------- widgets
+
+
+def preset_picker() -> None:
+    st.selectbox("Load a preset", [p.key for p in gradlib.PRESETS], index=None, key="pg_preset",
+                 format_func=lambda k: gradlib.PRESETS_BY_KEY[k].title, placeholder="Choose a preset…",
+                 on_change=load_preset)
+    if ss.get("pg_title"):
+        preset = next((p for p in gradlib.PRESETS if p.title == ss["pg_title"]), None)
+        st.caption(f"Loaded: **{preset.title}** — {preset.description}" if preset else ss["pg_title"])
+
+
+def input_form(table_key: str) -> tuple[bool, str, list[dict[str, Any]], list[str]]:
+    """The form: function, input table, methods. Nothing is computed until it is submitted."""
+    with st.form("pg_form", enter_to_submit=False):
+        outputs = st.text_area("Function (the outputs y)", key="pg_outputs", max_chars=share.MAX_LENGTHS["outputs"],
+                               height=90, help=HELP_FUNCTION)
+        st.markdown("**Inputs** — one row per tensor; untick *watched* to treat it as a constant.")
+        edited = st.data_editor(
+            pd.DataFrame(ss["pg_rows"], columns=["name", "value", "watched", "dtype"]), key=table_key,
+            num_rows="dynamic", hide_index=True, column_config={
+                "name": st.column_config.TextColumn("name", max_chars=32, required=True, width="small",
+                                                    validate=r"^[A-Za-z][A-Za-z0-9_]{0,31}$"),
+                "value": st.column_config.TextColumn("value", max_chars=share.MAX_VALUE_CHARS, required=True,
+                                                     width="large", help=HELP_VALUE),
+                "watched": st.column_config.CheckboxColumn("watched", default=True, width="small"),
+                "dtype": st.column_config.SelectboxColumn("dtype", options=DTYPES, default="float32",
+                                                          required=True, width="small")})
+        methods = st.multiselect("Methods to compare", gradlib.METHODS, key="pg_methods",
+                                 format_func=lambda m: _ui.METHOD_LABELS.get(m, m),
+                                 max_selections=len(gradlib.METHODS))
+        st.caption(f"At most {gradlib.LIMITS.max_inputs} inputs and a Jacobian of "
+                   f"{_ui.APP_LIMITS.max_jacobian:,} entries on this server.")
+        submitted = st.form_submit_button("Compute", type="primary", key="pg_submit")
+    return submitted, outputs or "", edited.to_dict("records"), list(methods)
+
+
+def submit(outputs: str, rows: list[dict[str, Any]], methods: list[str]) -> bool:
+    """Validate the form again on the server; on success make it the current state."""
+    if not methods:
+        _ui.show_error("Nothing to compare", "choose at least one method in 'Methods to compare'")
+        return False
+    chosen = () if set(methods) == set(gradlib.METHODS) else tuple(methods)
+    state = _ui.attempt("These inputs cannot be used", lambda: share.from_rows(outputs, rows, chosen))
+    if state is None:
+        return False
+    ss["pg_state"], ss["pg_notice"], ss["pg_title"] = state, None, None
+    return True
+
+
+# ---------------------------------------------------------------- results
+
+
+def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
+    """The TensorFlow code, the downloads and the share link of the current state."""
+    st.markdown("### TensorFlow code for your function")
+    st.caption("Runnable as is: one gradient per element (unstack inside the tape), then tape.jacobian.")
+    code = _ui.attempt("The TensorFlow code could not be written", lambda: _ui.code_for(state))
+    if code is not None:
+        st.code(code, language="python")
+    st.markdown("### Downloads")
+    left, right, _ = st.columns([1, 1, 3])
+    left.download_button("Download CSV", best.to_csv(), file_name="per_element_gradients.csv", mime="text/csv",
+                         key="pg_download_csv", on_click="ignore")
+    right.download_button("Download JSON", best.to_json(), file_name="per_element_gradients.json",
+                          mime="application/json", key="pg_download_json", on_click="ignore")
+    st.markdown("### Share this state")
+    try:
+        params = share.encode(state)
+    except gradlib.GradlibError as exc:
+        st.info(_ui.escape(str(exc)))
+        return
+    st.caption("This link opens the playground with this function, these inputs and these options.")
+    st.code(share.link(state, st.context.url), language=None, wrap_lines=True)
+    if st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)   # the address bar holds the same link
+
+
+def main() -> None:
+    st.title("Playground")
+    st.markdown("Type a function, define its inputs, and compare every way of getting its per-element gradients.")
+    if "pg_state" not in ss:
+        first_load()
+    if ss.get("pg_notice"):
+        _ui.show_error("This share link cannot be opened", ss["pg_notice"])
+        st.caption("The seed example is loaded instead.")
+    preset_picker()
+    table_key = restore_widgets()
+    submitted, outputs, rows, methods = input_form(table_key)
+    if submitted and not submit(outputs, rows, methods):
+        return                                   # the form keeps what was typed; nothing below is stale
+    state: ShareState = ss["pg_state"]
+    comparison = _ui.attempt("This function cannot be computed",
+                             lambda: _ui.compare_state(state, gradlib.METHODS))
+    if comparison is None:
+        return
+    st.markdown("## Results")
+    _ui.show_comparison(comparison, key="pg")
+    show_extras(state, comparison.best)
+
+
+main()
