@@ -36,6 +36,7 @@ FUNCTIONS = {**UNARY, **REDUCTIONS, **BINARY}
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 _UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+"}
+_UNARY_REFUSED = {ast.Not: "not", ast.Invert: "~"}
 _LOOKALIKES = {"\u2212": "-", "\u00d7": "*", "\u00b7": "*", "\u22c5": "*", "\u00f7": "/", "\u00b2": "**2",
                "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u00a0": " "}
 _REFUSED = {
@@ -175,13 +176,15 @@ def _check_node(node: ast.AST, text: str, col: int) -> None:
             fail(f"operator {_op_text(node, text)!r} is not supported; use + - * / ** @")
     elif isinstance(node, ast.UnaryOp):
         if type(node.op) not in _UNARY_OPERATORS:
-            fail(f"operator {text[col - 1]!r} is not supported; use unary - or +")
+            fail(f"operator {_UNARY_REFUSED.get(type(node.op), text[col - 1])!r} is not supported; use unary - or +")
     elif isinstance(node, ast.Call):
         _check_call(node, fail)
     elif isinstance(node, ast.Name):
         if node.id.startswith("_"):
             fail(f"names starting with '_' are not allowed ({node.id!r})")
     elif isinstance(node, ast.keyword):
+        if node.arg is None:
+            fail("'**' unpacking is not allowed; the only keyword is axis=, as in sum(x, axis=0)")
         if node.arg != "axis":
             fail(f"keyword {node.arg!r} is not allowed; the only keyword is axis=, as in sum(x, axis=0)")
     elif not isinstance(node, (ast.List, ast.Tuple, ast.Subscript, ast.Slice, ast.Load, ast.expr_context,
