@@ -198,7 +198,7 @@ def show_comparison(comparison: gradlib.Comparison, *, key: str) -> None:
 
 
 def _show_warnings(comparison: gradlib.Comparison) -> None:
-    seen: set[str] = set()
+    seen = {f.text for f in comparison.diagnosis}   # the diagnosis already explains these
     for name, result in comparison.results.items():
         for warning in result.warnings:
             if warning not in seen:

@@ -1,0 +1,168 @@
+"""AppTest of the playground: share links (valid and hostile), submitting, presets, and what survives an error."""
+
+import json
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from gradlib.share import decode
+
+SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
+
+
+def open_playground(**params: str) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    return at
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error)
+
+
+def table(at: AppTest, index_name: str):
+    """The st.table whose index is named ``index_name`` ("element" for y, "d output / d" for the gradients)."""
+    return next(t.value for t in at.table if t.value.index.name == index_name)
+
+
+def headings(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("#")]
+
+
+def test_default_state_is_the_seed_with_every_method():
+    at = open_playground()
+    assert at.text_area(key="pg_outputs").value == SEED_TEXT
+    assert table(at, "element")["y"].tolist() == ["60", "180"]
+    gradients = table(at, "d output / d")
+    assert gradients.loc["y[0]"].tolist() == ["20", "15", "12"] and gradients.loc["y[1]"].tolist() == ["120", "45", "36"]
+    broken = table(at, "method")
+    assert broken.loc["naive: y[0]"].tolist() == ["0", "0", "0"]
+    assert broken.loc["summed: sum(y)"].tolist() == ["140", "60", "48"]
+    for heading in ("## Results", "### Per-element gradients", "### Naive and summed beside the correct result",
+                    "### Agreement across methods", "### Finite-difference check", "### Diagnosis", "### Timings",
+                    "### TensorFlow code for your function", "### Downloads", "### Share this state"):
+        assert heading in headings(at)
+    assert "This share link cannot be opened" not in errors(at)
+    assert any("Finite-difference check passed" in s.value for s in at.success)
+
+
+def test_results_include_charts_downloads_and_the_tensorflow_code():
+    at = open_playground()
+    keys = {chart.proto.id.split("-")[-1] for chart in at.get("plotly_chart")}
+    assert len(at.get("plotly_chart")) == 5, keys   # bars, heatmap, naive/summed bars, error heatmap, timings
+    assert [b.key for b in at.get("download_button")] == ["pg_download_csv", "pg_download_json"]
+    code = next(c.value for c in at.code if "GradientTape" in c.value)
+    assert "tf.unstack" in code and "tape.jacobian" in code and "x0 = tf.constant(3.0" in code
+    agreement = next(t.value for t in at.table if t.value.index.name == "method" and "agrees" in t.value.columns)
+    assert agreement.loc["naive", "agrees"] == "NO" and agreement.loc["unstack", "agrees"] == "yes"
+
+
+def test_a_share_link_opens_exactly_that_state():
+    at = open_playground(outputs="x*x*s", inputs='{"x": [1, 2], "s": 3}', watch="x", method="unstack,naive",
+                         dtype="float64")
+    assert not errors(at).count("cannot")
+    assert at.text_area(key="pg_outputs").value == "x*x*s"
+    assert at.multiselect(key="pg_methods").value == ["unstack", "naive"]
+    assert table(at, "element")["y"].tolist() == ["3", "12"]
+    gradients = table(at, "d output / d")
+    assert list(gradients.columns) == ["x[0]", "x[1]"]                  # s is not watched
+    assert gradients.loc["y[0]"].tolist() == ["6", "0"] and gradients.loc["y[1]"].tolist() == ["0", "12"]
+
+
+def test_the_page_offers_the_link_of_the_current_state():
+    at = open_playground(outputs="sum(x**2)", inputs='{"x": [1.5, -2]}', method="jacobian")
+    link = next(c.value for c in at.code if "outputs=" in c.value)
+    state = decode(dict(parse_qsl(urlsplit(link).query)))
+    assert (state.outputs, state.inputs, state.methods) == ("sum(x**2)", {"x": [1.5, -2]}, ("jacobian",))
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"outputs": "x*x", "inputs": '{"x": [1, 2}'}, "not valid JSON"),
+    ({"outputs": "x*x", "inputs": '{"x": 1}', "method": "magic"}, "method 'magic' is not a method"),
+    ({"outputs": "x*x", "inputs": '{"x": [' + "0," * 15_000 + "0]}"}, "30,010 characters long; at most 20,000"),
+    ({"outputs": "x*x", "inputs": '{"__builtins__": 1}'}, "starts with '_'"),
+    ({"outputs": "x*x", "inputs": '{"\u03c7": 1}'}, "is not a valid name"),
+    ({"outputs": "x" * 3000, "inputs": '{"x": 1}'}, "3,000 characters long"),
+    ({"outputs": "x*x", "inputs": '{"x": 1}', "dtype": "float16"}, "dtype 'float16' is not accepted"),
+    ({"outputs": "x*x", "inputs": '{"x": ' + "[" * 300 + "]" * 300 + "}"}, "nested more than 5 levels deep"),
+    ({"inputs": '{"x": 1}'}, "'outputs' parameter"),
+])
+def test_a_hostile_or_malformed_link_shows_an_error_and_loads_the_seed(params, message):
+    at = open_playground(**params)
+    assert "This share link cannot be opened" in errors(at)
+    assert message in errors(at).replace("\\", "")
+    assert at.text_area(key="pg_outputs").value == SEED_TEXT
+    assert table(at, "element")["y"].tolist() == ["60", "180"]
+
+
+@pytest.mark.parametrize("outputs, message", [
+    ("().__class__.__bases__[0].__subclasses__()", "attribute access"),
+    ("__import__('os').system('true')", "not part of the language"),
+    ("x\u00d7x", "U+00D7"),
+    ("(" * 40 + "x" + ")" * 40, "nests more than 32 levels deep"),
+    ("sin(x) * sum(x)", "the Jacobian would have 1,000 x 1,000"),
+])
+def test_a_link_to_a_refused_function_keeps_the_text_and_says_where(outputs, message):
+    inputs = json.dumps({"x": [0.5] * 1000}) if "sum(x)" in outputs else '{"x": [1, 2]}'
+    at = open_playground(outputs=outputs, inputs=inputs)
+    assert "This function cannot be computed" in errors(at)
+    assert message in errors(at).replace("\\", "")
+    assert at.text_area(key="pg_outputs").value == outputs
+    assert "## Results" not in headings(at)
+
+
+def test_editing_the_function_and_submitting_computes_the_new_rows():
+    at = open_playground()
+    at.text_area(key="pg_outputs").input("[x0*x1, x0 + x2]")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception and "cannot" not in errors(at)
+    assert table(at, "element")["y"].tolist() == ["12", "8"]
+    gradients = table(at, "d output / d")
+    assert gradients.loc["y[0]"].tolist() == ["4", "3", "0"] and gradients.loc["y[1]"].tolist() == ["1", "0", "1"]
+    assert at.query_params["outputs"] == "[x0*x1, x0 + x2]"   # the address bar holds the new link
+
+
+def test_an_error_on_submit_keeps_what_was_typed():
+    at = open_playground()
+    at.text_area(key="pg_outputs").input("x0 +* x1")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception
+    assert "This function cannot be computed" in errors(at) and "syntax error at column" in errors(at)
+    assert at.text_area(key="pg_outputs").value == "x0 +* x1"
+    at.multiselect(key="pg_methods").set_value([])
+    at.button(key="pg_submit").click().run()
+    assert "Nothing to compare" in errors(at)
+    assert at.text_area(key="pg_outputs").value == "x0 +* x1"
+
+
+def test_a_preset_fills_the_form_and_shows_its_pitfall():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("integer_watch").run()
+    assert not at.exception
+    assert at.text_area(key="pg_outputs").value == "x * n"
+    assert at.selectbox(key="pg_preset").value is None                  # ready for the next choice
+    assert any("is int32" in w.value for w in at.warning)
+    assert any("Watching an integer tensor" in c.value for c in at.caption)
+
+
+def test_the_nan_poisoning_preset_warns_and_auto_repairs():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("nan_poisoning").run()
+    text = "\n".join(w.value for w in at.warning) + "\n".join(i.value for i in at.info)
+    assert "NaN poisoning" in text and "repaired" in text.lower()
+    assert table(at, "d output / d").loc["y[1]"].tolist() == ["0", "2"]
+
+
+def test_the_state_survives_a_visit_to_another_page():
+    at = open_playground()
+    at.text_area(key="pg_outputs").input("x0 * x2")
+    at.button(key="pg_submit").click().run()
+    at.switch_page("pages/bug.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    assert at.text_area(key="pg_outputs").value == "x0 * x2"
+    assert table(at, "d output / d").loc["y"].tolist() == ["5", "0", "3"]
