@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from . import _methods, _runtime
 from ._cache import LRUCache
+from ._compiled import Compiled
 from ._errors import ExpressionError, GradlibError
 from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings
 from ._language import parse
@@ -21,9 +22,15 @@ from ._result import GradResult, index_labels
 
 METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
 CORRECT_METHODS = ("unstack", "jacobian", "forward")
-#: below this many passes (min of outputs and inputs) eager beats tracing a tf.function
+#: up to this many passes (min of outputs and inputs) eager beats tracing a tf.function
 EAGER_PASSES = 8
+#: compiled ``unstack`` traces one backward pass per output, each as wide as the output: tracing grows as m**2
+#: (measured: 0.7 s at 16 outputs, 10 s at 64, 110 s at 256), so above this it runs eagerly even if asked
+UNSTACK_GRAPH_ROWS = 16
+#: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _COMPILED = LRUCache(maxsize=64)
+#: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
+_OUTPUT_SIZES = LRUCache(maxsize=1024)
 _EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
           "naive": _methods.naive, "summed": _methods.summed}
 _GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
@@ -126,22 +133,19 @@ def run(problem: Problem, method: str, *, compiled: bool | None = None, limits: 
 
 def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -> GradResult:
     start = time.perf_counter()
-    y0 = None
-    if method == "auto" or compiled is None:
-        y0 = _to_numpy(problem.f(problem.xs, problem.cs))   # one eager pass: the output's size decides
-        _check_size(y0.size, problem, limits)
-    m, n = (1 if y0 is None else y0.size), _width(problem)
+    m, n = _output_size(problem), _width(problem)
+    _check_size(m, problem, limits)
     chosen = _choose(m, n) if method == "auto" else method
     use_graph = _use_graph(chosen, m, n, problem, compiled)
-    y, jac = _compute(problem, chosen, use_graph)
+    y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
     poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repaired: tuple[int, ...] = ()
     if poisoned and method == "auto":
         other = "forward" if chosen != "forward" else "jacobian"
-        jac, repaired = _repair(jac, _compute(problem, other, use_graph)[1], poisoned)
+        jac, repaired = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned)
         poisoned = tuple(r for r in poisoned if r not in repaired)
     seconds = time.perf_counter() - start
-    return _package(problem, chosen, method, y, jac, use_graph, poisoned, repaired, seconds)
+    return _package(problem, chosen, method, y, jac, graph, poisoned, repaired, seconds)
 
 
 # ---------------------------------------------------------------- building problems
@@ -240,23 +244,58 @@ def _choose(m: int, n: int) -> str:
 
 
 def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | None) -> bool:
+    """Compile when asked to, or (``compiled=None``) when a vectorized method needs more than ``EAGER_PASSES``
+    passes. ``unstack`` (the seed's loop) stays eager unless asked, and always beyond ``UNSTACK_GRAPH_ROWS``."""
     if method not in _GRAPH or problem.key is None or not problem.xs:
         return False
+    if method == "unstack":
+        return bool(compiled) and m <= UNSTACK_GRAPH_ROWS
     return compiled if compiled is not None else min(m, n) > EAGER_PASSES
 
 
-def _compute(problem: Problem, method: str, use_graph: bool) -> tuple[np.ndarray, np.ndarray]:
+def _output_size(problem: Problem) -> int:
+    """How many outputs ``f`` has: one eager pass the first time a problem is seen, remembered after."""
+    def size() -> int:
+        return int(_to_numpy(problem.f(problem.xs, problem.cs)).size)
+
+    return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
+
+
+def _compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool = True):
+    """``(y, J, compiled)``: run ``method`` compiled (cached) or eagerly.
+
+    With ``fallback``, a function that cannot be traced (it calls ``.numpy()``, or branches in Python on a
+    tensor's value) runs eagerly instead, and the cache remembers not to trace it again.
+    """
     if not problem.xs:   # nothing differentiable is watched: every column is zero
         y = _to_numpy(problem.f([], problem.cs))
-        return y, np.zeros((y.size if method != "summed" else 1, 0))
-    if use_graph:
-        key = (problem.key, method)
-        fn = _COMPILED.get_or_create(
-            key, lambda: _methods.compile_method(_GRAPH[method], problem.f, problem.xs, problem.cs))
-        y, jac = fn(problem.xs, problem.cs)
-    else:
-        y, jac = _EAGER[method](problem.f, problem.xs, problem.cs)
-    return _to_numpy(y), _to_numpy(jac)
+        return y, np.zeros((y.size if method != "summed" else 1, 0)), False
+    compiled = _compiled(problem, method, fallback) if use_graph else None
+    if compiled is not None:
+        y, jac = compiled(problem.xs, problem.cs)
+        return y, jac, True
+    y, jac = _EAGER[method](problem.f, problem.xs, problem.cs)
+    return _to_numpy(y), _to_numpy(jac), False
+
+
+def _compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
+    key = (problem.key, method)
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, graph_method = problem.f, _GRAPH[method]   # the closure keeps specs, not the tensors of this call
+
+    def build(jit: bool):
+        return _methods.compile_method(graph_method, f, *specs, jit_compile=jit)
+
+    try:
+        compiled = _COMPILED.get_or_create(key, lambda: Compiled(build))
+        return compiled if compiled is not None or fallback else Compiled(build)   # compiled=True: show why
+    except GradlibError:
+        raise
+    except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
+        if not fallback:
+            raise
+        _COMPILED.get_or_create(key, lambda: None)
+        return None
 
 
 def _to_numpy(value: Any) -> np.ndarray:

@@ -1,0 +1,123 @@
+"""One problem's compiled gradient method: a traced graph, promoted to XLA only once XLA can repay itself.
+
+A ``Compiled`` starts as a traced graph, which is the cheapest to build. XLA (``jit_compile=True``) runs
+large problems faster but takes longer to build than the graph did, so a problem is promoted only when
+
+* one warm graph call takes at least ``XLA_MIN_SECONDS`` (below that there is little left to gain), and
+* the time already spent in warm graph calls reaches ``XLA_PAYBACK`` times what building the graph cost:
+  the ski-rental rule, so a problem called a few times (a dashboard) never pays for XLA, while one called
+  in a loop (training, a benchmark) soon does.
+
+The XLA version is then timed like the graph was, and kept only if it is faster by ``XLA_GAIN``; an op XLA
+cannot compile leaves the graph in place for good.
+
+>>> import tensorflow as tf
+>>> from gradlib import _methods
+>>> spec = tf.TensorSpec([2], tf.float32)
+>>> c = Compiled(lambda jit: _methods.compile_method(_methods.jacobian, lambda xs, cs: xs[0] ** 2, [spec], [],
+...                                                  jit_compile=jit))
+>>> y, J = c([tf.constant([1.0, 2.0])], [])
+>>> J.tolist(), c.jit
+([[2.0, 0.0], [0.0, 4.0]], False)
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+#: a warm graph call faster than this leaves too little for XLA to win back its compile time
+XLA_MIN_SECONDS = 1e-3
+#: promote once warm graph calls have taken this many times the graph's own build (trace + first run)
+XLA_PAYBACK = 2.0
+#: keep XLA only when its best warm call takes at most this fraction of the graph's best
+XLA_GAIN = 0.9
+#: timed warm calls of each version before deciding (their minimum is compared)
+SAMPLES = 3
+
+
+class Compiled:
+    """A traced method for one problem (fixed shapes and dtypes) that may switch itself to XLA.
+
+    Args:
+        build: ``build(jit_compile) -> concrete function`` taking ``(xs, cs)`` and returning ``(y, J)``.
+    """
+
+    def __init__(self, build: Callable[[bool], Callable]):
+        start = time.perf_counter()
+        self._build = build
+        self.graph = build(False)           # tracing happens here, so a failure leaves nothing in the cache
+        self.build_seconds = time.perf_counter() - start   # the first call adds its graph optimisation
+        self.xla: Callable | None = None
+        self.jit = False                     # True while calls run the XLA version
+        self.settled = False                 # True once the choice between graph and XLA is final
+        self.calls = 0
+        self.spent = 0.0                     # seconds spent in warm graph calls so far
+        self.best = {"graph": math.inf, "xla": math.inf}   # fastest warm call of each version
+        self.samples = {"graph": 0, "xla": 0}
+        self._warm = False                   # the first graph call has run
+        self._busy = False                   # one thread is building XLA; the others keep the graph
+        self._lock = threading.Lock()
+
+    def __call__(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
+        """``(y, J)`` as NumPy arrays, from whichever version is current."""
+        tier, fn = self._next()
+        if tier == "promote":
+            return self._promote(xs, cs)
+        start = time.perf_counter()
+        out = _run(fn, xs, cs)
+        self._record(tier, time.perf_counter() - start)
+        return out
+
+    def _next(self) -> tuple[str, Callable | None]:
+        with self._lock:
+            self.calls += 1
+            if self.jit:
+                return "xla", self.xla
+            if self.settled or self._busy or not self._due():
+                return "graph", self.graph
+            self._busy = True
+            return "promote", None
+
+    def _due(self) -> bool:
+        return (self.samples["graph"] >= SAMPLES and self.best["graph"] >= XLA_MIN_SECONDS
+                and self.spent >= XLA_PAYBACK * self.build_seconds)
+
+    def _promote(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
+        """Build and run the XLA version (its first run compiles); on any failure keep the graph for good."""
+        try:
+            xla = self._build(True)
+            out = _run(xla, xs, cs)
+        except Exception:   # noqa: BLE001 - e.g. an op without an XLA kernel: the graph is correct, keep it
+            xla, out = None, _run(self.graph, xs, cs)
+        with self._lock:
+            self._busy = False
+            self.xla, self.jit, self.settled = xla, xla is not None, xla is None
+        return out
+
+    def _record(self, tier: str, seconds: float) -> None:
+        with self._lock:
+            if not self._warm:
+                self._warm = True
+                self.build_seconds += seconds
+                return
+            if self.settled:
+                return
+            self.samples[tier] += 1
+            self.best[tier] = min(self.best[tier], seconds)
+            if tier == "graph":
+                self.spent += seconds
+                if self.samples["graph"] >= SAMPLES and self.best["graph"] < XLA_MIN_SECONDS:
+                    self.settled = True
+            elif self.samples["xla"] >= SAMPLES:
+                keep = self.best["xla"] <= XLA_GAIN * self.best["graph"]
+                self.xla, self.jit, self.settled = (self.xla if keep else None), keep, True
+
+
+def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
+    y, jac = fn(xs, cs)
+    return y.numpy(), jac.numpy()
