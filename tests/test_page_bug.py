@@ -1,0 +1,64 @@
+"""AppTest of the first page: the seed's zeros, its column sums and the right rows, all visible."""
+
+import base64
+import json
+
+import numpy as np
+
+from streamlit.testing.v1 import AppTest
+
+
+def open_app() -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120).run()
+    assert not at.exception
+    return at
+
+
+def tables(at: AppTest) -> list:
+    return [t.value for t in at.table]
+
+
+def test_the_first_page_is_the_bug_side_by_side():
+    at = open_app()
+    assert [t.value for t in at.title] == ["The bug, side by side"]
+    headings = [m.value for m in at.markdown if m.value.startswith("#")]
+    for heading in ("## Three answers to one question", "#### ❌ Naive loop: broken",
+                    "#### ⚠️ tape.gradient(y, x): summed", "#### ✅ Per-element rows: correct",
+                    "## All rows together", "## The seed's code, and the corrected code", "## Why"):
+        assert heading in headings
+
+
+def test_the_three_answers_show_zeros_the_column_sums_and_the_rows():
+    naive, summed, correct = tables(open_app())[:3]
+    assert naive.values.tolist() == [["0", "0", "0"], ["0", "0", "0"]]
+    assert summed.values.tolist() == [["140", "60", "48"]]
+    assert correct.values.tolist() == [["20", "15", "12"], ["120", "45", "36"]]
+    assert list(correct.columns) == ["x0", "x1", "x2"] and list(correct.index) == ["y[0]", "y[1]"]
+
+
+def test_the_page_says_the_summed_row_is_the_column_sums():
+    at = open_app()
+    text = "\n".join(m.value for m in at.markdown)
+    assert "20 + 120 = 140, 15 + 45 = 60, 12 + 36 = 48" in text
+    assert any("y[0] → [20, 15, 12], y[1] → [120, 45, 36]" in s.value for s in at.success)
+    assert any("[140, 60, 48]" in w.value for w in at.warning)
+    assert any("every gradient is zero" in e.value for e in at.error)
+
+
+def test_the_plotly_table_and_bars_hold_every_row():
+    charts = [json.loads(c.proto.spec) for c in open_app().get("plotly_chart")]
+    table, bars = charts
+    assert table["data"][0]["type"] == "table"
+    cells = table["data"][0]["cells"]["values"]
+    assert cells[0] == ["naive: y[0]", "naive: y[1]", "summed: sum(y)", "correct: y[0]", "correct: y[1]"]
+    assert [cells[1], cells[2], cells[3]] == [[0, 0, 140, 20, 120], [0, 0, 60, 15, 45], [0, 0, 48, 12, 36]]
+    assert [t["type"] for t in bars["data"]] == ["bar"] * 5 and bars["layout"]["barmode"] == "group"
+    summed = bars["data"][2]
+    assert summed["name"] == "summed: sum(y)"
+    assert np.frombuffer(base64.b64decode(summed["y"]["bdata"]), dtype=summed["y"]["dtype"]).tolist() == [140, 60, 48]
+
+
+def test_the_seed_code_stands_next_to_the_corrected_code():
+    codes = [c.value for c in open_app().code]
+    assert any("for y_i in y_as_tensor]" in c for c in codes)
+    assert any("y_elements = tf.unstack(y_as_tensor)   # inside the tape" in c and "g.jacobian" in c for c in codes)
