@@ -316,13 +316,14 @@ _CMPOPS = [ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNo
 _LOAD = ast.Load()
 
 
-def _args(draw_list):
+def _args():
     return ast.arguments(posonlyargs=[], args=[ast.arg("x0")], kwonlyargs=[], kw_defaults=[], defaults=[])
 
 
 def _comp(child):
-    return st.builds(lambda t, it: [ast.comprehension(ast.Name("x0", ast.Store()), it, [t] if False else [], 0)],
-                     child, child)
+    return st.builds(lambda cond, it, has_if: [ast.comprehension(ast.Name("x0", ast.Store()), it,
+                                                                 [cond] if has_if else [], 0)],
+                     child, child, st.booleans())
 
 
 def _expr_nodes(child):
@@ -334,7 +335,7 @@ def _expr_nodes(child):
         "NamedExpr": st.builds(lambda n, v: ast.NamedExpr(ast.Name(n, ast.Store()), v), _NAMES, child),
         "BinOp": st.builds(lambda a, op, b: ast.BinOp(a, op(), b), child, st.sampled_from(_BINOPS), child),
         "UnaryOp": st.builds(lambda op, a: ast.UnaryOp(op(), a), st.sampled_from(_UNARYOPS), child),
-        "Lambda": st.builds(lambda b: ast.Lambda(_args(None), b), child),
+        "Lambda": st.builds(lambda b: ast.Lambda(_args(), b), child),
         "IfExp": st.builds(ast.IfExp, child, child, child),
         "Dict": st.builds(lambda ks, vs: ast.Dict(ks[:len(vs)], vs[:len(ks)]), lists, lists),
         "Set": st.builds(ast.Set, st.lists(child, min_size=1, max_size=3)),
@@ -378,7 +379,7 @@ STATEMENTS = st.one_of(
     st.just(ast.Global(["x0"])),
     st.just(ast.Pass()),
     st.builds(ast.Return, EXPRESSIONS),
-    st.builds(lambda v: ast.FunctionDef("f", _args(None), [ast.Return(v)], [ast.Name("sin", _LOAD)], None, lineno=1),
+    st.builds(lambda v: ast.FunctionDef("f", _args(), [ast.Return(v)], [ast.Name("sin", _LOAD)], None, lineno=1),
               EXPRESSIONS),
 )
 
