@@ -34,7 +34,7 @@ MAX_UNITS = 256            # features, hidden units, outputs, steps: each at mos
 MAX_LAYERS = 4             # hidden layers of the MLPs
 MAX_BATCH = 512            # samples in one batch
 MAX_UPLOAD_BYTES = 2_000_000
-LOOP_SAMPLES = 8           # the per-sample loop is timed on at most this many samples, then scaled
+LOOP_SAMPLES = 4           # the per-sample loop is timed on at most this many samples, then scaled
 _MODELS = LRUCache(maxsize=8)
 
 
@@ -266,14 +266,15 @@ def _load_csv(data: bytes, features: int) -> np.ndarray:
     except UnicodeDecodeError as exc:
         raise ExpressionError(f"the CSV is not UTF-8 text (byte {exc.start}); save it as a plain CSV") from None
     rows = [(n, row) for n, row in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in row)]
-    if rows and all(not _is_number(c) for c in rows[0][1]):
-        rows = rows[1:]   # a header row: every cell is a name
+    if rows and _is_header(rows[0][1]):
+        rows = rows[1:]
     if not rows:
         raise ExpressionError("the CSV has no data rows: put one sample per row, numbers separated by commas")
     width = len(rows[0][1])
     if width != features:
+        hint = " separated by commas" if any(";" in c or "\t" in c for c in rows[0][1]) else ""
         raise ExpressionError(f"the CSV has {width} column(s) per row, but the model takes {features} input "
-                              f"value(s) per sample: put one sample per row with {features} numbers")
+                              f"value(s) per sample: put one sample per row with {features} numbers{hint}")
     return np.array([_parse_row(n, row, width) for n, row in rows], dtype=np.float32)
 
 
@@ -291,6 +292,11 @@ def _parse_row(n: int, row: list[str], width: int) -> list[float]:
                                   "replace NaN and infinite values")
         values.append(value)
     return values
+
+
+def _is_header(row: list[str]) -> bool:
+    """A header row holds names: no cell is a number and some cell has a letter."""
+    return not any(_is_number(c) for c in row) and any(ch.isalpha() for c in row for ch in c)
 
 
 def _is_number(cell: str) -> bool:

@@ -1,0 +1,189 @@
+"""per_sample_gradients against an independent per-sample tape.jacobian loop, on real (tiny) Keras models."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+from gradlib import _persample, keras_models
+from gradlib import BatchMixingError, GradlibError, per_element_gradients, per_sample_gradients
+
+TINY = {
+    "mlp_regressor": {"features": 3, "hidden": (5, 4), "outputs": 2},
+    "classifier": {"features": 4, "hidden": (6,), "classes": 3},
+    "sequence": {"steps": 5, "features": 2, "units": 3, "outputs": 2, "cell": "conv1d"},
+}
+
+
+def reference(model, x):
+    """One eager tape per sample, tape.jacobian of its output: (B, outputs..., inputs...)."""
+    out = []
+    for b in range(len(x)):
+        xb = tf.constant(x[b:b + 1])
+        with tf.GradientTape() as tape:
+            tape.watch(xb)
+            yb = model(xb)
+        out.append(tape.jacobian(yb, xb).numpy().reshape(tuple(yb.shape[1:]) + tuple(xb.shape[1:])))
+    return np.stack(out)
+
+
+def batch(name, size=4, seed=1):
+    return keras_models.make_batch("random normal", keras_models.sample_shape(name, **TINY[name]), size, seed=seed)
+
+
+@pytest.mark.parametrize("name", list(TINY))
+@pytest.mark.parametrize("method", ["auto", "while_loop", "loop"])
+def test_matches_a_per_sample_tape_loop_on_each_builtin_model(name, method):
+    model = keras_models.get_model(name, **TINY[name])
+    x = batch(name)
+    r = per_sample_gradients(model, x, method=method)
+    expected = reference(model, x)
+    assert r.jacobian.shape == expected.shape == (4,) + r.output_shape + r.input_shape
+    np.testing.assert_allclose(r.jacobian, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(r.y, model(x).numpy(), rtol=1e-6, atol=1e-7)
+    assert r.method == ("pfor" if method == "auto" else method)
+    assert r.compiled == (method != "loop")
+
+
+def test_sequence_jacobian_keeps_time_and_feature_axes():
+    model = keras_models.get_model("sequence", **TINY["sequence"])
+    r = per_sample_gradients(model, batch("sequence", size=3))
+    assert r.jacobian.shape == (3, 2, 5, 2)
+    assert r.col_labels[:3] == ("x[0,0]", "x[0,1]", "x[1,0]")
+    assert r.matrix(1).shape == (2, 10)
+    np.testing.assert_array_equal(r.matrix(1), r.jacobian[1].reshape(2, 10))
+
+
+def test_recurrent_model_uses_the_while_loop_and_is_right():
+    params = {"steps": 4, "features": 2, "units": 3, "outputs": 2, "cell": "simple_rnn"}
+    model = keras_models.get_model("sequence", **params)
+    x = keras_models.make_batch("random normal", (4, 2), 3, seed=2)
+    r = per_sample_gradients(model, x)
+    assert r.method == "while_loop"
+    assert any("while_loop" in w for w in r.warnings)
+    np.testing.assert_allclose(r.jacobian, reference(model, x), rtol=1e-5, atol=1e-6)
+
+
+def test_each_sample_matches_per_element_gradients_on_that_sample():
+    model = keras_models.get_model("classifier", **TINY["classifier"])
+    x = batch("classifier", size=3)
+    r = per_sample_gradients(model, x)
+    for b in range(3):
+        single = per_element_gradients(model, x[b:b + 1])
+        np.testing.assert_allclose(r.matrix(b), single.jacobian, rtol=1e-5, atol=1e-6)
+    assert r.row_labels == ("y[0]", "y[1]", "y[2]") and r.col_labels[-1] == "x[3]"
+
+
+def test_multidimensional_outputs_against_the_closed_form():
+    # y[b] = outer(x[b], x[b]): d y[b,i,j] / d x[b,k] = delta_ik x_j + x_i delta_jk
+    x = np.array([[1.0, 2.0], [3.0, -1.0]], dtype=np.float32)
+    r = per_sample_gradients(lambda t: t[:, :, None] * t[:, None, :], x)
+    eye = np.eye(2)
+    expected = np.einsum("ik,bj->bijk", eye, x) + np.einsum("bi,jk->bijk", x, eye)
+    assert r.jacobian.shape == (2, 2, 2, 2)
+    np.testing.assert_allclose(r.jacobian, expected)
+
+
+def test_mean_abs_is_the_batch_mean_of_the_absolute_jacobian():
+    x = np.array([[1.0, -2.0], [-3.0, 4.0]], dtype=np.float32)
+    r = per_sample_gradients(lambda t: t * t, x)
+    np.testing.assert_allclose(r.mean_abs, [[4.0, 0.0], [0.0, 6.0]])
+
+
+def bn_model():
+    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(4), keras.layers.BatchNormalization(),
+                             keras.layers.Dense(2)])
+
+
+def test_batchnorm_in_training_mode_is_refused():
+    model = bn_model()
+    x = batch("mlp_regressor", size=5)
+    with pytest.raises(BatchMixingError, match=r"not independent.*call the model with training=False"):
+        per_sample_gradients(lambda t: model(t, training=True), x)
+
+
+def test_batchnorm_in_inference_mode_passes_and_is_right():
+    model = bn_model()
+    x = batch("mlp_regressor", size=5)
+    r = per_sample_gradients(lambda t: model(t, training=False), x)
+    np.testing.assert_allclose(r.jacobian, reference(model, x), rtol=1e-5, atol=1e-6)
+
+
+def test_batch_statistics_without_layers_are_caught_too():
+    with pytest.raises(BatchMixingError, match="per_element_gradients on the whole batch"):
+        per_sample_gradients(lambda t: t - tf.reduce_mean(t, axis=0), np.ones((3, 2), np.float32))
+
+
+def test_the_independence_check_can_be_switched_off():
+    model = bn_model()
+    r = per_sample_gradients(lambda t: model(t, training=True), batch("mlp_regressor"), check_independence=False)
+    assert r.jacobian.shape == (4, 2, 3)
+
+
+def test_auto_falls_back_to_the_while_loop_when_pfor_fails(monkeypatch):
+    real = _persample._concrete
+
+    def no_pfor(fn, spec, kind, *, use_pfor):
+        if use_pfor:
+            raise ValueError("no converter for op Foo")
+        return real(fn, spec, kind, use_pfor=use_pfor)
+
+    monkeypatch.setattr(_persample, "_concrete", no_pfor)
+    fn = lambda t: tf.sin(t)  # noqa: E731  (a fresh callable: nothing cached)
+    x = np.array([[0.0, 1.0]], dtype=np.float32)
+    r = per_sample_gradients(fn, x)
+    assert r.method == "while_loop"
+    np.testing.assert_allclose(r.jacobian[0], np.diag(np.cos([0.0, 1.0])), rtol=1e-6)
+    with pytest.raises(GradlibError, match=r"pfor could not vectorize.*no converter for op Foo.*method='while_loop'"):
+        per_sample_gradients(lambda t: tf.sin(t), x, method="pfor")
+
+
+def test_compiled_functions_are_cached_per_model_and_bounded():
+    model = keras_models.get_model("mlp_regressor", **TINY["mlp_regressor"])
+    per_sample_gradients(model, batch("mlp_regressor"))
+    size = len(_persample._COMPILED)
+    per_sample_gradients(model, batch("mlp_regressor", size=7, seed=3))   # another batch size: same trace
+    assert len(_persample._COMPILED) == size
+    assert _persample._COMPILED.maxsize <= 64
+
+
+@pytest.mark.parametrize("x, message", [
+    (np.ones(3, np.float32), r"needs a batch of shape \(B, features...\), but x has shape \(3,\)"),
+    (np.ones((2, 3), np.int32), "requires a floating-point batch, but x is int32"),
+    (np.ones((0, 3), np.float32), r"empty batch: x has shape \(0, 3\)"),
+    ("abc", "requires a floating-point batch, but x is string"),
+])
+def test_bad_batches_are_refused(x, message):
+    with pytest.raises(GradlibError, match=message):
+        per_sample_gradients(lambda t: t, x)
+
+
+def test_a_function_that_drops_the_batch_axis_is_refused():
+    with pytest.raises(GradlibError, match="must return one row per sample"):
+        per_sample_gradients(lambda t: tf.reduce_sum(t), np.ones((2, 2), np.float32))
+
+
+def test_a_model_given_the_wrong_shape_fails_with_a_gradlib_error():
+    model = keras_models.get_model("mlp_regressor", **TINY["mlp_regressor"])
+    with pytest.raises(GradlibError, match=r"fn failed on a batch of shape \(1, 5\)"):
+        per_sample_gradients(model, np.ones((2, 5), np.float32))
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(GradlibError, match="method='jacfwd'; choose one of auto, pfor, while_loop, loop"):
+        per_sample_gradients(lambda t: t, np.ones((2, 2), np.float32), method="jacfwd")
+
+
+def test_too_large_a_jacobian_is_refused_before_computing():
+    small = gradlib.Limits(max_jacobian=100)
+    with pytest.raises(GradlibError, match=r"would have 256 entries.*at most 100"):
+        per_sample_gradients(lambda t: t, np.ones((4, 8), np.float32), limits=small)
+
+
+def test_per_element_gradients_accepts_a_keras_model():
+    model = keras_models.get_model("mlp_regressor", **TINY["mlp_regressor"])
+    x = batch("mlp_regressor", size=1)
+    r = per_element_gradients(model, x)
+    np.testing.assert_allclose(r.jacobian, reference(model, x)[0], rtol=1e-5, atol=1e-6)
+    assert r.correct
