@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="gradlib: per-element gradients", page_icon="∂", layout="wide")
+st.set_page_config(page_title="gradlib: per-element gradients", page_icon=":material/functions:", layout="wide")
 
 PAGES = [
-    st.Page("pages/bug.py", title="The bug, side by side", icon="🐞", url_path="bug", default=True),
-    st.Page("pages/playground.py", title="Playground", icon="🧪", url_path="playground"),
-    st.Page("pages/why_zeros.py", title="Why zeros?", icon="🕳️", url_path="why-zeros"),
-    st.Page("pages/strategies.py", title="Strategies", icon="⏱️", url_path="strategies"),
-    # MODELS PAGE: add st.Page("pages/models.py", title="Keras models", icon="🧠", url_path="models") once it exists
+    st.Page("pages/bug.py", title="The bug, side by side", icon=":material/bug_report:", url_path="bug", default=True),
+    st.Page("pages/playground.py", title="Playground", icon=":material/science:", url_path="playground"),
+    st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why-zeros"),
+    st.Page("pages/strategies.py", title="Strategies", icon=":material/timer:", url_path="strategies"),
+    # MODELS PAGE: add st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models") once it exists
 ]
 
 page = st.navigation(PAGES)

@@ -100,6 +100,7 @@ def _table(z: np.ndarray, rows: list[str], cols: list[Any]) -> list[go.Table]:
     clear = "rgba(0, 0, 0, 0)"
     columns = [rows] + [[_cell(v) for v in z[:, j]] for j in range(z.shape[1])]
     return [go.Table(
+        columnwidth=[2] + [1] * len(cols),
         header={"values": [""] + [str(c) for c in cols], "line": line, "fill": {"color": clear},
                 "font": {"size": FONT_SIZE + 1}, "align": "center", "height": 34},
         cells={"values": columns, "line": line, "fill": {"color": clear}, "font": {"size": FONT_SIZE},
@@ -130,7 +131,7 @@ def _cell(value: float) -> Any:
 
 def _height(kind: str, rows: int) -> int:
     if kind == "table":
-        return 80 + 32 * (rows + 1)
+        return 100 + 36 * (rows + 1)
     if kind == "heatmap":
         return min(900, 160 + 30 * rows)
     return 440

@@ -73,16 +73,16 @@ def main() -> None:
     st.markdown("## Three answers to one question")
     broken, summed_col, correct = st.columns(3)
     with broken:
-        st.markdown("#### ❌ Naive loop: broken")
-        st.error("`[g.gradient(y_i, x) for y_i in y]` after the tape block: every gradient is zero.")
+        st.markdown("#### Naive loop: broken")
+        st.error("Broken. `[g.gradient(y_i, x) for y_i in y]` after the tape block: every gradient is zero.")
         _ui.show_matrix(naive.jacobian, naive.row_labels, cols, index_name="d y_i / d")
     with summed_col:
-        st.markdown("#### ⚠️ tape.gradient(y, x): summed")
-        st.warning(f"One row, {_row(summed.jacobian[0])}: the gradient of sum(y), not of any one element.")
+        st.markdown("#### tape.gradient(y, x): summed")
+        st.warning(f"Not per element. One row, {_row(summed.jacobian[0])}: the gradient of sum(y), not of any one element.")
         _ui.show_matrix(summed.jacobian, summed.row_labels, cols)
     with correct:
-        st.markdown("#### ✅ Per-element rows: correct")
-        st.success(f"y[0] → {_row(best.jacobian[0])}, y[1] → {_row(best.jacobian[1])}.")
+        st.markdown("#### Per-element rows: correct")
+        st.success(f"Correct. y[0] → {_row(best.jacobian[0])}, y[1] → {_row(best.jacobian[1])}.")
         _ui.show_matrix(best.jacobian, best.row_labels, cols, index_name="d y_i / d")
 
     sums = best.jacobian.sum(axis=0)
@@ -113,7 +113,7 @@ def main() -> None:
     st.markdown(WHY)
     st.markdown("## Diagnosis, computed")
     _ui.show_findings(comparison.diagnosis)
-    st.page_link("pages/playground.py", label="Try your own function in the playground", icon="🧪")
+    st.page_link("pages/playground.py", label="Try your own function in the playground", icon=":material/science:")
 
 
 main()

@@ -49,7 +49,7 @@ def main() -> None:
         if demo is not None:
             show_demo(demo)
         st.divider()
-    st.page_link("pages/playground.py", label="Check your own function in the playground", icon="🧪")
+    st.page_link("pages/playground.py", label="Check your own function in the playground", icon=":material/science:")
 
 
 main()
