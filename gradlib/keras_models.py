@@ -26,6 +26,7 @@ import numpy as np
 from ._api import per_element_gradients
 from ._cache import LRUCache
 from ._errors import ExpressionError
+from ._limits import LIMITS, Limits
 from ._persample import PerSampleResult, per_sample_gradients
 
 ACTIVATIONS = ("tanh", "relu", "sigmoid", "gelu", "softplus", "linear")
@@ -352,43 +353,59 @@ def _check_npy_array(x: np.ndarray, shape: tuple[int, ...], features: int) -> np
 
 @dataclass(frozen=True, eq=False)
 class ModelReport:
-    """Everything the models page shows, as plain data."""
+    """Per-sample gradients of a built-in model on a batch, and the timings the page shows, as plain data."""
 
     result: PerSampleResult
-    sample: int
     output_names: tuple[str, ...]
-    naive: np.ndarray              # (outputs, inputs): the loop after the tape: all zeros
-    summed: np.ndarray             # (inputs,): tape.gradient(y, x), the column sums
-    single_max_diff: float         # per_element_gradients on that sample vs the batch result
-    loop_seconds: float            # the per-sample loop, scaled to the whole batch
-    loop_samples: int              # how many samples the loop was actually timed on
     gradlib_seconds: float         # per_sample_gradients on the whole batch, warm (compiled)
+    loop_seconds: float            # the per-sample loop, scaled to the whole batch (NaN: not timed)
+    loop_samples: int              # how many samples the loop was actually timed on
+
+    @property
+    def speedup(self) -> float:
+        return self.loop_seconds / self.gradlib_seconds
 
 
-def report(name: str, params: Mapping[str, Any], x: np.ndarray, sample: int = 0, *,
-           time_loop: bool = True) -> ModelReport:
-    """Per-sample gradients of built-in model ``name`` on batch ``x``, the pitfalls on ``sample`` and timings.
+@dataclass(frozen=True, eq=False)
+class Pitfalls:
+    """One sample's gradients three ways: right (``exact``), the loop after the tape, and the summed gradient."""
+
+    exact: np.ndarray              # (outputs, inputs): per_element_gradients on the sample alone
+    naive: np.ndarray              # (outputs, inputs): ``for y_i in y`` after the tape: all zeros
+    summed: np.ndarray             # (inputs,): tape.gradient(y, x), the column sums of ``exact``
+
+
+def report(name: str, params: Mapping[str, Any], x: np.ndarray, *, time_loop: bool = True,
+           limits: Limits = LIMITS) -> ModelReport:
+    """Per-sample gradients of built-in model ``name`` on batch ``x``, timed against a per-sample loop.
 
     >>> r = report("mlp_regressor", {"features": 2, "hidden": (3,), "outputs": 2}, np.ones((4, 2)), time_loop=False)
-    >>> r.result.jacobian.shape, r.naive.tolist(), bool(r.single_max_diff < 1e-5)
-    ((4, 2, 2), [[0.0, 0.0], [0.0, 0.0]], True)
+    >>> r.result.jacobian.shape, r.output_names
+    ((4, 2, 2), ('y[0]', 'y[1]'))
     """
     spec = _spec(name)
     checked = spec.params(**params)
     model = get_model(name, **checked)
     x = np.asarray(x, dtype=np.float32)
-    if not 0 <= sample < len(x):
-        raise ExpressionError(f"sample must be from 0 to {len(x) - 1}; got {sample!r}")
-    result = per_sample_gradients(model, x)
-    warm = per_sample_gradients(model, x, check_independence=False).seconds
-    one = x[sample:sample + 1]
-    exact = per_element_gradients(model, one).jacobian
-    naive = per_element_gradients(model, one, method="naive").jacobian
-    summed = per_element_gradients(model, one, method="summed").jacobian[0]
+    result = per_sample_gradients(model, x, limits=limits)
+    warm = per_sample_gradients(model, x, check_independence=False, limits=limits).seconds
     loop_seconds, k = _time_loop(model, x) if time_loop else (float("nan"), 0)
-    return ModelReport(result=result, sample=sample, output_names=spec.output_names(checked), naive=naive,
-                       summed=summed, single_max_diff=float(np.abs(exact - result.matrix(sample)).max()),
-                       loop_seconds=loop_seconds, loop_samples=k, gradlib_seconds=warm)
+    return ModelReport(result=result, output_names=spec.output_names(checked), gradlib_seconds=warm,
+                       loop_seconds=loop_seconds, loop_samples=k)
+
+
+def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray) -> Pitfalls:
+    """The naive loop and the summed gradient on one sample of model ``name``, beside the right answer.
+
+    >>> p = pitfalls("classifier", {"features": 2, "classes": 2}, np.array([0.5, -1.0]))
+    >>> p.naive.tolist(), bool(abs(p.summed).max() < 1e-6), p.exact.shape
+    ([[0.0, 0.0], [0.0, 0.0]], True, (2, 2))
+    """
+    model = get_model(name, **params)
+    one = np.asarray(sample, dtype=np.float32)[None]
+    return Pitfalls(exact=per_element_gradients(model, one).jacobian,
+                    naive=per_element_gradients(model, one, method="naive").jacobian,
+                    summed=per_element_gradients(model, one, method="summed").jacobian[0])
 
 
 def _time_loop(model: keras.Model, x: np.ndarray) -> tuple[float, int]:

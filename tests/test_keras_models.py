@@ -6,7 +6,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from gradlib import ExpressionError, keras_models
+from gradlib import ExpressionError, GradlibError, keras_models
 from gradlib.keras_models import MODELS, get_model, load_batch, make_batch, sample_shape
 
 
@@ -164,23 +164,40 @@ def test_no_user_model_file_is_ever_loaded():
 # ---------------------------------------------------------------- the page's report and the benchmark
 
 
-def test_report_shows_the_pitfalls_next_to_the_right_answer():
+def test_report_matches_the_model_and_times_the_loop_on_a_few_samples():
+    params = {"features": 3, "hidden": (4,), "classes": 3}
+    x = make_batch("random normal", (3,), 6, seed=5)
+    r = keras_models.report("classifier", params, x)
+    assert r.output_names == ("p(class 0)", "p(class 1)", "p(class 2)")
+    assert r.result.jacobian.shape == (6, 3, 3)
+    np.testing.assert_allclose(r.result.y, get_model("classifier", **params)(x).numpy(), rtol=1e-6)
+    assert r.loop_samples == 4 and r.loop_seconds > 0 and r.gradlib_seconds > 0
+    assert r.speedup == pytest.approx(r.loop_seconds / r.gradlib_seconds)
+
+
+def test_report_applies_the_limits():
+    small = keras_models.Limits(max_jacobian=10)
+    with pytest.raises(GradlibError, match="at most 10 are allowed"):
+        keras_models.report("mlp_regressor", {"features": 2, "outputs": 2}, np.ones((4, 2)), limits=small)
+
+
+def test_pitfalls_show_zeros_and_column_sums_beside_the_right_answer():
     params = {"features": 3, "hidden": (4,), "classes": 3}
     x = make_batch("random normal", (3,), 4, seed=5)
-    r = keras_models.report("classifier", params, x, sample=2)
-    exact = r.result.matrix(2)
-    assert r.output_names == ("p(class 0)", "p(class 1)", "p(class 2)")
-    assert not r.naive.any() and r.naive.shape == exact.shape          # the loop after the tape: all zeros
-    np.testing.assert_allclose(r.summed, exact.sum(axis=0), atol=1e-6)  # the sum: column sums ...
-    np.testing.assert_allclose(r.summed, 0.0, atol=1e-6)                # ... zero for a softmax
-    assert np.abs(exact).max() > 1e-3
-    assert r.single_max_diff < 1e-5
-    assert r.loop_samples == 4 and r.loop_seconds > 0 and r.gradlib_seconds > 0
+    batch = keras_models.report("classifier", params, x, time_loop=False).result
+    p = keras_models.pitfalls("classifier", params, x[2])
+    np.testing.assert_allclose(p.exact, batch.matrix(2), rtol=1e-5, atol=1e-6)
+    assert np.abs(p.exact).max() > 1e-3
+    assert not p.naive.any() and p.naive.shape == p.exact.shape       # the loop after the tape: all zeros
+    np.testing.assert_allclose(p.summed, p.exact.sum(axis=0), atol=1e-6)  # the sum: column sums ...
+    np.testing.assert_allclose(p.summed, 0.0, atol=1e-6)                  # ... zero for a softmax
 
 
-def test_report_refuses_a_sample_outside_the_batch():
-    with pytest.raises(ExpressionError, match="sample must be from 0 to 1; got 2"):
-        keras_models.report("mlp_regressor", {"features": 2}, np.ones((2, 2)), sample=2, time_loop=False)
+def test_pitfalls_on_a_regressor_are_not_zero():
+    params = {"features": 2, "hidden": (3,), "outputs": 2}
+    p = keras_models.pitfalls("mlp_regressor", params, np.array([0.3, -0.7]))
+    np.testing.assert_allclose(p.summed, p.exact.sum(axis=0), rtol=1e-5, atol=1e-6)
+    assert np.abs(p.summed).max() > 1e-3
 
 
 def test_benchmark_compares_both_on_the_same_batch():
