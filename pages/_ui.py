@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
-from gradlib import figures
+from gradlib import bench, figures
 from gradlib.share import ShareState
 
 _LOG = logging.getLogger(__name__)
@@ -61,9 +61,7 @@ def demonstrate(name: str) -> gradlib.Demo:
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
 def scaling(sizes: tuple[int, ...], methods: tuple[str, ...], shape: str, repeats: int) -> pd.DataFrame:
-    """``gradlib.bench.scaling``, cached on every argument (the page shows progress between sizes)."""
-    from gradlib import bench   # imported on first use: only the strategies page times anything
-
+    """``gradlib.bench.scaling``, cached on every argument (the page shows progress between calls)."""
     return bench.scaling(list(sizes), methods=methods, shape=shape, repeats=repeats)
 
 

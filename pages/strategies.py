@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import gradlib
-from gradlib import figures
+from gradlib import bench, figures
 from pages import _ui
 
 SIZES = (2, 4, 8, 16, 32, 64, 128, 256)
@@ -45,22 +44,25 @@ def timing_form() -> tuple[bool, list[int], str, list[str], int]:
 
 
 def run_timing(sizes: list[int], shape: str, methods: list[str], repeats: int) -> pd.DataFrame | None:
-    """Time size after size (each cached), with a progress bar; ``None`` after showing an error."""
+    """Time each method at each size (each pair cached), with a progress bar; ``None`` after showing an error."""
     if not sizes or not methods:
         _ui.show_error("Nothing to time", "choose at least one size and one method")
         return None
+    jobs = [(size, method) for size in sizes for method in methods]
     bar = st.progress(0.0, text="Starting…")
     frames = []
-    for k, size in enumerate(sizes):
-        bar.progress(k / len(sizes), text=f"Timing size {size} ({k + 1} of {len(sizes)})…")
-        frame = _ui.attempt(f"Timing size {size} failed",
-                            lambda size=size: _ui.scaling((size,), tuple(methods), shape, repeats))
+    for k, (size, method) in enumerate(jobs):
+        bar.progress(k / len(jobs), text=f"Timing {method} at size {size} ({k + 1} of {len(jobs)})…")
+        frame = _ui.attempt(f"Timing {method} at size {size} failed",
+                            lambda size=size, method=method: _ui.scaling((size,), (method,), shape, repeats))
         if frame is None:
             bar.empty()
             return None
         frames.append(frame)
     bar.progress(1.0, text=f"Done: {len(sizes)} sizes × {len(methods)} methods.")
-    return pd.concat(frames, ignore_index=True)
+    frame = pd.concat(frames, ignore_index=True)
+    frame["ratio"] = frame["seconds"] / frame.groupby("size")["seconds"].transform("min")
+    return frame
 
 
 def show_timing(frame: pd.DataFrame, shape: str) -> None:
@@ -84,6 +86,9 @@ def main() -> None:
     st.markdown("## Which method to pick when")
     st.markdown(GUIDE)
     st.markdown("## Time them yourself")
+    st.markdown(f"The problem is a small tanh network, `{bench.EXPRESSION}`, differentiated with respect to `x`; "
+                f"*wide* has {bench.NARROW} outputs, *tall* {bench.NARROW} inputs. Each time is the median of the "
+                "repeats, after one untimed call that traces the compiled methods.")
     submitted, sizes, shape, methods, repeats = timing_form()
     if submitted:
         frame = run_timing(sizes, shape, methods, repeats)

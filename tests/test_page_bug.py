@@ -62,3 +62,20 @@ def test_the_seed_code_stands_next_to_the_corrected_code():
     codes = [c.value for c in open_app().code]
     assert any("for y_i in y_as_tensor]" in c for c in codes)
     assert any("y_elements = tf.unstack(y_as_tensor)   # inside the tape" in c and "g.jacobian" in c for c in codes)
+
+
+def test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_discovery():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for path in [root / "app.py", *sorted((root / "pages").glob("*.py"))]:
+        tree = ast.parse(path.read_text())
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names}
+        imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not imported & {"tensorflow", "keras"}, path.name
+    listed = {node.args[0].value for node in ast.walk(ast.parse((root / "app.py").read_text()))
+              if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page"}
+    pages = {f"pages/{p.name}" for p in (root / "pages").glob("*.py") if not p.name.startswith("_")}
+    assert listed == pages    # st.navigation lists every page file explicitly, and only those
