@@ -22,8 +22,15 @@ from ._result import GradResult, index_labels
 
 METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
 CORRECT_METHODS = ("unstack", "jacobian", "forward")
-#: up to this many passes (min of outputs and inputs) eager beats tracing a tf.function
-EAGER_PASSES = 8
+#: a problem seen for the first time runs eagerly if it needs at most this many passes: on the tanh MLP, eager
+#: unstack and a traced, vectorized Jacobian cost the same first call at about 48-64 passes
+EAGER_PASSES = 32
+#: an eager forward-mode pass costs about this many eager reverse passes (TensorFlow dispatches every op's JVP
+#: through a tf.function), so eager auto prefers reverse mode until outputs exceed 3 x inputs
+FORWARD_PASS_COST = 3
+#: about what tracing one problem costs here; once eager calls of a problem have taken this long in all, auto
+#: compiles it (the ski-rental rule: never more than about twice the time of the better choice in hindsight)
+TRACE_SECONDS = 0.3
 #: compiled ``unstack`` traces one backward pass per output, each as wide as the output: tracing grows as m**2
 #: (measured: 0.7 s at 16 outputs, 10 s at 64, 110 s at 256), so above this it runs eagerly even if asked
 UNSTACK_GRAPH_ROWS = 16
@@ -31,6 +38,8 @@ UNSTACK_GRAPH_ROWS = 16
 _COMPILED = LRUCache(maxsize=64)
 #: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
 _OUTPUT_SIZES = LRUCache(maxsize=1024)
+#: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
+_EAGER_SECONDS = LRUCache(maxsize=1024)
 _EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
           "naive": _methods.naive, "summed": _methods.summed}
 _GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
@@ -135,9 +144,11 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     start = time.perf_counter()
     m, n = _output_size(problem), _width(problem)
     _check_size(m, problem, limits)
-    chosen = _choose(m, n) if method == "auto" else method
-    use_graph = _use_graph(chosen, m, n, problem, compiled)
+    use_graph = _use_graph(method, m, n, problem, compiled)
+    chosen = _choose(m, n, use_graph) if method == "auto" else method
     y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
+    if method == "auto" and not graph and problem.key is not None:
+        _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repaired: tuple[int, ...] = ()
     if poisoned and method == "auto":
@@ -236,21 +247,43 @@ def _check_size(m: int, problem: Problem, limits: Limits, flops: float = 0.0) ->
         raise ExpressionError("computing this Jacobian needs too much work for one request; use smaller inputs")
 
 
-def _choose(m: int, n: int) -> str:
-    """Reverse mode when outputs are no more than inputs, forward mode when inputs are fewer."""
-    if min(m, n) <= EAGER_PASSES:
-        return "unstack" if m <= n else "forward"
-    return "jacobian" if m <= n else "forward"
+def _choose(m: int, n: int, graph: bool = False) -> str:
+    """Reverse mode when outputs are no more than inputs, forward mode when inputs are fewer.
+
+    Eagerly a forward pass costs ``FORWARD_PASS_COST`` reverse passes, so eager auto takes the seed's
+    ``unstack`` until outputs exceed that many times the inputs. Compiled, both are vectorized.
+
+    >>> _choose(2, 3), _choose(300, 200, graph=True), _choose(20, 10), _choose(40, 10)
+    ('unstack', 'forward', 'unstack', 'forward')
+    """
+    if graph:
+        return "jacobian" if m <= n else "forward"
+    return "unstack" if m <= FORWARD_PASS_COST * n else "forward"
 
 
 def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | None) -> bool:
-    """Compile when asked to, or (``compiled=None``) when a vectorized method needs more than ``EAGER_PASSES``
-    passes. ``unstack`` (the seed's loop) stays eager unless asked, and always beyond ``UNSTACK_GRAPH_ROWS``."""
-    if method not in _GRAPH or problem.key is None or not problem.xs:
+    """Whether to run ``method`` as a cached graph; ``compiled=None`` decides by the passes it needs.
+
+    ``auto`` compiles a problem needing more than ``EAGER_PASSES`` eager passes, or one whose eager calls
+    have already cost ``TRACE_SECONDS``. ``jacobian`` is vectorized by pfor, which eagerly re-traces on
+    every call: compiled, it traces once. ``unstack`` (m passes) and ``forward`` (n passes) are Python
+    loops eagerly, cheap when short; ``unstack`` traces one backward pass per output, so it is compiled
+    only when asked, and small.
+    """
+    if problem.key is None or not problem.xs:
+        return False
+    if method == "auto":
+        if compiled is not None:
+            return compiled
+        passes = min(m, FORWARD_PASS_COST * n)
+        return passes > EAGER_PASSES or _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] >= TRACE_SECONDS
+    if method not in _GRAPH:
         return False
     if method == "unstack":
         return bool(compiled) and m <= UNSTACK_GRAPH_ROWS
-    return compiled if compiled is not None else min(m, n) > EAGER_PASSES
+    if compiled is not None:
+        return compiled
+    return method == "jacobian" or n > EAGER_PASSES
 
 
 def _output_size(problem: Problem) -> int:

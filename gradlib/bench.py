@@ -1,0 +1,386 @@
+"""Benchmark: the seed's loop, eager ``tape.jacobian``, every gradlib method, ``auto`` and JAX, side by side.
+
+Everything runs in one process on one function, the tanh MLP ``x -> tanh(W2 @ tanh(W1 @ x))`` with
+``W1, W2`` of shape n x n, over growing n. Each row has the first call (tracing included) and the warm
+call, and their ratios to the seed loop and to ``jax.jit(jax.jacrev(f))`` (when JAX is importable; it is
+not a requirement). On a shared machine absolute times drift: compare the ratios of one run.
+
+    python -m gradlib.bench                         # sizes 16, 64, 256, 1024
+    python -m gradlib.bench --quick                 # sizes 16, 64, 256, fewer repeats
+    python -m gradlib.bench --sizes 64,256 --repeats 7 --csv bench.csv --json bench.json
+
+``scaling`` is the small, quick version the Strategies page calls:
+
+>>> frame = scaling([4], methods=("unstack", "auto"), repeats=1)   # doctest: +SKIP
+>>> list(frame.columns)                                             # doctest: +SKIP
+['size', 'outputs', 'inputs', 'method', 'seconds', 'ratio']
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import tensorflow as tf
+
+import gradlib
+
+from . import _api
+
+SIZES = (16, 64, 256, 1024)
+QUICK_SIZES = (16, 64, 256)
+SHAPES = ("square", "wide", "tall")
+#: the few outputs of a wide problem, the few inputs of a tall one
+NARROW = 8
+#: eager Python loops over elements (gradlib's eager unstack and forward) are skipped above this size
+EAGER_LOOP_MAX = 256
+#: a warm compiled contender is called until its tier (graph or XLA) is settled, within this budget
+SETTLE_SECONDS, SETTLE_CALLS = 12.0, 3000
+#: a contender whose first call takes longer than this is timed warm only once
+SLOW_SECONDS = 1.0
+EXPRESSION = "tanh(W2 @ tanh(W1 @ x))"
+
+
+@dataclass
+class Row:
+    """One contender at one size: what ran, how long its first and warm calls took, and how right it was."""
+
+    size: int
+    outputs: int
+    inputs: int
+    contender: str
+    method: str = ""
+    compiled: bool = False
+    xla: bool = False
+    first_s: float = math.nan
+    warm_s: float = math.nan          # the fastest warm call
+    warm_median_s: float = math.nan
+    warmup_calls: int = 0             # calls made before timing warm (until the compiled tier settled)
+    max_error: float = math.nan       # against an independent float64 NumPy Jacobian
+    warm_speedup_vs_seed: float = math.nan   # seed loop warm / this warm: how many times faster
+    first_vs_seed: float = math.nan          # this first call / seed loop: the target is at most 0.5
+    warm_vs_jax: float = math.nan            # this warm / jax.jit(jax.jacrev) warm: the target is at most 3
+
+
+# ---------------------------------------------------------------- the problem
+
+
+def mlp_weights(outputs: int, inputs: int, hidden: int | None = None, *, seed: int = 0):
+    """``W1`` (hidden x inputs), ``W2`` (outputs x hidden) and ``x`` (inputs), float32, scaled for tanh."""
+    rng = np.random.default_rng(seed)
+    hidden = hidden or max(outputs, inputs)
+    w1 = (rng.standard_normal((hidden, inputs)) / math.sqrt(inputs)).astype(np.float32)
+    w2 = (rng.standard_normal((outputs, hidden)) / math.sqrt(hidden)).astype(np.float32)
+    return w1, w2, rng.standard_normal(inputs).astype(np.float32)
+
+
+def reference_jacobian(w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The MLP's Jacobian by hand in float64: ``diag(1 - y**2) W2 diag(1 - h**2) W1``."""
+    w1, w2, x = (a.astype(np.float64) for a in (w1, w2, x))
+    h = np.tanh(w1 @ x)
+    y = np.tanh(w2 @ h)
+    return (1 - y**2)[:, None] * (w2 * (1 - h**2)[None, :]) @ w1
+
+
+def tf_mlp(w1: np.ndarray, w2: np.ndarray) -> Callable[[tf.Tensor], tf.Tensor]:
+    """A fresh TensorFlow function object each call (a new identity, so gradlib traces it anew)."""
+    t1, t2 = tf.constant(w1), tf.constant(w2)
+    return lambda x: tf.tanh(tf.linalg.matvec(t2, tf.tanh(tf.linalg.matvec(t1, x))))
+
+
+def seed_loop(f: Callable, x: tf.Tensor) -> np.ndarray:
+    """The seed's accepted answer: unstack inside a persistent tape, one ``gradient`` per element (eager)."""
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = f(x)
+        t = tf.unstack(y)
+    rows = [g.gradient(y_i, x, unconnected_gradients=tf.UnconnectedGradients.ZERO) for y_i in t]
+    return tf.stack(rows).numpy()
+
+
+def tape_jacobian(f: Callable, x: tf.Tensor) -> np.ndarray:
+    """Eager ``tape.jacobian`` (pfor), as a user would write it without ``tf.function``."""
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = f(x)
+    return g.jacobian(y, x, unconnected_gradients=tf.UnconnectedGradients.ZERO).numpy()
+
+
+def jax_available() -> bool:
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def jax_jacobian(w1: np.ndarray, w2: np.ndarray, mode: str = "rev") -> Callable[[np.ndarray], np.ndarray]:
+    """``jax.jit(jax.jacrev(f))`` (or ``jacfwd``) of the same MLP, a fresh jit each call."""
+    import jax
+    import jax.numpy as jnp
+
+    j1, j2 = jnp.asarray(w1), jnp.asarray(w2)
+    transform = jax.jacrev if mode == "rev" else jax.jacfwd
+    jitted = jax.jit(transform(lambda x: jnp.tanh(j2 @ jnp.tanh(j1 @ x))))
+    return lambda x: np.asarray(jitted(x).block_until_ready())
+
+
+# ---------------------------------------------------------------- timing
+
+
+def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = call()
+    return time.perf_counter() - start, out
+
+
+def _latest_compiled():
+    """The compiled entry gradlib used last (the most recently used key of its LRU), or None."""
+    keys = _api._COMPILED.keys()
+    return _api._COMPILED.get_or_create(keys[-1], lambda: None) if keys else None
+
+
+def _settle(call: Callable[[], Any], compiled: bool) -> int:
+    """Call a compiled contender until gradlib has settled its tier (graph or XLA); return the calls made."""
+    if not compiled:
+        return 0
+    entry, calls, start = _latest_compiled(), 0, time.perf_counter()
+    while entry is not None and not entry.settled and calls < SETTLE_CALLS \
+            and time.perf_counter() - start < SETTLE_SECONDS:
+        call()
+        calls += 1
+    return calls
+
+
+def measure(row: Row, call: Callable[[], Any], jacobian_of: Callable[[Any], np.ndarray], reference: np.ndarray,
+            repeats: int) -> Row:
+    """Fill ``row`` with the first call, the settled warm calls and the error of ``call``'s Jacobian."""
+    gc.collect()
+    row.first_s, out = _timed(call)
+    if isinstance(out, gradlib.GradResult):
+        row.method, row.compiled = out.method, out.compiled
+    row.max_error = float(np.abs(jacobian_of(out) - reference).max())
+    row.warmup_calls = _settle(call, row.compiled)
+    if row.compiled:
+        entry = _latest_compiled()
+        row.xla = bool(entry is not None and entry.jit)
+    warm = [_timed(call)[0] for _ in range(1 if row.first_s > SLOW_SECONDS else repeats)]
+    row.warm_s, row.warm_median_s = min(warm), statistics.median(warm)
+    return row
+
+
+def _jacobian_of(out: Any) -> np.ndarray:
+    return out.jacobian if isinstance(out, gradlib.GradResult) else np.asarray(out)
+
+
+# ---------------------------------------------------------------- the suites
+
+
+def contenders(size: int) -> list[tuple[str, bool]]:
+    """(name, runs) for every contender of the MLP suite at ``size`` (some loops are skipped when large)."""
+    small = size <= EAGER_LOOP_MAX
+    out = [("seed loop (unstack, eager)", True), ("tape.jacobian (eager)", True)]
+    for method in ("unstack", "jacobian", "forward"):
+        out.append((f"gradlib {method} eager", method == "jacobian" or small))
+        out.append((f"gradlib {method} compiled", method != "unstack" or size <= _api.UNSTACK_GRAPH_ROWS))
+    out += [("gradlib auto", True), (f"evaluate({EXPRESSION!r}) auto", True)]
+    if jax_available():
+        out += [("jax.jit(jax.jacrev)", True), ("jax.jit(jax.jacfwd)", True)]
+    return out
+
+
+def _call_for(name: str, w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> Callable[[], Any]:
+    f, xt = tf_mlp(w1, w2), tf.constant(x)
+    if name.startswith("seed loop"):
+        return lambda: seed_loop(f, xt)
+    if name.startswith("tape.jacobian"):
+        return lambda: tape_jacobian(f, xt)
+    if name.startswith("jax.jit"):
+        jac, xj = jax_jacobian(w1, w2, "rev" if "jacrev" in name else "fwd"), np.asarray(x)
+        return lambda: jac(xj)
+    if name.startswith("evaluate"):
+        inputs = {"W1": w1, "W2": w2, "x": x}
+        return lambda: gradlib.evaluate(EXPRESSION, inputs, watch=["x"])
+    _, method, mode = (name.split() + ["", ""])[:3]
+    compiled = {"eager": False, "compiled": True}.get(mode)
+    return lambda: gradlib.per_element_gradients(f, xt, method=method, compiled=compiled)
+
+
+def mlp_suite(size: int, repeats: int, log: Callable[[str], None] = print) -> list[Row]:
+    """Every contender on the ``size``-wide MLP, in one process, with ratios to the seed loop and JAX."""
+    w1, w2, x = mlp_weights(size, size)
+    reference = reference_jacobian(w1, w2, x)
+    rows = []
+    for name, runs in contenders(size):
+        if not runs:
+            log(f"  n={size}: skipping {name} (an eager loop of {size} passes; see EAGER_LOOP_MAX)")
+            continue
+        rows.append(measure(Row(size, size, size, name), _call_for(name, w1, w2, x), _jacobian_of, reference, repeats))
+        log(f"  n={size}: {name}: first {rows[-1].first_s * 1e3:.1f} ms, warm {rows[-1].warm_s * 1e3:.2f} ms")
+    return _with_ratios(rows)
+
+
+def _with_ratios(rows: list[Row]) -> list[Row]:
+    seed = next((r for r in rows if r.contender.startswith("seed loop")), None)
+    jax_row = next((r for r in rows if r.contender == "jax.jit(jax.jacrev)"), None)
+    for r in rows:
+        if seed is not None:
+            r.warm_speedup_vs_seed = seed.warm_s / r.warm_s
+            r.first_vs_seed = r.first_s / seed.warm_s
+        if jax_row is not None:
+            r.warm_vs_jax = r.warm_s / jax_row.warm_s
+    return rows
+
+
+def per_sample_suite(repeats: int) -> dict[str, Any] | None:
+    """Issue 6's per-sample gradients of a 64 -> 128 -> 64 -> 10 Keras MLP on a batch of 96, vs a loop."""
+    if not hasattr(gradlib, "per_sample_gradients"):
+        return None
+    from . import keras_models
+
+    return keras_models.benchmark_per_sample(repeats)
+
+
+# ---------------------------------------------------------------- the Strategies page
+
+
+def _shape(shape: str, size: int) -> tuple[int, int]:
+    if shape not in SHAPES:
+        raise gradlib.GradlibError(f"scaling got shape={shape!r}; choose one of {', '.join(SHAPES)}")
+    return {"square": (size, size), "wide": (NARROW, size), "tall": (size, NARROW)}[shape]
+
+
+def _scaling_call(method: str, w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> Callable[[], Any]:
+    if method == "jax":
+        jac, xj = jax_jacobian(w1, w2), np.asarray(x)
+        return lambda: jac(xj)
+    f, xt = tf_mlp(w1, w2), tf.constant(x)
+    return lambda: gradlib.per_element_gradients(f, xt, method=method)
+
+
+def scaling(sizes: Sequence[int], *, methods: Sequence[str] = ("unstack", "jacobian", "forward", "auto"),
+            shape: str = "square", repeats: int = 3,
+            progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
+    """Warm seconds of each gradlib method on the tanh MLP as the problem grows (the median of ``repeats``).
+
+    Each method runs as ``per_element_gradients(f, x, method=...)`` with gradlib's default compilation, on a
+    fresh function, after one untimed call (which traces it, if gradlib compiles it); a call slower than
+    ``SLOW_SECONDS`` is timed once. ``"jax"`` adds ``jax.jit(jax.jacrev)`` when JAX is importable.
+
+    Args:
+        sizes: the growing dimension(s).
+        methods: gradlib methods (``gradlib.METHODS``), and optionally ``"jax"``.
+        shape: ``"square"`` (outputs = inputs = size), ``"wide"`` (8 outputs, size inputs) or ``"tall"``
+            (size outputs, 8 inputs).
+        repeats: timed warm calls per method and size.
+        progress: called as ``progress(fraction, message)`` before each measurement and at the end.
+
+    Returns:
+        A DataFrame with columns size, outputs, inputs, method, seconds, ratio (seconds / the fastest at that size).
+    """
+    jobs = [(size, method) for size in sizes for method in methods if method != "jax" or jax_available()]
+    records = []
+    for k, (size, method) in enumerate(jobs):
+        if progress is not None:
+            progress(k / max(len(jobs), 1), f"size {size}: {method}")
+        outputs, inputs = _shape(shape, size)
+        call = _scaling_call(method, *mlp_weights(outputs, inputs, size))
+        first, _ = _timed(call)
+        times = [first] if first > SLOW_SECONDS else [_timed(call)[0] for _ in range(max(repeats, 1))]
+        records.append({"size": size, "outputs": outputs, "inputs": inputs, "method": method,
+                        "seconds": statistics.median(times)})
+    if progress is not None:
+        progress(1.0, "done")
+    frame = pd.DataFrame(records, columns=["size", "outputs", "inputs", "method", "seconds"])
+    frame["ratio"] = frame["seconds"] / frame.groupby("size")["seconds"].transform("min")
+    return frame
+
+
+# ---------------------------------------------------------------- the command
+
+
+def _ms(seconds: float) -> str:
+    return "-" if math.isnan(seconds) else (f"{seconds * 1e3:,.0f}" if seconds >= 1 else f"{seconds * 1e3:.3g}")
+
+
+def _x(ratio: float) -> str:
+    return "-" if math.isnan(ratio) else f"{ratio:,.3g}"
+
+
+def table(rows: list[Row]) -> str:
+    """A Markdown table of one size's rows."""
+    head = ("| contender | ran | first call ms | warm ms | warm: x faster than seed | first / seed | "
+            "warm / JAX jacrev | max error |\n|---|---|---:|---:|---:|---:|---:|---:|")
+    lines = [head]
+    for r in rows:
+        ran = r.method + (" compiled" if r.compiled else "") + (" +XLA" if r.xla else "") if r.method else "-"
+        lines.append(f"| {r.contender} | {ran} | {_ms(r.first_s)} | {_ms(r.warm_s)} | {_x(r.warm_speedup_vs_seed)} | "
+                     f"{_x(r.first_vs_seed)} | {_x(r.warm_vs_jax)} | {r.max_error:.1e} |")
+    return "\n".join(lines)
+
+
+def targets(rows: list[Row]) -> list[str]:
+    """The issue's targets on the 256-wide MLP, checked against this run's ratios."""
+    out = []
+    for r in rows:
+        if r.size != 256 or r.contender not in ("gradlib auto", f"evaluate({EXPRESSION!r}) auto"):
+            continue
+        checks = [("warm >= 100x faster than the seed loop", r.warm_speedup_vs_seed >= 100),
+                  ("first call <= 0.5 x the seed loop", r.first_vs_seed <= 0.5)]
+        if not math.isnan(r.warm_vs_jax):
+            checks.append(("warm <= 3x JAX jit(jacrev)", r.warm_vs_jax <= 3))
+        out += [f"{'PASS' if ok else 'FAIL'}  {r.contender}: {what}" for what, ok in checks]
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
+    repeats = args.repeats or (3 if args.quick else 7)
+    print(f"gradlib.bench: sizes {sizes}, repeats {repeats}, TensorFlow {tf.__version__}, "
+          f"JAX {'yes' if jax_available() else 'not installed'}; one process", flush=True)
+    rows: list[Row] = []
+    for size in sizes:
+        suite = mlp_suite(size, repeats, log=lambda m: print(m, file=sys.stderr, flush=True))
+        rows += suite
+        print(f"\n### tanh MLP, n = {size} (outputs = inputs = {size})\n\n{table(suite)}", flush=True)
+    per_sample = per_sample_suite(repeats)
+    if per_sample is not None:
+        print("\n### per-sample gradients (issue 6)\n\n" + "\n".join(f"- {k}: {v}" for k, v in per_sample.items()))
+    lines = targets(rows)
+    if lines:
+        print("\n### targets (256-wide MLP, ratios of this run)\n\n" + "\n".join(f"- {t}" for t in lines))
+    _write(rows, per_sample, args)
+    return 0
+
+
+def _write(rows: list[Row], per_sample: dict[str, Any] | None, args: argparse.Namespace) -> None:
+    if args.csv:
+        pd.DataFrame([asdict(r) for r in rows]).to_csv(args.csv, index=False)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"mlp": [asdict(r) for r in rows], "per_sample": per_sample,
+                       "targets": targets(rows)}, fh, indent=2, default=float)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m gradlib.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", help="comma-separated MLP widths (default 16,64,256,1024)")
+    parser.add_argument("--repeats", type=int, help="timed warm calls per contender (default 7; quick: 3)")
+    parser.add_argument("--quick", action="store_true", help="sizes 16,64,256 and 3 repeats")
+    parser.add_argument("--csv", metavar="PATH", help="write one row per contender and size")
+    parser.add_argument("--json", metavar="PATH", help="write the rows, the per-sample suite and the targets")
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())
