@@ -38,8 +38,8 @@ SERVER_START_SECONDS = 90
 RUN_TIMEOUT_MS = 180_000
 VIEWPORT = {"width": 1366, "height": 900}
 
-_STATE_JS = "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state')"
-_ARM_JS = """() => {
+STATE_JS = "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state')"
+ARM_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (window.__gradlibObserver) window.__gradlibObserver.disconnect();
   window.__gradlibRuns = 0;
@@ -48,7 +48,7 @@ _ARM_JS = """() => {
   });
   window.__gradlibObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
 }"""
-_IDLE_JS = """(needRun) => {
+IDLE_JS = """(needRun) => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app) return false;
   const state = app.getAttribute('data-test-script-state');
@@ -214,8 +214,8 @@ def wait_idle(page, timeout_ms: int = RUN_TIMEOUT_MS, *, need_run: bool = False)
     With ``need_run``, a run must also have started since ``arm(page)`` (see ``rerun``), so that a
     click whose rerun has not begun yet is not mistaken for a finished one.
     """
-    page.wait_for_function(_IDLE_JS, arg=need_run, timeout=timeout_ms)
-    state = page.evaluate(f"() => {_STATE_JS}")
+    page.wait_for_function(IDLE_JS, arg=need_run, timeout=timeout_ms)
+    state = page.evaluate(f"() => {STATE_JS}")
     assert state == "notRunning", f"the app ended in script state {state!r}, not 'notRunning'"
 
 
@@ -223,7 +223,7 @@ def open_page(page, url: str, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
     """Go to ``url`` and wait until its first run has finished."""
     page.goto(url, wait_until="domcontentloaded", timeout=60_000)
     page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-    page.wait_for_function(f"() => ['running', 'notRunning', 'compilationError'].includes({_STATE_JS})",
+    page.wait_for_function(f"() => ['running', 'notRunning', 'compilationError'].includes({STATE_JS})",
                            timeout=timeout_ms)
     wait_idle(page, timeout_ms)
 
@@ -231,7 +231,7 @@ def open_page(page, url: str, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
 @contextmanager
 def rerun(page, timeout_ms: int = RUN_TIMEOUT_MS) -> Iterator[None]:
     """Wrap an action that makes the app rerun (a click, a submit): wait until that rerun has finished."""
-    page.evaluate(_ARM_JS)
+    page.evaluate(ARM_JS)
     yield
     wait_idle(page, timeout_ms, need_run=True)
 
@@ -282,7 +282,7 @@ def screenshot(page, name: str) -> Path:
 # ---------------------------------------------------------------- reading what the app shows
 
 
-_TABLES_JS = """els => els.map(t => ({
+TABLES_JS = """els => els.map(t => ({
   header: [...t.querySelectorAll('thead th')].map(c => c.innerText.trim()),
   rows: [...t.querySelectorAll('tbody tr')].map(r => [...r.children].map(c => c.innerText.trim())),
 }))"""
@@ -306,7 +306,7 @@ class Table:
 
 def read_tables(locator) -> list[Table]:
     """Every ``st.table`` inside ``locator`` (a page or a locator), in page order."""
-    found = locator.locator('[data-testid="stTable"] table').evaluate_all(_TABLES_JS)
+    found = locator.locator('[data-testid="stTable"] table').evaluate_all(TABLES_JS)
     return [Table(t["header"], t["rows"]) for t in found]
 
 
