@@ -48,6 +48,11 @@ def run_timing(sizes: list[int], shape: str, methods: list[str], repeats: int) -
     if not sizes or not methods:
         _ui.show_error("Nothing to time", "choose at least one size and one method")
         return None
+    if not (set(sizes) <= set(SIZES) and set(methods) <= set(TIMED_METHODS) and shape in SHAPES
+            and 1 <= repeats <= 5):   # the widgets bound these; the server checks again
+        _ui.show_error("This timing is not offered", f"sizes come from {SIZES}, methods from {TIMED_METHODS}, "
+                       "shapes from square, wide, tall, and 1 to 5 repeats")
+        return None
     jobs = [(size, method) for size in sizes for method in methods]
     bar = st.progress(0.0, text="Starting…")
     frames = []
