@@ -1,0 +1,137 @@
+"""AppTest of the Keras models page: per-sample Jacobians, the pitfalls on a model's output, timings, bad uploads."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from gradlib import keras_models
+
+PAGE = "../pages/models.py"
+
+
+def run_page(**widgets) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    for key, value in widgets.items():
+        kind = "selectbox" if key in ("models_model", "models_preset", "models_sequence_cell") else None
+        if kind == "selectbox":
+            at.selectbox(key=key).set_value(value)
+        elif key == "models_time_loop":
+            at.toggle(key=key).set_value(value)
+        elif key.startswith("models_sample") or key.endswith("seed"):
+            at.number_input(key=key).set_value(value)
+        elif key == "models_source":
+            at.radio(key=key).set_value(value)
+        else:
+            at.slider(key=key).set_value(value)
+        at.run()
+    assert not at.exception
+    return at
+
+
+def table(at: AppTest, index_name: str):
+    return next(t.value for t in at.table if t.value.index.name == index_name)
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def floats(frame) -> np.ndarray:
+    return frame.astype(float).to_numpy()
+
+
+@pytest.fixture(scope="module")
+def default() -> AppTest:
+    return run_page()
+
+
+def test_default_page_shows_the_regressor_on_a_batch_of_sixteen(default):
+    assert not default.error
+    assert [t.value for t in default.title] == ["Keras models"]
+    m = metrics(default)
+    assert m["Jacobian shape"] == "(16, 3, 8)" and m["Method"] == "pfor"
+    model = keras_models.get_model("mlp_regressor")
+    x = keras_models.make_batch("random normal", (8,), 16, seed=0)
+    y = floats(table(default, "element"))[:, 0]
+    np.testing.assert_allclose(y, model(x[:1]).numpy()[0], rtol=1e-5)
+
+
+def test_pitfalls_are_zeros_and_column_sums_beside_the_right_rows(default):
+    frame = table(default, "method")
+    rows = floats(frame)
+    labels = list(frame.index)
+    assert labels[:3] == ["naive: y[0]", "naive: y[1]", "naive: y[2]"] and labels[3] == "summed: sum(y)"
+    assert not rows[:3].any()
+    correct = rows[4:]
+    np.testing.assert_allclose(rows[3], correct.sum(axis=0), rtol=1e-4, atol=1e-5)
+    assert np.abs(correct).max() > 1e-3
+
+
+def test_charts_and_timing_are_shown(default):
+    headings = [m.value for m in default.markdown if m.value.startswith("###")]
+    assert headings[:2] == ["### Sample 0", "### Mean over the batch"]
+    assert "### Timing" in headings
+    assert float(metrics(default)["gradlib is faster by"].rstrip("x").replace(",", "")) > 0
+
+
+def test_choosing_another_sample_shows_its_outputs(default):
+    default.number_input(key="models_sample_16").set_value(5).run()
+    assert not default.exception
+    model = keras_models.get_model("mlp_regressor")
+    x = keras_models.make_batch("random normal", (8,), 16, seed=0)
+    np.testing.assert_allclose(floats(table(default, "element"))[:, 0], model(x[5:6]).numpy()[0], rtol=1e-5)
+    assert "### Sample 5" in [m.value for m in default.markdown]
+
+
+def test_the_classifier_sums_to_zero_gradient():
+    at = run_page(models_model="classifier", models_time_loop=False)
+    rows = floats(table(at, "method"))
+    summed = rows[4]   # 4 classes of naive rows, then the summed row
+    np.testing.assert_allclose(summed, 0.0, atol=1e-5)
+    assert np.abs(rows[5:]).max() > 1e-3
+    assert any("not timed" in c.value for c in at.caption)
+
+
+def test_the_sequence_model_keeps_time_steps_and_features():
+    at = run_page(models_model="sequence", models_time_loop=False)
+    assert metrics(at)["Jacobian shape"] == "(16, 2, 12, 3)"
+    assert not at.error
+
+
+def test_too_large_a_request_is_refused_with_a_message():
+    at = run_page(models_model="sequence", models_time_loop=False, models_sequence_steps=32,
+                  models_sequence_features=8, models_sequence_outputs=8, models_batch=128)
+    assert any("at most 250,000 are allowed" in e.value for e in at.error)
+
+
+def test_the_upload_source_waits_for_a_file():
+    at = run_page(models_source="Upload a CSV or .npy file")
+    assert any("Upload a file" in i.value for i in at.info)
+    assert not at.metric
+
+
+def _upload_script():
+    from pages.models import batch_from_upload
+
+    import streamlit as st
+
+    bad = batch_from_upload(b"1,2,3\n4,5\n", "ragged.csv", (3,))
+    good = batch_from_upload(b"a,b,c\n1,2,3\n", "ok.csv", (3,))
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.save(buf, np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
+    pickled = batch_from_upload(buf.getvalue(), "evil.npy", (3,))
+    st.write(f"bad={bad is None} good={None if good is None else good.tolist()} pickled={pickled is None}")
+
+
+def test_a_bad_upload_shows_an_error_and_a_good_one_parses():
+    at = AppTest.from_function(_upload_script, default_timeout=120).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 2
+    assert "ragged.csv" in errors[0] and "row 2 has 2 value" in errors[0]
+    assert "evil.npy" in errors[1] and "only real numbers are accepted" in errors[1]
+    assert "bad=True good=[[1.0, 2.0, 3.0]] pickled=True" in at.markdown[0].value
