@@ -9,7 +9,7 @@ PAGES = [
     st.Page("pages/playground.py", title="Playground", icon=":material/science:", url_path="playground"),
     st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why-zeros"),
     st.Page("pages/strategies.py", title="Strategies", icon=":material/timer:", url_path="strategies"),
-    # MODELS PAGE: add st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models") once it exists
+    st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models"),
 ]
 
 page = st.navigation(PAGES)
