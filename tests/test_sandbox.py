@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
@@ -262,13 +263,18 @@ def _time_limit(seconds: int):
     def on_alarm(signum, frame):
         raise _Hang(f"evaluate took longer than {seconds} s")
 
+    # pytest-timeout may already use SIGALRM for the whole test: put its timer back afterwards.
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(seconds)
+    outer_remaining, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
     try:
         yield
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_remaining:
+            left = max(outer_remaining - (time.monotonic() - start), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, outer_interval)
 
 
 def _outcome(text: str, method: str = "auto") -> str:
