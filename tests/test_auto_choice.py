@@ -1,0 +1,233 @@
+"""What ``auto`` picks, and the compiled cache behind it: bounded, LRU, collectable, silent, and exact.
+
+Every Jacobian is checked against an independent NumPy formula; no test checks a timing.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import re
+import weakref
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+from gradlib import _api, _compiled
+from gradlib._cache import LRUCache
+
+RNG = np.random.default_rng(4)
+
+
+def _tanh_layer(m: int, n: int, seed: int = 0):
+    """``W`` (m x n), ``x`` (n) and the Jacobian of ``tanh(W @ x)``: ``diag(1 - y**2) W``."""
+    rng = np.random.default_rng(seed)
+    w, x = rng.standard_normal((m, n)) / np.sqrt(n), rng.standard_normal(n)
+    return w, x, (1 - np.tanh(w @ x) ** 2)[:, None] * w
+
+
+def _evaluate_layer(m: int, n: int, seed: int = 0, **kwargs):
+    w, x, expected = _tanh_layer(m, n, seed)
+    result = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", **kwargs)
+    np.testing.assert_allclose(result.jacobian, expected, rtol=1e-10, atol=1e-12)
+    return result
+
+
+@pytest.fixture
+def small_cache(monkeypatch):
+    """A fresh compiled cache of 3 entries (and fresh memos), so tests neither see nor fill the real one."""
+    cache = LRUCache(maxsize=3)
+    monkeypatch.setattr(_api, "_COMPILED", cache)
+    monkeypatch.setattr(_api, "_EAGER_SECONDS", LRUCache(maxsize=64))
+    return cache
+
+
+# ---------------------------------------------------------------- which method auto runs
+
+
+def test_the_seed_example_runs_eagerly_by_reverse_mode(seed):
+    text, inputs = seed
+    r = gradlib.evaluate(text, inputs)
+    assert (r.method, r.compiled) == ("unstack", False)
+    assert r.jacobian.tolist() == [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
+
+
+@pytest.mark.parametrize(("m", "n", "method", "compiled"), [
+    (3, 5, "unstack", False),     # tiny, outputs fewer: reverse, eager
+    (12, 2, "forward", False),    # tiny, outputs > 3 x inputs: forward, eager (n = 2 passes)
+    (5, 2, "unstack", False),     # outputs > inputs but an eager forward pass costs 3 reverse ones
+    (40, 60, "jacobian", True),   # 40 passes either way: compiled reverse mode
+    (60, 40, "forward", True),    # inputs fewer: compiled forward mode
+    (20, 300, "unstack", False),  # 20 reverse passes are cheaper than a trace, however many inputs
+], ids=["tiny-wide", "tiny-tall", "tiny-near-square", "square", "tall", "few-outputs"])
+def test_auto_picks_the_mode_and_compilation_by_shape(small_cache, m, n, method, compiled):
+    r = _evaluate_layer(m, n)
+    assert (r.method, r.compiled, r.requested) == (method, compiled, "auto")
+
+
+def test_auto_compiles_a_small_problem_once_its_eager_calls_have_cost_a_trace(small_cache, monkeypatch):
+    monkeypatch.setattr(_api, "TRACE_SECONDS", 1e-9)   # any eager time at all pays for the trace
+    first, second = _evaluate_layer(3, 4, seed=1), _evaluate_layer(3, 4, seed=1)
+    assert (first.method, first.compiled) == ("unstack", False)
+    assert (second.method, second.compiled) == ("jacobian", True)
+    np.testing.assert_allclose(second.jacobian, first.jacobian, rtol=1e-12)
+
+
+def test_explicit_compiled_flag_overrides_auto(small_cache):
+    assert _evaluate_layer(3, 4, compiled=True).compiled is True
+    assert _evaluate_layer(40, 60, compiled=False).compiled is False
+
+
+def test_compiled_unstack_is_refused_for_wide_outputs_and_runs_eagerly(small_cache):
+    r = _evaluate_layer(_api.UNSTACK_GRAPH_ROWS + 1, 4, method="unstack", compiled=True)
+    assert (r.method, r.compiled) == ("unstack", False)
+    assert len(small_cache) == 0
+
+
+def test_a_function_that_cannot_be_traced_falls_back_to_eager_under_auto(small_cache):
+    w, x, expected = _tanh_layer(40, 40)
+    wt = tf.constant(w)
+
+    def branchy(v):   # Python control flow on a tensor's value: fine eagerly, impossible to trace
+        return tf.tanh(tf.linalg.matvec(wt, v)) if float(tf.reduce_sum(v)) < 1e9 else -v
+
+    r = gradlib.per_element_gradients(branchy, tf.constant(x))
+    assert (r.method, r.compiled) == ("jacobian", False)
+    np.testing.assert_allclose(r.jacobian, expected, rtol=1e-10, atol=1e-12)
+    assert gradlib.per_element_gradients(branchy, tf.constant(x)).compiled is False   # remembered
+    with pytest.raises(TypeError):
+        gradlib.per_element_gradients(branchy, tf.constant(x), method="jacobian", compiled=True)
+
+
+# ---------------------------------------------------------------- compiled equals eager
+
+
+@pytest.mark.parametrize("method", ["jacobian", "forward"])
+def test_compiled_result_equals_eager_result(small_cache, method):
+    w, x, expected = _tanh_layer(14, 9, seed=2)
+    inputs = {"W": w, "x": x, "s": 0.5}
+    kwargs = dict(watch=["x", "s"], dtype="float64", method=method)
+    eager = gradlib.evaluate("tanh(W @ x) * s", inputs, compiled=False, **kwargs)
+    graph = gradlib.evaluate("tanh(W @ x) * s", inputs, compiled=True, **kwargs)
+    assert (eager.compiled, graph.compiled) == (False, True)
+    np.testing.assert_allclose(graph.jacobian, eager.jacobian, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(graph.jacobian[:, :9], 0.5 * expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(graph.jacobian[:, 9], np.tanh(w @ x), rtol=1e-10)
+
+
+def _settle(call, entry, limit=50):
+    for _ in range(limit):
+        if entry.settled:
+            return
+        call()
+    raise AssertionError(f"the compiled tier did not settle in {limit} calls")
+
+
+@pytest.mark.parametrize(("gain", "keeps_xla"), [(float("inf"), True), (0.0, False)])
+def test_xla_is_kept_only_when_measured_faster_and_gives_the_same_jacobian(small_cache, monkeypatch, gain, keeps_xla):
+    monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_PAYBACK", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_GAIN", gain)   # inf: XLA always "faster"; 0: never
+    w, x, expected = _tanh_layer(20, 20, seed=3)
+
+    def call():
+        return gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", compiled=True)
+
+    call()
+    entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
+    _settle(call, entry)
+    assert entry.jit is keeps_xla
+    assert (entry.xla is not None) is keeps_xla   # a rejected XLA version is dropped, not kept around
+    np.testing.assert_allclose(call().jacobian, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_a_problem_whose_warm_calls_are_below_the_floor_settles_on_the_graph(small_cache, monkeypatch):
+    monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", float("inf"))   # every warm call is "too fast to gain"
+    w, x, _ = _tanh_layer(12, 12)
+    for _ in range(_compiled.SAMPLES + 1):   # the first call is not a warm sample
+        gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], compiled=True)
+    entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
+    assert entry.settled and not entry.jit and entry.xla is None
+
+
+# ---------------------------------------------------------------- the cache: bounded, LRU, collectable
+
+
+def _compile_distinct(k: int):
+    x = np.linspace(0.1, 1.0, 4)
+    r = gradlib.evaluate(f"sin(x * {k + 1})", {"x": x}, compiled=True, dtype="float64")
+    np.testing.assert_allclose(r.jacobian, np.diag((k + 1) * np.cos((k + 1) * x)), rtol=1e-12)
+    return r
+
+
+def _constants(cache: LRUCache) -> list[int]:
+    """The ``k + 1`` of each cached ``sin(x * k+1)``, least recently used first."""
+    return [int(re.search(r"Constant\(value=(\d+)\)", key[0][1]).group(1)) for key in cache.keys()]
+
+
+def test_compiled_cache_is_bounded_and_drops_the_least_recently_used(small_cache):
+    for k in range(5):
+        _compile_distinct(k)
+    assert _constants(small_cache) == [3, 4, 5]
+    _compile_distinct(2)                      # a hit moves sin(x * 3) to the most recent end
+    _compile_distinct(5)                      # so this miss drops sin(x * 4), the least recently used
+    assert _constants(small_cache) == [5, 3, 6]
+    assert (small_cache.hits, small_cache.misses) == (1, 6)
+
+
+def test_dropped_compiled_functions_are_garbage_collected(small_cache):
+    _compile_distinct(0)
+    entry = small_cache.get_or_create(small_cache.keys()[0], lambda: None)
+    refs = [weakref.ref(entry), weakref.ref(entry.graph)]
+    del entry
+    for k in range(1, 5):
+        _compile_distinct(k)
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
+
+
+# ---------------------------------------------------------------- no retracing noise
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _retrace_prone_calls():
+    """Eager pfor re-traces on every call: TensorFlow warns after 5 of them, unless gradlib filters it."""
+    w, x, _ = _tanh_layer(6, 6)
+    for k in range(8):
+        gradlib.evaluate(f"tanh(W @ x) * {k + 1}", {"W": w, "x": x}, watch=["x"], method="jacobian",
+                         compiled=False)
+    for k in range(4):
+        _compile_distinct(k)
+
+
+def test_retracing_warnings_never_reach_the_tensorflow_logger(small_cache):
+    logger, records = tf.get_logger(), _Records()
+    logger.addHandler(records)
+    try:
+        _retrace_prone_calls()
+    finally:
+        logger.removeHandler(records)
+    assert not [m for m in records.messages if "retracing" in m]
+
+
+def test_the_filter_drops_tensorflows_retracing_advice_and_nothing_else():
+    """TensorFlow's own wording (tensorflow/python/eager/polymorphic_function/polymorphic_function.py)."""
+    logger, records = tf.get_logger(), _Records()
+    logger.addHandler(records)
+    try:
+        logger.warning("5 out of the last 5 calls to <function pfor.<locals>.f at 0x7f> triggered tf.function "
+                       "retracing. Tracing is expensive and the excessive number of tracings could be due to ...")
+        logger.warning("Using a while_loop for converting SomeOp")
+    finally:
+        logger.removeHandler(records)
+    assert records.messages == ["Using a while_loop for converting SomeOp"]
