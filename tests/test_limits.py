@@ -165,10 +165,9 @@ def test_per_element_gradients_refuses_a_10_billion_entry_jacobian(tf_spy):
     assert tf_spy["tapes"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="_api._run skips the Jacobian size check when method is not 'auto' and "
-                                       "compiled is given: the output size is then assumed to be 1")
 def test_per_element_gradients_checks_the_jacobian_size_for_explicit_method_and_compiled():
-    small = Limits(max_jacobian=100)   # a small limit: the bug computes a harmless 30 x 30 Jacobian
+    # Regression: _run once skipped the size check when method and compiled were both given.
+    small = Limits(max_jacobian=100)   # a small limit: the old bug computed a harmless 30 x 30 Jacobian
     with pytest.raises(ExpressionError, match=r"the Jacobian would have 30 x 30 = 900 entries; at most 100"):
         per_element_gradients(lambda x: x * x, tf.ones(30), method="jacobian", compiled=False, limits=small)
 
