@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from _harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, start_server
+from ._harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, start_server
 
 
 @pytest.fixture(scope="session")

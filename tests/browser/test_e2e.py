@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from _harness import (assert_close, assert_no_error_shown, error_messages, find_table, main_text, open_page,
+from ._harness import (assert_close, assert_no_error_shown, error_messages, find_table, main_text, open_page,
                       page_not_found_shown, read_tables, rerun, screenshot, share_url)
 
 pytestmark = pytest.mark.browser

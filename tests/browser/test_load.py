@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from _harness import (CHROMIUM_ARGS, IDLE_JS, RUN_TIMEOUT_MS, STATE_JS, TABLES_JS, VIEWPORT, MemorySampler, Table,
+from ._harness import (CHROMIUM_ARGS, IDLE_JS, RUN_TIMEOUT_MS, STATE_JS, TABLES_JS, VIEWPORT, MemorySampler, Table,
                       assert_close, share_url)
 
 pytestmark = [pytest.mark.browser, pytest.mark.load]

@@ -1,0 +1,1 @@
+"""Real-browser tests of the dashboard (a package, so that its conftest and helpers have names of their own)."""
