@@ -11,6 +11,10 @@ large problems faster but takes longer to build than the graph did, so a problem
 The XLA version is then timed like the graph was, and kept only if it is faster by ``XLA_GAIN``; an op XLA
 cannot compile leaves the graph in place for good.
 
+TensorFlow never frees XLA's compiled code, even once the function is gone (measured: RSS grew by about
+0.5 MB per dropped XLA function, while dropped graphs are collected). So a process builds at most
+``XLA_MAX_BUILDS`` XLA versions in its life; after that, every problem stays on its graph.
+
 >>> import tensorflow as tf
 >>> from gradlib import _methods
 >>> spec = tf.TensorSpec([2], tf.float32)
@@ -38,6 +42,10 @@ XLA_PAYBACK = 2.0
 XLA_GAIN = 0.9
 #: timed warm calls of each version before deciding (their minimum is compared)
 SAMPLES = 3
+#: XLA versions built per process at most: TensorFlow keeps XLA's compiled code for the life of the process
+XLA_MAX_BUILDS = 32
+_builds = 0
+_builds_lock = threading.Lock()
 
 
 class Compiled:
@@ -80,6 +88,9 @@ class Compiled:
                 return "xla", self.xla
             if self.settled or self._busy or not self._due():
                 return "graph", self.graph
+            if not _reserve_build():
+                self.settled = True
+                return "graph", self.graph
             self._busy = True
             return "promote", None
 
@@ -116,6 +127,16 @@ class Compiled:
             elif self.samples["xla"] >= SAMPLES:
                 keep = self.best["xla"] <= XLA_GAIN * self.best["graph"]
                 self.xla, self.jit, self.settled = (self.xla if keep else None), keep, True
+
+
+def _reserve_build() -> bool:
+    """Count one XLA build against ``XLA_MAX_BUILDS``; False once the process has used them all."""
+    global _builds
+    with _builds_lock:
+        if _builds >= XLA_MAX_BUILDS:
+            return False
+        _builds += 1
+        return True
 
 
 def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:

@@ -130,6 +130,7 @@ def test_xla_is_kept_only_when_measured_faster_and_gives_the_same_jacobian(small
     monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", 0.0)
     monkeypatch.setattr(_compiled, "XLA_PAYBACK", 0.0)
     monkeypatch.setattr(_compiled, "XLA_GAIN", gain)   # inf: XLA always "faster"; 0: never
+    monkeypatch.setattr(_compiled, "_builds", 0)
     w, x, expected = _tanh_layer(20, 20, seed=3)
 
     def call():
@@ -141,6 +142,19 @@ def test_xla_is_kept_only_when_measured_faster_and_gives_the_same_jacobian(small
     assert entry.jit is keeps_xla
     assert (entry.xla is not None) is keeps_xla   # a rejected XLA version is dropped, not kept around
     np.testing.assert_allclose(call().jacobian, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_no_xla_is_built_once_the_process_budget_is_spent(small_cache, monkeypatch):
+    monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_PAYBACK", 0.0)
+    monkeypatch.setattr(_compiled, "_builds", _compiled.XLA_MAX_BUILDS)
+    w, x, expected = _tanh_layer(10, 10, seed=5)
+    for _ in range(_compiled.SAMPLES + 2):
+        r = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", compiled=True)
+    entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
+    assert entry.settled and not entry.jit and entry.xla is None
+    assert _compiled._builds == _compiled.XLA_MAX_BUILDS
+    np.testing.assert_allclose(r.jacobian, expected, rtol=1e-10, atol=1e-12)
 
 
 def test_a_problem_whose_warm_calls_are_below_the_floor_settles_on_the_graph(small_cache, monkeypatch):
