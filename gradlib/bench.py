@@ -45,6 +45,8 @@ NARROW = 8
 EAGER_LOOP_MAX = 256
 #: a warm compiled contender is called until its tier (graph or XLA) is settled, within this budget
 SETTLE_SECONDS, SETTLE_CALLS = 12.0, 3000
+#: an eager ``auto`` contender is called up to this many times, in case it switches to compiled
+AUTO_EAGER_CALLS = 40
 #: a contender whose first call takes longer than this is timed warm only once
 SLOW_SECONDS = 1.0
 EXPRESSION = "tanh(W2 @ tanh(W1 @ x))"
@@ -149,32 +151,41 @@ def _latest_compiled():
     return _api._COMPILED.get_or_create(keys[-1], lambda: None) if keys else None
 
 
-def _settle(call: Callable[[], Any], compiled: bool) -> int:
-    """Call a compiled contender until gradlib has settled its tier (graph or XLA); return the calls made."""
-    if not compiled:
+def _steady(call: Callable[[], Any], out: Any) -> int:
+    """Call a gradlib contender until it is in its steady state; return the calls made.
+
+    A compiled result waits for gradlib to settle its tier (graph or XLA); an eager ``auto`` result may
+    switch to compiled once its eager calls have cost a trace (the ski-rental rule). Others are steady.
+    """
+    if not isinstance(out, gradlib.GradResult) or not (out.compiled or out.requested == "auto"):
         return 0
-    entry, calls, start = _latest_compiled(), 0, time.perf_counter()
-    while entry is not None and not entry.settled and calls < SETTLE_CALLS \
-            and time.perf_counter() - start < SETTLE_SECONDS:
-        call()
+    calls, start = 0, time.perf_counter()
+    while calls < SETTLE_CALLS and time.perf_counter() - start < SETTLE_SECONDS:
+        entry = _latest_compiled() if out.compiled else None
+        if (entry is not None and entry.settled) or (not out.compiled and calls >= AUTO_EAGER_CALLS):
+            break
+        out = call()
         calls += 1
     return calls
 
 
 def measure(row: Row, call: Callable[[], Any], jacobian_of: Callable[[Any], np.ndarray], reference: np.ndarray,
             repeats: int) -> Row:
-    """Fill ``row`` with the first call, the settled warm calls and the error of ``call``'s Jacobian."""
+    """Fill ``row`` with the first call, the steady warm calls and the error of ``call``'s Jacobian."""
     gc.collect()
     row.first_s, out = _timed(call)
-    if isinstance(out, gradlib.GradResult):
-        row.method, row.compiled = out.method, out.compiled
     row.max_error = float(np.abs(jacobian_of(out) - reference).max())
-    row.warmup_calls = _settle(call, row.compiled)
-    if row.compiled:
-        entry = _latest_compiled()
-        row.xla = bool(entry is not None and entry.jit)
-    warm = [_timed(call)[0] for _ in range(1 if row.first_s > SLOW_SECONDS else repeats)]
+    row.warmup_calls = _steady(call, out)
+    warm = []
+    for _ in range(1 if row.first_s > SLOW_SECONDS else repeats):
+        seconds, out = _timed(call)
+        warm.append(seconds)
     row.warm_s, row.warm_median_s = min(warm), statistics.median(warm)
+    if isinstance(out, gradlib.GradResult):   # what ran in the timed warm calls
+        row.method, row.compiled = out.method, out.compiled
+        entry = _latest_compiled() if out.compiled else None
+        row.xla = bool(entry is not None and entry.jit)
+        row.max_error = max(row.max_error, float(np.abs(out.jacobian - reference).max()))
     return row
 
 
@@ -353,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         suite = mlp_suite(size, repeats, log=lambda m: print(m, file=sys.stderr, flush=True))
         rows += suite
         print(f"\n### tanh MLP, n = {size} (outputs = inputs = {size})\n\n{table(suite)}", flush=True)
-    per_sample = per_sample_suite(repeats)
+    per_sample = None if args.no_per_sample else per_sample_suite(repeats)
     if per_sample is not None:
         print("\n### per-sample gradients (issue 6)\n\n" + "\n".join(f"- {k}: {v}" for k, v in per_sample.items()))
     lines = targets(rows)
@@ -377,6 +388,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--sizes", help="comma-separated MLP widths (default 16,64,256,1024)")
     parser.add_argument("--repeats", type=int, help="timed warm calls per contender (default 7; quick: 3)")
     parser.add_argument("--quick", action="store_true", help="sizes 16,64,256 and 3 repeats")
+    parser.add_argument("--no-per-sample", action="store_true", help="skip the per-sample (Keras) suite")
     parser.add_argument("--csv", metavar="PATH", help="write one row per contender and size")
     parser.add_argument("--json", metavar="PATH", help="write the rows, the per-sample suite and the targets")
     return parser
