@@ -59,3 +59,13 @@ def page(browser, app_server) -> Iterator[object]:
         yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On a failed browser test, attach the end of the server's log (where the app logs tracebacks)."""
+    outcome = yield
+    report = outcome.get_result()
+    server = item.funcargs.get("app_server") if hasattr(item, "funcargs") else None
+    if report.failed and isinstance(server, Server):
+        report.sections.append(("streamlit server log (end)", server.log_tail(6000)))
