@@ -7,7 +7,7 @@ st.set_page_config(page_title="gradlib: per-element gradients", page_icon=":mate
 PAGES = [
     st.Page("pages/bug.py", title="The bug, side by side", icon=":material/bug_report:", url_path="bug", default=True),
     st.Page("pages/playground.py", title="Playground", icon=":material/science:", url_path="playground"),
-    st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why-zeros"),
+    st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why_zeros"),
     st.Page("pages/strategies.py", title="Strategies", icon=":material/timer:", url_path="strategies"),
     st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models"),
 ]

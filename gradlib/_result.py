@@ -72,10 +72,18 @@ class GradResult:
         return json.dumps(self.to_dict(), indent=2)
 
     def to_csv(self) -> str:
-        """y and the Jacobian in one table: a column ``y`` followed by one column per watched element."""
+        """y and the Jacobian in one table: a column ``y (value)`` then one column per watched element.
+
+        >>> import numpy as np
+        >>> r = GradResult(np.array([1.0]), np.array([[2.0]]), ("y[0]",), ("y",), "unstack", "unstack", (("y", ()),))
+        >>> print(r.to_csv().strip())
+        output,y (value),y
+        y[0],1.0,2.0
+        """
         frame = self.to_frame()
         if self.per_element:
-            frame.insert(0, "y", self.y.reshape(-1))
+            # Labels are names or name[i,j], so a header with a space cannot clash with an input named "y".
+            frame.insert(0, "y (value)", self.y.reshape(-1))
         return frame.to_csv(index_label="output")
 
 

@@ -82,6 +82,9 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
         fig.update_xaxes(title_text=x_title, type="log" if kind == "line" else None)
         fig.update_yaxes(title_text=y_title, type="log" if kind == "line" else None,
                          autorange="reversed" if kind == "heatmap" else None)
+    if kind == "line":   # one tick per power of ten: Plotly's default log ticks crowd the axis
+        fig.update_xaxes(dtick=1)
+        fig.update_yaxes(dtick=1, exponentformat="power")
     return fig
 
 

@@ -116,7 +116,7 @@ def test_hostile_share_links_show_a_message_and_no_traceback(page, app_server, t
 
 
 def test_why_zeros_page_renders_its_live_demonstrations(page, app_server):
-    open_page(page, app_server.url + "/why-zeros")
+    open_page(page, app_server.url + "/why_zeros")
     not_found = page_not_found_shown(page)
     if not_found:
         page.keyboard.press("Escape")      # close it for the screenshot; the test still fails below
@@ -125,7 +125,7 @@ def test_why_zeros_page_renders_its_live_demonstrations(page, app_server):
     seed = [t for t in tables if t.labels == ["y[0]", "y[1]"] and t.header == ["gradient of", "x0", "x1", "x2"]]
     assert [t.numbers() for t in seed[:2]] == [[[0, 0, 0], [0, 0, 0]], SEED_ROWS], "the first demonstration is wrong"
     _shot(page, "why_zeros")
-    assert not not_found, "opening /why-zeros directly showed Streamlit's 'Page not found' dialog"
+    assert not not_found, "opening /why_zeros directly showed Streamlit's 'Page not found' dialog"
     assert_no_error_shown(page)
 
 
