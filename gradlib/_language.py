@@ -155,8 +155,9 @@ def _check_tree(tree: ast.expr, text: str, limits: Limits) -> None:
         col = getattr(node, "col_offset", 0) + 1
         if count > limits.max_nodes:
             raise ExpressionError(f"the function has more than {limits.max_nodes} parts; simplify it")
-        if depth > limits.max_depth:
-            raise ExpressionError(f"the function nests more than {limits.max_depth} levels deep at column {col}; simplify it",
+        if depth > limits.max_tree_depth:
+            raise ExpressionError(f"the function nests more than {limits.max_tree_depth} levels deep at column {col}; "
+                                  "simplify it (a chain like a + b + c + ... counts one level per term)",
                                   text=text, column=col)
         _check_node(node, text, col)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))

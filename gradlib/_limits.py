@@ -11,7 +11,8 @@ class Limits:
 
     max_chars: int = 2_000          # length of the function text
     max_nodes: int = 400            # syntax-tree nodes in the function
-    max_depth: int = 32             # nesting of brackets, calls and operators
+    max_depth: int = 32             # nesting of brackets and runs of unary operators in the text
+    max_tree_depth: int = 96        # depth of the syntax tree (a + b + c + ... nests one level per term)
     max_inputs: int = 16            # named inputs
     max_rank: int = 4               # dimensions of one tensor
     max_elements: int = 1_000_000   # elements of any one tensor (inputs and intermediates)

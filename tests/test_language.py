@@ -251,3 +251,11 @@ def test_text_must_be_a_string():
 def test_expression_error_is_a_value_error():
     with pytest.raises(ValueError):
         evaluate("nope", X)
+
+
+def test_a_sum_of_forty_terms_is_accepted_and_right():
+    # a + b + c + ... nests one tree level per term: 40 terms must stay within the tree-depth limit.
+    text = " + ".join(f"{k}*x" for k in range(1, 41))
+    result = evaluate(text, {"x": [1.0, 2.0]})
+    np.testing.assert_allclose(result.y, np.array([1.0, 2.0]) * sum(range(1, 41)))
+    np.testing.assert_allclose(result.jacobian, np.eye(2) * sum(range(1, 41)))

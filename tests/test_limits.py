@@ -82,11 +82,11 @@ NESTED = {
     "300 calls": ("sin(" * 300 + "x" + ")" * 300, r"nests more than 32 levels deep at column 132"),
     "1999 unary minus": ("-" * 1999 + "x", r"nests more than 32 levels deep at column 33"),
     "unary minus and plus": ("- + " * 499 + "x", r"nests more than 32 levels deep"),
-    "600 powers": ("x" + "**x" * 600, r"nests more than 32 levels deep"),
-    "powers of negatives": ("x" + "**-x" * 400, r"nests more than 32 levels deep"),
-    "400 subscripts": ("x" + "[0]" * 400, r"nests more than 32 levels deep"),
+    "600 powers": ("x" + "**x" * 600, r"nests more than 96 levels deep"),
+    "powers of negatives": ("x" + "**-x" * 400, r"nests more than 96 levels deep"),
+    "400 subscripts": ("x" + "[0]" * 400, r"nests more than 96 levels deep"),
     "100k characters": ("x+" * 50_000 + "x", r"the function is 100,001 characters long; at most 2,000 are allowed"),
-    "1000 terms": ("+".join(["x"] * 999), r"nests more than 32 levels deep"),   # a + b + c nests to the left
+    "1000 terms": ("+".join(["x"] * 999), r"nests more than 96 levels deep"),   # a + b + c nests to the left
     "500 list elements": ("[" + ", ".join(["x"] * 500) + "]", r"the function has more than 400 parts; simplify it"),
 }
 
