@@ -50,6 +50,8 @@ AUTO_EAGER_CALLS = 40
 #: a contender whose first call takes longer than this is timed warm only once
 SLOW_SECONDS = 1.0
 EXPRESSION = "tanh(W2 @ tanh(W1 @ x))"
+#: the default limits protect a shared server and refuse a 1024 x 1024 input; the benchmark lifts them
+BENCH_LIMITS = gradlib.Limits(max_elements=4_000_000, max_jacobian=4_000_000, max_flops=1e12)
 
 
 @dataclass
@@ -68,6 +70,7 @@ class Row:
     warm_median_s: float = math.nan
     warmup_calls: int = 0             # calls made before timing warm (until the compiled tier settled)
     max_error: float = math.nan       # against an independent float64 NumPy Jacobian
+    error: str = ""                   # why the contender could not run, if it could not
     warm_speedup_vs_seed: float = math.nan   # seed loop warm / this warm: how many times faster
     first_vs_seed: float = math.nan          # this first call / seed loop: the target is at most 0.5
     warm_vs_jax: float = math.nan            # this warm / jax.jit(jax.jacrev) warm: the target is at most 3
@@ -220,7 +223,7 @@ def _call_for(name: str, w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> Calla
         return lambda: jac(xj)
     if name.startswith("evaluate"):
         inputs = {"W1": w1, "W2": w2, "x": x}
-        return lambda: gradlib.evaluate(EXPRESSION, inputs, watch=["x"])
+        return lambda: gradlib.evaluate(EXPRESSION, inputs, watch=["x"], limits=BENCH_LIMITS)
     _, method, mode = (name.split() + ["", ""])[:3]
     compiled = {"eager": False, "compiled": True}.get(mode)
     return lambda: gradlib.per_element_gradients(f, xt, method=method, compiled=compiled)
@@ -235,8 +238,13 @@ def mlp_suite(size: int, repeats: int, log: Callable[[str], None] = print) -> li
         if not runs:
             log(f"  n={size}: skipping {name} (an eager loop of {size} passes; see EAGER_LOOP_MAX)")
             continue
-        rows.append(measure(Row(size, size, size, name), _call_for(name, w1, w2, x), _jacobian_of, reference, repeats))
-        log(f"  n={size}: {name}: first {rows[-1].first_s * 1e3:.1f} ms, warm {rows[-1].warm_s * 1e3:.2f} ms")
+        row = Row(size, size, size, name)
+        try:
+            rows.append(measure(row, _call_for(name, w1, w2, x), _jacobian_of, reference, repeats))
+        except Exception as exc:   # noqa: BLE001 - report it in the table and go on with the others
+            row.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+            rows.append(row)
+        log(f"  n={size}: {name}: first {row.first_s * 1e3:.1f} ms, warm {row.warm_s * 1e3:.2f} ms {row.error}")
     return _with_ratios(rows)
 
 
@@ -258,7 +266,10 @@ def per_sample_suite(repeats: int) -> dict[str, Any] | None:
         return None
     from . import keras_models
 
-    return keras_models.benchmark_per_sample(repeats)
+    try:
+        return keras_models.benchmark_per_sample(repeats)
+    except Exception as exc:   # noqa: BLE001 - the MLP tables stand on their own
+        return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
 
 # ---------------------------------------------------------------- the Strategies page
@@ -334,6 +345,7 @@ def table(rows: list[Row]) -> str:
     lines = [head]
     for r in rows:
         ran = r.method + (" compiled" if r.compiled else "") + (" +XLA" if r.xla else "") if r.method else "-"
+        ran = f"failed: {r.error}" if r.error else ran
         lines.append(f"| {r.contender} | {ran} | {_ms(r.first_s)} | {_ms(r.warm_s)} | {_x(r.warm_speedup_vs_seed)} | "
                      f"{_x(r.first_vs_seed)} | {_x(r.warm_vs_jax)} | {r.max_error:.1e} |")
     return "\n".join(lines)
