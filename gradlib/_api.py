@@ -32,7 +32,8 @@ FORWARD_PASS_COST = 3
 #: compiles it (the ski-rental rule: never more than about twice the time of the better choice in hindsight)
 TRACE_SECONDS = 0.3
 #: compiled ``unstack`` traces one backward pass per output, each as wide as the output: tracing grows as m**2
-#: (measured: 0.7 s at 16 outputs, 10 s at 64, 110 s at 256), so above this it runs eagerly even if asked
+#: (first calls measured on this shared machine under load: 0.7 s at 16 outputs, 10 s at 64, 110 s at 256),
+#: so above this it runs eagerly even if asked
 UNSTACK_GRAPH_ROWS = 16
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _COMPILED = LRUCache(maxsize=64)
