@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Mapping, Sequence
@@ -62,6 +63,7 @@ class Problem:
     dtype: str
     key: Hashable | None                              # identifies f for the compiled cache; None: never compile
     warnings: tuple[str, ...] = ()
+    size: int | None = None                           # the number of outputs, when known without running f
 
 
 def evaluate(
@@ -147,6 +149,7 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     _check_size(m, problem, limits)
     use_graph = _use_graph(method, m, n, problem, compiled)
     chosen = _choose(m, n, use_graph) if method == "auto" else method
+    chosen = _check_eager_passes(chosen, method, m, n, use_graph, limits)
     y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
     if method == "auto" and not graph and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
@@ -190,7 +193,7 @@ def _expression_problem(program, inputs: Sequence[Input]) -> Problem:
         warnings += (f"watched input(s) {', '.join(map(repr, unused))} do not appear in the function: "
                      "their gradients are zero",)
     return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),
-                   tuple(i in floats for i in watched), dtype, key, warnings)
+                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape))
 
 
 def _check_tensor(x: Any, k: int, single: bool) -> tf.Tensor:
@@ -287,10 +290,41 @@ def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | N
     return method == "jacobian" or n > EAGER_PASSES
 
 
+def _check_eager_passes(chosen: str, requested: str, m: int, n: int, use_graph: bool, limits: Limits) -> str:
+    """Refuse an eager Python loop too long to finish in reasonable time (auto takes eager pfor instead).
+
+    Eager ``unstack`` costs more than linear time in the outputs (each backward pass goes through the
+    m-wide unstack), so a few thousand outputs would hold the process for minutes.
+    """
+    passes = {"unstack": m, "naive": m, "forward": n}.get(chosen, 0)
+    if use_graph or passes <= limits.max_eager_passes:
+        return chosen
+    if requested == "auto":
+        return "jacobian"
+    what = "output element" if chosen != "forward" else "watched element"
+    raise ExpressionError(
+        f"method {chosen!r} runs one eager pass per {what}: {passes:,} here, and at most "
+        f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")
+
+
+def _gist(exc: Exception) -> str:
+    """The informative line of an error (Keras puts it after a generic first line, in ANSI bold)."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(exc).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Exception encountered")]
+    return (lines[0] if lines else type(exc).__name__)[:300]
+
+
 def _output_size(problem: Problem) -> int:
     """How many outputs ``f`` has: one eager pass the first time a problem is seen, remembered after."""
+    if problem.size is not None:
+        return problem.size
+
     def size() -> int:
-        return int(_to_numpy(problem.f(problem.xs, problem.cs)).size)
+        try:
+            return int(_to_numpy(problem.f(problem.xs, problem.cs)).size)
+        except (TypeError, ValueError, tf.errors.OpError) as exc:
+            shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
+            raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {_gist(exc)}") from exc
 
     return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
 

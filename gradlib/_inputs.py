@@ -80,6 +80,8 @@ def nonfinite_warnings(inputs: Sequence[Input]) -> tuple[str, ...]:
     """One warning per input that holds NaN or infinity (allowed, but worth knowing)."""
     out = []
     for i in inputs:
+        if np.isfinite(i.value).all():
+            continue
         bad = np.argwhere(~np.isfinite(i.value.astype(np.float64)))
         if len(bad):
             where = ", ".join(_index_label(i.name, tuple(int(k) for k in b)) for b in bad[:3])

@@ -17,6 +17,7 @@ class Limits:
     max_rank: int = 4               # dimensions of one tensor
     max_elements: int = 1_000_000   # elements of any one tensor (inputs and intermediates)
     max_jacobian: int = 4_000_000   # entries of the Jacobian (outputs x watched elements)
+    max_eager_passes: int = 256     # passes of an eager Python loop (unstack, naive: one per output)
     max_flops: float = 4e9          # estimated floating-point work of the whole request
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -94,6 +95,7 @@ def _jsonable(array: np.ndarray) -> Any:
     return np.vectorize(clean, otypes=[object])(array.astype(np.float64)).tolist() if array.ndim else clean(float(array))
 
 
+@functools.lru_cache(maxsize=256)
 def index_labels(name: str, shape: tuple[int, ...]) -> tuple[str, ...]:
     """Labels of the elements of a tensor in C order: ``x`` for a scalar, ``x[1]``, ``W[1,2]``.
 

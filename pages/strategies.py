@@ -22,7 +22,7 @@ GUIDE = """\
 | A few outputs, many inputs (a loss per sample, a small head on a big input) | `unstack` or `jacobian` (reverse mode) | one backward pass per output; `tape.jacobian` vectorizes them |
 | Many outputs, a few inputs (a curve, a trajectory of a few parameters) | `forward` (forward mode) | one forward pass per input, whatever the number of outputs |
 | Both large, in a loop you repeat | `jacobian` or `forward`, compiled | `tf.function` traces once; the vectorized passes amortize |
-| One-off, small problems (up to ~8 passes) | `unstack`, eager | tracing a `tf.function` costs more than it saves |
+| One-off, small problems (up to ~32 passes) | `unstack`, eager | tracing a `tf.function` costs more than it saves; `auto` compiles a small problem once you call it repeatedly |
 | You are not sure | `auto` | gradlib picks the mode by the shape, and repairs NaN-poisoned rows |
 | Never | `naive` loop, or `tape.gradient` on a vector | zeros, or the column sums: not per-element gradients |
 """

@@ -252,3 +252,17 @@ def test_an_array_over_the_element_limit_is_refused(tf_spy):
     with _fast(), pytest.raises(ExpressionError, match=r"input 'x' has 1,000,001 elements; at most 1,000,000 are allowed"):
         evaluate("sum(x)", {"x": np.zeros(1_000_001)})
     assert tf_spy["largest"] == 0
+
+
+@pytest.mark.parametrize("method", ["unstack", "naive"])
+def test_long_eager_loops_are_refused_fast(method):
+    # Eager unstack grows faster than linearly in the outputs: 1,000 outputs held the process for minutes.
+    with _fast(), pytest.raises(ExpressionError, match=rf"method '{method}' runs one eager pass per output "
+                                                       r"element: 1,000 here, and at most 256 are allowed"):
+        evaluate("x*x", {"x": np.ones(1000)}, method=method)
+
+
+def test_auto_never_runs_a_long_eager_loop():
+    result = evaluate("x*x", {"x": np.ones(300)}, compiled=False)
+    assert result.method == "jacobian"
+    np.testing.assert_allclose(result.jacobian, 2 * np.eye(300))

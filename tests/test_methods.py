@@ -231,3 +231,10 @@ def test_finite_outputs_report_no_poisoning(seed):
     text, inputs = seed
     r = evaluate(text, inputs, method="jacobian")
     assert r.poisoned_rows == () and r.repaired_rows == ()
+
+
+def test_a_callable_that_fails_on_the_inputs_gets_a_clear_gradlib_error():
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
+    with pytest.raises(gradlib.GradlibError, match=r"fn failed on inputs of shape \(4,\): ValueError: .*Expected shape "
+                                           r"\(None, 4\), but input has incompatible shape \(4,\)"):
+        per_element_gradients(model, tf.zeros(4))
