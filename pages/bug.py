@@ -104,10 +104,10 @@ def main() -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("#### The seed's code (zeros)")
-        st.code(SEED_CODE, language="python")
+        st.code(SEED_CODE, language="python", wrap_lines=True)
     with right:
         st.markdown("#### Corrected: unstack inside the tape")
-        st.code(FIXED_CODE, language="python")
+        st.code(FIXED_CODE, language="python", wrap_lines=True)
 
     st.markdown("## Why")
     st.markdown(WHY)
