@@ -9,7 +9,7 @@ app:
 
 # Set up and run the whole test suite (browser and load tests included).
 test:
-	bash scripts/setup-tests.sh
+	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
 	$(PYTHON) -m pytest
 
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine).

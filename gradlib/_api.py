@@ -39,9 +39,9 @@ UNSTACK_GRAPH_ROWS = 16
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _COMPILED = LRUCache(maxsize=64)
 #: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
-_OUTPUT_SIZES = LRUCache(maxsize=1024)
+_OUTPUT_SIZES = LRUCache(maxsize=128)
 #: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
-_EAGER_SECONDS = LRUCache(maxsize=1024)
+_EAGER_SECONDS = LRUCache(maxsize=128)
 _EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
           "naive": _methods.naive, "summed": _methods.summed}
 _GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
@@ -126,6 +126,7 @@ def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compil
     tensors = [_check_tensor(x, k, single) for k, x in enumerate([xs] if single else xs)]
     if not tensors:
         raise GradlibError("per_element_gradients needs at least one tensor in xs; got an empty list")
+    _check_one_dtype(tensors)
     names = ("x",) if single else tuple(f"x{k}" for k in range(len(tensors)))
 
     def f(watched: list, _cs: list):
@@ -155,8 +156,8 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repaired: tuple[int, ...] = ()
-    if poisoned and method == "auto":
-        other = "forward" if chosen != "forward" else "jacobian"
+    other = "forward" if chosen != "forward" else "jacobian"
+    if poisoned and method == "auto" and (graph or other != "forward" or n <= limits.max_eager_passes):
         jac, repaired = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned)
         poisoned = tuple(r for r in poisoned if r not in repaired)
     seconds = time.perf_counter() - start
@@ -212,13 +213,24 @@ def _check_tensor(x: Any, k: int, single: bool) -> tf.Tensor:
     return tensor
 
 
+def _check_one_dtype(tensors: list) -> None:
+    dtypes = sorted({t.dtype.name for t in tensors})
+    if len(dtypes) > 1:
+        raise GradlibError(f"per_element_gradients needs xs of one dtype to lay their gradients side by side; got "
+                           f"{', '.join(dtypes)}. Cast them to one, for example tf.cast(x, tf.float64)")
+
+
 def _as_output(y: Any) -> tf.Tensor:
     if isinstance(y, (list, tuple)):
         y = tf.stack(y)   # inside the tape: stacking is differentiable, unlike iterating afterwards
     try:
-        return tf.convert_to_tensor(y)
+        y = tf.convert_to_tensor(y)
     except (TypeError, ValueError):
         raise GradlibError(f"fn must return a tensor (or a list of tensors); it returned {type(y).__name__}") from None
+    if not y.dtype.is_floating:
+        raise GradlibError(f"fn returned a {y.dtype.name} tensor: only floating-point outputs have gradients. "
+                           "Return a float tensor (cast with tf.cast(y, tf.float32) if you must)")
+    return y
 
 
 def _callable_key(fn: Callable, single: bool, tensors: list) -> Hashable | None:
@@ -322,7 +334,9 @@ def _output_size(problem: Problem) -> int:
     def size() -> int:
         try:
             return int(_to_numpy(problem.f(problem.xs, problem.cs)).size)
-        except (TypeError, ValueError, tf.errors.OpError) as exc:
+        except GradlibError:
+            raise
+        except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
             shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
             raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {_gist(exc)}") from exc
 

@@ -48,7 +48,8 @@ class Agreement:
     against: str      # "rows of <reference>" or "column sums of <reference>"
 
 
-def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, step: float = 1e-6) -> FiniteDifferenceCheck:
+def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, step: float = 1e-6,
+                       max_flops: float = float("inf")) -> FiniteDifferenceCheck:
     """Check ``analytic`` (m x n) against central differences of ``f`` (flat float64 x -> flat float64 y).
 
     >>> check = finite_differences(lambda v: v * v, np.array([1.0, 2.0]), np.array([[2.0, 0], [0, 4.0]]), "float64")
@@ -56,9 +57,11 @@ def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, st
     True
     """
     m, n = analytic.shape
-    if n > MAX_FD_COLUMNS:
+    if n > MAX_FD_COLUMNS or 2 * n > max_flops:
         empty = np.full((m, n), np.nan)
-        return FiniteDifferenceCheck(empty, empty, empty, step, skipped=f"{n} watched elements (the check runs up to {MAX_FD_COLUMNS})")
+        why = (f"{n} watched elements (the check runs up to {MAX_FD_COLUMNS})" if n > MAX_FD_COLUMNS
+               else f"{2 * n} evaluations of this function would exceed the work allowed for one request")
+        return FiniteDifferenceCheck(empty, empty, empty, step, skipped=why)
     numeric = np.empty((m, n))
     with np.errstate(all="ignore"):
         _central_differences(f, x, numeric, step)

@@ -55,10 +55,11 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
     problem = _expression_problem(program, checked)
     _check_size(math.prod(program.shape), problem, limits, program.flops)
     with _runtime.work_slot():
-        return _compare(program, checked, problem, methods)
+        return _compare(program, checked, problem, methods, limits)
 
 
-def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str]) -> Comparison:
+def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str],
+             limits: Limits) -> Comparison:
     results, errors = {}, {}
     for method in dict.fromkeys(methods):
         try:
@@ -69,7 +70,8 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
             errors[method] = f"{method} failed in TensorFlow: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
     reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
     best = results.get(reference) or run(problem, "auto")
-    check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype)
+    check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,
+                               max_flops=limits.max_flops / max(program.flops, 1.0))
     check = _skip_integer_columns(check, checked)
     agreements = tuple(agreement(r, best, reference) for r in results.values())
     findings = diagnose(results, best, check, program.names)
@@ -109,6 +111,6 @@ def _skip_integer_columns(check: FiniteDifferenceCheck, inputs: Sequence[Input])
     mask = np.concatenate([np.full(i.size, i.dtype.startswith("int")) for i in _watched(inputs)])
     if not mask.any() or check.skipped:
         return check
-    numeric = check.numeric.copy()
-    numeric[:, mask] = np.nan
-    return FiniteDifferenceCheck(numeric, check.error, check.tolerance, check.step)
+    numeric, error = check.numeric.copy(), check.error.copy()
+    numeric[:, mask] = error[:, mask] = np.nan
+    return FiniteDifferenceCheck(numeric, error, check.tolerance, check.step)

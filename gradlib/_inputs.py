@@ -11,15 +11,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._errors import ExpressionError
+from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 
 FLOAT_DTYPES = ("float32", "float64")
 INT_DTYPES = ("int32", "int64")
 DTYPES = FLOAT_DTYPES + INT_DTYPES
-RESERVED = frozenset(
-    "sin cos tan exp log sqrt tanh sigmoid relu abs square sum mean prod maximum minimum "
-    "matmul dot softplus axis".split()
-)
+RESERVED = frozenset(FUNCTIONS) | {"axis"}   # names an input may not take
 
 
 @dataclass(frozen=True)

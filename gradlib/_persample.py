@@ -109,6 +109,9 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
     """
     _check_method(method)
     xt = _check_batch(x, limits)
+    if method == "loop" and xt.shape[0] > limits.max_eager_passes:
+        raise GradlibError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
+                           f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
     with _runtime.work_slot():
         start = time.perf_counter()
         out_shape = _check_output(fn, xt)
@@ -240,7 +243,7 @@ def _trace(fn: Callable, spec: tf.TensorSpec, kind: str, method: str):
     if method in ("auto", "pfor"):
         try:
             return _concrete(fn, spec, kind, use_pfor=True), "pfor"
-        except ValueError as exc:
+        except (ValueError, NotImplementedError, tf.errors.OpError) as exc:
             if method == "pfor":
                 raise GradlibError(f"pfor could not vectorize this function ({_first_line(exc)}); "
                                    "use method='while_loop' or method='auto'") from exc

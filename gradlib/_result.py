@@ -95,7 +95,6 @@ def _jsonable(array: np.ndarray) -> Any:
     return np.vectorize(clean, otypes=[object])(array.astype(np.float64)).tolist() if array.ndim else clean(float(array))
 
 
-@functools.lru_cache(maxsize=256)
 def index_labels(name: str, shape: tuple[int, ...]) -> tuple[str, ...]:
     """Labels of the elements of a tensor in C order: ``x`` for a scalar, ``x[1]``, ``W[1,2]``.
 
@@ -104,4 +103,17 @@ def index_labels(name: str, shape: tuple[int, ...]) -> tuple[str, ...]:
     """
     if not shape:
         return (name,)
+    if math.prod(shape) <= _CACHED_LABELS:
+        return _small_labels(name, shape)
+    return _labels(name, shape)
+
+
+#: label sets up to this many elements are cached (a few hundred KB in all); larger ones are rebuilt
+_CACHED_LABELS = 4096
+
+
+def _labels(name: str, shape: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape))
+
+
+_small_labels = functools.lru_cache(maxsize=256)(_labels)

@@ -238,6 +238,10 @@ def broken_beside_correct(comparison: gradlib.Comparison) -> tuple[list[list[flo
 
 def _show_agreement(comparison: gradlib.Comparison) -> None:
     st.markdown("### Agreement across methods")
+    if not comparison.agreement:
+        st.info(f"None of the chosen methods ran, so there is nothing to compare; the results above are "
+                f"{comparison.reference!r}'s.")
+        return
     frame = pd.DataFrame([{
         "method": a.method, "agrees": "yes" if a.agrees else "NO", "max |difference|": f"{a.max_abs_diff:.3g}",
         "compared with": a.against,

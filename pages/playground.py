@@ -168,8 +168,8 @@ def main() -> None:
     if comparison is None:
         return
     st.markdown("## Results")
-    _ui.show_comparison(comparison, key="pg")
-    show_extras(state, comparison.best)
+    _ui.attempt("The results cannot be shown", lambda: _ui.show_comparison(comparison, key="pg"))
+    _ui.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
 
 
 main()

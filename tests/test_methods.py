@@ -238,3 +238,35 @@ def test_a_callable_that_fails_on_the_inputs_gets_a_clear_gradlib_error():
     with pytest.raises(gradlib.GradlibError, match=r"fn failed on inputs of shape \(4,\): ValueError: .*Expected shape "
                                            r"\(None, 4\), but input has incompatible shape \(4,\)"):
         per_element_gradients(model, tf.zeros(4))
+
+
+def test_xs_of_mixed_float_dtypes_are_refused_with_the_dtypes_named():
+    with pytest.raises(gradlib.GradlibError, match=r"xs of one dtype .* got float32, float64"):
+        per_element_gradients(lambda x: x[0] * tf.cast(x[1], tf.float32),
+                              [tf.constant(1.0), tf.constant(2.0, tf.float64)])
+
+
+def test_an_integer_output_is_refused_rather_than_reported_as_zero_gradients():
+    with pytest.raises(gradlib.GradlibError, match=r"fn returned a int32 tensor: only floating-point outputs"):
+        per_element_gradients(lambda x: tf.cast(x * 10, tf.int32), tf.constant([1.0, 2.0]))
+
+
+def test_any_error_raised_by_the_users_function_becomes_a_gradlib_error():
+    def fn(x):
+        raise ZeroDivisionError("boom")
+
+    with pytest.raises(gradlib.GradlibError, match=r"fn failed on inputs of shape \(2,\): ZeroDivisionError: boom"):
+        per_element_gradients(fn, tf.constant([1.0, 2.0]))
+
+
+def test_the_per_sample_reference_loop_is_bounded():
+    with pytest.raises(gradlib.GradlibError, match=r"method 'loop' runs one eager tape.jacobian per sample: 300"):
+        gradlib.per_sample_gradients(lambda x: x * 2.0, np.ones((300, 2), np.float32), method="loop")
+
+
+def test_the_finite_difference_check_is_skipped_when_it_would_exceed_the_work_limit():
+    small = gradlib.Limits(max_flops=5_000)   # W @ x costs ~2,300: the check (2 x 20 evaluations) is not allowed
+    c = gradlib.compare("sum(W @ x)", {"W": np.ones((20, 20)), "x": np.ones(20)}, watch=["x"],
+                        methods=["auto"], limits=small)
+    assert c.check.skipped.startswith("40 evaluations of this function would exceed")
+    np.testing.assert_allclose(c.best.jacobian, np.full((1, 20), 20.0))

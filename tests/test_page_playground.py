@@ -166,3 +166,14 @@ def test_the_state_survives_a_visit_to_another_page():
     assert not at.exception
     assert at.text_area(key="pg_outputs").value == "x0 * x2"
     assert table(at, "d output / d").loc["y"].tolist() == ["5", "0", "3"]
+
+
+def test_a_link_whose_only_method_is_refused_still_shows_results_and_no_exception():
+    # unstack is refused above 256 eager passes; with nothing else chosen, the page used to crash on an
+    # empty agreement table. It must show the refusal and the auto reference instead.
+    at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(300))}), method="unstack")
+    assert not at.exception
+    assert "### Agreement across methods" in headings(at)
+    assert any("nothing to compare" in i.value for i in at.info)
+    assert any("runs one eager pass per output element: 300 here" in w.value for w in at.warning) or \
+        "runs one eager pass per output element: 300 here" in "\n".join(m.value for m in at.markdown)
