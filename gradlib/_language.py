@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
@@ -72,7 +73,22 @@ class Program:
 
 
 def parse(text: str, shapes: Mapping[str, Shape], *, limits: Limits = LIMITS) -> Program:
-    """Check ``text`` against the language and the input ``shapes``; raise ``ExpressionError`` if it fails."""
+    """Check ``text`` against the language and the input ``shapes``; raise ``ExpressionError`` if it fails.
+
+    Checked programs are immutable, so the last few hundred are kept: a function evaluated again and
+    again (a training loop, a dashboard rerun) is parsed and checked once.
+    """
+    if isinstance(text, str) and len(text) <= limits.max_chars:
+        return _parse_cached(text, tuple(shapes.items()), limits)
+    return _parse(text, shapes, limits)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(text: str, shapes: tuple[tuple[str, Shape], ...], limits: Limits) -> Program:
+    return _parse(text, dict(shapes), limits)
+
+
+def _parse(text: str, shapes: Mapping[str, Shape], limits: Limits) -> Program:
     text = _check_text(text, limits)
     tree = _parse_tree(text)
     _check_tree(tree, text, limits)
