@@ -6,29 +6,19 @@ The code is generated from the *checked* syntax tree, so nothing reaches it that
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ._inputs import Input, check_inputs, compute_dtype
-from ._language import REDUCTIONS, UNARY, parse
+from ._language import REDUCTIONS, UNARY, matmul, parse
 
 #: inputs with more elements than this are written as random placeholders, not literal values
 MAX_LITERAL_ELEMENTS = 64
 
-_MATMUL_HELPER = '''
-def matmul(a, b):
-    """NumPy's @ for vectors and matrices (tf.linalg.matmul wants rank >= 2)."""
-    a2 = a[None, :] if a.shape.rank == 1 else a
-    b2 = b[:, None] if b.shape.rank == 1 else b
-    out = tf.linalg.matmul(a2, b2)
-    if b.shape.rank == 1:
-        out = out[..., 0]
-    if a.shape.rank == 1:
-        out = out[..., 0] if b.shape.rank == 1 else out[..., 0, :]
-    return out
-
-'''
+#: the code generated for @, matmul and dot is the very function gradlib runs
+_MATMUL_HELPER = inspect.getsource(matmul)
 
 
 def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
+import tensorflow as tf
 
 from ._errors import ExpressionError
 from ._limits import LIMITS, Limits
@@ -385,8 +386,6 @@ class _Builder:
     """Turns a checked tree into TensorFlow ops; every shape was already checked by _ShapeChecker."""
 
     def __init__(self, env: Mapping[str, object], dtype: object):
-        import tensorflow as tf
-
         self.tf, self.env, self.dtype = tf, env, dtype
 
     def visit(self, node: ast.expr):
@@ -415,15 +414,7 @@ class _Builder:
                 ast.Div: self.tf.divide, ast.Pow: self.tf.pow}[op](a, b)
 
     def _matmul(self, a, b):
-        tf = self.tf
-        a2 = a[None, :] if a.shape.rank == 1 else a
-        b2 = b[:, None] if b.shape.rank == 1 else b
-        out = tf.linalg.matmul(a2, b2)
-        if b.shape.rank == 1:
-            out = out[..., 0]
-        if a.shape.rank == 1:
-            out = out[..., 0] if b.shape.rank == 1 else out[..., 0, :]
-        return out
+        return matmul(a, b)
 
     def _List(self, node: ast.List):
         return self.tf.stack([self.visit(e) for e in node.elts], axis=0)
@@ -454,3 +445,15 @@ class _Builder:
             "softplus": tf.nn.softplus, "maximum": tf.maximum, "minimum": tf.minimum,
         }
         return functions[name](*args)
+
+
+def matmul(a, b):
+    """NumPy's @ for vectors and matrices (tf.linalg.matmul wants rank >= 2)."""
+    a2 = a[None, :] if a.shape.rank == 1 else a
+    b2 = b[:, None] if b.shape.rank == 1 else b
+    out = tf.linalg.matmul(a2, b2)
+    if b.shape.rank == 1:
+        out = out[..., 0]
+    if a.shape.rank == 1:
+        out = out[..., 0] if b.shape.rank == 1 else out[..., 0, :]
+    return out
