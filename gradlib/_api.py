@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 import time
@@ -184,7 +183,7 @@ def _expression_problem(program, inputs: Sequence[Input]) -> Problem:
         return program.build(env, tf_dtype)
 
     signature = tuple((i.name, i.shape, i.dtype, i.watched) for i in inputs)
-    key = ("expression", ast.dump(program.tree), signature, dtype)
+    key = ("expression", program.key, signature, dtype)
     warnings = nonfinite_warnings(inputs) + tuple(
         f"input {i.name!r} is {i.dtype}: TensorFlow's tape does not watch integer tensors, so its gradients are "
         f"None (shown as 0). Use float32 or float64 to differentiate with respect to it"

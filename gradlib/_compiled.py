@@ -27,6 +27,7 @@ TensorFlow never frees XLA's compiled code, even once the function is gone (meas
 
 from __future__ import annotations
 
+import collections
 import math
 import threading
 import time
@@ -67,6 +68,7 @@ class Compiled:
         self.calls = 0
         self.spent = 0.0                     # seconds spent in warm graph calls so far
         self.best = {"graph": math.inf, "xla": math.inf}   # fastest warm call of each version
+        self.recent: collections.deque = collections.deque(maxlen=SAMPLES)   # the last warm graph calls
         self.samples = {"graph": 0, "xla": 0}
         self._warm = False                   # the first graph call has run
         self._busy = False                   # one thread is building XLA; the others keep the graph
@@ -122,11 +124,15 @@ class Compiled:
             self.samples[tier] += 1
             self.best[tier] = min(self.best[tier], seconds)
             if tier == "graph":
+                self.recent.append(seconds)
                 self.spent += seconds
                 if self.samples["graph"] >= SAMPLES and self.best["graph"] < XLA_MIN_SECONDS:
                     self.settled = True
             elif self.samples["xla"] >= SAMPLES:
-                keep = self.best["xla"] <= XLA_GAIN * self.best["graph"]
+                # Like against like: XLA's few calls against the graph's last few, not against the
+                # luckiest of the many graph calls made before promotion (that bias kept the graph
+                # where XLA was twice as fast).
+                keep = self.best["xla"] <= XLA_GAIN * min(self.recent, default=self.best["graph"])
                 self.xla, self.jit, self.settled = (self.xla if keep else None), keep, True
 
 

@@ -68,6 +68,11 @@ class Program:
     names: frozenset[str]
     flops: float
 
+    @functools.cached_property
+    def key(self) -> str:
+        """What identifies the computation (the tree, not the spelling): equal for ``x*x`` and ``x * x``."""
+        return ast.dump(self.tree)
+
     def build(self, env: Mapping[str, object], dtype: object) -> object:
         """Evaluate the checked tree on TensorFlow tensors ``env`` (name -> tensor) in ``dtype``."""
         return _Builder(env, dtype).visit(self.tree)
