@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import uuid
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -140,6 +141,34 @@ def test_strategies_page_times_the_methods(page, app_server):
     assert {row[3] for row in fastest.rows} <= {"unstack", "jacobian", "forward", "auto"}
     assert page.locator(".st-key-st_chart").count() == 1
     _shot(page, "strategies")
+
+
+def _luminance(css_colour: str) -> float:
+    """Relative luminance (0 black .. 1 white) of an ``rgb(...)``/``rgba(...)`` CSS colour."""
+    r, g, b = (float(v) / 255 for v in re.findall(r"[\d.]+", css_colour)[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_dark_theme_is_readable(browser, app_server):
+    """A visitor whose system prefers dark gets Streamlit's dark theme, with light text on it."""
+    from ._harness import VIEWPORT
+
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark", locale="en-US")
+    context.set_default_timeout(30_000)
+    try:
+        page = context.new_page()
+        open_page(page, app_server.url + "/")
+        assert_no_error_shown(page)
+        app = page.locator('[data-testid="stApp"]')
+        background = app.evaluate("e => getComputedStyle(e).backgroundColor")
+        text = page.locator("h1").first.evaluate("e => getComputedStyle(e).color")
+        assert _luminance(background) < 0.2, f"the page is not dark: background {background}"
+        assert _luminance(text) - _luminance(background) > 0.5, f"text {text} does not stand out on {background}"
+        correct = find_table(read_tables(_column(page, "Per-element rows: correct")), "d y_i / d", ["y[0]", "y[1]"])
+        assert_close(correct.numbers(), SEED_ROWS)
+        _shot(page, "bug_dark")
+    finally:
+        context.close()
 
 
 def _shot(page, name: str) -> None:
