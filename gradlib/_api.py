@@ -122,7 +122,8 @@ def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compil
     """
     _check_method(method, "per_element_gradients")
     single = not isinstance(xs, (list, tuple))
-    tensors = [_check_tensor(x, k, single) for k, x in enumerate([xs] if single else xs)]
+    tensors = [float_tensor(x, "per_element_gradients", "xs" if single else f"xs[{k}]")
+               for k, x in enumerate([xs] if single else xs)]
     if not tensors:
         raise GradlibError("per_element_gradients needs at least one tensor in xs; got an empty list")
     _check_one_dtype(tensors)
@@ -196,19 +197,19 @@ def _expression_problem(program, inputs: Sequence[Input]) -> Problem:
                    tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape))
 
 
-def _check_tensor(x: Any, k: int, single: bool) -> tf.Tensor:
-    where = "xs" if single else f"xs[{k}]"
+def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
+    """``x`` as a floating-point tensor for ``api``; Python ints become float32, integer tensors are refused."""
     try:
         tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
     except (TypeError, ValueError) as exc:
-        raise GradlibError(f"per_element_gradients could not turn {where} into a tensor: {exc}") from None
-    if tensor.dtype.is_integer and isinstance(x, (int, list)):
+        raise GradlibError(f"{api} could not turn {where} into a tensor: {exc}") from None
+    if tensor.dtype.is_integer and isinstance(x, (int, list, tuple)):
         tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
     if not tensor.dtype.is_floating:
-        raise GradlibError(
-            f"per_element_gradients requires floating-point inputs, but {where} is {tensor.dtype.name}. "
-            f"TensorFlow's tape does not watch integer tensors, so every gradient would be None. "
-            f"Cast it first: tf.cast({where}, tf.float32)")
+        why = ("TensorFlow's tape does not watch integer tensors, so every gradient would be None"
+               if tensor.dtype.is_integer else "only real floating-point tensors have gradients here")
+        raise GradlibError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: {why}. "
+                           f"Cast it first: tf.cast({where}, tf.float32)")
     return tensor
 
 

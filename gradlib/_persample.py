@@ -23,6 +23,7 @@ import numpy as np
 import tensorflow as tf
 
 from . import _runtime
+from ._api import float_tensor
 from ._cache import LRUCache
 from ._errors import BatchMixingError, GradlibError
 from ._limits import LIMITS, Limits
@@ -133,16 +134,7 @@ def _check_method(method: Any) -> None:
 
 
 def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
-    try:
-        tensor = tf.convert_to_tensor(x)
-    except (TypeError, ValueError) as exc:
-        raise GradlibError(f"per_sample_gradients could not turn x into a tensor: {exc}") from None
-    if tensor.dtype.is_integer and isinstance(x, (list, tuple)):
-        tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
-    if not tensor.dtype.is_floating:
-        raise GradlibError(
-            f"per_sample_gradients requires a floating-point batch, but x is {tensor.dtype.name}. TensorFlow's tape "
-            "does not watch integer tensors, so every gradient would be None. Cast it first: tf.cast(x, tf.float32)")
+    tensor = float_tensor(x, "per_sample_gradients", "x")
     if tensor.shape.rank is None or tensor.shape.rank < 2:
         raise GradlibError(
             f"per_sample_gradients needs a batch of shape (B, features...), but x has shape {tuple(tensor.shape)}. "

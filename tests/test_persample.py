@@ -150,9 +150,9 @@ def test_compiled_functions_are_cached_per_model_and_bounded():
 
 @pytest.mark.parametrize("x, message", [
     (np.ones(3, np.float32), r"needs a batch of shape \(B, features...\), but x has shape \(3,\)"),
-    (np.ones((2, 3), np.int32), "requires a floating-point batch, but x is int32"),
+    (np.ones((2, 3), np.int32), "requires floating-point inputs, but x is int32: TensorFlow's tape does not watch integer"),
     (np.ones((0, 3), np.float32), r"empty batch: x has shape \(0, 3\)"),
-    ("abc", "requires a floating-point batch, but x is string"),
+    ("abc", "requires floating-point inputs, but x is string: only real floating-point"),
 ])
 def test_bad_batches_are_refused(x, message):
     with pytest.raises(GradlibError, match=message):
