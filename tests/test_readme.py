@@ -1,0 +1,39 @@
+"""The README's Python examples run as written and print what the README says they print."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _block_after(heading: str) -> str:
+    """The first ```python block after ``heading`` in the README."""
+    text = README.read_text()
+    start = text.index(heading)
+    return re.search(r"```python\n(.*?)```", text[start:], re.S).group(1)
+
+
+def _run(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          cwd=README.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_seed_example_prints_the_rows_the_sums_and_the_zeros():
+    out = _run(_block_after("## The seed example"))
+    assert "[[ 20.  15.  12.]\n [120.  45.  36.]]" in out
+    assert "unstack" in out
+    assert "[[140.  60.  48.]]" in out
+    assert "[[0. 0. 0.]\n [0. 0. 0.]]" in out
+    assert "error The naive loop returns zeros" in out
+    assert "error tape.gradient(y, x) sums over the elements of y" in out
+
+
+def test_the_keras_example_prints_the_per_sample_shape():
+    out = _run(_block_after("## Real models: Keras, per sample"))
+    assert "(5, 3, 8)" in out
