@@ -454,11 +454,10 @@ class _Builder:
 
 def matmul(a, b):
     """NumPy's @ for vectors and matrices (tf.linalg.matmul wants rank >= 2)."""
-    a2 = a[None, :] if a.shape.rank == 1 else a
-    b2 = b[:, None] if b.shape.rank == 1 else b
-    out = tf.linalg.matmul(a2, b2)
+    if a.shape.rank == 1 and b.shape.rank == 1:
+        return tf.tensordot(a, b, axes=1)                    # vector @ vector: the inner product
     if b.shape.rank == 1:
-        out = out[..., 0]
+        return tf.linalg.matvec(a, b)                        # (..., m, k) @ (k,)
     if a.shape.rank == 1:
-        out = out[..., 0] if b.shape.rank == 1 else out[..., 0, :]
-    return out
+        return tf.linalg.matvec(b, a, transpose_a=True)      # (k,) @ (..., k, n)
+    return tf.linalg.matmul(a, b)                            # batch dimensions broadcast
