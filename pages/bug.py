@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from gradlib import figures
+from gradlib import PRESETS_BY_KEY, figures
 from pages import _ui
 
-OUTPUTS = "[x0*x1*x2, x0*x1*x2*x0]"
-INPUTS = {"x0": 3.0, "x1": 4.0, "x2": 5.0}
+SEED = PRESETS_BY_KEY["seed"]   # y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)
 METHODS = ("naive", "summed", "unstack", "jacobian")
 
 SEED_CODE = """\
@@ -64,7 +63,7 @@ def main() -> None:
         "gradients of `y` come out as zeros when `y` is a tensor. Every number on this page is computed "
         "by TensorFlow as the page loads.")
     comparison = _ui.attempt("The seed example could not be computed",
-                             lambda: _ui.compare(OUTPUTS, INPUTS, None, "float32", METHODS))
+                             lambda: _ui.compare(SEED.outputs, SEED.inputs, SEED.watch, SEED.dtype, METHODS))
     if comparison is None:
         return
     naive, summed, best = comparison.results["naive"], comparison.results["summed"], comparison.best
