@@ -319,7 +319,7 @@ def _check_eager_passes(chosen: str, requested: str, m: int, n: int, use_graph: 
         f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")
 
 
-def _gist(exc: Exception) -> str:
+def error_gist(exc: Exception) -> str:
     """The informative line of an error (Keras puts it after a generic first line, in ANSI bold)."""
     lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(exc).splitlines()]
     lines = [line for line in lines if line and not line.startswith("Exception encountered")]
@@ -338,7 +338,7 @@ def _output_size(problem: Problem) -> int:
             raise
         except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
             shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
-            raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {_gist(exc)}") from exc
+            raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
     return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
 

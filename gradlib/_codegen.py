@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._inputs import Input, check_inputs, compute_dtype
-from ._language import REDUCTIONS, UNARY, matmul, parse
+from ._language import REDUCTIONS, UNARY, axis_of, matmul, parse
 
 #: inputs with more elements than this are written as random placeholders, not literal values
 MAX_LITERAL_ELEMENTS = 64
@@ -114,7 +114,7 @@ class _Writer:
         name = node.func.id
         args = [self.visit(a) for a in node.args]
         if name in REDUCTIONS:
-            axis = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
+            axis = axis_of(node)
             suffix = f", axis={ast.unparse(axis)}" if axis is not None else ""
             return f"{REDUCTIONS[name]}({args[0]}{suffix})"
         if name == "dot":

@@ -363,7 +363,7 @@ class _ShapeChecker:
         return self._reduce(node, args[0])
 
     def _reduce(self, node: ast.Call, shape: Shape) -> Shape:
-        axis_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
+        axis_node = axis_of(node)
         if axis_node is None:
             return ()
         axis = _int_constant(axis_node)
@@ -372,6 +372,13 @@ class _ShapeChecker:
         if not -len(shape) <= axis < max(len(shape), 1) or not shape:
             self.fail(axis_node, f"axis {axis} is out of range for a value of shape {shape}")
         return shape[: axis % len(shape)] + shape[axis % len(shape) + 1:]
+
+
+def axis_of(call: ast.Call) -> ast.expr | None:
+    """The axis argument of a checked reduction, given as ``sum(x, 0)`` or ``sum(x, axis=0)``; None if absent."""
+    if len(call.args) > 1:
+        return call.args[1]
+    return call.keywords[0].value if call.keywords else None
 
 
 def _int_constant(node: ast.expr) -> int | None:
@@ -437,7 +444,7 @@ class _Builder:
         tf, name = self.tf, node.func.id
         args = [self.visit(a) for a in node.args]
         if name in REDUCTIONS:
-            axis_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
+            axis_node = axis_of(node)
             axis = None if axis_node is None else _int_constant(axis_node)
             return {"sum": tf.reduce_sum, "mean": tf.reduce_mean, "prod": tf.reduce_prod}[name](args[0], axis=axis)
         if name in ("matmul", "dot"):

@@ -23,7 +23,7 @@ import numpy as np
 import tensorflow as tf
 
 from . import _runtime
-from ._api import float_tensor
+from ._api import error_gist, float_tensor
 from ._cache import LRUCache
 from ._errors import BatchMixingError, GradlibError
 from ._limits import LIMITS, Limits
@@ -151,7 +151,7 @@ def _call(fn: Callable, x: tf.Tensor) -> tf.Tensor:
     try:
         return tf.convert_to_tensor(fn(x))
     except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
-        raise GradlibError(f"fn failed on a batch of shape {tuple(x.shape)}: {_first_line(exc)}") from exc
+        raise GradlibError(f"fn failed on a batch of shape {tuple(x.shape)}: {error_gist(exc)}") from exc
 
 
 def _check_output(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
@@ -237,7 +237,7 @@ def _trace(fn: Callable, spec: tf.TensorSpec, kind: str, method: str):
             return _concrete(fn, spec, kind, use_pfor=True), "pfor"
         except (ValueError, NotImplementedError, tf.errors.OpError) as exc:
             if method == "pfor":
-                raise GradlibError(f"pfor could not vectorize this function ({_first_line(exc)}); "
+                raise GradlibError(f"pfor could not vectorize this function ({error_gist(exc)}); "
                                    "use method='while_loop' or method='auto'") from exc
     return _concrete(fn, spec, kind, use_pfor=False), "while_loop"
 
@@ -286,11 +286,6 @@ def _loop(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
         ys.append(yb.numpy()[0])
         jacs.append(jb.numpy().reshape(yb.shape[1:] + xb.shape[1:]))
     return np.stack(ys), np.stack(jacs)
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _warnings(x: tf.Tensor, y: np.ndarray, method: str, used: str) -> tuple[str, ...]:
