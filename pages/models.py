@@ -9,7 +9,7 @@ import streamlit as st
 
 import gradlib
 from gradlib import figures, keras_models
-from pages import _ui
+from dashboard import frame, render, services
 
 INTRO = (
     "Your real model outputs `y` as a tensor, for a whole batch at once. For each sample `b`, the per-sample "
@@ -21,24 +21,12 @@ INTRO = (
 SOURCES = ("Preset", "Upload a CSV or .npy file")
 
 
-# ---------------------------------------------------------------- the cached door into gradlib
-
-
-@st.cache_data(max_entries=16, ttl=_ui.TTL, show_spinner="Computing per-sample gradients…")
-def model_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> keras_models.ModelReport:
-    """``keras_models.report``, cached on every argument (the app's limits apply)."""
-    return keras_models.report(name, params, x, time_loop=time_loop, limits=_ui.APP_LIMITS)
-
-
-@st.cache_data(max_entries=_ui.MAX_ENTRIES, ttl=_ui.TTL, show_spinner=False)
-def sample_pitfalls(name: str, params: dict[str, Any], sample: np.ndarray) -> keras_models.Pitfalls:
-    """``keras_models.pitfalls`` on one sample, cached."""
-    return keras_models.pitfalls(name, params, sample)
+# ---------------------------------------------------------------- uploads
 
 
 def batch_from_upload(data: bytes, filename: str, shape: tuple[int, ...]) -> np.ndarray | None:
     """The uploaded batch, or ``None`` after showing ``st.error`` with what is wrong and where."""
-    return _ui.attempt(f"The file {filename!r} was not accepted",
+    return render.attempt(f"The file {filename!r} was not accepted",
                        lambda: keras_models.load_batch(data, filename, expected_features=int(np.prod(shape)),
                                                        sample_shape=shape))
 
@@ -94,11 +82,11 @@ def show_sample(rep: keras_models.ModelReport, b: int, *, key: str) -> None:
     """Sample ``b``: its outputs, its Jacobian heatmap and its saliency bars."""
     r = rep.result
     st.markdown(f"### Sample {b}")
-    _ui.show_vector(r.y[b], rep.output_names)
+    render.show_vector(r.y[b], rep.output_names)
     matrix = r.matrix(b)
-    _ui.show_chart(figures.jacobian_heatmap, matrix, rep.output_names, r.col_labels, _ui.MAX_HEATMAP_CELLS,
+    render.show_chart(figures.jacobian_heatmap, matrix, rep.output_names, r.col_labels, render.MAX_HEATMAP_CELLS,
                    key=f"{key}_heatmap", title=f"Jacobian of sample {b}: d output / d input feature")
-    _ui.show_chart(figures.gradient_bars, np.abs(matrix), rep.output_names, r.col_labels, _ui.MAX_BAR_CELLS,
+    render.show_chart(figures.gradient_bars, np.abs(matrix), rep.output_names, r.col_labels, render.MAX_BAR_CELLS,
                    key=f"{key}_saliency", title=f"Saliency of sample {b}: |d y_k / d x_j|")
 
 
@@ -111,8 +99,8 @@ def show_pitfalls(rep: keras_models.ModelReport, p: keras_models.Pitfalls, b: in
     rows = np.vstack([p.naive, p.summed[None], p.exact])
     labels = ([f"naive: {n}" for n in rep.output_names] + ["summed: sum(y)"]
               + [f"correct: {n}" for n in rep.output_names])
-    _ui.show_matrix(rows, labels, rep.result.col_labels, index_name="method")
-    _ui.show_chart(figures.gradient_bars, rows, labels, rep.result.col_labels, _ui.MAX_BAR_CELLS,
+    render.show_matrix(rows, labels, rep.result.col_labels, index_name="method")
+    render.show_chart(figures.gradient_bars, rows, labels, rep.result.col_labels, render.MAX_BAR_CELLS,
                    key=f"{key}_pitfalls", title="Naive and summed against the correct rows")
     diff = float(np.abs(p.exact - rep.result.matrix(b)).max())
     st.caption(f"per_element_gradients on sample {b} alone agrees with the batch result: max |difference| = {diff:.2g}.")
@@ -134,7 +122,7 @@ def show_timing(rep: keras_models.ModelReport, *, key: str) -> None:
 
 
 def show_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> None:
-    rep = _ui.attempt("Per-sample gradients could not be computed", lambda: model_report(name, params, x, time_loop))
+    rep = render.attempt("Per-sample gradients could not be computed", lambda: services.model_report(name, params, x, time_loop))
     if rep is None:
         return
     r = rep.result
@@ -144,21 +132,22 @@ def show_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: boo
     cols[2].metric("Method", r.method)
     cols[3].metric("gradlib time (warm)", f"{1000 * rep.gradlib_seconds:.1f} ms")
     for warning in r.warnings:
-        st.warning(_ui.escape(warning))
+        st.warning(render.escape(warning))
     b = int(st.number_input("Sample", 0, r.batch_size - 1, 0, key=f"models_sample_{r.batch_size}",
                             help="Which sample of the batch to show"))
     show_sample(rep, b, key="models")
     st.markdown("### Mean over the batch")
     st.caption("The mean of |d y_k / d x_j| over all samples: which features matter to which output, on average.")
-    _ui.show_chart(figures.jacobian_heatmap, r.mean_abs, rep.output_names, r.col_labels, _ui.MAX_HEATMAP_CELLS,
+    render.show_chart(figures.jacobian_heatmap, r.mean_abs, rep.output_names, r.col_labels, render.MAX_HEATMAP_CELLS,
                    key="models_mean", title="Mean |Jacobian| over the batch")
-    p = _ui.attempt("The pitfalls could not be computed", lambda: sample_pitfalls(name, params, x[b]))
+    p = render.attempt("The pitfalls could not be computed", lambda: services.sample_pitfalls(name, params, x[b]))
     if p is not None:
         show_pitfalls(rep, p, b, key="models")
     show_timing(rep, key="models")
 
 
 def main() -> None:
+    frame.ensure_routed()
     st.title("Keras models")
     st.markdown(INTRO)
     names = list(keras_models.MODELS)

@@ -6,11 +6,9 @@ from streamlit.testing.v1 import AppTest
 
 from gradlib import keras_models
 
-PAGE = "../pages/models.py"
-
-
 def run_page(**widgets) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.switch_page("pages/models.py").run()
     for key, value in widgets.items():
         kind = "selectbox" if key in ("models_model", "models_preset", "models_sequence_cell") else None
         if kind == "selectbox":
