@@ -26,10 +26,15 @@ _ROUTING = threading.local()   # Streamlit runs each session's script in its own
 
 
 def pages() -> list[st.Page]:
-    """The dashboard's pages, in the order of the sidebar (url paths match the file names)."""
+    """The dashboard's pages, in the order of the sidebar (url paths match the file names).
+
+    The first page is served at ``/``; Streamlit gives the default page no path of its own, so a hidden
+    second entry serves the same file at ``/bug`` (an address the folder mode hands out, and people share).
+    """
     return [
-        st.Page("pages/bug.py", title="The bug, side by side", icon=":material/bug_report:", url_path="bug",
+        st.Page("pages/bug.py", title="The bug, side by side", icon=":material/bug_report:", url_path="home",
                 default=True),
+        st.Page("pages/bug.py", title="The bug, side by side", url_path="bug", visibility="hidden"),
         st.Page("pages/playground.py", title="Playground", icon=":material/science:", url_path="playground"),
         st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why_zeros"),
         st.Page("pages/strategies.py", title="Strategies", icon=":material/timer:", url_path="strategies"),
