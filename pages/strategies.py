@@ -19,13 +19,14 @@ ss = st.session_state
 GUIDE = """\
 | Situation | Pick | Why |
 |---|---|---|
-| A few outputs, many inputs (a loss per sample, a small head on a big input) | `unstack` or `jacobian` (reverse mode) | one backward pass per output; `tape.jacobian` vectorizes them |
-| Many outputs, a few inputs (a curve, a trajectory of a few parameters) | `forward` (forward mode) | one forward pass per input, whatever the number of outputs |
-| Both large, in a loop you repeat | `jacobian` or `forward`, compiled | `tf.function` traces once; the vectorized passes amortize |
-| One-off, small problems (up to ~32 passes) | `unstack`, eager | tracing a `tf.function` costs more than it saves; `auto` compiles a small problem once you call it repeatedly |
-| You are not sure | `auto` | gradlib picks the mode by the shape, and repairs NaN-poisoned rows |
+| Called more than once, any shape (a training step, a loop you repeat) | `jacobian`, compiled | one vectorized call (pfor) replaces all the passes; `tf.function` traces once, then each call costs about a millisecond at the sizes below |
+| One call of a small problem | `unstack`, eager | no trace to pay for (tracing costs tenths of a second); its cost grows with the number of outputs |
+| Many outputs, few inputs, eager | `forward` (forward mode) | one pass per **input** instead of per output; eagerly each forward pass costs about three reverse passes, so it wins only when outputs outnumber inputs by more than that |
+| You are not sure | `auto` | runs eagerly while a problem is small and new, and compiles it once its eager calls have cost about as much as a trace (0.3 s): a few repeats below may still show it eager |
 | Never | `naive` loop, or `tape.gradient` on a vector | zeros, or the column sums: not per-element gradients |
 """
+#: how a point is drawn: a filled marker ran compiled, an open one eagerly
+MARKERS_NOTE = "Filled markers ran as a compiled tf.function, open markers eagerly (the `compiled` column)."
 
 
 def timing_form() -> tuple[bool, list[int], str, list[str], int]:
@@ -71,17 +72,31 @@ def run_timing(sizes: list[int], shape: str, methods: list[str], repeats: int) -
 
 
 def show_timing(timings: pd.DataFrame, shape: str) -> None:
-    """The log-log chart, the fastest method per size, and the table."""
+    """The log-log chart (compiled or eager per point), what this run measured, and the table."""
     x = GROWING.get(shape, "size")
     st.markdown("### Time as the problem grows")
     st.plotly_chart(figures.scaling_chart(timings, x=x, title=f"Seconds against {x} ({shape} Jacobian)"),
                     key="st_chart", config={"displaylogo": False})
-    fastest = timings.loc[timings.groupby("size")["seconds"].idxmin(), ["size", "outputs", "inputs", "method", "seconds"]]
-    st.markdown("### Fastest method per size")
-    st.table(fastest.assign(seconds=fastest["seconds"].map(lambda s: f"{s:.4g}")).set_index("size"))
+    st.caption(MARKERS_NOTE)
+    st.markdown("### What this run measured")
+    st.markdown("\n".join(f"- {line}" for line in measured_lines(timings)))
     st.markdown("### All timings")
     st.dataframe(timings, hide_index=True)
     st.caption("Measured on this shared server, one process: compare ratios between methods, not absolute times.")
+
+
+def measured_lines(timings: pd.DataFrame) -> list[str]:
+    """One sentence per size: the fastest method, compiled or eager, and how much slower the others were."""
+    lines = []
+    for size, group in timings.groupby("size", sort=True):
+        best = group.loc[group["seconds"].idxmin()]
+        how = "compiled" if best["compiled"] else "eager"
+        others = ", ".join(f"{r.method} {r.ratio:.1f}x ({'compiled' if r.compiled else 'eager'})"
+                           for r in group.itertuples() if r.method != best["method"])
+        ran = f" (ran as {best['ran as']})" if best["ran as"] != best["method"] else ""
+        lines.append(f"size {size} ({best['outputs']} outputs, {best['inputs']} inputs): fastest **{best['method']}**"
+                     f"{ran}, {how}, {1000 * best['seconds']:.3g} ms" + (f"; the others took {others}" if others else ""))
+    return lines
 
 
 def main() -> None:
@@ -106,4 +121,5 @@ def main() -> None:
         st.info("Press **Run the timing** to measure; nothing runs until you do.")
 
 
-main()
+if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it
+    main()
