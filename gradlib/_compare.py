@@ -10,7 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from . import _runtime
-from ._api import CORRECT_METHODS, METHODS, _check_method, _check_size, _expression_problem, run
+from ._api import CORRECT_METHODS, METHODS, _check_method, _check_size, _expression_problem, error_gist, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
 from ._diagnose import Finding, diagnose
 from ._errors import GradlibError
@@ -67,7 +67,7 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
         except GradlibError as exc:
             errors[method] = str(exc)
         except (tf.errors.OpError, ValueError, TypeError, NotImplementedError) as exc:
-            errors[method] = f"{method} failed in TensorFlow: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+            errors[method] = f"{method} failed in TensorFlow: {error_gist(exc)}"
     reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
     best = results.get(reference) or run(problem, "auto")
     check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,

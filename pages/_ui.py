@@ -81,10 +81,18 @@ def attempt(title: str, work: Callable[[], Any]) -> Any | None:
         return work()
     except gradlib.GradlibError as exc:
         show_error(title, str(exc))
-    except Exception as exc:   # a bug, or TensorFlow refusing: a message, never a traceback
+    except Exception as exc:   # a bug, or TensorFlow refusing: a plain message; the details go to the server log
         _LOG.exception("unexpected failure: %s", title)
-        show_error(title, f"unexpected {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}")
+        show_error(title, unexpected_message(exc))
     return None
+
+
+def unexpected_message(exc: BaseException) -> str:
+    """What a visitor reads about an error gradlib did not expect: plain words, no TensorFlow internals."""
+    memory = isinstance(exc, MemoryError) or type(exc).__name__ == "ResourceExhaustedError"
+    what = ("the server ran out of memory for this computation; try smaller inputs or fewer methods" if memory
+            else "something went wrong on the server while computing this; try other inputs")
+    return f"{what}. The details are in the server's log."
 
 
 # ---------------------------------------------------------------- messages
