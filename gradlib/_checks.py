@@ -91,7 +91,7 @@ class FiniteDifferenceCheck:
                 continue
             shown = ", ".join(f"({row_labels[r]}, {col_labels[c]})" for r, c in cells[:limit])
             more = f" and {len(cells) - limit} more" if len(cells) > limit else ""
-            columns = sorted({int(c) for _, c in cells}, key=int)
+            columns = sorted({int(c) for _, c in cells})
             where = ", ".join(col_labels[c] for c in columns[:limit]) + (", ..." if len(columns) > limit else "")
             if code == 5:
                 values = ", ".join(_fmt(self.numeric[r, c]) for r, c in cells[:limit])

@@ -53,7 +53,8 @@ class GradResult:
         >>> [[CELL_STATUS[k] for k in row] for row in r.cell_status().tolist()]
         [['infinite', 'finite'], ['nan', 'finite']]
         """
-        finite_y = np.isfinite(self.y.reshape(-1)) if self.per_element else np.ones(1, bool)
+        with np.errstate(invalid="ignore"):
+            finite_y = np.isfinite(self.y.reshape(-1) if self.per_element else np.sum(self.y, keepdims=True).reshape(1))
         jac = self.jacobian
         status = np.select([~finite_y[:, None] & ~np.isfinite(jac), np.isinf(jac),
                             np.isnan(jac) & bool(self.other_mode), np.isnan(jac)], [4, 1, 3, 2], 0).astype(np.int8)
@@ -74,7 +75,8 @@ class GradResult:
         """
         status = self.cell_status()
         cells = np.argwhere(status != 0)[:limit]
-        y = self.y.reshape(-1) if self.per_element else np.full(1, np.nan)
+        with np.errstate(invalid="ignore"):
+            y = self.y.reshape(-1) if self.per_element else np.sum(self.y, keepdims=True).reshape(1)
         rows = []
         for r, c in cells.tolist():
             code = int(status[r, c])

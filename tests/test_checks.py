@@ -139,3 +139,10 @@ def test_an_integer_inputs_column_is_not_claimed_to_agree_with_finite_difference
     [finding] = by_title(c, "Cells the finite-difference check could not check")
     assert finding.severity == "warning"
     assert "agree with every cell" not in c.check.summary(c.best.row_labels, c.best.col_labels)
+
+
+def test_a_summed_rows_status_judges_the_sum_of_y():
+    inf_sum = gradlib.evaluate(POISON, {"x0": 1.0, "x1": 1.0}, method="summed")
+    assert statuses(inf_sum) == [("sum(y)", "x0", "output not finite")]
+    steep = gradlib.evaluate(SQRT, {"x0": 3.0, "x1": 4.0}, method="summed")
+    assert statuses(steep) == [("sum(y)", "x0", "infinite")]
