@@ -19,6 +19,12 @@ class GradResult:
     ``jacobian[i, j]`` is d y_flat[i] / d x_flat[j]: row ``i`` is the gradient of the i-th element
     of ``y`` (C order); columns follow the watched inputs in order, each flattened in C order.
     The ``summed`` method gives one row (the column sums); ``naive`` gives what the broken loop gives.
+
+    Non-finite cells: ``poisoned_rows`` are the rows of finite outputs that hold NaN (0 x inf inside this
+    method's pass; an infinite entry is a true infinite derivative and never counts). ``auto`` recomputes
+    such cells in the other mode: the cells it fixes are ``repaired_cells`` (NaN poisoning, confirmed), the
+    rows left without NaN ``repaired_rows``, and a cell NaN in both modes is undefined rather than poisoned.
+    A single other method cannot tell the two apart. ``cell_notes()`` says, per cell, what happened.
     """
 
     y: np.ndarray
