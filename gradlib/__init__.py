@@ -17,10 +17,10 @@ from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients
 from ._presets import PRESETS, PRESETS_BY_KEY, Preset
-from ._result import GradResult
+from ._result import CELL_STATUS, GradResult
 
 __all__ = [
-    "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
+    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "METHODS",
     "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerSampleResult", "Preset", "check_inputs", "compare", "demonstrate",
     "evaluate", "per_element_gradients", "per_sample_gradients", "tensorflow_code",

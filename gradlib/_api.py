@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
@@ -15,10 +15,10 @@ from . import _methods, _runtime
 from ._cache import LRUCache
 from ._compiled import Compiled
 from ._errors import ExpressionError, GradlibError
-from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings
+from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings, promotion_warnings
 from ._language import parse
 from ._limits import LIMITS, Limits
-from ._result import GradResult, index_labels
+from ._result import GradResult, index_labels, nan_cause
 
 METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
 CORRECT_METHODS = ("unstack", "jacobian", "forward")
@@ -155,13 +155,13 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     if method == "auto" and not graph and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
-    repaired: tuple[int, ...] = ()
+    repair = _Repair()
     other = "forward" if chosen != "forward" else "jacobian"
     if poisoned and method == "auto" and (graph or other != "forward" or n <= limits.max_eager_passes):
-        jac, repaired = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned)
-        poisoned = tuple(r for r in poisoned if r not in repaired)
+        jac, repair = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned, other)
+        poisoned = ()   # every NaN cell left is NaN in both modes: undefined there, not poisoned
     seconds = time.perf_counter() - start
-    return _package(problem, chosen, method, y, jac, graph, poisoned, repaired, seconds)
+    return _package(problem, chosen, method, y, jac, graph, poisoned, repair, seconds)
 
 
 # ---------------------------------------------------------------- building problems
@@ -185,7 +185,7 @@ def _expression_problem(program, inputs: Sequence[Input]) -> Problem:
 
     signature = tuple((i.name, i.shape, i.dtype, i.watched) for i in inputs)
     key = ("expression", program.key, signature, dtype)
-    warnings = nonfinite_warnings(inputs) + tuple(
+    warnings = nonfinite_warnings(inputs) + promotion_warnings(inputs) + tuple(
         f"input {i.name!r} is {i.dtype}: TensorFlow's tape does not watch integer tensors, so its gradients are "
         f"None (shown as 0). Use float32 or float64 to differentiate with respect to it"
         for i in watched if i not in floats)
@@ -320,10 +320,39 @@ def _check_eager_passes(chosen: str, requested: str, m: int, n: int, use_graph: 
 
 
 def error_gist(exc: Exception) -> str:
-    """The informative line of an error (Keras puts it after a generic first line, in ANSI bold)."""
-    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(exc).splitlines()]
-    lines = [line for line in lines if line and not line.startswith("Exception encountered")]
+    """The informative line of an error, without TensorFlow's internals (node names, devices, allocators).
+
+    Keras puts the line after a generic first one, in ANSI bold; TensorFlow wraps it in
+    ``{{function_node __wrapped__...}}``, ``[Op:...]`` and, for graphs, a traceback of the user's code.
+
+    >>> error_gist(ValueError("{{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+    ...                       "Incompatible shapes: [2] vs. [3] [Op:AddV2] name: "))
+    'Incompatible shapes: [2] vs. [3]'
+    """
+    lines = [_plain(line) for line in str(exc).splitlines()]
+    lines = [line for line in lines if line and not line.startswith(_NOISE)]
     return (lines[0] if lines else type(exc).__name__)[:300]
+
+
+#: lines of an error message that say nothing to a user (Keras' preamble, a graph's traceback)
+_NOISE = ("Exception encountered", "Graph execution error", "Detected at node", "File ", "[[", "Traceback")
+_INTERNALS = [
+    (r"\x1b\[[0-9;]*m", ""),                            # ANSI colours
+    (r"\{\{function_node [^}]*\}\}", ""),                # {{function_node __wrapped__AddV2_device_/job:...}}
+    (r" for '\{\{node [^']*'", ""),                      # for '{{node add}} = AddV2[T=DT_FLOAT](a, b)'
+    (r"\{\{node [^}]*\}\}", ""),
+    (r"\[Op:[^\]]*\]( name: \S*)?", ""),                 # [Op:AddV2] name:
+    (r" on /job:\S+", ""),                                # on /job:localhost/replica:0/task:0/device:CPU:0
+    (r" by allocator \S+", ""),
+    (r"OOM when allocating tensor with shape\[([^\]]*)\] and type (\w+)",
+     r"out of memory allocating a tensor of shape [\1] and type \2"),
+]
+
+
+def _plain(line: str) -> str:
+    for pattern, replacement in _INTERNALS:
+        line = re.sub(pattern, replacement, line)
+    return " ".join(line.split()).removesuffix(" name:").strip()
 
 
 def _output_size(problem: Problem) -> int:
@@ -385,38 +414,57 @@ def _to_numpy(value: Any) -> np.ndarray:
 
 
 def _poisoned_rows(y: np.ndarray, jac: np.ndarray) -> tuple[int, ...]:
-    """Rows whose output is finite but whose gradient is not: NaN leaking in from another output."""
+    """Rows whose output is finite but whose gradient holds NaN: 0 x inf in this mode (an infinite entry is a
+    true infinite derivative, as for sqrt at 0, and is not counted)."""
     finite_y = np.isfinite(y.reshape(-1))
-    bad = ~np.isfinite(jac).all(axis=1)
+    bad = np.isnan(jac).any(axis=1)
     return tuple(int(i) for i in np.flatnonzero(finite_y & bad))
 
 
-def _repair(jac: np.ndarray, other: np.ndarray, rows: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
-    """Take the other mode's entry wherever this one is not finite, in the poisoned rows only."""
+@dataclass(frozen=True)
+class _Repair:
+    """What auto's second mode fixed: whole rows, single cells, and which mode it was ("" when not run)."""
+
+    rows: tuple[int, ...] = ()
+    cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
+    mode: str = ""
+
+
+def _repair(jac: np.ndarray, other: np.ndarray, rows: tuple[int, ...], other_method: str) -> tuple[np.ndarray, _Repair]:
+    """Take the other mode's entry wherever this one is NaN and the other's is finite, in ``rows`` only."""
     jac = jac.copy()
-    for r in rows:
-        take = ~np.isfinite(jac[r]) & np.isfinite(other[r])
-        jac[r, take] = other[r, take]
-    return jac, tuple(r for r in rows if np.isfinite(jac[r]).all())
+    take = np.zeros(jac.shape, bool)
+    take[list(rows)] = np.isnan(jac[list(rows)]) & np.isfinite(other[list(rows)])
+    jac[take] = other[take]
+    fixed = tuple(r for r in rows if take[r].any() and not np.isnan(jac[r]).any())
+    return jac, _Repair(fixed, np.argwhere(take), "forward" if other_method == "forward" else "reverse")
 
 
 def _package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: np.ndarray, graph: bool,
-             poisoned: tuple[int, ...], repaired: tuple[int, ...], seconds: float) -> GradResult:
+             poisoned: tuple[int, ...], repair: _Repair, seconds: float) -> GradResult:
     jac = _with_integer_columns(problem, jac)
     rows = ("sum(y)",) if method == "summed" else index_labels("y", y.shape)
     cols = tuple(label for name, shape in problem.names for label in index_labels(name, shape))
     warnings = problem.warnings
+    mode = "forward" if method == "forward" else "reverse"
     if poisoned:
-        warnings += (f"NaN poisoning: {', '.join(rows[r] for r in poisoned)} finite, but the gradient row is not: "
-                     "a non-finite value in another output turned 0 x inf into NaN. method='auto' repairs this",)
-    if repaired:
-        warnings += (f"repaired NaN poisoning in {', '.join(rows[r] for r in repaired)} using the other mode",)
+        warnings += (f"NaN in the gradient of finite output(s) {', '.join(rows[r] for r in poisoned[:8])}"
+                     f"{', ...' if len(poisoned) > 8 else ''}: {nan_cause(mode)}. method='auto' recomputes such "
+                     "cells in the other mode",)
+    if repair.rows:
+        warnings += (f"repaired NaN poisoning in {', '.join(rows[r] for r in repair.rows[:8])}"
+                     f"{', ...' if len(repair.rows) > 8 else ''}: {repair.mode} mode gives these cells finite values",)
+    undefined = [r for r in _poisoned_rows(y, jac) if r not in repair.rows] if repair.mode else []
+    if undefined:
+        warnings += (f"NaN in both reverse and forward mode in {', '.join(rows[r] for r in undefined[:8])}"
+                     f"{', ...' if len(undefined) > 8 else ''}: 0 x inf within the output's own formula, so no "
+                     "mode gives a number there",)
     reason = _NAIVE_REASON if method == "naive" else (_SUMMED_REASON if method == "summed" else "")
     return GradResult(
         y=y, jacobian=jac, row_labels=rows, col_labels=cols, method=method, requested=requested,
         watched=problem.names, dtype=problem.dtype, compiled=graph, per_element=method != "summed",
-        broken=method == "naive", reason=reason, poisoned_rows=poisoned, repaired_rows=repaired,
-        warnings=warnings, seconds=seconds)
+        broken=method == "naive", reason=reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
+        warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode)
 
 
 def _with_integer_columns(problem: Problem, jac: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -13,44 +14,142 @@ MAX_FD_COLUMNS = 256
 _TOLERANCES = {"float32": (2e-3, 2e-3), "float64": (1e-5, 1e-6)}   # (rtol, atol relative to the scale of J)
 
 
+#: why a cell of the finite-difference check could not be checked (0: it was checked)
+UNCHECKED = {
+    1: "the function is not defined (NaN) just below {x}",
+    2: "the function is not defined (NaN) just above {x}",
+    3: "the function is not defined (NaN) on either side of {x}",
+    4: "the function is infinite just beside {x}",
+    5: "{x} is an integer input: TensorFlow gives it no gradient (0), while the function's derivative is "
+       "what finite differences measure, so the two are not comparable",
+}
+
+
 @dataclass(frozen=True, eq=False)
 class FiniteDifferenceCheck:
-    """Central differences against a Jacobian, cell by cell."""
+    """Central differences against a Jacobian, cell by cell.
+
+    ``reason[i, j]`` is 0 where the cell was checked, else a key of ``UNCHECKED`` saying why it could not be:
+    the function is undefined or infinite on one side of the point, or the column belongs to an integer input
+    (TensorFlow gives it no gradient, so there is nothing like to compare with). ``passed`` needs every cell
+    checked and within tolerance.
+    """
 
     numeric: np.ndarray          # (m, n) central-difference Jacobian, computed in float64
     error: np.ndarray            # (m, n) |analytic - numeric|
     tolerance: np.ndarray        # (m, n) what each cell may differ by
     step: float
     skipped: str = ""            # why the check did not run ("" when it ran)
+    reason: np.ndarray | None = None   # (m, n) int8: 0 checked, else a key of UNCHECKED
+    analytic: np.ndarray | None = None   # (m, n) the Jacobian that was checked
+
+    @property
+    def _checked(self) -> np.ndarray:
+        return np.ones(self.numeric.shape, bool) if self.reason is None else self.reason == 0
 
     @property
     def bad_cells(self) -> tuple[tuple[int, int], ...]:
-        bad = ~(self.error <= self.tolerance) & np.isfinite(self.numeric)
+        """Checked cells whose analytic value differs from central differences beyond the tolerance."""
+        bad = ~(self.error <= self.tolerance) & np.isfinite(self.numeric) & self._checked
         return tuple((int(r), int(c)) for r, c in np.argwhere(bad))
 
     @property
+    def unchecked_cells(self) -> tuple[tuple[int, int], ...]:
+        """Cells that could not be checked (see ``reason``); empty when the check was skipped as a whole."""
+        if self.skipped or self.reason is None:
+            return ()
+        return tuple((int(r), int(c)) for r, c in np.argwhere(self.reason != 0))
+
+    @property
     def passed(self) -> bool:
-        return not self.skipped and not self.bad_cells
+        """True only when every cell was checked and agrees."""
+        return not self.skipped and not self.bad_cells and not self.unchecked_cells
 
     @property
     def max_error(self) -> float:
-        finite = self.error[np.isfinite(self.error)]
+        """The largest error over the checked cells."""
+        finite = self.error[np.isfinite(self.error) & self._checked]
         return float(finite.max()) if finite.size else 0.0
+
+    @property
+    def max_tolerance(self) -> float:
+        """The largest tolerance over the checked cells (0 when none was checked)."""
+        finite = self.tolerance[np.isfinite(self.tolerance) & self._checked]
+        return float(finite.max()) if finite.size else 0.0
+
+    def unchecked(self, row_labels: Sequence[str], col_labels: Sequence[str], limit: int = 4) -> list[str]:
+        """One sentence per reason: which cells (the first ``limit``) could not be checked, and why.
+
+        >>> check = finite_differences(lambda v: np.sqrt(v), np.array([0.0]), np.array([[np.inf]]), "float64")
+        >>> check.passed, check.unchecked(["y[0]"], ["x"])
+        (False, ['(y[0], x) could not be checked: the function is not defined (NaN) just below x'])
+        """
+        sentences = []
+        for code, text in UNCHECKED.items():
+            cells = [] if self.reason is None else np.argwhere(self.reason == code)
+            if not len(cells):
+                continue
+            shown = ", ".join(f"({row_labels[r]}, {col_labels[c]})" for r, c in cells[:limit])
+            more = f" and {len(cells) - limit} more" if len(cells) > limit else ""
+            columns = sorted({int(c) for _, c in cells})
+            where = ", ".join(col_labels[c] for c in columns[:limit]) + (", ..." if len(columns) > limit else "")
+            if code == 5:
+                values = ", ".join(_fmt(self.numeric[r, c]) for r, c in cells[:limit])
+                text += f" (finite differences give {values}{', ...' if len(cells) > limit else ''})"
+            sentences.append(f"{shown}{more} could not be checked: " + text.format(x=where))
+        return sentences
+
+    def differences(self, row_labels: Sequence[str], col_labels: Sequence[str], limit: int = 4) -> str:
+        """The first ``limit`` bad cells as ``(y[0], x) gives 1 vs 2 by finite differences``."""
+        shown = []
+        for r, c in self.bad_cells[:limit]:
+            mine = _fmt(self.analytic[r, c]) if self.analytic is not None else "?"
+            shown.append(f"({row_labels[r]}, {col_labels[c]}) gives {mine} vs {_fmt(self.numeric[r, c])}")
+        more = f" and {len(self.bad_cells) - limit} more" if len(self.bad_cells) > limit else ""
+        return ", ".join(shown) + more + " by finite differences"
+
+    def summary(self, row_labels: Sequence[str], col_labels: Sequence[str]) -> str:
+        """The check in one paragraph: how many cells were checked, how many agree, which were not checked."""
+        if self.skipped:
+            return f"Finite-difference check skipped: {self.skipped}."
+        total, unchecked, bad = self.numeric.size, len(self.unchecked_cells), self.bad_cells
+        checked = total - unchecked
+        if not checked:
+            head = "No cell could be checked against finite differences."
+        elif bad:
+            head = (f"{len(bad)} of {checked} checked cell(s) differ from central finite differences, e.g. "
+                    f"{self.differences(row_labels, col_labels)} (tolerance at most {self.max_tolerance:.3g}).")
+        else:
+            every = "every cell" if not unchecked else f"all {checked} checked cell(s)"
+            head = (f"Central differences in float64 agree with {every} (largest error {self.max_error:.3g}, "
+                    f"step {self.step:g}, tolerance at most {self.max_tolerance:.3g}).")
+        return " ".join([head] + [s + "." for s in self.unchecked(row_labels, col_labels)])
 
 
 @dataclass(frozen=True)
 class Agreement:
-    """How far one method's result is from the reference (rows, or column sums for ``summed``)."""
+    """How far one method's result is from the reference (rows, or column sums for ``summed``), cell by cell.
+
+    Every cell counts, the non-finite ones included: NaN agrees only with NaN, inf only with inf of the same
+    sign. ``max_abs_diff`` is the largest difference between cells finite on both sides; ``differing`` counts
+    the cells that disagree (non-finite ones included) and ``example`` names the first.
+    """
 
     method: str
     max_abs_diff: float
     agrees: bool
     against: str      # "rows of <reference>" or "column sums of <reference>"
+    differing: int = 0
+    example: str = ""     # "(y[0], x1): nan vs 0"
 
 
 def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, step: float = 1e-6,
-                       max_flops: float = float("inf")) -> FiniteDifferenceCheck:
+                       max_flops: float = float("inf"), integer_columns: np.ndarray | None = None
+                       ) -> FiniteDifferenceCheck:
     """Check ``analytic`` (m x n) against central differences of ``f`` (flat float64 x -> flat float64 y).
+
+    Cells where ``f`` is undefined or infinite on a side of the point, and the columns in
+    ``integer_columns`` (a boolean mask of length n), are not checked; ``reason`` says why.
 
     >>> check = finite_differences(lambda v: v * v, np.array([1.0, 2.0]), np.array([[2.0, 0], [0, 4.0]]), "float64")
     >>> check.passed
@@ -63,46 +162,79 @@ def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, st
                else f"{2 * n} evaluations of this function would exceed the work allowed for one request")
         return FiniteDifferenceCheck(empty, empty, empty, step, skipped=why)
     numeric = np.empty((m, n))
+    reason = np.zeros((m, n), np.int8)
     with np.errstate(all="ignore"):
-        _central_differences(f, x, numeric, step)
+        _central_differences(f, x, numeric, reason, step)
+    if integer_columns is not None:
+        reason[:, np.asarray(integer_columns, bool)] = 5
     rtol, atol = _TOLERANCES.get(dtype, _TOLERANCES["float32"])
-    scale = float(np.abs(numeric[np.isfinite(numeric)]).max(initial=1.0))
+    scale = float(np.abs(numeric[np.isfinite(numeric) & (reason == 0)]).max(initial=1.0))
     tolerance = atol * max(scale, 1.0) + rtol * np.abs(numeric)
     with np.errstate(invalid="ignore"):
         error = np.abs(analytic - numeric)
-    return FiniteDifferenceCheck(numeric, error, tolerance, step)
+    return FiniteDifferenceCheck(numeric, error, tolerance, step, reason=reason, analytic=analytic)
 
 
-def _central_differences(f, x: np.ndarray, out: np.ndarray, step: float) -> None:
+def _central_differences(f, x: np.ndarray, out: np.ndarray, reason: np.ndarray, step: float) -> None:
     for j in range(out.shape[1]):
         h = step * max(1.0, abs(float(x[j])))
         up, down = x.copy(), x.copy()
         up[j] += h
         down[j] -= h
-        out[:, j] = (f(up) - f(down)) / (2 * h)
+        above, below = f(up), f(down)
+        out[:, j] = (above - below) / (2 * h)
+        nan_below, nan_above = np.isnan(below), np.isnan(above)
+        reason[:, j] = np.select([nan_below & nan_above, nan_below, nan_above, np.isinf(above) | np.isinf(below)],
+                                 [3, 1, 2, 4], 0)
 
 
 def agreement(result: GradResult, reference: GradResult, reference_name: str) -> Agreement:
-    """Compare ``result`` with ``reference``: rows for per-element methods, column sums for ``summed``.
+    """Compare ``result`` with ``reference``, every cell: rows for per-element methods, column sums for ``summed``.
 
-    Rows whose output is not finite, or that either side reports as NaN-poisoned, are left out: there the
-    methods are expected to differ, and the diagnosis says so.
+    >>> import numpy as np
+    >>> from ._result import GradResult
+    >>> def r(j): return GradResult(np.zeros(1), np.array([j]), ("y[0]",), ("a", "b"), "m", "m", (("a", ()), ("b", ())))
+    >>> agreement(r([np.inf, np.nan]), r([np.inf, 0.0]), "auto").example
+    '(y[0], b): nan vs 0'
     """
     if result.per_element:
-        keep = np.isfinite(reference.y.reshape(-1))
-        keep[list(result.poisoned_rows) + list(reference.poisoned_rows)] = False
-        target, mine, against = reference.jacobian[keep], result.jacobian[keep], f"rows of {reference_name}"
+        target, mine, against = reference.jacobian, result.jacobian, f"rows of {reference_name}"
+        rows = reference.row_labels
     else:
-        target, mine = reference.jacobian.sum(axis=0, keepdims=True), result.jacobian
-        against = f"column sums of {reference_name}"
+        with np.errstate(invalid="ignore"):
+            target = reference.jacobian.sum(axis=0, keepdims=True)
+        mine, against, rows = result.jacobian, f"column sums of {reference_name}", ("sum(y)",)
     if target.shape != mine.shape:
-        return Agreement(result.requested, float("inf"), False, against)
-    rtol, atol = _TOLERANCES["float32" if "float32" in (result.dtype, reference.dtype) else "float64"]
+        return Agreement(result.requested, float("inf"), False, against, max(target.size, mine.size),
+                         f"shape {mine.shape} vs {target.shape}")
+    differing = np.argwhere(differing_cells(mine, target, result.dtype, reference.dtype))
+    finite = np.isfinite(target) & np.isfinite(mine)
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(target - mine)
+    max_diff = float(diff[finite].max()) if finite.any() else 0.0
+    example = ""
+    if len(differing):
+        r, c = differing[0]
+        example = f"({rows[r]}, {reference.col_labels[c]}): {_fmt(mine[r, c])} vs {_fmt(target[r, c])}"
+    return Agreement(result.requested, max_diff, not len(differing), against, len(differing), example)
+
+
+def differing_cells(mine: np.ndarray, target: np.ndarray, *dtypes: str) -> np.ndarray:
+    """A boolean mask of the cells where ``mine`` differs from ``target`` (same shapes), non-finite cells included.
+
+    Finite cells differ beyond the float32 tolerance if any of ``dtypes`` is float32, else float64's; NaN
+    matches only NaN, and inf only inf of the same sign.
+
+    >>> differing_cells(np.array([1.0, np.nan, np.inf, np.nan]), np.array([1.0, np.nan, np.inf, 0.0]), "float64")
+    array([False, False, False,  True])
+    """
+    rtol, atol = _TOLERANCES["float32" if "float32" in dtypes else "float64"]
     finite = np.isfinite(target) & np.isfinite(mine)
     scale = max(1.0, float(np.abs(target[finite]).max(initial=0.0)))
-    same_pattern = np.array_equal(np.isfinite(target), np.isfinite(mine))
     with np.errstate(invalid="ignore"):
-        diff = np.abs(target - mine)[finite]
-    max_diff = float(diff.max()) if diff.size else 0.0
-    agrees = same_pattern and np.allclose(mine[finite], target[finite], rtol=rtol, atol=atol * scale)
-    return Agreement(result.requested, max_diff, bool(agrees), against)
+        close = np.where(finite, np.abs(target - mine) <= atol * scale + rtol * np.abs(target), mine == target)
+    return ~(close | (np.isnan(target) & np.isnan(mine)))
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"

@@ -68,11 +68,17 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
 
 
 def _constant(i: Input, tf_dtype: str) -> str:
-    dtype = f"tf.{i.dtype}" if i.dtype.startswith("int") else tf_dtype
+    """The input as declared; a float32 input in a float64 computation is cast before the tape sees it."""
+    dtype = f"tf.{i.dtype}"
     if i.size > MAX_LITERAL_ELEMENTS:
-        return f"{i.name} = tf.random.normal({list(i.shape)}, dtype={dtype})  # your {i.size} values here"
-    value = i.value.astype(i.dtype).tolist() if i.dtype.startswith("int") else _floats(i.value)
-    return f"{i.name} = tf.constant({value!r}, dtype={dtype})"
+        value, note = f"tf.random.normal({list(i.shape)}, dtype={dtype})", f"your {i.size} values here"
+    else:
+        literal = i.value.astype(i.dtype).tolist() if i.dtype.startswith("int") else _floats(i.value)
+        value, note = f"tf.constant({literal!r}, dtype={dtype})", ""
+    if not i.dtype.startswith("int") and dtype != tf_dtype:
+        value = f"tf.cast({value}, {tf_dtype})"
+        note = "; ".join(filter(None, [note, f"{i.dtype}, promoted: TensorFlow computes in one dtype"]))
+    return f"{i.name} = {value}" + (f"  # {note}" if note else "")
 
 
 def _floats(value: np.ndarray) -> Any:

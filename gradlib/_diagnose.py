@@ -7,8 +7,8 @@ from typing import Mapping
 
 import numpy as np
 
-from ._checks import FiniteDifferenceCheck
-from ._result import GradResult
+from ._checks import FiniteDifferenceCheck, differing_cells
+from ._result import GradResult, nan_cause
 
 
 @dataclass(frozen=True)
@@ -23,23 +23,28 @@ class Finding:
 
 def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteDifferenceCheck | None = None,
              used_names: frozenset[str] | None = None) -> tuple[Finding, ...]:
-    """Explain every result in ``results`` against ``best``, the correct per-element Jacobian."""
+    """Explain every result in ``results`` against ``best``, the correct per-element Jacobian, cell by cell."""
     findings: list[Finding] = []
+    unexplained: dict[str, np.ndarray] = {}
     for name, result in results.items():
         if result.broken:
             findings.append(_naive(name, result, best))
         elif not result.per_element:
             findings.append(_summed(name, result, best))
-        if result.poisoned_rows:
-            findings.append(_poisoned(name, result))
-    if best.repaired_rows:
-        rows = ", ".join(best.row_labels[r] for r in best.repaired_rows)
-        findings.append(Finding(best.requested, "NaN poisoning repaired",
-                                f"{rows}: reverse mode turned 0 x inf into NaN; these rows were recomputed in the "
-                                "other mode, where the infinite output does not leak into them.", "info"))
+        elif result is not best and result.jacobian.shape == best.jacobian.shape:
+            differ = differing_cells(result.jacobian, best.jacobian, result.dtype, best.dtype)
+            finite_y = np.isfinite(best.y.reshape(-1))[:, None]   # other rows: "Output not finite" says why
+            poisoned = np.isnan(result.jacobian) & np.isfinite(best.jacobian) & finite_y
+            if poisoned.any():
+                findings.append(_poisoned(name, result, best, poisoned))
+            if (differ & ~poisoned & finite_y).any():
+                unexplained[name] = differ & ~poisoned & finite_y
+    findings += _cells(best)
     findings += _inputs(best, used_names)
     if check is not None:
         findings += _finite_differences(best, check)
+    if unexplained:
+        findings.append(_disagree(unexplained, results, best))
     if not any(f.severity != "info" for f in findings if f.method in (None, best.requested)):
         findings.append(Finding(best.requested, "The per-element gradients are right",
                                 f"method {best.method!r} gives one gradient row per element of y"
@@ -77,13 +82,58 @@ def _summed(name: str, result: GradResult, best: GradResult) -> Finding:
                    "error")
 
 
-def _poisoned(name: str, result: GradResult) -> Finding:
-    rows = ", ".join(result.row_labels[r] for r in result.poisoned_rows)
+def _poisoned(name: str, result: GradResult, best: GradResult, mask: np.ndarray) -> Finding:
+    shown = _cells_text(best, mask, lambda r, c: f"is NaN, true value {_fmt(best.jacobian[r, c])}")
     return Finding(name, "NaN poisoning",
-                   f"{rows} {'is' if len(result.poisoned_rows) == 1 else 'are'} finite, but {name!r} gives NaN in "
-                   "the gradient row: another output is infinite, and the backward pass multiplies its zero upstream "
-                   "gradient by an infinite local derivative (0 x inf = NaN). method='auto' repairs these rows.",
-                   "warning")
+                   f"{name!r} gives NaN where the true value is finite: {shown}. The cause: {nan_cause(result.mode)}. "
+                   f"{best.requested!r} gives the true values.", "warning")
+
+
+def _cells(best: GradResult) -> list[Finding]:
+    """What happened in each cell of the correct result that is not a plain finite number."""
+    status = best.cell_status()
+    mode, other = best.mode, "forward" if best.mode == "reverse" else "reverse"
+    y = best.y.reshape(-1)
+    texts = {  # status code -> (method, title, text, severity)
+        1: (None, "Infinite derivative",
+            "The output is finite but changes infinitely fast with the input here (like sqrt at 0): the "
+            "derivative itself is infinite. This is not NaN poisoning", "info"),
+        2: (best.requested, "NaN poisoning", f"The output is finite, but {nan_cause(mode)}. "
+            "method='auto' recomputes such cells in the other mode", "warning"),
+        3: (None, "No mode gives a number here",
+            "NaN in both reverse and forward mode: 0 x inf within the output's own formula (like sqrt(x*x) at 0)",
+            "warning"),
+        4: (None, "Output not finite",
+            "The output itself is not finite, so its gradient is not a meaningful number", "warning"),
+        5: (best.requested, "NaN poisoning repaired",
+            f"{mode.capitalize()} mode gave NaN here, and {other} mode gives the finite values shown. The cause: "
+            f"{nan_cause(mode)}", "info"),
+    }
+    findings = []
+    for code, (method, title, text, severity) in texts.items():
+        mask = status == code
+        if mask.any():
+            value = (lambda r, c: f"where {best.row_labels[r]} = {_fmt(y[r])}") if code == 4 else (
+                lambda r, c: f"= {_fmt(best.jacobian[r, c])}")
+            findings.append(Finding(method, title, f"{_cells_text(best, mask, value)}. {text}.", severity))
+    return findings
+
+
+def _disagree(unexplained: Mapping[str, np.ndarray], results: Mapping[str, GradResult], best: GradResult) -> Finding:
+    parts = []
+    for name, mask in unexplained.items():
+        jac = results[name].jacobian
+        parts.append(f"{name} in {int(mask.sum())} cell(s), e.g. "
+                     + _cells_text(best, mask, lambda r, c: f"gives {_fmt(jac[r, c])} vs {_fmt(best.jacobian[r, c])}", 2))
+    return Finding(None, "Correct methods disagree",
+                   f"These differ from {best.requested} beyond floating tolerance: {'; '.join(parts)}.", "error")
+
+
+def _cells_text(result: GradResult, mask: np.ndarray, value, limit: int = 4) -> str:
+    """``(y[0], x1) <value>, ...`` for the first ``limit`` cells of ``mask``, and how many more."""
+    cells = np.argwhere(mask)
+    shown = ", ".join(f"({result.row_labels[r]}, {result.col_labels[c]}) {value(r, c)}" for r, c in cells[:limit])
+    return shown + (f" and {len(cells) - limit} more cell(s)" if len(cells) > limit else "")
 
 
 def _inputs(best: GradResult, used_names: frozenset[str] | None) -> list[Finding]:
@@ -105,13 +155,19 @@ def _inputs(best: GradResult, used_names: frozenset[str] | None) -> list[Finding
 def _finite_differences(best: GradResult, check: FiniteDifferenceCheck) -> list[Finding]:
     if check.skipped:
         return [Finding(None, "Finite-difference check skipped", check.skipped, "info")]
-    if check.passed:
-        return []
-    cells = ", ".join(f"({best.row_labels[r]}, {best.col_labels[c]})" for r, c in check.bad_cells[:4])
-    return [Finding(None, "Finite differences disagree",
-                    f"{len(check.bad_cells)} cell(s) differ from central finite differences, e.g. {cells} "
-                    f"(largest error {check.max_error:.3g}). This is expected at kinks (abs, relu, maximum at a tie) "
-                    "and where the function is not finite; elsewhere it points at a wrong gradient.", "warning")]
+    findings = []
+    if check.bad_cells:
+        findings.append(Finding(
+            None, "Finite differences disagree",
+            f"{len(check.bad_cells)} cell(s) differ from central finite differences, e.g. "
+            f"{check.differences(best.row_labels, best.col_labels)}. This is expected at kinks (abs, relu, maximum "
+            "at a tie) and where the function is not finite; elsewhere it points at a wrong gradient.", "warning"))
+    if check.unchecked_cells:
+        integer = bool((check.reason == 5).any())
+        findings.append(Finding(None, "Cells the finite-difference check could not check",
+                                " ".join(s + "." for s in check.unchecked(best.row_labels, best.col_labels)),
+                                "warning" if integer else "info"))
+    return findings
 
 
 def _fmt(value: float) -> str:

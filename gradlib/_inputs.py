@@ -65,13 +65,84 @@ def check_inputs(
     checked = []
     for name, raw in inputs.items():
         value = to_array(raw, where=f"input {name!r}", limits=limits)
-        checked.append(Input(name, value, dtypes[name], name in watched))
+        checked.append(Input(name, _representable(value, dtypes[name], name), dtypes[name], name in watched))
     return tuple(checked)
+
+
+def _representable(value: np.ndarray, dtype: str, name: str) -> np.ndarray:
+    """``value`` exactly as ``dtype`` holds it; a number ``dtype`` would change is refused, never altered.
+
+    Integer inputs must hold whole numbers in the dtype's range (a cast would truncate 3.7 to 3, and turn
+    NaN or 1e10 into int32's minimum). Float32 inputs must lie within float32's range (1e300 would become
+    inf); their values are rounded to float32, as TensorFlow holds them, even when the computation is
+    promoted to float64.
+
+    >>> _representable(np.array([3.0]), "int32", "n").tolist()
+    [3.0]
+    """
+    if dtype in INT_DTYPES:
+        info = np.iinfo(dtype)
+        low, high = max(float(info.min), -2.0 ** 53), min(float(info.max), 2.0 ** 53)   # float64 holds these exactly
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(value) | (value != np.round(value)) | (value < low) | (value > high)
+        if bad.any():
+            number = _number(value[tuple(np.argwhere(bad)[0])])
+            if not np.isfinite(number):
+                what = "not finite"
+            elif not low <= number <= high and high < info.max:
+                what = "beyond ±2**53, where gradlib cannot hold every whole number exactly"
+            elif not low <= number <= high:
+                what = f"outside {dtype}'s range ({low:,.0f} to {high:,.0f})"
+            else:
+                what = "not a whole number"
+            raise ExpressionError(
+                f"input {name!r} is {dtype}, but {_first(bad, name)} is {number!r}: {what}. An integer input takes "
+                f"whole numbers, and gradlib never rounds or casts a number for you: write a whole number, or make "
+                f"{name!r} float32 or float64")
+        return value
+    if dtype == "float32":
+        with np.errstate(over="ignore"):
+            narrow = value.astype(np.float32)
+        bad = np.isfinite(value) & ~np.isfinite(narrow)   # checked after the cast: what float32 really holds
+        if bad.any():
+            count = int(bad.sum())
+            more = f" (and {count - 1} more value(s))" if count > 1 else ""
+            raise ExpressionError(
+                f"input {name!r} is float32, but {_first(bad, name)} is {_number(value[tuple(np.argwhere(bad)[0])])!r}"
+                f"{more}, outside float32's range (about ±3.4e38): as float32 it would become infinite. "
+                f"Use dtype float64 for {name!r}, or smaller numbers")
+        return narrow.astype(np.float64)
+    return value
+
+
+def _first(mask: np.ndarray, name: str) -> str:
+    return _index_label(name, tuple(int(k) for k in np.argwhere(mask)[0]))
+
+
+def _number(value: np.floating) -> float | int:
+    number = float(value)
+    return int(number) if np.isfinite(number) and number == int(number) and abs(number) < 1e16 else number
 
 
 def compute_dtype(inputs: Sequence[Input]) -> str:
     """The float dtype the computation runs in: float64 if any input asks for it."""
     return "float64" if any(i.dtype == "float64" for i in inputs) else "float32"
+
+
+def promotion_warnings(inputs: Sequence[Input]) -> tuple[str, ...]:
+    """Say that float32 inputs are computed in float64 when another input asks for float64.
+
+    >>> promotion_warnings(check_inputs({"a": 1.0, "b": 2.0}, dtype={"a": "float64"}))[0][:61]
+    "input 'b' is float32, but 'a' is float64: TensorFlow computes"
+    """
+    wide = [i.name for i in inputs if i.dtype == "float64"]
+    narrow = [i.name for i in inputs if i.dtype == "float32"]
+    if not wide or not narrow:
+        return ()
+    names, wides = ", ".join(map(repr, narrow)), ", ".join(map(repr, wide))
+    return (f"input {names} {'is' if len(narrow) == 1 else 'are'} float32, but {wides} "
+            f"{'is' if len(wide) == 1 else 'are'} float64: TensorFlow computes in one dtype, so the float32 "
+            "values (rounded to float32) are cast to float64 and everything, gradients included, is float64",)
 
 
 def nonfinite_warnings(inputs: Sequence[Input]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ import ast
 import difflib
 import functools
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -39,8 +40,12 @@ FUNCTIONS = {**UNARY, **REDUCTIONS, **BINARY}
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 _UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+"}
 _UNARY_REFUSED = {ast.Not: "not", ast.Invert: "~"}
+#: the ASCII symbols of the language, which a look-alike may be told to use instead
+_ALLOWED_SYMBOLS = "+-*/@()[],.:_ "
 _LOOKALIKES = {"\u2212": "-", "\u00d7": "*", "\u00b7": "*", "\u22c5": "*", "\u00f7": "/", "\u00b2": "**2",
-               "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u00a0": " "}
+               "\u2013": "-", "\u2014": "-", "\u2018": "'", "\u2019": "'", "\u00a0": " ",
+               # Cyrillic and Greek letters drawn like Latin ones (Unicode has no compatibility form for them)
+               **dict(zip("аеорсухіјѕԁАВЕКМНОРСТХІЈЅοΟΑΒΕΖΗΙΚΜΝΡΤΥΧν", "aeopcyxijsdABEKMHOPCTXIJSoOABEZHIKMNPTYXv"))}
 _REFUSED = {
     ast.Attribute: "attribute access (a '.' after a value) is not allowed; call functions by name, like exp(x)",
     ast.Lambda: "lambda is not allowed; write the expression itself",
@@ -109,15 +114,14 @@ def _parse(text: str, shapes: Mapping[str, Shape], limits: Limits) -> Program:
 def _check_text(text: object, limits: Limits) -> str:
     if not isinstance(text, str):
         raise ExpressionError(f"the function must be text, like 'x0*x1'; got {type(text).__name__}")
-    if not text.strip():
+    text = text.strip(" \t\n\r\f\v")   # surrounding whitespace: to Python a leading space is an "unexpected indent"
+    if not text:
         raise ExpressionError("the function is empty: type an expression such as [x0*x1, x0 + x1]")
     if len(text) > limits.max_chars:
         raise ExpressionError(f"the function is {len(text):,} characters long; at most {limits.max_chars:,} are allowed")
     for col, char in enumerate(text, start=1):
         if not char.isascii():
-            hint = f"; use {_LOOKALIKES[char]!r} instead" if char in _LOOKALIKES else "; use plain ASCII letters and operators"
-            raise ExpressionError(f"character {char!r} (U+{ord(char):04X}) at column {col} is not allowed{hint}",
-                                  text=text, column=col)
+            raise ExpressionError(_non_ascii_message(text, char, col), text=text, column=col)
         if char in ";=\"'\\#$!?`{}" and not (char == "=" and _is_axis_keyword(text, col - 1)):
             raise ExpressionError(_char_message(char, col), text=text, column=col)
         if not char.isprintable() and char not in "\n\t\r":
@@ -125,6 +129,29 @@ def _check_text(text: object, limits: Limits) -> str:
     text = text.replace("\n", " ").replace("\t", " ").replace("\r", " ")
     _check_nesting(text, limits)
     return text
+
+
+def _non_ascii_message(text: str, char: str, col: int) -> str:
+    """Name a non-ASCII character and, for a look-alike, the ASCII to type instead (and the text so spelled)."""
+    name = unicodedata.name(char, "").lower()
+    plain = _ascii_for(char)
+    where = f"character {char!r} (U+{ord(char):04X}{', ' + name if name else ''}) at column {col} is not allowed"
+    if not plain:
+        return f"{where}; use plain ASCII letters and operators"
+    spelled = "".join(_ascii_for(c) or c for c in text)
+    whole = f": {spelled!r}" if spelled.isascii() and len(spelled) <= 80 and spelled != plain else ""
+    return f"{where}; use {plain!r} instead{whole}"
+
+
+def _ascii_for(char: str) -> str:
+    """The ASCII a look-alike stands for: a table of typographic symbols, else Unicode's compatibility form
+    (full-width letters and digits, superscripts): '' when there is none."""
+    if char in _LOOKALIKES:
+        return _LOOKALIKES[char]
+    plain = unicodedata.normalize("NFKC", char)
+    if plain.isspace():
+        return " "
+    return plain if plain.isascii() and all(c.isalnum() or c in _ALLOWED_SYMBOLS for c in plain) else ""
 
 
 def _is_axis_keyword(text: str, index: int) -> bool:

@@ -117,11 +117,12 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         start = time.perf_counter()
         out_shape = _check_output(fn, xt)
         _check_size(xt, out_shape, limits)
+        unchecked = ""
         if check_independence and xt.shape[0] >= 2:
-            _check_independent(fn, xt[:PROBE_SAMPLES], "while_loop" if method == "while_loop" else "auto")
+            unchecked = _check_independent(fn, xt[:PROBE_SAMPLES], "while_loop" if method == "while_loop" else "auto")
         y, jac, used, compiled = _compute(fn, xt, method)
         seconds = time.perf_counter() - start
-    warnings = _warnings(xt, y, method, used)
+    warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings)
 
 
@@ -147,11 +148,14 @@ def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
 
 
 def _call(fn: Callable, x: tf.Tensor) -> tf.Tensor:
-    """``fn(x)`` with its failures turned into a GradlibError that says which shape it was given."""
+    """``fn(x)`` with any failure turned into a GradlibError that says which shape it was given."""
     try:
         return tf.convert_to_tensor(fn(x))
-    except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
-        raise GradlibError(f"fn failed on a batch of shape {tuple(x.shape)}: {error_gist(exc)}") from exc
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
+        raise GradlibError(f"fn failed on a batch of shape {tuple(x.shape)}: {type(exc).__name__}: "
+                           f"{error_gist(exc)}") from exc
 
 
 def _check_output(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
@@ -176,20 +180,27 @@ def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> Non
             "Use a smaller batch or fewer features")
 
 
-def _check_independent(fn: Callable, probe: tf.Tensor, method: str) -> None:
-    """The full Jacobian of a few samples: every off-diagonal (sample b w.r.t. sample c) block must be zero."""
+def _check_independent(fn: Callable, probe: tf.Tensor, method: str) -> str:
+    """The full Jacobian of a few samples: every off-diagonal (sample b w.r.t. sample c) block must be zero.
+
+    Only finite entries count as evidence; the warning to report is returned when some are not finite.
+    """
     full, _ = _graph(fn, probe, "probe", method)
     b = int(probe.shape[0])
     blocks = np.abs(full.reshape(b, -1, b, math.prod(probe.shape[1:])))
-    diagonal = max(float(blocks[i, :, i].max()) for i in range(b))
-    off, where = max((float(blocks[i, :, j].max()), (i, j)) for i in range(b) for j in range(b) if i != j)
-    if not np.isfinite(off) or off > MIXING_TOLERANCE * max(diagonal, 1.0):
+    finite = np.where(np.isfinite(blocks), blocks, 0.0)   # NaN or inf is no evidence of mixing (an all-inf batch)
+    diagonal = max(float(finite[i, :, i].max()) for i in range(b))
+    off, where = max((float(finite[i, :, j].max()), (i, j)) for i in range(b) for j in range(b) if i != j)
+    if off > MIXING_TOLERANCE * max(diagonal, 1.0):
         i, j = where
         raise BatchMixingError(
             f"the samples of the batch are not independent: output of sample {i} changes with the input of sample "
             f"{j} (|dy[{i}]/dx[{j}]| up to {off:.3g}), so per-sample gradients do not exist. A layer mixes the "
             "batch, such as BatchNormalization in training mode: call the model with training=False, or use "
             "per_element_gradients on the whole batch")
+    unknown = not all(np.isfinite(blocks[i, :, j]).all() for i in range(b) for j in range(b) if i != j)
+    return ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN "
+            "or infinite values") if unknown else ""
 
 
 # ---------------------------------------------------------------- computing
@@ -208,8 +219,14 @@ def _graph(fn: Callable, x: tf.Tensor, kind: str, method: str) -> tuple[Any, str
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, kind, method, spec)
     create = lambda: _trace(fn, spec, kind, method)  # noqa: E731
-    compiled, used = _COMPILED.get_or_create(key, create) if key is not None else create()
-    out = compiled(x)
+    try:
+        compiled, used = _COMPILED.get_or_create(key, create) if key is not None else create()
+        out = compiled(x)
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - fn failed when traced or run as a graph: say so, like _call
+        raise GradlibError(f"fn failed inside the compiled per-sample Jacobian on a batch of shape "
+                           f"{tuple(x.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
     if kind == "probe":
         return out.numpy(), used
     return (out[0].numpy(), out[1].numpy()), used

@@ -19,6 +19,12 @@ class GradResult:
     ``jacobian[i, j]`` is d y_flat[i] / d x_flat[j]: row ``i`` is the gradient of the i-th element
     of ``y`` (C order); columns follow the watched inputs in order, each flattened in C order.
     The ``summed`` method gives one row (the column sums); ``naive`` gives what the broken loop gives.
+
+    Non-finite cells: ``poisoned_rows`` are the rows of finite outputs that hold NaN (0 x inf inside this
+    method's pass; an infinite entry is a true infinite derivative and never counts). ``auto`` recomputes
+    such cells in the other mode: the cells it fixes are ``repaired_cells`` (NaN poisoning, confirmed), the
+    rows left without NaN ``repaired_rows``, and a cell NaN in both modes is undefined rather than poisoned.
+    A single other method cannot tell the two apart. ``cell_notes()`` says, per cell, what happened.
     """
 
     y: np.ndarray
@@ -37,6 +43,54 @@ class GradResult:
     repaired_rows: tuple[int, ...] = ()
     warnings: tuple[str, ...] = field(default=())
     seconds: float = 0.0
+    repaired_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))   # (k, 2): row, column
+    other_mode: str = ""   # the mode auto recomputed this result's NaN cells in ("" when it did not)
+
+    @property
+    def mode(self) -> str:
+        """``"forward"`` or ``"reverse"``: how the method that ran differentiates."""
+        return "forward" if self.method == "forward" else "reverse"
+
+    def cell_status(self) -> np.ndarray:
+        """One code of ``CELL_STATUS`` per Jacobian cell, as an (m, n) array of small integers.
+
+        >>> r = GradResult(np.array([0.0, 1.0]), np.array([[np.inf, 0.0], [np.nan, 2.0]]), ("y[0]", "y[1]"),
+        ...                ("a", "b"), "jacobian", "jacobian", (("a", ()), ("b", ())))
+        >>> [[CELL_STATUS[k] for k in row] for row in r.cell_status().tolist()]
+        [['infinite', 'finite'], ['nan', 'finite']]
+        """
+        with np.errstate(invalid="ignore"):
+            finite_y = np.isfinite(self.y.reshape(-1) if self.per_element else np.sum(self.y, keepdims=True).reshape(1))
+        jac = self.jacobian
+        status = np.select([~finite_y[:, None] & ~np.isfinite(jac), np.isinf(jac),
+                            np.isnan(jac) & bool(self.other_mode), np.isnan(jac)], [4, 1, 3, 2], 0).astype(np.int8)
+        if len(self.repaired_cells):
+            status[tuple(np.asarray(self.repaired_cells).T)] = 5
+        return status
+
+    def cell_notes(self, limit: int = 1000) -> pd.DataFrame:
+        """Every cell that is not a plain finite number (or was repaired), with what happened there.
+
+        Columns: ``output``, ``input``, ``value``, ``status`` (a ``CELL_STATUS`` name) and ``what happened``;
+        at most ``limit`` rows. An infinite derivative is reported as such, never as NaN poisoning.
+
+        >>> r = GradResult(np.array([0.0]), np.array([[np.inf, 1.0]]), ("y[0]",), ("a", "b"), "jacobian",
+        ...                "jacobian", (("a", ()), ("b", ())))
+        >>> r.cell_notes()[["output", "input", "status"]].values.tolist()
+        [['y[0]', 'a', 'infinite']]
+        """
+        status = self.cell_status()
+        cells = np.argwhere(status != 0)[:limit]
+        with np.errstate(invalid="ignore"):
+            y = self.y.reshape(-1) if self.per_element else np.sum(self.y, keepdims=True).reshape(1)
+        rows = []
+        for r, c in cells.tolist():
+            code = int(status[r, c])
+            text = _CELL_TEXT[code].format(y=self.row_labels[r], x=self.col_labels[c], mode=self.mode,
+                                           other=_OTHER_MODE[self.mode], value=_fmt(y[r]), cause=nan_cause(self.mode))
+            rows.append({"output": self.row_labels[r], "input": self.col_labels[c],
+                         "value": float(self.jacobian[r, c]), "status": CELL_STATUS[code], "what happened": text})
+        return pd.DataFrame(rows, columns=["output", "input", "value", "status", "what happened"])
 
     @property
     def correct(self) -> bool:
@@ -66,6 +120,7 @@ class GradResult:
             "row_labels": list(self.row_labels), "col_labels": list(self.col_labels),
             "jacobian": _jsonable(self.jacobian),
             "poisoned_rows": list(self.poisoned_rows), "repaired_rows": list(self.repaired_rows),
+            "repaired_cells": np.asarray(self.repaired_cells).tolist(), "other_mode": self.other_mode,
             "warnings": list(self.warnings), "seconds": self.seconds,
         }
 
@@ -86,6 +141,33 @@ class GradResult:
             # Labels are names or name[i,j], so a header with a space cannot clash with an input named "y".
             frame.insert(0, "y (value)", self.y.reshape(-1))
         return frame.to_csv(index_label="output")
+
+
+#: what happened in a Jacobian cell (``GradResult.cell_status``)
+CELL_STATUS = ("finite", "infinite", "nan", "undefined", "output not finite", "repaired")
+_OTHER_MODE = {"forward": "reverse", "reverse": "forward"}
+_CELL_TEXT = (
+    "",
+    "{y} is finite but changes infinitely fast with {x} here (like sqrt at 0): the derivative itself is "
+    "infinite. This is not NaN poisoning",
+    "NaN although {y} is finite: {cause}. method='auto' recomputes such cells in {other} mode",
+    "NaN in both reverse and forward mode: 0 x inf within {y}'s own formula (like sqrt(x*x) at 0), so no mode "
+    "gives a number here",
+    "{y} is {value} itself, so its gradient is not a meaningful number",
+    "{mode} mode gave NaN here ({cause}); {other} mode gives the value shown: NaN poisoning, repaired",
+)
+
+
+def nan_cause(mode: str) -> str:
+    """How ``mode`` gets NaN in a cell whose output is finite: 0 x inf, often NaN poisoning."""
+    zero = ("the gradient the backward pass sends through the other outputs' ops" if mode == "reverse"
+            else "the tangent an input carries through the ops on other inputs' paths")
+    return (f"0 x inf = NaN in {mode} mode: an infinite local derivative (sqrt at 0, an exp that overflows) met "
+            f"a zero, often {zero} (NaN poisoning: the true value is finite)")
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
 
 
 def _jsonable(array: np.ndarray) -> Any:

@@ -268,7 +268,7 @@ def _load_csv(data: bytes, features: int) -> np.ndarray:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ExpressionError(f"the CSV is not UTF-8 text (byte {exc.start}); save it as a plain CSV") from None
-    rows = [(n, row) for n, row in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in row)]
+    rows = _csv_rows(text)
     if rows and _is_header(rows[0][1]):
         rows = rows[1:]
     if not rows:
@@ -278,7 +278,33 @@ def _load_csv(data: bytes, features: int) -> np.ndarray:
         hint = " separated by commas" if any(";" in c or "\t" in c for c in rows[0][1]) else ""
         raise ExpressionError(f"the CSV has {width} column(s) per row, but the model takes {features} input "
                               f"value(s) per sample: put one sample per row with {features} numbers{hint}")
-    return np.array([_parse_row(n, row, width) for n, row in rows], dtype=np.float32)
+    values = np.array([_parse_row(n, row, width) for n, row in rows])
+    bad = _overflowing(values)
+    if len(bad):
+        (r, c), more = bad[0], f" ({len(bad) - 1} more value(s) too)" if len(bad) > 1 else ""
+        raise ExpressionError(f"row {rows[r][0]}, column {c + 1}: {rows[r][1][c].strip()[:20]!r} is outside float32's "
+                              f"range (about ±3.4e38), in which the models compute: it would become infinite{more}. "
+                              "Scale the data down")
+    return values.astype(np.float32)
+
+
+def _csv_rows(text: str) -> list[tuple[int, list[str]]]:
+    """The non-blank rows of a CSV with their 1-based line numbers; a field too long for the reader is refused."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        return [(n, row) for n, row in enumerate(reader, start=1) if any(c.strip() for c in row)]
+    except csv.Error as exc:
+        why = (f"a field is longer than {csv.field_size_limit():,} characters" if "field limit" in str(exc)
+               else f"it is not a valid CSV ({exc})")
+        raise ExpressionError(f"the CSV cannot be read at line {reader.line_num}: {why}. Put one number per field, "
+                              "separated by commas, one sample per line") from None
+
+
+def _overflowing(values: np.ndarray) -> np.ndarray:
+    """Indices of the finite values that float32 cannot hold (they would become inf): checked after the cast."""
+    with np.errstate(over="ignore"):
+        narrow = values.astype(np.float32)
+    return np.argwhere(np.isfinite(values) & ~np.isfinite(narrow))
 
 
 def _parse_row(n: int, row: list[str], width: int) -> list[float]:
@@ -347,6 +373,13 @@ def _check_npy_array(x: np.ndarray, shape: tuple[int, ...], features: int) -> np
     if len(bad):
         raise ExpressionError(f"the .npy array holds a NaN or infinite value at index {tuple(int(i) for i in bad[0])}; "
                               "replace NaN and infinite values")
+    over = _overflowing(x)
+    if len(over):
+        index = tuple(int(i) for i in over[0])
+        more = f" ({len(over) - 1} more value(s) too)" if len(over) > 1 else ""
+        raise ExpressionError(f"the .npy array holds {float(x[index])!r} at index {index}, outside float32's range "
+                              f"(about ±3.4e38), in which the models compute: it would become infinite{more}. "
+                              "Scale the data down")
     return x.astype(np.float32)
 
 

@@ -48,3 +48,18 @@ def test_generated_code_uses_the_matmul_gradlib_runs():
     code = gradlib.tensorflow_code("W @ x", {"W": [[1.0, 2.0]], "x": [3.0, 4.0]})
     assert "def matmul(a, b):" in code and "tf.linalg.matvec(a, b)" in code
     assert "matmul(W, x)" in code
+
+
+def test_mixed_dtypes_code_declares_each_input_as_the_table_does_and_prints_gradlibs_exact_numbers(tmp_path):
+    inputs, dtype = {"x0": 0.1, "x1": [0.1, 0.3], "n": 3}, {"x0": "float64", "n": "int32"}
+    code = gradlib.tensorflow_code("x0 * x1 * n", inputs, dtype=dtype)
+    assert "x0 = tf.constant(0.1, dtype=tf.float64)\n" in code
+    assert ("x1 = tf.cast(tf.constant([0.10000000149011612, 0.30000001192092896], dtype=tf.float32), tf.float64)"
+            "  # float32, promoted: TensorFlow computes in one dtype") in code
+    assert "n = tf.constant(3, dtype=tf.int32)" in code
+    result = gradlib.evaluate("x0 * x1 * n", inputs, dtype=dtype, method="jacobian")
+    printed = _run(code, tmp_path)
+    # to float64 rounding: the same float32 values, promoted the same way (unrounded 0.3 would differ by 4e-8)
+    np.testing.assert_allclose(printed["y"], result.y, rtol=1e-15, atol=0)
+    jacobian = np.concatenate([np.reshape(j, (2, -1)) for j in printed["jacobian"]], axis=1)
+    np.testing.assert_allclose(jacobian, result.jacobian, rtol=1e-15, atol=0)

@@ -142,3 +142,47 @@ def test_valid_inputs_keep_shape_order_and_types():
 def test_numpy_scalars_and_tuples_are_numbers():
     r = evaluate("x * y", {"x": np.float32(2.0), "y": (np.int64(3), 4)}, method="jacobian")
     np.testing.assert_allclose(r.y, [6.0, 8.0])
+
+
+# ---------------------------------------------------------------- numbers a dtype would change are refused
+
+@pytest.mark.parametrize("value, dtype, pattern", [
+    (3.7, "int32", r"input 'n' is int32, but n is 3\.7: not a whole number\. An integer input takes whole numbers, "
+                   r"and gradlib never rounds or casts a number for you: write a whole number, or make 'n' float32"),
+    ([1.0, 1.5], "int64", r"input 'n' is int64, but n\[1\] is 1\.5: not a whole number"),
+    (1e10, "int32", r"input 'n' is int32, but n is 10000000000: outside int32's range "
+                    r"\(-2,147,483,648 to 2,147,483,647\)"),
+    (-2**31 - 1, "int32", r"n is -2147483649: outside int32's range"),
+    (math.nan, "int32", r"input 'n' is int32, but n is nan: not finite"),
+    ([[1.0], [math.inf]], "int32", r"n\[1,0\] is inf: not finite"),
+    (2.0**60, "int64", r"n is 1\.152921504606847e\+18: beyond ±2\*\*53, where gradlib cannot hold every whole number"),
+])
+def test_an_integer_input_that_a_cast_would_change_is_refused(value, dtype, pattern):
+    with pytest.raises(ExpressionError, match=pattern):
+        evaluate("n * x", {"n": value, "x": 2.0}, dtype={"n": dtype})
+
+
+def test_whole_numbers_at_the_edges_of_int32_are_kept_exactly():
+    r = evaluate("n * x", {"n": [-2**31, 2**31 - 1, 3], "x": 2.0}, dtype={"n": "int32", "x": "float64"},
+                 method="jacobian")
+    np.testing.assert_array_equal(r.y, [-2.0**32, 2.0**32 - 2, 6.0])
+
+
+def test_a_float32_input_outside_float32s_range_is_refused_after_the_cast():
+    with pytest.raises(ExpressionError, match=r"input 'x' is float32, but x\[1\] is 1e\+300 \(and 1 more value\(s\)\), "
+                                              r"outside float32's range \(about ±3\.4e38\): as float32 it would become "
+                                              r"infinite\. Use dtype float64 for 'x', or smaller numbers"):
+        evaluate("x * 2", {"x": [1.0, 1e300, -1e39]})
+    r = evaluate("x * 2", {"x": [1.0, 1e300]}, dtype="float64")   # float64 holds it
+    assert r.y.tolist() == [2.0, 2e300]
+    assert np.isinf(evaluate("x * 2", {"x": [math.inf]}).y).all()   # an infinity the user typed stays allowed
+
+
+def test_mixed_float_dtypes_are_said_and_the_float32_input_is_held_as_float32():
+    r = evaluate("x0 * x1", {"x0": 0.1, "x1": 0.1}, dtype={"x0": "float64"}, method="jacobian")
+    assert r.dtype == "float64"
+    assert ("input 'x1' is float32, but 'x0' is float64: TensorFlow computes in one dtype, so the float32 values "
+            "(rounded to float32) are cast to float64") in r.warnings[0]
+    x1 = float(np.float32(0.1))
+    assert r.y.tolist() == 0.1 * x1 and r.jacobian.tolist() == [[x1, 0.1]]
+    assert evaluate("x0 * x1", {"x0": 0.1, "x1": 0.1}).warnings == ()   # one dtype: nothing to say

@@ -106,6 +106,10 @@ def test_csv_is_reshaped_to_the_sample_shape():
     (b"", "the file 'x.csv' is empty"),
     (b"1,2,\xff\n", "the CSV is not UTF-8 text"),
     (b"1_0,2,3\n", "row 1, column 1: '1_0' is not a number"),
+    (b"1,2,3\n4,1e300,-1e39\n", r"row 2, column 2: '1e300' is outside float32's range \(about ±3\.4e38\), in which "
+                                r"the models compute: it would become infinite \(1 more value\(s\) too\)\. Scale"),
+    (b"1,2,3\n" + b"1" * 140_000 + b",2,3\n", r"the CSV cannot be read at line 2: a field is longer than 131,072 "
+                                            r"characters\. Put one number per field, separated by commas"),
 ])
 def test_bad_csv_uploads_are_refused_with_where(data, message):
     with pytest.raises(ExpressionError, match=message):
@@ -130,6 +134,9 @@ def test_npy_holding_a_pickle_is_refused_without_unpickling():
 @pytest.mark.parametrize("data, message", [
     (npy(np.ones((2, 4))), r"shape \(2, 4\), but the model takes samples of shape \(3,\)"),
     (npy(np.array([[1.0, np.nan, 2.0]])), r"NaN or infinite value at index \(0, 1\)"),
+    (npy(np.array([[1.0, 2.0, 1e300], [1e300, 1.0, 1.0]])),
+     r"the \.npy array holds 1e\+300 at index \(0, 2\), outside float32's range \(about ±3\.4e38\), in which the "
+     r"models compute: it would become infinite \(1 more value\(s\) too\)"),
     (npy(np.array([["a", "b", "c"]])), "only real numbers are accepted"),
     (npy(np.ones((0, 3))), r"shape \(0, 3\)"),
     (b"not an npy file", "not a valid .npy array"),

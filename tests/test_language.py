@@ -161,6 +161,17 @@ def test_newlines_and_tabs_are_spaces():
     np.testing.assert_allclose(r.y, [1.0, 2.0])
 
 
+@pytest.mark.parametrize("text", [" a[0] * 2", "\ta[0] * 2\n", "\n  a[0] * 2  \r\n", "  a[0]\n    * 2"])
+def test_surrounding_whitespace_is_stripped_not_an_unexpected_indent(text):
+    r = evaluate(text, {"a": A}, method="unstack")
+    np.testing.assert_allclose(r.jacobian, [[2.0, 0.0, 0.0]])
+
+
+def test_columns_count_from_the_stripped_text():
+    with pytest.raises(ExpressionError, match=r"unknown name 'b'.*\(column 8\)\n    a\[0\] \+ b\n           \^$"):
+        evaluate("   a[0] + b", {"a": A})
+
+
 def test_huge_constants_become_infinity_not_big_integers():
     r = evaluate("x * 1e999 + 9" + "9" * 400, {"x": 1.0}, method="summed", dtype="float64")
     assert np.isinf(r.y)
@@ -209,10 +220,16 @@ ERRORS = [
     ("a[1.0]", r"indices must be whole numbers written out", 3),
     ("", r"the function is empty: type an expression such as", None),
     ("   \n ", r"the function is empty", None),
-    ("x0 \u2212 x1", r"character '\u2212' \(U\+2212\) at column 4 is not allowed; use '-' instead", 4),
-    ("x0 \u00d7 x1", r"\(U\+00D7\) at column 4 is not allowed; use '\*' instead", 4),
-    ("\uff58" + "0", r"\(U\+FF58\) at column 1 is not allowed; use plain ASCII letters and operators", 1),
-    ("x0 + \U0001d465" + "1", r"\(U\+1D465\) at column 6 is not allowed", 6),
+    ("x0 \u2212 x1", r"character '\u2212' \(U\+2212, minus sign\) at column 4 is not allowed; use '-' instead: "
+                     r"'x0 - x1'", 4),
+    ("x0 \u00d7 x1", r"\(U\+00D7, multiplication sign\) at column 4 is not allowed; use '\*' instead", 4),
+    ("\uff58" + "0", r"\(U\+FF58, fullwidth latin small letter x\) at column 1 is not allowed; use 'x' instead: 'x0'", 1),
+    ("\uff45xp(x0)", r"'\uff45' \(U\+FF45, fullwidth latin small letter e\) at column 1 is not allowed; use 'e' "
+                    r"instead: 'exp\(x0\)'", 1),
+    ("x\u0430", r"\(U\+0430, cyrillic small letter a\) at column 2 is not allowed; use 'a' instead: 'xa'", 2),
+    ("x0 \u037e x1", r"\(U\+037E, greek question mark\) at column 4 is not allowed; use plain ASCII letters", 4),
+    ("\u4e00", r"\(U\+4E00, cjk unified ideograph-4e00\) at column 1 is not allowed; use plain ASCII letters", 1),
+    ("x0 + \U0001d465" + "1", r"\(U\+1D465, mathematical italic small x\) at column 6 is not allowed; use 'x'", 6),
     ("x0 +", r"syntax error at column", None),
     ("(x0 + x1", r"syntax error at column", None),
     ("x0 x1", r"syntax error at column", None),

@@ -177,3 +177,19 @@ def test_a_link_whose_only_method_is_refused_still_shows_results_and_no_exceptio
     assert any("nothing to compare" in i.value for i in at.info)
     assert any("runs one eager pass per output element: 300 here" in w.value for w in at.warning) or \
         "runs one eager pass per output element: 300 here" in "\n".join(m.value for m in at.markdown)
+
+
+def test_an_infinite_derivative_is_shown_as_such_and_the_unchecked_cell_is_named():
+    at = open_playground(outputs="[sqrt(x0-3), x1]", inputs='{"x0": 3, "x1": 4}')
+    shown = "\n".join(box.value for kind in ("info", "warning", "error", "success") for box in getattr(at, kind))
+    shown = shown.replace("\\", "")   # the Markdown escapes of the page
+    assert "another output is infinite" not in shown
+    assert "(y[0], x0) = inf. The output is finite but changes infinitely fast" in shown
+    assert "'forward' gives NaN where the true value is finite: (y[0], x1) is NaN, true value 0" in shown
+    assert ("Finite-difference check: Central differences in float64 agree with all 3 checked cell(s)" in shown
+            and "(y[0], x0) could not be checked: the function is not defined (NaN) just below x0" in shown)
+    assert "Finite-difference check passed" not in shown and "tolerance nan" not in shown
+    agreement = next(t.value for t in at.table if t.value.index.name == "method" and "agrees" in t.value.columns)
+    assert agreement.loc["forward", "agrees"] == "NO"
+    assert agreement.loc["forward", "cells that differ"] == "1: (y[0], x1): nan vs 0"
+    assert agreement.loc["jacobian", "agrees"] == "yes"

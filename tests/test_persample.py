@@ -170,6 +170,49 @@ def test_a_model_given_the_wrong_shape_fails_with_a_gradlib_error():
         per_sample_gradients(model, np.ones((2, 5), np.float32))
 
 
+@pytest.mark.parametrize("error", [KeyError("weights"), RuntimeError("no session"), ZeroDivisionError("boom")])
+def test_any_error_the_callable_raises_becomes_a_gradlib_error_like_per_element_gradients(error):
+    def fn(x):
+        raise error
+
+    name = type(error).__name__
+    with pytest.raises(GradlibError, match=rf"fn failed on a batch of shape \(1, 2\): {name}: .*") as info:
+        per_sample_gradients(fn, np.ones((2, 2), np.float32))
+    assert info.value.__cause__ is error
+    with pytest.raises(GradlibError, match=rf"fn failed on inputs of shape \(2, 2\): {name}: "):
+        per_element_gradients(fn, tf.ones((2, 2)))
+
+
+def test_a_callable_that_fails_only_when_traced_becomes_a_gradlib_error():
+    def fn(x):
+        if x.shape[0] is None:   # the compiled per-sample Jacobian traces with an unknown batch size
+            raise RuntimeError("needs a known batch size")
+        return x * 2.0
+
+    with pytest.raises(GradlibError, match=r"fn failed inside the compiled per-sample Jacobian on a batch of shape "
+                                           r"\(\d, 2\): RuntimeError: needs a known batch size"):
+        per_sample_gradients(fn, np.ones((2, 2), np.float32))
+
+
+@pytest.mark.parametrize("value", [np.inf, np.nan])
+def test_an_all_non_finite_batch_is_not_called_batch_mixing(value):
+    model = keras_models.get_model("mlp_regressor", **TINY["mlp_regressor"])
+    r = per_sample_gradients(model, np.full((4, 3), value, np.float32))
+    assert r.jacobian.shape == (4, 2, 3) and not np.isfinite(r.jacobian).all()
+    assert "x holds NaN or infinite values; the results there are not finite" in r.warnings
+    assert ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN or "
+            "infinite values") in r.warnings
+
+
+def test_mixing_is_still_caught_when_some_entries_are_not_finite():
+    def mixes(x):   # sample 0's output depends on sample 1's input; sample 2 is infinite
+        return x + tf.roll(x, shift=1, axis=0)
+
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [np.inf, 1.0]], np.float32)
+    with pytest.raises(BatchMixingError, match=r"the samples of the batch are not independent: output of sample "):
+        per_sample_gradients(mixes, x)
+
+
 def test_unknown_method_is_refused():
     with pytest.raises(GradlibError, match="method='jacfwd'; choose one of auto, pfor, while_loop, loop"):
         per_sample_gradients(lambda t: t, np.ones((2, 2), np.float32), method="jacfwd")

@@ -30,7 +30,7 @@ UNKNOWN = r"unknown function '{}'; functions are abs, cos, dot"
 SYNTAX = r"syntax error at column \d+"
 BRACES = r"'\{' \(dicts and sets\) at column 1 is not part of the language"
 EQUALS = r"'=' \(assignment or comparison\) at column \d+ is not part of the language"
-NON_ASCII = r"character .* \(U\+{}\) at column \d+ is not allowed; use plain ASCII"
+NON_ASCII = r"character .* \(U\+{}, [^)]+\) at column \d+ is not allowed; use "
 
 PAYLOADS = {
     "dunder chains": [
