@@ -11,7 +11,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from . import _methods, _runtime
+from . import _cost, _methods, _runtime
 from ._cache import LRUCache
 from ._compiled import Compiled
 from ._errors import ExpressionError, GradlibError
@@ -44,6 +44,7 @@ _EAGER_SECONDS = LRUCache(maxsize=128)
 _EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
           "naive": _methods.naive, "summed": _methods.summed}
 _GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
+_NO_METHOD_FITS = "Watch fewer inputs, reduce the output (for example with sum or mean) or use smaller inputs"
 _NAIVE_REASON = ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
                  "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
 _SUMMED_REASON = ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
@@ -63,6 +64,7 @@ class Problem:
     key: Hashable | None                              # identifies f for the compiled cache; None: never compile
     warnings: tuple[str, ...] = ()
     size: int | None = None                           # the number of outputs, when known without running f
+    profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
 
 
 def evaluate(
@@ -85,7 +87,8 @@ def evaluate(
         dtype: ``"float32"`` or ``"float64"``, or a mapping name -> dtype (``"int32"`` reproduces the
             integer-watch pitfall: TensorFlow gives such inputs no gradient).
         compiled: run inside a cached ``tf.function``; ``None`` decides by the problem's size.
-        limits: the bounds checked before anything is allocated.
+        limits: the bounds checked before anything is allocated, for the method that runs (``auto`` takes
+            a method within them) and for the repair of NaN-poisoned rows.
 
     Returns:
         A ``GradResult``. ``evaluate("x*x", {"x": [1, 2]}).jacobian`` is ``[[2, 0], [0, 4]]``.
@@ -97,8 +100,8 @@ def evaluate(
     checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     problem = _expression_problem(program, checked)
-    _check_size(math.prod(program.shape), problem, limits, program.flops)
-    return run(problem, method, compiled=compiled)
+    _check_size(math.prod(program.shape), problem, limits)
+    return run(problem, method, compiled=compiled, limits=limits)
 
 
 def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compiled: bool | None = None,
@@ -148,20 +151,29 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     start = time.perf_counter()
     m, n = _output_size(problem), _width(problem)
     _check_size(m, problem, limits)
+    profile = problem.profile or _cost.Profile.of_callable(m, _float_width(problem), _itemsize(problem))
     use_graph = _use_graph(method, m, n, problem, compiled)
-    chosen = _choose(m, n, use_graph) if method == "auto" else method
-    chosen = _check_eager_passes(chosen, method, m, n, use_graph, limits)
+    if method == "auto":
+        can_compile = problem.key is not None and bool(problem.xs) and compiled is not False
+        chosen, use_graph = _plan_auto(profile, use_graph, can_compile, limits)
+    else:
+        chosen = _check_method_cost(method, profile, use_graph, limits)
     y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
     if method == "auto" and not graph and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repaired: tuple[int, ...] = ()
-    other = "forward" if chosen != "forward" else "jacobian"
-    if poisoned and method == "auto" and (graph or other != "forward" or n <= limits.max_eager_passes):
-        jac, repaired = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned)
-        poisoned = tuple(r for r in poisoned if r not in repaired)
+    notes: tuple[str, ...] = ()
+    if poisoned and method == "auto":
+        other, other_graph, why_not = _plan_repair(chosen, graph, profile, limits)
+        if why_not:
+            notes = (f"NaN poisoning not repaired: the other mode, {why_not}",)
+        else:
+            jac, repaired = _repair(jac, _compute(problem, other, other_graph, fallback=True)[1], poisoned)
+            poisoned = tuple(r for r in poisoned if r not in repaired)
     seconds = time.perf_counter() - start
-    return _package(problem, chosen, method, y, jac, graph, poisoned, repaired, seconds)
+    result = _package(problem, chosen, method, y, jac, graph, poisoned, repaired, seconds)
+    return replace(result, warnings=result.warnings + notes) if notes else result
 
 
 # ---------------------------------------------------------------- building problems
@@ -193,8 +205,10 @@ def _expression_problem(program, inputs: Sequence[Input]) -> Problem:
     if unused:
         warnings += (f"watched input(s) {', '.join(map(repr, unused))} do not appear in the function: "
                      "their gradients are zero",)
+    profile = _cost.Profile.of_program(program, [i.name for i in floats], sum(i.size for i in floats),
+                                       tf_dtype.size)
     return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),
-                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape))
+                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape), profile)
 
 
 def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
@@ -253,14 +267,20 @@ def _width(problem: Problem) -> int:
     return sum(math.prod(shape) for _, shape in problem.names)
 
 
-def _check_size(m: int, problem: Problem, limits: Limits, flops: float = 0.0) -> None:
+def _float_width(problem: Problem) -> int:
+    return sum(int(x.shape.num_elements()) for x in problem.xs)
+
+
+def _itemsize(problem: Problem) -> int:
+    return tf.as_dtype(problem.dtype).size
+
+
+def _check_size(m: int, problem: Problem, limits: Limits) -> None:
     n = _width(problem)
     if m * n > limits.max_jacobian:
         raise ExpressionError(
             f"the Jacobian would have {m:,} x {n:,} = {m * n:,} entries; at most {limits.max_jacobian:,} are allowed. "
             "Watch fewer inputs or reduce the output (for example with sum or mean)")
-    if flops * min(m, n) > limits.max_flops:
-        raise ExpressionError("computing this Jacobian needs too much work for one request; use smaller inputs")
 
 
 def _choose(m: int, n: int, graph: bool = False) -> str:
@@ -302,21 +322,76 @@ def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | N
     return method == "jacobian" or n > EAGER_PASSES
 
 
-def _check_eager_passes(chosen: str, requested: str, m: int, n: int, use_graph: bool, limits: Limits) -> str:
-    """Refuse an eager Python loop too long to finish in reasonable time (auto takes eager pfor instead).
+def _passes(method: str, m: int, n: int, use_graph: bool) -> int:
+    """Passes of an eager Python loop (0 for a vectorized or compiled method)."""
+    return 0 if use_graph else {"unstack": m, "naive": m, "forward": n}.get(method, 0)
+
+
+def _check_method_cost(method: str, profile: _cost.Profile, use_graph: bool, limits: Limits) -> str:
+    """Refuse an eager loop too long, or a method whose memory or work exceeds ``limits``, before it runs.
 
     Eager ``unstack`` costs more than linear time in the outputs (each backward pass goes through the
     m-wide unstack), so a few thousand outputs would hold the process for minutes.
     """
-    passes = {"unstack": m, "naive": m, "forward": n}.get(chosen, 0)
-    if use_graph or passes <= limits.max_eager_passes:
-        return chosen
-    if requested == "auto":
-        return "jacobian"
-    what = "output element" if chosen != "forward" else "watched element"
-    raise ExpressionError(
-        f"method {chosen!r} runs one eager pass per {what}: {passes:,} here, and at most "
-        f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")
+    passes = _passes(method, profile.m, profile.n, use_graph)
+    if passes > limits.max_eager_passes:
+        what = "output element" if method != "forward" else "watched element"
+        raise ExpressionError(
+            f"method {method!r} runs one eager pass per {what}: {passes:,} here, and at most "
+            f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")
+    cost = _cost.estimate(method, profile, use_graph)
+    if not _cost.fits(cost, limits):
+        raise _cost.refusal(cost, limits, _advice(profile, limits, method))
+    return method
+
+
+def _candidates(profile: _cost.Profile, use_graph: bool, can_compile: bool) -> list[tuple[str, bool]]:
+    """The correct methods ``auto`` may run, as ``(method, compiled)`` in order of preference: its usual first."""
+    m, n = profile.m, profile.n
+    usual = _choose(m, n, use_graph)
+    if use_graph:
+        return [(usual, True), ("forward" if usual == "jacobian" else "jacobian", True)]
+    others = [("jacobian", False), ("forward" if usual == "unstack" else "unstack", False)]
+    return [(usual, False)] + others + ([("forward", True)] if can_compile else [])
+
+
+def _plan_auto(profile: _cost.Profile, use_graph: bool, can_compile: bool, limits: Limits) -> tuple[str, bool]:
+    """``auto``'s method: its usual choice if that fits ``limits``, else the first other one that does."""
+    candidates = _candidates(profile, use_graph, can_compile)
+    for method, graph in candidates:
+        if (_passes(method, profile.m, profile.n, graph) <= limits.max_eager_passes
+                and _cost.fits(_cost.estimate(method, profile, graph), limits)):
+            return method, graph
+    cheapest = min((_cost.estimate(k, profile, g) for k, g in candidates), key=lambda c: _over(c, limits))
+    raise _cost.refusal(cheapest, limits, _NO_METHOD_FITS,
+                        who=f"no method fits the limits: the cheapest, {cheapest.method!r},")
+
+
+def _over(cost: _cost.Cost, limits: Limits) -> float:
+    return max(cost.bytes / limits.max_bytes, cost.work / limits.max_flops)
+
+
+def _advice(profile: _cost.Profile, limits: Limits, method: str) -> str:
+    """What to do instead of ``method``: a method that fits, if there is one."""
+    for other, graph in (("forward", True), ("jacobian", True), ("unstack", False)):
+        cost = _cost.estimate(other, profile, graph)
+        if other != method and _passes(other, profile.m, profile.n, graph) <= limits.max_eager_passes \
+                and _cost.fits(cost, limits):
+            return (f"Use method={other!r} (about {_cost.size_text(cost.bytes)}, {cost.work:.2g} operations) "
+                    "or method='auto', which takes a method within the limits")
+    return _NO_METHOD_FITS
+
+
+def _plan_repair(chosen: str, graph: bool, profile: _cost.Profile, limits: Limits) -> tuple[str, bool, str]:
+    """The other mode for repairing poisoned rows, and why not ("" if it fits the limits)."""
+    other = "forward" if chosen != "forward" else "jacobian"
+    passes = _passes(other, profile.m, profile.n, graph)
+    if passes > limits.max_eager_passes:
+        return other, graph, f"{other!r}, would run {passes:,} eager passes (at most {limits.max_eager_passes:,})"
+    cost = _cost.estimate(other, profile, graph)
+    if not _cost.fits(cost, limits):
+        return other, graph, str(_cost.refusal(cost, limits, "")).replace("method ", "", 1)
+    return other, graph, ""
 
 
 def error_gist(exc: Exception) -> str:
@@ -407,16 +482,26 @@ def _package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: 
     cols = tuple(label for name, shape in problem.names for label in index_labels(name, shape))
     warnings = problem.warnings
     if poisoned:
-        warnings += (f"NaN poisoning: {', '.join(rows[r] for r in poisoned)} finite, but the gradient row is not: "
+        warnings += (f"NaN poisoning: {_some(rows, poisoned)} finite, but the gradient row is not: "
                      "a non-finite value in another output turned 0 x inf into NaN. method='auto' repairs this",)
     if repaired:
-        warnings += (f"repaired NaN poisoning in {', '.join(rows[r] for r in repaired)} using the other mode",)
+        warnings += (f"repaired NaN poisoning in {_some(rows, repaired)} using the other mode",)
     reason = _NAIVE_REASON if method == "naive" else (_SUMMED_REASON if method == "summed" else "")
     return GradResult(
         y=y, jacobian=jac, row_labels=rows, col_labels=cols, method=method, requested=requested,
         watched=problem.names, dtype=problem.dtype, compiled=graph, per_element=method != "summed",
         broken=method == "naive", reason=reason, poisoned_rows=poisoned, repaired_rows=repaired,
         warnings=warnings, seconds=seconds)
+
+
+def _some(labels: Sequence[str], rows: Sequence[int], shown: int = 8) -> str:
+    """The labels of ``rows``, the first ``shown`` of them when there are many: a warning stays readable.
+
+    >>> _some(["y[0]", "y[1]", "y[2]"], [0, 1, 2], shown=2)
+    'y[0], y[1] and 1 more'
+    """
+    names = ", ".join(labels[r] for r in rows[:shown])
+    return names if len(rows) <= shown else f"{names} and {len(rows) - shown:,} more"
 
 
 def _with_integer_columns(problem: Problem, jac: np.ndarray) -> np.ndarray:

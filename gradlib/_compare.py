@@ -53,7 +53,7 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
     checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     problem = _expression_problem(program, checked)
-    _check_size(math.prod(program.shape), problem, limits, program.flops)
+    _check_size(math.prod(program.shape), problem, limits)
     with _runtime.work_slot():
         return _compare(program, checked, problem, methods, limits)
 
@@ -63,13 +63,13 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
     results, errors = {}, {}
     for method in dict.fromkeys(methods):
         try:
-            results[method] = run(problem, method)
+            results[method] = run(problem, method, limits=limits)
         except GradlibError as exc:
             errors[method] = str(exc)
         except (tf.errors.OpError, ValueError, TypeError, NotImplementedError) as exc:
             errors[method] = f"{method} failed in TensorFlow: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
     reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
-    best = results.get(reference) or run(problem, "auto")
+    best = results.get(reference) or run(problem, "auto", limits=limits)
     check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,
                                max_flops=limits.max_flops / max(program.flops, 1.0))
     check = _skip_integer_columns(check, checked)

@@ -29,7 +29,7 @@ MAX_BAR_CELLS = 240
 MAX_HEATMAP_CELLS = 40_000
 MAX_TABLE_CELLS = 600
 #: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn
-APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9)
+APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)
 METHOD_LABELS = {"unstack": "unstack (per element, reverse mode)", "jacobian": "jacobian (tape.jacobian)",
                  "forward": "forward (forward mode)", "naive": "naive loop (broken)",
                  "summed": "summed tape.gradient (column sums)", "auto": "auto (gradlib's choice)"}

@@ -1,0 +1,197 @@
+"""Memory and work bounds that hold for every method: estimated before allocating, refused with the numbers.
+
+The reproductions of issue 10 run in a child process whose address space is capped (``RLIMIT_AS``): before
+the cost model, each of them grew past 4 GB or crashed the process, so a regression fails the child, never
+the test run. Each limit is pinned at its boundary: exactly at the estimate computes, one below refuses.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradlib
+from gradlib import ExpressionError, Limits, _api, _cost
+from gradlib._inputs import check_inputs
+from gradlib._language import parse
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the child's address-space cap: TensorFlow itself reserves about 1.6 GB; the reproductions needed 4-10 GB
+CAP_BYTES = 3 * 2**30
+APP_LIMITS = Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)   # pages/_ui.py's
+
+
+def _in_capped_child(code: str) -> dict:
+    """Run ``code`` (which sets ``out``) in a child with ``CAP_BYTES`` of address space; return ``out``."""
+    script = textwrap.dedent(f"""
+        import json, resource
+        resource.setrlimit(resource.RLIMIT_AS, ({CAP_BYTES}, {CAP_BYTES}))
+        import numpy as np
+        import gradlib
+        from gradlib import Limits
+        out = {{}}
+    """) + textwrap.dedent(code) + "\nprint('OUT' + json.dumps(out))\n"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, f"child failed with {proc.returncode}: {proc.stderr[-2000:]}"
+    line = next(line for line in proc.stdout.splitlines() if line.startswith("OUT"))
+    return json.loads(line[3:])
+
+
+OUTER = {"a": [[1.0]] * 150, "b": [[1.0] * 150], "s": 2.0}   # a*b*s: m = 22,500 outputs, n = 1 watched
+
+
+def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_forward_mode():
+    out = _in_capped_child("""
+        inputs = {"a": [[1.0]] * 150, "b": [[1.0] * 150], "s": 2.0}
+        try:
+            gradlib.evaluate("a*b*s", inputs, watch=["s"], method="jacobian")
+        except gradlib.ExpressionError as exc:
+            out["refusal"] = str(exc)
+        r = gradlib.evaluate("a*b*s", inputs, watch=["s"])
+        out["auto"] = [r.method, r.jacobian.shape[0], float(r.jacobian.min()), float(r.jacobian.max())]
+        try:
+            gradlib.evaluate("a*b*s", {"a": [[1.0]] * 200, "b": [[1.0] * 200], "s": 2.0}, watch=["s"],
+                             method="jacobian")
+        except gradlib.ExpressionError as exc:
+            out["40000"] = str(exc)
+    """)
+    assert out["refusal"] == (
+        "method 'jacobian' would need about 6.1 GB of memory at its peak (22,500 reverse passes vectorized: a "
+        "22,500 x 22,500 identity and 22,500 copies of the pass's 45,002 values); at most 2 GB are allowed. Use "
+        "method='forward' (about 541 kB, 1.1e+05 operations) or method='auto', which takes a method within the limits")
+    assert out["auto"] == ["forward", 22_500, 1.0, 1.0]          # d(a*b*s)/ds = a*b = 1 everywhere
+    assert out["40000"].startswith("method 'jacobian' would need about 19 GB of memory at its peak (40,000 reverse")
+
+
+def test_auto_does_not_repair_poisoned_rows_with_a_jacobian_too_big_for_memory():
+    out = _in_capped_child("""
+        inputs = {"a": [[1.0]] * 150, "b": [[2.0] * 150], "s": 2.0}
+        r = gradlib.evaluate("a*b*s + sqrt(s - s)", inputs, watch=["s"])
+        out["method"], out["poisoned"], out["repaired"] = r.method, len(r.poisoned_rows), len(r.repaired_rows)
+        out["nan"] = bool(np.isnan(r.jacobian).all())
+        out["warnings"] = r.warnings
+    """)
+    # sqrt(s - s) at s = 2 has an infinite derivative times (1 - 1) = 0: NaN in every row, finite y everywhere
+    assert (out["method"], out["poisoned"], out["repaired"], out["nan"]) == ("forward", 22_500, 0, True)
+    assert out["warnings"][0].startswith("NaN poisoning: y[0,0], y[0,1], y[0,2], y[0,3], y[0,4], y[0,5], y[0,6], "
+                                         "y[0,7] and 22,492 more finite, but the gradient row is not")
+    assert out["warnings"][1].startswith("NaN poisoning not repaired: the other mode, 'jacobian' would need about "
+                                         "10 GB of memory at its peak (22,500 reverse passes vectorized")
+
+
+def test_the_share_link_that_crashed_the_app_refuses_forward_mode_and_answers_with_the_rest():
+    # outputs=sum(tanh(a * x)), a 100x1, x 1x2500, watch=x, every method (a link naming none): SIGSEGV before
+    out = _in_capped_child("""
+        app = Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)
+        rng = np.random.default_rng(0)
+        a, x = rng.uniform(-1, 1, (100, 1)), rng.uniform(-1, 1, (1, 2500))
+        c = gradlib.compare("sum(tanh(a * x))", {"a": a, "x": x}, watch=["x"], limits=app, dtype="float64")
+        out["errors"] = c.errors
+        out["methods"] = sorted(c.results)
+        expected = (a * (1 - np.tanh(a * x) ** 2)).sum(axis=0)
+        out["error"] = max(float(np.abs(r.jacobian[0] - expected).max()) for k, r in c.results.items()
+                           if k not in ("naive", "summed"))
+    """)
+    assert out["methods"] == ["auto", "jacobian", "naive", "summed", "unstack"]
+    assert list(out["errors"]) == ["forward"]
+    assert out["errors"]["forward"].startswith(
+        "method 'forward' would need about 20 GB of memory at its peak (2,500 forward-mode passes vectorized: a "
+        "2,500 x 2,500 identity and 2,500 copies of the pass's 1,005,002 values); at most 500 MB are allowed. Use method='jacobian'")
+    assert out["error"] < 1e-12
+
+
+# ---------------------------------------------------------------- each limit at its boundary
+
+
+def _profile(text: str, inputs: dict, watch: list[str], dtype: str = "float64") -> _cost.Profile:
+    checked = check_inputs(inputs, watch=watch, dtype=dtype)
+    program = parse(text, {i.name: i.shape for i in checked})
+    return _api._expression_problem(program, checked).profile
+
+
+LAYER = {"a": np.linspace(-1, 1, 40)[:, None], "x": np.linspace(-1, 1, 30)[None, :]}
+
+
+def _layer_jacobian() -> np.ndarray:
+    a, x = LAYER["a"], LAYER["x"][0]
+    d = a * (1 - np.tanh(a * x) ** 2)                           # (40, 30): d y[i, j] / d x[j]
+    jac = np.zeros((40, 30, 30))
+    jac[:, np.arange(30), np.arange(30)] = d
+    return jac.reshape(1200, 30)
+
+
+@pytest.mark.parametrize("method, graph", [("jacobian", True), ("forward", True), ("unstack", False)])
+def test_the_memory_limit_holds_at_its_boundary(method, graph):
+    text, inputs = ("tanh(a * x)", LAYER) if method != "unstack" else ("tanh(x)", {"x": np.linspace(-1, 1, 30)})
+    cost = _cost.estimate(method, _profile(text, inputs, ["x"]), graph)
+    at = Limits(max_bytes=cost.bytes, max_flops=cost.work)
+    r = gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=graph, limits=at)
+    expected = _layer_jacobian() if method != "unstack" else np.diag(1 - np.tanh(inputs["x"]) ** 2)
+    np.testing.assert_allclose(r.jacobian, expected, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ExpressionError, match=rf"^method '{method}' would need about .* of memory at its peak "
+                                              rf"\(.*\); at most .* are allowed\. "):
+        gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=graph,
+                         limits=Limits(max_bytes=cost.bytes - 1, max_flops=cost.work))
+    with pytest.raises(ExpressionError, match=rf"^method '{method}' would need about [0-9.e+]+ floating-point "
+                                              r"operations \(.*\); at most [0-9.e+]+ are allowed for one request"):
+        gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=graph,
+                         limits=Limits(max_bytes=cost.bytes, max_flops=cost.work - 1))
+
+
+def test_auto_takes_another_method_when_its_usual_choice_does_not_fit():
+    # Eagerly, auto runs the seed's unstack loop for 200 outputs; with its work one operation over the limit
+    # auto vectorizes the passes instead (eager pfor), and the answer is the same.
+    x = np.linspace(-1.0, 1.0, 200)
+    unstack = _cost.estimate("unstack", _profile("tanh(x)", {"x": x}, ["x"]), False)
+    expected = np.diag(1 - np.tanh(x) ** 2)
+    for max_flops, method in ((unstack.work, "unstack"), (unstack.work - 1, "jacobian")):
+        r = gradlib.evaluate("tanh(x)", {"x": x}, dtype="float64", compiled=False, limits=Limits(max_flops=max_flops))
+        assert (r.method, r.compiled) == (method, False)
+        np.testing.assert_allclose(r.jacobian, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_auto_refuses_when_no_method_fits_with_the_cheapest_estimate():
+    with pytest.raises(ExpressionError, match=(
+            r"^no method fits the limits: the cheapest, 'forward', would need about 885 kB of memory at its peak \(30 "
+            r"forward-mode passes vectorized: a 30 x 30 identity and 30 copies of the pass's 4,860 values\); at most "
+            r"1 kB are allowed\. Watch fewer inputs, reduce the output \(for example with sum or mean\)")):
+        gradlib.evaluate("tanh(a * x)", LAYER, watch=["x"], limits=Limits(max_bytes=1_000))
+
+
+def test_an_eager_loop_s_dispatch_counts_as_work():
+    # 256 outputs of a 34-term function: explicit unstack took 5.2-5.6 s here against 0.6 s for auto.
+    text = "+".join(["sin(x)*x"] * 34)
+    x = np.linspace(0.1, 1.0, 256)
+    with pytest.raises(ExpressionError, match=(
+            r"^method 'unstack' would need about 5.5e\+09 floating-point operations \(256 eager reverse passes of "
+            r"425 operations each\); at most 1e\+09 are allowed for one request\. Use method='forward'")):
+        gradlib.evaluate(text, {"x": x}, method="unstack", limits=APP_LIMITS)
+    r = gradlib.evaluate(text, {"x": x}, limits=APP_LIMITS, dtype="float64")
+    np.testing.assert_allclose(r.jacobian, np.diag(34 * (np.cos(x) * x + np.sin(x))), rtol=1e-10)
+
+
+# ---------------------------------------------------------------- a caller's limits reach every method
+
+
+def test_evaluate_passes_its_limits_to_the_method():
+    few = Limits(max_eager_passes=2)
+    with pytest.raises(ExpressionError, match=r"method 'unstack' runs one eager pass per output element: 3 here, "
+                                              r"and at most 2 are allowed"):
+        gradlib.evaluate("x * x", {"x": [1.0, 2.0, 3.0]}, method="unstack", limits=few)
+    assert gradlib.evaluate("x * x", {"x": [1.0, 2.0]}, method="unstack", limits=few).jacobian.tolist() == [
+        [2.0, 0.0], [0.0, 4.0]]
+
+
+def test_compare_passes_its_limits_to_every_method():
+    few = Limits(max_eager_passes=2)
+    c = gradlib.compare("x * x", {"x": [1.0, 2.0, 3.0]}, methods=["unstack", "naive", "jacobian"], limits=few)
+    assert set(c.errors) == {"unstack", "naive"}
+    assert c.errors["unstack"].startswith("method 'unstack' runs one eager pass per output element: 3 here, and "
+                                          "at most 2 are allowed")
+    np.testing.assert_allclose(c.results["jacobian"].jacobian, np.diag([2.0, 4.0, 6.0]))
