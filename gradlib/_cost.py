@@ -180,7 +180,7 @@ def refusal(cost: Cost, limits: Limits, advice: str, who: str = "") -> Expressio
 
     >>> p = Profile.of_callable(m=3, n=2, itemsize=4)
     >>> str(refusal(summed(p, True), Limits(max_bytes=10), "Try less."))
-    "method 'summed' would need about 48 bytes of memory at its peak (one reverse pass); at most 10 bytes are allowed. Try less."
+    "method 'summed' would need about 68 bytes of memory at its peak (one reverse pass); at most 10 bytes are allowed. Try less."
     """
     if cost.bytes > limits.max_bytes:
         what = (f"about {size_text(cost.bytes)} of memory at its peak ({cost.detail}); at most "
