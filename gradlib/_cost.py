@@ -29,7 +29,7 @@ counts only the inputs and outputs, so the estimate is a lower bound.
 >>> p = Profile(m=22_500, n=1, itemsize=4, forward=45_302, elements=45_302, watched_work=22_501,
 ...             watched_elements=22_501, operations=2)
 >>> f"{jacobian(p, graph=True).bytes:.3g}", f"{forward(p, graph=True).bytes:.3g}"
-('6.07e+09', '5.4e+05')
+('6.08e+09', '5.41e+05')
 """
 
 from __future__ import annotations
