@@ -19,6 +19,7 @@ from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings
 from ._language import parse
 from ._limits import LIMITS, Limits
 from ._result import GradResult, index_labels
+from ._state import fingerprint
 
 METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
 CORRECT_METHODS = ("unstack", "jacobian", "forward")
@@ -252,7 +253,9 @@ def _callable_key(fn: Callable, single: bool, tensors: list) -> Hashable | None:
         hash(fn)
     except TypeError:
         return None
-    return ("callable", fn, single, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
+    # The values fn reads (a NumPy array, a number in a closure or a global) are frozen into a trace: a
+    # changed value must mean a new key, or the compiled graph would keep answering with the old one.
+    return ("callable", fn, single, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))
 
 
 # ---------------------------------------------------------------- choosing and running

@@ -32,6 +32,7 @@ from ._cache import LRUCache
 from ._errors import BatchMixingError, GradlibError
 from ._limits import LIMITS, Limits
 from ._result import index_labels
+from ._state import fingerprint
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
@@ -238,7 +239,7 @@ def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:
         hash(fn)
     except TypeError:
         return None
-    return (fn, method, tuple(spec.shape), spec.dtype.name)
+    return (fn, method, tuple(spec.shape), spec.dtype.name, fingerprint(fn))   # see gradlib._state
 
 
 def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
