@@ -12,6 +12,7 @@ import tensorflow as tf
 from . import _runtime
 from ._api import CORRECT_METHODS, METHODS, _check_method, _check_size, _expression_problem, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
+from ._cost import EAGER_OP_WORK
 from ._diagnose import Finding, diagnose
 from ._errors import GradlibError
 from ._inputs import Input, check_inputs
@@ -70,8 +71,10 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
             errors[method] = f"{method} failed in TensorFlow: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
     reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
     best = results.get(reference) or run(problem, "auto", limits=limits)
+    # each evaluation runs the function eagerly: its arithmetic plus one dispatch per node, as in gradlib._cost
+    evaluation = program.flops + len(program.parts) * EAGER_OP_WORK
     check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,
-                               max_flops=limits.max_flops / max(program.flops, 1.0))
+                               max_flops=limits.max_flops / max(evaluation, 1.0))
     check = _skip_integer_columns(check, checked)
     agreements = tuple(agreement(r, best, reference) for r in results.values())
     findings = diagnose(results, best, check, program.names)

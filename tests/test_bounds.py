@@ -24,7 +24,7 @@ from gradlib._language import parse
 ROOT = Path(__file__).resolve().parents[1]
 #: the child's address-space cap: TensorFlow itself reserves about 1.6 GB; the reproductions needed 4-10 GB
 CAP_BYTES = 3 * 2**30
-APP_LIMITS = Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)   # pages/_ui.py's
+APP_LIMITS = Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)   # as pages/_ui.py
 
 
 def _in_capped_child(code: str) -> dict:
@@ -88,7 +88,7 @@ def test_auto_does_not_repair_poisoned_rows_with_a_jacobian_too_big_for_memory()
 def test_the_share_link_that_crashed_the_app_refuses_forward_mode_and_answers_with_the_rest():
     # outputs=sum(tanh(a * x)), a 100x1, x 1x2500, watch=x, every method (a link naming none): SIGSEGV before
     out = _in_capped_child("""
-        app = Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)
+        from pages._ui import APP_LIMITS as app   # the dashboard's own limits
         rng = np.random.default_rng(0)
         a, x = rng.uniform(-1, 1, (100, 1)), rng.uniform(-1, 1, (1, 2500))
         c = gradlib.compare("sum(tanh(a * x))", {"a": a, "x": x}, watch=["x"], limits=app, dtype="float64")
@@ -195,3 +195,14 @@ def test_compare_passes_its_limits_to_every_method():
     assert c.errors["unstack"].startswith("method 'unstack' runs one eager pass per output element: 3 here, and "
                                           "at most 2 are allowed")
     np.testing.assert_allclose(c.results["jacobian"].jacobian, np.diag([2.0, 4.0, 6.0]))
+
+
+def test_the_finite_difference_check_counts_its_eager_evaluations():
+    # 512 eager evaluations of a 170-node function dispatch about 87,000 operations (about 4 s): over 1e9
+    text = "+".join(["sin(x)*x"] * 34)
+    x = np.linspace(0.1, 1.0, 256)
+    c = gradlib.compare(text, {"x": x}, methods=["auto"], limits=APP_LIMITS, dtype="float64")
+    assert c.check.skipped == "512 evaluations of this function would exceed the work allowed for one request"
+    np.testing.assert_allclose(c.best.jacobian, np.diag(34 * (np.cos(x) * x + np.sin(x))), rtol=1e-10)
+    small = gradlib.compare("sin(x)*x", {"x": x[:8]}, methods=["auto"], limits=APP_LIMITS, dtype="float64")
+    assert small.check.passed   # 16 evaluations of 4 nodes: well within the limit
