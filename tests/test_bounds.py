@@ -60,6 +60,9 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
                              method="jacobian")
         except gradlib.ExpressionError as exc:
             out["40000"] = str(exc)
+        from pages._ui import APP_LIMITS
+        c = gradlib.compare("a*b*s", inputs, watch=["s"], limits=APP_LIMITS)
+        out["compare"] = sorted(c.results), c.errors, c.best.method
     """)
     assert out["refusal"] == (
         "method 'jacobian' would need about 6.1 GB of memory at its peak (22,500 reverse passes vectorized: a "
@@ -67,6 +70,13 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
         "method='forward' (about 541 kB, 1.1e+05 operations) or method='auto', which takes a method within the limits")
     assert out["auto"] == ["forward", 22_500, 1.0, 1.0]          # d(a*b*s)/ds = a*b = 1 everywhere
     assert out["40000"].startswith("method 'jacobian' would need about 19 GB of memory at its peak (40,000 reverse")
+    results, errors, best = out["compare"]   # every method the playground runs for a link that names none
+    assert results == ["auto", "forward", "summed"] and best == "forward"
+    assert sorted(errors) == ["jacobian", "naive", "unstack"]
+    assert errors["jacobian"].startswith("method 'jacobian' would need about 6.1 GB of memory at its peak")
+    assert errors["jacobian"].endswith("at most 500 MB are allowed. Use method='forward' (about 541 kB, 1.1e+05 "
+                                       "operations) or method='auto', which takes a method within the limits")
+    assert errors["unstack"].startswith("method 'unstack' runs one eager pass per output element: 22,500 here")
 
 
 def test_auto_does_not_repair_poisoned_rows_with_a_jacobian_too_big_for_memory():
