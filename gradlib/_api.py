@@ -352,9 +352,10 @@ def _candidates(profile: _cost.Profile, use_graph: bool, can_compile: bool) -> l
     """The correct methods ``auto`` may run, as ``(method, compiled)`` in order of preference: its usual first."""
     m, n = profile.m, profile.n
     usual = _choose(m, n, use_graph)
+    loops = [("unstack", False), ("forward", False)]   # little memory, and at most max_eager_passes passes
     if use_graph:
-        return [(usual, True), ("forward" if usual == "jacobian" else "jacobian", True)]
-    others = [("jacobian", False), ("forward" if usual == "unstack" else "unstack", False)]
+        return [(usual, True), ("forward" if usual == "jacobian" else "jacobian", True)] + loops
+    others = [("jacobian", False)] + [loop for loop in loops if loop[0] != usual]
     return [(usual, False)] + others + ([("forward", True)] if can_compile else [])
 
 

@@ -115,7 +115,8 @@ def unstack(p: Profile, graph: bool) -> Cost:
     """``m`` reverse passes, one at a time; each also rebuilds the ``m``-wide gradient of the unstack."""
     dispatch = 0 if graph else (p.operations + p.m) * EAGER_OP_WORK
     work = p.forward + p.m * (p.pass_work + p.m + p.n + dispatch)
-    memory = p.elements + p.pass_elements + p.m + 2 * p.m * p.n
+    concurrent = p.m if graph else 1   # a graph may run its m unrolled passes side by side
+    memory = p.elements + concurrent * p.pass_elements + p.m + 2 * p.m * p.n
     return Cost("unstack", memory * p.itemsize, work, _loop_detail(p.m, "reverse", p.operations + p.m, graph))
 
 

@@ -168,9 +168,9 @@ def test_auto_takes_another_method_when_its_usual_choice_does_not_fit():
 
 def test_auto_refuses_when_no_method_fits_with_the_cheapest_estimate():
     with pytest.raises(ExpressionError, match=(
-            r"^no method fits the limits: the cheapest, 'forward', would need about 885 kB of memory at its peak \(30 "
-            r"forward-mode passes vectorized: a 30 x 30 identity and 30 copies of the pass's 4,860 values\); at most "
-            r"1 kB are allowed\. Watch fewer inputs, reduce the output \(for example with sum or mean\)")):
+            r"^no method fits the limits: the cheapest, 'forward', would need about 321 kB of memory at its peak \(30 "
+            r"eager forward-mode passes of 3 operations each\); at most 1 kB are allowed\. Watch fewer inputs, "
+            r"reduce the output \(for example with sum or mean\)")):
         gradlib.evaluate("tanh(a * x)", LAYER, watch=["x"], limits=Limits(max_bytes=1_000))
 
 
@@ -216,3 +216,14 @@ def test_the_finite_difference_check_counts_its_eager_evaluations():
     np.testing.assert_allclose(c.best.jacobian, np.diag(34 * (np.cos(x) * x + np.sin(x))), rtol=1e-10)
     small = gradlib.compare("sin(x)*x", {"x": x[:8]}, methods=["auto"], limits=APP_LIMITS, dtype="float64")
     assert small.check.passed   # 16 evaluations of 4 nodes: well within the limit
+
+
+def test_auto_falls_back_to_an_eager_loop_when_no_vectorized_method_fits():
+    # 1,200 outputs and 30 inputs: auto compiles forward mode (1.8 MB estimated in float64); with 1 MB allowed
+    # it runs forward mode's eager loop of 30 passes instead (642 kB), and the answer is the same.
+    profile = _profile("tanh(a * x)", LAYER, ["x"])
+    assert _cost.estimate("forward", profile, True).bytes > 1e6 > _cost.estimate("forward", profile, False).bytes
+    usual = gradlib.evaluate("tanh(a * x)", LAYER, watch=["x"], dtype="float64")
+    squeezed = gradlib.evaluate("tanh(a * x)", LAYER, watch=["x"], dtype="float64", limits=Limits(max_bytes=1e6))
+    assert (usual.method, usual.compiled, squeezed.method, squeezed.compiled) == ("forward", True, "forward", False)
+    np.testing.assert_allclose(squeezed.jacobian, _layer_jacobian(), rtol=1e-12, atol=1e-12)
