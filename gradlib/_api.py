@@ -11,7 +11,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from . import _cost, _methods, _runtime
+from . import _cost, _methods, _plan, _runtime
 from ._cache import LRUCache
 from ._compiled import Compiled
 from ._errors import ExpressionError, GradlibError
@@ -45,7 +45,6 @@ _EAGER_SECONDS = LRUCache(maxsize=128)
 _EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
           "naive": _methods.naive, "summed": _methods.summed}
 _GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
-_NO_METHOD_FITS = "Watch fewer inputs, reduce the output (for example with sum or mean) or use smaller inputs"
 _NAIVE_REASON = ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
                  "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
 _SUMMED_REASON = ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
@@ -156,9 +155,9 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     use_graph = _use_graph(method, m, n, problem, compiled)
     if method == "auto":
         can_compile = problem.key is not None and bool(problem.xs) and compiled is not False
-        chosen, use_graph = _plan_auto(profile, use_graph, can_compile, limits)
+        chosen, use_graph = _plan.plan_auto(profile, _choose(m, n, use_graph), use_graph, can_compile, limits)
     else:
-        chosen = _check_method_cost(method, profile, use_graph, limits)
+        chosen = _plan.check_method(method, profile, use_graph, limits)
     y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
     if method == "auto" and not graph and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
@@ -166,15 +165,20 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     repaired: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()
     if poisoned and method == "auto":
-        other, other_graph, why_not = _plan_repair(chosen, graph, profile, limits)
-        if why_not:
-            notes = (f"NaN poisoning not repaired: the other mode, {why_not}",)
-        else:
-            jac, repaired = _repair(jac, _compute(problem, other, other_graph, fallback=True)[1], poisoned)
-            poisoned = tuple(r for r in poisoned if r not in repaired)
+        jac, poisoned, repaired, notes = _repair_poisoned(problem, profile, chosen, graph, jac, poisoned, limits)
     seconds = time.perf_counter() - start
     result = _package(problem, chosen, method, y, jac, graph, poisoned, repaired, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _repair_poisoned(problem: Problem, profile: _cost.Profile, chosen: str, graph: bool, jac: np.ndarray,
+                     poisoned: tuple[int, ...], limits: Limits):
+    """``(J, still poisoned, repaired, notes)``: the poisoned rows recomputed in the other mode, within ``limits``."""
+    other, why_not = _plan.plan_repair(chosen, graph, profile, limits)
+    if why_not:
+        return jac, poisoned, (), (f"NaN poisoning not repaired: the other mode, {why_not}",)
+    jac, repaired = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned)
+    return jac, tuple(r for r in poisoned if r not in repaired), repaired, ()
 
 
 # ---------------------------------------------------------------- building problems
@@ -323,79 +327,6 @@ def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | N
     if compiled is not None:
         return compiled
     return method == "jacobian" or n > EAGER_PASSES
-
-
-def _passes(method: str, m: int, n: int, use_graph: bool) -> int:
-    """Passes of an eager Python loop (0 for a vectorized or compiled method)."""
-    return 0 if use_graph else {"unstack": m, "naive": m, "forward": n}.get(method, 0)
-
-
-def _check_method_cost(method: str, profile: _cost.Profile, use_graph: bool, limits: Limits) -> str:
-    """Refuse an eager loop too long, or a method whose memory or work exceeds ``limits``, before it runs.
-
-    Eager ``unstack`` costs more than linear time in the outputs (each backward pass goes through the
-    m-wide unstack), so a few thousand outputs would hold the process for minutes.
-    """
-    passes = _passes(method, profile.m, profile.n, use_graph)
-    if passes > limits.max_eager_passes:
-        what = "output element" if method != "forward" else "watched element"
-        raise ExpressionError(
-            f"method {method!r} runs one eager pass per {what}: {passes:,} here, and at most "
-            f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")
-    cost = _cost.estimate(method, profile, use_graph)
-    if not _cost.fits(cost, limits):
-        raise _cost.refusal(cost, limits, _advice(profile, limits, method))
-    return method
-
-
-def _candidates(profile: _cost.Profile, use_graph: bool, can_compile: bool) -> list[tuple[str, bool]]:
-    """The correct methods ``auto`` may run, as ``(method, compiled)`` in order of preference: its usual first."""
-    m, n = profile.m, profile.n
-    usual = _choose(m, n, use_graph)
-    loops = [("unstack", False), ("forward", False)]   # little memory, and at most max_eager_passes passes
-    if use_graph:
-        return [(usual, True), ("forward" if usual == "jacobian" else "jacobian", True)] + loops
-    others = [("jacobian", False)] + [loop for loop in loops if loop[0] != usual]
-    return [(usual, False)] + others + ([("forward", True)] if can_compile else [])
-
-
-def _plan_auto(profile: _cost.Profile, use_graph: bool, can_compile: bool, limits: Limits) -> tuple[str, bool]:
-    """``auto``'s method: its usual choice if that fits ``limits``, else the first other one that does."""
-    candidates = _candidates(profile, use_graph, can_compile)
-    for method, graph in candidates:
-        if (_passes(method, profile.m, profile.n, graph) <= limits.max_eager_passes
-                and _cost.fits(_cost.estimate(method, profile, graph), limits)):
-            return method, graph
-    cheapest = min((_cost.estimate(k, profile, g) for k, g in candidates), key=lambda c: _over(c, limits))
-    raise _cost.refusal(cheapest, limits, _NO_METHOD_FITS,
-                        who=f"no method fits the limits: the cheapest, {cheapest.method!r},")
-
-
-def _over(cost: _cost.Cost, limits: Limits) -> float:
-    return max(cost.bytes / limits.max_bytes, cost.work / limits.max_flops)
-
-
-def _advice(profile: _cost.Profile, limits: Limits, method: str) -> str:
-    """What to do instead of ``method``: a method that fits, if there is one."""
-    for other, graph in (("forward", True), ("jacobian", True), ("unstack", False)):
-        cost = _cost.estimate(other, profile, graph)
-        if other != method and _passes(other, profile.m, profile.n, graph) <= limits.max_eager_passes \
-                and _cost.fits(cost, limits):
-            return (f"Use method={other!r} (about {_cost.size_text(cost.bytes)}, {cost.work:.2g} operations) "
-                    "or method='auto', which takes a method within the limits")
-    return _NO_METHOD_FITS
-
-
-def _plan_repair(chosen: str, graph: bool, profile: _cost.Profile, limits: Limits) -> tuple[str, bool, str]:
-    """The other mode for repairing poisoned rows, and why not ("" if it fits the limits)."""
-    other = "forward" if chosen != "forward" else "jacobian"
-    passes = _passes(other, profile.m, profile.n, graph)
-    if passes > limits.max_eager_passes:
-        return other, graph, f"{other!r}, would run {passes:,} eager passes (at most {limits.max_eager_passes:,})"
-    cost = _cost.estimate(other, profile, graph)
-    if not _cost.fits(cost, limits):
-        return other, graph, str(_cost.refusal(cost, limits, "")).replace("method ", "", 1)
-    return other, graph, ""
 
 
 def error_gist(exc: Exception) -> str:
