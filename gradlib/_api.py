@@ -45,6 +45,7 @@ _EAGER_SECONDS = LRUCache(maxsize=128)
 _EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
           "naive": _methods.naive, "summed": _methods.summed}
 _GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
+_CHUNKED = {"jacobian": _methods.jacobian_rows, "forward": _methods.forward_columns}
 _NAIVE_REASON = ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
                  "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
 _SUMMED_REASON = ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
@@ -155,10 +156,13 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     use_graph = _use_graph(method, m, n, problem, compiled)
     if method == "auto":
         can_compile = problem.key is not None and bool(problem.xs) and compiled is not False
-        chosen, use_graph = _plan.plan_auto(profile, _choose(m, n, use_graph), use_graph, can_compile, limits)
+        chosen, use_graph, chunk = _plan.plan_auto(profile, _choose(m, n, use_graph), use_graph, can_compile, limits)
     else:
-        chosen = _plan.check_method(method, profile, use_graph, limits)
-    y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
+        chosen, chunk = _plan.check_method(method, profile, use_graph, limits), 0
+    if chunk:
+        y, jac, graph = _compute_chunked(problem, chosen, use_graph, chunk)
+    else:
+        y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
     if method == "auto" and not graph and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
@@ -166,6 +170,9 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     notes: tuple[str, ...] = ()
     if poisoned and method == "auto":
         jac, poisoned, repaired, notes = _repair_poisoned(problem, profile, chosen, graph, jac, poisoned, limits)
+    if chunk:
+        notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
+                  f"{_cost.size_text(limits.max_bytes)}",)
     seconds = time.perf_counter() - start
     result = _package(problem, chosen, method, y, jac, graph, poisoned, repaired, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
@@ -368,6 +375,43 @@ def _compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool =
         return y, jac, True
     y, jac = _EAGER[method](problem.f, problem.xs, problem.cs)
     return _to_numpy(y), _to_numpy(jac), False
+
+
+def _compute_chunked(problem: Problem, method: str, use_graph: bool, chunk: int):
+    """``(y, J, compiled)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
+
+    One function of fixed shape serves every chunk (the last one repeats its final index and is cut).
+    """
+    by_rows = method == "jacobian"
+    total = _output_size(problem) if by_rows else _float_width(problem)
+    step = _chunk_function(problem, method, chunk) if use_graph else None
+    parts = []
+    for start in range(0, total, chunk):
+        index = tf.constant(np.minimum(np.arange(start, start + chunk), total - 1), tf.int32)
+        if step is not None:
+            y, part = step(problem.xs, problem.cs, index)
+        else:
+            y, part = _CHUNKED[method](problem.f, problem.xs, problem.cs, index)
+        keep = min(chunk, total - start)
+        parts.append(_to_numpy(part)[:keep] if by_rows else _to_numpy(part)[:, :keep])
+    return _to_numpy(y), np.concatenate(parts, axis=0 if by_rows else 1), step is not None
+
+
+def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable | None:
+    """The cached traced chunk of ``method`` for ``problem``; ``None`` if ``f`` cannot be traced (run eagerly)."""
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, step = problem.f, _CHUNKED[method]
+
+    def build():
+        try:
+            traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
+            return traced.get_concrete_function(*specs, tf.TensorSpec([chunk], tf.int32))
+        except GradlibError:
+            raise
+        except Exception:   # noqa: BLE001 - not traceable: the chunks run eagerly, which re-raises a real error
+            return None
+
+    return _COMPILED.get_or_create((problem.key, method, "chunk", chunk), build)
 
 
 def _compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:

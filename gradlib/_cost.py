@@ -41,7 +41,7 @@ from typing import Callable, Iterable
 from ._errors import ExpressionError
 from ._limits import Limits
 
-__all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "estimate", "fits", "refusal", "size_text"]
+__all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text"]
 
 #: one eager TensorFlow operation dispatched from Python, in floating-point operations: about 50 us (eager
 #: unstack of x*x at m = 256: 12.8 ms per pass for 257 operations) against about 1e9 operations per second
@@ -109,6 +109,7 @@ class Cost:
     bytes: float
     work: float
     detail: str
+    chunk: int = 0    # vectorized passes per chunk, when the method runs in chunks (0: all at once)
 
 
 def unstack(p: Profile, graph: bool) -> Cost:
@@ -153,6 +154,27 @@ def _vectorized(method: str, p: Profile, batch: int, basis: int, mode: str) -> C
     detail = (f"{batch:,} {mode} passes vectorized: a {batch:,} x {basis:,} identity and {batch:,} copies of "
               f"the pass's {_count(p.pass_elements)} values")
     return Cost(method, memory * p.itemsize, work, detail)
+
+
+def chunked(method: str, p: Profile, max_bytes: float) -> Cost | None:
+    """``jacobian`` or compiled ``forward`` in chunks of as many vectorized passes as fit ``max_bytes``.
+
+    Each chunk repeats the forward pass; ``None`` when not even one pass at a time fits.
+
+    >>> p = Profile(m=22_500, n=1, itemsize=4, forward=45_302, elements=45_302, watched_work=22_501,
+    ...             watched_elements=22_501, operations=2)
+    >>> chunked("jacobian", p, 2e9).detail
+    '22,500 reverse passes vectorized in 4 chunks of 7,405'
+    """
+    total, mode = (p.m, "reverse") if method == "jacobian" else (p.n, "forward-mode")
+    fixed, per_pass = p.elements + 2 * p.m * p.n, total + p.pass_elements
+    chunk = min(int((max_bytes / p.itemsize - fixed) // per_pass), total)
+    if chunk < 1:
+        return None
+    count = math.ceil(total / chunk)
+    work = count * p.forward + total * (p.pass_work + total + p.m + p.n)
+    detail = f"{total:,} {mode} passes vectorized in {count:,} chunks of {chunk:,}"
+    return Cost(method, (fixed + chunk * per_pass) * p.itemsize, work, detail, chunk)
 
 
 def _loop_detail(passes: int, mode: str, operations: int, graph: bool) -> str:

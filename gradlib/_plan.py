@@ -8,7 +8,7 @@ is allocated. A method is ``(name, compiled)``: compiled ``forward`` is vectoriz
 >>> p = Profile(m=22_500, n=1, itemsize=4, forward=45_302, elements=45_302, watched_work=22_501,
 ...             watched_elements=22_501, operations=2)
 >>> plan_auto(p, usual="jacobian", use_graph=True, can_compile=True, limits=Limits())
-('forward', True)
+('forward', True, 0)
 """
 
 from __future__ import annotations
@@ -46,12 +46,20 @@ def check_method(method: str, profile: _cost.Profile, graph: bool, limits: Limit
 
 
 def plan_auto(profile: _cost.Profile, usual: str, use_graph: bool, can_compile: bool,
-              limits: Limits) -> tuple[str, bool]:
-    """``auto``'s ``(method, compiled)``: its ``usual`` choice if that fits ``limits``, else the first that does."""
+              limits: Limits) -> tuple[str, bool, int]:
+    """``auto``'s ``(method, compiled, chunk)``: its ``usual`` choice if that fits ``limits``, else the first that does.
+
+    When no method fits at once, a vectorized one may still run in chunks of passes (``chunk`` > 0) whose
+    memory fits, if the work of them all does.
+    """
     candidates = _candidates(usual, use_graph, can_compile)
     for method, graph in candidates:
         if _fits(method, graph, profile, limits):
-            return method, graph
+            return method, graph, 0
+    for method in sorted(("jacobian", "forward"), key=lambda k: profile.m if k == "jacobian" else profile.n):
+        cost = _cost.chunked(method, profile, limits.max_bytes)
+        if cost is not None and _cost.fits(cost, limits):
+            return method, can_compile, cost.chunk
     cheapest = min((_cost.estimate(k, profile, g) for k, g in candidates), key=lambda c: _over(c, limits))
     raise _cost.refusal(cheapest, limits, NO_METHOD_FITS,
                         who=f"no method fits the limits: the cheapest, {cheapest.method!r},")
@@ -94,4 +102,8 @@ def _advice(profile: _cost.Profile, limits: Limits, method: str) -> str:
             cost = _cost.estimate(other, profile, graph)
             return (f"Use method={other!r} (about {_cost.size_text(cost.bytes)}, {cost.work:.2g} operations) "
                     "or method='auto', which takes a method within the limits")
+    for other in ("jacobian", "forward"):
+        cost = _cost.chunked(other, profile, limits.max_bytes)
+        if cost is not None and _cost.fits(cost, limits):
+            return f"Use method='auto', which can run {other!r} within the limits: {cost.detail}"
     return NO_METHOD_FITS

@@ -227,3 +227,44 @@ def test_auto_falls_back_to_an_eager_loop_when_no_vectorized_method_fits():
     squeezed = gradlib.evaluate("tanh(a * x)", LAYER, watch=["x"], dtype="float64", limits=Limits(max_bytes=1e6))
     assert (usual.method, usual.compiled, squeezed.method, squeezed.compiled) == ("forward", True, "forward", False)
     np.testing.assert_allclose(squeezed.jacobian, _layer_jacobian(), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- chunks of vectorized passes
+
+RNG = np.random.default_rng(1)
+WIDE = {"A": RNG.standard_normal((300, 300)), "x": RNG.standard_normal(300)}   # sum(tanh(A * x), axis=1)
+WIDE_J = WIDE["A"] * (1 - np.tanh(WIDE["A"] * WIDE["x"]) ** 2)
+
+
+@pytest.mark.parametrize("compiled", [None, False])
+def test_auto_runs_a_vectorized_method_in_chunks_when_nothing_fits_at_once(compiled):
+    # 300 outputs and 300 inputs (eager loops are over 256 passes); all 300 vectorized passes need about
+    # 871 MB: with 100 MB allowed, auto runs them 33 at a time.
+    small = Limits(max_bytes=1e8)
+    r = gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
+                         compiled=compiled)
+    np.testing.assert_allclose(r.jacobian, WIDE_J, rtol=1e-12, atol=1e-14)
+    assert (r.method, r.compiled) == ("jacobian", compiled is None)
+    assert r.warnings == ("computed in chunks of 33 vectorized passes, to keep the estimated peak memory within "
+                          "100 MB",)
+    with pytest.raises(ExpressionError, match=r"^method 'jacobian' would need about 871 MB of memory at its peak .*"
+                                              r"Use method='auto', which can run 'jacobian' within the limits: 300 "
+                                              r"reverse passes vectorized in 10 chunks of 33$"):
+        gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
+                         method="jacobian")
+
+
+def test_chunks_keep_the_peak_memory_near_their_estimate():
+    out = _in_capped_child("""
+        import resource
+        rng = np.random.default_rng(1)
+        inputs = {"A": rng.standard_normal((300, 300)), "x": rng.standard_normal(300)}
+        gradlib.evaluate("x * x", {"x": [1.0]})
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        r = gradlib.evaluate("sum(tanh(A * x), axis=1)", inputs, watch=["x"], dtype="float64",
+                             limits=Limits(max_bytes=1e8))
+        out["growth"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+        out["warnings"] = r.warnings
+    """)
+    assert out["warnings"][0].startswith("computed in chunks of 33 vectorized passes")
+    assert out["growth"] < 1.5e8   # measured: 58 MB, against 457 MB for all 300 passes at once
