@@ -25,7 +25,7 @@ __all__ = ["APP_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_s
 TTL = "1h"
 MAX_ENTRIES = 64
 #: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn
-APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9)
+APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="256MB", show_spinner="Computing per-element gradients…")

@@ -11,7 +11,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from . import _methods, _runtime
+from . import _cost, _methods, _plan, _runtime
 from ._cache import LRUCache
 from ._compiled import Compiled
 from ._errors import ExpressionError, GradlibError
@@ -19,6 +19,7 @@ from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings, pro
 from ._language import parse
 from ._limits import LIMITS, Limits
 from ._result import GradResult, index_labels, nan_cause
+from ._state import fingerprint
 
 METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
 CORRECT_METHODS = ("unstack", "jacobian", "forward")
@@ -44,6 +45,7 @@ _EAGER_SECONDS = LRUCache(maxsize=128)
 _EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
           "naive": _methods.naive, "summed": _methods.summed}
 _GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
+_CHUNKED = {"jacobian": _methods.jacobian_rows, "forward": _methods.forward_columns}
 _NAIVE_REASON = ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
                  "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
 _SUMMED_REASON = ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
@@ -63,6 +65,7 @@ class Problem:
     key: Hashable | None                              # identifies f for the compiled cache; None: never compile
     warnings: tuple[str, ...] = ()
     size: int | None = None                           # the number of outputs, when known without running f
+    profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
 
 
 def evaluate(
@@ -85,7 +88,8 @@ def evaluate(
         dtype: ``"float32"`` or ``"float64"``, or a mapping name -> dtype (``"int32"`` reproduces the
             integer-watch pitfall: TensorFlow gives such inputs no gradient).
         compiled: run inside a cached ``tf.function``; ``None`` decides by the problem's size.
-        limits: the bounds checked before anything is allocated.
+        limits: the bounds checked before anything is allocated, for the method that runs (``auto`` takes
+            a method within them) and for the repair of NaN-poisoned rows.
 
     Returns:
         A ``GradResult``. ``evaluate("x*x", {"x": [1, 2]}).jacobian`` is ``[[2, 0], [0, 4]]``.
@@ -97,8 +101,8 @@ def evaluate(
     checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     problem = _expression_problem(program, checked)
-    _check_size(math.prod(program.shape), problem, limits, program.flops)
-    return run(problem, method, compiled=compiled)
+    _check_size(math.prod(program.shape), problem, limits)
+    return run(problem, method, compiled=compiled, limits=limits)
 
 
 def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compiled: bool | None = None,
@@ -148,20 +152,43 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     start = time.perf_counter()
     m, n = _output_size(problem), _width(problem)
     _check_size(m, problem, limits)
+    profile = problem.profile or _cost.Profile.of_callable(m, _float_width(problem), _itemsize(problem))
     use_graph = _use_graph(method, m, n, problem, compiled)
-    chosen = _choose(m, n, use_graph) if method == "auto" else method
-    chosen = _check_eager_passes(chosen, method, m, n, use_graph, limits)
-    y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
+    if method == "auto":
+        can_compile = problem.key is not None and bool(problem.xs) and compiled is not False
+        chosen, use_graph, chunk = _plan.plan_auto(profile, _choose(m, n, use_graph), use_graph, can_compile, limits)
+    else:
+        chosen, chunk = _plan.check_method(method, profile, use_graph, limits), 0
+    if chunk:
+        y, jac, graph = _compute_chunked(problem, chosen, use_graph, chunk)
+    else:
+        y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
     if method == "auto" and not graph and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = _poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repair = _Repair()
-    other = "forward" if chosen != "forward" else "jacobian"
-    if poisoned and method == "auto" and (graph or other != "forward" or n <= limits.max_eager_passes):
-        jac, repair = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned, other)
-        poisoned = ()   # every NaN cell left is NaN in both modes: undefined there, not poisoned
+    notes: tuple[str, ...] = ()
+    if poisoned and method == "auto":
+        jac, poisoned, repair, notes = _repair_poisoned(problem, profile, chosen, graph, jac, poisoned, limits)
+    if chunk:
+        notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
+                  f"{_cost.size_text(limits.max_bytes)}",)
     seconds = time.perf_counter() - start
-    return _package(problem, chosen, method, y, jac, graph, poisoned, repair, seconds)
+    result = _package(problem, chosen, method, y, jac, graph, poisoned, repair, seconds)
+    return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _repair_poisoned(problem: Problem, profile: _cost.Profile, chosen: str, graph: bool, jac: np.ndarray,
+                     poisoned: tuple[int, ...], limits: Limits):
+    """``(J, still poisoned, repair, notes)``: the poisoned rows recomputed in the other mode, within ``limits``.
+
+    Every NaN cell left after the repair is NaN in both modes: undefined there, not poisoned.
+    """
+    other, why_not = _plan.plan_repair(chosen, graph, profile, limits)
+    if why_not:
+        return jac, poisoned, _Repair(), (f"NaN poisoning not repaired: the other mode, {why_not}",)
+    jac, repair = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned, other)
+    return jac, (), repair, ()
 
 
 # ---------------------------------------------------------------- building problems
@@ -193,8 +220,10 @@ def _expression_problem(program, inputs: Sequence[Input]) -> Problem:
     if unused:
         warnings += (f"watched input(s) {', '.join(map(repr, unused))} do not appear in the function: "
                      "their gradients are zero",)
+    profile = _cost.Profile.of_program(program, [i.name for i in floats], sum(i.size for i in floats),
+                                       tf_dtype.size)
     return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),
-                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape))
+                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape), profile)
 
 
 def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
@@ -238,7 +267,9 @@ def _callable_key(fn: Callable, single: bool, tensors: list) -> Hashable | None:
         hash(fn)
     except TypeError:
         return None
-    return ("callable", fn, single, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
+    # The values fn reads (a NumPy array, a number in a closure or a global) are frozen into a trace: a
+    # changed value must mean a new key, or the compiled graph would keep answering with the old one.
+    return ("callable", fn, single, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))
 
 
 # ---------------------------------------------------------------- choosing and running
@@ -253,14 +284,20 @@ def _width(problem: Problem) -> int:
     return sum(math.prod(shape) for _, shape in problem.names)
 
 
-def _check_size(m: int, problem: Problem, limits: Limits, flops: float = 0.0) -> None:
+def _float_width(problem: Problem) -> int:
+    return sum(int(x.shape.num_elements()) for x in problem.xs)
+
+
+def _itemsize(problem: Problem) -> int:
+    return tf.as_dtype(problem.dtype).size
+
+
+def _check_size(m: int, problem: Problem, limits: Limits) -> None:
     n = _width(problem)
     if m * n > limits.max_jacobian:
         raise ExpressionError(
             f"the Jacobian would have {m:,} x {n:,} = {m * n:,} entries; at most {limits.max_jacobian:,} are allowed. "
             "Watch fewer inputs or reduce the output (for example with sum or mean)")
-    if flops * min(m, n) > limits.max_flops:
-        raise ExpressionError("computing this Jacobian needs too much work for one request; use smaller inputs")
 
 
 def _choose(m: int, n: int, graph: bool = False) -> str:
@@ -300,23 +337,6 @@ def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | N
     if compiled is not None:
         return compiled
     return method == "jacobian" or n > EAGER_PASSES
-
-
-def _check_eager_passes(chosen: str, requested: str, m: int, n: int, use_graph: bool, limits: Limits) -> str:
-    """Refuse an eager Python loop too long to finish in reasonable time (auto takes eager pfor instead).
-
-    Eager ``unstack`` costs more than linear time in the outputs (each backward pass goes through the
-    m-wide unstack), so a few thousand outputs would hold the process for minutes.
-    """
-    passes = {"unstack": m, "naive": m, "forward": n}.get(chosen, 0)
-    if use_graph or passes <= limits.max_eager_passes:
-        return chosen
-    if requested == "auto":
-        return "jacobian"
-    what = "output element" if chosen != "forward" else "watched element"
-    raise ExpressionError(
-        f"method {chosen!r} runs one eager pass per {what}: {passes:,} here, and at most "
-        f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")
 
 
 def error_gist(exc: Exception) -> str:
@@ -389,6 +409,43 @@ def _compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool =
     return _to_numpy(y), _to_numpy(jac), False
 
 
+def _compute_chunked(problem: Problem, method: str, use_graph: bool, chunk: int):
+    """``(y, J, compiled)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
+
+    One function of fixed shape serves every chunk (the last one repeats its final index and is cut).
+    """
+    by_rows = method == "jacobian"
+    total = _output_size(problem) if by_rows else _float_width(problem)
+    step = _chunk_function(problem, method, chunk) if use_graph else None
+    parts = []
+    for start in range(0, total, chunk):
+        index = tf.constant(np.minimum(np.arange(start, start + chunk), total - 1), tf.int32)
+        if step is not None:
+            y, part = step(problem.xs, problem.cs, index)
+        else:
+            y, part = _CHUNKED[method](problem.f, problem.xs, problem.cs, index)
+        keep = min(chunk, total - start)
+        parts.append(_to_numpy(part)[:keep] if by_rows else _to_numpy(part)[:, :keep])
+    return _to_numpy(y), np.concatenate(parts, axis=0 if by_rows else 1), step is not None
+
+
+def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable | None:
+    """The cached traced chunk of ``method`` for ``problem``; ``None`` if ``f`` cannot be traced (run eagerly)."""
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, step = problem.f, _CHUNKED[method]
+
+    def build():
+        try:
+            traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
+            return traced.get_concrete_function(*specs, tf.TensorSpec([chunk], tf.int32))
+        except GradlibError:
+            raise
+        except Exception:   # noqa: BLE001 - not traceable: the chunks run eagerly, which re-raises a real error
+            return None
+
+    return _COMPILED.get_or_create((problem.key, method, "chunk", chunk), build)
+
+
 def _compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
     key = (problem.key, method)
     specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
@@ -448,16 +505,16 @@ def _package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: 
     warnings = problem.warnings
     mode = "forward" if method == "forward" else "reverse"
     if poisoned:
-        warnings += (f"NaN in the gradient of finite output(s) {', '.join(rows[r] for r in poisoned[:8])}"
-                     f"{', ...' if len(poisoned) > 8 else ''}: {nan_cause(mode)}. method='auto' recomputes such "
+        warnings += (f"NaN in the gradient of finite output(s) {_some(rows, poisoned)}"
+                     f": {nan_cause(mode)}. method='auto' recomputes such "
                      "cells in the other mode",)
     if repair.rows:
-        warnings += (f"repaired NaN poisoning in {', '.join(rows[r] for r in repair.rows[:8])}"
-                     f"{', ...' if len(repair.rows) > 8 else ''}: {repair.mode} mode gives these cells finite values",)
+        warnings += (f"repaired NaN poisoning in {_some(rows, repair.rows)}"
+                     f": {repair.mode} mode gives these cells finite values",)
     undefined = [r for r in _poisoned_rows(y, jac) if r not in repair.rows] if repair.mode else []
     if undefined:
-        warnings += (f"NaN in both reverse and forward mode in {', '.join(rows[r] for r in undefined[:8])}"
-                     f"{', ...' if len(undefined) > 8 else ''}: 0 x inf within the output's own formula, so no "
+        warnings += (f"NaN in both reverse and forward mode in {_some(rows, undefined)}"
+                     f": 0 x inf within the output's own formula, so no "
                      "mode gives a number there",)
     reason = _NAIVE_REASON if method == "naive" else (_SUMMED_REASON if method == "summed" else "")
     return GradResult(
@@ -465,6 +522,16 @@ def _package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: 
         watched=problem.names, dtype=problem.dtype, compiled=graph, per_element=method != "summed",
         broken=method == "naive", reason=reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
         warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode)
+
+
+def _some(labels: Sequence[str], rows: Sequence[int], shown: int = 8) -> str:
+    """The labels of ``rows``, the first ``shown`` of them when there are many: a warning stays readable.
+
+    >>> _some(["y[0]", "y[1]", "y[2]"], [0, 1, 2], shown=2)
+    'y[0], y[1] and 1 more'
+    """
+    names = ", ".join(labels[r] for r in rows[:shown])
+    return names if len(rows) <= shown else f"{names} and {len(rows) - shown:,} more"
 
 
 def _with_integer_columns(problem: Problem, jac: np.ndarray) -> np.ndarray:

@@ -19,6 +19,9 @@ MAX_LITERAL_ELEMENTS = 64
 
 #: the code generated for @, matmul and dot is the very function gradlib runs
 _MATMUL_HELPER = inspect.getsource(matmul)
+#: names the generated script itself binds or reads: an input with one of these names is renamed in it
+RESERVED = frozenset({"tf", "watched", "matmul", "f", "tape", "y", "y_elements", "y_i", "rows", "jacobian", "g",
+                      "row", "j", "print"})
 
 
 def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
@@ -30,19 +33,22 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     """
     checked = check_inputs(inputs, watch=watch, dtype=dtype)
     program = parse(outputs, {i.name: i.shape for i in checked})
-    body = _Writer().visit(program.tree)
+    names = code_names([i.name for i in checked])
+    body = _Writer(names).visit(program.tree)
     uses_matmul = "matmul(" in body
     tf_dtype = f"tf.{compute_dtype(checked)}"
-    watched = [i for i in checked if i.watched]
-    params = ", ".join(i.name for i in checked)
+    watched = [names[i.name] for i in checked if i.watched]
+    params = ", ".join(names[i.name] for i in checked)
     lines = ["import tensorflow as tf", ""]
-    lines += [_constant(i, tf_dtype) for i in checked]
-    lines += [f"watched = [{', '.join(i.name for i in watched)}]", ""]
+    lines += [_constant(i, names[i.name], tf_dtype) for i in checked]
+    lines += [f"# input {old!r} is called {new} here: this script uses the name {old} itself"
+              for old, new in names.items() if old != new]
+    lines += [f"watched = [{', '.join(watched)}]", ""]
     if uses_matmul:
         lines += _MATMUL_HELPER.strip("\n").splitlines() + [""]
     lines += [f"def f({params}):"]
-    lines += [f"    {i.name} = tf.cast({i.name}, {tf_dtype})  # integer tensors get no gradient" for i in checked
-              if i.dtype.startswith("int")]
+    lines += [f"    {names[i.name]} = tf.cast({names[i.name]}, {tf_dtype})  # integer tensors get no gradient"
+              for i in checked if i.dtype.startswith("int")]
     lines += [f"    return {body}", ""]
     lines += [
         "# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).",
@@ -67,7 +73,24 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     return "\n".join(lines)
 
 
-def _constant(i: Input, tf_dtype: str) -> str:
+def code_names(inputs: Sequence[str]) -> dict[str, str]:
+    """Input name -> the name the generated script gives it: itself, unless the script uses that name.
+
+    >>> code_names(["x", "y", "y_in"])
+    {'x': 'x', 'y': 'y_in2', 'y_in': 'y_in'}
+    """
+    taken = set(inputs) | RESERVED
+    names = {}
+    for name in inputs:
+        new, k = name, 1
+        while new in RESERVED or (new != name and new in taken):
+            new, k = f"{name}_in{k if k > 1 else ''}", k + 1
+        taken.add(new)
+        names[name] = new
+    return names
+
+
+def _constant(i: Input, name: str, tf_dtype: str) -> str:
     """The input as declared; a float32 input in a float64 computation is cast before the tape sees it."""
     dtype = f"tf.{i.dtype}"
     if i.size > MAX_LITERAL_ELEMENTS:
@@ -78,7 +101,7 @@ def _constant(i: Input, tf_dtype: str) -> str:
     if not i.dtype.startswith("int") and dtype != tf_dtype:
         value = f"tf.cast({value}, {tf_dtype})"
         note = "; ".join(filter(None, [note, f"{i.dtype}, promoted: TensorFlow computes in one dtype"]))
-    return f"{i.name} = {value}" + (f"  # {note}" if note else "")
+    return f"{name} = {value}" + (f"  # {note}" if note else "")
 
 
 def _floats(value: np.ndarray) -> Any:
@@ -86,7 +109,10 @@ def _floats(value: np.ndarray) -> Any:
 
 
 class _Writer:
-    """Writes a checked tree as TensorFlow code."""
+    """Writes a checked tree as TensorFlow code, with the inputs' names in the script (``code_names``)."""
+
+    def __init__(self, names: Mapping[str, str]):
+        self.names = names
 
     def visit(self, node: ast.expr) -> str:
         return getattr(self, f"_{type(node).__name__}")(node)
@@ -95,7 +121,7 @@ class _Writer:
         return repr(float(node.value)) if isinstance(node.value, int) and abs(node.value) < 2**53 else repr(node.value)
 
     def _Name(self, node: ast.Name) -> str:
-        return node.id
+        return self.names.get(node.id, node.id)
 
     def _UnaryOp(self, node: ast.UnaryOp) -> str:
         return f"{'-' if isinstance(node.op, ast.USub) else '+'}{self._wrap(node.operand)}"

@@ -12,6 +12,7 @@ import tensorflow as tf
 from . import _runtime
 from ._api import CORRECT_METHODS, METHODS, _check_method, _check_size, _expression_problem, error_gist, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
+from ._cost import EAGER_OP_WORK
 from ._diagnose import Finding, diagnose
 from ._errors import GradlibError
 from ._inputs import Input, check_inputs
@@ -53,7 +54,7 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
     checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     problem = _expression_problem(program, checked)
-    _check_size(math.prod(program.shape), problem, limits, program.flops)
+    _check_size(math.prod(program.shape), problem, limits)
     with _runtime.work_slot():
         return _compare(program, checked, problem, methods, limits)
 
@@ -63,15 +64,17 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
     results, errors = {}, {}
     for method in dict.fromkeys(methods):
         try:
-            results[method] = run(problem, method)
+            results[method] = run(problem, method, limits=limits)
         except GradlibError as exc:
             errors[method] = str(exc)
         except (tf.errors.OpError, ValueError, TypeError, NotImplementedError) as exc:
             errors[method] = f"{method} failed in TensorFlow: {error_gist(exc)}"
     reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
-    best = results.get(reference) or run(problem, "auto")
+    best = results.get(reference) or run(problem, "auto", limits=limits)
+    # each evaluation runs the function eagerly: its arithmetic plus one dispatch per node, as in gradlib._cost
+    evaluation = program.flops + len(program.parts) * EAGER_OP_WORK
     check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,
-                               max_flops=limits.max_flops / max(program.flops, 1.0),
+                               max_flops=limits.max_flops / max(evaluation, 1.0),
                                integer_columns=_integer_columns(checked))
     agreements = tuple(agreement(r, best, reference) for r in results.values())
     findings = diagnose(results, best, check, program.names)

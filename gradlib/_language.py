@@ -64,6 +64,15 @@ _REFUSED = {
 
 
 @dataclass(frozen=True)
+class Part:
+    """One node of a checked tree: the elements it holds, its work, and the inputs it depends on."""
+
+    size: int
+    work: float
+    names: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Program:
     """A checked function: its text, tree, the shape it produces and the work it will take."""
 
@@ -72,6 +81,8 @@ class Program:
     shape: Shape
     names: frozenset[str]
     flops: float
+    #: one ``Part`` per node of the tree: what the cost model (``gradlib._cost``) needs to know about it
+    parts: tuple[Part, ...] = field(default=(), repr=False, compare=False)
 
     @functools.cached_property
     def key(self) -> str:
@@ -105,7 +116,7 @@ def _parse(text: str, shapes: Mapping[str, Shape], limits: Limits) -> Program:
     _check_tree(tree, text, limits)
     checker = _ShapeChecker(text, dict(shapes), limits)
     shape = checker.visit(tree)
-    return Program(text, tree, shape, frozenset(checker.used), checker.flops)
+    return Program(text, tree, shape, frozenset(checker.used), checker.flops, tuple(checker.parts))
 
 
 # ---------------------------------------------------------------- text and tree checks
@@ -278,17 +289,24 @@ class _ShapeChecker:
         self.text, self.shapes, self.limits = text, shapes, limits
         self.used: set[str] = set()
         self.flops = 0.0
+        self.parts: list[Part] = []
+        self._scopes: list[list] = []   # per node being visited: [names used under it, its own extra work]
 
     def fail(self, node: ast.AST, message: str) -> None:
         col = getattr(node, "col_offset", 0) + 1
         raise ExpressionError(f"{message} (column {col})", text=self.text, column=col)
 
     def visit(self, node: ast.expr) -> Shape:
+        self._scopes.append([set(), 0.0])
         shape = getattr(self, f"_{type(node).__name__}")(node)
+        names, extra = self._scopes.pop()
+        if self._scopes:
+            self._scopes[-1][0] |= names
         size = math.prod(shape)
         if size > self.limits.max_elements:
             self.fail(node, f"this part would hold {size:,} elements; at most {self.limits.max_elements:,} are allowed")
         self.flops += size
+        self.parts.append(Part(size, size + extra, frozenset(names)))
         if self.flops > self.limits.max_flops:
             self.fail(node, "the function needs too much computation for one request; use smaller inputs")
         return shape
@@ -299,6 +317,7 @@ class _ShapeChecker:
     def _Name(self, node: ast.Name) -> Shape:
         if node.id in self.shapes:
             self.used.add(node.id)
+            self._scopes[-1][0].add(node.id)
             return self.shapes[node.id]
         if node.id in FUNCTIONS:
             self.fail(node, f"{node.id!r} is a function: call it, like {node.id}(x)")
@@ -330,7 +349,9 @@ class _ShapeChecker:
         if a2[-1] != b2[-2]:
             self.fail(node, f"{what} cannot multiply shapes {a} and {b}: {a2[-1]} != {b2[-2]}")
         batch = self._broadcast(node, a2[:-2], b2[:-2], what)
-        self.flops += 2.0 * math.prod(batch) * a2[-2] * a2[-1] * b2[-1]
+        work = 2.0 * math.prod(batch) * a2[-2] * a2[-1] * b2[-1]
+        self.flops += work
+        self._scopes[-1][1] += work
         return batch + (() if len(a) == 1 else (a2[-2],)) + (() if len(b) == 1 else (b2[-1],))
 
     def _List(self, node: ast.List) -> Shape:

@@ -18,7 +18,8 @@ class Limits:
     max_elements: int = 1_000_000   # elements of any one tensor (inputs and intermediates)
     max_jacobian: int = 4_000_000   # entries of the Jacobian (outputs x watched elements)
     max_eager_passes: int = 256     # passes of an eager Python loop (unstack, naive: one per output)
-    max_flops: float = 4e9          # estimated floating-point work of the whole request
+    max_flops: float = 4e9          # estimated work of one method (floating-point operations, with eager dispatch)
+    max_bytes: float = 2e9          # estimated peak memory of one method (gradlib._cost), in bytes
 
 
 LIMITS = Limits()

@@ -59,6 +59,11 @@ def jacobian(f: Fn, xs: list, cs: list):
     directly instead of gathering ``y[i]`` inside the loop: about a third fewer ops to trace, and the same
     numbers. Ops that pfor cannot convert fall back to a ``while_loop``, as in ``tape.jacobian``.
     """
+    return jacobian_rows(f, xs, cs, None)
+
+
+def jacobian_rows(f: Fn, xs: list, cs: list, rows: tf.Tensor | None):
+    """The Jacobian's ``rows`` (an int32 vector; ``None``: every row): only those reverse passes, vectorized."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(xs)
         y = f(xs, cs)
@@ -68,7 +73,8 @@ def jacobian(f: Fn, xs: list, cs: list):
         grads = tape.gradient(y, xs, output_gradients=tf.reshape(cotangent, tf.shape(y)), unconnected_gradients=ZERO)
         return _row(grads)
 
-    return y, tf.vectorized_map(vjp, tf.eye(m, dtype=y.dtype), warn=False)
+    basis = tf.eye(m, dtype=y.dtype) if rows is None else tf.one_hot(rows, m, dtype=y.dtype)
+    return y, tf.vectorized_map(vjp, basis, warn=False)
 
 
 def _tangents(basis_row: tf.Tensor, xs: list) -> list:
@@ -78,6 +84,11 @@ def _tangents(basis_row: tf.Tensor, xs: list) -> list:
 
 def forward(f: Fn, xs: list, cs: list):
     """Forward mode: one ``ForwardAccumulator`` pass per watched element, vectorized with pfor."""
+    return forward_columns(f, xs, cs, None)
+
+
+def forward_columns(f: Fn, xs: list, cs: list, columns: tf.Tensor | None):
+    """The Jacobian's ``columns`` (an int32 vector; ``None``: every column): those forward passes, vectorized."""
     n = sum(_size(x) for x in xs)
 
     def jvp(basis_row):
@@ -85,8 +96,8 @@ def forward(f: Fn, xs: list, cs: list):
             y = f(xs, cs)
         return _flat(acc.jvp(y, unconnected_gradients=ZERO))
 
-    columns = tf.vectorized_map(jvp, tf.eye(n, dtype=xs[0].dtype), warn=False)
-    return f(xs, cs), tf.transpose(columns)
+    basis = tf.eye(n, dtype=xs[0].dtype) if columns is None else tf.one_hot(columns, n, dtype=xs[0].dtype)
+    return f(xs, cs), tf.transpose(tf.vectorized_map(jvp, basis, warn=False))
 
 
 def forward_loop(f: Fn, xs: list, cs: list):

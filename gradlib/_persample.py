@@ -2,9 +2,13 @@
 
 For a batch ``x`` of shape ``(B, inputs...)`` and ``y = fn(x)`` of shape ``(B, outputs...)``, sample ``b``'s
 Jacobian is ``d y[b] / d x[b]``, which is what ``tf.GradientTape.batch_jacobian`` computes. That is only
-meaningful when the samples are independent (``y[b]`` does not depend on ``x[c]`` for ``c != b``), so a
-small probe batch is checked first: a layer that mixes the batch (BatchNormalization in training mode)
-raises ``BatchMixingError`` instead of giving a silently wrong answer.
+meaningful when the samples are independent (``y[b]`` does not depend on ``x[c]`` for ``c != b``). Every
+sample is checked, at the cost of one extra backward pass over the whole batch: for a random cotangent
+``u``, the vector-Jacobian product ``u^T dy/dx`` must equal what the per-sample Jacobians give,
+``sum_k u[c, k] J[c, k, :]`` for each sample ``c``. Any sample whose output depends on another sample's
+input breaks that equality (with probability one for a random ``u``), so a layer that mixes the batch
+(BatchNormalization in training mode, a shift along the batch axis) raises ``BatchMixingError`` instead of
+giving a silently wrong answer.
 
 >>> import tensorflow as tf
 >>> r = per_sample_gradients(lambda x: x * x, tf.constant([[1.0, 2.0], [3.0, 4.0]]))
@@ -28,14 +32,16 @@ from ._cache import LRUCache
 from ._errors import BatchMixingError, GradlibError
 from ._limits import LIMITS, Limits
 from ._result import index_labels
+from ._state import fingerprint
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
 PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "loop")
-#: how many samples the independence probe differentiates jointly
-PROBE_SAMPLES = 3
-#: an off-diagonal block larger than this (relative to the largest diagonal entry) means the batch mixes
-MIXING_TOLERANCE = 1e-5
+#: the projection check's tolerance, relative to the scale of the per-sample terms it sums (float32 rounding
+#: in sums over a few hundred terms stays below 1e-5; a BatchNormalization over 1,000 samples mixes at 1e-3)
+MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-10}
+#: the random cotangent ``u`` of the check (fixed: the same function and batch always get the same verdict)
+PROJECTION_SEED = (20, 26)
 _COMPILED = LRUCache(maxsize=32)
 
 
@@ -93,7 +99,8 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         fn: called as ``fn(x)`` on a batch of shape ``(B, inputs...)``; returns ``(B, outputs...)``.
         x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions.
         method: one of ``PER_SAMPLE_METHODS``.
-        check_independence: probe the first samples and refuse a function that mixes the batch.
+        check_independence: check every sample (one extra backward pass over the batch) and refuse a function
+            whose samples are not independent.
         limits: ``max_jacobian`` bounds the entries of all the Jacobians together.
 
     Returns:
@@ -117,10 +124,10 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         start = time.perf_counter()
         out_shape = _check_output(fn, xt)
         _check_size(xt, out_shape, limits)
+        y, jac, projection, used, compiled = _compute(fn, xt, method)
         unchecked = ""
         if check_independence and xt.shape[0] >= 2:
-            unchecked = _check_independent(fn, xt[:PROBE_SAMPLES], "while_loop" if method == "while_loop" else "auto")
-        y, jac, used, compiled = _compute(fn, xt, method)
+            unchecked = _check_independent(jac, projection, xt.dtype.name)
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings)
@@ -180,67 +187,76 @@ def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> Non
             "Use a smaller batch or fewer features")
 
 
-def _check_independent(fn: Callable, probe: tf.Tensor, method: str) -> str:
-    """The full Jacobian of a few samples: every off-diagonal (sample b w.r.t. sample c) block must be zero.
+def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray], dtype: str) -> str:
+    """Every sample at once: ``u^T dy/dx`` over the batch must equal ``sum_k u[c, k] J[c, k, :]`` per sample ``c``.
 
-    Only finite entries count as evidence; the warning to report is returned when some are not finite.
+    ``jac`` is what batch_jacobian returned, ``projection`` is ``(u, g)`` with ``g`` the whole batch's
+    vector-Jacobian product. Where the function mixes samples, batch_jacobian silently sums other samples'
+    outputs into each block and ``g`` differs from the blocks' prediction. Only finite entries count as
+    evidence (an all-inf batch does not mix); the warning to report is returned when some are not finite.
     """
-    full, _ = _graph(fn, probe, "probe", method)
-    b = int(probe.shape[0])
-    blocks = np.abs(full.reshape(b, -1, b, math.prod(probe.shape[1:])))
-    finite = np.where(np.isfinite(blocks), blocks, 0.0)   # NaN or inf is no evidence of mixing (an all-inf batch)
-    diagonal = max(float(finite[i, :, i].max()) for i in range(b))
-    off, where = max((float(finite[i, :, j].max()), (i, j)) for i in range(b) for j in range(b) if i != j)
-    if off > MIXING_TOLERANCE * max(diagonal, 1.0):
-        i, j = where
+    u, g = projection
+    b = u.shape[0]
+    blocks = jac.reshape(b, u[0].size, -1)
+    weights = u.reshape(b, -1)
+    with np.errstate(all="ignore"):
+        predicted = np.einsum("bk,bkd->bd", weights, blocks)
+        scale = np.einsum("bk,bkd->bd", np.abs(weights), np.abs(blocks))
+        gap = np.abs(g.reshape(b, -1) - predicted)
+    finite = np.isfinite(gap) & np.isfinite(scale)
+    unknown = ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN "
+               "or infinite values") if not finite.all() else ""
+    if not finite.any():
+        return unknown
+    allowed = MIXING_TOLERANCE.get(dtype, 1e-4) * max(float(scale[finite].max()), 1e-30)
+    excess = np.where(finite, gap, 0.0)
+    if excess.max() > allowed:
+        c = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
         raise BatchMixingError(
-            f"the samples of the batch are not independent: output of sample {i} changes with the input of sample "
-            f"{j} (|dy[{i}]/dx[{j}]| up to {off:.3g}), so per-sample gradients do not exist. A layer mixes the "
+            f"the samples of the batch are not independent: the input of sample {c} changes the output of another "
+            f"sample (a random projection of dy/dx differs from the per-sample Jacobians by {excess.max():.3g}, at a "
+            f"scale of {float(scale[finite].max()):.3g}), so per-sample gradients do not exist. A layer mixes the "
             "batch, such as BatchNormalization in training mode: call the model with training=False, or use "
             "per_element_gradients on the whole batch")
-    unknown = not all(np.isfinite(blocks[i, :, j]).all() for i in range(b) for j in range(b) if i != j)
-    return ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN "
-            "or infinite values") if unknown else ""
+    return unknown
 
 
 # ---------------------------------------------------------------- computing
 
 
-def _compute(fn: Callable, x: tf.Tensor, method: str) -> tuple[np.ndarray, np.ndarray, str, bool]:
+def _compute(fn: Callable, x: tf.Tensor, method: str):
+    """``(y, J, (u, g), method used, compiled)``, with ``(u, g)`` the check's projection (see ``_check_independent``)."""
     if method == "loop":
         y, jac = _loop(fn, x)
-        return y, jac, "loop", False
-    (y, jac), used = _graph(fn, x, "batch", method)
-    return y, jac, used, True
-
-
-def _graph(fn: Callable, x: tf.Tensor, kind: str, method: str) -> tuple[Any, str]:
-    """Run the cached compiled function for ``kind`` (``batch`` or ``probe``); ``auto`` remembers its fallback."""
-    spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
-    key = _key(fn, kind, method, spec)
-    create = lambda: _trace(fn, spec, kind, method)  # noqa: E731
+        return y, jac, _projection(fn, x), "loop", False
     try:
-        compiled, used = _COMPILED.get_or_create(key, create) if key is not None else create()
-        out = compiled(x)
+        compiled, used = _graph(fn, x, method)
+        y, jac, u, g = (t.numpy() for t in compiled(x))
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - fn failed when traced or run as a graph: say so, like _call
         raise GradlibError(f"fn failed inside the compiled per-sample Jacobian on a batch of shape "
                            f"{tuple(x.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
-    if kind == "probe":
-        return out.numpy(), used
-    return (out[0].numpy(), out[1].numpy()), used
+    return y, jac, (u, g), used, True
 
 
-def _key(fn: Callable, kind: str, method: str, spec: tf.TensorSpec) -> Hashable | None:
+def _graph(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str]:
+    """The cached compiled function for ``fn`` and ``x``'s shape; ``auto`` remembers its fallback."""
+    spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
+    key = _key(fn, method, spec)
+    create = lambda: _trace(fn, spec, method)  # noqa: E731
+    return _COMPILED.get_or_create(key, create) if key is not None else create()
+
+
+def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:
     try:
         hash(fn)
     except TypeError:
         return None
-    return (fn, kind, method, tuple(spec.shape), spec.dtype.name)
+    return (fn, method, tuple(spec.shape), spec.dtype.name, fingerprint(fn))   # see gradlib._state
 
 
-def _trace(fn: Callable, spec: tf.TensorSpec, kind: str, method: str):
+def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
     """Trace once with pfor; if pfor cannot vectorize an op, ``auto`` falls back to a while_loop.
 
     ``auto`` skips pfor for functions that run a loop themselves (recurrent layers): vectorizing a
@@ -248,15 +264,15 @@ def _trace(fn: Callable, spec: tf.TensorSpec, kind: str, method: str):
     trace with pfor, 2.6 s with a while_loop; then 0.28 s vs 0.23 s per call).
     """
     if method == "auto" and _has_loop(fn, spec):
-        return _concrete(fn, spec, kind, use_pfor=False), "while_loop"
+        return _concrete(fn, spec, use_pfor=False), "while_loop"
     if method in ("auto", "pfor"):
         try:
-            return _concrete(fn, spec, kind, use_pfor=True), "pfor"
+            return _concrete(fn, spec, use_pfor=True), "pfor"
         except (ValueError, NotImplementedError, tf.errors.OpError) as exc:
             if method == "pfor":
                 raise GradlibError(f"pfor could not vectorize this function ({error_gist(exc)}); "
                                    "use method='while_loop' or method='auto'") from exc
-    return _concrete(fn, spec, kind, use_pfor=False), "while_loop"
+    return _concrete(fn, spec, use_pfor=False), "while_loop"
 
 
 def _has_loop(fn: Callable, spec: tf.TensorSpec) -> bool:
@@ -266,29 +282,36 @@ def _has_loop(fn: Callable, spec: tf.TensorSpec) -> bool:
     return any(node.op in ("While", "StatelessWhile") for node in nodes)
 
 
-def _concrete(fn: Callable, spec: tf.TensorSpec, kind: str, *, use_pfor: bool):
-    body = _batch_jacobian if kind == "batch" else _full_jacobian
-    compiled = tf.function(lambda x: body(fn, x, use_pfor), input_signature=[spec], autograph=False,
+def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):
+    compiled = tf.function(lambda x: _batch_jacobian(fn, x, use_pfor), input_signature=[spec], autograph=False,
                            reduce_retracing=False)
     return compiled.get_concrete_function()
 
 
 def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
-    with tf.GradientTape() as tape:
+    """``(y, J, u, g)``: the per-sample Jacobians, and the check's random cotangent ``u`` with ``g = u^T dy/dx``."""
+    with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = fn(x)
         flat = tf.reshape(y, [tf.shape(y)[0], -1])   # inside the tape (the seed's lesson); (B, n) for batch_jacobian
     jac = tape.batch_jacobian(flat, x, unconnected_gradients=tf.UnconnectedGradients.ZERO,
                               experimental_use_pfor=use_pfor)
-    return y, tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0))
+    u, g = _vjp(tape, y, x)
+    return y, tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0)), u, g
 
 
-def _full_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
+def _vjp(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    u = tf.random.stateless_normal(tf.shape(y), seed=PROJECTION_SEED, dtype=y.dtype)
+    return u, tape.gradient(y, x, output_gradients=u, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+
+def _projection(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """The check's ``(u, g)`` computed eagerly (for the ``loop`` method)."""
     with tf.GradientTape() as tape:
         tape.watch(x)
-        flat = tf.reshape(fn(x), [-1])
-    jac = tape.jacobian(flat, x, unconnected_gradients=tf.UnconnectedGradients.ZERO, experimental_use_pfor=use_pfor)
-    return tf.reshape(jac, [tf.shape(flat)[0], -1])
+        y = tf.convert_to_tensor(fn(x))
+    u, g = _vjp(tape, y, x)
+    return u.numpy(), g.numpy()
 
 
 def _loop(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:

@@ -63,3 +63,28 @@ def test_mixed_dtypes_code_declares_each_input_as_the_table_does_and_prints_grad
     np.testing.assert_allclose(printed["y"], result.y, rtol=1e-15, atol=0)
     jacobian = np.concatenate([np.reshape(j, (2, -1)) for j in printed["jacobian"]], axis=1)
     np.testing.assert_allclose(jacobian, result.jacobian, rtol=1e-15, atol=0)
+
+
+SCRIPT_NAMES = ["y", "tf", "watched", "f", "tape", "rows", "print", "y_elements", "y_i", "jacobian", "g"]
+
+
+def test_inputs_named_like_the_script_s_own_variables_are_renamed_and_right(tmp_path):
+    # Before: an input named y printed zeros (the second tape re-read y after y = f(...)), and tf, watched, f,
+    # tape, rows, print or y_elements crashed the script. One script holds them all (and y_in, the first name
+    # a renamed y would take), so a single TensorFlow start checks every one.
+    inputs = {name: [1.0 + k, -0.5 * k] for k, name in enumerate(SCRIPT_NAMES)} | {"y_in": 3.0}
+    outputs = "[" + ", ".join(f"{a} * {b} * y_in" for a, b in zip(SCRIPT_NAMES, SCRIPT_NAMES[1:] + ["y"])) + "]"
+    result = gradlib.evaluate(outputs, inputs, dtype="float64")
+    printed = _run(gradlib.tensorflow_code(outputs, inputs, dtype="float64"), tmp_path)
+    np.testing.assert_allclose(printed["y"], result.y, rtol=1e-12)
+    rows = np.array([np.concatenate([np.ravel(g) for g in row]) for row in printed["rows"]])
+    np.testing.assert_allclose(rows, result.jacobian, rtol=1e-12)
+    jacobian = np.concatenate([np.reshape(j, (result.y.size, -1)) for j in printed["jacobian"]], axis=1)
+    np.testing.assert_allclose(jacobian, result.jacobian, rtol=1e-12)
+    assert result.jacobian[0, 0] == 6.0   # d(y[0] * tf[0] * y_in) / d y[0] = 2 * 3: the y the old code zeroed
+
+
+def test_a_renamed_input_is_said_in_the_script():
+    code = gradlib.tensorflow_code("y * y_in", {"y": 2.0, "y_in": 3.0})
+    assert "# input 'y' is called y_in2 here: this script uses the name y itself" in code
+    assert "y_in2 = tf.constant(2.0, dtype=tf.float32)" in code and "return y_in2 * y_in" in code

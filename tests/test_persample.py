@@ -124,10 +124,10 @@ def test_the_independence_check_can_be_switched_off():
 def test_auto_falls_back_to_the_while_loop_when_pfor_fails(monkeypatch):
     real = _persample._concrete
 
-    def no_pfor(fn, spec, kind, *, use_pfor):
+    def no_pfor(fn, spec, *, use_pfor):
         if use_pfor:
             raise ValueError("no converter for op Foo")
-        return real(fn, spec, kind, use_pfor=use_pfor)
+        return real(fn, spec, use_pfor=use_pfor)
 
     monkeypatch.setattr(_persample, "_concrete", no_pfor)
     fn = lambda t: tf.sin(t)  # noqa: E731  (a fresh callable: nothing cached)
@@ -209,7 +209,7 @@ def test_mixing_is_still_caught_when_some_entries_are_not_finite():
         return x + tf.roll(x, shift=1, axis=0)
 
     x = np.array([[1.0, 2.0], [3.0, 4.0], [np.inf, 1.0]], np.float32)
-    with pytest.raises(BatchMixingError, match=r"the samples of the batch are not independent: output of sample "):
+    with pytest.raises(BatchMixingError, match=r"the samples of the batch are not independent: the input of sample "):
         per_sample_gradients(mixes, x)
 
 
@@ -230,3 +230,34 @@ def test_per_element_gradients_accepts_a_keras_model():
     r = per_element_gradients(model, x)
     np.testing.assert_allclose(r.jacobian, reference(model, x)[0], rtol=1e-5, atol=1e-6)
     assert r.correct
+
+
+def _shift(t):
+    """y[b] = x[b] + x[b - 3]: samples mix, but only from the fourth sample on (past a 3-sample probe)."""
+    return t + tf.concat([tf.zeros_like(t[:3]), t[:-3]], axis=0)
+
+
+@pytest.mark.parametrize("method", ["auto", "while_loop", "loop"])
+def test_mixing_past_the_first_samples_is_caught(method):
+    # batch_jacobian returned 2*I blocks here (the sum over the samples each input reaches), with no error
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    with pytest.raises(BatchMixingError, match=r"not independent: the input of sample [0-4] changes the output of "
+                                               r"another sample \(a random projection of dy/dx differs"):
+        per_sample_gradients(_shift, x, method=method)
+
+
+def test_mixing_between_the_last_two_samples_of_a_large_batch_is_caught():
+    def last_pair(t):   # only y[B-1] sees another sample: x[B-2], weakly
+        last = tf.one_hot(tf.shape(t)[0] - 1, tf.shape(t)[0])[:, None]
+        return t + 1e-3 * last * tf.roll(t, 1, axis=0)
+
+    x = np.random.default_rng(0).standard_normal((500, 3)).astype(np.float32)
+    with pytest.raises(BatchMixingError, match=r"the input of sample 498 changes the output of another sample"):
+        per_sample_gradients(last_pair, x)
+
+
+def test_independent_samples_with_large_and_tiny_values_pass_the_check():
+    x = np.concatenate([np.full((4, 3), 1e4), np.full((4, 3), 1e-4)]).astype(np.float32)
+    r = per_sample_gradients(lambda t: tf.sin(t) * t * t, x)
+    expected = np.cos(x) * x ** 2 + 2 * x * np.sin(x)
+    np.testing.assert_allclose(np.einsum("bii->bi", r.jacobian), expected, rtol=1e-3)
