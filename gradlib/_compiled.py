@@ -8,8 +8,9 @@ large problems faster but takes longer to build than the graph did, so a problem
   the ski-rental rule, so a problem called a few times (a dashboard) never pays for XLA, while one called
   in a loop (training, a benchmark) soon does.
 
-The XLA version is then timed like the graph was, and kept only if it is faster by ``XLA_GAIN``; an op XLA
-cannot compile leaves the graph in place for good.
+The XLA version is then tried against the graph in interleaved calls (XLA, graph, XLA, ...), so that a
+burst of load on a shared machine slows both alike, and kept only if the median of its calls is faster
+than the graph's median by ``XLA_GAIN``; an op XLA cannot compile leaves the graph in place for good.
 
 TensorFlow never frees XLA's compiled code, even once the function is gone (measured: RSS grew by about
 0.5 MB per dropped XLA function, while dropped graphs are collected). So a process builds at most
@@ -27,8 +28,8 @@ TensorFlow never frees XLA's compiled code, even once the function is gone (meas
 
 from __future__ import annotations
 
-import collections
 import math
+import statistics
 import threading
 import time
 from typing import Callable
@@ -42,8 +43,10 @@ XLA_MIN_SECONDS = 5e-4
 XLA_PAYBACK = 2.0
 #: keep XLA only when its best warm call takes at most this fraction of the graph's best
 XLA_GAIN = 0.9
-#: timed warm calls of each version before deciding (their minimum is compared)
+#: timed warm graph calls before XLA may be considered (their best must reach ``XLA_MIN_SECONDS``)
 SAMPLES = 3
+#: interleaved warm calls of each version in the trial that decides between them (their medians are compared)
+TRIAL_SAMPLES = 5
 #: XLA versions built per process at most: TensorFlow keeps XLA's compiled code for the life of the process
 XLA_MAX_BUILDS = 32
 _builds = 0
@@ -68,8 +71,8 @@ class Compiled:
         self.calls = 0
         self.spent = 0.0                     # seconds spent in warm graph calls so far
         self.best = {"graph": math.inf, "xla": math.inf}   # fastest warm call of each version
-        self.recent: collections.deque = collections.deque(maxlen=SAMPLES)   # the last warm graph calls
         self.samples = {"graph": 0, "xla": 0}
+        self.trial: dict[str, list[float]] = {"graph": [], "xla": []}   # interleaved calls once XLA is built
         self._warm = False                   # the first graph call has run
         self._busy = False                   # one thread is building XLA; the others keep the graph
         self._lock = threading.Lock()
@@ -89,6 +92,10 @@ class Compiled:
             self.calls += 1
             if self.jit:
                 return "xla", self.xla
+            if self.xla is not None and not self.settled:   # the trial: alternate, XLA first
+                if len(self.trial["xla"]) <= len(self.trial["graph"]):
+                    return "xla", self.xla
+                return "graph", self.graph
             if self.settled or self._busy or not self._due():
                 return "graph", self.graph
             if not _reserve_build():
@@ -110,7 +117,7 @@ class Compiled:
             xla, out = None, _run(self.graph, xs, cs)
         with self._lock:
             self._busy = False
-            self.xla, self.jit, self.settled = xla, xla is not None, xla is None
+            self.xla, self.settled = xla, xla is None   # the trial decides between them (see _record)
         return out
 
     def _record(self, tier: str, seconds: float) -> None:
@@ -123,17 +130,20 @@ class Compiled:
                 return
             self.samples[tier] += 1
             self.best[tier] = min(self.best[tier], seconds)
-            if tier == "graph":
-                self.recent.append(seconds)
-                self.spent += seconds
-                if self.samples["graph"] >= SAMPLES and self.best["graph"] < XLA_MIN_SECONDS:
-                    self.settled = True
-            elif self.samples["xla"] >= SAMPLES:
-                # Like against like: XLA's few calls against the graph's last few, not against the
-                # luckiest of the many graph calls made before promotion (that bias kept the graph
-                # where XLA was twice as fast).
-                keep = self.best["xla"] <= XLA_GAIN * min(self.recent, default=self.best["graph"])
-                self.xla, self.jit, self.settled = (self.xla if keep else None), keep, True
+            if self.xla is not None:
+                self._trial(tier, seconds)
+                return
+            self.spent += seconds
+            if self.samples["graph"] >= SAMPLES and self.best["graph"] < XLA_MIN_SECONDS:
+                self.settled = True
+
+    def _trial(self, tier: str, seconds: float) -> None:
+        """Record one interleaved call; once both versions have ``TRIAL_SAMPLES``, keep the faster median."""
+        self.trial[tier].append(seconds)
+        if min(len(calls) for calls in self.trial.values()) < TRIAL_SAMPLES:
+            return
+        keep = statistics.median(self.trial["xla"]) <= XLA_GAIN * statistics.median(self.trial["graph"])
+        self.xla, self.jit, self.settled = (self.xla if keep else None), keep, True
 
 
 def _reserve_build() -> bool:

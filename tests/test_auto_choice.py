@@ -144,6 +144,27 @@ def test_xla_is_kept_only_when_measured_faster_and_gives_the_same_jacobian(small
     np.testing.assert_allclose(call().jacobian, expected, rtol=1e-10, atol=1e-12)
 
 
+def test_the_xla_trial_interleaves_the_two_versions_and_compares_medians(monkeypatch):
+    """A burst of load that hits a few calls must not decide: the medians of interleaved calls do."""
+    entry = _compiled.Compiled(lambda jit: (lambda xs, cs: (tf.constant(0.0), tf.constant([[1.0]]))))
+    entry._warm, entry.xla = True, entry.graph          # as right after _promote built XLA
+    order = []
+    graph = [1.0, 1.0, 1.1, 1.0, 0.9]                   # ms per call; XLA is faster but two calls hit a burst
+    xla = [0.5, 9.0, 0.6, 8.0, 0.5]
+    while not entry.settled:
+        tier, _ = entry._next()
+        order.append(tier)
+        entry._record(tier, (xla if tier == "xla" else graph)[len([t for t in order if t == tier]) - 1] / 1e3)
+    assert order == ["xla", "graph"] * _compiled.TRIAL_SAMPLES
+    assert entry.jit and entry.xla is not None           # median 0.6 ms vs 1.0 ms (its best-of or mean would differ)
+    slow = _compiled.Compiled(lambda jit: (lambda xs, cs: (tf.constant(0.0), tf.constant([[1.0]]))))
+    slow._warm, slow.xla = True, slow.graph
+    for k in range(2 * _compiled.TRIAL_SAMPLES):          # XLA's best call is the fastest, its median is not
+        tier, _ = slow._next()
+        slow._record(tier, ([0.1, 2.0, 2.0, 2.0, 2.0] if tier == "xla" else [1.0] * 5)[k // 2] / 1e3)
+    assert slow.settled and not slow.jit and slow.xla is None
+
+
 def test_no_xla_is_built_once_the_process_budget_is_spent(small_cache, monkeypatch):
     monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", 0.0)
     monkeypatch.setattr(_compiled, "XLA_PAYBACK", 0.0)
