@@ -90,14 +90,15 @@ def main() -> None:
     st.markdown(f"**The summed row is the column sums of the correct rows:** {terms}. "
                 f"tape.gradient gave {_row(summed.jacobian[0])}.")
 
-    rows, labels = render.broken_beside_correct(comparison)
+    rows, labels, broken_rows = render.broken_beside_correct(comparison)
     st.markdown("## All rows together")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(figures.gradient_table(rows, labels, cols, title="Gradient rows, by method"),
                         key="bug_table", config={"displaylogo": False})
     with right:
-        st.plotly_chart(figures.gradient_bars(rows, labels, cols, title="Naive, summed and correct, per x"),
+        st.plotly_chart(figures.gradient_bars(rows, labels, cols, title="Naive, summed and correct, per x",
+                                              broken=broken_rows),
                         key="bug_bars", config={"displaylogo": False})
 
     st.markdown("## The seed's code, and the corrected code")
