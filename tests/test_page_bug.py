@@ -76,7 +76,8 @@ def test_the_bars_draw_the_wrong_rows_red_and_show_the_naive_zeros():
 def test_the_seed_code_stands_next_to_the_corrected_code():
     codes = [c.value for c in open_app().code]
     assert any("for y_i in y_as_tensor]" in c for c in codes)
-    assert any("y_elements = tf.unstack(y_as_tensor)   # inside the tape" in c and "g.jacobian" in c for c in codes)
+    assert any("# inside the tape: recorded\n    y_elements = tf.unstack(y_as_tensor)\n" in c and "g.jacobian" in c
+               for c in codes)
 
 
 def test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_discovery():
