@@ -18,7 +18,7 @@ HELP_FUNCTION = (
 HELP_VALUE = "A number (3.0), a vector ([1, 2]) or a matrix ([[1, 2], [3, 4]]), as JSON."
 #: the input table's column widths in pixels: all four side by side on a phone (390 px); wider screens share
 #: the rest of the width out among them
-EDITOR_WIDTHS = {"name": 68, "value": 82, "watched": 72, "dtype": 84}
+EDITOR_WIDTHS = {"name": 68, "value": 78, "watched": 72, "dtype": 80}
 ss = st.session_state
 
 
@@ -169,8 +169,7 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
         st.info(render.escape(str(exc)))
         return
     st.caption("This link opens the playground with this function, these inputs and these options.")
-    with st.container(key="share_link"):   # a link may break anywhere when it wraps (dashboard/style.css)
-        st.code(share.link(state, st.context.url), language=None, wrap_lines=True)
+    st.code(share.link(state, st.context.url), language=None, wrap_lines=True)
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)   # the address bar holds the same link
 
