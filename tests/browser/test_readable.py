@@ -168,7 +168,9 @@ def test_at_phone_width_the_playground_shows_every_column_and_every_chip(browser
         grid = page.locator("[data-testid='stForm'] [data-testid='stDataFrame'] .dvn-scroller").first
         sizes = grid.evaluate("s => [s.scrollWidth, s.clientWidth]")
         assert sizes[0] <= sizes[1] + 1, f"the input table scrolls sideways: content {sizes[0]} px in {sizes[1]} px"
-        headers = page.locator("[data-testid='stForm'] [data-testid='stDataFrame'] th").all_inner_texts()
+        header_cells = "[data-testid='stForm'] [data-testid='stDataFrame'] th"   # the grid's accessible copy
+        page.wait_for_function(f"() => document.querySelectorAll(\"{header_cells}\").length >= 4", timeout=15_000)
+        headers = page.locator(header_cells).all_inner_texts()
         assert [h.strip() for h in headers] == ["name", "value", "watch", "dtype"], headers
         chips = page.locator(".st-key-pg_methods [data-tag]")
         box = page.locator(".st-key-pg_methods [data-testid='stMultiSelectTagsContainer']").bounding_box()
