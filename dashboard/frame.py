@@ -12,16 +12,19 @@ exactly as if the visit had started at ``/``, on the same page with the same que
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["PAGE_CONFIG", "ensure_routed", "pages", "route"]
+__all__ = ["PAGE_CONFIG", "SIDEBAR_CAPTION", "STYLE", "ensure_routed", "pages", "route"]
 
 PAGE_CONFIG = {"page_title": "gradlib: per-element gradients", "page_icon": ":material/functions:", "layout": "wide"}
 SIDEBAR_TEXT = ("**gradlib** — per-element gradients (the Jacobian, row by row) for TensorFlow, "
                 "and why `for y_i in y: tape.gradient(y_i, x)` gives zeros.")
 SIDEBAR_CAPTION = ("Every number is computed live by TensorFlow on this server; results are cached for an hour. "
-                   "Light or dark: open the ⋮ menu at the top right, then Settings.")
+                   "Light or dark: open the ⋮ menu at the top right and choose System, Light or Dark.")
+#: the few style rules of every page (at phone width: Markdown tables, forms); the colours are the theme's
+STYLE = Path(__file__).with_name("style.css")
 _ROUTING = threading.local()   # Streamlit runs each session's script in its own thread
 
 
@@ -64,6 +67,7 @@ def ensure_routed() -> None:
 
 def _frame() -> st.Page:
     st.set_page_config(**PAGE_CONFIG)
+    st.html(STYLE)   # style tags only: Streamlit puts them in the page without taking any room
     page = st.navigation(pages())
     with st.sidebar:
         st.markdown(SIDEBAR_TEXT)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,18 +18,22 @@ import streamlit as st
 import gradlib
 from gradlib import figures
 
-__all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "METHOD_LABELS", "attempt", "broken_beside_correct",
-           "escape", "matrix_frame", "show_chart", "show_comparison", "show_error", "show_findings", "show_matrix",
-           "show_vector", "unexpected_message"]
+__all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "METHOD_LABELS", "METHOD_WHAT", "TABLE_HEIGHT",
+           "attempt", "broken_beside_correct", "escape", "matrix_frame", "method_legend", "show_chart", "show_comparison", "show_error",
+           "show_findings", "show_matrix", "show_table", "show_vector", "unexpected_message"]
 
 _LOG = logging.getLogger(__name__)
 #: above these sizes a page draws no chart of that kind (and says so): the browser would choke
 MAX_BAR_CELLS = 240
 MAX_HEATMAP_CELLS = 40_000
 MAX_TABLE_CELLS = 600
-METHOD_LABELS = {"unstack": "unstack (per element, reverse mode)", "jacobian": "jacobian (tape.jacobian)",
-                 "forward": "forward (forward mode)", "naive": "naive loop (broken)",
-                 "summed": "summed tape.gradient (column sums)", "auto": "auto (gradlib's choice)"}
+#: a table with more rows than this scrolls inside a box TABLE_HEIGHT pixels tall, above what follows it
+MAX_TABLE_ROWS = 12
+TABLE_HEIGHT = 460
+#: what each method computes, in a few words; METHOD_LABELS puts the method's name in front
+METHOD_WHAT = {"unstack": "per element, reverse mode", "jacobian": "tape.jacobian", "forward": "forward mode",
+               "naive": "the broken loop: zeros", "summed": "tape.gradient: column sums", "auto": "gradlib's choice"}
+METHOD_LABELS = {method: f"{method} ({what})" for method, what in METHOD_WHAT.items()}
 _SEVERITY = {"error": st.error, "warning": st.warning, "info": st.info}
 
 
@@ -72,10 +76,12 @@ def escape(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+!|<>~$-])", r"\\\1", text)
 
 
-def show_findings(findings: Sequence[gradlib.Finding]) -> None:
-    """The diagnosis: one coloured box per finding, worst first."""
+def show_findings(findings: Sequence[gradlib.Finding], *, shown: Collection[str] = ()) -> None:
+    """The diagnosis: one coloured box per finding, worst first (leaving out the texts already ``shown``)."""
     order = {"error": 0, "warning": 1, "info": 2}
     for finding in sorted(findings, key=lambda f: order.get(f.severity, 3)):
+        if finding.text in shown:
+            continue
         who = f" — {finding.method}" if finding.method else ""
         _SEVERITY.get(finding.severity, st.info)(f"**{finding.title}**{who}\n\n{finding.text}")
 
@@ -95,9 +101,19 @@ def show_matrix(rows: Any, row_labels: Sequence[str], col_labels: Sequence[str],
     """A small matrix as a plain table (readable text), a large one as a scrollable data frame."""
     z = np.asarray(rows, dtype=np.float64)
     if z.size <= MAX_TABLE_CELLS:
-        st.table(matrix_frame(z.tolist(), row_labels, col_labels, index_name))
+        show_table(matrix_frame(z.tolist(), row_labels, col_labels, index_name))
     else:
-        st.dataframe(pd.DataFrame(z, index=list(row_labels), columns=list(col_labels)), height=420)
+        st.dataframe(pd.DataFrame(z, index=list(row_labels), columns=list(col_labels)), height=TABLE_HEIGHT)
+
+
+def show_table(frame: pd.DataFrame) -> None:
+    """``st.table(frame)``; taller than ``MAX_TABLE_ROWS`` rows, in a box of fixed height that scrolls."""
+    if len(frame) <= MAX_TABLE_ROWS:
+        st.table(frame)
+        return
+    st.caption(f"{len(frame):,} rows: scroll inside the table to see them all.")
+    with st.container(height=TABLE_HEIGHT, border=False):
+        st.table(frame)
 
 
 def show_chart(figure_fn: Callable[..., Any], rows: Any, row_labels: Sequence[str], col_labels: Sequence[str],
@@ -116,9 +132,9 @@ def show_vector(values: np.ndarray, labels: Sequence[str], name: str = "y") -> N
     frame = pd.DataFrame({name: [_format_cell(v) for v in flat]}, index=list(labels))
     frame.index.name = "element"
     if flat.size <= MAX_TABLE_CELLS:
-        st.table(frame)
+        show_table(frame)
     else:
-        st.dataframe(frame, height=300)
+        st.dataframe(frame, height=TABLE_HEIGHT)
 
 
 def _format_cell(value: Any) -> str:
@@ -142,7 +158,7 @@ def show_comparison(comparison: gradlib.Comparison, *, key: str) -> None:
     st.caption(f"y has shape {list(best.y.shape)}; the per-element rows below are computed by "
                f"{METHOD_LABELS.get(comparison.reference, comparison.reference)} (method {best.method!r}).")
     show_vector(best.y, best.row_labels)
-    _show_warnings(comparison)
+    shown = _show_warnings(comparison)
     st.markdown("### Per-element gradients")
     st.caption("Row i is the gradient of the i-th element of y; one column per watched element.")
     show_matrix(best.jacobian, best.row_labels, best.col_labels, index_name="d output / d")
@@ -155,13 +171,14 @@ def show_comparison(comparison: gradlib.Comparison, *, key: str) -> None:
                    key=f"{key}_heatmap")
     _show_broken_beside_correct(comparison, key=key)
     _show_agreement(comparison)
-    _show_check(comparison, key=key)
+    shown |= _show_check(comparison, key=key)
     st.markdown("### Diagnosis")
-    show_findings(comparison.diagnosis)
+    show_findings(comparison.diagnosis, shown=shown)   # each thing is said once: failures and a skipped check above
     _show_timings(comparison, key=key)
 
 
-def _show_warnings(comparison: gradlib.Comparison) -> None:
+def _show_warnings(comparison: gradlib.Comparison) -> set[str]:
+    """The methods' warnings the diagnosis does not explain, and their failures; returns the failures' texts."""
     seen = {f.text for f in comparison.diagnosis}   # the diagnosis already explains these
     for name, result in comparison.results.items():
         for warning in result.warnings:
@@ -170,10 +187,11 @@ def _show_warnings(comparison: gradlib.Comparison) -> None:
                 st.warning(escape(warning))
     for name, message in comparison.errors.items():
         show_error(f"Method {name} failed", message)
+    return set(comparison.errors.values())
 
 
 def _show_broken_beside_correct(comparison: gradlib.Comparison, *, key: str) -> None:
-    rows, labels = broken_beside_correct(comparison)
+    rows, labels, broken = broken_beside_correct(comparison)
     if not rows:
         return
     best = comparison.best
@@ -182,11 +200,11 @@ def _show_broken_beside_correct(comparison: gradlib.Comparison, *, key: str) -> 
                "sums of the rows below it.")
     show_matrix(rows, labels, best.col_labels, index_name="method")
     show_chart(figures.gradient_bars, rows, labels, best.col_labels, MAX_BAR_CELLS, key=f"{key}_broken_bars",
-               title="Naive and summed against the correct rows")
+               title="Naive and summed against the correct rows", broken=broken)
 
 
-def broken_beside_correct(comparison: gradlib.Comparison) -> tuple[list[list[float]], list[str]]:
-    """The rows of the naive and summed results followed by the correct rows, with their labels."""
+def broken_beside_correct(comparison: gradlib.Comparison) -> tuple[list[list[float]], list[str], list[str]]:
+    """The rows of the naive and summed results followed by the correct rows, their labels, and the broken labels."""
     rows: list[list[float]] = []
     labels: list[str] = []
     for name in ("naive", "summed"):
@@ -195,11 +213,12 @@ def broken_beside_correct(comparison: gradlib.Comparison) -> tuple[list[list[flo
             rows += result.jacobian.tolist()
             labels += [f"{'naive' if name == 'naive' else 'summed'}: {label}" for label in result.row_labels]
     if not rows:
-        return [], []
+        return [], [], []
+    broken = list(labels)
     best = comparison.best
     rows += best.jacobian.tolist()
     labels += [f"correct: {label}" for label in best.row_labels]
-    return rows, labels
+    return rows, labels, broken
 
 
 def _show_agreement(comparison: gradlib.Comparison) -> None:
@@ -212,30 +231,45 @@ def _show_agreement(comparison: gradlib.Comparison) -> None:
         "method": a.method, "agrees": "yes" if a.agrees else "NO", "max |difference|": f"{a.max_abs_diff:.3g}",
         "cells that differ": f"{a.differing}: {a.example}" if a.differing else "0",
         "compared with": a.against,
-        "what it computes": METHOD_LABELS.get(a.method, a.method),
     } for a in comparison.agreement]).set_index("method")
-    st.table(frame)
+    show_table(frame)
+    st.caption(method_legend([a.method for a in comparison.agreement]))
 
 
-def _show_check(comparison: gradlib.Comparison, *, key: str) -> None:
+def method_legend(methods: Sequence[str]) -> str:
+    """One line that says what each of ``methods`` computes (the tables and chips show the bare names).
+
+    >>> method_legend(["unstack", "naive"])
+    'unstack: per element, reverse mode · naive: the broken loop: zeros'
+    """
+    return " · ".join(f"{m}: {METHOD_WHAT.get(m, m)}" for m in methods)
+
+
+def _show_check(comparison: gradlib.Comparison, *, key: str) -> set[str]:
+    """The check's verdict and its error heatmap; returns the texts shown that the diagnosis would repeat."""
     check = comparison.check
     best = comparison.best
     st.markdown("### Finite-difference check")
     summary = escape(check.summary(best.row_labels, best.col_labels))
     if check.skipped:
         st.info(summary)
-        return
+        return {check.skipped}
     if check.passed:
         st.success(f"Finite-difference check passed. {summary}")
     else:
         st.warning(f"Finite-difference check: {summary}")
     show_chart(figures.error_heatmap, check.error, best.row_labels, best.col_labels, MAX_HEATMAP_CELLS,
                key=f"{key}_fd")
+    return set()
 
 
 def _show_timings(comparison: gradlib.Comparison, *, key: str) -> None:
     st.markdown("### Timings")
+    if not comparison.results:
+        st.caption("None of the chosen methods ran, so there is nothing to time.")
+        return
     seconds = {name: r.seconds for name, r in comparison.results.items()}
+    broken = {name for name, r in comparison.results.items() if r.broken or not r.per_element}
     frame = pd.DataFrame([{"method": name, "ran as": r.method, "compiled": "yes" if r.compiled else "no",
                            "milliseconds": f"{1000 * r.seconds:.2f}"} for name, r in comparison.results.items()])
     left, right = st.columns([2, 3])
@@ -243,4 +277,5 @@ def _show_timings(comparison: gradlib.Comparison, *, key: str) -> None:
         st.table(frame.set_index("method"))
         st.caption("One run each on a shared server: compare ratios, not absolute times.")
     with right:
-        st.plotly_chart(figures.timing_bars(seconds), key=f"{key}_timings", config={"displaylogo": False})
+        st.plotly_chart(figures.timing_bars(seconds, broken=broken), key=f"{key}_timings",
+                        config={"displaylogo": False})

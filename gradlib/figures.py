@@ -1,8 +1,12 @@
 """Plotly figures of per-element gradients: pure functions of plain data that return ``go.Figure``.
 
 Every chart is a signature, a sentence and one call to ``_build`` (as in plotly.express). Nothing
-here sets a theme or a colour that only reads on a light background: Streamlit applies its own
-light or dark template, and the heatmap's diverging scale reads on both.
+here sets a theme, a background or a text colour: Streamlit applies its own light or dark template.
+The colours that carry a meaning are fixed, and each reads on both backgrounds (3:1 or more):
+red is a wrong answer (``broken`` rows: the naive loop, the summed gradient) and a cell that is
+``inf`` or ``nan``; every other row takes a colour from ``PALETTE``, which holds no red. A cell
+that is not finite, and a bar of height zero, are marked where they are (a marker and a label),
+never left blank.
 
 >>> fig = gradient_bars([[20, 15, 12], [120, 45, 36]], ["y[0]", "y[1]"], ["x0", "x1", "x2"])
 >>> [trace.name for trace in fig.data], fig.data[1].y.tolist()
@@ -11,21 +15,39 @@ light or dark template, and the heatmap's diverging scale reads on both.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
+__all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "gradient_bars", "gradient_table",
+           "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
+
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
 _NUMBER_FORMAT = ".6~g"
+#: red: a wrong answer (a broken row or method) and a cell that is not finite, in every chart
+BROKEN = "#dc2626"
+#: the colours of the other rows, in order: no red among them, each 3:1 or more on white and on near-black
+PALETTE = ("#2563eb", "#0d9488", "#7c3aed", "#a16207", "#0891b2", "#65a30d", "#c026d3", "#64748b")
+#: several broken rows in one chart: all red, told apart by their fill pattern
+_PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
+#: values of either sign (a Jacobian): brown below zero, grey at zero, blue above (no red: red means broken)
+_DIVERGING = [[0.0, "#a16207"], [0.25, "#d2a76a"], [0.5, "#d4d4d8"], [0.75, "#7ea2f0"], [1.0, "#2563eb"]]
+#: values that cannot be negative (an absolute error, a mean of |values|): grey at zero up to blue
+_SEQUENTIAL = [[0.0, "#d4d4d8"], [0.5, "#7ea2f0"], [1.0, "#1d4ed8"]]
+#: how the charts write a value that is not a finite number
+_NAMES = {"nan": "nan", "inf": "inf", "-inf": "-inf"}
 
 
 def gradient_bars(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
-                  title: str = "Per-element gradients") -> go.Figure:
-    """Grouped bars: one group per watched element, one bar per row (an output element, or a method)."""
+                  title: str = "Per-element gradients", broken: Collection[str] = ()) -> go.Figure:
+    """Grouped bars: one group per watched element, one bar per row (an output element, or a method).
+
+    Rows named in ``broken`` (wrong answers) are red; a zero is a dash on the axis, ``inf``/``nan`` a red cross.
+    """
     return _build("bar", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="gradient")
+                  y_title="gradient", broken=broken)
 
 
 def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -35,11 +57,17 @@ def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequenc
                   y_title="output element")
 
 
+def magnitude_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                      title: str = "Mean |Jacobian|") -> go.Figure:
+    """Heatmap of a quantity that cannot be negative (``|J|``, an error), on a sequential scale from zero."""
+    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                  y_title="output element")
+
+
 def error_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                   title: str = "Finite-difference check: absolute error") -> go.Figure:
     """Heatmap of the absolute difference between the gradients and their finite-difference estimate."""
-    return _build("heatmap", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="output element")
+    return magnitude_heatmap(matrix, row_labels, col_labels, title=title)
 
 
 def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -48,10 +76,16 @@ def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[
     return _build("table", matrix, row_labels, col_labels, title=title, x_title="", y_title="")
 
 
-def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method") -> go.Figure:
-    """Bars of the seconds each method took (one bar per method)."""
-    return _build("bar", [list(seconds.values())], ["seconds"], list(seconds), title=title, x_title="method",
-                  y_title="seconds")
+def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
+                broken: Collection[str] = ()) -> go.Figure:
+    """Bars of the seconds each method took (one bar per method; the methods in ``broken`` are red)."""
+    names = list(seconds)
+    fig = _build("bar", [list(seconds.values())], ["seconds"], names, title=title, x_title="method",
+                 y_title="seconds")
+    fig.update_traces(marker_color=[BROKEN if name in broken else PALETTE[0] for name in names],
+                      selector={"type": "bar"})
+    fig.update_layout(showlegend=False)
+    return fig
 
 
 def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the problem grows") -> go.Figure:
@@ -77,36 +111,87 @@ _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of output
 
 
 def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequence[Any], *, title: str,
-           x_title: str, y_title: str) -> go.Figure:
-    """Draw ``matrix`` (rows x columns) as ``kind``: "bar", "heatmap", "table" or "line" (log-log)."""
+           x_title: str, y_title: str, broken: Collection[str] = ()) -> go.Figure:
+    """Draw ``matrix`` (rows x columns) as ``kind``: "bar", "heatmap", "magnitude", "table" or "line" (log-log)."""
     z = _check_matrix(matrix, row_labels, col_labels)
-    traces = _TRACES[kind](z, list(row_labels), list(col_labels))
+    height = _height(kind, len(row_labels))
+    traces = _TRACES[kind](z, list(row_labels), list(col_labels), height=height, broken=set(broken))
     fig = go.Figure(traces)
     fig.update_layout(
-        title={"text": title}, font={"size": FONT_SIZE}, height=_height(kind, len(row_labels)),
-        margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2},
-        barmode="group" if kind == "bar" else None)
+        title={"text": title}, font={"size": FONT_SIZE}, height=height, margin=_MARGIN,
+        legend={"orientation": "h", "y": -0.2}, barmode="group" if kind == "bar" else None,
+        scattermode="group" if kind == "bar" else None)   # the zero and inf marks sit on their own bar
     if kind != "table":
         fig.update_xaxes(title_text=x_title, type="log" if kind == "line" else None)
         fig.update_yaxes(title_text=y_title, type="log" if kind == "line" else None,
-                         autorange="reversed" if kind == "heatmap" else None)
+                         autorange="reversed" if kind in _HEATMAPS else None)
     if kind == "line":   # one tick per power of ten: Plotly's default log ticks crowd the axis
         fig.update_xaxes(dtick=1)
         fig.update_yaxes(dtick=1, exponentformat="power")
     return fig
 
 
-def _bars(z: np.ndarray, rows: list[str], cols: list[Any]) -> list[go.Bar]:
-    return [go.Bar(name=row, x=cols, y=z[i], hovertemplate=f"{row}<br>%{{x}}: %{{y:.6~g}}<extra></extra>")
-            for i, row in enumerate(rows)]
+_MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
+_HEATMAPS = ("heatmap", "magnitude")
 
 
-def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any]) -> list[go.Heatmap]:
-    return [go.Heatmap(z=z, x=cols, y=rows, colorscale="RdBu", zmid=0, xgap=1, ygap=1,
-                       hovertemplate="d %{y} / d %{x} = %{z:.6~g}<extra></extra>")]
+def _bars(z: np.ndarray, rows: list[str], cols: list[Any], *, broken: set[str], **_: Any) -> list[go.BaseTraceType]:
+    traces: list[go.BaseTraceType] = []
+    n_broken = 0
+    for i, row in enumerate(rows):
+        if row in broken:
+            colour, pattern = BROKEN, _PATTERNS[n_broken % len(_PATTERNS)]
+            n_broken += 1
+        else:
+            colour, pattern = PALETTE[(i - n_broken) % len(PALETTE)], ""
+        group, hover = str(i), f"{row}<br>%{{x}}: %{{customdata}}<extra></extra>"
+        values = z[i]
+        traces.append(go.Bar(name=row, x=cols, y=np.where(np.isfinite(values), values, np.nan), customdata=_texts(values),
+                             marker={"color": colour, "pattern": {"shape": pattern}}, offsetgroup=group,
+                             legendgroup=group, hovertemplate=hover))
+        marks = _marks(values)
+        if marks.any():   # a bar of height zero, or a value with no height at all, is marked on the axis
+            finite = np.isfinite(values[marks])
+            traces.append(go.Scatter(
+                x=[c for c, m in zip(cols, marks) if m], y=np.zeros(int(marks.sum())), customdata=_texts(values[marks]),
+                mode="markers+text", text=["" if f else t for f, t in zip(finite, _texts(values[marks]))],
+                textposition="top center",
+                marker={"symbol": ["line-ew-open" if f else "x" for f in finite], "size": 16,
+                        "color": [colour if f else BROKEN for f in finite],
+                        "line": {"width": 3, "color": [colour if f else BROKEN for f in finite]}},
+                offsetgroup=group, legendgroup=group, showlegend=False, name=row, cliponaxis=False,
+                hovertemplate=hover))
+    return traces
 
 
-def _table(z: np.ndarray, rows: list[str], cols: list[Any]) -> list[go.Table]:
+def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any], *, height: int, sequential: bool = False,
+             **_: Any) -> list[go.BaseTraceType]:
+    colourbar = {"thickness": 14, "nticks": _colourbar_ticks(height), "tickformat": ".2~g", "outlinewidth": 0}
+    scale = {"colorscale": _SEQUENTIAL, "zmin": 0} if sequential else {"colorscale": _DIVERGING, "zmid": 0}
+    finite = np.isfinite(z)
+    if sequential and finite.any():
+        scale["zmax"] = float(np.max(z[finite])) or 1.0
+    heat = go.Heatmap(z=np.where(finite, z, np.nan), x=cols, y=rows, xgap=1, ygap=1, colorbar=colourbar,
+                      customdata=np.array([_texts(r) for r in z], dtype=object), hoverongaps=True,
+                      hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>", **scale)
+    if finite.all():
+        return [heat]
+    bad_r, bad_c = np.nonzero(~finite)
+    texts = _texts(z[bad_r, bad_c])
+    cell = (height - _MARGIN["t"] - _MARGIN["b"] - 60) / max(1, len(rows))   # px per row, roughly
+    size = int(min(26, max(8, 0.8 * cell)))
+    return [heat, go.Scatter(
+        x=[cols[c] for c in bad_c], y=[rows[r] for r in bad_r], mode="markers+text" if size >= 20 else "markers",
+        marker={"symbol": "square", "size": size, "color": BROKEN}, text=texts, customdata=texts,
+        textfont={"color": "#ffffff", "size": 12}, textposition="middle center", showlegend=False, name="not finite",
+        hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")]
+
+
+def _magnitude(z: np.ndarray, rows: list[str], cols: list[Any], **kwargs: Any) -> list[go.BaseTraceType]:
+    return _heatmap(z, rows, cols, sequential=True, **kwargs)
+
+
+def _table(z: np.ndarray, rows: list[str], cols: list[Any], **_: Any) -> list[go.Table]:
     line = {"color": "rgba(128, 128, 128, 0.45)"}
     clear = "rgba(0, 0, 0, 0)"
     columns = [rows] + [[_cell(v) for v in z[:, j]] for j in range(z.shape[1])]
@@ -119,12 +204,13 @@ def _table(z: np.ndarray, rows: list[str], cols: list[Any]) -> list[go.Table]:
                "height": 32})]
 
 
-def _lines(z: np.ndarray, rows: list[str], cols: list[Any]) -> list[go.Scatter]:
-    return [go.Scatter(name=row, x=cols, y=z[i], mode="lines+markers",
-                       hovertemplate=f"{row}<br>%{{x}}: %{{y:.3~g}} s<extra></extra>") for i, row in enumerate(rows)]
+def _lines(z: np.ndarray, rows: list[str], cols: list[Any], **_: Any) -> list[go.Scatter]:
+    return [go.Scatter(name=row, x=cols, y=z[i], mode="lines+markers", line={"color": PALETTE[i % len(PALETTE)]},
+                       hovertemplate=f"{row}<br>%{{x}}: %{{y:.3~g}} s<extra></extra>")
+            for i, row in enumerate(rows)]
 
 
-_TRACES = {"bar": _bars, "heatmap": _heatmap, "table": _table, "line": _lines}
+_TRACES = {"bar": _bars, "heatmap": _heatmap, "magnitude": _magnitude, "table": _table, "line": _lines}
 
 
 def _check_matrix(matrix: Any, rows: Sequence[str], cols: Sequence[Any]) -> np.ndarray:
@@ -135,6 +221,16 @@ def _check_matrix(matrix: Any, rows: Sequence[str], cols: Sequence[Any]) -> np.n
     return z
 
 
+def _marks(values: np.ndarray) -> np.ndarray:
+    """The cells a bar cannot show: exact zeros (no height) and values that are not finite."""
+    return ~np.isfinite(values) | (values == 0)
+
+
+def _texts(values: np.ndarray) -> list[str]:
+    """Each value as the charts write it: 6 significant digits, or ``inf``/``-inf``/``nan``."""
+    return [f"{v:.6g}" if np.isfinite(v) else _NAMES[str(v)] for v in np.asarray(values, dtype=np.float64).ravel()]
+
+
 def _cell(value: float) -> Any:
     """A number for the table, or its name when it is not finite (Plotly would print it blank)."""
     return float(value) if np.isfinite(value) else str(value)
@@ -143,6 +239,12 @@ def _cell(value: float) -> Any:
 def _height(kind: str, rows: int) -> int:
     if kind == "table":
         return 100 + 36 * (rows + 1)
-    if kind == "heatmap":
-        return min(900, 160 + 30 * rows)
+    if kind in _HEATMAPS:
+        return min(900, 240 + 30 * rows)
     return 440
+
+
+def _colourbar_ticks(height: int) -> int:
+    """The most colour-bar labels that fit beside a heatmap this tall without touching (about 40 px each)."""
+    plot = height - _MARGIN["t"] - _MARGIN["b"] - 60   # minus the x axis: its labels and title
+    return max(2, plot // 40)

@@ -11,30 +11,39 @@ SEED = PRESETS_BY_KEY["seed"]   # y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)
 METHODS = ("naive", "summed", "unstack", "jacobian")
 
 SEED_CODE = """\
-x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+x = [tf.constant(3.0), tf.constant(4.0),
+     tf.constant(5.0)]
+ZERO = tf.UnconnectedGradients.ZERO
 with tf.GradientTape(persistent=True) as g:
     g.watch(x)
-    y_as_list = [x[0]*x[1]*x[2], x[0]*x[1]*x[2]*x[0]]
+    y_as_list = [x[0]*x[1]*x[2],
+                 x[0]*x[1]*x[2]*x[0]]
     y_as_tensor = tf.stack(y_as_list, axis=0)
 
 # summed: one row, the gradient of sum(y)
-g.gradient(y_as_tensor, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+g.gradient(y_as_tensor, x,
+           unconnected_gradients=ZERO)
 
-# per element: all zeros, because the loop runs after the tape block
-[g.gradient(y_i, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+# per element: all zeros, because the loop
+# runs after the tape block
+[g.gradient(y_i, x, unconnected_gradients=ZERO)
  for y_i in y_as_tensor]
 """
 
 FIXED_CODE = """\
-x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+x = [tf.constant(3.0), tf.constant(4.0),
+     tf.constant(5.0)]
 with tf.GradientTape(persistent=True) as g:
     g.watch(x)
-    y_as_list = [x[0]*x[1]*x[2], x[0]*x[1]*x[2]*x[0]]
+    y_as_list = [x[0]*x[1]*x[2],
+                 x[0]*x[1]*x[2]*x[0]]
     y_as_tensor = tf.stack(y_as_list, axis=0)
-    y_elements = tf.unstack(y_as_tensor)   # inside the tape: recorded
+    # inside the tape: recorded
+    y_elements = tf.unstack(y_as_tensor)
 
 # per element: one gradient row per element of y
-[g.gradient(y_i, x) for y_i in y_elements]   # [20, 15, 12], [120, 45, 36]
+[g.gradient(y_i, x) for y_i in y_elements]
+# [20, 15, 12], [120, 45, 36]
 
 # or all rows at once, vectorized
 g.jacobian(y_as_tensor, x)
@@ -90,24 +99,25 @@ def main() -> None:
     st.markdown(f"**The summed row is the column sums of the correct rows:** {terms}. "
                 f"tape.gradient gave {_row(summed.jacobian[0])}.")
 
-    rows, labels = render.broken_beside_correct(comparison)
+    rows, labels, broken_rows = render.broken_beside_correct(comparison)
     st.markdown("## All rows together")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(figures.gradient_table(rows, labels, cols, title="Gradient rows, by method"),
                         key="bug_table", config={"displaylogo": False})
     with right:
-        st.plotly_chart(figures.gradient_bars(rows, labels, cols, title="Naive, summed and correct, per x"),
+        st.plotly_chart(figures.gradient_bars(rows, labels, cols, title="Naive, summed and correct, per x",
+                                              broken=broken_rows),
                         key="bug_bars", config={"displaylogo": False})
 
     st.markdown("## The seed's code, and the corrected code")
     left, right = st.columns(2)
     with left:
         st.markdown("#### The seed's code (zeros)")
-        st.code(SEED_CODE, language="python", wrap_lines=True)
+        st.code(SEED_CODE, language="python")
     with right:
         st.markdown("#### Corrected: unstack inside the tape")
-        st.code(FIXED_CODE, language="python", wrap_lines=True)
+        st.code(FIXED_CODE, language="python")
 
     st.markdown("## Why")
     st.markdown(WHY)

@@ -146,7 +146,7 @@ def show_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: boo
     show_sample(rep, b, key="models")
     st.markdown("### Mean over the batch")
     st.caption("The mean of |d y_k / d x_j| over all samples: which features matter to which output, on average.")
-    render.show_chart(figures.jacobian_heatmap, r.mean_abs, rep.output_names, r.col_labels, render.MAX_HEATMAP_CELLS,
+    render.show_chart(figures.magnitude_heatmap, r.mean_abs, rep.output_names, r.col_labels, render.MAX_HEATMAP_CELLS,
                    key="models_mean", title="Mean |Jacobian| over the batch")
     p = render.attempt("The pitfalls could not be computed", lambda: services.sample_pitfalls(name, params, x[b]))
     if p is not None:

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
-from dashboard import frame, render, services, share
+from dashboard import downloads, frame, render, services, share
 from dashboard.share import ShareState
 
 DTYPES = ("float32", "float64", "int32", "int64")
@@ -16,6 +16,9 @@ HELP_FUNCTION = (
     "One expression in gradlib's language: + - * / ** @, indexing x[0] and slices, [a, b] to stack, and "
     f"{', '.join(sorted(gradlib.FUNCTIONS))}. Nothing you type is run by Python.")
 HELP_VALUE = "A number (3.0), a vector ([1, 2]) or a matrix ([[1, 2], [3, 4]]), as JSON."
+#: the input table's column widths in pixels: all four side by side on a phone (390 px); wider screens share
+#: the rest of the width out among them
+EDITOR_WIDTHS = {"name": 68, "value": 78, "watched": 72, "dtype": 80}
 ss = st.session_state
 
 
@@ -73,13 +76,26 @@ def restore_widgets() -> str:
 # ---------------------------------------------------------------- widgets
 
 
-def preset_picker() -> None:
+def preset_picker() -> Any:
+    """The preset selector; returns the place of its "Loaded:" caption, filled once the form is read."""
     st.selectbox("Load a preset", [p.key for p in gradlib.PRESETS], index=None, key="pg_preset",
                  format_func=lambda k: gradlib.PRESETS_BY_KEY[k].title, placeholder="Choose a preset…",
                  on_change=load_preset)
-    if ss.get("pg_title"):
-        preset = next((p for p in gradlib.PRESETS if p.title == ss["pg_title"]), None)
-        st.caption(f"Loaded: **{preset.title}** — {preset.description}" if preset else ss["pg_title"])
+    return st.empty()
+
+
+def loaded_preset() -> gradlib.Preset | None:
+    """The preset whose function is the current one, if the current state came from a preset."""
+    return next((p for p in gradlib.PRESETS if p.title == ss.get("pg_title")), None)
+
+
+def show_loaded(slot: Any) -> None:
+    """The "Loaded: <preset>" caption, while the current function is still that preset's."""
+    preset = loaded_preset()
+    if preset is not None:
+        slot.caption(f"Loaded: **{preset.title}** — {preset.description}")
+    elif ss.get("pg_title"):
+        slot.caption(ss["pg_title"])
 
 
 def input_form(table_key: str) -> tuple[bool, str, list[dict[str, Any]], list[str]]:
@@ -87,20 +103,20 @@ def input_form(table_key: str) -> tuple[bool, str, list[dict[str, Any]], list[st
     with st.form("pg_form", enter_to_submit=False):
         outputs = st.text_area("Function (the outputs y)", key="pg_outputs", max_chars=share.MAX_LENGTHS["outputs"],
                                height=90, help=HELP_FUNCTION)
-        st.markdown("**Inputs** — one row per tensor; untick *watched* to treat it as a constant.")
+        st.markdown("**Inputs** — one row per tensor; untick *watch* to treat it as a constant.")
         edited = st.data_editor(
             pd.DataFrame(ss["pg_rows"], columns=["name", "value", "watched", "dtype"]), key=table_key,
             num_rows="dynamic", hide_index=True, column_config={
-                "name": st.column_config.TextColumn("name", max_chars=32, required=True, width="small",
+                "name": st.column_config.TextColumn("name", max_chars=32, required=True, width=EDITOR_WIDTHS["name"],
                                                     validate=r"^[A-Za-z][A-Za-z0-9_]{0,31}$"),
                 "value": st.column_config.TextColumn("value", max_chars=share.MAX_VALUE_CHARS, required=True,
-                                                     width="large", help=HELP_VALUE),
-                "watched": st.column_config.CheckboxColumn("watched", default=True, width="small"),
+                                                     width=EDITOR_WIDTHS["value"], help=HELP_VALUE),
+                "watched": st.column_config.CheckboxColumn("watch", default=True, width=EDITOR_WIDTHS["watched"],
+                                                           help="Differentiate with respect to this input"),
                 "dtype": st.column_config.SelectboxColumn("dtype", options=DTYPES, default="float32",
-                                                          required=True, width="small")})
+                                                          required=True, width=EDITOR_WIDTHS["dtype"])})
         methods = st.multiselect("Methods to compare", gradlib.METHODS, key="pg_methods",
-                                 format_func=lambda m: render.METHOD_LABELS.get(m, m),
-                                 max_selections=len(gradlib.METHODS))
+                                 help=render.method_legend(gradlib.METHODS), max_selections=len(gradlib.METHODS))
         st.caption(f"At most {gradlib.LIMITS.max_inputs} inputs and a Jacobian of "
                    f"{services.APP_LIMITS.max_jacobian:,} entries on this server.")
         submitted = st.form_submit_button("Compute", type="primary", key="pg_submit")
@@ -116,8 +132,16 @@ def submit(outputs: str, rows: list[dict[str, Any]], methods: list[str]) -> bool
     state = render.attempt("These inputs cannot be used", lambda: share.from_rows(outputs, rows, chosen))
     if state is None:
         return False
-    ss["pg_state"], ss["pg_notice"], ss["pg_title"] = state, None, None
+    preset = loaded_preset()
+    still_preset = preset is not None and same_function(state, preset_state(preset.key))
+    ss["pg_state"], ss["pg_notice"] = state, None
+    ss["pg_title"] = ss["pg_title"] if still_preset else None   # the user's own function: no "Loaded:" caption
     return True
+
+
+def same_function(a: ShareState, b: ShareState) -> bool:
+    """The same function of the same inputs, watched and typed alike (the methods may differ)."""
+    return (a.outputs, share.rows_of(a)) == (b.outputs, share.rows_of(b))
 
 
 # ---------------------------------------------------------------- results
@@ -131,10 +155,12 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
     if code is not None:
         st.code(code, language="python")
     st.markdown("### Downloads")
+    st.caption("Each file names the function, the inputs, the watched inputs and the dtypes it was computed from "
+               "(the CSV in its first lines, which start with #).")
     left, right, _ = st.columns([1, 1, 3])
-    left.download_button("Download CSV", best.to_csv(), file_name="per_element_gradients.csv", mime="text/csv",
-                         key="pg_download_csv", on_click="ignore")
-    right.download_button("Download JSON", best.to_json(), file_name="per_element_gradients.json",
+    left.download_button("Download CSV", downloads.csv_text(state, best), file_name="per_element_gradients.csv",
+                         mime="text/csv", key="pg_download_csv", on_click="ignore")
+    right.download_button("Download JSON", downloads.json_text(state, best), file_name="per_element_gradients.json",
                           mime="application/json", key="pg_download_json", on_click="ignore")
     st.markdown("### Share this state")
     try:
@@ -157,11 +183,12 @@ def main() -> None:
     if ss.get("pg_notice"):
         render.show_error("This share link cannot be opened", ss["pg_notice"])
         st.caption("The seed example is loaded instead.")
-    preset_picker()
+    loaded = preset_picker()
     table_key = restore_widgets()
     submitted, outputs, rows, methods = input_form(table_key)
     if submitted and not submit(outputs, rows, methods):
         return                                   # the form keeps what was typed; nothing below is stale
+    show_loaded(loaded)                          # after the submit: a computed function of one's own is no preset
     state: ShareState = ss["pg_state"]
     comparison = render.attempt("This function cannot be computed",
                              lambda: services.compare_state(state, gradlib.METHODS))

@@ -27,12 +27,12 @@ def show_demo(demo: gradlib.Demo) -> None:
     if demo.broken is not None:
         with broken_col:
             st.markdown("**Broken**")
-            st.code(demo.broken_code, language="python", wrap_lines=True)
+            st.code(demo.broken_code, language="python")
             st.caption("What TensorFlow returned just now:")
             st.table(render.matrix_frame(demo.broken, rows_of[:len(demo.broken)], demo.labels, "gradient of"))
     with fixed_col if demo.broken is not None else broken_col:
         st.markdown("**Fixed**" if demo.broken is not None else "**Shown**")
-        st.code(demo.fixed_code, language="python", wrap_lines=True)
+        st.code(demo.fixed_code, language="python")
         st.caption("What TensorFlow returned just now:")
         st.table(render.matrix_frame(demo.fixed, rows_of, demo.labels, "gradient of"))
     if demo.note:

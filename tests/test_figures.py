@@ -105,3 +105,108 @@ def test_scaling_chart_marks_each_point_compiled_or_eager():
 def test_labels_that_do_not_match_the_matrix_are_refused():
     with pytest.raises(ValueError, match=r"shape \(2, 3\), but there are 2 row labels and 2 column labels"):
         figures.gradient_bars(SEED, ROWS, COLS[:2])
+
+
+# ---------------------------------------------------------------- marks, colours and scales (issue 9, items 8 and 9)
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4)]
+    r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _is_red(hex_colour: str) -> bool:
+    import colorsys
+    r, g, b = (int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4))
+    hue, lightness, saturation = colorsys.rgb_to_hls(r, g, b)
+    return saturation > 0.4 and (hue < 20 / 360 or hue > 340 / 360)
+
+
+def test_bars_mark_inf_and_nan_where_the_bar_would_be_and_name_them_on_hover():
+    fig = figures.gradient_bars([[np.inf, 2.0, np.nan], [1.0, -np.inf, 3.0]], ROWS, COLS)
+    bars = [t for t in fig.data if t.type == "bar"]
+    marks = {t.name: t for t in fig.data if t.type == "scatter"}
+    assert [b.name for b in bars] == ROWS and set(marks) == set(ROWS)
+    assert np.isnan(bars[0].y[0]) and np.isnan(bars[0].y[2]) and bars[0].y[1] == 2.0   # no bar of infinite height
+    assert list(bars[0].customdata) == ["inf", "2", "nan"]                               # the hover says what it is
+    first = marks["y[0]"]
+    assert list(first.x) == ["x0", "x2"] and list(first.y) == [0, 0] and list(first.text) == ["inf", "nan"]
+    assert list(first.marker.symbol) == ["x", "x"] and list(first.marker.color) == [figures.BROKEN] * 2
+    assert first.offsetgroup == bars[0].offsetgroup and first.legendgroup == bars[0].legendgroup
+    assert list(marks["y[1]"].x) == ["x1"] and list(marks["y[1]"].text) == ["-inf"]
+    assert fig.layout.scattermode == "group"     # each mark sits on its own bar's place in the group
+
+
+def test_bars_of_height_zero_are_marked_on_the_axis_in_their_row_colour():
+    fig = figures.gradient_bars([[0.0, 0.0, 0.0], [20.0, 0.0, 12.0]], ["naive: y[0]", "correct: y[0]"], COLS,
+                                broken=["naive: y[0]"])
+    bars = {t.name: t for t in fig.data if t.type == "bar"}
+    marks = {t.name: t for t in fig.data if t.type == "scatter"}
+    assert list(marks["naive: y[0]"].x) == COLS and list(marks["correct: y[0]"].x) == ["x1"]
+    assert set(marks["naive: y[0]"].marker.symbol) == {"line-ew-open"}
+    assert list(marks["naive: y[0]"].customdata) == ["0", "0", "0"]
+    for name in marks:
+        assert set(marks[name].marker.color) == {bars[name].marker.color}
+    assert not any(t.type == "scatter" for t in figures.gradient_bars(SEED, ROWS, COLS).data)   # nothing to mark
+
+
+def test_red_means_broken_in_every_chart_and_nothing_else_is_red():
+    assert _is_red(figures.BROKEN) and not any(_is_red(c) for c in figures.PALETTE)
+    labels = ["naive: y[0]", "summed: sum(y)", "correct: y[0]", "correct: y[1]"]
+    fig = figures.gradient_bars(np.arange(12.0).reshape(4, 3) + 1, labels, COLS, broken=labels[:2])
+    colours = [t.marker.color for t in fig.data if t.type == "bar"]
+    assert colours[:2] == [figures.BROKEN] * 2 and not any(_is_red(c) for c in colours[2:])
+    patterns = [t.marker.pattern.shape for t in fig.data if t.type == "bar"]
+    assert patterns[0] != patterns[1]                 # two broken rows, both red, told apart by their fill
+    many = figures.gradient_bars(np.ones((12, 3)), [f"y[{i}]" for i in range(12)], COLS)
+    assert not any(_is_red(t.marker.color) for t in many.data)   # Plotly's default colours put red third
+    timing = figures.timing_bars({"unstack": 0.1, "naive": 0.01, "summed": 0.01}, broken={"naive", "summed"})
+    assert list(timing.data[0].marker.color) == [figures.PALETTE[0], figures.BROKEN, figures.BROKEN]
+    diverging = [colour for _, colour in figures.jacobian_heatmap(SEED, ROWS, COLS).data[0].colorscale]
+    assert not any(_is_red(c) for c in diverging)    # a negative derivative is not an error
+
+
+def test_every_meaningful_colour_reads_on_a_light_and_on_a_dark_background():
+    for colour in (figures.BROKEN, *figures.PALETTE):
+        for background in ("#ffffff", "#0e1117", "#171614"):
+            assert _contrast(colour, background) >= 3, (colour, background)
+
+
+def test_heatmaps_mark_cells_that_are_not_finite_and_name_them_on_hover():
+    z = [[1.0, np.inf, -2.0], [np.nan, 0.5, -np.inf]]
+    for fig in (figures.jacobian_heatmap(z, ROWS, COLS), figures.error_heatmap(np.abs(z), ROWS, COLS)):
+        heat, marks = fig.data
+        assert heat.type == "heatmap" and marks.type == "scatter"
+        assert np.isnan(heat.z[0][1]) and heat.z[0][0] == 1.0
+        assert heat.customdata[0][1] == "inf" and heat.customdata[1][0] == "nan"
+        assert sorted(zip(marks.x, marks.y)) == sorted([("x1", "y[0]"), ("x0", "y[1]"), ("x2", "y[1]")])
+        named = dict(zip(zip(marks.x, marks.y), marks.customdata))
+        assert named[("x0", "y[1]")] == "nan" and named[("x1", "y[0]")] == "inf"
+        assert marks.marker.color == figures.BROKEN
+        assert "%{customdata}" in marks.hovertemplate and "%{customdata}" in heat.hovertemplate
+    assert list(dict(zip(zip(marks.x, marks.y), marks.customdata)).values()).count("inf") == 2   # |-inf| is inf
+
+
+def test_quantities_that_cannot_be_negative_use_a_sequential_scale_from_zero():
+    error = np.array([[1e-9, 4e-9, 0.0], [2e-9, 0.0, 3e-9]])
+    for fig, top in ((figures.error_heatmap(error, ROWS, COLS), 4e-9), (figures.magnitude_heatmap(error * 1e9, ROWS, COLS), 4)):
+        (trace,) = fig.data
+        assert trace.zmin == 0 and trace.zmid is None and trace.zmax == pytest.approx(top)
+        luminance = [_luminance(colour) for _, colour in trace.colorscale]
+        assert luminance == sorted(luminance, reverse=True), "the scale runs one way: light at zero, darker above"
+    (jacobian,) = figures.jacobian_heatmap([[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]], ROWS, COLS).data
+    assert jacobian.zmid == 0 and jacobian.zmin is None          # the Jacobian has both signs: diverging
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 12, 40])
+def test_colour_bar_labels_have_room_to_stand_apart(rows):
+    fig = figures.jacobian_heatmap(np.arange(rows * 3.0).reshape(rows, 3) - 4, [f"y[{i}]" for i in range(rows)], COLS)
+    bar = fig.data[0].colorbar
+    plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b - 60   # minus the x axis
+    assert bar.nticks >= 2 and bar.nticks * 2.5 * figures.FONT_SIZE <= plot_height

@@ -7,6 +7,8 @@ import numpy as np
 
 from streamlit.testing.v1 import AppTest
 
+from gradlib import figures
+
 
 def open_app() -> AppTest:
     at = AppTest.from_file("../app.py", default_timeout=120).run()
@@ -52,16 +54,30 @@ def test_the_plotly_table_and_bars_hold_every_row():
     cells = table["data"][0]["cells"]["values"]
     assert cells[0] == ["naive: y[0]", "naive: y[1]", "summed: sum(y)", "correct: y[0]", "correct: y[1]"]
     assert [cells[1], cells[2], cells[3]] == [[0, 0, 140, 20, 120], [0, 0, 60, 15, 45], [0, 0, 48, 12, 36]]
-    assert [t["type"] for t in bars["data"]] == ["bar"] * 5 and bars["layout"]["barmode"] == "group"
-    summed = bars["data"][2]
+    columns = [t for t in bars["data"] if t["type"] == "bar"]
+    assert len(columns) == 5 and bars["layout"]["barmode"] == "group"
+    summed = columns[2]
     assert summed["name"] == "summed: sum(y)"
     assert np.frombuffer(base64.b64decode(summed["y"]["bdata"]), dtype=summed["y"]["dtype"]).tolist() == [140, 60, 48]
+
+
+def test_the_bars_draw_the_wrong_rows_red_and_show_the_naive_zeros():
+    _, bars = [json.loads(c.proto.spec) for c in open_app().get("plotly_chart")]
+    colours = {t["name"]: t["marker"]["color"] for t in bars["data"] if t["type"] == "bar"}
+    assert colours["naive: y[0]"] == colours["naive: y[1]"] == colours["summed: sum(y)"] == figures.BROKEN
+    assert figures.BROKEN not in (colours["correct: y[0]"], colours["correct: y[1]"])
+    # the naive rows are zeros: no bar has any height, so each zero is marked on the axis, on its own bar's place
+    marks = [t for t in bars["data"] if t["type"] == "scatter"]
+    assert [m["name"] for m in marks] == ["naive: y[0]", "naive: y[1]"]
+    assert all(list(m["x"]) == ["x0", "x1", "x2"] and list(m["customdata"]) == ["0", "0", "0"] for m in marks)
+    assert [m["offsetgroup"] for m in marks] == ["0", "1"] and bars["layout"]["scattermode"] == "group"
 
 
 def test_the_seed_code_stands_next_to_the_corrected_code():
     codes = [c.value for c in open_app().code]
     assert any("for y_i in y_as_tensor]" in c for c in codes)
-    assert any("y_elements = tf.unstack(y_as_tensor)   # inside the tape" in c and "g.jacobian" in c for c in codes)
+    assert any("# inside the tape: recorded\n    y_elements = tf.unstack(y_as_tensor)\n" in c and "g.jacobian" in c
+               for c in codes)
 
 
 def test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_discovery():

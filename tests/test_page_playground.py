@@ -1,11 +1,14 @@
 """AppTest of the playground: share links (valid and hostile), submitting, presets, and what survives an error."""
 
+import io
 import json
 from urllib.parse import parse_qsl, urlsplit
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import gradlib
 from dashboard.share import decode
 
 SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
@@ -175,8 +178,73 @@ def test_a_link_whose_only_method_is_refused_still_shows_results_and_no_exceptio
     assert not at.exception
     assert "### Agreement across methods" in headings(at)
     assert any("nothing to compare" in i.value for i in at.info)
-    assert any("runs one eager pass per output element: 300 here" in w.value for w in at.warning) or \
-        "runs one eager pass per output element: 300 here" in "\n".join(m.value for m in at.markdown)
+    assert "The results cannot be shown" not in errors(at)
+    assert "None of the chosen methods ran, so there is nothing to time." in [c.value for c in at.caption]
+    said = [e.value for e in [*at.error, *at.warning, *at.info] if "one eager pass per output element: 300" in e.value]
+    assert len(said) == 1 and said[0].startswith("**Method unstack failed**"), said   # said once, where it failed
+
+
+def _tables_with_their_box(node, box=None):
+    """Every st.table under ``node`` with the pixel height of the innermost fixed-height block around it."""
+    for child in getattr(node, "children", {}).values():
+        if type(child).__name__ == "Table":
+            yield child.value, box
+            continue
+        proto = getattr(child, "proto", None)
+        fixed = proto is not None and hasattr(proto, "height_config") and proto.height_config.HasField("pixel_height")
+        yield from _tables_with_their_box(child, proto.height_config.pixel_height if fixed else box)
+
+
+def test_a_long_output_scrolls_in_a_bounded_box_instead_of_pushing_the_jacobian_down():
+    # 300 outputs and one watched scalar: y and the 300 x 1 Jacobian used to be plain tables ~8,000 px tall
+    at = open_playground(outputs="x*s", inputs=json.dumps({"x": list(range(300)), "s": 2}), watch="s")
+    found = list(_tables_with_their_box(at.main))
+    tall = [(frame.index.name, box) for frame, box in found if len(frame) > 12]
+    assert {name for name, _ in tall} >= {"element", "d output / d", "method"}
+    assert all(box is not None and box <= 500 for _, box in tall), tall
+    assert all(box is None for frame, box in found if len(frame) <= 12)   # short tables stay as they are
+    assert table(at, "d output / d").loc["y[299]"].tolist() == ["299"]     # every row is still there
+
+
+def test_a_preset_caption_goes_once_the_user_computes_a_function_of_their_own():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("tf_docs_square").run()
+    loaded = [c.value for c in at.caption if c.value.startswith("Loaded:")]
+    assert len(loaded) == 1 and gradlib.PRESETS_BY_KEY["tf_docs_square"].title in loaded[0]
+    at.button(key="pg_submit").click().run()                 # computing the preset as it is: still that preset
+    assert [c.value for c in at.caption if c.value.startswith("Loaded:")] == loaded
+    at.text_area(key="pg_outputs").input("x * x * x")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception and "cannot" not in errors(at)
+    assert not [c.value for c in at.caption if c.value.startswith("Loaded:")], "the preset's caption outlived it"
+    assert table(at, "element")["y"].tolist() == ["27"]          # x = 3: the new function, computed
+
+
+def test_the_downloads_carry_the_function_the_inputs_and_their_dtypes(monkeypatch):
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, path_or_data, mimetype, kind, filename=None):
+        files[filename] = path_or_data
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    inputs = {"x": [0.5, 1.5], "n": 3}
+    at = open_playground(outputs="x**2 * n", inputs=json.dumps(inputs), watch="x", dtype="x:float64,n:int32")
+    assert "cannot" not in errors(at)
+    csv = files["per_element_gradients.csv"].decode()
+    header = dict(line[2:].split(": ", 1) for line in csv.splitlines() if line.startswith("# ") and ": " in line)
+    assert json.loads(header["function"]) == "x**2 * n" and json.loads(header["inputs"]) == inputs
+    assert json.loads(header["watched"]) == ["x"] and json.loads(header["dtypes"]) == {"x": "float64", "n": "int32"}
+    frame = pd.read_csv(io.StringIO(csv), comment="#", index_col=0)
+    assert frame.loc["y[1]", "x[1]"] == pytest.approx(2 * 1.5 * 3) and frame.loc["y[0]", "x[1]"] == 0
+    fields = json.loads(files["per_element_gradients.json"])
+    assert (fields["function"], fields["inputs"], fields["watched"]) == ("x**2 * n", inputs, ["x"])
+    assert fields["dtypes"] == {"x": "float64", "n": "int32"}
+    assert fields["jacobian"] == [[pytest.approx(3.0), 0], [0, pytest.approx(9.0)]]
+    assert decode(dict(parse_qsl(fields["share_query"]))).inputs == inputs     # the state, reopened by its link
 
 
 def test_an_infinite_derivative_is_shown_as_such_and_the_unchecked_cell_is_named():
