@@ -100,7 +100,8 @@ def show_pitfalls(rep: keras_models.ModelReport, p: keras_models.Pitfalls, b: in
               + [f"correct: {n}" for n in rep.output_names])
     render.show_matrix(rows, labels, rep.result.col_labels, index_name="method")
     render.show_chart(figures.gradient_bars, rows, labels, rep.result.col_labels, render.MAX_BAR_CELLS,
-                   key=f"{key}_pitfalls", title="Naive and summed against the correct rows")
+                      key=f"{key}_pitfalls", title="Naive and summed against the correct rows",
+                      broken=[label for label in labels if not label.startswith("correct:")])
     diff = float(np.abs(p.exact - rep.result.matrix(b)).max())
     st.caption(f"per_element_gradients on sample {b} alone agrees with the batch result: max |difference| = {diff:.2g}.")
 

@@ -37,7 +37,7 @@ def timing_form() -> tuple[bool, list[int], str, list[str], int]:
                                  max_selections=len(SIZES))
         shape = right.selectbox("Shape of the Jacobian", list(SHAPES), format_func=SHAPES.get, key="st_shape")
         methods = left.multiselect("Methods", TIMED_METHODS, default=list(TIMED_METHODS), key="st_methods",
-                                   format_func=lambda m: render.METHOD_LABELS.get(m, m))
+                                   help=render.method_legend(TIMED_METHODS))
         repeats = right.number_input("Repeats (the median is kept)", min_value=1, max_value=5, value=3, step=1,
                                      key="st_repeats")
         submitted = st.form_submit_button("Run the timing", type="primary", key="st_run")

@@ -110,6 +110,15 @@ def test_choosing_another_sample_shows_its_outputs(default):
     assert "### Sample 5" in [m.value for m in default.markdown]
 
 
+def test_the_pitfall_bars_draw_naive_and_summed_in_red_and_the_correct_rows_not(default):
+    (bars,) = [json.loads(c.proto.spec) for c in default.get("plotly_chart")
+               if json.loads(c.proto.spec)["layout"]["title"]["text"] == "Naive and summed against the correct rows"]
+    colours = {t["name"]: t["marker"]["color"] for t in bars["data"] if t.get("type") == "bar"}
+    broken = {c for name, c in colours.items() if not name.startswith("correct:")}
+    correct = {c for name, c in colours.items() if name.startswith("correct:")}
+    assert len(broken) == 1 and not broken & correct and len(colours) == 7
+
+
 def test_the_classifier_sums_to_zero_gradient():
     at = run_page(models_model="classifier", models_time_loop=False)
     rows = floats(table(at, "method"))
