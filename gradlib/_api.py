@@ -6,7 +6,7 @@ import math
 import re
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -169,7 +169,7 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     repair = _Repair()
     notes: tuple[str, ...] = ()
     if poisoned and method == "auto":
-        jac, poisoned, repair, notes = _repair_poisoned(problem, profile, chosen, graph, jac, poisoned, limits)
+        jac, poisoned, repair, notes = _repair_poisoned(problem, profile, chosen, bool(graph), jac, poisoned, limits)
     if chunk:
         notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
                   f"{_cost.size_text(limits.max_bytes)}",)
@@ -392,8 +392,15 @@ def _output_size(problem: Problem) -> int:
     return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
 
 
+class Ran(NamedTuple):
+    """How a compiled call ran (a true value): its version, and whether gradlib's choice of version is final."""
+
+    tier: str      # "graph" or "xla"
+    final: bool
+
+
 def _compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool = True):
-    """``(y, J, compiled)``: run ``method`` compiled (cached) or eagerly.
+    """``(y, J, compiled)``: run ``method`` compiled (cached; ``compiled`` is then a ``Ran``) or eagerly (False).
 
     With ``fallback``, a function that cannot be traced (it calls ``.numpy()``, or branches in Python on a
     tensor's value) runs eagerly instead, and the cache remembers not to trace it again.
@@ -403,8 +410,8 @@ def _compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool =
         return y, np.zeros((y.size if method != "summed" else 1, 0)), False
     compiled = _compiled(problem, method, fallback) if use_graph else None
     if compiled is not None:
-        y, jac = compiled(problem.xs, problem.cs)
-        return y, jac, True
+        y, jac, tier = compiled.run(problem.xs, problem.cs)
+        return y, jac, Ran(tier, compiled.settled)
     y, jac = _EAGER[method](problem.f, problem.xs, problem.cs)
     return _to_numpy(y), _to_numpy(jac), False
 
@@ -519,9 +526,11 @@ def _package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: 
     reason = _NAIVE_REASON if method == "naive" else (_SUMMED_REASON if method == "summed" else "")
     return GradResult(
         y=y, jacobian=jac, row_labels=rows, col_labels=cols, method=method, requested=requested,
-        watched=problem.names, dtype=problem.dtype, compiled=graph, per_element=method != "summed",
+        watched=problem.names, dtype=problem.dtype, compiled=bool(graph), per_element=method != "summed",
         broken=method == "naive", reason=reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
-        warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode)
+        warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode,
+        compiled_as=graph.tier if isinstance(graph, Ran) else ("graph" if graph else ""),
+        compiled_final=graph.final if isinstance(graph, Ran) else True)
 
 
 def _some(labels: Sequence[str], rows: Sequence[int], shown: int = 8) -> str:

@@ -79,13 +79,17 @@ class Compiled:
 
     def __call__(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
         """``(y, J)`` as NumPy arrays, from whichever version is current."""
+        return self.run(xs, cs)[:2]
+
+    def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str]:
+        """``(y, J, tier)``: the arrays, and which version computed them (``"graph"`` or ``"xla"``)."""
         tier, fn = self._next()
         if tier == "promote":
             return self._promote(xs, cs)
         start = time.perf_counter()
-        out = _run(fn, xs, cs)
+        y, jac = _run(fn, xs, cs)
         self._record(tier, time.perf_counter() - start)
-        return out
+        return y, jac, tier
 
     def _next(self) -> tuple[str, Callable | None]:
         with self._lock:
@@ -108,13 +112,13 @@ class Compiled:
         return (self.samples["graph"] >= SAMPLES and self.best["graph"] >= XLA_MIN_SECONDS
                 and self.spent >= XLA_PAYBACK * self.build_seconds)
 
-    def _promote(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
+    def _promote(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str]:
         """Build and run the XLA version (its first run compiles); on any failure keep the graph for good."""
         try:
             xla = self._build(True)
-            out = _run(xla, xs, cs)
+            out = (*_run(xla, xs, cs), "xla")
         except Exception:   # noqa: BLE001 - e.g. an op without an XLA kernel: the graph is correct, keep it
-            xla, out = None, _run(self.graph, xs, cs)
+            xla, out = None, (*_run(self.graph, xs, cs), "graph")
         with self._lock:
             self._busy = False
             self.xla, self.settled = xla, xla is None   # the trial decides between them (see _record)

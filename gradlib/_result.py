@@ -36,6 +36,10 @@ class GradResult:
     watched: tuple[tuple[str, tuple[int, ...]], ...]
     dtype: str = "float32"
     compiled: bool = False
+    #: which compiled version ran: "graph" (a traced tf.function) or "xla" (jit_compile); "" when eager
+    compiled_as: str = ""
+    #: False while gradlib is still trying graph against XLA for this problem (later calls may switch)
+    compiled_final: bool = True
     per_element: bool = True
     broken: bool = False
     reason: str = ""
@@ -115,6 +119,7 @@ class GradResult:
         """A JSON-ready summary (non-finite numbers become the strings 'nan', 'inf', '-inf')."""
         return {
             "method": self.method, "requested": self.requested, "dtype": self.dtype, "compiled": self.compiled,
+            "compiled_as": self.compiled_as,
             "per_element": self.per_element, "broken": self.broken, "reason": self.reason,
             "y": _jsonable(self.y), "y_shape": list(self.y.shape),
             "row_labels": list(self.row_labels), "col_labels": list(self.col_labels),

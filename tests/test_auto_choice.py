@@ -187,6 +187,23 @@ def test_a_problem_whose_warm_calls_are_below_the_floor_settles_on_the_graph(sma
     assert entry.settled and not entry.jit and entry.xla is None
 
 
+def test_each_result_says_which_compiled_version_ran_and_whether_that_choice_is_final(small_cache, monkeypatch):
+    monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_PAYBACK", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_GAIN", float("inf"))   # XLA always "faster": kept after its trial
+    monkeypatch.setattr(_compiled, "_builds", 0)
+    w, x, _ = _tanh_layer(8, 8, seed=7)
+    seen = []
+    for _ in range(2 + _compiled.SAMPLES + 2 * _compiled.TRIAL_SAMPLES + 1):
+        r = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", compiled=True)
+        seen.append((r.compiled_as, r.compiled_final))
+    assert seen[0] == ("graph", False)                       # the graph runs first; XLA is not tried yet
+    assert ("xla", False) in seen and ("graph", False) in seen[_compiled.SAMPLES + 2:]   # the interleaved trial
+    assert seen[-1] == ("xla", True)                         # then XLA for good
+    eager = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], compiled=False)
+    assert (eager.compiled, eager.compiled_as, eager.compiled_final) == (False, "", True)
+
+
 # ---------------------------------------------------------------- the cache: bounded, LRU, collectable
 
 

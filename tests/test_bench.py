@@ -1,4 +1,4 @@
-"""The benchmark's pure parts: ``scaling`` for the Strategies page, the reference Jacobian, the command's files.
+"""The benchmark command's parts (the reference Jacobian, the files it writes) and the Strategies page's timing.
 
 Timings are not checked (the machine is shared); shapes, columns, ratios' definition and results are.
 """
@@ -12,7 +12,8 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import bench
+from benchmarks import mlp as bench
+from dashboard import scaling
 
 
 def test_reference_jacobian_matches_gradlib_and_the_seed_loop():
@@ -25,26 +26,25 @@ def test_reference_jacobian_matches_gradlib_and_the_seed_loop():
 
 
 @pytest.mark.parametrize(("shape", "outputs", "inputs"), [("square", 12, 12), ("wide", 8, 12), ("tall", 12, 8)])
-def test_scaling_frame_has_one_row_per_size_and_method_and_ratios_to_the_fastest(shape, outputs, inputs):
-    calls = []
-    frame = bench.scaling([4, 12], methods=("unstack", "auto"), shape=shape, repeats=1,
-                          progress=lambda fraction, message: calls.append((fraction, message)))
-    assert list(frame.columns) == ["size", "outputs", "inputs", "method", "seconds", "ratio"]
-    assert frame[["size", "method"]].values.tolist() == [[4, "unstack"], [4, "auto"], [12, "unstack"], [12, "auto"]]
+def test_scaling_frame_has_one_row_per_size_and_method_says_how_each_ran_and_ratios_to_the_fastest(
+        shape, outputs, inputs):
+    frame = scaling.scaling([4, 12], methods=("unstack", "jacobian", "auto"), shape=shape, repeats=1)
+    assert list(frame.columns) == ["size", "outputs", "inputs", "method", "ran as", "compiled", "seconds", "ratio"]
+    assert frame[["size", "method"]].values.tolist() == [[4, "unstack"], [4, "jacobian"], [4, "auto"],
+                                                         [12, "unstack"], [12, "jacobian"], [12, "auto"]]
     last = frame[frame["size"] == 12]
-    assert (last["outputs"].tolist(), last["inputs"].tolist()) == ([outputs] * 2, [inputs] * 2)
-    assert (frame["seconds"] > 0).all()
+    assert (last["outputs"].tolist(), last["inputs"].tolist()) == ([outputs] * 3, [inputs] * 3)
+    assert frame.loc[frame["method"] == "unstack", "compiled"].tolist() == [False, False]   # an eager loop
+    assert frame.loc[frame["method"] == "jacobian", "compiled"].tolist() == [True, True]   # pfor, traced once
+    assert set(frame["ran as"]) <= {"unstack", "jacobian", "forward"} and (frame["seconds"] > 0).all()
     for _, group in frame.groupby("size"):
         np.testing.assert_allclose(group["ratio"], group["seconds"] / group["seconds"].min())
         assert group["ratio"].min() == 1.0
-    fractions = [f for f, _ in calls]
-    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
-    assert calls[1][1] == "size 4: auto"
 
 
 def test_scaling_refuses_an_unknown_shape():
     with pytest.raises(gradlib.GradlibError, match=r"scaling got shape='round'; choose one of square, wide, tall"):
-        bench.scaling([4], shape="round")
+        scaling.scaling([4], shape="round")
 
 
 def test_the_command_writes_csv_and_json_with_ratios_to_the_seed_loop(tmp_path, capsys):

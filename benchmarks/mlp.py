@@ -5,15 +5,13 @@ Everything runs in one process on one function, the tanh MLP ``x -> tanh(W2 @ ta
 call, and their ratios to the seed loop and to ``jax.jit(jax.jacrev(f))`` (when JAX is importable; it is
 not a requirement). On a shared machine absolute times drift: compare the ratios of one run.
 
-    python -m gradlib.bench                         # sizes 16, 64, 256, 1024
-    python -m gradlib.bench --quick                 # sizes 16, 64, 256, fewer repeats
-    python -m gradlib.bench --sizes 64,256 --repeats 7 --csv bench.csv --json bench.json
+    python -m benchmarks.mlp                        # sizes 16, 64, 256, 1024
+    python -m benchmarks.mlp --quick                # sizes 16, 64, 256, fewer repeats
+    python -m benchmarks.mlp --sizes 64,256 --repeats 7 --csv bench.csv --json bench.json
 
-``scaling`` is the small, quick version the Strategies page calls:
-
->>> frame = scaling([4], methods=("unstack", "auto"), repeats=1)   # doctest: +SKIP
->>> list(frame.columns)                                             # doctest: +SKIP
-['size', 'outputs', 'inputs', 'method', 'seconds', 'ratio']
+It uses gradlib's public API only: what ran (graph or XLA, and whether that choice is final) comes from
+each result's ``compiled_as`` and ``compiled_final``. The Strategies page has its own, smaller timing
+(``dashboard/scaling.py``).
 """
 
 from __future__ import annotations
@@ -34,15 +32,14 @@ import tensorflow as tf
 
 import gradlib
 
-from . import _api
 
 SIZES = (16, 64, 256, 1024)
 QUICK_SIZES = (16, 64, 256)
-SHAPES = ("square", "wide", "tall")
-#: the few outputs of a wide problem, the few inputs of a tall one
-NARROW = 8
 #: eager Python loops over elements (gradlib's eager unstack and forward) are skipped above this size
 EAGER_LOOP_MAX = 256
+#: gradlib compiles ``unstack`` only this small (its trace grows as outputs squared) and runs it eagerly above;
+#: the row's "ran" column shows what really ran either way
+UNSTACK_COMPILED_MAX = 16
 #: a warm compiled contender is called until its tier (graph or XLA) is settled, within this budget
 SETTLE_SECONDS, SETTLE_CALLS = 12.0, 3000
 #: an eager ``auto`` contender is called up to this many times, in case it switches to compiled
@@ -148,12 +145,6 @@ def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
-def _latest_compiled():
-    """The compiled entry gradlib used last (the most recently used key of its LRU), or None."""
-    keys = _api._COMPILED.keys()
-    return _api._COMPILED.get_or_create(keys[-1], lambda: None) if keys else None
-
-
 def _steady(call: Callable[[], Any], out: Any) -> int:
     """Call a gradlib contender until it is in its steady state; return the calls made.
 
@@ -164,8 +155,7 @@ def _steady(call: Callable[[], Any], out: Any) -> int:
         return 0
     calls, start = 0, time.perf_counter()
     while calls < SETTLE_CALLS and time.perf_counter() - start < SETTLE_SECONDS:
-        entry = _latest_compiled() if out.compiled else None
-        if (entry is not None and entry.settled) or (not out.compiled and calls >= AUTO_EAGER_CALLS):
+        if (out.compiled and out.compiled_final) or (not out.compiled and calls >= AUTO_EAGER_CALLS):
             break
         out = call()
         calls += 1
@@ -185,9 +175,7 @@ def measure(row: Row, call: Callable[[], Any], jacobian_of: Callable[[Any], np.n
         warm.append(seconds)
     row.warm_s, row.warm_median_s = min(warm), statistics.median(warm)
     if isinstance(out, gradlib.GradResult):   # what ran in the timed warm calls
-        row.method, row.compiled = out.method, out.compiled
-        entry = _latest_compiled() if out.compiled else None
-        row.xla = bool(entry is not None and entry.jit)
+        row.method, row.compiled, row.xla = out.method, out.compiled, out.compiled_as == "xla"
         row.max_error = max(row.max_error, float(np.abs(out.jacobian - reference).max()))
     return row
 
@@ -205,7 +193,7 @@ def contenders(size: int) -> list[tuple[str, bool]]:
     out = [("seed loop (unstack, eager)", True), ("tape.jacobian (eager)", True)]
     for method in ("unstack", "jacobian", "forward"):
         out.append((f"gradlib {method} eager", method == "jacobian" or small))
-        out.append((f"gradlib {method} compiled", method != "unstack" or size <= _api.UNSTACK_GRAPH_ROWS))
+        out.append((f"gradlib {method} compiled", method != "unstack" or size <= UNSTACK_COMPILED_MAX))
     out += [("gradlib auto", True), (f"evaluate({EXPRESSION!r}) auto", True)]
     if jax_available():
         out += [("jax.jit(jax.jacrev)", True), ("jax.jit(jax.jacfwd)", True)]
@@ -264,67 +252,12 @@ def per_sample_suite(repeats: int) -> dict[str, Any] | None:
     """Issue 6's per-sample gradients of a 64 -> 128 -> 64 -> 10 Keras MLP on a batch of 96, vs a loop."""
     if not hasattr(gradlib, "per_sample_gradients"):
         return None
-    from . import keras_models
+    from gradlib import keras_models
 
     try:
         return keras_models.benchmark_per_sample(repeats)
     except Exception as exc:   # noqa: BLE001 - the MLP tables stand on their own
         return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
-
-
-# ---------------------------------------------------------------- the Strategies page
-
-
-def _shape(shape: str, size: int) -> tuple[int, int]:
-    if shape not in SHAPES:
-        raise gradlib.GradlibError(f"scaling got shape={shape!r}; choose one of {', '.join(SHAPES)}")
-    return {"square": (size, size), "wide": (NARROW, size), "tall": (size, NARROW)}[shape]
-
-
-def _scaling_call(method: str, w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> Callable[[], Any]:
-    if method == "jax":
-        jac, xj = jax_jacobian(w1, w2), np.asarray(x)
-        return lambda: jac(xj)
-    f, xt = tf_mlp(w1, w2), tf.constant(x)
-    return lambda: gradlib.per_element_gradients(f, xt, method=method)
-
-
-def scaling(sizes: Sequence[int], *, methods: Sequence[str] = ("unstack", "jacobian", "forward", "auto"),
-            shape: str = "square", repeats: int = 3,
-            progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
-    """Warm seconds of each gradlib method on the tanh MLP as the problem grows (the median of ``repeats``).
-
-    Each method runs as ``per_element_gradients(f, x, method=...)`` with gradlib's default compilation, on a
-    fresh function, after one untimed call (which traces it, if gradlib compiles it); a call slower than
-    ``SLOW_SECONDS`` is timed once. ``"jax"`` adds ``jax.jit(jax.jacrev)`` when JAX is importable.
-
-    Args:
-        sizes: the growing dimension(s).
-        methods: gradlib methods (``gradlib.METHODS``), and optionally ``"jax"``.
-        shape: ``"square"`` (outputs = inputs = size), ``"wide"`` (8 outputs, size inputs) or ``"tall"``
-            (size outputs, 8 inputs).
-        repeats: timed warm calls per method and size.
-        progress: called as ``progress(fraction, message)`` before each measurement and at the end.
-
-    Returns:
-        A DataFrame with columns size, outputs, inputs, method, seconds, ratio (seconds / the fastest at that size).
-    """
-    jobs = [(size, method) for size in sizes for method in methods if method != "jax" or jax_available()]
-    records = []
-    for k, (size, method) in enumerate(jobs):
-        if progress is not None:
-            progress(k / max(len(jobs), 1), f"size {size}: {method}")
-        outputs, inputs = _shape(shape, size)
-        call = _scaling_call(method, *mlp_weights(outputs, inputs, size))
-        first, _ = _timed(call)
-        times = [first] if first > SLOW_SECONDS else [_timed(call)[0] for _ in range(max(repeats, 1))]
-        records.append({"size": size, "outputs": outputs, "inputs": inputs, "method": method,
-                        "seconds": statistics.median(times)})
-    if progress is not None:
-        progress(1.0, "done")
-    frame = pd.DataFrame(records, columns=["size", "outputs", "inputs", "method", "seconds"])
-    frame["ratio"] = frame["seconds"] / frame.groupby("size")["seconds"].transform("min")
-    return frame
 
 
 # ---------------------------------------------------------------- the command
@@ -369,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
     repeats = args.repeats or (3 if args.quick else 7)
-    print(f"gradlib.bench: sizes {sizes}, repeats {repeats}, TensorFlow {tf.__version__}, "
+    print(f"benchmarks.mlp: sizes {sizes}, repeats {repeats}, TensorFlow {tf.__version__}, "
           f"JAX {'yes' if jax_available() else 'not installed'}; one process", flush=True)
     rows: list[Row] = []
     for size in sizes:
@@ -396,7 +329,7 @@ def _write(rows: list[Row], per_sample: dict[str, Any] | None, args: argparse.Na
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m gradlib.bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.mlp", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", help="comma-separated MLP widths (default 16,64,256,1024)")
     parser.add_argument("--repeats", type=int, help="timed warm calls per contender (default 7; quick: 3)")
     parser.add_argument("--quick", action="store_true", help="sizes 16,64,256 and 3 repeats")
