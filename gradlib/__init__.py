@@ -18,10 +18,12 @@ from ._perexample import PerExampleResult, per_example_gradients
 from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients
 from ._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._result import GradResult
+from .scan import ScanResult, scan
 
 __all__ = [
     "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "Demo", "ExpressionError",
     "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "METHODS",
-    "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult", "PerSampleResult", "Preset", "compare", "demonstrate",
-    "evaluate", "per_element_gradients", "per_example_gradients", "per_sample_gradients", "tensorflow_code",
+    "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult", "PerSampleResult", "Preset", "ScanResult", "compare",
+    "demonstrate", "evaluate", "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan",
+    "tensorflow_code",
 ]
