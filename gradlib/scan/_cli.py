@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
+from .._api import error_gist
 from .._errors import GradlibError
 from . import _files
 
@@ -99,6 +100,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
     except KeyboardInterrupt:
         stderr.write(f"{PROG}: interrupted\n")
         return 130
+    except Exception as exc:   # noqa: BLE001 - not a traceback: what failed, and its message
+        stderr.write(f"{PROG}: failed: {type(exc).__name__}: {error_gist(exc)}\n")
+        return 1
     if config is not None and not _is_chief(config):
         stdout.write(f"scanned {len(result):,} examples; the chief writes {str(out)!r}\n")
         return 0
@@ -152,7 +156,10 @@ def _strategy(name: str, cpu_devices: int) -> Any:
 
     if cpu_devices:
         cpu = tf.config.list_physical_devices("CPU")[0]
-        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * cpu_devices)
+        try:
+            tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * cpu_devices)
+        except RuntimeError as exc:   # TensorFlow's devices already started (main() called in a running program)
+            raise GradlibError(f"--cpu-devices must be set before TensorFlow starts its devices: {exc}") from None
     if name == "mirrored":
         devices = [d.name for d in tf.config.list_logical_devices("CPU")] if cpu_devices else None
         return tf.distribute.MirroredStrategy(devices)

@@ -118,12 +118,11 @@ def dataset(source: Source) -> Any:
         return source.arrays
     import tensorflow as tf   # only now: a multi-worker strategy must exist before the first TensorFlow op
 
-    names = source.columns + (source.target,)
     with open(source.path, newline="") as f:
         header = next(csv.reader(f))
-    records = tf.data.experimental.CsvDataset(str(source.path), [tf.float32] * len(header), header=True,
-                                              select_cols=[header.index(n) for n in names])
-    return records.map(lambda *fields: (tf.stack(fields[:-1]), fields[-1]))
+    features, target = [header.index(c) for c in source.columns], header.index(source.target)
+    records = tf.data.experimental.CsvDataset(str(source.path), [tf.float32] * len(header), header=True)
+    return records.map(lambda *fields: (tf.stack([fields[i] for i in features]), fields[target]))
 
 
 def _check_file(value: Any, flag: str) -> Path:
