@@ -15,3 +15,4 @@ test:
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine).
 bench:
 	$(PYTHON) -m gradlib.bench
+	$(PYTHON) -m benchmarks.scan

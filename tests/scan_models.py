@@ -62,7 +62,11 @@ def resident_bytes() -> int:
 
 
 def memory(sizes: list[int]) -> dict[str, int]:
-    """Resident memory after scanning a generator data set of each size, in turn."""
+    """Resident memory after scanning a generator data set of each size in turn, after a warm-up scan.
+
+    The warm-up lets the process's first scan set up what any first scan sets up (TensorFlow's pools, the
+    traced step), so that the sizes are compared like for like.
+    """
     import gc
 
     import keras
@@ -70,6 +74,7 @@ def memory(sizes: list[int]) -> dict[str, int]:
     import gradlib
 
     model, loss = classifier(), keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    gradlib.scan(model, generated(2560), loss=loss, batch_size=256)
     out = {}
     for n in sizes:
         result = gradlib.scan(model, generated(n), loss=loss, batch_size=256)

@@ -116,9 +116,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0].replace("``", ""),
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]).replace("``", ""))
     p.add_argument("--model", required=True, metavar="MODULE:FUNCTION",
                    help="your function that returns a built Keras model, e.g. mymodels:classifier")
     p.add_argument("--data", required=True, metavar="FILE", help="examples: a .npz (x and y), a .npy (x) or a .csv")

@@ -1,7 +1,7 @@
 """Per-example losses and gradient norms over a whole data set, streamed by tf.data and split by tf.distribute.
 
 The data set is read once, in batches: ``tf.data`` numbers the examples (``enumerate``), batches them, pads
-the last batch to the full size (its padding rows carry the index ``-1`` and are dropped), and prefetches.
+the last batch to the full size (its padding rows carry the index ``-1`` and are dropped), and reads ahead.
 Each batch runs through one compiled step: ``strategy.run`` gives each replica its share of the batch, each
 replica computes its examples' losses and norms with ``per_example_terms`` (the per-batch computation of
 ``per_example_gradients``: ghost norms where a layer has a rule), and ``strategy.gather`` brings the numbered
@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 import keras
 import numpy as np
@@ -31,16 +31,22 @@ import pandas as pd
 import tensorflow as tf
 
 from .._api import error_gist
+from .._cache import LRUCache
 from .._errors import GradlibError
 from .._limits import LIMITS, Limits
 from .._perexample import Plan, per_example_gradients, per_example_terms
 from .._runtime import work_slot
 
-__all__ = ["PROBE_EXAMPLES", "ScanResult", "scan"]
+__all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
 
 #: the first examples are also run through ``per_example_gradients``: it checks the model and the loss, and
 #: refuses a model whose examples are not independent, with its clear messages, before the scan starts
 PROBE_EXAMPLES = 3
+#: batches read ahead while a step runs. Not ``tf.data.AUTOTUNE``: its buffer keeps growing as a scan goes on
+#: (measured on the 784-512-256-10 model: +7 MB from 12,000 to 60,000 examples, +10 MB more to 120,000)
+PREFETCH = 2
+#: compiled steps kept per process, so that scanning again (each epoch, say) does not trace again
+_COMPILED = LRUCache(maxsize=8)
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,11 +151,11 @@ def _as_dataset(data: Any) -> tuple[tf.data.Dataset, int | None]:
 
 def _batches(dataset: tf.data.Dataset, batch: int) -> tf.data.Dataset:
     """``(index, x, y)`` batches of exactly ``batch`` examples; the last one padded with index ``-1`` rows."""
-    numbered = dataset.enumerate().map(lambda i, example: (i, *example))
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     options.deterministic = True
-    return numbered.batch(batch).map(lambda *t: _pad(batch, *t)).with_options(options).prefetch(tf.data.AUTOTUNE)
+    padded = dataset.enumerate().batch(batch).map(lambda index, example: _pad(batch, index, *example))
+    return padded.with_options(options).prefetch(PREFETCH)
 
 
 def _pad(batch: int, index: tf.Tensor, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
@@ -167,7 +173,18 @@ def _pad(batch: int, index: tf.Tensor, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.T
 
 
 def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Plan]]:
-    """The step, traced once for the batch signature: each replica's share, then every replica's results."""
+    """The step for this model, loss, strategy and batch signature: traced once, kept for the next scan (bounded)."""
+    create = lambda: _trace(model, loss, strategy, spec)  # noqa: E731
+    try:
+        key: Hashable | None = (model, loss, strategy, spec, tuple(map(id, model.trainable_variables)))
+        hash(key)
+    except TypeError:
+        return create()
+    return _COMPILED.get_or_create(key, create)
+
+
+def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Plan]]:
+    """The step, traced for the batch signature: each replica's share, then every replica's results."""
     plans: list[Plan] = []
 
     def replica(index: tf.Tensor, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
