@@ -89,7 +89,7 @@ def test_the_total_is_known_for_arrays():
 
 
 def test_the_step_is_traced_once_however_many_batches():
-    """The loss is Python: it runs when the step is traced (and in the probe), never per batch."""
+    """The loss is Python: it runs when the step is traced (and in the probe), never per batch nor per scan."""
     runs = []
 
     def counted(y_true, y_pred):
@@ -102,6 +102,11 @@ def test_the_step_is_traced_once_however_many_batches():
         gradlib.scan(scan_models.classifier(), scan_models.arrays(n), loss=counted, batch_size=4)
         counts.append(len(runs))
     assert counts[0] == counts[1] < 12, counts
+    model = scan_models.classifier()
+    gradlib.scan(model, scan_models.arrays(9), loss=counted, batch_size=4)
+    runs.clear()
+    gradlib.scan(model, scan_models.arrays(45), loss=counted, batch_size=4)   # the same model again: all cached
+    assert runs == []
 
 
 def test_the_strategy_in_scope_is_used():
