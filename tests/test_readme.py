@@ -37,3 +37,10 @@ def test_the_seed_example_prints_the_rows_the_sums_and_the_zeros():
 def test_the_keras_example_prints_the_per_sample_shape():
     out = _run(_block_after("## Real models: Keras, per sample"))
     assert "(5, 3, 8)" in out
+
+
+def test_the_per_example_example_prints_its_shapes_and_the_ghost_norms_agree():
+    out = _run(_block_after("## Real models: per-example gradients of a training loss"))
+    assert "(32,) (32,)\n" in out
+    assert "[(32, 4, 8), (32, 8), (32, 8, 3), (32, 3)]\n" in out
+    assert "ghost True\n" in out
