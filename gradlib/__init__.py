@@ -12,6 +12,7 @@ from ._compare import Comparison, compare
 from ._demos import DEMOS, Demo, demonstrate
 from ._diagnose import Finding
 from ._errors import BatchMixingError, ExpressionError, GradlibError
+from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 from ._perexample import PerExampleResult, per_example_gradients
@@ -21,9 +22,9 @@ from ._result import GradResult
 from .scan import ScanResult, scan
 
 __all__ = [
-    "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "Demo", "ExpressionError",
-    "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "METHODS",
-    "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult", "PerSampleResult", "Preset", "ScanResult", "compare",
-    "demonstrate", "evaluate", "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan",
-    "tensorflow_code",
+    "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
+    "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "METHODS",
+    "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult", "PerSampleResult", "Preset", "ScanResult",
+    "check_inputs", "compare", "demonstrate", "evaluate", "per_element_gradients", "per_example_gradients",
+    "per_sample_gradients", "scan", "tensorflow_code",
 ]

@@ -91,6 +91,45 @@ def test_scaling_chart_is_log_log_one_line_per_method():
     assert fig.layout.xaxis.title.text == "number of outputs (log scale)"
 
 
+def test_scaling_chart_marks_each_point_compiled_or_eager():
+    frame = pd.DataFrame({"size": [4, 4, 64, 64], "outputs": [4, 4, 64, 64], "inputs": [4] * 4,
+                          "method": ["auto", "jacobian", "auto", "jacobian"], "compiled": [False, True, True, True],
+                          "seconds": [0.01, 0.001, 0.002, 0.002], "ratio": [1.0] * 4})
+    fig = figures.scaling_chart(frame)
+    auto, jacobian = fig.data
+    assert list(auto.marker.symbol) == ["circle-open", "circle"] and list(auto.customdata) == ["eager", "compiled"]
+    assert list(jacobian.marker.symbol) == ["circle", "circle"]
+    assert "%{customdata}" in auto.hovertemplate
+
+
 def test_labels_that_do_not_match_the_matrix_are_refused():
     with pytest.raises(ValueError, match=r"shape \(2, 3\), but there are 2 row labels and 2 column labels"):
         figures.gradient_bars(SEED, ROWS, COLS[:2])
+
+
+def test_norm_histogram_overlays_one_histogram_per_group_with_the_clip_line():
+    norms = np.array([0.5, 1.5, 2.5, 9.0])
+    fig = figures.norm_histogram(norms, ["kept", "kept", "flipped", "flipped"], clip_norm=2.0)
+    assert [t.name for t in fig.data] == ["kept", "flipped"] and fig.layout.barmode == "overlay"
+    np.testing.assert_array_equal(fig.data[1].x, [2.5, 9.0])
+    assert fig.layout.shapes[0].x0 == 2.0 and fig.layout.annotations[0].text == "clip norm 2"
+    with pytest.raises(ValueError, match="4 norms but 3 group labels"):
+        figures.norm_histogram(norms, ["a", "b", "c"])
+
+
+def test_image_grid_draws_each_image_under_its_title():
+    images = np.arange(3 * 2 * 2).reshape(3, 2, 2) / 12
+    fig = figures.image_grid(images, ["a", "b", "c"], columns=2)
+    assert [type(t) for t in fig.data] == [go.Heatmap] * 3
+    np.testing.assert_array_equal(fig.data[2].z, images[2])
+    assert [a.text for a in fig.layout.annotations] == ["a", "b", "c"]
+    assert fig.layout.yaxis.autorange == "reversed"
+    with pytest.raises(ValueError, match="one title each"):
+        figures.image_grid(images, ["a"])
+
+
+def test_mean_gradient_bars_put_plain_beside_clipped_per_variable():
+    fig = figures.mean_gradient_bars([1.0, 2.0], [0.5, 0.25], ["kernel", "bias"], clip_norm=1.0)
+    assert [t.name for t in fig.data] == ["plain mean", "clipped mean (C = 1)"]
+    np.testing.assert_array_equal(fig.data[1].y, [0.5, 0.25])
+    assert list(fig.data[0].x) == ["kernel", "bias"]
