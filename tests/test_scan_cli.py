@@ -90,6 +90,8 @@ def test_progress_lines():
     (["--data", "{d}/d.csv", "--target", "nope"], "--target 'nope' is not a column.*label, a, b"),
     (["--data", "{d}/bad.csv"], "column 'b' of the first record is 'oops', not a number"),
     (["--data", "{d}/d.txt"], "must end in one of .npz, .npy, .csv"),
+    (["--data", "{d}/fake.npz"], "'.*fake.npz' is not a .npz archive \\(the zip of arrays that np.savez writes\\)"),
+    (["--data", "{d}/fake.npy", "--targets", "{d}/y.npy"], "'.*fake.npy' is not a .npy file"),
     (["--data", "{d}/d.npz", "--model", "os.path"], "--model 'os.path' must be package.module:function"),
     (["--data", "{d}/d.npz", "--model", "no_such_module_xyz:f"], "could not import 'no_such_module_xyz'.*PYTHONPATH"),
     (["--data", "{d}/d.npz", "--model", "scan_models:nothing"], "'scan_models' has no 'nothing'"),
@@ -107,6 +109,8 @@ def test_progress_lines():
 def test_bad_arguments_exit_2_with_a_message(files, argv, match, tmp_path, monkeypatch):
     (files / "bad.csv").write_text("a,b,label\n1,oops,0\n")
     (files / "d.txt").write_text("1 2 3\n")
+    (files / "fake.npz").write_text("x,y\n")
+    (files / "fake.npy").write_text("x,y\n")
     monkeypatch.delenv("TF_CONFIG", raising=False)
     argv = [a.replace("{d}", str(files)) for a in argv]
     for flag, value in (("--model", "scan_models:classifier"), ("--loss", "sparse_categorical_crossentropy"),

@@ -68,23 +68,26 @@ def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y"
 
 
 def check_npz(path: Path, x_key: str, y_key: str) -> Source:
+    if _head(path, 4) != b"PK\x03\x04":
+        raise GradlibError(f"{str(path)!r} is not a .npz archive (the zip of arrays that np.savez writes)")
     try:
         with np.load(path, allow_pickle=False) as archive:
-            missing = [k for k in (x_key, y_key) if k not in archive.files]
-            if missing:
-                raise GradlibError(f"{path.name!r} has no array {missing[0]!r} (it has {', '.join(archive.files) or 'none'}); "
-                                   "name the arrays with --x-key and --y-key")
-            arrays = (archive[x_key], archive[y_key])
+            names = list(archive.files)
+            arrays = tuple(archive[k] for k in (x_key, y_key) if k in names)
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
-        if isinstance(exc, GradlibError):
-            raise
         raise GradlibError(f"could not read {str(path)!r} as a .npz file: {exc}") from None
+    missing = [k for k in (x_key, y_key) if k not in names]
+    if missing:
+        raise GradlibError(f"{path.name!r} has no array {missing[0]!r} (it has {', '.join(names) or 'none'}); "
+                           "name the arrays with --x-key and --y-key")
     return Source(path, arrays=_check_pair(path, *arrays))
 
 
 def check_npy(path: Path, targets: Path) -> Source:
     arrays = []
     for p in (path, targets):
+        if _head(p, 6) != b"\x93NUMPY":
+            raise GradlibError(f"{str(p)!r} is not a .npy file (the format np.save writes)")
         try:
             arrays.append(np.load(p, mmap_mode="r", allow_pickle=False))
         except (OSError, ValueError) as exc:
@@ -130,6 +133,15 @@ def _check_file(value: Any, flag: str) -> Path:
     if not path.is_file():
         raise GradlibError(f"{flag} {str(path)!r}: no such file")
     return path
+
+
+def _head(path: Path, n: int) -> bytes:
+    """The first bytes of a file (its format's magic number)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(n)
+    except OSError as exc:
+        raise GradlibError(f"could not read {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def _check_pair(path: Path, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
