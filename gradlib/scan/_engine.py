@@ -118,7 +118,7 @@ def scan(model: Any, data: Any, *, loss: Any, batch_size: int = 256, strategy: t
         GradlibError: a bad model, data set, loss, batch size, strategy or callback, or a batch over the limits.
         BatchMixingError: an example's loss depends on other examples of its batch.
     """
-    strategy = _check_strategy(strategy, model)
+    strategy = _check_strategy(strategy)
     _check_model(model, strategy)
     batch = _check_batch_size(batch_size, strategy.num_replicas_in_sync)
     _check_progress(progress)
@@ -257,7 +257,7 @@ def _probe(model: Any, dataset: tf.data.Dataset, loss: Any) -> None:
 # ---------------------------------------------------------------- checks
 
 
-def _check_strategy(strategy: Any, model: Any) -> tf.distribute.Strategy:
+def _check_strategy(strategy: Any) -> tf.distribute.Strategy:
     if strategy is None:
         return tf.distribute.get_strategy()
     if not isinstance(strategy, tf.distribute.Strategy):
