@@ -244,17 +244,16 @@ def test_a_keras_loss_over_a_sequence_averages_the_steps_like_keras():
     assert r.losses.mean() == pytest.approx(float(mse(y, model(x))), rel=1e-5)
 
 
-def test_the_per_batch_function_runs_inside_a_users_tf_function():
-    model = built("sequence")
+def test_the_per_batch_function_runs_inside_a_users_tf_function_and_strategy_run():
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    with strategy.scope():
+        model = built("sequence")
     x, y = data("sequence")
-
-    @tf.function
-    def step(xb, yb):
-        losses, norms, _, _ = _perexample.per_example_terms(model, CCE, xb, yb)
-        return losses, norms
-
-    losses, norms = step(tf.constant(x), tf.constant(y))
-    close(norms.numpy(), per_example_gradients(model, x, y, loss=CCE, norms_only=True).norms)
+    expected = reference(model, x, y, CCE)
+    step = tf.function(lambda xb, yb: _perexample.losses_and_norms(model, CCE, xb, yb))
+    losses, norms = strategy.run(step, args=(tf.constant(x), tf.constant(y)))
+    close(losses.numpy(), expected[0])
+    close(norms.numpy(), expected[1])
 
 
 def test_compiled_once_per_model_loss_and_signature_whatever_the_batch_size():
@@ -333,6 +332,10 @@ def test_bad_batches_and_models_are_refused():
         per_example_gradients(lambda t: t, x, y, loss=CCE)
     with pytest.raises(GradlibError, match="several inputs"):
         per_example_gradients(built("dense"), {"a": x}, y, loss=CCE)
+    with pytest.raises(GradlibError, match=r"takes x as one array of shape \(B, \.\.\.\)"):
+        per_example_gradients(built("dense"), [x, x], y, loss=CCE)
+    r = per_example_gradients(built("dense"), x.tolist(), tuple(y.tolist()), loss=CCE, norms_only=True)
+    assert r.norms.shape == (B,)   # nested lists and tuples of numbers are one batch
     with pytest.raises(GradlibError, match=r"at least one example, got shape \(0, 5\)"):
         per_example_gradients(built("dense"), x[:0], y[:0], loss=CCE)
 
