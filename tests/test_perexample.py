@@ -303,6 +303,18 @@ def test_batchnorm_in_inference_mode_passes_and_is_right():
         close(mine, theirs)
 
 
+def test_dropout_in_training_mode_is_not_mistaken_for_batch_mixing():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dropout(0.5),
+                              keras.layers.Dense(3)])
+    x, y = data("dense")
+    trained = per_example_gradients(model, x, y, loss=CCE, training=True, norms_only=True)
+    inference = per_example_gradients(model, x, y, loss=CCE, norms_only=True)
+    assert trained.method == inference.method == "ghost"
+    assert not np.allclose(trained.losses, inference.losses)   # dropout was active in training mode
+    close(inference.norms, reference(model, x, y, CCE)[1])
+
+
 def test_a_custom_layer_that_mixes_the_batch_is_caught_by_the_probe():
     class Center(keras.layers.Layer):
         def call(self, x):
