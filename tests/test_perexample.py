@@ -366,3 +366,38 @@ def test_the_floats_allocated_are_bounded_by_the_limits():
     with pytest.raises(GradlibError, match=r"allocate about [\d,]+ floats .* at most 200 .* or norms_only=True"):
         per_example_gradients(built("dense"), x, y, loss=CCE, limits=small)
     assert per_example_gradients(built("dense"), x, y, loss=CCE, norms_only=True, limits=small).norms.shape == (B,)
+
+
+@pytest.mark.parametrize("conv", [dict(kernel_size=(3, 2), strides=2, padding="same"),
+                                  dict(kernel_size=3, dilation_rate=2, padding="valid"),
+                                  dict(kernel_size=3, dilation_rate=2, padding="same")],
+                         ids=["strided_same", "dilated_valid", "dilated_same"])
+def test_conv2d_strides_dilation_padding_and_non_square_kernels_match_the_loop(conv):
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((9, 7, 2)), keras.layers.Conv2D(3, activation="tanh", **conv),
+                              keras.layers.Flatten(), keras.layers.Dense(3)])
+    x = np.random.default_rng(2).normal(size=(5, 9, 7, 2)).astype("float32")
+    y = np.array([0, 1, 2, 0, 1])
+    _, norms, grads = reference(model, x, y, CCE)
+    fast = per_example_gradients(model, x, y, loss=CCE, norms_only=True)
+    assert fast.method == "ghost"
+    close(fast.norms, norms)
+    for mine, theirs in zip(per_example_gradients(model, x, y, loss=CCE).gradients, grads):
+        close(mine, theirs)
+
+
+def test_a_functional_graph_with_a_skip_connection_and_a_nested_model_is_walked_layer_by_layer():
+    keras.utils.set_random_seed(2)
+    inner = keras.Sequential([keras.Input((6,)), keras.layers.Dense(6, activation="tanh"),
+                              keras.layers.LayerNormalization()])
+    inp = keras.Input((5,))
+    h = keras.layers.Dense(6, activation="relu")(inp)
+    h = keras.layers.Add()([h, inner(h)])
+    model = keras.Model(inp, keras.layers.Dense(3)(keras.layers.Concatenate()([h, inp])))
+    x, y = data("dense")
+    _, norms, grads = reference(model, x, y, cce_callable)
+    fast = per_example_gradients(model, x, y, loss=cce_callable, norms_only=True)
+    assert (fast.method, fast.fallback) == ("ghost", ())   # every Dense and the LayerNormalization had its rule
+    close(fast.norms, norms)
+    for mine, theirs in zip(per_example_gradients(model, x, y, loss=cce_callable).gradients, grads):
+        close(mine, theirs)
