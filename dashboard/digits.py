@@ -7,8 +7,8 @@ each example's loss and gradient norm with respect to the weights. An example th
 a flipped label) has a large gradient: ranking by norm finds them. DP-SGD clips each example's gradient to a
 norm ``C`` before averaging; ``clipping`` shows how many are clipped and the clipped mean beside the plain one.
 
-This module builds and trains a Keras model (so it imports Keras); the page calls it only through
-``dashboard.services``. Results are plain data.
+The model and its training come from ``gradlib.keras_models`` (this package never imports Keras or
+TensorFlow itself); the page calls this module only through ``dashboard.services``. Results are plain data.
 
 >>> data = load(flip_percent=10, seed=0)
 >>> data.images.shape, int(data.flipped.sum()), bool((data.given[data.flipped] != data.true[data.flipped]).all())
@@ -17,15 +17,14 @@ This module builds and trains a Keras model (so it imports Keras); the page call
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
-import keras
 import numpy as np
 from sklearn.datasets import load_digits
 
 import gradlib
+from gradlib import keras_models
 
 __all__ = ["Clipping", "Digits", "EPOCHS", "FLIP_PERCENTS", "LOSS", "Training", "build_model", "clipping", "load",
            "train"]
@@ -35,7 +34,7 @@ FLIP_PERCENTS = range(0, 41)
 EPOCHS = 12
 BATCH = 128
 HIDDEN = 64
-LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+LOSS = keras_models.LOGITS_LOSS
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,14 +111,9 @@ def load(flip_percent: int, seed: int) -> Digits:
     return Digits(x=images.reshape(len(true), -1), images=images, true=true, given=given, flipped=flipped)
 
 
-def build_model(seed: int) -> keras.Model:
-    """64 pixels -> Dense(64, relu) -> Dense(10) logits, with weights drawn from ``seed``."""
-    init = keras.initializers.GlorotUniform
-    return keras.Sequential([
-        keras.Input((64,)),
-        keras.layers.Dense(HIDDEN, activation="relu", kernel_initializer=init(seed=seed), name="hidden"),
-        keras.layers.Dense(10, kernel_initializer=init(seed=seed + 1), name="logits"),
-    ], name="digits")
+def build_model(seed: int) -> Any:
+    """The Keras classifier: 64 pixels -> Dense(64, relu) -> Dense(10) logits, with weights drawn from ``seed``."""
+    return keras_models.logits_classifier(64, HIDDEN, 10, seed)
 
 
 def train(flip_percent: int, seed: int, *, epochs: int = EPOCHS,
@@ -127,14 +121,8 @@ def train(flip_percent: int, seed: int, *, epochs: int = EPOCHS,
     """Train on the noisy labels (``progress(fraction, text)`` after each epoch), then per-example gradients."""
     data = load(flip_percent, seed)
     model = build_model(seed)
-    model.compile(optimizer=keras.optimizers.Adam(1e-2), loss=LOSS)
-    report = keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: progress(
-        (epoch + 1) / epochs, f"Training: epoch {epoch + 1} of {epochs}, loss {logs['loss']:.3f}")) if progress else None
-    start = time.perf_counter()
-    order = np.random.default_rng(seed).permutation(len(data.x))   # fit's shuffle would draw from a global seed
-    model.fit(data.x[order], data.given[order], epochs=epochs, batch_size=BATCH, shuffle=False, verbose=0,
-              callbacks=[report] if report else [])
-    train_seconds = time.perf_counter() - start
+    train_seconds = keras_models.fit(model, data.x, data.given, epochs=epochs, batch_size=BATCH, seed=seed,
+                                     progress=progress)
     if progress:
         progress(1.0, "Computing each example's gradient norm…")
     result = gradlib.per_example_gradients(model, data.x, data.given, loss=LOSS, norms_only=True)

@@ -290,7 +290,8 @@ RULES: tuple[Rule, ...] = (
 
 def accepts(rule: Rule, layer: Any, x: Any) -> bool:
     """Whether ``rule`` can run this call of ``layer`` on ``x`` (a tensor without a Keras mask, the right rank)."""
-    if not tf.is_tensor(x) or getattr(x, "_keras_mask", None) is not None or x.shape.rank is None:
+    if not tf.is_tensor(x) or getattr(x, "_keras_mask", None) is not None or x.shape.rank is None \
+            or not x.shape[1:].is_fully_defined():
         return False
     if rule.name == "normalization":
         return x.shape.rank >= 2 and _last_axis_only(layer, x)

@@ -40,8 +40,8 @@ from ._errors import BatchMixingError, GradlibError
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
 
-__all__ = ["PerExampleResult", "Plan", "loss_vector", "per_example_gradients", "per_example_terms",
-           "weighted_gradient"]
+__all__ = ["PerExampleResult", "Plan", "loss_vector", "losses_and_norms", "per_example_gradients",
+           "per_example_terms", "weighted_gradient"]
 
 #: how many examples the independence probe runs jointly and one by one
 PROBE_EXAMPLES = 3
@@ -191,6 +191,18 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
         norm_sq = tf.add_n([tf.cast(t, losses.dtype) for t in terms])
     plan = _plan(model, claimed, fallback, how, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan
+
+
+def losses_and_norms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *,
+                     training: bool = False) -> tuple[tf.Tensor, tf.Tensor]:
+    """Each example's loss and gradient norm, ``(B,)`` tensors each: the per-batch step, for ``tf.function``.
+
+    The fast path of ``per_example_gradients(..., norms_only=True)`` without its checks, caches or NumPy:
+    call it inside your own ``tf.function`` or ``strategy.run`` (the model must be built, the batch mixing
+    check is yours). ``per_example_terms`` also gives the gradients and the plan.
+    """
+    losses, norms, _, _ = per_example_terms(model, loss, x, y, training=training)
+    return losses, norms
 
 
 def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights: tf.Tensor, *,
@@ -424,7 +436,8 @@ def _check_loss(loss: Any) -> Any:
 def _check_batch(x: Any, y: Any, limits: Limits) -> tuple[tf.Tensor, tf.Tensor]:
     tensors = []
     for name, value in (("x", x), ("y", y)):
-        if isinstance(value, (dict, tuple)) or (isinstance(value, list) and value and tf.is_tensor(value[0])):
+        several = isinstance(value, (list, tuple)) and any(tf.is_tensor(v) or isinstance(v, np.ndarray) for v in value)
+        if isinstance(value, dict) or several:
             raise GradlibError(f"per_example_gradients takes {name} as one array of shape (B, ...); models with "
                                "several inputs or outputs are not supported")
         try:

@@ -244,17 +244,16 @@ def test_a_keras_loss_over_a_sequence_averages_the_steps_like_keras():
     assert r.losses.mean() == pytest.approx(float(mse(y, model(x))), rel=1e-5)
 
 
-def test_the_per_batch_function_runs_inside_a_users_tf_function():
-    model = built("sequence")
+def test_the_per_batch_function_runs_inside_a_users_tf_function_and_strategy_run():
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    with strategy.scope():
+        model = built("sequence")
     x, y = data("sequence")
-
-    @tf.function
-    def step(xb, yb):
-        losses, norms, _, _ = _perexample.per_example_terms(model, CCE, xb, yb)
-        return losses, norms
-
-    losses, norms = step(tf.constant(x), tf.constant(y))
-    close(norms.numpy(), per_example_gradients(model, x, y, loss=CCE, norms_only=True).norms)
+    expected = reference(model, x, y, CCE)
+    step = tf.function(lambda xb, yb: _perexample.losses_and_norms(model, CCE, xb, yb))
+    losses, norms = strategy.run(step, args=(tf.constant(x), tf.constant(y)))
+    close(losses.numpy(), expected[0])
+    close(norms.numpy(), expected[1])
 
 
 def test_compiled_once_per_model_loss_and_signature_whatever_the_batch_size():
@@ -304,6 +303,18 @@ def test_batchnorm_in_inference_mode_passes_and_is_right():
         close(mine, theirs)
 
 
+def test_dropout_in_training_mode_is_not_mistaken_for_batch_mixing():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(16, activation="tanh"), keras.layers.Dropout(0.5),
+                              keras.layers.Dense(3)])
+    x, y = data("dense")
+    trained = per_example_gradients(model, x, y, loss=CCE, training=True, norms_only=True)
+    inference = per_example_gradients(model, x, y, loss=CCE, norms_only=True)
+    assert trained.method == inference.method == "ghost"
+    assert not np.allclose(trained.losses, inference.losses)   # dropout was active in training mode
+    close(inference.norms, reference(model, x, y, CCE)[1])
+
+
 def test_a_custom_layer_that_mixes_the_batch_is_caught_by_the_probe():
     class Center(keras.layers.Layer):
         def call(self, x):
@@ -333,6 +344,10 @@ def test_bad_batches_and_models_are_refused():
         per_example_gradients(lambda t: t, x, y, loss=CCE)
     with pytest.raises(GradlibError, match="several inputs"):
         per_example_gradients(built("dense"), {"a": x}, y, loss=CCE)
+    with pytest.raises(GradlibError, match=r"takes x as one array of shape \(B, \.\.\.\)"):
+        per_example_gradients(built("dense"), [x, x], y, loss=CCE)
+    r = per_example_gradients(built("dense"), x.tolist(), tuple(y.tolist()), loss=CCE, norms_only=True)
+    assert r.norms.shape == (B,)   # nested lists and tuples of numbers are one batch
     with pytest.raises(GradlibError, match=r"at least one example, got shape \(0, 5\)"):
         per_example_gradients(built("dense"), x[:0], y[:0], loss=CCE)
 
@@ -351,3 +366,38 @@ def test_the_floats_allocated_are_bounded_by_the_limits():
     with pytest.raises(GradlibError, match=r"allocate about [\d,]+ floats .* at most 200 .* or norms_only=True"):
         per_example_gradients(built("dense"), x, y, loss=CCE, limits=small)
     assert per_example_gradients(built("dense"), x, y, loss=CCE, norms_only=True, limits=small).norms.shape == (B,)
+
+
+@pytest.mark.parametrize("conv", [dict(kernel_size=(3, 2), strides=2, padding="same"),
+                                  dict(kernel_size=3, dilation_rate=2, padding="valid"),
+                                  dict(kernel_size=3, dilation_rate=2, padding="same")],
+                         ids=["strided_same", "dilated_valid", "dilated_same"])
+def test_conv2d_strides_dilation_padding_and_non_square_kernels_match_the_loop(conv):
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((9, 7, 2)), keras.layers.Conv2D(3, activation="tanh", **conv),
+                              keras.layers.Flatten(), keras.layers.Dense(3)])
+    x = np.random.default_rng(2).normal(size=(5, 9, 7, 2)).astype("float32")
+    y = np.array([0, 1, 2, 0, 1])
+    _, norms, grads = reference(model, x, y, CCE)
+    fast = per_example_gradients(model, x, y, loss=CCE, norms_only=True)
+    assert fast.method == "ghost"
+    close(fast.norms, norms)
+    for mine, theirs in zip(per_example_gradients(model, x, y, loss=CCE).gradients, grads):
+        close(mine, theirs)
+
+
+def test_a_functional_graph_with_a_skip_connection_and_a_nested_model_is_walked_layer_by_layer():
+    keras.utils.set_random_seed(2)
+    inner = keras.Sequential([keras.Input((6,)), keras.layers.Dense(6, activation="tanh"),
+                              keras.layers.LayerNormalization()])
+    inp = keras.Input((5,))
+    h = keras.layers.Dense(6, activation="relu")(inp)
+    h = keras.layers.Add()([h, inner(h)])
+    model = keras.Model(inp, keras.layers.Dense(3)(keras.layers.Concatenate()([h, inp])))
+    x, y = data("dense")
+    _, norms, grads = reference(model, x, y, cce_callable)
+    fast = per_example_gradients(model, x, y, loss=cce_callable, norms_only=True)
+    assert (fast.method, fast.fallback) == ("ghost", ())   # every Dense and the LayerNormalization had its rule
+    close(fast.norms, norms)
+    for mine, theirs in zip(per_example_gradients(model, x, y, loss=cce_callable).gradients, grads):
+        close(mine, theirs)
