@@ -12,6 +12,9 @@ test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
 	$(PYTHON) -m pytest
 
-# Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine).
+# Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine):
+# per-element Jacobians, then per-example gradients of a training loss.
 bench:
 	$(PYTHON) -m benchmarks.mlp
+	$(PYTHON) -m benchmarks.per_example
+	$(PYTHON) -m benchmarks.scan

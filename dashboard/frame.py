@@ -42,6 +42,8 @@ def pages() -> list[st.Page]:
         st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why_zeros"),
         st.Page("pages/strategies.py", title="Strategies", icon=":material/timer:", url_path="strategies"),
         st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models"),
+        st.Page("pages/per_example.py", title="Per-example gradients", icon=":material/label_off:",
+                url_path="per_example"),
     ]
 
 

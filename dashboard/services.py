@@ -15,11 +15,12 @@ import streamlit as st
 import gradlib
 from gradlib import keras_models
 
+from . import digits
 from . import scaling as _scaling
 from .share import ShareState
 
 __all__ = ["APP_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
-           "model_report", "sample_pitfalls", "scaling", "tensorflow_code"]
+           "digits_clipping", "digits_training", "model_report", "sample_pitfalls", "scaling", "tensorflow_code"]
 
 #: how long a cached result lives, and how many of each kind the shared server keeps
 TTL = "1h"
@@ -64,6 +65,21 @@ def model_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bo
 def sample_pitfalls(name: str, params: dict[str, Any], sample: np.ndarray) -> keras_models.Pitfalls:
     """``keras_models.pitfalls``, cached on every argument."""
     return keras_models.pitfalls(name, params, sample)
+
+
+@st.cache_data(max_entries=8, ttl=TTL, max_size="64MB", show_spinner=False)
+def digits_training(flip_percent: int, seed: int) -> digits.Training:
+    """``digits.train``, cached on its settings, with a progress bar while it trains (replayed empty on a hit)."""
+    bar = st.progress(0.0, text="Training a small classifier on 1,797 digits…")
+    training = digits.train(flip_percent, seed, progress=lambda fraction, text: bar.progress(fraction, text=text))
+    bar.empty()
+    return training
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner="Clipping each example's gradient…")
+def digits_clipping(flip_percent: int, seed: int, clip_norm: float) -> digits.Clipping:
+    """``digits.clipping`` of the cached training with these settings, cached on all three."""
+    return digits.clipping(digits_training(flip_percent, seed), clip_norm)
 
 
 def compare_state(state: ShareState, methods: Sequence[str]) -> gradlib.Comparison:

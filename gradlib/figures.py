@@ -19,6 +19,7 @@ from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 __all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "gradient_bars", "gradient_table",
            "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
@@ -101,6 +102,55 @@ def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the prob
             trace.update(marker={"symbol": ["circle" if h == "compiled" else "circle-open" for h in how], "size": 10},
                          customdata=how, hovertemplate=f"{trace.name}<br>%{{x}}: %{{y:.3~g}} s, %{{customdata}}<extra></extra>")
     return fig
+
+
+def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None = None,
+                   title: str = "Per-example gradient norms") -> go.Figure:
+    """Overlaid histograms of per-example gradient norms, one per group, with a dashed line at ``clip_norm``."""
+    values = np.asarray(norms, dtype=np.float64).reshape(-1)
+    labels = np.asarray(groups, dtype=object).reshape(-1)
+    if values.shape != labels.shape:
+        raise ValueError(f"{values.size} norms but {labels.size} group labels; pass one label per norm")
+    bins = {"start": 0.0, "end": float(values.max(initial=0.0)) * 1.0001 or 1.0}
+    bins["size"] = bins["end"] / 40
+    fig = go.Figure([go.Histogram(x=values[labels == g], name=str(g), xbins=bins, opacity=0.7,
+                                  hovertemplate=f"{g}<br>norm %{{x}}: %{{y}} examples<extra></extra>")
+                     for g in dict.fromkeys(labels.tolist())])
+    if clip_norm is not None:
+        fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}")
+    fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, barmode="overlay", height=420,
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2})
+    fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")
+    fig.update_yaxes(title_text="examples")
+    return fig
+
+
+def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: str = "Examples") -> go.Figure:
+    """Small grayscale images (``(n, height, width)``, 0 is white) in a grid, each under its own title."""
+    stack = np.asarray(images, dtype=np.float64)
+    if stack.ndim != 3 or stack.shape[0] != len(titles):
+        raise ValueError(f"images must have shape (n, height, width) with one title each; got {stack.shape} "
+                         f"and {len(titles)} titles")
+    rows = max(1, -(-len(titles) // columns))
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=list(titles), horizontal_spacing=0.02,
+                        vertical_spacing=0.3 / rows)
+    for k, image in enumerate(stack):
+        fig.add_trace(go.Heatmap(z=image, colorscale="gray_r", showscale=False, zmin=0, zmax=1,
+                                 hovertemplate=f"{titles[k]}<br>pixel (%{{y}}, %{{x}}): %{{z:.2f}}<extra></extra>"),
+                      row=k // columns + 1, col=k % columns + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x")
+    fig.update_annotations(font={"size": FONT_SIZE - 4})
+    fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
+                      margin={"l": 10, "r": 10, "t": 80, "b": 10})
+    return fig
+
+
+def mean_gradient_bars(plain: Sequence[float], clipped: Sequence[float], names: Sequence[str], *,
+                       clip_norm: float, title: str = "Mean gradient: plain and clipped") -> go.Figure:
+    """Grouped bars of the L2 norm of the plain and the clipped mean gradient, one group per variable."""
+    return _build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"],
+                  list(names), title=title, x_title="variable", y_title="L2 norm of the mean gradient")
 
 
 _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of outputs (log scale)",

@@ -96,6 +96,39 @@ def sequence_model(steps: int = 12, features: int = 3, units: int = 8, outputs: 
     return keras.Sequential([keras.Input((steps, features))] + body + [head], name=f"sequence_{cell}")
 
 
+#: the loss of a classifier whose outputs are logits (``logits_classifier``)
+LOGITS_LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+def logits_classifier(features: int, hidden: int, classes: int, seed: int = 0) -> keras.Model:
+    """``features -> Dense(hidden, relu) -> Dense(classes)`` logits, for ``LOGITS_LOSS``; weights drawn from ``seed``.
+
+    >>> logits_classifier(64, 8, 10).output_shape
+    (None, 10)
+    """
+    init = keras.initializers.GlorotUniform
+    return keras.Sequential([
+        keras.Input((features,)),
+        keras.layers.Dense(hidden, activation="relu", kernel_initializer=init(seed=seed), name="hidden"),
+        keras.layers.Dense(classes, kernel_initializer=init(seed=seed + 1), name="logits"),
+    ], name="logits_classifier")
+
+
+def fit(model: keras.Model, x: np.ndarray, y: np.ndarray, *, epochs: int, batch_size: int = 128,
+        learning_rate: float = 1e-2, seed: int = 0, progress: Callable[[float, str], None] | None = None) -> float:
+    """Train ``model`` with Adam on ``LOGITS_LOSS``, the examples in an order drawn from ``seed``; the seconds it took.
+
+    ``progress(fraction, text)`` is called after each epoch.
+    """
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=LOGITS_LOSS)
+    report = [keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: progress(
+        (epoch + 1) / epochs, f"Training: epoch {epoch + 1} of {epochs}, loss {logs['loss']:.3f}"))] if progress else []
+    order = np.random.default_rng(seed).permutation(len(x))   # fit's own shuffle would draw from a global seed
+    start = time.perf_counter()
+    model.fit(x[order], y[order], epochs=epochs, batch_size=batch_size, shuffle=False, verbose=0, callbacks=report)
+    return time.perf_counter() - start
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A built-in model: how to build it, its default parameters and the shape of one input sample."""

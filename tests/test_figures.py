@@ -210,3 +210,31 @@ def test_colour_bar_labels_have_room_to_stand_apart(rows):
     bar = fig.data[0].colorbar
     plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b - 60   # minus the x axis
     assert bar.nticks >= 2 and bar.nticks * 2.5 * figures.FONT_SIZE <= plot_height
+
+
+def test_norm_histogram_overlays_one_histogram_per_group_with_the_clip_line():
+    norms = np.array([0.5, 1.5, 2.5, 9.0])
+    fig = figures.norm_histogram(norms, ["kept", "kept", "flipped", "flipped"], clip_norm=2.0)
+    assert [t.name for t in fig.data] == ["kept", "flipped"] and fig.layout.barmode == "overlay"
+    np.testing.assert_array_equal(fig.data[1].x, [2.5, 9.0])
+    assert fig.layout.shapes[0].x0 == 2.0 and fig.layout.annotations[0].text == "clip norm 2"
+    with pytest.raises(ValueError, match="4 norms but 3 group labels"):
+        figures.norm_histogram(norms, ["a", "b", "c"])
+
+
+def test_image_grid_draws_each_image_under_its_title():
+    images = np.arange(3 * 2 * 2).reshape(3, 2, 2) / 12
+    fig = figures.image_grid(images, ["a", "b", "c"], columns=2)
+    assert [type(t) for t in fig.data] == [go.Heatmap] * 3
+    np.testing.assert_array_equal(fig.data[2].z, images[2])
+    assert [a.text for a in fig.layout.annotations] == ["a", "b", "c"]
+    assert fig.layout.yaxis.autorange == "reversed"
+    with pytest.raises(ValueError, match="one title each"):
+        figures.image_grid(images, ["a"])
+
+
+def test_mean_gradient_bars_put_plain_beside_clipped_per_variable():
+    fig = figures.mean_gradient_bars([1.0, 2.0], [0.5, 0.25], ["kernel", "bias"], clip_norm=1.0)
+    assert [t.name for t in fig.data] == ["plain mean", "clipped mean (C = 1)"]
+    np.testing.assert_array_equal(fig.data[1].y, [0.5, 0.25])
+    assert list(fig.data[0].x) == ["kernel", "bias"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -37,3 +38,19 @@ def test_the_seed_example_prints_the_rows_the_sums_and_the_zeros():
 def test_the_keras_example_prints_the_per_sample_shape():
     out = _run(_block_after("## Real models: Keras, per sample"))
     assert "(5, 3, 8)" in out
+
+
+def test_the_per_example_example_prints_its_shapes_and_the_ghost_norms_agree():
+    out = _run(_block_after("## Real models: per-example gradients of a training loss"))
+    assert "(32,) (32,)\n" in out
+    assert "[(32, 4, 8), (32, 8), (32, 8, 3), (32, 3)]\n" in out
+    assert "ghost True\n" in out
+
+
+def test_the_scan_example_prints_the_shapes_and_writes_the_csv(tmp_path):
+    code = _block_after("## Scanning a whole data set")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(README.parent)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "(10000,) (10000,)" in done.stdout and "norm" in done.stdout
+    assert (tmp_path / "norms.csv").read_text().startswith("index,loss,norm\n")

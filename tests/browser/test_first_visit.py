@@ -12,7 +12,7 @@ from ._harness import (assert_close, assert_no_error_shown, find_table, main_tex
                        share_url, start_server)
 
 pytestmark = pytest.mark.browser
-PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models"]
+PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models", "Per-example gradients"]
 
 
 @pytest.fixture

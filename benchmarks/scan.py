@@ -1,0 +1,274 @@
+"""Benchmark: ``gradlib.scan`` over a whole data set against plain batch gradients over the same batches.
+
+Throughput, side by side in one process, on the 784-512-256-10 Dense classifier (sparse categorical
+cross-entropy on logits) over an in-memory data set of ``--examples`` examples, batch 256:
+
+- ``plain batch gradients``: the same ``tf.data`` batches (``from_tensor_slices``, ``batch``, ``prefetch``)
+  through one compiled ``tape.gradient`` of the summed loss; each step's gradients are reduced to one number
+  that is fetched (so all are computed and nothing big is copied): the unit of time;
+- ``gradlib.scan``: every example's loss and gradient norm, warm (its step compiled by an earlier scan, as
+  when a data set is scanned again), results in NumPy in the data set's order;
+- ``per_example_gradients, batch by batch``: a Python loop over the same batches, one warm
+  ``gradlib.per_example_gradients(norms_only=True)`` each (what one would write without ``scan``).
+
+The contenders are timed round-robin in several rounds; each round's times are divided by that round's plain
+batch gradients, and the table reports the median ratio with the lowest and highest of the rounds (the spread,
+not the best). Every contender's norms are checked against ``per_example_gradients`` on the whole data set.
+
+Memory: a fresh process scans a small data set to warm up, then a generator data set (``from_generator``,
+made 500 examples at a time and unbatched) of 12,000 and then one of 60,000 examples with the same model, and
+reports its resident memory after each; the growth is measured in ``--memory-runs`` fresh processes.
+
+    python3 -m benchmarks.scan                         # 20,480 examples, 5 rounds; memory in 3 processes
+    python3 -m benchmarks.scan --quick                 # 4,096 examples, 3 rounds; memory in 1 process
+    python3 -m benchmarks.scan --json scan.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+import gradlib
+
+LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+BATCH = 256
+FEATURES, CLASSES = 784, 10
+PLAIN = "plain batch gradients"
+SCAN = "gradlib.scan"
+MEMORY_SIZES = (12_000, 60_000)
+WARM_UP = 2_560
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def dense_model() -> keras.Model:
+    keras.utils.set_random_seed(0)
+    return keras.Sequential([keras.Input((FEATURES,)), keras.layers.Dense(512, activation="relu"),
+                             keras.layers.Dense(256, activation="relu"), keras.layers.Dense(CLASSES)])
+
+
+def data(n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(n, FEATURES)).astype(np.float32), rng.integers(0, CLASSES, n).astype(np.int32)
+
+
+@dataclass
+class Row:
+    """One contender: its time per round, its ratio to the plain batch gradients per round, its norms' error."""
+
+    contender: str
+    seconds: list[float] = field(default_factory=list)
+    ratio: list[float] = field(default_factory=list)
+    max_norm_error: float = math.nan
+
+    def spread(self) -> tuple[float, float, float]:
+        """(median, lowest, highest) of the per-round ratios."""
+        if not self.ratio:
+            return math.nan, math.nan, math.nan
+        return statistics.median(self.ratio), min(self.ratio), max(self.ratio)
+
+
+# ---------------------------------------------------------------- the contenders
+
+
+def plain_gradients(model: keras.Model) -> Callable:
+    @tf.function(autograph=False, reduce_retracing=True)
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            total = tf.reduce_sum(LOSS.call(tf.cast(y, LOSS.dtype), model(x, training=False)))
+        return tf.add_n([tf.reduce_sum(g) for g in tape.gradient(total, model.trainable_variables)])
+
+    def run(x, y):
+        for xb, yb in tf.data.Dataset.from_tensor_slices((x, y)).batch(BATCH).prefetch(tf.data.AUTOTUNE):
+            float(step(xb, yb))
+        return None
+    return run
+
+
+def scan(model: keras.Model) -> Callable:
+    return lambda x, y: gradlib.scan(model, (x, y), loss=LOSS, batch_size=BATCH).norms
+
+
+def batch_by_batch(model: keras.Model) -> Callable:
+    def run(x, y):
+        batches = tf.data.Dataset.from_tensor_slices((x, y)).batch(BATCH).prefetch(tf.data.AUTOTUNE)
+        return np.concatenate([gradlib.per_example_gradients(model, xb, yb, loss=LOSS, norms_only=True).norms
+                               for xb, yb in batches])
+    return run
+
+
+CONTENDERS: dict[str, Callable[[keras.Model], Callable]] = {
+    PLAIN: plain_gradients,
+    SCAN: scan,
+    "per_example_gradients, batch by batch": batch_by_batch,
+}
+
+
+def throughput(examples: int, rounds: int, log: Callable[[str], None] = lambda m: None) -> list[Row]:
+    """Each contender once to warm up (and to check its norms), then ``rounds`` timed round-robin rounds."""
+    model = dense_model()
+    x, y = data(examples)
+    reference = np.concatenate([gradlib.per_example_gradients(model, x[i:i + 1024], y[i:i + 1024], loss=LOSS,
+                                                              norms_only=True).norms for i in range(0, examples, 1024)])
+    functions = {name: make(model) for name, make in CONTENDERS.items()}
+    rows = {name: Row(name) for name in functions}
+    for name, fn in functions.items():
+        log(f"warm-up: {name}")
+        norms = fn(x, y)
+        if norms is not None:
+            rows[name].max_norm_error = float(np.max(np.abs(norms - reference) / reference))
+    for r in range(rounds):
+        for name, fn in functions.items():
+            log(f"round {r + 1} of {rounds}: {name}")
+            gc.collect()
+            start = time.perf_counter()
+            fn(x, y)
+            rows[name].seconds.append(time.perf_counter() - start)
+        for row in rows.values():
+            row.ratio.append(row.seconds[-1] / rows[PLAIN].seconds[-1])
+    return list(rows.values())
+
+
+# ---------------------------------------------------------------- memory, in fresh processes
+
+
+def generated(n: int) -> tf.data.Dataset:
+    """``n`` examples made as they are read (500 at a time), handed out one by one: nothing of size ``n``."""
+    def chunks():
+        rng = np.random.default_rng(1)
+        for start in range(0, n, 500):
+            m = min(500, n - start)
+            yield rng.normal(size=(m, FEATURES)).astype(np.float32), rng.integers(0, CLASSES, m).astype(np.int32)
+
+    spec = (tf.TensorSpec((None, FEATURES), tf.float32), tf.TensorSpec((None,), tf.int32))
+    return tf.data.Dataset.from_generator(chunks, output_signature=spec).unbatch()
+
+
+def resident_bytes() -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+
+
+def memory_child(sizes: Sequence[int]) -> dict[str, int]:
+    """In this (fresh) process: a warm-up scan, then a generator data set of each size in turn; memory after each.
+
+    The warm-up (``WARM_UP`` examples) lets the process's first scan set up what any first scan sets up
+    (TensorFlow's thread and memory pools, the traced step), so that the sizes are compared like for like.
+    """
+    model, out = dense_model(), {}
+    gradlib.scan(model, generated(WARM_UP), loss=LOSS, batch_size=BATCH)
+    for n in sizes:
+        result = gradlib.scan(model, generated(n), loss=LOSS, batch_size=BATCH)
+        assert len(result) == n
+        del result
+        gc.collect()
+        out[str(n)] = resident_bytes()
+    return out
+
+
+def memory(runs: int, log: Callable[[str], None] = lambda m: None) -> list[dict[str, int]]:
+    out = []
+    for r in range(runs):
+        log(f"memory: fresh process {r + 1} of {runs}")
+        done = subprocess.run([sys.executable, "-m", "benchmarks.scan", "--memory-child"], capture_output=True,
+                              text=True, timeout=900, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if done.returncode != 0:
+            raise RuntimeError(f"the memory process failed: {done.stderr[-2000:]}")
+        out.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return out
+
+
+# ---------------------------------------------------------------- reporting
+
+
+def _g(value: float) -> str:
+    return "n/a" if math.isnan(value) else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
+
+
+def markdown(rows: Sequence[Row], examples: int) -> str:
+    lines = [f"**Dense 784-512-256-10, {examples:,} examples in memory, batch {BATCH}**", "",
+             "| contender | seconds (median of rounds) | examples/s | time / plain batch gradients (median [lowest, "
+             "highest] of rounds) | norms: max relative error vs per_example_gradients |",
+             "|---|---:|---:|---:|---:|"]
+    for row in rows:
+        seconds = statistics.median(row.seconds)
+        median, low, high = row.spread()
+        error = "" if math.isnan(row.max_norm_error) else f"{row.max_norm_error:.1e}"
+        lines.append(f"| {row.contender} | {seconds:.3f} | {examples / seconds:,.0f} | {_g(median)} [{_g(low)}, "
+                     f"{_g(high)}] | {error} |")
+    return "\n".join(lines)
+
+
+def memory_markdown(runs: Sequence[dict[str, int]]) -> str:
+    small, large = (str(n) for n in MEMORY_SIZES)
+    growth = [(r[large] - r[small]) / 2**20 for r in runs]
+    return "\n".join([
+        f"**Memory: a generator data set of {int(large):,} examples against one of {int(small):,}, same process "
+        f"(Dense 784-512-256-10, batch {BATCH})**", "",
+        "| fresh process | resident MB after 12,000 | after 60,000 | growth MB |", "|---:|---:|---:|---:|",
+        *[f"| {i + 1} | {r[small] / 2**20:,.1f} | {r[large] / 2**20:,.1f} | {g:+.2f} |"
+          for i, (r, g) in enumerate(zip(runs, growth))],
+        "", f"growth: median {statistics.median(growth):+.2f} MB [lowest {min(growth):+.2f}, highest {max(growth):+.2f}]"])
+
+
+def targets(rows: Sequence[Row], runs: Sequence[dict[str, int]]) -> list[str]:
+    """The issue's two targets: scan at most 2x the plain batch gradients; a few MB of growth, 12k to 60k."""
+    out = []
+    scan_row = next(r for r in rows if r.contender == SCAN)
+    median, low, high = scan_row.spread()
+    out.append(f"gradlib.scan / plain batch gradients: {_g(median)} [{_g(low)}, {_g(high)}] (target at most 2: met in "
+               f"{sum(r <= 2 for r in scan_row.ratio)} of {len(scan_row.ratio)} rounds)")
+    if runs:
+        growth = [(r[str(MEMORY_SIZES[1])] - r[str(MEMORY_SIZES[0])]) / 2**20 for r in runs]
+        out.append(f"memory growth 12,000 -> 60,000 examples: {statistics.median(growth):+.2f} MB [{min(growth):+.2f}, "
+                   f"{max(growth):+.2f}] (target a few MB, here at most 4: met in {sum(g <= 4 for g in growth)} of "
+                   f"{len(growth)} processes)")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m benchmarks.scan", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", type=int, default=20_480)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--memory-runs", type=int, default=3, help="fresh processes for the memory measurement")
+    parser.add_argument("--quick", action="store_true", help="4,096 examples, 3 rounds, 1 memory process")
+    parser.add_argument("--json", help="write the rows and the memory runs here")
+    parser.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.memory_child:
+        print(json.dumps(memory_child(MEMORY_SIZES)))
+        return 0
+    examples, rounds, runs = (4096, 3, 1) if args.quick else (args.examples, args.rounds, args.memory_runs)
+    print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}; {rounds} rounds, {runs} memory process(es)",
+          flush=True)
+    log = lambda m: print(f"  {m}", file=sys.stderr, flush=True)  # noqa: E731
+    rows = throughput(examples, rounds, log)
+    print("\n" + markdown(rows, examples), flush=True)
+    memory_runs = memory(runs, log) if runs else []
+    if memory_runs:
+        print("\n" + memory_markdown(memory_runs), flush=True)
+    print()
+    for line in targets(rows, memory_runs):
+        print(line)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": [{**asdict(r), "spread": r.spread()} for r in rows], "memory": memory_runs}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

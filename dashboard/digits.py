@@ -1,0 +1,149 @@
+"""The per-example gradients page's work: find flipped labels in scikit-learn's digits by gradient norm.
+
+scikit-learn ships the data (1,797 8x8 images of handwritten digits, ``load_digits``): nothing is downloaded.
+A share of the labels is flipped on purpose (each to a different digit, chosen at random with a seed), a small
+Keras classifier is trained on the noisy labels for a few seconds, and ``gradlib.per_example_gradients`` gives
+each example's loss and gradient norm with respect to the weights. An example the model cannot fit (most often
+a flipped label) has a large gradient: ranking by norm finds them. DP-SGD clips each example's gradient to a
+norm ``C`` before averaging; ``clipping`` shows how many are clipped and the clipped mean beside the plain one.
+
+The model and its training come from ``gradlib.keras_models`` (this package never imports Keras or
+TensorFlow itself); the page calls this module only through ``dashboard.services``. Results are plain data.
+
+>>> data = load(flip_percent=10, seed=0)
+>>> data.images.shape, int(data.flipped.sum()), bool((data.given[data.flipped] != data.true[data.flipped]).all())
+((1797, 8, 8), 180, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from sklearn.datasets import load_digits
+
+import gradlib
+from gradlib import keras_models
+
+__all__ = ["Clipping", "Digits", "EPOCHS", "FLIP_PERCENTS", "LOSS", "Training", "build_model", "clipping", "load",
+           "train"]
+
+#: the share of labels that may be flipped, in percent
+FLIP_PERCENTS = range(0, 41)
+EPOCHS = 12
+BATCH = 128
+HIDDEN = 64
+LOSS = keras_models.LOGITS_LOSS
+
+
+@dataclass(frozen=True, eq=False)
+class Digits:
+    """The digits with a share of labels flipped: ``x`` (N, 64) in [0, 1], images (N, 8, 8), labels."""
+
+    x: np.ndarray
+    images: np.ndarray
+    true: np.ndarray
+    given: np.ndarray
+    flipped: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Training:
+    """A classifier trained on the noisy labels, and every example's loss and gradient norm under it."""
+
+    data: Digits
+    weights: tuple[np.ndarray, ...]
+    predicted: np.ndarray
+    losses: np.ndarray
+    norms: np.ndarray
+    method: str
+    variable_names: tuple[str, ...]
+    train_seconds: float
+    gradient_seconds: float
+    seed: int
+
+    @property
+    def order(self) -> np.ndarray:
+        """Example indices, largest gradient norm first."""
+        return np.argsort(-self.norms, kind="stable")
+
+    def caught(self, k: int) -> int:
+        """How many of the ``k`` examples with the largest gradient norms have a flipped label."""
+        return int(self.data.flipped[self.order[:k]].sum())
+
+    def caught_by_loss(self, k: int) -> int:
+        """The same count when ranking by loss instead (the usual heuristic, for comparison)."""
+        return int(self.data.flipped[np.argsort(-self.losses, kind="stable")[:k]].sum())
+
+    def accuracy(self, labels: np.ndarray) -> float:
+        return float((self.predicted == labels).mean())
+
+
+@dataclass(frozen=True)
+class Clipping:
+    """DP-SGD's clipping at ``clip_norm``: how many examples are clipped, the clipped and the plain mean gradient."""
+
+    clip_norm: float
+    clipped: int
+    total: int
+    variable_names: tuple[str, ...]
+    plain_norms: tuple[float, ...]      # per variable: L2 norm of the plain mean gradient
+    clipped_norms: tuple[float, ...]    # per variable: L2 norm of the clipped mean gradient
+    cosine: float                       # between the two mean gradients, all variables together
+    plain_total: float
+    clipped_total: float
+
+
+def load(flip_percent: int, seed: int) -> Digits:
+    """The digits, with ``flip_percent`` percent of the labels changed to another digit (chosen with ``seed``)."""
+    if flip_percent not in FLIP_PERCENTS:
+        raise gradlib.GradlibError(f"flip_percent must be a whole number from 0 to {FLIP_PERCENTS[-1]}, got "
+                                   f"{flip_percent!r}")
+    digits = load_digits()
+    true = digits.target.astype(np.int32)
+    rng = np.random.default_rng(seed)
+    flipped = np.zeros(len(true), dtype=bool)
+    flipped[rng.choice(len(true), size=round(len(true) * flip_percent / 100), replace=False)] = True
+    given = true.copy()
+    given[flipped] = (true[flipped] + rng.integers(1, 10, size=int(flipped.sum()))) % 10   # never the true digit
+    images = (digits.images / 16.0).astype(np.float32)
+    return Digits(x=images.reshape(len(true), -1), images=images, true=true, given=given, flipped=flipped)
+
+
+def build_model(seed: int) -> Any:
+    """The Keras classifier: 64 pixels -> Dense(64, relu) -> Dense(10) logits, with weights drawn from ``seed``."""
+    return keras_models.logits_classifier(64, HIDDEN, 10, seed)
+
+
+def train(flip_percent: int, seed: int, *, epochs: int = EPOCHS,
+          progress: Callable[[float, str], None] | None = None) -> Training:
+    """Train on the noisy labels (``progress(fraction, text)`` after each epoch), then per-example gradients."""
+    data = load(flip_percent, seed)
+    model = build_model(seed)
+    train_seconds = keras_models.fit(model, data.x, data.given, epochs=epochs, batch_size=BATCH, seed=seed,
+                                     progress=progress)
+    if progress:
+        progress(1.0, "Computing each example's gradient norm…")
+    result = gradlib.per_example_gradients(model, data.x, data.given, loss=LOSS, norms_only=True)
+    predicted = np.asarray(model(data.x, training=False)).argmax(axis=1)
+    return Training(data=data, weights=tuple(model.get_weights()), predicted=predicted, losses=result.losses,
+                    norms=result.norms, method=result.method, variable_names=result.variable_names,
+                    train_seconds=train_seconds, gradient_seconds=result.seconds, seed=seed)
+
+
+def clipping(training: Training, clip_norm: float) -> Clipping:
+    """Clip each example's gradient to ``clip_norm`` (DP-SGD, no noise) and compare the mean with the plain mean."""
+    model = build_model(training.seed)
+    model.set_weights(list(training.weights))
+    data = training.data
+    result = gradlib.per_example_gradients(model, data.x, data.given, loss=LOSS, norms_only=True)
+    clipped, plain = result.clipped_mean(clip_norm), result.mean()
+    flat_c, flat_p = np.concatenate([g.ravel() for g in clipped]), np.concatenate([g.ravel() for g in plain])
+    denominator = float(np.linalg.norm(flat_c) * np.linalg.norm(flat_p))
+    return Clipping(
+        clip_norm=float(clip_norm), clipped=int((result.clip_factors(clip_norm) < 1).sum()), total=result.batch_size,
+        variable_names=result.variable_names, plain_norms=tuple(float(np.linalg.norm(g)) for g in plain),
+        clipped_norms=tuple(float(np.linalg.norm(g)) for g in clipped),
+        cosine=float(flat_c @ flat_p) / denominator if denominator else 1.0,
+        plain_total=float(np.linalg.norm(flat_p)), clipped_total=float(np.linalg.norm(flat_c)))

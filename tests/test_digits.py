@@ -1,0 +1,56 @@
+"""The per-example page's work on scikit-learn's digits: flipped labels, the ranking by norm, DP-SGD clipping."""
+
+import numpy as np
+import pytest
+
+import gradlib
+from dashboard import digits
+
+
+@pytest.fixture(scope="module")
+def training():
+    return digits.train(10, 0, epochs=6)
+
+
+def test_exactly_the_share_is_flipped_each_to_another_digit_and_the_seed_decides_which():
+    data = digits.load(20, 3)
+    assert data.x.shape == (1797, 64) and 0 <= data.x.min() and data.x.max() == 1
+    assert int(data.flipped.sum()) == round(1797 * 0.2)
+    assert (data.given[data.flipped] != data.true[data.flipped]).all()
+    assert (data.given[~data.flipped] == data.true[~data.flipped]).all()
+    assert np.array_equal(digits.load(20, 3).given, data.given)
+    assert not np.array_equal(digits.load(20, 4).flipped, data.flipped)
+    assert digits.load(0, 0).flipped.sum() == 0
+
+
+@pytest.mark.parametrize("flip", [-1, 41, 2.5, "10"])
+def test_a_share_outside_the_offered_range_is_refused(flip):
+    with pytest.raises(gradlib.GradlibError, match=r"flip_percent must be a whole number from 0 to 40, got"):
+        digits.load(flip, 0)
+
+
+def test_the_norms_are_gradlibs_on_the_trained_weights_and_rank_the_flipped_labels_first(training):
+    model = digits.build_model(0)
+    model.set_weights(list(training.weights))
+    data = training.data
+    again = gradlib.per_example_gradients(model, data.x, data.given, loss=digits.LOSS, norms_only=True)
+    np.testing.assert_allclose(training.norms, again.norms, rtol=1e-5)
+    assert training.method == "ghost" and training.accuracy(data.true) > 0.85
+    order = training.order
+    assert (np.diff(training.norms[order]) <= 0).all()
+    assert training.caught(100) == int(data.flipped[order[:100]].sum())
+    assert training.caught(100) >= 70      # at random about 10 of 100 would be flipped
+    assert training.caught(1797) == int(data.flipped.sum())
+
+
+def test_clipping_counts_the_norms_above_c_and_keeps_the_clipped_mean_within_c(training):
+    clip = float(np.median(training.norms))
+    result = digits.clipping(training, clip)
+    assert result.clipped == int((training.norms > clip).sum()) and result.total == 1797
+    assert 0 < result.clipped < 1797
+    assert result.clipped_total <= clip * (1 + 1e-6)   # a mean of vectors of norm at most C
+    assert result.clipped_total < result.plain_total and -1 <= result.cosine <= 1
+    assert result.variable_names == training.variable_names and len(result.plain_norms) == 4
+    huge = digits.clipping(training, 1e9)
+    assert huge.clipped == 0 and huge.cosine == pytest.approx(1.0)
+    np.testing.assert_allclose(huge.clipped_norms, huge.plain_norms, rtol=1e-6)

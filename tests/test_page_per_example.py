@@ -1,0 +1,69 @@
+"""AppTest of the per-example gradients page: digits with flipped labels, norms, the top-k, DP-SGD clipping."""
+
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import digits
+
+def open_page() -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=300)
+    at.switch_page("pages/per_example.py").run()
+    assert not at.exception
+    return at
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+@pytest.fixture(scope="module")
+def default() -> AppTest:
+    return open_page()
+
+def test_the_default_page_trains_on_the_digits_and_ranks_the_flipped_labels(default):
+    at = default
+    assert not at.error and [t.value for t in at.title] == ["Per-example gradients"]
+    m = metrics(at)
+    table = at.dataframe[0].value
+    assert len(table) == 100 and (np.diff(table["gradient norm"].to_numpy()) <= 0).all()
+    assert m["Flipped in the top 100"] == f"{int(table['flipped'].sum())} of 100"
+    assert int(table["flipped"].sum()) >= 70                  # about 10 at random
+    assert (table["given"] != table["true"]).equals(table["flipped"])
+    assert m["Expected at random"] == "10.0 of 100"   # 180 of 1,797 flipped
+    clipped, total = m["Examples clipped"].split(" of ")
+    assert total == "1,797" and 0 < int(clipped.replace(",", "")) < 1797
+    assert float(m["Clipped mean: norm"]) <= 1.0   # C = 1: a mean of vectors of norm at most 1
+
+def test_the_charts_show_the_histogram_the_top_images_and_the_two_means(default):
+    specs = [json.loads(c.proto.spec) for c in default.get("plotly_chart")]
+    histogram, images, bars = specs
+    assert [t["name"] for t in histogram["data"]] == ["label kept", "label flipped"]
+    assert histogram["layout"]["shapes"][0]["x0"] == 1.0
+    assert len(images["data"]) == 24 and all(t["type"] == "heatmap" for t in images["data"])
+    first = default.dataframe[0].value.iloc[0]
+    assert images["layout"]["annotations"][0]["text"].startswith(f"given {first['given']}, pred. {first['predicted']}<br>")
+    assert [t["name"] for t in bars["data"]] == ["plain mean", "clipped mean (C = 1)"]
+
+def test_changing_k_or_c_does_not_retrain_and_new_flips_do(monkeypatch):
+    calls = []
+    real = digits.train
+    monkeypatch.setattr(digits, "train", lambda *a, **k: calls.append(a) or real(*a, **k))
+    at = open_page()
+    at.number_input(key="pe_seed").set_value(11)
+    at.button(key="pe_submit").click().run()
+    assert not at.exception and calls == [(10, 11)]
+    before = metrics(at)["Examples clipped"]
+    at.slider(key="pe_k").set_value(30)
+    at.select_slider(key="pe_clip").set_value(20.0)
+    at.run()                                                  # not submitted: nothing changes
+    assert len(at.dataframe[0].value) == 100 and calls == [(10, 11)]
+    at.slider(key="pe_k").set_value(30)
+    at.select_slider(key="pe_clip").set_value(20.0)
+    at.button(key="pe_submit").click().run()
+    assert not at.exception and calls == [(10, 11)]           # k and C: the trained model is reused
+    assert len(at.dataframe[0].value) == 30 and metrics(at)["Examples clipped"] != before
+    at.slider(key="pe_flip").set_value(20)
+    at.button(key="pe_submit").click().run()
+    assert not at.exception and calls == [(10, 11), (20, 11)]
+    assert metrics(at)["Expected at random"] == "6.0 of 30"   # 359 of 1,797 flipped, top 30
