@@ -208,29 +208,61 @@ def _conv_forward(layer, x, training):
     return _activate(layer, z), a, z
 
 
-def _patches(layer, x):
-    """The input patches each output position sees, ``(B, positions, kernel elements)`` in the kernel's order."""
+def _spatial(layer, x, g):
+    """``x`` and ``g`` with two spatial axes (a Conv1D's sequence as an image of height 1), kernel size and rates."""
     if layer.rank == 1:
-        x = x[:, None]
-        size, stride, rate = (1,) + layer.kernel_size, (1,) + layer.strides, (1,) + layer.dilation_rate
-    else:
-        size, stride, rate = layer.kernel_size, layer.strides, layer.dilation_rate
+        return x[:, None], g[:, None], (1,) + layer.kernel_size, (1,) + layer.strides, (1,) + layer.dilation_rate
+    return x, g, layer.kernel_size, layer.strides, layer.dilation_rate
+
+
+def _patches(layer, x, g):
+    """The input patches each output position sees, ``(B, positions, kernel elements)`` in the kernel's order."""
+    x, _, size, stride, rate = _spatial(layer, x, g)
     patches = tf.image.extract_patches(x, sizes=(1, *size, 1), strides=(1, *stride, 1), rates=(1, *rate, 1),
                                        padding=layer.padding.upper())
     return _steps(patches)
 
 
+def _offset_blocks(layer, x, g):
+    """A stride-1 convolution's per-example kernel gradient, one ``(B, C_in, C_out)`` block per kernel offset.
+
+    Each block is ``a^T g`` with ``a`` the input shifted by that offset: no patches are built (extracting
+    them measured several times slower than the shifted slices on a 28 x 28 input).
+    """
+    x, g, size, _, rate = _spatial(layer, x, g)
+    if layer.padding == "same":   # TensorFlow's SAME: the odd pixel of padding goes after
+        reach = [(s - 1) * r for s, r in zip(size, rate)]
+        x = tf.pad(x, [[0, 0]] + [[t // 2, t - t // 2] for t in reach] + [[0, 0]])
+    height, width, flat_g = g.shape[1], g.shape[2], _steps(g)
+    return [tf.matmul(_steps(x[:, i * rate[0]:i * rate[0] + height, j * rate[1]:j * rate[1] + width]), flat_g,
+                      transpose_a=True) for i in range(size[0]) for j in range(size[1])]
+
+
+def _unit_strides(layer) -> bool:
+    return all(s == 1 for s in layer.strides)
+
+
 def _conv_norm_sq(layer, x, g):
-    return sequence_norm_sq(_with_ones(_patches(layer, x), layer.use_bias), _steps(g))
+    if not _unit_strides(layer):
+        return sequence_norm_sq(_with_ones(_patches(layer, x, g), layer.use_bias), _steps(g))
+    terms = [tf.reduce_sum(tf.square(block), axis=[1, 2]) for block in _offset_blocks(layer, x, g)]
+    if layer.use_bias:
+        terms.append(tf.reduce_sum(tf.square(tf.reduce_sum(_steps(g), axis=1)), axis=1))
+    return tf.add_n(terms)
 
 
 def _conv_gradients(layer, x, g):
-    return _outer_gradients(_patches(layer, x), _steps(g), tuple(layer.kernel.shape), layer.use_bias)
+    if not _unit_strides(layer):
+        return _outer_gradients(_patches(layer, x, g), _steps(g), tuple(layer.kernel.shape), layer.use_bias)
+    kernel = tf.reshape(tf.stack(_offset_blocks(layer, x, g), axis=1), (-1,) + tuple(layer.kernel.shape))
+    return [kernel, tf.reduce_sum(_steps(g), axis=1)] if layer.use_bias else [kernel]
 
 
 def _conv_floats(layer, x):
     positions = math.prod(layer.compute_output_shape((1,) + tuple(x.shape[1:]))[1:-1])
     k = math.prod(layer.kernel.shape[:-1])
+    if _unit_strides(layer):
+        return k * layer.filters + positions * x.shape[-1]
     return positions * k + _sequence_floats(1, positions, k + 1, layer.filters)
 
 

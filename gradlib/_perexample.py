@@ -97,7 +97,8 @@ class PerExampleResult:
 
         From the stored gradients when there are any, otherwise with one re-weighted backward pass of the
         whole batch (the gradient of ``sum_i w_i L_i``), not one per example. ``clip_norm=np.inf`` gives the
-        plain mean gradient.
+        plain mean gradient. With ``training=True`` and random layers (Dropout), that pass draws new randomness,
+        as a second pass does in TensorFlow Privacy's fast clipping; stored gradients do not.
         """
         weights = self.clip_factors(clip_norm) / self.batch_size
         if self.gradients is not None:

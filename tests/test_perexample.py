@@ -370,8 +370,9 @@ def test_the_floats_allocated_are_bounded_by_the_limits():
 
 @pytest.mark.parametrize("conv", [dict(kernel_size=(3, 2), strides=2, padding="same"),
                                   dict(kernel_size=3, dilation_rate=2, padding="valid"),
-                                  dict(kernel_size=3, dilation_rate=2, padding="same")],
-                         ids=["strided_same", "dilated_valid", "dilated_same"])
+                                  dict(kernel_size=3, dilation_rate=2, padding="same"),
+                                  dict(kernel_size=(2, 4), padding="same")],
+                         ids=["strided_same", "dilated_valid", "dilated_same", "even_same"])
 def test_conv2d_strides_dilation_padding_and_non_square_kernels_match_the_loop(conv):
     keras.utils.set_random_seed(1)
     model = keras.Sequential([keras.Input((9, 7, 2)), keras.layers.Conv2D(3, activation="tanh", **conv),
