@@ -14,13 +14,15 @@ from ._diagnose import Finding
 from ._errors import BatchMixingError, ExpressionError, GradlibError
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
+from .lint import LintError, LintFinding, lint
 from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients
 from ._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._result import GradResult
 
 __all__ = [
     "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "Demo", "ExpressionError",
-    "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "METHODS",
+    "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "LintError",
+    "LintFinding", "METHODS",
     "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerSampleResult", "Preset", "compare", "demonstrate",
-    "evaluate", "per_element_gradients", "per_sample_gradients", "tensorflow_code",
+    "evaluate", "lint", "per_element_gradients", "per_sample_gradients", "tensorflow_code",
 ]

@@ -19,6 +19,10 @@ class Limits:
     max_jacobian: int = 4_000_000   # entries of the Jacobian (outputs x watched elements)
     max_eager_passes: int = 256     # passes of an eager Python loop (unstack, naive: one per output)
     max_flops: float = 4e9          # estimated floating-point work of the whole request
+    max_source_chars: int = 200_000     # gradlib.lint: characters of the Python source
+    max_source_lines: int = 5_000       # gradlib.lint: lines of the Python source
+    max_source_depth: int = 100         # gradlib.lint: nesting of brackets in the text and of the syntax tree
+    max_source_steps: int = 200_000     # gradlib.lint: steps of the analysis (it stops there and reports)
 
 
 LIMITS = Limits()
