@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ._tables import call_kind, dtype_of_name, normalise
+from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val
 
 __all__ = ["attribute", "call", "subscript"]
@@ -158,8 +158,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if handler is not None:
         return handler(it, qual, args, kwargs, node)
     if kind == "diff":
-        length = _stack_length(qual, args)
-        return _diff(it, args, kwargs, node, qual, length=length)
+        result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
+        return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result
     return _unknown_call(args, kwargs)
 
 
@@ -175,7 +175,18 @@ def _numpy_call(it, qual, args, kwargs, node) -> Val:
     kind = "py" if qual.startswith("math.") else "numpy"
     if any(p.kind in TENSORISH + ("model",) for p in parents):
         return it.op(kind, parents, node, "numpy", "float", opname=qual)
-    return it.op(kind, leaves, node, "op", _literal_dtype(args, kwargs))
+    return it.op(kind, leaves, node, "op", _numpy_dtype(qual, args, kwargs))
+
+
+def _numpy_dtype(qual: str, args: list[Val], kwargs: dict) -> str | None:
+    """The dtype a NumPy call gives: from its literal for array/asarray/arange, float for the float makers."""
+    explicit = _dtype_arg(kwargs.get("dtype"))
+    last = qual.rsplit(".", 1)[-1]
+    if explicit is not None or last in ("array", "asarray", "arange"):
+        return explicit or _literal_dtype(args[:1], {})
+    floats = ("zeros", "ones", "empty", "eye", "identity", "linspace", "sin", "cos", "exp", "log", "sqrt", "tanh",
+              "float32", "float64", "rand", "randn", "normal", "uniform", "random")
+    return "float" if last in floats or ".random." in qual and last != "randint" else None
 
 
 def _variable(it, qual, args, kwargs, node) -> Val:
@@ -193,7 +204,8 @@ def _variable(it, qual, args, kwargs, node) -> Val:
 def _tape(it, qual, args, kwargs, node) -> Val:
     persistent = _value(kwargs.get("persistent")) if "persistent" in kwargs else _value(args[0]) if args else False
     auto = _value(kwargs.get("watch_accessed_variables", Val("py", attrs={"value": True})))
-    tape = Tape(node.lineno, node.col_offset, persistent=persistent is True, auto=auto is not False)
+    tape = Tape(node.lineno, node.col_offset, persistent=persistent is True, auto=auto is not False,
+                depth=len(it.sites))
     tape.blind = not isinstance(persistent, bool) or not isinstance(auto, bool)
     it.tapes.append(tape)
     return Val("tape", node.lineno, node.col_offset, tape=tape)
@@ -246,6 +258,8 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     flag = _value(kwargs.get("trainable")) if "trainable" in kwargs else True
     model = it.op("model", (), node, "leaf", "float", opname=qual)
     model.trainable = flag is not False
+    outputs = kwargs.get("outputs", args[1] if len(args) > 1 else None)
+    model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
     return model
 
 
@@ -361,7 +375,9 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
 
 def _instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if cls.qual == "tf.keras.Model":
-        return _keras_model(it, cls.qual, args, kwargs, node)
+        model = _keras_model(it, cls.qual, [], {}, node)
+        model.attrs["multi"] = _returns_tuple(cls.node)
+        return model
     obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
     init = _object_attribute(obj, "__init__")
     if init.kind == "method":
@@ -369,16 +385,26 @@ def _instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.Call) ->
     return obj
 
 
+def _returns_tuple(cls: ast.ClassDef) -> bool:
+    """Whether a Keras model class's ``call`` may return several outputs (or cannot be read)."""
+    call_def = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "call"), None)
+    if call_def is None:
+        return True
+    returns = [n.value for n in ast.walk(call_def) if isinstance(n, ast.Return)]
+    return not returns or any(not isinstance(r, (ast.BinOp, ast.Call, ast.Name, ast.UnaryOp)) for r in returns)
+
+
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
-    return it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    out = it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
 
 def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
-    if name in ("predict", "predict_on_batch"):
+    if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
-    if name in ("compile", "fit", "summary", "build", "evaluate", "save", "save_weights"):
+    if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
         return Val("none")
     return _unknown_call(args, {})
 

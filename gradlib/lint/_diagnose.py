@@ -138,6 +138,7 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val) -> tupl
                 None)
     if op.op == "stop":
         return None
+    op = _at_tape_level(op, tape)
     when = tape.when(op.seq)
     if when == "before":
         return ("GT007", op.line, op.col,
@@ -147,6 +148,14 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val) -> tupl
     if when == "inside":
         return _late_watch(tape, source, op) if not live else None
     return _after(tape, source, op)
+
+
+def _at_tape_level(op: Val, tape: Tape) -> Val:
+    """``op`` as seen from the code that uses the tape: made inside a helper, it is the helper's call."""
+    if len(op.sites) <= tape.depth:
+        return op
+    line, col, text = op.sites[tape.depth]
+    return Val(op.kind, line, col, op.op, op.opname, text, seq=op.seq)
 
 
 def _late_watch(tape: Tape, source: Val, op: Val) -> tuple | None:

@@ -59,6 +59,7 @@ class Interpreter:
         self.stack: list[Tape] = []
         self.tapes: list[Tape] = []
         self.calling: list[ast.AST] = []
+        self.sites: list[tuple[int, int, str]] = []
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
         self.findings: dict = {}
@@ -417,7 +418,8 @@ class Interpreter:
         rec = {} if cut else self.record(parents, seq)
         opaque = any(not p.known for p in parents)
         line, col, text = _position(node)
-        return Val(kind, line, col, how, opname, text, tuple(parents), seq, rec, dtype, opaque=opaque, length=length)
+        return Val(kind, line, col, how, opname, text, tuple(parents), seq, rec, dtype, opaque=opaque, length=length,
+                   sites=tuple(self.sites))
 
     def record(self, parents: tuple, seq: int) -> dict:
         rec = {}
@@ -468,6 +470,7 @@ class Interpreter:
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
         self.calling.append(fn)
+        self.sites.append(_position(node))
         self.returns.append([])
         stack = list(self.stack)
         try:
@@ -480,6 +483,7 @@ class Interpreter:
         finally:
             self.stack[:] = stack
             self.returns.pop()
+            self.sites.pop()
             self.calling.pop()
 
 

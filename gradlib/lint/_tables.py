@@ -8,7 +8,7 @@ hide a finding, never make one up.
 
 from __future__ import annotations
 
-__all__ = ["ALIASES", "call_kind", "dtype_of_name", "normalise"]
+__all__ = ["ALIASES", "call_kind", "dtype_of_name", "kind_returns_tuple", "normalise"]
 
 ALIASES = {"tensorflow": "tf", "keras": "tf.keras", "numpy": "np", "tensorflow.keras": "tf.keras",
            "tf.compat.v2": "tf", "jax.numpy": "jnp"}
@@ -21,6 +21,8 @@ _NONDIFF = {"argmax", "argmin", "round", "floor", "ceil", "sign", "equal", "not_
             "is_finite", "is_inf", "size", "shape", "rank", "unique", "one_hot", "count_nonzero",
             "argsort", "searchsorted", "floordiv", "histogram_fixed_width", "rint", "in_top_k"}
 _SLICING = {"unstack", "split", "gather", "gather_nd", "slice", "strided_slice", "boolean_mask"}
+_TUPLES = {"nn.moments", "top_k", "linalg.eigh", "linalg.eig", "linalg.svd", "linalg.qr", "unique_with_counts",
+           "meshgrid", "nn.sufficient_statistics", "nn.weighted_moments", "nn.fused_batch_norm", "custom_gradient"}
 _NUMPY_BRIDGES = {"numpy_function", "py_func", "make_ndarray"}
 _INT_NAMES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string"}
 _FLOAT_NAMES = {"float16", "float32", "float64", "bfloat16", "double", "half", "float", "complex64", "complex128"}
@@ -76,12 +78,18 @@ def call_kind(qual: str) -> str:
     return "diff"
 
 
+def kind_returns_tuple(qual: str) -> bool:
+    """Whether the TensorFlow function ``qual`` returns a tuple of tensors rather than one tensor."""
+    name = qual[3:] if qual.startswith("tf.") else qual
+    return name in _TUPLES or _short(name) in _TUPLES
+
+
 def _keras_kind(name: str) -> str:
     last = name.rsplit(".", 1)[-1]
     if name.startswith(("optimizers.", "callbacks.", "metrics.", "initializers.", "regularizers.", "utils.")):
         return "opaque"
     if name.startswith(("losses.", "activations.", "backend.", "ops.")):
-        return "keras_fn"
+        return "nondiff" if last in _NONDIFF else "keras_fn"
     if name in ("Input", "layers.Input", "models.load_model", "saving.load_model"):
         return "unknown"
     if last[:1].isupper() and (name.startswith(("layers.", "models.", "applications.")) or "." not in name):

@@ -34,6 +34,7 @@ class Tape:
     int_watches: dict = field(default_factory=dict)     # integer source id -> line of the watch
     calls: list = field(default_factory=list)           # lines of gradient/jacobian calls so far
     blind: bool = False                                 # watched something unknown or escaped to unknown code
+    depth: int = 0                                      # how many inlined calls deep it was made
 
     def active_at(self, seq: int) -> bool:
         return any(start <= seq and (end is None or seq < end) for start, end in self.intervals)
@@ -77,6 +78,7 @@ class Val:
     attrs: dict = field(default_factory=dict)
     name: str = ""                  # the first name it was bound to
     rebound: tuple | None = None    # (line, col, variable name): a Variable replaced by this tensor
+    sites: tuple = ()               # (line, col, text) of each inlined call it was made in, outermost first
     id: int = field(default_factory=lambda: next(_ids))
 
     @property
