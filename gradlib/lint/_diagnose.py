@@ -23,12 +23,13 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     """Report every reason the request at ``node`` fails (the interpreter's hook)."""
     method = node.func.attr if isinstance(node.func, ast.Attribute) else "gradient"
     _count_calls(it, tape, node, method)
+    text = ast.unparse(node.args[1]) if len(node.args) > 1 else describe(sources)
     for t in flat(target):
         if t.kind not in ("tensor", "var", "numpy", "py") or not t.known:
             continue
         for s in flat(sources):
             if s.kind in ("tensor", "var", "model") and not s.opaque and s is not t and s.id not in t.rec.get(tape, ()):
-                for code, line, col, message, fix in _explain(tape, t, s):
+                for code, line, col, message, fix in _explain(tape, t, s, text):
                     it.report(code, line, col, message, fix)
                     if line != node.lineno:
                         it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
@@ -62,7 +63,7 @@ def _tape_line(tape: Tape) -> tuple[int, int]:
     return tape.with_lines[0] if tape.with_lines else (tape.line, tape.col)
 
 
-def _explain(tape: Tape, target: Val, source: Val) -> list[tuple]:
+def _explain(tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
     between = _between(target, source)
     if between is None:
         return []
@@ -72,7 +73,7 @@ def _explain(tape: Tape, target: Val, source: Val) -> list[tuple]:
     for later in between.values():
         for parent in later.parents:
             if parent.id in between:
-                found = _edge(tape, source, parent, later, target)
+                found = _edge(tape, source, parent, later, target, sources)
                 if found is not None and found not in findings:
                     findings.append(found)
     return findings
@@ -113,16 +114,16 @@ def _live(tape: Tape, source: Val, parent: Val, later: Val) -> bool:
     return tape.auto and source.kind in ("var", "model") and source.trainable and tape.active_at(later.seq)
 
 
-def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val) -> tuple | None:
+def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources: str) -> tuple | None:
     live = _live(tape, source, parent, later)
     if live and source.id in later.rec.get(tape, ()):
         return None
     if not live and parent is not source:
         return None                       # downstream of a cut already reported
-    return _classify(tape, source, later, live, target)
+    return _classify(tape, source, later, live, target, sources)
 
 
-def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val) -> tuple | None:
+def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str) -> tuple | None:
     s, name = describe(source), tape.name
     if op.op == "numpy":
         return ("GT002", op.line, op.col,
@@ -147,7 +148,7 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val) -> tupl
                 "this line into the block" + (f", after {name}.watch({s})." if source.kind == "tensor" else "."), None)
     if when == "inside":
         return _late_watch(tape, source, op) if not live else None
-    return _after(tape, source, op)
+    return _after(tape, source, op, sources)
 
 
 def _at_tape_level(op: Val, tape: Tape) -> Val:
@@ -155,7 +156,7 @@ def _at_tape_level(op: Val, tape: Tape) -> Val:
     if len(op.sites) <= tape.depth:
         return op
     line, col, text = op.sites[tape.depth]
-    return Val(op.kind, line, col, op.op, op.opname, text, seq=op.seq)
+    return Val(op.kind, line, col, op.op, op.opname, text, op.parents, seq=op.seq)
 
 
 def _late_watch(tape: Tape, source: Val, op: Val) -> tuple | None:
@@ -169,7 +170,7 @@ def _late_watch(tape: Tape, source: Val, op: Val) -> tuple | None:
             "thing in the block.", None)
 
 
-def _after(tape: Tape, source: Val, op: Val) -> tuple:
+def _after(tape: Tape, source: Val, op: Val, sources: str) -> tuple:
     s, name, end = describe(source), tape.name, _tape_line(tape)[0]
     if op.op in ("iter", "slice"):
         what = {"iteration": "iterates", "unpacking": "unpacks"}.get(op.opname, "slices")
@@ -177,7 +178,8 @@ def _after(tape: Tape, source: Val, op: Val) -> tuple:
                 f"`{op.text}` {what} a tensor after the `with` block of {name} (line {end}) ended: the "
                 "unstack/strided_slice op is not recorded, so each piece is a new tensor not connected to "
                 f"{s} and its gradient is None (zeros with unconnected_gradients=ZERO). Unstack or slice inside the "
-                f"block (persistent tape), or use {name}.jacobian(y, {s}) for every row at once.", None)
+                f"block (persistent tape), or use {name}.jacobian({describe(op.parents[0])}, {sources}) for every "
+                "row at once.", None)
     if op.op == "gradient":
         return ("GT008", op.line, op.col,
                 f"`{op.text}` is taken after the outer tape {name}'s block (line {end}) ended: {name} did not record "
@@ -195,10 +197,15 @@ def _unwatched(tape: Tape, source: Val, target: Val) -> list[tuple]:
     line, col = _tape_line(tape)
     if source.id in tape.int_watches:
         wl, wc = tape.int_watches[source.id]
-        return [("GT004", wl, wc,
-                 f"{s} is an integer tensor: {name}.watch({s}) is ignored (TensorFlow only logs a warning), because "
-                 "tapes record floating-point tensors only, so the gradient is None. Make it float "
-                 f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it.", ("float", source.line))]
+        found = [("GT004", wl, wc,
+                  f"{s} is an integer tensor: {name}.watch({s}) is ignored (TensorFlow only logs a warning), because "
+                  "tapes record floating-point tensors only, so the gradient is None. Make it float "
+                  f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it.", ("float", source.line))]
+        if source.op == "const" and source.line != wl:
+            found.append(("GT004", source.line, source.col,
+                          f"this makes {s} an integer tensor, which {name} cannot watch (line {wl}), so its gradient "
+                          "is None: give it float values (1.0, not 1) or dtype=tf.float32.", ("float", source.line)))
+        return found
     if source.kind == "var" and source.dtype == "int":
         return [("GT004", source.line, source.col,
                  f"the variable {s} has an integer dtype: tapes only watch floating-point variables, so its gradient "

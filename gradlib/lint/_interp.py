@@ -269,6 +269,8 @@ class Interpreter:
                 value.rebound = old.rebound
         if not value.name and value.kind not in ("module", "builtin"):
             value.name = name
+            for i, item in enumerate(value.items or ()):
+                item.name = item.name or f"{name}[{i}]"
         if value.kind == "tape" and value.tape.name == "tape":
             value.tape.name = name
         env.vars[name] = value
