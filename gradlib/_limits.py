@@ -22,7 +22,7 @@ class Limits:
     max_source_chars: int = 200_000     # gradlib.lint: characters of the Python source
     max_source_lines: int = 5_000       # gradlib.lint: lines of the Python source
     max_source_depth: int = 100         # gradlib.lint: nesting of brackets in the text and of the syntax tree
-    max_source_steps: int = 200_000     # gradlib.lint: steps of the analysis (it stops there and reports)
+    max_source_steps: int = 50_000      # gradlib.lint: steps of the analysis (it stops there and reports)
 
 
 LIMITS = Limits()

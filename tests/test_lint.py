@@ -24,6 +24,7 @@ import pytest
 import gradlib
 from gradlib import LIMITS, LintError, LintFinding, lint
 from gradlib.lint import RULES
+from gradlib.lint.__main__ import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parent / "lint_corpus"
@@ -148,7 +149,7 @@ def test_messages_name_the_values_and_the_lines():
               "a = t.gradient(y, x)\nb = t.gradient(y, x)\n", "with tf.GradientTape(persistent=True) as t:"),
     ("GT009", "import tensorflow as tf\nb = tf.Variable(1.0, trainable=False)\nwith tf.GradientTape() as t:\n"
               "    y = b * b\ng = t.gradient(y, b)\n", "b = tf.Variable(1.0)"),
-])
+], ids=["watch", "assign_sub", "augassign", "persistent", "trainable"])
 def test_the_corrected_source_changes_one_line_and_is_clean(code, broken, fixed_line):
     finding = next(f for f in lint(broken) if f.rule == code and f.fixed)
     assert fixed_line in finding.fixed.splitlines()
@@ -187,6 +188,9 @@ def test_a_syntax_error_is_one_clear_error_with_its_line():
     assert info.value.line == 3
 
 
+_HOSTILE_IDS = ["lines", "chars", "brackets", "operator-chain", "unary-chain", "null-byte", "binary", "not-text"]
+
+
 @pytest.mark.parametrize("source, match", [
     ("x = 1\n" * 6_000, r"got 6,001 lines; at most 5,000"),
     ("#" * (LIMITS.max_source_chars + 1), r"got 200,001 characters; at most 200,000"),
@@ -196,7 +200,7 @@ def test_a_syntax_error_is_one_clear_error_with_its_line():
     ("x = 1\x00\n", r"null byte on line 1"),
     (b"\x89PNG\r\n\x1a\n\x00\xff", r"needs UTF-8 text"),
     (12, r"needs the source as a str; got int"),
-])
+], ids=_HOSTILE_IDS)
 def test_hostile_input_is_refused_fast_with_a_message(source, match):
     start = time.perf_counter()
     with pytest.raises(LintError, match=match):
@@ -223,22 +227,34 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
 def test_cli_prints_path_line_col_rule_message_and_exits_by_what_it_found(tmp_path):
     broken = CORPUS / "broken" / "twice.py"
     clean = CORPUS / "correct" / "persistent_twice.py"
-    bad = tmp_path / "bad.py"
-    bad.write_text("def f(:\n")
     done = _cli(str(broken), str(clean))
     assert done.returncode == 1, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"{broken}:4:0: GT006 tape is not persistent but is asked twice")
     assert lines[1].startswith(f"{broken}:8:5: GT006 second gradient call") and len(lines) == 2
     assert "RuntimeWarning" not in done.stderr
-    assert _cli(str(clean)).returncode == 0 and _cli(str(clean)).stdout == ""
-    failed = _cli(str(bad), str(broken))
-    assert failed.returncode == 2 and f"{bad}:1:6: error gradlib.lint could not parse the source" in failed.stderr
-    assert _cli(str(tmp_path / "missing.py")).returncode == 2
 
 
-def test_cli_reads_standard_input_and_lists_the_rules():
+def test_cli_reads_standard_input():
     done = _cli("-", stdin=(CORPUS / "broken" / "argmax.py").read_text())
     assert done.returncode == 1 and done.stdout.startswith("-:5:20: GT010 `tf.argmax(logits)` is not differentiable")
-    rules = _cli("--rules")
-    assert rules.returncode == 0 and [line[:5] for line in rules.stdout.splitlines()] == [r.code for r in RULES]
+
+
+def test_cli_exits_0_when_clean_and_2_on_unusable_input(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n")
+    binary = tmp_path / "image.py"
+    binary.write_bytes(b"\x89PNG\x00\xff")
+    clean = str(CORPUS / "correct" / "persistent_twice.py")
+    assert cli_main([clean]) == 0 and capsys.readouterr().out == ""
+    assert cli_main([str(bad), str(CORPUS / "broken" / "twice.py")]) == 2
+    captured = capsys.readouterr()
+    assert f"{bad}:1:6: error gradlib.lint could not parse the source" in captured.err
+    assert "twice.py:4:0: GT006" in captured.out
+    assert cli_main([str(binary)]) == 2 and "needs UTF-8 text" in capsys.readouterr().err
+    assert cli_main([str(tmp_path / "missing.py")]) == 2 and "cannot read the file" in capsys.readouterr().err
+
+
+def test_cli_lists_the_rules(capsys):
+    assert cli_main(["--rules"]) == 0
+    assert [line[:5] for line in capsys.readouterr().out.splitlines()] == [r.code for r in RULES]
