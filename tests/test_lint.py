@@ -258,3 +258,14 @@ def test_cli_exits_0_when_clean_and_2_on_unusable_input(tmp_path, capsys):
 def test_cli_lists_the_rules(capsys):
     assert cli_main(["--rules"]) == 0
     assert [line[:5] for line in capsys.readouterr().out.splitlines()] == [r.code for r in RULES]
+
+
+def test_the_readme_lists_every_rule_and_shows_real_output():
+    readme = (ROOT / "README.md").read_text()
+    rows = re.findall(r"^\| `(GT\d{3})` \| \*\*(.+?)\*\*:", readme, re.M)
+    assert rows == [(rule.code, rule.title) for rule in RULES]
+    source = (CORPUS / "broken" / "seed_comprehension.py").read_text()
+    (finding,) = lint(source)
+    shown = re.search(r"seed_comprehension\.py:(\d+):(\d+): (GT\d+) (.*?)\n```", readme, re.S)
+    assert (int(shown[1]), int(shown[2]), shown[3]) == (finding.line, finding.col, finding.rule)
+    assert " ".join(shown[4].split()) == finding.message
