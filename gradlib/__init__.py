@@ -12,6 +12,7 @@ from ._compare import Comparison, compare
 from ._demos import DEMOS, Demo, demonstrate
 from ._diagnose import Finding
 from ._errors import BatchMixingError, ExpressionError, GradlibError
+from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 from .lint import LintError, LintFinding, lint
@@ -20,9 +21,9 @@ from ._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._result import GradResult
 
 __all__ = [
-    "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "Demo", "ExpressionError",
-    "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "LintError",
-    "LintFinding", "METHODS",
-    "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerSampleResult", "Preset", "compare", "demonstrate",
-    "evaluate", "lint", "per_element_gradients", "per_sample_gradients", "tensorflow_code",
+    "Agreement", "BatchMixingError", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
+    "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits",
+    "LintError", "LintFinding", "METHODS", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerSampleResult",
+    "Preset", "check_inputs", "compare", "demonstrate", "evaluate", "lint", "per_element_gradients",
+    "per_sample_gradients", "tensorflow_code",
 ]

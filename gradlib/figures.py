@@ -55,10 +55,18 @@ def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method")
 
 
 def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the problem grows") -> go.Figure:
-    """Log-log lines of seconds against ``x`` (a column of ``bench.scaling``'s frame), one line per method."""
+    """Log-log lines of seconds against ``x``, one line per method; with a ``compiled`` column, a filled marker
+    is a point that ran compiled and an open one a point that ran eagerly."""
     table = frame.pivot_table(index="method", columns=x, values="seconds", aggfunc="median", sort=False)
-    return _build("line", table.to_numpy(), [str(m) for m in table.index], [float(v) for v in table.columns],
-                  title=title, x_title=_AXIS_TITLES.get(x, x), y_title="seconds (log scale)")
+    fig = _build("line", table.to_numpy(), [str(m) for m in table.index], [float(v) for v in table.columns],
+                 title=title, x_title=_AXIS_TITLES.get(x, x), y_title="seconds (log scale)")
+    if "compiled" in frame:
+        compiled = frame.pivot_table(index="method", columns=x, values="compiled", aggfunc="max", sort=False)
+        for trace, row in zip(fig.data, compiled.reindex(index=table.index, columns=table.columns).to_numpy()):
+            how = ["compiled" if flag is True or flag == 1 else "eager" for flag in row]
+            trace.update(marker={"symbol": ["circle" if h == "compiled" else "circle-open" for h in how], "size": 10},
+                         customdata=how, hovertemplate=f"{trace.name}<br>%{{x}}: %{{y:.3~g}} s, %{{customdata}}<extra></extra>")
+    return fig
 
 
 _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of outputs (log scale)",

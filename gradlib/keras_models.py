@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from ._api import per_element_gradients
 from ._cache import LRUCache
@@ -31,6 +32,7 @@ from ._persample import PerSampleResult, per_sample_gradients
 
 ACTIVATIONS = ("tanh", "relu", "sigmoid", "gelu", "softplus", "linear")
 SEQUENCE_CELLS = ("conv1d", "simple_rnn", "gru")
+RECURRENT_CELLS = ("simple_rnn", "gru")
 MAX_UNITS = 256            # features, hidden units, outputs, steps: each at most this
 MAX_LAYERS = 4             # hidden layers of the MLPs
 MAX_BATCH = 512            # samples in one batch
@@ -360,10 +362,18 @@ class ModelReport:
     gradlib_seconds: float         # per_sample_gradients on the whole batch, warm (compiled)
     loop_seconds: float            # the per-sample loop, scaled to the whole batch (NaN: not timed)
     loop_samples: int              # how many samples the loop was actually timed on
+    batch_jacobian_seconds: float = float("nan")   # one eager tape.batch_jacobian on the whole batch (NaN: not timed)
+    batch_jacobian_pfor: bool = True               # whether that call vectorized with pfor (not for recurrent layers)
 
     @property
     def speedup(self) -> float:
+        """How many times faster gradlib's warm call is than the per-sample eager ``tape.jacobian`` loop."""
         return self.loop_seconds / self.gradlib_seconds
+
+    @property
+    def batch_jacobian_speedup(self) -> float:
+        """How many times faster gradlib's warm call is than one eager ``tape.batch_jacobian``."""
+        return self.batch_jacobian_seconds / self.gradlib_seconds
 
 
 @dataclass(frozen=True, eq=False)
@@ -390,8 +400,11 @@ def report(name: str, params: Mapping[str, Any], x: np.ndarray, *, time_loop: bo
     result = per_sample_gradients(model, x, limits=limits)
     warm = per_sample_gradients(model, x, check_independence=False, limits=limits).seconds
     loop_seconds, k = _time_loop(model, x) if time_loop else (float("nan"), 0)
+    use_pfor = checked.get("cell") not in RECURRENT_CELLS
+    batch_seconds = _time_batch_jacobian(model, x, use_pfor) if time_loop else float("nan")
     return ModelReport(result=result, output_names=spec.output_names(checked), gradlib_seconds=warm,
-                       loop_seconds=loop_seconds, loop_samples=k)
+                       loop_seconds=loop_seconds, loop_samples=k, batch_jacobian_seconds=batch_seconds,
+                       batch_jacobian_pfor=use_pfor)
 
 
 def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray) -> Pitfalls:
@@ -406,6 +419,22 @@ def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray) -> Pitfal
     return Pitfalls(exact=per_element_gradients(model, one).jacobian,
                     naive=per_element_gradients(model, one, method="naive").jacobian,
                     summed=per_element_gradients(model, one, method="summed").jacobian[0])
+
+
+def _time_batch_jacobian(model: keras.Model, x: np.ndarray, use_pfor: bool) -> float:
+    """Seconds of what a TensorFlow user would write: one eager ``tape.batch_jacobian`` over the whole batch.
+
+    Eagerly, pfor re-vectorizes the model on every call; for recurrent layers that takes tens of seconds, so
+    they run with ``experimental_use_pfor=False`` (a while_loop over the outputs), as a user would have to.
+    """
+    xt = tf.constant(x, dtype=tf.float32)
+    start = time.perf_counter()
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = model(xt)
+        flat = tf.reshape(y, [tf.shape(y)[0], -1])
+    tape.batch_jacobian(flat, xt, experimental_use_pfor=use_pfor)
+    return time.perf_counter() - start
 
 
 def _time_loop(model: keras.Model, x: np.ndarray) -> tuple[float, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from gradlib import PRESETS_BY_KEY, figures
-from pages import _ui
+from dashboard import frame, render, services
 
 SEED = PRESETS_BY_KEY["seed"]   # y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)
 METHODS = ("naive", "summed", "unstack", "jacobian")
@@ -57,13 +57,14 @@ def _row(values) -> str:
 
 
 def main() -> None:
+    frame.ensure_routed()
     st.title("The bug, side by side")
     st.markdown(
         "The seed question: with `x = [3, 4, 5]` and `y = [x0*x1*x2, x0*x1*x2*x0]`, the per-element "
         "gradients of `y` come out as zeros when `y` is a tensor. Every number on this page is computed "
         "by TensorFlow as the page loads.")
-    comparison = _ui.attempt("The seed example could not be computed",
-                             lambda: _ui.compare(SEED.outputs, SEED.inputs, SEED.watch, SEED.dtype, METHODS))
+    comparison = render.attempt("The seed example could not be computed",
+                             lambda: services.compare(SEED.outputs, SEED.inputs, SEED.watch, SEED.dtype, METHODS))
     if comparison is None:
         return
     naive, summed, best = comparison.results["naive"], comparison.results["summed"], comparison.best
@@ -74,22 +75,22 @@ def main() -> None:
     with broken:
         st.markdown("#### Naive loop: broken")
         st.error("Broken. `[g.gradient(y_i, x) for y_i in y]` after the tape block: every gradient is zero.")
-        _ui.show_matrix(naive.jacobian, naive.row_labels, cols, index_name="d y_i / d")
+        render.show_matrix(naive.jacobian, naive.row_labels, cols, index_name="d y_i / d")
     with summed_col:
         st.markdown("#### tape.gradient(y, x): summed")
         st.warning(f"Not per element. One row, {_row(summed.jacobian[0])}: the gradient of sum(y), not of any one element.")
-        _ui.show_matrix(summed.jacobian, summed.row_labels, cols)
+        render.show_matrix(summed.jacobian, summed.row_labels, cols)
     with correct:
         st.markdown("#### Per-element rows: correct")
         st.success(f"Correct. y[0] → {_row(best.jacobian[0])}, y[1] → {_row(best.jacobian[1])}.")
-        _ui.show_matrix(best.jacobian, best.row_labels, cols, index_name="d y_i / d")
+        render.show_matrix(best.jacobian, best.row_labels, cols, index_name="d y_i / d")
 
     sums = best.jacobian.sum(axis=0)
     terms = ", ".join(f"{a:g} + {b:g} = {s:g}" for a, b, s in zip(best.jacobian[0], best.jacobian[1], sums))
     st.markdown(f"**The summed row is the column sums of the correct rows:** {terms}. "
                 f"tape.gradient gave {_row(summed.jacobian[0])}.")
 
-    rows, labels = _ui.broken_beside_correct(comparison)
+    rows, labels = render.broken_beside_correct(comparison)
     st.markdown("## All rows together")
     left, right = st.columns(2)
     with left:
@@ -111,7 +112,7 @@ def main() -> None:
     st.markdown("## Why")
     st.markdown(WHY)
     st.markdown("## Diagnosis, computed")
-    _ui.show_findings(comparison.diagnosis)
+    render.show_findings(comparison.diagnosis)
     st.page_link("pages/playground.py", label="Try your own function in the playground", icon=":material/science:")
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 import gradlib
 from gradlib import figures, keras_models
-from pages import _ui
+from dashboard import frame, render, services
 
 INTRO = (
     "Your real model outputs `y` as a tensor, for a whole batch at once. For each sample `b`, the per-sample "
@@ -21,24 +21,12 @@ INTRO = (
 SOURCES = ("Preset", "Upload a CSV or .npy file")
 
 
-# ---------------------------------------------------------------- the cached door into gradlib
-
-
-@st.cache_data(max_entries=16, ttl=_ui.TTL, show_spinner="Computing per-sample gradients…")
-def model_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> keras_models.ModelReport:
-    """``keras_models.report``, cached on every argument (the app's limits apply)."""
-    return keras_models.report(name, params, x, time_loop=time_loop, limits=_ui.APP_LIMITS)
-
-
-@st.cache_data(max_entries=_ui.MAX_ENTRIES, ttl=_ui.TTL, show_spinner=False)
-def sample_pitfalls(name: str, params: dict[str, Any], sample: np.ndarray) -> keras_models.Pitfalls:
-    """``keras_models.pitfalls`` on one sample, cached."""
-    return keras_models.pitfalls(name, params, sample)
+# ---------------------------------------------------------------- uploads
 
 
 def batch_from_upload(data: bytes, filename: str, shape: tuple[int, ...]) -> np.ndarray | None:
     """The uploaded batch, or ``None`` after showing ``st.error`` with what is wrong and where."""
-    return _ui.attempt(f"The file {filename!r} was not accepted",
+    return render.attempt(f"The file {filename!r} was not accepted",
                        lambda: keras_models.load_batch(data, filename, expected_features=int(np.prod(shape)),
                                                        sample_shape=shape))
 
@@ -68,9 +56,8 @@ def model_params(name: str) -> dict[str, Any]:
     return {"features": features, "hidden": (units,) * layers, out_key: outputs, "activation": act, "seed": seed}
 
 
-def input_batch(shape: tuple[int, ...]) -> np.ndarray | None:
+def input_batch(shape: tuple[int, ...], source: str) -> np.ndarray | None:
     """The batch from a preset or an upload (``None`` when there is nothing usable yet)."""
-    source = st.radio("Input batch", SOURCES, horizontal=True, key="models_source")
     if source == SOURCES[0]:
         left, mid, right = st.columns(3)
         preset = left.selectbox("Preset", keras_models.PRESETS, key="models_preset")
@@ -80,9 +67,9 @@ def input_batch(shape: tuple[int, ...]) -> np.ndarray | None:
     st.caption(f"One sample per row, {int(np.prod(shape))} numbers separated by commas (a header row is optional), "
                f"or a .npy array of shape (batch,) + {shape}; at most {keras_models.MAX_UPLOAD_BYTES // 10**6} MB "
                f"and {keras_models.MAX_BATCH} samples. Numbers only: model files are never loaded.")
-    upload = st.file_uploader("Your batch", type=["csv", "npy"])
+    upload = st.file_uploader("Your batch", type=["csv", "npy"], key="models_upload")
     if upload is None:
-        st.info("Upload a file to compute its per-sample gradients.")
+        st.info("Upload a file and press **Compute** to get its per-sample gradients.")
         return None
     return batch_from_upload(upload.getvalue(), upload.name, shape)
 
@@ -94,11 +81,11 @@ def show_sample(rep: keras_models.ModelReport, b: int, *, key: str) -> None:
     """Sample ``b``: its outputs, its Jacobian heatmap and its saliency bars."""
     r = rep.result
     st.markdown(f"### Sample {b}")
-    _ui.show_vector(r.y[b], rep.output_names)
+    render.show_vector(r.y[b], rep.output_names)
     matrix = r.matrix(b)
-    _ui.show_chart(figures.jacobian_heatmap, matrix, rep.output_names, r.col_labels, _ui.MAX_HEATMAP_CELLS,
+    render.show_chart(figures.jacobian_heatmap, matrix, rep.output_names, r.col_labels, render.MAX_HEATMAP_CELLS,
                    key=f"{key}_heatmap", title=f"Jacobian of sample {b}: d output / d input feature")
-    _ui.show_chart(figures.gradient_bars, np.abs(matrix), rep.output_names, r.col_labels, _ui.MAX_BAR_CELLS,
+    render.show_chart(figures.gradient_bars, np.abs(matrix), rep.output_names, r.col_labels, render.MAX_BAR_CELLS,
                    key=f"{key}_saliency", title=f"Saliency of sample {b}: |d y_k / d x_j|")
 
 
@@ -111,30 +98,39 @@ def show_pitfalls(rep: keras_models.ModelReport, p: keras_models.Pitfalls, b: in
     rows = np.vstack([p.naive, p.summed[None], p.exact])
     labels = ([f"naive: {n}" for n in rep.output_names] + ["summed: sum(y)"]
               + [f"correct: {n}" for n in rep.output_names])
-    _ui.show_matrix(rows, labels, rep.result.col_labels, index_name="method")
-    _ui.show_chart(figures.gradient_bars, rows, labels, rep.result.col_labels, _ui.MAX_BAR_CELLS,
+    render.show_matrix(rows, labels, rep.result.col_labels, index_name="method")
+    render.show_chart(figures.gradient_bars, rows, labels, rep.result.col_labels, render.MAX_BAR_CELLS,
                    key=f"{key}_pitfalls", title="Naive and summed against the correct rows")
     diff = float(np.abs(p.exact - rep.result.matrix(b)).max())
     st.caption(f"per_element_gradients on sample {b} alone agrees with the batch result: max |difference| = {diff:.2g}.")
 
 
 def show_timing(rep: keras_models.ModelReport, *, key: str) -> None:
-    """gradlib's compiled batch call against a per-sample eager loop."""
+    """gradlib's compiled batch call against what a TensorFlow user would write, and against a per-sample loop."""
     st.markdown("### Timing")
     if rep.loop_samples == 0:
-        st.caption("The per-sample loop was not timed (switch it on above).")
+        st.caption("The per-sample loop and tape.batch_jacobian were not timed (switch it on above).")
         return
     n = rep.result.batch_size
-    seconds = {"gradlib (one compiled call)": rep.gradlib_seconds, "per-sample tape.jacobian loop": rep.loop_seconds}
-    st.metric("gradlib is faster by", f"{rep.speedup:,.0f}x")
-    st.caption(f"The loop (one eager tape and tape.jacobian per sample) was timed on {rep.loop_samples} of {n} "
-               f"samples and scaled to {n}; gradlib's time is a warm call on all {n}. One run on a shared server.")
+    batch_label = "eager tape.batch_jacobian" + ("" if rep.batch_jacobian_pfor else " (while_loop)")
+    seconds = {"gradlib (one compiled call)": rep.gradlib_seconds, batch_label: rep.batch_jacobian_seconds,
+               "per-sample tape.jacobian loop": rep.loop_seconds}
+    left, right = st.columns(2)
+    left.metric(f"gradlib is faster than {batch_label} by", f"{rep.batch_jacobian_speedup:,.1f}x")
+    right.metric("gradlib is faster than the per-sample loop by", f"{rep.speedup:,.0f}x")
+    st.caption(f"Which is which: **{batch_label}** is one `tape.batch_jacobian(y, x)` on all {n} samples, run "
+               "eagerly, as a TensorFlow user would write it"
+               + ("" if rep.batch_jacobian_pfor else " (with experimental_use_pfor=False: eager pfor re-vectorizes "
+                  "a recurrent layer for tens of seconds)")
+               + f". The **per-sample loop** runs one eager tape and `tape.jacobian` per sample; it was timed on "
+               f"{rep.loop_samples} of {n} samples and scaled to {n}. **gradlib** is a warm call of "
+               "`per_sample_gradients` on all of them (compiled once, then reused). One run each on a shared server.")
     st.plotly_chart(figures.timing_bars(seconds, title="Seconds for the whole batch"), key=f"{key}_timing",
                     config={"displaylogo": False})
 
 
 def show_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> None:
-    rep = _ui.attempt("Per-sample gradients could not be computed", lambda: model_report(name, params, x, time_loop))
+    rep = render.attempt("Per-sample gradients could not be computed", lambda: services.model_report(name, params, x, time_loop))
     if rep is None:
         return
     r = rep.result
@@ -144,32 +140,42 @@ def show_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: boo
     cols[2].metric("Method", r.method)
     cols[3].metric("gradlib time (warm)", f"{1000 * rep.gradlib_seconds:.1f} ms")
     for warning in r.warnings:
-        st.warning(_ui.escape(warning))
+        st.warning(render.escape(warning))
     b = int(st.number_input("Sample", 0, r.batch_size - 1, 0, key=f"models_sample_{r.batch_size}",
                             help="Which sample of the batch to show"))
     show_sample(rep, b, key="models")
     st.markdown("### Mean over the batch")
     st.caption("The mean of |d y_k / d x_j| over all samples: which features matter to which output, on average.")
-    _ui.show_chart(figures.jacobian_heatmap, r.mean_abs, rep.output_names, r.col_labels, _ui.MAX_HEATMAP_CELLS,
+    render.show_chart(figures.jacobian_heatmap, r.mean_abs, rep.output_names, r.col_labels, render.MAX_HEATMAP_CELLS,
                    key="models_mean", title="Mean |Jacobian| over the batch")
-    p = _ui.attempt("The pitfalls could not be computed", lambda: sample_pitfalls(name, params, x[b]))
+    p = render.attempt("The pitfalls could not be computed", lambda: services.sample_pitfalls(name, params, x[b]))
     if p is not None:
         show_pitfalls(rep, p, b, key="models")
     show_timing(rep, key="models")
 
 
+def request_form(name: str, source: str) -> tuple[dict[str, Any], np.ndarray | None, bool]:
+    """The model's sizes, the batch and the timing switch in one form: a widget change recomputes nothing until
+    **Compute** is pressed (a form's widgets keep their submitted values until then)."""
+    with st.form(f"models_form_{name}", enter_to_submit=False):
+        with st.expander("Sizes and activation", expanded=True):
+            params = model_params(name)
+        x = input_batch(keras_models.sample_shape(name, **params), source)
+        time_loop = st.toggle("Time the per-sample loop and an eager tape.batch_jacobian too (a few seconds; "
+                              "longer for recurrent layers)", value=True, key="models_time_loop")
+        st.form_submit_button("Compute", type="primary", key="models_submit")
+    return params, x, time_loop
+
+
 def main() -> None:
+    frame.ensure_routed()
     st.title("Keras models")
     st.markdown(INTRO)
     names = list(keras_models.MODELS)
     name = st.selectbox("Model", names, format_func=lambda n: keras_models.MODELS[n].title, key="models_model")
     st.caption(keras_models.MODELS[name].description)
-    with st.expander("Sizes and activation", expanded=True):
-        params = model_params(name)
-    shape = keras_models.sample_shape(name, **params)
-    x = input_batch(shape)
-    time_loop = st.toggle("Time the per-sample loop too (a few seconds; longer for recurrent layers)", value=True,
-                          key="models_time_loop")
+    source = st.radio("Input batch", SOURCES, horizontal=True, key="models_source")
+    params, x, time_loop = request_form(name, source)
     if x is not None:
         show_report(name, params, x, time_loop)
 

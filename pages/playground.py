@@ -8,9 +8,8 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
-from gradlib import share
-from gradlib.share import ShareState
-from pages import _ui
+from dashboard import frame, render, services, share
+from dashboard.share import ShareState
 
 DTYPES = ("float32", "float64", "int32", "int64")
 HELP_FUNCTION = (
@@ -100,10 +99,10 @@ def input_form(table_key: str) -> tuple[bool, str, list[dict[str, Any]], list[st
                 "dtype": st.column_config.SelectboxColumn("dtype", options=DTYPES, default="float32",
                                                           required=True, width="small")})
         methods = st.multiselect("Methods to compare", gradlib.METHODS, key="pg_methods",
-                                 format_func=lambda m: _ui.METHOD_LABELS.get(m, m),
+                                 format_func=lambda m: render.METHOD_LABELS.get(m, m),
                                  max_selections=len(gradlib.METHODS))
         st.caption(f"At most {gradlib.LIMITS.max_inputs} inputs and a Jacobian of "
-                   f"{_ui.APP_LIMITS.max_jacobian:,} entries on this server.")
+                   f"{services.APP_LIMITS.max_jacobian:,} entries on this server.")
         submitted = st.form_submit_button("Compute", type="primary", key="pg_submit")
     return submitted, outputs or "", edited.to_dict("records"), list(methods)
 
@@ -111,10 +110,10 @@ def input_form(table_key: str) -> tuple[bool, str, list[dict[str, Any]], list[st
 def submit(outputs: str, rows: list[dict[str, Any]], methods: list[str]) -> bool:
     """Validate the form again on the server; on success make it the current state."""
     if not methods:
-        _ui.show_error("Nothing to compare", "choose at least one method in 'Methods to compare'")
+        render.show_error("Nothing to compare", "choose at least one method in 'Methods to compare'")
         return False
     chosen = () if set(methods) == set(gradlib.METHODS) else tuple(methods)
-    state = _ui.attempt("These inputs cannot be used", lambda: share.from_rows(outputs, rows, chosen))
+    state = render.attempt("These inputs cannot be used", lambda: share.from_rows(outputs, rows, chosen))
     if state is None:
         return False
     ss["pg_state"], ss["pg_notice"], ss["pg_title"] = state, None, None
@@ -128,7 +127,7 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
     """The TensorFlow code, the downloads and the share link of the current state."""
     st.markdown("### TensorFlow code for your function")
     st.caption("Runnable as is: one gradient per element (unstack inside the tape), then tape.jacobian.")
-    code = _ui.attempt("The TensorFlow code could not be written", lambda: _ui.code_for(state))
+    code = render.attempt("The TensorFlow code could not be written", lambda: services.code_for(state))
     if code is not None:
         st.code(code, language="python")
     st.markdown("### Downloads")
@@ -141,7 +140,7 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
     try:
         params = share.encode(state)
     except gradlib.GradlibError as exc:
-        st.info(_ui.escape(str(exc)))
+        st.info(render.escape(str(exc)))
         return
     st.caption("This link opens the playground with this function, these inputs and these options.")
     st.code(share.link(state, st.context.url), language=None, wrap_lines=True)
@@ -150,12 +149,13 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
 
 
 def main() -> None:
+    frame.ensure_routed()
     st.title("Playground")
     st.markdown("Type a function, define its inputs, and compare every way of getting its per-element gradients.")
     if "pg_state" not in ss:
         first_load()
     if ss.get("pg_notice"):
-        _ui.show_error("This share link cannot be opened", ss["pg_notice"])
+        render.show_error("This share link cannot be opened", ss["pg_notice"])
         st.caption("The seed example is loaded instead.")
     preset_picker()
     table_key = restore_widgets()
@@ -163,13 +163,13 @@ def main() -> None:
     if submitted and not submit(outputs, rows, methods):
         return                                   # the form keeps what was typed; nothing below is stale
     state: ShareState = ss["pg_state"]
-    comparison = _ui.attempt("This function cannot be computed",
-                             lambda: _ui.compare_state(state, gradlib.METHODS))
+    comparison = render.attempt("This function cannot be computed",
+                             lambda: services.compare_state(state, gradlib.METHODS))
     if comparison is None:
         return
     st.markdown("## Results")
-    _ui.attempt("The results cannot be shown", lambda: _ui.show_comparison(comparison, key="pg"))
-    _ui.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
+    render.attempt("The results cannot be shown", lambda: render.show_comparison(comparison, key="pg"))
+    render.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
 
 
 main()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from gradlib import bench, figures
-from pages import _ui
+from dashboard import frame, render, scaling, services
+from gradlib import figures
 
 SIZES = (2, 4, 8, 16, 32, 64, 128, 256)
 SHAPES = {"square": "square: as many outputs as inputs", "wide": "wide: few outputs, many inputs",
@@ -19,13 +19,14 @@ ss = st.session_state
 GUIDE = """\
 | Situation | Pick | Why |
 |---|---|---|
-| A few outputs, many inputs (a loss per sample, a small head on a big input) | `unstack` or `jacobian` (reverse mode) | one backward pass per output; `tape.jacobian` vectorizes them |
-| Many outputs, a few inputs (a curve, a trajectory of a few parameters) | `forward` (forward mode) | one forward pass per input, whatever the number of outputs |
-| Both large, in a loop you repeat | `jacobian` or `forward`, compiled | `tf.function` traces once; the vectorized passes amortize |
-| One-off, small problems (up to ~32 passes) | `unstack`, eager | tracing a `tf.function` costs more than it saves; `auto` compiles a small problem once you call it repeatedly |
-| You are not sure | `auto` | gradlib picks the mode by the shape, and repairs NaN-poisoned rows |
+| Called more than once, any shape (a training step, a loop you repeat) | `jacobian`, compiled | one vectorized call (pfor) replaces all the passes; `tf.function` traces once, then each call costs about a millisecond at the sizes below |
+| One call of a small problem | `unstack`, eager | no trace to pay for (tracing costs tenths of a second); its cost grows with the number of outputs |
+| Many outputs, few inputs, eager | `forward` (forward mode) | one pass per **input** instead of per output; eagerly each forward pass costs about three reverse passes, so it wins only when outputs outnumber inputs by more than that |
+| You are not sure | `auto` | runs eagerly while a problem is small and new, and compiles it once its eager calls have cost about as much as a trace (0.3 s): a few repeats below may still show it eager |
 | Never | `naive` loop, or `tape.gradient` on a vector | zeros, or the column sums: not per-element gradients |
 """
+#: how a point is drawn: a filled marker ran compiled, an open one eagerly
+MARKERS_NOTE = "Filled markers ran as a compiled tf.function, open markers eagerly (the `compiled` column)."
 
 
 def timing_form() -> tuple[bool, list[int], str, list[str], int]:
@@ -36,7 +37,7 @@ def timing_form() -> tuple[bool, list[int], str, list[str], int]:
                                  max_selections=len(SIZES))
         shape = right.selectbox("Shape of the Jacobian", list(SHAPES), format_func=SHAPES.get, key="st_shape")
         methods = left.multiselect("Methods", TIMED_METHODS, default=list(TIMED_METHODS), key="st_methods",
-                                   format_func=lambda m: _ui.METHOD_LABELS.get(m, m))
+                                   format_func=lambda m: render.METHOD_LABELS.get(m, m))
         repeats = right.number_input("Repeats (the median is kept)", min_value=1, max_value=5, value=3, step=1,
                                      key="st_repeats")
         submitted = st.form_submit_button("Run the timing", type="primary", key="st_run")
@@ -46,11 +47,11 @@ def timing_form() -> tuple[bool, list[int], str, list[str], int]:
 def run_timing(sizes: list[int], shape: str, methods: list[str], repeats: int) -> pd.DataFrame | None:
     """Time each method at each size (each pair cached), with a progress bar; ``None`` after showing an error."""
     if not sizes or not methods:
-        _ui.show_error("Nothing to time", "choose at least one size and one method")
+        render.show_error("Nothing to time", "choose at least one size and one method")
         return None
     if not (set(sizes) <= set(SIZES) and set(methods) <= set(TIMED_METHODS) and shape in SHAPES
             and 1 <= repeats <= 5):   # the widgets bound these; the server checks again
-        _ui.show_error("This timing is not offered", f"sizes come from {SIZES}, methods from {TIMED_METHODS}, "
+        render.show_error("This timing is not offered", f"sizes come from {SIZES}, methods from {TIMED_METHODS}, "
                        "shapes from square, wide, tall, and 1 to 5 repeats")
         return None
     jobs = [(size, method) for size in sizes for method in methods]
@@ -58,51 +59,67 @@ def run_timing(sizes: list[int], shape: str, methods: list[str], repeats: int) -
     frames = []
     for k, (size, method) in enumerate(jobs):
         bar.progress(k / len(jobs), text=f"Timing {method} at size {size} ({k + 1} of {len(jobs)})…")
-        frame = _ui.attempt(f"Timing {method} at size {size} failed",
-                            lambda size=size, method=method: _ui.scaling((size,), (method,), shape, repeats))
-        if frame is None:
+        timing = render.attempt(f"Timing {method} at size {size} failed",
+                            lambda size=size, method=method: services.scaling((size,), (method,), shape, repeats))
+        if timing is None:
             bar.empty()
             return None
-        frames.append(frame)
+        frames.append(timing)
     bar.progress(1.0, text=f"Done: {len(sizes)} sizes × {len(methods)} methods.")
-    frame = pd.concat(frames, ignore_index=True)
-    frame["ratio"] = frame["seconds"] / frame.groupby("size")["seconds"].transform("min")
-    return frame
+    timings = pd.concat(frames, ignore_index=True)
+    timings["ratio"] = timings["seconds"] / timings.groupby("size")["seconds"].transform("min")
+    return timings
 
 
-def show_timing(frame: pd.DataFrame, shape: str) -> None:
-    """The log-log chart, the fastest method per size, and the table."""
+def show_timing(timings: pd.DataFrame, shape: str) -> None:
+    """The log-log chart (compiled or eager per point), what this run measured, and the table."""
     x = GROWING.get(shape, "size")
     st.markdown("### Time as the problem grows")
-    st.plotly_chart(figures.scaling_chart(frame, x=x, title=f"Seconds against {x} ({shape} Jacobian)"),
+    st.plotly_chart(figures.scaling_chart(timings, x=x, title=f"Seconds against {x} ({shape} Jacobian)"),
                     key="st_chart", config={"displaylogo": False})
-    fastest = frame.loc[frame.groupby("size")["seconds"].idxmin(), ["size", "outputs", "inputs", "method", "seconds"]]
-    st.markdown("### Fastest method per size")
-    st.table(fastest.assign(seconds=fastest["seconds"].map(lambda s: f"{s:.4g}")).set_index("size"))
+    st.caption(MARKERS_NOTE)
+    st.markdown("### What this run measured")
+    st.markdown("\n".join(f"- {line}" for line in measured_lines(timings)))
     st.markdown("### All timings")
-    st.dataframe(frame, hide_index=True)
+    st.dataframe(timings, hide_index=True)
     st.caption("Measured on this shared server, one process: compare ratios between methods, not absolute times.")
 
 
+def measured_lines(timings: pd.DataFrame) -> list[str]:
+    """One sentence per size: the fastest method, compiled or eager, and how much slower the others were."""
+    lines = []
+    for size, group in timings.groupby("size", sort=True):
+        best = group.loc[group["seconds"].idxmin()]
+        how = "compiled" if best["compiled"] else "eager"
+        others = ", ".join(f"{r.method} {r.ratio:.1f}x ({'compiled' if r.compiled else 'eager'})"
+                           for r in group.itertuples() if r.method != best["method"])
+        ran = f" (ran as {best['ran as']})" if best["ran as"] != best["method"] else ""
+        lines.append(f"size {size} ({best['outputs']} outputs, {best['inputs']} inputs): fastest **{best['method']}**"
+                     f"{ran}, {how}, {1000 * best['seconds']:.3g} ms" + (f"; the others took {others}" if others else ""))
+    return lines
+
+
 def main() -> None:
+    frame.ensure_routed()
     st.title("Strategies")
     st.markdown("Reverse mode costs one backward pass per **output**; forward mode one forward pass per "
                 "**input**. Time the methods as the problem grows and see where each one wins.")
     st.markdown("## Which method to pick when")
     st.markdown(GUIDE)
     st.markdown("## Time them yourself")
-    st.markdown(f"The problem is a small tanh network, `{bench.EXPRESSION}`, differentiated with respect to `x`; "
-                f"*wide* has {bench.NARROW} outputs, *tall* {bench.NARROW} inputs. Each time is the median of the "
+    st.markdown(f"The problem is a small tanh network, `{scaling.EXPRESSION}`, differentiated with respect to `x`; "
+                f"*wide* has {scaling.NARROW} outputs, *tall* {scaling.NARROW} inputs. Each time is the median of the "
                 "repeats, after one untimed call that traces the compiled methods.")
     submitted, sizes, shape, methods, repeats = timing_form()
     if submitted:
-        frame = run_timing(sizes, shape, methods, repeats)
-        if frame is not None:
-            ss["st_result"] = (frame, shape)
+        timings = run_timing(sizes, shape, methods, repeats)
+        if timings is not None:
+            ss["st_result"] = (timings, shape)
     if "st_result" in ss:
         show_timing(*ss["st_result"])
     else:
         st.info("Press **Run the timing** to measure; nothing runs until you do.")
 
 
-main()
+if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it
+    main()

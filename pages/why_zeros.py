@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import gradlib
-from pages import _ui
+from dashboard import frame, render, services
 
 INTRO = (
     "A `tf.GradientTape` is a recording: while its `with` block runs, it notes every TensorFlow operation "
@@ -29,23 +29,24 @@ def show_demo(demo: gradlib.Demo) -> None:
             st.markdown("**Broken**")
             st.code(demo.broken_code, language="python", wrap_lines=True)
             st.caption("What TensorFlow returned just now:")
-            st.table(_ui.matrix_frame(demo.broken, rows_of[:len(demo.broken)], demo.labels, "gradient of"))
+            st.table(render.matrix_frame(demo.broken, rows_of[:len(demo.broken)], demo.labels, "gradient of"))
     with fixed_col if demo.broken is not None else broken_col:
         st.markdown("**Fixed**" if demo.broken is not None else "**Shown**")
         st.code(demo.fixed_code, language="python", wrap_lines=True)
         st.caption("What TensorFlow returned just now:")
-        st.table(_ui.matrix_frame(demo.fixed, rows_of, demo.labels, "gradient of"))
+        st.table(render.matrix_frame(demo.fixed, rows_of, demo.labels, "gradient of"))
     if demo.note:
         st.info(demo.note)
 
 
 def main() -> None:
+    frame.ensure_routed()
     st.title("Why zeros?")
     st.markdown(INTRO)
     st.markdown("**The cases:** " + " · ".join(f"{k + 1}. {name.replace('_', ' ')}"
                                               for k, name in enumerate(gradlib.DEMOS)))
     for name in gradlib.DEMOS:
-        demo = _ui.attempt(f"The demonstration {name!r} could not run", lambda name=name: _ui.demonstrate(name))
+        demo = render.attempt(f"The demonstration {name!r} could not run", lambda name=name: services.demonstrate(name))
         if demo is not None:
             show_demo(demo)
         st.divider()

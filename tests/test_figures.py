@@ -91,6 +91,17 @@ def test_scaling_chart_is_log_log_one_line_per_method():
     assert fig.layout.xaxis.title.text == "number of outputs (log scale)"
 
 
+def test_scaling_chart_marks_each_point_compiled_or_eager():
+    frame = pd.DataFrame({"size": [4, 4, 64, 64], "outputs": [4, 4, 64, 64], "inputs": [4] * 4,
+                          "method": ["auto", "jacobian", "auto", "jacobian"], "compiled": [False, True, True, True],
+                          "seconds": [0.01, 0.001, 0.002, 0.002], "ratio": [1.0] * 4})
+    fig = figures.scaling_chart(frame)
+    auto, jacobian = fig.data
+    assert list(auto.marker.symbol) == ["circle-open", "circle"] and list(auto.customdata) == ["eager", "compiled"]
+    assert list(jacobian.marker.symbol) == ["circle", "circle"]
+    assert "%{customdata}" in auto.hovertemplate
+
+
 def test_labels_that_do_not_match_the_matrix_are_refused():
     with pytest.raises(ValueError, match=r"shape \(2, 3\), but there are 2 row labels and 2 column labels"):
         figures.gradient_bars(SEED, ROWS, COLS[:2])

@@ -1,16 +1,18 @@
 """AppTest of the Keras models page: per-sample Jacobians, the pitfalls on a model's output, timings, bad uploads."""
 
+import base64
+import json
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from gradlib import keras_models
 
-PAGE = "../pages/models.py"
-
-
 def run_page(**widgets) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    """Open the page, set ``widgets`` (the form's and the others), then press Compute once."""
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.switch_page("pages/models.py").run()
     for key, value in widgets.items():
         kind = "selectbox" if key in ("models_model", "models_preset", "models_sequence_cell") else None
         if kind == "selectbox":
@@ -23,7 +25,9 @@ def run_page(**widgets) -> AppTest:
             at.radio(key=key).set_value(value)
         else:
             at.slider(key=key).set_value(value)
-        at.run()
+        if key in ("models_model", "models_source"):   # outside the form: each reruns the page
+            at.run()
+    at.button(key="models_submit").click().run()
     assert not at.exception
     return at
 
@@ -71,7 +75,30 @@ def test_charts_and_timing_are_shown(default):
     headings = [m.value for m in default.markdown if m.value.startswith("###")]
     assert headings[:2] == ["### Sample 0", "### Mean over the batch"]
     assert "### Timing" in headings
-    assert float(metrics(default)["gradlib is faster by"].rstrip("x").replace(",", "")) > 0
+    (timing,) = [spec for spec in (json.loads(c.proto.spec) for c in default.get("plotly_chart"))
+                 if spec["layout"]["title"]["text"] == "Seconds for the whole batch"]
+    y = timing["data"][0]["y"]
+    seconds = dict(zip(timing["data"][0]["x"], np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]).tolist()))
+    assert list(seconds) == ["gradlib (one compiled call)", "eager tape.batch_jacobian", "per-sample tape.jacobian loop"]
+    assert all(v > 0 for v in seconds.values())
+    m = metrics(default)
+    shown_batch = float(m["gradlib is faster than eager tape.batch_jacobian by"].rstrip("x").replace(",", ""))
+    shown_loop = float(m["gradlib is faster than the per-sample loop by"].rstrip("x").replace(",", ""))
+    gradlib_s = seconds["gradlib (one compiled call)"]
+    assert shown_batch == pytest.approx(seconds["eager tape.batch_jacobian"] / gradlib_s, abs=0.051)
+    assert shown_loop == pytest.approx(seconds["per-sample tape.jacobian loop"] / gradlib_s, abs=0.51)
+    assert any("Which is which" in c.value and "tape.batch_jacobian(y, x)" in c.value for c in default.caption)
+
+
+def test_a_slider_change_inside_the_form_recomputes_nothing_until_compute():
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.switch_page("pages/models.py").run()
+    before = metrics(at)["Jacobian shape"]
+    at.slider(key="models_mlp_regressor_features").set_value(5).run()     # no Compute: the old results stay
+    assert metrics(at)["Jacobian shape"] == before == "(16, 3, 8)"
+    at.slider(key="models_mlp_regressor_features").set_value(5)
+    at.button(key="models_submit").click().run()
+    assert metrics(at)["Jacobian shape"] == "(16, 3, 5)"
 
 
 def test_choosing_another_sample_shows_its_outputs(default):

@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from gradlib.share import decode
+from dashboard.share import decode
 
 SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
 

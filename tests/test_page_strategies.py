@@ -17,7 +17,8 @@ def test_loading_the_page_times_nothing_and_explains_the_choice():
     assert not at.get("progress") and not at.get("plotly_chart")
     assert any("Run the timing" in i.value for i in at.info)
     guide = "\n".join(m.value for m in at.markdown)
-    assert "| Many outputs, a few inputs" in guide and "`forward` (forward mode)" in guide
+    assert "| Many outputs, few inputs, eager | `forward` (forward mode)" in guide
+    assert "| Called more than once, any shape" in guide and "`jacobian`, compiled" in guide
     assert "## Which method to pick when" in guide
 
 
@@ -49,3 +50,19 @@ def test_the_result_stays_when_another_widget_changes_without_rerunning_the_timi
     at.button(key="st_run").click().run()
     at.selectbox(key="st_shape").set_value("wide").run()   # inside the form: no rerun of the timing
     assert not at.exception and len(at.get("plotly_chart")) == 1 and not at.get("progress")
+
+
+def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran():
+    import pandas as pd
+
+    from pages.strategies import measured_lines
+
+    timings = pd.DataFrame({"size": [4, 4, 64, 64], "outputs": [4, 4, 64, 64], "inputs": [8] * 4,
+                            "method": ["auto", "jacobian", "auto", "jacobian"], "ran as": ["unstack", "jacobian"] * 2,
+                            "compiled": [False, True, True, True], "seconds": [0.004, 0.001, 0.002, 0.003]})
+    timings["ratio"] = timings["seconds"] / timings.groupby("size")["seconds"].transform("min")
+    assert measured_lines(timings) == [
+        "size 4 (4 outputs, 8 inputs): fastest **jacobian**, compiled, 1 ms; the others took auto 4.0x (eager)",
+        "size 64 (64 outputs, 8 inputs): fastest **auto** (ran as unstack), compiled, 2 ms; "
+        "the others took jacobian 1.5x (compiled)",
+    ]

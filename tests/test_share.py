@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from gradlib import ExpressionError
-from gradlib.share import (MAX_LENGTHS, ShareState, decode, encode, from_rows, is_share_link, link, parse_value,
+from dashboard.share import (MAX_LENGTHS, ShareState, decode, encode, from_rows, is_share_link, link, parse_value,
                            query_string, rows_of)
 
 SEED = {"outputs": "[x0*x1*x2, x0*x1*x2*x0]", "inputs": '{"x0": 3, "x1": 4, "x2": 5}'}

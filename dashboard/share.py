@@ -22,10 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
-from ._api import METHODS
-from ._errors import ExpressionError
-from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
-from ._limits import LIMITS
+from gradlib import DTYPES, FLOAT_DTYPES, LIMITS, METHODS, ExpressionError, check_inputs
 
 #: the query parameters a share link may carry, and the longest value each may have
 MAX_LENGTHS = {"outputs": LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800}

@@ -1,8 +1,7 @@
-"""Shared page helpers: the one cached door into gradlib, error display, and result rendering.
+"""How the dashboard shows things: error messages, tables, charts and a whole comparison.
 
-Pages read widgets, call the cached functions here, and render what comes back. Every cache is
-bounded (entries, bytes and age) and keyed on everything that decides its result. Nothing here
-imports TensorFlow (gradlib does); figures come from ``gradlib.figures``.
+Pages read widgets, call ``dashboard.services`` (the cached door into gradlib) and hand what comes
+back to the functions here. Nothing here imports TensorFlow; figures come from ``gradlib.figures``.
 """
 
 from __future__ import annotations
@@ -17,62 +16,24 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
-from gradlib import bench, figures
-from gradlib.share import ShareState
+from gradlib import figures
+
+__all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "METHOD_LABELS", "attempt", "broken_beside_correct",
+           "escape", "matrix_frame", "show_chart", "show_comparison", "show_error", "show_findings", "show_matrix",
+           "show_vector"]
 
 _LOG = logging.getLogger(__name__)
-#: how long a cached result lives, and how many of each kind the shared server keeps
-TTL = "1h"
-MAX_ENTRIES = 64
 #: above these sizes a page draws no chart of that kind (and says so): the browser would choke
 MAX_BAR_CELLS = 240
 MAX_HEATMAP_CELLS = 40_000
 MAX_TABLE_CELLS = 600
-#: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn
-APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9)
 METHOD_LABELS = {"unstack": "unstack (per element, reverse mode)", "jacobian": "jacobian (tape.jacobian)",
                  "forward": "forward (forward mode)", "naive": "naive loop (broken)",
                  "summed": "summed tape.gradient (column sums)", "auto": "auto (gradlib's choice)"}
 _SEVERITY = {"error": st.error, "warning": st.warning, "info": st.info}
 
 
-# ---------------------------------------------------------------- the cached door into gradlib
-
-
-@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="256MB", show_spinner="Computing per-element gradients…")
-def compare(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None, dtype: str | dict[str, str],
-            methods: tuple[str, ...], limits: gradlib.Limits = APP_LIMITS) -> gradlib.Comparison:
-    """``gradlib.compare``, cached on every argument that decides the result."""
-    return gradlib.compare(outputs, inputs, watch=watch, dtype=dtype, methods=methods, limits=limits)
-
-
-@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
-def tensorflow_code(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
-                    dtype: str | dict[str, str]) -> str:
-    """``gradlib.tensorflow_code``, cached on every argument."""
-    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype)
-
-
-@st.cache_data(max_entries=len(gradlib.DEMOS) + 1, ttl=TTL, show_spinner="Running the demonstration in TensorFlow…")
-def demonstrate(name: str) -> gradlib.Demo:
-    """``gradlib.demonstrate(name)``, computed live once per hour."""
-    return gradlib.demonstrate(name)
-
-
-@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
-def scaling(sizes: tuple[int, ...], methods: tuple[str, ...], shape: str, repeats: int) -> pd.DataFrame:
-    """``gradlib.bench.scaling``, cached on every argument (the page shows progress between calls)."""
-    return bench.scaling(list(sizes), methods=methods, shape=shape, repeats=repeats)
-
-
-def compare_state(state: ShareState, methods: Sequence[str]) -> gradlib.Comparison:
-    """``compare`` for a playground state (its own methods, or ``methods`` when it names none)."""
-    return compare(state.outputs, state.inputs, state.watch, state.dtype, tuple(state.methods or methods))
-
-
-def code_for(state: ShareState) -> str:
-    """The TensorFlow code of a playground state."""
-    return tensorflow_code(state.outputs, state.inputs, state.watch, state.dtype)
+# ---------------------------------------------------------------- messages
 
 
 def attempt(title: str, work: Callable[[], Any]) -> Any | None:
@@ -85,9 +46,6 @@ def attempt(title: str, work: Callable[[], Any]) -> Any | None:
         _LOG.exception("unexpected failure: %s", title)
         show_error(title, f"unexpected {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}")
     return None
-
-
-# ---------------------------------------------------------------- messages
 
 
 def show_error(title: str, message: str) -> None:

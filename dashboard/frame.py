@@ -1,0 +1,71 @@
+"""The frame around every page: the page list, the sidebar, and one way in, whatever the first URL.
+
+Streamlit serves a ``pages/`` folder beside the entry script as pages of their own until the entry
+script has called ``st.navigation`` once in the server process (and Streamlit's AppTest starts every
+run in that mode). So on a freshly started server a visitor whose first request is a share link
+(``/playground?...``) would get the folder's raw file names, no page config, and the page run outside
+this frame. Every page therefore calls ``ensure_routed()`` first: when Streamlit ran the page file
+directly, it puts up the same frame (config, page list, sidebar) around it, so the visitor lands
+exactly as if the visit had started at ``/``, on the same page with the same query.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+__all__ = ["PAGE_CONFIG", "ensure_routed", "pages", "route"]
+
+PAGE_CONFIG = {"page_title": "gradlib: per-element gradients", "page_icon": ":material/functions:", "layout": "wide"}
+SIDEBAR_TEXT = ("**gradlib** — per-element gradients (the Jacobian, row by row) for TensorFlow, "
+                "and why `for y_i in y: tape.gradient(y_i, x)` gives zeros.")
+SIDEBAR_CAPTION = ("Every number is computed live by TensorFlow on this server; results are cached for an hour. "
+                   "Light or dark: open the ⋮ menu at the top right, then Settings.")
+_ROUTING = threading.local()   # Streamlit runs each session's script in its own thread
+
+
+def pages() -> list[st.Page]:
+    """The dashboard's pages, in the order of the sidebar (url paths match the file names).
+
+    The first page is served at ``/``; Streamlit gives the default page no path of its own, so a hidden
+    second entry serves the same file at ``/bug`` (an address the folder mode hands out, and people share).
+    """
+    return [
+        st.Page("pages/bug.py", title="The bug, side by side", icon=":material/bug_report:", url_path="home",
+                default=True),
+        st.Page("pages/bug.py", title="The bug, side by side", url_path="bug", visibility="hidden"),
+        st.Page("pages/playground.py", title="Playground", icon=":material/science:", url_path="playground"),
+        st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why_zeros"),
+        st.Page("pages/strategies.py", title="Strategies", icon=":material/timer:", url_path="strategies"),
+        st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models"),
+    ]
+
+
+def route() -> None:
+    """The entry script's whole job: page config, navigation, the shared sidebar, then the chosen page."""
+    page = _frame()
+    _ROUTING.active = True
+    try:
+        page.run()
+    finally:
+        _ROUTING.active = False
+
+
+def ensure_routed() -> None:
+    """First line of every page: if Streamlit ran this page file without ``route()``, put the frame around it.
+
+    ``st.navigation`` here replaces the folder's page list with the dashboard's (and leaves the folder mode
+    for the whole server); the page that is running is the one the URL names, so it simply goes on.
+    """
+    if not getattr(_ROUTING, "active", False):
+        _frame()
+
+
+def _frame() -> st.Page:
+    st.set_page_config(**PAGE_CONFIG)
+    page = st.navigation(pages())
+    with st.sidebar:
+        st.markdown(SIDEBAR_TEXT)
+        st.caption(SIDEBAR_CAPTION)
+    return page

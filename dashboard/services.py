@@ -1,0 +1,76 @@
+"""The dashboard's one cached door into gradlib: every ``st.cache_data`` wrapper lives here.
+
+Every cache is bounded (entries, bytes and age) and keyed on everything that decides its result.
+Nothing here imports TensorFlow directly; gradlib does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import gradlib
+from gradlib import keras_models
+
+from . import scaling as _scaling
+from .share import ShareState
+
+__all__ = ["APP_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
+           "model_report", "sample_pitfalls", "scaling", "tensorflow_code"]
+
+#: how long a cached result lives, and how many of each kind the shared server keeps
+TTL = "1h"
+MAX_ENTRIES = 64
+#: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn
+APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="256MB", show_spinner="Computing per-element gradients…")
+def compare(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None, dtype: str | dict[str, str],
+            methods: tuple[str, ...], limits: gradlib.Limits = APP_LIMITS) -> gradlib.Comparison:
+    """``gradlib.compare``, cached on every argument that decides the result."""
+    return gradlib.compare(outputs, inputs, watch=watch, dtype=dtype, methods=methods, limits=limits)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
+def tensorflow_code(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
+                    dtype: str | dict[str, str]) -> str:
+    """``gradlib.tensorflow_code``, cached on every argument."""
+    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype)
+
+
+@st.cache_data(max_entries=len(gradlib.DEMOS) + 1, ttl=TTL, show_spinner="Running the demonstration in TensorFlow…")
+def demonstrate(name: str) -> gradlib.Demo:
+    """``gradlib.demonstrate(name)``, computed live once per hour."""
+    return gradlib.demonstrate(name)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
+def scaling(sizes: tuple[int, ...], methods: tuple[str, ...], shape: str, repeats: int) -> pd.DataFrame:
+    """``dashboard.scaling.scaling``, cached on every argument (the page shows progress between calls)."""
+    return _scaling.scaling(list(sizes), methods=methods, shape=shape, repeats=repeats)
+
+
+@st.cache_data(max_entries=16, ttl=TTL, show_spinner="Computing per-sample gradients…")
+def model_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> keras_models.ModelReport:
+    """``keras_models.report``, cached on every argument (the app's limits apply)."""
+    return keras_models.report(name, params, x, time_loop=time_loop, limits=APP_LIMITS)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
+def sample_pitfalls(name: str, params: dict[str, Any], sample: np.ndarray) -> keras_models.Pitfalls:
+    """``keras_models.pitfalls``, cached on every argument."""
+    return keras_models.pitfalls(name, params, sample)
+
+
+def compare_state(state: ShareState, methods: Sequence[str]) -> gradlib.Comparison:
+    """``compare`` for a playground state (its own methods, or ``methods`` when it names none)."""
+    return compare(state.outputs, state.inputs, state.watch, state.dtype, tuple(state.methods or methods))
+
+
+def code_for(state: ShareState) -> str:
+    """The TensorFlow code of a playground state."""
+    return tensorflow_code(state.outputs, state.inputs, state.watch, state.dtype)
