@@ -39,6 +39,7 @@ def pages() -> list[st.Page]:
         st.Page("pages/why_zeros.py", title="Why zeros?", icon=":material/help:", url_path="why_zeros"),
         st.Page("pages/strategies.py", title="Strategies", icon=":material/timer:", url_path="strategies"),
         st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models"),
+        st.Page("pages/lint.py", title="Check your code", icon=":material/fact_check:", url_path="lint"),
     ]
 
 
