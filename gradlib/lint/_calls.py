@@ -157,6 +157,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     handler = _LIBRARY.get(kind)
     if handler is not None:
         return handler(it, qual, args, kwargs, node)
+    if kind == "diff" and qual.endswith(".where") and len(args) == 1 and not kwargs:
+        return _diff(it, args, {}, node, f"{qual} with one argument (it gives indices)", "nondiff", "int")
     if kind == "diff":
         result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
         return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result

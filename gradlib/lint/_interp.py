@@ -255,18 +255,15 @@ class Interpreter:
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value, env)
             if base.kind in ("object", "model"):
+                _mark_rebound(value, base.attrs.get(target.attr), node, ast.unparse(target))
+                value.name = value.name or ast.unparse(target)
                 base.attrs[target.attr] = value
                 if base.kind == "model" and target.attr == "trainable" and value.attrs.get("value") is False:
                     base.trainable = False
                     base.line, base.col = node.lineno, node.col_offset
 
     def bind_name(self, name: str, value: Val, env: Env, node: ast.AST) -> None:
-        old = env.vars.get(name)
-        if old is not None and value.kind == "tensor" and _derived_from(value, old):
-            if old.kind == "var":
-                value.rebound = (node.lineno, node.col_offset, name)
-            elif old.rebound is not None:
-                value.rebound = old.rebound
+        _mark_rebound(value, env.vars.get(name), node, name)
         if not value.name and value.kind not in ("module", "builtin"):
             value.name = name
             for i, item in enumerate(value.items or ()):
@@ -452,6 +449,8 @@ class Interpreter:
         if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown"}:
             dtype = _dtype(left, right)
             length = left.length if left.kind in TENSORISH else right.length
+            if isinstance(op, ast.FloorDiv):
+                return self.op("tensor", (left, right), node, "nondiff", dtype, opname="floor division (//)")
             return self.op("tensor", (left, right), node, "op", dtype, length=length)
         if kinds <= {"py"}:
             return Val("py", dtype=_dtype(left, right))
@@ -545,6 +544,15 @@ def _merge_tape(tape: Tape, states: list[tuple]) -> None:
         int_watches.update(state[1])
     calls = max((state[2] for state in states), key=len)
     tape.set_state((watched, int_watches, calls, any(state[3] for state in states)))
+
+
+def _mark_rebound(value: Val, old: Val | None, node: ast.AST, name: str) -> None:
+    """A tensor computed from the Variable (or rebound Variable) it replaces under the same name: GT005's case."""
+    if old is not None and value.kind == "tensor" and _derived_from(value, old):
+        if old.kind == "var":
+            value.rebound = (node.lineno, node.col_offset, name)
+        elif old.rebound is not None:
+            value.rebound = old.rebound
 
 
 def _derived_from(value: Val, old: Val, limit: int = 200) -> bool:
