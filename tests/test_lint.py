@@ -4,8 +4,10 @@ The corpus (tests/lint_corpus) holds broken snippets, each with one line marked 
 correct ones. One subprocess runs all of them (and the rule table's examples and their corrected
 versions) under TensorFlow: a broken snippet must raise or give a None or all-zero gradient, a correct
 one a real gradient. The linter must flag each broken snippet on its marked line with its rule and say
-nothing about the correct ones. ``unseen/`` was written after the linter, as a check of how it does on
-snippets it was not tuned on (its numbers were recorded before any fix they prompted).
+nothing about the correct ones. ``unseen/`` was written after the linter's rules were in place, by the
+same author, in other styles, as a check on snippets the rules were not tuned on. Its first runs, before
+any change they prompted: u_* 22 of 22 broken flagged on the marked line, 21 of 21 correct silent (one
+correct snippet's own label was wrong and was fixed); v_* 15 of 15 broken flagged, 12 of 12 correct silent.
 """
 
 from __future__ import annotations
