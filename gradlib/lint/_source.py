@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import warnings
 
 from .._errors import GradlibError
 from .._limits import LIMITS, Limits
@@ -25,7 +26,9 @@ def parse_source(source: object, limits: Limits = LIMITS) -> ast.Module:
     """Parse ``source`` after checking its size and nesting; raise ``LintError`` with the place if it fails."""
     text = _check_text(source, limits)
     try:
-        tree = ast.parse(text, type_comments=False)
+        with warnings.catch_warnings():          # "invalid escape sequence" and the like are not ours to report
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
     except SyntaxError as err:
         line, col = err.lineno or 1, max((err.offset or 1) - 1, 0)
         raise LintError(f"gradlib.lint could not parse the source: {err.msg} (line {line}, column {col}). "
