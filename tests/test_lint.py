@@ -59,6 +59,10 @@ def verdicts(tmp_path_factory) -> dict[str, str]:
         fixed = next((f.fixed for f in lint(rule.example) if f.rule == rule.code and f.fixed), None)
         if fixed is not None:
             (extra / f"{rule.code}_fixed.py").write_text(fixed + _RESULT)
+    for path in BROKEN:
+        fixed = next((f.fixed for f in lint(path.read_text()) if f.fixed), None)
+        if fixed is not None:
+            (extra / f"fixed_{path.name}").write_text(fixed)
     paths += sorted(str(p) for p in extra.glob("*.py"))
     done = subprocess.run([sys.executable, str(CORPUS / "prove.py"), *paths], capture_output=True, text=True,
                           timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
@@ -94,6 +98,15 @@ def test_each_rule_example_is_broken_and_its_correction_works(verdicts):
         if f"{rule.code}_fixed.py" in verdicts:
             assert verdicts[f"{rule.code}_fixed.py"] == "real", (rule.code, verdicts[f"{rule.code}_fixed.py"])
     assert sum(name.endswith("_fixed.py") for name in verdicts) >= 6
+
+
+def test_the_corrections_of_broken_snippets_give_real_gradients_and_are_clean(verdicts):
+    fixed = {name: verdict for name, verdict in verdicts.items() if name.startswith("fixed_")}
+    assert len(fixed) >= 25, sorted(fixed)
+    assert all(verdict == "real" for verdict in fixed.values()), {k: v for k, v in fixed.items() if v != "real"}
+    for path in BROKEN:
+        correction = next((f.fixed for f in lint(path.read_text()) if f.fixed), None)
+        assert correction is None or lint(correction) == [], path.name
 
 
 # ---------------------------------------------------------------------------- the linter against the labels

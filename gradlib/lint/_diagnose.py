@@ -145,7 +145,8 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
         return ("GT007", op.line, op.col,
                 f"`{op.text}` is computed before the `with` block of {name} (line {_tape_line(tape)[0]}): the tape "
                 f"only records operations run inside its block, so the gradient with respect to {s} is None. Move "
-                "this line into the block" + (f", after {name}.watch({s})." if source.kind == "tensor" else "."), None)
+                "this line into the block" + (f", after {name}.watch({s})." if source.kind == "tensor" else "."),
+                ("move", op.line, _tape_line(tape)[0], "start"))
     if when == "inside":
         return _late_watch(tape, source, op) if not live else None
     return _after(tape, source, op, sources)
@@ -179,7 +180,7 @@ def _after(tape: Tape, source: Val, op: Val, sources: str) -> tuple:
                 "unstack/strided_slice op is not recorded, so each piece is a new tensor not connected to "
                 f"{s} and its gradient is None (zeros with unconnected_gradients=ZERO). Unstack or slice inside the "
                 f"block (persistent tape), or use {name}.jacobian({describe(op.parents[0])}, {sources}) for every "
-                "row at once.", None)
+                "row at once.", _unstack_fix(tape, op))
     if op.op == "gradient":
         return ("GT008", op.line, op.col,
                 f"`{op.text}` is taken after the outer tape {name}'s block (line {end}) ended: {name} did not record "
@@ -187,7 +188,15 @@ def _after(tape: Tape, source: Val, op: Val, sources: str) -> tuple:
                 f"the `with` block of {name}.", ("indent", op.line))
     return ("GT011", op.line, op.col,
             f"`{op.text}` runs after the `with` block of {name} (line {end}) ended: the operation is not recorded, "
-            f"so the gradient with respect to {s} is None. Move it into the block.", None)
+            f"so the gradient with respect to {s} is None. Move it into the block.", ("move", op.line, end, "end"))
+
+
+def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
+    """For ``for y_i in y`` after the block: unstack ``y`` at the end of the block and loop over the parts."""
+    iterated = op.parents[0].name if op.parents else ""
+    if op.opname != "iteration" or not iterated.isidentifier() or not op.text.startswith("for "):
+        return None
+    return ("unstack", op.line, iterated, _tape_line(tape)[0], None if tape.persistent else (tape.line, tape.col))
 
 
 def _unwatched(tape: Tape, source: Val, target: Val) -> list[tuple]:

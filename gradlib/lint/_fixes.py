@@ -99,6 +99,46 @@ def _indent_line(lines, tree, line):
     return _replace(lines, line, "    " + lines[line - 1])
 
 
+def _with_block(tree, with_line):
+    return next((n for n in ast.walk(tree) if isinstance(n, (ast.With, ast.AsyncWith)) and n.lineno == with_line), None)
+
+
+def _unstack(lines, tree, line, name, with_line, tape_at):
+    """Loop over ``tf.unstack(name)`` made at the end of the tape block (and make the tape persistent)."""
+    block = _with_block(tree, with_line)
+    if block is None or block.end_lineno >= line:
+        return None
+    new, count = re.subn(rf"\bin\s+{re.escape(name)}\b", f"in {name}_parts", lines[line - 1], count=1)
+    if not count:
+        return None
+    indent = _indent(lines[block.body[0].lineno - 1])
+    changed = _replace(lines, line, new)
+    changed = changed[:block.end_lineno] + [f"{indent}{name}_parts = tf.unstack({name})   # inside the tape\n"] \
+        + changed[block.end_lineno:]
+    return changed if tape_at is None else _persistent(changed, tree, *tape_at)
+
+
+def _move(lines, tree, line, with_line, where):
+    """Move the one-line statement ``line`` into the tape block: its start (after the watches) or its end."""
+    block = _with_block(tree, with_line)
+    stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == line), None)
+    if block is None or stmt is None or stmt.end_lineno != line or _indent(lines[line - 1]) != _indent(
+            lines[with_line - 1]):
+        return None
+    between = range(line + 1, with_line) if where == "start" else range(block.end_lineno + 1, line)
+    if any(lines[k - 1].strip() and not lines[k - 1].lstrip().startswith("#") for k in between):
+        return None
+    body = block.body
+    watches = [n for n in body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+               and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "watch"]
+    at = (watches[-1].end_lineno if watches and body[:len(watches)] == watches else with_line) if where == "start" \
+        else block.end_lineno
+    moved = _indent(lines[body[0].lineno - 1]) + lines[line - 1].lstrip()
+    rest = lines[:line - 1] + lines[line:]
+    at = at - 1 if line < at else at
+    return rest[:at] + [moved] + rest[at:]
+
+
 def _col(text: str, byte_offset: int) -> int:
     """ast's columns count UTF-8 bytes; turn one into a character index."""
     return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
@@ -109,4 +149,4 @@ def _replace(lines, line, text):
 
 
 _EDITS = {"watch": _watch, "persistent": _persistent, "assign": _assign, "augassign": _augassign,
-          "trainable": _trainable, "float": _float, "indent": _indent_line}
+          "trainable": _trainable, "float": _float, "indent": _indent_line, "unstack": _unstack, "move": _move}
