@@ -36,8 +36,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
 
 
 def _symptom(tape: Tape, method: str, source: Val, code: str, line: int) -> str:
-    return (f"{tape.name}.{method}(...) gets None for {describe(source)} here: the cause is on line {line} "
-            f"(see the {code} finding there).")
+    return (f"{tape.name}.{method}(...) gets no gradient for {describe(source)} here (None, or zeros with "
+            f"unconnected_gradients=ZERO): the cause is on line {line} (see the {code} finding there).")
 
 
 def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
