@@ -19,14 +19,16 @@ from . import digits
 from . import scaling as _scaling
 from .share import ShareState
 
-__all__ = ["APP_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
-           "digits_clipping", "digits_training", "model_report", "sample_pitfalls", "scaling", "tensorflow_code"]
+__all__ = ["APP_LIMITS", "LINT_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
+           "digits_clipping", "digits_training", "lint", "model_report", "sample_pitfalls", "scaling", "tensorflow_code"]
 
 #: how long a cached result lives, and how many of each kind the shared server keeps
 TTL = "1h"
 MAX_ENTRIES = 64
 #: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn
 APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)
+#: the "Check your code" page: a pasted snippet, not a whole project
+LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="256MB", show_spinner="Computing per-element gradients…")
@@ -41,6 +43,12 @@ def tensorflow_code(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...]
                     dtype: str | dict[str, str]) -> str:
     """``gradlib.tensorflow_code``, cached on every argument."""
     return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="16MB", show_spinner=False)
+def lint(source: str) -> list[gradlib.LintFinding]:
+    """``gradlib.lint`` with the page's limits, cached on the source (the code is read, never run)."""
+    return gradlib.lint(source, limits=LINT_LIMITS)
 
 
 @st.cache_data(max_entries=len(gradlib.DEMOS) + 1, ttl=TTL, show_spinner="Running the demonstration in TensorFlow…")

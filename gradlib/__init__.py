@@ -16,6 +16,7 @@ from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 from ._perexample import PerExampleResult, per_example_gradients
+from .lint import LintError, LintFinding, lint
 from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients
 from ._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._result import CELL_STATUS, GradResult
@@ -23,8 +24,8 @@ from .scan import ScanResult, scan
 
 __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
-    "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits", "METHODS",
-    "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult", "PerSampleResult", "Preset", "ScanResult",
-    "check_inputs", "compare", "demonstrate", "evaluate", "per_element_gradients", "per_example_gradients",
-    "per_sample_gradients", "scan", "tensorflow_code",
+    "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits",
+    "LintError", "LintFinding", "METHODS", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
+    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "evaluate", "lint",
+    "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan", "tensorflow_code",
 ]

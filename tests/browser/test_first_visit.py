@@ -12,7 +12,8 @@ from ._harness import (assert_close, assert_no_error_shown, find_table, main_tex
                        share_url, start_server)
 
 pytestmark = pytest.mark.browser
-PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models", "Per-example gradients"]
+PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models", "Per-example gradients",
+               "Check your code"]
 
 
 @pytest.fixture
@@ -45,13 +46,13 @@ def test_a_share_link_as_the_first_request_gets_the_dashboard_frame_and_its_numb
     assert sidebar_links(page) == PAGE_TITLES
 
 
-@pytest.mark.parametrize("path", ["bug", "why_zeros"])
+@pytest.mark.parametrize("path", ["bug", "why_zeros", "lint"])
 def test_a_page_opened_first_by_its_address_is_found(page, fresh_server, path):
     open_page(page, f"{fresh_server.url}/{path}")
     assert_no_error_shown(page)                            # includes: no "Page not found" dialog
     assert sidebar_links(page) == PAGE_TITLES
     text = main_text(page)
-    assert ("for y_i in y" in text) if path == "bug" else ("Why zeros" in text)
+    assert {"bug": "for y_i in y", "why_zeros": "Why zeros", "lint": "Line 7: GT001"}[path] in text
 
 
 def test_the_bug_page_by_its_address_on_a_server_that_has_run_before(page, app_server):

@@ -1,0 +1,64 @@
+"""How the "Check your code" page shows gradlib.lint's findings: the line, the explanation, the correction.
+
+Pure text helpers (``excerpt``, ``correction_diff``, ``message_markdown``) and one ``show`` for the page.
+Nothing here runs the user's code; it only shows text and what ``gradlib.lint`` found.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Sequence
+
+import streamlit as st
+
+from gradlib import LintFinding
+from gradlib.lint import RULES_BY_CODE
+
+from .render import escape
+
+__all__ = ["correction_diff", "excerpt", "message_markdown", "show"]
+
+CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
+         "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")
+
+
+def excerpt(source: str, line: int, col: int) -> str:
+    """The finding's line with its number and a caret under the column, and the line before it for context."""
+    lines = source.splitlines()
+    width = len(str(line))
+    shown = [f"{n:>{width}} | {lines[n - 1]}" for n in range(max(1, line - 1), line + 1) if n <= len(lines)]
+    return "\n".join(shown + [" " * width + " | " + " " * col + "^"])
+
+
+def correction_diff(source: str, fixed: str) -> str:
+    """The correction as a unified diff (only the changed lines and two of context)."""
+    diff = difflib.unified_diff(source.splitlines(), fixed.splitlines(), "your code", "corrected", n=2, lineterm="")
+    return "\n".join(diff)
+
+
+def message_markdown(message: str) -> str:
+    """The message as Markdown: `code` spans stay code, everything else is shown literally."""
+    parts = message.split("`")
+    if len(parts) % 2 == 0:
+        return escape(message)
+    return "".join(f"`{part}`" if k % 2 else escape(part) for k, part in enumerate(parts))
+
+
+def show(source: str, findings: Sequence[LintFinding]) -> None:
+    """Every finding under a heading with its line, the explanation and, when there is one, the correction."""
+    if not findings:
+        st.success(CLEAN)
+        return
+    lines = sorted({f.line for f in findings})
+    st.error(f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}** on line"
+             f"{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines))}.")
+    for finding in findings:
+        rule = RULES_BY_CODE[finding.rule]
+        st.markdown(f"#### Line {finding.line}: {finding.rule} {escape(rule.title)}")
+        st.code(excerpt(source, finding.line, finding.col), language="text")
+        st.markdown(message_markdown(finding.message))
+        if finding.fixed is not None:
+            st.markdown("**The correction:**")
+            st.code(correction_diff(source, finding.fixed), language="diff")
+            with st.expander("The whole corrected code"):
+                st.code(finding.fixed, language="python")

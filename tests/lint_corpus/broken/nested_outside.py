@@ -1,0 +1,8 @@
+import tensorflow as tf
+
+x = tf.Variable(2.0)
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        y = x ** 3
+dy_dx = inner.gradient(y, x)  # <- GT008
+result = outer.gradient(dy_dx, x)

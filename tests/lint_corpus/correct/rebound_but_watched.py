@@ -1,0 +1,11 @@
+import tensorflow as tf
+
+w = tf.constant([1.0, -1.0])
+x = tf.constant([0.5, 2.0])
+for step in range(3):
+    with tf.GradientTape() as tape:
+        tape.watch(w)
+        loss = tf.reduce_sum((w * x - 1.0) ** 2)
+    grad = tape.gradient(loss, w)
+    w = w - 0.01 * grad
+result = grad

@@ -1,0 +1,7 @@
+import tensorflow as tf
+
+scale = tf.Variable(2.0, trainable=False)
+with tf.GradientTape() as tape:
+    tape.watch(scale)
+    y = scale * 3.0 + scale ** 2
+result = tape.gradient(y, scale)

@@ -1,0 +1,10 @@
+import tensorflow as tf
+
+w = tf.Variable([1.0, -1.0])
+x = tf.constant([0.5, 2.0])
+for step in range(3):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum((w * x - 1.0) ** 2)
+    grad = tape.gradient(loss, w)
+    w.assign_sub(0.1 * grad)
+result = grad
