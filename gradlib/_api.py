@@ -21,6 +21,9 @@ from ._limits import LIMITS, Limits
 from ._result import GradResult, index_labels, nan_cause
 from ._state import fingerprint
 
+__all__ = ["CORRECT_METHODS", "METHODS", "Problem", "Ran", "error_gist", "evaluate", "float_tensor",
+           "per_element_gradients", "prepare", "run"]
+
 METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
 CORRECT_METHODS = ("unstack", "jacobian", "forward")
 #: a problem seen for the first time runs eagerly if it needs at most this many passes: on the tanh MLP, eager
@@ -97,12 +100,27 @@ def evaluate(
     Raises:
         ExpressionError: the text, an input, an option or a limit is not acceptable.
     """
-    _check_method(method, "evaluate")
+    _, _, problem = prepare("evaluate", outputs, inputs, [method], watch=watch, dtype=dtype, limits=limits)
+    return run(problem, method, compiled=compiled, limits=limits)
+
+
+def prepare(api: str, outputs: str, inputs: Mapping[str, Any], methods: Sequence[str], *,
+            watch: Sequence[str] | None, dtype: str | Mapping[str, str], limits: Limits):
+    """The one preamble of ``evaluate`` and ``compare``: ``(program, inputs, problem)``, all checked.
+
+    ``api`` names the caller in error messages. Methods, inputs, the text and the sizes are checked here,
+    before anything is allocated; a bad method is an ``ExpressionError`` (an option) in both APIs.
+    """
+    if isinstance(methods, str) or not methods:
+        raise ExpressionError(f"{api} needs a non-empty list of method names from {', '.join(METHODS)}; "
+                              f"got {methods!r}")
+    for method in methods:
+        _check_method(method, api)
     checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     problem = _expression_problem(program, checked)
     _check_size(math.prod(program.shape), problem, limits)
-    return run(problem, method, compiled=compiled, limits=limits)
+    return program, checked, problem
 
 
 def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compiled: bool | None = None,
@@ -555,6 +573,3 @@ def _with_integer_columns(problem: Problem, jac: np.ndarray) -> np.ndarray:
     return np.concatenate(blocks, axis=1) if blocks else jac
 
 
-def with_seconds(result: GradResult, seconds: float) -> GradResult:
-    """A copy of ``result`` with another timing (for benchmarks that time outside ``run``)."""
-    return replace(result, seconds=seconds)

@@ -10,15 +10,17 @@ import numpy as np
 import tensorflow as tf
 
 from . import _runtime
-from ._api import CORRECT_METHODS, METHODS, _check_method, _check_size, _expression_problem, error_gist, run
+from ._api import CORRECT_METHODS, METHODS, error_gist, prepare, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
 from ._cost import EAGER_OP_WORK
 from ._diagnose import Finding, diagnose
 from ._errors import GradlibError
-from ._inputs import Input, check_inputs
-from ._language import Program, parse
+from ._inputs import Input
+from ._language import Program
 from ._limits import LIMITS, Limits
 from ._result import GradResult
+
+__all__ = ["Comparison", "compare"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,10 +35,6 @@ class Comparison:
     check: FiniteDifferenceCheck
     diagnosis: tuple[Finding, ...]
 
-    @property
-    def y(self) -> np.ndarray:
-        return self.best.y
-
 
 def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
             dtype: str | Mapping[str, str] = "float32", methods: Sequence[str] = METHODS,
@@ -47,14 +45,7 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
     >>> c.results["auto"].jacobian.tolist(), c.check.passed, c.diagnosis[0].severity
     ([[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]], True, 'error')
     """
-    if isinstance(methods, str) or not methods:
-        raise GradlibError(f"methods must be a non-empty list of names from {', '.join(METHODS)}; got {methods!r}")
-    for method in methods:
-        _check_method(method, "compare")
-    checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
-    program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
-    problem = _expression_problem(program, checked)
-    _check_size(math.prod(program.shape), problem, limits)
+    program, checked, problem = prepare("compare", outputs, inputs, methods, watch=watch, dtype=dtype, limits=limits)
     with _runtime.work_slot():
         return _compare(program, checked, problem, methods, limits)
 
