@@ -24,6 +24,9 @@ from urllib.parse import quote, urlencode
 
 from gradlib import DTYPES, FLOAT_DTYPES, LIMITS, METHODS, ExpressionError, check_inputs
 
+__all__ = ["MAX_JSON_DEPTH", "MAX_LENGTHS", "MAX_VALUE_CHARS", "check_state", "decode", "encode", "from_rows",
+           "is_share_link", "link", "parse_inputs", "parse_value", "query_string", "rows_of", "ShareState"]
+
 #: the query parameters a share link may carry, and the longest value each may have
 MAX_LENGTHS = {"outputs": LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800}
 #: the longest value text of one input typed in the playground

@@ -6,6 +6,8 @@ import threading
 from collections import OrderedDict
 from typing import Callable, Hashable, TypeVar
 
+__all__ = ["T", "LRUCache"]
+
 T = TypeVar("T")
 
 

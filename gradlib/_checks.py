@@ -9,6 +9,9 @@ import numpy as np
 
 from ._result import GradResult
 
+__all__ = ["MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells", "finite_differences",
+           "FiniteDifferenceCheck"]
+
 #: finite differences evaluate the function 2n times; beyond this many watched elements the check is skipped
 MAX_FD_COLUMNS = 256
 _TOLERANCES = {"float32": (2e-3, 2e-3), "float64": (1e-5, 1e-6)}   # (rtol, atol relative to the scale of J)

@@ -14,6 +14,8 @@ import numpy as np
 from ._inputs import Input, check_inputs, compute_dtype
 from ._language import REDUCTIONS, UNARY, axis_of, matmul, parse
 
+__all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]
+
 #: inputs with more elements than this are written as random placeholders, not literal values
 MAX_LITERAL_ELEMENTS = 64
 

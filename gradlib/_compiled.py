@@ -36,6 +36,9 @@ from typing import Callable
 
 import numpy as np
 
+__all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK",
+           "Compiled"]
+
 #: a warm graph call faster than this leaves too little for XLA to win back its compile time (at n = 256 the
 #: graph took about 1-2 ms and XLA about 1 ms in one bench run, so the bar sits below 1 ms)
 XLA_MIN_SECONDS = 5e-4

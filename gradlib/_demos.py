@@ -12,6 +12,8 @@ import tensorflow as tf
 from ._errors import GradlibError
 from ._methods import ZERO
 
+__all__ = ["DEMOS", "Demo", "demonstrate"]
+
 
 @dataclass(frozen=True)
 class Demo:

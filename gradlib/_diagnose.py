@@ -10,6 +10,8 @@ import numpy as np
 from ._checks import FiniteDifferenceCheck, differing_cells
 from ._result import GradResult, nan_cause
 
+__all__ = ["diagnose", "Finding"]
+
 
 @dataclass(frozen=True)
 class Finding:

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+__all__ = ["BatchMixingError", "ExpressionError", "GradlibError"]
+
 
 class GradlibError(ValueError):
     """Base class of every error gradlib raises on purpose."""

@@ -14,6 +14,9 @@ from ._errors import ExpressionError
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 
+__all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "RESERVED", "check_inputs", "compute_dtype", "Input",
+           "nonfinite_warnings", "promotion_warnings", "to_array"]
+
 FLOAT_DTYPES = ("float32", "float64")
 INT_DTYPES = ("int32", "int64")
 DTYPES = FLOAT_DTYPES + INT_DTYPES

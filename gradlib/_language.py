@@ -25,6 +25,9 @@ import tensorflow as tf
 from ._errors import ExpressionError
 from ._limits import LIMITS, Limits
 
+__all__ = ["BINARY", "FUNCTIONS", "REDUCTIONS", "UNARY", "axis_of", "matmul", "parse", "Part", "Program",
+           "Shape"]
+
 Shape = tuple[int, ...]
 
 #: name -> (TensorFlow spelling used in generated code, what the function takes)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = ["LIMITS", "Limits"]
+
 
 @dataclass(frozen=True)
 class Limits:

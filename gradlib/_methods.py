@@ -15,6 +15,9 @@ from typing import Callable, Sequence
 
 import tensorflow as tf
 
+__all__ = ["ZERO", "compile_method", "Fn", "forward", "forward_columns", "forward_loop", "jacobian",
+           "jacobian_rows", "naive", "summed", "unstack"]
+
 Fn = Callable[[list, list], tf.Tensor]
 ZERO = tf.UnconnectedGradients.ZERO
 

@@ -34,6 +34,9 @@ from ._limits import LIMITS, Limits
 from ._result import index_labels
 from ._state import fingerprint
 
+__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "per_sample_gradients",
+           "PerSampleResult"]
+
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
 PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "loop")

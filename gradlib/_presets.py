@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["PRESETS", "PRESETS_BY_KEY", "Preset"]
+
 
 @dataclass(frozen=True)
 class Preset:

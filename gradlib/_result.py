@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+__all__ = ["CELL_STATUS", "GradResult", "index_labels", "nan_cause"]
+
 
 @dataclass(frozen=True, eq=False)
 class GradResult:

@@ -11,6 +11,8 @@ import tensorflow as tf
 
 from ._errors import GradlibError
 
+__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "work_slot"]
+
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
 #: how long a request waits for a free slot before it is refused

@@ -30,6 +30,12 @@ from ._errors import ExpressionError
 from ._limits import LIMITS, Limits
 from ._persample import PerSampleResult, per_sample_gradients
 
+__all__ = ["ACTIVATIONS", "LOGITS_LOSS", "LOOP_SAMPLES", "MAX_BATCH", "MAX_LAYERS", "MAX_UNITS",
+           "MAX_UPLOAD_BYTES", "MODELS", "PRESETS", "RECURRENT_CELLS", "SEQUENCE_CELLS",
+           "benchmark_per_sample", "classifier", "fit", "get_model", "load_batch", "logits_classifier",
+           "make_batch", "mlp_regressor", "ModelReport", "ModelSpec", "Pitfalls", "pitfalls", "report",
+           "sample_shape", "sequence_model"]
+
 ACTIVATIONS = ("tanh", "relu", "sigmoid", "gelu", "softplus", "linear")
 SEQUENCE_CELLS = ("conv1d", "simple_rnn", "gru")
 RECURRENT_CELLS = ("simple_rnn", "gru")
