@@ -31,8 +31,7 @@ MAX_TABLE_CELLS = 600
 MAX_TABLE_ROWS = 12
 TABLE_HEIGHT = 460
 #: what each method computes, in a few words; METHOD_LABELS puts the method's name in front
-METHOD_WHAT = {"unstack": "per element, reverse mode", "jacobian": "tape.jacobian", "forward": "forward mode",
-               "naive": "the broken loop: zeros", "summed": "tape.gradient: column sums", "auto": "gradlib's choice"}
+METHOD_WHAT = {name: m.what for name, m in gradlib.METHOD_TABLE.items()}   # gradlib's methods table
 METHOD_LABELS = {method: f"{method} ({what})" for method, what in METHOD_WHAT.items()}
 _SEVERITY = {"error": st.error, "warning": st.warning, "info": st.info}
 

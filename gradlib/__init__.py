@@ -15,6 +15,7 @@ from ._errors import BatchMixingError, ExpressionError, GradlibError
 from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
+from ._methods import TABLE as METHOD_TABLE, Method
 from ._perexample import PerExampleResult, per_example_gradients
 from .lint import LintError, LintFinding, lint
 from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients
@@ -25,7 +26,7 @@ from .scan import ScanResult, scan
 __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits",
-    "LintError", "LintFinding", "METHODS", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
+    "LintError", "LintFinding", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
     "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "evaluate", "lint",
     "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan", "tensorflow_code",
 ]

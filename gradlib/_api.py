@@ -24,8 +24,9 @@ from ._state import fingerprint
 __all__ = ["CORRECT_METHODS", "METHODS", "Problem", "Ran", "error_gist", "evaluate", "float_tensor",
            "per_element_gradients", "prepare", "run"]
 
-METHODS = ("unstack", "jacobian", "forward", "naive", "summed", "auto")
-CORRECT_METHODS = ("unstack", "jacobian", "forward")
+#: every method, in the order the app lists them (gradlib._methods.TABLE: one row each)
+METHODS = tuple(_methods.TABLE)
+CORRECT_METHODS = tuple(name for name, m in _methods.TABLE.items() if m.correct and m.eager is not None)
 #: a problem seen for the first time runs eagerly if it needs at most this many passes: on the tanh MLP, eager
 #: unstack and a traced, vectorized Jacobian cost the same first call at about 48-64 passes
 EAGER_PASSES = 32
@@ -45,14 +46,9 @@ _COMPILED = LRUCache(maxsize=64)
 _OUTPUT_SIZES = LRUCache(maxsize=128)
 #: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
 _EAGER_SECONDS = LRUCache(maxsize=128)
-_EAGER = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward_loop,
-          "naive": _methods.naive, "summed": _methods.summed}
-_GRAPH = {"unstack": _methods.unstack, "jacobian": _methods.jacobian, "forward": _methods.forward}
-_CHUNKED = {"jacobian": _methods.jacobian_rows, "forward": _methods.forward_columns}
-_NAIVE_REASON = ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
-                 "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
-_SUMMED_REASON = ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
-                  "of the Jacobian, not the gradient of any one element")
+_EAGER = {name: m.eager for name, m in _methods.TABLE.items() if m.eager is not None}
+_GRAPH = {name: m.graph for name, m in _methods.TABLE.items() if m.graph is not None}
+_CHUNKED = {name: m.chunked for name, m in _methods.TABLE.items() if m.chunked is not None}
 
 
 @dataclass(frozen=True)
@@ -541,11 +537,11 @@ def _package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: 
         warnings += (f"NaN in both reverse and forward mode in {_some(rows, undefined)}"
                      f": 0 x inf within the output's own formula, so no "
                      "mode gives a number there",)
-    reason = _NAIVE_REASON if method == "naive" else (_SUMMED_REASON if method == "summed" else "")
+    row = _methods.TABLE[method]
     return GradResult(
         y=y, jacobian=jac, row_labels=rows, col_labels=cols, method=method, requested=requested,
-        watched=problem.names, dtype=problem.dtype, compiled=bool(graph), per_element=method != "summed",
-        broken=method == "naive", reason=reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
+        watched=problem.names, dtype=problem.dtype, compiled=bool(graph), per_element=row.per_element,
+        broken=row.per_element and not row.correct, reason=row.reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
         warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode,
         compiled_as=graph.tier if isinstance(graph, Ran) else ("graph" if graph else ""),
         compiled_final=graph.final if isinstance(graph, Ran) else True)

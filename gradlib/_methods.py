@@ -11,11 +11,12 @@ counts the elements of ``xs``, flattened in order. They run eagerly or inside ``
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import tensorflow as tf
 
-__all__ = ["ZERO", "compile_method", "Fn", "forward", "forward_columns", "forward_loop", "jacobian",
+__all__ = ["TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns", "forward_loop", "jacobian",
            "jacobian_rows", "naive", "summed", "unstack"]
 
 Fn = Callable[[list, list], tf.Tensor]
@@ -146,3 +147,40 @@ def compile_method(method: Callable, f: Fn, xs: list, cs: list, *, jit_compile: 
     traced = tf.function(lambda xs, cs: method(f, xs, cs), autograph=False, jit_compile=jit_compile,
                          reduce_retracing=False)
     return traced.get_concrete_function(*signature)
+
+
+# ---------------------------------------------------------------- the table every stage reads
+
+
+@dataclass(frozen=True)
+class Method:
+    """One row of the methods table: how a method computes, what it costs in passes, and what it means.
+
+    The engine (``_api``: eager, compiled and chunked runs), the cost plan (``_plan``: eager passes), the
+    result (broken, per element, the reason) and the app (its labels) all read this table, so adding a
+    method is one row here.
+    """
+
+    name: str
+    eager: Callable | None          # the eager computation; None for ``auto``, which picks another row
+    graph: Callable | None = None   # what is traced when compiled; None: never compiled
+    chunked: Callable | None = None  # the same vectorized passes for a subset of rows or columns
+    passes: str = ""                # an eager loop's passes: one per "outputs" or per "inputs"; "" when none
+    correct: bool = True            # gives the true per-element gradients
+    per_element: bool = True        # one row per output element (``summed`` has one row: sum(y))
+    what: str = ""                  # a few words: what it computes
+    reason: str = ""                # why the result is wrong, for the rows that are
+
+
+TABLE = {m.name: m for m in (
+    Method("unstack", unstack, graph=unstack, passes="outputs", what="per element, reverse mode"),
+    Method("jacobian", jacobian, graph=jacobian, chunked=jacobian_rows, what="tape.jacobian"),
+    Method("forward", forward_loop, graph=forward, chunked=forward_columns, passes="inputs", what="forward mode"),
+    Method("naive", naive, passes="outputs", correct=False, what="the broken loop: zeros",
+           reason="the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
+                  "tensors the tape never saw: every gradient is unconnected (zero, or None by default)"),
+    Method("summed", summed, correct=False, per_element=False, what="tape.gradient: column sums",
+           reason="tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
+                  "of the Jacobian, not the gradient of any one element"),
+    Method("auto", None, what="gradlib's choice"),
+)}

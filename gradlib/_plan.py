@@ -13,7 +13,7 @@ is allocated. A method is ``(name, compiled)``: compiled ``forward`` is vectoriz
 
 from __future__ import annotations
 
-from . import _cost
+from . import _cost, _methods
 from ._errors import ExpressionError
 from ._limits import Limits
 
@@ -24,7 +24,8 @@ NO_METHOD_FITS = "Watch fewer inputs, reduce the output (for example with sum or
 
 def eager_passes(method: str, m: int, n: int, graph: bool) -> int:
     """Passes of an eager Python loop (0 for a vectorized or compiled method)."""
-    return 0 if graph else {"unstack": m, "naive": m, "forward": n}.get(method, 0)
+    passes = _methods.TABLE[method].passes if method in _methods.TABLE else ""
+    return 0 if graph else {"outputs": m, "inputs": n}.get(passes, 0)
 
 
 def check_method(method: str, profile: _cost.Profile, graph: bool, limits: Limits) -> str:
