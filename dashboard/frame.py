@@ -62,10 +62,19 @@ def ensure_routed() -> None:
     """First line of every page: if Streamlit ran this page file without ``route()``, put the frame around it.
 
     ``st.navigation`` here replaces the folder's page list with the dashboard's (and leaves the folder mode
-    for the whole server); the page that is running is the one the URL names, so it simply goes on.
+    for the whole server). On a session's first run the page then reruns through ``route()``: widgets drawn
+    in the folder-mode run would not be the ones later runs see (a form's first submit lost its values).
+    Other runs (Streamlit's AppTest runs every run in folder mode) put the frame around the page and go on.
     """
-    if not getattr(_ROUTING, "active", False):
-        _frame()
+    if getattr(_ROUTING, "active", False):
+        return
+    # A browser's first run of a session: no widget has been drawn yet, so a rerun loses nothing. (Streamlit's
+    # AppTest has no HTTP connection, hence no headers, and runs every run in folder mode: there the frame
+    # goes around the page each time and the run goes on, so its widgets stay the same from run to run.)
+    first_run = not st.session_state.to_dict() and bool(st.context.headers)
+    _frame()
+    if first_run:
+        st.rerun()   # run again through route(): the page's widgets are then born where later runs find them
 
 
 def _frame() -> st.Page:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ._harness import (assert_close, assert_no_error_shown, find_table, main_text, open_page, read_tables,
-                       share_url, start_server)
+                       rerun, share_url, start_server)
 
 pytestmark = pytest.mark.browser
 PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models", "Per-example gradients",
@@ -39,6 +39,13 @@ def test_a_share_link_as_the_first_request_gets_the_dashboard_frame_and_its_numb
     assert page.locator(".st-key-pg_outputs textarea").input_value() == "s*x*x"
     rows = find_table(read_tables(page), "d output / d", ["y[0]", "y[1]"])
     assert_close(rows.numbers(), [[2 * s * x[0], 0, x[0] ** 2], [0, 2 * s * x[1], x[1] ** 2]])
+    # the first submit after a deep-link landing keeps what was typed (the form's widgets are the live ones)
+    page.locator(".st-key-pg_outputs textarea").fill("s*x")
+    with rerun(page):
+        page.locator(".st-key-pg_submit button").click()
+    assert_no_error_shown(page)
+    rows = find_table(read_tables(page), "d output / d", ["y[0]", "y[1]"])
+    assert_close(rows.numbers(), [[s, 0, x[0]], [0, s, x[1]]])
     # the next interaction stays inside the same frame
     page.get_by_role("link", name="Why zeros?").click()
     page.wait_for_url("**/why_zeros", timeout=60_000)
