@@ -181,10 +181,14 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
 def _repair_poisoned(problem: Problem, profile: _cost.Profile, chosen: str, graph: bool, jac: np.ndarray,
                      poisoned: tuple[int, ...], limits: Limits):
     """``(J, still poisoned, repaired, notes)``: the poisoned rows recomputed in the other mode, within ``limits``."""
-    other, why_not = _plan.plan_repair(chosen, graph, profile, limits)
+    other, chunk, why_not = _plan.plan_repair(chosen, graph, profile, len(poisoned), limits)
     if why_not:
         return jac, poisoned, (), (f"NaN poisoning not repaired: the other mode, {why_not}",)
-    jac, repaired = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned)
+    if chunk:
+        fixed = _compute_chunked(problem, other, graph, chunk, poisoned if other == "jacobian" else None)[1]
+    else:
+        fixed = _compute(problem, other, graph, fallback=True)[1]
+    jac, repaired = _repair(jac, fixed, poisoned)
     return jac, tuple(r for r in poisoned if r not in repaired), repaired, ()
 
 
@@ -377,24 +381,31 @@ def _compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool =
     return _to_numpy(y), _to_numpy(jac), False
 
 
-def _compute_chunked(problem: Problem, method: str, use_graph: bool, chunk: int):
+def _compute_chunked(problem: Problem, method: str, use_graph: bool, chunk: int,
+                     indices: Sequence[int] | None = None):
     """``(y, J, compiled)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
 
-    One function of fixed shape serves every chunk (the last one repeats its final index and is cut).
+    ``indices``: only those rows (or columns); the others are NaN. One function of fixed shape serves every
+    chunk (the last one repeats its final index, and the repeats are cut).
     """
     by_rows = method == "jacobian"
-    total = _output_size(problem) if by_rows else _float_width(problem)
+    m, n = _output_size(problem), _float_width(problem)
+    wanted = np.arange(m if by_rows else n) if indices is None else np.asarray(indices)
     step = _chunk_function(problem, method, chunk) if use_graph else None
-    parts = []
-    for start in range(0, total, chunk):
-        index = tf.constant(np.minimum(np.arange(start, start + chunk), total - 1), tf.int32)
+    jac = np.full((m, n), np.nan)
+    for start in range(0, len(wanted), chunk):
+        part_of = wanted[start:start + chunk]
+        index = tf.constant(np.concatenate([part_of, np.repeat(part_of[-1:], chunk - len(part_of))]), tf.int32)
         if step is not None:
             y, part = step(problem.xs, problem.cs, index)
         else:
             y, part = _CHUNKED[method](problem.f, problem.xs, problem.cs, index)
-        keep = min(chunk, total - start)
-        parts.append(_to_numpy(part)[:keep] if by_rows else _to_numpy(part)[:, :keep])
-    return _to_numpy(y), np.concatenate(parts, axis=0 if by_rows else 1), step is not None
+        part = _to_numpy(part)
+        if by_rows:
+            jac[part_of] = part[:len(part_of)]
+        else:
+            jac[:, part_of] = part[:, :len(part_of)]
+    return _to_numpy(y), jac.astype(_to_numpy(y).dtype), step is not None
 
 
 def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable | None:

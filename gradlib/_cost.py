@@ -156,23 +156,25 @@ def _vectorized(method: str, p: Profile, batch: int, basis: int, mode: str) -> C
     return Cost(method, memory * p.itemsize, work, detail)
 
 
-def chunked(method: str, p: Profile, max_bytes: float) -> Cost | None:
+def chunked(method: str, p: Profile, max_bytes: float, passes: int | None = None) -> Cost | None:
     """``jacobian`` or compiled ``forward`` in chunks of as many vectorized passes as fit ``max_bytes``.
 
-    Each chunk repeats the forward pass; ``None`` when not even one pass at a time fits.
+    Each chunk repeats the forward pass; ``None`` when not even one pass at a time fits. ``passes``: only
+    that many of the rows (or columns), such as the NaN-poisoned rows of a repair.
 
     >>> p = Profile(m=22_500, n=1, itemsize=4, forward=45_302, elements=45_302, watched_work=22_501,
     ...             watched_elements=22_501, operations=2)
     >>> chunked("jacobian", p, 2e9).detail
     '22,500 reverse passes vectorized in 4 chunks of 7,405'
     """
-    total, mode = (p.m, "reverse") if method == "jacobian" else (p.n, "forward-mode")
-    fixed, per_pass = p.elements + 2 * p.m * p.n, total + p.pass_elements
+    basis, mode = (p.m, "reverse") if method == "jacobian" else (p.n, "forward-mode")
+    total = basis if passes is None else passes
+    fixed, per_pass = p.elements + 2 * p.m * p.n, basis + p.pass_elements
     chunk = min(int((max_bytes / p.itemsize - fixed) // per_pass), total)
     if chunk < 1:
         return None
     count = math.ceil(total / chunk)
-    work = count * p.forward + total * (p.pass_work + total + p.m + p.n)
+    work = count * p.forward + total * (p.pass_work + basis + p.m + p.n)
     detail = f"{total:,} {mode} passes vectorized in {count:,} chunks of {chunk:,}"
     return Cost(method, (fixed + chunk * per_pass) * p.itemsize, work, detail, chunk)
 

@@ -65,16 +65,24 @@ def plan_auto(profile: _cost.Profile, usual: str, use_graph: bool, can_compile: 
                         who=f"no method fits the limits: the cheapest, {cheapest.method!r},")
 
 
-def plan_repair(chosen: str, graph: bool, profile: _cost.Profile, limits: Limits) -> tuple[str, str]:
-    """The other mode for repairing NaN-poisoned rows, and why it may not run ("" when it fits ``limits``)."""
+def plan_repair(chosen: str, graph: bool, profile: _cost.Profile, rows: int, limits: Limits) -> tuple[str, int, str]:
+    """The other mode for repairing ``rows`` NaN-poisoned rows: ``(method, chunk, why not)``.
+
+    ``chunk`` > 0 runs it in chunks of passes that fit the memory limit (reverse mode: the poisoned rows
+    only); ``why not`` is "" when it may run.
+    """
     other = "forward" if chosen != "forward" else "jacobian"
     passes = eager_passes(other, profile.m, profile.n, graph)
     if passes > limits.max_eager_passes:
-        return other, f"{other!r}, would run {passes:,} eager passes (at most {limits.max_eager_passes:,})"
+        return other, 0, f"{other!r}, would run {passes:,} eager passes (at most {limits.max_eager_passes:,})"
     cost = _cost.estimate(other, profile, graph)
-    if not _cost.fits(cost, limits):
-        return other, str(_cost.refusal(cost, limits, "")).replace("method ", "", 1)
-    return other, ""
+    if _cost.fits(cost, limits):
+        return other, 0, ""
+    passes = rows if other == "jacobian" else None
+    chunks = _cost.chunked(other, profile, limits.max_bytes, passes) if other == "jacobian" or graph else None
+    if chunks is not None and _cost.fits(chunks, limits):
+        return other, chunks.chunk, ""
+    return other, 0, str(_cost.refusal(cost, limits, "")).replace("method ", "", 1)
 
 
 def _candidates(usual: str, use_graph: bool, can_compile: bool) -> list[tuple[str, bool]]:
