@@ -241,15 +241,14 @@ WIDE = {"A": RNG.standard_normal((300, 300)), "x": RNG.standard_normal(300)}   #
 WIDE_J = WIDE["A"] * (1 - np.tanh(WIDE["A"] * WIDE["x"]) ** 2)
 
 
-@pytest.mark.parametrize("compiled", [None, False])
-def test_auto_runs_a_vectorized_method_in_chunks_when_nothing_fits_at_once(compiled):
+def test_auto_runs_a_vectorized_method_in_chunks_when_nothing_fits_at_once():
     # 300 outputs and 300 inputs (eager loops are over 256 passes); all 300 vectorized passes need about
-    # 871 MB: with 100 MB allowed, auto runs them 33 at a time.
+    # 871 MB: with 100 MB allowed, auto runs them 33 at a time, compiled (eagerly each chunk would be
+    # traced anew, and memory grew past the estimate), so compiled=False refuses.
     small = Limits(max_bytes=1e8)
-    r = gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
-                         compiled=compiled)
+    r = gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small)
     np.testing.assert_allclose(r.jacobian, WIDE_J, rtol=1e-12, atol=1e-14)
-    assert (r.method, r.compiled) == ("jacobian", compiled is None)
+    assert (r.method, r.compiled) == ("jacobian", True)
     assert r.warnings == ("computed in chunks of 33 vectorized passes, to keep the estimated peak memory within "
                           "100 MB",)
     with pytest.raises(ExpressionError, match=r"^method 'jacobian' would need about 871 MB of memory at its peak .*"
@@ -257,6 +256,10 @@ def test_auto_runs_a_vectorized_method_in_chunks_when_nothing_fits_at_once(compi
                                               r"reverse passes vectorized in 10 chunks of 33$"):
         gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
                          method="jacobian")
+    with pytest.raises(ExpressionError, match=r"^no method fits the limits: the cheapest, 'jacobian', would need "
+                                              r"about 871 MB of memory at its peak"):
+        gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
+                         compiled=False)
 
 
 def test_chunks_keep_the_peak_memory_near_their_estimate():
@@ -282,7 +285,7 @@ def test_the_repair_of_poisoned_rows_runs_the_other_mode_in_chunks_when_it_must(
     inputs = {"A": WIDE["A"], "x": np.concatenate([[1.0], WIDE["x"][1:]])}
     expected = (inputs["A"] * (1 - np.tanh(inputs["A"] * inputs["x"]) ** 2)).sum(axis=0)
     small = Limits(max_bytes=1e8)
-    assert _plan.plan_repair("jacobian", True, _profile(text, inputs, ["x"]), 1, small) == ("forward", 33, "")
+    assert _plan.plan_repair("jacobian", True, _profile(text, inputs, ["x"]), 1, True, small) == ("forward", 33, "")
     r = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", compiled=True, limits=small)
     assert (r.method, r.poisoned_rows, r.repaired_rows) == ("jacobian", (), (1,))
     np.testing.assert_allclose(r.jacobian[1], expected, rtol=1e-12, atol=1e-14)
