@@ -169,12 +169,12 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     profile = problem.profile or _cost.Profile.of_callable(m, _float_width(problem), _itemsize(problem))
     use_graph = _use_graph(method, m, n, problem, compiled)
     if method == "auto":
-        can_compile = problem.key is not None and bool(problem.xs) and compiled is not False
-        chosen, use_graph, chunk = _plan.plan_auto(profile, _choose(m, n, use_graph), use_graph, can_compile, limits)
+        chosen, use_graph, chunk = _plan.plan_auto(profile, _choose(m, n, use_graph), use_graph,
+                                                   _can_compile(problem, compiled), limits)
     else:
         chosen, chunk = _plan.check_method(method, profile, use_graph, limits), 0
     if chunk:
-        y, jac, graph = _compute_chunked(problem, chosen, use_graph, chunk)
+        y, jac, graph = _compute_chunked(problem, chosen, chunk)
     else:
         y, jac, graph = _compute(problem, chosen, use_graph, fallback=compiled is None)
     if method == "auto" and not graph and problem.key is not None:
@@ -183,7 +183,8 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     repair = _Repair()
     notes: tuple[str, ...] = ()
     if poisoned and method == "auto":
-        jac, poisoned, repair, notes = _repair_poisoned(problem, profile, chosen, bool(graph), jac, poisoned, limits)
+        jac, poisoned, repair, notes = _repair_poisoned(problem, profile, chosen, bool(graph), jac, poisoned,
+                                                        _can_compile(problem, compiled), limits)
     if chunk:
         notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
                   f"{_cost.size_text(limits.max_bytes)}",)
@@ -192,16 +193,24 @@ def _run(problem: Problem, method: str, compiled: bool | None, limits: Limits) -
     return replace(result, warnings=result.warnings + notes) if notes else result
 
 
+def _can_compile(problem: Problem, compiled: bool | None) -> bool:
+    return problem.key is not None and bool(problem.xs) and compiled is not False
+
+
 def _repair_poisoned(problem: Problem, profile: _cost.Profile, chosen: str, graph: bool, jac: np.ndarray,
-                     poisoned: tuple[int, ...], limits: Limits):
+                     poisoned: tuple[int, ...], can_compile: bool, limits: Limits):
     """``(J, still poisoned, repair, notes)``: the poisoned rows recomputed in the other mode, within ``limits``.
 
     Every NaN cell left after the repair is NaN in both modes: undefined there, not poisoned.
     """
-    other, why_not = _plan.plan_repair(chosen, graph, profile, limits)
+    other, chunk, why_not = _plan.plan_repair(chosen, graph, profile, len(poisoned), can_compile, limits)
     if why_not:
         return jac, poisoned, _Repair(), (f"NaN poisoning not repaired: the other mode, {why_not}",)
-    jac, repair = _repair(jac, _compute(problem, other, graph, fallback=True)[1], poisoned, other)
+    if chunk:
+        fixed = _compute_chunked(problem, other, chunk, poisoned if other == "jacobian" else None)[1]
+    else:
+        fixed = _compute(problem, other, graph, fallback=True)[1]
+    jac, repair = _repair(jac, fixed, poisoned, other)
     return jac, (), repair, ()
 
 
@@ -430,39 +439,47 @@ def _compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool =
     return _to_numpy(y), _to_numpy(jac), False
 
 
-def _compute_chunked(problem: Problem, method: str, use_graph: bool, chunk: int):
-    """``(y, J, compiled)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
+def _compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence[int] | None = None):
+    """``(y, J, True)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
 
-    One function of fixed shape serves every chunk (the last one repeats its final index and is cut).
+    ``indices``: only those rows (or columns); the others are NaN. One traced function of fixed shape serves
+    every chunk (the last one repeats its final index, and the repeats are cut). Chunks run compiled only:
+    eagerly, each chunk was traced anew and memory grew to about 2.4 times the estimate.
     """
     by_rows = method == "jacobian"
-    total = _output_size(problem) if by_rows else _float_width(problem)
-    step = _chunk_function(problem, method, chunk) if use_graph else None
-    parts = []
-    for start in range(0, total, chunk):
-        index = tf.constant(np.minimum(np.arange(start, start + chunk), total - 1), tf.int32)
-        if step is not None:
-            y, part = step(problem.xs, problem.cs, index)
+    m, n = _output_size(problem), _float_width(problem)
+    wanted = np.arange(m if by_rows else n) if indices is None else np.asarray(indices)
+    step = _chunk_function(problem, method, chunk)
+    jac = np.full((m, n), np.nan)
+    for start in range(0, len(wanted), chunk):
+        part_of = wanted[start:start + chunk]
+        index = tf.constant(np.concatenate([part_of, np.repeat(part_of[-1:], chunk - len(part_of))]), tf.int32)
+        y, part = step(problem.xs, problem.cs, index)
+        part = part.numpy()
+        if by_rows:
+            jac[part_of] = part[:len(part_of)]
         else:
-            y, part = _CHUNKED[method](problem.f, problem.xs, problem.cs, index)
-        keep = min(chunk, total - start)
-        parts.append(_to_numpy(part)[:keep] if by_rows else _to_numpy(part)[:, :keep])
-    return _to_numpy(y), np.concatenate(parts, axis=0 if by_rows else 1), step is not None
+            jac[:, part_of] = part[:, :len(part_of)]
+    y = y.numpy()
+    return y, jac.astype(y.dtype), True
 
 
-def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable | None:
-    """The cached traced chunk of ``method`` for ``problem``; ``None`` if ``f`` cannot be traced (run eagerly)."""
+def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
+    """The cached traced chunk of ``method`` for ``problem``."""
     specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
     f, step = problem.f, _CHUNKED[method]
 
     def build():
+        traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
         try:
-            traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
             return traced.get_concrete_function(*specs, tf.TensorSpec([chunk], tf.int32))
         except GradlibError:
             raise
-        except Exception:   # noqa: BLE001 - not traceable: the chunks run eagerly, which re-raises a real error
-            return None
+        except Exception as exc:   # noqa: BLE001 - f cannot be traced (it calls .numpy(), say): say so
+            raise GradlibError(f"this problem needs {method!r} in chunks of {chunk:,} passes to stay within the "
+                               f"memory limit, which needs fn traced into a tf.function, and tracing failed: "
+                               f"{type(exc).__name__}: {error_gist(exc)}. Watch fewer inputs or reduce the output"
+                               ) from exc
 
     return _COMPILED.get_or_create((problem.key, method, "chunk", chunk), build)
 

@@ -51,31 +51,42 @@ def plan_auto(profile: _cost.Profile, usual: str, use_graph: bool, can_compile: 
     """``auto``'s ``(method, compiled, chunk)``: its ``usual`` choice if that fits ``limits``, else the first that does.
 
     When no method fits at once, a vectorized one may still run in chunks of passes (``chunk`` > 0) whose
-    memory fits, if the work of them all does.
+    memory fits, if the work of them all does: compiled only (eagerly, each chunk traced anew held about
+    2.4 times its estimate, measured), so only when ``can_compile``.
     """
     candidates = _candidates(usual, use_graph, can_compile)
     for method, graph in candidates:
         if _fits(method, graph, profile, limits):
             return method, graph, 0
     for method in sorted(("jacobian", "forward"), key=lambda k: profile.m if k == "jacobian" else profile.n):
-        cost = _cost.chunked(method, profile, limits.max_bytes)
+        cost = _cost.chunked(method, profile, limits.max_bytes) if can_compile else None
         if cost is not None and _cost.fits(cost, limits):
-            return method, can_compile, cost.chunk
-    cheapest = min((_cost.estimate(k, profile, g) for k, g in candidates), key=lambda c: _over(c, limits))
+            return method, True, cost.chunk
+    allowed = [(k, g) for k, g in candidates if eager_passes(k, profile.m, profile.n, g) <= limits.max_eager_passes]
+    cheapest = min((_cost.estimate(k, profile, g) for k, g in allowed), key=lambda c: _over(c, limits))
     raise _cost.refusal(cheapest, limits, NO_METHOD_FITS,
                         who=f"no method fits the limits: the cheapest, {cheapest.method!r},")
 
 
-def plan_repair(chosen: str, graph: bool, profile: _cost.Profile, limits: Limits) -> tuple[str, str]:
-    """The other mode for repairing NaN-poisoned rows, and why it may not run ("" when it fits ``limits``)."""
+def plan_repair(chosen: str, graph: bool, profile: _cost.Profile, rows: int, can_compile: bool,
+                limits: Limits) -> tuple[str, int, str]:
+    """The other mode for repairing ``rows`` NaN-poisoned rows: ``(method, chunk, why not)``.
+
+    ``chunk`` > 0 runs it compiled, in chunks of passes that fit the memory limit (reverse mode: the
+    poisoned rows only); ``why not`` is "" when it may run.
+    """
     other = "forward" if chosen != "forward" else "jacobian"
     passes = eager_passes(other, profile.m, profile.n, graph)
     if passes > limits.max_eager_passes:
-        return other, f"{other!r}, would run {passes:,} eager passes (at most {limits.max_eager_passes:,})"
+        return other, 0, f"{other!r}, would run {passes:,} eager passes (at most {limits.max_eager_passes:,})"
     cost = _cost.estimate(other, profile, graph)
-    if not _cost.fits(cost, limits):
-        return other, str(_cost.refusal(cost, limits, "")).replace("method ", "", 1)
-    return other, ""
+    if _cost.fits(cost, limits):
+        return other, 0, ""
+    passes = rows if other == "jacobian" else None
+    chunks = _cost.chunked(other, profile, limits.max_bytes, passes) if can_compile else None
+    if chunks is not None and _cost.fits(chunks, limits):
+        return other, chunks.chunk, ""
+    return other, 0, str(_cost.refusal(cost, limits, "")).replace("method ", "", 1)
 
 
 def _candidates(usual: str, use_graph: bool, can_compile: bool) -> list[tuple[str, bool]]:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib import ExpressionError, Limits, _api, _cost
+from gradlib import ExpressionError, Limits, _api, _cost, _plan
 from gradlib._inputs import check_inputs
 from gradlib._language import parse
 
@@ -79,10 +79,13 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
     assert errors["unstack"].startswith("method 'unstack' runs one eager pass per output element: 22,500 here")
 
 
-def test_auto_does_not_repair_poisoned_rows_with_a_jacobian_too_big_for_memory():
+def test_auto_does_not_repair_poisoned_rows_with_a_jacobian_too_big_for_the_app():
+    # Even in chunks (1,109 rows at a time within 500 MB), reverse mode over all 22,500 poisoned rows would
+    # take about 3e9 operations: over the app's 1e9, so the rows stay poisoned and the warning says why.
     out = _in_capped_child("""
+        from dashboard.services import APP_LIMITS
         inputs = {"a": [[1.0]] * 150, "b": [[2.0] * 150], "s": 2.0}
-        r = gradlib.evaluate("a*b*s + sqrt(s - s)", inputs, watch=["s"])
+        r = gradlib.evaluate("a*b*s + sqrt(s - s)", inputs, watch=["s"], limits=APP_LIMITS)
         out["method"], out["poisoned"], out["repaired"] = r.method, len(r.poisoned_rows), len(r.repaired_rows)
         out["nan"] = bool(np.isnan(r.jacobian).all())
         out["warnings"] = r.warnings
@@ -91,8 +94,10 @@ def test_auto_does_not_repair_poisoned_rows_with_a_jacobian_too_big_for_memory()
     assert (out["method"], out["poisoned"], out["repaired"], out["nan"]) == ("forward", 22_500, 0, True)
     assert out["warnings"][0].startswith("NaN in the gradient of finite output(s) y[0,0], y[0,1], y[0,2], y[0,3], "
                                          "y[0,4], y[0,5], y[0,6], y[0,7] and 22,492 more: ")
-    assert out["warnings"][1].startswith("NaN poisoning not repaired: the other mode, 'jacobian' would need about "
-                                         "10 GB of memory at its peak (22,500 reverse passes vectorized")
+    assert out["warnings"][1] == (
+        "NaN poisoning not repaired: the other mode, 'jacobian' would need about 10 GB of memory at its peak (22,500 "
+        "reverse passes vectorized: a 22,500 x 22,500 identity and 22,500 copies of the pass's 90,010 values); at "
+        "most 500 MB are allowed.")
 
 
 def test_the_share_link_that_crashed_the_app_refuses_forward_mode_and_answers_with_the_rest():
@@ -236,15 +241,14 @@ WIDE = {"A": RNG.standard_normal((300, 300)), "x": RNG.standard_normal(300)}   #
 WIDE_J = WIDE["A"] * (1 - np.tanh(WIDE["A"] * WIDE["x"]) ** 2)
 
 
-@pytest.mark.parametrize("compiled", [None, False])
-def test_auto_runs_a_vectorized_method_in_chunks_when_nothing_fits_at_once(compiled):
+def test_auto_runs_a_vectorized_method_in_chunks_when_nothing_fits_at_once():
     # 300 outputs and 300 inputs (eager loops are over 256 passes); all 300 vectorized passes need about
-    # 871 MB: with 100 MB allowed, auto runs them 33 at a time.
+    # 871 MB: with 100 MB allowed, auto runs them 33 at a time, compiled (eagerly each chunk would be
+    # traced anew, and memory grew past the estimate), so compiled=False refuses.
     small = Limits(max_bytes=1e8)
-    r = gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
-                         compiled=compiled)
+    r = gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small)
     np.testing.assert_allclose(r.jacobian, WIDE_J, rtol=1e-12, atol=1e-14)
-    assert (r.method, r.compiled) == ("jacobian", compiled is None)
+    assert (r.method, r.compiled) == ("jacobian", True)
     assert r.warnings == ("computed in chunks of 33 vectorized passes, to keep the estimated peak memory within "
                           "100 MB",)
     with pytest.raises(ExpressionError, match=r"^method 'jacobian' would need about 871 MB of memory at its peak .*"
@@ -252,6 +256,10 @@ def test_auto_runs_a_vectorized_method_in_chunks_when_nothing_fits_at_once(compi
                                               r"reverse passes vectorized in 10 chunks of 33$"):
         gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
                          method="jacobian")
+    with pytest.raises(ExpressionError, match=r"^no method fits the limits: the cheapest, 'jacobian', would need "
+                                              r"about 871 MB of memory at its peak"):
+        gradlib.evaluate("sum(tanh(A * x), axis=1)", WIDE, watch=["x"], dtype="float64", limits=small,
+                         compiled=False)
 
 
 def test_chunks_keep_the_peak_memory_near_their_estimate():
@@ -268,3 +276,18 @@ def test_chunks_keep_the_peak_memory_near_their_estimate():
     """)
     assert out["warnings"][0].startswith("computed in chunks of 33 vectorized passes")
     assert out["growth"] < 1.5e8   # measured: 58 MB, against 457 MB for all 300 passes at once
+
+
+def test_the_repair_of_poisoned_rows_runs_the_other_mode_in_chunks_when_it_must():
+    # y[0] = exp(exp(10 x0)) overflows; reverse mode then puts 0 x inf = NaN into row y[1]. Forward mode over
+    # all 300 inputs would need about 870 MB; with 100 MB allowed the repair runs it 33 columns at a time.
+    text = "[exp(exp(10 * x[0])), sum(tanh(A * x))]"
+    inputs = {"A": WIDE["A"], "x": np.concatenate([[1.0], WIDE["x"][1:]])}
+    expected = (inputs["A"] * (1 - np.tanh(inputs["A"] * inputs["x"]) ** 2)).sum(axis=0)
+    small = Limits(max_bytes=1e8)
+    assert _plan.plan_repair("jacobian", True, _profile(text, inputs, ["x"]), 1, True, small) == ("forward", 33, "")
+    r = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", compiled=True, limits=small)
+    assert (r.method, r.poisoned_rows, r.repaired_rows) == ("jacobian", (), (1,))
+    np.testing.assert_allclose(r.jacobian[1], expected, rtol=1e-12, atol=1e-14)
+    plain = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", compiled=True, method="jacobian")
+    assert plain.poisoned_rows == (1,) and np.isnan(plain.jacobian[1, 0])   # what the repair fixed
