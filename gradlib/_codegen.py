@@ -15,7 +15,7 @@ import numpy as np
 
 from ._inputs import Input, check_inputs, compute_dtype
 from ._language import arguments, parse
-from ._operations import HELPERS
+from ._operations import helpers
 
 __all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]
 
@@ -76,9 +76,9 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
 
 
 def _helpers(body: str) -> list[str]:
-    """The sources of the helpers ``body`` calls, and of the helpers those call, in ``HELPERS`` order: the
+    """The sources of the helpers ``body`` calls, and of the helpers those call, in ``helpers()`` order: the
     code generated for @, dot, clip ... calls the very function gradlib runs."""
-    sources = {name: textwrap.dedent(inspect.getsource(function)) for name, function in HELPERS.items()}
+    sources = {name: textwrap.dedent(inspect.getsource(function)) for name, function in helpers().items()}
     needed, text = set(), body
     for name in reversed(sources):   # a helper calls only the ones before it (dot calls matmul)
         if re.search(rf"(?<![\w.]){name}\(", text):

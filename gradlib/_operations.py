@@ -3,8 +3,8 @@
 A row says what a function takes, the shape it gives (a rule the checker runs on shapes alone, before
 anything is allocated) and the TensorFlow function that computes it: ``Operation.run`` calls that function
 and ``Operation.write`` writes the same call into the generated code, so the two cannot drift apart. A
-function that TensorFlow has no single op for is a small helper here (``clip``, ``dot``); the generated
-script copies its source. Adding a function to the language is adding one row to ``OPERATIONS``.
+function that TensorFlow has no single op for is a small helper here (``clip``, ``dot``), named by its row;
+the generated script copies its source. Adding a function to the language is adding one row to ``OPERATIONS``.
 
 >>> OPERATIONS["softmax"].write("x", -1)
 'tf.nn.softmax(x, axis=-1)'
@@ -21,7 +21,7 @@ from typing import Any, Callable, Protocol
 
 import tensorflow as tf
 
-__all__ = ["FUNCTIONS", "HELPERS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "matmul"]
+__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "helpers", "matmul"]
 
 Shape = tuple[int, ...]
 
@@ -58,8 +58,8 @@ class Operation:
         takes: the end of "``name() takes ...``", said when a call does not fit ``params``.
         shape: ``(call, *arguments) -> shape``: the result's shape from the arguments' shapes and static
             values; it refuses with ``call.fail``.
-        op: the TensorFlow function (``"tf.nn.softmax"``) or a helper in ``HELPERS`` (``"clip"``): what runs
-            and what the generated code writes.
+        op: the TensorFlow function (``"tf.nn.softmax"``), or a helper function (``clip``) when TensorFlow has
+            no single op for it: what runs, and what the generated code writes (with the helper's source).
         default_axis: the axis when the call gives none (None: the function's own default, all elements).
         work: extra floating-point operations per element of the tensor arguments, beyond the one per
             element of the result that every node counts (the cost model's estimate, ``gradlib._cost``).
@@ -69,7 +69,7 @@ class Operation:
     params: tuple[str, ...]
     takes: str
     shape: Callable[..., Shape]
-    op: str
+    op: str | Callable
     default_axis: int | None = None
     work: float = 0.0
 
@@ -80,8 +80,13 @@ class Operation:
 
     @property
     def function(self) -> Callable:
-        """The Python function ``op`` names."""
-        return HELPERS[self.op] if self.op in HELPERS else operator.attrgetter(self.op.removeprefix("tf."))(tf)
+        """The Python function that computes it."""
+        return self.op if callable(self.op) else operator.attrgetter(self.op.removeprefix("tf."))(tf)
+
+    @property
+    def spelling(self) -> str:
+        """How the generated code calls it: ``tf.nn.softmax``, or a helper's name."""
+        return self.op.__name__ if callable(self.op) else self.op
 
     def run(self, *arguments: Any) -> Any:
         """Compute the function on TensorFlow tensors (and static values), in ``params`` order."""
@@ -93,7 +98,7 @@ class Operation:
         positional, keywords = self._split(arguments)
         texts = [f"[{', '.join(a)}]" if isinstance(a, list) else a for a in positional]
         texts += [f"{k}={list(v) if isinstance(v, tuple) else v!r}" for k, v in keywords.items()]
-        return f"{self.op}({', '.join(texts)})"
+        return f"{self.spelling}({', '.join(texts)})"
 
     def _split(self, arguments: tuple) -> tuple[list, dict[str, Any]]:
         positional = [a for p, a in zip(self.params, arguments) if p not in STATIC]
@@ -133,8 +138,10 @@ def cross_entropy(labels, logits, axis=-1):
     return -tf.reduce_sum(labels * tf.nn.log_softmax(logits, axis=axis), axis=axis)
 
 
-#: helper name -> function; the generated code copies the source of each one it calls
-HELPERS = {f.__name__: f for f in (matmul, dot, clip, cross_entropy)}
+def helpers() -> dict[str, Callable]:
+    """Helper name -> function, for ``@`` and every row whose op is a helper: the generated code copies the
+    source of each one it calls. A helper calls only helpers before it (``dot`` calls ``matmul``)."""
+    return {"matmul": matmul} | {row.op.__name__: row.op for row in OPERATIONS.values() if callable(row.op)}
 
 
 # ---------------------------------------------------------------- shape rules
@@ -243,7 +250,8 @@ def _reduction(name: str, op: str, work: float = 0.0) -> Operation:
     return Operation(name, ("x", "axis"), _AXIS.format(name), _reduce, op, work=work)
 
 
-_ROWS = [
+#: name -> its row: the table
+OPERATIONS: dict[str, Operation] = {row.name: row for row in [
     *(_elementwise(name, op) for name, op in [
         ("sin", "tf.sin"), ("cos", "tf.cos"), ("tan", "tf.tan"), ("exp", "tf.exp"), ("log", "tf.math.log"),
         ("sqrt", "tf.sqrt"), ("tanh", "tf.tanh"), ("sigmoid", "tf.sigmoid"), ("relu", "tf.nn.relu"),
@@ -256,16 +264,15 @@ _ROWS = [
     _reduction("logsumexp", "tf.reduce_logsumexp", work=4),
     Operation("maximum", ("a", "b"), _TWO.format("maximum"), _broadcast, "tf.maximum"),
     Operation("minimum", ("a", "b"), _TWO.format("minimum"), _broadcast, "tf.minimum"),
-    Operation("matmul", ("a", "b"), _TWO.format("matmul"), _matmul, "matmul"),
-    Operation("dot", ("a", "b"), _TWO.format("dot"), _dot, "dot"),
-    Operation("clip", ("x", "lo", "hi"), "takes exactly three arguments, like clip(x, lo, hi)", _clip, "clip",
+    Operation("matmul", ("a", "b"), _TWO.format("matmul"), _matmul, matmul),
+    Operation("dot", ("a", "b"), _TWO.format("dot"), _dot, dot),
+    Operation("clip", ("x", "lo", "hi"), "takes exactly three arguments, like clip(x, lo, hi)", _clip, clip,
               work=1),
-    Operation("softmax", ("x", "axis"), "takes a tensor and an optional axis, like softmax(x) or "
-              "softmax(x, axis=0)", _along, "tf.nn.softmax", default_axis=-1, work=4),
-    Operation("log_softmax", ("x", "axis"), "takes a tensor and an optional axis, like log_softmax(x) or "
-              "log_softmax(x, axis=0)", _along, "tf.nn.log_softmax", default_axis=-1, work=4),
+    Operation("softmax", ("x", "axis"), _AXIS.format("softmax"), _along, "tf.nn.softmax", default_axis=-1, work=4),
+    Operation("log_softmax", ("x", "axis"), _AXIS.format("log_softmax"), _along, "tf.nn.log_softmax",
+              default_axis=-1, work=4),
     Operation("cross_entropy", ("labels", "logits", "axis"), "takes labels, logits and an optional axis, like "
-              "cross_entropy(p, z) or cross_entropy(p, z, axis=0)", _cross_entropy, "cross_entropy",
+              "cross_entropy(p, z) or cross_entropy(p, z, axis=0)", _cross_entropy, cross_entropy,
               default_axis=-1, work=6),
     Operation("transpose", ("x", "perm"), "takes a tensor and an optional order of its axes written out, like "
               "transpose(W) or transpose(x, [0, 2, 1])", _transpose, "tf.transpose"),
@@ -273,9 +280,6 @@ _ROWS = [
               _reshape, "tf.reshape"),
     Operation("concat", ("values", "axis"), "takes a list of values and an optional axis, like concat([a, b]) "
               "or concat([a, b], axis=1)", _concat, "tf.concat", default_axis=0),
-]
-
-#: name -> its row
-OPERATIONS: dict[str, Operation] = {row.name: row for row in _ROWS}
+]}
 #: name -> the TensorFlow function (or helper) it runs
-FUNCTIONS: dict[str, str] = {row.name: row.op for row in _ROWS}
+FUNCTIONS: dict[str, str] = {row.name: row.spelling for row in OPERATIONS.values()}
