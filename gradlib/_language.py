@@ -450,14 +450,14 @@ def _argument_nodes(operation: Operation, call: ast.Call) -> dict[str, ast.expr]
 def _static(param: str, node: ast.expr | None, fail: Callable[[ast.AST, str], None] | None) -> Any:
     if node is None:
         return None
-    if STATIC[param] == "int":
+    if not STATIC[param].startswith("["):
         value = _int_constant(node)
         if value is None:
-            _fail(fail, node, f"{param} must be a whole number written out, like {param}=0")
+            _fail(fail, node, f"{param} must be a whole number written out, like {STATIC[param]}")
         return value
     values = [_int_constant(e) for e in node.elts] if isinstance(node, ast.List) else [None]
     if None in values:
-        _fail(fail, node, f"{param} must be a list of whole numbers written out, like [1, 0]")
+        _fail(fail, node, f"{param} must be a list of whole numbers written out, like {STATIC[param]}")
     return tuple(values)
 
 

@@ -25,10 +25,10 @@ __all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entr
 
 Shape = tuple[int, ...]
 
-#: parameters that are written out in the text, not computed: name -> what the value is ("int": a whole
-#: number, "ints": a list of them). They reach TensorFlow as keywords of the same name; ``axis`` and ``perm``
+#: parameters that are written out in the text, not computed: name -> how it is written ("axis=0": a whole
+#: number, "[2, 3]": a list of them). They reach TensorFlow as keywords of the same name; ``axis`` and ``perm``
 #: may be left out. Every other parameter is a tensor; ``values`` is a list of tensors written out.
-STATIC = {"axis": "int", "perm": "ints", "shape": "ints"}
+STATIC = {"axis": "axis=0", "perm": "[1, 0]", "shape": "[2, 3]"}
 OPTIONAL = frozenset({"axis", "perm"})
 
 
