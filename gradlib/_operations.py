@@ -133,8 +133,8 @@ def clip(x, lo, hi):
 
 
 def cross_entropy(labels, logits, axis=-1):
-    """-sum(labels * log_softmax(logits)) along axis: tf.nn.softmax_cross_entropy_with_logits, in ops
-    that every gradient method can differentiate (forward mode and pfor included)."""
+    """-sum(labels * log_softmax(logits)) along axis: what tf.nn.softmax_cross_entropy_with_logits computes,
+    written in ops whose gradients every method is tested with (forward mode and pfor included)."""
     return -tf.reduce_sum(labels * tf.nn.log_softmax(logits, axis=axis), axis=axis)
 
 

@@ -1,7 +1,7 @@
 """The operations table: the functions added as rows of it (softmax, log_softmax, logsumexp, max, min,
-transpose, reshape, concat, clip, cross_entropy), beyond their values (against NumPy, in test_language.py):
-gradients against central finite differences in every correct method, generated code, refusals (what and
-where), limits and work; and a row added at test time, which every stage picks up."""
+transpose, reshape, concat, clip, cross_entropy), beyond their values against NumPy and their refusals (in
+test_language.py): gradients against central finite differences in every correct method, generated code,
+names, limits and work; and a row added at test time, which every stage picks up."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def test_generated_code_writes_tuple_indices_without_parentheses():
     assert "return W[:, 0] + W[1, 2]" in code
 
 
-# ---------------------------------------------------------------- refusals (the bad calls are in test_language.py)
+# ---------------------------------------------------------------- names
 
 @pytest.mark.parametrize("name", ["softmax", "max", "concat", "cross_entropy"])
 def test_new_function_names_are_not_input_names(name):
