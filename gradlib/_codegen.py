@@ -7,20 +7,23 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
+import textwrap
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ._inputs import Input, check_inputs, compute_dtype
-from ._language import REDUCTIONS, UNARY, axis_of, matmul, parse
+from ._language import arguments, parse
+from ._operations import helpers
+
+__all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]
 
 __all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]
 
 #: inputs with more elements than this are written as random placeholders, not literal values
 MAX_LITERAL_ELEMENTS = 64
 
-#: the code generated for @, matmul and dot is the very function gradlib runs
-_MATMUL_HELPER = inspect.getsource(matmul)
 #: names the generated script itself binds or reads: an input with one of these names is renamed in it
 RESERVED = frozenset({"tf", "watched", "matmul", "f", "tape", "y", "y_elements", "y_i", "rows", "jacobian", "g",
                       "row", "j", "print"})
@@ -37,7 +40,6 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     program = parse(outputs, {i.name: i.shape for i in checked})
     names = code_names([i.name for i in checked])
     body = _Writer(names).visit(program.tree)
-    uses_matmul = "matmul(" in body
     tf_dtype = f"tf.{compute_dtype(checked)}"
     watched = [names[i.name] for i in checked if i.watched]
     params = ", ".join(names[i.name] for i in checked)
@@ -46,8 +48,8 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     lines += [f"# input {old!r} is called {new} here: this script uses the name {old} itself"
               for old, new in names.items() if old != new]
     lines += [f"watched = [{', '.join(watched)}]", ""]
-    if uses_matmul:
-        lines += _MATMUL_HELPER.strip("\n").splitlines() + [""]
+    for source in _helpers(body):
+        lines += source.strip("\n").splitlines() + [""]
     lines += [f"def f({params}):"]
     lines += [f"    {names[i.name]} = tf.cast({names[i.name]}, {tf_dtype})  # integer tensors get no gradient"
               for i in checked if i.dtype.startswith("int")]
@@ -73,6 +75,18 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
         'print("jacobian:", [j.numpy().tolist() for j in jacobian])',
     ]
     return "\n".join(lines)
+
+
+def _helpers(body: str) -> list[str]:
+    """The sources of the helpers ``body`` calls, and of the helpers those call, in ``helpers()`` order: the
+    code generated for @, dot, clip ... calls the very function gradlib runs."""
+    sources = {name: textwrap.dedent(inspect.getsource(function)) for name, function in helpers().items()}
+    needed, text = set(), body
+    for name in reversed(sources):   # a helper calls only the ones before it (dot calls matmul)
+        if re.search(rf"(?<![\w.]){name}\(", text):
+            needed.add(name)
+            text += sources[name]
+    return [source for name, source in sources.items() if name in needed]
 
 
 def code_names(inputs: Sequence[str]) -> dict[str, str]:
@@ -142,18 +156,9 @@ class _Writer:
         return f"tf.stack([{', '.join(self.visit(e) for e in node.elts)}])"
 
     def _Subscript(self, node: ast.Subscript) -> str:
-        return f"{self._wrap(node.value)}[{ast.unparse(node.slice)}]"
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return f"{self._wrap(node.value)}[{', '.join(ast.unparse(i) for i in items)}]"   # not (:, 0): a syntax error
 
     def _Call(self, node: ast.Call) -> str:
-        name = node.func.id
-        args = [self.visit(a) for a in node.args]
-        if name in REDUCTIONS:
-            axis = axis_of(node)
-            suffix = f", axis={ast.unparse(axis)}" if axis is not None else ""
-            return f"{REDUCTIONS[name]}({args[0]}{suffix})"
-        if name == "dot":
-            return f"matmul({args[0]}, {args[1]})"
-        if name == "matmul":
-            return f"matmul({args[0]}, {args[1]})"
-        spelled = UNARY.get(name) or {"maximum": "tf.maximum", "minimum": "tf.minimum"}[name]
-        return f"{spelled}({', '.join(args)})"
+        operation, values = arguments(node, self.visit)
+        return operation.write(*values)

@@ -2,7 +2,8 @@
 
 Nothing in the user's text is ever executed by Python. ``parse`` checks the text and the shapes it
 implies, against ``Limits``, before anything is allocated; ``Program.build`` then walks the checked
-tree straight into TensorFlow ops.
+tree straight into TensorFlow ops. What each function takes, the shape it gives and what it runs is one row
+of the operations table (``gradlib._operations.OPERATIONS``), read here and by the code generator.
 
 >>> program = parse("[x0*x1*x2, x0*x1*x2*x0]", {"x0": (), "x1": (), "x2": ()})
 >>> program.shape
@@ -17,28 +18,21 @@ import functools
 import math
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import tensorflow as tf
 
 from ._errors import ExpressionError
 from ._limits import LIMITS, Limits
+from ._operations import FUNCTIONS, OPERATIONS, STATIC, Operation, matmul
+
+__all__ = ["FUNCTIONS", "Part", "Program", "arguments", "parse"]
 
 __all__ = ["BINARY", "FUNCTIONS", "REDUCTIONS", "UNARY", "axis_of", "matmul", "parse", "Part", "Program",
            "Shape"]
 
 Shape = tuple[int, ...]
-
-#: name -> (TensorFlow spelling used in generated code, what the function takes)
-UNARY = {
-    "sin": "tf.sin", "cos": "tf.cos", "tan": "tf.tan", "exp": "tf.exp", "log": "tf.math.log",
-    "sqrt": "tf.sqrt", "tanh": "tf.tanh", "sigmoid": "tf.sigmoid", "relu": "tf.nn.relu",
-    "abs": "tf.abs", "square": "tf.square", "softplus": "tf.nn.softplus",
-}
-REDUCTIONS = {"sum": "tf.reduce_sum", "mean": "tf.reduce_mean", "prod": "tf.reduce_prod"}
-BINARY = {"maximum": "tf.maximum", "minimum": "tf.minimum", "matmul": "matmul", "dot": "dot"}
-FUNCTIONS = {**UNARY, **REDUCTIONS, **BINARY}
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 _UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+"}
@@ -262,18 +256,15 @@ def _check_call(node: ast.Call, fail: Callable[[str], None]) -> None:
     if not isinstance(node.func, ast.Name):
         fail("only the language's functions can be called, by name, like sin(x)")
     name = node.func.id
-    if name not in FUNCTIONS:
-        close = difflib.get_close_matches(name, FUNCTIONS, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else f"; functions are {', '.join(sorted(FUNCTIONS))}"
+    if name not in OPERATIONS:
+        close = difflib.get_close_matches(name, OPERATIONS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f"; functions are {', '.join(sorted(OPERATIONS))}"
         fail(f"unknown function {name!r}{hint}")
-    if node.keywords and name not in REDUCTIONS:
+    operation = OPERATIONS[name]
+    if node.keywords and "axis" not in operation.params:
         fail(f"{name}() takes no keyword arguments")
-    if name in UNARY and (len(node.args) != 1 or node.keywords):
-        fail(f"{name}() takes exactly one argument, like {name}(x)")
-    if name in BINARY and (len(node.args) != 2 or node.keywords):
-        fail(f"{name}() takes exactly two arguments, like {name}(a, b)")
-    if name in REDUCTIONS and not (1 <= len(node.args) + len(node.keywords) <= 2 and node.args):
-        fail(f"{name}() takes a tensor and an optional axis, like {name}(x) or {name}(x, axis=0)")
+    if not operation.required <= len(node.args) or len(node.args) + len(node.keywords) > len(operation.params):
+        fail(f"{name}() {operation.takes}")
 
 
 def _op_text(node: ast.BinOp, text: str) -> str:
@@ -322,7 +313,7 @@ class _ShapeChecker:
             self.used.add(node.id)
             self._scopes[-1][0].add(node.id)
             return self.shapes[node.id]
-        if node.id in FUNCTIONS:
+        if node.id in OPERATIONS:
             self.fail(node, f"{node.id!r} is a function: call it, like {node.id}(x)")
         close = difflib.get_close_matches(node.id, list(self.shapes), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -352,9 +343,7 @@ class _ShapeChecker:
         if a2[-1] != b2[-2]:
             self.fail(node, f"{what} cannot multiply shapes {a} and {b}: {a2[-1]} != {b2[-2]}")
         batch = self._broadcast(node, a2[:-2], b2[:-2], what)
-        work = 2.0 * math.prod(batch) * a2[-2] * a2[-1] * b2[-1]
-        self.flops += work
-        self._scopes[-1][1] += work
+        self._work(2.0 * math.prod(batch) * a2[-2] * a2[-1] * b2[-1])
         return batch + (() if len(a) == 1 else (a2[-2],)) + (() if len(b) == 1 else (b2[-1],))
 
     def _List(self, node: ast.List) -> Shape:
@@ -397,39 +386,88 @@ class _ShapeChecker:
         return value
 
     def _Call(self, node: ast.Call) -> Shape:
-        name = node.func.id
-        args = [self.visit(a) for a in node.args]
-        if name in UNARY:
-            return args[0]
-        if name in ("maximum", "minimum"):
-            return self._broadcast(node, args[0], args[1], name)
-        if name == "matmul":
-            return self._matmul(node, args[0], args[1], "matmul")
-        if name == "dot":
-            if len(args[0]) > 2 or len(args[1]) > 2:
-                self.fail(node, "dot supports scalars, vectors and matrices; use @ for stacks of matrices")
-            if not args[0] or not args[1]:
-                return self._broadcast(node, args[0], args[1], "dot")
-            return self._matmul(node, args[0], args[1], "dot")
-        return self._reduce(node, args[0])
+        operation, values = arguments(node, self.visit, self.fail)
+        if operation.work:   # per element of the tensors it is given
+            tensors = [v if p == "values" else [v] for p, v in zip(operation.params, values) if p not in STATIC]
+            self._work(operation.work * sum(math.prod(shape) for shapes in tensors for shape in shapes))
+        return operation.shape(_CallCheck(self, node, operation), *values)
 
-    def _reduce(self, node: ast.Call, shape: Shape) -> Shape:
-        axis_node = axis_of(node)
-        if axis_node is None:
-            return ()
-        axis = _int_constant(axis_node)
-        if axis is None:
-            self.fail(axis_node, "axis must be a whole number written out, like axis=0")
-        if not -len(shape) <= axis < max(len(shape), 1) or not shape:
-            self.fail(axis_node, f"axis {axis} is out of range for a value of shape {shape}")
-        return shape[: axis % len(shape)] + shape[axis % len(shape) + 1:]
+    def _work(self, work: float) -> None:
+        self.flops += work
+        self._scopes[-1][1] += work
 
 
-def axis_of(call: ast.Call) -> ast.expr | None:
-    """The axis argument of a checked reduction, given as ``sum(x, 0)`` or ``sum(x, axis=0)``; None if absent."""
-    if len(call.args) > 1:
-        return call.args[1]
-    return call.keywords[0].value if call.keywords else None
+class _CallCheck:
+    """What an operation's shape rule may do (``gradlib._operations.Call``): refuse, broadcast, multiply."""
+
+    def __init__(self, checker: _ShapeChecker, node: ast.Call, operation: Operation):
+        self.name, self.max_rank = operation.name, checker.limits.max_rank
+        self._checker, self._node, self._operation = checker, node, operation
+
+    def fail(self, message: str, at: str | tuple[str, int] | None = None) -> None:
+        param, k = at if isinstance(at, tuple) else (at, None)
+        node = _argument_nodes(self._operation, self._node).get(param) or self._node
+        self._checker.fail(node.elts[k] if k is not None else node, message)
+
+    def broadcast(self, a: Shape, b: Shape) -> Shape:
+        return self._checker._broadcast(self._node, a, b, self.name)
+
+    def matmul(self, a: Shape, b: Shape) -> Shape:
+        return self._checker._matmul(self._node, a, b, self.name)
+
+
+def arguments(call: ast.Call, visit: Callable[[ast.expr], Any],
+              fail: Callable[[ast.AST, str], None] | None = None) -> tuple[Operation, list]:
+    """The operation a checked call names and its arguments in the operation's ``params`` order: ``visit``
+    of each tensor (a list of them for ``values``), then the static values written out (``STATIC``).
+
+    The tensors are visited first, in the text's order; ``fail(node, message)`` refuses a static value that
+    is not written out as one (a checked call has none, so the builder and code generator pass none).
+    """
+    operation = OPERATIONS[call.func.id]
+    nodes = _argument_nodes(operation, call)
+    values: list[Any] = [None] * len(operation.params)
+    for k, param in enumerate(operation.params):
+        node = nodes.get(param)
+        if param == "values":
+            if not isinstance(node, ast.List) or not node.elts:
+                _fail(fail, node, f"{operation.name}() {operation.takes}")
+            values[k] = [visit(e) for e in node.elts]
+        elif param not in STATIC:
+            values[k] = visit(node)
+    for k, param in enumerate(operation.params):
+        if param in STATIC:
+            values[k] = _static(param, nodes.get(param), fail)
+            if param == "axis" and values[k] is None:
+                values[k] = operation.default_axis
+    return operation, values
+
+
+def _argument_nodes(operation: Operation, call: ast.Call) -> dict[str, ast.expr]:
+    """param -> the node given for it: positional arguments in order, then ``axis=``."""
+    nodes = dict(zip(operation.params, call.args))
+    nodes.update((k.arg, k.value) for k in call.keywords)
+    return nodes
+
+
+def _static(param: str, node: ast.expr | None, fail: Callable[[ast.AST, str], None] | None) -> Any:
+    if node is None:
+        return None
+    if not STATIC[param].startswith("["):
+        value = _int_constant(node)
+        if value is None:
+            _fail(fail, node, f"{param} must be a whole number written out, like {STATIC[param]}")
+        return value
+    values = [_int_constant(e) for e in node.elts] if isinstance(node, ast.List) else [None]
+    if None in values:
+        _fail(fail, node, f"{param} must be a list of whole numbers written out, like {STATIC[param]}")
+    return tuple(values)
+
+
+def _fail(fail: Callable[[ast.AST, str], None] | None, node: ast.AST, message: str) -> None:
+    if fail is None:   # the tree was checked: the builder and the code generator never get here
+        raise AssertionError(f"unchecked call: {message}")
+    fail(node, message)
 
 
 def _int_constant(node: ast.expr) -> int | None:
@@ -492,30 +530,5 @@ class _Builder:
         return self.visit(node.value)[index]
 
     def _Call(self, node: ast.Call):
-        tf, name = self.tf, node.func.id
-        args = [self.visit(a) for a in node.args]
-        if name in REDUCTIONS:
-            axis_node = axis_of(node)
-            axis = None if axis_node is None else _int_constant(axis_node)
-            return {"sum": tf.reduce_sum, "mean": tf.reduce_mean, "prod": tf.reduce_prod}[name](args[0], axis=axis)
-        if name in ("matmul", "dot"):
-            if name == "dot" and (args[0].shape.rank == 0 or args[1].shape.rank == 0):
-                return args[0] * args[1]
-            return self._matmul(args[0], args[1])
-        functions = {
-            "sin": tf.sin, "cos": tf.cos, "tan": tf.tan, "exp": tf.exp, "log": tf.math.log, "sqrt": tf.sqrt,
-            "tanh": tf.tanh, "sigmoid": tf.sigmoid, "relu": tf.nn.relu, "abs": tf.abs, "square": tf.square,
-            "softplus": tf.nn.softplus, "maximum": tf.maximum, "minimum": tf.minimum,
-        }
-        return functions[name](*args)
-
-
-def matmul(a, b):
-    """NumPy's @ for vectors and matrices (tf.linalg.matmul wants rank >= 2)."""
-    if a.shape.rank == 1 and b.shape.rank == 1:
-        return tf.tensordot(a, b, axes=1)                    # vector @ vector: the inner product
-    if b.shape.rank == 1:
-        return tf.linalg.matvec(a, b)                        # (..., m, k) @ (k,)
-    if a.shape.rank == 1:
-        return tf.linalg.matvec(b, a, transpose_a=True)      # (k,) @ (..., k, n)
-    return tf.linalg.matmul(a, b)                            # batch dimensions broadcast
+        operation, values = arguments(node, self.visit)
+        return operation.run(*values)

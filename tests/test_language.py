@@ -17,11 +17,28 @@ C = np.array([[10.0], [20.0]])
 T = np.arange(24.0).reshape(2, 3, 4) / 10.0
 P = np.array([0.25, 0.5, 2.0])
 S = 2.5
-ENV = {"a": A, "v": V, "M": M, "N": N, "C": C, "T": T, "p": P, "s": S}
+W = np.array([[0.3, -1.2, 2.0], [1.5, 0.1, -0.7]])
+U = np.array([0.2, -0.9, 1.4])
+Q = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])        # rows are probabilities
+ENV = {"a": A, "v": V, "M": M, "N": N, "C": C, "T": T, "p": P, "s": S, "W": W, "x": U, "q": Q}
 
 
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
+
+
+def _logsumexp(z, axis=None):
+    top = np.max(z, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(z - top), axis=axis, keepdims=True)) + top
+    return np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+
+
+def _log_softmax(z, axis=-1):
+    return z - np.expand_dims(_logsumexp(z, axis), axis)
+
+
+def _softmax(z, axis=-1):
+    return np.exp(_log_softmax(z, axis))
 
 
 CASES = {
@@ -118,6 +135,42 @@ CASES = {
     "square(a)": lambda: np.square(A),
     "softplus(v)": lambda: np.log1p(np.exp(V)),
     "sum(exp(M) * a, axis=-1) / mean(a)": lambda: np.sum(np.exp(M) * A, axis=-1) / np.mean(A),
+    # the functions added as rows of the operations table (tests/test_operations.py has their gradients)
+    "softmax(x)": lambda: _softmax(U),
+    "softmax(W)": lambda: _softmax(W),
+    "softmax(W, axis=0)": lambda: _softmax(W, 0),
+    "softmax(T, 1)": lambda: _softmax(T, 1),
+    "log_softmax(W)": lambda: _log_softmax(W),
+    "log_softmax(W, axis=-2)": lambda: _log_softmax(W, 0),
+    "logsumexp(W)": lambda: _logsumexp(W),
+    "logsumexp(W, axis=1)": lambda: _logsumexp(W, 1),
+    "logsumexp(1000 * x)": lambda: 1000 * 1.4,     # no overflow: the maximum is taken out first
+    "max(W)": lambda: np.max(W),
+    "max(W, axis=0)": lambda: np.max(W, axis=0),
+    "max(T, -1)": lambda: np.max(T, axis=-1),
+    "min(x)": lambda: np.min(U),
+    "min(W, axis=1)": lambda: np.min(W, axis=1),
+    "transpose(W)": lambda: W.T,
+    "transpose(x)": lambda: U,
+    "transpose(T)": lambda: np.transpose(T),
+    "transpose(T, [0, 2, 1])": lambda: np.transpose(T, (0, 2, 1)),
+    "transpose(T, [1, 0, 2]) * 2": lambda: np.transpose(T, (1, 0, 2)) * 2,
+    "reshape(W, [3, 2])": lambda: W.reshape(3, 2),
+    "reshape(W, [-1])": lambda: W.reshape(-1),
+    "reshape(T, [4, -1, 2])": lambda: T.reshape(4, -1, 2),
+    "reshape(x[0], [1, 1])": lambda: np.reshape(U[0], (1, 1)),
+    "reshape(W, [1, 6])[0, 2:]": lambda: W.reshape(1, 6)[0, 2:],
+    "concat([W, q])": lambda: np.concatenate([W, Q]),
+    "concat([W, q, W], axis=1)": lambda: np.concatenate([W, Q, W], axis=1),
+    "concat([x, x[0:2]])": lambda: np.concatenate([U, U[:2]]),
+    "concat([T, T[:, 0:1]], axis=-2)": lambda: np.concatenate([T, T[:, :1]], axis=-2),
+    "clip(x, -0.5, 0.5)": lambda: np.clip(U, -0.5, 0.5),
+    "clip(W, x, 1)": lambda: np.clip(W, U, 1),
+    "clip(x[0], -1, W)": lambda: np.clip(U[0], -1, W),
+    "cross_entropy(q, W)": lambda: -np.sum(Q * _log_softmax(W), axis=-1),
+    "cross_entropy(q, W, axis=0)": lambda: -np.sum(Q * _log_softmax(W, 0), axis=0),
+    "cross_entropy(q[1], x)": lambda: -np.sum(Q[1] * _log_softmax(U)),
+    "cross_entropy(softmax(W), W) - sum(-softmax(W) * log(softmax(W)), axis=1)": lambda: np.zeros(2),
 }
 
 
@@ -186,7 +239,7 @@ ERRORS = [
     ("x00 + x1", r"unknown name 'x00' \(did you mean 'x0'\?\)\. Inputs are: x0, x1, M, a", 1),
     ("x0 + zzz", r"unknown name 'zzz'\. Inputs are: x0, x1, M, a\. Define it as an input or fix the spelling", 6),
     ("sine(x0)", r"unknown function 'sine'; did you mean 'sin'\?", 1),
-    ("qqq(x0)", r"unknown function 'qqq'; functions are abs, cos, dot, exp", 1),
+    ("qqq(x0)", r"unknown function 'qqq'; functions are abs, clip, concat, cos, cross_entropy, dot, exp", 1),
     ("x0 * sin", r"'sin' is a function: call it, like sin\(x\)", 6),
     ("sin(x0, x1)", r"sin\(\) takes exactly one argument, like sin\(x\)", 1),
     ("exp()", r"exp\(\) takes exactly one argument", 1),
@@ -242,6 +295,41 @@ ERRORS = [
     ("x0 if x1 else x0", r"'if \.\.\. else' is not supported", 1),
     ("x0 and x1", r"'and'/'or' are not supported", 1),
     ("sum(M, keepdims=1)", r"'=' \(assignment or comparison\) at column 16", 16),
+    # calls of the functions added as rows of the operations table
+    ("softmax(x0)", r"softmax\(\) normalizes along an axis, and a scalar has none; give it a vector or more", 1),
+    ("log_softmax(M, axis=2)", r"axis 2 is out of range for a value of shape \(2, 3\)", 21),
+    ("softmax(M, a)", r"axis must be a whole number written out, like axis=0", 12),
+    ("softmax(M, 0, 1)", r"softmax\(\) takes a tensor and an optional axis, like softmax\(x\) or softmax\(x, axis=0\)", 1),
+    ("logsumexp(a, axis=1)", r"axis 1 is out of range for a value of shape \(3,\)", 19),
+    ("max(M, axis=-3)", r"axis -3 is out of range for a value of shape \(2, 3\)", 13),
+    ("min()", r"min\(\) takes a tensor and an optional axis, like min\(x\) or min\(x, axis=0\)", 1),
+    ("x0 + transpose(M, [0, 0])", r"perm \[0, 0\] must list each axis of a value of shape \(2, 3\) once, from 0, like \[1, 0\]", 19),
+    ("transpose(M, [1, 0, 2])", r"perm \[1, 0, 2\] must list each axis", 14),
+    ("transpose(M, [x0, 0])", r"perm must be a list of whole numbers written out, like \[1, 0\]", 14),
+    ("transpose(M, axis=0)", r"transpose\(\) takes no keyword arguments", 1),
+    ("reshape(M, [4, 2])", r"cannot reshape a value of shape \(2, 3\) \(6 elements\) to \[4, 2\]; the shape must hold the "
+                           r"same number of elements", 12),
+    ("reshape(M, [4, -1])", r"cannot reshape a value of shape \(2, 3\) \(6 elements\) to \[4, -1\]", 12),
+    ("reshape(M, [-1, -1])", r"shape \[-1, -1\] must hold positive whole numbers, and at most one -1", 12),
+    ("reshape(M, [0, 6])", r"shape \[0, 6\] must hold positive whole numbers", 12),
+    ("reshape(M, [1, 1, 1, 2, 3])", r"shape \[1, 1, 1, 2, 3\] has 5 dimensions; at most 4 are allowed", 12),
+    ("reshape(M, 6)", r"shape must be a list of whole numbers written out, like \[2, 3\]", 12),
+    ("reshape(M, [2, 3.0])", r"shape must be a list of whole numbers written out", 12),
+    ("reshape(M)", r"reshape\(\) takes a tensor and a shape written out, like reshape\(x, \[2, 3\]\)", 1),
+    ("concat([M, a])", r"concat\(\) needs shapes that match except along axis 0: element 1 has shape \(3,\) but "
+                       r"element 0 has shape \(2, 3\)", 12),
+    ("concat([M, M[0:1], M[:, 0:2]])", r"element 2 has shape \(2, 2\) but element 0 has shape \(2, 3\)", 20),
+    ("concat([x0, x0])", r"concat\(\) joins values along an axis, and a scalar has none; use \[a, b\] to stack", 9),
+    ("concat([a, a], axis=1)", r"axis 1 is out of range for a value of shape \(3,\)", 21),
+    ("concat(a)", r"concat\(\) takes a list of values and an optional axis, like concat\(\[a, b\]\)", 8),
+    ("concat([])", r"concat\(\) takes a list of values", 8),
+    ("clip(a, 0)", r"clip\(\) takes exactly three arguments, like clip\(x, lo, hi\)", 1),
+    ("clip(M, [0.0, 1.0], 2)", r"shapes \(2, 3\) and \(2,\) cannot be broadcast together for 'clip'", 1),
+    ("cross_entropy(M, a)", r"cross_entropy\(\) needs labels and logits of the same shape; got \(2, 3\) and \(3,\)", 1),
+    ("cross_entropy(M)", r"cross_entropy\(\) takes labels, logits and an optional axis, like cross_entropy\(p, z\)", 1),
+    ("cross_entropy(x0, x0)", r"cross_entropy\(\) normalizes along an axis, and a scalar has none", 1),
+    ("a * softmx(a)", r"unknown function 'softmx'; did you mean 'softmax'\?", 5),
+    ("concat([a, a], keepdims=1)", r"'=' \(assignment or comparison\) at column 24 is not part of the language", 24),
 ]
 
 

@@ -43,14 +43,17 @@ def _elementwise(depth: int):
 def _wrapped(draw, shape: tuple[int, ...]):
     """A top-level piece that may change the shape: reductions, indexing, slicing, stacking, @."""
     e, e2 = draw(_elementwise(3)), draw(_elementwise(2))
-    forms = ["{e}", "sum({e})", "mean({e})", "prod(1 + 0.25 * tanh({e}))", "[{e}, {e2}]"]
+    forms = ["{e}", "sum({e})", "mean({e})", "prod(1 + 0.25 * tanh({e}))", "[{e}, {e2}]", "logsumexp({e})",
+             "transpose({e})", "reshape({e}, [-1])"]
     if shape:
         rank = len(shape)
         axis = draw(st.integers(-rank, rank - 1))
         index = draw(st.integers(-shape[0], shape[0] - 1))
         forms += [f"sum({{e}}, axis={axis})", f"mean({{e}}, axis={axis})", f"({{e}})[{index}]", "({e})[::2]",
                   "({e})[1:]" if shape[0] > 1 else "({e})[:1]", "W @ ({e})" if rank == 1 else "({e}) @ W",
-                  "dot({e}, {e2})" if rank == 1 else "matmul({e}, W)"]
+                  "dot({e}, {e2})" if rank == 1 else "matmul({e}, W)", f"softmax({{e}}, axis={axis})",
+                  "log_softmax({e})", f"logsumexp({{e}}, axis={axis})", f"concat([{{e}}, {{e2}}], axis={axis})",
+                  f"cross_entropy(softmax({{e2}}), {{e}}, axis={axis})"]
     return draw(st.sampled_from(forms)).format(e=e, e2=e2)
 
 

@@ -26,7 +26,7 @@ MARK = "MARKER"   # replaced by a path in tmp_path: a payload that wrote a file 
 STRINGS = r"quotes \(strings\) at column \d+ is not part of the language"
 ATTRIBUTE = r"attribute access \(a '\.' after a value\) is not allowed; call functions by name"
 UNDERSCORE = r"names starting with '_' are not allowed"
-UNKNOWN = r"unknown function '{}'; functions are abs, cos, dot"
+UNKNOWN = r"unknown function '{}'; functions are abs, clip, concat, cos, cross_entropy, dot"
 SYNTAX = r"syntax error at column \d+"
 BRACES = r"'\{' \(dicts and sets\) at column 1 is not part of the language"
 EQUALS = r"'=' \(assignment or comparison\) at column \d+ is not part of the language"
