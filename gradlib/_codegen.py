@@ -140,7 +140,8 @@ class _Writer:
         return self.names.get(node.id, node.id)
 
     def _UnaryOp(self, node: ast.UnaryOp) -> str:
-        return f"{'-' if isinstance(node.op, ast.USub) else '+'}{self._wrap(node.operand)}"
+        # unary plus is the value itself, as gradlib computes it: TensorFlow tensors have no __pos__
+        return f"-{self._wrap(node.operand)}" if isinstance(node.op, ast.USub) else self.visit(node.operand)
 
     def _BinOp(self, node: ast.BinOp) -> str:
         if isinstance(node.op, ast.MatMult):

@@ -19,6 +19,20 @@ CASES = {
 }
 
 
+PRECEDENCE = {
+    "a / (b * c) - -(a + b) ** 2": lambda a, b, c, s: a / (b * c) - -((a + b) ** 2),
+    "(a - s) * (a + s)": lambda a, b, c, s: (a - s) * (a + s),
+    "-a ** 2 + (-a) ** 3 * s": lambda a, b, c, s: -(a ** 2) + ((-a) ** 3) * s,
+    "2 ** a ** 2 - (2 ** a) ** 2": lambda a, b, c, s: 2 ** (a ** 2) - (2 ** a) ** 2,
+    "a ** -b + a ** (-b * c)": lambda a, b, c, s: a ** (-b) + a ** (-b * c),
+    "a - (b - c) - (a - b) - c": lambda a, b, c, s: a - (b - c) - (a - b) - c,
+    "a / b / c + a / (b / c)": lambda a, b, c, s: a / b / c + a / (b / c),
+    "-(a + b)[0:2] * (a - b)[::1]": lambda a, b, c, s: -(a + b) * (a - b),
+    "+a - -b * -c": lambda a, b, c, s: a - (-b * -c),
+}
+PRECEDENCE_INPUTS = {"a": [0.5, 1.5], "b": [2.0, -1.0], "c": 0.75, "s": 0.25}
+
+
 def _run(code: str, tmp_path) -> dict[str, list]:
     script = tmp_path / "generated.py"
     script.write_text(code)
@@ -88,3 +102,18 @@ def test_a_renamed_input_is_said_in_the_script():
     code = gradlib.tensorflow_code("y * y_in", {"y": 2.0, "y_in": 3.0})
     assert "# input 'y' is called y_in2 here: this script uses the name y itself" in code
     assert "y_in2 = tf.constant(2.0, dtype=tf.float32)" in code and "return y_in2 * y_in" in code
+
+
+def test_generated_code_keeps_precedence_unary_minus_and_powers(tmp_path):
+    outputs = "[" + ", ".join(PRECEDENCE) + "]"
+    inputs = PRECEDENCE_INPUTS
+    result = gradlib.evaluate(outputs, inputs, dtype="float64")
+    values = {name: np.asarray(value, dtype=np.float64) for name, value in inputs.items()}
+    np.testing.assert_allclose(result.y, [f(**values) for f in PRECEDENCE.values()], rtol=1e-12)
+    code = gradlib.tensorflow_code(outputs, inputs, dtype="float64")
+    assert "(a - s) * (a + s)" in code and "-((a + b) ** 2.0)" in code and "-(a ** 2.0)" in code
+    printed = _run(code, tmp_path)
+    np.testing.assert_allclose(printed["y"], result.y, rtol=1e-12)
+    m = result.y.size
+    jacobian = np.concatenate([np.reshape(j, (m, -1)) for j in printed["jacobian"]], axis=1)
+    np.testing.assert_allclose(jacobian, result.jacobian, rtol=1e-10, atol=1e-12)
