@@ -270,3 +270,14 @@ def test_the_finite_difference_check_is_skipped_when_it_would_exceed_the_work_li
                         methods=["auto"], limits=small)
     assert c.check.skipped.startswith("40 evaluations of this function would exceed")
     np.testing.assert_allclose(c.best.jacobian, np.full((1, 20), 20.0))
+
+
+def test_a_row_no_mode_can_compute_is_not_reported_repaired_and_says_why():
+    # Issue 15, survivor 1: marking every poisoned row "repaired", even one still NaN, passed every test.
+    # y[1] = 1/exp(exp(10*x0)) + x1 holds 0 x inf in its own formula: NaN in reverse and in forward mode.
+    r = gradlib.evaluate("[exp(exp(10*x0)), 1/exp(exp(10*x0)) + x1]", {"x0": 1.0, "x1": 1.0})
+    assert np.isnan(r.jacobian[1, 0]) and r.jacobian[1, 1] == 1.0
+    assert r.repaired_rows == () and len(r.repaired_cells) == 0 and r.other_mode == "forward"   # auto did try
+    assert r.warnings == ("NaN in both reverse and forward mode in y[1]: 0 x inf within the output's own formula, "
+                          "so no mode gives a number there",)
+    assert gradlib.CELL_STATUS[r.cell_status()[1, 0]] == "undefined"
