@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Hashable, Mapping, NamedTuple, Sequence
@@ -14,7 +13,7 @@ import tensorflow as tf
 from . import _cost, _methods, _plan, _runtime
 from ._cache import LRUCache
 from ._compiled import Compiled
-from ._errors import ExpressionError, GradlibError
+from ._errors import ExpressionError, GradlibError, error_gist
 from ._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings, promotion_warnings
 from ._language import parse
 from ._limits import LIMITS, Limits
@@ -360,42 +359,6 @@ def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | N
     if compiled is not None:
         return compiled
     return method == "jacobian" or n > EAGER_PASSES
-
-
-def error_gist(exc: Exception) -> str:
-    """The informative line of an error, without TensorFlow's internals (node names, devices, allocators).
-
-    Keras puts the line after a generic first one, in ANSI bold; TensorFlow wraps it in
-    ``{{function_node __wrapped__...}}``, ``[Op:...]`` and, for graphs, a traceback of the user's code.
-
-    >>> error_gist(ValueError("{{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
-    ...                       "Incompatible shapes: [2] vs. [3] [Op:AddV2] name: "))
-    'Incompatible shapes: [2] vs. [3]'
-    """
-    lines = [_plain(line) for line in str(exc).splitlines()]
-    lines = [line for line in lines if line and not line.startswith(_NOISE)]
-    return (lines[0] if lines else type(exc).__name__)[:300]
-
-
-#: lines of an error message that say nothing to a user (Keras' preamble, a graph's traceback)
-_NOISE = ("Exception encountered", "Graph execution error", "Detected at node", "File ", "[[", "Traceback")
-_INTERNALS = [
-    (r"\x1b\[[0-9;]*m", ""),                            # ANSI colours
-    (r"\{\{function_node [^}]*\}\}", ""),                # {{function_node __wrapped__AddV2_device_/job:...}}
-    (r" for '\{\{node [^']*'", ""),                      # for '{{node add}} = AddV2[T=DT_FLOAT](a, b)'
-    (r"\{\{node [^}]*\}\}", ""),
-    (r"\[Op:[^\]]*\]( name: \S*)?", ""),                 # [Op:AddV2] name:
-    (r" on /job:\S+", ""),                                # on /job:localhost/replica:0/task:0/device:CPU:0
-    (r" by allocator \S+", ""),
-    (r"OOM when allocating tensor with shape\[([^\]]*)\] and type (\w+)",
-     r"out of memory allocating a tensor of shape [\1] and type \2"),
-]
-
-
-def _plain(line: str) -> str:
-    for pattern, replacement in _INTERNALS:
-        line = re.sub(pattern, replacement, line)
-    return " ".join(line.split()).removesuffix(" name:").strip()
 
 
 def _output_size(problem: Problem) -> int:

@@ -1,4 +1,4 @@
-"""The exceptions gradlib raises.
+"""The exceptions gradlib raises, and the gist of those TensorFlow raises (``error_gist``).
 
     ValueError
      └── GradlibError              anything gradlib refuses, with a message that says what to do
@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
-__all__ = ["BatchMixingError", "ExpressionError", "GradlibError"]
+import re
+
+__all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "error_gist"]
 
 
 class GradlibError(ValueError):
@@ -37,3 +39,39 @@ def _with_pointer(message: str, text: str | None, column: int | None) -> str:
     if text is None or column is None or len(text) > 120 or "\n" in text:
         return message
     return f"{message}\n    {text}\n    {' ' * (column - 1)}^"
+
+
+def error_gist(exc: Exception) -> str:
+    """The informative line of an error, without TensorFlow's internals (node names, devices, allocators).
+
+    Keras puts the line after a generic first one, in ANSI bold; TensorFlow wraps it in
+    ``{{function_node __wrapped__...}}``, ``[Op:...]`` and, for graphs, a traceback of the user's code.
+
+    >>> error_gist(ValueError("{{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+    ...                       "Incompatible shapes: [2] vs. [3] [Op:AddV2] name: "))
+    'Incompatible shapes: [2] vs. [3]'
+    """
+    lines = [_plain(line) for line in str(exc).splitlines()]
+    lines = [line for line in lines if line and not line.startswith(_NOISE)]
+    return (lines[0] if lines else type(exc).__name__)[:300]
+
+
+#: lines of an error message that say nothing to a user (Keras' preamble, a graph's traceback)
+_NOISE = ("Exception encountered", "Graph execution error", "Detected at node", "File ", "[[", "Traceback")
+_INTERNALS = [
+    (r"\x1b\[[0-9;]*m", ""),                            # ANSI colours
+    (r"\{\{function_node [^}]*\}\}", ""),                # {{function_node __wrapped__AddV2_device_/job:...}}
+    (r" for '\{\{node [^']*'", ""),                      # for '{{node add}} = AddV2[T=DT_FLOAT](a, b)'
+    (r"\{\{node [^}]*\}\}", ""),
+    (r"\[Op:[^\]]*\]( name: \S*)?", ""),                 # [Op:AddV2] name:
+    (r" on /job:\S+", ""),                                # on /job:localhost/replica:0/task:0/device:CPU:0
+    (r" by allocator \S+", ""),
+    (r"OOM when allocating tensor with shape\[([^\]]*)\] and type (\w+)",
+     r"out of memory allocating a tensor of shape [\1] and type \2"),
+]
+
+
+def _plain(line: str) -> str:
+    for pattern, replacement in _INTERNALS:
+        line = re.sub(pattern, replacement, line)
+    return " ".join(line.split()).removesuffix(" name:").strip()

@@ -34,9 +34,8 @@ import numpy as np
 import tensorflow as tf
 
 from . import _runtime
-from ._api import error_gist
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError
+from ._errors import BatchMixingError, GradlibError, error_gist
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
 

@@ -24,8 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from .._api import error_gist
-from .._errors import GradlibError
+from .._errors import GradlibError, error_gist
 from . import _files
 
 __all__ = ["LOSSES", "Progress", "main"]

@@ -30,9 +30,8 @@ import numpy as np
 import pandas as pd
 import tensorflow as tf
 
-from .._api import error_gist
 from .._cache import LRUCache
-from .._errors import GradlibError
+from .._errors import GradlibError, error_gist
 from .._limits import LIMITS, Limits
 from .._perexample import Plan, per_example_gradients, per_example_terms
 from .._runtime import work_slot
