@@ -5,7 +5,7 @@
 [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
 """
 
-from ._api import CORRECT_METHODS, METHODS, evaluate, per_element_gradients
+from ._api import evaluate, per_element_gradients
 from ._checks import Agreement, FiniteDifferenceCheck
 from ._codegen import tensorflow_code
 from ._compare import Comparison, compare
@@ -15,7 +15,7 @@ from ._errors import BatchMixingError, ExpressionError, GradlibError
 from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
-from ._methods import TABLE as METHOD_TABLE, Method
+from ._methods import CORRECT_METHODS, METHODS, TABLE as METHOD_TABLE, Method
 from ._perexample import PerExampleResult, per_example_gradients
 from .lint import LintError, LintFinding, lint
 from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients

@@ -10,7 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from . import _runtime
-from ._api import CORRECT_METHODS, METHODS, prepare, run
+from ._api import prepare, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
 from ._cost import EAGER_OP_WORK
 from ._diagnose import Finding, diagnose
@@ -18,6 +18,7 @@ from ._errors import GradlibError, error_gist
 from ._inputs import Input
 from ._language import Program
 from ._limits import LIMITS, Limits
+from ._methods import CORRECT_METHODS, METHODS
 from ._result import GradResult
 
 __all__ = ["Comparison", "compare"]

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 import tensorflow as tf
 
-__all__ = ["TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns", "forward_loop", "jacobian",
+__all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns", "forward_loop", "jacobian",
            "jacobian_rows", "naive", "summed", "unstack"]
 
 Fn = Callable[[list, list], tf.Tensor]
@@ -156,9 +156,9 @@ def compile_method(method: Callable, f: Fn, xs: list, cs: list, *, jit_compile: 
 class Method:
     """One row of the methods table: how a method computes, what it costs in passes, and what it means.
 
-    The engine (``_api``: eager, compiled and chunked runs), the cost plan (``_plan``: eager passes), the
-    result (broken, per element, the reason) and the app (its labels) all read this table, so adding a
-    method is one row here.
+    The engine (``_compute``: eager, compiled and chunked runs; ``_engine``: which of them runs), the cost
+    plan (``_plan``: eager passes), the result (broken, per element, the reason) and the app (its labels) all
+    read this table, so adding a method is one row here.
     """
 
     name: str
@@ -184,3 +184,8 @@ TABLE = {m.name: m for m in (
                   "of the Jacobian, not the gradient of any one element"),
     Method("auto", None, what="gradlib's choice"),
 )}
+
+#: every method, in the order the app lists them (one row of ``TABLE`` each)
+METHODS = tuple(TABLE)
+#: the methods that give the true per-element gradients (``auto`` picks one of them)
+CORRECT_METHODS = tuple(name for name, m in TABLE.items() if m.correct and m.eager is not None)

@@ -27,10 +27,10 @@ import numpy as np
 import tensorflow as tf
 
 from . import _runtime
-from ._api import float_tensor
 from ._cache import LRUCache
 from ._errors import BatchMixingError, GradlibError, error_gist
 from ._limits import LIMITS, Limits
+from ._problem import float_tensor
 from ._result import index_labels
 from ._state import fingerprint
 

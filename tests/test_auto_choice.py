@@ -15,7 +15,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _api, _compiled
+from gradlib import _compiled, _compute, _engine
 from gradlib._cache import LRUCache
 
 RNG = np.random.default_rng(4)
@@ -39,8 +39,8 @@ def _evaluate_layer(m: int, n: int, seed: int = 0, **kwargs):
 def small_cache(monkeypatch):
     """A fresh compiled cache of 3 entries (and fresh memos), so tests neither see nor fill the real one."""
     cache = LRUCache(maxsize=3)
-    monkeypatch.setattr(_api, "_COMPILED", cache)
-    monkeypatch.setattr(_api, "_EAGER_SECONDS", LRUCache(maxsize=64))
+    monkeypatch.setattr(_compute, "_COMPILED", cache)
+    monkeypatch.setattr(_engine, "_EAGER_SECONDS", LRUCache(maxsize=64))
     return cache
 
 
@@ -68,7 +68,7 @@ def test_auto_picks_the_mode_and_compilation_by_shape(small_cache, m, n, method,
 
 
 def test_auto_compiles_a_small_problem_once_its_eager_calls_have_cost_a_trace(small_cache, monkeypatch):
-    monkeypatch.setattr(_api, "TRACE_SECONDS", 1e-9)   # any eager time at all pays for the trace
+    monkeypatch.setattr(_engine, "TRACE_SECONDS", 1e-9)   # any eager time at all pays for the trace
     first, second = _evaluate_layer(3, 4, seed=1), _evaluate_layer(3, 4, seed=1)
     assert (first.method, first.compiled) == ("unstack", False)
     assert (second.method, second.compiled) == ("jacobian", True)
@@ -81,7 +81,7 @@ def test_explicit_compiled_flag_overrides_auto(small_cache):
 
 
 def test_compiled_unstack_is_refused_for_wide_outputs_and_runs_eagerly(small_cache):
-    r = _evaluate_layer(_api.UNSTACK_GRAPH_ROWS + 1, 4, method="unstack", compiled=True)
+    r = _evaluate_layer(_engine.UNSTACK_GRAPH_ROWS + 1, 4, method="unstack", compiled=True)
     assert (r.method, r.compiled) == ("unstack", False)
     assert len(small_cache) == 0
 

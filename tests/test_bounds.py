@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib import ExpressionError, Limits, _api, _cost, _plan
+from gradlib import ExpressionError, Limits, _cost, _plan, _problem
 from gradlib._inputs import check_inputs
 from gradlib._language import parse
 
@@ -127,7 +127,7 @@ def test_the_share_link_that_crashed_the_app_refuses_forward_mode_and_answers_wi
 def _profile(text: str, inputs: dict, watch: list[str], dtype: str = "float64") -> _cost.Profile:
     checked = check_inputs(inputs, watch=watch, dtype=dtype)
     program = parse(text, {i.name: i.shape for i in checked})
-    return _api._expression_problem(program, checked).profile
+    return _problem.expression_problem(program, checked).profile
 
 
 LAYER = {"a": np.linspace(-1, 1, 40)[:, None], "x": np.linspace(-1, 1, 30)[None, :]}

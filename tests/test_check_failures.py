@@ -20,10 +20,10 @@ X = np.array([0.5, 1.0, 2.0])
 @pytest.fixture(autouse=True)
 def _first_seen(monkeypatch):
     """auto compiles a problem once its eager calls have cost a trace: start each test as if never seen."""
-    from gradlib import _api
+    from gradlib import _engine
     from gradlib._cache import LRUCache
 
-    monkeypatch.setattr(_api, "_EAGER_SECONDS", LRUCache(maxsize=64))
+    monkeypatch.setattr(_engine, "_EAGER_SECONDS", LRUCache(maxsize=64))
 
 
 def sines(v: np.ndarray) -> np.ndarray:

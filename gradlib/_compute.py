@@ -1,0 +1,147 @@
+"""One method computed on one problem: eagerly, compiled (a bounded cache of traced functions), or in chunks.
+
+Every way returns ``(y, J, ran)`` as NumPy arrays: ``ran`` is ``False`` for an eager run, a ``Ran``
+(which version ran, and whether that choice is final) for a cached compiled one, and ``True`` for chunks.
+Which method runs, and how, is the engine's choice (``gradlib._engine``); this module only carries it out.
+
+>>> import tensorflow as tf
+>>> from gradlib._problem import callable_problem
+>>> p = callable_problem(lambda x: x * x, tf.constant([1.0, 2.0]))
+>>> y, J, ran = compute(p, "jacobian", False)
+>>> J.tolist(), ran
+([[2.0, 0.0], [0.0, 4.0]], False)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from . import _methods
+from ._cache import LRUCache
+from ._compiled import Compiled
+from ._errors import GradlibError, error_gist
+from ._problem import Problem
+
+__all__ = ["Ran", "compute", "compute_chunked", "output_size", "to_numpy"]
+
+#: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
+_COMPILED = LRUCache(maxsize=64)
+#: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
+_OUTPUT_SIZES = LRUCache(maxsize=128)
+_EAGER = {name: m.eager for name, m in _methods.TABLE.items() if m.eager is not None}
+_GRAPH = {name: m.graph for name, m in _methods.TABLE.items() if m.graph is not None}
+_CHUNKED = {name: m.chunked for name, m in _methods.TABLE.items() if m.chunked is not None}
+
+
+class Ran(NamedTuple):
+    """How a compiled call ran (a true value): its version, and whether gradlib's choice of version is final."""
+
+    tier: str      # "graph" or "xla"
+    final: bool
+
+
+def output_size(problem: Problem) -> int:
+    """How many outputs ``f`` has: one eager pass the first time a problem is seen, remembered after."""
+    if problem.size is not None:
+        return problem.size
+
+    def size() -> int:
+        try:
+            return int(to_numpy(problem.f(problem.xs, problem.cs)).size)
+        except GradlibError:
+            raise
+        except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
+            shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
+            raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {error_gist(exc)}") from exc
+
+    return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
+
+
+def compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool = True):
+    """``(y, J, compiled)``: run ``method`` compiled (cached; ``compiled`` is then a ``Ran``) or eagerly (False).
+
+    With ``fallback``, a function that cannot be traced (it calls ``.numpy()``, or branches in Python on a
+    tensor's value) runs eagerly instead, and the cache remembers not to trace it again.
+    """
+    if not problem.xs:   # nothing differentiable is watched: every column is zero
+        y = to_numpy(problem.f([], problem.cs))
+        return y, np.zeros((y.size if method != "summed" else 1, 0)), False
+    compiled = _compiled(problem, method, fallback) if use_graph else None
+    if compiled is not None:
+        y, jac, tier = compiled.run(problem.xs, problem.cs)
+        return y, jac, Ran(tier, compiled.settled)
+    y, jac = _EAGER[method](problem.f, problem.xs, problem.cs)
+    return to_numpy(y), to_numpy(jac), False
+
+
+def compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence[int] | None = None):
+    """``(y, J, True)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
+
+    ``indices``: only those rows (or columns); the others are NaN. One traced function of fixed shape serves
+    every chunk (the last one repeats its final index, and the repeats are cut). Chunks run compiled only:
+    eagerly, each chunk was traced anew and memory grew to about 2.4 times the estimate.
+    """
+    by_rows = method == "jacobian"
+    m, n = output_size(problem), problem.float_width
+    wanted = np.arange(m if by_rows else n) if indices is None else np.asarray(indices)
+    step = _chunk_function(problem, method, chunk)
+    jac = np.full((m, n), np.nan)
+    for start in range(0, len(wanted), chunk):
+        part_of = wanted[start:start + chunk]
+        index = tf.constant(np.concatenate([part_of, np.repeat(part_of[-1:], chunk - len(part_of))]), tf.int32)
+        y, part = step(problem.xs, problem.cs, index)
+        part = part.numpy()
+        if by_rows:
+            jac[part_of] = part[:len(part_of)]
+        else:
+            jac[:, part_of] = part[:, :len(part_of)]
+    y = y.numpy()
+    return y, jac.astype(y.dtype), True
+
+
+def to_numpy(value: Any) -> np.ndarray:
+    """A tensor (or anything array-like) as a NumPy array."""
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
+    """The cached traced chunk of ``method`` for ``problem``."""
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, step = problem.f, _CHUNKED[method]
+
+    def build():
+        traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
+        try:
+            return traced.get_concrete_function(*specs, tf.TensorSpec([chunk], tf.int32))
+        except GradlibError:
+            raise
+        except Exception as exc:   # noqa: BLE001 - f cannot be traced (it calls .numpy(), say): say so
+            raise GradlibError(f"this problem needs {method!r} in chunks of {chunk:,} passes to stay within the "
+                               f"memory limit, which needs fn traced into a tf.function, and tracing failed: "
+                               f"{type(exc).__name__}: {error_gist(exc)}. Watch fewer inputs or reduce the output"
+                               ) from exc
+
+    return _COMPILED.get_or_create((problem.key, method, "chunk", chunk), build)
+
+
+def _compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
+    key = (problem.key, method)
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, graph_method = problem.f, _GRAPH[method]   # the closure keeps specs, not the tensors of this call
+
+    def build(jit: bool):
+        return _methods.compile_method(graph_method, f, *specs, jit_compile=jit)
+
+    try:
+        compiled = _COMPILED.get_or_create(key, lambda: Compiled(build))
+        return compiled if compiled is not None or fallback else Compiled(build)   # compiled=True: show why
+    except GradlibError:
+        raise
+    except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
+        if not fallback:
+            raise
+        _COMPILED.get_or_create(key, lambda: None)
+        return None
