@@ -24,7 +24,7 @@ bench:
 # Configured in setup.cfg ([mutmut]); CPU heavy: MUTATE_JOBS=1 leaves a core free on a shared machine.
 MUTATE_JOBS ?= 2
 MUTANTS = "gradlib._language.*" "gradlib._checks.*" "gradlib._codegen.*" "gradlib._operations.*" "dashboard.share.*" "gradlib._inputs.*" \
-	"gradlib._engine.x__choose__*" "gradlib._engine.x__use_graph__*" \
+	"gradlib._engine.x__choose__*" "gradlib._engine.x__use_compiled__*" \
 	"gradlib._repair.x_poisoned_rows__*" "gradlib._repair.x__merge__*"
 mutate:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-mutate.txt

@@ -1,13 +1,13 @@
 """One method computed on one problem: eagerly, compiled (a bounded cache of traced functions), or in chunks.
 
-Every way returns ``(y, J, ran)`` as NumPy arrays: ``ran`` is ``False`` for an eager run, a ``Ran``
+Every way returns ``(y, J, ran)`` as NumPy arrays: ``ran`` is ``False`` for an eager run, a ``CompiledRun``
 (which version ran, and whether that choice is final) for a cached compiled one, and ``True`` for chunks.
 Which method runs, and how, is the engine's choice (``gradlib._engine``); this module only carries it out.
 
 >>> import tensorflow as tf
 >>> from gradlib._problem import callable_problem
 >>> p = callable_problem(lambda x: x * x, tf.constant([1.0, 2.0]))
->>> y, J, ran = compute(p, "jacobian", False)
+>>> y, J, ran = compute(p, "jacobian", compiled=False)
 >>> J.tolist(), ran
 ([[2.0, 0.0], [0.0, 4.0]], False)
 """
@@ -25,18 +25,15 @@ from ._compiled import Compiled
 from ._errors import GradlibError, error_gist
 from ._problem import Problem
 
-__all__ = ["Ran", "compute", "compute_chunked", "output_size", "to_numpy"]
+__all__ = ["CompiledRun", "compute", "compute_chunked", "output_size", "to_numpy"]
 
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _COMPILED = LRUCache(maxsize=64)
 #: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
 _OUTPUT_SIZES = LRUCache(maxsize=128)
-_EAGER = {name: m.eager for name, m in _methods.TABLE.items() if m.eager is not None}
-_GRAPH = {name: m.graph for name, m in _methods.TABLE.items() if m.graph is not None}
-_CHUNKED = {name: m.chunked for name, m in _methods.TABLE.items() if m.chunked is not None}
 
 
-class Ran(NamedTuple):
+class CompiledRun(NamedTuple):
     """How a compiled call ran (a true value): its version, and whether gradlib's choice of version is final."""
 
     tier: str      # "graph" or "xla"
@@ -60,8 +57,8 @@ def output_size(problem: Problem) -> int:
     return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
 
 
-def compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool = True):
-    """``(y, J, compiled)``: run ``method`` compiled (cached; ``compiled`` is then a ``Ran``) or eagerly (False).
+def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = True):
+    """``(y, J, ran)``: run ``method`` compiled (cached; ``ran`` is then a ``CompiledRun``) or eagerly (False).
 
     With ``fallback``, a function that cannot be traced (it calls ``.numpy()``, or branches in Python on a
     tensor's value) runs eagerly instead, and the cache remembers not to trace it again.
@@ -69,11 +66,11 @@ def compute(problem: Problem, method: str, use_graph: bool, *, fallback: bool = 
     if not problem.xs:   # nothing differentiable is watched: every column is zero
         y = to_numpy(problem.f([], problem.cs))
         return y, np.zeros((y.size if method != "summed" else 1, 0)), False
-    compiled = _compiled(problem, method, fallback) if use_graph else None
-    if compiled is not None:
-        y, jac, tier = compiled.run(problem.xs, problem.cs)
-        return y, jac, Ran(tier, compiled.settled)
-    y, jac = _EAGER[method](problem.f, problem.xs, problem.cs)
+    entry = _cached_compiled(problem, method, fallback) if compiled else None
+    if entry is not None:
+        y, jac, tier = entry.run(problem.xs, problem.cs)
+        return y, jac, CompiledRun(tier, entry.settled)
+    y, jac = _methods.TABLE[method].eager(problem.f, problem.xs, problem.cs)
     return to_numpy(y), to_numpy(jac), False
 
 
@@ -110,7 +107,7 @@ def to_numpy(value: Any) -> np.ndarray:
 def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
     """The cached traced chunk of ``method`` for ``problem``."""
     specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
-    f, step = problem.f, _CHUNKED[method]
+    f, step = problem.f, _methods.TABLE[method].chunked
 
     def build():
         traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
@@ -127,17 +124,18 @@ def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
     return _COMPILED.get_or_create((problem.key, method, "chunk", chunk), build)
 
 
-def _compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
+def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
+    """The cached ``Compiled`` of ``method`` for ``problem``; ``None`` (with ``fallback``) if it cannot be traced."""
     key = (problem.key, method)
     specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
-    f, graph_method = problem.f, _GRAPH[method]   # the closure keeps specs, not the tensors of this call
+    f, traced = problem.f, _methods.TABLE[method].compiled   # the closure keeps specs, not this call's tensors
 
     def build(jit: bool):
-        return _methods.compile_method(graph_method, f, *specs, jit_compile=jit)
+        return _methods.compile_method(traced, f, *specs, jit_compile=jit)
 
     try:
-        compiled = _COMPILED.get_or_create(key, lambda: Compiled(build))
-        return compiled if compiled is not None or fallback else Compiled(build)   # compiled=True: show why
+        entry = _COMPILED.get_or_create(key, lambda: Compiled(build))
+        return entry if entry is not None or fallback else Compiled(build)   # compiled=True: show why
     except GradlibError:
         raise
     except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error

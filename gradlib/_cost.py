@@ -31,7 +31,7 @@ counts only the inputs and outputs, so the estimate is a lower bound.
 
 >>> p = Profile(m=22_500, n=1, itemsize=4, forward=45_302, elements=45_302, watched_work=22_501,
 ...             watched_elements=22_501, operations=2)
->>> f"{jacobian(p, graph=True).bytes:.3g}", f"{forward(p, graph=True).bytes:.3g}"
+>>> f"{jacobian(p, compiled=True).bytes:.3g}", f"{forward(p, compiled=True).bytes:.3g}"
 ('6.08e+09', '5.41e+05')
 """
 
@@ -115,35 +115,35 @@ class Cost:
     chunk: int = 0    # vectorized passes per chunk, when the method runs in chunks (0: all at once)
 
 
-def unstack(p: Profile, graph: bool) -> Cost:
+def unstack(p: Profile, compiled: bool) -> Cost:
     """``m`` reverse passes, one at a time; each also rebuilds the ``m``-wide gradient of the unstack."""
-    dispatch = 0 if graph else (p.operations + p.m) * EAGER_OP_WORK
+    dispatch = 0 if compiled else (p.operations + p.m) * EAGER_OP_WORK
     work = p.forward + p.m * (p.pass_work + p.m + p.n + dispatch)
-    concurrent = p.m if graph else 1   # a graph may run its m unrolled passes side by side
+    concurrent = p.m if compiled else 1   # compiled, its m unrolled passes may run side by side
     memory = p.elements + concurrent * p.pass_elements + p.m + 2 * p.m * p.n
-    return Cost("unstack", memory * p.itemsize, work, _loop_detail(p.m, "reverse", p.operations + p.m, graph))
+    return Cost("unstack", memory * p.itemsize, work, _loop_detail(p.m, "reverse", p.operations + p.m, compiled))
 
 
-def naive(p: Profile, graph: bool) -> Cost:
+def naive(p: Profile, compiled: bool) -> Cost:
     """``m`` passes that each find no path from ``y_i`` to the inputs and return zeros."""
-    work = p.forward + p.m * (p.n + (0 if graph else 2 * EAGER_OP_WORK))
+    work = p.forward + p.m * (p.n + (0 if compiled else 2 * EAGER_OP_WORK))
     return Cost("naive", (p.elements + 2 * p.m * p.n) * p.itemsize, work, f"{p.m:,} eager passes")
 
 
-def summed(p: Profile, graph: bool) -> Cost:
+def summed(p: Profile, compiled: bool) -> Cost:
     """One reverse pass."""
     return Cost("summed", (p.elements + p.pass_elements + p.n) * p.itemsize, p.forward + p.pass_work,
                 "one reverse pass")
 
 
-def jacobian(p: Profile, graph: bool) -> Cost:
+def jacobian(p: Profile, compiled: bool) -> Cost:
     """``m`` reverse passes vectorized: an ``m x m`` identity, and every backward tensor ``m`` times over."""
     return _vectorized("jacobian", p, p.m, p.m, "reverse")
 
 
-def forward(p: Profile, graph: bool) -> Cost:
+def forward(p: Profile, compiled: bool) -> Cost:
     """Compiled: ``n`` forward-mode passes vectorized. Eager: a Python loop of ``n`` passes."""
-    if graph:
+    if compiled:
         return _vectorized("forward", p, p.n, p.n, "forward-mode")
     dispatch = p.operations * EAGER_OP_WORK * FORWARD_OP_FACTOR
     work = p.forward + p.n * (p.pass_work + p.m + p.n + dispatch)
@@ -182,20 +182,20 @@ def chunked(method: str, p: Profile, max_bytes: float, passes: int | None = None
     return Cost(method, (fixed + chunk * per_pass) * p.itemsize, work, detail, chunk)
 
 
-def _loop_detail(passes: int, mode: str, operations: int, graph: bool) -> str:
-    if graph:
+def _loop_detail(passes: int, mode: str, operations: int, compiled: bool) -> str:
+    if compiled:
         return f"{passes:,} {mode} passes"
     return f"{passes:,} eager {mode} passes of {operations:,} operations each"
 
 
-#: method -> its cost function ``(profile, graph) -> Cost``
+#: method -> its cost function ``(profile, compiled) -> Cost``
 COSTS: dict[str, Callable[[Profile, bool], Cost]] = {
     "unstack": unstack, "naive": naive, "summed": summed, "jacobian": jacobian, "forward": forward}
 
 
-def estimate(method: str, profile: Profile, graph: bool) -> Cost:
-    """The cost of running ``method`` (not ``auto``) on ``profile``, compiled (``graph``) or eagerly."""
-    return COSTS[method](profile, graph)
+def estimate(method: str, profile: Profile, compiled: bool) -> Cost:
+    """The cost of running ``method`` (not ``auto``) on ``profile``, compiled or eagerly."""
+    return COSTS[method](profile, compiled)
 
 
 def fits(cost: Cost, limits: Limits) -> bool:

@@ -2,7 +2,7 @@
 
 ``run_method`` is the worker behind ``gradlib.evaluate``, ``per_element_gradients`` and ``compare``: it sizes
 the output, decides between reverse and forward mode (``_choose``) and between a compiled and an eager run
-(``_use_graph``), asks the cost plan (``gradlib._plan``) whether that fits the limits, computes
+(``_use_compiled``), asks the cost plan (``gradlib._plan``) whether that fits the limits, computes
 (``gradlib._compute``), repairs NaN-poisoned rows in the other mode (``gradlib._repair``) and packages a
 ``GradResult`` (``gradlib._package``).
 
@@ -28,7 +28,7 @@ from ._problem import Problem, check_size
 from ._repair import Repair, poisoned_rows, repair_poisoned
 from ._result import GradResult
 
-__all__ = ["EAGER_PASSES", "FORWARD_PASS_COST", "TRACE_SECONDS", "UNSTACK_GRAPH_ROWS", "run_method"]
+__all__ = ["EAGER_PASSES", "FORWARD_PASS_COST", "TRACE_SECONDS", "UNSTACK_COMPILED_ROWS", "run_method"]
 
 #: a problem seen for the first time runs eagerly if it needs at most this many passes: on the tanh MLP, eager
 #: unstack and a traced, vectorized Jacobian cost the same first call at about 48-64 passes
@@ -42,10 +42,9 @@ TRACE_SECONDS = 0.3
 #: compiled ``unstack`` traces one backward pass per output, each as wide as the output: tracing grows as m**2
 #: (first calls measured on this shared machine under load: 0.7 s at 16 outputs, 10 s at 64, 110 s at 256),
 #: so above this it runs eagerly even if asked
-UNSTACK_GRAPH_ROWS = 16
+UNSTACK_COMPILED_ROWS = 16
 #: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
 _EAGER_SECONDS = LRUCache(maxsize=128)
-_GRAPH = {name for name, m in _methods.TABLE.items() if m.graph is not None}
 
 
 def run_method(problem: Problem, method: str, compiled: bool | None, limits: Limits) -> GradResult:
@@ -54,52 +53,54 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     m, n = output_size(problem), problem.width
     check_size(m, problem, limits)
     profile = problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
-    use_graph = _use_graph(method, m, n, problem, compiled)
+    use_compiled = _use_compiled(method, m, n, problem, compiled)
     if method == "auto":
-        chosen, use_graph, chunk = _plan.plan_auto(profile, _choose(m, n, use_graph), use_graph,
-                                                   _can_compile(problem, compiled), limits)
+        chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
+                                                      _compilable(problem, compiled), limits)
     else:
-        chosen, chunk = _plan.check_method(method, profile, use_graph, limits), 0
+        chosen, chunk = _plan.check_method(method, profile, use_compiled, limits), 0
     if chunk:
-        y, jac, graph = compute_chunked(problem, chosen, chunk)
+        y, jac, ran = compute_chunked(problem, chosen, chunk)
     else:
-        y, jac, graph = compute(problem, chosen, use_graph, fallback=compiled is None)
-    if method == "auto" and not graph and problem.key is not None:
+        y, jac, ran = compute(problem, chosen, use_compiled, fallback=compiled is None)
+    if method == "auto" and not ran and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repair = Repair()
     notes: tuple[str, ...] = ()
     if poisoned and method == "auto":
-        jac, poisoned, repair, notes = repair_poisoned(problem, profile, chosen, bool(graph), jac, poisoned,
-                                                       _can_compile(problem, compiled), limits)
+        jac, poisoned, repair, notes = repair_poisoned(problem, profile, chosen, bool(ran), jac, poisoned,
+                                                       _compilable(problem, compiled), limits)
     if chunk:
         notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
                   f"{_cost.size_text(limits.max_bytes)}",)
     seconds = time.perf_counter() - start
-    result = package(problem, chosen, method, y, jac, graph, poisoned, repair, seconds)
+    result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
 
 
-def _can_compile(problem: Problem, compiled: bool | None) -> bool:
+def _compilable(problem: Problem, compiled: bool | None) -> bool:
+    """Whether ``problem`` may run compiled at all: it has a cache key, something to differentiate, and the
+    caller did not say ``compiled=False``."""
     return problem.key is not None and bool(problem.xs) and compiled is not False
 
 
-def _choose(m: int, n: int, graph: bool = False) -> str:
+def _choose(m: int, n: int, compiled: bool = False) -> str:
     """Reverse mode when outputs are no more than inputs, forward mode when inputs are fewer.
 
     Eagerly a forward pass costs ``FORWARD_PASS_COST`` reverse passes, so eager auto takes the seed's
     ``unstack`` until outputs exceed that many times the inputs. Compiled, both are vectorized.
 
-    >>> _choose(2, 3), _choose(300, 200, graph=True), _choose(20, 10), _choose(40, 10)
+    >>> _choose(2, 3), _choose(300, 200, compiled=True), _choose(20, 10), _choose(40, 10)
     ('unstack', 'forward', 'unstack', 'forward')
     """
-    if graph:
+    if compiled:
         return "jacobian" if m <= n else "forward"
     return "unstack" if m <= FORWARD_PASS_COST * n else "forward"
 
 
-def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | None) -> bool:
-    """Whether to run ``method`` as a cached graph; ``compiled=None`` decides by the passes it needs.
+def _use_compiled(method: str, m: int, n: int, problem: Problem, compiled: bool | None) -> bool:
+    """Whether to run ``method`` compiled (cached); ``compiled=None`` decides by the passes it needs.
 
     ``auto`` compiles a problem needing more than ``EAGER_PASSES`` eager passes, or one whose eager calls
     have already cost ``TRACE_SECONDS``. ``jacobian`` is vectorized by pfor, which eagerly re-traces on
@@ -114,10 +115,10 @@ def _use_graph(method: str, m: int, n: int, problem: Problem, compiled: bool | N
             return compiled
         passes = min(m, FORWARD_PASS_COST * n)
         return passes > EAGER_PASSES or _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] >= TRACE_SECONDS
-    if method not in _GRAPH:
+    if _methods.TABLE[method].compiled is None:
         return False
     if method == "unstack":
-        return bool(compiled) and m <= UNSTACK_GRAPH_ROWS
+        return bool(compiled) and m <= UNSTACK_COMPILED_ROWS
     if compiled is not None:
         return compiled
     return method == "jacobian" or n > EAGER_PASSES

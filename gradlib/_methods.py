@@ -11,13 +11,14 @@ counts the elements of ``xs``, flattened in order. They run eagerly or inside ``
 from __future__ import annotations
 
 import logging
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import tensorflow as tf
 
-__all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns", "forward_loop", "jacobian",
-           "jacobian_rows", "naive", "summed", "unstack"]
+__all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns",
+           "forward_loop", "jacobian", "jacobian_rows", "naive", "summed", "unstack"]
 
 Fn = Callable[[list, list], tf.Tensor]
 ZERO = tf.UnconnectedGradients.ZERO
@@ -162,20 +163,26 @@ class Method:
     """
 
     name: str
-    eager: Callable | None          # the eager computation; None for ``auto``, which picks another row
-    graph: Callable | None = None   # what is traced when compiled; None: never compiled
-    chunked: Callable | None = None  # the same vectorized passes for a subset of rows or columns
-    passes: str = ""                # an eager loop's passes: one per "outputs" or per "inputs"; "" when none
-    correct: bool = True            # gives the true per-element gradients
-    per_element: bool = True        # one row per output element (``summed`` has one row: sum(y))
-    what: str = ""                  # a few words: what it computes
-    reason: str = ""                # why the result is wrong, for the rows that are
+    eager: Callable | None            # the eager computation; None for ``auto``, which picks another row
+    compiled: Callable | None = None  # what is traced when it runs compiled; None: never compiled
+    chunked: Callable | None = None   # the same vectorized passes for a subset of rows or columns
+    passes: str = ""                  # an eager loop's passes: one per "outputs" or per "inputs"; "" when none
+    correct: bool = True              # gives the true per-element gradients
+    per_element: bool = True          # one row per output element (``summed`` has one row: sum(y))
+    what: str = ""                    # a few words: what it computes
+    reason: str = ""                  # why the result is wrong, for the rows that are
+
+    @property
+    def graph(self) -> Callable | None:
+        """Deprecated: the old name of ``compiled`` (gradlib says "compiled" for a traced ``tf.function``)."""
+        warnings.warn("Method.graph is deprecated; use Method.compiled", DeprecationWarning, stacklevel=2)
+        return self.compiled
 
 
 TABLE = {m.name: m for m in (
-    Method("unstack", unstack, graph=unstack, passes="outputs", what="per element, reverse mode"),
-    Method("jacobian", jacobian, graph=jacobian, chunked=jacobian_rows, what="tape.jacobian"),
-    Method("forward", forward_loop, graph=forward, chunked=forward_columns, passes="inputs", what="forward mode"),
+    Method("unstack", unstack, compiled=unstack, passes="outputs", what="per element, reverse mode"),
+    Method("jacobian", jacobian, compiled=jacobian, chunked=jacobian_rows, what="tape.jacobian"),
+    Method("forward", forward_loop, compiled=forward, chunked=forward_columns, passes="inputs", what="forward mode"),
     Method("naive", naive, passes="outputs", correct=False, what="the broken loop: zeros",
            reason="the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
                   "tensors the tape never saw: every gradient is unconnected (zero, or None by default)"),

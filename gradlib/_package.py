@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from . import _methods
-from ._compute import Ran
+from ._compute import CompiledRun
 from ._problem import Problem
 from ._repair import Repair, poisoned_rows
 from ._result import GradResult, index_labels, nan_cause
@@ -17,9 +17,9 @@ from ._result import GradResult, index_labels, nan_cause
 __all__ = ["package"]
 
 
-def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: np.ndarray, graph: bool,
-            poisoned: tuple[int, ...], repair: Repair, seconds: float) -> GradResult:
-    """The ``GradResult`` of ``method`` (asked for as ``requested``) on ``problem``; ``graph`` is how it ran."""
+def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: np.ndarray,
+            ran: bool | CompiledRun, poisoned: tuple[int, ...], repair: Repair, seconds: float) -> GradResult:
+    """The ``GradResult`` of ``method`` (asked for as ``requested``) on ``problem``; ``ran`` as ``compute`` said."""
     jac = _with_integer_columns(problem, jac)
     rows = ("sum(y)",) if method == "summed" else index_labels("y", y.shape)
     cols = tuple(label for name, shape in problem.names for label in index_labels(name, shape))
@@ -40,11 +40,11 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
     row = _methods.TABLE[method]
     return GradResult(
         y=y, jacobian=jac, row_labels=rows, col_labels=cols, method=method, requested=requested,
-        watched=problem.names, dtype=problem.dtype, compiled=bool(graph), per_element=row.per_element,
+        watched=problem.names, dtype=problem.dtype, compiled=bool(ran), per_element=row.per_element,
         broken=row.per_element and not row.correct, reason=row.reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
         warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode,
-        compiled_as=graph.tier if isinstance(graph, Ran) else ("graph" if graph else ""),
-        compiled_final=graph.final if isinstance(graph, Ran) else True)
+        compiled_as=ran.tier if isinstance(ran, CompiledRun) else ("graph" if ran else ""),
+        compiled_final=ran.final if isinstance(ran, CompiledRun) else True)
 
 
 def _some(labels: Sequence[str], rows: Sequence[int], shown: int = 8) -> str:

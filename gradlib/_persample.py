@@ -233,7 +233,7 @@ def _compute(fn: Callable, x: tf.Tensor, method: str):
         y, jac = _loop(fn, x)
         return y, jac, _projection(fn, x), "loop", False
     try:
-        compiled, used = _graph(fn, x, method)
+        compiled, used = _cached_compiled(fn, x, method)
         y, jac, u, g = (t.numpy() for t in compiled(x))
     except GradlibError:
         raise
@@ -243,7 +243,7 @@ def _compute(fn: Callable, x: tf.Tensor, method: str):
     return y, jac, (u, g), used, True
 
 
-def _graph(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str]:
+def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str]:
     """The cached compiled function for ``fn`` and ``x``'s shape; ``auto`` remembers its fallback."""
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, method, spec)

@@ -40,19 +40,19 @@ class Repair:
     mode: str = ""
 
 
-def repair_poisoned(problem: Problem, profile: _cost.Profile, chosen: str, graph: bool, jac: np.ndarray,
-                    poisoned: tuple[int, ...], can_compile: bool, limits: Limits):
+def repair_poisoned(problem: Problem, profile: _cost.Profile, chosen: str, compiled: bool, jac: np.ndarray,
+                    poisoned: tuple[int, ...], compilable: bool, limits: Limits):
     """``(J, still poisoned, repair, notes)``: the poisoned rows recomputed in the other mode, within ``limits``.
 
     Every NaN cell left after the repair is NaN in both modes: undefined there, not poisoned.
     """
-    other, chunk, why_not = _plan.plan_repair(chosen, graph, profile, len(poisoned), can_compile, limits)
+    other, chunk, why_not = _plan.plan_repair(chosen, compiled, profile, len(poisoned), compilable, limits)
     if why_not:
         return jac, poisoned, Repair(), (f"NaN poisoning not repaired: the other mode, {why_not}",)
     if chunk:
         fixed = compute_chunked(problem, other, chunk, poisoned if other == "jacobian" else None)[1]
     else:
-        fixed = compute(problem, other, graph, fallback=True)[1]
+        fixed = compute(problem, other, compiled, fallback=True)[1]
     jac, repair = _merge(jac, fixed, poisoned, other)
     return jac, (), repair, ()
 

@@ -81,7 +81,7 @@ def test_explicit_compiled_flag_overrides_auto(small_cache):
 
 
 def test_compiled_unstack_is_refused_for_wide_outputs_and_runs_eagerly(small_cache):
-    r = _evaluate_layer(_engine.UNSTACK_GRAPH_ROWS + 1, 4, method="unstack", compiled=True)
+    r = _evaluate_layer(_engine.UNSTACK_COMPILED_ROWS + 1, 4, method="unstack", compiled=True)
     assert (r.method, r.compiled) == ("unstack", False)
     assert len(small_cache) == 0
 

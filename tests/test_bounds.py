@@ -141,21 +141,21 @@ def _layer_jacobian() -> np.ndarray:
     return jac.reshape(1200, 30)
 
 
-@pytest.mark.parametrize("method, graph", [("jacobian", True), ("forward", True), ("unstack", False)])
-def test_the_memory_limit_holds_at_its_boundary(method, graph):
+@pytest.mark.parametrize("method, compiled", [("jacobian", True), ("forward", True), ("unstack", False)])
+def test_the_memory_limit_holds_at_its_boundary(method, compiled):
     text, inputs = ("tanh(a * x)", LAYER) if method != "unstack" else ("tanh(x)", {"x": np.linspace(-1, 1, 30)})
-    cost = _cost.estimate(method, _profile(text, inputs, ["x"]), graph)
+    cost = _cost.estimate(method, _profile(text, inputs, ["x"]), compiled)
     at = Limits(max_bytes=cost.bytes, max_flops=cost.work)
-    r = gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=graph, limits=at)
+    r = gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=compiled, limits=at)
     expected = _layer_jacobian() if method != "unstack" else np.diag(1 - np.tanh(inputs["x"]) ** 2)
     np.testing.assert_allclose(r.jacobian, expected, rtol=1e-12, atol=1e-12)
     with pytest.raises(ExpressionError, match=rf"^method '{method}' would need about .* of memory at its peak "
                                               rf"\(.*\); at most .* are allowed\. "):
-        gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=graph,
+        gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=compiled,
                          limits=Limits(max_bytes=cost.bytes - 1, max_flops=cost.work))
     with pytest.raises(ExpressionError, match=rf"^method '{method}' would need about [0-9.e+]+ floating-point "
                                               r"operations \(.*\); at most [0-9.e+]+ are allowed for one request"):
-        gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=graph,
+        gradlib.evaluate(text, inputs, watch=["x"], method=method, dtype="float64", compiled=compiled,
                          limits=Limits(max_bytes=cost.bytes, max_flops=cost.work - 1))
 
 

@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import evaluate, per_element_gradients
+from gradlib import _methods, evaluate, per_element_gradients
 
 SEED_ROWS = np.array([[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]])
 PER_ELEMENT = ("unstack", "jacobian", "forward", "auto")
@@ -281,3 +281,11 @@ def test_a_row_no_mode_can_compute_is_not_reported_repaired_and_says_why():
     assert r.warnings == ("NaN in both reverse and forward mode in y[1]: 0 x inf within the output's own formula, "
                           "so no mode gives a number there",)
     assert gradlib.CELL_STATUS[r.cell_status()[1, 0]] == "undefined"
+
+
+def test_method_graph_is_the_deprecated_name_of_method_compiled():
+    jacobian, naive = gradlib.METHOD_TABLE["jacobian"], gradlib.METHOD_TABLE["naive"]
+    with pytest.warns(DeprecationWarning, match=r"Method\.graph is deprecated; use Method\.compiled"):
+        assert jacobian.graph is jacobian.compiled is _methods.jacobian
+    with pytest.warns(DeprecationWarning):
+        assert naive.graph is None
