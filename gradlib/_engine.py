@@ -7,6 +7,7 @@ the output, decides between reverse and forward mode (``_choose``) and between a
 ``GradResult`` (``gradlib._package``).
 
 >>> import tensorflow as tf
+>>> from gradlib._limits import LIMITS
 >>> from gradlib._problem import callable_problem
 >>> r = run_method(callable_problem(lambda x: x * x, tf.constant([1.0, 2.0])), "auto", None, LIMITS)
 >>> r.jacobian.tolist(), r.method, r.compiled
@@ -21,7 +22,7 @@ from dataclasses import replace
 from . import _cost, _methods, _plan
 from ._cache import LRUCache
 from ._compute import compute, compute_chunked, output_size
-from ._limits import LIMITS, Limits
+from ._limits import Limits
 from ._methods import CORRECT_METHODS
 from ._package import package
 from ._problem import Problem, check_size

@@ -38,3 +38,33 @@ def test_the_library_never_imports_the_app(path):
     modules = {(n.module or "").split(".")[0] for n in _imports(path) if isinstance(n, ast.ImportFrom)}
     modules |= {a.name.split(".")[0] for n in _imports(path) if isinstance(n, ast.Import) for a in n.names}
     assert not modules & {"streamlit", "dashboard", "pages"}, path.relative_to(ROOT)
+
+
+#: the engine behind the entry points, each module above the ones it imports (docs/architecture.md)
+ENGINE = ["_engine", "_package", "_repair", "_compute", "_problem", "_plan", "_cost", "_compiled", "_methods"]
+
+
+def _library_modules(path: Path) -> set[str]:
+    """The gradlib modules and names ``path`` imports: ``from ._x import y`` gives ``_x``, ``from . import y`` ``y``."""
+    found = set()
+    for node in _imports(path):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "gradlib"}
+        elif node.level == 1 and node.module is None:
+            found |= {a.name for a in node.names}
+        elif node.level == 1 or (node.module or "").split(".")[0] == "gradlib":
+            found.add(node.module)
+    return {module.removeprefix("gradlib.") for module in found}
+
+
+@pytest.mark.parametrize("name", ENGINE)
+def test_the_engine_never_imports_the_entry_points(name):
+    imported = _library_modules(ROOT / "gradlib" / f"{name}.py")
+    assert not imported & {"_api", "_compare", "gradlib"}, f"gradlib/{name}.py imports upwards: {sorted(imported)}"
+    assert all(module.startswith("_") for module in imported), f"gradlib/{name}.py imports a public name of gradlib"
+
+
+@pytest.mark.parametrize("name", ENGINE)
+def test_an_engine_module_never_imports_one_above_it(name):
+    above = set(ENGINE[:ENGINE.index(name)])
+    assert not _library_modules(ROOT / "gradlib" / f"{name}.py") & above, f"gradlib/{name}.py imports upwards"
