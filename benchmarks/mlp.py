@@ -268,7 +268,7 @@ def _ms(seconds: float) -> str:
 
 
 def _x(ratio: float) -> str:
-    return "-" if math.isnan(ratio) else f"{ratio:,.3g}"
+    return "-" if math.isnan(ratio) else gradlib.format_ratio(ratio)
 
 
 def table(rows: list[Row]) -> str:

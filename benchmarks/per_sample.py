@@ -40,7 +40,8 @@ def benchmark_per_sample(repeats: int = 3, *, batch: int = 96, loop_repeats: int
         "model": "MLP 64 -> 128 -> 64 -> 10 (tanh)", "batch": batch, "method": fast.method,
         "gradlib_first_call_seconds": first, "gradlib_seconds": gradlib_seconds, "loop_seconds": loop_seconds,
         "speedup": loop_seconds / gradlib_seconds,
-        "speedup_rounds": [loop_seconds / s for s in rounds], "target_speedup": 20.0,
+        "speedup_rounds": [loop_seconds / s for s in rounds],
+        "speedup_text": gradlib.format_ratio([loop_seconds / s for s in rounds]), "target_speedup": 20.0,
         "max_abs_diff": float(np.abs(fast.jacobian - loop.jacobian).max()),
     }
 

@@ -12,6 +12,7 @@ from ._compare import Comparison, compare
 from ._demos import DEMOS, Demo, demonstrate
 from ._diagnose import Finding
 from ._errors import BatchMixingError, ExpressionError, GradlibError
+from ._format import format_number, format_ratio
 from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
@@ -27,6 +28,6 @@ __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "LIMITS", "Limits",
     "LintError", "LintFinding", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
-    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "evaluate", "lint",
-    "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan", "tensorflow_code",
+    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "evaluate", "format_number",
+    "format_ratio", "lint", "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan", "tensorflow_code",
 ]

@@ -27,7 +27,8 @@ SOURCES = ("Preset", "Upload a CSV or .npy file")
 def batch_from_upload(data: bytes, filename: str, shape: tuple[int, ...]) -> np.ndarray | None:
     """The uploaded batch, or ``None`` after showing ``st.error`` with what is wrong and where."""
     return render.attempt(f"The file {filename!r} was not accepted",
-                       lambda: uploads.load_batch(data, filename, expected_features=int(np.prod(shape)), sample_shape=shape))
+                          lambda: uploads.load_batch(data, filename, expected_features=int(np.prod(shape)),
+                                                     sample_shape=shape))
 
 
 # ---------------------------------------------------------------- widgets
@@ -116,8 +117,8 @@ def show_timing(rep: model_report.ModelReport, *, key: str) -> None:
     seconds = {"gradlib (one compiled call)": rep.gradlib_seconds, batch_label: rep.batch_jacobian_seconds,
                "per-sample tape.jacobian loop": rep.loop_seconds}
     left, right = st.columns(2)
-    left.metric(f"gradlib is faster than {batch_label} by", f"{rep.batch_jacobian_speedup:,.1f}x")
-    right.metric("gradlib is faster than the per-sample loop by", f"{rep.speedup:,.0f}x")
+    left.metric(f"gradlib is faster than {batch_label} by", gradlib.format_ratio(rep.batch_jacobian_speedup))
+    right.metric("gradlib is faster than the per-sample loop by", gradlib.format_ratio(rep.speedup))
     st.caption(f"Which is which: **{batch_label}** is one `tape.batch_jacobian(y, x)` on all {n} samples, run "
                "eagerly, as a TensorFlow user would write it"
                + ("" if rep.batch_jacobian_pfor else " (with experimental_use_pfor=False: eager pfor re-vectorizes "
