@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+import math
+
 import numpy as np
 
 from ._format import format_number
@@ -165,7 +167,8 @@ def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, st
     if n > MAX_FD_COLUMNS or 2 * n > max_flops:
         empty = np.full((m, n), np.nan)
         why = (f"{n} watched elements (the check runs up to {MAX_FD_COLUMNS})" if n > MAX_FD_COLUMNS
-               else f"{2 * n} evaluations of this function would exceed the work allowed for one request")
+               else f"{2 * n} evaluations of this function would exceed the work allowed for one request: at most "
+                    f"{format_number(math.floor(max_flops))} fit")
         return FiniteDifferenceCheck(empty, empty, empty, step, skipped=why)
     numeric = np.empty((m, n))
     reason = np.zeros((m, n), np.int8)
