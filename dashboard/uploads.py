@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from gradlib import ExpressionError
+from gradlib import InputError
 from gradlib.keras_models import MAX_BATCH
 
 __all__ = ["MAX_UPLOAD_BYTES", "load_batch"]
@@ -41,7 +41,7 @@ def load_batch(data: bytes, filename: str, *, expected_features: int, sample_sha
         A float32 array of shape ``(B,) + sample_shape``.
 
     Raises:
-        ExpressionError: the file is too large, empty, not numeric, ragged, non-finite or of the wrong shape.
+        InputError: the file is too large, empty, not numeric, ragged, non-finite or of the wrong shape.
     """
     shape = tuple(sample_shape) if sample_shape is not None else (expected_features,)
     _check_upload(data, filename, max_bytes)
@@ -50,40 +50,40 @@ def load_batch(data: bytes, filename: str, *, expected_features: int, sample_sha
     else:
         x = _load_csv(data, expected_features).reshape((-1,) + shape)
     if x.shape[0] > max_rows:
-        raise ExpressionError(f"the file holds {x.shape[0]:,} samples; at most {max_rows:,} are accepted")
+        raise InputError(f"the file holds {x.shape[0]:,} samples; at most {max_rows:,} are accepted")
     return x
 
 
 def _check_upload(data: bytes, filename: str, max_bytes: int) -> None:
     if not filename.lower().endswith((".csv", ".npy")):
-        raise ExpressionError(f"upload a .csv or .npy file of input data; got {filename!r} "
+        raise InputError(f"upload a .csv or .npy file of input data; got {filename!r} "
                               "(model files are never loaded: the models are built in code)")
     if len(data) > max_bytes:
-        raise ExpressionError(f"the file is {len(data) / 1e6:.1f} MB; at most {max_bytes / 1e6:.1f} MB are accepted")
+        raise InputError(f"the file is {len(data) / 1e6:.1f} MB; at most {max_bytes / 1e6:.1f} MB are accepted")
     if not data.strip():
-        raise ExpressionError(f"the file {filename!r} is empty")
+        raise InputError(f"the file {filename!r} is empty")
 
 
 def _load_csv(data: bytes, features: int) -> np.ndarray:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ExpressionError(f"the CSV is not UTF-8 text (byte {exc.start}); save it as a plain CSV") from None
+        raise InputError(f"the CSV is not UTF-8 text (byte {exc.start}); save it as a plain CSV") from None
     rows = _csv_rows(text)
     if rows and _is_header(rows[0][1]):
         rows = rows[1:]
     if not rows:
-        raise ExpressionError("the CSV has no data rows: put one sample per row, numbers separated by commas")
+        raise InputError("the CSV has no data rows: put one sample per row, numbers separated by commas")
     width = len(rows[0][1])
     if width != features:
         hint = " separated by commas" if any(";" in c or "\t" in c for c in rows[0][1]) else ""
-        raise ExpressionError(f"the CSV has {width} column(s) per row, but the model takes {features} input "
+        raise InputError(f"the CSV has {width} column(s) per row, but the model takes {features} input "
                               f"value(s) per sample: put one sample per row with {features} numbers{hint}")
     values = np.array([_parse_row(n, row, width) for n, row in rows])
     bad = _overflowing(values)
     if len(bad):
         (r, c), more = bad[0], f" ({len(bad) - 1} more value(s) too)" if len(bad) > 1 else ""
-        raise ExpressionError(f"row {rows[r][0]}, column {c + 1}: {rows[r][1][c].strip()[:20]!r} is outside float32's "
+        raise InputError(f"row {rows[r][0]}, column {c + 1}: {rows[r][1][c].strip()[:20]!r} is outside float32's "
                               f"range (about ±3.4e38), in which the models compute: it would become infinite{more}. "
                               "Scale the data down")
     return values.astype(np.float32)
@@ -97,7 +97,7 @@ def _csv_rows(text: str) -> list[tuple[int, list[str]]]:
     except csv.Error as exc:
         why = (f"a field is longer than {csv.field_size_limit():,} characters" if "field limit" in str(exc)
                else f"it is not a valid CSV ({exc})")
-        raise ExpressionError(f"the CSV cannot be read at line {reader.line_num}: {why}. Put one number per field, "
+        raise InputError(f"the CSV cannot be read at line {reader.line_num}: {why}. Put one number per field, "
                               "separated by commas, one sample per line") from None
 
 
@@ -110,15 +110,15 @@ def _overflowing(values: np.ndarray) -> np.ndarray:
 
 def _parse_row(n: int, row: list[str], width: int) -> list[float]:
     if len(row) != width:
-        raise ExpressionError(f"the CSV is ragged: row {n} has {len(row)} value(s), but the first row has {width}")
+        raise InputError(f"the CSV is ragged: row {n} has {len(row)} value(s), but the first row has {width}")
     values = []
     for col, cell in enumerate(row, start=1):
         if not _is_number(cell):
             hint = " (separate values with commas)" if (";" in cell or "\t" in cell) else ""
-            raise ExpressionError(f"row {n}, column {col}: {cell.strip()[:20]!r} is not a number{hint}")
+            raise InputError(f"row {n}, column {col}: {cell.strip()[:20]!r} is not a number{hint}")
         value = float(cell)
         if not math.isfinite(value):
-            raise ExpressionError(f"row {n}, column {col}: {cell.strip()!r} is not a finite number; "
+            raise InputError(f"row {n}, column {col}: {cell.strip()!r} is not a finite number; "
                                   "replace NaN and infinite values")
         values.append(value)
     return values
@@ -144,22 +144,22 @@ def _load_npy(data: bytes, shape: tuple[int, ...], features: int) -> np.ndarray:
         header = (np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0)
         stored, _, dtype = header(stream)
     except (ValueError, TypeError, SyntaxError) as exc:
-        raise ExpressionError(f"the file is not a valid .npy array ({exc})") from None
+        raise InputError(f"the file is not a valid .npy array ({exc})") from None
     _check_npy_header(stored, dtype, len(data))
     try:
         x = np.load(io.BytesIO(data), allow_pickle=False)
     except ValueError as exc:
-        raise ExpressionError(f"the .npy file could not be read: {exc}") from None
+        raise InputError(f"the .npy file could not be read: {exc}") from None
     return _check_npy_array(x, shape, features)
 
 
 def _check_npy_header(stored: tuple[int, ...], dtype: np.dtype, size: int) -> None:
     """Refuse objects (pickles) and arrays larger than the file before anything is allocated."""
     if dtype.hasobject or dtype.kind not in "fiu":
-        raise ExpressionError(f"the .npy array has dtype {dtype}; only real numbers are accepted "
+        raise InputError(f"the .npy array has dtype {dtype}; only real numbers are accepted "
                               "(Python objects and pickles are never loaded)")
     if math.prod(stored) * dtype.itemsize > size:
-        raise ExpressionError(f"the .npy header claims shape {stored}, larger than the file itself")
+        raise InputError(f"the .npy header claims shape {stored}, larger than the file itself")
 
 
 def _check_npy_array(x: np.ndarray, shape: tuple[int, ...], features: int) -> np.ndarray:
@@ -168,17 +168,17 @@ def _check_npy_array(x: np.ndarray, shape: tuple[int, ...], features: int) -> np
     elif x.ndim == 2 and x.shape[1] == features and x.shape[0] > 0:
         x = x.reshape((-1,) + shape)
     elif x.shape[1:] != shape or x.shape[0] == 0:
-        raise ExpressionError(f"the .npy array has shape {x.shape}, but the model takes samples of shape {shape}: "
+        raise InputError(f"the .npy array has shape {x.shape}, but the model takes samples of shape {shape}: "
                               f"save an array of shape (batch,) + {shape}")
     bad = np.argwhere(~np.isfinite(x))
     if len(bad):
-        raise ExpressionError(f"the .npy array holds a NaN or infinite value at index {tuple(int(i) for i in bad[0])}; "
+        raise InputError(f"the .npy array holds a NaN or infinite value at index {tuple(int(i) for i in bad[0])}; "
                               "replace NaN and infinite values")
     over = _overflowing(x)
     if len(over):
         index = tuple(int(i) for i in over[0])
         more = f" ({len(over) - 1} more value(s) too)" if len(over) > 1 else ""
-        raise ExpressionError(f"the .npy array holds {float(x[index])!r} at index {index}, outside float32's range "
+        raise InputError(f"the .npy array holds {float(x[index])!r} at index {index}, outside float32's range "
                               f"(about ±3.4e38), in which the models compute: it would become infinite{more}. "
                               "Scale the data down")
     return x.astype(np.float32)

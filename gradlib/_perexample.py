@@ -36,7 +36,7 @@ import tensorflow as tf
 from . import _runtime
 from ._api import error_gist
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError
+from ._errors import BatchMixingError, GradlibError, InputError
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
 
@@ -444,20 +444,20 @@ def _check_batch(x: Any, y: Any, limits: Limits) -> tuple[tf.Tensor, tf.Tensor]:
         try:
             t = tf.convert_to_tensor(value)
         except (TypeError, ValueError) as exc:
-            raise GradlibError(f"per_example_gradients could not turn {name} into a tensor: {error_gist(exc)}") from None
+            raise InputError(f"per_example_gradients could not turn {name} into a tensor: {error_gist(exc)}") from None
         if not (t.dtype.is_floating or t.dtype.is_integer):
-            raise GradlibError(f"per_example_gradients needs {name} of numbers (floats, or integer ids/labels), "
-                               f"got {t.dtype.name}")
+            raise InputError(f"per_example_gradients needs {name} of numbers (floats, or integer ids/labels), "
+                             f"got {t.dtype.name}")
         if t.shape.rank == 0 or t.shape[0] == 0:
-            raise GradlibError(f"per_example_gradients needs {name} with a batch axis and at least one example, "
-                               f"got shape {tuple(t.shape)}")
+            raise InputError(f"per_example_gradients needs {name} with a batch axis and at least one example, "
+                             f"got shape {tuple(t.shape)}")
         if t.shape.num_elements() > limits.max_elements:
-            raise GradlibError(f"{name} has {t.shape.num_elements():,} elements; at most {limits.max_elements:,} are "
-                               "allowed. Use a smaller batch")
+            raise InputError(f"{name} has {t.shape.num_elements():,} elements; at most {limits.max_elements:,} are "
+                             "allowed. Use a smaller batch")
         tensors.append(t)
     if tensors[0].shape[0] != tensors[1].shape[0]:
-        raise GradlibError(f"per_example_gradients got {tensors[0].shape[0]} examples in x but {tensors[1].shape[0]} "
-                           "targets in y; pass one target per example")
+        raise InputError(f"per_example_gradients got {tensors[0].shape[0]} examples in x but {tensors[1].shape[0]} "
+                         "targets in y; pass one target per example")
     return tensors[0], tensors[1]
 
 

@@ -29,7 +29,7 @@ import tensorflow as tf
 from . import _runtime
 from ._api import error_gist, float_tensor
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError
+from ._errors import BatchMixingError, GradlibError, InputError
 from ._limits import LIMITS, Limits
 from ._result import index_labels
 from ._state import fingerprint
@@ -147,13 +147,13 @@ def _check_method(method: Any) -> None:
 def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
     tensor = float_tensor(x, "per_sample_gradients", "x")
     if tensor.shape.rank is None or tensor.shape.rank < 2:
-        raise GradlibError(
+        raise InputError(
             f"per_sample_gradients needs a batch of shape (B, features...), but x has shape {tuple(tensor.shape)}. "
             "For a single sample, add a batch axis: x[None, :]")
     if tensor.shape.num_elements() == 0:
-        raise GradlibError(f"per_sample_gradients got an empty batch: x has shape {tuple(tensor.shape)}")
+        raise InputError(f"per_sample_gradients got an empty batch: x has shape {tuple(tensor.shape)}")
     if tensor.shape.num_elements() > limits.max_elements:
-        raise GradlibError(f"x has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} are allowed")
+        raise InputError(f"x has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} are allowed")
     return tensor
 
 

@@ -5,7 +5,7 @@ import io
 import numpy as np
 import pytest
 
-from gradlib import ExpressionError
+from gradlib import ExpressionError, InputError
 from dashboard.uploads import load_batch
 
 
@@ -44,7 +44,7 @@ def test_csv_is_reshaped_to_the_sample_shape():
                                             r"characters\. Put one number per field, separated by commas"),
 ])
 def test_bad_csv_uploads_are_refused_with_where(data, message):
-    with pytest.raises(ExpressionError, match=message):
+    with pytest.raises(InputError, match=message):
         load_batch(data, "x.csv", expected_features=3)
 
 
@@ -59,7 +59,7 @@ def test_npy_batches_and_single_samples_load():
 
 def test_npy_holding_a_pickle_is_refused_without_unpickling():
     data = npy(np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
-    with pytest.raises(ExpressionError, match="dtype object; only real numbers are accepted"):
+    with pytest.raises(InputError, match="dtype object; only real numbers are accepted"):
         load_batch(data, "evil.npy", expected_features=2)
 
 
@@ -74,7 +74,7 @@ def test_npy_holding_a_pickle_is_refused_without_unpickling():
     (b"not an npy file", "not a valid .npy array"),
 ])
 def test_bad_npy_uploads_are_refused(data, message):
-    with pytest.raises(ExpressionError, match=message):
+    with pytest.raises(InputError, match=message):
         load_batch(data, "x.npy", expected_features=3)
 
 
@@ -82,14 +82,20 @@ def test_an_npy_header_claiming_a_huge_array_is_refused_before_allocating():
     buf = io.BytesIO()
     np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": (10**12, 3)})
     forged = buf.getvalue() + np.ones(6).tobytes()
-    with pytest.raises(ExpressionError, match=r"claims shape \(1000000000000, 3\), larger than the file"):
+    with pytest.raises(InputError, match=r"claims shape \(1000000000000, 3\), larger than the file"):
         load_batch(forged, "x.npy", expected_features=3)
 
 
 def test_oversized_uploads_and_model_files_are_refused():
-    with pytest.raises(ExpressionError, match=r"the file is 3.0 MB; at most 2.0 MB are accepted"):
+    with pytest.raises(InputError, match=r"the file is 3.0 MB; at most 2.0 MB are accepted"):
         load_batch(b"1," * 1_500_000, "big.csv", expected_features=3)
-    with pytest.raises(ExpressionError, match=r"upload a .csv or .npy file.*model files are never loaded"):
+    with pytest.raises(InputError, match=r"upload a .csv or .npy file.*model files are never loaded"):
         load_batch(b"\x89HDF\r\n", "model.h5", expected_features=3)
-    with pytest.raises(ExpressionError, match="holds 5 samples; at most 4 are accepted"):
+    with pytest.raises(InputError, match="holds 5 samples; at most 4 are accepted"):
         load_batch(b"1,2,3\n" * 5, "x.csv", expected_features=3, max_rows=4)
+
+
+def test_code_that_caught_expression_error_for_a_bad_upload_still_catches_it():
+    with pytest.raises(ExpressionError, match=r"row 1, column 2: 'abc' is not a number") as info:
+        load_batch(b"1,abc,3\n", "x.csv", expected_features=3)
+    assert type(info.value) is InputError and info.value.column is None
