@@ -37,6 +37,7 @@ from . import _runtime
 from ._api import error_gist
 from ._cache import LRUCache
 from ._errors import BatchMixingError, GradlibError, InputError
+from ._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
 
@@ -507,7 +508,8 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     scale = max(1.0, float(np.abs(joint[np.isfinite(joint)]).max(initial=0.0)))
     if not np.allclose(joint, alone, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
         i = int(np.nanargmax(np.abs(joint - alone)))
-        raise _mixing_error(f"example {i}'s loss is {joint[i]:.6g} in a batch of {k} and {alone[i]:.6g} alone")
+        raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
+                            f"{format_number(alone[i])} alone")
 
 
 def _warnings(losses: np.ndarray, norms: np.ndarray) -> tuple[str, ...]:

@@ -30,6 +30,7 @@ from . import _runtime
 from ._api import error_gist, float_tensor
 from ._cache import LRUCache
 from ._errors import BatchMixingError, GradlibError, InputError
+from ._format import format_number
 from ._limits import LIMITS, Limits
 from ._result import index_labels
 from ._state import fingerprint
@@ -217,10 +218,10 @@ def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray
         c = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
         raise BatchMixingError(
             f"the samples of the batch are not independent: the input of sample {c} changes the output of another "
-            f"sample (a random projection of dy/dx differs from the per-sample Jacobians by {excess.max():.3g}, at a "
-            f"scale of {float(scale[finite].max()):.3g}), so per-sample gradients do not exist. A layer mixes the "
-            "batch, such as BatchNormalization in training mode: call the model with training=False, or use "
-            "per_element_gradients on the whole batch")
+            f"sample (a random projection of dy/dx differs from the per-sample Jacobians by "
+            f"{format_number(excess.max(), 3)}, at a scale of {format_number(scale[finite].max(), 3)}), so per-sample "
+            "gradients do not exist. A layer mixes the batch, such as BatchNormalization in training mode: call the "
+            "model with training=False, or use per_element_gradients on the whole batch")
     return unknown
 
 

@@ -103,7 +103,8 @@ def show_pitfalls(rep: model_report.ModelReport, p: model_report.Pitfalls, b: in
                       key=f"{key}_pitfalls", title="Naive and summed against the correct rows",
                       broken=[label for label in labels if not label.startswith("correct:")])
     diff = float(np.abs(p.exact - rep.result.matrix(b)).max())
-    st.caption(f"per_element_gradients on sample {b} alone agrees with the batch result: max |difference| = {diff:.2g}.")
+    st.caption(f"per_element_gradients on sample {b} alone agrees with the batch result: max |difference| = "
+               f"{gradlib.format_number(diff, 2)}.")
 
 
 def show_timing(rep: model_report.ModelReport, *, key: str) -> None:
