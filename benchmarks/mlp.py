@@ -252,10 +252,10 @@ def per_sample_suite(repeats: int) -> dict[str, Any] | None:
     """Issue 6's per-sample gradients of a 64 -> 128 -> 64 -> 10 Keras MLP on a batch of 96, vs a loop."""
     if not hasattr(gradlib, "per_sample_gradients"):
         return None
-    from gradlib import keras_models
+    from .per_sample import benchmark_per_sample
 
     try:
-        return keras_models.benchmark_per_sample(repeats)
+        return benchmark_per_sample(repeats)
     except Exception as exc:   # noqa: BLE001 - the MLP tables stand on their own
         return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
@@ -268,7 +268,7 @@ def _ms(seconds: float) -> str:
 
 
 def _x(ratio: float) -> str:
-    return "-" if math.isnan(ratio) else f"{ratio:,.3g}"
+    return "-" if math.isnan(ratio) else gradlib.format_ratio(ratio)
 
 
 def table(rows: list[Row]) -> str:

@@ -324,15 +324,10 @@ def markdown(rows: Sequence[Row], problem: Problem) -> str:
         if row.error:
             lines.append(f"| {row.contender} | | | | failed: {row.error} | |")
             continue
-        median, low, high = row.spread()
         error = "" if math.isnan(row.max_norm_error) else f"{row.max_norm_error:.1e}"
         lines.append(f"| {row.contender} | {row.method} | {1000 * row.first_s:,.1f} | {1000 * row.warm_median_s:,.2f} | "
-                     f"{_g(median)} [{_g(low)}, {_g(high)}] | {error} |")
+                     f"{gradlib.format_ratio(row.ratio)} | {error} |")
     return "\n".join(lines)
-
-
-def _g(value: float) -> str:
-    return "n/a" if math.isnan(value) else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
 
 
 def targets(rows: Sequence[Row]) -> list[str]:
@@ -342,15 +337,14 @@ def targets(rows: Sequence[Row]) -> list[str]:
     if norms is None or not norms.ratio:
         return []
     out = []
-    median, low, high = norms.spread()
     met = sum(r <= 2 for r in norms.ratio)
-    out.append(f"gradlib norms only / plain batch gradient: {_g(median)} [{_g(low)}, {_g(high)}] "
+    out.append(f"gradlib norms only / plain batch gradient: {gradlib.format_ratio(norms.ratio)} "
                f"(target at most 2: met in {met} of {len(norms.ratio)} rounds)")
     if vmap is not None and vmap.warm_s:
         speedups = [v / n for v, n in zip(vmap.warm_s, norms.warm_s)]
         met = sum(s >= 15 for s in speedups)
-        out.append(f"tf.vectorized_map / gradlib norms only: {_g(statistics.median(speedups))} "
-                   f"[{_g(min(speedups))}, {_g(max(speedups))}] (target at least 15: met in {met} of "
+        out.append(f"tf.vectorized_map / gradlib norms only: {gradlib.format_ratio(speedups)} "
+                   f"(target at least 15: met in {met} of "
                    f"{len(speedups)} rounds)")
     return out
 

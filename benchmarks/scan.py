@@ -195,10 +195,6 @@ def memory(runs: int, log: Callable[[str], None] = lambda m: None) -> list[dict[
 # ---------------------------------------------------------------- reporting
 
 
-def _g(value: float) -> str:
-    return "n/a" if math.isnan(value) else (f"{value:,.0f}" if value >= 100 else f"{value:.3g}")
-
-
 def markdown(rows: Sequence[Row], examples: int) -> str:
     lines = [f"**Dense 784-512-256-10, {examples:,} examples in memory, batch {BATCH}**", "",
              "| contender | seconds (median of rounds) | examples/s | time / plain batch gradients (median [lowest, "
@@ -206,10 +202,9 @@ def markdown(rows: Sequence[Row], examples: int) -> str:
              "|---|---:|---:|---:|---:|"]
     for row in rows:
         seconds = statistics.median(row.seconds)
-        median, low, high = row.spread()
         error = "" if math.isnan(row.max_norm_error) else f"{row.max_norm_error:.1e}"
-        lines.append(f"| {row.contender} | {seconds:.3f} | {examples / seconds:,.0f} | {_g(median)} [{_g(low)}, "
-                     f"{_g(high)}] | {error} |")
+        lines.append(f"| {row.contender} | {seconds:.3f} | {examples / seconds:,.0f} | "
+                     f"{gradlib.format_ratio(row.ratio)} | {error} |")
     return "\n".join(lines)
 
 
@@ -229,9 +224,8 @@ def targets(rows: Sequence[Row], runs: Sequence[dict[str, int]]) -> list[str]:
     """The issue's two targets: scan at most 2x the plain batch gradients; a few MB of growth, 12k to 60k."""
     out = []
     scan_row = next(r for r in rows if r.contender == SCAN)
-    median, low, high = scan_row.spread()
-    out.append(f"gradlib.scan / plain batch gradients: {_g(median)} [{_g(low)}, {_g(high)}] (target at most 2: met in "
-               f"{sum(r <= 2 for r in scan_row.ratio)} of {len(scan_row.ratio)} rounds)")
+    out.append(f"gradlib.scan / plain batch gradients: {gradlib.format_ratio(scan_row.ratio)} (target at most 2: "
+               f"met in {sum(r <= 2 for r in scan_row.ratio)} of {len(scan_row.ratio)} rounds)")
     if runs:
         growth = [(r[str(MEMORY_SIZES[1])] - r[str(MEMORY_SIZES[0])]) / 2**20 for r in runs]
         out.append(f"memory growth 12,000 -> 60,000 examples: {statistics.median(growth):+.2f} MB [{min(growth):+.2f}, "

@@ -7,8 +7,9 @@ each example's loss and gradient norm with respect to the weights. An example th
 a flipped label) has a large gradient: ranking by norm finds them. DP-SGD clips each example's gradient to a
 norm ``C`` before averaging; ``clipping`` shows how many are clipped and the clipped mean beside the plain one.
 
-The model and its training come from ``gradlib.keras_models`` (this package never imports Keras or
-TensorFlow itself); the page calls this module only through ``dashboard.services``. Results are plain data.
+The model is built and trained here, with Keras (the app's only Keras code besides ``model_report``'s
+baseline); the gradients come from gradlib. The page calls this module only through ``dashboard.services``.
+Results are plain data.
 
 >>> data = load(flip_percent=10, seed=0)
 >>> data.images.shape, int(data.flipped.sum()), bool((data.given[data.flipped] != data.true[data.flipped]).all())
@@ -17,24 +18,26 @@ TensorFlow itself); the page calls this module only through ``dashboard.services
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
+import keras
 import numpy as np
 from sklearn.datasets import load_digits
 
 import gradlib
-from gradlib import keras_models
 
-__all__ = ["Clipping", "Digits", "EPOCHS", "FLIP_PERCENTS", "LOSS", "Training", "build_model", "clipping", "load",
-           "train"]
+__all__ = ["Clipping", "Digits", "EPOCHS", "FLIP_PERCENTS", "LOSS", "Training", "build_model", "clipping", "fit",
+           "load", "train"]
 
 #: the share of labels that may be flipped, in percent
 FLIP_PERCENTS = range(0, 41)
 EPOCHS = 12
 BATCH = 128
 HIDDEN = 64
-LOSS = keras_models.LOGITS_LOSS
+#: the classifier outputs logits
+LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,9 +114,33 @@ def load(flip_percent: int, seed: int) -> Digits:
     return Digits(x=images.reshape(len(true), -1), images=images, true=true, given=given, flipped=flipped)
 
 
-def build_model(seed: int) -> Any:
-    """The Keras classifier: 64 pixels -> Dense(64, relu) -> Dense(10) logits, with weights drawn from ``seed``."""
-    return keras_models.logits_classifier(64, HIDDEN, 10, seed)
+def build_model(seed: int) -> keras.Model:
+    """The Keras classifier: 64 pixels -> Dense(64, relu) -> Dense(10) logits, with weights drawn from ``seed``.
+
+    >>> build_model(0).output_shape
+    (None, 10)
+    """
+    init = keras.initializers.GlorotUniform
+    return keras.Sequential([
+        keras.Input((64,)),
+        keras.layers.Dense(HIDDEN, activation="relu", kernel_initializer=init(seed=seed), name="hidden"),
+        keras.layers.Dense(10, kernel_initializer=init(seed=seed + 1), name="logits"),
+    ], name="logits_classifier")
+
+
+def fit(model: keras.Model, x: np.ndarray, y: np.ndarray, *, epochs: int, batch_size: int = BATCH,
+        learning_rate: float = 1e-2, seed: int = 0, progress: Callable[[float, str], None] | None = None) -> float:
+    """Train ``model`` with Adam on ``LOSS``, the examples in an order drawn from ``seed``; the seconds it took.
+
+    ``progress(fraction, text)`` is called after each epoch.
+    """
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=LOSS)
+    report = [keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: progress(
+        (epoch + 1) / epochs, f"Training: epoch {epoch + 1} of {epochs}, loss {logs['loss']:.3f}"))] if progress else []
+    order = np.random.default_rng(seed).permutation(len(x))   # fit's own shuffle would draw from a global seed
+    start = time.perf_counter()
+    model.fit(x[order], y[order], epochs=epochs, batch_size=batch_size, shuffle=False, verbose=0, callbacks=report)
+    return time.perf_counter() - start
 
 
 def train(flip_percent: int, seed: int, *, epochs: int = EPOCHS,
@@ -121,8 +148,7 @@ def train(flip_percent: int, seed: int, *, epochs: int = EPOCHS,
     """Train on the noisy labels (``progress(fraction, text)`` after each epoch), then per-example gradients."""
     data = load(flip_percent, seed)
     model = build_model(seed)
-    train_seconds = keras_models.fit(model, data.x, data.given, epochs=epochs, batch_size=BATCH, seed=seed,
-                                     progress=progress)
+    train_seconds = fit(model, data.x, data.given, epochs=epochs, seed=seed, progress=progress)
     if progress:
         progress(1.0, "Computing each example's gradient norm…")
     result = gradlib.per_example_gradients(model, data.x, data.given, loss=LOSS, norms_only=True)

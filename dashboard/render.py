@@ -137,14 +137,7 @@ def show_vector(values: np.ndarray, labels: Sequence[str], name: str = "y") -> N
 
 
 def _format_cell(value: Any) -> str:
-    if value is None:
-        return "None"
-    value = float(value)
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return f"{value:.6g}"
+    return "None" if value is None else gradlib.format_number(float(value))
 
 
 # ---------------------------------------------------------------- a whole comparison
@@ -227,7 +220,7 @@ def _show_agreement(comparison: gradlib.Comparison) -> None:
                 f"{comparison.reference!r}'s.")
         return
     frame = pd.DataFrame([{
-        "method": a.method, "agrees": "yes" if a.agrees else "NO", "max |difference|": f"{a.max_abs_diff:.3g}",
+        "method": a.method, "agrees": "yes" if a.agrees else "NO", "max |difference|": gradlib.format_number(a.max_abs_diff, 3),
         "cells that differ": f"{a.differing}: {a.example}" if a.differing else "0",
         "compared with": a.against,
     } for a in comparison.agreement]).set_index("method")

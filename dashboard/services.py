@@ -13,9 +13,9 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
-from gradlib import keras_models
 
 from . import digits
+from . import model_report as _model_report
 from . import scaling as _scaling
 from .share import ShareState
 
@@ -64,15 +64,15 @@ def scaling(sizes: tuple[int, ...], methods: tuple[str, ...], shape: str, repeat
 
 
 @st.cache_data(max_entries=16, ttl=TTL, show_spinner="Computing per-sample gradients…")
-def model_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> keras_models.ModelReport:
-    """``keras_models.report``, cached on every argument (the app's limits apply)."""
-    return keras_models.report(name, params, x, time_loop=time_loop, limits=APP_LIMITS)
+def model_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> _model_report.ModelReport:
+    """``dashboard.model_report.report``, cached on every argument (the app's limits apply)."""
+    return _model_report.report(name, params, x, time_loop=time_loop, limits=APP_LIMITS)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
-def sample_pitfalls(name: str, params: dict[str, Any], sample: np.ndarray) -> keras_models.Pitfalls:
-    """``keras_models.pitfalls``, cached on every argument."""
-    return keras_models.pitfalls(name, params, sample)
+def sample_pitfalls(name: str, params: dict[str, Any], sample: np.ndarray) -> _model_report.Pitfalls:
+    """``dashboard.model_report.pitfalls``, cached on every argument."""
+    return _model_report.pitfalls(name, params, sample)
 
 
 @st.cache_data(max_entries=8, ttl=TTL, max_size="64MB", show_spinner=False)

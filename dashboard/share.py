@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
-from gradlib import DTYPES, FLOAT_DTYPES, LIMITS, METHODS, ExpressionError, check_inputs
+from gradlib import DTYPES, FLOAT_DTYPES, LIMITS, METHODS, ExpressionError, InputError, check_inputs
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_LENGTHS", "MAX_VALUE_CHARS", "check_state", "decode", "encode", "from_rows",
            "is_share_link", "link", "parse_inputs", "parse_value", "query_string", "rows_of", "ShareState"]
@@ -132,8 +132,11 @@ def link(state: ShareState, base: str | None) -> str:
 
 def check_state(state: ShareState) -> ShareState:
     """Check the inputs, watch list, methods and dtype of ``state`` with gradlib's rules; return it unchanged."""
-    if not isinstance(state.outputs, str) or len(state.outputs) > MAX_LENGTHS["outputs"]:
-        raise ExpressionError(f"the function is longer than {MAX_LENGTHS['outputs']:,} characters")
+    if not isinstance(state.outputs, str):
+        raise ExpressionError(f"the function must be text; got {type(state.outputs).__name__}")
+    if len(state.outputs) > MAX_LENGTHS["outputs"]:
+        raise ExpressionError(f"the function is {len(state.outputs):,} characters long; at most "
+                              f"{MAX_LENGTHS['outputs']:,} are allowed")
     check_inputs(state.inputs, watch=None if state.watch is None else list(state.watch), dtype=state.dtype)
     _parse_methods(",".join(state.methods))
     return state
@@ -148,9 +151,9 @@ def parse_value(text: str, *, where: str) -> Any:
     [[1, 2], [3, 4.5]]
     """
     if not isinstance(text, str) or not text.strip():
-        raise ExpressionError(f"{where} is empty: type a number such as 3.0, or a list such as [1, 2]")
+        raise InputError(f"{where} is empty: type a number such as 3.0, or a list such as [1, 2]")
     if len(text) > MAX_VALUE_CHARS:
-        raise ExpressionError(f"{where} is {len(text):,} characters long; at most {MAX_VALUE_CHARS:,} are allowed")
+        raise InputError(f"{where} is {len(text):,} characters long; at most {MAX_VALUE_CHARS:,} are allowed")
     text = text.strip()
     spelled = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity", "+inf": "Infinity"}
     return _loads(spelled.get(text.lower(), text), where, MAX_JSON_DEPTH - 1)
@@ -164,8 +167,8 @@ def parse_inputs(text: str) -> dict[str, Any]:
     """
     value = _loads(text, "share link: 'inputs'", MAX_JSON_DEPTH)
     if not isinstance(value, dict):
-        raise ExpressionError(f"share link: 'inputs' must be a JSON object of name -> value, like "
-                              f"{{\"x\": [1, 2]}}; got a {_json_kind(value)}")
+        raise InputError(f"share link: 'inputs' must be a JSON object of name -> value, like "
+                         f"{{\"x\": [1, 2]}}; got a {_json_kind(value)}")
     return value
 
 
@@ -251,8 +254,8 @@ def _check_depth(text: str, where: str, limit: int) -> None:
         elif char in "[{":
             depth += 1
             if depth > limit:
-                raise ExpressionError(f"{where} is nested more than {limit} levels deep at column {col}; "
-                                      f"tensors have at most {LIMITS.max_rank} dimensions")
+                raise InputError(f"{where} is nested more than {limit} levels deep at column {col}; "
+                                 f"tensors have at most {LIMITS.max_rank} dimensions")
         elif char in "]}":
             depth -= 1
 
@@ -262,12 +265,12 @@ def _loads(text: str, where: str, depth: int) -> Any:
     try:
         return json.loads(text, object_pairs_hook=lambda pairs: _unique_keys(pairs, where))
     except json.JSONDecodeError as exc:
-        raise ExpressionError(f"{where} is not valid JSON: {exc.msg} at column {exc.colno}. "
-                              "Write numbers and lists like [[1, 2], [3, 4]]") from None
+        raise InputError(f"{where} is not valid JSON: {exc.msg} at column {exc.colno}. "
+                         "Write numbers and lists like [[1, 2], [3, 4]]") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         if isinstance(exc, ExpressionError):
             raise
-        raise ExpressionError(f"{where} cannot be read: {str(exc)[:120]}") from None
+        raise InputError(f"{where} cannot be read: {str(exc)[:120]}") from None
 
 
 def _unique_keys(pairs: list[tuple[str, Any]], where: str) -> dict[str, Any]:

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+import math
+
 import numpy as np
 
+from ._format import format_number
 from ._result import GradResult
 
 __all__ = ["MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells", "finite_differences",
@@ -97,7 +100,7 @@ class FiniteDifferenceCheck:
             columns = sorted({int(c) for _, c in cells})
             where = ", ".join(col_labels[c] for c in columns[:limit]) + (", ..." if len(columns) > limit else "")
             if code == 5:
-                values = ", ".join(_fmt(self.numeric[r, c]) for r, c in cells[:limit])
+                values = ", ".join(format_number(self.numeric[r, c]) for r, c in cells[:limit])
                 text += f" (finite differences give {values}{', ...' if len(cells) > limit else ''})"
             sentences.append(f"{shown}{more} could not be checked: " + text.format(x=where))
         return sentences
@@ -106,8 +109,8 @@ class FiniteDifferenceCheck:
         """The first ``limit`` bad cells as ``(y[0], x) gives 1 vs 2 by finite differences``."""
         shown = []
         for r, c in self.bad_cells[:limit]:
-            mine = _fmt(self.analytic[r, c]) if self.analytic is not None else "?"
-            shown.append(f"({row_labels[r]}, {col_labels[c]}) gives {mine} vs {_fmt(self.numeric[r, c])}")
+            mine = format_number(self.analytic[r, c]) if self.analytic is not None else "?"
+            shown.append(f"({row_labels[r]}, {col_labels[c]}) gives {mine} vs {format_number(self.numeric[r, c])}")
         more = f" and {len(self.bad_cells) - limit} more" if len(self.bad_cells) > limit else ""
         return ", ".join(shown) + more + " by finite differences"
 
@@ -121,11 +124,13 @@ class FiniteDifferenceCheck:
             head = "No cell could be checked against finite differences."
         elif bad:
             head = (f"{len(bad)} of {checked} checked cell(s) differ from central finite differences, e.g. "
-                    f"{self.differences(row_labels, col_labels)} (tolerance at most {self.max_tolerance:.3g}).")
+                    f"{self.differences(row_labels, col_labels)} (tolerance at most "
+                    f"{format_number(self.max_tolerance, 3)}).")
         else:
             every = "every cell" if not unchecked else f"all {checked} checked cell(s)"
-            head = (f"Central differences in float64 agree with {every} (largest error {self.max_error:.3g}, "
-                    f"step {self.step:g}, tolerance at most {self.max_tolerance:.3g}).")
+            head = (f"Central differences in float64 agree with {every} (largest error "
+                    f"{format_number(self.max_error, 3)}, step {format_number(self.step)}, tolerance at most "
+                    f"{format_number(self.max_tolerance, 3)}).")
         return " ".join([head] + [s + "." for s in self.unchecked(row_labels, col_labels)])
 
 
@@ -162,7 +167,8 @@ def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, st
     if n > MAX_FD_COLUMNS or 2 * n > max_flops:
         empty = np.full((m, n), np.nan)
         why = (f"{n} watched elements (the check runs up to {MAX_FD_COLUMNS})" if n > MAX_FD_COLUMNS
-               else f"{2 * n} evaluations of this function would exceed the work allowed for one request")
+               else f"{2 * n} evaluations of this function would exceed the work allowed for one request: at most "
+                    f"{format_number(math.floor(max_flops))} fit")
         return FiniteDifferenceCheck(empty, empty, empty, step, skipped=why)
     numeric = np.empty((m, n))
     reason = np.zeros((m, n), np.int8)
@@ -218,7 +224,8 @@ def agreement(result: GradResult, reference: GradResult, reference_name: str) ->
     example = ""
     if len(differing):
         r, c = differing[0]
-        example = f"({rows[r]}, {reference.col_labels[c]}): {_fmt(mine[r, c])} vs {_fmt(target[r, c])}"
+        example = (f"({rows[r]}, {reference.col_labels[c]}): {format_number(mine[r, c])} vs "
+                   f"{format_number(target[r, c])}")
     return Agreement(result.requested, max_diff, not len(differing), against, len(differing), example)
 
 
@@ -238,6 +245,3 @@ def differing_cells(mine: np.ndarray, target: np.ndarray, *dtypes: str) -> np.nd
         close = np.where(finite, np.abs(target - mine) <= atol * scale + rtol * np.abs(target), mine == target)
     return ~(close | (np.isnan(target) & np.isnan(mine)))
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.6g}"

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ._errors import ExpressionError
+from ._format import format_number
 from ._limits import Limits
 
 __all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text"]
@@ -214,8 +215,8 @@ def refusal(cost: Cost, limits: Limits, advice: str, who: str = "") -> Expressio
         what = (f"about {size_text(cost.bytes)} of memory at its peak ({cost.detail}); at most "
                 f"{size_text(limits.max_bytes)} are allowed")
     else:
-        what = (f"about {cost.work:.2g} floating-point operations ({cost.detail}); at most "
-                f"{limits.max_flops:.2g} are allowed for one request")
+        what = (f"about {format_number(cost.work, 2)} floating-point operations ({cost.detail}); at most "
+                f"{format_number(float(limits.max_flops), 2)} are allowed for one request")
     return ExpressionError(f"{who or f'method {cost.method!r}'} would need {what}. {advice}".rstrip())
 
 
@@ -223,9 +224,9 @@ def size_text(nbytes: float) -> str:
     """Bytes for people: ``size_text(6.07e9)`` is ``'6.1 GB'``."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if nbytes >= scale:
-            return f"{nbytes / scale:.2g} {unit}" if nbytes < 10 * scale else f"{nbytes / scale:,.0f} {unit}"
-    return f"{nbytes:,.0f} bytes"
+            return f"{format_number(nbytes / scale, 2)} {unit}" if nbytes < 10 * scale else f"{format_number(round(nbytes / scale))} {unit}"
+    return f"{format_number(round(nbytes))} bytes"
 
 
 def _count(elements: float) -> str:
-    return f"{elements:,.0f}"
+    return format_number(round(elements))

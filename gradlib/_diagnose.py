@@ -8,6 +8,7 @@ from typing import Mapping
 import numpy as np
 
 from ._checks import FiniteDifferenceCheck, differing_cells
+from ._format import format_number
 from ._result import GradResult, nan_cause
 
 __all__ = ["diagnose", "Finding"]
@@ -73,19 +74,20 @@ def _summed(name: str, result: GradResult, best: GradResult) -> Finding:
         return Finding(name, "tape.gradient is the per-element gradient here",
                        "y has a single element, so the gradient of its sum is its gradient.", "info")
     column = best.jacobian[:, 0]
-    terms = " + ".join(_fmt(v) for v in column[:4]) + (" + ..." if column.size > 4 else "")
-    shown = ", ".join(_fmt(v) for v in result.jacobian[0, :6]) + (", ..." if result.jacobian.shape[1] > 6 else "")
+    terms = " + ".join(format_number(v) for v in column[:4]) + (" + ..." if column.size > 4 else "")
+    shown = (", ".join(format_number(v) for v in result.jacobian[0, :6])
+             + (", ..." if result.jacobian.shape[1] > 6 else ""))
     scale = max(1.0, float(np.abs(sums[np.isfinite(sums)]).max(initial=0.0)))
     same = np.allclose(result.jacobian[0], sums, rtol=1e-4, atol=1e-4 * scale, equal_nan=True)
     return Finding(name, "tape.gradient(y, x) sums over the elements of y",
                    f"tape.gradient(y, x) gave [{shown}]: the gradient of sum(y), which is the column sums of the "
-                   f"Jacobian (for {best.col_labels[0]}: {terms} = {_fmt(sums[0])})"
+                   f"Jacobian (for {best.col_labels[0]}: {terms} = {format_number(sums[0])})"
                    + ("" if same else " — up to rounding") + ". It is not the gradient of any single element.",
                    "error")
 
 
 def _poisoned(name: str, result: GradResult, best: GradResult, mask: np.ndarray) -> Finding:
-    shown = _cells_text(best, mask, lambda r, c: f"is NaN, true value {_fmt(best.jacobian[r, c])}")
+    shown = _cells_text(best, mask, lambda r, c: f"is NaN, true value {format_number(best.jacobian[r, c])}")
     return Finding(name, "NaN poisoning",
                    f"{name!r} gives NaN where the true value is finite: {shown}. The cause: {nan_cause(result.mode)}. "
                    f"{best.requested!r} gives the true values.", "warning")
@@ -115,8 +117,8 @@ def _cells(best: GradResult) -> list[Finding]:
     for code, (method, title, text, severity) in texts.items():
         mask = status == code
         if mask.any():
-            value = (lambda r, c: f"where {best.row_labels[r]} = {_fmt(y[r])}") if code == 4 else (
-                lambda r, c: f"= {_fmt(best.jacobian[r, c])}")
+            value = (lambda r, c: f"where {best.row_labels[r]} = {format_number(y[r])}") if code == 4 else (
+                lambda r, c: f"= {format_number(best.jacobian[r, c])}")
             findings.append(Finding(method, title, f"{_cells_text(best, mask, value)}. {text}.", severity))
     return findings
 
@@ -126,7 +128,8 @@ def _disagree(unexplained: Mapping[str, np.ndarray], results: Mapping[str, GradR
     for name, mask in unexplained.items():
         jac = results[name].jacobian
         parts.append(f"{name} in {int(mask.sum())} cell(s), e.g. "
-                     + _cells_text(best, mask, lambda r, c: f"gives {_fmt(jac[r, c])} vs {_fmt(best.jacobian[r, c])}", 2))
+                     + _cells_text(best, mask, lambda r, c: f"gives {format_number(jac[r, c])} vs "
+                                                            f"{format_number(best.jacobian[r, c])}", 2))
     return Finding(None, "Correct methods disagree",
                    f"These differ from {best.requested} beyond floating tolerance: {'; '.join(parts)}.", "error")
 
@@ -171,6 +174,3 @@ def _finite_differences(best: GradResult, check: FiniteDifferenceCheck) -> list[
                                 "warning" if integer else "info"))
     return findings
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.6g}"

@@ -2,15 +2,25 @@
 
     ValueError
      └── GradlibError              anything gradlib refuses, with a message that says what to do
-          ├── ExpressionError      bad function text, inputs, options or limits (has .column)
+          ├── ExpressionError      bad function text, options or limits (has .column)
+          │    └── InputError      bad input data: a value's numbers, shape or size, a data file or an upload
           └── BatchMixingError     per-sample gradients asked of a function that mixes samples
+
+``InputError`` is a kind of ``ExpressionError`` so that code written when bad inputs raised
+``ExpressionError`` still catches them; catch ``InputError`` to tell bad data from a bad function.
+
+>>> try:
+...     raise InputError("input 'x' is empty; give it at least one number")
+... except ExpressionError as exc:
+...     type(exc).__name__, isinstance(exc, GradlibError)
+('InputError', True)
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "error_gist"]
+__all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "InputError", "error_gist"]
 
 
 class GradlibError(ValueError):
@@ -18,7 +28,7 @@ class GradlibError(ValueError):
 
 
 class ExpressionError(GradlibError):
-    """The function text, an input, an option or a limit is not acceptable.
+    """The function text, an option or a limit is not acceptable (bad input data: ``InputError``, a subclass).
 
     ``column`` is the 1-based column in ``text`` where the problem starts, or
     ``None`` when the problem is not in the text (an input, an option).
@@ -28,6 +38,15 @@ class ExpressionError(GradlibError):
         self.text = text
         self.column = column
         super().__init__(_with_pointer(message, text, column))
+
+
+class InputError(ExpressionError):
+    """Input data is not acceptable: a value's numbers, shape or size, or a data file's contents.
+
+    Raised for the values given to ``evaluate``, ``compare`` and ``check_inputs``, the batches given to
+    ``per_sample_gradients`` and ``per_example_gradients``, the arrays and files given to ``scan``, and the
+    files uploaded to the app. The message names the value or file and where in it the problem is.
+    """
 
 
 class BatchMixingError(GradlibError):

@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._errors import ExpressionError
+from ._errors import ExpressionError, InputError
 from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 
@@ -98,7 +98,7 @@ def _representable(value: np.ndarray, dtype: str, name: str) -> np.ndarray:
                 what = f"outside {dtype}'s range ({low:,.0f} to {high:,.0f})"
             else:
                 what = "not a whole number"
-            raise ExpressionError(
+            raise InputError(
                 f"input {name!r} is {dtype}, but {_first(bad, name)} is {number!r}: {what}. An integer input takes "
                 f"whole numbers, and gradlib never rounds or casts a number for you: write a whole number, or make "
                 f"{name!r} float32 or float64")
@@ -110,7 +110,7 @@ def _representable(value: np.ndarray, dtype: str, name: str) -> np.ndarray:
         if bad.any():
             count = int(bad.sum())
             more = f" (and {count - 1} more value(s))" if count > 1 else ""
-            raise ExpressionError(
+            raise InputError(
                 f"input {name!r} is float32, but {_first(bad, name)} is {_number(value[tuple(np.argwhere(bad)[0])])!r}"
                 f"{more}, outside float32's range (about ±3.4e38): as float32 it would become infinite. "
                 f"Use dtype float64 for {name!r}, or smaller numbers")
@@ -220,20 +220,20 @@ def to_array(raw: Any, *, where: str, limits: Limits = LIMITS) -> np.ndarray:
     try:
         return np.array(raw, dtype=np.float64).reshape(shape)
     except OverflowError:
-        raise ExpressionError(
+        raise InputError(
             f"{where} holds a whole number too large for floating point (over about 1.8e308); use a smaller number"
         ) from None
 
 
 def _check_array(arr: np.ndarray, where: str, limits: Limits) -> np.ndarray:
     if arr.dtype.kind not in "fiu":
-        raise ExpressionError(f"{where} has dtype {arr.dtype}; only real numbers are accepted")
+        raise InputError(f"{where} has dtype {arr.dtype}; only real numbers are accepted")
     if arr.ndim > limits.max_rank:
-        raise ExpressionError(f"{where} has {arr.ndim} dimensions; at most {limits.max_rank} are allowed")
+        raise InputError(f"{where} has {arr.ndim} dimensions; at most {limits.max_rank} are allowed")
     if arr.size > limits.max_elements:
-        raise ExpressionError(f"{where} has {arr.size:,} elements; at most {limits.max_elements:,} are allowed")
+        raise InputError(f"{where} has {arr.size:,} elements; at most {limits.max_elements:,} are allowed")
     if arr.size == 0:
-        raise ExpressionError(f"{where} is empty; give it at least one number")
+        raise InputError(f"{where} is empty; give it at least one number")
     return np.asarray(arr, dtype=np.float64)
 
 
@@ -242,7 +242,7 @@ def _nested_shape(raw: Any, where: str, limits: Limits) -> tuple[int, ...]:
     if _is_number(raw):
         return ()
     if not isinstance(raw, (list, tuple)):
-        raise ExpressionError(f"{where} must be a number or a (nested) list of numbers; got {_describe(raw)}")
+        raise InputError(f"{where} must be a number or a (nested) list of numbers; got {_describe(raw)}")
     shape: list[int] | None = None
     leaf_depth: int | None = None
     count = 0
@@ -252,29 +252,29 @@ def _nested_shape(raw: Any, where: str, limits: Limits) -> tuple[int, ...]:
         depth = len(path)
         if isinstance(item, (list, tuple)):
             if leaf_depth is not None and depth >= leaf_depth:
-                raise ExpressionError(f"{where}{_path(path)} is a list where a number was expected: the list is ragged")
+                raise InputError(f"{where}{_path(path)} is a list where a number was expected: the list is ragged")
             if depth >= limits.max_rank:
-                raise ExpressionError(f"{where} is nested {depth + 1} deep; at most {limits.max_rank} dimensions are allowed")
+                raise InputError(f"{where} is nested {depth + 1} deep; at most {limits.max_rank} dimensions are allowed")
             if not item:
-                raise ExpressionError(f"{where}{_path(path)} is an empty list; every list needs at least one number")
+                raise InputError(f"{where}{_path(path)} is an empty list; every list needs at least one number")
             shape = _agree(shape, depth, len(item), where, path)
             if math.prod(shape) > limits.max_elements:   # a lower bound of the size: refuse before walking on
-                raise ExpressionError(f"{where} has more than {limits.max_elements:,} elements; "
-                                      f"at most {limits.max_elements:,} are allowed")
+                raise InputError(f"{where} has at least {math.prod(shape):,} elements; "
+                                 f"at most {limits.max_elements:,} are allowed")
             count += len(item)
             if count > limits.max_elements * 2:
-                raise ExpressionError(f"{where} has more than {limits.max_elements:,} elements")
+                raise InputError(f"{where} has more than {limits.max_elements:,} elements")
             # reversed: the walk visits elements in order, so a ragged list is blamed on the odd element
             stack.extend(reversed([(child, path + (k,)) for k, child in enumerate(item)]))
         elif _is_number(item):
             leaf_depth = depth if leaf_depth is None else leaf_depth
             if depth != leaf_depth:
-                raise ExpressionError(f"{where}{_path(path)} is a number where a list was expected: the list is ragged")
+                raise InputError(f"{where}{_path(path)} is a number where a list was expected: the list is ragged")
         else:
-            raise ExpressionError(f"{where}{_path(path)} is {_describe(item)}; only numbers are accepted")
+            raise InputError(f"{where}{_path(path)} is {_describe(item)}; only numbers are accepted")
     assert shape is not None
     if math.prod(shape) > limits.max_elements:
-        raise ExpressionError(f"{where} has {math.prod(shape):,} elements; at most {limits.max_elements:,} are allowed")
+        raise InputError(f"{where} has {math.prod(shape):,} elements; at most {limits.max_elements:,} are allowed")
     return tuple(shape)
 
 
@@ -283,7 +283,7 @@ def _agree(shape: list[int] | None, depth: int, length: int, where: str, path: t
     if depth == len(shape):
         shape.append(length)
     elif shape[depth] != length:
-        raise ExpressionError(
+        raise InputError(
             f"{where} is ragged: {where}{_path(path)} has {length} elements but other lists at that depth have {shape[depth]}"
         )
     return shape

@@ -24,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from ._errors import ExpressionError
+from ._format import format_number
 from ._limits import LIMITS, Limits
 from ._operations import FUNCTIONS, OPERATIONS, STATIC, Operation, matmul
 
@@ -302,7 +303,9 @@ class _ShapeChecker:
         self.flops += size
         self.parts.append(Part(size, size + extra, frozenset(names)))
         if self.flops > self.limits.max_flops:
-            self.fail(node, "the function needs too much computation for one request; use smaller inputs")
+            self.fail(node, f"the function needs too much computation for one request: at least "
+                            f"{format_number(round(self.flops))} floating-point operations, and at most "
+                            f"{format_number(round(self.limits.max_flops))} are allowed; use smaller inputs")
         return shape
 
     def _Constant(self, node: ast.Constant) -> Shape:

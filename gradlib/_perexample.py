@@ -35,7 +35,8 @@ import tensorflow as tf
 
 from . import _runtime
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError, error_gist
+from ._errors import BatchMixingError, GradlibError, InputError, error_gist
+from ._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
 
@@ -443,20 +444,20 @@ def _check_batch(x: Any, y: Any, limits: Limits) -> tuple[tf.Tensor, tf.Tensor]:
         try:
             t = tf.convert_to_tensor(value)
         except (TypeError, ValueError) as exc:
-            raise GradlibError(f"per_example_gradients could not turn {name} into a tensor: {error_gist(exc)}") from None
+            raise InputError(f"per_example_gradients could not turn {name} into a tensor: {error_gist(exc)}") from None
         if not (t.dtype.is_floating or t.dtype.is_integer):
-            raise GradlibError(f"per_example_gradients needs {name} of numbers (floats, or integer ids/labels), "
-                               f"got {t.dtype.name}")
+            raise InputError(f"per_example_gradients needs {name} of numbers (floats, or integer ids/labels), "
+                             f"got {t.dtype.name}")
         if t.shape.rank == 0 or t.shape[0] == 0:
-            raise GradlibError(f"per_example_gradients needs {name} with a batch axis and at least one example, "
-                               f"got shape {tuple(t.shape)}")
+            raise InputError(f"per_example_gradients needs {name} with a batch axis and at least one example, "
+                             f"got shape {tuple(t.shape)}")
         if t.shape.num_elements() > limits.max_elements:
-            raise GradlibError(f"{name} has {t.shape.num_elements():,} elements; at most {limits.max_elements:,} are "
-                               "allowed. Use a smaller batch")
+            raise InputError(f"{name} has {t.shape.num_elements():,} elements; at most {limits.max_elements:,} are "
+                             "allowed. Use a smaller batch")
         tensors.append(t)
     if tensors[0].shape[0] != tensors[1].shape[0]:
-        raise GradlibError(f"per_example_gradients got {tensors[0].shape[0]} examples in x but {tensors[1].shape[0]} "
-                           "targets in y; pass one target per example")
+        raise InputError(f"per_example_gradients got {tensors[0].shape[0]} examples in x but {tensors[1].shape[0]} "
+                         "targets in y; pass one target per example")
     return tensors[0], tensors[1]
 
 
@@ -506,7 +507,8 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     scale = max(1.0, float(np.abs(joint[np.isfinite(joint)]).max(initial=0.0)))
     if not np.allclose(joint, alone, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
         i = int(np.nanargmax(np.abs(joint - alone)))
-        raise _mixing_error(f"example {i}'s loss is {joint[i]:.6g} in a batch of {k} and {alone[i]:.6g} alone")
+        raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
+                            f"{format_number(alone[i])} alone")
 
 
 def _warnings(losses: np.ndarray, norms: np.ndarray) -> tuple[str, ...]:

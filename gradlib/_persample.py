@@ -28,7 +28,8 @@ import tensorflow as tf
 
 from . import _runtime
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError, error_gist
+from ._errors import BatchMixingError, GradlibError, InputError, error_gist
+from ._format import format_number
 from ._limits import LIMITS, Limits
 from ._problem import float_tensor
 from ._result import index_labels
@@ -147,13 +148,13 @@ def _check_method(method: Any) -> None:
 def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
     tensor = float_tensor(x, "per_sample_gradients", "x")
     if tensor.shape.rank is None or tensor.shape.rank < 2:
-        raise GradlibError(
+        raise InputError(
             f"per_sample_gradients needs a batch of shape (B, features...), but x has shape {tuple(tensor.shape)}. "
             "For a single sample, add a batch axis: x[None, :]")
     if tensor.shape.num_elements() == 0:
-        raise GradlibError(f"per_sample_gradients got an empty batch: x has shape {tuple(tensor.shape)}")
+        raise InputError(f"per_sample_gradients got an empty batch: x has shape {tuple(tensor.shape)}")
     if tensor.shape.num_elements() > limits.max_elements:
-        raise GradlibError(f"x has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} are allowed")
+        raise InputError(f"x has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} are allowed")
     return tensor
 
 
@@ -217,10 +218,10 @@ def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray
         c = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
         raise BatchMixingError(
             f"the samples of the batch are not independent: the input of sample {c} changes the output of another "
-            f"sample (a random projection of dy/dx differs from the per-sample Jacobians by {excess.max():.3g}, at a "
-            f"scale of {float(scale[finite].max()):.3g}), so per-sample gradients do not exist. A layer mixes the "
-            "batch, such as BatchNormalization in training mode: call the model with training=False, or use "
-            "per_element_gradients on the whole batch")
+            f"sample (a random projection of dy/dx differs from the per-sample Jacobians by "
+            f"{format_number(excess.max(), 3)}, at a scale of {format_number(scale[finite].max(), 3)}), so per-sample "
+            "gradients do not exist. A layer mixes the batch, such as BatchNormalization in training mode: call the "
+            "model with training=False, or use per_element_gradients on the whole batch")
     return unknown
 
 

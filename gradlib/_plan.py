@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from . import _cost, _methods
 from ._errors import ExpressionError
+from ._format import format_number
 from ._limits import Limits
 
 __all__ = ["NO_METHOD_FITS", "check_method", "eager_passes", "plan_auto", "plan_repair"]
@@ -113,7 +114,7 @@ def _advice(profile: _cost.Profile, limits: Limits, method: str) -> str:
     for other, compiled in (("forward", True), ("jacobian", True), ("unstack", False)):
         if other != method and _fits(other, compiled, profile, limits):
             cost = _cost.estimate(other, profile, compiled)
-            return (f"Use method={other!r} (about {_cost.size_text(cost.bytes)}, {cost.work:.2g} operations) "
+            return (f"Use method={other!r} (about {_cost.size_text(cost.bytes)}, {format_number(cost.work, 2)} operations) "
                     "or method='auto', which takes a method within the limits")
     for other in ("jacobian", "forward"):
         cost = _cost.chunked(other, profile, limits.max_bytes)

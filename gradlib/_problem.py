@@ -19,7 +19,7 @@ from typing import Any, Callable, Hashable, Sequence
 import tensorflow as tf
 
 from . import _cost
-from ._errors import ExpressionError, GradlibError
+from ._errors import ExpressionError, GradlibError, InputError
 from ._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
 from ._limits import Limits
 from ._state import fingerprint
@@ -112,7 +112,7 @@ def callable_problem(fn: Callable, xs: Any) -> Problem:
     tensors = [float_tensor(x, "per_element_gradients", "xs" if single else f"xs[{k}]")
                for k, x in enumerate([xs] if single else xs)]
     if not tensors:
-        raise GradlibError("per_element_gradients needs at least one tensor in xs; got an empty list")
+        raise InputError("per_element_gradients needs at least one tensor in xs; got an empty list")
     _check_one_dtype(tensors)
     names = ("x",) if single else tuple(f"x{k}" for k in range(len(tensors)))
 
@@ -129,13 +129,13 @@ def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
     try:
         tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
     except (TypeError, ValueError) as exc:
-        raise GradlibError(f"{api} could not turn {where} into a tensor: {exc}") from None
+        raise InputError(f"{api} could not turn {where} into a tensor: {exc}") from None
     if tensor.dtype.is_integer and isinstance(x, (int, list, tuple)):
         tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
     if not tensor.dtype.is_floating:
         why = ("TensorFlow's tape does not watch integer tensors, so every gradient would be None"
                if tensor.dtype.is_integer else "only real floating-point tensors have gradients here")
-        raise GradlibError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: {why}. "
+        raise InputError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: {why}. "
                            f"Cast it first: tf.cast({where}, tf.float32)")
     return tensor
 
@@ -143,7 +143,7 @@ def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
 def _check_one_dtype(tensors: list) -> None:
     dtypes = sorted({t.dtype.name for t in tensors})
     if len(dtypes) > 1:
-        raise GradlibError(f"per_element_gradients needs xs of one dtype to lay their gradients side by side; got "
+        raise InputError(f"per_element_gradients needs xs of one dtype to lay their gradients side by side; got "
                            f"{', '.join(dtypes)}. Cast them to one, for example tf.cast(x, tf.float64)")
 
 

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._format import format_number
+
 __all__ = ["CELL_STATUS", "GradResult", "index_labels", "nan_cause"]
 
 
@@ -93,7 +95,8 @@ class GradResult:
         for r, c in cells.tolist():
             code = int(status[r, c])
             text = _CELL_TEXT[code].format(y=self.row_labels[r], x=self.col_labels[c], mode=self.mode,
-                                           other=_OTHER_MODE[self.mode], value=_fmt(y[r]), cause=nan_cause(self.mode))
+                                           other=_OTHER_MODE[self.mode], value=format_number(y[r]),
+                                           cause=nan_cause(self.mode))
             rows.append({"output": self.row_labels[r], "input": self.col_labels[c],
                          "value": float(self.jacobian[r, c]), "status": CELL_STATUS[code], "what happened": text})
         return pd.DataFrame(rows, columns=["output", "input", "value", "status", "what happened"])
@@ -172,9 +175,6 @@ def nan_cause(mode: str) -> str:
     return (f"0 x inf = NaN in {mode} mode: an infinite local derivative (sqrt at 0, an exp that overflows) met "
             f"a zero, often {zero} (NaN poisoning: the true value is finite)")
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.6g}"
 
 
 def _jsonable(array: np.ndarray) -> Any:

@@ -21,6 +21,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ._format import format_number
+
 __all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "gradient_bars", "gradient_table",
            "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
 
@@ -37,8 +39,6 @@ _PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
 _DIVERGING = [[0.0, "#a16207"], [0.25, "#d2a76a"], [0.5, "#d4d4d8"], [0.75, "#7ea2f0"], [1.0, "#2563eb"]]
 #: values that cannot be negative (an absolute error, a mean of |values|): grey at zero up to blue
 _SEQUENTIAL = [[0.0, "#d4d4d8"], [0.5, "#7ea2f0"], [1.0, "#1d4ed8"]]
-#: how the charts write a value that is not a finite number
-_NAMES = {"nan": "nan", "inf": "inf", "-inf": "-inf"}
 
 
 def gradient_bars(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -278,7 +278,7 @@ def _marks(values: np.ndarray) -> np.ndarray:
 
 def _texts(values: np.ndarray) -> list[str]:
     """Each value as the charts write it: 6 significant digits, or ``inf``/``-inf``/``nan``."""
-    return [f"{v:.6g}" if np.isfinite(v) else _NAMES[str(v)] for v in np.asarray(values, dtype=np.float64).ravel()]
+    return [format_number(v) for v in np.asarray(values, dtype=np.float64).ravel()]
 
 
 def _cell(value: float) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from gradlib import PRESETS_BY_KEY, figures
+from gradlib import PRESETS_BY_KEY, figures, format_number
 from dashboard import frame, render, services
 
 SEED = PRESETS_BY_KEY["seed"]   # y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)
@@ -62,7 +62,7 @@ WHY = (
 
 
 def _row(values) -> str:
-    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+    return "[" + ", ".join(format_number(v) for v in values) + "]"
 
 
 def main() -> None:
@@ -95,7 +95,8 @@ def main() -> None:
         render.show_matrix(best.jacobian, best.row_labels, cols, index_name="d y_i / d")
 
     sums = best.jacobian.sum(axis=0)
-    terms = ", ".join(f"{a:g} + {b:g} = {s:g}" for a, b, s in zip(best.jacobian[0], best.jacobian[1], sums))
+    terms = ", ".join(f"{format_number(a)} + {format_number(b)} = {format_number(s)}"
+                      for a, b, s in zip(best.jacobian[0], best.jacobian[1], sums))
     st.markdown(f"**The summed row is the column sums of the correct rows:** {terms}. "
                 f"tape.gradient gave {_row(summed.jacobian[0])}.")
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 import gradlib
 from gradlib import figures, keras_models
-from dashboard import frame, render, services
+from dashboard import frame, model_report, render, services, uploads
 
 INTRO = (
     "Your real model outputs `y` as a tensor, for a whole batch at once. For each sample `b`, the per-sample "
@@ -27,8 +27,8 @@ SOURCES = ("Preset", "Upload a CSV or .npy file")
 def batch_from_upload(data: bytes, filename: str, shape: tuple[int, ...]) -> np.ndarray | None:
     """The uploaded batch, or ``None`` after showing ``st.error`` with what is wrong and where."""
     return render.attempt(f"The file {filename!r} was not accepted",
-                       lambda: keras_models.load_batch(data, filename, expected_features=int(np.prod(shape)),
-                                                       sample_shape=shape))
+                          lambda: uploads.load_batch(data, filename, expected_features=int(np.prod(shape)),
+                                                     sample_shape=shape))
 
 
 # ---------------------------------------------------------------- widgets
@@ -65,7 +65,7 @@ def input_batch(shape: tuple[int, ...], source: str) -> np.ndarray | None:
         seed = int(right.number_input("Data seed", 0, 9999, 0, key="models_data_seed"))
         return keras_models.make_batch(preset, shape, size, seed)
     st.caption(f"One sample per row, {int(np.prod(shape))} numbers separated by commas (a header row is optional), "
-               f"or a .npy array of shape (batch,) + {shape}; at most {keras_models.MAX_UPLOAD_BYTES // 10**6} MB "
+               f"or a .npy array of shape (batch,) + {shape}; at most {uploads.MAX_UPLOAD_BYTES // 10**6} MB "
                f"and {keras_models.MAX_BATCH} samples. Numbers only: model files are never loaded.")
     upload = st.file_uploader("Your batch", type=["csv", "npy"], key="models_upload")
     if upload is None:
@@ -77,7 +77,7 @@ def input_batch(shape: tuple[int, ...], source: str) -> np.ndarray | None:
 # ---------------------------------------------------------------- results
 
 
-def show_sample(rep: keras_models.ModelReport, b: int, *, key: str) -> None:
+def show_sample(rep: model_report.ModelReport, b: int, *, key: str) -> None:
     """Sample ``b``: its outputs, its Jacobian heatmap and its saliency bars."""
     r = rep.result
     st.markdown(f"### Sample {b}")
@@ -89,7 +89,7 @@ def show_sample(rep: keras_models.ModelReport, b: int, *, key: str) -> None:
                    key=f"{key}_saliency", title=f"Saliency of sample {b}: |d y_k / d x_j|")
 
 
-def show_pitfalls(rep: keras_models.ModelReport, p: keras_models.Pitfalls, b: int, *, key: str) -> None:
+def show_pitfalls(rep: model_report.ModelReport, p: model_report.Pitfalls, b: int, *, key: str) -> None:
     """The naive loop and the summed gradient on sample ``b``, beside the right rows."""
     st.markdown("### The pitfalls on this model")
     st.caption("naive: `for y_i in y: tape.gradient(y_i, x)` after the tape block (all zeros). summed: "
@@ -103,10 +103,11 @@ def show_pitfalls(rep: keras_models.ModelReport, p: keras_models.Pitfalls, b: in
                       key=f"{key}_pitfalls", title="Naive and summed against the correct rows",
                       broken=[label for label in labels if not label.startswith("correct:")])
     diff = float(np.abs(p.exact - rep.result.matrix(b)).max())
-    st.caption(f"per_element_gradients on sample {b} alone agrees with the batch result: max |difference| = {diff:.2g}.")
+    st.caption(f"per_element_gradients on sample {b} alone agrees with the batch result: max |difference| = "
+               f"{gradlib.format_number(diff, 2)}.")
 
 
-def show_timing(rep: keras_models.ModelReport, *, key: str) -> None:
+def show_timing(rep: model_report.ModelReport, *, key: str) -> None:
     """gradlib's compiled batch call against what a TensorFlow user would write, and against a per-sample loop."""
     st.markdown("### Timing")
     if rep.loop_samples == 0:
@@ -117,8 +118,8 @@ def show_timing(rep: keras_models.ModelReport, *, key: str) -> None:
     seconds = {"gradlib (one compiled call)": rep.gradlib_seconds, batch_label: rep.batch_jacobian_seconds,
                "per-sample tape.jacobian loop": rep.loop_seconds}
     left, right = st.columns(2)
-    left.metric(f"gradlib is faster than {batch_label} by", f"{rep.batch_jacobian_speedup:,.1f}x")
-    right.metric("gradlib is faster than the per-sample loop by", f"{rep.speedup:,.0f}x")
+    left.metric(f"gradlib is faster than {batch_label} by", gradlib.format_ratio(rep.batch_jacobian_speedup))
+    right.metric("gradlib is faster than the per-sample loop by", gradlib.format_ratio(rep.speedup))
     st.caption(f"Which is which: **{batch_label}** is one `tape.batch_jacobian(y, x)` on all {n} samples, run "
                "eagerly, as a TensorFlow user would write it"
                + ("" if rep.batch_jacobian_pfor else " (with experimental_use_pfor=False: eager pfor re-vectorizes "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+import gradlib
 from dashboard import frame, render, scaling, services
 from gradlib import figures
 
@@ -91,7 +92,7 @@ def measured_lines(timings: pd.DataFrame) -> list[str]:
     for size, group in timings.groupby("size", sort=True):
         best = group.loc[group["seconds"].idxmin()]
         how = "compiled" if best["compiled"] else "eager"
-        others = ", ".join(f"{r.method} {r.ratio:.1f}x ({'compiled' if r.compiled else 'eager'})"
+        others = ", ".join(f"{r.method} {gradlib.format_ratio(r.ratio)} ({'compiled' if r.compiled else 'eager'})"
                            for r in group.itertuples() if r.method != best["method"])
         ran = f" (ran as {best['ran as']})" if best["ran as"] != best["method"] else ""
         lines.append(f"size {size} ({best['outputs']} outputs, {best['inputs']} inputs): fastest **{best['method']}**"

@@ -47,8 +47,8 @@ def test_targets_are_judged_round_by_round():
     rows = [row(bench.PLAIN, plain, plain), row(bench.NORMS, [1.5, 2.5, 3.0], plain),
             row("tf.vectorized_map (compiled)", [30.0, 30.0, 30.0], plain)]
     assert bench.targets(rows) == [
-        "gradlib norms only / plain batch gradient: 1.5 [1.5, 2.5] (target at most 2: met in 2 of 3 rounds)",
-        "tf.vectorized_map / gradlib norms only: 12 [10, 20] (target at least 15: met in 1 of 3 rounds)"]
+        "gradlib norms only / plain batch gradient: 1.5x [1.5, 2.5] (target at most 2: met in 2 of 3 rounds)",
+        "tf.vectorized_map / gradlib norms only: 12x [10, 20] (target at least 15: met in 1 of 3 rounds)"]
 
 
 def test_the_command_writes_the_tables_json_and_csv(tmp_path, capsys, monkeypatch):

@@ -27,7 +27,7 @@ def test_memory_table_and_targets_from_given_runs():
     row = bench.Row(bench.SCAN, seconds=[1.0, 1.0, 1.0], ratio=[0.9, 2.5, 1.1])
     assert "| 2 | 800.0 | 806.0 | +6.00 |" in bench.memory_markdown(runs)
     lines = bench.targets([row], runs)
-    assert lines[0] == "gradlib.scan / plain batch gradients: 1.1 [0.9, 2.5] (target at most 2: met in 2 of 3 rounds)"
+    assert lines[0] == "gradlib.scan / plain batch gradients: 1.1x [0.9, 2.5] (target at most 2: met in 2 of 3 rounds)"
     assert lines[1].startswith("memory growth 12,000 -> 60,000 examples: +3.50 MB [+1.00, +6.00]")
     assert lines[1].endswith("met in 1 of 2 processes)")
 

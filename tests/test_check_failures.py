@@ -124,13 +124,13 @@ def test_the_check_is_skipped_when_its_evaluations_exceed_the_work_allowed():
     jac = np.eye(3)
     assert finite_differences(lambda v: v, np.ones(3), jac, "float64", max_flops=6).passed
     skipped = finite_differences(lambda v: v, np.ones(3), jac, "float64", max_flops=5.9)
-    assert skipped.skipped == "6 evaluations of this function would exceed the work allowed for one request"
+    assert skipped.skipped == "6 evaluations of this function would exceed the work allowed for one request: at most 5 fit"
     assert skipped.step == 1e-6 and np.isnan(skipped.error).all() and np.isnan(skipped.tolerance).all()
     # at the column limit, the work is what refuses
     at_limit = finite_differences(lambda v: v[:1], np.ones(MAX_FD_COLUMNS), np.eye(1, MAX_FD_COLUMNS), "float64",
                                   max_flops=10)
     assert at_limit.skipped == f"{2 * MAX_FD_COLUMNS} evaluations of this function would exceed the work allowed " \
-                               "for one request"
+                               "for one request: at most 10 fit"
 
 
 def test_a_dtype_without_its_own_tolerance_is_checked_as_float32():

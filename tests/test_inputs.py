@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from gradlib import ExpressionError, evaluate
+from gradlib import ExpressionError, InputError, evaluate
 from gradlib._inputs import check_inputs
 
 BAD_INPUTS = [
@@ -57,13 +57,18 @@ BAD_INPUTS = [
     ({}, r"inputs is empty: define at least one input, like \{'x': \[1\.0, 2\.0\]\}"),
     ({f"x{k}": 1.0 for k in range(17)}, r"too many inputs \(17\); at most 16 are allowed"),
 ]
+#: the cases before this index are bad values; from here on, bad names and a bad mapping
+FIRST_NAME_CASE = next(k for k, (inputs, _) in enumerate(BAD_INPUTS) if "1x" in inputs)
 
 
-@pytest.mark.parametrize("inputs, pattern", BAD_INPUTS, ids=[p.split(";")[0][:40] for _, p in BAD_INPUTS])
-def test_bad_inputs_are_refused(inputs, pattern):
+@pytest.mark.parametrize("k, inputs, pattern", [(k, *case) for k, case in enumerate(BAD_INPUTS)],
+                         ids=[p.split(";")[0][:40] for _, p in BAD_INPUTS])
+def test_bad_inputs_are_refused(k, inputs, pattern):
     with pytest.raises(ExpressionError, match=pattern) as info:
         evaluate("1.0", inputs)
     assert info.value.column is None
+    # a bad value is an InputError (still an ExpressionError); a bad name or mapping is not
+    assert isinstance(info.value, InputError) == (k < FIRST_NAME_CASE)
 
 
 @pytest.mark.parametrize("inputs", [[("x", 1.0)], "x=1", None, 3.0])
@@ -158,7 +163,7 @@ def test_numpy_scalars_and_tuples_are_numbers():
     (2.0**60, "int64", r"n is 1\.152921504606847e\+18: beyond ±2\*\*53, where gradlib cannot hold every whole number"),
 ])
 def test_an_integer_input_that_a_cast_would_change_is_refused(value, dtype, pattern):
-    with pytest.raises(ExpressionError, match=pattern):
+    with pytest.raises(InputError, match=pattern):
         evaluate("n * x", {"n": value, "x": 2.0}, dtype={"n": dtype})
 
 

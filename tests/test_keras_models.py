@@ -1,13 +1,12 @@
-"""Built-in Keras models, input batches from presets and uploads, the page's report and the benchmark."""
+"""Built-in Keras models and input batches from presets."""
 
-import io
 import pathlib
 
 import numpy as np
 import pytest
 
-from gradlib import ExpressionError, GradlibError, keras_models
-from gradlib.keras_models import MODELS, get_model, load_batch, make_batch, sample_shape
+from gradlib import ExpressionError, keras_models
+from gradlib.keras_models import MODELS, get_model, make_batch, sample_shape
 
 
 def weights(model):
@@ -74,141 +73,7 @@ def test_presets_have_the_asked_shape_and_ramp_spans_minus_one_to_one():
         make_batch("gauss", (2,), 3)
 
 
-# ---------------------------------------------------------------- uploads
-
-
-def npy(array, **kw):
-    buf = io.BytesIO()
-    np.save(buf, array, **kw)
-    return buf.getvalue()
-
-
-def test_csv_with_and_without_header():
-    expected = [[1.0, 2.0], [3.5, -4.0]]
-    assert load_batch(b"a,b\n1,2\n3.5,-4\n", "x.csv", expected_features=2).tolist() == expected
-    assert load_batch(b"1,2\r\n3.5,-4\r\n\r\n", "X.CSV", expected_features=2).tolist() == expected
-
-
-def test_csv_is_reshaped_to_the_sample_shape():
-    x = load_batch(b"1,2,3,4,5,6\n", "seq.csv", expected_features=6, sample_shape=(3, 2))
-    assert x.shape == (1, 3, 2) and x[0, 2].tolist() == [5.0, 6.0]
-
-
-@pytest.mark.parametrize("data, message", [
-    (b"1,2,3\n4,5\n", "the CSV is ragged: row 2 has 2 value\\(s\\), but the first row has 3"),
-    (b"x,y,z\n1,2,3\n4,abc,6\n", "row 3, column 2: 'abc' is not a number"),
-    (b"1,2,3\n4,nan,6\n", "row 2, column 2: 'nan' is not a finite number"),
-    (b"1,2,3\n4,5,inf\n", "row 2, column 3: 'inf' is not a finite number"),
-    (b"1,2\n3,4\n", r"the CSV has 2 column\(s\) per row, but the model takes 3 input value\(s\) per sample"),
-    (b"1,2;3,4\n", "row 1, column 2: '2;3' is not a number \\(separate values with commas\\)"),
-    (b"a;b;c\n1;2;3\n", r"has 1 column\(s\) per row.*with 3 numbers separated by commas"),
-    (b"a,b,c\n", "the CSV has no data rows"),
-    (b"", "the file 'x.csv' is empty"),
-    (b"1,2,\xff\n", "the CSV is not UTF-8 text"),
-    (b"1_0,2,3\n", "row 1, column 1: '1_0' is not a number"),
-    (b"1,2,3\n4,1e300,-1e39\n", r"row 2, column 2: '1e300' is outside float32's range \(about ±3\.4e38\), in which "
-                                r"the models compute: it would become infinite \(1 more value\(s\) too\)\. Scale"),
-    (b"1,2,3\n" + b"1" * 140_000 + b",2,3\n", r"the CSV cannot be read at line 2: a field is longer than 131,072 "
-                                            r"characters\. Put one number per field, separated by commas"),
-])
-def test_bad_csv_uploads_are_refused_with_where(data, message):
-    with pytest.raises(ExpressionError, match=message):
-        load_batch(data, "x.csv", expected_features=3)
-
-
-def test_npy_batches_and_single_samples_load():
-    x = np.arange(6, dtype=np.float64).reshape(2, 3)
-    got = load_batch(npy(x), "x.npy", expected_features=3)
-    assert got.dtype == np.float32 and got.tolist() == x.tolist()
-    assert load_batch(npy(np.ones(3, np.int16)), "x.npy", expected_features=3).shape == (1, 3)
-    seq = load_batch(npy(np.ones((4, 6))), "x.npy", expected_features=6, sample_shape=(3, 2))
-    assert seq.shape == (4, 3, 2)
-
-
-def test_npy_holding_a_pickle_is_refused_without_unpickling():
-    data = npy(np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
-    with pytest.raises(ExpressionError, match="dtype object; only real numbers are accepted"):
-        load_batch(data, "evil.npy", expected_features=2)
-
-
-@pytest.mark.parametrize("data, message", [
-    (npy(np.ones((2, 4))), r"shape \(2, 4\), but the model takes samples of shape \(3,\)"),
-    (npy(np.array([[1.0, np.nan, 2.0]])), r"NaN or infinite value at index \(0, 1\)"),
-    (npy(np.array([[1.0, 2.0, 1e300], [1e300, 1.0, 1.0]])),
-     r"the \.npy array holds 1e\+300 at index \(0, 2\), outside float32's range \(about ±3\.4e38\), in which the "
-     r"models compute: it would become infinite \(1 more value\(s\) too\)"),
-    (npy(np.array([["a", "b", "c"]])), "only real numbers are accepted"),
-    (npy(np.ones((0, 3))), r"shape \(0, 3\)"),
-    (b"not an npy file", "not a valid .npy array"),
-])
-def test_bad_npy_uploads_are_refused(data, message):
-    with pytest.raises(ExpressionError, match=message):
-        load_batch(data, "x.npy", expected_features=3)
-
-
-def test_an_npy_header_claiming_a_huge_array_is_refused_before_allocating():
-    buf = io.BytesIO()
-    np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": (10**12, 3)})
-    forged = buf.getvalue() + np.ones(6).tobytes()
-    with pytest.raises(ExpressionError, match=r"claims shape \(1000000000000, 3\), larger than the file"):
-        load_batch(forged, "x.npy", expected_features=3)
-
-
-def test_oversized_uploads_and_model_files_are_refused():
-    with pytest.raises(ExpressionError, match=r"the file is 3.0 MB; at most 2.0 MB are accepted"):
-        load_batch(b"1," * 1_500_000, "big.csv", expected_features=3)
-    with pytest.raises(ExpressionError, match=r"upload a .csv or .npy file.*model files are never loaded"):
-        load_batch(b"\x89HDF\r\n", "model.h5", expected_features=3)
-    with pytest.raises(ExpressionError, match="holds 5 samples; at most 4 are accepted"):
-        load_batch(b"1,2,3\n" * 5, "x.csv", expected_features=3, max_rows=4)
-
-
 def test_no_user_model_file_is_ever_loaded():
-    source = "".join(p.read_text() for p in pathlib.Path(keras_models.__file__).parent.glob("*.py"))
+    root = pathlib.Path(keras_models.__file__).parent.parent
+    source = "".join(p.read_text() for folder in ("gradlib", "dashboard", "pages") for p in (root / folder).rglob("*.py"))
     assert "load_model(" not in source and "allow_pickle=True" not in source
-
-
-# ---------------------------------------------------------------- the page's report and the benchmark
-
-
-def test_report_matches_the_model_and_times_the_loop_on_a_few_samples():
-    params = {"features": 3, "hidden": (4,), "classes": 3}
-    x = make_batch("random normal", (3,), 6, seed=5)
-    r = keras_models.report("classifier", params, x)
-    assert r.output_names == ("p(class 0)", "p(class 1)", "p(class 2)")
-    assert r.result.jacobian.shape == (6, 3, 3)
-    np.testing.assert_allclose(r.result.y, get_model("classifier", **params)(x).numpy(), rtol=1e-6)
-    assert r.loop_samples == 4 and r.loop_seconds > 0 and r.gradlib_seconds > 0
-    assert r.speedup == pytest.approx(r.loop_seconds / r.gradlib_seconds)
-
-
-def test_report_applies_the_limits():
-    small = keras_models.Limits(max_jacobian=10)
-    with pytest.raises(GradlibError, match="at most 10 are allowed"):
-        keras_models.report("mlp_regressor", {"features": 2, "outputs": 2}, np.ones((4, 2)), limits=small)
-
-
-def test_pitfalls_show_zeros_and_column_sums_beside_the_right_answer():
-    params = {"features": 3, "hidden": (4,), "classes": 3}
-    x = make_batch("random normal", (3,), 4, seed=5)
-    batch = keras_models.report("classifier", params, x, time_loop=False).result
-    p = keras_models.pitfalls("classifier", params, x[2])
-    np.testing.assert_allclose(p.exact, batch.matrix(2), rtol=1e-5, atol=1e-6)
-    assert np.abs(p.exact).max() > 1e-3
-    assert not p.naive.any() and p.naive.shape == p.exact.shape       # the loop after the tape: all zeros
-    np.testing.assert_allclose(p.summed, p.exact.sum(axis=0), atol=1e-6)  # the sum: column sums ...
-    np.testing.assert_allclose(p.summed, 0.0, atol=1e-6)                  # ... zero for a softmax
-
-
-def test_pitfalls_on_a_regressor_are_not_zero():
-    params = {"features": 2, "hidden": (3,), "outputs": 2}
-    p = keras_models.pitfalls("mlp_regressor", params, np.array([0.3, -0.7]))
-    np.testing.assert_allclose(p.summed, p.exact.sum(axis=0), rtol=1e-5, atol=1e-6)
-    assert np.abs(p.summed).max() > 1e-3
-
-
-def test_benchmark_compares_both_on_the_same_batch():
-    out = keras_models.benchmark_per_sample(repeats=1, batch=3)
-    assert out["batch"] == 3 and out["method"] == "pfor"
-    assert out["max_abs_diff"] < 1e-5
-    assert out["speedup"] == pytest.approx(out["loop_seconds"] / out["gradlib_seconds"])

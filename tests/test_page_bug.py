@@ -85,12 +85,17 @@ def test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_disc
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
+    uses_tensorflow = set()
     for path in [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "dashboard").glob("*.py"))]:
         tree = ast.parse(path.read_text())
         imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                     for alias in node.names}
         imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-        assert not imported & {"tensorflow", "keras"}, path.name
+        if imported & {"tensorflow", "keras"}:
+            uses_tensorflow.add(str(path.relative_to(root)))
+    # the app's own model work, and nothing else: training the digits classifier, and the eager
+    # tape.batch_jacobian a TensorFlow user would write (the Models page times gradlib against it)
+    assert uses_tensorflow == {"dashboard/digits.py", "dashboard/model_report.py"}
     listed = {node.args[0].value for node in ast.walk(ast.parse((root / "dashboard" / "frame.py").read_text()))
               if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page"}
     pages = {f"pages/{p.name}" for p in (root / "pages").glob("*.py")}

@@ -62,7 +62,7 @@ def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran
                             "compiled": [False, True, True, True], "seconds": [0.004, 0.001, 0.002, 0.003]})
     timings["ratio"] = timings["seconds"] / timings.groupby("size")["seconds"].transform("min")
     assert measured_lines(timings) == [
-        "size 4 (4 outputs, 8 inputs): fastest **jacobian**, compiled, 1 ms; the others took auto 4.0x (eager)",
+        "size 4 (4 outputs, 8 inputs): fastest **jacobian**, compiled, 1 ms; the others took auto 4x (eager)",
         "size 64 (64 outputs, 8 inputs): fastest **auto** (ran as unstack), compiled, 2 ms; "
         "the others took jacobian 1.5x (compiled)",
     ]

@@ -338,7 +338,7 @@ def test_bad_losses_are_refused_with_what_to_do(kwargs, match):
 
 def test_bad_batches_and_models_are_refused():
     x, y = data("dense")
-    with pytest.raises(GradlibError, match="6 examples in x but 5 targets in y"):
+    with pytest.raises(gradlib.InputError, match="6 examples in x but 5 targets in y"):
         per_example_gradients(built("dense"), x, y[:5], loss=CCE)
     with pytest.raises(GradlibError, match="needs a Keras model, got function"):
         per_example_gradients(lambda t: t, x, y, loss=CCE)

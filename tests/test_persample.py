@@ -148,15 +148,21 @@ def test_compiled_functions_are_cached_per_model_and_bounded():
     assert _persample._COMPILED.maxsize <= 64
 
 
-@pytest.mark.parametrize("x, message", [
-    (np.ones(3, np.float32), r"needs a batch of shape \(B, features...\), but x has shape \(3,\)"),
-    (np.ones((2, 3), np.int32), "requires floating-point inputs, but x is int32: TensorFlow's tape does not watch integer"),
-    (np.ones((0, 3), np.float32), r"empty batch: x has shape \(0, 3\)"),
-    ("abc", "requires floating-point inputs, but x is string: only real floating-point"),
+@pytest.mark.parametrize("x, error, message", [
+    (np.ones(3, np.float32), gradlib.InputError, r"needs a batch of shape \(B, features...\), but x has shape \(3,\)"),
+    (np.ones((2, 3), np.int32), GradlibError,
+     "requires floating-point inputs, but x is int32: TensorFlow's tape does not watch integer"),
+    (np.ones((0, 3), np.float32), gradlib.InputError, r"empty batch: x has shape \(0, 3\)"),
+    ("abc", GradlibError, "requires floating-point inputs, but x is string: only real floating-point"),
 ])
-def test_bad_batches_are_refused(x, message):
-    with pytest.raises(GradlibError, match=message):
+def test_bad_batches_are_refused(x, error, message):
+    with pytest.raises(error, match=message):
         per_sample_gradients(lambda t: t, x)
+
+
+def test_a_batch_over_the_element_limit_is_an_input_error_that_states_both_numbers():
+    with pytest.raises(gradlib.InputError, match=r"x has 12 elements; at most 10 are allowed"):
+        per_sample_gradients(lambda t: t, np.ones((4, 3), np.float32), limits=gradlib.Limits(max_elements=10))
 
 
 def test_a_function_that_drops_the_batch_axis_is_refused():

@@ -150,8 +150,9 @@ class MixesExamples(keras.layers.Layer):
 ])
 def test_refusals_name_the_api_and_the_fix(make, match):
     model, data = make()
-    with pytest.raises(GradlibError, match=f"gradlib.scan.*{match}"):
+    with pytest.raises(GradlibError, match=f"gradlib.scan.*{match}") as info:
         gradlib.scan(model, data, loss=CCE)
+    assert isinstance(info.value, gradlib.InputError) == ("examples in x" in match)   # bad arrays, not bad options
 
 
 @pytest.mark.parametrize("kwargs, match", [

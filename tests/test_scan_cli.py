@@ -140,3 +140,16 @@ def test_the_module_runs_without_runpys_warning(files, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert "RuntimeWarning" not in out.stderr and "wrote" in out.stdout
     assert len(pd.read_csv(tmp_path / "r.csv")) == 41
+
+
+def test_a_bad_data_file_is_an_input_error_and_a_bad_flag_is_not(files, tmp_path):
+    from gradlib.scan import _files
+
+    (tmp_path / "fake.npz").write_text("x,y\n")
+    with pytest.raises(gradlib.InputError, match=r"'.*fake.npz' is not a .npz archive"):
+        _files.source(tmp_path / "fake.npz")
+    with pytest.raises(gradlib.InputError, match=r"'d.npz' has no array 'labels' \(it has x, y, features\)"):
+        _files.source(files / "d.npz", y_key="labels")
+    with pytest.raises(gradlib.GradlibError, match="--target names a CSV column") as info:
+        _files.source(files / "d.npz", target="y")
+    assert not isinstance(info.value, gradlib.InputError)

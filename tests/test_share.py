@@ -5,9 +5,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from gradlib import ExpressionError
-from dashboard.share import (MAX_LENGTHS, ShareState, decode, encode, from_rows, is_share_link, link, parse_value,
-                           query_string, rows_of)
+from gradlib import ExpressionError, InputError
+from dashboard.share import (MAX_LENGTHS, ShareState, check_state, decode, encode, from_rows, is_share_link, link,
+                             parse_value, query_string, rows_of)
 
 SEED = {"outputs": "[x0*x1*x2, x0*x1*x2*x0]", "inputs": '{"x0": 3, "x1": 4, "x2": 5}'}
 
@@ -140,7 +140,7 @@ def test_parse_value_reads_numbers_vectors_and_matrices(text, value):
 @pytest.mark.parametrize("text, match", [("", "is empty"), ("[1, 2", "is not valid JSON"), ("1" * 10_001, "10,001 characters"),
                                          ("[[[[[1]]]]]", "nested more than 4 levels")])
 def test_parse_value_refuses_what_is_not_a_value(text, match):
-    with pytest.raises(ExpressionError, match=match):
+    with pytest.raises(InputError, match=match):
         parse_value(text, where="the value of input 'x'")
 
 
@@ -177,6 +177,14 @@ def test_from_rows_skips_blank_rows_that_the_table_editor_adds():
 def test_from_rows_refuses_a_bad_table(rows, match):
     with pytest.raises(ExpressionError, match=match):
         from_rows("x", rows)
+
+
+def test_a_function_too_long_for_a_link_states_its_length_and_the_limit():
+    with pytest.raises(ExpressionError, match=r"^the function is 2,001 characters long; at most 2,000 are allowed$"):
+        from_rows("x" * 2001, [{"name": "x", "value": "1"}])
+    assert from_rows("x" * 2000, [{"name": "x", "value": "1"}]).outputs == "x" * 2000
+    with pytest.raises(ExpressionError, match=r"^the function must be text; got int$"):
+        check_state(ShareState(3, {"x": 1}))
 
 
 def test_bounds_cover_every_share_parameter():

@@ -31,7 +31,7 @@ import pandas as pd
 import tensorflow as tf
 
 from .._cache import LRUCache
-from .._errors import GradlibError, error_gist
+from .._errors import GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from .._perexample import Plan, per_example_gradients, per_example_terms
 from .._runtime import work_slot
@@ -309,12 +309,12 @@ def _check_arrays(data: Any) -> tuple[np.ndarray, np.ndarray]:
         array = np.asarray(value)
         if array.ndim == 0 or array.shape[0] == 0 or not (np.issubdtype(array.dtype, np.number)
                                                           or array.dtype == bool):
-            raise GradlibError(f"gradlib.scan needs {name} as an array of numbers with the examples along the first axis, "
-                               f"got shape {array.shape} of {array.dtype}")
+            raise InputError(f"gradlib.scan needs {name} as an array of numbers with the examples along the first axis, "
+                             f"got shape {array.shape} of {array.dtype}")
         arrays.append(array)
     if arrays[0].shape[0] != arrays[1].shape[0]:
-        raise GradlibError(f"gradlib.scan got {arrays[0].shape[0]:,} examples in x but {arrays[1].shape[0]:,} targets "
-                           "in y; pass one target per example")
+        raise InputError(f"gradlib.scan got {arrays[0].shape[0]:,} examples in x but {arrays[1].shape[0]:,} targets "
+                         "in y; pass one target per example")
     return arrays[0], arrays[1]
 
 

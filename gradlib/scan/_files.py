@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import GradlibError
+from .._errors import GradlibError, InputError
 
 __all__ = ["Source", "check_csv", "check_npy", "check_npz", "dataset", "source"]
 
@@ -49,7 +49,7 @@ class Source:
 
 
 def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y", target: str | None = None) -> Source:
-    """Check the files named on the command line; raise ``GradlibError`` with what to fix."""
+    """Check the files named on the command line; raise ``InputError`` (a bad file) or ``GradlibError`` (flags)."""
     path = _check_file(data, "--data")
     suffix = path.suffix.lower()
     if suffix != ".npy" and targets is not None:
@@ -64,22 +64,22 @@ def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y"
         return check_npy(path, _check_file(targets, "--targets"))
     if suffix == ".csv":
         return check_csv(path, target)
-    raise GradlibError(f"--data {str(path)!r}: the file must end in one of {', '.join(SUFFIXES)}")
+    raise InputError(f"--data {str(path)!r}: the file must end in one of {', '.join(SUFFIXES)}")
 
 
 def check_npz(path: Path, x_key: str, y_key: str) -> Source:
     if _head(path, 4) != b"PK\x03\x04":
-        raise GradlibError(f"{str(path)!r} is not a .npz archive (the zip of arrays that np.savez writes)")
+        raise InputError(f"{str(path)!r} is not a .npz archive (the zip of arrays that np.savez writes)")
     try:
         with np.load(path, allow_pickle=False) as archive:
             names = list(archive.files)
             arrays = tuple(archive[k] for k in (x_key, y_key) if k in names)
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
-        raise GradlibError(f"could not read {str(path)!r} as a .npz file: {exc}") from None
+        raise InputError(f"could not read {str(path)!r} as a .npz file: {exc}") from None
     missing = [k for k in (x_key, y_key) if k not in names]
     if missing:
-        raise GradlibError(f"{path.name!r} has no array {missing[0]!r} (it has {', '.join(names) or 'none'}); "
-                           "name the arrays with --x-key and --y-key")
+        raise InputError(f"{path.name!r} has no array {missing[0]!r} (it has {', '.join(names) or 'none'}); "
+                         "name the arrays with --x-key and --y-key")
     return Source(path, arrays=_check_pair(path, *arrays))
 
 
@@ -87,11 +87,11 @@ def check_npy(path: Path, targets: Path) -> Source:
     arrays = []
     for p in (path, targets):
         if _head(p, 6) != b"\x93NUMPY":
-            raise GradlibError(f"{str(p)!r} is not a .npy file (the format np.save writes)")
+            raise InputError(f"{str(p)!r} is not a .npy file (the format np.save writes)")
         try:
             arrays.append(np.load(p, mmap_mode="r", allow_pickle=False))
         except (OSError, ValueError) as exc:
-            raise GradlibError(f"could not read {str(p)!r} as a .npy file: {exc}") from None
+            raise InputError(f"could not read {str(p)!r} as a .npy file: {exc}") from None
     return Source(path, arrays=_check_pair(path, *arrays))
 
 
@@ -102,12 +102,12 @@ def check_csv(path: Path, target: str | None) -> Source:
             rows = csv.reader(f)
             header, first = next(rows, None), next(rows, None)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise GradlibError(f"could not read {str(path)!r} as a CSV file: {exc}") from None
+        raise InputError(f"could not read {str(path)!r} as a CSV file: {exc}") from None
     if not header or first is None:
-        raise GradlibError(f"{str(path)!r} needs a header row of column names and at least one record")
+        raise InputError(f"{str(path)!r} needs a header row of column names and at least one record")
     if len(first) != len(header):
-        raise GradlibError(f"{str(path)!r}: the first record has {len(first)} fields but the header names {len(header)} "
-                           "columns")
+        raise InputError(f"{str(path)!r}: the first record has {len(first)} fields but the header names {len(header)} "
+                         "columns")
     target = header[-1] if target is None else target
     if target not in header or len(header) < 2:
         raise GradlibError(f"--target {target!r} is not a column of {str(path)!r} (its columns: {', '.join(header)})")
@@ -131,7 +131,7 @@ def dataset(source: Source) -> Any:
 def _check_file(value: Any, flag: str) -> Path:
     path = Path(os.fspath(value))
     if not path.is_file():
-        raise GradlibError(f"{flag} {str(path)!r}: no such file")
+        raise InputError(f"{flag} {str(path)!r}: no such file")
     return path
 
 
@@ -141,16 +141,16 @@ def _head(path: Path, n: int) -> bytes:
         with open(path, "rb") as f:
             return f.read(n)
     except OSError as exc:
-        raise GradlibError(f"could not read {str(path)!r}: {exc.strerror or exc}") from None
+        raise InputError(f"could not read {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def _check_pair(path: Path, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for name, a in (("x", x), ("y", y)):
         if a.ndim == 0 or not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):
-            raise GradlibError(f"{path.name!r}: {name} must be an array of numbers with the examples along the first axis, "
-                               f"got shape {a.shape} of {a.dtype}")
+            raise InputError(f"{path.name!r}: {name} must be an array of numbers with the examples along the first axis, "
+                             f"got shape {a.shape} of {a.dtype}")
     if x.shape[0] != y.shape[0]:
-        raise GradlibError(f"{path.name!r}: x has {x.shape[0]:,} examples but y has {y.shape[0]:,} targets")
+        raise InputError(f"{path.name!r}: x has {x.shape[0]:,} examples but y has {y.shape[0]:,} targets")
     return x, y
 
 
@@ -159,5 +159,5 @@ def _check_numbers(path: Path, header: list[str], record: list[str]) -> None:
         try:
             float(field)
         except ValueError:
-            raise GradlibError(f"{str(path)!r}: column {name!r} of the first record is {field!r}, not a number; "
-                               "every column must be numeric (encode labels as numbers)") from None
+            raise InputError(f"{str(path)!r}: column {name!r} of the first record is {field!r}, not a number; "
+                             "every column must be numeric (encode labels as numbers)") from None

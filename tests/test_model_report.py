@@ -1,0 +1,53 @@
+"""The Models page's report: per-sample gradients of a built-in model, its timings, and the pitfalls beside them."""
+
+import numpy as np
+import pytest
+
+import gradlib
+from dashboard import model_report
+from gradlib.keras_models import get_model, make_batch
+
+
+def test_report_matches_the_model_and_times_the_loop_on_a_few_samples():
+    params = {"features": 3, "hidden": (4,), "classes": 3}
+    x = make_batch("random normal", (3,), 6, seed=5)
+    r = model_report.report("classifier", params, x)
+    assert r.output_names == ("p(class 0)", "p(class 1)", "p(class 2)")
+    assert r.result.jacobian.shape == (6, 3, 3)
+    np.testing.assert_allclose(r.result.y, get_model("classifier", **params)(x).numpy(), rtol=1e-6)
+    assert r.loop_samples == 4 and r.loop_seconds > 0 and r.gradlib_seconds > 0
+    assert r.speedup == pytest.approx(r.loop_seconds / r.gradlib_seconds)
+
+
+def test_report_applies_the_limits():
+    small = gradlib.Limits(max_jacobian=10)
+    with pytest.raises(gradlib.GradlibError, match="at most 10 are allowed"):
+        model_report.report("mlp_regressor", {"features": 2, "outputs": 2}, np.ones((4, 2)), limits=small)
+
+
+def test_pitfalls_show_zeros_and_column_sums_beside_the_right_answer():
+    params = {"features": 3, "hidden": (4,), "classes": 3}
+    x = make_batch("random normal", (3,), 4, seed=5)
+    batch = model_report.report("classifier", params, x, time_loop=False).result
+    p = model_report.pitfalls("classifier", params, x[2])
+    np.testing.assert_allclose(p.exact, batch.matrix(2), rtol=1e-5, atol=1e-6)
+    assert np.abs(p.exact).max() > 1e-3
+    assert not p.naive.any() and p.naive.shape == p.exact.shape       # the loop after the tape: all zeros
+    np.testing.assert_allclose(p.summed, p.exact.sum(axis=0), atol=1e-6)  # the sum: column sums ...
+    np.testing.assert_allclose(p.summed, 0.0, atol=1e-6)                  # ... zero for a softmax
+
+
+def test_pitfalls_on_a_regressor_are_not_zero():
+    params = {"features": 2, "hidden": (3,), "outputs": 2}
+    p = model_report.pitfalls("mlp_regressor", params, np.array([0.3, -0.7]))
+    np.testing.assert_allclose(p.summed, p.exact.sum(axis=0), rtol=1e-5, atol=1e-6)
+    assert np.abs(p.summed).max() > 1e-3
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("mlp", {}, "unknown model 'mlp'; choose one of mlp_regressor, classifier, sequence"),
+    ("classifier", {"outputs": 3}, "classifier has no parameter 'outputs'"),
+])
+def test_report_refuses_an_unknown_model_or_parameter(name, params, message):
+    with pytest.raises(gradlib.ExpressionError, match=message):
+        model_report.report(name, params, np.ones((2, 8)), time_loop=False)
