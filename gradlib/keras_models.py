@@ -23,7 +23,7 @@ import numpy as np
 from ._cache import LRUCache
 from ._errors import ExpressionError
 
-__all__ = ["ACTIVATIONS", "MAX_BATCH", "MAX_LAYERS", "MAX_UNITS", "MODELS", "PRESETS", "RECURRENT_CELLS",
+__all__ = ["ACTIVATIONS", "MAX_BATCH", "MAX_LAYERS", "MAX_UNITS", "MODELS", "BATCH_PRESETS", "PRESETS", "RECURRENT_CELLS",
            "SEQUENCE_CELLS", "classifier", "get_model", "make_batch", "mlp_regressor", "ModelSpec", "sample_shape",
            "sequence_model"]
 
@@ -194,7 +194,9 @@ def sample_shape(name: str, **params: Any) -> tuple[int, ...]:
 
 # ---------------------------------------------------------------- input batches
 
-PRESETS = ("random normal", "uniform [-1, 1]", "ramp", "zeros")
+BATCH_PRESETS = ("random normal", "uniform [-1, 1]", "ramp", "zeros")
+#: The old name of ``BATCH_PRESETS`` (``gradlib.PRESETS`` is the playground's function presets, another thing).
+PRESETS = BATCH_PRESETS
 
 
 def make_batch(preset: str, shape: tuple[int, ...], batch_size: int, seed: int = 0) -> np.ndarray:
@@ -203,8 +205,8 @@ def make_batch(preset: str, shape: tuple[int, ...], batch_size: int, seed: int =
     >>> make_batch("ramp", (3,), 2).tolist()
     [[-1.0, -0.6000000238418579, -0.20000000298023224], [0.20000000298023224, 0.6000000238418579, 1.0]]
     """
-    if preset not in PRESETS:
-        raise ExpressionError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    if preset not in BATCH_PRESETS:
+        raise ExpressionError(f"unknown preset {preset!r}; choose one of {', '.join(BATCH_PRESETS)}")
     _check_int("batch", "batch_size", batch_size, high=MAX_BATCH)
     full = (batch_size,) + tuple(shape)
     rng = np.random.default_rng(seed)

@@ -60,7 +60,7 @@ def input_batch(shape: tuple[int, ...], source: str) -> np.ndarray | None:
     """The batch from a preset or an upload (``None`` when there is nothing usable yet)."""
     if source == SOURCES[0]:
         left, mid, right = st.columns(3)
-        preset = left.selectbox("Preset", keras_models.PRESETS, key="models_preset")
+        preset = left.selectbox("Preset", keras_models.BATCH_PRESETS, key="models_preset")
         size = mid.slider("Batch size", 1, 128, 16, key="models_batch")
         seed = int(right.number_input("Data seed", 0, 9999, 0, key="models_data_seed"))
         return keras_models.make_batch(preset, shape, size, seed)
