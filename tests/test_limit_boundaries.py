@@ -124,7 +124,8 @@ def test_max_jacobian():
 
 
 def test_max_jacobian_holds_for_a_callable_and_by_default():
-    assert per_element_gradients(lambda x: x * 2.0, np.ones(3, np.float32), limits=Limits(max_jacobian=9)).method
+    at = per_element_gradients(lambda x: x * 2.0, np.ones(3, np.float32), limits=Limits(max_jacobian=9))
+    np.testing.assert_array_equal(at.jacobian, 2 * np.eye(3))
     with pytest.raises(ExpressionError, match=r"the Jacobian would have 4 x 4 = 16 entries; at most 9 are allowed"):
         per_element_gradients(lambda x: x * 2.0, np.ones(4, np.float32), limits=Limits(max_jacobian=9))
     # by default: 2,001 x 2,000 = 4,002,000 entries, refused from the shapes before any pass
