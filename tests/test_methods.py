@@ -46,7 +46,8 @@ def test_seed_summed_is_the_column_sums(seed, dtype):
     np.testing.assert_allclose(r.jacobian[0], SEED_ROWS.sum(axis=0))
     assert not r.per_element and not r.correct
     assert r.row_labels == ("sum(y)",)
-    assert "sum" in r.reason
+    assert r.reason == ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
+                        "of the Jacobian, not the gradient of any one element")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -56,7 +57,8 @@ def test_seed_naive_gives_zeros_and_says_why(seed, dtype):
     np.testing.assert_array_equal(r.jacobian, np.zeros((2, 3)))
     np.testing.assert_allclose(r.y, [60.0, 180.0])
     assert r.broken and not r.correct and r.method == "naive"
-    assert "outside" in r.reason or "after the tape" in r.reason
+    assert r.reason == ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
+                        "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
 
 
 @pytest.mark.parametrize("compiled, chosen", [(False, "unstack"), (True, "jacobian"), (None, None)])
@@ -241,14 +243,6 @@ def test_jax_cookbook_logistic_predict_wrt_W(method):
 # ---------------------------------------------------------------- NaN poisoning
 
 POISON = "[exp(exp(10*x0)), 2*x1]"
-
-
-def test_jacobian_method_shows_the_poisoned_row():
-    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0}, method="jacobian")
-    assert np.isinf(r.y[0]) and r.y[1] == 2.0
-    assert r.poisoned_rows == (1,)
-    assert np.isnan(r.jacobian[1]).any()
-    assert any("NaN poisoning" in w for w in r.warnings)
 
 
 REVERSE_POISONING = ("NaN in the gradient of finite output(s) y[1]: 0 x inf = NaN in reverse mode: an infinite local "
