@@ -18,6 +18,15 @@ from gradlib._checks import MAX_FD_COLUMNS, agreement, finite_differences
 X = np.array([0.5, 1.0, 2.0])
 
 
+@pytest.fixture(autouse=True)
+def _first_seen(monkeypatch):
+    """auto compiles a problem once its eager calls have cost a trace: start each test as if never seen."""
+    from gradlib import _api
+    from gradlib._cache import LRUCache
+
+    monkeypatch.setattr(_api, "_EAGER_SECONDS", LRUCache(maxsize=64))
+
+
 def sines(v: np.ndarray) -> np.ndarray:
     """y = [sin(x0), sin(x1) * x0, x2 ** 2]: a full 3 x 3 Jacobian with zeros and non-zeros."""
     return np.array([np.sin(v[0]), np.sin(v[1]) * v[0], v[2] ** 2])
