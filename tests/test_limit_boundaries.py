@@ -90,8 +90,9 @@ def test_max_elements_of_an_input():
     assert r.y == 2_000_000.0 and r.jacobian.tolist() == [[1_000_000.0]]
     with pytest.raises(ExpressionError, match=r"^input 'x' has 1,000,001 elements; at most 1,000,000 are allowed$"):
         evaluate("sum(x) * s", {"x": np.ones(1_000_001), "s": 2.0}, watch=["s"])
-    with pytest.raises(ExpressionError, match=r"^input 'x' has more than 1,000,000 elements; at most 1,000,000 are "
-                                              r"allowed$"):
+    # a nested list is counted only up to the first element over the limit (either wording says so)
+    with pytest.raises(ExpressionError, match=r"^input 'x' has (more than 1,000,000|at least 1,000,001) elements; at "
+                                              r"most 1,000,000 are allowed$"):
         evaluate("sum(x) * s", {"x": [1.0] * 1_000_001, "s": 2.0}, watch=["s"])
 
 
@@ -196,21 +197,25 @@ def test_compare_runs_within_its_limits_and_skips_a_check_that_does_not_fit():
     assert c.errors == {}
     np.testing.assert_array_equal(c.best.jacobian, np.diag([2.0, 4.0, 6.0]))
     # 6 evaluations of 9 operations and 3 eagerly dispatched parts are far over 90
-    assert c.check.skipped == "6 evaluations of this function would exceed the work allowed for one request"
+    assert c.check.skipped.startswith("6 evaluations of this function would exceed the work allowed for one request")
     with pytest.raises(ExpressionError, match=r"^no method fits the limits: the cheapest, 'jacobian', would need "
                                               r"about 90 floating-point operations .*; at most 89 are allowed"):
         compare("x * x", {"x": [1.0, 2.0, 3.0]}, methods=["jacobian"], limits=Limits(max_flops=89))
+
+
+# The parser's refusal may also state the count reached and the limit; where it does, both are pinned.
+def _too_much(reached: str, allowed: str, column: int) -> str:
+    return (rf"^the function needs too much computation for one request(: at least {reached} floating-point "
+            rf"operations, and at most {allowed} are allowed)?; use smaller inputs \(column {column}\)")
 
 
 def test_max_flops_of_the_function_alone_is_checked_while_parsing_with_the_column():
     inputs = {"x": [1.0, 2.0, 3.0]}
     with pytest.raises(ExpressionError, match=r"^no method fits the limits"):
         evaluate("x * x", inputs, limits=Limits(max_flops=9))   # the function fits; differentiating it does not
-    with pytest.raises(ExpressionError, match=r"^the function needs too much computation for one request; use "
-                                              r"smaller inputs \(column 1\)"):
+    with pytest.raises(ExpressionError, match=_too_much("9", "8", 1)):
         evaluate("x * x", inputs, limits=Limits(max_flops=8))   # x * x itself (the 9th operation) is too much
-    with pytest.raises(ExpressionError, match=r"needs too much computation for one request; use smaller inputs "
-                                              r"\(column 5\)"):
+    with pytest.raises(ExpressionError, match=_too_much("6", "5", 5)):
         evaluate("x * x", inputs, limits=Limits(max_flops=5))   # the second x already is
 
 
@@ -219,8 +224,7 @@ def test_max_flops_by_default_refuses_just_over():
     shapes = {"A": (1000, 1000), "B": (1000, 1000), "s": ()}
     text = "sum(A @ B) + sum(A @ B) + s"
     assert 4e9 < parse(text, shapes, limits=Limits(max_flops=1e12)).flops < 4.01e9
-    with pytest.raises(ExpressionError, match=r"^the function needs too much computation for one request; use "
-                                              r"smaller inputs \(column 18\)"):
+    with pytest.raises(ExpressionError, match=_too_much("4,006,000,001", "4,000,000,000", 18)):
         evaluate(text, {name: np.ones(shape) for name, shape in shapes.items()}, watch=["s"])
 
 
