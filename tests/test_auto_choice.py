@@ -61,7 +61,15 @@ def test_the_seed_example_runs_eagerly_by_reverse_mode(seed):
     (40, 60, "jacobian", True),   # 40 passes either way: compiled reverse mode
     (60, 40, "forward", True),    # inputs fewer: compiled forward mode
     (20, 300, "unstack", False),  # 20 reverse passes are cheaper than a trace, however many inputs
-], ids=["tiny-wide", "tiny-tall", "tiny-near-square", "square", "tall", "few-outputs"])
+    (6, 2, "unstack", False),     # at the boundaries: outputs = 3 x inputs is still reverse mode ...
+    (7, 2, "forward", False),     # ... one more output is forward mode
+    (32, 11, "unstack", False),   # min(32 outputs, 3 x 11) = 32 eager passes: still eager ...
+    (33, 11, "forward", True),    # ... 33 passes: compiled, and with outputs > inputs forward mode
+    (100, 10, "forward", False),  # min(100, 3 x 10) = 30 passes: eager forward mode
+    (33, 33, "jacobian", True),   # compiled: reverse mode while outputs <= inputs ...
+    (34, 33, "forward", True),    # ... forward mode once outputs exceed inputs
+], ids=["tiny-wide", "tiny-tall", "tiny-near-square", "square", "tall", "few-outputs", "3n", "3n+1", "32-passes",
+        "33-passes", "30-forward-passes", "m=n", "m=n+1"])
 def test_auto_picks_the_mode_and_compilation_by_shape(small_cache, m, n, method, compiled):
     r = _evaluate_layer(m, n)
     assert (r.method, r.compiled, r.requested) == (method, compiled, "auto")
@@ -78,6 +86,22 @@ def test_auto_compiles_a_small_problem_once_its_eager_calls_have_cost_a_trace(sm
 def test_explicit_compiled_flag_overrides_auto(small_cache):
     assert _evaluate_layer(3, 4, compiled=True).compiled is True
     assert _evaluate_layer(40, 60, compiled=False).compiled is False
+
+
+def test_compiled_unstack_runs_compiled_up_to_its_row_limit(small_cache):
+    # 16 outputs: the widest unstack that is traced (one backward pass per output, each as wide as the output)
+    r = _evaluate_layer(16, 4, method="unstack", compiled=True)
+    assert (r.method, r.compiled) == ("unstack", True)
+    assert _evaluate_layer(3, 4, method="unstack").compiled is False   # asked for nothing: eager
+
+
+@pytest.mark.parametrize(("method", "n", "compiled"), [
+    ("jacobian", 3, True), ("forward", 3, False), ("forward", 32, False), ("forward", 33, True), ("naive", 3, False)])
+def test_explicit_methods_compile_by_default_only_where_it_pays(small_cache, method, n, compiled):
+    # jacobian (pfor re-traces on every eager call) always; forward once its eager loop exceeds 32 passes
+    w, x, _ = _tanh_layer(2, n)
+    r = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", method=method)
+    assert (r.method, r.compiled) == (method, compiled)
 
 
 def test_compiled_unstack_is_refused_for_wide_outputs_and_runs_eagerly(small_cache):

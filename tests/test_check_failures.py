@@ -5,6 +5,7 @@ Each wrong Jacobian here is a correct one with chosen cells changed, so the cell
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -156,8 +157,10 @@ def test_the_step_grows_with_the_input_so_large_inputs_are_differentiated_accura
 def test_a_passing_check_is_mentioned_in_the_verdict():
     c = compare("[x0 * x1, x0]", {"x0": 2.0, "x1": 3.0}, methods=["auto"])
     assert [f.title for f in c.diagnosis] == ["The per-element gradients are right"]
-    assert c.diagnosis[0].text == ("method 'unstack' gives one gradient row per element of y, and it matches central "
-                                   "finite differences.")
+    # eagerly auto runs unstack; once its eager calls have cost a trace, it compiles reverse mode (jacobian)
+    assert c.diagnosis[0].text == (f"method {c.best.method!r} gives one gradient row per element of y, and it matches "
+                                   "central finite differences.")
+    assert c.best.method in ("unstack", "jacobian")
     assert c.diagnosis[0].severity == "info" and c.diagnosis[0].method == "auto"
 
 
@@ -183,9 +186,7 @@ def test_one_nonzero_gradient_makes_the_naive_loop_wrong_again():
 
 
 def _with_jacobian(result: GradResult, jacobian: np.ndarray) -> GradResult:
-    return GradResult(result.y, jacobian, result.row_labels, result.col_labels, result.method, result.requested,
-                      result.watched, result.dtype, result.compiled, result.per_element, result.broken, result.reason,
-                      result.poisoned_rows, result.repaired_rows, result.warnings, result.seconds)
+    return dataclasses.replace(result, jacobian=jacobian)
 
 
 def test_agreement_compares_rows_and_summed_with_the_column_sums(seed):
@@ -199,3 +200,75 @@ def test_agreement_compares_rows_and_summed_with_the_column_sums(seed):
     assert all(verdict[m].agrees and verdict[m].max_abs_diff < 1e-4 for m in ("unstack", "jacobian", "forward"))
 
 
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float32", 2e-3), ("float64", 1e-5)])
+@pytest.mark.parametrize("factor", [1.0, 0.1])
+def test_agreement_holds_within_the_dtypes_tolerance_and_not_beyond(dtype, rtol, factor):
+    ref = gradlib.evaluate(f"[x0 * x1, x0] * {factor}", {"x0": 2.0, "x1": 3.0}, dtype=dtype, method="unstack")
+    # cell (0, 0) is 3 * factor, the largest: it may differ by rtol * |J00| + atol * max(1, |J00|)
+    # (atol = 2e-3 in float32, 1e-6 in float64; the scale never goes below 1)
+    j00 = 3.0 * factor
+    tolerance = rtol * j00 + {"float32": 2e-3, "float64": 1e-6}[dtype] * max(1.0, j00)
+    for change, agrees in [(0.9 * tolerance, True), (1.1 * tolerance, False)]:
+        moved = ref.jacobian.copy()
+        moved[0, 0] += change
+        a = agreement(_with_jacobian(ref, moved), ref, "unstack")
+        assert a.agrees is agrees and a.max_abs_diff == pytest.approx(change, rel=1e-4), (dtype, change)
+        assert a.differing == (0 if agrees else 1)
+
+
+def test_agreement_counts_every_cell_the_nan_and_infinite_ones_too():
+    ref = gradlib.evaluate("[exp(exp(10*x0)), 2*x1]", {"x0": 1.0, "x1": 1.0}, method="jacobian")
+    np.testing.assert_array_equal(ref.jacobian, [[np.inf, 0.0], [np.nan, 2.0]])
+    assert agreement(_with_jacobian(ref, ref.jacobian.copy()), ref, "jacobian").agrees   # NaN agrees with NaN
+    a = agreement(_with_jacobian(ref, np.zeros((2, 2))), ref, "jacobian")
+    assert (a.agrees, a.differing, a.example) == (False, 3, "(y[0], x0): 0 vs inf")   # inf, NaN and 2 vs 0
+    assert a.max_abs_diff == 2.0          # the largest among the cells finite on both sides: (y[1], x1)
+    finite = gradlib.evaluate("[x0 * x1, x0]", {"x0": 2.0, "x1": 3.0}, method="unstack")
+    holed = finite.jacobian.copy()
+    holed[1, 1] = np.nan
+    a = agreement(_with_jacobian(finite, holed), finite, "unstack")
+    assert not a.agrees and a.max_abs_diff == 0.0 and a.example == "(y[1], x1): nan vs 0"
+
+
+def test_agreement_of_a_different_shape_is_infinitely_far():
+    ref = gradlib.evaluate("[x0 * x1, x0]", {"x0": 2.0, "x1": 3.0}, method="unstack")
+    a = agreement(_with_jacobian(ref, np.zeros((2, 3))), ref, "unstack")
+    assert a == gradlib.Agreement("unstack", float("inf"), False, "rows of unstack", 6, "shape (2, 3) vs (2, 2)")
+
+
+def test_where_the_function_is_not_defined_the_cell_is_named_unchecked_not_passed():
+    # y[0] = log(-1) is NaN on both sides of the point, whichever input moves: its row cannot be checked (TensorFlow
+    # still gives 1/x = -1 there). The check does not pass, and it does not blame the gradient either.
+    c = compare("log(x)", {"x": [-1.0, 2.0]}, dtype="float64", methods=["auto"])
+    np.testing.assert_array_equal(c.best.jacobian, [[-1.0, 0.0], [0.0, 0.5]])
+    assert np.isnan(c.check.numeric[0]).all() and c.check.numeric[1].tolist() == pytest.approx([0.0, 0.5])
+    assert c.check.bad_cells == () and c.check.unchecked_cells == ((0, 0), (0, 1)) and not c.check.passed
+    [unchecked] = [f for f in c.diagnosis if f.title == "Cells the finite-difference check could not check"]
+    assert unchecked.severity == "info" and unchecked.text == (
+        "(y[0], x[0]), (y[0], x[1]) could not be checked: the function is not defined (NaN) on either side of x[0], "
+        "x[1].")
+
+
+def test_a_function_that_is_nowhere_finite_is_checked_without_warnings_and_nothing_passes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # 0/0 and log(-1) inside the check must not warn
+        check = finite_differences(lambda v: np.log(-v) / 0.0, np.ones(2), np.full((2, 2), np.nan), "float64")
+    assert np.isnan(check.numeric).all() and check.bad_cells == () and check.max_error == 0.0
+    assert check.reason.tolist() == [[3, 3], [3, 3]] and not check.passed
+    assert check.summary(["y[0]", "y[1]"], ["x[0]", "x[1]"]).startswith(
+        "No cell could be checked against finite differences. (y[0], x[0]), (y[0], x[1]), (y[1], x[0]), (y[1], x[1]) "
+        "could not be checked: the function is not defined (NaN) on either side of x[0], x[1].")
+
+
+def test_a_skipped_check_is_reported_as_skipped_and_the_verdict_does_not_claim_it():
+    small = gradlib.Limits(max_flops=5_000)
+    c = compare("sum(W @ x)", {"W": np.ones((20, 20)), "x": np.ones(20)}, watch=["x"], methods=["auto"], limits=small)
+    assert not c.check.passed and c.check.bad_cells == () and c.check.unchecked_cells == ()
+    assert [(f.title, f.text) for f in c.diagnosis if f.title == "Finite-difference check skipped"] == [
+        ("Finite-difference check skipped", c.check.skipped)]
+    verdict = [f.text for f in c.diagnosis if f.title == "The per-element gradients are right"]
+    assert len(verdict) == 1 and verdict[0].endswith("gives one gradient row per element of y.")
+    summary = c.check.summary(c.best.row_labels, c.best.col_labels)
+    assert summary == f"Finite-difference check skipped: {c.check.skipped}."

@@ -117,3 +117,75 @@ def test_generated_code_keeps_precedence_unary_minus_and_powers(tmp_path):
     m = result.y.size
     jacobian = np.concatenate([np.reshape(j, (m, -1)) for j in printed["jacobian"]], axis=1)
     np.testing.assert_allclose(jacobian, result.jacobian, rtol=1e-10, atol=1e-12)
+
+
+
+SEED_CODE = """import tensorflow as tf
+
+x0 = tf.constant(3.0, dtype=tf.float32)
+x1 = tf.constant(4.0, dtype=tf.float32)
+x2 = tf.constant(5.0, dtype=tf.float32)
+watched = [x0, x1, x2]
+
+def f(x0, x1, x2):
+    return tf.stack([(x0 * x1) * x2, ((x0 * x1) * x2) * x0])
+
+# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).
+with tf.GradientTape(persistent=True) as tape:
+    tape.watch(watched)
+    y = f(x0, x1, x2)
+    y_elements = tf.unstack(tf.reshape(y, [-1]))
+rows = [tape.gradient(y_i, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        for y_i in y_elements]
+del tape
+
+# 2. All at once, vectorized: the Jacobian, shape y.shape + x.shape for each watched x.
+with tf.GradientTape() as tape:
+    tape.watch(watched)
+    y = f(x0, x1, x2)
+jacobian = tape.jacobian(y, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+print("y:", y.numpy().tolist())
+print("rows:", [[g.numpy().tolist() for g in row] for row in rows])
+print("jacobian:", [j.numpy().tolist() for j in jacobian])"""
+
+
+def test_the_code_for_the_seed_is_exactly_the_code_to_copy():
+    assert gradlib.tensorflow_code("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}) == SEED_CODE
+
+
+def test_integer_inputs_large_inputs_and_matmul_are_written_as_they_run():
+    inputs = {"W": [[1.0, 2.0]], "x": [3.0, 4.0], "n": 2, "big": np.ones(65)}
+    code = gradlib.tensorflow_code("sum(W @ x, axis=0) + n * big[64]", inputs, dtype={"n": "int32"}, watch=["x", "n"])
+    lines = code.splitlines()
+    assert lines[2:8] == ["W = tf.constant([[1.0, 2.0]], dtype=tf.float32)",
+                          "x = tf.constant([3.0, 4.0], dtype=tf.float32)",
+                          "n = tf.constant(2, dtype=tf.int32)",
+                          "big = tf.random.normal([65], dtype=tf.float32)  # your 65 values here",
+                          "watched = [x, n]", ""]
+    assert lines[8] == "def matmul(a, b):" and lines[16].startswith("    return tf.linalg.matmul(a, b)")
+    body = lines[lines.index("def f(W, x, n, big):") + 1:][:2]
+    assert body == ["    n = tf.cast(n, tf.float32)  # integer tensors get no gradient",
+                    "    return tf.reduce_sum(matmul(W, x), axis=0) + (n * big[64])"]
+    assert gradlib.tensorflow_code("x", {"x": np.ones(64)}).splitlines()[2].startswith("x = tf.constant([1.0, 1.0")
+
+
+@pytest.mark.parametrize("outputs, body", [
+    ("mean(x, 0) + prod(x)", "tf.reduce_mean(x, axis=0) + tf.reduce_prod(x)"),
+    ("maximum(x, 0.5) - minimum(x, 2)", "tf.maximum(x, 0.5) - tf.minimum(x, 2.0)"),
+    ("dot(x, 2 * x) + matmul(2 * x, x)", "dot(x, 2.0 * x) + matmul(2.0 * x, x)"),
+    ("log(x) + sqrt(x) + relu(x) + softplus(x) + sigmoid(x)",
+     "(((tf.math.log(x) + tf.sqrt(x)) + tf.nn.relu(x)) + tf.nn.softplus(x)) + tf.sigmoid(x)"),
+    ("x[::2] * 1e300 ** 2 + 10 ** 20", "(x[::2] * (1e+300 ** 2.0)) + (10.0 ** 20.0)"),
+    ("x * 9007199254740993 + 1000", "(x * 9007199254740993) + 1000.0"),   # floats where exact, ints beyond
+])
+def test_each_function_is_written_with_its_tensorflow_name(outputs, body):
+    code = gradlib.tensorflow_code(outputs, {"x": [1.0, 2.0]})
+    assert f"    return {body}" in code.splitlines(), code
+
+
+def test_inputs_are_written_as_typed_in_the_dtype_the_function_runs_in():
+    code = gradlib.tensorflow_code("a * b", {"a": 0.1, "b": [2.5, 1e-3]}, dtype="float64")
+    # the numbers appear as typed (0.1, not float32's 0.10000000149011612); mixed dtypes: see the test above
+    assert code.splitlines()[2:4] == ["a = tf.constant(0.1, dtype=tf.float64)",
+                                      "b = tf.constant([2.5, 0.001], dtype=tf.float64)"]

@@ -34,9 +34,22 @@ def test_heatmap_holds_the_matrix_centred_at_zero_with_outputs_top_down():
     assert fig.layout.title.text.startswith("Jacobian")
 
 
-def test_error_heatmap_is_titled_as_the_check():
-    fig = figures.error_heatmap(SEED * 0 + 1e-6, ROWS, COLS)
-    assert isinstance(fig.data[0], go.Heatmap) and "Finite-difference" in fig.layout.title.text
+def test_error_heatmap_holds_the_errors_cell_by_cell_under_the_checks_title():
+    errors = np.array([[1e-6, 0.0, 3e-7], [0.5, 2e-6, np.nan]])   # one bad cell, one cell the check left out
+    fig = figures.error_heatmap(errors, ROWS, COLS)
+    heat, marks = fig.data
+    assert isinstance(heat, go.Heatmap) and isinstance(marks, go.Scatter)
+    np.testing.assert_array_equal(heat.z, errors)   # the NaN cell stays empty in the heatmap ...
+    assert list(heat.x) == COLS and list(heat.y) == ROWS
+    assert [list(r) for r in heat.customdata] == [["1e-06", "0", "3e-07"], ["0.5", "2e-06", "nan"]]
+    # ... and is marked in red where it is, named on hover
+    assert (list(marks.x), list(marks.y), list(marks.customdata)) == (["x2"], ["y[1]"], ["nan"])
+    assert marks.marker.color == figures.BROKEN
+    assert (heat.zmin, heat.zmax, heat.zmid) == (0, 0.5, None)   # an error is never negative: zero to the largest
+    assert fig.layout.title.text == "Finite-difference check: absolute error"
+    assert fig.layout.xaxis.title.text == "watched element" and fig.layout.yaxis.title.text == "output element"
+    assert fig.layout.yaxis.autorange == "reversed"   # y[0] on top, as in the Jacobian heatmap beside it
+    assert figures.error_heatmap(errors, ROWS, COLS, title="T").layout.title.text == "T"
 
 
 def test_table_has_a_label_column_then_one_column_per_watched_element():

@@ -31,10 +31,43 @@ def test_models_are_deterministic_for_a_seed_and_differ_across_seeds():
     assert np.abs(weights(a)[1]).sum() > 0   # biases are not all zero: the model is not odd-symmetric
 
 
+def _sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def _sequence_by_hand(cell: str, weights_: list, x: np.ndarray) -> np.ndarray:
+    """The sequence model written out in NumPy from its weights: Conv1D + mean pooling, SimpleRNN or GRU, Dense."""
+    *body, dense_w, dense_b = weights_
+    if cell == "conv1d":
+        kernel, bias = body                                   # (width, features, units), (units,)
+        width = kernel.shape[0]
+        windows = np.stack([x[:, t:t + width] for t in range(x.shape[1] - width + 1)], axis=1)   # (B, T', w, F)
+        h = np.tanh(np.einsum("btwf,wfu->btu", windows, kernel) + bias).mean(axis=1)
+    elif cell == "simple_rnn":
+        kernel, recurrent, bias = body
+        h = np.zeros((x.shape[0], kernel.shape[1]))
+        for t in range(x.shape[1]):
+            h = np.tanh(x[:, t] @ kernel + h @ recurrent + bias)
+    else:   # Keras's GRU: gates z, r, candidate; reset applied after the recurrent product (reset_after=True)
+        kernel, recurrent, bias = body
+        u = recurrent.shape[0]
+        h = np.zeros((x.shape[0], u))
+        for t in range(x.shape[1]):
+            xz, xr, xh = np.split(x[:, t] @ kernel + bias[0], 3, axis=1)
+            hz, hr, hh = np.split(h @ recurrent + bias[1], 3, axis=1)
+            z, r = _sigmoid(xz + hz), _sigmoid(xr + hr)
+            h = z * h + (1 - z) * np.tanh(xh + r * hh)
+    return h @ dense_w + dense_b
+
+
 @pytest.mark.parametrize("cell", ["conv1d", "simple_rnn", "gru"])
-def test_sequence_models_map_a_sequence_to_outputs(cell):
+def test_sequence_models_compute_what_their_layers_say(cell):
     model = keras_models.sequence_model(steps=4, features=2, units=3, outputs=5, cell=cell)
-    assert model(np.ones((2, 4, 2), np.float32)).shape == (2, 5)
+    x = np.random.default_rng(3).normal(size=(2, 4, 2)).astype(np.float32)
+    y = model(x).numpy()
+    assert y.shape == (2, 5)
+    np.testing.assert_allclose(y, _sequence_by_hand(cell, weights(model), x.astype(np.float64)), rtol=1e-5, atol=1e-6)
+    assert np.abs(y[0] - y[1]).max() > 1e-3   # each sample its own output
 
 
 def test_the_classifier_outputs_probabilities():

@@ -46,7 +46,8 @@ def test_seed_summed_is_the_column_sums(seed, dtype):
     np.testing.assert_allclose(r.jacobian[0], SEED_ROWS.sum(axis=0))
     assert not r.per_element and not r.correct
     assert r.row_labels == ("sum(y)",)
-    assert "sum" in r.reason
+    assert r.reason == ("tape.gradient(y, x) differentiates the sum of y's elements: this row is the column sums "
+                        "of the Jacobian, not the gradient of any one element")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -56,13 +57,25 @@ def test_seed_naive_gives_zeros_and_says_why(seed, dtype):
     np.testing.assert_array_equal(r.jacobian, np.zeros((2, 3)))
     np.testing.assert_allclose(r.y, [60.0, 180.0])
     assert r.broken and not r.correct and r.method == "naive"
-    assert "outside" in r.reason or "after the tape" in r.reason
+    assert r.reason == ("the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
+                        "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
 
 
-def test_auto_on_the_seed_chooses_a_correct_method(seed):
+@pytest.mark.parametrize("compiled, chosen", [(False, "unstack"), (True, "jacobian"), (None, None)])
+def test_auto_on_the_seed_runs_the_seeds_own_answer_eagerly_and_reverse_mode_compiled(seed, compiled, chosen):
+    # 2 outputs, 3 watched elements: eagerly the seed's unstack (outputs <= 3 x inputs); compiled, reverse mode
+    # (outputs <= inputs). Left to decide, auto starts eagerly and compiles once its eager calls cost a trace.
     text, inputs = seed
-    r = evaluate(text, inputs)
-    assert r.requested == "auto" and r.method in gradlib.CORRECT_METHODS
+    r = evaluate(text, inputs, compiled=compiled)
+    if compiled is None:
+        assert (r.method, r.compiled) in {("unstack", False), ("jacobian", True)}
+    else:
+        assert (r.method, r.compiled) == (chosen, compiled)
+    assert r.requested == "auto"
+    np.testing.assert_allclose(r.jacobian, SEED_ROWS, **TOL["float32"])
+    np.testing.assert_allclose(r.y, [60.0, 180.0], **TOL["float32"])
+    assert r.per_element and r.correct and not r.broken and r.reason == ""
+    assert r.poisoned_rows == () and r.repaired_rows == () and r.warnings == ()
 
 
 @pytest.mark.parametrize("method", PER_ELEMENT)
@@ -91,6 +104,26 @@ def test_compiled_and_eager_agree(method):
     np.testing.assert_allclose(graph.jacobian, eager.jacobian, rtol=1e-12)
     np.testing.assert_allclose(graph.jacobian, SEED_ROWS, rtol=1e-12)
     assert graph.dtype == "float64"
+
+
+class _Unhashable:
+    """A callable that cannot key a cache (like an object defining __eq__ without __hash__)."""
+
+    __hash__ = None
+
+    def __init__(self, k: float):
+        self.k = k
+
+    def __call__(self, x):
+        return x * self.k
+
+
+def test_callables_that_cannot_be_hashed_run_eagerly_and_never_share_a_compiled_function():
+    x = tf.constant([1.0, 2.0])
+    for k in (2.0, 3.0):
+        r = per_element_gradients(_Unhashable(k), x, method="jacobian", compiled=True)
+        assert r.compiled is False
+        np.testing.assert_array_equal(r.jacobian, k * np.eye(2))
 
 
 def test_a_single_tensor_xs_is_labelled_x():
@@ -212,19 +245,64 @@ def test_jax_cookbook_logistic_predict_wrt_W(method):
 POISON = "[exp(exp(10*x0)), 2*x1]"
 
 
-def test_jacobian_method_shows_the_poisoned_row():
-    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0}, method="jacobian")
-    assert np.isinf(r.y[0]) and r.y[1] == 2.0
-    assert r.poisoned_rows == (1,)
-    assert np.isnan(r.jacobian[1]).any()
-    assert any("NaN poisoning" in w for w in r.warnings)
+REVERSE_POISONING = ("NaN in the gradient of finite output(s) y[1]: 0 x inf = NaN in reverse mode: an infinite local "
+                     "derivative (sqrt at 0, an exp that overflows) met a zero, often the gradient the backward pass "
+                     "sends through the other outputs' ops (NaN poisoning: the true value is finite). method='auto' "
+                     "recomputes such cells in the other mode")
 
 
-def test_auto_repairs_the_poisoned_row():
-    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0})
-    np.testing.assert_array_equal(r.jacobian[1], [0.0, 2.0])
-    assert r.repaired_rows == (1,) and r.poisoned_rows == ()
-    assert any("repaired" in w for w in r.warnings)
+@pytest.mark.parametrize("compiled", [None, False, True])
+def test_auto_repairs_the_poisoned_row(compiled):
+    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0}, compiled=compiled)
+    assert r.method == "jacobian" or (compiled is not True and r.method == "unstack")
+    np.testing.assert_array_equal(r.jacobian, [[np.inf, 0.0], [0.0, 2.0]])
+    assert r.repaired_rows == (1,) and r.poisoned_rows == () and r.repaired_cells.tolist() == [[1, 0]]
+    assert r.other_mode == "forward"
+    assert r.warnings == ("repaired NaN poisoning in y[1]: forward mode gives these cells finite values",)
+
+
+@pytest.mark.parametrize("method", ["unstack", "jacobian", "forward"])
+def test_only_reverse_mode_is_poisoned_and_each_method_points_at_auto(method):
+    # reverse mode sends y[0]'s zero cotangent through exp's infinite derivative into y[1]'s row; forward mode's
+    # x0 tangent never reaches y[1] = 2 * x1, and its NaN in (y[0], x1) belongs to an infinite output
+    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0}, method=method)
+    if method == "forward":
+        np.testing.assert_array_equal(r.jacobian, [[np.inf, np.nan], [0.0, 2.0]])
+        assert r.poisoned_rows == () and r.warnings == ()
+    else:
+        np.testing.assert_array_equal(r.jacobian, [[np.inf, 0.0], [np.nan, 2.0]])
+        assert r.poisoned_rows == (1,) and r.warnings == (REVERSE_POISONING,)
+    assert r.repaired_rows == ()
+
+
+def test_auto_says_when_the_other_mode_would_take_too_many_eager_passes_to_repair():
+    # one eager pass allowed: auto runs eager jacobian (unstack would take 2), and forward mode would take 2 passes
+    few = gradlib.Limits(max_eager_passes=1)
+    r = evaluate(POISON, {"x0": 1.0, "x1": 1.0}, compiled=False, limits=few)
+    assert (r.method, r.compiled) == ("jacobian", False)
+    assert r.poisoned_rows == (1,) and r.repaired_rows == () and np.isnan(r.jacobian[1, 0])
+    assert r.warnings == (REVERSE_POISONING,
+                          "NaN poisoning not repaired: the other mode, 'forward', would run 2 eager passes (at most 1)")
+    compiled = evaluate(POISON, {"x0": 1.0, "x1": 1.0}, compiled=True, limits=few)   # compiled: no eager passes
+    assert compiled.repaired_rows == (1,) and compiled.jacobian[1].tolist() == [0.0, 2.0]
+
+
+def test_the_diagnosis_reports_the_poisoning_and_the_repair_with_the_cells_named():
+    c = gradlib.compare(POISON, {"x0": 1.0, "x1": 1.0}, methods=["jacobian", "auto"])
+    assert [(f.method, f.title, f.severity) for f in c.diagnosis] == [
+        ("jacobian", "NaN poisoning", "warning"),
+        (None, "Output not finite", "warning"),
+        ("auto", "NaN poisoning repaired", "info"),
+        (None, "Cells the finite-difference check could not check", "info")]
+    poisoned, infinite, repaired, unchecked = (f.text for f in c.diagnosis)
+    assert poisoned.startswith("'jacobian' gives NaN where the true value is finite: (y[1], x0) is NaN, true value 0. "
+                               "The cause: 0 x inf = NaN in reverse mode")
+    assert poisoned.endswith("'auto' gives the true values.")
+    assert infinite == ("(y[0], x0) where y[0] = inf. The output itself is not finite, so its gradient is not a "
+                        "meaningful number.")
+    assert repaired.startswith("(y[1], x0) = 0. Reverse mode gave NaN here, and forward mode gives the finite values "
+                               "shown.")
+    assert unchecked == ("(y[0], x0), (y[0], x1) could not be checked: the function is infinite just beside x0, x1.")
 
 
 def test_finite_outputs_report_no_poisoning(seed):

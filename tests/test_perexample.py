@@ -347,7 +347,10 @@ def test_bad_batches_and_models_are_refused():
     with pytest.raises(GradlibError, match=r"takes x as one array of shape \(B, \.\.\.\)"):
         per_example_gradients(built("dense"), [x, x], y, loss=CCE)
     r = per_example_gradients(built("dense"), x.tolist(), tuple(y.tolist()), loss=CCE, norms_only=True)
-    assert r.norms.shape == (B,)   # nested lists and tuples of numbers are one batch
+    # nested lists and tuples of numbers are one batch: the same norms as the arrays give
+    np.testing.assert_allclose(r.norms, per_example_gradients(built("dense"), x, y, loss=CCE, norms_only=True).norms,
+                               rtol=1e-6)
+    assert r.norms.shape == (B,) and (r.norms > 0).all()
     with pytest.raises(GradlibError, match=r"at least one example, got shape \(0, 5\)"):
         per_example_gradients(built("dense"), x[:0], y[:0], loss=CCE)
 

@@ -115,10 +115,26 @@ def test_batch_statistics_without_layers_are_caught_too():
         per_sample_gradients(lambda t: t - tf.reduce_mean(t, axis=0), np.ones((3, 2), np.float32))
 
 
-def test_the_independence_check_can_be_switched_off():
-    model = bn_model()
-    r = per_sample_gradients(lambda t: model(t, training=True), batch("mlp_regressor"), check_independence=False)
-    assert r.jacobian.shape == (4, 2, 3)
+def test_with_the_independence_check_off_nothing_is_refused_and_each_block_is_batch_jacobians():
+    # y = t * mean(t over the batch) mixes the samples: no per-sample gradient exists. Three candidate answers
+    # differ here: a sample alone (its own mean) gives 2 t; the true diagonal block of the whole Jacobian is
+    # mean + t / B; tape.batch_jacobian, which the check guards, sums every sample's dependence on this
+    # sample into its block: mean + sum(t) / B = 2 mean. With the check off that is what comes back, unrefused.
+    x = np.array([[1.0, -2.0], [0.5, 3.0], [2.0, 1.0]], np.float32)
+    mixing = lambda t: t * tf.reduce_mean(t, axis=0)  # noqa: E731
+    with pytest.raises(BatchMixingError):
+        per_sample_gradients(mixing, x)
+    r = per_sample_gradients(mixing, x, check_independence=False)
+    mean = x.mean(axis=0)
+    np.testing.assert_allclose(r.jacobian, np.stack([np.diag(2 * mean)] * 3), rtol=1e-6)
+    np.testing.assert_allclose(r.y, x * mean, rtol=1e-6)   # y is the batch's own output
+    assert r.warnings == ()
+    # for independent samples the check changes nothing: the same per-sample Jacobians, checked or not
+    model = keras_models.get_model("mlp_regressor", **TINY["mlp_regressor"])
+    xb = batch("mlp_regressor")
+    unchecked = per_sample_gradients(model, xb, check_independence=False)
+    np.testing.assert_allclose(unchecked.jacobian, reference(model, xb), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(unchecked.jacobian, per_sample_gradients(model, xb).jacobian)
 
 
 def test_auto_falls_back_to_the_while_loop_when_pfor_fails(monkeypatch):
@@ -145,7 +161,40 @@ def test_compiled_functions_are_cached_per_model_and_bounded():
     size = len(_persample._COMPILED)
     per_sample_gradients(model, batch("mlp_regressor", size=7, seed=3))   # another batch size: same trace
     assert len(_persample._COMPILED) == size
-    assert _persample._COMPILED.maxsize <= 64
+
+
+class _TraceLog:
+    """Where the functions below record each trace: an attribute, which the compiled cache's key does not read
+    (a global list would be read: its contents would change the key)."""
+
+    traced: list
+
+
+def _scaling(k: int, log: _TraceLog):
+    def f(t):
+        if not tf.executing_eagerly():   # the Python body runs only when TensorFlow traces it
+            log.traced.append(k)
+        return t * float(k)
+    return f
+
+
+def test_the_compiled_cache_holds_32_functions_and_drops_the_least_recently_used():
+    log = _TraceLog()
+    log.traced = []
+    fns = [_scaling(k, log) for k in range(33)]
+    x = np.array([[1.0, 2.0]], np.float32)
+
+    def run(k):
+        r = per_sample_gradients(fns[k], x, method="pfor", check_independence=False)
+        np.testing.assert_array_equal(r.jacobian[0], k * np.eye(2))
+
+    for k in range(32):   # 32 fresh functions fill the cache (README: per-sample functions, 32)
+        run(k)
+    run(0)                # still cached: the 32nd most recent, and now the most recent
+    run(32)               # one more evicts the least recently used: 1, not 0 (not first in, first out)
+    run(1)
+    run(0)
+    assert log.traced == list(range(32)) + [32, 1]
 
 
 @pytest.mark.parametrize("x, error, message", [
@@ -204,7 +253,8 @@ def test_a_callable_that_fails_only_when_traced_becomes_a_gradlib_error():
 def test_an_all_non_finite_batch_is_not_called_batch_mixing(value):
     model = keras_models.get_model("mlp_regressor", **TINY["mlp_regressor"])
     r = per_sample_gradients(model, np.full((4, 3), value, np.float32))
-    assert r.jacobian.shape == (4, 2, 3) and not np.isfinite(r.jacobian).all()
+    assert r.jacobian.shape == (4, 2, 3) and np.isnan(r.jacobian).all()   # not a made-up finite number anywhere
+    assert np.isnan(r.y).all()
     assert "x holds NaN or infinite values; the results there are not finite" in r.warnings
     assert ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN or "
             "infinite values") in r.warnings
