@@ -32,6 +32,8 @@ import tensorflow as tf
 
 import gradlib
 
+__all__ = ["EXPRESSION", "SIZES", "Row", "contenders", "main", "measure", "mlp_suite", "mlp_weights",
+           "reference_jacobian", "seed_loop", "table", "tape_jacobian", "targets", "tf_mlp"]
 
 SIZES = (16, 64, 256, 1024)
 QUICK_SIZES = (16, 64, 256)

@@ -40,6 +40,8 @@ import tensorflow as tf
 
 import gradlib
 
+__all__ = ["CONTENDERS", "NORMS", "PLAIN", "PROBLEMS", "Problem", "Row", "main", "markdown", "run_problem", "targets"]
+
 #: full per-example gradients of the 784-512-256-10 model at batch 256 are 137 million floats: the benchmark
 #: lifts the default limits, which protect a shared server
 BENCH_LIMITS = gradlib.Limits(max_elements=4_000_000, max_jacobian=400_000_000)
