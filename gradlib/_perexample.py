@@ -35,7 +35,7 @@ import tensorflow as tf
 
 from . import _runtime
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError, InputError, error_gist
+from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from ._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
@@ -139,7 +139,8 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any, norms_only: 
         ((4,), (4,), [(4, 3, 2), (4, 2)])
 
     Raises:
-        GradlibError: a bad model, batch or loss, or a request over the limits.
+        ExpressionError: a request over the limits (a kind of ``GradlibError``).
+        GradlibError: a bad model, batch or loss.
         BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode).
     """
     _check_model(model)
@@ -464,7 +465,7 @@ def _check_batch(x: Any, y: Any, limits: Limits) -> tuple[tf.Tensor, tf.Tensor]:
 def _check_floats(plan: Plan, batch: int, limits: Limits) -> None:
     floats = plan.floats_per_example * batch
     if floats > limits.max_jacobian:
-        raise GradlibError(
+        raise ExpressionError(
             f"per_example_gradients would allocate about {floats:,} floats for this batch ({plan.floats_per_example:,} "
             f"per example, method {plan.method}); at most {limits.max_jacobian:,} are allowed. Use a smaller batch"
             + ("" if plan.method.startswith("ghost") else " or norms_only=True"))
@@ -473,7 +474,7 @@ def _check_floats(plan: Plan, batch: int, limits: Limits) -> None:
 def _check_clip_norm(clip_norm: Any) -> float:
     if isinstance(clip_norm, bool) or not isinstance(clip_norm, (int, float, np.floating, np.integer)) \
             or not clip_norm > 0:
-        raise GradlibError(f"clip_norm must be a positive number (np.inf for no clipping), got {clip_norm!r}")
+        raise ExpressionError(f"clip_norm must be a positive number (np.inf for no clipping), got {clip_norm!r}")
     return float(clip_norm)
 
 
