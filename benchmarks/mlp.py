@@ -232,7 +232,7 @@ def mlp_suite(size: int, repeats: int, log: Callable[[str], None] = print) -> li
         try:
             rows.append(measure(row, _call_for(name, w1, w2, x), _jacobian_of, reference, repeats))
         except Exception as exc:   # noqa: BLE001 - report it in the table and go on with the others
-            row.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+            row.error = f"{type(exc).__name__}: {gradlib.error_gist(exc)}"[:160]
             rows.append(row)
         log(f"  n={size}: {name}: first {row.first_s * 1e3:.1f} ms, warm {row.warm_s * 1e3:.2f} ms {row.error}")
     return _with_ratios(rows)
@@ -250,16 +250,14 @@ def _with_ratios(rows: list[Row]) -> list[Row]:
     return rows
 
 
-def per_sample_suite(repeats: int) -> dict[str, Any] | None:
+def per_sample_suite(repeats: int) -> dict[str, Any]:
     """Issue 6's per-sample gradients of a 64 -> 128 -> 64 -> 10 Keras MLP on a batch of 96, vs a loop."""
-    if not hasattr(gradlib, "per_sample_gradients"):
-        return None
     from .per_sample import benchmark_per_sample
 
     try:
         return benchmark_per_sample(repeats)
     except Exception as exc:   # noqa: BLE001 - the MLP tables stand on their own
-        return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+        return {"error": f"{type(exc).__name__}: {gradlib.error_gist(exc)}"}
 
 
 # ---------------------------------------------------------------- the command

@@ -77,3 +77,16 @@ def test_a_request_over_the_limits_is_the_same_error_in_every_api_and_states_its
 def test_a_bad_number_for_an_option_is_an_expression_error(call, message):
     with pytest.raises(gradlib.ExpressionError, match=message):
         call()
+
+
+def test_the_bench_reports_a_failing_contender_by_the_public_useful_line_of_its_error(monkeypatch):
+    from benchmarks import per_example as bench
+
+    def broken(model):
+        raise ValueError("{{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+                         "Incompatible shapes: [2] vs. [3] [Op:AddV2] name: ")
+    monkeypatch.setitem(bench.CONTENDERS, "tf.vectorized_map (compiled)", broken)
+    problem = bench.Problem("tiny", "Dense 3-2", lambda: keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]),
+                            (3,), 2, 4)
+    rows = bench.run_problem(problem, rounds=1, contenders=[bench.PLAIN, "tf.vectorized_map (compiled)"])
+    assert rows[1].error == "ValueError: Incompatible shapes: [2] vs. [3]" and "error_gist" in gradlib.__all__
