@@ -90,3 +90,16 @@ def test_the_bench_reports_a_failing_contender_by_the_public_useful_line_of_its_
                             (3,), 2, 4)
     rows = bench.run_problem(problem, rounds=1, contenders=[bench.PLAIN, "tf.vectorized_map (compiled)"])
     assert rows[1].error == "ValueError: Incompatible shapes: [2] vs. [3]" and "error_gist" in gradlib.__all__
+
+
+def test_the_app_s_own_model_work_is_held_to_the_limits_it_is_given():
+    from dashboard import model_report, scaling
+
+    tiny = gradlib.Limits(max_jacobian=3, max_eager_passes=1)
+    with pytest.raises(gradlib.ExpressionError, match="the Jacobian would have 2 x 2 = 4 entries; at most 3"):
+        model_report.pitfalls("classifier", {"features": 2, "classes": 2}, np.array([0.5, -1.0]), limits=tiny)
+    with pytest.raises(gradlib.ExpressionError, match="one eager tape.jacobian per sample: 2 here, and at most 1"):
+        model_report.report("classifier", {"features": 2, "classes": 2}, np.ones((2, 2)),
+                            limits=gradlib.Limits(max_eager_passes=1))
+    with pytest.raises(gradlib.ExpressionError, match="the Jacobian would have 4 x 4 = 16 entries; at most 3"):
+        scaling.scaling([4], methods=["auto"], limits=tiny)
