@@ -66,6 +66,25 @@ def test_the_app_and_the_tools_use_the_library_s_public_face_only(path):
     assert not _private_reaches(path), f"{path.relative_to(ROOT)} reaches into gradlib: {_private_reaches(path)}"
 
 
+#: gradlib's public submodules: a name the app or the bench takes from gradlib is in ``__all__`` or one of these
+PUBLIC_SUBMODULES = {"figures", "keras_models", "lint", "scan"}
+
+
+@pytest.mark.parametrize("path", APP + PAGES + TOOLS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_name_the_app_and_the_tools_take_from_gradlib_is_a_public_one(path):
+    import gradlib
+
+    taken = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "gradlib":
+            public = set(importlib.import_module(node.module).__all__)
+            public |= PUBLIC_SUBMODULES if node.module == "gradlib" else set()
+            taken += [f"{node.module}.{a.name}" for a in node.names if a.name not in public]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "gradlib":
+            taken += [] if node.attr in set(gradlib.__all__) | PUBLIC_SUBMODULES else [f"gradlib.{node.attr}"]
+    assert not taken, f"{path.relative_to(ROOT)} uses names gradlib does not export: {taken}"
+
+
 def test_the_public_face_check_sees_a_private_reach(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text("import gradlib\nfrom gradlib._api import run\nfrom gradlib import _engine\n"
