@@ -193,8 +193,8 @@ def contenders(size: int) -> list[tuple[str, bool]]:
     """(name, runs) for every contender of the MLP suite at ``size`` (some loops are skipped when large)."""
     small = size <= EAGER_LOOP_MAX
     out = [("seed loop (unstack, eager)", True), ("tape.jacobian (eager)", True)]
-    for method in ("unstack", "jacobian", "forward"):
-        out.append((f"gradlib {method} eager", method == "jacobian" or small))
+    for method in gradlib.CORRECT_METHODS:          # every correct row of the methods table; an eager loop only small
+        out.append((f"gradlib {method} eager", not gradlib.METHOD_TABLE[method].passes or small))
         out.append((f"gradlib {method} compiled", method != "unstack" or size <= UNSTACK_COMPILED_MAX))
     out += [("gradlib auto", True), (f"evaluate({EXPRESSION!r}) auto", True)]
     if jax_available():

@@ -38,3 +38,14 @@ def test_an_eager_loop_over_the_limit_names_what_it_loops_over_from_its_row():
         gradlib.evaluate("x*x", {"x": [1.0, 2.0, 3.0]}, method="unstack", compiled=False, limits=small)
     with pytest.raises(gradlib.ExpressionError, match="runs one eager pass per watched element: 3 here"):
         gradlib.evaluate("sum(x)", {"x": [1.0, 2.0, 3.0]}, method="forward", compiled=False, limits=small)
+
+
+def test_the_bench_times_every_correct_method_of_the_table_eagerly_and_compiled():
+    from benchmarks import mlp
+
+    small, large = dict(mlp.contenders(64)), dict(mlp.contenders(1024))
+    for method in gradlib.CORRECT_METHODS:
+        assert small[f"gradlib {method} eager"] and f"gradlib {method} compiled" in small
+    # an eager Python loop (one pass per output or per input) is skipped at large sizes; vectorized jacobian is not
+    assert {m: large[f"gradlib {m} eager"] for m in gradlib.CORRECT_METHODS} == {
+        "unstack": False, "jacobian": True, "forward": False}
