@@ -49,3 +49,18 @@ def test_the_bench_times_every_correct_method_of_the_table_eagerly_and_compiled(
     # an eager Python loop (one pass per output or per input) is skipped at large sizes; vectorized jacobian is not
     assert {m: large[f"gradlib {m} eager"] for m in gradlib.CORRECT_METHODS} == {
         "unstack": False, "jacobian": True, "forward": False}
+
+
+def test_a_wrong_method_without_words_of_its_own_is_explained_by_its_table_reason():
+    from dataclasses import replace
+
+    from gradlib._diagnose import diagnose
+
+    comparison = gradlib.compare("[x0*x1, x1]", {"x0": 3, "x1": 4}, methods=["naive", "summed", "auto"])
+    results = dict(comparison.results)
+    results["mystery"] = replace(results["naive"], method="mystery", reason="it read the wrong tape")
+    findings = {f.method: f for f in diagnose(results, comparison.best)}
+    assert (findings["mystery"].title, findings["mystery"].text, findings["mystery"].severity) == (
+        "mystery does not give the per-element gradients", "it read the wrong tape", "error")
+    assert findings["naive"].title == "The naive loop returns zeros"
+    assert findings["summed"].title == "tape.gradient(y, x) sums over the elements of y"
