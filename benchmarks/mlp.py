@@ -32,6 +32,8 @@ import tensorflow as tf
 
 import gradlib
 
+__all__ = ["EXPRESSION", "SIZES", "Row", "contenders", "main", "measure", "mlp_suite", "mlp_weights",
+           "reference_jacobian", "seed_loop", "table", "tape_jacobian", "targets", "tf_mlp"]
 
 SIZES = (16, 64, 256, 1024)
 QUICK_SIZES = (16, 64, 256)
@@ -191,8 +193,8 @@ def contenders(size: int) -> list[tuple[str, bool]]:
     """(name, runs) for every contender of the MLP suite at ``size`` (some loops are skipped when large)."""
     small = size <= EAGER_LOOP_MAX
     out = [("seed loop (unstack, eager)", True), ("tape.jacobian (eager)", True)]
-    for method in ("unstack", "jacobian", "forward"):
-        out.append((f"gradlib {method} eager", method == "jacobian" or small))
+    for method in gradlib.CORRECT_METHODS:          # every correct row of the methods table; an eager loop only small
+        out.append((f"gradlib {method} eager", not gradlib.METHOD_TABLE[method].passes or small))
         out.append((f"gradlib {method} compiled", method != "unstack" or size <= UNSTACK_COMPILED_MAX))
     out += [("gradlib auto", True), (f"evaluate({EXPRESSION!r}) auto", True)]
     if jax_available():
@@ -230,7 +232,7 @@ def mlp_suite(size: int, repeats: int, log: Callable[[str], None] = print) -> li
         try:
             rows.append(measure(row, _call_for(name, w1, w2, x), _jacobian_of, reference, repeats))
         except Exception as exc:   # noqa: BLE001 - report it in the table and go on with the others
-            row.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+            row.error = f"{type(exc).__name__}: {gradlib.error_gist(exc)}"[:160]
             rows.append(row)
         log(f"  n={size}: {name}: first {row.first_s * 1e3:.1f} ms, warm {row.warm_s * 1e3:.2f} ms {row.error}")
     return _with_ratios(rows)
@@ -248,16 +250,14 @@ def _with_ratios(rows: list[Row]) -> list[Row]:
     return rows
 
 
-def per_sample_suite(repeats: int) -> dict[str, Any] | None:
+def per_sample_suite(repeats: int) -> dict[str, Any]:
     """Issue 6's per-sample gradients of a 64 -> 128 -> 64 -> 10 Keras MLP on a batch of 96, vs a loop."""
-    if not hasattr(gradlib, "per_sample_gradients"):
-        return None
     from .per_sample import benchmark_per_sample
 
     try:
         return benchmark_per_sample(repeats)
     except Exception as exc:   # noqa: BLE001 - the MLP tables stand on their own
-        return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+        return {"error": f"{type(exc).__name__}: {gradlib.error_gist(exc)}"}
 
 
 # ---------------------------------------------------------------- the command

@@ -40,6 +40,8 @@ import tensorflow as tf
 
 import gradlib
 
+__all__ = ["CONTENDERS", "NORMS", "PLAIN", "PROBLEMS", "Problem", "Row", "main", "markdown", "run_problem", "targets"]
+
 #: full per-example gradients of the 784-512-256-10 model at batch 256 are 137 million floats: the benchmark
 #: lifts the default limits, which protect a shared server
 BENCH_LIMITS = gradlib.Limits(max_elements=4_000_000, max_jacobian=400_000_000)
@@ -286,7 +288,7 @@ def run_problem(problem: Problem, *, rounds: int, batch: int | None = None, cont
             if norms is not None:
                 rows[name].max_norm_error = float(np.max(np.abs(norms - reference) / np.abs(reference)))
         except Exception as exc:   # noqa: BLE001 - a contender that cannot run is reported in its row
-            rows[name].error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+            rows[name].error = f"{type(exc).__name__}: {gradlib.error_gist(exc)}"[:200]
             functions.pop(name, None)
     for r in range(rounds):
         for name, fn in functions.items():

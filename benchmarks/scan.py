@@ -45,6 +45,9 @@ import tensorflow as tf
 
 import gradlib
 
+__all__ = ["CONTENDERS", "PLAIN", "SCAN", "Row", "main", "markdown", "memory", "memory_child", "memory_markdown",
+           "targets", "throughput"]
+
 LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 BATCH = 256
 FEATURES, CLASSES = 784, 10

@@ -72,7 +72,7 @@ def report(name: str, params: Mapping[str, Any], x: np.ndarray, *, time_loop: bo
     x = np.asarray(x, dtype=np.float32)
     result = gradlib.per_sample_gradients(model, x, limits=limits)
     warm = gradlib.per_sample_gradients(model, x, check_independence=False, limits=limits).seconds
-    loop_seconds, k = _time_loop(model, x) if time_loop else (float("nan"), 0)
+    loop_seconds, k = _time_loop(model, x, limits) if time_loop else (float("nan"), 0)
     use_pfor = checked.get("cell") not in keras_models.RECURRENT_CELLS
     batch_seconds = _time_batch_jacobian(model, x, use_pfor) if time_loop else float("nan")
     return ModelReport(result=result, output_names=spec.output_names(checked), gradlib_seconds=warm,
@@ -80,7 +80,8 @@ def report(name: str, params: Mapping[str, Any], x: np.ndarray, *, time_loop: bo
                        batch_jacobian_pfor=use_pfor)
 
 
-def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray) -> Pitfalls:
+def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray, *,
+             limits: gradlib.Limits = gradlib.LIMITS) -> Pitfalls:
     """The naive loop and the summed gradient on one sample of model ``name``, beside the right answer.
 
     >>> p = pitfalls("classifier", {"features": 2, "classes": 2}, np.array([0.5, -1.0]))
@@ -89,9 +90,9 @@ def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray) -> Pitfal
     """
     model = keras_models.get_model(name, **params)
     one = np.asarray(sample, dtype=np.float32)[None]
-    return Pitfalls(exact=gradlib.per_element_gradients(model, one).jacobian,
-                    naive=gradlib.per_element_gradients(model, one, method="naive").jacobian,
-                    summed=gradlib.per_element_gradients(model, one, method="summed").jacobian[0])
+    return Pitfalls(exact=gradlib.per_element_gradients(model, one, limits=limits).jacobian,
+                    naive=gradlib.per_element_gradients(model, one, method="naive", limits=limits).jacobian,
+                    summed=gradlib.per_element_gradients(model, one, method="summed", limits=limits).jacobian[0])
 
 
 def _time_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool) -> float:
@@ -110,8 +111,9 @@ def _time_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool) -> float:
     return time.perf_counter() - start
 
 
-def _time_loop(model: Any, x: np.ndarray) -> tuple[float, int]:
+def _time_loop(model: Any, x: np.ndarray, limits: gradlib.Limits) -> tuple[float, int]:
     """The per-sample ``tape.jacobian`` loop on the first ``LOOP_SAMPLES`` samples, scaled to the batch."""
     k = min(len(x), LOOP_SAMPLES)
-    seconds = gradlib.per_sample_gradients(model, x[:k], method="loop", check_independence=False).seconds
+    seconds = gradlib.per_sample_gradients(model, x[:k], method="loop", check_independence=False,
+                                           limits=limits).seconds
     return seconds * len(x) / k, k

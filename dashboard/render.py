@@ -7,7 +7,6 @@ back to the functions here. Nothing here imports TensorFlow; figures come from `
 from __future__ import annotations
 
 import logging
-import math
 import re
 from typing import Any, Callable, Collection, Sequence
 
@@ -203,7 +202,7 @@ def broken_beside_correct(comparison: gradlib.Comparison) -> tuple[list[list[flo
         result = comparison.results.get(name)
         if result is not None:
             rows += result.jacobian.tolist()
-            labels += [f"{'naive' if name == 'naive' else 'summed'}: {label}" for label in result.row_labels]
+            labels += [f"{name}: {label}" for label in result.row_labels]
     if not rows:
         return [], [], []
     broken = list(labels)

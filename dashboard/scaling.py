@@ -15,7 +15,7 @@ import pandas as pd
 
 import gradlib
 
-__all__ = ["EXPRESSION", "NARROW", "SHAPES", "SLOW_SECONDS", "mlp_inputs", "scaling"]
+__all__ = ["EXPRESSION", "NARROW", "SHAPES", "SLOW_SECONDS", "measured_lines", "mlp_inputs", "scaling", "with_ratios"]
 
 EXPRESSION = "tanh(W2 @ tanh(W1 @ x))"
 SHAPES = ("square", "wide", "tall")
@@ -71,6 +71,29 @@ def scaling(sizes: Sequence[int], *, methods: Sequence[str] = ("unstack", "jacob
             records.append({"size": size, "outputs": outputs, "inputs": inputs, "method": method,
                             "ran as": result.method, "compiled": bool(result.compiled),
                             "seconds": statistics.median(t for t, _ in runs)})
-    frame = pd.DataFrame(records, columns=COLUMNS)
-    frame["ratio"] = frame["seconds"] / frame.groupby("size")["seconds"].transform("min")
-    return frame
+    return with_ratios(pd.DataFrame(records, columns=COLUMNS))
+
+
+def with_ratios(timings: pd.DataFrame) -> pd.DataFrame:
+    """``timings`` with a ratio column: each time over the fastest at its size (points timed apart, put together).
+
+    >>> with_ratios(pd.DataFrame({"size": [4, 4, 8], "seconds": [0.2, 0.1, 0.3]}))["ratio"].tolist()
+    [2.0, 1.0, 1.0]
+    """
+    timings = timings.copy()
+    timings["ratio"] = timings["seconds"] / timings.groupby("size")["seconds"].transform("min")
+    return timings
+
+
+def measured_lines(timings: pd.DataFrame) -> list[str]:
+    """One sentence per size: the fastest method, compiled or eager, and how much slower the others were."""
+    lines = []
+    for size, group in timings.groupby("size", sort=True):
+        best = group.loc[group["seconds"].idxmin()]
+        how = "compiled" if best["compiled"] else "eager"
+        others = ", ".join(f"{r.method} {gradlib.format_ratio(r.ratio)} ({'compiled' if r.compiled else 'eager'})"
+                           for r in group.itertuples() if r.method != best["method"])
+        ran = f" (ran as {best['ran as']})" if best["ran as"] != best["method"] else ""
+        lines.append(f"size {size} ({best['outputs']} outputs, {best['inputs']} inputs): fastest **{best['method']}**"
+                     f"{ran}, {how}, {1000 * best['seconds']:.3g} ms" + (f"; the others took {others}" if others else ""))
+    return lines

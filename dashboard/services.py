@@ -59,7 +59,11 @@ def demonstrate(name: str) -> gradlib.Demo:
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
 def scaling(sizes: tuple[int, ...], methods: tuple[str, ...], shape: str, repeats: int) -> pd.DataFrame:
-    """``dashboard.scaling.scaling``, cached on every argument (the page shows progress between calls)."""
+    """``dashboard.scaling.scaling``, cached on every argument (the page shows progress between calls).
+
+    gradlib's own limits, not ``APP_LIMITS``: the sizes are the page's fixed ``SIZES``, and eager ``unstack`` at
+    256 outputs (about 3.5e9 estimated operations) is exactly the slow case the page exists to show.
+    """
     return _scaling.scaling(list(sizes), methods=methods, shape=shape, repeats=repeats)
 
 
@@ -71,8 +75,8 @@ def model_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bo
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
 def sample_pitfalls(name: str, params: dict[str, Any], sample: np.ndarray) -> _model_report.Pitfalls:
-    """``dashboard.model_report.pitfalls``, cached on every argument."""
-    return _model_report.pitfalls(name, params, sample)
+    """``dashboard.model_report.pitfalls``, cached on every argument (the app's limits apply)."""
+    return _model_report.pitfalls(name, params, sample, limits=APP_LIMITS)
 
 
 @st.cache_data(max_entries=8, ttl=TTL, max_size="64MB", show_spinner=False)

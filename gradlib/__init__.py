@@ -11,7 +11,7 @@ from ._codegen import tensorflow_code
 from ._compare import Comparison, compare
 from ._demos import DEMOS, Demo, demonstrate
 from ._diagnose import Finding
-from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError
+from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from ._format import format_number, format_ratio
 from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
 from ._language import FUNCTIONS
@@ -28,6 +28,6 @@ __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "InputError", "LIMITS", "Limits",
     "LintError", "LintFinding", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
-    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "evaluate", "format_number",
+    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "error_gist", "evaluate", "format_number",
     "format_ratio", "lint", "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan", "tensorflow_code",
 ]

@@ -11,17 +11,15 @@ from typing import Any, Callable, Mapping, Sequence
 
 from . import _runtime
 from ._engine import run_method
-from ._errors import ExpressionError, error_gist
+from ._errors import ExpressionError
 from ._inputs import check_inputs
 from ._language import parse
 from ._limits import LIMITS, Limits
-from ._methods import CORRECT_METHODS, METHODS
-from ._problem import Problem, callable_problem, check_size, expression_problem, float_tensor
+from ._methods import METHODS
+from ._problem import Problem, callable_problem, check_size, expression_problem
 from ._result import GradResult
 
-__all__ = ["evaluate", "per_element_gradients", "prepare", "run",
-           # where they used to live; kept importable from here
-           "CORRECT_METHODS", "METHODS", "Problem", "error_gist", "float_tensor"]
+__all__ = ["evaluate", "per_element_gradients", "prepare", "run"]
 
 
 def evaluate(

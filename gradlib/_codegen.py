@@ -19,8 +19,6 @@ from ._operations import helpers
 
 __all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]
 
-__all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]
-
 #: inputs with more elements than this are written as random placeholders, not literal values
 MAX_LITERAL_ELEMENTS = 64
 

@@ -65,7 +65,7 @@ def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = T
     """
     if not problem.xs:   # nothing differentiable is watched: every column is zero
         y = to_numpy(problem.f([], problem.cs))
-        return y, np.zeros((y.size if method != "summed" else 1, 0)), False
+        return y, np.zeros((y.size if _methods.TABLE[method].per_element else 1, 0)), False
     entry = _cached_compiled(problem, method, fallback) if compiled else None
     if entry is not None:
         y, jac, tier = entry.run(problem.xs, problem.cs)

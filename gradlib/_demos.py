@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from ._errors import GradlibError
+from ._errors import ExpressionError
 from ._methods import ZERO
 
 __all__ = ["DEMOS", "Demo", "demonstrate"]
@@ -189,5 +189,5 @@ def demonstrate(name: str) -> Demo:
     [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
     """
     if name not in _DEMOS:
-        raise GradlibError(f"demonstrate got {name!r}; choose one of {', '.join(DEMOS)}")
+        raise ExpressionError(f"demonstrate got {name!r}; choose one of {', '.join(DEMOS)}")
     return _DEMOS[name]()

@@ -30,10 +30,8 @@ def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteD
     findings: list[Finding] = []
     unexplained: dict[str, np.ndarray] = {}
     for name, result in results.items():
-        if result.broken:
-            findings.append(_naive(name, result, best))
-        elif not result.per_element:
-            findings.append(_summed(name, result, best))
+        if result.broken or not result.per_element:
+            findings.append(_EXPLAIN.get(result.method, _wrong)(name, result, best))
         elif result is not best and result.jacobian.shape == best.jacobian.shape:
             differ = differing_cells(result.jacobian, best.jacobian, result.dtype, best.dtype)
             finite_y = np.isfinite(best.y.reshape(-1))[:, None]   # other rows: "Output not finite" says why
@@ -84,6 +82,16 @@ def _summed(name: str, result: GradResult, best: GradResult) -> Finding:
                    f"Jacobian (for {best.col_labels[0]}: {terms} = {format_number(sums[0])})"
                    + ("" if same else " — up to rounding") + ". It is not the gradient of any single element.",
                    "error")
+
+
+def _wrong(name: str, result: GradResult, best: GradResult) -> Finding:
+    """A wrong method with no explanation of its own here: the reason its row of the methods table gives."""
+    return Finding(name, f"{result.method} does not give the per-element gradients",
+                   result.reason or "its row of the methods table marks it as not correct", "error")
+
+
+#: the wrong methods explained in their own words, against the correct result; any other uses its table reason
+_EXPLAIN = {"naive": _naive, "summed": _summed}
 
 
 def _poisoned(name: str, result: GradResult, best: GradResult, mask: np.ndarray) -> Finding:

@@ -30,9 +30,6 @@ from ._operations import FUNCTIONS, OPERATIONS, STATIC, Operation, matmul
 
 __all__ = ["FUNCTIONS", "Part", "Program", "arguments", "parse"]
 
-__all__ = ["BINARY", "FUNCTIONS", "REDUCTIONS", "UNARY", "axis_of", "matmul", "parse", "Part", "Program",
-           "Shape"]
-
 Shape = tuple[int, ...]
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}

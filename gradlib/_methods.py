@@ -171,6 +171,7 @@ class Method:
     per_element: bool = True          # one row per output element (``summed`` has one row: sum(y))
     what: str = ""                    # a few words: what it computes
     reason: str = ""                  # why the result is wrong, for the rows that are
+    mode: str = "reverse"             # how it differentiates: "reverse" or "forward" (what NaN poisoning means)
 
     @property
     def graph(self) -> Callable | None:
@@ -182,7 +183,8 @@ class Method:
 TABLE = {m.name: m for m in (
     Method("unstack", unstack, compiled=unstack, passes="outputs", what="per element, reverse mode"),
     Method("jacobian", jacobian, compiled=jacobian, chunked=jacobian_rows, what="tape.jacobian"),
-    Method("forward", forward_loop, compiled=forward, chunked=forward_columns, passes="inputs", what="forward mode"),
+    Method("forward", forward_loop, compiled=forward, chunked=forward_columns, passes="inputs", what="forward mode",
+           mode="forward"),
     Method("naive", naive, passes="outputs", correct=False, what="the broken loop: zeros",
            reason="the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
                   "tensors the tape never saw: every gradient is unconnected (zero, or None by default)"),

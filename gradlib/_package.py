@@ -21,13 +21,13 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
             ran: bool | CompiledRun, poisoned: tuple[int, ...], repair: Repair, seconds: float) -> GradResult:
     """The ``GradResult`` of ``method`` (asked for as ``requested``) on ``problem``; ``ran`` as ``compute`` said."""
     jac = _with_integer_columns(problem, jac)
-    rows = ("sum(y)",) if method == "summed" else index_labels("y", y.shape)
+    row = _methods.TABLE[method]
+    rows = index_labels("y", y.shape) if row.per_element else ("sum(y)",)
     cols = tuple(label for name, shape in problem.names for label in index_labels(name, shape))
     warnings = problem.warnings
-    mode = "forward" if method == "forward" else "reverse"
     if poisoned:
         warnings += (f"NaN in the gradient of finite output(s) {_some(rows, poisoned)}"
-                     f": {nan_cause(mode)}. method='auto' recomputes such "
+                     f": {nan_cause(row.mode)}. method='auto' recomputes such "
                      "cells in the other mode",)
     if repair.rows:
         warnings += (f"repaired NaN poisoning in {_some(rows, repair.rows)}"
@@ -37,7 +37,6 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
         warnings += (f"NaN in both reverse and forward mode in {_some(rows, undefined)}"
                      f": 0 x inf within the output's own formula, so no "
                      "mode gives a number there",)
-    row = _methods.TABLE[method]
     return GradResult(
         y=y, jacobian=jac, row_labels=rows, col_labels=cols, method=method, requested=requested,
         watched=problem.names, dtype=problem.dtype, compiled=bool(ran), per_element=row.per_element,

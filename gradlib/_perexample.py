@@ -35,12 +35,12 @@ import tensorflow as tf
 
 from . import _runtime
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError, InputError, error_gist
+from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from ._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
 
-__all__ = ["PerExampleResult", "Plan", "loss_vector", "losses_and_norms", "per_example_gradients",
+__all__ = ["PerExampleResult", "Plan", "check_floats", "loss_vector", "losses_and_norms", "per_example_gradients",
            "per_example_terms", "weighted_gradient"]
 
 #: how many examples the independence probe runs jointly and one by one
@@ -139,7 +139,8 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any, norms_only: 
         ((4,), (4,), [(4, 3, 2), (4, 2)])
 
     Raises:
-        GradlibError: a bad model, batch or loss, or a request over the limits.
+        ExpressionError: a request over the limits (a kind of ``GradlibError``).
+        GradlibError: a bad model, batch or loss.
         BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode).
     """
     _check_model(model)
@@ -149,7 +150,8 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any, norms_only: 
     with _runtime.work_slot():
         start = time.perf_counter()
         compiled, plan = _compiled(model, loss, kind, bool(training), xt, yt)
-        _check_floats(plan, int(xt.shape[0]), limits)
+        check_floats(plan, int(xt.shape[0]), limits, "per_example_gradients", "for this batch",
+                     "Use a smaller batch" + ("" if plan.method.startswith("ghost") else " or norms_only=True"))
         out = compiled(xt, yt)
         losses, norms = out[0].numpy(), out[1].numpy()
         grads = [t.numpy() for t in out[2:]] if kind == "gradients" else None
@@ -461,19 +463,20 @@ def _check_batch(x: Any, y: Any, limits: Limits) -> tuple[tf.Tensor, tf.Tensor]:
     return tensors[0], tensors[1]
 
 
-def _check_floats(plan: Plan, batch: int, limits: Limits) -> None:
+def check_floats(plan: Plan, batch: int, limits: Limits, api: str, where: str, fix: str) -> None:
+    """Refuse a ``batch`` whose floats under ``plan`` exceed ``limits.max_jacobian`` (``api`` and ``fix`` name
+    the caller and what to change; ``where`` says what ``batch`` is)."""
     floats = plan.floats_per_example * batch
     if floats > limits.max_jacobian:
-        raise GradlibError(
-            f"per_example_gradients would allocate about {floats:,} floats for this batch ({plan.floats_per_example:,} "
-            f"per example, method {plan.method}); at most {limits.max_jacobian:,} are allowed. Use a smaller batch"
-            + ("" if plan.method.startswith("ghost") else " or norms_only=True"))
+        raise ExpressionError(
+            f"{api} would allocate about {floats:,} floats {where} ({plan.floats_per_example:,} per example, method "
+            f"{plan.method}); at most {limits.max_jacobian:,} are allowed. {fix}")
 
 
 def _check_clip_norm(clip_norm: Any) -> float:
     if isinstance(clip_norm, bool) or not isinstance(clip_norm, (int, float, np.floating, np.integer)) \
             or not clip_norm > 0:
-        raise GradlibError(f"clip_norm must be a positive number (np.inf for no clipping), got {clip_norm!r}")
+        raise ExpressionError(f"clip_norm must be a positive number (np.inf for no clipping), got {clip_norm!r}")
     return float(clip_norm)
 
 

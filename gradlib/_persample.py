@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from . import _runtime
 from ._cache import LRUCache
-from ._errors import BatchMixingError, GradlibError, InputError, error_gist
+from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from ._format import format_number
 from ._limits import LIMITS, Limits
 from ._problem import float_tensor
@@ -116,14 +116,16 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         [[2.0, 4.0], [6.0, 8.0]]
 
     Raises:
-        GradlibError: ``x`` is not a non-empty floating-point batch, or ``fn`` fails or does not keep the batch.
+        ExpressionError: a bad method, or a request over the limits.
+        InputError: ``x`` is not a non-empty floating-point batch within the limits.
+        GradlibError: ``fn`` fails or does not keep the batch (every error above is a kind of it).
         BatchMixingError: a sample's output depends on other samples' inputs.
     """
     _check_method(method)
     xt = _check_batch(x, limits)
     if method == "loop" and xt.shape[0] > limits.max_eager_passes:
-        raise GradlibError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
-                           f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
+        raise ExpressionError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
+                              f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
     with _runtime.work_slot():
         start = time.perf_counter()
         out_shape = _check_output(fn, xt)
@@ -142,7 +144,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
 
 def _check_method(method: Any) -> None:
     if method not in PER_SAMPLE_METHODS:
-        raise GradlibError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
+        raise ExpressionError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
 
 
 def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
@@ -185,7 +187,7 @@ def _check_output(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
 def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> None:
     entries = math.prod(x.shape) * math.prod(out_shape)
     if entries > limits.max_jacobian:
-        raise GradlibError(
+        raise ExpressionError(
             f"the per-sample Jacobians would have {entries:,} entries (batch {x.shape[0]} x {math.prod(out_shape)} "
             f"outputs x {math.prod(x.shape[1:])} inputs); at most {limits.max_jacobian:,} are allowed. "
             "Use a smaller batch or fewer features")

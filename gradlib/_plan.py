@@ -37,7 +37,7 @@ def check_method(method: str, profile: _cost.Profile, compiled: bool, limits: Li
     """
     passes = eager_passes(method, profile.m, profile.n, compiled)
     if passes > limits.max_eager_passes:
-        what = "output element" if method != "forward" else "watched element"
+        what = {"outputs": "output element", "inputs": "watched element"}[_methods.TABLE[method].passes]
         raise ExpressionError(
             f"method {method!r} runs one eager pass per {what}: {passes:,} here, and at most "
             f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._format import format_number
+from ._methods import TABLE
 
 __all__ = ["CELL_STATUS", "GradResult", "index_labels", "nan_cause"]
 
@@ -56,8 +57,9 @@ class GradResult:
 
     @property
     def mode(self) -> str:
-        """``"forward"`` or ``"reverse"``: how the method that ran differentiates."""
-        return "forward" if self.method == "forward" else "reverse"
+        """``"forward"`` or ``"reverse"``: how the method that ran differentiates (its row of the methods table)."""
+        row = TABLE.get(self.method)
+        return row.mode if row is not None else "reverse"
 
     def cell_status(self) -> np.ndarray:
         """One code of ``CELL_STATUS`` per Jacobian cell, as an (m, n) array of small integers.

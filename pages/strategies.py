@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import gradlib
 from dashboard import frame, render, scaling, services
 from gradlib import figures
 
@@ -67,9 +66,7 @@ def run_timing(sizes: list[int], shape: str, methods: list[str], repeats: int) -
             return None
         frames.append(timing)
     bar.progress(1.0, text=f"Done: {len(sizes)} sizes × {len(methods)} methods.")
-    timings = pd.concat(frames, ignore_index=True)
-    timings["ratio"] = timings["seconds"] / timings.groupby("size")["seconds"].transform("min")
-    return timings
+    return scaling.with_ratios(pd.concat(frames, ignore_index=True))
 
 
 def show_timing(timings: pd.DataFrame, shape: str) -> None:
@@ -80,24 +77,10 @@ def show_timing(timings: pd.DataFrame, shape: str) -> None:
                     key="st_chart", config={"displaylogo": False})
     st.caption(MARKERS_NOTE)
     st.markdown("### What this run measured")
-    st.markdown("\n".join(f"- {line}" for line in measured_lines(timings)))
+    st.markdown("\n".join(f"- {line}" for line in scaling.measured_lines(timings)))
     st.markdown("### All timings")
     st.dataframe(timings, hide_index=True)
     st.caption("Measured on this shared server, one process: compare ratios between methods, not absolute times.")
-
-
-def measured_lines(timings: pd.DataFrame) -> list[str]:
-    """One sentence per size: the fastest method, compiled or eager, and how much slower the others were."""
-    lines = []
-    for size, group in timings.groupby("size", sort=True):
-        best = group.loc[group["seconds"].idxmin()]
-        how = "compiled" if best["compiled"] else "eager"
-        others = ", ".join(f"{r.method} {gradlib.format_ratio(r.ratio)} ({'compiled' if r.compiled else 'eager'})"
-                           for r in group.itertuples() if r.method != best["method"])
-        ran = f" (ran as {best['ran as']})" if best["ran as"] != best["method"] else ""
-        lines.append(f"size {size} ({best['outputs']} outputs, {best['inputs']} inputs): fastest **{best['method']}**"
-                     f"{ran}, {how}, {1000 * best['seconds']:.3g} ms" + (f"; the others took {others}" if others else ""))
-    return lines
 
 
 def main() -> None:

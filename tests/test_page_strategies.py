@@ -55,7 +55,7 @@ def test_the_result_stays_when_another_widget_changes_without_rerunning_the_timi
 def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran():
     import pandas as pd
 
-    from pages.strategies import measured_lines
+    from dashboard.scaling import measured_lines
 
     timings = pd.DataFrame({"size": [4, 4, 64, 64], "outputs": [4, 4, 64, 64], "inputs": [8] * 4,
                             "method": ["auto", "jacobian", "auto", "jacobian"], "ran as": ["unstack", "jacobian"] * 2,

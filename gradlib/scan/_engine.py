@@ -31,9 +31,9 @@ import pandas as pd
 import tensorflow as tf
 
 from .._cache import LRUCache
-from .._errors import GradlibError, InputError, error_gist
+from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from .._perexample import Plan, per_example_gradients, per_example_terms
+from .._perexample import Plan, check_floats, per_example_gradients, per_example_terms
 from .._runtime import work_slot
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
@@ -114,7 +114,8 @@ def scan(model: Any, data: Any, *, loss: Any, batch_size: int = 256, strategy: t
         ((10,), (10,), ['index', 'loss', 'norm'])
 
     Raises:
-        GradlibError: a bad model, data set, loss, batch size, strategy or callback, or a batch over the limits.
+        ExpressionError: a bad batch size, or a batch over the limits (a kind of ``GradlibError``).
+        GradlibError: a bad model, data set, loss, strategy or callback.
         BatchMixingError: an example's loss depends on other examples of its batch.
     """
     strategy = _check_strategy(strategy)
@@ -128,7 +129,8 @@ def scan(model: Any, data: Any, *, loss: Any, batch_size: int = 256, strategy: t
         _probe(model, dataset, loss)
         distributed = strategy.experimental_distribute_dataset(_batches(dataset, batch))
         step, plans = _compile(model, loss, strategy, distributed.element_spec)
-        _check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits)
+        check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
+                     "per replica and batch", "Use a smaller batch_size")
         index, losses, norms = _run(step, distributed, total, progress)
         losses, norms = _in_order(index, losses, norms)
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
@@ -280,7 +282,7 @@ def _check_model(model: Any, strategy: tf.distribute.Strategy) -> None:
 
 def _check_batch_size(batch_size: Any, replicas: int) -> int:
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise GradlibError(f"gradlib.scan needs batch_size= a positive integer, got {batch_size!r}")
+        raise ExpressionError(f"gradlib.scan needs batch_size= a positive integer, got {batch_size!r}")
     return int(math.ceil(int(batch_size) / replicas) * replicas)
 
 
@@ -329,11 +331,3 @@ def _check_unbatched(dataset: tf.data.Dataset, model: Any) -> None:
         raise GradlibError(f"gradlib.scan needs a data set of single examples, but its x has shape "
                            f"{dataset.element_spec[0].shape} for a model that takes {tuple(inputs[0].shape)}: it looks "
                            "batched already. Pass it before .batch(), or call .unbatch(); scan batches it itself")
-
-
-def _check_floats(plan: Plan, batch: int, limits: Limits) -> None:
-    floats = plan.floats_per_example * batch
-    if floats > limits.max_jacobian:
-        raise GradlibError(f"gradlib.scan would allocate about {floats:,} floats per replica and batch "
-                           f"({plan.floats_per_example:,} per example, method {plan.method}); at most "
-                           f"{limits.max_jacobian:,} are allowed. Use a smaller batch_size")
