@@ -168,8 +168,8 @@ def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, st
     Cells where ``f`` is undefined or infinite on a side of the point, and the columns in
     ``integer_columns`` (a boolean mask of length n), are not checked; ``reason`` says why. Where a cell
     disagrees, the one-sided slopes below and above the point are measured at the step and at a tenth of it
-    (5 more evaluations per column, when ``max_flops`` leaves room): a slope that differs between the sides but
-    not with the step is a kink, where the function has no derivative (``kinks``).
+    (one more evaluation at the point and 4 per such column, when ``max_flops`` leaves room): a slope that
+    differs between the sides but not with the step is a kink, where the function has no derivative (``kinks``).
 
     >>> check = finite_differences(lambda v: v * v, np.array([1.0, 2.0]), np.array([[2.0, 0], [0, 4.0]]), "float64")
     >>> check.passed

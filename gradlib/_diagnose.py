@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping
-
-import math
 
 import numpy as np
 
@@ -187,9 +186,8 @@ def _inputs(best: GradResult, used_names: frozenset[str] | None,
         elif not finite_y.any() or np.any(jac != 0) or any(name in w and "integer" in w for w in best.warnings):
             continue   # no output to be flat (all are NaN or inf), or some output changes with it
         elif kinked.any():
-            cells = np.argwhere(kinks & (np.arange(kinks.shape[1]) >= columns.start)
-                                & (np.arange(kinks.shape[1]) < columns.stop))
-            where = ", ".join(f"({best.row_labels[r]}, {best.col_labels[c]})" for r, c in cells[:4])
+            where = ", ".join(f"({best.row_labels[r]}, {best.col_labels[columns.start + c]})"
+                              for r, c in np.argwhere(kinked)[:4])
             findings.append(Finding(None, f"Every gradient with respect to {name} is zero here, at a kink",
                                     f"{name} is used, and the function is not flat here: at {where} it has a kink "
                                     "(a different slope on each side, see \"Finite differences straddle a kink\"), "
