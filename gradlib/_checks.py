@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -48,6 +49,11 @@ class FiniteDifferenceCheck:
     skipped: str = ""            # why the check did not run ("" when it ran)
     reason: np.ndarray | None = None   # (m, n) int8: 0 checked, else a key of UNCHECKED
     analytic: np.ndarray | None = None   # (m, n) the Jacobian that was checked
+    steps: np.ndarray | None = None      # (n,) the step taken in each column: step * max(1, |x_j|)
+    #: (2, m, n) the one-sided slopes below and above the point, for the bad cells' columns (NaN elsewhere);
+    #: None when they were not measured (no bad cell, or no evaluations left for them)
+    slopes: np.ndarray | None = None
+    kinks: np.ndarray | None = None      # (m, n) bad cells at a kink: a different, steady slope on each side
 
     @property
     def _checked(self) -> np.ndarray:
@@ -105,13 +111,16 @@ class FiniteDifferenceCheck:
             sentences.append(f"{shown}{more} could not be checked: " + text.format(x=where))
         return sentences
 
-    def differences(self, row_labels: Sequence[str], col_labels: Sequence[str], limit: int = 4) -> str:
-        """The first ``limit`` bad cells as ``(y[0], x) gives 1 vs 2 by finite differences``."""
+    def differences(self, row_labels: Sequence[str], col_labels: Sequence[str], limit: int = 4,
+                    cells: Sequence[tuple[int, int]] | None = None) -> str:
+        """The first ``limit`` of ``cells`` (the bad cells by default) as ``(y[0], x) gives 1 vs 2 by finite
+        differences``."""
+        cells = self.bad_cells if cells is None else tuple(cells)
         shown = []
-        for r, c in self.bad_cells[:limit]:
+        for r, c in cells[:limit]:
             mine = format_number(self.analytic[r, c]) if self.analytic is not None else "?"
             shown.append(f"({row_labels[r]}, {col_labels[c]}) gives {mine} vs {format_number(self.numeric[r, c])}")
-        more = f" and {len(self.bad_cells) - limit} more" if len(self.bad_cells) > limit else ""
+        more = f" and {len(cells) - limit} more" if len(cells) > limit else ""
         return ", ".join(shown) + more + " by finite differences"
 
     def summary(self, row_labels: Sequence[str], col_labels: Sequence[str]) -> str:
@@ -157,11 +166,17 @@ def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, st
     """Check ``analytic`` (m x n) against central differences of ``f`` (flat float64 x -> flat float64 y).
 
     Cells where ``f`` is undefined or infinite on a side of the point, and the columns in
-    ``integer_columns`` (a boolean mask of length n), are not checked; ``reason`` says why.
+    ``integer_columns`` (a boolean mask of length n), are not checked; ``reason`` says why. Where a cell
+    disagrees, the one-sided slopes below and above the point are measured at the step and at a tenth of it
+    (one more evaluation at the point and 4 per such column, when ``max_flops`` leaves room): a slope that
+    differs between the sides but not with the step is a kink, where the function has no derivative (``kinks``).
 
     >>> check = finite_differences(lambda v: v * v, np.array([1.0, 2.0]), np.array([[2.0, 0], [0, 4.0]]), "float64")
     >>> check.passed
     True
+    >>> relu = finite_differences(lambda v: np.maximum(v, 0), np.array([0.0]), np.array([[0.0]]), "float64")
+    >>> relu.numeric.tolist(), relu.slopes[:, 0, 0].tolist(), relu.kinks.tolist()
+    ([[0.5]], [0.0, 1.0], [[True]])
     """
     m, n = analytic.shape
     if n > MAX_FD_COLUMNS or 2 * n > max_flops:
@@ -181,7 +196,35 @@ def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, st
     tolerance = atol * max(scale, 1.0) + rtol * np.abs(numeric)
     with np.errstate(invalid="ignore"):
         error = np.abs(analytic - numeric)
-    return FiniteDifferenceCheck(numeric, error, tolerance, step, reason=reason, analytic=analytic)
+    steps = step * np.maximum(1.0, np.abs(x.astype(np.float64)))
+    check = FiniteDifferenceCheck(numeric, error, tolerance, step, reason=reason, analytic=analytic, steps=steps)
+    columns = sorted({c for _, c in check.bad_cells})
+    if not columns or 2 * n + 1 + 4 * len(columns) > max_flops:
+        return check
+    with np.errstate(all="ignore"):
+        slopes, kinks = _one_sided(f, x, steps, columns, tolerance)
+    kinks &= ~(error <= tolerance) & np.isfinite(numeric) & (reason == 0)
+    return dataclasses.replace(check, slopes=slopes, kinks=kinks)
+
+
+def _one_sided(f, x: np.ndarray, steps: np.ndarray, columns: Sequence[int], tolerance: np.ndarray):
+    """The slopes below and above ``x`` in ``columns``, and where they make a kink (see ``finite_differences``)."""
+    f0 = f(x)
+    slopes = np.full((2,) + tolerance.shape, np.nan)
+    kinks = np.zeros(tolerance.shape, bool)
+    for j in columns:
+        sides = []
+        for h in (steps[j], steps[j] / 10):
+            up, down = x.copy(), x.copy()
+            up[j] += h
+            down[j] -= h
+            sides.append(((f0 - f(down)) / h, (f(up) - f0) / h))
+        (below, above), (below_fine, above_fine) = sides
+        jump = np.abs(above_fine - below_fine)
+        drift = np.maximum(np.abs(below - below_fine), np.abs(above - above_fine))
+        kinks[:, j] = (jump > tolerance[:, j]) & (100 * drift < jump)   # NaN anywhere: False
+        slopes[:, :, j] = below_fine, above_fine
+    return slopes, kinks
 
 
 def _central_differences(f, x: np.ndarray, out: np.ndarray, reason: np.ndarray, step: float) -> None:

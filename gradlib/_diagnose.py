@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -9,7 +10,7 @@ import numpy as np
 
 from ._checks import FiniteDifferenceCheck, differing_cells
 from ._format import format_number
-from ._result import GradResult, nan_cause
+from ._result import GradResult, nan_cause, output_not_finite
 
 __all__ = ["diagnose", "Finding"]
 
@@ -41,9 +42,9 @@ def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteD
             if (differ & ~poisoned & finite_y).any():
                 unexplained[name] = differ & ~poisoned & finite_y
     findings += _cells(best)
-    findings += _inputs(best, used_names)
+    findings += _inputs(best, used_names, check)
     if check is not None:
-        findings += _finite_differences(best, check)
+        findings += _finite_differences(best, check, _confirmed(results, best))
     if unexplained:
         findings.append(_disagree(unexplained, results, best))
     if not any(f.severity != "info" for f in findings if f.method in (None, best.requested)):
@@ -115,8 +116,7 @@ def _cells(best: GradResult) -> list[Finding]:
         3: (None, "No mode gives a number here",
             "NaN in both reverse and forward mode: 0 x inf within the output's own formula (like sqrt(x*x) at 0)",
             "warning"),
-        4: (None, "Output not finite",
-            "The output itself is not finite, so its gradient is not a meaningful number", "warning"),
+        4: (None, "Output not finite", _not_finite(y, best.jacobian), "warning"),
         5: (best.requested, "NaN poisoning repaired",
             f"{mode.capitalize()} mode gave NaN here, and {other} mode gives the finite values shown. The cause: "
             f"{nan_cause(mode)}", "info"),
@@ -125,8 +125,8 @@ def _cells(best: GradResult) -> list[Finding]:
     for code, (method, title, text, severity) in texts.items():
         mask = status == code
         if mask.any():
-            value = (lambda r, c: f"where {best.row_labels[r]} = {format_number(y[r])}") if code == 4 else (
-                lambda r, c: f"= {format_number(best.jacobian[r, c])}")
+            value = (lambda r, c: f"= {format_number(best.jacobian[r, c])}"
+                     + (f" where {best.row_labels[r]} = {format_number(y[r])}" if code == 4 else ""))
             findings.append(Finding(method, title, f"{_cells_text(best, mask, value)}. {text}.", severity))
     return findings
 
@@ -149,32 +149,88 @@ def _cells_text(result: GradResult, mask: np.ndarray, value, limit: int = 4) -> 
     return shown + (f" and {len(cells) - limit} more cell(s)" if len(cells) > limit else "")
 
 
-def _inputs(best: GradResult, used_names: frozenset[str] | None) -> list[Finding]:
+def _not_finite(y: np.ndarray, jacobian: np.ndarray) -> str:
+    """What outputs that are not finite mean for their gradients: a sentence for NaN (naming a finite, nonzero
+    gradient there if there is one: a 0 may only say the output does not use that input), one for inf."""
+    sentences = []
+    for rows in (np.isnan(y), np.isinf(y)):
+        if rows.any():
+            cells = jacobian[rows]
+            shown = cells[np.isfinite(cells) & (cells != 0)]
+            sentences.append(output_not_finite(float(y[rows][0]), "The output", float(shown[0]) if shown.size
+                                               else math.nan))
+    return ". ".join(sentences)
+
+
+def _confirmed(results: Mapping[str, GradResult], best: GradResult) -> np.ndarray | None:
+    """Cells where reverse and forward mode, independent computations, both ran and every correct method agrees.
+
+    None when only one mode ran: then agreement between methods confirms nothing.
+    """
+    same = [r for r in results.values() if r.correct and r.jacobian.shape == best.jacobian.shape]
+    if {r.mode for r in same} != {"forward", "reverse"}:
+        return None
+    agree = np.ones(best.jacobian.shape, bool)
+    for r in same:
+        agree &= ~differing_cells(r.jacobian, best.jacobian, r.dtype, best.dtype)
+    return agree
+
+
+def _inputs(best: GradResult, used_names: frozenset[str] | None,
+            check: FiniteDifferenceCheck | None = None) -> list[Finding]:
     findings = [Finding(None, "Input warning", w, "warning") for w in best.warnings
                 if "integer" in w or "NaN or infinite" in w]
-    grads = best.gradients()
-    for name, _shape in best.watched:
+    finite_y = np.isfinite(best.y.reshape(-1)) if best.per_element else np.ones(best.jacobian.shape[0], bool)
+    kinks = check.kinks if check is not None and check.kinks is not None else np.zeros(best.jacobian.shape, bool)
+    start = 0
+    for name, shape in best.watched:
+        columns = slice(start, start + math.prod(shape))
+        start = columns.stop
+        jac, kinked = best.jacobian[:, columns], kinks[:, columns]
         if used_names is not None and name not in used_names:
             findings.append(Finding(None, f"{name} does not reach any output",
                                     f"{name} is watched but the function does not use it, so every gradient with "
                                     "respect to it is zero (None unless unconnected_gradients=ZERO).", "warning"))
-        elif np.all(grads[name] == 0) and not any(name in w and "integer" in w for w in best.warnings):
+        elif not finite_y.any() or np.any(jac != 0) or any(name in w and "integer" in w for w in best.warnings):
+            continue   # no output to be flat (all are NaN or inf), or some output changes with it
+        elif kinked.any():
+            where = ", ".join(f"({best.row_labels[r]}, {best.col_labels[columns.start + c]})"
+                              for r, c in np.argwhere(kinked)[:4])
+            findings.append(Finding(None, f"Every gradient with respect to {name} is zero here, at a kink",
+                                    f"{name} is used, and the function is not flat here: at {where} it has a kink "
+                                    "(a different slope on each side, see \"Finite differences straddle a kink\"), "
+                                    "where TensorFlow takes the derivative as 0 (as relu'(0) = 0)"
+                                    + (". Elsewhere no output changes with it." if kinked.sum() < jac.size else "."),
+                                    "info"))
+        else:
             findings.append(Finding(None, f"Every gradient with respect to {name} is zero here",
                                     f"{name} is used, but at this point no output changes with it (a flat region, "
                                     "for example relu below zero).", "info"))
     return findings
 
 
-def _finite_differences(best: GradResult, check: FiniteDifferenceCheck) -> list[Finding]:
+#: why finite differences may disagree with a gradient none of the findings has explained
+_UNEXPLAINED_ADVICE = ("This is expected at kinks (abs, relu, maximum at a tie) and where the function is not finite; "
+                       "elsewhere it points at a wrong gradient.")
+
+
+def _finite_differences(best: GradResult, check: FiniteDifferenceCheck,
+                        confirmed: np.ndarray | None = None) -> list[Finding]:
     if check.skipped:
         return [Finding(None, "Finite-difference check skipped", check.skipped, "info")]
     findings = []
-    if check.bad_cells:
+    bad = np.zeros(check.numeric.shape, bool)
+    bad[tuple(np.array(check.bad_cells, int).reshape(-1, 2).T)] = True
+    kinks = check.kinks if check.kinks is not None else np.zeros_like(bad)
+    if kinks.any():
+        findings.append(_kinks(best, check, kinks))
+    rest = bad & ~kinks
+    if rest.any():
         findings.append(Finding(
             None, "Finite differences disagree",
-            f"{len(check.bad_cells)} cell(s) differ from central finite differences, e.g. "
-            f"{check.differences(best.row_labels, best.col_labels)}. This is expected at kinks (abs, relu, maximum "
-            "at a tie) and where the function is not finite; elsewhere it points at a wrong gradient.", "warning"))
+            f"{int(rest.sum())} cell(s) differ from central finite differences, e.g. "
+            f"{check.differences(best.row_labels, best.col_labels, cells=[tuple(c) for c in np.argwhere(rest)])}. "
+            + _advice(best, check, rest, confirmed), "warning"))
     if check.unchecked_cells:
         integer = bool((check.reason == 5).any())
         findings.append(Finding(None, "Cells the finite-difference check could not check",
@@ -182,3 +238,35 @@ def _finite_differences(best: GradResult, check: FiniteDifferenceCheck) -> list[
                                 "warning" if integer else "info"))
     return findings
 
+
+def _advice(best: GradResult, check: FiniteDifferenceCheck, cells: np.ndarray, confirmed: np.ndarray | None) -> str:
+    """What the evidence says about cells that differ from finite differences and are not at a kink."""
+    finite_y = np.isfinite(best.y.reshape(-1))[:, None] if best.per_element else np.ones((1, 1), bool)
+    undefined = cells & ~finite_y
+    if not (cells & finite_y).any():
+        return "The output is not finite there (see \"Output not finite\"): there is no derivative to compare with."
+    if check.slopes is None or confirmed is None or (cells & finite_y & ~confirmed).any():
+        return _UNEXPLAINED_ADVICE
+    c = int(np.argwhere(cells & finite_y)[0][1])
+    return ("Reverse and forward mode compute the gradient independently and agree on these cells, so the "
+            "finite-difference step is the likely cause, not the gradient: the step was "
+            f"{format_number(check.steps[c])} at {best.col_labels[c]} ({format_number(check.step)} x max(1, |x|)), "
+            "and the function varies on a smaller scale than that (a fast oscillation, a kink or jump within the "
+            "step) or rounding swamps the difference."
+            + (" Where the output is not finite there is no derivative to compare with." if undefined.any() else ""))
+
+
+def _kinks(best: GradResult, check: FiniteDifferenceCheck, kinks: np.ndarray) -> Finding:
+    below, above = check.slopes
+    lo, hi = np.minimum(below, above), np.maximum(below, above)
+    jac = best.jacobian
+    between = bool(np.all(((jac >= lo - check.tolerance) & (jac <= hi + check.tolerance))[kinks]))
+    shown = _cells_text(best, kinks, lambda r, c: (
+        f"has slope {format_number(below[r, c])} below {best.col_labels[c]} and {format_number(above[r, c])} above "
+        f"(TensorFlow gives {format_number(jac[r, c])}, central differences {format_number(check.numeric[r, c])})"))
+    convention = ("a value between the one-sided slopes by convention (relu'(0) = 0, a subgradient)" if between else
+                  "a value its gradient function defines by convention, outside the one-sided slopes")
+    return Finding(None, "Finite differences straddle a kink",
+                   f"{shown}. The function has a different slope on each side of this point, so it has no "
+                   f"derivative here: central differences average the two sides, and TensorFlow takes {convention}. "
+                   "This is not a wrong gradient.", "warning")

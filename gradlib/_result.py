@@ -14,7 +14,7 @@ import pandas as pd
 from ._format import format_number
 from ._methods import TABLE
 
-__all__ = ["CELL_STATUS", "GradResult", "index_labels", "nan_cause"]
+__all__ = ["CELL_STATUS", "GradResult", "index_labels", "nan_cause", "output_not_finite"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,14 +72,15 @@ class GradResult:
         with np.errstate(invalid="ignore"):
             finite_y = np.isfinite(self.y.reshape(-1) if self.per_element else np.sum(self.y, keepdims=True).reshape(1))
         jac = self.jacobian
-        status = np.select([~finite_y[:, None] & ~np.isfinite(jac), np.isinf(jac),
+        # a row whose output is not finite has no gradient, whatever number its formula gives (log(x) at -1: -1)
+        status = np.select([np.broadcast_to(~finite_y[:, None], jac.shape), np.isinf(jac),
                             np.isnan(jac) & bool(self.other_mode), np.isnan(jac)], [4, 1, 3, 2], 0).astype(np.int8)
         if len(self.repaired_cells):
             status[tuple(np.asarray(self.repaired_cells).T)] = 5
         return status
 
     def cell_notes(self, limit: int = 1000) -> pd.DataFrame:
-        """Every cell that is not a plain finite number (or was repaired), with what happened there.
+        """Every cell that is not a plain finite gradient of a finite output (or was repaired), and what happened.
 
         Columns: ``output``, ``input``, ``value``, ``status`` (a ``CELL_STATUS`` name) and ``what happened``;
         at most ``limit`` rows. An infinite derivative is reported as such, never as NaN poisoning.
@@ -96,9 +97,11 @@ class GradResult:
         rows = []
         for r, c in cells.tolist():
             code = int(status[r, c])
-            text = _CELL_TEXT[code].format(y=self.row_labels[r], x=self.col_labels[c], mode=self.mode,
-                                           other=_OTHER_MODE[self.mode], value=format_number(y[r]),
-                                           cause=nan_cause(self.mode))
+            if code == 4:
+                text = output_not_finite(float(y[r]), self.row_labels[r], float(self.jacobian[r, c]))
+            else:
+                text = _CELL_TEXT[code].format(y=self.row_labels[r], x=self.col_labels[c], mode=self.mode,
+                                               other=_OTHER_MODE[self.mode], cause=nan_cause(self.mode))
             rows.append({"output": self.row_labels[r], "input": self.col_labels[c],
                          "value": float(self.jacobian[r, c]), "status": CELL_STATUS[code], "what happened": text})
         return pd.DataFrame(rows, columns=["output", "input", "value", "status", "what happened"])
@@ -165,7 +168,7 @@ _CELL_TEXT = (
     "NaN although {y} is finite: {cause}. method='auto' recomputes such cells in {other} mode",
     "NaN in both reverse and forward mode: 0 x inf within {y}'s own formula (like sqrt(x*x) at 0), so no mode "
     "gives a number here",
-    "{y} is {value} itself, so its gradient is not a meaningful number",
+    "",   # output not finite: output_not_finite()
     "{mode} mode gave NaN here ({cause}); {other} mode gives the value shown: NaN poisoning, repaired",
 )
 
@@ -177,6 +180,23 @@ def nan_cause(mode: str) -> str:
     return (f"0 x inf = NaN in {mode} mode: an infinite local derivative (sqrt at 0, an exp that overflows) met "
             f"a zero, often {zero} (NaN poisoning: the true value is finite)")
 
+
+def output_not_finite(value: float, y: str = "the output", gradient: float = math.nan) -> str:
+    """Why an output that is NaN or infinite has no gradient, whatever number (``gradient``) the formula gives there.
+
+    >>> output_not_finite(float("nan"), "y[0]").split(" (")[0]
+    'y[0] is NaN: the function is not defined here'
+    >>> output_not_finite(float("-inf"), "y[1]").split(" (")[0]
+    'y[1] is -inf: the function has no finite value here'
+    """
+    if math.isnan(value):
+        return (f"{y} is NaN: the function is not defined here (outside its domain, like log or sqrt of a negative "
+                "number, or 0/0), so it has no derivative" + (
+                    f". The finite gradient given here ({format_number(gradient)}) is the derivative's formula "
+                    "evaluated where the function is undefined (as log(x) at x = -1 gives 1/x = -1): it means nothing"
+                    if math.isfinite(gradient) else ""))
+    return (f"{y} is {format_number(value)}: the function has no finite value here (like 1/x or log(x) at 0, or an "
+            "exp that overflows), so its gradient is not a meaningful number")
 
 
 def _jsonable(array: np.ndarray) -> Any:

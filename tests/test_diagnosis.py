@@ -1,6 +1,7 @@
 """The diagnosis paths of ``gradlib.compare``, each reached through the public API with its cells and wording pinned:
-relu at its kink, finite differences that disagree with methods that are right, the naive loop that happens to
-agree, and correct methods that disagree (one of them made wrong on purpose)."""
+relu at its kink (a kink, not a flat region), finite differences that disagree with methods that are right (the step
+is blamed only when reverse and forward mode agree), outputs outside the function's domain, the naive loop that
+happens to agree, and correct methods that disagree (one of them made wrong on purpose)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,19 @@ import pytest
 import tensorflow as tf
 
 import gradlib
+from gradlib._checks import finite_differences
+from gradlib._diagnose import diagnose
 
 KINK_ADVICE = ("This is expected at kinks (abs, relu, maximum at a tie) and where the function is not finite; "
                "elsewhere it points at a wrong gradient.")
+STEP_ADVICE = ("Reverse and forward mode compute the gradient independently and agree on these cells, so the "
+               "finite-difference step is the likely cause, not the gradient: the step was {h} at {x} (1e-06 x max(1, "
+               "|x|)), and the function varies on a smaller scale than that (a fast oscillation, a kink or jump within "
+               "the step) or rounding swamps the difference.")
+KINK = ("The function has a different slope on each side of this point, so it has no derivative here: central "
+        "differences average the two sides, and TensorFlow takes a value between the one-sided slopes by convention "
+        "(relu'(0) = 0, a subgradient). This is not a wrong gradient.")
+FLAT = "x is used, but at this point no output changes with it (a flat region, for example relu below zero)."
 PER_ELEMENT = ("unstack", "jacobian", "forward", "auto")
 
 
@@ -56,14 +67,21 @@ def test_at_relus_kink_the_central_difference_straddles_it_and_the_check_fails_o
         "differences (tolerance at most 3.3e-05).")
 
 
+def test_at_relus_kink_the_check_measures_a_steady_slope_on_each_side(relu_kink):
+    check = relu_kink.check
+    assert check.kinks.tolist() == [[True, False, False], [False, False, False], [False, False, False]]
+    np.testing.assert_allclose(check.slopes[:, 0, 0], [0.0, 3.0], atol=1e-9)   # relu * 3: 0 below, 3 above
+    assert np.isnan(check.slopes[:, :, 1:]).all()                            # only the bad cell's column is probed
+    np.testing.assert_allclose(check.steps, [1e-6, 1e-6, 1e-6])
+
+
 def test_at_relus_kink_the_diagnosis_blames_the_kink_not_the_methods(relu_kink):
     assert titles(relu_kink) == [
         ("naive", "The naive loop returns zeros", "error"),
         ("summed", "tape.gradient(y, x) sums over the elements of y", "error"),
-        (None, "Finite differences disagree", "warning")]
-    assert finding(relu_kink, "Finite differences disagree").text == (
-        "1 cell(s) differ from central finite differences, e.g. (y[0], x[0]) gives 0 vs 1.5 by finite differences. "
-        + KINK_ADVICE)
+        (None, "Finite differences straddle a kink", "warning")]
+    assert finding(relu_kink, "Finite differences straddle a kink").text == (
+        "(y[0], x[0]) has slope 0 below x[0] and 3 above (TensorFlow gives 0, central differences 1.5). " + KINK)
     # a warning about the result itself: the verdict "right" is not given, and no method is said to disagree
     assert "The per-element gradients are right" not in [t for _, t, _ in titles(relu_kink)]
     assert finding(relu_kink, "tape.gradient(y, x) sums over the elements of y").text.startswith(
@@ -71,32 +89,78 @@ def test_at_relus_kink_the_diagnosis_blames_the_kink_not_the_methods(relu_kink):
         "x[0]: 0 + 0 + 0 = 0).")
 
 
-def test_at_a_scalar_relus_kink_the_naive_loop_happens_to_agree_and_the_gradient_reads_as_flat():
-    c = gradlib.compare("relu(x)", {"x": 0.0}, dtype="float64")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_at_a_scalar_relus_kink_the_zero_gradient_is_called_a_kink_not_a_flat_region(dtype):
+    c = gradlib.compare("relu(x)", {"x": 0.0}, dtype=dtype)
     for method in PER_ELEMENT + ("naive", "summed"):
         assert c.results[method].jacobian.tolist() == [[0.0]], method
-    assert c.check.numeric.tolist() == [[0.5]] and c.check.bad_cells == ((0, 0),)
+    assert c.check.numeric.tolist() == [[0.5]] and c.check.bad_cells == ((0, 0),) and c.check.kinks.tolist() == [[True]]
     assert titles(c) == [
         ("naive", "The naive loop happens to agree here", "warning"),
         ("summed", "tape.gradient is the per-element gradient here", "info"),
-        (None, "Every gradient with respect to x is zero here", "info"),
-        (None, "Finite differences disagree", "warning")]
+        (None, "Every gradient with respect to x is zero here, at a kink", "info"),
+        (None, "Finite differences straddle a kink", "warning")]
     assert finding(c, "The naive loop happens to agree here").text == (
         "Every true gradient is zero at this point, so the broken loop's zeros look right by accident.")
-    assert finding(c, "tape.gradient is the per-element gradient here").text == (
-        "y has a single element, so the gradient of its sum is its gradient.")
-    assert finding(c, "Finite differences disagree").text == (
-        "1 cell(s) differ from central finite differences, e.g. (y, x) gives 0 vs 0.5 by finite differences. "
-        + KINK_ADVICE)
+    assert finding(c, "Every gradient with respect to x is zero here, at a kink").text == (
+        "x is used, and the function is not flat here: at (y, x) it has a kink (a different slope on each side, see "
+        "\"Finite differences straddle a kink\"), where TensorFlow takes the derivative as 0 (as relu'(0) = 0).")
+    assert "flat region" not in " ".join(f.text for f in c.diagnosis)
+    assert finding(c, "Finite differences straddle a kink").text == (
+        "(y, x) has slope 0 below x and 1 above (TensorFlow gives 0, central differences 0.5). " + KINK)
 
 
-def test_the_diagnosis_names_at_most_four_bad_cells_and_counts_them_all():
+@pytest.mark.parametrize("text, x", [("0 * x", 2.0), ("relu(x)", -1.0), ("relu(x) * relu(-x)", 0.0)])
+def test_where_the_function_is_flat_the_zero_gradient_is_called_a_flat_region(text, x):
+    # relu(x) * relu(-x) is 0 on both sides of 0: flat, although each factor has a kink there
+    c = gradlib.compare(text, {"x": x}, dtype="float64")
+    assert c.best.jacobian.tolist() == [[0.0]] and c.check.passed and c.check.kinks is None
+    assert titles(c)[2:] == [(None, "Every gradient with respect to x is zero here", "info"),
+                             ("auto", "The per-element gradients are right", "info")]
+    assert finding(c, "Every gradient with respect to x is zero here").text == FLAT
+
+
+def test_next_to_a_kink_the_flat_elements_are_named_as_such():
+    c = gradlib.compare("relu(x)", {"x": [0.0, -1.0]}, dtype="float64")
+    assert c.check.kinks.tolist() == [[True, False], [False, False]]
+    assert finding(c, "Every gradient with respect to x is zero here, at a kink").text.endswith(
+        "at (y[0], x[0]) it has a kink (a different slope on each side, see \"Finite differences straddle a kink\"), "
+        "where TensorFlow takes the derivative as 0 (as relu'(0) = 0). Elsewhere no output changes with it.")
+
+
+def test_at_a_tie_of_maximum_both_columns_are_kinks_and_tensorflow_picks_one_side():
+    c = gradlib.compare("maximum(x, y)", {"x": 1.0, "y": 1.0}, dtype="float64")
+    np.testing.assert_array_equal(c.best.jacobian, [[1.0, 0.0]])      # the tie goes to x
+    assert c.check.kinks.tolist() == [[True, True]]
+    assert finding(c, "Finite differences straddle a kink").text == (
+        "(y, x) has slope 0 below x and 1 above (TensorFlow gives 1, central differences 0.5), (y, y) has slope 0 "
+        "below y and 1 above (TensorFlow gives 0, central differences 0.5). " + KINK)
+    assert "Every gradient with respect to y is zero here, at a kink" in [t for _, t, _ in titles(c)]
+
+
+def test_the_diagnosis_names_at_most_four_kinks_and_counts_them_all():
     c = gradlib.compare("relu(x)", {"x": [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]}, dtype="float64", methods=["auto"])
     assert c.check.bad_cells == tuple((k, k) for k in range(5))
-    assert finding(c, "Finite differences disagree").text == (
-        "5 cell(s) differ from central finite differences, e.g. (y[0], x[0]) gives 0 vs 0.5, (y[1], x[1]) gives 0 vs "
-        "0.5, (y[2], x[2]) gives 0 vs 0.5, (y[3], x[3]) gives 0 vs 0.5 and 1 more by finite differences. "
+    assert finding(c, "Finite differences straddle a kink").text == (
+        "(y[0], x[0]) has slope 0 below x[0] and 1 above (TensorFlow gives 0, central differences 0.5), (y[1], x[1]) "
+        "has slope 0 below x[1] and 1 above (TensorFlow gives 0, central differences 0.5), (y[2], x[2]) has slope 0 "
+        "below x[2] and 1 above (TensorFlow gives 0, central differences 0.5), (y[3], x[3]) has slope 0 below x[3] and "
+        "1 above (TensorFlow gives 0, central differences 0.5) and 1 more cell(s). " + KINK)
+
+
+def test_without_evaluations_left_to_measure_the_sides_a_kink_gets_the_general_advice():
+    # the check itself fits (2 evaluations for 1 column), the one-sided slopes (5 more) do not
+    c = gradlib.compare("relu(x)", {"x": 0.0}, dtype="float64")
+    flat = lambda v: np.maximum(v, 0.0)
+    check = finite_differences(flat, np.zeros(1), c.best.jacobian, "float64", max_flops=6)
+    assert check.bad_cells == ((0, 0),) and check.slopes is None and check.kinks is None
+    found = {f.title: f.text for f in diagnose(c.results, c.best, check)}
+    assert found["Finite differences disagree"] == (
+        "1 cell(s) differ from central finite differences, e.g. (y, x) gives 0 vs 0.5 by finite differences. "
         + KINK_ADVICE)
+    assert found["Every gradient with respect to x is zero here"] == FLAT   # no kink measured, none claimed
+    enough = finite_differences(flat, np.zeros(1), c.best.jacobian, "float64", max_flops=7)
+    assert enough.kinks.tolist() == [[True]]
 
 
 def test_abs_at_zero_has_no_kink_that_central_differences_see():
@@ -123,9 +187,82 @@ def test_finite_differences_too_coarse_for_a_fast_oscillation_disagree_with_meth
     assert c.check.bad_cells == ((0, 0), (1, 1)) and not c.check.passed
     assert all(a.agrees for a in c.agreement if a.method != "naive")
     assert "Correct methods disagree" not in [t for _, t, _ in titles(c)]
-    text = finding(c, "Finite differences disagree").text
-    assert text.startswith("2 cell(s) differ from central finite differences, e.g. (y[0], x[0]) gives -994252 vs "
-                           "-836634, (y[1], x[1]) gives 1e+06 vs 841471 by finite differences.")
+    assert not c.check.kinks.any()   # the one-sided slopes change with the step: no kink
+    assert finding(c, "Finite differences disagree").text == (
+        "2 cell(s) differ from central finite differences, e.g. (y[0], x[0]) gives -994252 vs -836634, (y[1], x[1]) "
+        "gives 1e+06 vs 841471 by finite differences. " + STEP_ADVICE.format(h="1e-06", x="x[0]"))
+
+
+def test_the_step_named_is_the_one_taken_in_that_column():
+    # the step grows with |x|: 1e-6 * 20 at x = 20, where sin(1e6 x) turns through 20 radians within it
+    c = gradlib.compare("sin(1e6 * x)", {"x": 20.0}, dtype="float64", methods=["jacobian", "forward"])
+    np.testing.assert_allclose(c.check.steps, [2e-5])
+    assert finding(c, "Finite differences disagree").text.endswith(STEP_ADVICE.format(h="2e-05", x="x"))
+
+
+@pytest.mark.parametrize("methods", [["auto"], ["forward"], ["unstack", "jacobian"]])
+def test_with_one_mode_only_the_disagreement_may_still_be_a_wrong_gradient(methods):
+    # the reverse-mode methods share TensorFlow's gradient functions: their agreement confirms nothing
+    c = gradlib.compare("sin(1e6 * x)", {"x": [0.3, 0.0]}, dtype="float64", methods=methods)
+    assert c.check.bad_cells == ((0, 0), (1, 1))
+    assert finding(c, "Finite differences disagree").text == (
+        "2 cell(s) differ from central finite differences, e.g. (y[0], x[0]) gives -994252 vs -836634, (y[1], x[1]) "
+        "gives 1e+06 vs 841471 by finite differences. " + KINK_ADVICE)
+
+
+# ---------------------------------------------------------------- outputs outside the function's domain
+
+UNDEFINED = ("The output is NaN: the function is not defined here (outside its domain, like log or sqrt of a negative "
+             "number, or 0/0), so it has no derivative")
+MEANINGLESS = (". The finite gradient given here ({g}) is the derivative's formula evaluated where the function is "
+               "undefined (as log(x) at x = -1 gives 1/x = -1): it means nothing")
+INFINITE = ("The output is {y}: the function has no finite value here (like 1/x or log(x) at 0, or an exp that "
+            "overflows), so its gradient is not a meaningful number")
+
+
+def test_log_of_a_negative_number_has_a_finite_gradient_that_means_nothing():
+    c = gradlib.compare("log(x)", {"x": -1.0})
+    assert np.isnan(c.best.y) and c.best.jacobian.tolist() == [[-1.0]]   # 1/x evaluates fine at -1
+    assert titles(c) == [
+        ("naive", "The naive loop returns zeros", "error"),
+        ("summed", "tape.gradient is the per-element gradient here", "info"),
+        (None, "Output not finite", "warning"),
+        (None, "Cells the finite-difference check could not check", "info")]
+    assert finding(c, "Output not finite").text == "(y, x) = -1 where y = nan. " + UNDEFINED + MEANINGLESS.format(
+        g="-1") + "."
+    notes = c.best.cell_notes()
+    assert notes[["output", "input", "value", "status"]].values.tolist() == [["y", "x", -1.0, "output not finite"]]
+    assert notes["what happened"][0] == UNDEFINED.replace("The output", "y") + MEANINGLESS.format(g="-1")
+
+
+@pytest.mark.parametrize("text, inputs, shown, explained", [
+    # the gradient of a NaN output w.r.t. an input it does not use is 0: not named as a meaningless formula value
+    ("log(x)", {"x": [-1.0, 2.0]}, "(y[0], x[0]) = -1 where y[0] = nan, (y[0], x[1]) = 0 where y[0] = nan",
+     UNDEFINED + MEANINGLESS.format(g="-1")),
+    ("sqrt(x)", {"x": [-4.0, 4.0]}, "(y[0], x[0]) = nan where y[0] = nan, (y[0], x[1]) = 0 where y[0] = nan",
+     UNDEFINED),
+    ("x / y", {"x": 0.0, "y": 0.0}, "(y, x) = inf where y = nan, (y, y) = nan where y = nan", UNDEFINED),
+    ("log(x)", {"x": 0.0}, "(y, x) = inf where y = -inf", INFINITE.format(y="-inf")),
+    ("1 / x", {"x": 0.0}, "(y, x) = -inf where y = inf", INFINITE.format(y="inf")),
+    ("[log(x), sqrt(x)]", {"x": -1.0}, "(y[0], x) = -1 where y[0] = nan, (y[1], x) = nan where y[1] = nan",
+     UNDEFINED + MEANINGLESS.format(g="-1")),
+])
+def test_outside_the_domain_the_output_is_named_and_its_gradient_is_not_given_as_right(text, inputs, shown, explained):
+    c = gradlib.compare(text, inputs)
+    assert finding(c, "Output not finite").text == f"{shown}. {explained}."
+    assert finding(c, "Output not finite").severity == "warning"
+    assert "The per-element gradients are right" not in [t for _, t, _ in titles(c)]
+    rows = ~np.isfinite(c.best.y.reshape(-1))
+    assert (c.best.cell_status()[rows] == gradlib.CELL_STATUS.index("output not finite")).all()
+    assert (c.best.cell_status()[~rows] != gradlib.CELL_STATUS.index("output not finite")).all()
+
+
+def test_where_the_output_is_infinite_finite_differences_are_not_blamed_on_the_step():
+    c = gradlib.compare("1 / x", {"x": 0.0}, dtype="float64")
+    np.testing.assert_allclose(c.check.numeric, [[1e12]])   # (1/h + 1/h) / 2h
+    assert finding(c, "Finite differences disagree").text == (
+        "1 cell(s) differ from central finite differences, e.g. (y, x) gives -inf vs 1e+12 by finite differences. "
+        "The output is not finite there (see \"Output not finite\"): there is no derivative to compare with.")
 
 
 # ---------------------------------------------------------------- correct methods disagree
@@ -165,9 +302,18 @@ def test_a_wrong_method_alone_is_caught_by_finite_differences(monkeypatch):
     assert c.check.bad_cells == ((0, 0), (0, 1), (1, 0), (1, 1))
     np.testing.assert_allclose(c.check.numeric, [[3.0, 2.0], [1.0, 1.0]], rtol=1e-3)   # float32: the true values
     assert titles(c) == [(None, "Finite differences disagree", "warning")]
-    assert c.diagnosis[0].text.startswith(
+    assert c.diagnosis[0].text == (
         "4 cell(s) differ from central finite differences, e.g. (y[0], x0) gives 6 vs 3, (y[0], x1) gives 4 vs 2, "
-        "(y[1], x0) gives 2 vs 1, (y[1], x1) gives 2 vs 1 by finite differences.")
+        "(y[1], x0) gives 2 vs 1, (y[1], x1) gives 2 vs 1 by finite differences. " + KINK_ADVICE)
+
+
+def test_when_the_modes_disagree_the_finite_differences_are_not_blamed(monkeypatch):
+    monkeypatch.setattr(tf.autodiff, "ForwardAccumulator", _DoubledForwardMode)
+    c = gradlib.compare("sin(1e6 * x) + 0.125", {"x": [0.3, 0.0]}, dtype="float64", methods=["unstack", "forward"])
+    assert not c.results["forward"].compiled      # nothing traced while forward mode is wrong
+    np.testing.assert_allclose(c.results["forward"].jacobian, 2 * c.results["unstack"].jacobian)
+    assert [t for _, t, _ in titles(c)] == ["Finite differences disagree", "Correct methods disagree"]
+    assert finding(c, "Finite differences disagree").text.endswith("by finite differences. " + KINK_ADVICE)
 
 
 def test_when_the_methods_are_right_again_nothing_disagrees():

@@ -298,8 +298,9 @@ def test_the_diagnosis_reports_the_poisoning_and_the_repair_with_the_cells_named
     assert poisoned.startswith("'jacobian' gives NaN where the true value is finite: (y[1], x0) is NaN, true value 0. "
                                "The cause: 0 x inf = NaN in reverse mode")
     assert poisoned.endswith("'auto' gives the true values.")
-    assert infinite == ("(y[0], x0) where y[0] = inf. The output itself is not finite, so its gradient is not a "
-                        "meaningful number.")
+    assert infinite == ("(y[0], x0) = inf where y[0] = inf, (y[0], x1) = 0 where y[0] = inf. The output is inf: the "
+                        "function has no finite value here (like 1/x or log(x) at 0, or an exp that overflows), so its "
+                        "gradient is not a meaningful number.")
     assert repaired.startswith("(y[1], x0) = 0. Reverse mode gave NaN here, and forward mode gives the finite values "
                                "shown.")
     assert unchecked == ("(y[0], x0), (y[0], x1) could not be checked: the function is infinite just beside x0, x1.")

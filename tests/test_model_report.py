@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import gradlib
 from dashboard import model_report
@@ -14,7 +15,16 @@ def test_report_matches_the_model_and_times_the_loop_on_a_few_samples():
     r = model_report.report("classifier", params, x)
     assert r.output_names == ("p(class 0)", "p(class 1)", "p(class 2)")
     assert r.result.jacobian.shape == (6, 3, 3)
-    np.testing.assert_allclose(r.result.y, get_model("classifier", **params)(x).numpy(), rtol=1e-6)
+    model = get_model("classifier", **params)
+    np.testing.assert_allclose(r.result.y, model(x).numpy(), rtol=1e-6)
+    for b in range(6):   # the reference: one tape per sample, one tape.gradient per output element, inside it
+        xb = tf.constant(x[b:b + 1], tf.float32)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(xb)
+            rows = tf.unstack(model(xb)[0])
+        expected = np.stack([tape.gradient(row, xb)[0].numpy() for row in rows])
+        assert np.abs(expected).max() > 1e-3   # a softmax's gradients: not all zero, so the comparison has teeth
+        np.testing.assert_allclose(r.result.matrix(b), expected, rtol=1e-5, atol=1e-6, err_msg=f"sample {b}")
     assert r.loop_samples == 4 and r.loop_seconds > 0 and r.gradlib_seconds > 0
     assert r.speedup == pytest.approx(r.loop_seconds / r.gradlib_seconds)
 

@@ -261,3 +261,24 @@ def test_an_infinite_derivative_is_shown_as_such_and_the_unchecked_cell_is_named
     assert agreement.loc["forward", "agrees"] == "NO"
     assert agreement.loc["forward", "cells that differ"] == "1: (y[0], x1): nan vs 0"
     assert agreement.loc["jacobian", "agrees"] == "yes"
+
+
+@pytest.mark.parametrize("outputs, inputs, says, never", [
+    ("log(x)", '{"x": -1}', ["**Output not finite**", "(y, x) = -1 where y = nan. The output is NaN: the function is "
+                             "not defined here", "The finite gradient given here (-1)", "it means nothing"],
+     ["The per-element gradients are right"]),
+    ("relu(x)", '{"x": 0}', ["**Finite differences straddle a kink**", "(y, x) has slope 0 below x and 1 above",
+                             "**Every gradient with respect to x is zero here, at a kink**"],
+     ["flat region", "points at a wrong gradient"]),
+    ("sin(1e6*x)", '{"x": [0.3, 0]}', ["**Finite differences disagree**", "so the finite-difference step is the "
+                                       "likely cause, not the gradient: the step was 1e-06 at x[0]"],
+     ["points at a wrong gradient"]),
+])
+def test_the_diagnosis_says_what_the_evidence_supports(outputs, inputs, says, never):
+    at = open_playground(outputs=outputs, inputs=inputs, dtype="float64")
+    shown = "\n".join(box.value for kind in ("info", "warning", "error", "success") for box in getattr(at, kind))
+    assert "### Diagnosis" in headings(at)
+    for text in says:
+        assert text in shown, text
+    for text in never:
+        assert text not in shown, text
