@@ -78,3 +78,28 @@ def test_a_skipped_check_says_why_in_one_sentence():
     check = finite_differences(lambda v: v[:1], np.ones(n), np.zeros((1, n)), "float64")
     assert check.summary(["y"], [f"x{j}" for j in range(n)]) == (
         f"Finite-difference check skipped: {n} watched elements (the check runs up to {MAX_FD_COLUMNS}).")
+
+
+def test_unchecked_cells_beyond_the_limit_are_counted_and_their_columns_cut_short():
+    check = finite_differences(np.sqrt, np.zeros(6), np.diag(np.full(6, np.inf)), "float64")
+    assert check.unchecked(ROWS6, COLS6) == [
+        "(y0, x0), (y1, x1), (y2, x2), (y3, x3) and 2 more could not be checked: the function is not defined (NaN) "
+        "just below x0, x1, x2, x3, ..."]
+    assert check.unchecked(ROWS6, COLS6, limit=6) == [
+        "(y0, x0), (y1, x1), (y2, x2), (y3, x3), (y4, x4), (y5, x5) could not be checked: the function is not "
+        "defined (NaN) just below x0, x1, x2, x3, x4, x5"]
+
+
+def test_integer_columns_show_what_finite_differences_give_up_to_the_limit():
+    x = np.arange(1.0, 7.0)
+    check = finite_differences(square, x, np.zeros((6, 6)), "float64", integer_columns=np.ones(6, bool))
+    [sentence] = check.unchecked(ROWS6, COLS6)
+    assert sentence == (
+        "(y0, x0), (y0, x1), (y0, x2), (y0, x3) and 32 more could not be checked: x0, x1, x2, x3, ... is an integer "
+        "input: TensorFlow gives it no gradient (0), while the function's derivative is what finite differences "
+        "measure, so the two are not comparable (finite differences give 2, 0, 0, 0, ...)")
+    one = finite_differences(square, x[:1], np.zeros((1, 1)), "float64", integer_columns=np.ones(1, bool))
+    assert one.unchecked(["y"], ["n"]) == [
+        "(y, n) could not be checked: n is an integer input: TensorFlow gives it no gradient (0), while the "
+        "function's derivative is what finite differences measure, so the two are not comparable "
+        "(finite differences give 2)"]
