@@ -7,9 +7,13 @@ dashboard show, so a changed word, number or count is a changed answer.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from gradlib._checks import MAX_FD_COLUMNS, FiniteDifferenceCheck, finite_differences
+from gradlib._checks import (MAX_FD_COLUMNS, Agreement, FiniteDifferenceCheck, agreement, differing_cells,
+                             finite_differences)
+from gradlib._result import GradResult
 
 ROWS6 = [f"y{i}" for i in range(6)]
 COLS6 = [f"x{i}" for i in range(6)]
@@ -103,3 +107,111 @@ def test_integer_columns_show_what_finite_differences_give_up_to_the_limit():
         "(y, n) could not be checked: n is an integer input: TensorFlow gives it no gradient (0), while the "
         "function's derivative is what finite differences measure, so the two are not comparable "
         "(finite differences give 2)"]
+
+
+def test_exactly_the_limit_of_integer_cells_shows_their_values_without_an_ellipsis():
+    x = np.array([1.0, 2.0])
+    check = finite_differences(square, x, np.zeros((2, 2)), "float64", integer_columns=np.ones(2, bool))
+    [sentence] = check.unchecked(["y0", "y1"], ["n0", "n1"])
+    assert sentence.startswith("(y0, n0), (y0, n1), (y1, n0), (y1, n1) could not be checked: n0, n1 is an integer")
+    assert sentence.endswith("(finite differences give 2, 0, 0, 4)")
+
+
+def test_a_function_infinite_on_one_side_only_is_not_checked_there():
+    def step_to_inf(v):
+        return np.where(v > 1.0, np.inf, v)
+
+    check = finite_differences(step_to_inf, np.ones(1), np.ones((1, 1)), "float64")
+    assert check.reason.tolist() == [[4]] and check.unchecked_cells == ((0, 0),) and not check.passed
+    below = finite_differences(lambda v: np.where(v < 1.0, -np.inf, v), np.ones(1), np.ones((1, 1)), "float64")
+    assert below.reason.tolist() == [[4]] and not below.passed
+
+
+def test_the_step_is_a_millionth_of_the_input_and_never_less_than_a_millionth():
+    # flat within 1.5e-6 of the point, the identity beyond: the differences see the slope only when the step
+    # reaches past 1.5e-6, so they show which step was taken
+    def flat_near(point):
+        return lambda v: np.where(np.abs(v - point) > 1.5e-6 * max(1.0, point), v, point)
+
+    for point, slope in [(0.5, 0.0), (1.0, 0.0), (-0.25, 0.0)]:
+        assert finite_differences(flat_near(point), np.array([point]), np.zeros((1, 1)), "float64").numeric[0, 0] == slope
+    wide = lambda v: np.where(np.abs(v - 0.5) > 0.75e-6, v, 0.5)    # noqa: E731 (a step of 1e-6 reaches past it)
+    assert abs(finite_differences(wide, np.array([0.5]), np.ones((1, 1)), "float64").numeric[0, 0] - 1.0) < 1e-6
+
+
+def result(jacobian, *, dtype="float64", per_element=True, requested="m"):
+    jacobian = np.asarray(jacobian, float)
+    rows = tuple(f"y[{i}]" for i in range(jacobian.shape[0]))
+    cols = tuple(f"x{j}" for j in range(jacobian.shape[1]))
+    return GradResult(np.zeros(jacobian.shape[0]), jacobian, rows, cols, requested, requested,
+                      tuple((c, ()) for c in cols), dtype=dtype, per_element=per_element)
+
+
+def test_results_of_different_shapes_disagree_in_every_cell_and_say_both_shapes():
+    assert agreement(result([[1.0, 2.0]], requested="naive"), result([[1.0, 2.0], [3.0, 4.0]]), "auto") == Agreement(
+        "naive", float("inf"), False, "rows of auto", 4, "shape (1, 2) vs (2, 2)")
+    assert agreement(result(np.ones((1, 3)), requested="summed", per_element=False), result(np.ones((2, 2))),
+                     "unstack") == Agreement("summed", float("inf"), False, "column sums of unstack", 3,
+                                             "shape (1, 3) vs (1, 2)")
+
+
+def test_a_summed_result_is_compared_with_the_column_sums_and_its_row_is_sum_y():
+    reference = result([[1.0, np.inf], [2.0, -np.inf]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")     # inf - inf in a column sum is NaN, silently
+        got = agreement(result([[3.5, 0.0]], per_element=False, requested="summed"), reference, "jacobian")
+    assert got == Agreement("summed", 0.5, False, "column sums of jacobian", 2, "(sum(y), x0): 3.5 vs 3")
+
+
+def test_a_float32_result_or_reference_is_compared_at_float32_tolerance():
+    exact, near = result([[1.0, 2.0]]), result([[1.0001, 2.0]])       # 1e-4 apart: float32 noise, a float64 error
+    assert not agreement(near, exact, "auto").agrees
+    assert agreement(result([[1.0001, 2.0]], dtype="float32"), exact, "auto").agrees
+    assert agreement(near, result([[1.0, 2.0]], dtype="float32"), "auto").agrees
+
+
+def test_results_that_agree_have_no_example_and_no_differing_cell():
+    assert agreement(result([[1.0, np.nan]]), result([[1.0, np.nan]]), "auto") == Agreement(
+        "m", 0.0, True, "rows of auto", 0, "")
+    both_nan = agreement(result([[np.nan, np.nan]]), result([[np.nan, np.nan]]), "auto")
+    assert (both_nan.max_abs_diff, both_nan.agrees, both_nan.example) == (0.0, True, "")
+
+
+def test_the_largest_difference_counts_only_cells_finite_on_both_sides():
+    got = agreement(result([[1.5, np.inf, 0.0]]), result([[1.0, 7.0, np.nan]]), "auto")
+    assert got == Agreement("m", 0.5, False, "rows of auto", 3, "(y[0], x0): 1.5 vs 1")
+
+
+def test_each_cell_may_differ_by_atol_times_the_scale_plus_rtol_times_itself_and_no_more():
+    # float64: atol 1e-6, rtol 1e-5; the scale is the largest finite |target|, at least 1
+    assert differing_cells(np.array([2e-6, 2.0]), np.array([0.0, 2.0]), "float64").tolist() == [False, False]
+    assert differing_cells(np.array([2.1e-6, 2.0]), np.array([0.0, 2.0]), "float64").tolist() == [True, False]
+    assert differing_cells(np.array([1.5e-6, 1.0]), np.array([0.0, 1.0]), "float64").tolist() == [True, False]
+    assert differing_cells(np.array([1.5e-6, 0.5]), np.array([0.0, 0.5]), "float64").tolist() == [True, False]
+    assert differing_cells(np.array([4.0 + 3e-5]), np.array([4.0]), "float64").tolist() == [False]
+    assert differing_cells(np.array([4.0 + 5e-5]), np.array([4.0]), "float64").tolist() == [True]
+    # float32 if any dtype is: 2e-3 each
+    assert differing_cells(np.array([1.003]), np.array([1.0]), "float64", "float32").tolist() == [False]
+    assert differing_cells(np.array([1.003]), np.array([1.0]), "float32").tolist() == [False]
+    assert differing_cells(np.array([1.003]), np.array([1.0]), "float64").tolist() == [True]
+    assert differing_cells(np.array([1.005]), np.array([1.0]), "float32").tolist() == [True]
+
+
+def test_an_infinite_target_does_not_widen_the_tolerance_of_the_finite_cells():
+    assert differing_cells(np.array([5.0, 2.0]), np.array([np.inf, 1.0]), "float64").tolist() == [True, True]
+    assert differing_cells(np.array([np.nan, np.nan]), np.array([np.nan, np.nan]), "float64").tolist() == [False, False]
+
+
+def test_non_finite_cells_are_compared_without_a_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert differing_cells(np.array([np.inf, -np.inf]), np.array([np.inf, np.inf]), "float64").tolist() == [
+            False, True]
+        assert not agreement(result([[np.inf, 1.0]]), result([[-np.inf, 1.0]]), "auto").agrees
+        check = finite_differences(lambda v: np.full(1, np.inf) * v, np.ones(1), np.ones((1, 1)), "float64")
+    assert check.reason.tolist() == [[4]]
+
+
+def test_the_reason_of_each_cell_is_stored_in_one_byte():
+    check = finite_differences(square, np.ones(3), np.diag(np.full(3, 2.0)), "float64")
+    assert check.reason.dtype == np.int8 and check.reason.shape == (3, 3) and check.passed
