@@ -147,3 +147,9 @@ def test_dot_with_a_number_written_in_the_text_runs_in_the_generated_code(tmp_pa
     assert done.returncode == 0, done.stderr[-2000:]
     assert "y: [5.0, 15.0]\n" in done.stdout
     assert "jacobian: [[[5.0, 0.0], [0.0, 5.0]]]\n" in done.stdout
+
+
+def test_whole_numbers_up_to_2_to_the_53_are_written_as_floats_so_a_list_of_them_is_a_float_tensor():
+    # tf.stack([200, 300]) would be an int32 tensor, and int32 * float32 is a TypeError in TensorFlow
+    code = tensorflow_code("[200, 300] * x + 9007199254740991", {"x": [1.0, 2.0]})
+    assert "    return (tf.stack([200.0, 300.0]) * x) + 9007199254740991.0\n" in code
