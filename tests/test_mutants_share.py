@@ -193,3 +193,33 @@ def test_each_bad_table_is_refused_with_this_message():
     assert len(from_rows("a0", most).inputs) == LIMITS.max_inputs
     assert refusal(from_rows, "x", most + [{"name": "b", "value": "1"}]) == (
         f"too many inputs ({LIMITS.max_inputs + 1}); at most {LIMITS.max_inputs} are allowed")
+
+
+def test_a_whole_number_is_a_number_too_when_inputs_is_not_an_object():
+    assert refusal(decode, {"outputs": "x", "inputs": "3"}) == (
+        "share link: 'inputs' must be a JSON object of name -> value, like {\"x\": [1, 2]}; got a number")
+
+
+def test_a_state_exactly_at_a_links_length_limit_is_encoded():
+    n = 9_995                        # '{"x":[' + n times '1,' + the last number + ']}': 2 n + 8 + its digits
+    assert len(encode(ShareState("sum(x)", {"x": [1] * n + [1]}))["inputs"]) == MAX_LENGTHS["inputs"] - 1
+    assert len(encode(ShareState("sum(x)", {"x": [1] * n + [12]}))["inputs"]) == MAX_LENGTHS["inputs"]
+    assert refusal(encode, ShareState("sum(x)", {"x": [1] * n + [123]})).startswith(
+        "this state is too large to share: its 'inputs' would be 20,001 characters long")
+
+
+def test_the_link_drops_everything_after_the_first_question_mark_or_hash():
+    state = ShareState("x", {"x": 1})
+    query = "outputs=x&inputs=%7B%22x%22%3A1%7D"
+    assert link(state, "http://h:1/p?a=1?b=2") == f"http://h:1/p?{query}"
+    assert link(state, "http://h:1/p#top#more") == f"http://h:1/p?{query}"
+
+
+def test_spaces_and_symbols_of_a_link_are_percent_encoded_never_plus():
+    assert link(ShareState("x * x + 1", {"x": 1}), "") == (
+        "?outputs=x%20%2A%20x%20%2B%201&inputs=%7B%22x%22%3A1%7D")
+
+
+def test_an_input_a_dtype_mapping_leaves_out_is_float32_in_the_table():
+    assert [row["dtype"] for row in rows_of(ShareState("x*y", {"x": 1, "y": 2}, None, (), {"x": "float64"}))] == [
+        "float64", "float32"]
