@@ -223,3 +223,52 @@ def test_spaces_and_symbols_of_a_link_are_percent_encoded_never_plus():
 def test_an_input_a_dtype_mapping_leaves_out_is_float32_in_the_table():
     assert [row["dtype"] for row in rows_of(ShareState("x*y", {"x": 1, "y": 2}, None, (), {"x": "float64"}))] == [
         "float64", "float32"]
+
+
+def test_an_escaped_quote_stays_inside_its_string_and_brackets_after_it_are_text():
+    assert parse_inputs('{"a\\"[[[[[[": 1}') == {'a"[[[[[[': 1}
+    # an empty first string closes at once: the brackets after it count
+    assert refusal(parse_inputs, '{"": 1, "x": [[[[[1]]]]]}') == (
+        "share link: 'inputs' is nested more than 5 levels deep at column 18; tensors have at most 4 dimensions")
+
+
+def test_only_brackets_and_braces_nest_and_each_closing_one_undoes_one_level():
+    assert refusal(parse_inputs, "X[[[[[[1]]]]]]") == (
+        "share link: 'inputs' is nested more than 5 levels deep at column 7; tensors have at most 4 dimensions")
+    assert refusal(parse_inputs, "XXXXXXX") == (
+        "share link: 'inputs' is not valid JSON: Expecting value at column 1. Write numbers and lists like [[1, 2], "
+        "[3, 4]]")
+    assert refusal(parse_value, "[[[[1], [[1]]]]]", where="w") == (
+        "w is nested more than 4 levels deep at column 10; tensors have at most 4 dimensions")
+
+
+def test_the_last_of_three_repeated_parameters_wins():
+    assert decode({"outputs": ["a", "b", "x"], "inputs": X1}).outputs == "x"
+
+
+def test_json_the_reader_cannot_hold_says_why_in_at_most_120_characters():
+    message = refusal(parse_value, "1" * 5000, where="w")
+    assert message.startswith("w cannot be read: Exceeds the limit (4300 digits) for integer string conversion")
+    assert len(message) == len("w cannot be read: ") + 120
+
+
+def test_inf_in_any_case_is_infinity():
+    assert parse_value("inf", where="w") == parse_value("INF", where="w") == parse_value(" Inf ", where="w") == math.inf
+
+
+def test_a_dtype_pair_splits_at_its_first_colon():
+    assert refusal(decode, {"outputs": "x", "inputs": X1, "dtype": "x:float64:int8"}) == (
+        "share link: dtype 'float64:int8' of 'x' is not one of float32, float64, int32, int64")
+
+
+def test_long_names_in_refusals_are_cut_to_40_characters():
+    k, n, m = "k" * 40, "n" * 40, "m" * 40
+    assert refusal(decode, {"outputs": "x", "inputs": X1, "dtype": "f" * 50}) == (
+        f"share link: dtype {'f' * 40!r} is not accepted; use float32 or float64, or name:dtype pairs such as "
+        "n:int32,x:float32")
+    assert refusal(decode, {"outputs": "x", "inputs": X1, "dtype": "n" * 50 + ":" + "k" * 50}) == (
+        f"share link: dtype {k!r} of {n!r} is not one of float32, float64, int32, int64")
+    assert refusal(decode, {"outputs": "x", "inputs": X1, "method": "m" * 50}) == (
+        f"share link: method {m!r} is not a method; choose from unstack, jacobian, forward, naive, summed, auto")
+    assert refusal(decode, {"outputs": "x", "inputs": '{"' + "k" * 50 + '": 1, "' + "k" * 50 + '": 2}'}) == (
+        f"share link: 'inputs' names {k!r} twice; each input needs its own name")
