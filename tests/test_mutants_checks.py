@@ -215,3 +215,23 @@ def test_non_finite_cells_are_compared_without_a_numpy_warning():
 def test_the_reason_of_each_cell_is_stored_in_one_byte():
     check = finite_differences(square, np.ones(3), np.diag(np.full(3, 2.0)), "float64")
     assert check.reason.dtype == np.int8 and check.reason.shape == (3, 3) and check.passed
+
+
+def test_infinite_cells_on_both_sides_are_compared_without_a_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert agreement(result([[np.inf, 1.0]]), result([[np.inf, 1.0]]), "auto").agrees
+        # the differences overflow to inf where the function jumps from -1e308 to 1e308, and the analytic cell is inf
+        jump = finite_differences(lambda v: 1e308 * np.sign(v - 1.0), np.ones(1), np.array([[np.inf]]), "float64")
+    assert jump.numeric.tolist() == [[np.inf]] and np.isnan(jump.error[0, 0])
+
+
+def test_integer_columns_may_be_given_as_zeros_and_ones_and_never_set_the_scale():
+    def f(v):
+        return np.array([1000.0 * v[0] + v[1]])
+
+    # float32: each cell may differ by 2e-3 times the scale of the checked cells (here 1) plus 2e-3 times itself
+    check = finite_differences(f, np.ones(2), np.array([[0.0, 1.01]]), "float32", integer_columns=np.array([1, 0]))
+    assert check.reason.tolist() == [[5, 0]]
+    assert check.bad_cells == ((0, 1),)
+    assert abs(check.tolerance[0, 1] - 4e-3) < 1e-9
