@@ -205,3 +205,13 @@ def test_the_warnings_name_the_inputs_and_cells_concerned():
         "input 'z' holds NaN or infinite values (z); results there are not finite")
     assert nonfinite_warnings(check_inputs({"x": [nan, 1, inf]})) == (
         "input 'x' holds NaN or infinite values (x[0], x[2]); results there are not finite",)
+
+
+def test_a_bad_whole_number_is_quoted_as_an_integer_below_1e16_and_as_a_float_from_there():
+    def message(value):
+        with pytest.raises(ExpressionError) as info:
+            check_inputs({"n": value}, dtype={"n": "int64"})
+        return str(info.value).split(":")[0]
+
+    assert message(1e16) == "input 'n' is int64, but n is 1e+16"
+    assert message(9999999999999998.0) == "input 'n' is int64, but n is 9999999999999998"
