@@ -215,3 +215,9 @@ def test_a_bad_whole_number_is_quoted_as_an_integer_below_1e16_and_as_a_float_fr
 
     assert message(1e16) == "input 'n' is int64, but n is 1e+16"
     assert message(9999999999999998.0) == "input 'n' is int64, but n is 9999999999999998"
+
+
+def test_exactly_three_non_finite_cells_are_all_named_without_and_more():
+    nan, inf = float("nan"), float("inf")
+    assert nonfinite_warnings(check_inputs({"x": [nan, 1.0, inf, -inf]})) == (
+        "input 'x' holds NaN or infinite values (x[0], x[2], x[3]); results there are not finite",)
