@@ -7,6 +7,8 @@ small limit so that the limits' messages are reached with small inputs.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -221,3 +223,17 @@ def test_exactly_three_non_finite_cells_are_all_named_without_and_more():
     nan, inf = float("nan"), float("inf")
     assert nonfinite_warnings(check_inputs({"x": [nan, 1.0, inf, -inf]})) == (
         "input 'x' holds NaN or infinite values (x[0], x[2], x[3]); results there are not finite",)
+
+
+def test_a_long_name_is_quoted_to_its_first_40_characters():
+    name = "a" * 50
+    with pytest.raises(ExpressionError) as info:
+        check_inputs({name: 1})
+    assert str(info.value) == f"input name {'a' * 40!r}... is longer than 32 characters"
+
+
+def test_a_float32_overflow_is_refused_without_a_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ExpressionError, match=r"^input 'x' is float32, but x is 1e\+39, outside float32's range"):
+            check_inputs({"x": 1e39})
