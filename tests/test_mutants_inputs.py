@@ -237,3 +237,13 @@ def test_a_float32_overflow_is_refused_without_a_numpy_warning():
         warnings.simplefilter("error")
         with pytest.raises(ExpressionError, match=r"^input 'x' is float32, but x is 1e\+39, outside float32's range"):
             check_inputs({"x": 1e39})
+
+
+def test_a_list_with_size_1_dimensions_is_accepted_at_the_size_limit_and_refused_over_it():
+    # Found by `make mutate`: the walk also counted the list items at every depth against twice the limit, so
+    # [[[[1, 2]]]] (two numbers) was refused as "has more than 2 elements" at max_elements=2.
+    two = Limits(max_elements=2)
+    assert check_inputs({"x": [[[[1, 2]]]]}, limits=two)[0].shape == (1, 1, 1, 2)
+    with pytest.raises(ExpressionError) as info:
+        check_inputs({"x": [[[[1, 2, 3]]]]}, limits=two)
+    assert str(info.value) == "input 'x' has more than 2 elements; at most 2 are allowed"
