@@ -245,7 +245,6 @@ def _nested_shape(raw: Any, where: str, limits: Limits) -> tuple[int, ...]:
         raise InputError(f"{where} must be a number or a (nested) list of numbers; got {_describe(raw)}")
     shape: list[int] | None = None
     leaf_depth: int | None = None
-    count = 0
     stack: list[tuple[Any, tuple[int, ...]]] = [(raw, ())]
     while stack:
         item, path = stack.pop()
@@ -261,9 +260,6 @@ def _nested_shape(raw: Any, where: str, limits: Limits) -> tuple[int, ...]:
             if math.prod(shape) > limits.max_elements:   # a lower bound of the size: refuse before walking on
                 raise InputError(f"{where} has at least {math.prod(shape):,} elements; "
                                  f"at most {limits.max_elements:,} are allowed")
-            count += len(item)
-            if count > limits.max_elements * 2:
-                raise InputError(f"{where} has more than {limits.max_elements:,} elements")
             # reversed: the walk visits elements in order, so a ragged list is blamed on the odd element
             stack.extend(reversed([(child, path + (k,)) for k, child in enumerate(item)]))
         elif _is_number(item):

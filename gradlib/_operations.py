@@ -121,8 +121,9 @@ def matmul(a, b):
 
 
 def dot(a, b):
-    """NumPy's dot for scalars, vectors and matrices: a product when either is a scalar, else matmul."""
-    if a.shape.rank == 0 or b.shape.rank == 0:
+    """NumPy's dot for scalars, vectors and matrices: a product when either is a scalar, else matmul. A number
+    written in the text is a Python float in the generated code, with no shape: a scalar too."""
+    if len(getattr(a, "shape", ())) == 0 or len(getattr(b, "shape", ())) == 0:
         return a * b
     return matmul(a, b)
 

@@ -1,0 +1,229 @@
+"""The language: each refusal word for word with its column, and the limits to the part (`make mutate`).
+
+tests/test_language.py checks what the language computes against NumPy and which texts it refuses, matching a
+part of each message; these pin the whole first line of the message and the column it points at, for every
+kind of refusal, and each limit at its boundary (docs/mutation.md).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from gradlib import ExpressionError, Limits
+from gradlib._language import parse
+
+SHAPES = {"x": (3,), "W": (2, 3), "s": (), "M": (3, 3)}
+
+
+def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
+    with pytest.raises(ExpressionError) as info:
+        parse(text, SHAPES, **({"limits": limits} if limits else {}))
+    return str(info.value).split("\n")[0], info.value.column
+
+
+@pytest.mark.parametrize("text, column, message", [
+    (5, None,
+     "the function must be text, like 'x0*x1'; got int"),
+    ('', None,
+     'the function is empty: type an expression such as [x0*x1, x0 + x1]'),
+    ('   ', None,
+     'the function is empty: type an expression such as [x0*x1, x0 + x1]'),
+    ('x·W', 2,
+     "character '·' (U+00B7, middle dot) at column 2 is not allowed; use '*' instead: 'x*W'"),
+    ('x − s', 3,
+     "character '−' (U+2212, minus sign) at column 3 is not allowed; use '-' instead: 'x - s'"),
+    ('х + s', 1,
+     "character 'х' (U+0445, cyrillic small letter ha) at column 1 is not allowed; use 'x' instead: "
+     "'x + s'"),
+    ('ｘ + s', 1,
+     "character 'ｘ' (U+FF58, fullwidth latin small letter x) at column 1 is not allowed; use 'x' "
+     "instead: 'x + s'"),
+    ('x²', 2,
+     "character '²' (U+00B2, superscript two) at column 2 is not allowed; use '**2' instead: 'x**2'"),
+    ('x\xa0+ s', 2,
+     "character '\\xa0' (U+00A0, no-break space) at column 2 is not allowed; use ' ' instead: 'x + s'"),
+    ('x ☃ s', 3,
+     "character '☃' (U+2603, snowman) at column 3 is not allowed; use plain ASCII letters and "
+     'operators'),
+    ('x\x07', 2,
+     'control character U+0007 at column 2 is not allowed'),
+    ('x; s', 2,
+     "';' (more than one statement) at column 2 is not part of the language; write a single "
+     'expression such as [x0*x1, x0 + x1]'),
+    ('x = s', 3,
+     "'=' (assignment or comparison) at column 3 is not part of the language; write a single "
+     'expression such as [x0*x1, x0 + x1]'),
+    ("'x'", 1,
+     'quotes (strings) at column 1 is not part of the language; write a single expression such as '
+     '[x0*x1, x0 + x1]'),
+    ('x # c', 3,
+     "'#' (comments) at column 3 is not part of the language; write a single expression such as "
+     '[x0*x1, x0 + x1]'),
+    ('{x}', 1,
+     "'{' (dicts and sets) at column 1 is not part of the language; write a single expression such "
+     'as [x0*x1, x0 + x1]'),
+    ('x == s', 3,
+     "'=' (assignment or comparison) at column 3 is not part of the language; write a single "
+     'expression such as [x0*x1, x0 + x1]'),
+    ('lambda: x', 1,
+     'lambda is not allowed; write the expression itself (column 1)'),
+    ('[a for a in x]', 1,
+     'comprehensions are not allowed; write the list out, like [x[0], x[1]] (column 1)'),
+    ('(a for a in x)', 1,
+     'generator expressions are not allowed (column 1)'),
+    ('(y := x)', 5,
+     "'=' (assignment or comparison) at column 5 is not part of the language; write a single "
+     'expression such as [x0*x1, x0 + x1]'),
+    ('[*x]', 2,
+     "'*' unpacking is not allowed (column 2)"),
+    ('x < s', 1,
+     'comparisons are not supported; use maximum/minimum or relu (column 1)'),
+    ('x and s', 1,
+     "'and'/'or' are not supported (column 1)"),
+    ('x if s else s', 1,
+     "'if ... else' is not supported (column 1)"),
+    ('x.T', 1,
+     "attribute access (a '.' after a value) is not allowed; call functions by name, like exp(x) "
+     '(column 1)'),
+    ('1j * x', 1,
+     '1j is not a number; only real numbers are allowed (column 1)'),
+    ('x % s', 1,
+     "operator '%' is not supported; use + - * / ** @ (column 1)"),
+    ('x // s', 1,
+     "operator '//' is not supported; use + - * / ** @ (column 1)"),
+    ('not x', 1,
+     "operator 'not' is not supported; use unary - or + (column 1)"),
+    ('~x', 1,
+     "operator '~' is not supported; use unary - or + (column 1)"),
+    ('_x', 1,
+     "names starting with '_' are not allowed ('_x') (column 1)"),
+    ('sin(**x)', 1,
+     'sin() takes no keyword arguments (column 1)'),
+    ('sum(x, axes=0)', 12,
+     "'=' (assignment or comparison) at column 12 is not part of the language; write a single "
+     'expression such as [x0*x1, x0 + x1]'),
+    ('f(x)', 1,
+     "unknown function 'f'; functions are abs, clip, concat, cos, cross_entropy, dot, exp, log, "
+     'log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, prod, relu, reshape, '
+     'sigmoid, sin, softmax, softplus, sqrt, square, sum, tan, tanh, transpose (column 1)'),
+    ('sinn(x)', 1,
+     "unknown function 'sinn'; did you mean 'sin'? (column 1)"),
+    ('x.sum()', 1,
+     "attribute access (a '.' after a value) is not allowed; call functions by name, like exp(x) "
+     '(column 1)'),
+    ('sin(x, axis=0)', 1,
+     'sin() takes no keyword arguments (column 1)'),
+    ('sin(x, s)', 1,
+     'sin() takes exactly one argument, like sin(x) (column 1)'),
+    ('sin', 1,
+     "'sin' is a function: call it, like sin(x) (column 1)"),
+    ('xx + s', 1,
+     "unknown name 'xx' (did you mean 'x'?). Inputs are: x, W, s, M. Define it as an input or fix "
+     'the spelling (column 1)'),
+    ('q + s', 1,
+     "unknown name 'q'. Inputs are: x, W, s, M. Define it as an input or fix the spelling (column 1)"),
+    ('x @ s', 1,
+     '@ needs vectors or matrices, not scalars (shapes (3,) and ()); use * for scaling (column 1)'),
+    ('s @ x', 1,
+     '@ needs vectors or matrices, not scalars (shapes () and (3,)); use * for scaling (column 1)'),
+    ('W @ W', 1,
+     '@ cannot multiply shapes (2, 3) and (2, 3): 3 != 2 (column 1)'),
+    ('[]', 1,
+     'an empty list [] has no value; put at least one element in it (column 1)'),
+    ('[x, s]', 5,
+     'list elements must all have the same shape to be stacked: element 1 has shape () but element 0 '
+     'has shape (3,) (column 5)'),
+    ('(x, s)', 1,
+     'tuples (a, b) are not values; use [a, b] to stack (column 1)'),
+    ('x[0, 1]', 1,
+     'too many indices (2) for a value of shape (3,) (column 1)'),
+    ('x[::-1]', 3,
+     'slice steps must be positive (column 3)'),
+    ('x[3:]', 3,
+     'this slice selects no elements from a dimension of size 3 (column 3)'),
+    ('x[5]', 3,
+     'index 5 is out of range for a dimension of size 3 (column 3)'),
+    ('x[-4]', 3,
+     'index -4 is out of range for a dimension of size 3 (column 3)'),
+    ('x[s]', 3,
+     'indices must be whole numbers written out, like x[0], W[1, 2] or x[1:3] (column 3)'),
+    ('x[0.5]', 3,
+     'indices must be whole numbers written out, like x[0], W[1, 2] or x[1:3] (column 3)'),
+    ('sum(x, axis=s)', 13,
+     'axis must be a whole number written out, like axis=0 (column 13)'),
+    ('sum(x, axis=0.5)', 13,
+     'axis must be a whole number written out, like axis=0 (column 13)'),
+    ('transpose(W, s)', 14,
+     'perm must be a list of whole numbers written out, like [1, 0] (column 14)'),
+    ('transpose(W, [0.5, 1])', 14,
+     'perm must be a list of whole numbers written out, like [1, 0] (column 14)'),
+    ('reshape(W, [s])', 12,
+     'shape must be a list of whole numbers written out, like [2, 3] (column 12)'),
+    ('W + M', 1,
+     "shapes (2, 3) and (3, 3) cannot be broadcast together for '+' (column 1)"),
+])
+def test_each_bad_text_is_refused_with_this_message_at_this_column(text, column, message):
+    assert refusal(text) == (message, column)
+
+
+def nodes(text: str) -> int:
+    """The parts of a text as the limit counts them: the nodes of its Python syntax tree."""
+    return sum(1 for _ in ast.walk(ast.parse(text, mode="eval").body))
+
+
+def depth(node: ast.AST) -> int:
+    return 1 + max((depth(child) for child in ast.iter_child_nodes(node)), default=0)
+
+
+def test_the_length_limit_counts_characters_and_allows_exactly_the_limit():
+    assert refusal("x" * 41, Limits(max_chars=40)) == ("the function is 41 characters long; at most 40 are allowed", None)
+    assert parse("x  +  s" + " " * 33, SHAPES, limits=Limits(max_chars=40)).shape == (3,)
+    assert refusal("x" * 2_001) == ("the function is 2,001 characters long; at most 2,000 are allowed", None)
+
+
+def test_the_bracket_nesting_limit_allows_exactly_the_limit_and_names_the_column_beyond():
+    assert parse("(((x)))", SHAPES, limits=Limits(max_depth=3)).shape == (3,)
+    assert refusal("((((x))))", Limits(max_depth=3)) == (
+        "the function nests more than 3 levels deep at column 4; simplify it", 4)
+    assert refusal("[[[[x]]]]", Limits(max_depth=3)) == (
+        "the function nests more than 3 levels deep at column 4; simplify it", 4)
+    # a run of signs nests too (each is an operator applied to the rest)
+    assert parse("- - -x", SHAPES, limits=Limits(max_depth=3)).shape == (3,)
+    assert refusal("-+-~x", Limits(max_depth=3)) == (
+        "the function nests more than 3 levels deep at column 4; simplify it", 4)
+
+
+def test_the_parts_limit_counts_the_syntax_tree_and_allows_exactly_the_limit():
+    text = "x + x * s"
+    assert parse(text, SHAPES, limits=Limits(max_nodes=nodes(text))).shape == (3,)
+    assert refusal(text, Limits(max_nodes=nodes(text) - 1)) == (
+        f"the function has more than {nodes(text) - 1} parts; simplify it", None)
+
+
+def test_the_tree_depth_limit_allows_exactly_the_limit_and_points_at_the_first_part_beyond():
+    text = "-(-(-x))"
+    tree = ast.parse(text, mode="eval").body
+    assert parse(text, SHAPES, limits=Limits(max_tree_depth=depth(tree))).shape == (3,)
+    message, column = refusal(text, Limits(max_tree_depth=depth(tree) - 1))
+    assert message == (f"the function nests more than {depth(tree) - 1} levels deep at column {column}; simplify it "
+                       "(a chain like a + b + c + ... counts one level per term)")
+    assert text[column - 1] in "x-"
+
+
+def test_the_elements_and_work_limits_refuse_the_part_that_exceeds_them():
+    assert parse("W * x", SHAPES, limits=Limits(max_elements=6)).shape == (2, 3)
+    assert refusal("W * x", Limits(max_elements=5)) == ("this part would hold 6 elements; at most 5 are allowed (column 1)", 1)
+    flops = parse("M @ M", SHAPES).flops
+    assert parse("M @ M", SHAPES, limits=Limits(max_flops=flops)).shape == (3, 3)
+    assert refusal("M @ M", Limits(max_flops=flops - 1)) == (
+        f"the function needs too much computation for one request: at least {flops:,.0f} floating-point operations, "
+        f"and at most {flops - 1:,.0f} are allowed; use smaller inputs (column 1)", 1)
+
+
+def test_a_syntax_error_names_the_column_and_pythons_reason_without_its_detail():
+    message, column = refusal("x +* s")
+    assert message.startswith("syntax error at column ") and column == int(message.split()[4].rstrip(":"))
+    assert " (" not in message
+    assert refusal("(x") == ("syntax error at column 1: '(' was never closed", 1)
