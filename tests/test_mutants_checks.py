@@ -235,3 +235,135 @@ def test_integer_columns_may_be_given_as_zeros_and_ones_and_never_set_the_scale(
     assert check.reason.tolist() == [[5, 0]]
     assert check.bad_cells == ((0, 1),)
     assert abs(check.tolerance[0, 1] - 4e-3) < 1e-9
+
+
+# --- the kink probe (one-sided slopes at the step and at a tenth of it) --------------------------------------------
+# Functions given as tables of their values at the points the probe may evaluate: every slope below is exact in
+# float64 (a step of 10 and its tenth, 1, are exact), so a threshold can be met with equality.
+
+from gradlib._checks import _one_sided  # noqa: E402  (the probe itself: its tolerance can be given exactly)
+
+
+def tabled(values):
+    """f(v) for a one-element v, read from ``values`` (a KeyError for any point the probe should not evaluate)."""
+    return lambda v: np.array([float(values[float(v[0])])])
+
+
+def probe(values, tolerance):
+    return _one_sided(tabled(values), np.array([0.0]), np.array([10.0]), [0], np.array([[tolerance]]))
+
+
+def test_the_probe_evaluates_the_point_and_each_side_at_the_step_and_at_a_tenth_of_it():
+    seen = []
+
+    def f(v):
+        seen.append(float(v[0]))
+        return np.array([abs(float(v[0]))])
+
+    _one_sided(f, np.array([3.0]), np.array([0.5]), [0], np.zeros((1, 1)))
+    assert seen == [3.0, 2.5, 3.5, 2.95, 3.05]
+
+
+def test_the_slopes_reported_are_those_at_a_tenth_of_the_step():
+    # 0 below, then 7 per unit up to 1 and 2 per unit beyond: the fine step (1) sees 7, the step (10) sees 2.5
+    slopes, kinks = probe({0.0: 0, -1.0: 0, -10.0: 0, 1.0: 7, 10.0: 25}, 0.0)
+    assert slopes[:, 0, 0].tolist() == [0.0, 7.0]
+    assert not kinks[0, 0]     # the slope above drifts with the step (2.5 vs 7): not a steady kink
+
+
+def test_a_kink_needs_a_jump_beyond_the_tolerance():
+    steady = {0.0: 0, -1.0: 2, -10.0: 20, 1.0: 100, 10.0: 1000}     # slopes -2 below, 100 above: jump 102
+    assert probe(steady, 101.999)[1][0, 0]
+    assert not probe(steady, 102.0)[1][0, 0]
+
+
+def test_a_kink_needs_the_slopes_to_drift_less_than_a_hundredth_of_the_jump():
+    # slope 0 below, 100 above at the fine step: jump 100; above at the step: g(10) / 10
+    def above(at_ten):
+        return probe({0.0: 0, -1.0: 0, -10.0: 0, 1.0: 100, 10.0: at_ten}, 0.0)[1][0, 0]
+
+    assert above(1009.95)          # drift 0.995: 99.5 < 100
+    assert not above(1010.0)       # drift 1: exactly a hundredth is not less
+    # a drift below the point counts as much as one above it, by its size whatever the sign of the slopes
+    assert probe({0.0: 0, -1.0: 2, -10.0: 20, 1.0: 100, 10.0: 1000}, 0.0)[1][0, 0]   # -2 below at both steps
+    assert not probe({0.0: 0, -1.0: 2, -10.0: 40, 1.0: 100, 10.0: 1000}, 0.0)[1][0, 0]   # -4 vs -2: drift 2
+
+
+def leaky(v):
+    """Slope 2 below 0 and 1 above it, in each element: central differences give 1.5 at 0, a kink."""
+    return np.where(v > 0, v, 2 * v)
+
+
+def test_a_kink_with_a_steep_slope_below_is_found_and_its_slopes_reported():
+    check = finite_differences(leaky, np.array([0.0]), np.array([[0.0]]), "float64")
+    assert check.bad_cells == ((0, 0),)
+    assert check.kinks.tolist() == [[True]]
+    assert np.allclose(check.slopes[:, 0, 0], [2.0, 1.0], atol=1e-9)
+
+
+def two_kinks(calls):
+    def f(v):
+        calls.append(1)
+        return leaky(v)
+    return f
+
+
+def test_the_probe_runs_only_when_its_evaluations_fit_the_work_allowed_and_costs_exactly_that():
+    # two watched elements, both columns bad: 2 * 2 central evaluations, 1 at the point, 4 per bad column = 13
+    x, analytic = np.zeros(2), np.zeros((2, 2))
+    calls = []
+    check = finite_differences(two_kinks(calls), x, analytic, "float64", max_flops=13)
+    assert len(calls) == 13
+    assert check.kinks.tolist() == [[True, False], [False, True]]
+    calls.clear()
+    check = finite_differences(two_kinks(calls), x, analytic, "float64", max_flops=12)
+    assert len(calls) == 4
+    assert check.slopes is None and check.kinks is None
+    assert check.bad_cells == ((0, 0), (1, 1))
+
+
+def test_only_bad_cells_are_called_kinks_even_where_a_good_cell_of_the_same_column_has_one():
+    # row 0 is the leaky kink (0 vs 1.5: bad); row 1 is |v|, whose central difference 0 is what row 1 claims
+    def f(v):
+        return np.array([leaky(v)[0], abs(v[0])])
+
+    x = np.array([0.0])
+    first = finite_differences(f, x, np.array([[0.0], [0.0]]), "float64")
+    assert first.bad_cells == ((0, 0),)
+    assert first.kinks.tolist() == [[True], [False]]
+    # row 1 off by exactly its tolerance is still good, so still no kink there
+    edge = np.array([[0.0], [first.tolerance[1, 0]]])
+    check = finite_differences(f, x, edge, "float64")
+    assert check.error[1, 0] == check.tolerance[1, 0]
+    assert check.bad_cells == ((0, 0),)
+    assert check.kinks.tolist() == [[True], [False]]
+
+
+def test_the_probe_raises_no_numpy_warning_where_the_function_is_undefined_beside_the_point():
+    # row 1 is log: -inf at 0 and NaN below it, in the very column the probe measures for row 0
+    def f(v):
+        return np.array([leaky(v)[0], np.log(v[0])])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check = finite_differences(f, np.array([0.0]), np.array([[0.0], [0.0]]), "float64")
+    assert check.kinks.tolist() == [[True], [False]]
+
+
+def test_differences_name_the_cells_asked_for_not_the_bad_ones():
+    check = finite_differences(square, np.array([1.0, 2.0]), np.array([[2.0, 0.0], [0.0, 5.0]]), "float64")
+    assert check.bad_cells == ((1, 1),)
+    assert check.differences(["y0", "y1"], ["x0", "x1"], cells=[(0, 0)]).startswith(
+        "(y0, x0) gives 2 vs 2")
+
+
+def test_the_summary_writes_errors_and_tolerances_with_three_significant_digits():
+    x = np.array([1.2345])
+    good = finite_differences(square, x, np.array([[2 * 1.2345]]), "float64")
+    # tolerance 1e-6 * 2.469 + 1e-5 * 2.469 = 2.7159e-05
+    assert good.summary(["y"], ["x"]).endswith("step 1e-06, tolerance at most 2.72e-05).")
+    off = finite_differences(square, x, np.array([[2.0]]), "float64")
+    assert off.summary(["y"], ["x"]).endswith("(y, x) gives 2 vs 2.469 by finite differences (tolerance at most "
+                                              "2.72e-05).")
+    slightly = finite_differences(square, x, np.array([[2.469 + 1.23456e-5]]), "float64")
+    assert "largest error 1.23e-05," in slightly.summary(["y"], ["x"])
