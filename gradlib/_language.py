@@ -228,8 +228,10 @@ def _check_node(node: ast.AST, text: str, col: int) -> None:
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             fail(f"{node.value!r} is not a number; only real numbers are allowed")
     elif isinstance(node, ast.BinOp):
-        if type(node.op) not in _OPERATORS:
-            fail(f"operator {_op_text(node, text)!r} is not supported; use + - * / ** @")
+        if type(node.op) not in _OPERATORS:   # pointed at the operator itself, not at the left operand
+            op, at = _operator_at(node, text)
+            raise ExpressionError(f"operator {op!r} is not supported; use + - * / ** @ (column {at})",
+                                  text=text, column=at)
     elif isinstance(node, ast.UnaryOp):
         if type(node.op) not in _UNARY_OPERATORS:
             fail(f"operator {_UNARY_REFUSED.get(type(node.op), text[col - 1])!r} is not supported; use unary - or +")
@@ -265,10 +267,12 @@ def _check_call(node: ast.Call, fail: Callable[[str], None]) -> None:
         fail(f"{name}() {operation.takes}")
 
 
-def _op_text(node: ast.BinOp, text: str) -> str:
-    start = node.left.end_col_offset or 0
-    end = node.right.col_offset
-    return text[start:end].strip().strip("()") or type(node.op).__name__
+def _operator_at(node: ast.BinOp, text: str) -> tuple[str, int]:
+    """The operator of ``node`` as typed and its column: what lies between the operands, without the brackets
+    and spaces around it (the text is ASCII here, so the parser's byte offsets are columns)."""
+    between = text[node.left.end_col_offset:node.right.col_offset]
+    op = between.strip(" ()")
+    return op, node.left.end_col_offset + between.index(op) + 1
 
 
 # ---------------------------------------------------------------- shapes, before allocation
@@ -367,19 +371,19 @@ class _ShapeChecker:
         out: list[int] = []
         for item, dim in zip(items, shape):
             if isinstance(item, ast.Slice):
-                start, stop, step = (self._index(part, node) if part else None for part in (item.lower, item.upper, item.step))
+                start, stop, step = (self._index(part) if part else None for part in (item.lower, item.upper, item.step))
                 if step is not None and step <= 0:
                     self.fail(item, "slice steps must be positive")
                 out.append(len(range(*slice(start, stop, step).indices(dim))))
                 if out[-1] == 0:
                     self.fail(item, f"this slice selects no elements from a dimension of size {dim}")
             else:
-                index = self._index(item, node)
+                index = self._index(item)
                 if not -dim <= index < dim:
                     self.fail(item, f"index {index} is out of range for a dimension of size {dim}")
         return tuple(out) + shape[len(items):]
 
-    def _index(self, node: ast.expr, parent: ast.AST) -> int:
+    def _index(self, node: ast.expr) -> int:
         value = _int_constant(node)
         if value is None:
             self.fail(node, "indices must be whole numbers written out, like x[0], W[1, 2] or x[1:3]")

@@ -89,10 +89,12 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      '(column 1)'),
     ('1j * x', 1,
      '1j is not a number; only real numbers are allowed (column 1)'),
-    ('x % s', 1,
-     "operator '%' is not supported; use + - * / ** @ (column 1)"),
-    ('x // s', 1,
-     "operator '//' is not supported; use + - * / ** @ (column 1)"),
+    ('x % s', 3,
+     "operator '%' is not supported; use + - * / ** @ (column 3)"),
+    ('x // s', 3,
+     "operator '//' is not supported; use + - * / ** @ (column 3)"),
+    ('(x) % (s)', 5,
+     "operator '%' is not supported; use + - * / ** @ (column 5)"),
     ('not x', 1,
      "operator 'not' is not supported; use unary - or + (column 1)"),
     ('~x', 1,
@@ -163,6 +165,37 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      'shape must be a list of whole numbers written out, like [2, 3] (column 12)'),
     ('W + M', 1,
      "shapes (2, 3) and (3, 3) cannot be broadcast together for '+' (column 1)"),
+    # refused characters without a message of their own, or not at the start
+    ('"x"', 1,
+     'quotes (strings) at column 1 is not part of the language; write a single expression such as '
+     '[x0*x1, x0 + x1]'),
+    ('x}', 2,
+     "'}' (dicts and sets) at column 2 is not part of the language; write a single expression such as "
+     '[x0*x1, x0 + x1]'),
+    ('x $ s', 3,
+     "'$' at column 3 is not part of the language; write a single expression such as [x0*x1, x0 + x1]"),
+    ('sum(W, axis==0)', 12,
+     "'=' (assignment or comparison) at column 12 is not part of the language; write a single "
+     'expression such as [x0*x1, x0 + x1]'),
+    ('x\ue000', 2,
+     "character '\\ue000' (U+E000) at column 2 is not allowed; use plain ASCII letters and operators"),
+    ('×', 1,
+     "character '×' (U+00D7, multiplication sign) at column 1 is not allowed; use '*' instead"),
+    # refusals of a part that does not start the text point at that part
+    ('s + maximum(x, W[0, :2])', 5,
+     "shapes (3,) and (2,) cannot be broadcast together for 'maximum' (column 5)"),
+    ('s + matmul(x, W)', 5,
+     'matmul cannot multiply shapes (3,) and (2, 3): 3 != 2 (column 5)'),
+    ('s + x @ W', 5,
+     '@ cannot multiply shapes (3,) and (2, 3): 3 != 2 (column 5)'),
+    ('x + s @ x', 5,
+     '@ needs vectors or matrices, not scalars (shapes () and (3,)); use * for scaling (column 5)'),
+    ('s + x[0, 1]', 5,
+     'too many indices (2) for a value of shape (3,) (column 5)'),
+    ('x[::0]', 3,
+     'slice steps must be positive (column 3)'),
+    ('s + (x, s)', 5,
+     'tuples (a, b) are not values; use [a, b] to stack (column 5)'),
 ])
 def test_each_bad_text_is_refused_with_this_message_at_this_column(text, column, message):
     assert refusal(text) == (message, column)
@@ -227,3 +260,43 @@ def test_a_syntax_error_names_the_column_and_pythons_reason_without_its_detail()
     assert message.startswith("syntax error at column ") and column == int(message.split()[4].rstrip(":"))
     assert " (" not in message
     assert refusal("(x") == ("syntax error at column 1: '(' was never closed", 1)
+
+
+STACKS = {"s": (), "x": (3,), "W": (2, 3), "M": (3, 3), "A": (2, 3, 4), "B": (2, 4, 5), "C": (3, 4, 5)}
+
+
+def test_stacks_of_matrices_multiply_batch_by_batch_and_count_their_work():
+    # 2 * batch * rows * inner * columns = 2 * 2 * 3 * 4 * 5 = 240, beside the parts' own sizes 24 + 40 + 30
+    program = parse("A @ B", STACKS)
+    assert program.shape == (2, 3, 5)
+    assert program.flops == 24 + 40 + 30 + 240
+    # a vector on the left is one row: 2 * 1 * 3 * 3 = 18, beside 3 + 9 + 3
+    assert parse("x @ M", STACKS).flops == 3 + 9 + 3 + 18
+
+
+def test_stacks_of_matrices_are_refused_with_their_own_sizes_and_column():
+    with pytest.raises(ExpressionError) as info:
+        parse("A @ W", STACKS)
+    assert str(info.value).split("\n")[0] == "@ cannot multiply shapes (2, 3, 4) and (2, 3): 4 != 2 (column 1)"
+    with pytest.raises(ExpressionError) as info:
+        parse("s + A @ C", STACKS)
+    assert str(info.value).split("\n")[0] == (
+        "shapes (2,) and (3,) cannot be broadcast together for '@' (column 5)")
+    assert info.value.column == 5
+
+
+def test_axis_may_have_spaces_around_its_equals_sign():
+    assert parse("sum(W, axis = 0)", SHAPES).shape == (3,)
+
+
+def test_a_look_alike_names_the_whole_text_retyped_up_to_80_characters():
+    typed = "x" + "+x" * 39 + "·"          # 80 characters
+    assert refusal(typed)[0].endswith(f"use '*' instead: {typed.replace('·', '*')!r}")
+    assert refusal(typed + "x")[0].endswith("use '*' instead")     # 81: too long to repeat
+
+
+def test_a_call_the_shape_check_did_not_pass_is_a_programming_error_with_its_reason():
+    from gradlib._language import arguments
+    call = ast.parse("sum(x, axis=s)", mode="eval").body
+    with pytest.raises(AssertionError, match=r"^unchecked call: axis must be a whole number written out"):
+        arguments(call, lambda node: (3,))
