@@ -386,7 +386,8 @@ class _ShapeChecker:
     def _index(self, node: ast.expr) -> int:
         value = _int_constant(node)
         if value is None:
-            self.fail(node, "indices must be whole numbers written out, like x[0], W[1, 2] or x[1:3]")
+            self.fail(node, _whole_number_message(
+                node, "indices must be whole numbers written out, like x[0], W[1, 2] or x[1:3]"))
         return value
 
     def _Call(self, node: ast.Call) -> Shape:
@@ -460,11 +461,16 @@ def _static(param: str, node: ast.expr | None, fail: Callable[[ast.AST, str], No
     if not STATIC[param].startswith("["):
         value = _int_constant(node)
         if value is None:
-            _fail(fail, node, f"{param} must be a whole number written out, like {STATIC[param]}")
+            _fail(fail, node, _whole_number_message(
+                node, f"{param} must be a whole number written out, like {STATIC[param]}"))
         return value
     values = [_int_constant(e) for e in node.elts] if isinstance(node, ast.List) else [None]
     if None in values:
-        _fail(fail, node, f"{param} must be a list of whole numbers written out, like {STATIC[param]}")
+        usual = f"{param} must be a list of whole numbers written out, like {STATIC[param]}"
+        if isinstance(node, ast.List):   # point at the first element that is not one
+            element = node.elts[values.index(None)]
+            _fail(fail, element, _whole_number_message(element, usual))
+        _fail(fail, node, usual)
     return tuple(values)
 
 
@@ -474,14 +480,31 @@ def _fail(fail: Callable[[ast.AST, str], None] | None, node: ast.AST, message: s
     fail(node, message)
 
 
-def _int_constant(node: ast.expr) -> int | None:
-    """The value of an integer literal, possibly negated; None for anything else."""
+#: whole numbers written in the text (indices, slice bounds, axis, perm, shape) are TensorFlow int32s
+_INT_LIMIT = 2**31
+
+
+def _int_constant(node: ast.expr | None) -> int | None:
+    """The value of an integer literal, possibly negated, smaller than ``_INT_LIMIT`` in size; None for anything
+    else (and for no node)."""
+    value = _int_literal(node)
+    return value if value is not None and abs(value) < _INT_LIMIT else None
+
+
+def _int_literal(node: ast.expr | None) -> int | None:
     sign = 1
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         sign, node = -1, node.operand
-    if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) < 2**31:
-        return sign * node.value
-    return None
+    return sign * node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _whole_number_message(node: ast.expr, usual: str) -> str:
+    """Why ``node`` is not a whole number the language takes: too large, or ``usual`` (not one written out)."""
+    value = _int_literal(node)
+    if value is None or abs(value) < _INT_LIMIT:
+        return usual
+    return (f"{value} is too large: whole numbers in indices, slices, axis, perm and shape must be smaller than "
+            f"{_INT_LIMIT:,} in size")
 
 
 # ---------------------------------------------------------------- building TensorFlow ops
@@ -527,7 +550,7 @@ class _Builder:
     def _Subscript(self, node: ast.Subscript):
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         index = tuple(
-            slice(*(_int_constant(p) if p else None for p in (i.lower, i.upper, i.step))) if isinstance(i, ast.Slice)
+            slice(*(_int_constant(p) for p in (i.lower, i.upper, i.step))) if isinstance(i, ast.Slice)
             else _int_constant(i)
             for i in items
         )

@@ -305,7 +305,7 @@ ERRORS = [
     ("min()", r"min\(\) takes a tensor and an optional axis, like min\(x\) or min\(x, axis=0\)", 1),
     ("x0 + transpose(M, [0, 0])", r"perm \[0, 0\] must list each axis of a value of shape \(2, 3\) once, from 0, like \[1, 0\]", 19),
     ("transpose(M, [1, 0, 2])", r"perm \[1, 0, 2\] must list each axis", 14),
-    ("transpose(M, [x0, 0])", r"perm must be a list of whole numbers written out, like \[1, 0\]", 14),
+    ("transpose(M, [x0, 0])", r"perm must be a list of whole numbers written out, like \[1, 0\]", 15),
     ("transpose(M, axis=0)", r"transpose\(\) takes no keyword arguments", 1),
     ("reshape(M, [4, 2])", r"cannot reshape a value of shape \(2, 3\) \(6 elements\) to \[4, 2\]; the shape must hold the "
                            r"same number of elements", 12),
@@ -314,7 +314,7 @@ ERRORS = [
     ("reshape(M, [0, 6])", r"shape \[0, 6\] must hold positive whole numbers", 12),
     ("reshape(M, [1, 1, 1, 2, 3])", r"shape \[1, 1, 1, 2, 3\] has 5 dimensions; at most 4 are allowed", 12),
     ("reshape(M, 6)", r"shape must be a list of whole numbers written out, like \[2, 3\]", 12),
-    ("reshape(M, [2, 3.0])", r"shape must be a list of whole numbers written out", 12),
+    ("reshape(M, [2, 3.0])", r"shape must be a list of whole numbers written out", 16),
     ("reshape(M)", r"reshape\(\) takes a tensor and a shape written out, like reshape\(x, \[2, 3\]\)", 1),
     ("concat([M, a])", r"concat\(\) needs shapes that match except along axis 0: element 1 has shape \(3,\) but "
                        r"element 0 has shape \(2, 3\)", 12),

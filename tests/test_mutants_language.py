@@ -159,10 +159,32 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      'axis must be a whole number written out, like axis=0 (column 13)'),
     ('transpose(W, s)', 14,
      'perm must be a list of whole numbers written out, like [1, 0] (column 14)'),
-    ('transpose(W, [0.5, 1])', 14,
-     'perm must be a list of whole numbers written out, like [1, 0] (column 14)'),
-    ('reshape(W, [s])', 12,
-     'shape must be a list of whole numbers written out, like [2, 3] (column 12)'),
+    ('transpose(W, [0.5, 1])', 15,
+     'perm must be a list of whole numbers written out, like [1, 0] (column 15)'),
+    ('transpose(W, [1, s])', 18,
+     'perm must be a list of whole numbers written out, like [1, 0] (column 18)'),
+    ('reshape(W, [s])', 13,
+     'shape must be a list of whole numbers written out, like [2, 3] (column 13)'),
+    ('x[2147483647]', 3,
+     'index 2147483647 is out of range for a dimension of size 3 (column 3)'),
+    ('x[2147483648]', 3,
+     '2147483648 is too large: whole numbers in indices, slices, axis, perm and shape must be smaller than '
+     '2,147,483,648 in size (column 3)'),
+    ('x[0:-2147483648]', 5,
+     '-2147483648 is too large: whole numbers in indices, slices, axis, perm and shape must be smaller than '
+     '2,147,483,648 in size (column 5)'),
+    ('sum(W, axis=2147483648)', 13,
+     '2147483648 is too large: whole numbers in indices, slices, axis, perm and shape must be smaller than '
+     '2,147,483,648 in size (column 13)'),
+    ('reshape(W, [3, 2147483648])', 16,
+     '2147483648 is too large: whole numbers in indices, slices, axis, perm and shape must be smaller than '
+     '2,147,483,648 in size (column 16)'),
+    ('sum(x, 0, axis=0)', 1,
+     'sum() takes a tensor and an optional axis, like sum(x) or sum(x, axis=0) (column 1)'),
+    ('s + x[0](s)', 5,
+     "only the language's functions can be called, by name, like sin(x) (column 5)"),
+    ('s + []', 5,
+     'an empty list [] has no value; put at least one element in it (column 5)'),
     ('W + M', 1,
      "shapes (2, 3) and (3, 3) cannot be broadcast together for '+' (column 1)"),
     # refused characters without a message of their own, or not at the start
@@ -300,3 +322,20 @@ def test_a_call_the_shape_check_did_not_pass_is_a_programming_error_with_its_rea
     call = ast.parse("sum(x, axis=s)", mode="eval").body
     with pytest.raises(AssertionError, match=r"^unchecked call: axis must be a whole number written out"):
         arguments(call, lambda node: (3,))
+
+
+def test_the_largest_whole_number_taken_is_just_under_two_to_the_31():
+    assert parse("x[0:2147483647]", SHAPES).shape == (3,)
+    assert parse("x[-2147483647:]", SHAPES).shape == (3,)
+
+
+def test_an_unknown_name_with_no_inputs_says_there_are_none():
+    with pytest.raises(ExpressionError) as info:
+        parse("q", {})
+    assert str(info.value).split("\n")[0] == (
+        "unknown name 'q'. Inputs are: none. Define it as an input or fix the spelling (column 1)")
+
+
+def test_each_part_knows_the_inputs_it_depends_on():
+    # the cost model counts the work of the parts that depend on the watched inputs
+    assert [sorted(p.names) for p in parse("x * s + 1", SHAPES).parts] == [["x"], ["s"], ["s", "x"], [], ["s", "x"]]
