@@ -234,7 +234,7 @@ def _check_node(node: ast.AST, text: str, col: int) -> None:
                                   text=text, column=at)
     elif isinstance(node, ast.UnaryOp):
         if type(node.op) not in _UNARY_OPERATORS:
-            fail(f"operator {_UNARY_REFUSED.get(type(node.op), text[col - 1])!r} is not supported; use unary - or +")
+            fail(f"operator {_UNARY_REFUSED[type(node.op)]!r} is not supported; use unary - or +")   # every other one
     elif isinstance(node, ast.Call):
         _check_call(node, fail)
     elif isinstance(node, ast.Name):
@@ -501,7 +501,7 @@ def _int_literal(node: ast.expr | None) -> int | None:
 def _whole_number_message(node: ast.expr, usual: str) -> str:
     """Why ``node`` is not a whole number the language takes: too large, or ``usual`` (not one written out)."""
     value = _int_literal(node)
-    if value is None or abs(value) < _INT_LIMIT:
+    if value is None:   # else it was refused for its size
         return usual
     return (f"{value} is too large: whole numbers in indices, slices, axis, perm and shape must be smaller than "
             f"{_INT_LIMIT:,} in size")

@@ -208,6 +208,8 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      "shapes (3,) and (2,) cannot be broadcast together for 'maximum' (column 5)"),
     ('s + matmul(x, W)', 5,
      'matmul cannot multiply shapes (3,) and (2, 3): 3 != 2 (column 5)'),
+    ('s * (W + M)', 6,
+     "shapes (2, 3) and (3, 3) cannot be broadcast together for '+' (column 6)"),
     ('s + x @ W', 5,
      '@ cannot multiply shapes (3,) and (2, 3): 3 != 2 (column 5)'),
     ('x + s @ x', 5,
@@ -339,3 +341,16 @@ def test_an_unknown_name_with_no_inputs_says_there_are_none():
 def test_each_part_knows_the_inputs_it_depends_on():
     # the cost model counts the work of the parts that depend on the watched inputs
     assert [sorted(p.names) for p in parse("x * s + 1", SHAPES).parts] == [["x"], ["s"], ["s", "x"], [], ["s", "x"]]
+
+
+@pytest.mark.parametrize("text, limits", [
+    ("s + (x if s else s)", None),                   # a kind of node the language has not
+    ("s + (x % s)", None),                           # an operator it has not
+    ("x + (x + (x + x))", Limits(max_tree_depth=4)),  # too deep a tree
+    ("s + x[0, 1]", None),                           # a shape it cannot take
+])
+def test_a_refusal_shows_the_text_and_a_caret_under_its_column(text, limits):
+    with pytest.raises(ExpressionError) as info:
+        parse(text, SHAPES, **({"limits": limits} if limits else {}))
+    lines = str(info.value).split("\n")
+    assert lines[1:] == ["    " + text, "    " + " " * (info.value.column - 1) + "^"]
