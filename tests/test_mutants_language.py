@@ -210,6 +210,10 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      'matmul cannot multiply shapes (3,) and (2, 3): 3 != 2 (column 5)'),
     ('s * (W + M)', 6,
      "shapes (2, 3) and (3, 3) cannot be broadcast together for '+' (column 6)"),
+    ('sum(x, **s)', 8,
+     "'**' unpacking is not allowed; the only keyword is axis=, as in sum(x, axis=0) (column 8)"),
+    ('sum(x, taxis=0)', 8,
+     "keyword 'taxis' is not allowed; the only keyword is axis=, as in sum(x, axis=0) (column 8)"),
     ('s + x @ W', 5,
      '@ cannot multiply shapes (3,) and (2, 3): 3 != 2 (column 5)'),
     ('x + s @ x', 5,
@@ -354,3 +358,12 @@ def test_a_refusal_shows_the_text_and_a_caret_under_its_column(text, limits):
         parse(text, SHAPES, **({"limits": limits} if limits else {}))
     lines = str(info.value).split("\n")
     assert lines[1:] == ["    " + text, "    " + " " * (info.value.column - 1) + "^"]
+
+
+def test_only_brackets_count_as_nesting_not_letters_beside_them():
+    shapes = {"XX": (3,), "s": ()}
+    assert parse("XX + ((s))", shapes, limits=Limits(max_depth=3)).shape == (3,)
+    with pytest.raises(ExpressionError) as info:
+        parse("XX + ((((s))))", shapes, limits=Limits(max_depth=3))
+    assert (str(info.value).split("\n")[0], info.value.column) == (
+        "the function nests more than 3 levels deep at column 9; simplify it", 9)
