@@ -352,6 +352,9 @@ def test_each_part_knows_the_inputs_it_depends_on():
     ("s + (x % s)", None),                           # an operator it has not
     ("x + (x + (x + x))", Limits(max_tree_depth=4)),  # too deep a tree
     ("s + x[0, 1]", None),                           # a shape it cannot take
+    ("s + x·W", None),                               # a character outside ASCII
+    ("x $ s", None),                                 # a character the language has no use for
+    ("x + ((((s))))", Limits(max_depth=3)),          # brackets nested too deep
 ])
 def test_a_refusal_shows_the_text_and_a_caret_under_its_column(text, limits):
     with pytest.raises(ExpressionError) as info:
@@ -361,9 +364,24 @@ def test_a_refusal_shows_the_text_and_a_caret_under_its_column(text, limits):
 
 
 def test_only_brackets_count_as_nesting_not_letters_beside_them():
-    shapes = {"XX": (3,), "s": ()}
+    shapes = {"XX": (3,), "XXXX": (3,), "s": ()}
     assert parse("XX + ((s))", shapes, limits=Limits(max_depth=3)).shape == (3,)
+    assert parse("XXXX + s", shapes, limits=Limits(max_depth=3)).shape == (3,)   # nor as a run of signs
     with pytest.raises(ExpressionError) as info:
         parse("XX + ((((s))))", shapes, limits=Limits(max_depth=3))
     assert (str(info.value).split("\n")[0], info.value.column) == (
         "the function nests more than 3 levels deep at column 9; simplify it", 9)
+
+
+def test_a_closed_bracket_ends_its_level_and_a_sign_run_ends_at_the_next_operand():
+    limits = Limits(max_depth=3)
+    assert parse("(s) + (((s)))", SHAPES, limits=limits).shape == ()
+    assert refusal("(s) + ((((s))))", limits) == (
+        "the function nests more than 3 levels deep at column 10; simplify it", 10)
+    assert parse("s - - -s", SHAPES, limits=limits).shape == ()
+
+
+def test_only_ascii_whitespace_around_the_text_is_dropped_and_line_breaks_become_spaces():
+    assert parse("  x\n*\ts \r\n", SHAPES).text == "x * s"
+    assert refusal("s\xa0") == (
+        "character '\\xa0' (U+00A0, no-break space) at column 2 is not allowed; use ' ' instead: 's '", 2)
