@@ -355,6 +355,7 @@ def test_each_part_knows_the_inputs_it_depends_on():
     ("s + x·W", None),                               # a character outside ASCII
     ("x $ s", None),                                 # a character the language has no use for
     ("x + ((((s))))", Limits(max_depth=3)),          # brackets nested too deep
+    ("x + \x07s", None),                             # a control character
 ])
 def test_a_refusal_shows_the_text_and_a_caret_under_its_column(text, limits):
     with pytest.raises(ExpressionError) as info:
@@ -382,6 +383,14 @@ def test_a_closed_bracket_ends_its_level_and_a_sign_run_ends_at_the_next_operand
 
 
 def test_only_ascii_whitespace_around_the_text_is_dropped_and_line_breaks_become_spaces():
-    assert parse("  x\n*\ts \r\n", SHAPES).text == "x * s"
+    assert parse("  x\n*\ts\r+ s \r\n", SHAPES).text == "x * s + s"
     assert refusal("s\xa0") == (
         "character '\\xa0' (U+00A0, no-break space) at column 2 is not allowed; use ' ' instead: 's '", 2)
+
+
+def test_a_text_of_exactly_the_length_limit_is_checked_once_and_kept():
+    limits = Limits(max_chars=40)
+    text = "x + s" + " " * 30 + "+ s"     # 38 characters, then two more spaces: exactly 40
+    text += "  "
+    assert len(text) == 40
+    assert parse(text, SHAPES, limits=limits) is parse(text, SHAPES, limits=limits)
