@@ -13,9 +13,11 @@ import numpy as np
 from ._format import format_number
 from ._result import GradResult
 
-__all__ = ["MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells", "finite_differences",
+__all__ = ["KINK_TITLE", "MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells", "finite_differences",
            "FiniteDifferenceCheck"]
 
+#: the title of the diagnosis that explains a bad cell at a kink (``gradlib._diagnose``), named by the check's summary
+KINK_TITLE = "Finite differences straddle a kink"
 #: finite differences evaluate the function 2n times; beyond this many watched elements the check is skipped
 MAX_FD_COLUMNS = 256
 _TOLERANCES = {"float32": (2e-3, 2e-3), "float64": (1e-5, 1e-6)}   # (rtol, atol relative to the scale of J)
@@ -135,6 +137,11 @@ class FiniteDifferenceCheck:
             head = (f"{len(bad)} of {checked} checked cell(s) differ from central finite differences, e.g. "
                     f"{self.differences(row_labels, col_labels)} (tolerance at most "
                     f"{format_number(self.max_tolerance, 3)}).")
+            kinked = 0 if self.kinks is None else int(np.count_nonzero(self.kinks))
+            if kinked:
+                lead = (("It is" if kinked == 1 else f"All {kinked} are") if kinked == len(bad) else
+                        f"{kinked} of them {'is' if kinked == 1 else 'are'}")
+                head += f" {lead} at a kink, where the function has no derivative (the diagnosis \"{KINK_TITLE}\")."
         else:
             every = "every cell" if not unchecked else f"all {checked} checked cell(s)"
             head = (f"Central differences in float64 agree with {every} (largest error "

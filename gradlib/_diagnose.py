@@ -8,7 +8,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ._checks import FiniteDifferenceCheck, differing_cells
+from ._checks import KINK_TITLE, FiniteDifferenceCheck, differing_cells
 from ._format import format_number
 from ._result import GradResult, nan_cause, output_not_finite
 
@@ -266,7 +266,7 @@ def _kinks(best: GradResult, check: FiniteDifferenceCheck, kinks: np.ndarray) ->
         f"(TensorFlow gives {format_number(jac[r, c])}, central differences {format_number(check.numeric[r, c])})"))
     convention = ("a value between the one-sided slopes by convention (relu'(0) = 0, a subgradient)" if between else
                   "a value its gradient function defines by convention, outside the one-sided slopes")
-    return Finding(None, "Finite differences straddle a kink",
+    return Finding(None, KINK_TITLE,
                    f"{shown}. The function has a different slope on each side of this point, so it has no "
                    f"derivative here: central differences average the two sides, and TensorFlow takes {convention}. "
                    "This is not a wrong gradient.", "warning")

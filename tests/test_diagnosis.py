@@ -64,7 +64,8 @@ def test_at_relus_kink_the_central_difference_straddles_it_and_the_check_fails_o
     best = relu_kink.best
     assert check.summary(best.row_labels, best.col_labels) == (
         "1 of 9 checked cell(s) differ from central finite differences, e.g. (y[0], x[0]) gives 0 vs 1.5 by finite "
-        "differences (tolerance at most 3.3e-05).")
+        "differences (tolerance at most 3.3e-05). It is at a kink, where the function has no derivative (the "
+        "diagnosis \"Finite differences straddle a kink\").")
 
 
 def test_at_relus_kink_the_check_measures_a_steady_slope_on_each_side(relu_kink):

@@ -367,3 +367,21 @@ def test_the_summary_writes_errors_and_tolerances_with_three_significant_digits(
                                               "2.72e-05).")
     slightly = finite_differences(square, x, np.array([[2.469 + 1.23456e-5]]), "float64")
     assert "largest error 1.23e-05," in slightly.summary(["y"], ["x"])
+
+
+def test_the_summary_says_which_bad_cells_are_at_a_kink():
+    kink = 'at a kink, where the function has no derivative (the diagnosis "Finite differences straddle a kink").'
+    one = finite_differences(leaky, np.array([0.0]), np.array([[0.0]]), "float64")
+    assert one.summary(["y"], ["x"]).endswith("(tolerance at most 1.65e-05). It is " + kink)
+    both = finite_differences(leaky, np.zeros(2), np.zeros((2, 2)), "float64")
+    assert both.summary(["y0", "y1"], ["x0", "x1"]).endswith("). All 2 are " + kink)
+
+    def one_of_two(v):   # a kink in x0; a smooth x1 * x1, claimed to be 0
+        return np.array([leaky(v[:1])[0], v[1] * v[1]])
+
+    mixed = finite_differences(one_of_two, np.array([0.0, 1.0]), np.zeros((2, 2)), "float64")
+    assert mixed.bad_cells == ((0, 0), (1, 1))
+    assert mixed.summary(["y0", "y1"], ["x0", "x1"]).endswith("). 1 of them is " + kink)
+    # no kink, no sentence
+    assert finite_differences(square, np.array([1.0]), np.array([[3.0]]), "float64").summary(["y"], ["x"]).endswith(
+        "by finite differences (tolerance at most 2.2e-05).")
