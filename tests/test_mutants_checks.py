@@ -382,6 +382,15 @@ def test_the_summary_says_which_bad_cells_are_at_a_kink():
     mixed = finite_differences(one_of_two, np.array([0.0, 1.0]), np.zeros((2, 2)), "float64")
     assert mixed.bad_cells == ((0, 0), (1, 1))
     assert mixed.summary(["y0", "y1"], ["x0", "x1"]).endswith("). 1 of them is " + kink)
+    def two_of_three(v):   # kinks in x0 and x1; a smooth x2 * x2, claimed to be 0
+        return np.array([leaky(v[:1])[0], leaky(v[1:2])[0], v[2] * v[2]])
+
+    most = finite_differences(two_of_three, np.array([0.0, 0.0, 1.0]), np.zeros((3, 3)), "float64")
+    assert most.summary(["y0", "y1", "y2"], ["x0", "x1", "x2"]).endswith("). 2 of them are " + kink)
+    # slopes not measured (no work left for them): nothing is said of kinks
+    unprobed = finite_differences(leaky, np.array([0.0]), np.array([[0.0]]), "float64", max_flops=2)
+    assert unprobed.kinks is None and unprobed.bad_cells == ((0, 0),)
+    assert unprobed.summary(["y"], ["x"]).endswith("by finite differences (tolerance at most 1.65e-05).")
     # no kink, no sentence
     assert finite_differences(square, np.array([1.0]), np.array([[3.0]]), "float64").summary(["y"], ["x"]).endswith(
         "by finite differences (tolerance at most 2.2e-05).")
