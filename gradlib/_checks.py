@@ -13,8 +13,8 @@ import numpy as np
 from ._format import format_number
 from ._result import GradResult
 
-__all__ = ["KINK_TITLE", "MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells", "finite_differences",
-           "FiniteDifferenceCheck"]
+__all__ = ["KINK_TITLE", "MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells",
+           "finite_differences", "FiniteDifferenceCheck"]
 
 #: the title of the diagnosis that explains a bad cell at a kink (``gradlib._diagnose``), named by the check's summary
 KINK_TITLE = "Finite differences straddle a kink"
