@@ -43,10 +43,17 @@ ARM_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (window.__gradlibObserver) window.__gradlibObserver.disconnect();
   window.__gradlibRuns = 0;
-  window.__gradlibObserver = new MutationObserver(() => {
-    if (app.getAttribute('data-test-script-state') !== 'notRunning') window.__gradlibRuns += 1;
+  // Counted from the records, not from the attribute when the callback runs: a quick run can leave and reach
+  // 'notRunning' again before the callback sees it, and the run would go uncounted.
+  window.__gradlibObserver = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.oldValue !== 'notRunning' || app.getAttribute('data-test-script-state') !== 'notRunning') {
+        window.__gradlibRuns += 1;
+      }
+    }
   });
-  window.__gradlibObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.__gradlibObserver.observe(app, {attributes: true, attributeOldValue: true,
+                                         attributeFilter: ['data-test-script-state']});
 }"""
 IDLE_JS = """(needRun) => {
   const app = document.querySelector('[data-testid="stApp"]');
