@@ -12,6 +12,14 @@ The XLA version is then tried against the graph in interleaved calls (XLA, graph
 burst of load on a shared machine slows both alike, and kept only if the median of its calls is faster
 than the graph's median by ``XLA_GAIN``; an op XLA cannot compile leaves the graph in place for good.
 
+Speed alone never decides: XLA's gradients can differ from the graph's (for ``tf.where(v > 0, tf.sqrt(v), 0)``
+the graph gives 0 in the branch not taken and XLA gives NaN: tensorflow/tensorflow#118674). So every XLA call
+of the trial also runs the graph on the same inputs, and the caller gets the graph's numbers until XLA is
+adopted; XLA is adopted only if it agreed on every call (``agree``: the same NaN and infinity pattern, finite
+cells within ``XLA_RTOL`` of the graph's, relative to the largest finite magnitude). Once adopted, an XLA
+answer with any NaN or infinity is checked against the graph again. A disagreement drops XLA for good, and
+the next result says so once (``Compiled.run``'s note).
+
 TensorFlow never frees XLA's compiled code, even once the function is gone (measured: RSS grew by about
 0.5 MB per dropped XLA function, while dropped graphs are collected). So a process builds at most
 ``XLA_MAX_BUILDS`` XLA versions in its life; after that, every problem stays on its graph.
@@ -36,8 +44,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK",
-           "Compiled"]
+__all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK", "XLA_RTOL",
+           "Compiled", "agree"]
 
 #: a warm graph call faster than this leaves too little for XLA to win back its compile time (at n = 256 the
 #: graph took about 1-2 ms and XLA about 1 ms in one bench run, so the bar sits below 1 ms)
@@ -52,6 +60,9 @@ SAMPLES = 3
 TRIAL_SAMPLES = 5
 #: XLA versions built per process at most: TensorFlow keeps XLA's compiled code for the life of the process
 XLA_MAX_BUILDS = 32
+#: XLA's numbers agree with the graph's when they differ by at most this, relative to the largest finite
+#: magnitude of the graph's (XLA fuses and reorders float operations: float32 sums differ in the last bits)
+XLA_RTOL = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-10}
 _builds = 0
 _builds_lock = threading.Lock()
 
@@ -78,21 +89,51 @@ class Compiled:
         self.trial: dict[str, list[float]] = {"graph": [], "xla": []}   # interleaved calls once XLA is built
         self._warm = False                   # the first graph call has run
         self._busy = False                   # one thread is building XLA; the others keep the graph
+        self.disagreement = ""               # why XLA was dropped for giving other numbers than the graph
+        self._said = False                   # whether a result has carried that disagreement yet
         self._lock = threading.Lock()
 
     def __call__(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
         """``(y, J)`` as NumPy arrays, from whichever version is current."""
         return self.run(xs, cs)[:2]
 
-    def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str]:
-        """``(y, J, tier)``: the arrays, and which version computed them (``"graph"`` or ``"xla"``)."""
+    def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str, str]:
+        """``(y, J, tier, note)``: the arrays, which version computed them (``"graph"`` or ``"xla"``), and, once
+        after XLA was dropped for disagreeing with the graph, why (``""`` otherwise)."""
         tier, fn = self._next()
         if tier == "promote":
-            return self._promote(xs, cs)
-        start = time.perf_counter()
-        y, jac = _run(fn, xs, cs)
-        self._record(tier, time.perf_counter() - start)
-        return y, jac, tier
+            y, jac, tier = self._promote(xs, cs)
+        else:
+            start = time.perf_counter()
+            y, jac = _run(fn, xs, cs)
+            self._record(tier, time.perf_counter() - start)
+            if tier == "xla":
+                y, jac, tier = self._checked(xs, cs, y, jac)
+        return y, jac, tier, self._note()
+
+    def _checked(self, xs: list, cs: list, y: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
+        """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same
+        inputs; the graph's numbers are returned unless XLA is adopted, and a disagreement drops XLA."""
+        if self.jit and np.isfinite(y).all() and np.isfinite(jac).all():
+            return y, jac, "xla"
+        gy, gjac = _run(self.graph, xs, cs)
+        why = agree((gy, gjac), (y, jac))
+        if why:
+            self._drop(why)
+        return (y, jac, "xla") if self.jit and not why else (gy, gjac, "graph")
+
+    def _drop(self, why: str) -> None:
+        with self._lock:
+            self.xla, self.jit, self.settled = None, False, True
+            self.disagreement = ("XLA's gradients differ from the graph's for this function (" + why + "), so it "
+                                 "runs as a graph only; see tensorflow/tensorflow#118674 for one known cause")
+
+    def _note(self) -> str:
+        with self._lock:
+            if not self.disagreement or self._said:
+                return ""
+            self._said = True
+            return self.disagreement
 
     def _next(self) -> tuple[str, Callable | None]:
         with self._lock:
@@ -116,16 +157,19 @@ class Compiled:
                 and self.spent >= XLA_PAYBACK * self.build_seconds)
 
     def _promote(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str]:
-        """Build and run the XLA version (its first run compiles); on any failure keep the graph for good."""
+        """Build and run the XLA version (its first run compiles) beside the graph on the same inputs; on any
+        failure, or other numbers than the graph's, keep the graph for good. The graph's numbers are returned."""
         try:
             xla = self._build(True)
-            out = (*_run(xla, xs, cs), "xla")
+            why = agree(_run(self.graph, xs, cs), _run(xla, xs, cs))
         except Exception:   # noqa: BLE001 - e.g. an op without an XLA kernel: the graph is correct, keep it
-            xla, out = None, (*_run(self.graph, xs, cs), "graph")
+            xla, why = None, ""
         with self._lock:
             self._busy = False
             self.xla, self.settled = xla, xla is None   # the trial decides between them (see _record)
-        return out
+        if why:
+            self._drop(why)
+        return (*_run(self.graph, xs, cs), "graph")
 
     def _record(self, tier: str, seconds: float) -> None:
         with self._lock:
@@ -161,6 +205,33 @@ def _reserve_build() -> bool:
             return False
         _builds += 1
         return True
+
+
+def agree(reference: tuple[np.ndarray, ...], other: tuple[np.ndarray, ...]) -> str:
+    """``""`` when ``other``'s arrays hold the same numbers as ``reference``'s, otherwise what differs.
+
+    The same: NaN in the same cells, the same infinities, and finite cells within ``XLA_RTOL`` (by dtype) of the
+    reference's, relative to its largest finite magnitude (at least 1).
+
+    >>> agree((np.array([0.0, 1.0]),), (np.array([0.0, 1.0 + 1e-12]),))
+    ''
+    >>> agree((np.array([0.0, 1.0]),), (np.array([np.nan, 1.0]),))
+    '1 cell(s) are NaN or infinite in one version only'
+    """
+    for ref, out in zip(reference, other):
+        ref, out = np.asarray(ref), np.asarray(out)
+        odd = (np.isnan(ref) != np.isnan(out)) | (np.isinf(ref) & (ref != out)) | (np.isinf(out) & (ref != out))
+        if odd.any():
+            return f"{int(odd.sum()):,} cell(s) are NaN or infinite in one version only"
+        finite = np.isfinite(ref)
+        if not finite.any():
+            continue
+        scale = max(1.0, float(np.abs(ref[finite]).max()))
+        gap = float(np.abs(ref[finite] - out[finite]).max()) / scale
+        rtol = XLA_RTOL.get(ref.dtype, 1e-4)
+        if gap > rtol:
+            return f"a relative difference of {gap:.3g}, over the tolerance {rtol:g}"
+    return ""
 
 
 def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:

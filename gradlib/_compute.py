@@ -38,6 +38,7 @@ class CompiledRun(NamedTuple):
 
     tier: str      # "graph" or "xla"
     final: bool
+    note: str = ""   # once, after XLA was dropped for giving other numbers than the graph: why
 
 
 def output_size(problem: Problem) -> int:
@@ -68,8 +69,8 @@ def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = T
         return y, np.zeros((y.size if _methods.TABLE[method].per_element else 1, 0)), False
     entry = _cached_compiled(problem, method, fallback) if compiled else None
     if entry is not None:
-        y, jac, tier = entry.run(problem.xs, problem.cs)
-        return y, jac, CompiledRun(tier, entry.settled)
+        y, jac, tier, note = entry.run(problem.xs, problem.cs)
+        return y, jac, CompiledRun(tier, entry.settled, note)
     y, jac = _methods.TABLE[method].eager(problem.f, problem.xs, problem.cs)
     return to_numpy(y), to_numpy(jac), False
 

@@ -25,6 +25,8 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
     rows = index_labels("y", y.shape) if row.per_element else ("sum(y)",)
     cols = tuple(label for name, shape in problem.names for label in index_labels(name, shape))
     warnings = problem.warnings
+    if isinstance(ran, CompiledRun) and ran.note:
+        warnings += (ran.note,)
     if poisoned:
         warnings += (f"NaN in the gradient of finite output(s) {_some(rows, poisoned)}"
                      f": {nan_cause(row.mode)}. method='auto' recomputes such "

@@ -222,10 +222,69 @@ def test_each_result_says_which_compiled_version_ran_and_whether_that_choice_is_
         r = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", compiled=True)
         seen.append((r.compiled_as, r.compiled_final))
     assert seen[0] == ("graph", False)                       # the graph runs first; XLA is not tried yet
-    assert ("xla", False) in seen and ("graph", False) in seen[_compiled.SAMPLES + 2:]   # the interleaved trial
-    assert seen[-1] == ("xla", True)                         # then XLA for good
+    assert ("xla", False) not in seen                        # the trial returns the graph's numbers, not XLA's
+    assert ("graph", False) in seen[_compiled.SAMPLES + 2:]
+    assert seen[-1] == ("xla", True)                         # then XLA for good, once it agreed on every call
     eager = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], compiled=False)
     assert (eager.compiled, eager.compiled_as, eager.compiled_final) == (False, "", True)
+
+
+def _guarded_sqrt(v):
+    """The dead-branch trap: the graph gives 0 where v <= 0, XLA gives NaN (tensorflow/tensorflow#118674)."""
+    return tf.where(v > 0, tf.sqrt(v), 0.0)
+
+
+def test_xla_that_disagrees_with_the_graph_is_never_adopted_and_is_said_once(small_cache, monkeypatch):
+    """A speed-only trial adopted XLA's NaN gradients for the guarded square root: calls 49-73 of a loop said
+    "repaired NaN poisoning" and the others nothing. Every call must give the graph's numbers, and say once why."""
+    monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_PAYBACK", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_GAIN", float("inf"))   # XLA "faster" on every call: speed would adopt it
+    monkeypatch.setattr(_compiled, "_builds", 0)
+    v = tf.constant([0.0, -1.0, 4.0, 9.0])
+    expected = np.diag([0.0, 0.0, 0.25, 1 / 6])
+    notes = []
+    for _ in range(2 + _compiled.SAMPLES + 2 * _compiled.TRIAL_SAMPLES + 3):
+        r = gradlib.per_element_gradients(_guarded_sqrt, v, compiled=True)
+        np.testing.assert_allclose(r.jacobian, expected, rtol=1e-6)
+        assert not r.repaired_rows and not r.poisoned_rows
+        assert r.compiled_as == "graph"
+        notes += [w for w in r.warnings if "XLA" in w]
+    entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
+    assert entry.settled and not entry.jit and entry.xla is None
+    assert notes == ["XLA's gradients differ from the graph's for this function (8 cell(s) are NaN or infinite in "
+                     "one version only), so it runs as a graph only; see tensorflow/tensorflow#118674 for one "
+                     "known cause"]
+
+
+def test_adopted_xla_is_checked_again_when_its_answer_is_not_finite(monkeypatch):
+    """XLA adopted on inputs where both agree, then called where its dead branch is NaN: the graph's numbers."""
+    from gradlib import _methods
+    spec = tf.TensorSpec([3], tf.float32)
+    entry = _compiled.Compiled(lambda jit: _methods.compile_method(
+        _methods.jacobian, lambda xs, cs: _guarded_sqrt(xs[0]), [spec], [], jit_compile=jit))
+    entry.xla, entry.jit, entry.settled = entry._build(True), True, True   # as after a trial on positive inputs
+    y, jac, tier, note = entry.run([tf.constant([1.0, 4.0, 9.0])], [])
+    assert tier == "xla" and note == ""                    # finite and agreeing: XLA's answer stands
+    y, jac, tier, note = entry.run([tf.constant([0.0, -1.0, 4.0])], [])
+    assert tier == "graph" and "differ from the graph's" in note
+    np.testing.assert_allclose(jac, np.diag([0.0, 0.0, 0.25]))
+    assert not entry.jit and entry.xla is None
+    assert entry.run([tf.constant([0.0, -1.0, 4.0])], [])[2:] == ("graph", "")   # said once
+
+
+@pytest.mark.parametrize(("reference", "other", "verdict"), [
+    ((np.array([1.0, 2.0]),), (np.array([1.0, 2.0 + 1e-11]),), ""),
+    ((np.array([1.0, 2.0]),), (np.array([1.0, 2.0 + 1e-9]),), "a relative difference of 5e-10, over the tolerance 1e-10"),
+    ((np.array([1.0, 2.0], np.float32),), (np.array([1.0, 2.00001], np.float32),), ""),
+    ((np.array([1.0, 2.0], np.float32),), (np.array([1.0, 2.001], np.float32),), "over the tolerance 0.0001"),
+    ((np.array([np.inf, 1.0]),), (np.array([-np.inf, 1.0]),), "1 cell(s) are NaN or infinite in one version only"),
+    ((np.array([np.nan, 1.0]),), (np.array([np.nan, 1.0]),), ""),
+    ((np.array([1.0]), np.array([0.0, 0.0])), (np.array([1.0]), np.array([np.nan, np.inf])), "2 cell(s)"),
+])
+def test_agree_compares_nan_patterns_infinities_and_finite_cells_at_a_stated_tolerance(reference, other, verdict):
+    said = _compiled.agree(reference, other)
+    assert (said == "") == (verdict == "") and verdict in said
 
 
 # ---------------------------------------------------------------- the cache: bounded, LRU, collectable
