@@ -1,7 +1,9 @@
 """The Models page's report: per-sample gradients of a built-in Keras model on a batch, timed and explained.
 
 ``report`` runs ``gradlib.per_sample_gradients`` on a model from ``gradlib.keras_models`` and times it beside
-what a TensorFlow user would write (one eager ``tape.batch_jacobian``; a per-sample ``tape.jacobian`` loop).
+what a TensorFlow user would write (``tape.batch_jacobian``, eagerly and inside a ``tf.function``; a per-sample
+``tape.jacobian`` loop). Warm calls are timed ``REPEATS`` times after an untimed first call, and their median
+shown. A timing that fails leaves its gradients shown and says which timing is missing (``ModelReport.missing``).
 ``pitfalls`` shows the two wrong answers on one sample beside the right one. Results are plain data.
 
 This module and ``digits`` are the app's only TensorFlow code: the eager ``tape.batch_jacobian`` baseline is
@@ -25,10 +27,12 @@ import tensorflow as tf
 import gradlib
 from gradlib import keras_models
 
-__all__ = ["LOOP_SAMPLES", "ModelReport", "Pitfalls", "pitfalls", "report"]
+__all__ = ["LOOP_SAMPLES", "REPEATS", "ModelReport", "Pitfalls", "pitfalls", "report"]
 
 #: the per-sample loop is timed on at most this many samples, then scaled to the batch
 LOOP_SAMPLES = 4
+#: warm calls timed per compiled contender (gradlib, the tf.function batch_jacobian); the median is shown
+REPEATS = 5
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,11 +41,23 @@ class ModelReport:
 
     result: gradlib.PerSampleResult
     output_names: tuple[str, ...]
-    gradlib_seconds: float         # per_sample_gradients on the whole batch, warm (compiled)
+    gradlib_seconds: float         # per_sample_gradients on the whole batch, warm (compiled): median of REPEATS
     loop_seconds: float            # the per-sample loop, scaled to the whole batch (NaN: not timed)
     loop_samples: int              # how many samples the loop was actually timed on
     batch_jacobian_seconds: float = float("nan")   # one eager tape.batch_jacobian on the whole batch (NaN: not timed)
     batch_jacobian_pfor: bool = True               # whether that call vectorized with pfor (not for recurrent layers)
+    compiled_batch_jacobian_seconds: float = float("nan")   # tape.batch_jacobian in a tf.function, warm: median
+    gradlib_spread: tuple[float, float] = (float("nan"), float("nan"))   # fastest and slowest warm gradlib call
+    missing: tuple[str, ...] = ()  # the timings that failed, each with TensorFlow's reason
+
+    def seconds(self) -> dict[str, float]:
+        """The timed contenders, name -> seconds for the whole batch (those not timed or failed left out)."""
+        suffix = "" if self.batch_jacobian_pfor else " (while_loop)"
+        named = {"gradlib (one compiled call)": self.gradlib_seconds,
+                 "tf.function tape.batch_jacobian" + suffix: self.compiled_batch_jacobian_seconds,
+                 "eager tape.batch_jacobian" + suffix: self.batch_jacobian_seconds,
+                 "per-sample tape.jacobian loop": self.loop_seconds}
+        return {name: s for name, s in named.items() if np.isfinite(s)}
 
     @property
     def speedup(self) -> float:
@@ -52,6 +68,11 @@ class ModelReport:
     def batch_jacobian_speedup(self) -> float:
         """How many times faster gradlib's warm call is than one eager ``tape.batch_jacobian``."""
         return self.batch_jacobian_seconds / self.gradlib_seconds
+
+    @property
+    def compiled_batch_jacobian_speedup(self) -> float:
+        """How many times faster gradlib's warm call is than a warm ``tape.batch_jacobian`` in a ``tf.function``."""
+        return self.compiled_batch_jacobian_seconds / self.gradlib_seconds
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,13 +92,27 @@ def report(name: str, params: Mapping[str, Any], x: np.ndarray, *, time_loop: bo
     checked = spec.params(**params)
     x = np.asarray(x, dtype=np.float32)
     result = gradlib.per_sample_gradients(model, x, limits=limits)
-    warm = gradlib.per_sample_gradients(model, x, check_independence=False, limits=limits).seconds
-    loop_seconds, k = _time_loop(model, x, limits) if time_loop else (float("nan"), 0)
+    warm = sorted(gradlib.per_sample_gradients(model, x, check_independence=False, limits=limits).seconds
+                  for _ in range(REPEATS))
     use_pfor = checked.get("cell") not in keras_models.RECURRENT_CELLS
-    batch_seconds = _time_batch_jacobian(model, x, use_pfor) if time_loop else float("nan")
-    return ModelReport(result=result, output_names=spec.output_names(checked), gradlib_seconds=warm,
-                       loop_seconds=loop_seconds, loop_samples=k, batch_jacobian_seconds=batch_seconds,
-                       batch_jacobian_pfor=use_pfor)
+    timings, missing = {}, []
+    if time_loop:
+        for label, timing in (("the per-sample loop", lambda: _time_loop(model, x, limits)),
+                              ("the eager tape.batch_jacobian", lambda: _time_batch_jacobian(model, x, use_pfor, result)),
+                              ("the tf.function tape.batch_jacobian",
+                               lambda: _time_compiled_batch_jacobian(model, x, use_pfor, result))):
+            try:
+                timings[label] = timing()
+            except Exception as exc:   # noqa: BLE001 - a side timing failed: the gradients still stand; say which
+                missing.append(f"{label}: {type(exc).__name__}: {gradlib.error_gist(exc)}")
+    loop_seconds, k = timings.get("the per-sample loop", (float("nan"), 0))
+    nan = float("nan")
+    return ModelReport(result=result, output_names=spec.output_names(checked), gradlib_seconds=float(np.median(warm)),
+                       loop_seconds=loop_seconds, loop_samples=k,
+                       batch_jacobian_seconds=timings.get("the eager tape.batch_jacobian", nan),
+                       batch_jacobian_pfor=use_pfor,
+                       compiled_batch_jacobian_seconds=timings.get("the tf.function tape.batch_jacobian", nan),
+                       gradlib_spread=(warm[0], warm[-1]), missing=tuple(missing))
 
 
 def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray, *,
@@ -95,20 +130,52 @@ def pitfalls(name: str, params: Mapping[str, Any], sample: np.ndarray, *,
                     summed=gradlib.per_element_gradients(model, one, method="summed", limits=limits).jacobian[0])
 
 
-def _time_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool) -> float:
-    """Seconds of what a TensorFlow user would write: one eager ``tape.batch_jacobian`` over the whole batch.
+def _batch_jacobian(model: Any, xt: tf.Tensor, use_pfor: bool) -> tf.Tensor:
+    """What a TensorFlow user would write: ``tape.batch_jacobian`` of the flattened outputs over the batch.
+
+    Without pfor (a while_loop over the outputs) TensorFlow needs a persistent tape: a non-persistent one is
+    refused ("GradientTape must be created with persistent=True ...").
+    """
+    with tf.GradientTape(persistent=not use_pfor) as tape:
+        tape.watch(xt)
+        y = model(xt)
+        flat = tf.reshape(y, [tf.shape(y)[0], -1])
+    return tape.batch_jacobian(flat, xt, experimental_use_pfor=use_pfor)
+
+
+def _time_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool, result: gradlib.PerSampleResult) -> float:
+    """Seconds of one eager ``tape.batch_jacobian`` over the whole batch, checked against gradlib's result.
 
     Eagerly, pfor re-vectorizes the model on every call; for recurrent layers that takes tens of seconds, so
     they run with ``experimental_use_pfor=False`` (a while_loop over the outputs), as a user would have to.
     """
     xt = tf.constant(x, dtype=tf.float32)
     start = time.perf_counter()
-    with tf.GradientTape() as tape:
-        tape.watch(xt)
-        y = model(xt)
-        flat = tf.reshape(y, [tf.shape(y)[0], -1])
-    tape.batch_jacobian(flat, xt, experimental_use_pfor=use_pfor)
-    return time.perf_counter() - start
+    jac = _batch_jacobian(model, xt, use_pfor)
+    seconds = time.perf_counter() - start
+    _check_same(jac, result)
+    return seconds
+
+
+def _time_compiled_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool, result: gradlib.PerSampleResult) -> float:
+    """Median seconds of ``REPEATS`` warm calls of ``tape.batch_jacobian`` in a ``tf.function`` (traced untimed)."""
+    xt = tf.constant(x, dtype=tf.float32)
+    compiled = tf.function(lambda xb: _batch_jacobian(model, xb, use_pfor), autograph=False)
+    _check_same(compiled(xt), result)
+    seconds = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        compiled(xt)
+        seconds.append(time.perf_counter() - start)
+    return float(np.median(seconds))
+
+
+def _check_same(jac: tf.Tensor, result: gradlib.PerSampleResult) -> None:
+    """A timed contender must compute the same Jacobians as gradlib, or its time means nothing."""
+    got = jac.numpy().reshape(result.jacobian.shape)
+    if not np.allclose(got, result.jacobian, rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(result.jacobian).max()))):
+        raise gradlib.GradlibError("its Jacobians differ from per_sample_gradients' (max |difference| "
+                                   f"{gradlib.format_number(float(np.abs(got - result.jacobian).max()))})")
 
 
 def _time_loop(model: Any, x: np.ndarray, limits: gradlib.Limits) -> tuple[float, int]:

@@ -78,15 +78,25 @@ def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[
 
 
 def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
-                broken: Collection[str] = ()) -> go.Figure:
-    """Bars of the seconds each method took (one bar per method; the methods in ``broken`` are red)."""
+                broken: Collection[str] = (), log: bool = False) -> go.Figure:
+    """Bars of the seconds each method took (one bar per method; the methods in ``broken`` are red); with ``log``,
+    a log axis and each bar labelled with its time, so a bar 1,000 times shorter than another stays readable."""
     names = list(seconds)
     fig = _build("bar", [list(seconds.values())], ["seconds"], names, title=title, x_title="method",
-                 y_title="seconds")
+                 y_title="seconds (log scale)" if log else "seconds")
     fig.update_traces(marker_color=[BROKEN if name in broken else PALETTE[0] for name in names],
                       selector={"type": "bar"})
+    if log:
+        fig.update_traces(text=[_seconds_text(s) for s in seconds.values()], textposition="outside",
+                          selector={"type": "bar"})
+        fig.update_yaxes(type="log")
     fig.update_layout(showlegend=False)
     return fig
+
+
+def _seconds_text(seconds: float) -> str:
+    """``0.0042`` -> ``4.2 ms``; ``3.5`` -> ``3.5 s``."""
+    return f"{seconds * 1000:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
 
 
 def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the problem grows") -> go.Figure:

@@ -110,25 +110,33 @@ def show_pitfalls(rep: model_report.ModelReport, p: model_report.Pitfalls, b: in
 def show_timing(rep: model_report.ModelReport, *, key: str) -> None:
     """gradlib's compiled batch call against what a TensorFlow user would write, and against a per-sample loop."""
     st.markdown("### Timing")
-    if rep.loop_samples == 0:
+    for missing in rep.missing:
+        st.warning(render.escape(f"Not timed: {missing}. The gradients above are computed and checked; only this "
+                                 "timing is missing."))
+    if not rep.missing and rep.loop_samples == 0:
         st.caption("The per-sample loop and tape.batch_jacobian were not timed (switch it on above).")
         return
     n = rep.result.batch_size
-    batch_label = "eager tape.batch_jacobian" + ("" if rep.batch_jacobian_pfor else " (while_loop)")
-    seconds = {"gradlib (one compiled call)": rep.gradlib_seconds, batch_label: rep.batch_jacobian_seconds,
-               "per-sample tape.jacobian loop": rep.loop_seconds}
-    left, right = st.columns(2)
-    left.metric(f"gradlib is faster than {batch_label} by", gradlib.format_ratio(rep.batch_jacobian_speedup))
-    right.metric("gradlib is faster than the per-sample loop by", gradlib.format_ratio(rep.speedup))
-    st.caption(f"Which is which: **{batch_label}** is one `tape.batch_jacobian(y, x)` on all {n} samples, run "
-               "eagerly, as a TensorFlow user would write it"
-               + ("" if rep.batch_jacobian_pfor else " (with experimental_use_pfor=False: eager pfor re-vectorizes "
-                  "a recurrent layer for tens of seconds)")
+    suffix = "" if rep.batch_jacobian_pfor else " (while_loop)"
+    cols = st.columns(3)
+    for col, label, ratio in ((cols[0], "tf.function tape.batch_jacobian" + suffix, rep.compiled_batch_jacobian_speedup),
+                              (cols[1], "eager tape.batch_jacobian" + suffix, rep.batch_jacobian_speedup),
+                              (cols[2], "per-sample tape.jacobian loop", rep.speedup)):
+        col.metric(f"{label} / gradlib", gradlib.format_ratio(ratio),
+                   help="Its seconds over gradlib's: above 1x gradlib is faster, below 1x it is slower")
+    low, high = rep.gradlib_spread
+    st.caption(f"Which is which: **tape.batch_jacobian** is one `tape.batch_jacobian(y, x)` on all {n} samples, "
+               "as a TensorFlow user would write it: inside a `tf.function` (traced once, untimed; the median of "
+               f"{model_report.REPEATS} warm calls) and eagerly (one call)"
+               + ("" if rep.batch_jacobian_pfor else ", with experimental_use_pfor=False on a persistent tape: eager "
+                  "pfor re-vectorizes a recurrent layer for tens of seconds")
                + f". The **per-sample loop** runs one eager tape and `tape.jacobian` per sample; it was timed on "
-               f"{rep.loop_samples} of {n} samples and scaled to {n}. **gradlib** is a warm call of "
-               "`per_sample_gradients` on all of them (compiled once, then reused). One run each on a shared server.")
-    st.plotly_chart(figures.timing_bars(seconds, title="Seconds for the whole batch"), key=f"{key}_timing",
-                    config={"displaylogo": False})
+               f"{rep.loop_samples} of {n} samples and scaled to {n}. **gradlib** is `per_sample_gradients` on all of "
+               f"them, compiled once: the median of {model_report.REPEATS} warm calls "
+               f"({1000 * low:.3g} to {1000 * high:.3g} ms). Each contender's Jacobians were checked against "
+               "gradlib's. Timed on a shared server: ratios drift from run to run.")
+    st.plotly_chart(figures.timing_bars(rep.seconds(), title="Seconds for the whole batch (log scale)", log=True),
+                    key=f"{key}_timing", config={"displaylogo": False})
 
 
 def show_report(name: str, params: dict[str, Any], x: np.ndarray, time_loop: bool) -> None:

@@ -88,6 +88,16 @@ def test_timing_bars_one_bar_per_method():
     (trace,) = fig.data
     assert list(trace.x) == ["unstack", "jacobian"] and list(trace.y) == [0.01, 0.03]
     assert fig.layout.yaxis.title.text == "seconds"
+    assert fig.layout.yaxis.type is None and trace.text is None
+
+
+def test_timing_bars_on_a_log_axis_label_each_bar_with_its_own_time():
+    """A 4 ms bar beside a 3 s one vanished on a linear axis: the log axis and the labels keep it readable."""
+    fig = figures.timing_bars({"gradlib": 0.0042, "loop": 3.5, "jacobian": 0.25}, log=True)
+    (trace,) = fig.data
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text == "seconds (log scale)"
+    assert list(zip(trace.x, trace.y, trace.text)) == [("gradlib", 0.0042, "4.2 ms"), ("loop", 3.5, "3.5 s"),
+                                                        ("jacobian", 0.25, "250 ms")]
 
 
 def test_scaling_chart_is_log_log_one_line_per_method():

@@ -27,6 +27,37 @@ def test_report_matches_the_model_and_times_the_loop_on_a_few_samples():
         np.testing.assert_allclose(r.result.matrix(b), expected, rtol=1e-5, atol=1e-6, err_msg=f"sample {b}")
     assert r.loop_samples == 4 and r.loop_seconds > 0 and r.gradlib_seconds > 0
     assert r.speedup == pytest.approx(r.loop_seconds / r.gradlib_seconds)
+    assert r.missing == ()
+    low, high = r.gradlib_spread
+    assert low <= r.gradlib_seconds <= high
+    assert r.seconds() == {"gradlib (one compiled call)": r.gradlib_seconds,
+                           "tf.function tape.batch_jacobian": r.compiled_batch_jacobian_seconds,
+                           "eager tape.batch_jacobian": r.batch_jacobian_seconds,
+                           "per-sample tape.jacobian loop": r.loop_seconds}
+    assert len(set(r.seconds().values())) == 4   # four different measurements, not one copied
+
+
+@pytest.mark.parametrize("cell", ["simple_rnn", "gru"])
+def test_recurrent_batch_jacobian_without_pfor_runs_on_a_persistent_tape(cell):
+    """TensorFlow refuses batch_jacobian(experimental_use_pfor=False) on a non-persistent tape: the page's
+    default timing crashed for both recurrent layers."""
+    params = {"steps": 2, "features": 2, "units": 2, "outputs": 1, "cell": cell}
+    x = make_batch("random normal", (2, 2), 3, seed=1)
+    r = model_report.report("sequence", params, x)
+    assert r.missing == () and not r.batch_jacobian_pfor
+    assert np.isfinite(r.batch_jacobian_seconds) and np.isfinite(r.compiled_batch_jacobian_seconds)
+    assert list(r.seconds()) == ["gradlib (one compiled call)", "tf.function tape.batch_jacobian (while_loop)",
+                                 "eager tape.batch_jacobian (while_loop)", "per-sample tape.jacobian loop"]
+
+
+def test_a_contender_whose_jacobians_differ_is_not_timed(monkeypatch):
+    """A timing is only worth showing if it computed the same thing: a wrong contender is reported missing."""
+    real = model_report._batch_jacobian
+    monkeypatch.setattr(model_report, "_batch_jacobian", lambda model, xt, use_pfor: 2 * real(model, xt, use_pfor))
+    r = model_report.report("mlp_regressor", {"features": 2, "hidden": (3,), "outputs": 1}, np.ones((2, 2)))
+    assert [m.split(":")[0] for m in r.missing] == ["the eager tape.batch_jacobian", "the tf.function tape.batch_jacobian"]
+    assert all("differ from per_sample_gradients'" in m for m in r.missing)
+    assert list(r.seconds()) == ["gradlib (one compiled call)", "per-sample tape.jacobian loop"]
 
 
 def test_report_applies_the_limits():
