@@ -25,7 +25,11 @@ from ._compiled import Compiled
 from ._errors import GradlibError, error_gist
 from ._problem import Problem
 
-__all__ = ["CompiledRun", "compute", "compute_chunked", "output_size", "to_numpy"]
+__all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked", "output_size",
+           "to_numpy"]
+
+#: the ops of ``tf.py_function`` / ``tf.numpy_function``: Python run inside TensorFlow
+PY_FUNCTION_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
 
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _COMPILED = LRUCache(maxsize=64)
@@ -73,6 +77,21 @@ def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = T
         return y, jac, CompiledRun(tier, entry.settled, note)
     y, jac = _methods.TABLE[method].eager(problem.f, problem.xs, problem.cs)
     return to_numpy(y), to_numpy(jac), False
+
+
+def calls_py_function(problem: Problem) -> bool:
+    """Whether ``f`` runs Python inside TensorFlow (``tf.py_function``): traced once to read its ops.
+
+    Such an op's gradient replays a tape that TensorFlow keeps for one gradient call only, and pfor cannot
+    vectorize it: every method but eager forward mode fails on it, with errors that do not say why (a raw
+    ``KeyError: b'pyfunc_1'``, or a shape ``None`` somewhere). Called only after a method failed.
+    """
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    try:
+        graph = tf.function(problem.f, autograph=False).get_concrete_function(*specs).graph
+    except Exception:   # noqa: BLE001 - not traceable at all: then it is not this
+        return False
+    return any(op.type in PY_FUNCTION_OPS for op in graph.get_operations())
 
 
 def compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence[int] | None = None):

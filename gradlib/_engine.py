@@ -19,9 +19,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from . import _cost, _methods, _plan
+from . import _cost, _methods, _plan, _probe
 from ._cache import LRUCache
-from ._compute import compute, compute_chunked, output_size
+from ._compute import calls_py_function, compute, compute_chunked, output_size
+from ._errors import GradlibError, error_gist
 from ._limits import Limits
 from ._methods import CORRECT_METHODS
 from ._package import package
@@ -60,18 +61,35 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
                                                       _compilable(problem, compiled), limits)
     else:
         chosen, chunk = _plan.check_method(method, profile, use_compiled, limits), 0
-    if chunk:
-        y, jac, ran = compute_chunked(problem, chosen, chunk)
-    else:
-        y, jac, ran = compute(problem, chosen, use_compiled, fallback=compiled is None)
+    notes: tuple[str, ...] = ()
+    try:
+        if chunk:
+            y, jac, ran = compute_chunked(problem, chosen, chunk)
+        else:
+            y, jac, ran = compute(problem, chosen, use_compiled, fallback=compiled is None)
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - fn's own ops failed under this method: tf.py_function is one cause
+        if not calls_py_function(problem):
+            raise
+        if method != "auto" or chosen == "forward" and not ran:
+            raise GradlibError(f"fn calls tf.py_function, which method={chosen!r} cannot differentiate here: "
+                               f"TensorFlow keeps its gradient for one gradient call only and pfor cannot vectorize "
+                               f"it ({type(exc).__name__}: {error_gist(exc)}). Use method='forward' with "
+                               "compiled=False, or write the function with TensorFlow ops") from exc
+        chosen, chunk = "forward", 0
+        y, jac, ran = compute(problem, chosen, False)
+        notes += (f"fn calls tf.py_function, which TensorFlow can differentiate only once per gradient call and pfor "
+                  "cannot vectorize: computed by eager forward mode, one pass per input",)
     if method == "auto" and not ran and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repair = Repair()
-    notes: tuple[str, ...] = ()
     if poisoned and method == "auto":
         jac, poisoned, repair, notes = repair_poisoned(problem, profile, chosen, bool(ran), jac, poisoned,
                                                        _compilable(problem, compiled), limits)
+    if problem.check and chosen in CORRECT_METHODS:
+        notes += _probe.check_result(problem, y, jac, time.perf_counter() - start)
     if chunk:
         notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
                   f"{_cost.size_text(limits.max_bytes)}",)

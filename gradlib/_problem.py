@@ -41,6 +41,7 @@ class Problem:
     warnings: tuple[str, ...] = ()
     size: int | None = None                           # the number of outputs, when known without running f
     profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
+    check: bool = False                               # check each answer against f itself (``gradlib._probe``)
 
     @property
     def width(self) -> int:
@@ -106,8 +107,9 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
 # ---------------------------------------------------------------- from a callable
 
 
-def callable_problem(fn: Callable, xs: Any) -> Problem:
-    """The problem of ``per_element_gradients(fn, xs)``: ``xs`` one tensor or a list, floating point, one dtype."""
+def callable_problem(fn: Callable, xs: Any, *, check: bool = False) -> Problem:
+    """The problem of ``per_element_gradients(fn, xs)``: ``xs`` one tensor or a list, floating point, one dtype;
+    with ``check``, each answer is checked against ``fn`` itself."""
     single = not isinstance(xs, (list, tuple))
     tensors = [float_tensor(x, "per_element_gradients", "xs" if single else f"xs[{k}]")
                for k, x in enumerate([xs] if single else xs)]
@@ -121,7 +123,7 @@ def callable_problem(fn: Callable, xs: Any) -> Problem:
 
     key = _callable_key(fn, single, tensors)
     return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
-                   (True,) * len(tensors), tensors[0].dtype.name, key)
+                   (True,) * len(tensors), tensors[0].dtype.name, key, check=check)
 
 
 def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:

@@ -100,7 +100,7 @@ def test_the_library_never_imports_the_app(path):
 
 
 #: the engine behind the entry points, each module above the ones it imports (docs/architecture.md)
-ENGINE = ["_engine", "_package", "_repair", "_compute", "_problem", "_plan", "_cost", "_compiled", "_methods"]
+ENGINE = ["_engine", "_package", "_repair", "_probe", "_compute", "_problem", "_plan", "_cost", "_compiled", "_methods"]
 
 
 def _library_modules(path: Path) -> set[str]:
