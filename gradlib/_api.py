@@ -80,7 +80,8 @@ def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compil
 
     Args:
         fn: a callable (a Python function, a Keras model) taking ``xs`` as given and returning a tensor.
-        xs: a tensor, or a list of tensors (like the seed's ``x = [tf.constant(3.0), ...]``).
+        xs: a tensor, a list of tensors (like the seed's ``x = [tf.constant(3.0), ...]``), or a dict of them by
+            name; ``fn`` gets it in the same form, and the Jacobian's columns follow its order.
         method: one of ``METHODS``.
         compiled: run inside a cached ``tf.function`` (keyed on ``fn``); ``None`` decides by size.
         check: check the answer of a correct method against ``fn`` itself along one random direction (three

@@ -108,20 +108,31 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
 
 
 def callable_problem(fn: Callable, xs: Any, *, check: bool = False) -> Problem:
-    """The problem of ``per_element_gradients(fn, xs)``: ``xs`` one tensor or a list, floating point, one dtype;
-    with ``check``, each answer is checked against ``fn`` itself."""
-    single = not isinstance(xs, (list, tuple))
-    tensors = [float_tensor(x, "per_element_gradients", "xs" if single else f"xs[{k}]")
-               for k, x in enumerate([xs] if single else xs)]
+    """The problem of ``per_element_gradients(fn, xs)``: ``xs`` one tensor, a list, or a dict of them (as
+    ``tape.gradient`` takes), floating point, one dtype; with ``check``, each answer is checked against ``fn``.
+
+    ``fn`` gets ``xs`` in the form it was given; the Jacobian's columns follow the list's order or the dict's
+    keys (named by them).
+    """
+    single = not isinstance(xs, (list, tuple, dict))
+    keys = list(xs) if isinstance(xs, dict) else None
+    if keys is not None and not all(isinstance(k, str) and k for k in keys):
+        raise InputError(f"per_element_gradients takes xs as a dict with names (non-empty strings) as keys; got "
+                         f"keys {keys!r}")
+    items = [xs] if single else list(xs.values()) if keys is not None else list(xs)
+    wheres = ["xs"] if single else [f"xs[{k!r}]" for k in keys] if keys is not None else [
+        f"xs[{k}]" for k in range(len(items))]
+    tensors = [float_tensor(x, "per_element_gradients", where) for x, where in zip(items, wheres)]
     if not tensors:
-        raise InputError("per_element_gradients needs at least one tensor in xs; got an empty list")
+        raise InputError(f"per_element_gradients needs at least one tensor in xs; got an empty {type(xs).__name__}")
     _check_one_dtype(tensors)
-    names = ("x",) if single else tuple(f"x{k}" for k in range(len(tensors)))
+    names = ("x",) if single else tuple(keys) if keys is not None else tuple(f"x{k}" for k in range(len(tensors)))
 
     def f(watched: list, _cs: list):
-        return _as_output(fn(watched[0] if single else list(watched)))
+        given = watched[0] if single else dict(zip(keys, watched)) if keys is not None else list(watched)
+        return _as_output(fn(given))
 
-    key = _callable_key(fn, single, tensors)
+    key = _callable_key(fn, "single" if single else tuple(keys) if keys is not None else "list", tensors)
     return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
                    (True,) * len(tensors), tensors[0].dtype.name, key, check=check)
 
@@ -162,11 +173,11 @@ def _as_output(y: Any) -> tf.Tensor:
     return y
 
 
-def _callable_key(fn: Callable, single: bool, tensors: list) -> Hashable | None:
+def _callable_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:
     try:
         hash(fn)
     except TypeError:
         return None
     # The values fn reads (a NumPy array, a number in a closure or a global) are frozen into a trace: a
     # changed value must mean a new key, or the compiled graph would keep answering with the old one.
-    return ("callable", fn, single, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))
+    return ("callable", fn, form, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))

@@ -1,4 +1,4 @@
-"""The Jacobian of a user's callable checked against the callable itself (gradlib._probe)."""
+"""What users bring as a callable: answers checked against the callable itself (gradlib._probe), tf.py_function, xs as a dict."""
 
 from __future__ import annotations
 
@@ -145,3 +145,28 @@ def test_py_function_under_a_method_that_cannot_take_it_is_refused_with_the_way_
     with pytest.raises(gradlib.GradlibError, match=rf"fn calls tf.py_function, which method='{method}' cannot "
                        r"differentiate here: .* Use method='forward' with compiled=False"):
         gradlib.per_element_gradients(_py_function, V, method=method, compiled=compiled)
+
+
+def test_xs_as_a_dict_is_taken_as_tape_gradient_takes_it_with_columns_named_by_its_keys():
+    xs = {"w": tf.constant([1.0, 2.0]), "b": tf.constant(3.0)}
+    r = gradlib.per_element_gradients(lambda d: tf.stack([d["w"][0] * d["b"], d["w"][1] ** 2 + d["b"]]), xs)
+    np.testing.assert_allclose(r.jacobian, [[3.0, 0.0, 1.0], [0.0, 4.0, 1.0]])
+    assert r.col_labels == ("w[0]", "w[1]", "b")
+    with tf.GradientTape(persistent=True) as tape:   # the reference: tape.gradient with the same dict
+        tape.watch(xs)
+        y = tf.unstack(tf.stack([xs["w"][0] * xs["b"], xs["w"][1] ** 2 + xs["b"]]))
+    for i, yi in enumerate(y):
+        g = tape.gradient(yi, xs)
+        np.testing.assert_allclose(r.jacobian[i], np.concatenate([g["w"].numpy(), [g["b"].numpy()]]))
+    swapped = gradlib.per_element_gradients(lambda d: d["w"] * d["b"], {"b": xs["b"], "w": xs["w"]})
+    assert swapped.col_labels == ("b", "w[0]", "w[1]")
+    np.testing.assert_allclose(swapped.jacobian, [[1.0, 3.0, 0.0], [2.0, 0.0, 3.0]])
+
+
+def test_a_dict_with_a_bad_key_or_value_says_which():
+    with pytest.raises(gradlib.InputError, match=r"xs as a dict with names \(non-empty strings\) as keys; got keys \[1\]"):
+        gradlib.per_element_gradients(lambda d: d[1], {1: tf.constant(1.0)})
+    with pytest.raises(gradlib.InputError, match=r"requires floating-point inputs, but xs\['n'\] is int32"):
+        gradlib.per_element_gradients(lambda d: d["n"], {"n": tf.constant([1, 2])})
+    with pytest.raises(gradlib.InputError, match=r"at least one tensor in xs; got an empty dict"):
+        gradlib.per_element_gradients(lambda d: 1.0, {})
