@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -13,7 +13,7 @@ from ._api import prepare, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
 from ._cost import EAGER_OP_WORK
 from ._diagnose import Finding, diagnose
-from ._errors import GradlibError, error_gist
+from ._errors import ExpressionError, GradlibError, InputError, error_gist
 from ._inputs import Input
 from ._language import Program
 from ._limits import LIMITS, Limits
@@ -25,7 +25,11 @@ __all__ = ["Comparison", "compare"]
 
 @dataclass(frozen=True, eq=False)
 class Comparison:
-    """The results of several methods on one function, checked and explained."""
+    """The results of several methods on one function, checked and explained.
+
+    ``errors``: the methods that failed, with why; ``skipped``: the methods left out because this problem is
+    over their limits (an eager loop of one pass per output, say), with the refusal: nothing went wrong there.
+    """
 
     results: dict[str, GradResult]
     errors: dict[str, str]
@@ -34,6 +38,7 @@ class Comparison:
     agreement: tuple[Agreement, ...]
     check: FiniteDifferenceCheck
     diagnosis: tuple[Finding, ...]
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
@@ -52,10 +57,14 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
 
 def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str],
              limits: Limits) -> Comparison:
-    results, errors = {}, {}
+    results, errors, skipped = {}, {}, {}
     for method in dict.fromkeys(methods):
         try:
             results[method] = run(problem, method, limits=limits)
+        except InputError as exc:
+            errors[method] = str(exc)
+        except ExpressionError as exc:   # over this method's limits: left out, with the refusal as its note
+            skipped[method] = str(exc)
         except GradlibError as exc:
             errors[method] = str(exc)
         except (tf.errors.OpError, ValueError, TypeError, NotImplementedError) as exc:
@@ -70,7 +79,9 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
     agreements = tuple(agreement(r, best, reference) for r in results.values())
     findings = diagnose(results, best, check, program.names)
     findings += tuple(Finding(m, f"{m} failed", msg, "warning") for m, msg in errors.items())
-    return Comparison(results, errors, reference, best, agreements, check, findings)
+    findings += tuple(Finding(m, "Left out: this problem is over its limits", msg, "info")
+                      for m, msg in skipped.items())
+    return Comparison(results, errors, reference, best, agreements, check, findings, skipped)
 
 
 def _watched(inputs: Sequence[Input]) -> list[Input]:

@@ -322,3 +322,14 @@ def test_when_the_methods_are_right_again_nothing_disagrees():
     c = gradlib.compare(WRONGED, {"x0": 2.0, "x1": 3.0}, methods=["unstack", "forward"])
     np.testing.assert_array_equal(c.results["forward"].jacobian, [[3.0, 2.0], [1.0, 1.0]])
     assert titles(c) == [("unstack", "The per-element gradients are right", "info")]
+
+
+def test_compare_leaves_out_a_method_over_its_limits_as_a_note_not_a_failure():
+    c = gradlib.compare("x*x", {"x": np.arange(400.0)})
+    assert c.errors == {} and sorted(c.skipped) == ["naive", "unstack"]
+    assert all("one eager pass per output element: 400" in msg for msg in c.skipped.values())
+    notes = [f for f in c.diagnosis if f.title == "Left out: this problem is over its limits"]
+    assert sorted(f.method for f in notes) == ["naive", "unstack"] and {f.severity for f in notes} == {"info"}
+    np.testing.assert_allclose(c.best.jacobian, np.diag(2 * np.arange(400.0)))
+    with pytest.raises(gradlib.InputError):   # bad input data is still an error, never a quiet note
+        gradlib.compare("x*x", {"x": [1.0, float("nan"), "a"]})

@@ -181,7 +181,17 @@ def test_a_link_whose_only_method_is_refused_still_shows_results_and_no_exceptio
     assert "The results cannot be shown" not in errors(at)
     assert "None of the chosen methods ran, so there is nothing to time." in [c.value for c in at.caption]
     said = [e.value for e in [*at.error, *at.warning, *at.info] if "one eager pass per output element: 300" in e.value]
-    assert len(said) == 1 and said[0].startswith("**Method unstack failed**"), said   # said once, where it failed
+    assert len(said) == 1 and said[0].startswith("**Left out: this problem is over its limits** — unstack"), said
+    assert not at.error   # nothing went wrong: a method over its limit is left out, in a neutral box
+
+
+def test_a_valid_large_function_shows_no_red_box_for_the_methods_above_their_limits():
+    """400-element x*x with every method (the default) showed two red "Method ... failed" boxes."""
+    at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
+    assert [e.value.split("**")[1] for e in at.error] == ["tape.gradient(y, x) sums over the elements of y"]
+    left_out = sorted(i.value.split("** — ")[1].split("\n")[0] for i in at.info
+                      if i.value.startswith("**Left out: this problem is over its limits**"))
+    assert left_out == ["naive", "unstack"], left_out
 
 
 def _tables_with_their_box(node, box=None):
