@@ -19,7 +19,7 @@ from gradlib import figures
 
 __all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "METHOD_LABELS", "METHOD_WHAT", "TABLE_HEIGHT",
            "attempt", "broken_beside_correct", "escape", "matrix_frame", "method_legend", "show_chart", "show_comparison", "show_error",
-           "show_findings", "show_matrix", "show_table", "show_vector", "unexpected_message"]
+           "show_findings", "show_matrix", "show_table", "show_vector", "timing_table", "unexpected_message"]
 
 _LOG = logging.getLogger(__name__)
 #: above these sizes a page draws no chart of that kind (and says so): the browser would choke
@@ -259,14 +259,31 @@ def _show_timings(comparison: gradlib.Comparison, *, key: str) -> None:
     if not comparison.results:
         st.caption("None of the chosen methods ran, so there is nothing to time.")
         return
-    seconds = {name: r.seconds for name, r in comparison.results.items()}
+    frame, seconds = timing_table(comparison)
     broken = {name for name, r in comparison.results.items() if r.broken or not r.per_element}
-    frame = pd.DataFrame([{"method": name, "ran as": r.method, "compiled": "yes" if r.compiled else "no",
-                           "milliseconds": f"{1000 * r.seconds:.2f}"} for name, r in comparison.results.items()])
     left, right = st.columns([2, 3])
     with left:
         st.table(frame.set_index("method"))
-        st.caption("One run each on a shared server: compare ratios, not absolute times.")
+        repeats = max((len(t.warm) for t in comparison.timings.values()), default=0)
+        st.caption(f"The first call of a method may trace or fill a cache, so it is shown apart; the warm time is "
+                   f"the median of the {repeats} calls after it (when they fit in half a second), and the chart "
+                   "shows it (log scale). On a shared server: compare ratios, not absolute times.")
     with right:
-        st.plotly_chart(figures.timing_bars(seconds, broken=broken), key=f"{key}_timings",
+        st.plotly_chart(figures.timing_bars(seconds, broken=broken, log=True), key=f"{key}_timings",
                         config={"displaylogo": False})
+
+
+def timing_table(comparison: gradlib.Comparison) -> tuple[pd.DataFrame, dict[str, float]]:
+    """The timings table (first call apart, warm median and range) and the seconds the chart shows per method:
+    the warm median, or the first call (labelled so) when no warm call was timed."""
+    rows, seconds = [], {}
+    for name, r in comparison.results.items():
+        t = comparison.timings.get(name)
+        first = t.first if t else r.seconds
+        warm = t.warm if t else ()
+        rows.append({"method": name, "ran as": r.method, "compiled": "yes" if r.compiled else "no",
+                     "first call ms": f"{1000 * first:.3g}",
+                     "warm ms (median)": f"{1000 * t.median:.3g}" if warm else "not timed",
+                     "warm range ms": f"{1000 * min(warm):.3g} to {1000 * max(warm):.3g}" if warm else ""})
+        seconds[name if warm else f"{name} (first call)"] = t.median if warm else first
+    return pd.DataFrame(rows), seconds

@@ -20,7 +20,28 @@ from ._limits import LIMITS, Limits
 from ._methods import CORRECT_METHODS, METHODS
 from ._result import GradResult
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["REPEATS", "TIMING_SECONDS", "Comparison", "Timing", "compare"]
+
+#: warm calls timed per method after its first call (which may trace, or fill a cache), their median shown
+REPEATS = 5
+#: the warm calls are timed only when they fit in this many seconds together (judged by the first call)
+TIMING_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One method's seconds: its first call (tracing included, if it traced) and its warm calls.
+
+    >>> Timing(0.5, (0.002, 0.001, 0.003)).median, Timing(0.5, ()).median
+    (0.002, nan)
+    """
+
+    first: float
+    warm: tuple[float, ...]   # empty when the warm calls would not fit in TIMING_SECONDS
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.warm)) if self.warm else float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +60,7 @@ class Comparison:
     check: FiniteDifferenceCheck
     diagnosis: tuple[Finding, ...]
     skipped: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, Timing] = field(default_factory=dict)
 
 
 def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
@@ -57,10 +79,11 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
 
 def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str],
              limits: Limits) -> Comparison:
-    results, errors, skipped = {}, {}, {}
+    results, errors, skipped, timings = {}, {}, {}, {}
     for method in dict.fromkeys(methods):
         try:
             results[method] = run(problem, method, limits=limits)
+            timings[method] = _timing(problem, method, limits, results[method].seconds)
         except InputError as exc:
             errors[method] = str(exc)
         except ExpressionError as exc:   # over this method's limits: left out, with the refusal as its note
@@ -81,7 +104,18 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
     findings += tuple(Finding(m, f"{m} failed", msg, "warning") for m, msg in errors.items())
     findings += tuple(Finding(m, "Left out: this problem is over its limits", msg, "info")
                       for m, msg in skipped.items())
-    return Comparison(results, errors, reference, best, agreements, check, findings, skipped)
+    return Comparison(results, errors, reference, best, agreements, check, findings, skipped, timings)
+
+
+def _timing(problem, method: str, limits: Limits, first: float) -> Timing:
+    """``REPEATS`` warm calls of ``method`` after its first one, when they fit in ``TIMING_SECONDS``: judged by
+    the first call (which may trace), then by the first warm call."""
+    if first > TIMING_SECONDS:
+        return Timing(first, ())
+    warm = [run(problem, method, limits=limits).seconds]
+    if warm[0] * REPEATS > TIMING_SECONDS:
+        return Timing(first, ())
+    return Timing(first, tuple(warm + [run(problem, method, limits=limits).seconds for _ in range(REPEATS - 1)]))
 
 
 def _watched(inputs: Sequence[Input]) -> list[Input]:

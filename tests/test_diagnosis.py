@@ -333,3 +333,47 @@ def test_compare_leaves_out_a_method_over_its_limits_as_a_note_not_a_failure():
     np.testing.assert_allclose(c.best.jacobian, np.diag(2 * np.arange(400.0)))
     with pytest.raises(gradlib.InputError):   # bad input data is still an error, never a quiet note
         gradlib.compare("x*x", {"x": [1.0, float("nan"), "a"]})
+
+
+def test_compare_times_warm_calls_apart_from_the_first_only_when_they_fit(monkeypatch):
+    """The playground compared first calls (tracing) of some methods with cached warm calls of others."""
+    from gradlib import _compare
+    calls = []
+    real = _compare.run
+    monkeypatch.setattr(_compare, "run", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    c = gradlib.compare("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}, methods=["jacobian", "naive"])
+    assert calls == ["jacobian"] * (1 + _compare.REPEATS) + ["naive"] * (1 + _compare.REPEATS)
+    assert [len(c.timings[m].warm) for m in ("jacobian", "naive")] == [_compare.REPEATS] * 2
+    assert c.timings["jacobian"].first == c.results["jacobian"].seconds   # the result shown is the first call's
+    monkeypatch.setattr(_compare, "TIMING_SECONDS", 0.0)   # no first call fits: no warm call is made
+    calls.clear()
+    c = gradlib.compare("x * x", {"x": [1.0, 2.0]}, methods=["jacobian"])
+    assert calls == ["jacobian"] and c.timings["jacobian"].warm == () and np.isnan(c.timings["jacobian"].median)
+
+    class Ran:   # a run that took the given seconds
+        def __init__(self, seconds):
+            self.seconds = seconds
+
+    monkeypatch.setattr(_compare, "TIMING_SECONDS", 0.5)
+    for first, warm, expected in [(0.6, [], ()),                        # the first call alone is over: no warm call
+                                  (0.3, [0.2], ()),                     # one warm call says five would be over
+                                  (0.3, [0.1] * 5, (0.1,) * 5)]:        # a slow first call (tracing), fast warm ones
+        took = iter(warm)
+        monkeypatch.setattr(_compare, "run", lambda *a, **k: Ran(next(took)))
+        assert _compare._timing(None, "jacobian", gradlib.LIMITS, first) == _compare.Timing(first, expected)
+        assert next(took, None) is None   # exactly the warm calls listed were made
+
+
+def test_the_timings_table_shows_the_first_call_apart_and_charts_the_warm_median():
+    import dataclasses
+    from dashboard import render
+    from gradlib._compare import Timing
+    c = gradlib.compare("x * x", {"x": [1.0, 2.0]}, methods=["jacobian", "summed"])
+    c = dataclasses.replace(c, timings={"jacobian": Timing(0.5, (0.003, 0.001, 0.002)), "summed": Timing(0.004, ())})
+    frame, seconds = render.timing_table(c)
+    assert frame.to_dict("records") == [
+        {"method": "jacobian", "ran as": "jacobian", "compiled": "yes" if c.results["jacobian"].compiled else "no",
+         "first call ms": "500", "warm ms (median)": "2", "warm range ms": "1 to 3"},
+        {"method": "summed", "ran as": "summed", "compiled": "yes" if c.results["summed"].compiled else "no",
+         "first call ms": "4", "warm ms (median)": "not timed", "warm range ms": ""}]
+    assert seconds == {"jacobian": 0.002, "summed (first call)": 0.004}
