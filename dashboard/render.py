@@ -170,7 +170,7 @@ def show_comparison(comparison: gradlib.Comparison, *, key: str) -> None:
 
 def _show_warnings(comparison: gradlib.Comparison) -> set[str]:
     """The methods' warnings the diagnosis does not explain, and their failures; returns the failures' texts."""
-    seen = {f.text for f in comparison.diagnosis}   # the diagnosis already explains these
+    seen = {f.text for f in comparison.diagnosis} | {w for f in comparison.diagnosis for w in f.explains}
     for name, result in comparison.results.items():
         for warning in result.warnings:
             if warning not in seen:
@@ -249,8 +249,10 @@ def _show_check(comparison: gradlib.Comparison, *, key: str) -> set[str]:
         st.success(f"Finite-difference check passed. {summary}")
     else:
         st.warning(f"Finite-difference check: {summary}")
-    show_chart(figures.error_heatmap, check.error, best.row_labels, best.col_labels, MAX_HEATMAP_CELLS,
-               key=f"{key}_fd")
+    checked = check.reason == 0 if check.reason is not None else np.ones(check.error.shape, bool)
+    if checked.any():   # an unchecked cell has no error to draw: it is blank, and the summary says why
+        show_chart(figures.error_heatmap, np.where(checked, check.error, np.nan), best.row_labels, best.col_labels,
+                   MAX_HEATMAP_CELLS, key=f"{key}_fd")
     return set()
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import numpy as np
@@ -23,6 +23,7 @@ class Finding:
     title: str
     text: str
     severity: str   # "error": a wrong answer; "warning": worth knowing; "info": all is well
+    explains: tuple[str, ...] = ()   # the results' warnings this finding says in full (shown once, here)
 
 
 def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteDifferenceCheck | None = None,
@@ -30,9 +31,12 @@ def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteD
     """Explain every result in ``results`` against ``best``, the correct per-element Jacobian, cell by cell."""
     findings: list[Finding] = []
     unexplained: dict[str, np.ndarray] = {}
+    integer = _integer_columns(best, check)
     for name, result in results.items():
+        if (result.broken or not result.per_element) and integer.all():
+            continue   # every column is an integer input: every method gives 0 there, for the reason said below
         if result.broken or not result.per_element:
-            findings.append(_EXPLAIN.get(result.method, _wrong)(name, result, best))
+            findings.append(_EXPLAIN.get(result.method, _wrong)(name, result, best, integer))
         elif result is not best and result.jacobian.shape == best.jacobian.shape:
             differ = differing_cells(result.jacobian, best.jacobian, result.dtype, best.dtype)
             finite_y = np.isfinite(best.y.reshape(-1))[:, None]   # other rows: "Output not finite" says why
@@ -42,6 +46,7 @@ def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteD
             if (differ & ~poisoned & finite_y).any():
                 unexplained[name] = differ & ~poisoned & finite_y
     findings += _cells(best)
+    findings += _integer_inputs(best, check, integer)
     findings += _inputs(best, used_names, check)
     if check is not None:
         findings += _finite_differences(best, check, _confirmed(results, best))
@@ -55,8 +60,49 @@ def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteD
     return tuple(findings)
 
 
-def _naive(name: str, result: GradResult, best: GradResult) -> Finding:
-    if np.allclose(best.jacobian, 0):
+def _integer_columns(best: GradResult, check: FiniteDifferenceCheck | None) -> np.ndarray:
+    """Per column of ``best``: whether it belongs to a watched integer input (TensorFlow gives it no gradient)."""
+    columns = np.zeros(best.jacobian.shape[1], bool)
+    start = 0
+    for name, shape in best.watched:
+        size = math.prod(shape)
+        columns[start:start + size] = any(w.startswith(f"input {name!r} is int") for w in best.warnings)
+        start += size
+    return columns
+
+
+def _integer_inputs(best: GradResult, check: FiniteDifferenceCheck | None, integer: np.ndarray) -> list[Finding]:
+    """The one finding about watched integer inputs: the cause of their zero columns, headlined when it is the
+    only thing there is to see."""
+    if not integer.any():
+        return []
+    names = _names_of(best, integer)
+    measured = ""
+    if check is not None and check.reason is not None and not check.skipped:
+        cells = np.argwhere((check.reason == 5) & integer[None, :])
+        measured = (" The function's own derivative there is not zero: finite differences give "
+                    + ", ".join(f"({best.row_labels[r]}, {best.col_labels[c]}) {format_number(check.numeric[r, c])}"
+                                for r, c in cells[:4]) + (" and more" if len(cells) > 4 else "") + ".") if len(cells) else ""
+    return [Finding(None, f"{names} {'is an integer input' if ',' not in names else 'are integer inputs'}: no gradient",
+                    f"TensorFlow's tape does not watch integer tensors, so every method gives 0 for {names} (None "
+                    f"without unconnected_gradients=ZERO).{measured} Use float32 or float64 to differentiate with "
+                    "respect to it.", "error" if integer.all() else "warning",
+                    tuple(w for w in best.warnings if w.startswith("input ") and " is int" in w))]
+
+
+def _names_of(best: GradResult, columns: np.ndarray) -> str:
+    """The watched inputs whose columns are all in ``columns``, as ``'a', 'b'``."""
+    names, start = [], 0
+    for name, shape in best.watched:
+        size = math.prod(shape)
+        if columns[start:start + size].all():
+            names.append(repr(name))
+        start += size
+    return ", ".join(names)
+
+
+def _naive(name: str, result: GradResult, best: GradResult, integer: np.ndarray) -> Finding:
+    if np.allclose(best.jacobian[:, ~integer], 0):
         return Finding(name, "The naive loop happens to agree here",
                        "Every true gradient is zero at this point, so the broken loop's zeros look right by accident.",
                        "warning")
@@ -67,7 +113,7 @@ def _naive(name: str, result: GradResult, best: GradResult) -> Finding:
                    "inside the tape, or call tape.jacobian(y, x).", "error")
 
 
-def _summed(name: str, result: GradResult, best: GradResult) -> Finding:
+def _summed(name: str, result: GradResult, best: GradResult, integer: np.ndarray) -> Finding:
     sums = best.jacobian.sum(axis=0)
     if best.jacobian.shape[0] == 1:
         return Finding(name, "tape.gradient is the per-element gradient here",
@@ -85,7 +131,7 @@ def _summed(name: str, result: GradResult, best: GradResult) -> Finding:
                    "error")
 
 
-def _wrong(name: str, result: GradResult, best: GradResult) -> Finding:
+def _wrong(name: str, result: GradResult, best: GradResult, integer: np.ndarray) -> Finding:
     """A wrong method with no explanation of its own here: the reason its row of the methods table gives."""
     return Finding(name, f"{result.method} does not give the per-element gradients",
                    result.reason or "its row of the methods table marks it as not correct", "error")
@@ -178,8 +224,13 @@ def _confirmed(results: Mapping[str, GradResult], best: GradResult) -> np.ndarra
 
 def _inputs(best: GradResult, used_names: frozenset[str] | None,
             check: FiniteDifferenceCheck | None = None) -> list[Finding]:
-    findings = [Finding(None, "Input warning", w, "warning") for w in best.warnings
-                if "integer" in w or "NaN or infinite" in w]
+    findings = [Finding(None, "Input warning", w, "warning") for w in best.warnings if "NaN or infinite" in w]
+    unused = [name for name, _ in best.watched if used_names is not None and name not in used_names]
+    if unused:   # one finding for all of them, in the words of the results' own warning (so it is said once)
+        said = [w for w in best.warnings if w.startswith("watched input(s) ")]
+        findings.append(Finding(None, f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not reach any output",
+                                said[0] if said else f"{', '.join(map(repr, unused))} are watched but not used: "
+                                "their gradients are zero", "warning"))
     finite_y = np.isfinite(best.y.reshape(-1)) if best.per_element else np.ones(best.jacobian.shape[0], bool)
     kinks = check.kinks if check is not None and check.kinks is not None else np.zeros(best.jacobian.shape, bool)
     start = 0
@@ -188,9 +239,7 @@ def _inputs(best: GradResult, used_names: frozenset[str] | None,
         start = columns.stop
         jac, kinked = best.jacobian[:, columns], kinks[:, columns]
         if used_names is not None and name not in used_names:
-            findings.append(Finding(None, f"{name} does not reach any output",
-                                    f"{name} is watched but the function does not use it, so every gradient with "
-                                    "respect to it is zero (None unless unconnected_gradients=ZERO).", "warning"))
+            continue   # said above, for all of them at once
         elif not finite_y.any() or np.any(jac != 0) or any(name in w and "integer" in w for w in best.warnings):
             continue   # no output to be flat (all are NaN or inf), or some output changes with it
         elif kinked.any():
@@ -231,11 +280,14 @@ def _finite_differences(best: GradResult, check: FiniteDifferenceCheck,
             f"{int(rest.sum())} cell(s) differ from central finite differences, e.g. "
             f"{check.differences(best.row_labels, best.col_labels, cells=[tuple(c) for c in np.argwhere(rest)])}. "
             + _advice(best, check, rest, confirmed), "warning"))
-    if check.unchecked_cells:
-        integer = bool((check.reason == 5).any())
+    finite_y = np.isfinite(best.y.reshape(-1))[:, None] if best.per_element else np.ones((1, 1), bool)
+    reason = check.reason if check.reason is not None else np.zeros(check.numeric.shape, np.int8)
+    # integer cells are the integer inputs' finding; a row whose output is not finite is "Output not finite"
+    rest = np.where((reason != 5) & finite_y, reason, 0)
+    if rest.any():
+        sentences = replace(check, reason=rest).unchecked(best.row_labels, best.col_labels)
         findings.append(Finding(None, "Cells the finite-difference check could not check",
-                                " ".join(s + "." for s in check.unchecked(best.row_labels, best.col_labels)),
-                                "warning" if integer else "info"))
+                                " ".join(s + "." for s in sentences), "info"))
     return findings
 
 

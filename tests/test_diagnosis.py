@@ -227,8 +227,7 @@ def test_log_of_a_negative_number_has_a_finite_gradient_that_means_nothing():
     assert titles(c) == [
         ("naive", "The naive loop returns zeros", "error"),
         ("summed", "tape.gradient is the per-element gradient here", "info"),
-        (None, "Output not finite", "warning"),
-        (None, "Cells the finite-difference check could not check", "info")]
+        (None, "Output not finite", "warning")]   # its unchecked cell is this cause too: one box, not two
     assert finding(c, "Output not finite").text == "(y, x) = -1 where y = nan. " + UNDEFINED + MEANINGLESS.format(
         g="-1") + "."
     notes = c.best.cell_notes()
@@ -377,3 +376,32 @@ def test_the_timings_table_shows_the_first_call_apart_and_charts_the_warm_median
         {"method": "summed", "ran as": "summed", "compiled": "yes" if c.results["summed"].compiled else "no",
          "first call ms": "4", "warm ms (median)": "not timed", "warm range ms": ""}]
     assert seconds == {"jacobian": 0.002, "summed (first call)": 0.004}
+
+
+def test_an_all_integer_input_headlines_its_cause_and_blames_no_method():
+    """n*n at int32 [1, 2] said the naive loop "happens to agree — every true gradient is zero" while the
+    finite differences said 2 and 4, and blamed the summed gradient in red."""
+    c = gradlib.compare("n*n", {"n": [1, 2]}, dtype={"n": "int32"})
+    assert titles(c) == [(None, "'n' is an integer input: no gradient", "error")]
+    (f,) = c.diagnosis
+    assert f.text == ("TensorFlow's tape does not watch integer tensors, so every method gives 0 for 'n' (None without "
+                      "unconnected_gradients=ZERO). The function's own derivative there is not zero: finite "
+                      "differences give (y[0], n[0]) 2, (y[0], n[1]) 0, (y[1], n[0]) 0, (y[1], n[1]) 4. Use float32 or "
+                      "float64 to differentiate with respect to it.")
+    assert f.explains == ("input 'n' is int32: TensorFlow's tape does not watch integer tensors, so its gradients "
+                          "are None (shown as 0). Use float32 or float64 to differentiate with respect to it",)
+
+
+def test_a_mixed_integer_input_keeps_the_methods_findings_on_the_float_columns():
+    c = gradlib.compare("x * n", {"x": [1.0, 2.0], "n": [3, 4]}, dtype={"n": "int32"})
+    assert (None, "'n' is an integer input: no gradient", "warning") in titles(c)
+    assert ("naive", "The naive loop returns zeros", "error") in titles(c)   # x's true gradients are 3 and 4
+
+
+def test_unused_inputs_are_one_finding_in_the_words_of_the_results_warning():
+    """sqrt(x0 - 3) gave 9 boxes: "x1 not used", "x1 does not reach any output", "x2 does not reach ...", ..."""
+    c = gradlib.compare("sqrt(x0 - 3)", {"x0": 1.0, "x1": 2.0, "x2": 3.0})
+    unused = [f for f in c.diagnosis if "reach any output" in f.title]
+    assert [(f.title, f.text) for f in unused] == [("x1, x2 do not reach any output", c.best.warnings[0])]
+    assert c.best.warnings[0] == "watched input(s) 'x1', 'x2' do not appear in the function: their gradients are zero"
+    assert [f.title for f in c.diagnosis if f.method is None] == ["Output not finite", "x1, x2 do not reach any output"]

@@ -148,7 +148,9 @@ def test_a_preset_fills_the_form_and_shows_its_pitfall():
     assert not at.exception
     assert at.text_area(key="pg_outputs").value == "x * n"
     assert at.selectbox(key="pg_preset").value is None                  # ready for the next choice
-    assert any("is int32" in w.value for w in at.warning)
+    said = [e.value for e in [*at.error, *at.warning]
+            if ("int32" in e.value or "integer input" in e.value) and not e.value.startswith("Finite-difference check")]
+    assert len(said) == 1 and said[0].startswith("**'n' is an integer input: no gradient**"), said   # said once
     assert any("Watching an integer tensor" in c.value for c in at.caption)
 
 
@@ -183,6 +185,12 @@ def test_a_link_whose_only_method_is_refused_still_shows_results_and_no_exceptio
     said = [e.value for e in [*at.error, *at.warning, *at.info] if "one eager pass per output element: 300" in e.value]
     assert len(said) == 1 and said[0].startswith("**Left out: this problem is over its limits** — unstack"), said
     assert not at.error   # nothing went wrong: a method over its limit is left out, in a neutral box
+
+
+def test_an_integer_input_draws_no_error_heatmap_for_cells_it_could_not_check():
+    at = open_playground(outputs="n*n", inputs=json.dumps({"n": [1, 2]}), dtype="n:int32")
+    assert [e.value.split("**")[1] for e in at.error] == ["'n' is an integer input: no gradient"]
+    assert "fd" not in [c.proto.id.split("-")[-1][-2:] for c in at.get("plotly_chart")]
 
 
 def test_a_valid_large_function_shows_no_red_box_for_the_methods_above_their_limits():
