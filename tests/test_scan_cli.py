@@ -104,7 +104,7 @@ def test_progress_lines():
     (["--data", "{d}/d.npz", "--batch-size", "0"], "--batch-size must be a positive integer"),
     (["--data", "{d}/d.npz", "--cpu-devices", "2"], "--cpu-devices N .* for --strategy mirrored"),
     (["--data", "{d}/d.npz", "--strategy", "multiworker"], "reads the cluster from TF_CONFIG, which is not set"),
-    (["--data", "{d}/x.npy", "--targets", "{d}/x.npy"], "gradlib.scan, on the data set's first examples"),
+    (["--data", "{d}/x.npy", "--targets", "{d}/x.npy", "--loss", "mse"], "gradlib.scan, on the data set's first examples"),
 ])
 def test_bad_arguments_exit_2_with_a_message(files, argv, match, tmp_path, monkeypatch):
     (files / "bad.csv").write_text("a,b,label\n1,oops,0\n")
