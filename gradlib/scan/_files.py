@@ -76,6 +76,7 @@ class _Header:
 
     name: str
     shape: tuple[int, ...]
+    fortran_order: bool
     dtype: np.dtype
     offset: int
 
@@ -122,9 +123,9 @@ def check_npz(path: Path, x_key: str, y_key: str, max_bytes: int = MAX_DATA_BYTE
                                                  infos[key].file_size, "member"))
             _check_headers(path, *headers, max_bytes)
             arrays = []
-            for key in (x_key, y_key):
+            for key, header in zip((x_key, y_key), headers):
                 with archive.open(infos[key]) as member:
-                    arrays.append(np.lib.format.read_array(member, allow_pickle=False, max_header_size=_MAX_HEADER))
+                    arrays.append(_read_data(path, member, header))
     except InputError:
         raise
     except _READ_ERRORS as exc:
@@ -284,9 +285,9 @@ def _read_header(f: IO[bytes], where: str, name: str) -> _Header:
     try:
         version = np.lib.format.read_magic(f)
         if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(f, max_header_size=_MAX_HEADER)
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(f, max_header_size=_MAX_HEADER)
         elif version == (2, 0):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(f, max_header_size=_MAX_HEADER)
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(f, max_header_size=_MAX_HEADER)
         else:
             raise InputError(f"{where} is a .npy array of format version {version[0]}.{version[1]}, which np.save "
                              "writes only for structured arrays; save x and y as plain arrays of numbers")
@@ -294,15 +295,18 @@ def _read_header(f: IO[bytes], where: str, name: str) -> _Header:
         raise
     except _READ_ERRORS as exc:
         raise InputError(f"{where} is not a readable .npy array (the format np.save writes): {exc}") from None
-    return _Header(name, tuple(shape), dtype, f.tell())
+    return _Header(name, tuple(shape), bool(fortran_order), dtype, f.tell())
 
 
 def _check_header(path: Path, header: _Header, size: int, kind: str) -> _Header:
     """Numbers, examples along the first axis, and exactly the bytes the header declares (else a corrupt file)."""
     name, shape, dtype = header.name, header.shape, header.dtype
-    if dtype.hasobject or not (np.issubdtype(dtype, np.number) or dtype == bool):
-        raise InputError(f"{path.name!r}: {name} must be an array of numbers, got dtype {dtype} (gradlib never "
-                         "unpickles Python objects from a file); save it as np.float32 or an integer dtype")
+    if dtype.hasobject:
+        raise InputError(f"{path.name!r}: {name} holds Python objects (dtype {dtype}), which gradlib never unpickles "
+                         "from a file; save it as an array of numbers (np.float32 or an integer dtype)")
+    if not (np.issubdtype(dtype, np.number) or dtype == bool):
+        raise InputError(f"{path.name!r}: {name} must be an array of numbers, got dtype {dtype}; save it as np.float32 "
+                         "or an integer dtype")
     if len(shape) == 0:
         raise InputError(f"{path.name!r}: {name} must have the examples along its first axis, got a single number "
                          "(shape ())")
@@ -312,6 +316,25 @@ def _check_header(path: Path, header: _Header, size: int, kind: str) -> _Header:
         raise InputError(f"{path.name!r} is corrupt or truncated: {name} declares shape {shape} of {dtype}, "
                          f"{header.nbytes:,} bytes of data, but its {kind} holds {size - header.offset:,}")
     return header
+
+
+def _read_data(path: Path, member: IO[bytes], header: _Header) -> np.ndarray:
+    """The data after a checked header, read as it really arrives (a zip member's sizes may lie), as an array.
+
+    Memory grows with the bytes actually inflated, not with what the header declares; a member that ends
+    early is refused, and zipfile checks its CRC at the end.
+    """
+    if len(member.read(header.offset)) != header.offset:   # the header, checked already
+        raise InputError(f"{path.name!r} is corrupt or truncated: {header.name} ends inside its header")
+    data = bytearray()
+    while len(data) < header.nbytes:
+        chunk = member.read(min(2**24, header.nbytes - len(data)))
+        if not chunk:
+            raise InputError(f"{path.name!r} is corrupt or truncated: {header.name} declares shape {header.shape} of "
+                             f"{header.dtype}, {header.nbytes:,} bytes of data, but its member inflates to "
+                             f"{len(data):,}")
+        data += chunk
+    return np.frombuffer(data, header.dtype).reshape(header.shape, order="F" if header.fortran_order else "C")
 
 
 def _check_headers(path: Path, x: _Header, y: _Header, max_bytes: int) -> None:
