@@ -465,3 +465,23 @@ def test_the_issues_reproducers_in_a_fresh_process_within_time_and_memory(bad, f
     assert "more than the limit of 2,147,483,648 (2 GiB)" in results[1][1]
     assert "x declares shape (10000000000, 5) of float32, 200,000,000,000 bytes" in results[2][1]
     assert results[3][0] == 0, results[3][1]
+
+
+def test_the_exit_statuses_are_documented_in_help_and_in_the_readme():
+    help_text = _cli._parser().format_help()
+    readme = (TESTS.parent / "README.md").read_text().split("## Scanning a whole data set")[1].split("\n## ")[0]
+    for code, meaning in ((0, "done"), (1, "anything else failed"), (2, "bad arguments, data file"), (130, "interrupted")):
+        assert re.search(rf"^  {code}\s+{meaning}", help_text, re.M), help_text
+        assert f"| {code} | {meaning}" in readme
+
+
+def test_the_column_limit_is_inclusive(tmp_path):
+    from gradlib.scan import _files
+
+    for columns in (_files.MAX_COLUMNS, _files.MAX_COLUMNS + 1):
+        (tmp_path / "w.csv").write_text(",".join(f"c{i}" for i in range(columns)) + "\n" + "0," * (columns - 1) + "1\n")
+        if columns == _files.MAX_COLUMNS:
+            assert len(_files.source(tmp_path / "w.csv").columns) == columns - 1
+        else:
+            with pytest.raises(gradlib.InputError, match="has 20,001 columns, more than the limit of 20,000;"):
+                _files.source(tmp_path / "w.csv")
