@@ -109,7 +109,8 @@ def test_progress_lines():
     (["--data", "{d}/d.npz", "--batch-size", "0"], "--batch-size must be a positive integer"),
     (["--data", "{d}/d.npz", "--cpu-devices", "2"], "--cpu-devices N .* for --strategy mirrored"),
     (["--data", "{d}/d.npz", "--strategy", "multiworker"], "reads the cluster from TF_CONFIG, which is not set"),
-    (["--data", "{d}/x.npy", "--targets", "{d}/x.npy", "--loss", "mse"], "gradlib.scan, on the data set's first examples"),
+    (["--data", "{d}/x.npy", "--targets", "{d}/x.npy", "--loss", "mse"],
+     "gradlib.scan, on the data set's first examples"),
 ])
 def test_bad_arguments_exit_2_with_a_message(files, argv, match, tmp_path, monkeypatch):
     (files / "bad.csv").write_text("a,b,label\n1,oops,0\n")
@@ -169,7 +170,7 @@ def test_a_bad_data_file_is_an_input_error_and_a_bad_flag_is_not(files, tmp_path
 
 
 def npy_bytes(shape, descr="<f4", data=None):
-    """A .npy file's bytes: a version 1.0 header declaring ``shape`` of ``descr``, then ``data`` (default: all zeros)."""
+    """A .npy file's bytes: a version 1.0 header declaring ``shape`` of ``descr``, then ``data`` (default: zeros)."""
     buffer = io.BytesIO()
     np.lib.format.write_array_header_1_0(buffer, {"descr": descr, "fortran_order": False, "shape": tuple(shape)})
     if data is None:
@@ -291,7 +292,8 @@ BAD_FILES = [
     (["wide.csv"], "'.*wide.csv' has 200,000 columns, more than the limit of 20,000; save wide examples as arrays "
                    "instead (np.savez('data.npz', x=x, y=y))"),
     (["six_features.csv"], "'six_features.csv' has 6 feature columns (all but 'label'), shape (6,), but the model "
-                           "takes examples of shape (5,); give data that fits the model (or a model that fits the data)"),
+                           "takes examples of shape (5,); give data that fits the model (or a model that fits the "
+                           "data)"),
     (["fractional.npz", "--max-data-gb", "0"], "--max-data-gb must be a positive number of GiB, got 0.0"),
 ]
 
@@ -307,7 +309,8 @@ def test_every_bad_file_exits_2_with_one_line_before_loading_it(bad, argv, messa
         tracemalloc.stop()
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("python -m gradlib.scan: error: "), err
-    assert re.fullmatch(re.escape(message).replace(re.escape(".*"), ".*"), err[len("python -m gradlib.scan: error: "):-1])
+    pattern = re.escape(message).replace(re.escape(".*"), ".*")
+    assert re.fullmatch(pattern, err[len("python -m gradlib.scan: error: "):-1]), err
     assert peak < 20e6, f"{peak / 1e6:.0f} MB allocated to refuse {argv[0]}"
     assert not (tmp_path / "r.csv").exists()
 
@@ -338,7 +341,8 @@ def test_a_deflated_member_is_not_inflated_before_the_checks(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert (code, err) == (2, "python -m gradlib.scan: error: 'bomb.npz': x has 8,000,000 examples but y has 10 targets\n")
+    assert code == 2
+    assert err == "python -m gradlib.scan: error: 'bomb.npz': x has 8,000,000 examples but y has 10 targets\n"
     assert peak < 5e6 and time.perf_counter() - start < 2.0
 
 
@@ -470,7 +474,8 @@ def test_the_issues_reproducers_in_a_fresh_process_within_time_and_memory(bad, f
 def test_the_exit_statuses_are_documented_in_help_and_in_the_readme():
     help_text = _cli._parser().format_help()
     readme = (TESTS.parent / "README.md").read_text().split("## Scanning a whole data set")[1].split("\n## ")[0]
-    for code, meaning in ((0, "done"), (1, "anything else failed"), (2, "bad arguments, data file"), (130, "interrupted")):
+    meanings = ((0, "done"), (1, "anything else failed"), (2, "bad arguments, data file"), (130, "interrupted"))
+    for code, meaning in meanings:
         assert re.search(rf"^  {code}\s+{meaning}", help_text, re.M), help_text
         assert f"| {code} | {meaning}" in readme
 

@@ -149,7 +149,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="split the CPU into N logical devices for --strategy mirrored (to try it on one machine)")
     p.add_argument("--max-data-gb", type=float, default=_files.MAX_DATA_BYTES / 2**30, metavar="G",
                    help=f"the most x and y of a .npz or .npy may take in memory, in GiB (default: "
-                        f"{_files.MAX_DATA_BYTES / 2**30:g}); a CSV is streamed, its columns at most {_files.MAX_COLUMNS:,}")
+                        f"{_files.MAX_DATA_BYTES / 2**30:g}); a CSV is streamed, its columns at most "
+                        f"{_files.MAX_COLUMNS:,}")
     p.add_argument("--out", required=True, metavar="FILE", help="where the results go: .csv or .parquet")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p

@@ -220,7 +220,8 @@ def check_labels(source: Source, classes: int) -> None:
     y = np.asarray(source.arrays[1])
     if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
         raise InputError(f"{source.path.name!r}: y has shape {y.shape}, but sparse_categorical_crossentropy takes one "
-                         "class index per example (shape (examples,)); for one-hot targets use categorical_crossentropy")
+                         "class index per example (shape (examples,)); for one-hot targets use "
+                         "categorical_crossentropy")
     y = y.reshape(-1)
     if np.issubdtype(y.dtype, np.integer) or y.dtype == bool:
         bad = (y < 0) | (y >= classes)
@@ -368,9 +369,9 @@ def _is_number(field: str) -> bool:
 
 def _check_label(value: float, classes: int, where: str, count: str = "") -> None:
     if not math.isfinite(value) or value != math.floor(value):
-        raise InputError(f"{where} is {value!r}, not a whole number{count}: sparse_categorical_crossentropy takes class "
-                         f"indices 0 .. {classes - 1} and would truncate it; round the targets yourself if that is "
-                         "meant, or use categorical_crossentropy for soft labels")
+        raise InputError(f"{where} is {value!r}, not a whole number{count}: sparse_categorical_crossentropy takes "
+                         f"class indices 0 .. {classes - 1} and would truncate it; round the targets yourself if "
+                         "that is meant, or use categorical_crossentropy for soft labels")
     if not 0 <= value < classes:
         raise InputError(f"{where} is {value:g}, outside the class indices 0 .. {classes - 1} of a model with "
                          f"{classes} outputs{count}")
