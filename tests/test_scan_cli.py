@@ -490,3 +490,18 @@ def test_the_column_limit_is_inclusive(tmp_path):
         else:
             with pytest.raises(gradlib.InputError, match="has 20,001 columns, more than the limit of 20,000;"):
                 _files.source(tmp_path / "w.csv")
+
+
+def test_npz_arrays_are_read_as_numpy_reads_them(tmp_path):
+    """Fortran order, big-endian, float64 and bool: the checked reader gives np.load's arrays, compressed or not."""
+    from gradlib.scan import _files
+
+    x = np.asfortranarray(scan_models.arrays(41)[0].astype(">f8"))
+    y = np.arange(41) % 2 == 0
+    for save in (np.savez, np.savez_compressed):
+        save(tmp_path / "d.npz", x=x, y=y)
+        got_x, got_y = _files.source(tmp_path / "d.npz").arrays
+        with np.load(tmp_path / "d.npz") as expected:
+            for got, want in ((got_x, expected["x"]), (got_y, expected["y"])):
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got, want)
