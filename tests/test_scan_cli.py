@@ -1,10 +1,15 @@
 """python -m gradlib.scan: results equal the library's, every bad file or argument gets a message and exit 2."""
 
 import io
+import json
 import os
 import re
+import struct
 import subprocess
 import sys
+import time
+import tracemalloc
+import zipfile
 from pathlib import Path
 
 import keras
@@ -104,7 +109,8 @@ def test_progress_lines():
     (["--data", "{d}/d.npz", "--batch-size", "0"], "--batch-size must be a positive integer"),
     (["--data", "{d}/d.npz", "--cpu-devices", "2"], "--cpu-devices N .* for --strategy mirrored"),
     (["--data", "{d}/d.npz", "--strategy", "multiworker"], "reads the cluster from TF_CONFIG, which is not set"),
-    (["--data", "{d}/x.npy", "--targets", "{d}/x.npy"], "gradlib.scan, on the data set's first examples"),
+    (["--data", "{d}/x.npy", "--targets", "{d}/x.npy", "--loss", "mse"],
+     "gradlib.scan, on the data set's first examples"),
 ])
 def test_bad_arguments_exit_2_with_a_message(files, argv, match, tmp_path, monkeypatch):
     (files / "bad.csv").write_text("a,b,label\n1,oops,0\n")
@@ -153,3 +159,349 @@ def test_a_bad_data_file_is_an_input_error_and_a_bad_flag_is_not(files, tmp_path
     with pytest.raises(gradlib.GradlibError, match="--target names a CSV column") as info:
         _files.source(files / "d.npz", target="y")
     assert not isinstance(info.value, gradlib.InputError)
+
+
+# ---------------------------------------------------------------- hostile and broken data files (issue 20, item 8)
+#
+# Each bad file is a few KB on disk: an array's size is what its .npy header *declares*, and a zip member's
+# uncompressed size is what its directory entry *claims*, so a file can claim gigabytes without holding them.
+# The command must read those claims, check them against each other and the limit, and refuse before it
+# allocates: exit 2, one line, no traceback.
+
+
+def npy_bytes(shape, descr="<f4", data=None):
+    """A .npy file's bytes: a version 1.0 header declaring ``shape`` of ``descr``, then ``data`` (default: zeros)."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": descr, "fortran_order": False, "shape": tuple(shape)})
+    if data is None:
+        data = bytes(int(np.prod(shape)) * np.dtype(descr).itemsize)
+    return buffer.getvalue() + data
+
+
+def zip_claiming(path, members):
+    """A zip of ``{name: (bytes, claimed uncompressed size or None)}``, its sizes patched to the claims (deflated)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, (data, _) in members.items():
+            archive.writestr(name, data)
+    raw = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+    for info in infos:
+        claim = members[info.filename][1]
+        if claim is None:
+            continue
+        struct.pack_into("<I", raw, info.header_offset + 22, claim)        # the local header's size
+        central = raw.index(b"PK\x01\x02")
+        while raw[central + 46:central + 46 + len(info.filename)] != info.filename.encode():
+            central = raw.index(b"PK\x01\x02", central + 4)
+        struct.pack_into("<I", raw, central + 24, claim)                    # the central directory's size
+    path.write_bytes(bytes(raw))
+    return path
+
+
+def y_npy(n=41):
+    return npy_bytes((n,), "<i4", np.arange(n, dtype="<i4").__mod__(3).tobytes())
+
+
+def x_npy(n=41):
+    return npy_bytes((n, 5), "<f4", scan_models.arrays(n)[0].astype("<f4").tobytes())
+
+
+ROWS_2GB = 2**31 // 20          # x of shape (ROWS_2GB, 5) float32: 2 GiB, as the issue's deflated member
+
+
+def bad_files(folder):
+    """name -> the bytes of each broken file (small on disk), or a callable that writes it."""
+    x, y = scan_models.arrays(41)
+    huge = npy_bytes((10**10, 5), data=bytes(100))
+    return {
+        "huge.npz": lambda p: zip_claiming(p, {"x.npy": (huge, None), "y.npy": (y_npy(), None)}),
+        "claims_2gb.npz": lambda p: zip_claiming(p, {
+            "x.npy": (npy_bytes((ROWS_2GB, 5), data=b""), 128 + ROWS_2GB * 20),
+            "y.npy": (npy_bytes((ROWS_2GB,), "<i4", data=b""), 128 + ROWS_2GB * 4)}),
+        "member_size_lies.npz": lambda p: zip_claiming(p, {"x.npy": (x_npy(), 2**31), "y.npy": (y_npy(), None)}),
+        "short_member.npz": lambda p: zip_claiming(p, {"x.npy": (npy_bytes((41, 5), data=bytes(100)), None),
+                                                      "y.npy": (y_npy(), None)}),
+        "not_npy_member.npz": lambda p: zip_claiming(p, {"x.npy": (b"hello, world", None), "y.npy": (y_npy(), None)}),
+        "objects.npz": lambda p: zip_claiming(p, {"x.npy": (npy_bytes((41,), "|O", data=b"\x80\x04N."), None),
+                                                 "y.npy": (y_npy(), None)}),
+        "strings.npz": lambda p: np.savez(p, x=np.full((41, 5), "a"), y=y),
+        "scalar.npz": lambda p: np.savez(p, x=np.float32(1), y=y),
+        "rank3.npz": lambda p: np.savez(p, x=x[:, :, None], y=y),
+        "onehot.npz": lambda p: np.savez(p, x=x, y=np.eye(3, dtype=np.float32)[y]),
+        "lengths.npz": lambda p: np.savez(p, x=x, y=y[:40]),
+        "empty.npz": lambda p: np.savez(p, x=x[:0], y=y[:0]),
+        "truncated.npz": lambda p: p.write_bytes(zip_claiming(p, {"x.npy": (x_npy(), None),
+                                                                 "y.npy": (y_npy(), None)}).read_bytes()[:300]),
+        "fractional.npz": lambda p: np.savez(p, x=x, y=y + np.where(np.arange(41) % 4 == 1, 0.5, 0.0)),
+        "class_5.npz": lambda p: np.savez(p, x=x, y=np.where(np.arange(41) == 30, 5, y)),
+        "huge_x.npy": lambda p: p.write_bytes(huge),
+        "short_x.npy": lambda p: p.write_bytes(npy_bytes((41, 5), data=bytes(300))),
+        "y.npy": lambda p: p.write_bytes(y_npy()),
+        "wide.csv": lambda p: p.write_text("a," * 199_999 + "label\n"),      # the issue's 200,000 columns
+        "long_line.csv": lambda p: p.write_text("a,b,label\n" + "1," * 70 + "0\n"),
+        "six_features.csv": lambda p: p.write_text("a,b,c,d,e,f,label\n" + "0,0,0,0,0,0,1\n" * 3),
+    }
+
+
+@pytest.fixture(scope="module")
+def bad(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bad")
+    for name, write in bad_files(folder).items():
+        write(folder / name)
+    return folder
+
+
+# the exact one-line messages (after "python -m gradlib.scan: error: ")
+BAD_FILES = [
+    (["huge.npz"], "'huge.npz' is corrupt or truncated: x declares shape (10000000000, 5) of float32, "
+                   "200,000,000,000 bytes of data, but its member holds 100"),
+    (["claims_2gb.npz"], "'claims_2gb.npz': x (107374182, 5) of float32 and y (107374182,) of int32 take 2,576,980,368 "
+                         "bytes, more than the limit of 2,147,483,648 (2 GiB) for data held in memory; raise it with "
+                         "--max-data-gb, or stream the data as CSV"),
+    (["claims_2gb.npz", "--max-data-gb", "3"], "'claims_2gb.npz' is corrupt or truncated: x declares shape "
+                                               "(107374182, 5) of float32, 2,147,483,640 bytes of data, but its member "
+                                               "inflates to 0"),
+    (["member_size_lies.npz"], "'member_size_lies.npz' is corrupt or truncated: x declares shape (41, 5) of float32, "
+                               "820 bytes of data, but its member holds 2,147,483,520"),
+    (["short_member.npz"], "'short_member.npz' is corrupt or truncated: x declares shape (41, 5) of float32, 820 bytes "
+                           "of data, but its member holds 100"),
+    (["not_npy_member.npz"], "'not_npy_member.npz': 'x' is not a readable .npy array (the format np.save writes): "
+                             "the magic string is not correct; expected b'\\x93NUMPY', got b'hello,'"),
+    (["objects.npz"], "'objects.npz': x holds Python objects (dtype object), which gradlib never unpickles from a "
+                      "file; save it as an array of numbers (np.float32 or an integer dtype)"),
+    (["strings.npz"], "'strings.npz': x must be an array of numbers, got dtype <U1; save it as np.float32 or an "
+                      "integer dtype"),
+    (["scalar.npz"], "'scalar.npz': x must have the examples along its first axis, got a single number (shape ())"),
+    (["rank3.npz"], "'rank3.npz': x holds examples of shape (5, 1), but the model takes examples of shape (5,); "
+                    "give data that fits the model (or a model that fits the data)"),
+    (["onehot.npz"], "'onehot.npz': y has shape (41, 3), but sparse_categorical_crossentropy takes one class index "
+                     "per example (shape (examples,)); for one-hot targets use categorical_crossentropy"),
+    (["lengths.npz"], "'lengths.npz': x has 41 examples but y has 40 targets"),
+    (["empty.npz"], "'empty.npz': x has no examples (shape (0, 5))"),
+    (["truncated.npz"], "could not read '.*truncated.npz' as a .npz file: File is not a zip file"),
+    (["fractional.npz"], "'fractional.npz': y[1] is 0.5, not a whole number (10 of 41 targets are not class indices): "
+                         "sparse_categorical_crossentropy takes class indices 0 .. 2 and would truncate it; round the "
+                         "targets yourself if that is meant, or use categorical_crossentropy for soft labels"),
+    (["class_5.npz"], "'class_5.npz': y[30] is 5, outside the class indices 0 .. 2 of a model with 3 outputs "
+                      "(1 of 41 targets are not class indices)"),
+    (["huge_x.npy", "--targets", "y.npy"], "'.*huge_x.npy' is corrupt or truncated: x declares shape (10000000000, 5) "
+                                           "of float32, 200,000,000,000 bytes of data, but its file holds 100"),
+    (["short_x.npy", "--targets", "y.npy"], "'.*short_x.npy' is corrupt or truncated: x declares shape (41, 5) of "
+                                            "float32, 820 bytes of data, but its file holds 300"),
+    (["wide.csv"], "'.*wide.csv' has 200,000 columns, more than the limit of 20,000; save wide examples as arrays "
+                   "instead (np.savez('data.npz', x=x, y=y))"),
+    (["six_features.csv"], "'six_features.csv' has 6 feature columns (all but 'label'), shape (6,), but the model "
+                           "takes examples of shape (5,); give data that fits the model (or a model that fits the "
+                           "data)"),
+    (["fractional.npz", "--max-data-gb", "0"], "--max-data-gb must be a positive number of GiB, got 0.0"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD_FILES, ids=[a[0] if len(a) == 1 else " ".join(a) for a, _ in BAD_FILES])
+def test_every_bad_file_exits_2_with_one_line_before_loading_it(bad, argv, message, tmp_path):
+    data = [str(bad / a) if a.endswith((".npz", ".npy", ".csv")) else a for a in argv]
+    tracemalloc.start()
+    try:
+        code, out, err = run(*BASE, "--data", *data, "--out", tmp_path / "r.csv")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("python -m gradlib.scan: error: "), err
+    pattern = re.escape(message).replace(re.escape(".*"), ".*")
+    assert re.fullmatch(pattern, err[len("python -m gradlib.scan: error: "):-1]), err
+    assert peak < 20e6, f"{peak / 1e6:.0f} MB allocated to refuse {argv[0]}"
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_the_line_bound_reads_a_line_without_breaks_only_up_to_it(bad, tmp_path, monkeypatch):
+    from gradlib.scan import _files
+
+    monkeypatch.setattr(_files, "MAX_LINE_CHARS", 100)
+    code, _, err = run(*BASE, "--data", bad / "long_line.csv", "--out", tmp_path / "r.csv")
+    assert code == 2 and err.endswith("long_line.csv': the first record is longer than 100 characters (the limit for "
+                                      "one line)\n"), err
+
+
+def test_a_deflated_member_is_not_inflated_before_the_checks(tmp_path):
+    """A real 160 MB member of zeros deflates to ~160 KB; its header is read, the rest is never inflated."""
+    rows = 8_000_000
+    with zipfile.ZipFile(tmp_path / "bomb.npz", "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("x.npy", "w") as member:
+            np.lib.format.write_array_header_1_0(member, {"descr": "<f4", "fortran_order": False, "shape": (rows, 5)})
+            for start in range(0, rows * 20, 2**22):
+                member.write(bytes(min(2**22, rows * 20 - start)))
+        archive.writestr("y.npy", y_npy(10))
+    assert (tmp_path / "bomb.npz").stat().st_size < 1e6
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        code, _, err = run(*BASE, "--data", tmp_path / "bomb.npz", "--out", tmp_path / "r.csv")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2
+    assert err == "python -m gradlib.scan: error: 'bomb.npz': x has 8,000,000 examples but y has 10 targets\n"
+    assert peak < 5e6 and time.perf_counter() - start < 2.0
+
+
+def test_the_memory_limit_is_checked_on_declared_sizes_that_are_true(tmp_path):
+    """A consistent 40 MB x (deflated to KB) over a 0.03 GiB limit: refused from its header; under 0.1 GiB: read."""
+    rows = 2_000_000
+    x = np.zeros((rows, 5), np.float32)
+    np.savez_compressed(tmp_path / "zeros.npz", x=x, y=np.zeros(rows, np.int32))
+    del x
+    assert (tmp_path / "zeros.npz").stat().st_size < 1e6
+    from gradlib.scan import _files
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(gradlib.InputError, match=re.escape(
+                "'zeros.npz': x (2000000, 5) of float32 and y (2000000,) of int32 take 48,000,000 bytes, more than "
+                "the limit of 32,212,254 (0.03 GiB) for data held in memory")):
+            _files.source(tmp_path / "zeros.npz", max_bytes=int(0.03 * 2**30))
+        assert tracemalloc.get_traced_memory()[1] < 5e6
+    finally:
+        tracemalloc.stop()
+    x, y = _files.source(tmp_path / "zeros.npz", max_bytes=int(0.1 * 2**30)).arrays
+    assert x.shape == (rows, 5) and y.shape == (rows,) and not x.any()
+
+
+def csv_text(rows):
+    return "a,b,c,d,e,label\n" + "".join(",".join(map(str, r)) + "\n" for r in rows)
+
+
+@pytest.mark.parametrize("change, message", [
+    ((30, 2, "oops"), "line 32, column 'c': 'oops' is not a number; every column must be numeric (encode labels as "
+                      "numbers)"),
+    ((9, None, "1,2,3"), "line 11 has 3 fields but the header names 6 columns"),
+    ((20, 5, "1.5"), "line 22, column 'label' is 1.5, not a whole number: sparse_categorical_crossentropy takes class "
+                     "indices 0 .. 2 and would truncate it; round the targets yourself if that is meant, or use "
+                     "categorical_crossentropy for soft labels"),
+    ((25, 5, "-1"), "line 27, column 'label' is -1, outside the class indices 0 .. 2 of a model with 3 outputs"),
+])
+def test_a_bad_csv_record_past_the_first_is_named_by_line_and_column(tmp_path, change, message):
+    x, y = scan_models.arrays(41)
+    rows = [[*map(float, r), int(t)] for r, t in zip(x, y)]
+    row, column, value = change
+    if column is None:
+        rows[row] = value.split(",")
+    else:
+        rows[row][column] = value
+    (tmp_path / "d.csv").write_text(csv_text(rows))
+    code, _, err = run(*BASE, "--data", tmp_path / "d.csv", "--batch-size", 8, "--out", tmp_path / "r.csv")
+    assert code == 2 and err == f"python -m gradlib.scan: error: '{tmp_path / 'd.csv'}', {message}\n".replace(
+        "', line 11 has", "', line 11 has"), err
+
+
+def test_csv_lines_as_people_write_them(expected, tmp_path):
+    """CRLF line ends, blank lines, quoted numbers, spaces, a byte-order mark: the same results as plain lines."""
+    x, y = scan_models.arrays(41)
+    lines = [f'"{r[0]!r}", {r[1]!r} ,{r[2]!r},{r[3]!r},{r[4]!r},{float(t)}' for r, t in zip(x.tolist(), y)]
+    text = "\ufeffa,b,c,d,e,label\r\n" + "\r\n".join(lines[:20]) + "\r\n\r\n" + "\r\n".join(lines[20:]) + "\r\n"
+    (tmp_path / "d.csv").write_text(text, encoding="utf-8")
+    code, _, err = run(*BASE, "--data", tmp_path / "d.csv", "--batch-size", 16, "--out", tmp_path / "r.csv")
+    assert code == 0, err
+    frame = pd.read_csv(tmp_path / "r.csv")
+    np.testing.assert_allclose(frame["loss"], expected.losses, rtol=1e-5)
+    np.testing.assert_allclose(frame["norm"], expected.norms, rtol=1e-5)
+
+
+def test_whole_float_labels_are_class_indices(expected, tmp_path):
+    x, y = scan_models.arrays(41)
+    np.savez(tmp_path / "d.npz", x=x, y=y.astype(np.float64))
+    code, _, err = run(*BASE, "--data", tmp_path / "d.npz", "--out", tmp_path / "r.csv")
+    assert code == 0 and err == "", err
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "r.csv")["norm"], expected.norms, rtol=1e-5)
+
+
+def test_non_finite_losses_and_norms_are_counted_on_stderr(expected, tmp_path):
+    """Three examples with a NaN feature: exit 0 (the other 38 results are right), and a warning that counts them."""
+    x, y = scan_models.arrays(41)
+    x[[4, 9, 30], 1] = np.nan
+    np.savez(tmp_path / "d.npz", x=x, y=y)
+    code, out, err = run(*BASE, "--data", tmp_path / "d.npz", "--batch-size", 16, "--out", tmp_path / "r.csv")
+    assert code == 0
+    assert err == ("warning: 3 of 41 example(s) have a loss that is not finite (NaN or infinity), the first #4; look "
+                   "for non-finite inputs or targets, or a loss outside its domain\n"
+                   "warning: 3 of 41 example(s) have a gradient norm that is not finite (NaN or infinity), the first "
+                   "#4; look for non-finite inputs or targets, or a loss outside its domain\n")
+    frame = pd.read_csv(tmp_path / "r.csv")
+    good = np.setdiff1d(np.arange(41), [4, 9, 30])
+    assert frame["loss"].isna().sum() == 3 and frame["norm"].isna().sum() == 3
+    np.testing.assert_allclose(frame["norm"][good], expected.norms[good], rtol=1e-5)
+    assert "(nan)" not in out and "largest norms: #" in out
+
+
+CHILD = """
+import io, json, resource, sys, time
+from gradlib.scan import _cli
+resource.setrlimit(resource.RLIMIT_AS, (AS_BYTES, AS_BYTES))
+out = []
+for data in sys.argv[1:]:
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start, err = time.perf_counter(), io.StringIO()
+    code = _cli.main(["--model", "scan_models:classifier", "--loss", "sparse_categorical_crossentropy", "--quiet",
+                      "--data", data, "--out", data + ".out.csv"], stdout=io.StringIO(), stderr=err)
+    out.append([code, err.getvalue(), time.perf_counter() - start,
+                (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024])
+print(json.dumps(out))
+"""
+
+
+def test_the_issues_reproducers_in_a_fresh_process_within_time_and_memory(bad, files, tmp_path):
+    """200,000 columns, a 2 GB deflated member, a (10^10, 5) header, then a good file: bounded time and memory.
+
+    The child runs under RLIMIT_AS of 6 GiB (a scan of the good file peaks near 3.3 GB of address space, most of
+    it TensorFlow's reservations) and reports each file's exit code, stderr, seconds and peak-RSS growth.
+    """
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)]), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    data = [bad / "wide.csv", bad / "claims_2gb.npz", bad / "huge.npz", files / "d.npz"]
+    child = subprocess.run([sys.executable, "-c", CHILD.replace("AS_BYTES", str(6 * 2**30)), *map(str, data)], env=env,
+                           capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert child.returncode == 0, child.stderr[-2000:]
+    results = json.loads(child.stdout.strip().splitlines()[-1])
+    for (code, err, seconds, grown), path in zip(results[:3], data):
+        assert code == 2 and err.count("\n") == 1 and path.name in err, err
+        assert seconds < 5 and grown < 100e6, (path.name, seconds, grown)
+    assert "wide.csv' has 200,000 columns, more than the limit of 20,000" in results[0][1]
+    assert "more than the limit of 2,147,483,648 (2 GiB)" in results[1][1]
+    assert "x declares shape (10000000000, 5) of float32, 200,000,000,000 bytes" in results[2][1]
+    assert results[3][0] == 0, results[3][1]
+
+
+def test_the_exit_statuses_are_documented_in_help_and_in_the_readme():
+    help_text = _cli._parser().format_help()
+    readme = (TESTS.parent / "README.md").read_text().split("## Scanning a whole data set")[1].split("\n## ")[0]
+    meanings = ((0, "done"), (1, "anything else failed"), (2, "bad arguments, data file"), (130, "interrupted"))
+    for code, meaning in meanings:
+        assert re.search(rf"^  {code}\s+{meaning}", help_text, re.M), help_text
+        assert f"| {code} | {meaning}" in readme
+
+
+def test_the_column_limit_is_inclusive(tmp_path):
+    from gradlib.scan import _files
+
+    for columns in (_files.MAX_COLUMNS, _files.MAX_COLUMNS + 1):
+        (tmp_path / "w.csv").write_text(",".join(f"c{i}" for i in range(columns)) + "\n" + "0," * (columns - 1) + "1\n")
+        if columns == _files.MAX_COLUMNS:
+            assert len(_files.source(tmp_path / "w.csv").columns) == columns - 1
+        else:
+            with pytest.raises(gradlib.InputError, match="has 20,001 columns, more than the limit of 20,000;"):
+                _files.source(tmp_path / "w.csv")
+
+
+def test_npz_arrays_are_read_as_numpy_reads_them(tmp_path):
+    """Fortran order, big-endian, float64 and bool: the checked reader gives np.load's arrays, compressed or not."""
+    from gradlib.scan import _files
+
+    x = np.asfortranarray(scan_models.arrays(41)[0].astype(">f8"))
+    y = np.arange(41) % 2 == 0
+    for save in (np.savez, np.savez_compressed):
+        save(tmp_path / "d.npz", x=x, y=y)
+        got_x, got_y = _files.source(tmp_path / "d.npz").arrays
+        with np.load(tmp_path / "d.npz") as expected:
+            for got, want in ((got_x, expected["x"]), (got_y, expected["y"])):
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got, want)

@@ -9,7 +9,12 @@ built Keras model (and may load the user's weights itself). No model file is eve
     python -m gradlib.scan ... --strategy mirrored                  # every local GPU (or --cpu-devices 2)
     TF_CONFIG='{...}' python -m gradlib.scan ... --strategy multiworker   # on every machine; the chief writes
 
-Exit status: 0 done, 2 bad arguments, files, model or loss (a message, never a traceback), 1 anything else.
+Exit status (one line on stderr for every failure, never a traceback):
+  0    done: the results are written. Warnings on stderr, with counts, when some losses or norms are not finite
+  1    anything else failed (a bug, out of memory): the error's type and message
+  2    bad arguments, data file (truncated, corrupt, not numbers, wrong shape or labels, over a limit), model or
+       loss: what is wrong, where, and what to do; said before the data is loaded where the file allows
+  130  interrupted (Ctrl-C)
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
+
+import numpy as np
 
 from .._errors import GradlibError, error_gist
 from . import _files
@@ -87,12 +94,17 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
     try:
         out = _check_out(args.out)
         loss_name = _check_loss_flags(args)
-        source = _files.source(args.data, targets=args.targets, x_key=args.x_key, y_key=args.y_key, target=args.target)
+        source = _files.source(args.data, targets=args.targets, x_key=args.x_key, y_key=args.y_key, target=args.target,
+                               max_bytes=_check_max_data(args.max_data_gb))
         config = _check_tf_config(os.environ.get("TF_CONFIG")) if args.strategy == "multiworker" else None
         strategy = _strategy(args.strategy, args.cpu_devices)   # the first TensorFlow work: after every file check
         model = _call_user(args.model, "--model", strategy)
+        _check_examples_fit(source, model)
+        classes = _classes(model) if loss_name == "sparse_categorical_crossentropy" else None
+        if classes is not None:
+            _files.check_labels(source, classes)
         loss = _loss(loss_name, args.from_logits, strategy)
-        result = _scan(model, source, loss, args, strategy, stderr)
+        result = _scan(model, source, loss, args, strategy, stderr, classes)
     except GradlibError as exc:
         stderr.write(f"{PROG}: error: {exc}\n")
         return 2
@@ -110,6 +122,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
     except (OSError, GradlibError) as exc:
         stderr.write(f"{PROG}: error: could not write {str(out)!r}: {exc}\n")
         return 2
+    stderr.write(_warnings(result))
     stdout.write(_summary(result, out))
     return 0
 
@@ -134,17 +147,26 @@ def _parser() -> argparse.ArgumentParser:
                         "(TF_CONFIG)")
     p.add_argument("--cpu-devices", type=int, default=0, metavar="N",
                    help="split the CPU into N logical devices for --strategy mirrored (to try it on one machine)")
+    p.add_argument("--max-data-gb", type=float, default=_files.MAX_DATA_BYTES / 2**30, metavar="G",
+                   help=f"the most x and y of a .npz or .npy may take in memory, in GiB (default: "
+                        f"{_files.MAX_DATA_BYTES / 2**30:g}); a CSV is streamed, its columns at most "
+                        f"{_files.MAX_COLUMNS:,}")
     p.add_argument("--out", required=True, metavar="FILE", help="where the results go: .csv or .parquet")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
-def _scan(model: Any, source: _files.Source, loss: Any, args: argparse.Namespace, strategy: Any, stderr: TextIO) -> Any:
+def _scan(model: Any, source: _files.Source, loss: Any, args: argparse.Namespace, strategy: Any, stderr: TextIO,
+          classes: int | None) -> Any:
     from ._engine import scan
 
     progress = None if args.quiet else Progress(stderr)
-    result = scan(model, _files.dataset(source), loss=loss, batch_size=args.batch_size, strategy=strategy,
-                  progress=progress)
+    try:
+        result = scan(model, _files.dataset(source, classes), loss=loss, batch_size=args.batch_size,
+                      strategy=strategy, progress=progress)
+    except GradlibError:
+        _files.check_records(source, classes)   # a CSV's bad record stops the stream: say which row and column
+        raise
     if progress is not None:
         progress.finish(len(result))
     return result
@@ -261,8 +283,51 @@ def _is_chief(config: dict) -> bool:
     return task["type"] == "worker" and int(task["index"]) == 0
 
 
+def _check_max_data(gigabytes: float) -> int:
+    if not 0 < gigabytes < float("inf"):
+        raise GradlibError(f"--max-data-gb must be a positive number of GiB, got {gigabytes!r}")
+    return int(gigabytes * 2**30)
+
+
+def _check_examples_fit(source: _files.Source, model: Any) -> None:
+    """Each example's shape (a row of x, or the CSV's feature columns) against the model's input, before scanning."""
+    inputs = getattr(model, "inputs", None)
+    if not inputs or len(inputs) != 1 or inputs[0].shape is None:
+        return   # several inputs or none declared: the first batch tells
+    takes = tuple(inputs[0].shape)[1:]
+    if source.arrays is not None:
+        shape, what = tuple(source.arrays[0].shape[1:]), f"{source.path.name!r}: x holds examples of shape"
+    else:
+        shape = (len(source.columns),)
+        what = f"{source.path.name!r} has {len(source.columns):,} feature columns (all but {source.target!r}), shape"
+    if len(shape) != len(takes) or any(t is not None and t != s for s, t in zip(shape, takes)):
+        raise GradlibError(f"{what} {shape}, but the model takes examples of shape {takes}; "
+                           "give data that fits the model (or a model that fits the data)")
+
+
+def _classes(model: Any) -> int | None:
+    """The number of classes of a one-output classifier (its last axis), or ``None`` when the model does not say."""
+    outputs = getattr(model, "outputs", None)
+    if not outputs or len(outputs) != 1 or not outputs[0].shape or outputs[0].shape[-1] is None:
+        return None
+    return int(outputs[0].shape[-1])
+
+
+def _warnings(result: Any) -> str:
+    """Lines for stderr, with counts, when some losses or norms are not numbers (the results file holds them)."""
+    lines = []
+    for name, values in (("a loss", result.losses), ("a gradient norm", result.norms)):
+        bad = ~np.isfinite(values)
+        if bad.any():
+            lines.append(f"warning: {int(bad.sum()):,} of {len(values):,} example(s) have {name} that is not finite "
+                         f"(NaN or infinity), the first #{int(np.argmax(bad))}; look for non-finite inputs or "
+                         "targets, or a loss outside its domain\n")
+    return "".join(lines)
+
+
 def _summary(result: Any, out: Path) -> str:
-    order = result.norms.argsort()[::-1][:5]
+    finite = np.flatnonzero(np.isfinite(result.norms))
+    order = finite[result.norms[finite].argsort()[::-1][:5]]
     top = ", ".join(f"#{i} ({result.norms[i]:.4g})" for i in order)
     return (f"scanned {len(result):,} examples in {result.seconds:.1f} s on {result.replicas} replica(s) "
             f"(method {result.method}); mean loss {result.losses.mean():.4g}; largest norms: {top}\n"
