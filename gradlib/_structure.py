@@ -34,7 +34,8 @@ try:   # the wrapper model.compile puts around a loss function (squeezes y_true 
 except ImportError:   # pragma: no cover - a Keras that moved it: names are refused, loss objects still work
     LossFunctionWrapper = None
 
-__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "resolve_loss", "rows", "signature", "specs"]
+__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "leaves", "pick", "resolve_loss", "rows", "signature",
+           "specs"]
 
 Nest = Any   # a tensor, or a list / dict of nests
 
@@ -141,9 +142,9 @@ def _match(nest: Nest, names: list[str] | None, what: str, kind: str, api: str) 
 
 def _check_examples(xs: Nest, ys: Nest, api: str) -> None:
     """Every leaf of ``x`` and ``y`` has the same number of examples; the message names the first that differs."""
-    leaves = list(_paths(xs, "x")) + list(_paths(ys, "y"))
-    first_path, first = leaves[0]
-    for path, t in leaves[1:]:
+    every = list(leaves(xs, "x")) + list(leaves(ys, "y"))
+    first_path, first = every[0]
+    for path, t in every[1:]:
         if t.shape[0] != first.shape[0]:
             if path == "y" and first_path == "x":
                 raise InputError(f"{api} got {first.shape[0]} examples in x but {t.shape[0]} targets in y; pass one "
@@ -168,7 +169,7 @@ def resolve_loss(model: Any, loss: Any, loss_weights: Any, y: Nest, api: str) ->
     if isinstance(loss, PerOutputLoss):
         return loss
     names = _output_names(model)
-    if names is None and (_is_dict(y) or isinstance(y, (list, tuple))):
+    if names is None and _is_container(y):
         names = [str(k) for k in y] if _is_dict(y) else None
         keys: list[Any] = list(names) if names else list(range(len(y)))
     else:
@@ -179,7 +180,7 @@ def resolve_loss(model: Any, loss: Any, loss_weights: Any, y: Nest, api: str) ->
              if l is not None]
     if not terms:
         raise GradlibError(f"{api} got no loss for any output (every one is None); give loss= for at least one")
-    if len(terms) == 1 and terms[0][0] is None and terms[0][2] == 1.0:
+    if len(terms) == 1 and terms[0][0] is None and terms[0][2] == 1.0 and not _is_container(y):
         return terms[0][1]
     _check_targets(terms, y, names, api)
     return PerOutputLoss(keys=tuple(t[0] for t in terms), losses=tuple(t[1] for t in terms),
@@ -246,11 +247,15 @@ def _named_loss(name: str, api: str) -> Any:
         return _keras_loss(name)
     except ValueError:
         known = [n for n in dir(keras.losses) if not n.startswith("_") and n not in ("get", "serialize", "deserialize",
-                                                                                      "Loss", "Reduction")]
+                                                                                      "Loss")] + list(_ALIASES)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise GradlibError(f"{api} got loss={name!r}, which is not a Keras loss name; {hint}use a name from "
                            "keras.losses, such as 'sparse_categorical_crossentropy' or 'mean_squared_error'") from None
+
+
+#: the short names keras.losses.get also knows
+_ALIASES = ("mse", "mae", "mape", "msle", "kld", "bce")
 
 
 @functools.lru_cache(maxsize=64)
@@ -273,7 +278,7 @@ def _check_weight(weight: Any, api: str) -> float:
 
 def _check_targets(terms: list, y: Nest, names: list[str] | None, api: str) -> None:
     """Every output with a loss has its target in ``y``."""
-    if len(terms) > 1 and not (_is_dict(y) or isinstance(y, (list, tuple))):
+    if len(terms) > 1 and not _is_container(y):
         raise GradlibError(f"{api}: the model has {len(terms)} outputs with a loss{_listing(names)}, but y is one array "
                            f"of shape {tuple(y.shape)}; give y as a list of one target per output, or a dict keyed by "
                            "output name")
@@ -282,9 +287,10 @@ def _check_targets(terms: list, y: Nest, names: list[str] | None, api: str) -> N
 
 
 def pick(nest: Nest, key: str | int | None, names: tuple[str, ...], what: str, api: str = "per_example_gradients") -> Any:
-    """Output ``key``'s part of ``nest`` (``y`` or the model's output): by name from a dict, by position from a list."""
+    """Output ``key``'s part of ``nest`` (``y`` or the model's output): by name from a dict, by position from a list;
+    the only output (``key`` ``None``) is the nest itself or its one element."""
     if key is None:
-        return nest
+        return tf.nest.flatten(nest)[0] if _is_container(nest) and len(nest) == 1 else nest
     try:
         if _is_dict(nest):
             return nest[key if isinstance(key, str) else names[key]]
@@ -333,13 +339,14 @@ def describe(nest: Nest) -> str:
     return f"one array of shape {tuple(shape)}" if shape is not None else f"{type(nest).__name__}"
 
 
-def _paths(nest: Nest, path: str):
+def leaves(nest: Nest, path: str):
+    """``(name, leaf)`` for every leaf: ``x``, or ``x[0]``, ``x['age']`` ... (for messages)."""
     if _is_dict(nest):
         for k, v in _items(nest):
-            yield from _paths(v, f"{path}[{k!r}]")
+            yield from leaves(v, f"{path}[{k!r}]")
     elif isinstance(nest, (list, tuple)):
         for i, v in enumerate(nest):
-            yield from _paths(v, f"{path}[{i}]")
+            yield from leaves(v, f"{path}[{i}]")
     else:
         yield path, nest
 
@@ -347,6 +354,10 @@ def _paths(nest: Nest, path: str):
 def _is_dict(value: Any) -> bool:
     return isinstance(value, Mapping) or (hasattr(value, "keys") and hasattr(value, "items")
                                           and not hasattr(value, "__array__"))
+
+
+def _is_container(value: Any) -> bool:
+    return _is_dict(value) or isinstance(value, (list, tuple))
 
 
 def _items(value: Any) -> list:

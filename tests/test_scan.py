@@ -160,7 +160,7 @@ def test_refusals_name_the_api_and_the_fix(make, match):
     ({"batch_size": True}, "batch_size= a positive integer, got True"),
     ({"progress": 3}, "progress= a callable"),
     ({"strategy": "mirrored"}, "strategy= a tf.distribute.Strategy"),
-    ({"loss": "mse"}, "loss= a Keras loss object or a callable"),
+    ({"loss": "mean_squared_eror"}, "not a Keras loss name; did you mean 'mean_squared_error'"),
     ({"limits": gradlib.Limits(max_jacobian=100)}, "would allocate about .* floats per replica.*smaller batch_size"),
 ])
 def test_bad_options(kwargs, match):
