@@ -223,8 +223,10 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
     with tf.GradientTape() as tape:
         losses = loss_vector(loss, y, model(x, training=training))
         total = tf.reduce_sum(tf.stop_gradient(tf.cast(weights, losses.dtype)) * losses)
-    grads = tape.gradient(total, model.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-    return [tf.convert_to_tensor(g) for g in grads]   # an Embedding's gradient comes as IndexedSlices
+    grads = tape.gradient(total, model.trainable_variables)   # ZERO here fails on a Keras variable's string dtype
+    # a variable the loss does not reach (an output without a loss) gets zeros; an Embedding's IndexedSlices a tensor
+    return [tf.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g)
+            for v, g in zip(model.trainable_variables, grads)]
 
 
 def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
