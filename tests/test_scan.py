@@ -136,7 +136,7 @@ class MixesExamples(keras.layers.Layer):
 
 
 @pytest.mark.parametrize("make, match", [
-    (lambda: (scan_models.classifier(), "not data"), "a tf.data.Dataset of \\(x, y\\) examples or a tuple"),
+    (lambda: (scan_models.classifier(), "not data"), "a tf.data.Dataset of \\(x, y\\) examples or a pair of arrays"),
     (lambda: (scan_models.classifier(), (np.ones((3, 5)), np.ones(4))), "3 examples in x but 4 targets"),
     (lambda: (scan_models.classifier(), tf.data.Dataset.from_tensor_slices(scan_models.arrays(8)).batch(4)),
      "looks batched already.*unbatch"),
