@@ -103,7 +103,8 @@ def _leaf(value: Any, path: str, api: str) -> tf.Tensor:
         raise InputError(f"{api} could not turn {path} into a tensor: {error_gist(exc)}. Give {path} as an array "
                          "of numbers of shape (B, ...)") from None
     if not (t.dtype.is_floating or t.dtype.is_integer):
-        raise InputError(f"{api} needs {path} of numbers (floats, or integer ids/labels), got {t.dtype.name}")
+        raise InputError(f"{api} needs {path} of numbers (floats, or integer ids/labels), got {t.dtype.name} of "
+                         f"shape {tuple(t.shape)}; encode it as numbers first")
     if t.shape.rank == 0 or t.shape[0] == 0:
         raise InputError(f"{api} needs {path} with a batch axis and at least one example, got shape {tuple(t.shape)}")
     return t
@@ -172,6 +173,10 @@ def resolve_loss(model: Any, loss: Any, loss_weights: Any, y: Nest, api: str) ->
     if names is None and _is_container(y):
         names = [str(k) for k in y] if _is_dict(y) else None
         keys: list[Any] = list(names) if names else list(range(len(y)))
+        if names and len(names) > 1 and any(isinstance(_plain(v), list) for v in (loss, loss_weights)):
+            raise GradlibError(f"{api}: this model declares no output order (a subclassed model), so a list of "
+                               f"losses or weights cannot be matched to y's keys {', '.join(map(repr, names))}; "
+                               "give loss (and loss_weights) as a dict keyed like y")
     else:
         keys = list(names) if names and len(names) > 1 else [None]
     per_output = _per_output(loss, keys, names, "loss", api)

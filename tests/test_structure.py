@@ -139,6 +139,31 @@ def test_loss_none_takes_the_compiled_loss_and_weights():
                                                                                           rel=1e-4)
 
 
+class DictHeads(keras.Model):
+    """A subclassed model (no declared inputs or outputs) taking and returning dicts."""
+
+    def __init__(self):
+        super().__init__()
+        self.cls, self.reg = keras.layers.Dense(3), keras.layers.Dense(2)
+
+    def call(self, x):
+        return {"reg": self.reg(tf.concat([x["age"], x["x"]], axis=1)), "cls": self.cls(x["age"])}
+
+
+def test_a_subclassed_model_with_dict_outputs_matches_the_loop_and_refuses_a_list_of_losses():
+    keras.utils.set_random_seed(9)
+    model, d = DictHeads(), batch(8)
+    x, y = {"age": d["age"], "x": d["x"]}, {"reg": d["reg"], "cls": d["cls"]}
+    model(x)
+    losses = {"reg": "mse", "cls": CCE}
+    reference = keras_loop(model, x, y, loss=losses, loss_weights={"reg": 3.0, "cls": 0.5})
+    r = per_example_gradients(model, x, y, loss=losses, loss_weights={"reg": 3.0, "cls": 0.5}, norms_only=True)
+    close(r.losses, reference[0])
+    close(r.norms, reference[1])
+    with pytest.raises(GradlibError, match=r"declares no output order .* give loss \(and loss_weights\) as a dict"):
+        per_example_gradients(model, x, y, loss=[CCE, "mse"])
+
+
 def test_loss_none_on_a_model_never_compiled_is_refused_with_the_fix():
     d = batch()
     with pytest.raises(GradlibError, match=r"needs loss=: the model was not compiled with a loss.*or compile the model"):
@@ -153,7 +178,7 @@ def test_loss_none_on_a_model_never_compiled_is_refused_with_the_fix():
     (lambda d: {"age": d["age"]}, r"x has no 'text'"),
     (lambda d: {"age": d["age"], "text": d["text"][:4]},
      r"5 examples in x\['age'\] but 4 in x\['text'\] \(shape \(4, 4\)\); every input and target needs one row"),
-    (lambda d: [d["age"], d["text"].astype(str)], r"needs x\[1\] of numbers"),
+    (lambda d: [d["age"], d["text"].astype(str)], r"needs x\[1\] of numbers .* got string of shape \(5, 4\); encode"),
     (lambda d: [d["age"], [[1, 2], [3]]], r"could not turn x\[1\] into a tensor.*Give x\[1\] as an array"),
 ])
 def test_a_wrong_structure_of_x_names_the_input_its_shape_and_the_fix(x, match):
