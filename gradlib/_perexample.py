@@ -113,7 +113,8 @@ class PerExampleResult:
 
 
 def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_weights: Any = None,
-                          norms_only: bool = False, training: bool = False, limits: Limits = LIMITS) -> PerExampleResult:
+                          norms_only: bool = False, training: bool = False,
+                          limits: Limits = LIMITS) -> PerExampleResult:
     """Each example's loss, gradient norm and gradient with respect to ``model.trainable_variables``.
 
     Args:

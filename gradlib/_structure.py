@@ -34,8 +34,8 @@ try:   # the wrapper model.compile puts around a loss function (squeezes y_true 
 except ImportError:   # pragma: no cover - a Keras that moved it: names are refused, loss objects still work
     LossFunctionWrapper = None
 
-__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "leaves", "pick", "resolve_loss", "rows", "signature",
-           "specs"]
+__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "leaves", "pick", "resolve_loss", "rows",
+           "signature", "specs"]
 
 Nest = Any   # a tensor, or a list / dict of nests
 
@@ -57,7 +57,8 @@ class PerOutputLoss:
         """``sum_k weights[k] * single(losses[k], y_k, y_pred_k)``: ``single`` gives one output's ``(B,)`` losses."""
         values = []
         for key, loss, weight in zip(self.keys, self.losses, self.weights):
-            value = single(loss, pick(y_true, key, self.names, "y"), pick(y_pred, key, self.names, "the model's output"))
+            value = single(loss, pick(y_true, key, self.names, "y"),
+                           pick(y_pred, key, self.names, "the model's output"))
             values.append(value if weight == 1.0 else value * tf.cast(weight, value.dtype))
         return tf.add_n([tf.cast(v, values[0].dtype) for v in values])
 
@@ -131,7 +132,8 @@ def _match(nest: Nest, names: list[str] | None, what: str, kind: str, api: str) 
         raise GradlibError(f"{api}: the model has {len(names)} {kind}s ({listing}), but {what} is one array of shape "
                            f"{tuple(nest.shape)}; {fix}")
     if isinstance(nest, list) and len(nest) != len(names):
-        raise GradlibError(f"{api}: the model has {len(names)} {kind}s ({listing}), but {what} is {describe(nest)}; {fix}")
+        raise GradlibError(f"{api}: the model has {len(names)} {kind}s ({listing}), but {what} is {describe(nest)}; "
+                           f"{fix}")
     if _is_dict(nest):
         unknown = [k for k in nest if k not in names]
         missing = [k for k in names if k not in nest]
@@ -160,6 +162,8 @@ def _check_examples(xs: Nest, ys: Nest, api: str) -> None:
 def resolve_loss(model: Any, loss: Any, loss_weights: Any, y: Nest, api: str) -> Any:
     """The loss to compute: a Keras loss or a callable for one output, or a ``PerOutputLoss``.
 
+    ``y``'s leaves (tensors or specs) have the batch axis: ``"crossentropy"`` is chosen from their ranks.
+
     ``loss=None`` takes the model's compiled loss and (unless given) its ``loss_weights``; a name becomes the Keras
     loss ``model.compile`` would make of it; a list or dict gives one loss per output (``None``: no loss for that
     output), one loss alone applies to every output. ``y`` (a nest, tensors or specs) gives the outputs of a model
@@ -181,8 +185,8 @@ def resolve_loss(model: Any, loss: Any, loss_weights: Any, y: Nest, api: str) ->
         keys = list(names) if names and len(names) > 1 else [None]
     per_output = _per_output(loss, keys, names, "loss", api)
     weights = _per_output(1.0 if loss_weights is None else loss_weights, keys, names, "loss_weights", api)
-    terms = [(k, _one_loss(l, api), _check_weight(w, api)) for k, l, w in zip(keys, per_output, weights)
-             if l is not None]
+    terms = [(k, _one_loss(l, api, functools.partial(_shapes, model, k, y, names)), _check_weight(w, api))
+             for k, l, w in zip(keys, per_output, weights) if l is not None]
     if not terms:
         raise GradlibError(f"{api} got no loss for any output (every one is None); give loss= for at least one")
     if len(terms) == 1 and terms[0][0] is None and terms[0][2] == 1.0 and not _is_container(y):
@@ -233,9 +237,9 @@ def _per_output(value: Any, keys: list, names: list[str] | None, what: str, api:
     return [value] * n
 
 
-def _one_loss(loss: Any, api: str) -> Any:
+def _one_loss(loss: Any, api: str, shapes: Callable[[], tuple | None]) -> Any:
     if isinstance(loss, str):
-        return _named_loss(loss, api)
+        return _named_loss(loss, api, shapes)
     if isinstance(loss, keras.losses.Loss) or (callable(loss) and not isinstance(loss, type)):
         return loss
     raise GradlibError(
@@ -244,10 +248,9 @@ def _one_loss(loss: Any, api: str) -> Any:
         " or loss='sparse_categorical_crossentropy'")
 
 
-def _named_loss(name: str, api: str) -> Any:
+def _named_loss(name: str, api: str, shapes: Callable[[], tuple | None]) -> Any:
     if name.lower() in ("crossentropy", "ce"):
-        raise GradlibError(f"{api} does not guess the crossentropy from the shapes (loss={name!r}); name it: "
-                           "'binary_crossentropy', 'categorical_crossentropy' or 'sparse_categorical_crossentropy'")
+        name = _crossentropy(name, api, shapes())
     try:
         return _keras_loss(name)
     except ValueError:
@@ -257,6 +260,29 @@ def _named_loss(name: str, api: str) -> Any:
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise GradlibError(f"{api} got loss={name!r}, which is not a Keras loss name; {hint}use a name from "
                            "keras.losses, such as 'sparse_categorical_crossentropy' or 'mean_squared_error'") from None
+
+
+def _crossentropy(name: str, api: str, shapes: tuple | None) -> str:
+    """The crossentropy ``model.compile`` picks for ``"crossentropy"`` from the target's and the output's shapes."""
+    if shapes is None:
+        raise GradlibError(f"{api} cannot choose the crossentropy for loss={name!r}: the model does not declare its "
+                           "output shapes (a subclassed model); name it: 'binary_crossentropy', "
+                           "'categorical_crossentropy' or 'sparse_categorical_crossentropy'")
+    true, pred = shapes
+    if pred[-1] == 1:
+        return "binary_crossentropy"
+    sparse = len(true) < len(pred) or (true[-1] == 1 and pred[-1] is not None and pred[-1] > 1)
+    return "sparse_categorical_crossentropy" if sparse else "categorical_crossentropy"
+
+
+def _shapes(model: Any, key: Any, y: Nest, names: list[str] | None) -> tuple | None:
+    """``(target shape, output shape)`` of output ``key``, both with the batch axis; ``None`` when not declared."""
+    try:
+        outputs = list(model.outputs)
+    except (AttributeError, ValueError, TypeError):
+        return None
+    index = 0 if key is None else key if isinstance(key, int) else list(names or ()).index(key)
+    return tuple(pick(y, key, tuple(names or ()), "y").shape), tuple(outputs[index].shape)
 
 
 #: the short names keras.losses.get also knows
@@ -284,14 +310,15 @@ def _check_weight(weight: Any, api: str) -> float:
 def _check_targets(terms: list, y: Nest, names: list[str] | None, api: str) -> None:
     """Every output with a loss has its target in ``y``."""
     if len(terms) > 1 and not _is_container(y):
-        raise GradlibError(f"{api}: the model has {len(terms)} outputs with a loss{_listing(names)}, but y is one array "
-                           f"of shape {tuple(y.shape)}; give y as a list of one target per output, or a dict keyed by "
-                           "output name")
+        raise GradlibError(f"{api}: the model has {len(terms)} outputs with a loss{_listing(names)}, but y is one "
+                           f"array of shape {tuple(y.shape)}; give y as a list of one target per output, or a dict "
+                           "keyed by output name")
     for key, _, _ in terms:
         pick(y, key, tuple(names or ()), "y", api)
 
 
-def pick(nest: Nest, key: str | int | None, names: tuple[str, ...], what: str, api: str = "per_example_gradients") -> Any:
+def pick(nest: Nest, key: str | int | None, names: tuple[str, ...], what: str,
+         api: str = "per_example_gradients") -> Any:
     """Output ``key``'s part of ``nest`` (``y`` or the model's output): by name from a dict, by position from a list;
     the only output (``key`` ``None``) is the nest itself or its one element."""
     if key is None:

@@ -112,13 +112,31 @@ def test_one_loss_for_every_output_and_an_output_without_a_loss_match_the_loop()
     check(model, d["x"], targets, only_reg, loss=[None, "mse"])
 
 
-@pytest.mark.parametrize("name", ["sparse_categorical_crossentropy", "SparseCategoricalCrossentropy"])
+@pytest.mark.parametrize("name", ["sparse_categorical_crossentropy", "SparseCategoricalCrossentropy", "crossentropy"])
 def test_a_loss_named_as_keras_takes_it_matches_the_loop(name):
     keras.utils.set_random_seed(6)
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(5, activation="relu"),
                               keras.layers.Dense(3, activation="softmax")])
     d = batch(3)
     check(model, d["x"], d["cls"], keras_loop(model, d["x"], d["cls"], loss=name), loss=name)
+
+
+def test_crossentropy_by_shape_is_chosen_per_output_as_keras_chooses_it_also_in_scan():
+    """'crossentropy': sparse for integer labels of a softmax, binary for a sigmoid, categorical for one-hot."""
+    keras.utils.set_random_seed(10)
+    inp = keras.Input((4,))
+    h = keras.layers.Dense(6, activation="tanh")(inp)
+    heads = [keras.layers.Dense(3, activation="softmax"), keras.layers.Dense(1, activation="sigmoid"),
+             keras.layers.Dense(3, activation="softmax")]
+    model = keras.Model(inp, [head(h) for head in heads])
+    d = batch(9)
+    y = [d["cls"], (d["reg"][:, :1] > 0).astype("float32"), np.eye(3, dtype="float32")[d["cls"]]]
+    reference = keras_loop(model, d["x"], y, loss=["crossentropy"] * 3, loss_weights=[1.0, 2.0, 0.5])  # Keras: a list
+    r = per_example_gradients(model, d["x"], y, loss="crossentropy", loss_weights=[1.0, 2.0, 0.5], norms_only=True)
+    close(r.losses, reference[0])
+    close(r.norms, reference[1])
+    scanned = gradlib.scan(model, (d["x"], y), loss="crossentropy", loss_weights=[1.0, 2.0, 0.5], batch_size=4)
+    close(scanned.norms, reference[1])
 
 
 def test_mse_by_name_squeezes_the_targets_as_keras_does():
@@ -162,11 +180,14 @@ def test_a_subclassed_model_with_dict_outputs_matches_the_loop_and_refuses_a_lis
     close(r.norms, reference[1])
     with pytest.raises(GradlibError, match=r"declares no output order .* give loss \(and loss_weights\) as a dict"):
         per_example_gradients(model, x, y, loss=[CCE, "mse"])
+    with pytest.raises(GradlibError, match=r"cannot choose the crossentropy for loss='ce': .* name it"):
+        per_example_gradients(model, x, y, loss={"reg": "mse", "cls": "ce"})
 
 
 def test_loss_none_on_a_model_never_compiled_is_refused_with_the_fix():
     d = batch()
-    with pytest.raises(GradlibError, match=r"needs loss=: the model was not compiled with a loss.*or compile the model"):
+    with pytest.raises(GradlibError, match=r"needs loss=: the model was not compiled with a loss.*or compile the "
+                                           "model"):
         per_example_gradients(two_outputs(), d["x"], [d["cls"], d["reg"]])
 
 

@@ -85,7 +85,8 @@ class ScanResult:
         self.to_frame().to_parquet(path, index=False)
 
 
-def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, batch_size: int = 256, strategy: tf.distribute.Strategy | None = None,
+def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, batch_size: int = 256,
+         strategy: tf.distribute.Strategy | None = None,
          progress: Callable[[int, int | None], None] | None = None, limits: Limits = LIMITS) -> ScanResult:
     """Each example's loss and gradient norm over a whole data set: streamed, compiled once, optionally distributed.
 
@@ -128,7 +129,8 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     _check_progress(progress)
     dataset, total = _as_dataset(data)
     _check_unbatched(dataset, model)
-    loss = resolve_loss(model, loss, loss_weights, dataset.element_spec[1], "gradlib.scan")
+    targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), dataset.element_spec[1])
+    loss = resolve_loss(model, loss, loss_weights, targets, "gradlib.scan")   # the targets' specs of a batch
     with work_slot():
         start = time.perf_counter()
         _probe(model, dataset, loss)
@@ -301,8 +303,9 @@ def _check_progress(progress: Any) -> None:
 def _check_dataset(data: tf.data.Dataset) -> None:
     spec = data.element_spec
     if isinstance(spec, tuple) and len(spec) == 3:
-        raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs, but its elements have three parts {spec!r}: "
-                           "sample weights are not supported; map it to (x, y), e.g. data.map(lambda x, y, w: (x, y))")
+        raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs, but its elements have three parts "
+                           f"{spec!r}: sample weights are not supported; map it to (x, y), e.g. "
+                           "data.map(lambda x, y, w: (x, y))")
     specs = tf.nest.flatten(spec)
     if not (isinstance(spec, tuple) and len(spec) == 2 and specs and all(isinstance(s, tf.TensorSpec) for s in specs)):
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors (x and y may be lists or dicts "
@@ -314,7 +317,7 @@ def _check_dataset(data: tf.data.Dataset) -> None:
 
 
 def _check_arrays(data: Any) -> tuple[Any, Any, int]:
-    """``(x, y, examples)``: ``x`` and ``y`` arrays, or lists (as tuples, which tf.data keeps apart) and dicts of them."""
+    """``(x, y, examples)``: ``x`` and ``y`` arrays, or lists (made tuples: tf.data keeps those apart) and dicts."""
     if not (isinstance(data, (tuple, list)) and len(data) == 2):
         several = isinstance(data, (tuple, list)) and len(data) > 2
         raise GradlibError(
