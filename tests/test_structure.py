@@ -238,6 +238,9 @@ def test_a_dict_data_set_is_scanned_as_the_loop_gives_it():
         r = gradlib.scan(model, data, loss=CCE, batch_size=2)   # 5 examples: a padded last batch
         close(r.losses, losses)
         close(r.norms, norms)
+    with pytest.raises(GradlibError, match=r"its x\['age'\] has shape \(None, 3\) for a model that takes \(None, 3\): "
+                                           "it looks batched already"):
+        gradlib.scan(model, pipeline.batch(2), loss=CCE)
 
 
 def test_a_tuple_of_inputs_is_scanned_and_a_triple_is_refused():

@@ -353,15 +353,23 @@ def _arrays(value: Any, path: str) -> Any:
 
 
 def _check_unbatched(dataset: tf.data.Dataset, model: Any) -> None:
-    """A batched data set has one axis too many for the model's input: say so instead of failing in the model."""
+    """A batched data set has one axis too many for the model's inputs: say so instead of failing in the model.
+
+    Each of ``x``'s parts is matched with the model's input: by name from a dict, by position from a tuple."""
     inputs = getattr(model, "inputs", None)
-    if not inputs or len(inputs) != 1:
+    if not inputs:
         return
-    expected = len(inputs[0].shape) - 1
-    if not isinstance(dataset.element_spec[0], tf.TensorSpec):
-        return
-    got = dataset.element_spec[0].shape.rank
-    if got is not None and got == expected + 1:
-        raise GradlibError(f"gradlib.scan needs a data set of single examples, but its x has shape "
-                           f"{dataset.element_spec[0].shape} for a model that takes {tuple(inputs[0].shape)}: it looks "
-                           "batched already. Pass it before .batch(), or call .unbatch(); scan batches it itself")
+    spec = dataset.element_spec[0]
+    if isinstance(spec, dict):
+        by_name = {t.name: t for t in inputs}
+        pairs = [(f"x[{k!r}]", s, by_name[k]) for k, s in spec.items() if k in by_name]
+    else:
+        parts = tf.nest.flatten(spec)
+        names = ["x"] if len(parts) == 1 else [f"x[{i}]" for i in range(len(parts))]
+        pairs = list(zip(names, parts, inputs)) if len(parts) == len(inputs) else []
+    batched = [(n, s, t) for n, s, t in pairs if s.shape.rank is not None and s.shape.rank == len(t.shape)]
+    if pairs and len(batched) == len(pairs):
+        name, s, t = batched[0]
+        raise GradlibError(f"gradlib.scan needs a data set of single examples, but its {name} has shape {s.shape} for "
+                           f"a model that takes {tuple(t.shape)}: it looks batched already. Pass it before .batch(), "
+                           "or call .unbatch(); scan batches it itself")
