@@ -146,6 +146,11 @@ def test_mse_by_name_squeezes_the_targets_as_keras_does():
     d = batch(4)
     y = d["reg"][:, 0]
     check(model, d["x"], y, keras_loop(model, d["x"], y, loss="mse"), loss="mse")
+    # one output, one weight: Keras scales the loss by it
+    weighted = keras_loop(model, d["x"], y, loss="mse", loss_weights=2.5)
+    r = per_example_gradients(model, d["x"], y, loss="mse", loss_weights=2.5, norms_only=True)
+    close(r.losses, weighted[0])
+    close(r.norms, weighted[1])
 
 
 def test_loss_none_takes_the_compiled_loss_and_weights():
