@@ -33,9 +33,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from . import _runtime
+from . import _runtime, _structure
 from ._cache import LRUCache
-from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from ._errors import BatchMixingError, ExpressionError, GradlibError, error_gist
 from ._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
@@ -112,17 +112,24 @@ class PerExampleResult:
         return self.clipped_mean(np.inf)
 
 
-def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any, norms_only: bool = False,
-                          training: bool = False, limits: Limits = LIMITS) -> PerExampleResult:
+def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_weights: Any = None,
+                          norms_only: bool = False, training: bool = False,
+                          limits: Limits = LIMITS) -> PerExampleResult:
     """Each example's loss, gradient norm and gradient with respect to ``model.trainable_variables``.
 
     Args:
         model: a Keras model (Sequential, functional or subclassed); layers without a fast rule are handled by
             the vectorized path.
-        x: the batch as the model takes it, ``(B, ...)``: floats, or integer token ids for an Embedding.
-        y: the targets, ``(B, ...)``.
+        x: the batch as the model takes it, ``(B, ...)``: floats, or integer token ids for an Embedding; for a
+            model with several inputs a list of such arrays (in the order of ``model.inputs``) or a dict keyed by
+            input name, as ``model.fit`` takes them.
+        y: the targets, ``(B, ...)``; for a model with several outputs a list or a dict keyed by output name.
         loss: a Keras loss object (its unreduced values, averaged over any axes after the batch axis, are the
-            per-example losses; its ``reduction`` is not used) or a callable ``(y_true, y_pred) -> (B,)``.
+            per-example losses; its ``reduction`` is not used), a callable ``(y_true, y_pred) -> (B,)``, a Keras
+            loss name (``"sparse_categorical_crossentropy"``), or one of these per output (a list, or a dict keyed
+            by output name). ``None``: the loss the model was compiled with.
+        loss_weights: for a model with several outputs, one weight per output (a list or dict): example ``i``'s
+            loss is ``sum_k loss_weights[k] * L_k``, as Keras adds them. ``None``: the compiled weights, or 1.
         norms_only: compute the losses and norms only (the fast path; ``gradients`` is ``None``).
         training: the ``training`` argument of the model's layers (Dropout active, BatchNormalization refused).
         limits: ``max_elements`` bounds ``x`` and ``y``; ``max_jacobian`` the floats allocated per batch.
@@ -144,13 +151,13 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any, norms_only: 
         BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode).
     """
     _check_model(model)
-    loss = _check_loss(loss)
-    xt, yt = _check_batch(x, y, limits)
+    xt, yt = _check_batch(model, x, y, limits)
+    loss = _check_loss(model, loss, loss_weights, yt)
     kind = "norms" if norms_only else "gradients"
     with _runtime.work_slot():
         start = time.perf_counter()
         compiled, plan = _compiled(model, loss, kind, bool(training), xt, yt)
-        check_floats(plan, int(xt.shape[0]), limits, "per_example_gradients", "for this batch",
+        check_floats(plan, _structure.batch_size(xt), limits, "per_example_gradients", "for this batch",
                      "Use a smaller batch" + ("" if plan.method.startswith("ghost") else " or norms_only=True"))
         out = compiled(xt, yt)
         losses, norms = out[0].numpy(), out[1].numpy()
@@ -217,12 +224,17 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
     with tf.GradientTape() as tape:
         losses = loss_vector(loss, y, model(x, training=training))
         total = tf.reduce_sum(tf.stop_gradient(tf.cast(weights, losses.dtype)) * losses)
-    grads = tape.gradient(total, model.trainable_variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-    return [tf.convert_to_tensor(g) for g in grads]   # an Embedding's gradient comes as IndexedSlices
+    grads = tape.gradient(total, model.trainable_variables)   # ZERO here fails on a Keras variable's string dtype
+    # a variable the loss does not reach (an output without a loss) gets zeros; an Embedding's IndexedSlices a tensor
+    return [tf.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g)
+            for v, g in zip(model.trainable_variables, grads)]
 
 
 def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
-    """The per-example losses ``(B,)``: a Keras loss unreduced (mean over axes after the batch), or a callable's."""
+    """The per-example losses ``(B,)``: a Keras loss unreduced (mean over axes after the batch), or a callable's;
+    for a ``PerOutputLoss``, the weighted sum of each output's."""
+    if isinstance(loss, _structure.PerOutputLoss):
+        return loss.total(y_true, y_pred, loss_vector)
     if isinstance(loss, keras.losses.Loss):
         values = tf.convert_to_tensor(loss.call(keras.ops.convert_to_tensor(y_true, dtype=loss.dtype),
                                                 keras.ops.convert_to_tensor(y_pred, dtype=loss.dtype)))
@@ -374,10 +386,11 @@ def _mixing_error(why: str) -> BatchMixingError:
 
 def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor, y: tf.Tensor) -> tuple[Any, Plan]:
     """The traced per-batch function for this model, loss, kind and batch signature (cached, bounded)."""
-    specs = (tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype), tf.TensorSpec((None,) + tuple(y.shape[1:]), y.dtype))
+    specs = (_structure.specs(x), _structure.specs(y))
     create = lambda: _trace(model, loss, kind, training, specs, x, y)  # noqa: E731
     try:
-        key: Hashable | None = (model, loss, kind, training, specs, tuple(map(id, model.trainable_variables)))
+        key: Hashable | None = (model, loss, kind, training, _structure.signature(specs),
+                                tuple(map(id, model.trainable_variables)))
         hash(key)
     except TypeError:
         key = None
@@ -401,16 +414,15 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
-        raise GradlibError(f"per_example_gradients could not run the model on a batch of shape {tuple(x.shape)}: "
+        raise GradlibError(f"per_example_gradients could not run the model on a batch of {_shapes(x)}: "
                            f"{error_gist(exc)}") from exc
     return concrete, plans[-1]
 
 
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
     """``weighted_gradient`` of the stored batch, compiled once per model, loss and signature."""
-    specs = (tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype), tf.TensorSpec((None,) + tuple(y.shape[1:]), y.dtype),
-             tf.TensorSpec((None,), tf.float64))
-    key = (model, loss, "weighted", training, specs, tuple(map(id, model.trainable_variables)))
+    specs = (_structure.specs(x), _structure.specs(y), tf.TensorSpec((None,), tf.float64))
+    key = (model, loss, "weighted", training, _structure.signature(specs), tuple(map(id, model.trainable_variables)))
     create = lambda: tf.function(  # noqa: E731
         lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training),
         input_signature=specs, autograph=False, reduce_retracing=False).get_concrete_function()
@@ -428,39 +440,18 @@ def _check_model(model: Any) -> None:
                            "keras.Sequential or the functional API")
 
 
-def _check_loss(loss: Any) -> Any:
-    if isinstance(loss, str) or not callable(loss):
-        raise GradlibError(
-            f"per_example_gradients needs loss= a Keras loss object or a callable (y_true, y_pred) -> (B,), got "
-            f"{loss!r}. For example loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)")
-    return loss
+def _check_loss(model: Any, loss: Any, loss_weights: Any, y: Any) -> Any:
+    return _structure.resolve_loss(model, loss, loss_weights, y, "per_example_gradients")
 
 
-def _check_batch(x: Any, y: Any, limits: Limits) -> tuple[tf.Tensor, tf.Tensor]:
-    tensors = []
-    for name, value in (("x", x), ("y", y)):
-        several = isinstance(value, (list, tuple)) and any(tf.is_tensor(v) or isinstance(v, np.ndarray) for v in value)
-        if isinstance(value, dict) or several:
-            raise GradlibError(f"per_example_gradients takes {name} as one array of shape (B, ...); models with "
-                               "several inputs or outputs are not supported")
-        try:
-            t = tf.convert_to_tensor(value)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"per_example_gradients could not turn {name} into a tensor: {error_gist(exc)}") from None
-        if not (t.dtype.is_floating or t.dtype.is_integer):
-            raise InputError(f"per_example_gradients needs {name} of numbers (floats, or integer ids/labels), "
-                             f"got {t.dtype.name}")
-        if t.shape.rank == 0 or t.shape[0] == 0:
-            raise InputError(f"per_example_gradients needs {name} with a batch axis and at least one example, "
-                             f"got shape {tuple(t.shape)}")
-        if t.shape.num_elements() > limits.max_elements:
-            raise InputError(f"{name} has {t.shape.num_elements():,} elements; at most {limits.max_elements:,} are "
-                             "allowed. Use a smaller batch")
-        tensors.append(t)
-    if tensors[0].shape[0] != tensors[1].shape[0]:
-        raise InputError(f"per_example_gradients got {tensors[0].shape[0]} examples in x but {tensors[1].shape[0]} "
-                         "targets in y; pass one target per example")
-    return tensors[0], tensors[1]
+def _check_batch(model: Any, x: Any, y: Any, limits: Limits) -> tuple[Any, Any]:
+    return _structure.check_batch(model, x, y, limits, "per_example_gradients")
+
+
+def _shapes(x: Any) -> str:
+    """``shape (6, 5)``, or each leaf's shape for several inputs: for messages."""
+    shapes = [tuple(t.shape) for t in tf.nest.flatten(x)]
+    return f"shape {shapes[0]}" if len(shapes) == 1 else f"shapes {', '.join(map(str, shapes))}"
 
 
 def check_floats(plan: Plan, batch: int, limits: Limits, api: str, where: str, fix: str) -> None:
@@ -488,7 +479,7 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     in training mode is refused by name.
     """
     _refuse_training_batchnorm(model, training)
-    k = min(PROBE_EXAMPLES, int(x.shape[0]))
+    k = min(PROBE_EXAMPLES, _structure.batch_size(x))
     random_layers = any(hasattr(layer, "seed_generator") for layer in _layers(model))
     mode = training and not random_layers
 
@@ -498,15 +489,15 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
         except GradlibError:
             raise
         except Exception as exc:   # noqa: BLE001 - the user's model or loss failed: say so, with its message
-            raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of shape "
-                               f"{tuple(xb.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
+            raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
+                               f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
-    joint = losses(x[:k], y[:k])
+    joint = losses(_structure.rows(x, 0, k), _structure.rows(y, 0, k))
     if joint.shape != (k,):
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
     if k < 2:
         return
-    alone = np.concatenate([losses(x[i:i + 1], y[i:i + 1]) for i in range(k)])
+    alone = np.concatenate([losses(_structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1)) for i in range(k)])
     scale = max(1.0, float(np.abs(joint[np.isfinite(joint)]).max(initial=0.0)))
     if not np.allclose(joint, alone, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
         i = int(np.nanargmax(np.abs(joint - alone)))

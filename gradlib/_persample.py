@@ -101,7 +101,9 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
 
     Args:
         fn: called as ``fn(x)`` on a batch of shape ``(B, inputs...)``; returns ``(B, outputs...)``.
-        x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions.
+        x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions. One input
+            only: for a model with several inputs, concatenate them and split them inside ``fn`` (a list or dict of
+            inputs is refused, naming this fix).
         method: one of ``PER_SAMPLE_METHODS``.
         check_independence: check every sample (one extra backward pass over the batch) and refuse a function
             whose samples are not independent.
@@ -122,6 +124,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         BatchMixingError: a sample's output depends on other samples' inputs.
     """
     _check_method(method)
+    _check_one_input(fn, x)
     xt = _check_batch(x, limits)
     if method == "loop" and xt.shape[0] > limits.max_eager_passes:
         raise ExpressionError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
@@ -145,6 +148,23 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
 def _check_method(method: Any) -> None:
     if method not in PER_SAMPLE_METHODS:
         raise ExpressionError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
+
+
+def _check_one_input(fn: Callable, x: Any) -> None:
+    """Refuse several inputs (a model's list or dict of inputs): the Jacobian here is with respect to one tensor."""
+    inputs = getattr(fn, "inputs", None) if hasattr(fn, "trainable_variables") else None
+    try:
+        count = len(inputs) if inputs else 1
+    except TypeError:
+        count = 1
+    several = isinstance(x, dict) or (count > 1 and isinstance(x, (list, tuple)) and len(x) == count)
+    if several:
+        got = f"a dict with keys {', '.join(map(str, x))}" if isinstance(x, dict) else f"a list of {len(x)} arrays"
+        raise GradlibError(
+            f"per_sample_gradients takes x as one array: each sample's Jacobian is with respect to one input tensor, "
+            f"but x is {got}" + (f" for a model with {count} inputs" if count > 1 else "") + ". Concatenate the "
+            "inputs into one array and split it inside fn, e.g. x = np.concatenate([x1, x2], axis=1) and "
+            "fn = lambda x: model([x[:, :n1], x[:, n1:]]) with n1 = x1.shape[1]")
 
 
 def _check_batch(x: Any, limits: Limits) -> tf.Tensor:

@@ -317,3 +317,25 @@ def test_independent_samples_with_large_and_tiny_values_pass_the_check():
     r = per_sample_gradients(lambda t: tf.sin(t) * t * t, x)
     expected = np.cos(x) * x ** 2 + 2 * x * np.sin(x)
     np.testing.assert_allclose(np.einsum("bii->bi", r.jacobian), expected, rtol=1e-3)
+
+
+def test_a_model_with_two_inputs_is_refused_naming_the_fix_and_the_fix_matches_the_loop():
+    keras.utils.set_random_seed(8)
+    age, income = keras.Input((3,), name="age"), keras.Input((2,), name="income")
+    h = keras.layers.Concatenate()([keras.layers.Dense(4, activation="tanh")(age), income])
+    model = keras.Model([age, income], keras.layers.Dense(2)(h))
+    rng = np.random.default_rng(3)
+    x1, x2 = rng.normal(size=(4, 3)).astype("float32"), rng.normal(size=(4, 2)).astype("float32")
+    for x, got in (([x1, x2], "a list of 2 arrays"), ({"age": x1, "income": x2}, "a dict with keys age, income")):
+        with pytest.raises(GradlibError, match=rf"takes x as one array: .* but x is {got} for a model with 2 inputs\. "
+                                               r"Concatenate the inputs .* model\(\[x\[:, :n1\], x\[:, n1:\]\]\)"):
+            per_sample_gradients(model, x)
+    # the fix the message gives: one array, split inside fn; its Jacobian against one tape per sample
+    both = np.concatenate([x1, x2], axis=1)
+    fn = lambda x: model([x[:, :3], x[:, 3:]])  # noqa: E731
+    r = per_sample_gradients(fn, both)
+    np.testing.assert_allclose(r.jacobian, reference(fn, both), rtol=1e-5, atol=1e-6)
+    assert r.jacobian.shape == (4, 2, 5)
+    # a plain callable still takes a list of per-sample rows as one batch
+    rows = per_sample_gradients(lambda t: t * t, [np.array([1.0, 2.0]), np.array([3.0, 4.0])])
+    assert rows.jacobian.tolist() == [[[2.0, 0.0], [0.0, 4.0]], [[6.0, 0.0], [0.0, 8.0]]]

@@ -136,7 +136,7 @@ class MixesExamples(keras.layers.Layer):
 
 
 @pytest.mark.parametrize("make, match", [
-    (lambda: (scan_models.classifier(), "not data"), "a tf.data.Dataset of \\(x, y\\) examples or a tuple"),
+    (lambda: (scan_models.classifier(), "not data"), "a tf.data.Dataset of \\(x, y\\) examples or a pair of arrays"),
     (lambda: (scan_models.classifier(), (np.ones((3, 5)), np.ones(4))), "3 examples in x but 4 targets"),
     (lambda: (scan_models.classifier(), tf.data.Dataset.from_tensor_slices(scan_models.arrays(8)).batch(4)),
      "looks batched already.*unbatch"),
@@ -160,7 +160,7 @@ def test_refusals_name_the_api_and_the_fix(make, match):
     ({"batch_size": True}, "batch_size= a positive integer, got True"),
     ({"progress": 3}, "progress= a callable"),
     ({"strategy": "mirrored"}, "strategy= a tf.distribute.Strategy"),
-    ({"loss": "mse"}, "loss= a Keras loss object or a callable"),
+    ({"loss": "mean_squared_eror"}, "not a Keras loss name; did you mean 'mean_squared_error'"),
     ({"limits": gradlib.Limits(max_jacobian=100)}, "would allocate about .* floats per replica.*smaller batch_size"),
 ])
 def test_bad_options(kwargs, match):

@@ -35,6 +35,7 @@ from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from .._perexample import Plan, check_floats, per_example_gradients, per_example_terms
 from .._runtime import work_slot
+from .._structure import leaves, resolve_loss, signature
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
 
@@ -84,15 +85,19 @@ class ScanResult:
         self.to_frame().to_parquet(path, index=False)
 
 
-def scan(model: Any, data: Any, *, loss: Any, batch_size: int = 256, strategy: tf.distribute.Strategy | None = None,
+def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, batch_size: int = 256,
+         strategy: tf.distribute.Strategy | None = None,
          progress: Callable[[int, int | None], None] | None = None, limits: Limits = LIMITS) -> ScanResult:
     """Each example's loss and gradient norm over a whole data set: streamed, compiled once, optionally distributed.
 
     Args:
         model: a built Keras model (built in ``strategy.scope()`` when there is a strategy, as Keras requires).
         data: a ``tf.data.Dataset`` of ``(x, y)`` examples, not batched, finite and in the same order every time
-            it is read; or a tuple of arrays ``(x, y)`` with the examples along the first axis.
-        loss: a Keras loss object or a callable ``(y_true, y_pred) -> (B,)``, as for ``per_example_gradients``.
+            it is read; or a pair ``(x, y)`` of arrays with the examples along the first axis. As for ``model.fit``,
+            ``x`` (``y``) may be a list or a dict of arrays for a model with several inputs (outputs): a data set
+            of ``(dict of features, label)`` pairs, as Keras input pipelines yield, is read as it is.
+        loss, loss_weights: a Keras loss object, a callable ``(y_true, y_pred) -> (B,)``, a Keras loss name, or
+            one per output with weights; ``None``: the model's compiled loss (as for ``per_example_gradients``).
         batch_size: the global batch each step reads, split evenly across the replicas (rounded up to a
             multiple of their number). Memory grows with it, not with the size of the data set.
         strategy: a ``tf.distribute.Strategy`` (``MirroredStrategy``, ``MultiWorkerMirroredStrategy``); by
@@ -124,6 +129,8 @@ def scan(model: Any, data: Any, *, loss: Any, batch_size: int = 256, strategy: t
     _check_progress(progress)
     dataset, total = _as_dataset(data)
     _check_unbatched(dataset, model)
+    targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), dataset.element_spec[1])
+    loss = resolve_loss(model, loss, loss_weights, targets, "gradlib.scan")   # the targets' specs of a batch
     with work_slot():
         start = time.perf_counter()
         _probe(model, dataset, loss)
@@ -146,8 +153,8 @@ def _as_dataset(data: Any) -> tuple[tf.data.Dataset, int | None]:
         _check_dataset(data)
         count = int(data.cardinality())
         return data, (count if count >= 0 else None)
-    x, y = _check_arrays(data)
-    return tf.data.Dataset.from_tensor_slices((x, y)), int(x.shape[0])
+    x, y, count = _check_arrays(data)
+    return tf.data.Dataset.from_tensor_slices((x, y)), count
 
 
 def _batches(dataset: tf.data.Dataset, batch: int) -> tf.data.Dataset:
@@ -159,15 +166,16 @@ def _batches(dataset: tf.data.Dataset, batch: int) -> tf.data.Dataset:
     return padded.with_options(options).prefetch(PREFETCH)
 
 
-def _pad(batch: int, index: tf.Tensor, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-    """Fill a short batch with copies of its first example (a valid input for any model), numbered ``-1``."""
+def _pad(batch: int, index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, Any, Any]:
+    """Fill a short batch with copies of its first example (a valid input for any model), numbered ``-1``;
+    ``x`` and ``y`` may be nests (several inputs or outputs): every leaf is filled alike."""
     missing = batch - tf.shape(index)[0]
 
     def filled(t: tf.Tensor, value: tf.Tensor | None = None) -> tf.Tensor:
         extra = tf.fill([missing], value) if value is not None else tf.repeat(t[:1], missing, axis=0)
         return tf.ensure_shape(tf.concat([t, extra], axis=0), [batch] + t.shape[1:].as_list())
 
-    return filled(index, tf.constant(-1, tf.int64)), filled(x), filled(y)
+    return filled(index, tf.constant(-1, tf.int64)), tf.nest.map_structure(filled, x), tf.nest.map_structure(filled, y)
 
 
 # ---------------------------------------------------------------- the compiled step
@@ -177,7 +185,7 @@ def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any)
     """The step for this model, loss, strategy and batch signature: traced once, kept for the next scan (bounded)."""
     create = lambda: _trace(model, loss, strategy, spec)  # noqa: E731
     try:
-        key: Hashable | None = (model, loss, strategy, spec, tuple(map(id, model.trainable_variables)))
+        key: Hashable | None = (model, loss, strategy, signature(spec), tuple(map(id, model.trainable_variables)))
         hash(key)
     except TypeError:
         return create()
@@ -188,7 +196,7 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
     """The step, traced for the batch signature: each replica's share, then every replica's results."""
     plans: list[Plan] = []
 
-    def replica(index: tf.Tensor, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+    def replica(index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         losses, norms, _, plan = per_example_terms(model, loss, x, y)
         plans.append(plan)
         return index, losses, norms
@@ -294,40 +302,74 @@ def _check_progress(progress: Any) -> None:
 
 def _check_dataset(data: tf.data.Dataset) -> None:
     spec = data.element_spec
-    if not (isinstance(spec, tuple) and len(spec) == 2 and all(isinstance(s, tf.TensorSpec) for s in spec)):
-        raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors, but its elements are {spec!r}; "
-                           "map it to (x, y), e.g. data.map(lambda d: (d['image'], d['label']))")
+    if isinstance(spec, tuple) and len(spec) == 3:
+        raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs, but its elements have three parts "
+                           f"{spec!r}: sample weights are not supported; map it to (x, y), e.g. "
+                           "data.map(lambda x, y, w: (x, y))")
+    specs = tf.nest.flatten(spec)
+    if not (isinstance(spec, tuple) and len(spec) == 2 and specs and all(isinstance(s, tf.TensorSpec) for s in specs)):
+        raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors (x and y may be lists or dicts "
+                           f"of tensors, as model.fit takes them), but its elements are {spec!r}; map it to (x, y), "
+                           "e.g. data.map(lambda d: (d['image'], d['label']))")
     if int(data.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
         raise GradlibError("gradlib.scan needs a finite data set, but this one repeats forever; drop .repeat() or "
                            "use .take(n)")
 
 
-def _check_arrays(data: Any) -> tuple[np.ndarray, np.ndarray]:
+def _check_arrays(data: Any) -> tuple[Any, Any, int]:
+    """``(x, y, examples)``: ``x`` and ``y`` arrays, or lists (made tuples: tf.data keeps those apart) and dicts."""
     if not (isinstance(data, (tuple, list)) and len(data) == 2):
-        raise GradlibError(f"gradlib.scan needs data= a tf.data.Dataset of (x, y) examples or a tuple of arrays (x, y), "
-                           f"got {type(data).__name__}")
-    arrays = []
-    for name, value in zip("xy", data):
+        several = isinstance(data, (tuple, list)) and len(data) > 2
+        raise GradlibError(
+            f"gradlib.scan needs data= a tf.data.Dataset of (x, y) examples or a pair of arrays (x, y), got "
+            + (f"a {type(data).__name__} of {len(data)} items; for a model with several inputs, give x as a list or "
+               "dict of arrays: data=([x1, x2], y)" if several else type(data).__name__))
+    x, y = (_arrays(value, name) for name, value in zip("xy", data))
+    every = list(leaves(x, "x")) + list(leaves(y, "y"))
+    (first, a), rest = every[0], every[1:]
+    for name, b in rest:
+        if b.shape[0] != a.shape[0]:
+            what = "targets in y" if (first, name) == ("x", "y") else f"in {name} (shape {b.shape})"
+            raise InputError(f"gradlib.scan got {a.shape[0]:,} examples in {first} but {b.shape[0]:,} {what}; "
+                             + ("pass one target per example" if name == "y" and first == "x" else
+                                "every input and target needs one row per example"))
+    return x, y, int(a.shape[0])
+
+
+def _arrays(value: Any, path: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _arrays(v, f"{path}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and any(hasattr(v, "__array__") or isinstance(v, dict) for v in value):
+        return tuple(_arrays(v, f"{path}[{i}]") for i, v in enumerate(value))
+    try:
         array = np.asarray(value)
-        if array.ndim == 0 or array.shape[0] == 0 or not (np.issubdtype(array.dtype, np.number)
-                                                          or array.dtype == bool):
-            raise InputError(f"gradlib.scan needs {name} as an array of numbers with the examples along the first axis, "
-                             f"got shape {array.shape} of {array.dtype}")
-        arrays.append(array)
-    if arrays[0].shape[0] != arrays[1].shape[0]:
-        raise InputError(f"gradlib.scan got {arrays[0].shape[0]:,} examples in x but {arrays[1].shape[0]:,} targets "
-                         "in y; pass one target per example")
-    return arrays[0], arrays[1]
+    except ValueError as exc:   # a ragged nested list
+        raise InputError(f"gradlib.scan could not turn {path} into an array: {exc}. Give {path} as an array of "
+                         "numbers with the examples along the first axis") from None
+    if array.ndim == 0 or array.shape[0] == 0 or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        raise InputError(f"gradlib.scan needs {path} as an array of numbers with the examples along the first axis, "
+                         f"got shape {array.shape} of {array.dtype}")
+    return array
 
 
 def _check_unbatched(dataset: tf.data.Dataset, model: Any) -> None:
-    """A batched data set has one axis too many for the model's input: say so instead of failing in the model."""
+    """A batched data set has one axis too many for the model's inputs: say so instead of failing in the model.
+
+    Each of ``x``'s parts is matched with the model's input: by name from a dict, by position from a tuple."""
     inputs = getattr(model, "inputs", None)
-    if not inputs or len(inputs) != 1:
+    if not inputs:
         return
-    expected = len(inputs[0].shape) - 1
-    got = dataset.element_spec[0].shape.rank
-    if got is not None and got == expected + 1:
-        raise GradlibError(f"gradlib.scan needs a data set of single examples, but its x has shape "
-                           f"{dataset.element_spec[0].shape} for a model that takes {tuple(inputs[0].shape)}: it looks "
-                           "batched already. Pass it before .batch(), or call .unbatch(); scan batches it itself")
+    spec = dataset.element_spec[0]
+    if isinstance(spec, dict):
+        by_name = {t.name: t for t in inputs}
+        pairs = [(f"x[{k!r}]", s, by_name[k]) for k, s in spec.items() if k in by_name]
+    else:
+        parts = tf.nest.flatten(spec)
+        names = ["x"] if len(parts) == 1 else [f"x[{i}]" for i in range(len(parts))]
+        pairs = list(zip(names, parts, inputs)) if len(parts) == len(inputs) else []
+    batched = [(n, s, t) for n, s, t in pairs if s.shape.rank is not None and s.shape.rank == len(t.shape)]
+    if pairs and len(batched) == len(pairs):
+        name, s, t = batched[0]
+        raise GradlibError(f"gradlib.scan needs a data set of single examples, but its {name} has shape {s.shape} for "
+                           f"a model that takes {tuple(t.shape)}: it looks batched already. Pass it before .batch(), "
+                           "or call .unbatch(); scan batches it itself")
