@@ -11,12 +11,14 @@ exactly as if the visit had started at ``/``, on the same page with the same que
 
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
 from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["PAGE_CONFIG", "SIDEBAR_CAPTION", "STYLE", "ensure_routed", "pages", "route"]
+__all__ = ["HEAVY", "PAGE_CONFIG", "SIDEBAR_CAPTION", "STYLE", "WARMING_UP", "ensure_routed", "pages", "route"]
 
 PAGE_CONFIG = {"page_title": "gradlib: per-element gradients", "page_icon": ":material/functions:", "layout": "wide"}
 SIDEBAR_TEXT = ("**gradlib** — per-element gradients (the Jacobian, row by row) for TensorFlow, "
@@ -25,6 +27,9 @@ SIDEBAR_CAPTION = ("Every number is computed live by TensorFlow on this server; 
                    "Light or dark: open the ⋮ menu at the top right and choose System, Light or Dark.")
 #: the few style rules of every page (at phone width: Markdown tables, forms); the colours are the theme's
 STYLE = Path(__file__).with_name("style.css")
+#: what every page imports that takes seconds on a fresh server (TensorFlow, through gradlib)
+HEAVY = "gradlib"
+WARMING_UP = "Starting TensorFlow: the first visit after the server starts takes a few seconds…"
 _ROUTING = threading.local()   # Streamlit runs each session's script in its own thread
 
 
@@ -51,6 +56,7 @@ def pages() -> list[st.Page]:
 def route() -> None:
     """The entry script's whole job: page config, navigation, the shared sidebar, then the chosen page."""
     page = _frame()
+    _warm_up(page.title)
     _ROUTING.active = True
     try:
         page.run()
@@ -75,6 +81,19 @@ def ensure_routed() -> None:
     _frame()
     if first_run:
         st.rerun()   # run again through route(): the page's widgets are then born where later runs find them
+
+
+def _warm_up(title: str) -> None:
+    """On a fresh server, import TensorFlow under the page's title and a spinner: inside the page's own imports,
+    the main area stayed blank for 3-6 s (on Streamlit Community Cloud, every wake-up from sleep)."""
+    if HEAVY in sys.modules:
+        return
+    holder = st.empty()
+    with holder.container():
+        st.title(title)
+        with st.spinner(WARMING_UP):
+            importlib.import_module(HEAVY)
+    holder.empty()
 
 
 def _frame() -> st.Page:

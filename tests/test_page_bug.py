@@ -102,3 +102,21 @@ def test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_disc
     assert set(listed) == pages    # st.navigation lists every file of pages/ explicitly: the folder holds pages only
     for page in pages:        # and each one enters through the router, even when Streamlit ran it directly
         assert "frame.ensure_routed()" in (root / page).read_text(), page
+
+
+def test_a_fresh_server_imports_tensorflow_under_the_title_and_a_spinner_then_clears_them(tmp_path, monkeypatch):
+    """The first visit after a start was blank for 3-6 s while the page's own imports loaded TensorFlow."""
+    import sys
+    from dashboard import frame
+    (tmp_path / "warm_up_probe.py").write_text("import streamlit as st\nst.caption('imported under the frame')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(frame, "HEAVY", "warm_up_probe")   # stands for gradlib, which this process has loaded
+    monkeypatch.delitem(sys.modules, "warm_up_probe", raising=False)
+    at = open_app()
+    assert "warm_up_probe" in sys.modules
+    assert [t.value for t in at.title] == ["The bug, side by side"]        # the placeholder title is gone
+    assert "imported under the frame" not in [c.value for c in at.caption]   # drawn inside the holder, then cleared
+    monkeypatch.delitem(sys.modules, "warm_up_probe")
+    sys.modules["warm_up_probe"] = sys   # loaded: no second placeholder
+    at = open_app()
+    assert [t.value for t in at.title] == ["The bug, side by side"]
