@@ -53,6 +53,7 @@ def test_the_command_writes_csv_and_json_with_ratios_to_the_seed_loop(tmp_path, 
     rows = json.loads(out.read_text())["mlp"]
     names = [r["contender"] for r in rows]
     assert names[:2] == ["seed loop (unstack, eager)", "tape.jacobian (eager)"] and "gradlib auto" in names
+    assert names[names.index("gradlib auto") + 1] == "gradlib auto check=False"   # what the check costs, beside it
     assert all(r["max_error"] < 1e-5 for r in rows)
     seed = rows[0]
     assert seed["warm_speedup_vs_seed"] == 1.0
@@ -60,3 +61,15 @@ def test_the_command_writes_csv_and_json_with_ratios_to_the_seed_loop(tmp_path, 
     assert auto["warm_speedup_vs_seed"] == pytest.approx(seed["warm_s"] / auto["warm_s"])
     assert csv.read_text().splitlines()[0].startswith("size,outputs,inputs,contender,method,compiled,xla")
     assert "| seed loop (unstack, eager) |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, expected", [("gradlib auto", ("auto", None, True)),
+                                            ("gradlib auto check=False", ("auto", None, False)),
+                                            ("gradlib jacobian compiled", ("jacobian", True, True))])
+def test_each_gradlib_contender_calls_with_its_own_options(monkeypatch, name, expected):
+    seen = []
+    monkeypatch.setattr(gradlib, "per_element_gradients",
+                        lambda f, x, *, method, compiled, check: seen.append((method, compiled, check)))
+    w1, w2, x = bench.mlp_weights(3, 3)
+    bench._call_for(name, w1, w2, x)()
+    assert seen == [expected]
