@@ -678,20 +678,21 @@ def _example(t: tf.Tensor, i: int) -> tf.Tensor:
     return out
 
 
-def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, first: int = 0) -> None:
+def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: np.ndarray | None = None) -> None:
     """Refuse a batch whose examples' losses differ between the batch and each example alone.
 
     ``joint`` are the losses the batch's pass computed (the values the gradients are taken at), ``alone`` each
     example's loss as a batch of one, computed by a pass that cannot mix examples (the per-example loop, or
-    pfor over single examples), both on every call and for every example (``first`` numbers the first one in
-    messages). Equal, they prove that every loss reported is the per-example loop's; a layer that mixes the
+    pfor over single examples), both on every call and for every example (``numbers``: the examples' numbers for
+    the message, by default their positions). Equal, they prove that every loss reported is the per-example loop's; a layer that mixes the
     batch changes them (a batch-centering layer, one mixing only some examples, one that appears only at some
     batch sizes). Not proved: mixing that leaves every loss value unchanged (a term cancelled by
     ``stop_gradient``). With random layers in training mode both sides are computed in inference mode.
     """
     i = _first_gap(joint, alone)
     if i is not None:
-        raise _mixing_error(f"example {first + i}'s loss is {format_number(joint[i])} in this batch of "
+        number = int(numbers[i]) if numbers is not None else i
+        raise _mixing_error(f"example {number}'s loss is {format_number(joint[i])} in this batch of "
                             f"{joint.shape[0]} and {format_number(alone[i])} alone", api)
 
 

@@ -33,7 +33,7 @@ import tensorflow as tf
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from .._perexample import Plan, check_floats, per_example_gradients, per_example_terms
+from .._perexample import Plan, check_floats, check_independent, per_example_gradients, per_example_terms
 from .._runtime import work_slot
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
@@ -188,12 +188,12 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
     """The step, traced for the batch signature: each replica's share, then every replica's results."""
     plans: list[Plan] = []
 
-    def replica(index: tf.Tensor, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-        losses, norms, _, plan = per_example_terms(model, loss, x, y)
+    def replica(index: tf.Tensor, x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, ...]:
+        losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)
         plans.append(plan)
-        return index, losses, norms
+        return index, losses, norms, joint, alone
 
-    def step(batch: Any) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+    def step(batch: Any) -> tuple[tf.Tensor, ...]:
         out = strategy.run(replica, args=batch)
         return tuple(strategy.gather(t, axis=0) for t in out)
 
@@ -209,13 +209,17 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
 
 def _run(step: Any, distributed: Any, total: int | None,
          progress: Callable[[int, int | None], None] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every batch through the step; the numbered results of the real (not padding) rows, as they came."""
+    """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
+
+    Each batch's losses must equal its examples' losses alone (``check_independent``), on every batch.
+    """
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     done = 0
     try:
         for batch in distributed:
-            index, losses, norms = (t.numpy() for t in step(batch))
+            index, losses, norms, joint, alone = (t.numpy() for t in step(batch))
             real = index >= 0
+            check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real])
             chunks.append((index[real], losses[real], norms[real]))
             done += int(real.sum())
             if progress is not None:
