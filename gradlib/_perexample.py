@@ -5,9 +5,10 @@ over the examples is hundreds of times slower. Here one forward pass records, fo
 ``_ghost`` (Dense, Embedding, Conv1D/2D, normalization), the layer's input and its pre-activation output ``z``;
 one backward pass of the summed loss gives ``dL_i/dz_i`` for every example at once (example ``i``'s loss
 depends on no other example's ``z``), and each layer's rule turns that into per-example gradient norms (or,
-when asked, the gradients). Variables of any other layer take a vectorized per-example path (``tape.jacobian``
-of the loss vector, with pfor), which is always correct, only slower. A model whose examples are not
-independent (BatchNormalization in training mode) has no per-example gradients and is refused.
+when asked, the gradients). Variables of any other layer (or read by more than one call) take a loop over the
+examples, each run alone as a batch of one: always correct, only slower. Every call compares each example's
+loss in the batch with its loss alone; a model whose examples are not independent (BatchNormalization in
+training mode, a batch-centering layer) has no per-example gradients and is refused.
 
 >>> import keras
 >>> model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, use_bias=False)])
@@ -127,7 +128,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any, norms_only: 
 
     Args:
         model: a Keras model (Sequential, functional or subclassed); layers without a fast rule are handled by
-            the vectorized path.
+            the per-example loop.
         x: the batch as the model takes it, ``(B, ...)``: floats, or integer token ids for an Embedding.
         y: the targets, ``(B, ...)``.
         loss: a Keras loss object (its unreduced values, averaged over any axes after the batch axis, are the
@@ -150,7 +151,9 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any, norms_only: 
     Raises:
         ExpressionError: a request over the limits (a kind of ``GradlibError``).
         GradlibError: a bad model, batch or loss.
-        BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode).
+        BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode),
+            checked on every call for every example.
+        InputError: labels the loss broadcasts across the batch, or the model and loss failing on this batch.
     """
     _check_model(model)
     loss = _check_loss(loss)
@@ -372,7 +375,7 @@ class _Recorder:
 
     Functional and Sequential models are walked node by node with Keras' own graph runner (private API of
     Keras 3's ``Functional``; without it, or for a subclassed model, the whole model is one opaque call and
-    every variable takes the jacobian path: slower, still right).
+    every variable takes the per-example loop: slower, still right).
     """
 
     def __init__(self, training: bool):
