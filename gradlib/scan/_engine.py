@@ -7,7 +7,8 @@ replica computes its examples' losses and norms with ``per_example_terms`` (the 
 ``per_example_gradients``: ghost norms where a layer has a rule), and ``strategy.gather`` brings the numbered
 results back from every replica and every worker. Every batch has the same shape, so the step is traced once.
 Only the two result vectors grow with the data set; they are put in the data set's order by the numbers, so
-the result does not depend on how the batches were split.
+the result does not depend on how the batches were split. Every batch's losses are compared with its examples'
+losses computed alone (``check_independent``): a model that mixes examples is refused whichever batch shows it.
 
 >>> import keras
 >>> model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, use_bias=False)])
@@ -116,7 +117,8 @@ def scan(model: Any, data: Any, *, loss: Any, batch_size: int = 256, strategy: t
     Raises:
         ExpressionError: a bad batch size, or a batch over the limits (a kind of ``GradlibError``).
         GradlibError: a bad model, data set, loss, strategy or callback.
-        BatchMixingError: an example's loss depends on other examples of its batch.
+        BatchMixingError: an example's loss depends on other examples of its batch (every batch's losses are
+            compared with its examples' losses alone).
     """
     strategy = _check_strategy(strategy)
     _check_model(model, strategy)
