@@ -41,16 +41,16 @@ from ._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits
 
-__all__ = ["PerExampleResult", "Plan", "check_floats", "check_independent", "loss_vector", "losses_and_norms", "per_example_gradients",
-           "per_example_terms", "weighted_gradient"]
+__all__ = ["PerExampleResult", "Plan", "check_floats", "check_independent", "loss_vector", "losses_and_norms",
+           "per_example_gradients", "per_example_terms", "weighted_gradient"]
 
 #: how many examples the independence probe runs jointly and one by one
 PROBE_EXAMPLES = 3
 #: examples the per-example loop runs at once (``tf.map_fn``'s ``parallel_iterations``): its memory in flight
 PARALLEL_EXAMPLES = 8
 #: floats a recurrent layer keeps per step and per unit of its gates and input (activations and what their
-#: backward pass keeps): RSS measured per example at B = 512, 20 steps, 32 units, 8 inputs was 4 per unit for
-#: SimpleRNN, 7.2 for GRU and 5.5 for LSTM (see tests/test_perexample.py)
+#: backward pass keeps): the resident memory measured per example (B = 512, 20 steps, 32 units, 8 inputs) was
+#: 4 per unit for SimpleRNN, 7.2 for GRU and 5.5 for LSTM (tests/test_perexample.py measures the SimpleRNN)
 RECURRENT_FLOATS_PER_STATE = 8
 #: compiled per-batch functions kept per process (each holds its model)
 _COMPILED = LRUCache(maxsize=32)
@@ -357,8 +357,8 @@ def _plan(model: Any, recorder: "_Recorder", claimed: list[Capture], fallback: l
     for layer in _layers(model):   # outermost first: a GRU, not its cell
         owners.update((id(v), layer.name) for v in layer.trainable_variables if id(v) not in owners)
     names = tuple(dict.fromkeys(owners.get(id(v), v.path) for v in fallback))
-    method = "+".join(p for p in (("layerwise" if gradients else "ghost") if claimed else "", "loop" if fallback else "")
-                      if p)
+    kinds = (("layerwise" if gradients else "ghost") if claimed else "", "loop" if fallback else "")
+    method = "+".join(kind for kind in kinds if kind)
     sizes = sum(math.prod(v.shape) for v in fallback)
     floats = recorder.floats + sum(c.rule.floats(c.layer, c.a) for c in claimed) + (sizes if gradients else 1)
     if gradients:
@@ -694,11 +694,12 @@ def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: n
 
     ``joint`` are the losses the batch's pass computed (the values the gradients are taken at), ``alone`` each
     example's loss as a batch of one, computed by a pass that cannot mix examples (the per-example loop, or
-    pfor over single examples), both on every call and for every example (``numbers``: the examples' numbers for
-    the message, by default their positions). Equal, they prove that every loss reported is the per-example loop's; a layer that mixes the
-    batch changes them (a batch-centering layer, one mixing only some examples, one that appears only at some
-    batch sizes). Not proved: mixing that leaves every loss value unchanged (a term cancelled by
-    ``stop_gradient``). With random layers in training mode both sides are computed in inference mode.
+    pfor over single examples), both on every call and for every example (``numbers``: the examples' numbers
+    for the message, by default their positions). Equal, they prove that every loss reported is the
+    per-example loop's; a layer that mixes the batch changes them (a batch-centering layer, one mixing only
+    some examples, one that appears only at some batch sizes). Not proved: mixing that leaves every loss value
+    unchanged (a term cancelled by ``stop_gradient``). With random layers in training mode both sides are
+    computed in inference mode.
     """
     i = _first_gap(joint, alone)
     if i is not None:
