@@ -64,8 +64,9 @@ class Plan:
     (per-example gradients from the per-layer rules), ``loop`` (each example run alone, as a batch of one, in a
     ``tf.while_loop``), joined by ``+`` when both kinds ran. ``fallback``: the layers whose variables took the
     loop. The floats the computation allocates at most are ``floats_per_example * B + floats_per_batch``:
-    per example its activations (every layer's output, a recurrent layer's steps), its rules' work and what
-    is returned; per batch the loop's ``PARALLEL_EXAMPLES`` examples in flight.
+    per example its activations (every layer's output, a recurrent layer's steps: the batch's forward pass
+    itself), its rules' work and what is returned; per batch the loop's ``PARALLEL_EXAMPLES`` examples in
+    flight, each with its activations and its gradient.
     """
 
     method: str
@@ -413,7 +414,7 @@ class _Recorder:
             y, a, z = rule.forward(op, args[0], self.training)
             self.captures.append(Capture(op, rule, a, z))
             self.reads.update(_variable_key(v) for v in rule.variables(op))
-            self.floats += _example_floats(y) + _example_floats(z)
+            self.floats += _example_floats(y) + (_example_floats(z) if z is not y else 0)
             return y
         if isinstance(op, keras.layers.Layer):
             _refuse_training_batchnorm(op, self.training)

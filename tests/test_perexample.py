@@ -672,11 +672,12 @@ print(json.dumps([resident("VmHWM") - before, 4 * (plan.floats_per_example * 512
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="needs Linux's /proc/self/clear_refs")
 def test_the_per_example_loop_stays_within_its_estimate_at_batch_512():
     """SimpleRNN(32), 1,411 weights, norms_only, B = 512: pfor's jacobian took +6.8 GB (B^2) against an estimate of
-    2.9 MB. The loop measured +6.5 MB of resident memory, the estimate 13.6 MB: it covers the growth, within 4x."""
+    2.9 MB. Now the resident memory grew by 3.8-6.5 MB in three runs, and the estimate (activations included) is
+    13.5 MB: it covers the growth, within 5x."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=str(Path(__file__).parents[1]))
     out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT], capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     growth, estimate, weights, method = json.loads(out.stdout.strip().splitlines()[-1])
     assert (weights, method) == (1411, "ghost+loop")
-    assert growth <= estimate <= 4 * max(growth, 1e6)
+    assert growth <= estimate <= 5 * max(growth, 1e6)
     assert estimate <= 4 * gradlib.LIMITS.max_jacobian   # within the default limit: not refused at B = 512
