@@ -16,7 +16,7 @@ gradient clipping):
 One row per layer type: Dense (any rank), Embedding (the gradient rows of repeated tokens add up), Conv1D and
 Conv2D (a convolution is a Dense layer over image patches) and the normalization layers, whose scale and
 offset have small per-example gradients that are simply computed. Layers not in the table (and layers whose
-configuration a row does not cover) are left to the caller's vectorized per-example path.
+configuration a row does not cover) are left to the caller's per-example loop.
 
 >>> import keras
 >>> rule_for(keras.layers.Dense(3)).name, rule_for(keras.layers.GRU(3))
@@ -66,7 +66,7 @@ class Capture:
 
 
 def rule_for(layer: Any) -> Rule | None:
-    """The rule for ``layer``, or ``None`` when it must take the vectorized per-example path."""
+    """The rule for ``layer``, or ``None`` when it must take the per-example loop."""
     if not _plain_float(layer):
         return None
     return next((rule for rule in RULES if rule.applies(layer)), None)

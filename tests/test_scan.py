@@ -180,6 +180,33 @@ def test_a_model_that_mixes_examples_is_refused():
         gradlib.scan(model, scan_models.arrays(8), loss=CCE)
 
 
+class MixesFromFour(keras.layers.Layer):
+    """Centers the examples from the fifth one of each batch on: the probe of the first three never sees it."""
+
+    def call(self, x):
+        return keras.ops.concatenate([x[:4], x[4:] - keras.ops.mean(x[4:], axis=0)], axis=0)
+
+
+def test_mixing_the_probe_misses_is_refused_by_the_batch_that_shows_it():
+    model = keras.Sequential([keras.Input((5,)), MixesFromFour(), keras.layers.Dense(3)])
+    with pytest.raises(BatchMixingError, match=r"gradlib.scan: .* not independent \(example \d+'s loss is .* in this "
+                                               r"batch of \d and .* alone\)"):
+        gradlib.scan(model, scan_models.arrays(20), loss=CCE, batch_size=8)
+
+
+def test_grouped_convolutions_scan_like_the_loop():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((6, 4)), keras.layers.Conv1D(4, 3, groups=2), keras.layers.Flatten(),
+                              keras.layers.Dense(3)])
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(11, 6, 4)).astype(np.float32), rng.integers(0, 3, 11).astype(np.int32)
+    result = gradlib.scan(model, (x, y), loss=CCE, batch_size=4)
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
+    assert result.method == "ghost+loop"
+
+
 def test_memory_does_not_grow_with_the_data_set():
     """A generator data set of 60,000 examples takes no more than a few MB over one of 12,000 (in a fresh process)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)])}

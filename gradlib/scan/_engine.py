@@ -7,7 +7,8 @@ replica computes its examples' losses and norms with ``per_example_terms`` (the 
 ``per_example_gradients``: ghost norms where a layer has a rule), and ``strategy.gather`` brings the numbered
 results back from every replica and every worker. Every batch has the same shape, so the step is traced once.
 Only the two result vectors grow with the data set; they are put in the data set's order by the numbers, so
-the result does not depend on how the batches were split.
+the result does not depend on how the batches were split. Every batch's losses are compared with its examples'
+losses computed alone (``check_independent``): a model that mixes examples is refused whichever batch shows it.
 
 >>> import keras
 >>> model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, use_bias=False)])
@@ -33,7 +34,7 @@ import tensorflow as tf
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from .._perexample import Plan, check_floats, per_example_gradients, per_example_terms
+from .._perexample import Plan, check_floats, check_independent, per_example_gradients, per_example_terms
 from .._runtime import work_slot
 from .._structure import leaves, resolve_loss, signature
 
@@ -121,7 +122,8 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     Raises:
         ExpressionError: a bad batch size, or a batch over the limits (a kind of ``GradlibError``).
         GradlibError: a bad model, data set, loss, strategy or callback.
-        BatchMixingError: an example's loss depends on other examples of its batch.
+        BatchMixingError: an example's loss depends on other examples of its batch (every batch's losses are
+            compared with its examples' losses alone).
     """
     strategy = _check_strategy(strategy)
     _check_model(model, strategy)
@@ -196,12 +198,12 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
     """The step, traced for the batch signature: each replica's share, then every replica's results."""
     plans: list[Plan] = []
 
-    def replica(index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-        losses, norms, _, plan = per_example_terms(model, loss, x, y)
+    def replica(index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, ...]:
+        losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)
         plans.append(plan)
-        return index, losses, norms
+        return index, losses, norms, joint, alone
 
-    def step(batch: Any) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+    def step(batch: Any) -> tuple[tf.Tensor, ...]:
         out = strategy.run(replica, args=batch)
         return tuple(strategy.gather(t, axis=0) for t in out)
 
@@ -217,13 +219,17 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
 
 def _run(step: Any, distributed: Any, total: int | None,
          progress: Callable[[int, int | None], None] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every batch through the step; the numbered results of the real (not padding) rows, as they came."""
+    """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
+
+    Each batch's losses must equal its examples' losses alone (``check_independent``), on every batch.
+    """
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     done = 0
     try:
         for batch in distributed:
-            index, losses, norms = (t.numpy() for t in step(batch))
+            index, losses, norms, joint, alone = (t.numpy() for t in step(batch))
             real = index >= 0
+            check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real])
             chunks.append((index[real], losses[real], norms[real]))
             done += int(real.sum())
             if progress is not None:
