@@ -36,7 +36,7 @@ import tensorflow as tf
 
 from . import _runtime, _structure
 from ._cache import LRUCache
-from ._errors import BatchMixingError, ExpressionError, GradlibError, error_gist
+from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from ._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from ._limits import LIMITS, Limits

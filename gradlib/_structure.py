@@ -358,6 +358,8 @@ def signature(nest: Nest) -> Hashable:
         return ("dict", tuple((k, signature(v)) for k, v in sorted(_items(nest))))
     if isinstance(nest, (list, tuple)):
         return (type(nest).__name__, tuple(signature(v) for v in nest))
+    if not hasattr(nest, "shape"):   # a spec TensorFlow keys itself (a distributed data set's PerReplicaSpec)
+        return nest
     return (tuple(nest.shape.as_list()) if nest.shape.rank is not None else None, nest.dtype.name)
 
 

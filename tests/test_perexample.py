@@ -546,8 +546,8 @@ def test_bad_labels_after_a_good_call_are_blamed_on_the_labels():
 def test_labels_broadcast_against_the_outputs_are_blamed_not_called_batch_mixing():
     x = data("dense")[0][:3]
     mse = keras.losses.MeanSquaredError()
-    with pytest.raises(gradlib.InputError, match=r"the loss mixes the examples.*y has shape \(3,\) and the model's "
-                                                 r"output \(3, 3\).*\(3, 3\) for a regression loss"):
+    with pytest.raises(gradlib.InputError, match=r"the loss mixes the examples.*y has shape \(3,\) and the model's output shape "
+                                                 r"\(3, 3\).*\(3, 3\) for a regression loss"):
         per_example_gradients(built("dense"), x, np.array([0.0, 1.0, 2.0], "float32"), loss=mse)
 
 
