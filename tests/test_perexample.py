@@ -405,3 +405,33 @@ def test_a_functional_graph_with_a_skip_connection_and_a_nested_model_is_walked_
     close(fast.norms, norms)
     for mine, theirs in zip(per_example_gradients(model, x, y, loss=cce_callable).gradients, grads):
         close(mine, theirs)
+
+
+def _matmul_floats(steps: int, k: int, o: int) -> int:
+    """Floats ``sequence_norm_sq`` allocates for one example, counted in its traced graph: the outputs of its
+    matrix products (a a^T and g g^T, T x T each, or a^T g, k x o); for one step, the two squared vectors."""
+    graph = tf.function(_ghost.sequence_norm_sq).get_concrete_function(
+        tf.TensorSpec((1, steps, k)), tf.TensorSpec((1, steps, o))).graph
+    kinds = ("Square",) if steps == 1 else ("BatchMatMulV2", "BatchMatMulV3", "MatMul")
+    return sum(int(np.prod(out.shape)) for op in graph.get_operations() if op.type in kinds for out in op.outputs)
+
+
+@pytest.mark.parametrize("steps, features, units, expected", [
+    (6, 12, 16, 2 * 6 * 6),      # T (k + o) = 174 < k o = 208: the two T x T products
+    (20, 3, 4, (3 + 1) * 4),     # many steps: a^T g, (k + 1 for the bias) x o
+    (1, 5, 3, (5 + 1) + 3),      # one step: |a|^2 |g|^2
+])
+def test_a_dense_layers_floats_per_example_are_what_its_norm_allocates(steps, features, units, expected):
+    # the estimate decides whether a batch is refused: T times too low let a batch through that does not fit
+    model = keras.Sequential([keras.Input((steps, features)), keras.layers.Dense(units), keras.layers.Flatten()])
+    x = np.ones((2, steps, features), np.float32)
+    y = np.zeros((2, steps * units), np.float32)
+    _, _, _, plan = _perexample.per_example_terms(model, keras.losses.MeanSquaredError(), x, y)
+    assert plan.method == "ghost" and plan.floats_per_example == expected == _matmul_floats(steps, features + 1, units)
+    per_batch = rf"would allocate about {2 * expected:,} floats for this batch \({expected:,} per example"
+    with pytest.raises(GradlibError, match=per_batch):
+        per_example_gradients(model, x, y, loss=keras.losses.MeanSquaredError(), norms_only=True,
+                              limits=gradlib.Limits(max_jacobian=2 * expected - 1))
+    r = per_example_gradients(model, x, y, loss=keras.losses.MeanSquaredError(), norms_only=True,
+                              limits=gradlib.Limits(max_jacobian=2 * expected))   # exactly at the limit: computed
+    assert r.norms.shape == (2,)
