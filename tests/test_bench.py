@@ -60,3 +60,34 @@ def test_the_command_writes_csv_and_json_with_ratios_to_the_seed_loop(tmp_path, 
     assert auto["warm_speedup_vs_seed"] == pytest.approx(seed["warm_s"] / auto["warm_s"])
     assert csv.read_text().splitlines()[0].startswith("size,outputs,inputs,contender,method,compiled,xla")
     assert "| seed loop (unstack, eager) |" in capsys.readouterr().out
+
+
+def test_measure_and_the_ratios_read_a_clock_the_test_controls(monkeypatch):
+    """The ratios' definition restated proves little; with each call's seconds set here, the first call, the
+    fastest and the median warm call, and each ratio's direction (the seed loop's time over the contender's) show."""
+    import types
+
+    clock = [0.0]
+
+    def contender(durations):
+        steps = iter(durations)
+
+        def call():
+            clock[0] += next(steps)
+            return np.eye(2)
+        return call
+
+    monkeypatch.setattr(bench, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    seed = bench.measure(bench.Row(2, 2, 2, "seed loop (unstack, eager)"), contender([0.5, 0.3, 0.1, 0.2]),
+                         np.asarray, np.eye(2), repeats=3)
+    fast = bench.measure(bench.Row(2, 2, 2, "gradlib auto"), contender([0.05, 0.002, 0.001, 0.004]),
+                         np.asarray, np.eye(2), repeats=3)
+    slow = bench.measure(bench.Row(2, 2, 2, "slow"), contender([2.0, 1.5, 9.0]), np.asarray, np.eye(2), repeats=3)
+    assert (seed.first_s, seed.warm_s, seed.warm_median_s) == pytest.approx((0.5, 0.1, 0.2))
+    assert (fast.first_s, fast.warm_s, fast.warm_median_s) == pytest.approx((0.05, 0.001, 0.002))
+    assert (slow.first_s, slow.warm_s, slow.warm_median_s) == pytest.approx((2.0, 1.5, 1.5))   # over 1 s: one warm call
+    assert seed.max_error == 0.0
+    bench._with_ratios([seed, fast, slow])
+    assert (seed.warm_speedup_vs_seed, fast.warm_speedup_vs_seed, slow.warm_speedup_vs_seed) == pytest.approx(
+        (1.0, 100.0, 0.1 / 1.5))
+    assert fast.first_vs_seed == pytest.approx(0.5)   # gradlib's first call over the seed loop's warm one
