@@ -91,3 +91,24 @@ def test_measure_and_the_ratios_read_a_clock_the_test_controls(monkeypatch):
     assert (seed.warm_speedup_vs_seed, fast.warm_speedup_vs_seed, slow.warm_speedup_vs_seed) == pytest.approx(
         (1.0, 100.0, 0.1 / 1.5))
     assert fast.first_vs_seed == pytest.approx(0.5)   # gradlib's first call over the seed loop's warm one
+
+
+def test_scaling_times_the_warm_calls_on_a_clock_the_test_controls(monkeypatch):
+    """``seconds > 0`` holds for any timing; with each call's seconds set here, the untimed first call, the median
+    of the warm ones, the single timing of a slow point and the ratio to the fastest are pinned."""
+    import types
+
+    clock = [0.0]
+    durations = {"unstack": iter([0.2, 0.3, 0.1, 0.2]), "jacobian": iter([0.5, 0.01, 0.03, 0.02]),
+                 "forward": iter([scaling.SLOW_SECONDS + 1.0])}   # a first call over SLOW_SECONDS: timed once
+    real = gradlib.evaluate
+
+    def timed(*args, method, **kwargs):
+        clock[0] += next(durations[method])
+        return real(*args, method=method, **kwargs)
+
+    monkeypatch.setattr(gradlib, "evaluate", timed)
+    monkeypatch.setattr(scaling, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    frame = scaling.scaling([4], methods=("unstack", "jacobian", "forward"), repeats=3)
+    assert frame["seconds"].tolist() == pytest.approx([0.2, 0.02, scaling.SLOW_SECONDS + 1.0])
+    assert frame["ratio"].tolist() == pytest.approx([10.0, 1.0, (scaling.SLOW_SECONDS + 1.0) / 0.02])
