@@ -73,3 +73,55 @@ def test_each_gradlib_contender_calls_with_its_own_options(monkeypatch, name, ex
     w1, w2, x = bench.mlp_weights(3, 3)
     bench._call_for(name, w1, w2, x)()
     assert seen == [expected]
+
+
+def test_measure_and_the_ratios_read_a_clock_the_test_controls(monkeypatch):
+    """The ratios' definition restated proves little; with each call's seconds set here, the first call, the
+    fastest and the median warm call, and each ratio's direction (the seed loop's time over the contender's) show."""
+    import types
+
+    clock = [0.0]
+
+    def contender(durations):
+        steps = iter(durations)
+
+        def call():
+            clock[0] += next(steps)
+            return np.eye(2)
+        return call
+
+    monkeypatch.setattr(bench, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    seed = bench.measure(bench.Row(2, 2, 2, "seed loop (unstack, eager)"), contender([0.5, 0.3, 0.1, 0.2]),
+                         np.asarray, np.eye(2), repeats=3)
+    fast = bench.measure(bench.Row(2, 2, 2, "gradlib auto"), contender([0.05, 0.002, 0.001, 0.004]),
+                         np.asarray, np.eye(2), repeats=3)
+    slow = bench.measure(bench.Row(2, 2, 2, "slow"), contender([2.0, 1.5, 9.0]), np.asarray, np.eye(2), repeats=3)
+    assert (seed.first_s, seed.warm_s, seed.warm_median_s) == pytest.approx((0.5, 0.1, 0.2))
+    assert (fast.first_s, fast.warm_s, fast.warm_median_s) == pytest.approx((0.05, 0.001, 0.002))
+    assert (slow.first_s, slow.warm_s, slow.warm_median_s) == pytest.approx((2.0, 1.5, 1.5))   # over 1 s: one warm call
+    assert seed.max_error == 0.0
+    bench._with_ratios([seed, fast, slow])
+    assert (seed.warm_speedup_vs_seed, fast.warm_speedup_vs_seed, slow.warm_speedup_vs_seed) == pytest.approx(
+        (1.0, 100.0, 0.1 / 1.5))
+    assert fast.first_vs_seed == pytest.approx(0.5)   # gradlib's first call over the seed loop's warm one
+
+
+def test_scaling_times_the_warm_calls_on_a_clock_the_test_controls(monkeypatch):
+    """``seconds > 0`` holds for any timing; with each call's seconds set here, the untimed first call, the median
+    of the warm ones, the single timing of a slow point and the ratio to the fastest are pinned."""
+    import types
+
+    clock = [0.0]
+    durations = {"unstack": iter([0.2, 0.3, 0.1, 0.2]), "jacobian": iter([0.5, 0.01, 0.03, 0.02]),
+                 "forward": iter([scaling.SLOW_SECONDS + 1.0])}   # a first call over SLOW_SECONDS: timed once
+    real = gradlib.evaluate
+
+    def timed(*args, method, **kwargs):
+        clock[0] += next(durations[method])
+        return real(*args, method=method, **kwargs)
+
+    monkeypatch.setattr(gradlib, "evaluate", timed)
+    monkeypatch.setattr(scaling, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    frame = scaling.scaling([4], methods=("unstack", "jacobian", "forward"), repeats=3)
+    assert frame["seconds"].tolist() == pytest.approx([0.2, 0.02, scaling.SLOW_SECONDS + 1.0])
+    assert frame["ratio"].tolist() == pytest.approx([10.0, 1.0, (scaling.SLOW_SECONDS + 1.0) / 0.02])

@@ -7,6 +7,7 @@ the test run. Each limit is pinned at its boundary: exactly at the estimate comp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -294,3 +295,45 @@ def test_the_repair_of_poisoned_rows_runs_the_other_mode_in_chunks_when_it_must(
     np.testing.assert_allclose(r.jacobian[1], expected, rtol=1e-12, atol=1e-14)
     plain = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", compiled=True, method="jacobian")
     assert plain.poisoned_rows == (1,) and np.isnan(plain.jacobian[1, 0])   # what the repair fixed
+
+
+# ---------------------------------------------------------------- estimates pinned to an independent count
+
+
+def test_compiled_unstack_holds_its_m_unrolled_passes_at_once():
+    # tanh(x) with 30 float64 elements: the forward pass holds x and tanh(x) (60 values); one reverse pass holds
+    # twice the watched part (120). Compiled, the 30 unrolled passes may run side by side: 30 x 120 values, plus
+    # the 30 cotangents and the 30 x 30 Jacobian twice (the stacked rows and the result)
+    p = _profile("tanh(x)", {"x": np.linspace(-1, 1, 30)}, ["x"])
+    assert (p.m, p.n, p.itemsize, p.elements, p.watched_elements, p.watched_work) == (30, 30, 8, 60, 60, 60)
+    compiled, eager = _cost.estimate("unstack", p, True), _cost.estimate("unstack", p, False)
+    assert compiled.bytes == 8 * (60 + 30 * 120 + 30 + 2 * 30 * 30) == 43_920
+    assert eager.bytes == 8 * (60 + 1 * 120 + 30 + 2 * 30 * 30) == 16_080   # one pass at a time
+    assert compiled.work == 60 + 30 * (2 * 60 + 30 + 30) == 5_460          # forward, then 30 passes
+    # the same passes vectorized (jacobian) hold the same, and the 30 x 30 identity of cotangents besides
+    assert _cost.estimate("jacobian", p, True).bytes - compiled.bytes == 8 * (30 * 30 - 30)
+
+
+TALL = {"A": np.linspace(-1.0, 1.0, 10)[:, None], "x": np.linspace(-2.0, 2.0, 300)[None, :]}   # m = 3,000, n = 300
+
+
+def test_auto_chunks_the_direction_with_fewer_passes():
+    # tanh(A * x): 3,000 outputs, 300 inputs, nothing fits 20 MB at once and no eager loop is allowed (over 256
+    # passes). Forward mode in chunks runs 300 passes; reverse mode would run 3,000 (10x the work)
+    p = _profile("tanh(A * x)", TALL, ["x"])
+    small = Limits(max_bytes=2e7)
+    assert (p.m, p.n) == (3_000, 300)
+    assert not any(_cost.fits(_cost.estimate(k, p, True), small) for k in ("jacobian", "forward"))
+    method, compiled, chunk = _plan.plan_auto(p, usual="jacobian", compiled=True, compilable=True, limits=small)
+    fixed, per_pass = p.elements + 2 * 3_000 * 300, 300 + 2 * p.watched_elements   # what a chunk of k passes holds
+    assert (method, compiled, chunk) == ("forward", True, int((2e7 / 8 - fixed) // per_pass))
+    assert _plan.plan_auto(p, usual="forward", compiled=True, compilable=True, limits=small) == (method, True, chunk)
+    wide = dataclasses.replace(p, m=300, n=3_000)   # the mirror: 300 outputs of 3,000 inputs, reverse mode
+    assert _plan.plan_auto(wide, usual="forward", compiled=True, compilable=True, limits=small) == (
+        "jacobian", True, int((2e7 / 8 - fixed) // per_pass))
+    r = gradlib.evaluate("tanh(A * x)", TALL, watch=["x"], dtype="float64", limits=small)
+    assert (r.method, r.compiled) == ("forward", True) and r.warnings[0].startswith(f"computed in chunks of {chunk} ")
+    a, x = TALL["A"], TALL["x"][0]
+    expected = np.zeros((10, 300, 300))
+    expected[:, np.arange(300), np.arange(300)] = a * (1 - np.tanh(a * x) ** 2)
+    np.testing.assert_allclose(r.jacobian, expected.reshape(3_000, 300), rtol=1e-12, atol=1e-14)

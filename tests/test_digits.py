@@ -1,7 +1,10 @@
 """The per-example page's work on scikit-learn's digits: flipped labels, the ranking by norm, DP-SGD clipping."""
 
+import dataclasses
+
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import gradlib
 from dashboard import digits
@@ -54,3 +57,49 @@ def test_clipping_counts_the_norms_above_c_and_keeps_the_clipped_mean_within_c(t
     huge = digits.clipping(training, 1e9)
     assert huge.clipped == 0 and huge.cosine == pytest.approx(1.0)
     np.testing.assert_allclose(huge.clipped_norms, huge.plain_norms, rtol=1e-6)
+
+
+def test_ranking_by_loss_counts_the_flipped_labels_among_the_k_largest_losses(training):
+    # independent: Python's sort by loss, largest first (ties by index, as a stable sort)
+    by_loss = sorted(range(len(training.losses)), key=lambda i: (-float(training.losses[i]), i))
+    for k in (10, 100, 400):
+        assert training.caught_by_loss(k) == sum(bool(training.data.flipped[i]) for i in by_loss[:k])
+    assert training.caught_by_loss(100) >= 70   # the largest losses are mostly flipped labels; the smallest never
+    smallest = np.argsort(training.losses)[:100]
+    assert training.caught_by_loss(100) > int(training.data.flipped[smallest].sum()) + 50
+
+
+def _subset(training, n: int):
+    """The training with its data cut to ``n`` examples (some of them flipped): few enough for a plain loop."""
+    data = training.data
+    keep = np.sort(np.concatenate([np.flatnonzero(data.flipped)[: n // 3], np.flatnonzero(~data.flipped)[: n - n // 3]]))
+    cut = digits.Digits(**{name: getattr(data, name)[keep] for name in ("x", "images", "true", "given", "flipped")})
+    return dataclasses.replace(training, data=cut)
+
+
+def test_clipping_matches_a_plain_loop_over_the_examples(training):
+    # one GradientTape per example: the plain mean, each gradient scaled by min(1, C / norm), their mean
+    small = _subset(training, 30)
+    model = digits.build_model(0)
+    model.set_weights(list(training.weights))
+    grads = []
+    for x, y in zip(small.data.x, small.data.given):
+        with tf.GradientTape() as tape:
+            loss = digits.LOSS(y[None], model(x[None]))
+        grads.append([g.numpy().astype(np.float64) for g in tape.gradient(loss, model.trainable_variables)])
+    norms = np.array([np.sqrt(sum((g ** 2).sum() for g in gs)) for gs in grads])
+    clip = float(np.median(norms))
+    factors = np.minimum(1.0, clip / norms)
+    plain = [np.mean([gs[v] for gs in grads], axis=0) for v in range(4)]
+    clipped = [np.mean([f * gs[v] for f, gs in zip(factors, grads)], axis=0) for v in range(4)]
+    flat_p, flat_c = np.concatenate([g.ravel() for g in plain]), np.concatenate([g.ravel() for g in clipped])
+
+    result = digits.clipping(small, clip)
+    assert result.total == 30 and result.clipped == int((norms > clip * (1 + 1e-6)).sum()) and result.clipped >= 10
+    assert result.variable_names == tuple(v.path for v in model.trainable_variables)
+    np.testing.assert_allclose(result.plain_norms, [np.linalg.norm(g) for g in plain], rtol=1e-4)
+    np.testing.assert_allclose(result.clipped_norms, [np.linalg.norm(g) for g in clipped], rtol=1e-4)
+    assert result.plain_total == pytest.approx(np.linalg.norm(flat_p), rel=1e-4)
+    assert result.clipped_total == pytest.approx(np.linalg.norm(flat_c), rel=1e-4)
+    assert result.cosine == pytest.approx(flat_p @ flat_c / np.linalg.norm(flat_p) / np.linalg.norm(flat_c), abs=1e-5)
+    assert result.cosine < 0.999   # clipping turned the mean: a cosine of 1 would not tell the two apart

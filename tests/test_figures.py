@@ -245,6 +245,33 @@ def test_norm_histogram_overlays_one_histogram_per_group_with_the_clip_line():
         figures.norm_histogram(norms, ["a", "b", "c"])
 
 
+def _plotly_counts(fig) -> np.ndarray:
+    """The bar heights Plotly draws, summed over the traces: bins [start + i size, start + (i + 1) size) for each
+    bin that starts below ``end``; a value outside every bin (at ``end`` exactly, say) is not drawn (plotly.js#6556)."""
+    bins = fig.data[0].xbins
+    assert all(t.xbins == bins for t in fig.data)   # one set of bins for every group, or the overlay misleads
+    count = 0
+    while bins.start + count * bins.size < bins.end:
+        count += 1
+    edges = bins.start + bins.size * np.arange(count + 1)
+    values = np.concatenate([np.asarray(t.x, float) for t in fig.data])
+    inside = (values >= edges[0]) & (values < edges[-1]) & (values < bins.end)
+    return np.bincount(np.searchsorted(edges, values[inside], side="right") - 1, minlength=count)
+
+
+@pytest.mark.parametrize("norms", [[0.5, 1.5, 2.5, 9.0], [1.0, 2.0, 40.0], [0.0, 0.0], [3.0], [7.0, 7.0, 7.0],
+                                   np.random.default_rng(0).gamma(2.0, size=500).tolist(), [1e-8, 2e-8], [2.5e6, 1.0]])
+def test_norm_histogram_counts_every_norm_the_largest_included(norms):
+    fig = figures.norm_histogram(norms, ["kept", "flipped"] * (len(norms) // 2) + ["kept"] * (len(norms) % 2))
+    counts = _plotly_counts(fig)
+    assert counts.sum() == len(norms)   # the largest norm sat on the last edge and was not drawn
+    assert len(counts) in (40, 41)   # 40 bins (a 41st, empty, when rounding leaves 40 x size just below the end)
+    if max(norms) > 0:   # the largest norm is in the last bin that holds a norm: the 40th
+        assert np.flatnonzero(counts)[-1] == 39
+    reference = sorted(norms)
+    assert counts[0] == sum(v < fig.data[0].xbins.start + fig.data[0].xbins.size for v in reference)
+
+
 def test_image_grid_draws_each_image_under_its_title():
     images = np.arange(3 * 2 * 2).reshape(3, 2, 2) / 12
     fig = figures.image_grid(images, ["a", "b", "c"], columns=2)

@@ -82,6 +82,21 @@ def test_get_model_caches_by_parameters():
     assert get_model("mlp_regressor", features=3) is not get_model("mlp_regressor", features=4)
 
 
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_get_model_keys_its_cache_on_the_seed(name):
+    # each seed's cached model has the weights its builder gives for that seed; a key without the seed
+    # returned the first seed's model for every later seed
+    small = {"mlp_regressor": {"features": 3, "hidden": (4,)}, "classifier": {"features": 3, "hidden": (4,)},
+             "sequence": {"steps": 4, "features": 2, "units": 3}}[name]
+    models = {seed: get_model(name, seed=seed, **small) for seed in (11, 12)}
+    for seed, model in models.items():
+        built = MODELS[name].build(**MODELS[name].params(seed=seed, **small))
+        for got, want in zip(weights(model), weights(built), strict=True):
+            np.testing.assert_array_equal(got, want)
+        assert get_model(name, seed=seed, **small) is model   # the same seed: the same (cached) model
+    assert not np.array_equal(weights(models[11])[0], weights(models[12])[0])
+
+
 @pytest.mark.parametrize("name, params, message", [
     ("mlp", {}, "unknown model 'mlp'; choose one of mlp_regressor, classifier, sequence"),
     ("classifier", {"activation": "swish!"}, "activation must be one of tanh, relu"),

@@ -1,5 +1,8 @@
 """The Models page's report: per-sample gradients of a built-in model, its timings, and the pitfalls beside them."""
 
+import dataclasses
+import types
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -35,6 +38,41 @@ def test_report_matches_the_model_and_times_the_loop_on_a_few_samples():
                            "eager tape.batch_jacobian": r.batch_jacobian_seconds,
                            "per-sample tape.jacobian loop": r.loop_seconds}
     assert len(set(r.seconds().values())) == 4   # four different measurements, not one copied
+
+
+def test_each_timing_is_the_one_it_names_on_a_clock_the_test_controls(monkeypatch):
+    """``speedup == loop / gradlib`` restates a definition; here every timing is set, so a loop time not scaled
+    to the batch, a mean or a first call for the median, or the eager and compiled contenders swapped, all show."""
+    warm = iter([0.05, 0.01, 0.04, 0.02, 0.09])   # the median is 0.04; the mean (0.042) and the first (0.05) are not
+    real = gradlib.per_sample_gradients
+
+    def timed(fn, x, **kwargs):   # gradlib's own seconds: 0.4 for the loop (4 samples), the list above when warm
+        r = real(fn, x, **kwargs)
+        if kwargs.get("method") == "loop":
+            return dataclasses.replace(r, seconds=0.4)
+        return dataclasses.replace(r, seconds=next(warm)) if kwargs.get("check_independence") is False else r
+
+    clock = [100.0]
+    batch_jacobian = model_report._batch_jacobian
+
+    def eager_second(model, xt, use_pfor):   # an eager call takes 1 s on this clock; compiled calls run no Python
+        if tf.executing_eagerly():
+            clock[0] += 1.0
+        return batch_jacobian(model, xt, use_pfor)
+
+    monkeypatch.setattr(gradlib, "per_sample_gradients", timed)
+    monkeypatch.setattr(model_report, "_batch_jacobian", eager_second)
+    monkeypatch.setattr(model_report, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    r = model_report.report("mlp_regressor", {"features": 2, "hidden": (3,), "outputs": 2},
+                            make_batch("random normal", (2,), 6, seed=1))
+    assert r.missing == () and model_report.REPEATS == 5
+    assert (r.gradlib_seconds, r.gradlib_spread) == (0.04, (0.01, 0.09))
+    assert (r.loop_seconds, r.loop_samples) == (pytest.approx(0.4 * 6 / 4), 4)   # 4 samples timed, 6 in the batch
+    assert (r.batch_jacobian_seconds, r.compiled_batch_jacobian_seconds) == (1.0, 0.0)
+    assert (r.speedup, r.batch_jacobian_speedup, r.compiled_batch_jacobian_speedup) == (
+        pytest.approx(15.0), pytest.approx(25.0), 0.0)
+    assert r.seconds() == {"gradlib (one compiled call)": 0.04, "tf.function tape.batch_jacobian": 0.0,
+                           "eager tape.batch_jacobian": 1.0, "per-sample tape.jacobian loop": pytest.approx(0.6)}
 
 
 @pytest.mark.parametrize("cell", ["simple_rnn", "gru"])

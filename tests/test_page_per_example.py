@@ -1,6 +1,8 @@
 """AppTest of the per-example gradients page: digits with flipped labels, norms, the top-k, DP-SGD clipping."""
 
+import base64
 import json
+import re
 
 import numpy as np
 import pytest
@@ -67,3 +69,30 @@ def test_changing_k_or_c_does_not_retrain_and_new_flips_do(monkeypatch):
     at.button(key="pe_submit").click().run()
     assert not at.exception and calls == [(10, 11), (20, 11)]
     assert metrics(at)["Expected at random"] == "6.0 of 30"   # 359 of 1,797 flipped, top 30
+
+def _series(spec: dict, axis: str) -> dict[str, np.ndarray]:
+    """Each trace's ``axis`` values by the trace's name (Plotly JSON writes arrays as typed base64)."""
+    out = {}
+    for trace in spec["data"]:
+        data = trace[axis]
+        out[trace["name"]] = (np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+                              if isinstance(data, dict) else np.asarray(data))
+    return out
+
+def test_the_numbers_on_the_page_are_the_ones_they_name(default):
+    # each number is read where the user reads it (a metric's text, a bar series by its name) and checked against
+    # a count made here: swapped bars or caught / k as "flipped labels found" both passed the tests above
+    at, m = default, metrics(default)
+    flipped = int(digits.load(10, 0).flipped.sum())
+    caught = int(at.dataframe[0].value["flipped"].sum())
+    assert flipped == 180 and m["Flipped labels found"] == f"{caught / flipped:.0%}" != f"{caught / 100:.0%}"
+    by_loss = [int(x) for c in at.caption for x in re.findall(r"[Rr]anking by loss\D*(\d+) of 100", c.value)]
+    assert len(by_loss) == 1 and by_loss[0] >= 70   # the largest losses are flipped labels; the smallest never are
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    histogram, bars = _series(specs[0], "x"), _series(specs[2], "y")
+    plain, clipped = bars["plain mean"], bars["clipped mean (C = 1)"]
+    # per variable, then all variables together: each series' total is the metric of the same name
+    assert float(m["Plain mean: norm"]) == pytest.approx(np.linalg.norm(plain), rel=1e-3)
+    assert float(m["Clipped mean: norm"]) == pytest.approx(np.linalg.norm(clipped), rel=1e-3)
+    assert (clipped < plain).all()   # the long gradients of flipped labels, cut to C = 1, weigh less in every variable
+    assert len(histogram["label flipped"]) == flipped and len(histogram["label kept"]) == 1797 - flipped

@@ -679,3 +679,38 @@ def test_the_per_example_loop_stays_within_its_estimate_at_batch_512():
     assert (weights, method) == (1411, "ghost+loop")
     assert growth <= estimate <= 5 * max(growth, 1e6)
     assert estimate <= 4 * gradlib.LIMITS.max_jacobian   # within the default limit: not refused at B = 512
+
+
+def _matmul_floats(steps: int, k: int, o: int) -> int:
+    """Floats ``sequence_norm_sq`` allocates for one example, counted in its traced graph: the outputs of its
+    matrix products (a a^T and g g^T, T x T each, or a^T g, k x o); for one step, the two squared vectors."""
+    graph = tf.function(_ghost.sequence_norm_sq).get_concrete_function(
+        tf.TensorSpec((1, steps, k)), tf.TensorSpec((1, steps, o))).graph
+    kinds = ("Square",) if steps == 1 else ("BatchMatMulV2", "BatchMatMulV3", "MatMul")
+    return sum(int(np.prod(out.shape)) for op in graph.get_operations() if op.type in kinds for out in op.outputs)
+
+
+@pytest.mark.parametrize("steps, features, units, expected", [
+    (6, 12, 16, 2 * 6 * 6),      # T (k + o) = 174 < k o = 208: the two T x T products
+    (20, 3, 4, (3 + 1) * 4),     # many steps: a^T g, (k + 1 for the bias) x o
+    (1, 5, 3, (5 + 1) + 3),      # one step: |a|^2 |g|^2
+])
+def test_a_dense_layers_floats_per_example_are_what_its_norm_allocates(steps, features, units, expected):
+    # the estimate decides whether a batch is refused: T times too low let a batch through that does not fit
+    model = keras.Sequential([keras.Input((steps, features)), keras.layers.Dense(units), keras.layers.Flatten()])
+    x = np.ones((2, steps, features), np.float32)
+    y = np.zeros((2, steps * units), np.float32)
+    dense = model.layers[0]
+    rule = _ghost.rule_for(dense)
+    _, a, _ = rule.forward(dense, tf.constant(x), False)
+    assert rule.floats(dense, a) == expected == _matmul_floats(steps, features + 1, units)
+    _, _, _, plan, _ = _perexample.per_example_terms(model, keras.losses.MeanSquaredError(), x, y)
+    assert plan.method == "ghost" and plan.floats_per_example >= expected   # the rule's, and the activations
+    total = plan.floats_per_example
+    per_batch = rf"would allocate about {2 * total:,} floats for this batch \({total:,} per example"
+    with pytest.raises(GradlibError, match=per_batch):
+        per_example_gradients(model, x, y, loss=keras.losses.MeanSquaredError(), norms_only=True,
+                              limits=gradlib.Limits(max_jacobian=2 * total - 1))
+    r = per_example_gradients(model, x, y, loss=keras.losses.MeanSquaredError(), norms_only=True,
+                              limits=gradlib.Limits(max_jacobian=2 * total))   # exactly at the limit: computed
+    assert r.norms.shape == (2,)

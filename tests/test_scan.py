@@ -215,3 +215,32 @@ def test_memory_does_not_grow_with_the_data_set():
     assert out.returncode == 0, out.stderr[-2000:]
     rss = json.loads(out.stdout.strip().splitlines()[-1])
     assert rss["60000"] - rss["12000"] < 4 * 2**20, rss
+
+
+def test_in_order_scatters_each_row_to_its_example():
+    """Row i came back for example index[i]: it goes to position index[i] (a gather, out = rows[index], is only
+    right when the permutation is its own inverse, which the strategies tested above happen to give)."""
+    from gradlib.scan import _engine
+    index = np.array([3, 0, 4, 6, 1, 2, 5])   # one 7-cycle: no element is its own image's image
+    assert not np.array_equal(index[index], np.arange(7))
+    losses, norms = 10.0 * index, 100.0 + index   # each row carries its example's number
+    got_losses, got_norms = _engine._in_order(index, losses, norms)
+    np.testing.assert_array_equal(got_losses, 10.0 * np.arange(7))
+    np.testing.assert_array_equal(got_norms, 100.0 + np.arange(7))
+    with pytest.raises(GradlibError, match="7 results but not one for each of the examples 0..6"):
+        _engine._in_order(np.array([3, 0, 4, 6, 1, 2, 2]), losses, norms)
+
+
+def test_rows_a_strategy_returns_out_of_order_come_back_in_the_data_sets_order():
+    """A strategy whose gather hands back each batch's rows rotated (as a strategy with several replicas may
+    order them): every example still gets its own loss and norm."""
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    gather = strategy.gather
+    strategy.gather = lambda value, axis: tf.roll(gather(value, axis=axis), shift=3, axis=axis)
+    with strategy.scope():
+        model = scan_models.classifier()
+    x, y = scan_models.arrays(21)
+    result = gradlib.scan(model, (x, y), loss=CCE, batch_size=8, strategy=strategy)   # the last batch padded
+    losses, norms = loop_reference(scan_models.classifier(), x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)

@@ -95,3 +95,24 @@ def test_fingerprints_are_stable_for_equal_values(value, same):
     fn = functools.partial(lambda x, v: x, v=value)
     assert (_state.fingerprint(fn) == _state.fingerprint(fn)) is same
     assert _state.fingerprint(fn) != ()
+
+
+NESTED = np.array(1.0, np.float32)
+
+
+def test_a_global_read_inside_a_nested_lambda_or_comprehension_is_seen():
+    # the global is named only by the inner code objects (co_consts), never by the outer function's own code
+    inner = lambda x: (lambda y: y * NESTED)(x)   # noqa: E731
+    comprehension = lambda x: tf.add_n([x * NESTED for _ in range(1)])   # noqa: E731
+    generator = lambda x: tf.add_n(list(x * NESTED for _ in range(1)))   # noqa: E731
+    for fn in (inner, comprehension, generator):
+        assert "NESTED" not in fn.__code__.co_names
+        before = _state.fingerprint(fn)
+        assert _diag(gradlib.per_element_gradients(fn, X, compiled=True))[0] == 1.0
+        NESTED[...] = 5.0
+        try:
+            assert _state.fingerprint(fn) != before
+            assert _diag(gradlib.per_element_gradients(fn, X, compiled=True))[0] == 5.0   # stayed 1.0 when missed
+        finally:
+            NESTED[...] = 1.0
+        assert _state.fingerprint(fn) == before

@@ -99,3 +99,15 @@ def test_code_that_caught_expression_error_for_a_bad_upload_still_catches_it():
     with pytest.raises(ExpressionError, match=r"row 1, column 2: 'abc' is not a number") as info:
         load_batch(b"1,abc,3\n", "x.csv", expected_features=3)
     assert type(info.value) is InputError and info.value.column is None
+
+
+def test_exactly_max_rows_samples_are_accepted_and_one_more_is_refused():
+    from gradlib.keras_models import MAX_BATCH   # the default: the largest batch the Models page runs
+    for rows, limit in ((4, 4), (MAX_BATCH, None)):
+        options = {} if limit is None else {"max_rows": limit}
+        for data, name in ((b"1,2,3\n" * rows, "x.csv"), (npy(np.ones((rows, 3))), "x.npy")):
+            assert load_batch(data, name, expected_features=3, **options).shape == (rows, 3)
+        more = rows + 1
+        for data, name in ((b"1,2,3\n" * more, "x.csv"), (npy(np.ones((more, 3))), "x.npy")):
+            with pytest.raises(InputError, match=rf"holds {more:,} samples; at most {rows:,} are accepted"):
+                load_batch(data, name, expected_features=3, **options)
