@@ -16,10 +16,11 @@ from gradlib.lint import RULES_BY_CODE
 
 from .render import escape
 
-__all__ = ["correction_diff", "excerpt", "message_markdown", "show"]
+__all__ = ["INCOMPLETE", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show"]
 
 CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
          "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")
+INCOMPLETE = "This code could not be checked completely"
 
 
 def excerpt(source: str, line: int, col: int) -> str:
@@ -44,10 +45,25 @@ def message_markdown(message: str) -> str:
     return "".join(f"`{part}`" if k % 2 else escape(part) for k, part in enumerate(parts))
 
 
+def incomplete_markdown(reason: str, found: int) -> str:
+    """Why the check stopped early, and what that means for the findings shown (never "no mistake")."""
+    shown = "The findings below are what it found before that; " if found else "Nothing was found before that, "
+    return (f"**{INCOMPLETE}**: {escape(reason)}. {shown}the rest of the code was not checked, so it may still "
+            "hold a GradientTape mistake. Check a smaller part of it (the function that computes your gradients).")
+
+
 def show(source: str, findings: Sequence[LintFinding]) -> None:
-    """Every finding under a heading with its line, the explanation and, when there is one, the correction."""
+    """Every finding under a heading with its line, the explanation and, when there is one, the correction.
+
+    ``findings`` is gradlib's ``LintResult``: when it is not ``complete``, a warning says why and the page
+    never says that no mistake was found.
+    """
+    reason = getattr(findings, "reason", None)
+    if reason is not None:
+        st.warning(incomplete_markdown(reason, len(findings)))
     if not findings:
-        st.success(CLEAN)
+        if reason is None:
+            st.success(CLEAN)
         return
     lines = sorted({f.line for f in findings})
     st.error(f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}** on line"

@@ -73,8 +73,8 @@ def _read(path: str) -> bytes:
             data = handle.read(MAX_BYTES + 1)
         what = "the file is"
     if len(data) > MAX_BYTES:
-        raise LintError(f"gradlib.lint: {what} larger than {MAX_BYTES:,} bytes (10 MB); this is not a source file "
-                        "to lint.")
+        raise LintError(f"gradlib.lint: {what} larger than {MAX_BYTES:,} bytes; this is not a source file to lint "
+                        "(split it, or lint the files one by one).")
     return data
 
 
