@@ -16,11 +16,13 @@ from gradlib.lint import RULES_BY_CODE
 
 from .render import escape
 
-__all__ = ["INCOMPLETE", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show"]
+__all__ = ["INCOMPLETE", "MAX_SHOWN", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show"]
 
 CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
          "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")
 INCOMPLETE = "This code could not be checked completely"
+#: findings drawn on the page (each is a heading, an excerpt and a message; thousands would stall the browser)
+MAX_SHOWN = 50
 
 
 def excerpt(source: str, line: int, col: int) -> str:
@@ -66,9 +68,10 @@ def show(source: str, findings: Sequence[LintFinding]) -> None:
             st.success(CLEAN)
         return
     lines = sorted({f.line for f in findings})
+    listed = ", ".join(map(str, lines[:MAX_SHOWN])) + (", ..." if len(lines) > MAX_SHOWN else "")
     st.error(f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}** on line"
-             f"{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines))}.")
-    for finding in findings:
+             f"{'s' if len(lines) != 1 else ''} {listed}.")
+    for finding in findings[:MAX_SHOWN]:
         rule = RULES_BY_CODE[finding.rule]
         st.markdown(f"#### Line {finding.line}: {finding.rule} {escape(rule.title)}")
         st.code(excerpt(source, finding.line, finding.col), language="text")
@@ -78,3 +81,7 @@ def show(source: str, findings: Sequence[LintFinding]) -> None:
             st.code(correction_diff(source, finding.fixed), language="diff")
             with st.expander("The whole corrected code"):
                 st.code(finding.fixed, language="python")
+    if len(findings) > MAX_SHOWN:
+        rest = findings[MAX_SHOWN:]
+        st.info(f"{len(rest)} more finding{'s' if len(rest) != 1 else ''} (lines {rest[0].line} to {rest[-1].line}) "
+                "are not shown: fix these first, then check again.")

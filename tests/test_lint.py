@@ -404,6 +404,18 @@ def test_an_internal_failure_is_never_a_clean_verdict(monkeypatch, capsys, tmp_p
     assert len(err.splitlines()) == 1
 
 
+def test_lint_holds_one_of_the_work_slots_while_it_runs(monkeypatch):
+    import threading
+    from gradlib import _runtime
+    monkeypatch.setattr(_runtime, "_slots", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(_runtime, "WAIT_SECONDS", 0.05)
+    _runtime._slots.acquire()
+    with pytest.raises(gradlib.GradlibError, match=r"the server is busy"):
+        lint("x = 1\n")
+    _runtime._slots.release()
+    assert lint("x = 1\n").complete
+
+
 def test_every_corpus_snippet_is_checked_completely():
     incomplete = {_name(p): r.reason for p in BROKEN + CORRECT for r in [lint(p.read_text())] if not r.complete}
     assert not incomplete

@@ -129,6 +129,12 @@ def test_findings_before_the_analysis_stopped_are_shown_with_the_warning(at):
     assert "could not be checked completely" in warning and "The findings below are what it found" in warning
 
 
-def test_the_page_checks_within_the_work_slot_and_the_page_time_bound():
-    from dashboard import services
-    assert services.LINT_LIMITS.max_source_seconds <= 3
+def test_many_findings_show_the_first_fifty_and_say_how_many_more(at):
+    source = ("import tensorflow as tf\nx = tf.constant(1.0)\nwith tf.GradientTape(persistent=True) as t:\n"
+              "    y = x * x\n" + "g = t.gradient(y, x)\n" * 70)
+    submit(at, source)
+    shown = headings(at)
+    assert len(shown) == 50 and shown[0].startswith("#### Line 3: GT003") and shown[-1].startswith("#### Line 53:")
+    assert "**71 findings** on lines 3, 5, 6" in at.error[0].value
+    assert any(i.value == "21 more findings (lines 54 to 74) are not shown: fix these first, then check again."
+               for i in at.info)
