@@ -16,10 +16,13 @@ from gradlib.lint import RULES_BY_CODE
 
 from .render import escape
 
-__all__ = ["correction_diff", "excerpt", "message_markdown", "show"]
+__all__ = ["INCOMPLETE", "MAX_SHOWN", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show"]
 
 CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
          "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")
+INCOMPLETE = "This code could not be checked completely"
+#: findings drawn on the page (each is a heading, an excerpt and a message; thousands would stall the browser)
+MAX_SHOWN = 50
 
 
 def excerpt(source: str, line: int, col: int) -> str:
@@ -44,15 +47,31 @@ def message_markdown(message: str) -> str:
     return "".join(f"`{part}`" if k % 2 else escape(part) for k, part in enumerate(parts))
 
 
+def incomplete_markdown(reason: str, found: int) -> str:
+    """Why the check stopped early, and what that means for the findings shown (never "no mistake")."""
+    shown = "The findings below are what it found before that; " if found else "Nothing was found before that, "
+    return (f"**{INCOMPLETE}**: {escape(reason)}. {shown}the rest of the code was not checked, so it may still "
+            "hold a GradientTape mistake. Check a smaller part of it (the function that computes your gradients).")
+
+
 def show(source: str, findings: Sequence[LintFinding]) -> None:
-    """Every finding under a heading with its line, the explanation and, when there is one, the correction."""
+    """Every finding under a heading with its line, the explanation and, when there is one, the correction.
+
+    ``findings`` is gradlib's ``LintResult``: when it is not ``complete``, a warning says why and the page
+    never says that no mistake was found.
+    """
+    reason = getattr(findings, "reason", None)
+    if reason is not None:
+        st.warning(incomplete_markdown(reason, len(findings)))
     if not findings:
-        st.success(CLEAN)
+        if reason is None:
+            st.success(CLEAN)
         return
     lines = sorted({f.line for f in findings})
+    listed = ", ".join(map(str, lines[:MAX_SHOWN])) + (", ..." if len(lines) > MAX_SHOWN else "")
     st.error(f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}** on line"
-             f"{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines))}.")
-    for finding in findings:
+             f"{'s' if len(lines) != 1 else ''} {listed}.")
+    for finding in findings[:MAX_SHOWN]:
         rule = RULES_BY_CODE[finding.rule]
         st.markdown(f"#### Line {finding.line}: {finding.rule} {escape(rule.title)}")
         st.code(excerpt(source, finding.line, finding.col), language="text")
@@ -62,3 +81,7 @@ def show(source: str, findings: Sequence[LintFinding]) -> None:
             st.code(correction_diff(source, finding.fixed), language="diff")
             with st.expander("The whole corrected code"):
                 st.code(finding.fixed, language="python")
+    if len(findings) > MAX_SHOWN:
+        rest = findings[MAX_SHOWN:]
+        st.info(f"{len(rest)} more finding{'s' if len(rest) != 1 else ''} (lines {rest[0].line} to {rest[-1].line}) "
+                "are not shown: fix these first, then check again.")

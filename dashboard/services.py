@@ -27,8 +27,8 @@ TTL = "1h"
 MAX_ENTRIES = 64
 #: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn
 APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)
-#: the "Check your code" page: a pasted snippet, not a whole project
-LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000)
+#: the "Check your code" page: a pasted snippet, not a whole project, checked in at most 3 s of analysis
+LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000, max_source_seconds=3.0)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="256MB", show_spinner="Computing per-element gradients…")
@@ -46,8 +46,12 @@ def tensorflow_code(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...]
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="16MB", show_spinner=False)
-def lint(source: str) -> list[gradlib.LintFinding]:
-    """``gradlib.lint`` with the page's limits, cached on the source (the code is read, never run)."""
+def lint(source: str) -> gradlib.LintResult:
+    """``gradlib.lint`` with the page's limits, cached on the source (the code is read, never run).
+
+    gradlib.lint holds one of the process's work slots while it runs, and its analysis stops at the limits'
+    wall-clock bound (``max_source_seconds``) and work bounds; the result then says it is incomplete.
+    """
     return gradlib.lint(source, limits=LINT_LIMITS)
 
 

@@ -18,7 +18,7 @@ from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
 from ._methods import CORRECT_METHODS, METHODS, TABLE as METHOD_TABLE, Method
 from ._perexample import PerExampleResult, per_example_gradients
-from .lint import LintError, LintFinding, lint
+from .lint import LintError, LintFinding, LintResult, lint
 from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients
 from ._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._result import CELL_STATUS, GradResult
@@ -27,7 +27,7 @@ from .scan import ScanResult, scan
 __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "InputError", "LIMITS", "Limits",
-    "LintError", "LintFinding", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
+    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
     "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "error_gist", "evaluate", "format_number",
     "format_ratio", "lint", "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan", "tensorflow_code",
 ]

@@ -26,6 +26,9 @@ class Limits:
     max_source_lines: int = 5_000       # gradlib.lint: lines of the Python source
     max_source_depth: int = 100         # gradlib.lint: nesting of brackets in the text and of the syntax tree
     max_source_steps: int = 50_000      # gradlib.lint: steps of the analysis (it stops there and reports)
+    max_source_work: int = 2_000_000    # gradlib.lint: what the analysis builds (list elements, dependency-set
+                                        # entries, values walked to explain a gradient); it stops there and reports
+    max_source_seconds: float = 4.0     # gradlib.lint: wall-clock time of the analysis, checked between its steps
 
 
 LIMITS = Limits()

@@ -19,13 +19,14 @@ import re
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 import gradlib
 from gradlib import LIMITS, LintError, LintFinding, lint
-from gradlib.lint import RULES
+from gradlib.lint import RULES, RULES_BY_CODE
 from gradlib.lint.__main__ import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -223,13 +224,6 @@ def test_hostile_input_is_refused_fast_with_a_message(source, match):
     assert time.perf_counter() - start < 5
 
 
-def test_a_long_program_stops_at_the_step_limit_and_keeps_what_it_found():
-    body = "import tensorflow as tf\nx = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    y = x * x\n" \
-           "g = t.gradient(y, x)\n" + "".join(f"for i{k} in range(9):\n" + "    " * (k + 1) for k in range(6)) + "z = 1\n"
-    findings = lint(body, limits=gradlib.Limits(max_source_steps=5_000))
-    assert [(f.line, f.rule) for f in findings] == [(3, "GT003"), (5, "GT003")]
-
-
 # ---------------------------------------------------------------------------- the command line
 
 
@@ -284,3 +278,245 @@ def test_the_readme_lists_every_rule_and_shows_real_output():
     shown = re.search(r"seed_comprehension\.py:(\d+):(\d+): (GT\d+) (.*?)\n```", readme, re.S)
     assert (int(shown[1]), int(shown[2]), shown[3]) == (finding.line, finding.col, finding.rule)
     assert " ".join(shown[4].split()) == finding.message
+
+
+# ---------------------------------------------------------------------------- bounded in time and memory (issue 20)
+
+# The reproducers of issue 20, item 6: each answered in 21-150 s with up to 6 GB before the work was charged.
+DOUBLING = "a = [1]\nfor i in range(5):\n    for j in range(5):\n        a = a + a\n" + "a = a + a\n" * 5
+NESTED = ("import tensorflow as tf\na0 = tf.constant(1.0)\n" + "".join(f"a{i} = [a{i - 1}, a{i - 1}]\n" for i in range(1, 25))
+          + "y = tf.add_n(a24)\n")
+CHAIN = "import tensorflow as tf\nx = tf.constant(1.0)\nwith tf.GradientTape(persistent=True) as t:\n    y = x * 2.0\n"
+GRADIENT_LINES = CHAIN + "    y = y * 1.01\n" * 800 + "g = t.gradient(y, x)\n" * 4096
+GRADIENT_LOOPS = (CHAIN + "    for i in range(8):\n        for j in range(8):\n            for k in range(8):\n"
+                  "                y = y * 1.01\n" + "".join("    " * k + f"for i{k} in range(8):\n" for k in range(4))
+                  + "    " * 4 + "g = t.gradient(y, x)\n")
+PRODUCTS = ("import tensorflow as tf\nx = tf.Variable(1.0)\nwith tf.GradientTape() as t:\n    y = x\n"
+            + "".join("    " * (k + 1) + f"for i{k} in range(8):\n" for k in range(5)) + "    " * 6 + "y = y * x\n"
+            + "g = t.gradient(y, x)\n")
+CORRECTIONS = "import tensorflow as tf\nx = tf.constant(2.0)\n" + "".join(
+    f"with tf.GradientTape() as t{i}:\n    y{i} = x * x\ng{i} = t{i}.gradient(y{i}, x)\n" for i in range(1600))
+REPRODUCERS = {"doubling": DOUBLING, "nested": NESTED, "gradient_lines": GRADIENT_LINES,
+               "gradient_loops": GRADIENT_LOOPS, "products": PRODUCTS, "corrections": CORRECTIONS}
+
+
+def _timed(source, **limits):
+    start = time.perf_counter()
+    result = lint(source, limits=gradlib.Limits(**limits))
+    return result, time.perf_counter() - start
+
+
+def _peak_bytes(source) -> tuple:
+    tracemalloc.start()
+    try:
+        result = lint(source)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_reproducers_are_what_the_issue_describes():
+    assert len(DOUBLING) == 118 and GRADIENT_LINES.count("t.gradient(y, x)") == 4096
+    assert GRADIENT_LOOPS.count("range(8)") == 7 and PRODUCTS.count("range(8)") == 5
+
+
+@pytest.mark.parametrize("name", REPRODUCERS)
+def test_each_reproducer_answers_within_5_s(name):
+    result, seconds = _timed(REPRODUCERS[name])
+    assert seconds < 5, f"{name}: {seconds:.1f} s"
+    assert isinstance(result, gradlib.LintResult)
+
+
+@pytest.mark.parametrize("name, peak_mb", [("doubling", 5), ("nested", 5), ("products", 60), ("gradient_loops", 20)])
+def test_each_pasted_reproducer_stays_small_in_memory(name, peak_mb):
+    _, peak = _peak_bytes(REPRODUCERS[name])
+    assert peak < peak_mb * 1e6, f"{name}: {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("source, reason", [
+    (DOUBLING, r"^a list on line 4 holds more than 10,000 values, so it was not followed$"),
+    (NESTED, r"^a list on line 16 holds more than 10,000 values"),
+    (PRODUCTS, r"after 50,000 steps \(the limit, max_source_steps\).*a value on line 10 depends on more than 1,000 "
+               r"values a tape recorded"),
+], ids=["doubling", "nested", "products"])
+def test_what_is_too_big_to_follow_makes_the_result_incomplete_never_clean(source, reason):
+    result = lint(source)
+    assert result == [] and not result.complete
+    assert re.search(reason, result.reason), result.reason
+    assert "could not be checked completely: " + result.reason in result.summary()
+
+
+def test_a_gradient_asked_thousands_of_times_is_explained_once_and_each_line_gets_its_note():
+    result, seconds = _timed(GRADIENT_LOOPS)
+    assert result.complete, result.reason
+    assert [(f.line, f.rule) for f in result] == [(3, "GT003"), (13, "GT003")]
+    result, seconds = _timed(GRADIENT_LINES, max_source_seconds=30)
+    assert result.complete and len(result) == 4097
+    assert [f.line for f in result[1:]] == list(range(805, 805 + 4096))
+
+
+def test_the_work_budget_and_the_deadline_stop_the_analysis_and_say_so():
+    result, _ = _timed(GRADIENT_LOOPS, max_source_work=1_000)
+    assert not result.complete and re.search(r"it built more than 1,000 elements \(the limit, max_source_work\)",
+                                              result.reason)
+    result, seconds = _timed(GRADIENT_LOOPS, max_source_seconds=0.0)
+    assert seconds < 1 and re.fullmatch(r"the analysis ran out of time on line \d+ \(the limit, max_source_seconds\)",
+                                        result.reason)
+
+
+def test_a_long_program_stops_at_the_step_limit_keeps_what_it_found_and_is_incomplete():
+    body = "import tensorflow as tf\nx = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    y = x * x\n" \
+           "g = t.gradient(y, x)\n" + "".join(f"for i{k} in range(8):\n" + "    " * (k + 1) for k in range(6)) + "z = 1\n"
+    result = lint(body, limits=gradlib.Limits(max_source_steps=5_000))
+    assert [(f.line, f.rule) for f in result] == [(3, "GT003"), (5, "GT003")]
+    assert re.fullmatch(r"the analysis stopped on line \d+ after 5,000 steps \(the limit, max_source_steps\)",
+                        result.reason)
+
+
+def test_a_list_nested_thousands_deep_is_no_recursion():
+    source = "import tensorflow as tf\nx = tf.Variable(1.0)\na = [x]\n" + "a = [a]\n" * 3000 + \
+             "with tf.GradientTape() as t:\n    y = tf.add_n(a)\ng = t.gradient(y, a)\n"
+    result = lint(source)
+    assert result.complete and result == []
+
+
+@pytest.mark.parametrize("error, reason", [
+    (MemoryError, r"ran out of memory near line 4 \(MemoryError\)"),
+    (RecursionError, r"nested too deeply near line 4 .*RecursionError"),
+    (KeyError, r"the linter failed inside near line 4 \(KeyError: 'boom'\)"),
+])
+def test_an_internal_failure_is_never_a_clean_verdict(monkeypatch, capsys, tmp_path, error, reason):
+    from gradlib.lint import _interp
+
+    def fail(self, node, env):
+        raise error("boom")
+
+    monkeypatch.setattr(_interp.Interpreter, "s_With", fail)
+    source = (CORPUS / "correct" / "persistent_twice.py").read_text()
+    assert "with" in source.splitlines()[3]
+    result = lint(source)
+    assert result == [] and not result.complete and re.search(reason, result.reason), result.reason
+    path = tmp_path / "snippet.py"
+    path.write_text(source)
+    assert cli_main([str(path)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}: incomplete gradlib.lint could not check this file completely: ")
+    assert len(err.splitlines()) == 1
+
+
+def test_lint_holds_one_of_the_work_slots_while_it_runs(monkeypatch):
+    import threading
+    from gradlib import _runtime
+    monkeypatch.setattr(_runtime, "_slots", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(_runtime, "WAIT_SECONDS", 0.05)
+    _runtime._slots.acquire()
+    with pytest.raises(gradlib.GradlibError, match=r"the server is busy"):
+        lint("x = 1\n")
+    _runtime._slots.release()
+    assert lint("x = 1\n").complete
+
+
+def test_every_corpus_snippet_is_checked_completely():
+    incomplete = {_name(p): r.reason for p in BROKEN + CORRECT for r in [lint(p.read_text())] if not r.complete}
+    assert not incomplete
+
+
+def test_the_result_keeps_its_reason_through_pickling():
+    import pickle
+    result = lint(DOUBLING)
+    copy = pickle.loads(pickle.dumps(result))
+    assert isinstance(copy, gradlib.LintResult) and copy == result and copy.reason == result.reason
+    clean = pickle.loads(pickle.dumps(lint("x = 1\n")))
+    assert clean.complete and clean == []
+
+
+def test_corrections_are_bounded_each_reparses_the_whole_source():
+    result, seconds = _timed(CORRECTIONS, max_source_seconds=30)
+    assert result.complete and len(result) == 3200
+    fixed = [f for f in result if f.fixed is not None]
+    assert len(fixed) == 1 and fixed[0].line == 3 and "    t0.watch(x)" in fixed[0].fixed.splitlines()
+    small = CORRECTIONS[:CORRECTIONS.index("with tf.GradientTape() as t30:")]
+    fixed = [f for f in lint(small) if f.fixed is not None]
+    assert [f.line for f in fixed] == [3 + 3 * i for i in range(10)]
+
+
+# ---------------------------------------------------------------------------- reading source as Python does (item 9)
+
+
+@pytest.mark.parametrize("data", [
+    b"\xef\xbb\xbf" + (CORPUS / "broken" / "argmax.py").read_bytes(),
+    b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + (CORPUS / "broken" / "argmax.py").read_bytes(),
+], ids=["bom", "latin-1"])
+def test_bytes_are_decoded_as_python_decodes_a_file(data, tmp_path, capsys):
+    line = 5 + (2 if data.startswith(b"#") else 0)
+    result = lint(data)
+    assert result.complete and (line, "GT010") in {(f.line, f.rule) for f in result}
+    path = tmp_path / "snippet.py"
+    path.write_bytes(data)
+    assert cli_main([str(path)]) == 1 and f"{path}:{line}:20: GT010" in capsys.readouterr().out
+
+
+def test_a_correction_of_a_latin_1_file_keeps_its_text():
+    data = b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + RULES_BY_CODE["GT003"].example.encode()
+    fixed = next(f.fixed for f in lint(data) if f.rule == "GT003" and f.fixed)
+    assert fixed.splitlines()[1] == "# caf\u00e9" and "    tape.watch(x)" in fixed.splitlines()
+
+
+def test_a_pasted_byte_order_mark_is_dropped():
+    assert lint("\ufeffimport tensorflow as tf\nx = 1\n") == []
+
+
+@pytest.mark.parametrize("data, match", [
+    (b"# coding: klingon\nx = 1\n", r"cannot read the source: unknown encoding: klingon"),
+    (b"\xef\xbb\xbf# coding: latin-1\nx = 1\n", r"starts with a UTF-8 byte order mark but declares another encoding"),
+    (b"# coding: ascii\nx = '\xc3\xa9'\n", r"needs text in its declared encoding \(ascii\); byte \d+ \(line 2\)"),
+], ids=["unknown", "bom-and-cookie", "undecodable"])
+def test_an_encoding_python_would_refuse_is_refused(data, match):
+    with pytest.raises(LintError, match=match):
+        lint(data)
+
+
+def test_brackets_inside_strings_and_comments_do_not_count_but_real_ones_do():
+    source = "s = '" + "(" * 150 + "'  # " + "[" * 150 + "\nt = \"\"\"\n" + "{" * 150 + "\n\"\"\"\n"
+    assert lint(source) == [] and lint(source).complete
+    with pytest.raises(LintError, match=r"brackets nest more than 100 deep on line 2") as info:
+        lint("s = '((('\nx = " + "(" * 101 + "1" + ")" * 101 + "\n")
+    assert (info.value.line, info.value.col) == (2, 104)
+
+
+def test_cli_reads_at_most_one_byte_past_the_limit_from_standard_input(monkeypatch, capsys):
+    import io
+    from gradlib.lint import __main__ as cli
+
+    class Input(io.BytesIO):
+        asked: list = []
+
+        def read(self, size=-1):
+            self.asked.append(size)
+            return super().read(size)
+
+    stdin = Input(b"#" * 1_000)
+    monkeypatch.setattr(cli, "MAX_BYTES", 100)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+    assert cli_main(["-"]) == 2
+    assert stdin.asked == [101]
+    assert capsys.readouterr().err == ("-:1:0: error gradlib.lint: standard input is larger than 100 bytes; this is "
+                                       "not a source file to lint (split it, or lint the files one by one).\n")
+
+
+def test_cli_help_documents_the_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        cli_main(["--help"])
+    out = capsys.readouterr().out
+    for code in ("0", "1", "2", "3"):
+        assert re.search(rf"^  {code}  \w", out, re.M), out
+    readme = (ROOT / "README.md").read_text()
+    assert "| 3 | a file could not be checked completely" in readme and "(exit 3)" in readme
+
+
+def test_cli_exits_3_on_the_118_character_paste_from_standard_input():
+    done = _cli("-", stdin=DOUBLING)
+    assert done.returncode == 3 and done.stdout == ""
+    assert done.stderr.strip().splitlines()[-1] == (
+        "-: incomplete gradlib.lint could not check this file completely: a list on line 4 holds more than 10,000 "
+        "values, so it was not followed. What it found is printed above; the rest was not checked.")

@@ -14,8 +14,13 @@ can tell for sure; code it cannot follow gets no finding. The rules are in ``RUL
 ...     y = x * x
 ... rows = [tape.gradient(y_i, x) for y_i in y]
 ... '''
->>> [(f.line, f.rule) for f in gradlib.lint(source)]
-[(7, 'GT001')]
+>>> result = gradlib.lint(source)
+>>> [(f.line, f.rule) for f in result], result.complete
+([(7, 'GT001')], True)
+
+The analysis is bounded in steps, in what it builds and in time (``Limits.max_source_steps``,
+``max_source_work``, ``max_source_seconds``). When it stops early, or fails inside, the result says
+so (``complete`` is False, ``reason`` says why): an incomplete check is never reported as clean.
 
 Command line: ``python -m gradlib.lint FILE...`` (``-`` reads standard input).
 """
@@ -23,43 +28,86 @@ Command line: ``python -m gradlib.lint FILE...`` (``-`` reads standard input).
 from __future__ import annotations
 
 import os
+import time
 
+from .. import _runtime
 from .._limits import LIMITS, Limits
 from . import _diagnose, _fixes, _interp, _source
-from ._rules import RULES, RULES_BY_CODE, LintFinding, Rule
+from ._rules import RULES, RULES_BY_CODE, LintFinding, LintResult, Rule
 from ._source import LintError
 
-__all__ = ["LintError", "LintFinding", "RULES", "RULES_BY_CODE", "Rule", "lint"]
+__all__ = ["LintError", "LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule", "lint"]
 
 _STRICT = os.environ.get("GRADLIB_LINT_STRICT") == "1"   # tests: let an internal error surface
+_MAX_CORRECTIONS = 10          # findings given a whole corrected source each (every one re-parses the source)
+_MAX_CORRECTED_CHARS = 200_000  # characters re-parsed to check the corrections, all together
 
 
-def lint(source: str, *, limits: Limits = LIMITS) -> list[LintFinding]:
+def lint(source: str, *, limits: Limits = LIMITS) -> LintResult:
     """Find GradientTape mistakes in ``source`` (Python code as text) without running it.
 
     Args:
-        source: the Python source, as ``str`` (UTF-8 ``bytes`` are accepted too).
-        limits: size bounds; ``max_source_chars``, ``max_source_lines``, ``max_source_depth`` and
-            ``max_source_steps`` apply.
+        source: the Python source, as ``str``, or as ``bytes`` decoded the way Python reads a file
+            (a UTF-8 byte order mark or a ``# -*- coding: ... -*-`` line, else UTF-8).
+        limits: size bounds; ``max_source_chars``, ``max_source_lines``, ``max_source_depth``,
+            ``max_source_steps``, ``max_source_work`` and ``max_source_seconds`` apply.
 
     Returns:
-        The findings, sorted by line and column. Empty when nothing is wrong, or when nothing can
-        be decided for sure.
+        A ``LintResult``: the findings (a list of ``LintFinding``), sorted by line and column, and
+        ``complete``/``reason``. Empty and complete when nothing is wrong, or nothing can be decided
+        for sure. Not complete when the analysis reached a bound or failed inside: then what was found
+        so far is returned, and ``reason`` says why the rest was not checked.
 
     Raises:
         LintError: the source is not text, too large, nested too deeply, or not valid Python
             (``line`` and ``col`` say where).
     """
-    tree = _source.parse_source(source, limits)
-    text = source.decode("utf-8") if isinstance(source, bytes) else source
-    interpreter = _interp.Interpreter(_diagnose.diagnose, limits.max_source_steps)
+    with _runtime.work_slot():
+        deadline = time.monotonic() + limits.max_source_seconds
+        text, tree = _source.parse_source(source, limits)
+        interpreter = _interp.Interpreter(_diagnose.diagnose, limits.max_source_steps, limits.max_source_work,
+                                          deadline)
+        stopped = _run(interpreter, tree)
+        reasons = ([stopped] if stopped else []) + interpreter.gaps
+        try:
+            findings = _findings(interpreter, text, tree, deadline)
+        except MemoryError:
+            findings, reasons = [], reasons + ["the linter ran out of memory writing its findings (MemoryError)"]
+        return LintResult(findings, "; ".join(reasons) or None)
+
+
+def _run(interpreter: _interp.Interpreter, tree) -> str | None:
+    """Run the analysis; why it stopped early (a clause), or None when it ran to the end."""
     try:
         interpreter.run_module(tree)
-    except (_interp.Budget, RecursionError):
-        pass                      # what was found so far stands; the rest stays unchecked
-    except Exception:             # an unexpected construct: report what was found, never a traceback
+    except _interp.Budget as stop:
+        return str(stop)
+    except RecursionError:
+        return f"the analysis nested too deeply near line {interpreter.line} (functions calling functions inside " \
+               "blocks; RecursionError)"
+    except MemoryError:
+        return f"the analysis ran out of memory near line {interpreter.line} (MemoryError)"
+    except Exception as err:      # a construct the linter does not handle: say so, never a traceback, never "clean"
         if _STRICT:
             raise
-    findings = [LintFinding(line, col, code, message, _fixes.corrected(text, tree, fix))
-                for (code, line, col), (message, fix) in interpreter.findings.items()]
-    return sorted(findings, key=lambda f: (f.line, f.col, f.rule))
+        return f"the linter failed inside near line {interpreter.line} ({type(err).__name__}: {str(err)[:200]})"
+    return None
+
+
+def _findings(interpreter: _interp.Interpreter, text: str, tree, deadline: float) -> list[LintFinding]:
+    """The findings, sorted; the first few with a fix get the corrected source.
+
+    Each correction is the whole source, parsed again to check it: at most ``_MAX_CORRECTIONS`` of them and
+    ``_MAX_CORRECTED_CHARS`` characters parsed in all, and none once the deadline has passed.
+    """
+    found = sorted(((line, col, code, message, fix) for (code, line, col), (message, fix)
+                    in interpreter.findings.items()), key=lambda f: f[:3])
+    findings, corrections = [], 0
+    allowed = min(_MAX_CORRECTIONS, max(1, _MAX_CORRECTED_CHARS // max(len(text), 1)))
+    for line, col, code, message, fix in found:
+        fixed = None
+        if fix is not None and corrections < allowed and time.monotonic() < deadline:
+            corrections += 1
+            fixed = _fixes.corrected(text, tree, fix)
+        findings.append(LintFinding(line, col, code, message, fixed))
+    return findings

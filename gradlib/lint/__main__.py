@@ -1,7 +1,9 @@
 """Command line: ``python -m gradlib.lint FILE...`` (``-`` reads standard input).
 
-Prints ``path:line:col: GTnnn message`` per finding; exits 0 when every file is clean, 1 when
-something was found, 2 when a file could not be read or parsed (that error wins over findings).
+Prints ``path:line:col: GTnnn message`` per finding. The exit status (the worst over all files):
+0 every file was checked completely and is clean; 1 something was found; 3 a file could not be checked
+completely (a bound of the analysis was reached, or the linter failed inside: what was found is printed,
+and a line on standard error says why); 2 a file could not be read, decoded or parsed, or is too large.
 """
 
 from __future__ import annotations
@@ -11,11 +13,22 @@ import sys
 
 from . import RULES, LintError, lint
 
-__all__ = ["main"]
+__all__ = ["EXIT_CODES", "MAX_BYTES", "main"]
+
+#: the largest file (or standard input) read, in bytes
+MAX_BYTES = 10_000_000
+#: exit status -> meaning, in the order a worse status wins (2 beats 3 beats 1 beats 0)
+EXIT_CODES = {0: "every file was checked completely and no GradientTape mistake was found",
+              1: "a mistake was found (each is printed as path:line:col: GTnnn message)",
+              3: "a file could not be checked completely (what was found is printed; standard error says why)",
+              2: "a file could not be read, decoded or parsed, or is larger than 10 MB"}
+_RANK = {0: 0, 1: 1, 3: 2, 2: 3}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gradlib.lint",
+    epilog = "exit status:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in EXIT_CODES.items())
+    parser = argparse.ArgumentParser(prog="python -m gradlib.lint", epilog=epilog,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="Find GradientTape mistakes in Python files without running them.")
     parser.add_argument("files", nargs="*", metavar="FILE", help="Python files to check; - reads standard input")
     parser.add_argument("--rules", action="store_true", help="list the rules and exit")
@@ -28,30 +41,40 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give at least one FILE (or - for standard input)")
     status = 0
     for path in args.files:
-        status = max(status, _check(path))
+        status = max(status, _check(path), key=_RANK.__getitem__)
     return status
 
 
 def _check(path: str) -> int:
     try:
-        data = sys.stdin.buffer.read() if path == "-" else _read(path)
-        findings = lint(data)
+        result = lint(_read(path))
     except LintError as err:
         print(f"{path}:{err.line or 1}:{err.col or 0}: error {err}", file=sys.stderr)
         return 2
     except OSError as err:
         print(f"{path}: error cannot read the file: {err.strerror or err}", file=sys.stderr)
         return 2
-    for finding in findings:
+    for finding in result:
         print(f"{path}:{finding.line}:{finding.col}: {finding.rule} {finding.message}")
-    return 1 if findings else 0
+    if not result.complete:
+        print(f"{path}: incomplete gradlib.lint could not check this file completely: {result.reason}. What it found "
+              "is printed above; the rest was not checked.", file=sys.stderr)
+        return 3
+    return 1 if result else 0
 
 
 def _read(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        data = handle.read(10_000_001)
-    if len(data) > 10_000_000:
-        raise LintError("gradlib.lint: the file is larger than 10 MB; this is not a source file to lint.")
+    """The bytes of ``path`` (``-``: standard input), reading at most one byte past ``MAX_BYTES``."""
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        what = "standard input is"
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+        what = "the file is"
+    if len(data) > MAX_BYTES:
+        raise LintError(f"gradlib.lint: {what} larger than {MAX_BYTES:,} bytes; this is not a source file to lint "
+                        "(split it, or lint the files one by one).")
     return data
 
 

@@ -16,12 +16,21 @@ _TAPE_METHODS = {"watch", "gradient", "jacobian", "batch_jacobian", "stop_record
 
 
 def flat(val: Val) -> list[Val]:
-    """The values inside ``val``: itself, or the known elements of a (nested) list."""
-    if val.kind == "seq":
-        if val.items is None:
-            return [val.attrs["elem"]] if val.attrs.get("elem") is not None else [Val("unknown", opaque=True)]
-        return [leaf for item in val.items for leaf in flat(item)]
-    return [val]
+    """The values inside ``val``: itself, or the known elements of a (nested) list, in order.
+
+    Iterative (a list nested thousands deep is no recursion), and at most ``val.size`` values: the
+    interpreter makes no list of more than ``MAX_SIZE``.
+    """
+    leaves, todo = [], [val]
+    while todo:
+        val = todo.pop()
+        if val.kind != "seq":
+            leaves.append(val)
+        elif val.items is not None:
+            todo.extend(reversed(val.items))
+        else:
+            leaves.append(val.attrs["elem"] if val.attrs.get("elem") is not None else Val("unknown", opaque=True))
+    return leaves
 
 
 def _value(val: Val | None):
@@ -326,8 +335,7 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
     if name == "zip":
         return _zip(it, args, node)
     if name == "enumerate":
-        return Val("seq", items=[Val("seq", items=[Val("py", dtype="int"), make()])
-                                 for make in it.iterations(first, node)])
+        return it.seq([Val("seq", items=[Val("py", dtype="int"), make()]) for make in it.iterations(first, node)])
     if name == "sum" and first.kind == "seq" and first.items:
         return _diff(it, first.items, {}, node, "sum")
     if name == "abs" and first.kind in TENSORISH:
@@ -352,15 +360,17 @@ def _range(args: list[Val]) -> Val:
 
 def _as_list(it, value: Val, node: ast.AST) -> Val:
     if value.kind == "seq":
-        return Val("seq", items=list(value.items) if value.items is not None else None, attrs=dict(value.attrs))
+        if value.items is not None:
+            return it.seq(list(value.items), attrs=dict(value.attrs))
+        return Val("seq", items=None, attrs=dict(value.attrs))
     if value.kind in TENSORISH and value.known:
-        return Val("seq", items=[make() for make in it.iterations(value, node)])
+        return it.seq([make() for make in it.iterations(value, node)])
     return Val("unknown", opaque=True)
 
 
 def _zip(it, args: list[Val], node: ast.AST) -> Val:
     columns = [[make() for make in it.iterations(a, node)] for a in args]
-    return Val("seq", items=[Val("seq", items=list(row)) for row in zip(*columns)])
+    return it.seq([Val("seq", items=list(row)) for row in zip(*columns)])
 
 
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
@@ -444,8 +454,8 @@ def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) 
     try:
         parents = tuple(flat(target))
         if sources.kind == "seq" and sources.items is not None:
-            return Val("seq", items=[_diff(it, list(parents) + [s], {}, node, "gradient", "gradient")
-                                     for s in sources.items])
+            it.charge(len(parents) * len(sources.items), "the gradients of targets by sources")
+            return it.seq([_diff(it, list(parents) + [s], {}, node, "gradient", "gradient") for s in sources.items])
         return _diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient")
     finally:
         it.stack[:] = stack

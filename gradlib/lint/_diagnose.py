@@ -5,6 +5,10 @@ A request is fine when the tape recorded a path from the source to the target. W
 either the source was never watched (GT003, GT004, GT005, GT009), or some operation on the way cut
 the path, and the kind and timing of that operation name the rule (GT001, GT002, GT007, GT008,
 GT010, GT011). When the linter cannot tell (unknown code took part), it says nothing.
+
+Every target x source pair and every value walked is charged to the interpreter's budget. The same
+request asked again (a gradient call in a loop, or on many lines) is explained once: the explanation is
+kept per tape state, target and source, and only the note on the asking line is made again.
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     method = node.func.attr if isinstance(node.func, ast.Attribute) else "gradient"
     _count_calls(it, tape, node, method)
     text = ast.unparse(node.args[1]) if len(node.args) > 1 else describe(sources)
-    for t in flat(target):
+    targets, wrt = flat(target), flat(sources)
+    it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
+    for t in targets:
         if t.kind not in ("tensor", "var", "numpy", "py") or not t.known:
             continue
-        for s in flat(sources):
+        for s in wrt:
             if s.kind in ("tensor", "var", "model") and not s.opaque and s is not t and s.id not in t.rec.get(tape, ()):
-                for code, line, col, message, fix in _explain(tape, t, s, text):
+                for code, line, col, message, fix in _explained(it, tape, t, s, text):
                     it.report(code, line, col, message, fix)
                     if line != node.lineno:
                         it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
@@ -63,8 +69,23 @@ def _tape_line(tape: Tape) -> tuple[int, int]:
     return tape.with_lines[0] if tape.with_lines else (tape.line, tape.col)
 
 
-def _explain(tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
-    between = _between(target, source)
+def _explained(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
+    """``_explain``, worked out once per tape state, target and source (see the module docstring)."""
+    key = ("explain", id(tape), _state(tape), target.id, source.id, source.trainable, source.rebound, sources)
+    if key not in it.memo:
+        it.memo[key] = _explain(it, tape, target, source, sources)
+    return it.memo[key]
+
+
+def _state(tape: Tape) -> tuple:
+    """What of a tape an explanation depends on: its watches, blindness and recording intervals."""
+    last = tape.intervals[-1] if tape.intervals else None
+    return (id(tape.watched), len(tape.watched), tuple(tape.int_watches.items()), tape.blind, len(tape.intervals),
+            last and last[1], tape.name)
+
+
+def _explain(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
+    between = _between(it, target, source)
     if between is None:
         return []
     if not _watchable(tape, source):
@@ -79,16 +100,27 @@ def _explain(tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
     return findings
 
 
-def _between(target: Val, source: Val) -> dict | None:
+def _between(it, target: Val, source: Val) -> dict | None:
     """The values on the paths from ``source`` to ``target`` (id -> value), or None if there is no path."""
+    key = ("between", target.id, source.id)          # a value's parents never change: one walk per pair
+    if key not in it.memo:
+        it.memo[key] = _walk_between(it, target, source)
+    return it.memo[key]
+
+
+def _walk_between(it, target: Val, source: Val) -> dict | None:
     ancestors, todo = {}, [target]
     while todo:
         val = todo.pop()
         if val.id not in ancestors:
             if len(ancestors) > _MAX_NODES:
+                it.charge(len(ancestors), "the values on the way to a gradient")
+                it.give_up(f"the gradient on line {it.line} depends on more than {_MAX_NODES:,} values, so it "
+                           "was not explained")
                 return None
             ancestors[val.id] = val
             todo.extend(val.parents)
+    it.charge(2 * len(ancestors), "the values on the way to a gradient")
     if source.id not in ancestors:
         return None
     reached = {source.id: source}

@@ -4,20 +4,30 @@ anything. Statements and expressions live here; what each call does lives in ``_
 Loops run their body for each known element, or twice when the length is unknown (enough to see a
 second gradient call or a variable rebound on the previous pass); ``if``/``try`` branches start from
 the same state and merge, and a name bound differently in two branches becomes unknown.
+
+The analysis is bounded three ways: ``tick`` counts its steps (statements and expressions evaluated),
+``charge`` counts what it builds (list elements, entries of the sets of values a tape recorded, values
+walked to explain a gradient), and both check a wall-clock deadline. Past a bound it raises ``Budget``.
+What is too big to follow (a list of more than ``MAX_SIZE`` values, a value depending on more than
+``MAX_DEPS`` recorded values) becomes unknown, and ``give_up`` notes that the check is incomplete.
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
+import time
 
 from . import _calls
 from ._tables import normalise
 from ._values import TENSORISH, Tape, Val
 
-__all__ = ["Budget", "Env", "Interpreter"]
+__all__ = ["Budget", "Env", "Interpreter", "MAX_DEPS", "MAX_SIZE"]
 
 _MAX_ITEMS = 8          # elements iterated one by one; longer sequences run twice
+MAX_SIZE = 10_000       # values one list may hold (nested lists counted through); a larger one is unknown
+MAX_DEPS = 1_000        # recorded values one value may depend on, per tape; a value depending on more is unknown
+_CLOCK_EVERY = 64       # steps between two looks at the clock
 _MAX_CALL_DEPTH = 4     # user functions inlined at most this deep
 _BUILTINS = {"range", "len", "zip", "enumerate", "list", "tuple", "float", "int", "bool", "complex", "print",
              "sum", "abs", "isinstance", "type", "str", "repr", "min", "max", "map", "filter", "sorted",
@@ -26,7 +36,10 @@ _DEFAULT_MODULES = {"tf": "tf", "np": "np", "math": "math", "keras": "tf.keras"}
 
 
 class Budget(Exception):
-    """The analysis took more steps than allowed: stop and report what was found so far."""
+    """The analysis reached one of its bounds (steps, work, time): stop and report what was found so far.
+
+    The message says which bound, and where, as a clause for "could not be checked completely: ...".
+    """
 
 
 class Env:
@@ -51,10 +64,15 @@ class Env:
 class Interpreter:
     """Runs a module abstractly; ``diagnose`` is called at every gradient request."""
 
-    def __init__(self, diagnose, max_steps: int):
+    def __init__(self, diagnose, max_steps: int, max_work: int = 2_000_000, deadline: float = float("inf")):
         self.diagnose = diagnose
-        self.max_steps = max_steps
-        self.steps = 0
+        self.max_steps, self.max_work, self.deadline = max_steps, max_work, deadline
+        self.steps = self.work = 0
+        self.line = 0                                   # the line of the statement being run, for messages
+        self.gaps: list[str] = []                       # why the check is incomplete, when it is
+        self.memo: dict = {}                            # the diagnosis' caches, keyed by value ids
+        self._generators: dict[int, bool] = {}
+        self._positions: dict[int, tuple] = {}
         self.clock = itertools.count(1)
         self.stack: list[Tape] = []
         self.tapes: list[Tape] = []
@@ -87,8 +105,39 @@ class Interpreter:
     def tick(self) -> int:
         self.steps += 1
         if self.steps > self.max_steps:
-            raise Budget
+            raise Budget(f"the analysis stopped on line {self.line} after {self.max_steps:,} steps (the limit, "
+                         "max_source_steps)")
+        if self.steps % _CLOCK_EVERY == 0:
+            self._check_clock()
         return next(self.clock)
+
+    def charge(self, amount: int, what: str) -> None:
+        """Count ``amount`` units of work (elements built or walked, for ``what``) against the budget."""
+        self.work += amount
+        if self.work > self.max_work:
+            raise Budget(f"the analysis stopped on line {self.line}: it built more than {self.max_work:,} elements "
+                         f"(the limit, max_source_work), the last ones for {what}")
+        if amount > _CLOCK_EVERY:
+            self._check_clock()
+
+    def _check_clock(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise Budget(f"the analysis ran out of time on line {self.line} (the limit, max_source_seconds)")
+
+    def give_up(self, why: str) -> Val:
+        """Note that part of the code is not followed (``why``, a clause) and give the unknown value."""
+        if why not in self.gaps:
+            self.gaps.append(why)
+        return Val("unknown", opaque=True)
+
+    def seq(self, items: list[Val], **fields) -> Val:
+        """A list or tuple of ``items``, or unknown (and the check incomplete) when it holds too many values."""
+        self.charge(len(items), "a list")
+        value = Val("seq", items=items, **fields)
+        if value.size > MAX_SIZE:
+            return self.give_up(f"a list on line {self.line} holds more than {MAX_SIZE:,} values, so it was not "
+                                "followed")
+        return value
 
     def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
         self.findings.setdefault((code, line, col), (message, fix))
@@ -98,6 +147,7 @@ class Interpreter:
     def block(self, stmts: list[ast.stmt], env: Env) -> bool:
         """Run ``stmts``; True when a ``return`` at this level ended the block."""
         for stmt in stmts:
+            self.line = stmt.lineno
             self.tick()
             handler = getattr(self, "s_" + type(stmt).__name__, None)
             if handler is not None and handler(stmt, env):
@@ -231,6 +281,7 @@ class Interpreter:
 
     def branches(self, blocks: list[list[ast.stmt]], env: Env) -> bool:
         """Run each block from the same state, then merge names and tape states."""
+        self.charge(len(blocks) * (len(env.vars) + sum(len(t.watched) + 1 for t in self.tapes)), "the branches")
         names, tapes = dict(env.vars), {t: t.copy_state() for t in self.tapes}
         outcomes = []
         for stmts in blocks:
@@ -357,7 +408,7 @@ class Interpreter:
                 self.ev(e.value if isinstance(e, ast.Starred) else e, env)
             return Val("seq", items=None)
         items = [self.ev(e, env) for e in node.elts]
-        return Val("seq", items=items, length=len(items), text=ast.unparse(node)[:40])
+        return self.seq(items, length=len(items), text=_text(node))
 
     e_Tuple = e_List
 
@@ -386,7 +437,7 @@ class Interpreter:
         results: list[Val] = []
         self.comprehend(node.generators, inner, lambda: results.append(
             self.ev(node.elt, inner) if not isinstance(node, ast.DictComp) else self.ev(node.value, inner)))
-        return Val("seq", items=results if not isinstance(node, (ast.SetComp, ast.DictComp)) else None)
+        return self.seq(results) if not isinstance(node, (ast.SetComp, ast.DictComp)) else Val("seq", items=None)
 
     e_GeneratorExp = e_SetComp = e_DictComp = e_ListComp
 
@@ -413,10 +464,15 @@ class Interpreter:
            opname: str = "", length: int | None = None) -> Val:
         """A new value made by an operation on ``parents`` at this point of the program."""
         seq = self.tick()
+        self.charge(len(parents), "the inputs of an operation")
         cut = how in ("numpy", "nondiff", "stop", "const")
-        rec = {} if cut else self.record(parents, seq)
         opaque = any(not p.known for p in parents)
-        line, col, text = _position(node)
+        rec = {} if cut or opaque else self.record(parents, seq)   # an unknown value's record is never asked
+        if any(len(sources) > MAX_DEPS for sources in rec.values()):
+            self.give_up(f"a value on line {self.line} depends on more than {MAX_DEPS:,} values a tape recorded, "
+                         "so it was not followed")
+            rec, opaque = {}, True
+        line, col, text = self.position(node)
         return Val(kind, line, col, how, opname, text, tuple(parents), seq, rec, dtype, opaque=opaque, length=length,
                    sites=tuple(self.sites))
 
@@ -432,6 +488,7 @@ class Interpreter:
                 elif self.tracked(tape, p, seq):
                     sources.add(p.id)
             if sources:
+                self.charge(len(sources), "the values a tape recorded")
                 rec[tape] = frozenset(sources)
         return rec
 
@@ -457,7 +514,10 @@ class Interpreter:
         if kinds <= {"py", "numpy"}:
             return self.op("numpy", (left, right), node, "op", _dtype(left, right))
         if kinds == {"seq"} and isinstance(op, ast.Add) and left.items is not None and right.items is not None:
-            return Val("seq", items=left.items + right.items)
+            if left.size + right.size > MAX_SIZE:
+                return self.give_up(f"a list on line {self.line} holds more than {MAX_SIZE:,} values, so it was "
+                                    "not followed")
+            return self.seq(left.items + right.items)
         if "model" in kinds:
             return self.op("tensor", (left, right), node, "op", "float")
         return Val("unknown", opaque=True, parents=(left, right))
@@ -471,13 +531,13 @@ class Interpreter:
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
         self.calling.append(fn)
-        self.sites.append(_position(node))
+        self.sites.append(self.position(node))
         self.returns.append([])
         stack = list(self.stack)
         try:
             if isinstance(fn, ast.Lambda):
                 return self.ev(fn.body, env)
-            if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fn)):
+            if self._generator(fn):
                 return Val("unknown", opaque=True)
             self.block(fn.body, env)
             return _merge_returns(self.returns[-1])
@@ -486,6 +546,21 @@ class Interpreter:
             self.returns.pop()
             self.sites.pop()
             self.calling.pop()
+
+    def position(self, node: ast.AST) -> tuple[int, int, str]:
+        """``_position(node)``, worked out once per node (a loop's body makes its values again on each pass)."""
+        key = id(node)
+        if key not in self._positions:
+            self._positions[key] = _position(node)
+        return self._positions[key]
+
+    def _generator(self, fn: ast.AST) -> bool:
+        """Whether ``fn`` yields (looked at once per function, not once per call)."""
+        if id(fn) not in self._generators:
+            nodes = list(ast.walk(fn))
+            self.charge(len(nodes), "a function's body")
+            self._generators[id(fn)] = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes)
+        return self._generators[id(fn)]
 
 
 def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, interp: Interpreter) -> None:
@@ -505,9 +580,16 @@ def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, i
         env.vars[param.arg] = kwargs.get(param.arg) or (interp.ev(default, env.parent or env) if default is not None
                                                         else Val("unknown", opaque=True))
     if spec.vararg is not None:
-        env.vars[spec.vararg.arg] = Val("seq", items=args[len(params):])
+        env.vars[spec.vararg.arg] = interp.seq(args[len(params):])
     if spec.kwarg is not None:
         env.vars[spec.kwarg.arg] = Val("unknown", opaque=True)
+
+
+def _text(node: ast.AST, width: int = 40) -> str:
+    """The first ``width`` characters of ``node``'s source text (not unparsing all of a long list to keep 40)."""
+    if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) > width:
+        node = type(node)(elts=node.elts[:width], ctx=node.ctx)
+    return ast.unparse(node)[:width]
 
 
 def _position(node: ast.AST) -> tuple[int, int, str]:
@@ -548,7 +630,8 @@ def _merge_tape(tape: Tape, states: list[tuple]) -> None:
 
 def _mark_rebound(value: Val, old: Val | None, node: ast.AST, name: str) -> None:
     """A tensor computed from the Variable (or rebound Variable) it replaces under the same name: GT005's case."""
-    if old is not None and value.kind == "tensor" and _derived_from(value, old):
+    if old is not None and value.kind == "tensor" and (old.kind == "var" or old.rebound is not None) \
+            and _derived_from(value, old):
         if old.kind == "var":
             value.rebound = (node.lineno, node.col_offset, name)
         elif old.rebound is not None:
@@ -564,7 +647,7 @@ def _derived_from(value: Val, old: Val, limit: int = 200) -> bool:
             return True
         if val.id not in seen:
             seen.add(val.id)
-            todo.extend(val.parents)
+            todo.extend(p for p in val.parents if p.id not in seen)
     return False
 
 

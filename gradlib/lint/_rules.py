@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LintFinding", "RULES", "RULES_BY_CODE", "Rule"]
+__all__ = ["LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,37 @@ class LintFinding:
 
     def __str__(self) -> str:
         return f"{self.line}:{self.col}: {self.rule} {self.message}"
+
+
+class LintResult(list):
+    """The findings of one ``lint`` call (a list of ``LintFinding``), and whether all the code was checked.
+
+    ``complete`` is False when the analysis stopped early or left part of the code unfollowed (a bound
+    was reached, or something failed inside the linter); ``reason`` then says why, and an empty list
+    does NOT mean the code is clean: only that nothing was found in the part that was checked.
+    """
+
+    def __init__(self, findings=(), reason: str | None = None):
+        super().__init__(findings)
+        self.reason = reason
+
+    @property
+    def complete(self) -> bool:
+        return self.reason is None
+
+    def summary(self) -> str:
+        """One sentence: the number of findings, and why the check is incomplete when it is."""
+        found = f"{len(self)} finding{'s' if len(self) != 1 else ''}"
+        if self.complete:
+            return found + "."
+        return (f"{found}, but the code could not be checked completely: {self.reason}. An empty or short list "
+                "does not mean the rest is clean.")
+
+    def __reduce__(self):                      # pickled by caches: keep the reason with the findings
+        return (LintResult, (list(self), self.reason))
+
+    def __repr__(self) -> str:
+        return f"LintResult({list.__repr__(self)}, reason={self.reason!r})"
 
 
 @dataclass(frozen=True)

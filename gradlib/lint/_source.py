@@ -1,8 +1,16 @@
-"""Checks on the source text before and after parsing: size, nesting, and a syntax error with its line."""
+"""Reading the source as Python does, and checks before and after parsing: size, nesting, a syntax error's line.
+
+Bytes are decoded the way Python decodes a file (``tokenize.detect_encoding``: a UTF-8 byte order mark,
+a ``# -*- coding: ... -*-`` line, else UTF-8). Bracket nesting is counted on the tokens (brackets inside
+strings and comments do not count). The source is parsed by ``ast.parse`` and never compiled or run.
+"""
 
 from __future__ import annotations
 
 import ast
+import codecs
+import io
+import tokenize
 import warnings
 
 from .._errors import GradlibError
@@ -22,9 +30,13 @@ class LintError(GradlibError):
         super().__init__(message)
 
 
-def parse_source(source: object, limits: Limits = LIMITS) -> ast.Module:
-    """Parse ``source`` after checking its size and nesting; raise ``LintError`` with the place if it fails."""
-    text = _check_text(source, limits)
+def parse_source(source: object, limits: Limits = LIMITS) -> tuple[str, ast.Module]:
+    """The text of ``source`` and its syntax tree, after checking its size and nesting.
+
+    Raises ``LintError`` with the place when the source is not text, too large, nested too deeply, or
+    not valid Python.
+    """
+    text = _check_text(_decode(source, limits), limits)
     try:
         with warnings.catch_warnings():          # "invalid escape sequence" and the like are not ours to report
             warnings.simplefilter("ignore")
@@ -38,16 +50,39 @@ def parse_source(source: object, limits: Limits = LIMITS) -> ast.Module:
                         f"deeply or contains a null byte. At most {limits.max_source_depth} levels are allowed.",
                         1, 0) from None
     _check_tree(tree, limits)
-    return tree
+    return text, tree
+
+
+def _decode(source: object, limits: Limits) -> str:
+    """``source`` as text: bytes decoded as Python decodes a source file; a leading byte order mark dropped."""
+    if isinstance(source, (bytes, bytearray)):
+        source = bytes(source)
+        if len(source) > 4 * limits.max_source_chars:       # UTF-8 takes at most 4 bytes a character
+            raise LintError(f"gradlib.lint got {len(source):,} bytes; at most {limits.max_source_chars:,} characters "
+                            "are checked at once. Lint the files one by one.")
+        try:
+            encoding, problem = tokenize.detect_encoding(io.BytesIO(source).readline)[0], None
+        except SyntaxError as err:                  # an unknown coding, or a BOM that contradicts it, or not text
+            encoding, problem = "utf-8", err.msg
+            if source.startswith(codecs.BOM_UTF8):
+                problem += " (the file starts with a UTF-8 byte order mark but declares another encoding)"
+        try:
+            text = source.decode(encoding)
+        except UnicodeDecodeError as err:
+            line = source.count(b"\n", 0, err.start) + 1
+            what = "UTF-8 text" if encoding.startswith("utf-8") else f"text in its declared encoding ({encoding})"
+            raise LintError(f"gradlib.lint needs {what}; byte {err.start} (line {line}) is "
+                            f"{source[err.start:err.start + 1]!r}. Is this a binary file?", line, 0) from None
+        if problem is not None:
+            raise LintError(f"gradlib.lint cannot read the source: {problem}. Declare an encoding Python knows "
+                            "(# -*- coding: utf-8 -*-) or save the file as UTF-8.", 1, 0)
+        source = text
+    if isinstance(source, str) and source.startswith("\ufeff"):
+        source = source[1:]
+    return source
 
 
 def _check_text(source: object, limits: Limits) -> str:
-    if isinstance(source, bytes):
-        try:
-            source = source.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise LintError(f"gradlib.lint needs UTF-8 text; byte {err.start} is {source[err.start:err.start + 1]!r}. "
-                            "Is this a binary file?", 1, 0) from None
     if not isinstance(source, str):
         raise LintError(f"gradlib.lint needs the source as a str; got {type(source).__name__}")
     if len(source) > limits.max_source_chars:
@@ -65,18 +100,25 @@ def _check_text(source: object, limits: Limits) -> str:
 
 
 def _check_brackets(source: str, limits: Limits) -> None:
-    """Refuse bracket nesting deeper than the limit before Python's parser sees it (strings counted too)."""
-    depth, line = 0, 1
-    for char in source:
-        if char in "([{":
-            depth += 1
-            if depth > limits.max_source_depth:
-                raise LintError(f"gradlib.lint: brackets nest more than {limits.max_source_depth} deep on line "
-                                f"{line}; simplify the expression.", line, 0)
-        elif char in ")]}":
-            depth = max(depth - 1, 0)
-        elif char == "\n":
-            line += 1
+    """Refuse bracket nesting deeper than the limit before Python's parser sees it (only operator tokens count).
+
+    Code the tokenizer cannot read stops the count: the parser then reports that syntax error itself.
+    """
+    depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type != tokenize.OP:
+                continue
+            if token.string in ("(", "[", "{"):
+                depth += 1
+                if depth > limits.max_source_depth:
+                    line, col = token.start
+                    raise LintError(f"gradlib.lint: brackets nest more than {limits.max_source_depth} deep on line "
+                                    f"{line}; simplify the expression.", line, col)
+            elif token.string in (")", "]", "}"):
+                depth = max(depth - 1, 0)
+    except (tokenize.TokenError, SyntaxError):
+        return
 
 
 def _check_tree(tree: ast.Module, limits: Limits) -> None:

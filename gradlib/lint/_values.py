@@ -72,6 +72,7 @@ class Val:
     opaque: bool = False            # unknown code took part in making it
     items: list | None = None       # seq: the elements, when known
     length: int | None = None       # seq or tensor: number of elements along the first axis, when known
+    size: int = 1                   # seq: how many values it holds, nested lists counted through (the cost of flat)
     tape: Tape | None = None
     qual: str = ""                  # module: the dotted name (tf.math); func: the function name
     node: ast.AST | None = None     # func: the definition; class: the class definition
@@ -80,6 +81,10 @@ class Val:
     rebound: tuple | None = None    # (line, col, variable name): a Variable replaced by this tensor
     sites: tuple = ()               # (line, col, text) of each inlined call it was made in, outermost first
     id: int = field(default_factory=lambda: next(_ids))
+
+    def __post_init__(self) -> None:
+        if self.items is not None:
+            self.size = sum(item.size for item in self.items)
 
     @property
     def known(self) -> bool:
