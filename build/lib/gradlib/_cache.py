@@ -1,0 +1,54 @@
+"""A small thread-safe LRU cache for compiled TensorFlow functions (bounded: the app is long-lived)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable, Hashable, TypeVar
+
+__all__ = ["T", "LRUCache"]
+
+T = TypeVar("T")
+
+
+class LRUCache:
+    """At most ``maxsize`` entries; the least recently used one is dropped first.
+
+    >>> cache = LRUCache(2)
+    >>> [cache.get_or_create(k, lambda: k * 10) for k in (1, 2, 1, 3)]
+    [10, 20, 10, 30]
+    >>> cache.keys()
+    [1, 3]
+    """
+
+    def __init__(self, maxsize: int):
+        self.maxsize = maxsize
+        self._data: OrderedDict[Hashable, object] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get_or_create(self, key: Hashable, create: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                self.hits += 1
+                return self._data[key]  # type: ignore[return-value]
+            self.misses += 1
+        value = create()
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def keys(self) -> list[Hashable]:
+        with self._lock:
+            return list(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()

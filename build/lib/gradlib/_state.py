@@ -1,0 +1,105 @@
+"""What a Python callable reads besides its arguments: the values a traced graph would freeze.
+
+A ``tf.function`` trace turns every NumPy array and Python number the function reads into a constant of
+the graph. gradlib compiles a callable on its own (the caller never asked for ``tf.function``), so it must
+not change the answer when such a value changes: the compiled cache is keyed on ``fingerprint(fn)``, a
+summary of the values ``fn`` can see, and a changed value means a new trace.
+
+Seen: the function's default arguments, its closure cells, and the module globals its code names (also
+inside nested lambdas and comprehensions), following functions it reads the same way (to ``MAX_DEPTH``),
+and a ``functools.partial``'s arguments. Each value counts if it is a Python or NumPy number, a NumPy
+array (by its content, so in-place changes count), or a short list or tuple of numbers.
+
+Not seen (documented in the README): attributes of objects (``self.scale``, a module attribute read as
+``np.pi`` or ``config.scale``), containers other than short lists of numbers, and functions reached through
+objects. TensorFlow variables need nothing: a graph reads them live.
+
+>>> import numpy as np
+>>> scale = np.array([1.0, 2.0])
+>>> f = lambda x: x * scale
+>>> before = fingerprint(f)
+>>> scale[0] = 5.0
+>>> fingerprint(f) == before
+False
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import types
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+__all__ = ["MAX_DEPTH", "fingerprint"]
+
+#: how deep to follow functions that a function reads (f calls g which reads a global)
+MAX_DEPTH = 3
+#: lists and tuples of numbers up to this length count as values; longer ones are not read
+MAX_SEQUENCE = 1_000
+
+
+def fingerprint(fn: Callable) -> tuple:
+    """A hashable summary of the numbers and arrays ``fn`` reads from outside its arguments."""
+    out: list[tuple] = []
+    _visit(fn, out, set(), 0)
+    return tuple(out)
+
+
+def _visit(fn: Any, out: list, seen: set[int], depth: int) -> None:
+    if isinstance(fn, functools.partial):
+        out.extend(("partial", k, v) for k, v in _values(list(enumerate(fn.args)) + sorted(fn.keywords.items())))
+        fn = fn.func
+    fn = getattr(fn, "__func__", fn)   # a bound method: its function (self's attributes are not followed)
+    if not isinstance(fn, types.FunctionType) or id(fn) in seen or depth > MAX_DEPTH:
+        return
+    seen.add(id(fn))
+    named: list[tuple[str, Any]] = [(f"default {i}", v) for i, v in enumerate(fn.__defaults__ or ())]
+    named += [(f"default {k}", v) for k, v in sorted((fn.__kwdefaults__ or {}).items())]
+    named += [(f"closure {name}", cell) for name, cell in zip(fn.__code__.co_freevars, _cells(fn))]
+    named += [(f"global {name}", fn.__globals__[name]) for name in sorted(set(_names(fn.__code__)))
+              if name in fn.__globals__]
+    for name, value in named:
+        if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
+            _visit(value, out, seen, depth + 1)
+    out.extend((fn.__qualname__, name, v) for name, v in _values(named))
+
+
+def _cells(fn: types.FunctionType) -> Iterator[Any]:
+    for cell in fn.__closure__ or ():
+        try:
+            yield cell.cell_contents
+        except ValueError:   # a cell not yet bound
+            yield None
+
+
+def _names(code: types.CodeType) -> Iterator[str]:
+    """The global names ``code`` reads, including those of nested lambdas and comprehensions."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _names(const)
+
+
+def _values(named: list[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+    for name, value in named:
+        summary = _summary(value)
+        if summary is not None:
+            yield name, summary
+
+
+def _summary(value: Any) -> Any:
+    """A hashable stand-in for a number, an array or a short list of numbers; ``None`` for anything else."""
+    if isinstance(value, np.generic) and not isinstance(value, np.object_):
+        value = value.item()
+    if isinstance(value, (bool, int, float, complex)):
+        return (type(value).__name__, repr(value))   # repr: NaN equals itself here
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
+        return ("ndarray", value.shape, value.dtype.str, digest)
+    if isinstance(value, (list, tuple)) and len(value) <= MAX_SEQUENCE:
+        items = [_summary(v) for v in value]
+        if all(i is not None and i[0] in ("bool", "int", "float", "complex") for i in items):
+            return (type(value).__name__, tuple(items))
+    return None

@@ -1,0 +1,310 @@
+"""Plotly figures of per-element gradients: pure functions of plain data that return ``go.Figure``.
+
+Every chart is a signature, a sentence and one call to ``_build`` (as in plotly.express). Nothing
+here sets a theme, a background or a text colour: Streamlit applies its own light or dark template.
+The colours that carry a meaning are fixed, and each reads on both backgrounds (3:1 or more):
+red is a wrong answer (``broken`` rows: the naive loop, the summed gradient) and a cell that is
+``inf`` or ``nan``; every other row takes a colour from ``PALETTE``, which holds no red. A cell
+that is not finite, and a bar of height zero, are marked where they are (a marker and a label),
+never left blank.
+
+>>> fig = gradient_bars([[20, 15, 12], [120, 45, 36]], ["y[0]", "y[1]"], ["x0", "x1", "x2"])
+>>> [trace.name for trace in fig.data], fig.data[1].y.tolist()
+(['y[0]', 'y[1]'], [120.0, 45.0, 36.0])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Collection, Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ._format import format_number
+
+__all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "gradient_bars", "gradient_table",
+           "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
+
+#: larger than Plotly's default so that charts read on a projector
+FONT_SIZE = 15
+_NUMBER_FORMAT = ".6~g"
+#: red: a wrong answer (a broken row or method) and a cell that is not finite, in every chart
+BROKEN = "#dc2626"
+#: the colours of the other rows, in order: no red among them, each 3:1 or more on white and on near-black
+PALETTE = ("#2563eb", "#0d9488", "#7c3aed", "#a16207", "#0891b2", "#65a30d", "#c026d3", "#64748b")
+#: several broken rows in one chart: all red, told apart by their fill pattern
+_PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
+#: values of either sign (a Jacobian): brown below zero, grey at zero, blue above (no red: red means broken)
+_DIVERGING = [[0.0, "#a16207"], [0.25, "#d2a76a"], [0.5, "#d4d4d8"], [0.75, "#7ea2f0"], [1.0, "#2563eb"]]
+#: values that cannot be negative (an absolute error, a mean of |values|): grey at zero up to blue
+_SEQUENTIAL = [[0.0, "#d4d4d8"], [0.5, "#7ea2f0"], [1.0, "#1d4ed8"]]
+
+
+def gradient_bars(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                  title: str = "Per-element gradients", broken: Collection[str] = ()) -> go.Figure:
+    """Grouped bars: one group per watched element, one bar per row (an output element, or a method).
+
+    Rows named in ``broken`` (wrong answers) are red; a zero is a dash on the axis, ``inf``/``nan`` a red cross.
+    """
+    return _build("bar", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                  y_title="gradient", broken=broken)
+
+
+def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                     title: str = "Jacobian: d output / d watched element") -> go.Figure:
+    """Heatmap of the Jacobian, outputs down and watched elements across, on a scale centred at zero."""
+    return _build("heatmap", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                  y_title="output element")
+
+
+def magnitude_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                      title: str = "Mean |Jacobian|") -> go.Figure:
+    """Heatmap of a quantity that cannot be negative (``|J|``, an error), on a sequential scale from zero."""
+    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                  y_title="output element")
+
+
+def error_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                  title: str = "Finite-difference check: absolute error") -> go.Figure:
+    """Heatmap of the absolute difference between the gradients and their finite-difference estimate."""
+    return magnitude_heatmap(matrix, row_labels, col_labels, title=title)
+
+
+def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
+                   title: str = "Per-element gradients") -> go.Figure:
+    """Table of the Jacobian: one row per output element (or method), one column per watched element."""
+    return _build("table", matrix, row_labels, col_labels, title=title, x_title="", y_title="")
+
+
+def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
+                broken: Collection[str] = (), log: bool = False) -> go.Figure:
+    """Bars of the seconds each method took (one bar per method; the methods in ``broken`` are red); with ``log``,
+    a log axis and each bar labelled with its time, so a bar 1,000 times shorter than another stays readable."""
+    names = list(seconds)
+    fig = _build("bar", [list(seconds.values())], ["seconds"], names, title=title, x_title="method",
+                 y_title="seconds (log scale)" if log else "seconds")
+    fig.update_traces(marker_color=[BROKEN if name in broken else PALETTE[0] for name in names],
+                      selector={"type": "bar"})
+    if log:
+        fig.update_traces(text=[_seconds_text(s) for s in seconds.values()], textposition="outside",
+                          selector={"type": "bar"})
+        fig.update_yaxes(type="log")
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+def _seconds_text(seconds: float) -> str:
+    """``0.0042`` -> ``4.2 ms``; ``3.5`` -> ``3.5 s``."""
+    return f"{seconds * 1000:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
+def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the problem grows") -> go.Figure:
+    """Log-log lines of seconds against ``x``, one line per method; with a ``compiled`` column, a filled marker
+    is a point that ran compiled and an open one a point that ran eagerly."""
+    table = frame.pivot_table(index="method", columns=x, values="seconds", aggfunc="median", sort=False)
+    fig = _build("line", table.to_numpy(), [str(m) for m in table.index], [float(v) for v in table.columns],
+                 title=title, x_title=_AXIS_TITLES.get(x, x), y_title="seconds (log scale)")
+    if "compiled" in frame:
+        compiled = frame.pivot_table(index="method", columns=x, values="compiled", aggfunc="max", sort=False)
+        for trace, row in zip(fig.data, compiled.reindex(index=table.index, columns=table.columns).to_numpy()):
+            how = ["compiled" if flag is True or flag == 1 else "eager" for flag in row]
+            trace.update(marker={"symbol": ["circle" if h == "compiled" else "circle-open" for h in how], "size": 10},
+                         customdata=how, hovertemplate=f"{trace.name}<br>%{{x}}: %{{y:.3~g}} s, %{{customdata}}<extra></extra>")
+    return fig
+
+
+def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None = None,
+                   title: str = "Per-example gradient norms") -> go.Figure:
+    """Overlaid histograms of per-example gradient norms, one per group, with a dashed line at ``clip_norm``."""
+    values = np.asarray(norms, dtype=np.float64).reshape(-1)
+    labels = np.asarray(groups, dtype=object).reshape(-1)
+    if values.shape != labels.shape:
+        raise ValueError(f"{values.size} norms but {labels.size} group labels; pass one label per norm")
+    bins = {"start": 0.0, "end": float(values.max(initial=0.0)) * 1.0001 or 1.0}
+    bins["size"] = bins["end"] / 40
+    fig = go.Figure([go.Histogram(x=values[labels == g], name=str(g), xbins=bins, opacity=0.7,
+                                  hovertemplate=f"{g}<br>norm %{{x}}: %{{y}} examples<extra></extra>")
+                     for g in dict.fromkeys(labels.tolist())])
+    if clip_norm is not None:
+        fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}")
+    fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, barmode="overlay", height=420,
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2})
+    fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")
+    fig.update_yaxes(title_text="examples")
+    return fig
+
+
+def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: str = "Examples") -> go.Figure:
+    """Small grayscale images (``(n, height, width)``, 0 is white) in a grid, each under its own title."""
+    stack = np.asarray(images, dtype=np.float64)
+    if stack.ndim != 3 or stack.shape[0] != len(titles):
+        raise ValueError(f"images must have shape (n, height, width) with one title each; got {stack.shape} "
+                         f"and {len(titles)} titles")
+    rows = max(1, -(-len(titles) // columns))
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=list(titles), horizontal_spacing=0.02,
+                        vertical_spacing=0.3 / rows)
+    for k, image in enumerate(stack):
+        fig.add_trace(go.Heatmap(z=image, colorscale="gray_r", showscale=False, zmin=0, zmax=1,
+                                 hovertemplate=f"{titles[k]}<br>pixel (%{{y}}, %{{x}}): %{{z:.2f}}<extra></extra>"),
+                      row=k // columns + 1, col=k % columns + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x")
+    fig.update_annotations(font={"size": FONT_SIZE - 4})
+    fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
+                      margin={"l": 10, "r": 10, "t": 80, "b": 10})
+    return fig
+
+
+def mean_gradient_bars(plain: Sequence[float], clipped: Sequence[float], names: Sequence[str], *,
+                       clip_norm: float, title: str = "Mean gradient: plain and clipped") -> go.Figure:
+    """Grouped bars of the L2 norm of the plain and the clipped mean gradient, one group per variable."""
+    return _build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"],
+                  list(names), title=title, x_title="variable", y_title="L2 norm of the mean gradient")
+
+
+_AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of outputs (log scale)",
+                "inputs": "number of watched inputs (log scale)"}
+
+
+# ---------------------------------------------------------------- the one builder
+
+
+def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequence[Any], *, title: str,
+           x_title: str, y_title: str, broken: Collection[str] = ()) -> go.Figure:
+    """Draw ``matrix`` (rows x columns) as ``kind``: "bar", "heatmap", "magnitude", "table" or "line" (log-log)."""
+    z = _check_matrix(matrix, row_labels, col_labels)
+    height = _height(kind, len(row_labels))
+    traces = _TRACES[kind](z, list(row_labels), list(col_labels), height=height, broken=set(broken))
+    fig = go.Figure(traces)
+    fig.update_layout(
+        title={"text": title}, font={"size": FONT_SIZE}, height=height, margin=_MARGIN,
+        legend={"orientation": "h", "y": -0.2}, barmode="group" if kind == "bar" else None,
+        scattermode="group" if kind == "bar" else None)   # the zero and inf marks sit on their own bar
+    if kind != "table":
+        fig.update_xaxes(title_text=x_title, type="log" if kind == "line" else None)
+        fig.update_yaxes(title_text=y_title, type="log" if kind == "line" else None,
+                         autorange="reversed" if kind in _HEATMAPS else None)
+    if kind == "line":   # one tick per power of ten: Plotly's default log ticks crowd the axis
+        fig.update_xaxes(dtick=1)
+        fig.update_yaxes(dtick=1, exponentformat="power")
+    return fig
+
+
+_MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
+_HEATMAPS = ("heatmap", "magnitude")
+
+
+def _bars(z: np.ndarray, rows: list[str], cols: list[Any], *, broken: set[str], **_: Any) -> list[go.BaseTraceType]:
+    traces: list[go.BaseTraceType] = []
+    n_broken = 0
+    for i, row in enumerate(rows):
+        if row in broken:
+            colour, pattern = BROKEN, _PATTERNS[n_broken % len(_PATTERNS)]
+            n_broken += 1
+        else:
+            colour, pattern = PALETTE[(i - n_broken) % len(PALETTE)], ""
+        group, hover = str(i), f"{row}<br>%{{x}}: %{{customdata}}<extra></extra>"
+        values = z[i]
+        traces.append(go.Bar(name=row, x=cols, y=np.where(np.isfinite(values), values, np.nan), customdata=_texts(values),
+                             marker={"color": colour, "pattern": {"shape": pattern}}, offsetgroup=group,
+                             legendgroup=group, hovertemplate=hover))
+        marks = _marks(values)
+        if marks.any():   # a bar of height zero, or a value with no height at all, is marked on the axis
+            finite = np.isfinite(values[marks])
+            traces.append(go.Scatter(
+                x=[c for c, m in zip(cols, marks) if m], y=np.zeros(int(marks.sum())), customdata=_texts(values[marks]),
+                mode="markers+text", text=["" if f else t for f, t in zip(finite, _texts(values[marks]))],
+                textposition="top center",
+                marker={"symbol": ["line-ew-open" if f else "x" for f in finite], "size": 16,
+                        "color": [colour if f else BROKEN for f in finite],
+                        "line": {"width": 3, "color": [colour if f else BROKEN for f in finite]}},
+                offsetgroup=group, legendgroup=group, showlegend=False, name=row, cliponaxis=False,
+                hovertemplate=hover))
+    return traces
+
+
+def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any], *, height: int, sequential: bool = False,
+             **_: Any) -> list[go.BaseTraceType]:
+    colourbar = {"thickness": 14, "nticks": _colourbar_ticks(height), "tickformat": ".2~g", "outlinewidth": 0}
+    scale = {"colorscale": _SEQUENTIAL, "zmin": 0} if sequential else {"colorscale": _DIVERGING, "zmid": 0}
+    finite = np.isfinite(z)
+    if sequential and finite.any():
+        scale["zmax"] = float(np.max(z[finite])) or 1.0
+    heat = go.Heatmap(z=np.where(finite, z, np.nan), x=cols, y=rows, xgap=1, ygap=1, colorbar=colourbar,
+                      customdata=np.array([_texts(r) for r in z], dtype=object), hoverongaps=True,
+                      hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>", **scale)
+    if finite.all():
+        return [heat]
+    bad_r, bad_c = np.nonzero(~finite)
+    texts = _texts(z[bad_r, bad_c])
+    cell = (height - _MARGIN["t"] - _MARGIN["b"] - 60) / max(1, len(rows))   # px per row, roughly
+    size = int(min(26, max(8, 0.8 * cell)))
+    return [heat, go.Scatter(
+        x=[cols[c] for c in bad_c], y=[rows[r] for r in bad_r], mode="markers+text" if size >= 20 else "markers",
+        marker={"symbol": "square", "size": size, "color": BROKEN}, text=texts, customdata=texts,
+        textfont={"color": "#ffffff", "size": 12}, textposition="middle center", showlegend=False, name="not finite",
+        hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")]
+
+
+def _magnitude(z: np.ndarray, rows: list[str], cols: list[Any], **kwargs: Any) -> list[go.BaseTraceType]:
+    return _heatmap(z, rows, cols, sequential=True, **kwargs)
+
+
+def _table(z: np.ndarray, rows: list[str], cols: list[Any], **_: Any) -> list[go.Table]:
+    line = {"color": "rgba(128, 128, 128, 0.45)"}
+    clear = "rgba(0, 0, 0, 0)"
+    columns = [rows] + [[_cell(v) for v in z[:, j]] for j in range(z.shape[1])]
+    return [go.Table(
+        columnwidth=[2] + [1] * len(cols),
+        header={"values": [""] + [str(c) for c in cols], "line": line, "fill": {"color": clear},
+                "font": {"size": FONT_SIZE + 1}, "align": "center", "height": 34},
+        cells={"values": columns, "line": line, "fill": {"color": clear}, "font": {"size": FONT_SIZE},
+               "format": [None] + [_NUMBER_FORMAT] * len(cols), "align": ["left"] + ["right"] * len(cols),
+               "height": 32})]
+
+
+def _lines(z: np.ndarray, rows: list[str], cols: list[Any], **_: Any) -> list[go.Scatter]:
+    return [go.Scatter(name=row, x=cols, y=z[i], mode="lines+markers", line={"color": PALETTE[i % len(PALETTE)]},
+                       hovertemplate=f"{row}<br>%{{x}}: %{{y:.3~g}} s<extra></extra>")
+            for i, row in enumerate(rows)]
+
+
+_TRACES = {"bar": _bars, "heatmap": _heatmap, "magnitude": _magnitude, "table": _table, "line": _lines}
+
+
+def _check_matrix(matrix: Any, rows: Sequence[str], cols: Sequence[Any]) -> np.ndarray:
+    z = np.asarray(matrix, dtype=np.float64)
+    if z.ndim != 2 or z.shape != (len(rows), len(cols)):
+        raise ValueError(f"the matrix has shape {z.shape}, but there are {len(rows)} row labels and "
+                         f"{len(cols)} column labels; pass one label per row and per column")
+    return z
+
+
+def _marks(values: np.ndarray) -> np.ndarray:
+    """The cells a bar cannot show: exact zeros (no height) and values that are not finite."""
+    return ~np.isfinite(values) | (values == 0)
+
+
+def _texts(values: np.ndarray) -> list[str]:
+    """Each value as the charts write it: 6 significant digits, or ``inf``/``-inf``/``nan``."""
+    return [format_number(v) for v in np.asarray(values, dtype=np.float64).ravel()]
+
+
+def _cell(value: float) -> Any:
+    """A number for the table, or its name when it is not finite (Plotly would print it blank)."""
+    return float(value) if np.isfinite(value) else str(value)
+
+
+def _height(kind: str, rows: int) -> int:
+    if kind == "table":
+        return 100 + 36 * (rows + 1)
+    if kind in _HEATMAPS:
+        return min(900, 240 + 30 * rows)
+    return 440
+
+
+def _colourbar_ticks(height: int) -> int:
+    """The most colour-bar labels that fit beside a heatmap this tall without touching (about 40 px each)."""
+    plot = height - _MARGIN["t"] - _MARGIN["b"] - 60   # minus the x axis: its labels and title
+    return max(2, plot // 40)

@@ -1,0 +1,451 @@
+"""What attribute access, indexing and each kind of call do to the values the interpreter tracks."""
+
+from __future__ import annotations
+
+import ast
+
+from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
+from ._values import TENSORISH, Tape, Val
+
+__all__ = ["attribute", "call", "subscript"]
+
+_PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
+_MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
+_MODEL_WEIGHTS = {"kernel", "bias", "embeddings", "gamma", "beta"}
+_TAPE_METHODS = {"watch", "gradient", "jacobian", "batch_jacobian", "stop_recording", "reset", "watched_variables"}
+
+
+def flat(val: Val) -> list[Val]:
+    """The values inside ``val``: itself, or the known elements of a (nested) list."""
+    if val.kind == "seq":
+        if val.items is None:
+            return [val.attrs["elem"]] if val.attrs.get("elem") is not None else [Val("unknown", opaque=True)]
+        return [leaf for item in val.items for leaf in flat(item)]
+    return [val]
+
+
+def _value(val: Val | None):
+    return None if val is None else val.attrs.get("value")
+
+
+# ---------------------------------------------------------------------------- attributes and indexing
+
+
+def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
+    if base.kind == "module":
+        return Val("module", qual=normalise(f"{base.qual}.{attr}"), text=ast.unparse(node)[:40])
+    if base.kind == "tape" and attr in _TAPE_METHODS:
+        return Val("tmethod", qual=attr, tape=base.tape)
+    if base.kind == "model":
+        return _model_attribute(base, attr)
+    if base.kind == "object":
+        return _object_attribute(base, attr)
+    if base.kind in TENSORISH + ("numpy",):
+        if attr in _PY_ATTRS:
+            return Val("py", attrs={"value": base.trainable} if attr == "trainable" else {})
+        if base.kind == "numpy" and attr == "T":
+            return it.op("numpy", (base,), node, "op", base.dtype)
+        return Val("bound", qual=attr, parents=(base,))
+    return Val("unknown", opaque=True, parents=(base,))
+
+
+def _model_attribute(model: Val, attr: str) -> Val:
+    if attr in model.attrs:
+        return model.attrs[attr]
+    if attr in _MODEL_VARS:
+        hidden = attr.startswith("trainable") and not model.trainable or attr == "non_trainable_variables"
+        return Val("seq", items=[] if hidden else [model], text=f"{model.name or 'model'}.{attr}")
+    if attr in _MODEL_WEIGHTS:
+        return model
+    if attr == "trainable":
+        return Val("py", attrs={"value": model.trainable})
+    return Val("mmethod", qual=attr, parents=(model,))
+
+
+def _object_attribute(obj: Val, attr: str) -> Val:
+    if attr in obj.attrs:
+        return obj.attrs[attr]
+    cls = obj.node
+    if isinstance(cls, ast.ClassDef):
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
+                return Val("method", node=stmt, parents=(obj,), attrs={"env": obj.attrs.get("__env__")})
+    return Val("unknown", opaque=True)
+
+
+def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
+    if base.kind == "seq":
+        return _seq_item(base, index, node)
+    if base.kind in TENSORISH and base.known:
+        return it.op("tensor", (base,), node, "slice", base.dtype, opname="slicing")
+    if base.kind == "numpy":
+        return it.op("numpy", (base,), node, "op", base.dtype)
+    return Val("unknown", opaque=True, parents=(base,))
+
+
+def _seq_item(base: Val, index: Val, node: ast.Subscript) -> Val:
+    if base.items is None:
+        return base.attrs.get("elem") or Val("unknown", opaque=True)
+    i = _value(index)
+    if isinstance(i, int) and not isinstance(i, bool) and -len(base.items) <= i < len(base.items):
+        return base.items[i]
+    if isinstance(node.slice, ast.Slice) and all(p is None or isinstance(p, ast.Constant)
+                                                 for p in (node.slice.lower, node.slice.upper, node.slice.step)):
+        parts = [p.value if p is not None else None for p in (node.slice.lower, node.slice.upper, node.slice.step)]
+        try:
+            return Val("seq", items=base.items[slice(*parts)])
+        except (TypeError, ValueError):
+            return Val("unknown", opaque=True)
+    return Val("unknown", opaque=True)
+
+
+# ---------------------------------------------------------------------------- calls
+
+
+def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    kind = func.kind
+    if kind == "module":
+        return _library(it, normalise(func.qual), args, kwargs, node)
+    if kind == "builtin":
+        return _builtin(it, func.qual, args, node)
+    if kind == "func":
+        if func.qual == "tfop":
+            return _diff(it, args, kwargs, node, func.text)
+        if func.qual == "decorator":
+            return args[0] if args else Val("unknown", opaque=True)
+        return it.call_user(func, args, kwargs, node)
+    if kind == "method":
+        return it.call_user(Val("func", node=func.node, attrs=func.attrs), [func.parents[0]] + args, kwargs, node)
+    if kind == "class":
+        return _instantiate(it, func, args, kwargs, node)
+    if kind == "tmethod":
+        return _tape_method(it, func.tape, func.qual, args, kwargs, node)
+    if kind == "mmethod":
+        return _model_method(it, func.parents[0], func.qual, args, node)
+    if kind == "model":
+        return _model_call(it, func, args, node)
+    if kind == "object" and isinstance(func.node, ast.ClassDef):
+        return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
+    if kind == "bound":
+        return _method(it, func.parents[0], func.qual, args, node)
+    return _unknown_call(args, kwargs)
+
+
+def _unknown_call(args: list[Val], kwargs: dict) -> Val:
+    for val in args + list(kwargs.values()):
+        for leaf in flat(val):
+            if leaf.kind == "tape":
+                leaf.tape.blind = True
+    return Val("unknown", opaque=True, parents=tuple(args))
+
+
+def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
+    vals = args + list((kwargs or {}).values())
+    return tuple(leaf for v in vals for leaf in flat(v) if leaf.kind in TENSORISH + ("numpy", "unknown", "model"))
+
+
+def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) -> Val:
+    parents = _tensor_parents(args, kwargs)
+    if dtype is None:
+        dtypes = {p.dtype for p in parents}
+        dtype = "float" if "float" in dtypes or not parents else "int" if dtypes == {"int"} else None
+    return it.op("tensor", parents, node, how, dtype, opname=opname, length=length)
+
+
+def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    kind = call_kind(qual)
+    handler = _LIBRARY.get(kind)
+    if handler is not None:
+        return handler(it, qual, args, kwargs, node)
+    if kind == "diff" and qual.endswith(".where") and len(args) == 1 and not kwargs:
+        return _diff(it, args, {}, node, f"{qual} with one argument (it gives indices)", "nondiff", "int")
+    if kind == "diff":
+        result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
+        return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result
+    return _unknown_call(args, kwargs)
+
+
+def _stack_length(qual: str, args: list[Val]) -> int | None:
+    if qual.endswith(".stack") and args and args[0].kind == "seq" and args[0].items is not None:
+        return len(args[0].items)
+    return None
+
+
+def _numpy_call(it, qual, args, kwargs, node) -> Val:
+    parents = _tensor_parents(args, kwargs)
+    leaves = tuple(leaf for v in args + list(kwargs.values()) for leaf in flat(v))
+    kind = "py" if qual.startswith("math.") else "numpy"
+    if any(p.kind in TENSORISH + ("model",) for p in parents):
+        return it.op(kind, parents, node, "numpy", "float", opname=qual)
+    return it.op(kind, leaves, node, "op", _numpy_dtype(qual, args, kwargs))
+
+
+def _numpy_dtype(qual: str, args: list[Val], kwargs: dict) -> str | None:
+    """The dtype a NumPy call gives: from its literal for array/asarray/arange, float for the float makers."""
+    explicit = _dtype_arg(kwargs.get("dtype"))
+    last = qual.rsplit(".", 1)[-1]
+    if explicit is not None or last in ("array", "asarray", "arange"):
+        return explicit or _literal_dtype(args[:1], {})
+    floats = ("zeros", "ones", "empty", "eye", "identity", "linspace", "sin", "cos", "exp", "log", "sqrt", "tanh",
+              "float32", "float64", "rand", "randn", "normal", "uniform", "random")
+    return "float" if last in floats or ".random." in qual and last != "randint" else None
+
+
+def _variable(it, qual, args, kwargs, node) -> Val:
+    init = args[0] if args else kwargs.get("initial_value", Val("unknown"))
+    trainable = kwargs.get("trainable", args[1] if len(args) > 1 else None)
+    flag = _value(trainable) if trainable is not None else True
+    dtype = _dtype_arg(kwargs.get("dtype")) or _literal_dtype([init], {})
+    var = it.op("var", (), node, "leaf", dtype, opname="tf.Variable")
+    var.trainable = flag is not False
+    var.opaque = not isinstance(flag, bool)
+    var.length = init.length
+    return var
+
+
+def _tape(it, qual, args, kwargs, node) -> Val:
+    persistent = _value(kwargs.get("persistent")) if "persistent" in kwargs else _value(args[0]) if args else False
+    auto = _value(kwargs.get("watch_accessed_variables", Val("py", attrs={"value": True})))
+    tape = Tape(node.lineno, node.col_offset, persistent=persistent is True, auto=auto is not False,
+                depth=len(it.sites))
+    tape.blind = not isinstance(persistent, bool) or not isinstance(auto, bool)
+    it.tapes.append(tape)
+    return Val("tape", node.lineno, node.col_offset, tape=tape)
+
+
+def _function(it, qual, args, kwargs, node) -> Val:
+    if args and args[0].kind == "func":
+        return args[0]
+    return Val("func", qual="decorator") if not args else Val("unknown", opaque=True)
+
+
+def _constant(it, qual, args, kwargs, node) -> Val:
+    if qual.endswith("convert_to_tensor") and args and args[0].kind in TENSORISH:
+        return args[0]
+    if any(leaf.kind in TENSORISH for a in args for leaf in flat(a)):
+        return _diff(it, args, kwargs, node, qual)
+    leaves = tuple(leaf for v in args for leaf in flat(v))
+    dtype = _dtype_arg(kwargs.get("dtype") or (args[1] if len(args) > 1 and qual.endswith("constant") else None))
+    if dtype is None:
+        dtype = "float" if qual.rsplit(".", 1)[-1] not in ("constant", "range", "convert_to_tensor") \
+            else _literal_dtype(args[:1], {})
+    length = args[0].length if args and args[0].kind == "seq" and qual.endswith(("constant", "convert_to_tensor")) \
+        else None
+    return it.op("tensor", leaves, node, "const", dtype, opname=qual, length=length)
+
+
+def _cast(it, qual, args, kwargs, node) -> Val:
+    dtype = _dtype_arg(kwargs.get("dtype") or (args[1] if len(args) > 1 else None))
+    how = "nondiff" if dtype == "int" else "op"
+    return _diff(it, args[:1], {}, node, f"{qual} to an integer type" if how == "nondiff" else qual, how, dtype)
+
+
+def _nondiff(it, qual, args, kwargs, node) -> Val:
+    short = qual.rsplit(".", 1)[-1]
+    dtype = "float" if short in ("round", "floor", "ceil", "sign", "rint") else "int"
+    return _diff(it, args[:1], {}, node, qual, "nondiff", dtype)
+
+
+def _slicing(it, qual, args, kwargs, node) -> Val:
+    base = args[0] if args else Val("unknown", opaque=True)
+    piece = _diff(it, args[:1], {}, node, qual, "slice", base.dtype if base.kind in TENSORISH else None)
+    if qual.endswith(("unstack", "split")):
+        count = _value(args[1]) if qual.endswith("split") and len(args) > 1 else base.length
+        count = kwargs.get("num") and _value(kwargs["num"]) or count
+        return Val("seq", items=None, attrs={"elem": piece}, length=count if isinstance(count, int) else None)
+    return piece
+
+
+def _keras_model(it, qual, args, kwargs, node) -> Val:
+    flag = _value(kwargs.get("trainable")) if "trainable" in kwargs else True
+    model = it.op("model", (), node, "leaf", "float", opname=qual)
+    model.trainable = flag is not False
+    outputs = kwargs.get("outputs", args[1] if len(args) > 1 else None)
+    model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
+    return model
+
+
+def _keras_fn(it, qual, args, kwargs, node) -> Val:
+    if qual.rsplit(".", 1)[-1][:1].isupper():
+        return Val("func", qual="tfop", text=qual)
+    return _diff(it, args, kwargs, node, qual)
+
+
+def _opaque(it, qual, args, kwargs, node) -> Val:
+    _unknown_call(args, kwargs)
+    return Val("object", qual=qual)
+
+
+def _printing(it, qual, args, kwargs, node) -> Val:
+    return Val("none")
+
+
+def _stop(it, qual, args, kwargs, node) -> Val:
+    return _diff(it, args[:1], {}, node, qual, "stop")
+
+
+_LIBRARY = {"numpy": _numpy_call, "variable": _variable, "tape": _tape, "function": _function, "constant": _constant,
+            "cast": _cast, "nondiff": _nondiff, "slicing": _slicing, "keras_model": _keras_model,
+            "keras_fn": _keras_fn, "opaque": _opaque, "printing": _printing, "stop": _stop}
+
+
+def _dtype_arg(val: Val | None) -> str | None:
+    if val is None:
+        return None
+    if val.kind == "module":
+        return dtype_of_name(val.qual)
+    if isinstance(_value(val), str):
+        return dtype_of_name(_value(val))
+    return None
+
+
+def _literal_dtype(args: list[Val], kwargs: dict) -> str | None:
+    dtype = _dtype_arg(kwargs.get("dtype"))
+    if dtype is not None or not args:
+        return dtype
+    dtypes = {leaf.dtype for leaf in flat(args[0])}
+    if "float" in dtypes:
+        return "float"
+    return "int" if dtypes == {"int"} else None
+
+
+# ---------------------------------------------------------------------------- builtins and methods
+
+
+def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
+    first = args[0] if args else Val("none")
+    if name in ("float", "int", "complex", "bool") and first.kind in TENSORISH:
+        return it.op("py", (first,), node, "numpy", "float" if name != "int" else "int", opname=f"{name}()")
+    if name in ("float", "int", "len", "isinstance", "str", "repr", "hasattr", "type", "bool", "complex"):
+        return Val("py", dtype="int" if name in ("int", "len") else "float" if name == "float" else None,
+                   opaque=name not in ("len", "isinstance", "str", "repr", "hasattr", "type") and not first.known)
+    if name == "range":
+        return _range(args)
+    if name in ("list", "tuple"):
+        return _as_list(it, first, node)
+    if name == "zip":
+        return _zip(it, args, node)
+    if name == "enumerate":
+        return Val("seq", items=[Val("seq", items=[Val("py", dtype="int"), make()])
+                                 for make in it.iterations(first, node)])
+    if name == "sum" and first.kind == "seq" and first.items:
+        return _diff(it, first.items, {}, node, "sum")
+    if name == "abs" and first.kind in TENSORISH:
+        return _diff(it, [first], {}, node, "abs")
+    if name == "print":
+        return Val("none")
+    return _unknown_call(args, {})
+
+
+def _range(args: list[Val]) -> Val:
+    values = [_value(a) for a in args]
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        try:
+            count = len(range(*values))
+        except (TypeError, ValueError):
+            count = None
+        if count is not None and count <= 8:
+            return Val("seq", items=[Val("py", dtype="int", attrs={"value": v}) for v in range(*values)],
+                       length=count)
+    return Val("seq", items=None, attrs={"elem": Val("py", dtype="int")})
+
+
+def _as_list(it, value: Val, node: ast.AST) -> Val:
+    if value.kind == "seq":
+        return Val("seq", items=list(value.items) if value.items is not None else None, attrs=dict(value.attrs))
+    if value.kind in TENSORISH and value.known:
+        return Val("seq", items=[make() for make in it.iterations(value, node)])
+    return Val("unknown", opaque=True)
+
+
+def _zip(it, args: list[Val], node: ast.AST) -> Val:
+    columns = [[make() for make in it.iterations(a, node)] for a in args]
+    return Val("seq", items=[Val("seq", items=list(row)) for row in zip(*columns)])
+
+
+def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
+    if name == "numpy" and base.kind in TENSORISH:
+        return it.op("numpy", (base,), node, "numpy", base.dtype, opname=".numpy()")
+    if base.kind == "numpy" or name in ("numpy", "item", "tolist"):
+        return it.op("numpy", (base,) + tuple(args), node, "op", base.dtype)
+    if name in ("read_value", "value"):
+        return _diff(it, [base], {}, node, name)
+    if name.startswith("assign") or name in ("set_shape",):
+        return Val("none")
+    return _unknown_call(args, {})
+
+
+def _instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    if cls.qual == "tf.keras.Model":
+        model = _keras_model(it, cls.qual, [], {}, node)
+        model.attrs["multi"] = _returns_tuple(cls.node)
+        return model
+    obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
+    init = _object_attribute(obj, "__init__")
+    if init.kind == "method":
+        call(it, init, args, kwargs, node)
+    return obj
+
+
+def _returns_tuple(cls: ast.ClassDef) -> bool:
+    """Whether a Keras model class's ``call`` may return several outputs (or cannot be read)."""
+    call_def = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "call"), None)
+    if call_def is None:
+        return True
+    returns = [n.value for n in ast.walk(call_def) if isinstance(n, ast.Return)]
+    return not returns or any(not isinstance(r, (ast.BinOp, ast.Call, ast.Name, ast.UnaryOp)) for r in returns)
+
+
+def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
+    out = it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
+
+
+def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call) -> Val:
+    if name in ("call", "__call__"):
+        return _model_call(it, model, args, node)
+    if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
+        return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
+    if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
+        return Val("none")
+    return _unknown_call(args, {})
+
+
+def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    if name == "watch":
+        _watch(it, tape, args[0] if args else kwargs.get("tensor", Val("unknown")), node)
+        return Val("none")
+    if name == "stop_recording":
+        return Val("pause", tape=tape)
+    if name == "reset":
+        tape.calls = []
+        return Val("none")
+    if name not in ("gradient", "jacobian", "batch_jacobian"):
+        return Val("unknown", opaque=True)
+    target = args[0] if args else kwargs.get("target", Val("unknown", opaque=True))
+    sources = args[1] if len(args) > 1 else kwargs.get("sources", kwargs.get("source", Val("unknown", opaque=True)))
+    it.diagnose(it, tape, target, sources, node)
+    return _gradient_result(it, tape, target, sources, node)
+
+
+def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
+    for leaf in flat(value):
+        if leaf.kind not in TENSORISH + ("model",) or leaf.opaque:
+            tape.blind = tape.blind or leaf.kind not in ("py", "none")
+        elif leaf.dtype == "int":
+            tape.int_watches[leaf.id] = (node.lineno, node.col_offset)
+        else:
+            tape.watched.setdefault(leaf.id, (it.tick(), node.lineno, node.col_offset, "watch"))
+
+
+def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> Val:
+    stack = list(it.stack)
+    it.stack[:] = [t for t in stack if t is not tape]
+    try:
+        parents = tuple(flat(target))
+        if sources.kind == "seq" and sources.items is not None:
+            return Val("seq", items=[_diff(it, list(parents) + [s], {}, node, "gradient", "gradient")
+                                     for s in sources.items])
+        return _diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient")
+    finally:
+        it.stack[:] = stack

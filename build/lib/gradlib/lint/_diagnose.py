@@ -1,0 +1,239 @@
+"""Why a gradient request gets None or raises: called by the interpreter at every
+``tape.gradient``/``jacobian``/``batch_jacobian`` and turned into findings.
+
+A request is fine when the tape recorded a path from the source to the target. When it did not,
+either the source was never watched (GT003, GT004, GT005, GT009), or some operation on the way cut
+the path, and the kind and timing of that operation name the rule (GT001, GT002, GT007, GT008,
+GT010, GT011). When the linter cannot tell (unknown code took part), it says nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._calls import flat
+from ._values import Tape, Val, describe
+
+__all__ = ["diagnose"]
+
+_MAX_NODES = 20_000
+
+
+def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
+    """Report every reason the request at ``node`` fails (the interpreter's hook)."""
+    method = node.func.attr if isinstance(node.func, ast.Attribute) else "gradient"
+    _count_calls(it, tape, node, method)
+    text = ast.unparse(node.args[1]) if len(node.args) > 1 else describe(sources)
+    for t in flat(target):
+        if t.kind not in ("tensor", "var", "numpy", "py") or not t.known:
+            continue
+        for s in flat(sources):
+            if s.kind in ("tensor", "var", "model") and not s.opaque and s is not t and s.id not in t.rec.get(tape, ()):
+                for code, line, col, message, fix in _explain(tape, t, s, text):
+                    it.report(code, line, col, message, fix)
+                    if line != node.lineno:
+                        it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+
+
+def _symptom(tape: Tape, method: str, source: Val, code: str, line: int) -> str:
+    return (f"{tape.name}.{method}(...) gets no gradient for {describe(source)} here (None, or zeros with "
+            f"unconnected_gradients=ZERO): the cause is on line {line} (see the {code} finding there).")
+
+
+def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
+    if tape.persistent or tape.blind:
+        return
+    tape.calls.append((node.lineno, node.col_offset))
+    if len(tape.calls) == 2:
+        line, col = _tape_line(tape)
+        first = tape.calls[0][0]
+        where = f"line {first}" if first != node.lineno else "this line, in a loop"
+        it.report("GT006", line, col,
+                  f"{tape.name} is not persistent but is asked twice (first on {where}, again on line {node.lineno}): "
+                  "the first gradient/jacobian call releases the tape's resources and the second raises RuntimeError. "
+                  "Create it with tf.GradientTape(persistent=True) (and `del` it when done), or ask once with a "
+                  "list of targets.", ("persistent", tape.line, tape.col))
+        if node.lineno != line:
+            it.report("GT006", node.lineno, node.col_offset,
+                      f"second {method} call on the non-persistent tape {tape.name} (made on line {line}): this raises "
+                      "RuntimeError. Make the tape persistent=True.", None)
+
+
+def _tape_line(tape: Tape) -> tuple[int, int]:
+    return tape.with_lines[0] if tape.with_lines else (tape.line, tape.col)
+
+
+def _explain(tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
+    between = _between(target, source)
+    if between is None:
+        return []
+    if not _watchable(tape, source):
+        return _unwatched(tape, source, target)
+    findings = []
+    for later in between.values():
+        for parent in later.parents:
+            if parent.id in between:
+                found = _edge(tape, source, parent, later, target, sources)
+                if found is not None and found not in findings:
+                    findings.append(found)
+    return findings
+
+
+def _between(target: Val, source: Val) -> dict | None:
+    """The values on the paths from ``source`` to ``target`` (id -> value), or None if there is no path."""
+    ancestors, todo = {}, [target]
+    while todo:
+        val = todo.pop()
+        if val.id not in ancestors:
+            if len(ancestors) > _MAX_NODES:
+                return None
+            ancestors[val.id] = val
+            todo.extend(val.parents)
+    if source.id not in ancestors:
+        return None
+    reached = {source.id: source}
+    for val in sorted(ancestors.values(), key=lambda v: v.seq):
+        if any(p.id in reached for p in val.parents):
+            reached[val.id] = val
+    return reached if target.id in reached else None
+
+
+def _watchable(tape: Tape, source: Val) -> bool:
+    if source.id in tape.watched or source.rec.get(tape):
+        return True
+    return tape.auto and source.kind in ("var", "model") and source.trainable and source.dtype != "int"
+
+
+def _live(tape: Tape, source: Val, parent: Val, later: Val) -> bool:
+    """Whether the tape followed ``source`` through ``parent`` when ``later`` was computed."""
+    if parent is not source:
+        return source.id in parent.rec.get(tape, ())
+    watch = tape.watched.get(source.id)
+    if watch is not None and watch[3] == "watch" and watch[0] < later.seq or source.rec.get(tape):
+        return True
+    return tape.auto and source.kind in ("var", "model") and source.trainable and tape.active_at(later.seq)
+
+
+def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources: str) -> tuple | None:
+    live = _live(tape, source, parent, later)
+    if live and source.id in later.rec.get(tape, ()):
+        return None
+    if not live and parent is not source:
+        return None                       # downstream of a cut already reported
+    return _classify(tape, source, later, live, target, sources)
+
+
+def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str) -> tuple | None:
+    s, name = describe(source), tape.name
+    if op.op == "numpy":
+        return ("GT002", op.line, op.col,
+                f"`{op.text or op.opname}` takes the value out of TensorFlow ({op.opname} gives a NumPy or Python "
+                f"value): the tape sees whatever comes back as a new constant, so the gradient with respect to {s} "
+                "is None. Use the TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.",
+                None)
+    if op.op == "nondiff":
+        return ("GT010", op.line, op.col,
+                f"`{op.text or op.opname}` is not differentiable ({op.opname} has no gradient), and it is on the only "
+                f"path from {s} to {describe(target)}: the gradient is None (zeros for tf.sign). Use a smooth "
+                "stand-in (tf.nn.softmax instead of argmax, a sigmoid instead of a step) or keep the float value.",
+                None)
+    if op.op == "stop":
+        return None
+    op = _at_tape_level(op, tape)
+    when = tape.when(op.seq)
+    if when == "before":
+        return ("GT007", op.line, op.col,
+                f"`{op.text}` is computed before the `with` block of {name} (line {_tape_line(tape)[0]}): the tape "
+                f"only records operations run inside its block, so the gradient with respect to {s} is None. Move "
+                "this line into the block" + (f", after {name}.watch({s})." if source.kind == "tensor" else "."),
+                ("move", op.line, _tape_line(tape)[0], "start"))
+    if when == "inside":
+        return _late_watch(tape, source, op) if not live else None
+    return _after(tape, source, op, sources)
+
+
+def _at_tape_level(op: Val, tape: Tape) -> Val:
+    """``op`` as seen from the code that uses the tape: made inside a helper, it is the helper's call."""
+    if len(op.sites) <= tape.depth:
+        return op
+    line, col, text = op.sites[tape.depth]
+    return Val(op.kind, line, col, op.op, op.opname, text, op.parents, seq=op.seq)
+
+
+def _late_watch(tape: Tape, source: Val, op: Val) -> tuple | None:
+    watch = tape.watched.get(source.id)
+    if watch is None or watch[3] != "watch":
+        return None
+    s = describe(source)
+    return ("GT003", watch[1], watch[2],
+            f"{tape.name}.watch({s}) comes after `{op.text}` (line {op.line}) used {s}: the tape only records "
+            f"operations on {s} from the watch on, so the gradient is None. Call {tape.name}.watch({s}) first "
+            "thing in the block.", None)
+
+
+def _after(tape: Tape, source: Val, op: Val, sources: str) -> tuple:
+    s, name, end = describe(source), tape.name, _tape_line(tape)[0]
+    if op.op in ("iter", "slice"):
+        what = {"iteration": "iterates", "unpacking": "unpacks"}.get(op.opname, "slices")
+        return ("GT001", op.line, op.col,
+                f"`{op.text}` {what} a tensor after the `with` block of {name} (line {end}) ended: the "
+                "unstack/strided_slice op is not recorded, so each piece is a new tensor not connected to "
+                f"{s} and its gradient is None (zeros with unconnected_gradients=ZERO). Unstack or slice inside the "
+                f"block (persistent tape), or use {name}.jacobian({describe(op.parents[0])}, {sources}) for every "
+                "row at once.", _unstack_fix(tape, op))
+    if op.op == "gradient":
+        return ("GT008", op.line, op.col,
+                f"`{op.text}` is taken after the outer tape {name}'s block (line {end}) ended: {name} did not record "
+                f"this first derivative, so the second derivative with respect to {s} is None. Indent this line into "
+                f"the `with` block of {name}.", ("indent", op.line))
+    return ("GT011", op.line, op.col,
+            f"`{op.text}` runs after the `with` block of {name} (line {end}) ended: the operation is not recorded, "
+            f"so the gradient with respect to {s} is None. Move it into the block.", ("move", op.line, end, "end"))
+
+
+def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
+    """For ``for y_i in y`` after the block: unstack ``y`` at the end of the block and loop over the parts."""
+    iterated = op.parents[0].name if op.parents else ""
+    if op.opname != "iteration" or not iterated.isidentifier() or not op.text.startswith("for "):
+        return None
+    return ("unstack", op.line, iterated, _tape_line(tape)[0], None if tape.persistent else (tape.line, tape.col))
+
+
+def _unwatched(tape: Tape, source: Val, target: Val) -> list[tuple]:
+    if tape.blind:
+        return []
+    s, name = describe(source), tape.name
+    line, col = _tape_line(tape)
+    if source.id in tape.int_watches:
+        wl, wc = tape.int_watches[source.id]
+        found = [("GT004", wl, wc,
+                  f"{s} is an integer tensor: {name}.watch({s}) is ignored (TensorFlow only logs a warning), because "
+                  "tapes record floating-point tensors only, so the gradient is None. Make it float "
+                  f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it.", ("float", source.line))]
+        if source.op == "const" and source.line != wl:
+            found.append(("GT004", source.line, source.col,
+                          f"this makes {s} an integer tensor, which {name} cannot watch (line {wl}), so its gradient "
+                          "is None: give it float values (1.0, not 1) or dtype=tf.float32.", ("float", source.line)))
+        return found
+    if source.kind == "var" and source.dtype == "int":
+        return [("GT004", source.line, source.col,
+                 f"the variable {s} has an integer dtype: tapes only watch floating-point variables, so its gradient "
+                 "is None. Give it a float initial value (3.0, not 3) or dtype=tf.float32.", ("float", source.line))]
+    if source.kind in ("var", "model") and not source.trainable:
+        return [("GT009", source.line, source.col,
+                 f"{s} is not trainable (trainable=False), so {name} does not watch it automatically and its "
+                 f"gradient is None. Drop trainable=False, or call {name}.watch({s}) at the start of the block.",
+                 ("trainable", source.line))]
+    if source.rebound is not None:
+        rl, rc, var = source.rebound
+        return [("GT005", rl, rc,
+                 f"this rebinds {var}, a tf.Variable, to a plain Tensor: tapes watch trainable Variables "
+                 f"automatically but not Tensors, so the gradient with respect to {var} is None. Update the "
+                 f"variable in place ({var}.assign(...), {var}.assign_add(...), {var}.assign_sub(...)).",
+                 ("assign", rl))]
+    why = ("the tape was made with watch_accessed_variables=False" if source.kind != "tensor"
+           else "only trainable tf.Variables are watched automatically")
+    return [("GT003", line, col,
+             f"{name} never watches {s}, and {why}: the gradient with respect to {s} is None. Call "
+             f"{name}.watch({s}) first thing in this block"
+             + (", or make it a tf.Variable." if source.kind == "tensor" else "."), ("watch", line, col, s, name))]

@@ -1,0 +1,575 @@
+"""The abstract interpreter: walks the syntax tree in program order and builds ``Val``s, never running
+anything. Statements and expressions live here; what each call does lives in ``_calls``.
+
+Loops run their body for each known element, or twice when the length is unknown (enough to see a
+second gradient call or a variable rebound on the previous pass); ``if``/``try`` branches start from
+the same state and merge, and a name bound differently in two branches becomes unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+from . import _calls
+from ._tables import normalise
+from ._values import TENSORISH, Tape, Val
+
+__all__ = ["Budget", "Env", "Interpreter"]
+
+_MAX_ITEMS = 8          # elements iterated one by one; longer sequences run twice
+_MAX_CALL_DEPTH = 4     # user functions inlined at most this deep
+_BUILTINS = {"range", "len", "zip", "enumerate", "list", "tuple", "float", "int", "bool", "complex", "print",
+             "sum", "abs", "isinstance", "type", "str", "repr", "min", "max", "map", "filter", "sorted",
+             "reversed", "dict", "set", "super", "hasattr", "getattr", "iter", "next", "round", "divmod", "pow"}
+_DEFAULT_MODULES = {"tf": "tf", "np": "np", "math": "math", "keras": "tf.keras"}
+
+
+class Budget(Exception):
+    """The analysis took more steps than allowed: stop and report what was found so far."""
+
+
+class Env:
+    """Names of one scope, falling back to the enclosing scope; ``hide_tapes`` hides outer tapes."""
+
+    def __init__(self, parent: Env | None = None, hide_tapes: bool = False):
+        self.vars: dict[str, Val] = {}
+        self.parent = parent
+        self.hide_tapes = hide_tapes
+
+    def lookup(self, name: str) -> Val | None:
+        env, hide = self, False
+        while env is not None:
+            if name in env.vars:
+                val = env.vars[name]
+                return Val("unknown", name=name) if hide and val.kind == "tape" else val
+            hide = hide or env.hide_tapes
+            env = env.parent
+        return None
+
+
+class Interpreter:
+    """Runs a module abstractly; ``diagnose`` is called at every gradient request."""
+
+    def __init__(self, diagnose, max_steps: int):
+        self.diagnose = diagnose
+        self.max_steps = max_steps
+        self.steps = 0
+        self.clock = itertools.count(1)
+        self.stack: list[Tape] = []
+        self.tapes: list[Tape] = []
+        self.calling: list[ast.AST] = []
+        self.sites: list[tuple[int, int, str]] = []
+        self.returns: list[list[Val]] = []
+        self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
+        self.findings: dict = {}
+
+    # ------------------------------------------------------------------ entry points
+
+    def run_module(self, tree: ast.Module) -> None:
+        env = Env()
+        env.vars.update({k: Val("module", qual=v, name=k) for k, v in _DEFAULT_MODULES.items()})
+        env.vars.update({k: Val("builtin", qual=k, name=k) for k in _BUILTINS})
+        self.block(tree.body, env)
+        self.run_functions_alone()
+
+    def run_functions_alone(self) -> None:
+        """Each function once more on its own, its parameters unknown and outer tapes hidden."""
+        done = set()
+        for node, env, cls in self.functions:
+            if id(node) in done:
+                continue
+            done.add(id(node))
+            self_val = Val("object", node=cls, name="self", attrs={"__env__": env})
+            args = [self_val] if cls is not None and node.args.args else []
+            self.call_user(Val("func", node=node, attrs={"env": Env(env, hide_tapes=True)}), args, {}, node)
+
+    def tick(self) -> int:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise Budget
+        return next(self.clock)
+
+    def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
+        self.findings.setdefault((code, line, col), (message, fix))
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, stmts: list[ast.stmt], env: Env) -> bool:
+        """Run ``stmts``; True when a ``return`` at this level ended the block."""
+        for stmt in stmts:
+            self.tick()
+            handler = getattr(self, "s_" + type(stmt).__name__, None)
+            if handler is not None and handler(stmt, env):
+                return True
+        return False
+
+    def s_Import(self, node: ast.Import, env: Env) -> None:
+        for alias in node.names:
+            qual = normalise(alias.name)
+            if alias.asname:
+                env.vars[alias.asname] = Val("module", qual=qual, name=alias.asname)
+            else:
+                top = alias.name.split(".")[0]
+                env.vars[top] = Val("module", qual=normalise(top), name=top)
+
+    def s_ImportFrom(self, node: ast.ImportFrom, env: Env) -> None:
+        base = normalise(node.module or "")
+        for alias in node.names:
+            if alias.name != "*":
+                env.vars[alias.asname or alias.name] = Val("module", qual=normalise(f"{base}.{alias.name}"),
+                                                           name=alias.asname or alias.name)
+
+    def s_FunctionDef(self, node: ast.FunctionDef, env: Env, cls: ast.ClassDef | None = None) -> None:
+        func = Val("func", node=node, attrs={"env": env}, name=node.name, qual=node.name)
+        for dec in node.decorator_list:
+            dec_val = self.ev(dec, env)
+            if not (dec_val.kind == "module" and dec_val.qual in ("tf.function", "functools.wraps")
+                    or dec_val.kind == "func" and dec_val.qual == "decorator"):
+                func = Val("unknown", name=node.name)
+        env.vars[node.name] = func
+        self.functions.append((node, env, cls))
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, node: ast.ClassDef, env: Env) -> None:
+        bases = [self.ev(b, env) for b in node.bases]
+        keras = any(b.kind in ("module", "class") and b.qual.startswith("tf.keras") for b in bases)
+        env.vars[node.name] = Val("class", node=node, name=node.name, qual="tf.keras.Model" if keras else node.name,
+                                  attrs={"env": env})
+        inner = Env(env)
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.append((stmt, inner, node))
+
+    def s_Assign(self, node: ast.Assign, env: Env) -> None:
+        value = self.ev(node.value, env)
+        for target in node.targets:
+            self.bind(target, value, env, node)
+
+    def s_AnnAssign(self, node: ast.AnnAssign, env: Env) -> None:
+        if node.value is not None:
+            self.bind(node.target, self.ev(node.value, env), env, node)
+
+    def s_AugAssign(self, node: ast.AugAssign, env: Env) -> None:
+        old = self.ev(node.target, env) if isinstance(node.target, (ast.Name, ast.Attribute)) else Val("unknown")
+        if old.kind == "var":
+            self.report("GT005", node.lineno, node.col_offset,
+                        f"`{ast.unparse(node)[:60]}` on the tf.Variable {old.name or 'here'!s} raises RuntimeError: "
+                        "`variable += value` is not supported. Update it in place with "
+                        f"`{old.name or 'v'}.{'assign_sub' if isinstance(node.op, ast.Sub) else 'assign_add'}(...)`.",
+                        ("augassign", node.lineno))
+        value = self.binop(old, self.ev(node.value, env), node.op, node)
+        if isinstance(node.target, ast.Name):
+            self.bind(node.target, value, env, node)
+
+    def s_Expr(self, node: ast.Expr, env: Env) -> None:
+        self.ev(node.value, env)
+
+    def s_Return(self, node: ast.Return, env: Env) -> bool:
+        value = self.ev(node.value, env) if node.value is not None else Val("none")
+        if self.returns:
+            self.returns[-1].append(value)
+        return True
+
+    def s_Delete(self, node: ast.Delete, env: Env) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                env.vars.pop(target.id, None)
+
+    def s_With(self, node: ast.With, env: Env) -> bool:
+        entered: list[tuple[str, Tape]] = []
+        for item in node.items:
+            cm = self.ev(item.context_expr, env)
+            if cm.kind == "tape":
+                cm.tape.calls = [] if not cm.tape.persistent else cm.tape.calls   # re-entering starts afresh
+                cm.tape.intervals.append([self.tick(), None])
+                cm.tape.with_lines.append((node.lineno, node.col_offset))
+                self.stack.append(cm.tape)
+                entered.append(("tape", cm.tape))
+            elif cm.kind == "pause" and cm.tape in self.stack:
+                self.stack.remove(cm.tape)
+                entered.append(("pause", cm.tape))
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, cm if cm.kind == "tape" else Val("unknown"), env, node)
+        try:
+            return self.block(node.body, env)
+        finally:
+            for how, tape in reversed(entered):
+                if how == "tape":
+                    tape.intervals[-1][1] = next(self.clock)
+                    self.stack.remove(tape)
+                else:
+                    self.stack.append(tape)
+
+    s_AsyncWith = s_With
+
+    def s_For(self, node: ast.For, env: Env) -> None:
+        for make in self.iterations(self.ev(node.iter, env), node):
+            self.bind(node.target, make(), env, node)
+            self.block(node.body, env)
+        self.block(node.orelse, env)
+
+    s_AsyncFor = s_For
+
+    def s_While(self, node: ast.While, env: Env) -> None:
+        for _ in range(2):
+            self.ev(node.test, env)
+            self.block(node.body, env)
+        self.block(node.orelse, env)
+
+    def s_If(self, node: ast.If, env: Env) -> bool:
+        self.ev(node.test, env)
+        return self.branches([node.body, node.orelse], env)
+
+    def s_Try(self, node: ast.Try, env: Env) -> bool:
+        handlers = [h.body for h in node.handlers]
+        done = self.branches([node.body + node.orelse] + handlers, env)
+        return self.block(node.finalbody, env) or done
+
+    s_TryStar = s_Try
+
+    def branches(self, blocks: list[list[ast.stmt]], env: Env) -> bool:
+        """Run each block from the same state, then merge names and tape states."""
+        names, tapes = dict(env.vars), {t: t.copy_state() for t in self.tapes}
+        outcomes = []
+        for stmts in blocks:
+            env.vars = dict(names)
+            for tape, state in tapes.items():
+                tape.set_state(state)
+            returned = self.block(stmts, env)
+            outcomes.append((dict(env.vars), {t: t.copy_state() for t in tapes}, returned))
+        env.vars = _merge_names([o[0] for o in outcomes if not o[2]] or [o[0] for o in outcomes])
+        for tape in tapes:
+            _merge_tape(tape, [o[1][tape] for o in outcomes])
+        return all(o[2] for o in outcomes)
+
+    # ------------------------------------------------------------------ binding
+
+    def bind(self, target: ast.expr, value: Val, env: Env, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, value, env, node)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for sub, part in zip(target.elts, self.unpack(value, len(target.elts), node)):
+                self.bind(sub, part, env, node)
+        elif isinstance(target, ast.Attribute):
+            base = self.ev(target.value, env)
+            if base.kind in ("object", "model"):
+                _mark_rebound(value, base.attrs.get(target.attr), node, ast.unparse(target))
+                value.name = value.name or ast.unparse(target)
+                base.attrs[target.attr] = value
+                if base.kind == "model" and target.attr == "trainable" and value.attrs.get("value") is False:
+                    base.trainable = False
+                    base.line, base.col = node.lineno, node.col_offset
+
+    def bind_name(self, name: str, value: Val, env: Env, node: ast.AST) -> None:
+        _mark_rebound(value, env.vars.get(name), node, name)
+        if not value.name and value.kind not in ("module", "builtin"):
+            value.name = name
+            for i, item in enumerate(value.items or ()):
+                item.name = item.name or f"{name}[{i}]"
+        if value.kind == "tape" and value.tape.name == "tape":
+            value.tape.name = name
+        env.vars[name] = value
+
+    def unpack(self, value: Val, n: int, node: ast.AST) -> list[Val]:
+        if value.kind == "seq" and value.items is not None and len(value.items) == n:
+            return list(value.items)
+        if value.kind in TENSORISH and value.known and not value.attrs.get("tuple"):
+            return [self.op("tensor", (value,), node, "iter", value.dtype, opname="unpacking") for _ in range(n)]
+        if value.kind == "seq" and value.attrs.get("elem") is not None:
+            return [value.attrs["elem"]] * n
+        return [Val("unknown", opaque=True) for _ in range(n)]
+
+    def iterations(self, value: Val, node: ast.AST) -> list:
+        """One zero-argument function per pass of a loop over ``value``, each giving that pass's element."""
+        if value.kind == "seq" and value.items is not None:
+            items = value.items if len(value.items) <= _MAX_ITEMS else value.items[:2]
+            return [lambda item=item: item for item in items]
+        if value.kind == "seq" and value.attrs.get("elem") is not None:
+            return [lambda: value.attrs["elem"]] * (1 if value.length == 1 else 2)
+        if value.kind in TENSORISH and value.known:
+            make = lambda: self.op("tensor", (value,), node, "iter", value.dtype, opname="iteration")  # noqa: E731
+            return [make] * (1 if value.length == 1 else 2)
+        if value.kind == "numpy":
+            return [lambda: Val("numpy", dtype=value.dtype)] * 2
+        return [lambda: Val("unknown", opaque=True)] * 2
+
+    # ------------------------------------------------------------------ expressions
+
+    def ev(self, node: ast.expr, env: Env) -> Val:
+        self.tick()
+        handler = getattr(self, "e_" + type(node).__name__, None)
+        return handler(node, env) if handler is not None else Val("unknown", opaque=True)
+
+    def e_Constant(self, node: ast.Constant, env: Env) -> Val:
+        value = node.value
+        if value is None:
+            return Val("none")
+        dtype = "float" if isinstance(value, float) else "int" if isinstance(value, int) else None
+        return Val("py", dtype=dtype, attrs={"value": value}, text=repr(value)[:20])
+
+    def e_Name(self, node: ast.Name, env: Env) -> Val:
+        found = env.lookup(node.id)
+        return found if found is not None else Val("unknown", name=node.id, opaque=True)
+
+    def e_Attribute(self, node: ast.Attribute, env: Env) -> Val:
+        return _calls.attribute(self, self.ev(node.value, env), node.attr, node)
+
+    def e_Subscript(self, node: ast.Subscript, env: Env) -> Val:
+        return _calls.subscript(self, self.ev(node.value, env), self.ev(node.slice, env), node)
+
+    def e_Call(self, node: ast.Call, env: Env) -> Val:
+        func = self.ev(node.func, env)
+        args = [self.ev(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            args = [Val("unknown", opaque=True, parents=tuple(args))]
+        kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords if k.arg is not None}
+        return _calls.call(self, func, args, kwargs, node)
+
+    def e_BinOp(self, node: ast.BinOp, env: Env) -> Val:
+        return self.binop(self.ev(node.left, env), self.ev(node.right, env), node.op, node)
+
+    def e_UnaryOp(self, node: ast.UnaryOp, env: Env) -> Val:
+        operand = self.ev(node.operand, env)
+        if isinstance(node.op, ast.Not):
+            return Val("py")
+        return self.binop(operand, Val("py", dtype="int"), node.op, node)
+
+    def e_Compare(self, node: ast.Compare, env: Env) -> Val:
+        parts = [self.ev(node.left, env)] + [self.ev(c, env) for c in node.comparators]
+        if any(p.kind in TENSORISH for p in parts) and all(p.kind in TENSORISH + ("py", "numpy") for p in parts):
+            return self.op("tensor", tuple(parts), node, "nondiff", "int", opname="a comparison")
+        return Val("py", opaque=any(not p.known for p in parts))
+
+    def e_BoolOp(self, node: ast.BoolOp, env: Env) -> Val:
+        parts = [self.ev(v, env) for v in node.values]
+        return Val("py") if all(p.kind == "py" for p in parts) else Val("unknown", opaque=True)
+
+    def e_IfExp(self, node: ast.IfExp, env: Env) -> Val:
+        self.ev(node.test, env)
+        body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
+        return body if body is orelse else Val("unknown", opaque=True, parents=(body, orelse))
+
+    def e_List(self, node: ast.List, env: Env) -> Val:
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            for e in node.elts:
+                self.ev(e.value if isinstance(e, ast.Starred) else e, env)
+            return Val("seq", items=None)
+        items = [self.ev(e, env) for e in node.elts]
+        return Val("seq", items=items, length=len(items), text=ast.unparse(node)[:40])
+
+    e_Tuple = e_List
+
+    def e_Lambda(self, node: ast.Lambda, env: Env) -> Val:
+        return Val("func", node=node, attrs={"env": env}, qual="lambda")
+
+    def e_NamedExpr(self, node: ast.NamedExpr, env: Env) -> Val:
+        value = self.ev(node.value, env)
+        self.bind(node.target, value, env, node)
+        return value
+
+    def e_JoinedStr(self, node: ast.JoinedStr, env: Env) -> Val:
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                self.ev(part.value, env)
+        return Val("py")
+
+    def e_Slice(self, node: ast.Slice, env: Env) -> Val:
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.ev(part, env)
+        return Val("py")
+
+    def e_ListComp(self, node, env: Env) -> Val:
+        inner = Env(env)
+        results: list[Val] = []
+        self.comprehend(node.generators, inner, lambda: results.append(
+            self.ev(node.elt, inner) if not isinstance(node, ast.DictComp) else self.ev(node.value, inner)))
+        return Val("seq", items=results if not isinstance(node, (ast.SetComp, ast.DictComp)) else None)
+
+    e_GeneratorExp = e_SetComp = e_DictComp = e_ListComp
+
+    def comprehend(self, generators: list[ast.comprehension], env: Env, body) -> None:
+        first, rest = generators[0], generators[1:]
+        for make in self.iterations(self.ev(first.iter, env), first):
+            self.bind(first.target, make(), env, first)
+            for cond in first.ifs:
+                self.ev(cond, env)
+            if rest:
+                self.comprehend(rest, env, body)
+            else:
+                body()
+
+    def e_Dict(self, node: ast.Dict, env: Env) -> Val:
+        for part in node.keys + node.values:
+            if part is not None:
+                self.ev(part, env)
+        return Val("unknown", opaque=True)
+
+    # ------------------------------------------------------------------ operations
+
+    def op(self, kind: str, parents: tuple, node: ast.AST, how: str = "op", dtype: str | None = None, *,
+           opname: str = "", length: int | None = None) -> Val:
+        """A new value made by an operation on ``parents`` at this point of the program."""
+        seq = self.tick()
+        cut = how in ("numpy", "nondiff", "stop", "const")
+        rec = {} if cut else self.record(parents, seq)
+        opaque = any(not p.known for p in parents)
+        line, col, text = _position(node)
+        return Val(kind, line, col, how, opname, text, tuple(parents), seq, rec, dtype, opaque=opaque, length=length,
+                   sites=tuple(self.sites))
+
+    def record(self, parents: tuple, seq: int) -> dict:
+        rec = {}
+        for tape in self.stack:
+            sources = set()
+            for p in parents:
+                known = p.rec.get(tape)
+                if known:
+                    sources |= known
+                    sources.add(p.id)
+                elif self.tracked(tape, p, seq):
+                    sources.add(p.id)
+            if sources:
+                rec[tape] = frozenset(sources)
+        return rec
+
+    def tracked(self, tape: Tape, val: Val, seq: int) -> bool:
+        """Whether ``tape`` records operations on ``val`` now (watched, or a trainable float variable)."""
+        if val.id in tape.watched:
+            return True
+        if tape.auto and val.kind in ("var", "model") and val.trainable and val.dtype != "int":
+            tape.watched[val.id] = (seq, 0, 0, "auto")
+            return True
+        return False
+
+    def binop(self, left: Val, right: Val, op: ast.AST, node: ast.AST) -> Val:
+        kinds = {left.kind, right.kind}
+        if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown"}:
+            dtype = _dtype(left, right)
+            length = left.length if left.kind in TENSORISH else right.length
+            if isinstance(op, ast.FloorDiv):
+                return self.op("tensor", (left, right), node, "nondiff", dtype, opname="floor division (//)")
+            return self.op("tensor", (left, right), node, "op", dtype, length=length)
+        if kinds <= {"py"}:
+            return Val("py", dtype=_dtype(left, right))
+        if kinds <= {"py", "numpy"}:
+            return self.op("numpy", (left, right), node, "op", _dtype(left, right))
+        if kinds == {"seq"} and isinstance(op, ast.Add) and left.items is not None and right.items is not None:
+            return Val("seq", items=left.items + right.items)
+        if "model" in kinds:
+            return self.op("tensor", (left, right), node, "op", "float")
+        return Val("unknown", opaque=True, parents=(left, right))
+
+    # ------------------------------------------------------------------ user functions
+
+    def call_user(self, func: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
+        fn = func.node
+        if len(self.calling) >= _MAX_CALL_DEPTH or fn in self.calling:
+            return Val("unknown", opaque=True, parents=tuple(args))
+        env = Env(func.attrs.get("env"))
+        _bind_params(fn.args, args, kwargs, env, self)
+        self.calling.append(fn)
+        self.sites.append(_position(node))
+        self.returns.append([])
+        stack = list(self.stack)
+        try:
+            if isinstance(fn, ast.Lambda):
+                return self.ev(fn.body, env)
+            if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fn)):
+                return Val("unknown", opaque=True)
+            self.block(fn.body, env)
+            return _merge_returns(self.returns[-1])
+        finally:
+            self.stack[:] = stack
+            self.returns.pop()
+            self.sites.pop()
+            self.calling.pop()
+
+
+def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, interp: Interpreter) -> None:
+    params = spec.posonlyargs + spec.args
+    defaults = [None] * (len(params) - len(spec.defaults)) + list(spec.defaults)
+    for i, (param, default) in enumerate(zip(params, defaults)):
+        if i < len(args):
+            value = args[i]
+        elif param.arg in kwargs:
+            value = kwargs[param.arg]
+        elif default is not None:
+            value = interp.ev(default, env.parent or env)
+        else:
+            value = Val("unknown", opaque=True)
+        env.vars[param.arg] = value
+    for param, default in zip(spec.kwonlyargs, spec.kw_defaults):
+        env.vars[param.arg] = kwargs.get(param.arg) or (interp.ev(default, env.parent or env) if default is not None
+                                                        else Val("unknown", opaque=True))
+    if spec.vararg is not None:
+        env.vars[spec.vararg.arg] = Val("seq", items=args[len(params):])
+    if spec.kwarg is not None:
+        env.vars[spec.kwarg.arg] = Val("unknown", opaque=True)
+
+
+def _position(node: ast.AST) -> tuple[int, int, str]:
+    """Line, column and short source text of the construct that made a value."""
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        text = f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+        where = node if isinstance(node, (ast.For, ast.AsyncFor)) else node.iter
+        return where.lineno, where.col_offset, text[:60]
+    text = ast.unparse(node) if isinstance(node, (ast.expr, ast.stmt)) else ""
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text[:60]
+
+
+def _merge_returns(values: list[Val]) -> Val:
+    if not values:
+        return Val("none")
+    first = values[0]
+    return first if all(v is first for v in values) else Val("unknown", opaque=True, parents=tuple(values))
+
+
+def _merge_names(scopes: list[dict]) -> dict:
+    merged = {}
+    for name in set().union(*scopes):
+        values = [s.get(name) for s in scopes]
+        first = values[0]
+        merged[name] = first if all(v is first for v in values) else Val("unknown", name=name, opaque=True)
+    return merged
+
+
+def _merge_tape(tape: Tape, states: list[tuple]) -> None:
+    watched, int_watches = {}, {}
+    for state in states:
+        for key, value in state[0].items():
+            watched.setdefault(key, value)
+        int_watches.update(state[1])
+    calls = max((state[2] for state in states), key=len)
+    tape.set_state((watched, int_watches, calls, any(state[3] for state in states)))
+
+
+def _mark_rebound(value: Val, old: Val | None, node: ast.AST, name: str) -> None:
+    """A tensor computed from the Variable (or rebound Variable) it replaces under the same name: GT005's case."""
+    if old is not None and value.kind == "tensor" and _derived_from(value, old):
+        if old.kind == "var":
+            value.rebound = (node.lineno, node.col_offset, name)
+        elif old.rebound is not None:
+            value.rebound = old.rebound
+
+
+def _derived_from(value: Val, old: Val, limit: int = 200) -> bool:
+    """Whether ``old`` is among the ancestors of ``value`` (a bounded walk)."""
+    todo, seen = list(value.parents), set()
+    while todo and len(seen) < limit:
+        val = todo.pop()
+        if val is old:
+            return True
+        if val.id not in seen:
+            seen.add(val.id)
+            todo.extend(val.parents)
+    return False
+
+
+def _dtype(*vals: Val) -> str | None:
+    dtypes = {v.dtype for v in vals if v.kind in TENSORISH + ("py", "numpy")}
+    if "float" in dtypes:
+        return "float"
+    return "int" if dtypes == {"int"} else None

@@ -1,0 +1,121 @@
+"""The rule table: one row per GradientTape mistake the linter finds, with its example and its fix.
+
+The README's table, the command line's ``--rules`` and the dashboard's examples all read ``RULES``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LintFinding", "RULES", "RULES_BY_CODE", "Rule"]
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    """One mistake found in the source.
+
+    ``line`` (1-based) and ``col`` (0-based) point at where the fix goes; ``rule`` is a stable code
+    such as ``"GT001"``; ``message`` says what is wrong, why the gradient is None, zero or an error,
+    and what to do. ``fixed`` is the whole source with this one mistake corrected, when the linter
+    can write the correction, else None.
+    """
+
+    line: int
+    col: int
+    rule: str
+    message: str
+    fixed: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.col}: {self.rule} {self.message}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: its code, what it catches, where it points, the fix, and a small broken example."""
+
+    code: str
+    title: str
+    catches: str
+    points_at: str
+    fix: str
+    example: str
+
+
+_PRE = "import tensorflow as tf\n\n"
+
+RULES = (
+    Rule("GT001", "Iterating or slicing a tensor after the tape block",
+         "`for y_i in y`, `[... for y_i in y]`, `y[0]`, `a, b = y`, `tf.unstack(y)` after the `with` block: "
+         "the unstack/strided_slice op runs when the tape no longer records, so `y_i` is not connected to `x` "
+         "and its gradient is None (zeros with `unconnected_gradients=ZERO`).",
+         "the iteration or slice", "unstack or slice inside the block (`parts = tf.unstack(y)`, persistent tape), "
+         "or call `tape.jacobian(y, x)`",
+         _PRE + "x = tf.constant([3.0, 4.0])\nwith tf.GradientTape(persistent=True) as tape:\n    tape.watch(x)\n"
+         "    y = x * x\nrows = [tape.gradient(y_i, x) for y_i in y]\n"),
+    Rule("GT002", "A NumPy or Python round trip inside the tape",
+         "`.numpy()`, `np.*(tensor)`, `float(t)`, `int(t)`, `math.*(t)`, `model.predict(x)` on the path to the "
+         "target: the value leaves TensorFlow, so the tape sees a new constant and the gradient is None.",
+         "the call that leaves TensorFlow", "use the TensorFlow op (`tf.sin`, `tf.reduce_sum`, `model(x)`) and "
+         "keep the value a tensor",
+         _PRE + "import numpy as np\n\nx = tf.Variable([0.5, 1.0])\nwith tf.GradientTape() as tape:\n"
+         "    y = tf.constant(np.sin(x.numpy()))\ngrad = tape.gradient(y, x)\n"),
+    Rule("GT003", "A tensor that is never watched (or watched too late)",
+         "`tape.gradient(y, x)` where `x` is a `tf.constant`/tensor that the tape never watched (only trainable "
+         "variables are watched automatically), or that was watched after `y` was computed: None.",
+         "the `with` line of the tape (the watch goes right below it), or the late `watch`",
+         "call `tape.watch(x)` first thing in the block, or make `x` a `tf.Variable`",
+         _PRE + "x = tf.constant(3.0)\nwith tf.GradientTape() as tape:\n    y = x * x\ndy_dx = tape.gradient(y, x)\n"),
+    Rule("GT004", "An integer tensor watched",
+         "`tape.watch(n)` or a gradient with respect to an int32/int64 tensor or variable: the tape only records "
+         "floating-point tensors (TensorFlow just logs a warning), so the gradient is None.",
+         "the `watch` of the integer tensor (or the integer variable)", "make it float: `tf.constant([1.0, 2.0])`, "
+         "`dtype=tf.float32`, or `tf.cast(n, tf.float32)` before watching the cast value",
+         _PRE + "n = tf.constant([1, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(n)\n"
+         "    y = tf.cast(n, tf.float32) ** 2\ngrad = tape.gradient(y, n)\n"),
+    Rule("GT005", "A tf.Variable rebound to a tensor",
+         "`v = v + 1` (or `v = v - lr * g` in a training loop) makes `v` a plain Tensor: the tape only watches "
+         "trainable Variables automatically, so the next gradient with respect to `v` is None; `v += 1` raises "
+         "RuntimeError.", "the rebinding", "update the variable in place: `v.assign_add(1)`, `v.assign_sub(lr * g)`",
+         _PRE + "v = tf.Variable(3.0)\nv = v + 1.0\nwith tf.GradientTape() as tape:\n    y = v * v\n"
+         "grad = tape.gradient(y, v)\n"),
+    Rule("GT006", "A non-persistent tape asked twice",
+         "a second `gradient`/`jacobian`/`batch_jacobian` call (or one in a loop) on a tape made without "
+         "`persistent=True`: the first call releases the tape, the second raises RuntimeError.",
+         "the `with` line that makes the tape (and, as a note, the second call)",
+         "`tf.GradientTape(persistent=True)` (and `del tape` when done), or one call with a list of targets",
+         _PRE + "x = tf.Variable(2.0)\nwith tf.GradientTape() as tape:\n    y = x * x\n    z = y * x\n"
+         "dy = tape.gradient(y, x)\ndz = tape.gradient(z, x)\n"),
+    Rule("GT007", "A value computed before the tape block",
+         "`y = f(x)` (or `out = model(x)`) before `with tf.GradientTape()`: the tape only records operations run "
+         "inside its block, so the gradient of `y` is None.", "the computation before the block",
+         "move the computation into the `with` block, after `tape.watch(x)`",
+         _PRE + "x = tf.Variable(3.0)\ny = x * x\nwith tf.GradientTape() as tape:\n    loss = y\n"
+         "grad = tape.gradient(loss, x)\n"),
+    Rule("GT008", "The inner gradient of nested tapes taken outside the outer tape",
+         "`dy = inner.gradient(y, x)` after the outer block has ended: the outer tape did not record the first "
+         "derivative, so the second derivative is None.", "the inner gradient call",
+         "indent the inner `gradient` call into the outer `with` block",
+         _PRE + "x = tf.Variable(2.0)\nwith tf.GradientTape() as outer:\n    with tf.GradientTape() as inner:\n"
+         "        y = x ** 3\ndy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)\n"),
+    Rule("GT009", "A trainable=False variable that is not watched",
+         "`tf.Variable(..., trainable=False)` is not watched automatically, so its gradient is None.",
+         "the `tf.Variable(..., trainable=False)`", "drop `trainable=False`, or call `tape.watch(v)` in the block",
+         _PRE + "w = tf.Variable(2.0, trainable=False)\nwith tf.GradientTape() as tape:\n    y = w * 3.0 + w * w\n"
+         "grad = tape.gradient(y, w)\n"),
+    Rule("GT010", "A non-differentiable operation on the path",
+         "`tf.argmax`, `tf.round`, `tf.floor`, `tf.sign`, comparisons, `tf.one_hot` or `tf.cast` to an integer "
+         "type between `x` and the target: these have no gradient, so it is None (zeros for `tf.sign`).",
+         "the non-differentiable operation", "use a smooth stand-in (`tf.nn.softmax` for argmax, a sigmoid for a "
+         "step) or keep the float value; cast to integers only outside the path",
+         _PRE + "x = tf.Variable([0.2, 0.7])\nwith tf.GradientTape() as tape:\n"
+         "    y = tf.cast(tf.argmax(x), tf.float32)\ngrad = tape.gradient(y, x)\n"),
+    Rule("GT011", "The target computed after the tape block",
+         "`loss = tf.reduce_sum(y)` (any operation) after the `with` block, then `tape.gradient(loss, x)`: the "
+         "operation was not recorded, so the gradient is None.", "the operation after the block",
+         "move the operation into the `with` block",
+         _PRE + "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n    y = x * x\n"
+         "loss = tf.reduce_sum(y)\ngrad = tape.gradient(loss, x)\n"),
+)
+
+RULES_BY_CODE = {rule.code: rule for rule in RULES}

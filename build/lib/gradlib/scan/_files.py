@@ -1,0 +1,391 @@
+"""Data sets from files for ``python -m gradlib.scan``: ``.npz``, ``.npy`` pairs, and CSV streamed by tf.data.
+
+The files are checked with NumPy and the ``csv`` module first (``check_*``: no TensorFlow op runs, so a
+multi-worker strategy can still be created after them); ``dataset`` then opens them. What a file declares is
+checked before its body is read: a CSV's header (its number of columns, at most ``MAX_COLUMNS``), an array's
+``.npy`` header (dtype, rank, shape), against the bytes the file (or the ``.npz`` member) really holds and
+against ``MAX_DATA_BYTES``, so that a file claiming a huge shape, or a small ``.npz`` whose deflated member
+inflates to gigabytes, is refused before anything is allocated. ``.npz`` and ``.npy`` arrays are then loaded
+into memory (``.npy`` memory-mapped until ``tf.data`` copies it), never unpickled; a CSV file is read as it
+goes (``tf.data.TextLineDataset``, blocks of lines split and parsed as one tensor), so its number of rows is not
+bounded by memory. A bad cell found while streaming is located by ``check_records`` (row and column).
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "d.csv"
+>>> _ = path.write_text("a,b,label\\n1,2,0\\n3,4,1\\n")
+>>> source = check_csv(path, target=None)
+>>> source.columns, source.target
+(('a', 'b'), 'label')
+>>> [(x.numpy().tolist(), float(y)) for x, y in dataset(source)]
+[([1.0, 2.0], 0.0), ([3.0, 4.0], 1.0)]
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from .._errors import GradlibError, InputError
+
+__all__ = ["MAX_COLUMNS", "MAX_DATA_BYTES", "MAX_LINE_CHARS", "Source", "check_csv", "check_labels", "check_npy",
+           "check_npz", "check_records", "dataset", "source"]
+
+#: the suffixes the command reads
+SUFFIXES = (".npz", ".npy", ".csv")
+#: columns of a CSV file (one example's features and its target). A CSV row is parsed as one string tensor,
+#: but every feature is a column of text: wider examples (images) belong in .npz. The header is counted before
+#: any record is read: 200,000 columns used to run for more than 600 s and 4.8 GB before the first example.
+MAX_COLUMNS = 20_000
+#: characters of the header and of the first record read to check them (a line of MAX_COLUMNS numbers fits)
+MAX_LINE_CHARS = 8 * 2**20
+#: bytes of x and y together from a .npz or .npy, which are held in memory (``tf.data`` copies them once more);
+#: ``--max-data-gb`` raises it. A CSV is streamed: its rows are not bounded, only its columns.
+MAX_DATA_BYTES = 2 * 2**30
+#: CSV lines parsed at once: one split and one conversion per block of lines, not per line or per cell
+_CSV_LINES = 512
+#: .npy header bytes read at most (NumPy's own default bound)
+_MAX_HEADER = 10_000
+#: what reading a damaged zip member can raise (zipfile, zlib, NumPy's reader)
+_READ_ERRORS = (OSError, EOFError, ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, RuntimeError,
+                NotImplementedError, KeyError)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the examples come from: arrays already loaded, or a CSV file and its feature and target columns."""
+
+    path: Path
+    arrays: tuple[np.ndarray, np.ndarray] | None = None
+    columns: tuple[str, ...] = ()
+    target: str = ""
+
+    @property
+    def examples(self) -> int | None:
+        return int(self.arrays[0].shape[0]) if self.arrays is not None else None
+
+
+@dataclass(frozen=True)
+class _Header:
+    """What a ``.npy`` header declares, and where its data starts (``offset``) and ends (``offset + nbytes``)."""
+
+    name: str
+    shape: tuple[int, ...]
+    fortran_order: bool
+    dtype: np.dtype
+    offset: int
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize   # Python integers: (10**10, 5) does not overflow
+
+
+def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y", target: str | None = None,
+           max_bytes: int = MAX_DATA_BYTES) -> Source:
+    """Check the files named on the command line; raise ``InputError`` (a bad file) or ``GradlibError`` (flags)."""
+    path = _check_file(data, "--data")
+    suffix = path.suffix.lower()
+    if suffix != ".npy" and targets is not None:
+        raise GradlibError(f"--targets is for .npy data (x and y in two files); {path.name!r} holds its targets itself")
+    if suffix != ".csv" and target is not None:
+        raise GradlibError(f"--target names a CSV column; {path.name!r} is not a CSV file (use --y-key for .npz)")
+    if suffix == ".npz":
+        return check_npz(path, x_key, y_key, max_bytes)
+    if suffix == ".npy":
+        if targets is None:
+            raise GradlibError(f"{path.name!r} holds only x: give the targets as a second .npy file with --targets y.npy")
+        return check_npy(path, _check_file(targets, "--targets"), max_bytes)
+    if suffix == ".csv":
+        return check_csv(path, target)
+    raise InputError(f"--data {str(path)!r}: the file must end in one of {', '.join(SUFFIXES)}")
+
+
+def check_npz(path: Path, x_key: str, y_key: str, max_bytes: int = MAX_DATA_BYTES) -> Source:
+    """Each member's ``.npy`` header, checked against its uncompressed size and the limit, before it is inflated."""
+    if _head(path, 4) != b"PK\x03\x04":
+        raise InputError(f"{str(path)!r} is not a .npz archive (the zip of arrays that np.savez writes)")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = {(i.filename[:-4] if i.filename.endswith(".npy") else i.filename): i for i in archive.infolist()}
+            missing = [k for k in (x_key, y_key) if k not in infos or not infos[k].filename.endswith(".npy")]
+            if missing:
+                raise InputError(f"{path.name!r} has no array {missing[0]!r} (it has {', '.join(infos) or 'none'}); "
+                                 "name the arrays with --x-key and --y-key")
+            headers = []
+            for key in (x_key, y_key):
+                with archive.open(infos[key]) as member:
+                    headers.append(_check_header(path, _read_header(member, f"{path.name!r}: {key!r}", key),
+                                                 infos[key].file_size, "member"))
+            _check_headers(path, *headers, max_bytes)
+            arrays = []
+            for key, header in zip((x_key, y_key), headers):
+                with archive.open(infos[key]) as member:
+                    arrays.append(_read_data(path, member, header))
+    except InputError:
+        raise
+    except _READ_ERRORS as exc:
+        raise InputError(f"could not read {str(path)!r} as a .npz file: {exc}") from None
+    return Source(path, arrays=(arrays[0], arrays[1]))
+
+
+def check_npy(path: Path, targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Source:
+    """Both headers, checked against the files' sizes and the limit; then both files memory-mapped."""
+    headers = []
+    for p, name in ((path, "x"), (targets, "y")):
+        if _head(p, 6) != b"\x93NUMPY":
+            raise InputError(f"{str(p)!r} is not a .npy file (the format np.save writes)")
+        try:
+            with open(p, "rb") as f:
+                headers.append(_check_header(p, _read_header(f, repr(str(p)), name), os.fstat(f.fileno()).st_size,
+                                             "file"))
+        except OSError as exc:
+            raise InputError(f"could not read {str(p)!r}: {exc.strerror or exc}") from None
+    _check_headers(path, *headers, max_bytes)
+    arrays = []
+    for p in (path, targets):
+        try:
+            arrays.append(np.load(p, mmap_mode="r", allow_pickle=False))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"could not read {str(p)!r} as a .npy file: {exc}") from None
+    return Source(path, arrays=(arrays[0], arrays[1]))
+
+
+def check_csv(path: Path, target: str | None) -> Source:
+    """The header (column names, required, at most ``MAX_COLUMNS``) and the first record (one number per column)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            header = _line(f, path, "header")
+            if len(header) > MAX_COLUMNS:
+                raise InputError(f"{str(path)!r} has {len(header):,} columns, more than the limit of {MAX_COLUMNS:,}; "
+                                 "save wide examples as arrays instead (np.savez('data.npz', x=x, y=y))")
+            first = _line(f, path, "first record")
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"could not read {str(path)!r} as a CSV file: {exc}") from None
+    if not header or not first:
+        raise InputError(f"{str(path)!r} needs a header row of column names and at least one record")
+    if len(first) != len(header):
+        raise InputError(f"{str(path)!r}: the first record has {len(first)} fields but the header names {len(header)} "
+                         "columns")
+    target = header[-1] if target is None else target
+    if target not in header or len(header) < 2:
+        raise GradlibError(f"--target {target!r} is not a column of {str(path)!r} (its columns: {', '.join(header)})")
+    _check_numbers(path, header, first)
+    return Source(path, columns=tuple(c for c in header if c != target), target=target)
+
+
+def check_records(source: Source, classes: int | None = None) -> None:
+    """Read a CSV source's every record in Python and raise ``InputError`` at the first bad one (row, column).
+
+    Called when streaming it failed, to say where: a record whose number of fields is not the header's, a cell
+    that is not a number, or, with ``classes``, a target that is not a class index ``0 .. classes - 1``.
+    Returns when every record is good (the failure was elsewhere).
+    """
+    if source.arrays is not None:
+        return
+    try:
+        with open(source.path, newline="", encoding="utf-8-sig") as f:
+            rows = csv.reader(f)
+            header = next(rows)
+            target = header.index(source.target)
+            for row in rows:
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue                                   # a blank line: the stream skips it too
+                where = f"{str(source.path)!r}, line {rows.line_num}"
+                if len(row) != len(header):
+                    raise InputError(f"{where} has {len(row):,} fields but the header names {len(header):,} columns")
+                for name, field in zip(header, row):
+                    if not _is_number(field):
+                        raise InputError(f"{where}, column {name!r}: {field[:40]!r} is not a number; every column "
+                                         "must be numeric (encode labels as numbers)")
+                if classes is not None:
+                    _check_label(float(row[target]), classes, f"{where}, column {source.target!r}")
+    except (OSError, UnicodeDecodeError, csv.Error, StopIteration) as exc:
+        raise InputError(f"could not read {str(source.path)!r} as a CSV file: {exc}") from None
+
+
+def check_labels(source: Source, classes: int) -> None:
+    """Sparse labels are class indices: refuse a target that is not a whole number in ``0 .. classes - 1``.
+
+    Keras' sparse cross-entropy casts its labels to integers, so ``1.7`` would silently count as class 1: a
+    wrong loss, worse than an error. Only arrays are checked here; a CSV's targets are checked as they stream
+    (``dataset(..., classes=)``) and located by ``check_records``.
+    """
+    if source.arrays is None:
+        return
+    y = np.asarray(source.arrays[1])
+    if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
+        raise InputError(f"{source.path.name!r}: y has shape {y.shape}, but sparse_categorical_crossentropy takes one "
+                         "class index per example (shape (examples,)); for one-hot targets use "
+                         "categorical_crossentropy")
+    y = y.reshape(-1)
+    if np.issubdtype(y.dtype, np.integer) or y.dtype == bool:
+        bad = (y < 0) | (y >= classes)
+    else:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(y) | (y != np.floor(y)) | (y < 0) | (y >= classes)
+    if bad.any():
+        first = int(np.argmax(bad))
+        count = int(bad.sum())
+        _check_label(float(y[first]), classes, f"{source.path.name!r}: y[{first}]",
+                     f" ({count:,} of {len(y):,} targets are not class indices)")
+
+
+def dataset(source: Source, classes: int | None = None) -> Any:
+    """The examples as the engine takes them: the arrays, or a ``tf.data`` data set of ``(features, target)``.
+
+    A CSV file is read in blocks of lines, each split and parsed as one tensor (``tf.strings``): a few ops per
+    block, not one per cell (``CsvDataset`` took 8 us a cell), so a wide file costs what its text costs. A line with the wrong number of fields, a cell that is not a number, or
+    (with ``classes``) a target that is not a class index stops the stream with an error; ``check_records``
+    then says where.
+    """
+    if source.arrays is not None:
+        return source.arrays
+    import tensorflow as tf   # only now: a multi-worker strategy must exist before the first TensorFlow op
+
+    with open(source.path, newline="", encoding="utf-8-sig") as f:
+        header = next(csv.reader(f))
+    width, target = len(header), header.index(source.target)
+    features = tf.constant([header.index(c) for c in source.columns], tf.int32)
+
+    def parse(lines: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        lines = tf.boolean_mask(lines, tf.strings.length(tf.strings.strip(lines)) > 0)   # blank lines: none
+        fields = tf.strings.split(tf.strings.regex_replace(lines, '"', ""), ",")
+        checks = [tf.debugging.assert_equal(fields.row_lengths(), tf.constant(width, tf.int64),
+                                            message="a CSV record does not have one field per column")]
+        with tf.control_dependencies(checks):   # before the reshape, which would otherwise mix records up
+            values = tf.reshape(tf.strings.to_number(fields.flat_values, tf.float32), [-1, width])
+        y = values[:, target]
+        if classes is not None:
+            index = (y == tf.math.floor(y)) & (y >= 0) & (y < classes)
+            checks.append(tf.debugging.assert_equal(tf.reduce_all(index), True, message="a target is not a class index"))
+        with tf.control_dependencies(checks):
+            return tf.gather(values, features, axis=1), tf.identity(y)
+
+    lines = tf.data.TextLineDataset(str(source.path)).skip(1)
+    return lines.batch(_CSV_LINES).map(parse).unbatch()
+
+
+def _check_file(value: Any, flag: str) -> Path:
+    path = Path(os.fspath(value))
+    if not path.is_file():
+        raise InputError(f"{flag} {str(path)!r}: no such file")
+    return path
+
+
+def _head(path: Path, n: int) -> bytes:
+    """The first bytes of a file (its format's magic number)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(n)
+    except OSError as exc:
+        raise InputError(f"could not read {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _read_header(f: IO[bytes], where: str, name: str) -> _Header:
+    """The ``.npy`` header at the start of ``f`` (a file or a zip member's stream); nothing after it is read."""
+    try:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(f, max_header_size=_MAX_HEADER)
+        elif version == (2, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(f, max_header_size=_MAX_HEADER)
+        else:
+            raise InputError(f"{where} is a .npy array of format version {version[0]}.{version[1]}, which np.save "
+                             "writes only for structured arrays; save x and y as plain arrays of numbers")
+    except InputError:
+        raise
+    except _READ_ERRORS as exc:
+        raise InputError(f"{where} is not a readable .npy array (the format np.save writes): {exc}") from None
+    return _Header(name, tuple(shape), bool(fortran_order), dtype, f.tell())
+
+
+def _check_header(path: Path, header: _Header, size: int, kind: str) -> _Header:
+    """Numbers, examples along the first axis, and exactly the bytes the header declares (else a corrupt file)."""
+    name, shape, dtype = header.name, header.shape, header.dtype
+    if dtype.hasobject:
+        raise InputError(f"{path.name!r}: {name} holds Python objects (dtype {dtype}), which gradlib never unpickles "
+                         "from a file; save it as an array of numbers (np.float32 or an integer dtype)")
+    if not (np.issubdtype(dtype, np.number) or dtype == bool):
+        raise InputError(f"{path.name!r}: {name} must be an array of numbers, got dtype {dtype}; save it as np.float32 "
+                         "or an integer dtype")
+    if len(shape) == 0:
+        raise InputError(f"{path.name!r}: {name} must have the examples along its first axis, got a single number "
+                         "(shape ())")
+    if shape[0] == 0:
+        raise InputError(f"{path.name!r}: {name} has no examples (shape {shape})")
+    if size != header.offset + header.nbytes:
+        raise InputError(f"{path.name!r} is corrupt or truncated: {name} declares shape {shape} of {dtype}, "
+                         f"{header.nbytes:,} bytes of data, but its {kind} holds {size - header.offset:,}")
+    return header
+
+
+def _read_data(path: Path, member: IO[bytes], header: _Header) -> np.ndarray:
+    """The data after a checked header, read as it really arrives (a zip member's sizes may lie), as an array.
+
+    Memory grows with the bytes actually inflated, not with what the header declares; a member that ends
+    early is refused, and zipfile checks its CRC at the end.
+    """
+    if len(member.read(header.offset)) != header.offset:   # the header, checked already
+        raise InputError(f"{path.name!r} is corrupt or truncated: {header.name} ends inside its header")
+    data = bytearray()
+    while len(data) < header.nbytes:
+        chunk = member.read(min(2**24, header.nbytes - len(data)))
+        if not chunk:
+            raise InputError(f"{path.name!r} is corrupt or truncated: {header.name} declares shape {header.shape} of "
+                             f"{header.dtype}, {header.nbytes:,} bytes of data, but its member inflates to "
+                             f"{len(data):,}")
+        data += chunk
+    return np.frombuffer(data, header.dtype).reshape(header.shape, order="F" if header.fortran_order else "C")
+
+
+def _check_headers(path: Path, x: _Header, y: _Header, max_bytes: int) -> None:
+    """One target per example, and x and y together within the bytes the command may hold in memory."""
+    if x.shape[0] != y.shape[0]:
+        raise InputError(f"{path.name!r}: x has {x.shape[0]:,} examples but y has {y.shape[0]:,} targets")
+    total = x.nbytes + y.nbytes
+    if total > max_bytes:
+        raise InputError(f"{path.name!r}: x {x.shape} of {x.dtype} and y {y.shape} of {y.dtype} take "
+                         f"{total:,} bytes, more than the limit of {max_bytes:,} ({max_bytes / 2**30:g} GiB) "
+                         "for data held in memory; raise it with --max-data-gb, or stream the data as CSV")
+
+
+def _line(f: IO[str], path: Path, what: str) -> list[str]:
+    """One line of a CSV file, read with a bound (a file with no line breaks is not read whole), as fields."""
+    text = f.readline(MAX_LINE_CHARS + 1)
+    if len(text) > MAX_LINE_CHARS:
+        raise InputError(f"{str(path)!r}: the {what} is longer than {MAX_LINE_CHARS:,} characters (the limit for "
+                         "one line)")
+    return next(csv.reader([text]), []) if text.strip() else []
+
+
+def _is_number(field: str) -> bool:
+    """What both Python and ``tf.strings.to_number`` read as a number (Python alone accepts ``1_000``)."""
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return "_" not in field
+
+
+def _check_label(value: float, classes: int, where: str, count: str = "") -> None:
+    if not math.isfinite(value) or value != math.floor(value):
+        raise InputError(f"{where} is {value!r}, not a whole number{count}: sparse_categorical_crossentropy takes "
+                         f"class indices 0 .. {classes - 1} and would truncate it; round the targets yourself if "
+                         "that is meant, or use categorical_crossentropy for soft labels")
+    if not 0 <= value < classes:
+        raise InputError(f"{where} is {value:g}, outside the class indices 0 .. {classes - 1} of a model with "
+                         f"{classes} outputs{count}")
+
+
+def _check_numbers(path: Path, header: list[str], record: list[str]) -> None:
+    for name, field in zip(header, record):
+        if not _is_number(field):
+            raise InputError(f"{str(path)!r}: column {name!r} of the first record is {field!r}, not a number; "
+                             "every column must be numeric (encode labels as numbers)")
