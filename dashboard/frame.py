@@ -18,6 +18,8 @@ from pathlib import Path
 
 import streamlit as st
 
+import gradlib
+
 __all__ = ["HEAVY", "PAGE_CONFIG", "SIDEBAR_CAPTION", "STYLE", "WARMING_UP", "ensure_routed", "pages", "route"]
 
 PAGE_CONFIG = {"page_title": "gradlib: per-element gradients", "page_icon": ":material/functions:", "layout": "wide"}
@@ -27,8 +29,8 @@ SIDEBAR_CAPTION = ("Every number is computed live by TensorFlow on this server; 
                    "Light or dark: open the ⋮ menu at the top right and choose System, Light or Dark.")
 #: the few style rules of every page (at phone width: Markdown tables, forms); the colours are the theme's
 STYLE = Path(__file__).with_name("style.css")
-#: what every page imports that takes seconds on a fresh server (TensorFlow, through gradlib)
-HEAVY = "gradlib"
+#: what takes seconds to import on a fresh server (gradlib loads it on first use)
+HEAVY = "tensorflow"
 WARMING_UP = "Starting TensorFlow: the first visit after the server starts takes a few seconds…"
 _ROUTING = threading.local()   # Streamlit runs each session's script in its own thread
 
@@ -57,6 +59,7 @@ def route() -> None:
     """The entry script's whole job: page config, navigation, the shared sidebar, then the chosen page."""
     page = _frame()
     _warm_up(page.title)
+    _serve_shared()
     _ROUTING.active = True
     try:
         page.run()
@@ -79,6 +82,7 @@ def ensure_routed() -> None:
     # goes around the page each time and the run goes on, so its widgets stay the same from run to run.)
     first_run = not st.session_state.to_dict() and bool(st.context.headers)
     _frame()
+    _serve_shared()
     if first_run:
         st.rerun()   # run again through route(): the page's widgets are then born where later runs find them
 
@@ -94,6 +98,15 @@ def _warm_up(title: str) -> None:
         with st.spinner(WARMING_UP):
             importlib.import_module(HEAVY)
     holder.empty()
+
+
+def _serve_shared() -> None:
+    """One process serves every visitor: cap TensorFlow's thread pools before its first computation (the library
+    leaves them alone unless asked). Each run asks again; after the first, the call returns at once."""
+    try:
+        gradlib.configure_threads()
+    except gradlib.GradlibError:
+        pass   # TensorFlow already started in this process with settings of its own (a test run): keep them
 
 
 def _frame() -> st.Page:

@@ -3,31 +3,72 @@
 >>> import gradlib
 >>> gradlib.evaluate("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}).jacobian.tolist()
 [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
+
+Importing gradlib is cheap and changes nothing outside it: the names that need TensorFlow are loaded on
+first use (PEP 562, ``__getattr__`` below), so ``gradlib.lint`` and its command line never load TensorFlow,
+and TensorFlow's own settings (thread pools, logger) stay as the host program left them. A long-lived
+server opts in to shared-server settings with ``gradlib.configure_threads()``.
 """
 
-from ._api import evaluate, per_element_gradients
-from ._checks import Agreement, FiniteDifferenceCheck
-from ._codegen import tensorflow_code
-from ._compare import Comparison, compare
-from ._demos import DEMOS, Demo, demonstrate
-from ._diagnose import Finding
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Cheap (standard library only): loaded at once.
 from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from ._format import format_number, format_ratio
-from ._inputs import DTYPES, FLOAT_DTYPES, check_inputs
-from ._language import FUNCTIONS
 from ._limits import LIMITS, Limits
-from ._methods import CORRECT_METHODS, METHODS, TABLE as METHOD_TABLE, Method
-from ._perexample import PerExampleResult, per_example_gradients
 from .lint import LintError, LintFinding, LintResult, lint
-from ._persample import PER_SAMPLE_METHODS, PerSampleResult, per_sample_gradients
 from ._presets import PRESETS, PRESETS_BY_KEY, Preset
-from ._result import CELL_STATUS, GradResult
-from .scan import ScanResult, scan
+# The command's package (cheap); the name ``gradlib.scan`` is the function, loaded on first use from its engine.
+from . import scan as _scan_package
+
+del scan   # the import bound the package here; ``__getattr__`` gives the function
+__version__ = "0.1.0"
+
+#: the public names that need TensorFlow, NumPy or pandas: name -> (module, name there), imported on first use
+_LAZY = {
+    "evaluate": ("._api", "evaluate"), "per_element_gradients": ("._api", "per_element_gradients"),
+    "Agreement": ("._checks", "Agreement"), "FiniteDifferenceCheck": ("._checks", "FiniteDifferenceCheck"),
+    "tensorflow_code": ("._codegen", "tensorflow_code"),
+    "Comparison": ("._compare", "Comparison"), "compare": ("._compare", "compare"),
+    "DEMOS": ("._demos", "DEMOS"), "Demo": ("._demos", "Demo"), "demonstrate": ("._demos", "demonstrate"),
+    "Finding": ("._diagnose", "Finding"),
+    "DTYPES": ("._inputs", "DTYPES"), "FLOAT_DTYPES": ("._inputs", "FLOAT_DTYPES"),
+    "check_inputs": ("._inputs", "check_inputs"),
+    "FUNCTIONS": ("._language", "FUNCTIONS"),
+    "CORRECT_METHODS": ("._methods", "CORRECT_METHODS"), "METHODS": ("._methods", "METHODS"),
+    "METHOD_TABLE": ("._methods", "TABLE"), "Method": ("._methods", "Method"),
+    "PerExampleResult": ("._perexample", "PerExampleResult"),
+    "per_example_gradients": ("._perexample", "per_example_gradients"),
+    "PER_SAMPLE_METHODS": ("._persample", "PER_SAMPLE_METHODS"), "PerSampleResult": ("._persample", "PerSampleResult"),
+    "per_sample_gradients": ("._persample", "per_sample_gradients"),
+    "CELL_STATUS": ("._result", "CELL_STATUS"), "GradResult": ("._result", "GradResult"),
+    "configure_threads": ("._runtime", "configure_threads"),
+    "ScanResult": (".scan._engine", "ScanResult"), "scan": (".scan._engine", "scan"),
+}
 
 __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "InputError", "LIMITS", "Limits",
-    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
-    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "demonstrate", "error_gist", "evaluate", "format_number",
-    "format_ratio", "lint", "per_element_gradients", "per_example_gradients", "per_sample_gradients", "scan", "tensorflow_code",
+    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS",
+    "PRESETS_BY_KEY", "PerExampleResult",
+    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "configure_threads", "demonstrate", "error_gist",
+    "evaluate", "format_number", "format_ratio", "lint", "per_element_gradients", "per_example_gradients",
+    "per_sample_gradients", "scan", "tensorflow_code",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a heavy public name on first use, then keep it here (later lookups do not come back)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gradlib' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module, __name__), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

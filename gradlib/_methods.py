@@ -10,7 +10,6 @@ counts the elements of ``xs``, flattened in order. They run eagerly or inside ``
 
 from __future__ import annotations
 
-import logging
 import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -22,16 +21,6 @@ __all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_met
 
 Fn = Callable[[list, list], tf.Tensor]
 ZERO = tf.UnconnectedGradients.ZERO
-
-
-class _NoRetracingWarnings(logging.Filter):
-    """Each cached function is traced once by design; TensorFlow's retracing advice is noise here."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "triggered tf.function retracing" not in record.getMessage()
-
-
-tf.get_logger().addFilter(_NoRetracingWarnings())
 
 
 def _size(x: tf.Tensor) -> int:

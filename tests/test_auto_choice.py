@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import logging
 import re
+import threading
 import weakref
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _compiled, _compute, _engine
+from gradlib import _compiled, _compute, _engine, _runtime
 from gradlib._cache import LRUCache
 
 RNG = np.random.default_rng(4)
@@ -355,14 +356,23 @@ def test_retracing_warnings_never_reach_the_tensorflow_logger(small_cache):
     assert not [m for m in records.messages if "retracing" in m]
 
 
-def test_the_filter_drops_tensorflows_retracing_advice_and_nothing_else():
-    """TensorFlow's own wording (tensorflow/python/eager/polymorphic_function/polymorphic_function.py)."""
+def test_the_filter_drops_tensorflows_retracing_advice_only_inside_gradlibs_own_computations():
+    """TensorFlow's own wording (tensorflow/python/eager/polymorphic_function/polymorphic_function.py). The filter
+    sat on TensorFlow's logger from import on and hid a user's own retracing advice too."""
+    advice = ("5 out of the last 5 calls to <function pfor.<locals>.f at 0x7f> triggered tf.function retracing. "
+              "Tracing is expensive and the excessive number of tracings could be due to ...")
     logger, records = tf.get_logger(), _Records()
     logger.addHandler(records)
     try:
-        logger.warning("5 out of the last 5 calls to <function pfor.<locals>.f at 0x7f> triggered tf.function "
-                       "retracing. Tracing is expensive and the excessive number of tracings could be due to ...")
-        logger.warning("Using a while_loop for converting SomeOp")
+        logger.warning(advice)                                  # the user's own: kept
+        with _runtime.work_slot():
+            logger.warning(advice)                              # gradlib's: dropped
+            logger.warning("Using a while_loop for converting SomeOp")
+            other = threading.Thread(target=logger.warning, args=("other thread: " + advice,))
+            other.start()
+            other.join()                                        # another thread's, while gradlib computes: kept
+        filters_after = list(logger.filters)
     finally:
         logger.removeHandler(records)
-    assert records.messages == ["Using a while_loop for converting SomeOp"]
+    assert records.messages == [advice, "Using a while_loop for converting SomeOp", "other thread: " + advice]
+    assert filters_after == []

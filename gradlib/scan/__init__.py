@@ -2,8 +2,22 @@
 
 The package holds the engine (``_engine``) and the command line (``_cli``, run by ``__main__``); ``gradlib``
 re-exports the function, so ``gradlib.scan(...)`` is the function and ``python -m gradlib.scan`` the command.
+The engine (TensorFlow) is imported on first use of a name below, so the command's ``--help`` and its argument
+checks answer without loading TensorFlow.
 """
 
-from ._engine import ScanResult, scan
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["ScanResult", "scan"]
+
+
+def __getattr__(name: str) -> Any:
+    """``ScanResult`` and ``scan`` from the engine, imported on first use."""
+    if name not in __all__:
+        raise AttributeError(f"module 'gradlib.scan' has no attribute {name!r}")
+    value = getattr(importlib.import_module("._engine", __name__), name)
+    globals()[name] = value
+    return value
