@@ -82,6 +82,19 @@ class Training:
     def accuracy(self, labels: np.ndarray) -> float:
         return float((self.predicted == labels).mean())
 
+    def rank_correlation(self) -> float:
+        """Spearman's rank correlation of the gradient norms and the losses over all examples (ties broken by
+        index): how alike the two rankings are."""
+        ranks = [np.argsort(np.argsort(-v, kind="stable"), kind="stable") for v in (self.norms, self.losses)]
+        return float(np.corrcoef(ranks[0], ranks[1])[0, 1])
+
+    def disagreements(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(by norm only, by loss only)``: the examples in the top ``k`` by gradient norm but not by loss (a
+        large gradient at a modest loss), and the reverse; each largest first by its own ranking."""
+        by_loss = np.argsort(-self.losses, kind="stable")
+        norm_top, loss_top = self.order[:k], by_loss[:k]
+        return norm_top[~np.isin(norm_top, loss_top)], loss_top[~np.isin(loss_top, norm_top)]
+
 
 @dataclass(frozen=True)
 class Clipping:

@@ -115,17 +115,21 @@ def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the prob
 
 
 def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None = None,
-                   title: str = "Per-example gradient norms") -> go.Figure:
-    """Overlaid histograms of per-example gradient norms, one per group, with a dashed line at ``clip_norm``."""
+                   title: str = "Per-example gradient norms", colors: Mapping[str, str] | None = None) -> go.Figure:
+    """Overlaid histograms of per-example gradient norms, one per group, with a dashed line at ``clip_norm``;
+    ``colors`` gives a group its colour (the others take the palette's, in order)."""
     values = np.asarray(norms, dtype=np.float64).reshape(-1)
     labels = np.asarray(groups, dtype=object).reshape(-1)
     if values.shape != labels.shape:
         raise ValueError(f"{values.size} norms but {labels.size} group labels; pass one label per norm")
     bins = {"start": 0.0, "end": float(values.max(initial=0.0)) * 1.0001 or 1.0}
     bins["size"] = bins["end"] / 40
+    names = list(dict.fromkeys(labels.tolist()))
+    palette = iter(c for c in PALETTE if c not in (colors or {}).values())
     fig = go.Figure([go.Histogram(x=values[labels == g], name=str(g), xbins=bins, opacity=0.7,
+                                  marker_color=(colors or {}).get(g) or next(palette),
                                   hovertemplate=f"{g}<br>norm %{{x}}: %{{y}} examples<extra></extra>")
-                     for g in dict.fromkeys(labels.tolist())])
+                     for g in names])
     if clip_norm is not None:
         fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}")
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, barmode="overlay", height=420,

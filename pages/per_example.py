@@ -15,14 +15,17 @@ INTRO = (
     "to all the weights, and (if asked) the gradient itself, from one forward and one backward pass. Here a "
     "small classifier is trained on scikit-learn's 1,797 handwritten digits (shipped with the package: nothing "
     "is downloaded) with a share of the labels **flipped on purpose**. An example whose label the model cannot "
-    "fit has a large gradient, so ranking by gradient norm finds the flipped labels. DP-SGD clips each "
-    "example's gradient to a norm *C* before averaging; below you see what that does to the mean gradient."
+    "fit has a large loss and a large gradient, so ranking by either finds the flipped labels. The norm is what "
+    "DP-SGD clips: each example's gradient is cut to a norm *C* before averaging; below you see what that does "
+    "to the mean gradient, and where the norm and the loss disagree."
 )
 #: the clip norms offered (DP-SGD's C)
 CLIP_NORMS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 DEFAULTS = {"flip": 10, "seed": 0, "k": 100, "clip": 1.0}
 #: how many of the top examples are drawn as images
-IMAGES = 24
+IMAGES = 16
+#: images per row: four stay readable on a 390 px phone screen
+IMAGE_COLUMNS = 4
 ss = st.session_state
 
 
@@ -66,17 +69,41 @@ def show_catch(training, k: int) -> None:
     cols[1].metric("Flipped labels found", f"{caught / flipped:.0%}" if flipped else "no flips",
                    help=f"{flipped} labels were flipped in all")
     cols[2].metric("Expected at random", f"{k * flipped / len(data.true):.1f} of {k}")
-    st.caption(f"Ranking by loss instead catches {by_loss} of {k}: the loss and the gradient norm largely agree "
-               "on a classifier; the norm is what DP-SGD clips.")
+    verdict = ("the loss finds more of them here" if by_loss > caught else
+               "the gradient norm finds more of them here" if caught > by_loss else "both find as many here")
+    st.caption(f"Ranking by loss instead catches {by_loss} of {k}, by gradient norm {caught} of {k}: {verdict}. The "
+               f"two rankings are close on a classifier (Spearman rank correlation {training.rank_correlation():.2f} "
+               "over all examples), so the norm is not a better detector of flipped labels than the loss. What it "
+               "adds is how far one example pulls the weights, which DP-SGD caps: below, the examples the two "
+               "rankings disagree on.")
+
+
+def show_disagreements(training, k: int) -> None:
+    """The examples in the top k by one ranking and not by the other, with both ranks, loss and norm."""
+    norm_only, loss_only = training.disagreements(k)
+    st.markdown(f"### Where the gradient norm and the loss disagree (top {k})")
+    if not len(norm_only):
+        st.caption(f"The top {k} by gradient norm and by loss are the same examples.")
+        return
+    ranks = {name: np.argsort(np.argsort(-v, kind="stable"), kind="stable") + 1
+             for name, v in (("norm", training.norms), ("loss", training.losses))}
+    data = training.data
+    for title, rows in ((f"In the top {k} by gradient norm only: a large gradient at a smaller loss", norm_only),
+                        (f"In the top {k} by loss only: a large loss with a smaller gradient", loss_only)):
+        st.caption(title)
+        st.dataframe(pd.DataFrame({"example": rows, "rank by norm": ranks["norm"][rows], "rank by loss": ranks["loss"][rows],
+                                   "gradient norm": training.norms[rows], "loss": training.losses[rows],
+                                   "flipped": data.flipped[rows]}),
+                     hide_index=True, height=min(320, 38 + 35 * len(rows)), key=f"pe_disagree_{title[:20]}")
 
 
 def show_top(training, k: int) -> None:
     data = training.data
     top = training.order[:k]
     st.markdown(f"### The {min(IMAGES, k)} examples with the largest gradient norms")
-    titles = [f"given {data.given[i]}, pred. {training.predicted[i]}<br>"
+    titles = [f"label {data.given[i]}, pred {training.predicted[i]}<br>"
               f"{'flipped (true ' + str(data.true[i]) + ')' if data.flipped[i] else 'label kept'}" for i in top[:IMAGES]]
-    st.plotly_chart(figures.image_grid(data.images[top[:IMAGES]], titles, columns=8,
+    st.plotly_chart(figures.image_grid(data.images[top[:IMAGES]], titles, columns=IMAGE_COLUMNS,
                                        title="Largest gradient norm first, left to right"), key="pe_images",
                     config={"displaylogo": False})
     st.markdown(f"### The top {k}, as a table")
@@ -114,10 +141,13 @@ def main() -> None:
     show_training(training)
     st.markdown("### The distribution of per-example gradient norms")
     groups = np.where(training.data.flipped, "label flipped", "label kept")
-    st.plotly_chart(figures.norm_histogram(training.norms, groups, clip_norm=settings["clip"]), key="pe_hist",
+    st.plotly_chart(figures.norm_histogram(training.norms, groups, clip_norm=settings["clip"],
+                                           colors={"label flipped": figures.BROKEN, "label kept": figures.PALETTE[0]}),
+                    key="pe_hist",
                     config={"displaylogo": False})
     show_catch(training, settings["k"])
     show_top(training, settings["k"])
+    show_disagreements(training, settings["k"])
     clip = render.attempt("Clipping failed", lambda: services.digits_clipping(settings["flip"], settings["seed"],
                                                                              settings["clip"]))
     if clip is not None:

@@ -103,3 +103,15 @@ def test_clipping_matches_a_plain_loop_over_the_examples(training):
     assert result.clipped_total == pytest.approx(np.linalg.norm(flat_c), rel=1e-4)
     assert result.cosine == pytest.approx(flat_p @ flat_c / np.linalg.norm(flat_p) / np.linalg.norm(flat_c), abs=1e-5)
     assert result.cosine < 0.999   # clipping turned the mean: a cosine of 1 would not tell the two apart
+
+
+def test_the_rank_correlation_is_spearmans_and_the_disagreements_are_the_set_differences(training):
+    from scipy.stats import spearmanr
+    assert training.rank_correlation() == pytest.approx(spearmanr(training.norms, training.losses).statistic, abs=1e-6)
+    for k in (10, 100, 400):
+        norm_only, loss_only = training.disagreements(k)
+        by_norm = sorted(range(len(training.norms)), key=lambda i: -training.norms[i])[:k]
+        by_loss = sorted(range(len(training.losses)), key=lambda i: -training.losses[i])[:k]
+        assert norm_only.tolist() == [i for i in by_norm if i not in set(by_loss)]
+        assert loss_only.tolist() == [i for i in by_loss if i not in set(by_norm)]
+        assert len(norm_only) == len(loss_only)

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import digits
+from gradlib import figures
 
 def open_page() -> AppTest:
     at = AppTest.from_file("../app.py", default_timeout=300)
@@ -41,10 +42,14 @@ def test_the_charts_show_the_histogram_the_top_images_and_the_two_means(default)
     specs = [json.loads(c.proto.spec) for c in default.get("plotly_chart")]
     histogram, images, bars = specs
     assert [t["name"] for t in histogram["data"]] == ["label kept", "label flipped"]
+    # the flipped group in the house's red, which stands out in both themes; the kept group in the first colour
+    assert [t["marker"]["color"] for t in histogram["data"]] == [figures.PALETTE[0], figures.BROKEN]
     assert histogram["layout"]["shapes"][0]["x0"] == 1.0
-    assert len(images["data"]) == 24 and all(t["type"] == "heatmap" for t in images["data"])
+    assert len(images["data"]) == 16 and all(t["type"] == "heatmap" for t in images["data"])
+    assert {t["xaxis"] for t in images["data"][:5]} == {"x", "x2", "x3", "x4", "x5"}   # four a row: readable at 390 px
+    assert images["data"][4]["yaxis"] == "y5" and images["layout"]["yaxis5"]["domain"][1] < images["layout"]["yaxis"]["domain"][0]
     first = default.dataframe[0].value.iloc[0]
-    assert images["layout"]["annotations"][0]["text"].startswith(f"given {first['given']}, pred. {first['predicted']}<br>")
+    assert images["layout"]["annotations"][0]["text"].startswith(f"label {first['given']}, pred {first['predicted']}<br>")
     assert [t["name"] for t in bars["data"]] == ["plain mean", "clipped mean (C = 1)"]
 
 def test_changing_k_or_c_does_not_retrain_and_new_flips_do(monkeypatch):
@@ -96,3 +101,21 @@ def test_the_numbers_on_the_page_are_the_ones_they_name(default):
     assert float(m["Clipped mean: norm"]) == pytest.approx(np.linalg.norm(clipped), rel=1e-3)
     assert (clipped < plain).all()   # the long gradients of flipped labels, cut to C = 1, weigh less in every variable
     assert len(histogram["label flipped"]) == flipped and len(histogram["label kept"]) == 1797 - flipped
+
+
+def test_the_caption_says_which_ranking_finds_more_and_the_disagreements_are_listed(default):
+    """The caption said the loss and the norm "largely agree" where the loss found 100 of 100 and the norm 97."""
+    at = default
+    training = digits.train(10, 0)
+    caught, by_loss = training.caught(100), training.caught_by_loss(100)
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Ranking by loss instead")]
+    verdict = ("the loss finds more of them here" if by_loss > caught else
+               "the gradient norm finds more of them here" if caught > by_loss else "both find as many here")
+    assert caption.startswith(f"Ranking by loss instead catches {by_loss} of 100, by gradient norm {caught} of 100: "
+                              f"{verdict}.")
+    assert f"rank correlation {training.rank_correlation():.2f}" in caption
+    norm_only, loss_only = training.disagreements(100)
+    tables = [d.value for d in at.dataframe[1:]]
+    assert [t["example"].tolist() for t in tables] == [norm_only.tolist(), loss_only.tolist()]
+    assert (tables[0]["rank by norm"] <= 100).all() and (tables[0]["rank by loss"] > 100).all()
+    assert (tables[1]["rank by loss"] <= 100).all() and (tables[1]["rank by norm"] > 100).all()
