@@ -38,6 +38,8 @@ def test_the_seed_example_is_flagged_on_its_line_and_clean_code_is_not(page, app
     open_page(page, app_server.url + "/lint")
     assert_no_error_shown(page)
     assert page.locator("h1").first.inner_text() == "Check your code"
+    box = page.locator(".st-key-lint_source textarea")   # code is typed in a monospace face, as in an editor
+    assert box.evaluate("e => getComputedStyle(e).fontFamily").startswith('"Source Code Pro"')
     text = main_text(page)
     assert "Line 7: GT001 Iterating or slicing a tensor after the tape block" in text
     assert "7 | rows = [tape.gradient(y_i, x) for y_i in y]" in text
