@@ -62,6 +62,8 @@ class PerSampleResult:
     compiled: bool
     seconds: float
     warnings: tuple[str, ...] = field(default=())
+    #: for a model with several inputs, each input's name and per-sample shape, in the order of the last axis
+    inputs: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
 
     @property
     def batch_size(self) -> int:
@@ -82,7 +84,10 @@ class PerSampleResult:
 
     @property
     def col_labels(self) -> tuple[str, ...]:
-        """One label per input element of a sample: ``x[0]``, ... or ``x[t,f]`` for sequences."""
+        """One label per input element of a sample: ``x[0]``, ... or ``x[t,f]`` for sequences; for several
+        inputs, each input's by its name (``age[0]``, ``income[1]``)."""
+        if self.inputs:
+            return tuple(label for name, shape in self.inputs for label in index_labels(name, shape))
         return index_labels("x", self.input_shape)
 
     def matrix(self, b: int) -> np.ndarray:
@@ -101,9 +106,10 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
 
     Args:
         fn: called as ``fn(x)`` on a batch of shape ``(B, inputs...)``; returns ``(B, outputs...)``.
-        x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions. One input
-            only: for a model with several inputs, concatenate them and split them inside ``fn`` (a list or dict of
-            inputs is refused, naming this fix).
+        x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions. For a
+            Keras model with several inputs, a list of such arrays (in the order of ``model.inputs``) or a dict
+            keyed by input name, as ``model.fit`` takes them: each sample's Jacobian then has one column per
+            feature of every input, in that order, flattened (``col_labels`` names them).
         method: one of ``PER_SAMPLE_METHODS``.
         check_independence: check every sample (one extra backward pass over the batch) and refuse a function
             whose samples are not independent.
@@ -124,7 +130,9 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         BatchMixingError: a sample's output depends on other samples' inputs.
     """
     _check_method(method)
-    _check_one_input(fn, x)
+    inputs = _several_inputs(fn, x)
+    if inputs:
+        fn, x = _joined(fn, inputs, isinstance(x, dict))
     xt = _check_batch(x, limits)
     if method == "loop" and xt.shape[0] > limits.max_eager_passes:
         raise ExpressionError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
@@ -139,7 +147,8 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
             unchecked = _check_independent(jac, projection, xt.dtype.name)
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
-    return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings)
+    return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
+                           inputs=tuple((name, tuple(t.shape[1:])) for name, t in inputs))
 
 
 # ---------------------------------------------------------------- checks
@@ -150,21 +159,59 @@ def _check_method(method: Any) -> None:
         raise ExpressionError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
 
 
-def _check_one_input(fn: Callable, x: Any) -> None:
-    """Refuse several inputs (a model's list or dict of inputs): the Jacobian here is with respect to one tensor."""
+def _several_inputs(fn: Callable, x: Any) -> list[tuple[str, tf.Tensor]]:
+    """A Keras model's several inputs given as ``model.fit`` takes them, as ``[(name, batch)]`` (in a list for a
+    list, named by the model's inputs; in the dict's order for a dict); ``[]`` for one input.
+
+    A dict is always several inputs; a list only when ``fn`` is a model with that many inputs (for any other
+    callable a list is one batch, a list of per-sample rows).
+    """
     inputs = getattr(fn, "inputs", None) if hasattr(fn, "trainable_variables") else None
     try:
-        count = len(inputs) if inputs else 1
+        names = [str(getattr(t, "name", f"x{k}")).split(":")[0] for k, t in enumerate(inputs)] if inputs else []
     except TypeError:
-        count = 1
-    several = isinstance(x, dict) or (count > 1 and isinstance(x, (list, tuple)) and len(x) == count)
-    if several:
-        got = f"a dict with keys {', '.join(map(str, x))}" if isinstance(x, dict) else f"a list of {len(x)} arrays"
-        raise GradlibError(
-            f"per_sample_gradients takes x as one array: each sample's Jacobian is with respect to one input tensor, "
-            f"but x is {got}" + (f" for a model with {count} inputs" if count > 1 else "") + ". Concatenate the "
-            "inputs into one array and split it inside fn, e.g. x = np.concatenate([x1, x2], axis=1) and "
-            "fn = lambda x: model([x[:, :n1], x[:, n1:]]) with n1 = x1.shape[1]")
+        names = []
+    if isinstance(x, dict):
+        items = [(str(k), v) for k, v in x.items()]
+    elif len(names) > 1 and isinstance(x, (list, tuple)) and len(x) == len(names):
+        items = list(zip(names, x))
+    else:
+        return []
+    parts = [(name, float_tensor(v, "per_sample_gradients", f"x[{name!r}]")) for name, v in items]
+    for name, t in parts:
+        if t.shape.rank is None or t.shape.rank < 2 or t.shape[0] != parts[0][1].shape[0]:
+            raise InputError(f"per_sample_gradients needs every input as a batch of shape (B, features...) with "
+                             f"the same B; x[{name!r}] has shape {tuple(t.shape)} and x[{parts[0][0]!r}] "
+                             f"{tuple(parts[0][1].shape)}")
+    if len({t.dtype for _, t in parts}) > 1:
+        raise InputError("per_sample_gradients needs the inputs in one dtype to lay their Jacobians side by side; got "
+                         + ", ".join(f"x[{name!r}] {t.dtype.name}" for name, t in parts) + ". Cast them to one")
+    return parts
+
+
+#: (fn, how x was given, the inputs' names and shapes) -> fn of the joined batch, kept so its cache key holds
+_JOINED = LRUCache(maxsize=32)
+
+
+def _joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> tuple[Callable, tf.Tensor]:
+    """``(g, x)``: the inputs joined along their flattened features into one batch ``x``, and ``g(x)`` = ``fn``
+    of the inputs split back, as the dict or list they came in (so the Jacobian is over one tensor)."""
+    names = tuple(name for name, _ in parts)
+    shapes = tuple(tuple(t.shape[1:]) for _, t in parts)
+    sizes = [math.prod(shape) for shape in shapes]
+
+    def create():
+        def joined(x):
+            pieces = [tf.reshape(p, (-1,) + shape) for p, shape in zip(tf.split(x, sizes, axis=1), shapes)]
+            return fn(dict(zip(names, pieces)) if as_dict else pieces)
+        return joined
+
+    try:
+        g = _JOINED.get_or_create((fn, as_dict, names, shapes), create)
+    except TypeError:   # fn is not hashable: a new one, not cached
+        g = create()
+    x = tf.concat([tf.reshape(t, (t.shape[0], -1)) for _, t in parts], axis=1)
+    return g, x
 
 
 def _check_batch(x: Any, limits: Limits) -> tf.Tensor:

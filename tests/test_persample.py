@@ -319,23 +319,36 @@ def test_independent_samples_with_large_and_tiny_values_pass_the_check():
     np.testing.assert_allclose(np.einsum("bii->bi", r.jacobian), expected, rtol=1e-3)
 
 
-def test_a_model_with_two_inputs_is_refused_naming_the_fix_and_the_fix_matches_the_loop():
+def test_a_model_with_two_inputs_takes_a_list_or_a_dict_as_model_fit_does_and_equals_the_loop():
+    """A two-input functional model was refused ("could not turn x into a tensor"), then refused by name."""
     keras.utils.set_random_seed(8)
-    age, income = keras.Input((3,), name="age"), keras.Input((2,), name="income")
-    h = keras.layers.Concatenate()([keras.layers.Dense(4, activation="tanh")(age), income])
+    age, income = keras.Input((3,), name="age"), keras.Input((2, 2), name="income")
+    h = keras.layers.Concatenate()([keras.layers.Dense(4, activation="tanh")(age), keras.layers.Flatten()(income)])
     model = keras.Model([age, income], keras.layers.Dense(2)(h))
     rng = np.random.default_rng(3)
-    x1, x2 = rng.normal(size=(4, 3)).astype("float32"), rng.normal(size=(4, 2)).astype("float32")
-    for x, got in (([x1, x2], "a list of 2 arrays"), ({"age": x1, "income": x2}, "a dict with keys age, income")):
-        with pytest.raises(GradlibError, match=rf"takes x as one array: .* but x is {got} for a model with 2 inputs\. "
-                                               r"Concatenate the inputs .* model\(\[x\[:, :n1\], x\[:, n1:\]\]\)"):
-            per_sample_gradients(model, x)
-    # the fix the message gives: one array, split inside fn; its Jacobian against one tape per sample
-    both = np.concatenate([x1, x2], axis=1)
-    fn = lambda x: model([x[:, :3], x[:, 3:]])  # noqa: E731
-    r = per_sample_gradients(fn, both)
-    np.testing.assert_allclose(r.jacobian, reference(fn, both), rtol=1e-5, atol=1e-6)
-    assert r.jacobian.shape == (4, 2, 5)
+    x1, x2 = rng.normal(size=(4, 3)).astype("float32"), rng.normal(size=(4, 2, 2)).astype("float32")
+    # the reference: one tape per sample, the Jacobian with respect to each input, laid side by side
+    expected = []
+    for b in range(4):
+        a, c = tf.constant(x1[b:b + 1]), tf.constant(x2[b:b + 1])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([a, c])
+            y = model([a, c])[0]
+        ja, jc = tape.jacobian(y, a)[:, 0], tape.jacobian(y, c)[:, 0]
+        expected.append(np.concatenate([ja.numpy().reshape(2, -1), jc.numpy().reshape(2, -1)], axis=1))
+    for x in ([x1, x2], {"age": x1, "income": x2}):
+        r = per_sample_gradients(model, x)
+        assert r.jacobian.shape == (4, 2, 7) and r.inputs == (("age", (3,)), ("income", (2, 2)))
+        np.testing.assert_allclose(r.jacobian, np.stack(expected), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r.y, model([x1, x2]).numpy(), rtol=1e-6)
+        assert r.col_labels == ("age[0]", "age[1]", "age[2]", "income[0,0]", "income[0,1]", "income[1,0]",
+                                "income[1,1]")
+    swapped = per_sample_gradients(model, {"income": x2, "age": x1})   # a dict's order decides the columns
+    np.testing.assert_allclose(swapped.jacobian, np.concatenate([np.stack(expected)[..., 3:], np.stack(expected)[..., :3]],
+                                                                axis=-1), rtol=1e-5, atol=1e-6)
+    with pytest.raises(gradlib.InputError, match=r"the same B; x\['income'\] has shape \(3, 2, 2\) and x\['age'\] \(4, 3\)"):
+        per_sample_gradients(model, [x1, x2[:3]])
     # a plain callable still takes a list of per-sample rows as one batch
     rows = per_sample_gradients(lambda t: t * t, [np.array([1.0, 2.0]), np.array([3.0, 4.0])])
     assert rows.jacobian.tolist() == [[[2.0, 0.0], [0.0, 4.0]], [[6.0, 0.0], [0.0, 8.0]]]
+    assert rows.inputs == () and rows.col_labels == ("x[0]", "x[1]")
