@@ -268,8 +268,8 @@ def _show_timings(comparison: gradlib.Comparison, *, key: str) -> None:
         st.table(frame.set_index("method"))
         repeats = max((len(t.warm) for t in comparison.timings.values()), default=0)
         st.caption(f"The first call of a method may trace or fill a cache, so it is shown apart; the warm time is "
-                   f"the median of the {repeats} calls after it (when they fit in half a second), and the chart "
-                   "shows it (log scale). On a shared server: compare ratios, not absolute times.")
+                   f"the median of the {repeats} calls after it (when they fit in half a second; their range in brackets), "
+                   "and the chart shows it (log scale). On a shared server: compare ratios, not absolute times.")
     with right:
         st.plotly_chart(figures.timing_bars(seconds, broken=broken, log=True), key=f"{key}_timings",
                         config={"displaylogo": False})
@@ -283,9 +283,9 @@ def timing_table(comparison: gradlib.Comparison) -> tuple[pd.DataFrame, dict[str
         t = comparison.timings.get(name)
         first = t.first if t else r.seconds
         warm = t.warm if t else ()
-        rows.append({"method": name, "ran as": r.method, "compiled": "yes" if r.compiled else "no",
-                     "first call ms": f"{1000 * first:.3g}",
-                     "warm ms (median)": f"{1000 * t.median:.3g}" if warm else "not timed",
-                     "warm range ms": f"{1000 * min(warm):.3g} to {1000 * max(warm):.3g}" if warm else ""})
+        rows.append({"method": name, "ran as": r.method + (" compiled" if r.compiled else ""),
+                     "first ms": f"{1000 * first:.3g}",
+                     "warm ms": (f"{1000 * t.median:.3g} ({1000 * min(warm):.3g}-{1000 * max(warm):.3g})" if warm
+                                 else "not timed")})
         seconds[name if warm else f"{name} (first call)"] = t.median if warm else first
     return pd.DataFrame(rows), seconds

@@ -64,7 +64,8 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
             out["40000"] = str(exc)
         from dashboard.services import APP_LIMITS
         c = gradlib.compare("a*b*s", inputs, watch=["s"], limits=APP_LIMITS)
-        out["compare"] = sorted(c.results), c.errors, c.best.method
+        out["compare"] = sorted(c.results), c.skipped, c.best.method
+        out["compare_errors"] = c.errors
     """)
     assert out["refusal"] == (
         "method 'jacobian' would need about 6.1 GB of memory at its peak (22,500 reverse passes vectorized: a "
@@ -73,7 +74,7 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
     assert out["auto"] == ["forward", 22_500, 1.0, 1.0]          # d(a*b*s)/ds = a*b = 1 everywhere
     assert out["40000"].startswith("method 'jacobian' would need about 19 GB of memory at its peak (40,000 reverse")
     results, errors, best = out["compare"]   # every method the playground runs for a link that names none
-    assert results == ["auto", "forward", "summed"] and best == "forward"
+    assert results == ["auto", "forward", "summed"] and best == "forward" and out["compare_errors"] == {}
     assert sorted(errors) == ["jacobian", "naive", "unstack"]
     assert errors["jacobian"].startswith("method 'jacobian' would need about 6.1 GB of memory at its peak")
     assert errors["jacobian"].endswith("at most 500 MB are allowed. Use method='forward' (about 541 kB, 1.1e+05 "
@@ -109,14 +110,15 @@ def test_the_share_link_that_crashed_the_app_refuses_forward_mode_and_answers_wi
         rng = np.random.default_rng(0)
         a, x = rng.uniform(-1, 1, (100, 1)), rng.uniform(-1, 1, (1, 2500))
         c = gradlib.compare("sum(tanh(a * x))", {"a": a, "x": x}, watch=["x"], limits=app, dtype="float64")
-        out["errors"] = c.errors
+        out["errors"] = c.skipped   # over its limits: left out with the refusal, not failed
+        out["failed"] = c.errors
         out["methods"] = sorted(c.results)
         expected = (a * (1 - np.tanh(a * x) ** 2)).sum(axis=0)
         out["error"] = max(float(np.abs(r.jacobian[0] - expected).max()) for k, r in c.results.items()
                            if k not in ("naive", "summed"))
     """)
     assert out["methods"] == ["auto", "jacobian", "naive", "summed", "unstack"]
-    assert list(out["errors"]) == ["forward"]
+    assert list(out["errors"]) == ["forward"] and out["failed"] == {}
     assert out["errors"]["forward"].startswith(
         "method 'forward' would need about 20 GB of memory at its peak (2,500 forward-mode passes vectorized: a "
         "2,500 x 2,500 identity and 2,500 copies of the pass's 1,005,002 values); at most 500 MB are allowed. Use method='jacobian'")
@@ -208,9 +210,9 @@ def test_evaluate_passes_its_limits_to_the_method():
 def test_compare_passes_its_limits_to_every_method():
     few = Limits(max_eager_passes=2)
     c = gradlib.compare("x * x", {"x": [1.0, 2.0, 3.0]}, methods=["unstack", "naive", "jacobian"], limits=few)
-    assert set(c.errors) == {"unstack", "naive"}
-    assert c.errors["unstack"].startswith("method 'unstack' runs one eager pass per output element: 3 here, and "
-                                          "at most 2 are allowed")
+    assert set(c.skipped) == {"unstack", "naive"} and c.errors == {}   # left out over their limits, not failed
+    assert c.skipped["unstack"].startswith("method 'unstack' runs one eager pass per output element: 3 here, and "
+                                           "at most 2 are allowed")
     np.testing.assert_allclose(c.results["jacobian"].jacobian, np.diag([2.0, 4.0, 6.0]))
 
 

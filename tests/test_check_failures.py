@@ -245,10 +245,13 @@ def test_where_the_function_is_not_defined_the_cell_is_named_unchecked_not_passe
     np.testing.assert_array_equal(c.best.jacobian, [[-1.0, 0.0], [0.0, 0.5]])
     assert np.isnan(c.check.numeric[0]).all() and c.check.numeric[1].tolist() == pytest.approx([0.0, 0.5])
     assert c.check.bad_cells == () and c.check.unchecked_cells == ((0, 0), (0, 1)) and not c.check.passed
-    [unchecked] = [f for f in c.diagnosis if f.title == "Cells the finite-difference check could not check"]
-    assert unchecked.severity == "info" and unchecked.text == (
+    # the row whose output is NaN is said once, as "Output not finite"; the check's own summary names the cells
+    assert [f for f in c.diagnosis if f.title == "Cells the finite-difference check could not check"] == []
+    [undefined] = [f for f in c.diagnosis if f.title == "Output not finite"]
+    assert undefined.text.startswith("(y[0], x[0]) = -1 where y[0] = nan")
+    assert c.check.unchecked(c.best.row_labels, c.best.col_labels) == [
         "(y[0], x[0]), (y[0], x[1]) could not be checked: the function is not defined (NaN) on either side of x[0], "
-        "x[1].")
+        "x[1]"]
 
 
 def test_a_function_that_is_nowhere_finite_is_checked_without_warnings_and_nothing_passes():
