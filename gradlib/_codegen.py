@@ -147,6 +147,10 @@ class _Writer:
         symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}[type(node.op)]
         return f"{self._wrap(node.left)} {symbol} {self._wrap(node.right)}"
 
+    def _Compare(self, node: ast.Compare) -> str:   # a where()'s condition: one operator, as typed
+        symbol = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
+        return f"{self.visit(node.left)} {symbol[type(node.ops[0])]} {self.visit(node.comparators[0])}"
+
     def _wrap(self, node: ast.expr) -> str:
         text = self.visit(node)
         return f"({text})" if isinstance(node, (ast.BinOp, ast.UnaryOp)) else text
