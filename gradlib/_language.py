@@ -294,8 +294,10 @@ def _check_condition(node: ast.expr, text: str) -> None:
     """where()'s first argument must be a comparison: it picks, cell by cell, which value is taken."""
     if not isinstance(node, ast.Compare):
         col = node.col_offset + 1
+        nest = ("; to combine conditions, nest where(), like where(x > 0, where(x < 1, a, b), b)"
+                if isinstance(node, ast.BoolOp) else "")
         raise ExpressionError(f"where() takes a comparison as its condition, like {_WHERE_EXAMPLE}; "
-                              f"got {ast.unparse(node)!r} (column {col})", text=text, column=col)
+                              f"got {ast.unparse(node)!r}{nest} (column {col})", text=text, column=col)
 
 
 def _check_comparison(node: ast.Compare, text: str, is_condition: bool) -> None:
