@@ -92,9 +92,10 @@ class Program:
         """What identifies the computation (the tree, not the spelling): equal for ``x*x`` and ``x * x``."""
         return ast.dump(self.tree)
 
-    def build(self, env: Mapping[str, object], dtype: object) -> object:
-        """Evaluate the checked tree on TensorFlow tensors ``env`` (name -> tensor) in ``dtype``."""
-        return _Builder(env, dtype).visit(self.tree)
+    def build(self, env: Mapping[str, object], dtype: object, node: ast.expr | None = None) -> object:
+        """Evaluate the checked tree (or one ``node`` of it) on TensorFlow tensors ``env`` (name -> tensor) in
+        ``dtype``."""
+        return _Builder(env, dtype).visit(self.tree if node is None else node)
 
 
 def parse(text: str, shapes: Mapping[str, Shape], *, limits: Limits = LIMITS) -> Program:

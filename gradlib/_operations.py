@@ -83,6 +83,11 @@ class Operation:
         return sum(p not in OPTIONAL for p in self.params)
 
     @property
+    def elementwise(self) -> bool:
+        """Whether each cell of the result is computed from the same cell of each (broadcast) argument alone."""
+        return self.shape in _ELEMENTWISE
+
+    @property
     def function(self) -> Callable:
         """The Python function that computes it."""
         return self.op if callable(self.op) else operator.attrgetter(self.op.removeprefix("tf."))(tf)
@@ -279,6 +284,10 @@ def _concat(call: Call, values: list[Shape], axis: int) -> Shape:
             call.fail(f"concat() needs shapes that match except along axis {axis}: element {i} has shape {shape} "
                       f"but element 0 has shape {first}", at=("values", i))
     return first[:k] + (sum(shape[k] for shape in values),) + first[k + 1:]
+
+
+#: the shape rules of the element-wise functions (``Operation.elementwise``)
+_ELEMENTWISE = (_same, _broadcast, _where, _clip)
 
 
 # ---------------------------------------------------------------- the table
