@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 import tensorflow as tf
 
-__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "helpers", "matmul", "notes"]
+__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "gelu", "helpers", "matmul", "notes"]
 
 Shape = tuple[int, ...]
 
@@ -146,6 +146,12 @@ def cross_entropy(labels, logits, axis=-1):
     """-sum(labels * log_softmax(logits)) along axis: what tf.nn.softmax_cross_entropy_with_logits computes,
     written in ops whose gradients every method is tested with (forward mode and pfor included)."""
     return -tf.reduce_sum(labels * tf.nn.log_softmax(logits, axis=axis), axis=axis)
+
+
+def gelu(x):
+    """GELU, x times the standard normal CDF, as tf.nn.gelu computes it (approximate=False) but with its constant
+    1/sqrt(2) in x's own dtype: tf.nn.gelu casts a float32 constant, which puts float64 results 1e-8 off."""
+    return 0.5 * x * tf.math.erfc(-x * 0.7071067811865476)
 
 
 def helpers() -> dict[str, Callable]:
@@ -297,7 +303,7 @@ _TWO = "takes exactly two arguments, like {}(a, b)"
 _AXIS = "takes a tensor and an optional axis, like {0}(x) or {0}(x, axis=0)"
 
 
-def _elementwise(name: str, op: str) -> Operation:
+def _elementwise(name: str, op: str | Callable) -> Operation:
     return Operation(name, ("x",), _ONE.format(name), _same, op)
 
 
@@ -322,7 +328,7 @@ OPERATIONS: dict[str, Operation] = {row.name: row for row in [
         ("sin", "tf.sin"), ("cos", "tf.cos"), ("tan", "tf.tan"), ("exp", "tf.exp"), ("log", "tf.math.log"),
         ("sqrt", "tf.sqrt"), ("tanh", "tf.tanh"), ("sigmoid", "tf.sigmoid"), ("relu", "tf.nn.relu"),
         ("abs", "tf.abs"), ("square", "tf.square"), ("softplus", "tf.nn.softplus"), ("log1p", "tf.math.log1p"),
-        ("expm1", "tf.math.expm1"), ("erf", "tf.math.erf"), ("gelu", "tf.nn.gelu"), ("elu", "tf.nn.elu"),
+        ("expm1", "tf.math.expm1"), ("erf", "tf.math.erf"), ("gelu", gelu), ("elu", "tf.nn.elu"),
         ("sinh", "tf.sinh"), ("cosh", "tf.cosh"), ("atan", "tf.atan"), ("asin", "tf.asin"), ("acos", "tf.acos")]),
     *(_step(name, op) for name, op in [("sign", "tf.sign"), ("floor", "tf.floor"), ("round", "tf.round")]),
     _reduction("sum", "tf.reduce_sum"),
