@@ -139,7 +139,7 @@ def dead_branches(program: Program, inputs: Sequence[Input], results: Mapping[st
     shown = "; ".join(cells[:4]) + (f"; and {len(cells) - 4} more cell(s)" if len(cells) > 4 else "")
     text = (f"where() computes both branches in every cell and differentiates both: in a cell it does not take "
             f"from a branch it sends that branch a gradient of 0, and 0 times the branch's derivative is NaN where "
-            f"that derivative is not finite. Here: {shown}. {_what_tensorflow_gave(results, best)} "
+            f"that derivative is not finite. At this point: {shown}. {_what_tensorflow_gave(results, best)} "
             + _fix(program, inputs, best, limits))
     return (Finding(None, "where(): the branch not taken has a non-finite derivative", text, "warning"),)
 
