@@ -54,9 +54,9 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     lines += [f"    {names[i.name]} = tf.cast({names[i.name]}, {tf_dtype})  # integer tensors get no gradient"
               for i in checked if i.dtype.startswith("int")]
     if safe is not None:
-        lines += ["    # where() differentiates the branch it does not take as well: 0 times an infinite derivative there",
-                  "    # is NaN (under XLA even for sqrt: tensorflow/tensorflow#118674). The risky inputs are guarded so",
-                  "    # that they are finite where not taken; the values are the same. Unguarded, it would read:",
+        lines += ["    # where() differentiates the branch it does not take as well: 0 times an infinite derivative",
+                  "    # there is NaN (under XLA even for sqrt: tensorflow/tensorflow#118674). The risky inputs are",
+                  "    # guarded so that they are finite where not taken; the values are the same. Unguarded:",
                   f"    # return {_Writer(names).visit(program.tree)}"]
     lines += [f"    return {body}", ""]
     lines += [

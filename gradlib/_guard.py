@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import math
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -60,9 +59,8 @@ def guard(tree: ast.expr) -> ast.expr | None:
         condition = node.args[0]
         for k, taken in ((1, True), (2, False)):
             for parent, field, operand, safe in _risky_operands(node.args[k]):
-                value = ast.Constant(safe)
-                pick = [copy.deepcopy(condition), operand, value] if taken else [copy.deepcopy(condition), value, operand]
-                _replace(parent, field, ast.Call(ast.Name("where", ast.Load()), pick, []))
+                pick = [operand, ast.Constant(safe)] if taken else [ast.Constant(safe), operand]
+                _replace(parent, field, ast.Call(ast.Name("where", ast.Load()), [copy.deepcopy(condition), *pick], []))
                 changed = True
     return tree if changed else None
 
@@ -133,7 +131,10 @@ def dead_branches(program: Program, inputs: Sequence[Input], results: Mapping[st
     wheres = [n for n in ast.walk(program.tree) if _is_where(n)][:MAX_WHERES]
     if not wheres:
         return ()
-    cells = _trapped_cells(program, inputs, wheres, best)
+    try:
+        cells = _trapped_cells(program, inputs, wheres, best)
+    except (tf.errors.OpError, ValueError, TypeError):   # an explanation that fails leaves the results as they are
+        return ()
     if not cells:
         return ()
     shown = "; ".join(cells[:4]) + (f"; and {len(cells) - 4} more cell(s)" if len(cells) > 4 else "")
@@ -161,7 +162,8 @@ def _trapped_cells(program: Program, inputs: Sequence[Input], wheres: list[ast.C
             for k, taken in ((1, True), (2, False)):
                 value = program.build(env, tf.float64, node.args[k])
                 slope = acc.jvp(value, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-                dead = ~tf.broadcast_to(condition, shape).numpy() if taken else tf.broadcast_to(condition, shape).numpy()
+                holds = tf.broadcast_to(condition, shape).numpy()
+                dead = ~holds if taken else holds
                 slope = np.broadcast_to(slope.numpy(), shape)
                 for index in zip(*np.nonzero(dead & ~np.isfinite(slope))):
                     sentences.append(_cell(program, node, k, index, shape, best, float(slope[index])))
@@ -221,5 +223,6 @@ def _values(values: np.ndarray, limit: int = 6) -> str:
 
 
 def _rows(result: GradResult, limit: int = 4) -> str:
-    rows = [f"{result.row_labels[r]} {_values(result.jacobian[r])}" for r in range(min(limit, result.jacobian.shape[0]))]
+    rows = [f"{result.row_labels[r]} {_values(result.jacobian[r])}"
+            for r in range(min(limit, result.jacobian.shape[0]))]
     return ", ".join(rows) + (", ..." if result.jacobian.shape[0] > limit else "")

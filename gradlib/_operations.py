@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterable, Protocol
 
 import tensorflow as tf
 
-__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "gelu", "helpers", "matmul", "notes"]
+__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "gelu", "helpers", "matmul",
+           "notes"]
 
 Shape = tuple[int, ...]
 
