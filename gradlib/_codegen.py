@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._inputs import Input, check_inputs, compute_dtype
+from ._guard import guarded
 from ._language import arguments, parse
 from ._operations import helpers
 
@@ -37,7 +38,8 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     checked = check_inputs(inputs, watch=watch, dtype=dtype)
     program = parse(outputs, {i.name: i.shape for i in checked})
     names = code_names([i.name for i in checked])
-    body = _Writer(names).visit(program.tree)
+    safe = guarded(program, {i.name: i.shape for i in checked})   # where()'s branches not taken, guarded
+    body = _Writer(names).visit((safe or program).tree)
     tf_dtype = f"tf.{compute_dtype(checked)}"
     watched = [names[i.name] for i in checked if i.watched]
     params = ", ".join(names[i.name] for i in checked)
@@ -51,6 +53,11 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     lines += [f"def f({params}):"]
     lines += [f"    {names[i.name]} = tf.cast({names[i.name]}, {tf_dtype})  # integer tensors get no gradient"
               for i in checked if i.dtype.startswith("int")]
+    if safe is not None:
+        lines += ["    # where() differentiates the branch it does not take as well: 0 times an infinite derivative",
+                  "    # there is NaN (under XLA even for sqrt: tensorflow/tensorflow#118674). The risky inputs are",
+                  "    # guarded so that they are finite where not taken; the values are the same. Unguarded:",
+                  f"    # return {_Writer(names).visit(program.tree)}"]
     lines += [f"    return {body}", ""]
     lines += [
         "# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).",
@@ -146,6 +153,10 @@ class _Writer:
             return f"matmul({self.visit(node.left)}, {self.visit(node.right)})"
         symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}[type(node.op)]
         return f"{self._wrap(node.left)} {symbol} {self._wrap(node.right)}"
+
+    def _Compare(self, node: ast.Compare) -> str:   # a where()'s condition: one operator, as typed
+        symbol = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
+        return f"{self.visit(node.left)} {symbol[type(node.ops[0])]} {self.visit(node.comparators[0])}"
 
     def _wrap(self, node: ast.expr) -> str:
         text = self.visit(node)

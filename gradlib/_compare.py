@@ -14,6 +14,7 @@ from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differe
 from ._cost import EAGER_OP_WORK
 from ._diagnose import Finding, diagnose
 from ._errors import ExpressionError, GradlibError, InputError, error_gist
+from ._guard import dead_branches
 from ._inputs import Input
 from ._language import Program
 from ._limits import LIMITS, Limits
@@ -101,6 +102,7 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
                                integer_columns=_integer_columns(checked))
     agreements = tuple(agreement(r, best, reference) for r in results.values())
     findings = diagnose(results, best, check, program.names)
+    findings += dead_branches(program, checked, results, best, limits)
     findings += tuple(Finding(m, f"{m} failed", msg, "warning") for m, msg in errors.items())
     findings += tuple(Finding(m, "Left out: this problem is over its limits", msg, "info")
                       for m, msg in skipped.items())

@@ -35,6 +35,10 @@ Shape = tuple[int, ...]
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 _UNARY_OPERATORS = {ast.USub: "-", ast.UAdd: "+"}
 _UNARY_REFUSED = {ast.Not: "not", ast.Invert: "~"}
+#: comparisons, allowed only as the condition of where(): node type -> (symbol, its tf.math function)
+_COMPARISONS = {ast.Gt: (">", "greater"), ast.Lt: ("<", "less"), ast.GtE: (">=", "greater_equal"),
+                ast.LtE: ("<=", "less_equal"), ast.Eq: ("==", "equal"), ast.NotEq: ("!=", "not_equal")}
+_WHERE_EXAMPLE = "where(x > 0, sqrt(x), 0)"
 #: the ASCII symbols of the language, which a look-alike may be told to use instead
 _ALLOWED_SYMBOLS = "+-*/@()[],.:_ "
 _LOOKALIKES = {"\u2212": "-", "\u00d7": "*", "\u00b7": "*", "\u22c5": "*", "\u00f7": "/", "\u00b2": "**2",
@@ -52,7 +56,6 @@ _REFUSED = {
     ast.Set: "sets are not allowed; use [a, b] to stack values",
     ast.NamedExpr: "assignment (:=) is not allowed; write one expression",
     ast.Starred: "'*' unpacking is not allowed",
-    ast.Compare: "comparisons are not supported; use maximum/minimum or relu",
     ast.BoolOp: "'and'/'or' are not supported", ast.IfExp: "'if ... else' is not supported",
     ast.Await: "'await' is not allowed", ast.Yield: "'yield' is not allowed", ast.YieldFrom: "'yield' is not allowed",
 }
@@ -80,13 +83,19 @@ class Program:
     parts: tuple[Part, ...] = field(default=(), repr=False, compare=False)
 
     @functools.cached_property
+    def functions(self) -> frozenset[str]:
+        """The names of the functions the text calls (``where``, ``sqrt`` ...)."""
+        return frozenset(n.func.id for n in ast.walk(self.tree) if isinstance(n, ast.Call))
+
+    @functools.cached_property
     def key(self) -> str:
         """What identifies the computation (the tree, not the spelling): equal for ``x*x`` and ``x * x``."""
         return ast.dump(self.tree)
 
-    def build(self, env: Mapping[str, object], dtype: object) -> object:
-        """Evaluate the checked tree on TensorFlow tensors ``env`` (name -> tensor) in ``dtype``."""
-        return _Builder(env, dtype).visit(self.tree)
+    def build(self, env: Mapping[str, object], dtype: object, node: ast.expr | None = None) -> object:
+        """Evaluate the checked tree (or one ``node`` of it) on TensorFlow tensors ``env`` (name -> tensor) in
+        ``dtype``."""
+        return _Builder(env, dtype).visit(self.tree if node is None else node)
 
 
 def parse(text: str, shapes: Mapping[str, Shape], *, limits: Limits = LIMITS) -> Program:
@@ -128,7 +137,8 @@ def _check_text(text: object, limits: Limits) -> str:
     for col, char in enumerate(text, start=1):
         if not char.isascii():
             raise ExpressionError(_non_ascii_message(text, char, col), text=text, column=col)
-        if char in ";=\"'\\#$!?`{}" and not (char == "=" and _is_axis_keyword(text, col - 1)):
+        if char in ";=\"'\\#$!?`{}" and not (char == "=" and _is_axis_keyword(text, col - 1)) \
+                and not _in_comparison(text, col - 1):
             raise ExpressionError(_char_message(char, col), text=text, column=col)
         if not char.isprintable() and char not in "\n\t\r":
             raise ExpressionError(f"control character U+{ord(char):04X} at column {col} is not allowed", text=text, column=col)
@@ -163,6 +173,14 @@ def _ascii_for(char: str) -> str:
 def _is_axis_keyword(text: str, index: int) -> bool:
     """True for the '=' of 'axis=' (the only keyword argument of the language)."""
     return text[:index].rstrip().endswith("axis") and text[index + 1:index + 2] != "="
+
+
+def _in_comparison(text: str, index: int) -> bool:
+    """True for the '=' of '>=', '<=', '==', '!=' and the '!' of '!=' (comparisons, the condition of where())."""
+    before, char, after = text[index - 1:index] if index else "", text[index], text[index + 1:index + 2]
+    if char == "!":
+        return after == "="
+    return char == "=" and (before in ("<", ">", "!", "=") or after == "=")
 
 
 def _char_message(char: str, col: int) -> str:
@@ -204,6 +222,7 @@ def _check_tree(tree: ast.expr, text: str, limits: Limits) -> None:
     """Walk the tree without recursion: count nodes, measure depth, refuse every node outside the language."""
     count = 0
     stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    conditions: set[int] = set()   # the comparisons that are a where()'s condition: the only place they may be
     while stack:
         node, depth = stack.pop()
         count += 1
@@ -214,11 +233,11 @@ def _check_tree(tree: ast.expr, text: str, limits: Limits) -> None:
             raise ExpressionError(f"the function nests more than {limits.max_tree_depth} levels deep at column {col}; "
                                   "simplify it (a chain like a + b + c + ... counts one level per term)",
                                   text=text, column=col)
-        _check_node(node, text, col)
+        _check_node(node, text, col, conditions)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
-def _check_node(node: ast.AST, text: str, col: int) -> None:
+def _check_node(node: ast.AST, text: str, col: int, conditions: set[int]) -> None:
     def fail(message: str) -> None:
         raise ExpressionError(f"{message} (column {col})", text=text, column=col)
 
@@ -229,7 +248,7 @@ def _check_node(node: ast.AST, text: str, col: int) -> None:
             fail(f"{node.value!r} is not a number; only real numbers are allowed")
     elif isinstance(node, ast.BinOp):
         if type(node.op) not in _OPERATORS:   # pointed at the operator itself, not at the left operand
-            op, at = _operator_at(node, text)
+            op, at = _operator_at(node.left, node.right, text)
             raise ExpressionError(f"operator {op!r} is not supported; use + - * / ** @ (column {at})",
                                   text=text, column=at)
     elif isinstance(node, ast.UnaryOp):
@@ -237,6 +256,11 @@ def _check_node(node: ast.AST, text: str, col: int) -> None:
             fail(f"operator {_UNARY_REFUSED[type(node.op)]!r} is not supported; use unary - or +")   # every other one
     elif isinstance(node, ast.Call):
         _check_call(node, fail)
+        if node.func.id == "where":
+            _check_condition(node.args[0], text)
+            conditions.add(id(node.args[0]))
+    elif isinstance(node, ast.Compare):
+        _check_comparison(node, text, id(node) in conditions)
     elif isinstance(node, ast.Name):
         if node.id.startswith("_"):
             fail(f"names starting with '_' are not allowed ({node.id!r})")
@@ -246,7 +270,7 @@ def _check_node(node: ast.AST, text: str, col: int) -> None:
         if node.arg != "axis":
             fail(f"keyword {node.arg!r} is not allowed; the only keyword is axis=, as in sum(x, axis=0)")
     elif not isinstance(node, (ast.List, ast.Tuple, ast.Subscript, ast.Slice, ast.Load, ast.expr_context,
-                               ast.operator, ast.unaryop)):
+                               ast.operator, ast.unaryop, ast.cmpop)):
         fail(f"{type(node).__name__} is not part of the language")
 
 
@@ -267,12 +291,42 @@ def _check_call(node: ast.Call, fail: Callable[[str], None]) -> None:
         fail(f"{name}() {operation.takes}")
 
 
-def _operator_at(node: ast.BinOp, text: str) -> tuple[str, int]:
-    """The operator of ``node`` as typed and its column: what lies between the operands, without the brackets
-    and spaces around it (the text is ASCII here, so the parser's byte offsets are columns)."""
-    between = text[node.left.end_col_offset:node.right.col_offset]
+def _check_condition(node: ast.expr, text: str) -> None:
+    """where()'s first argument must be a comparison: it picks, cell by cell, which value is taken."""
+    if not isinstance(node, ast.Compare):
+        col = node.col_offset + 1
+        nest = ("; to combine conditions, nest where(), like where(x > 0, where(x < 1, a, b), b)"
+                if isinstance(node, ast.BoolOp) else "")
+        raise ExpressionError(f"where() takes a comparison as its condition, like {_WHERE_EXAMPLE}; "
+                              f"got {ast.unparse(node)!r}{nest} (column {col})", text=text, column=col)
+
+
+def _check_comparison(node: ast.Compare, text: str, is_condition: bool) -> None:
+    """A comparison: one operator of ``_COMPARISONS``, and only as a where()'s condition (it has no gradient)."""
+    op, at = _operator_at(node.left, node.comparators[0], text)
+
+    def fail(message: str, column: int = at) -> None:
+        raise ExpressionError(f"{message} (column {column})", text=text, column=column)
+
+    if isinstance(node.left, ast.Name) and node.left.id == "axis" and isinstance(node.ops[0], ast.Eq):
+        fail("'==' compares; an axis is given with one '=', as in sum(x, axis=0)")
+    if type(node.ops[0]) not in _COMPARISONS:
+        fail(f"operator {op!r} is not supported; compare with > < >= <= == or !=")
+    if not is_condition:
+        fail(f"a comparison ({op!r}) is true or false and has no gradient: it is allowed only as the condition of "
+             f"where(), like {_WHERE_EXAMPLE}; for a smooth choice use maximum, minimum or relu")
+    if len(node.ops) > 1:
+        second, column = _operator_at(node.comparators[0], node.comparators[1], text)
+        fail(f"chained comparisons are not supported ({op!r} then {second!r}); nest where() instead, like "
+             f"where(x > 0, where(x < 1, a, b), b)", column)
+
+
+def _operator_at(left: ast.expr, right: ast.expr, text: str) -> tuple[str, int]:
+    """The operator between ``left`` and ``right`` as typed and its column: what lies between the operands,
+    without the brackets and spaces around it (the text is ASCII here, so the parser's byte offsets are columns)."""
+    between = text[left.end_col_offset:right.col_offset]
     op = between.strip(" ()")
-    return op, node.left.end_col_offset + between.index(op) + 1
+    return op, left.end_col_offset + between.index(op) + 1
 
 
 # ---------------------------------------------------------------- shapes, before allocation
@@ -332,6 +386,10 @@ class _ShapeChecker:
         if isinstance(node.op, ast.MatMult):
             return self._matmul(node, left, right, "@")
         return self._broadcast(node, left, right, _OPERATORS[type(node.op)])
+
+    def _Compare(self, node: ast.Compare) -> Shape:
+        left, right = self.visit(node.left), self.visit(node.comparators[0])
+        return self._broadcast(node, left, right, _COMPARISONS[type(node.ops[0])][0])
 
     def _broadcast(self, node: ast.AST, left: Shape, right: Shape, what: str) -> Shape:
         try:
@@ -543,6 +601,10 @@ class _Builder:
 
     def _matmul(self, a, b):
         return matmul(a, b)
+
+    def _Compare(self, node: ast.Compare):
+        compare = getattr(self.tf.math, _COMPARISONS[type(node.ops[0])][1])
+        return compare(self.visit(node.left), self.visit(node.comparators[0]))
 
     def _List(self, node: ast.List):
         return self.tf.stack([self.visit(e) for e in node.elts], axis=0)

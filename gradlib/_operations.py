@@ -17,11 +17,12 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 import tensorflow as tf
 
-__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "helpers", "matmul"]
+__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "gelu", "helpers", "matmul",
+           "notes"]
 
 Shape = tuple[int, ...]
 
@@ -63,6 +64,9 @@ class Operation:
         default_axis: the axis when the call gives none (None: the function's own default, all elements).
         work: extra floating-point operations per element of the tensor arguments, beyond the one per
             element of the result that every node counts (the cost model's estimate, ``gradlib._cost``).
+        note: what a user should know about its gradient, said as a warning of every result that calls it
+            (a step function's derivative is 0 wherever it has one): ``{names}`` and ``{them}`` stand for
+            the functions called that share the note (``notes``).
     """
 
     name: str
@@ -72,11 +76,17 @@ class Operation:
     op: str | Callable
     default_axis: int | None = None
     work: float = 0.0
+    note: str = ""
 
     @property
     def required(self) -> int:
         """How many arguments a call must give."""
         return sum(p not in OPTIONAL for p in self.params)
+
+    @property
+    def elementwise(self) -> bool:
+        """Whether each cell of the result is computed from the same cell of each (broadcast) argument alone."""
+        return self.shape in _ELEMENTWISE
 
     @property
     def function(self) -> Callable:
@@ -139,10 +149,31 @@ def cross_entropy(labels, logits, axis=-1):
     return -tf.reduce_sum(labels * tf.nn.log_softmax(logits, axis=axis), axis=axis)
 
 
+def gelu(x):
+    """GELU, x times the standard normal CDF, as tf.nn.gelu computes it (approximate=False) but with its constant
+    1/sqrt(2) in x's own dtype: tf.nn.gelu casts a float32 constant, which puts float64 results 1e-8 off."""
+    return 0.5 * x * tf.math.erfc(-x * 0.7071067811865476)
+
+
 def helpers() -> dict[str, Callable]:
     """Helper name -> function, for ``@`` and every row whose op is a helper: the generated code copies the
     source of each one it calls. A helper calls only helpers before it (``dot`` calls ``matmul``)."""
     return {"matmul": matmul} | {row.op.__name__: row.op for row in OPERATIONS.values() if callable(row.op)}
+
+
+def notes(functions: Iterable[str]) -> tuple[str, ...]:
+    """The notes of the rows of ``functions``, each said once for all the functions that share it.
+
+    >>> notes(["sin", "sign", "floor"])[0][:40]
+    'floor() and sign() are piecewise constan'
+    """
+    shared: dict[str, list[str]] = {}
+    for name in sorted(functions):
+        if OPERATIONS[name].note:
+            shared.setdefault(OPERATIONS[name].note, []).append(f"{name}()")
+    return tuple(note.format(names=f"{', '.join(names[:-1])} and {names[-1]} are" if len(names) > 1
+                             else f"{names[0]} is", them="them" if len(names) > 1 else "it")
+                 for note, names in shared.items())
 
 
 # ---------------------------------------------------------------- shape rules
@@ -194,6 +225,32 @@ def _along(call: Call, x: Shape, axis: int) -> Shape:
     return x
 
 
+def _where(call: Call, condition: Shape, x: Shape, y: Shape) -> Shape:
+    return call.broadcast(call.broadcast(condition, x), y)
+
+
+def _scan(call: Call, x: Shape, axis: int) -> Shape:
+    """Cumulative sums: the same shape, accumulated along one axis (which the value must have)."""
+    if not x:
+        call.fail(f"{call.name}() accumulates along an axis, and a scalar has none; give it a vector or more")
+    _axis(call, x, axis)
+    return x
+
+
+def _stack(call: Call, values: list[Shape], axis: int) -> Shape:
+    first = values[0]
+    for i, shape in enumerate(values):
+        if shape != first:
+            call.fail(f"stack() needs values of the same shape: element {i} has shape {shape} but element 0 has "
+                      f"shape {first}", at=("values", i))
+    rank = len(first) + 1   # the new axis may go anywhere from before the first to after the last
+    if not -rank <= axis < rank:
+        call.fail(f"axis {axis} is out of range for stacking values of shape {first}: it must be from {-rank} "
+                  f"to {rank - 1}", at="axis")
+    k = axis % rank
+    return first[:k] + (len(values),) + first[k:]
+
+
 def _cross_entropy(call: Call, labels: Shape, logits: Shape, axis: int) -> Shape:
     if labels != logits:
         call.fail(f"cross_entropy() needs labels and logits of the same shape; got {labels} and {logits}")
@@ -236,6 +293,10 @@ def _concat(call: Call, values: list[Shape], axis: int) -> Shape:
     return first[:k] + (sum(shape[k] for shape in values),) + first[k + 1:]
 
 
+#: the shape rules of the element-wise functions (``Operation.elementwise``)
+_ELEMENTWISE = (_same, _broadcast, _where, _clip)
+
+
 # ---------------------------------------------------------------- the table
 
 _ONE = "takes exactly one argument, like {}(x)"
@@ -243,7 +304,7 @@ _TWO = "takes exactly two arguments, like {}(a, b)"
 _AXIS = "takes a tensor and an optional axis, like {0}(x) or {0}(x, axis=0)"
 
 
-def _elementwise(name: str, op: str) -> Operation:
+def _elementwise(name: str, op: str | Callable) -> Operation:
     return Operation(name, ("x",), _ONE.format(name), _same, op)
 
 
@@ -251,20 +312,39 @@ def _reduction(name: str, op: str, work: float = 0.0) -> Operation:
     return Operation(name, ("x", "axis"), _AXIS.format(name), _reduce, op, work=work)
 
 
+#: what every step function's row says of its gradient (``notes`` names the functions called)
+_STEP_NOTE = ("{names} piecewise constant: the derivative is 0 wherever there is one (there is none at the jumps), "
+              "so every gradient through {them} is 0. That is the true derivative, not a failure; for a gradient "
+              "that flows, use a smooth stand-in (like tanh(10*x) for sign(x))")
+
+
+def _step(name: str, op: str) -> Operation:
+    """A piecewise-constant function: its derivative is 0 wherever it is defined, and it has none at the steps."""
+    return Operation(name, ("x",), _ONE.format(name), _same, op, note=_STEP_NOTE)
+
+
 #: name -> its row: the table
 OPERATIONS: dict[str, Operation] = {row.name: row for row in [
     *(_elementwise(name, op) for name, op in [
         ("sin", "tf.sin"), ("cos", "tf.cos"), ("tan", "tf.tan"), ("exp", "tf.exp"), ("log", "tf.math.log"),
         ("sqrt", "tf.sqrt"), ("tanh", "tf.tanh"), ("sigmoid", "tf.sigmoid"), ("relu", "tf.nn.relu"),
-        ("abs", "tf.abs"), ("square", "tf.square"), ("softplus", "tf.nn.softplus")]),
+        ("abs", "tf.abs"), ("square", "tf.square"), ("softplus", "tf.nn.softplus"), ("log1p", "tf.math.log1p"),
+        ("expm1", "tf.math.expm1"), ("erf", "tf.math.erf"), ("gelu", gelu), ("elu", "tf.nn.elu"),
+        ("sinh", "tf.sinh"), ("cosh", "tf.cosh"), ("atan", "tf.atan"), ("asin", "tf.asin"), ("acos", "tf.acos")]),
+    *(_step(name, op) for name, op in [("sign", "tf.sign"), ("floor", "tf.floor"), ("round", "tf.round")]),
     _reduction("sum", "tf.reduce_sum"),
     _reduction("mean", "tf.reduce_mean"),
     _reduction("prod", "tf.reduce_prod"),
     _reduction("max", "tf.reduce_max"),
     _reduction("min", "tf.reduce_min"),
     _reduction("logsumexp", "tf.reduce_logsumexp", work=4),
+    _reduction("norm", "tf.norm", work=1),   # the L2 norm: sqrt(sum(x * x)) over all elements, or along axis
     Operation("maximum", ("a", "b"), _TWO.format("maximum"), _broadcast, "tf.maximum"),
     Operation("minimum", ("a", "b"), _TWO.format("minimum"), _broadcast, "tf.minimum"),
+    Operation("pow", ("a", "b"), _TWO.format("pow"), _broadcast, "tf.pow"),
+    Operation("atan2", ("y", "x"), "takes exactly two arguments, like atan2(y, x)", _broadcast, "tf.math.atan2"),
+    Operation("where", ("condition", "x", "y"), "takes a comparison and two values, like where(x > 0, sqrt(x), 0)",
+              _where, "tf.where"),
     Operation("matmul", ("a", "b"), _TWO.format("matmul"), _matmul, matmul),
     Operation("dot", ("a", "b"), _TWO.format("dot"), _dot, dot),
     Operation("clip", ("x", "lo", "hi"), "takes exactly three arguments, like clip(x, lo, hi)", _clip, clip,
@@ -281,6 +361,9 @@ OPERATIONS: dict[str, Operation] = {row.name: row for row in [
               _reshape, "tf.reshape"),
     Operation("concat", ("values", "axis"), "takes a list of values and an optional axis, like concat([a, b]) "
               "or concat([a, b], axis=1)", _concat, "tf.concat", default_axis=0),
+    Operation("stack", ("values", "axis"), "takes a list of values and an optional axis, like stack([a, b]) "
+              "or stack([a, b], axis=1)", _stack, "tf.stack", default_axis=0),
+    Operation("cumsum", ("x", "axis"), _AXIS.format("cumsum"), _scan, "tf.math.cumsum", default_axis=0),
 ]}
 #: name -> the TensorFlow function (or helper) it runs
 FUNCTIONS: dict[str, str] = {row.name: row.spelling for row in OPERATIONS.values()}

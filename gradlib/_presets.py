@@ -48,6 +48,11 @@ PRESETS = (
     Preset("nan_poisoning", "NaN poisoning",
            "y[0] overflows to inf; reverse mode turns y[1]'s row into NaN. auto returns the true row [0, 2].",
            "[exp(exp(10*x0)), 2*x1]", {"x0": 1.0, "x1": 1.0}),
+    Preset("guarded_sqrt", "where(): the guarded square root",
+           "where(x > 0, sqrt(x), 0) gives finite rows, but the branch not taken has an infinite or NaN derivative "
+           "at x = 0 and -1: NaN under XLA, and for log even eagerly. The fix guards the input too: "
+           "sqrt(where(x > 0, x, 1)).",
+           "where(x > 0, sqrt(x), 0)", {"x": [0.0, -1.0, 4.0]}),
     Preset("integer_watch", "Watching an integer tensor",
            "n is int32: the tape ignores it and its gradients are None, although y clearly depends on n.",
            "x * n", {"x": [1.0, 2.0], "n": 3}, None, {"n": "int32"}),

@@ -22,6 +22,7 @@ from . import _cost
 from ._errors import ExpressionError, GradlibError, InputError
 from ._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
 from ._limits import Limits
+from ._operations import notes
 from ._state import fingerprint
 
 __all__ = ["Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
@@ -94,6 +95,8 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
         f"input {i.name!r} is {i.dtype}: TensorFlow's tape does not watch integer tensors, so its gradients are "
         f"None (shown as 0). Use float32 or float64 to differentiate with respect to it"
         for i in watched if i not in floats)
+    # what a function's row says about its gradient (sign, floor, round: 0 wherever they have one)
+    warnings += notes(program.functions)
     unused = [i.name for i in watched if i.name not in program.names]
     if unused:
         warnings += (f"watched input(s) {', '.join(map(repr, unused))} do not appear in the function: "

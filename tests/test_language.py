@@ -239,7 +239,8 @@ ERRORS = [
     ("x00 + x1", r"unknown name 'x00' \(did you mean 'x0'\?\)\. Inputs are: x0, x1, M, a", 1),
     ("x0 + zzz", r"unknown name 'zzz'\. Inputs are: x0, x1, M, a\. Define it as an input or fix the spelling", 6),
     ("sine(x0)", r"unknown function 'sine'; did you mean 'sin'\?", 1),
-    ("qqq(x0)", r"unknown function 'qqq'; functions are abs, clip, concat, cos, cross_entropy, dot, exp", 1),
+    ("qqq(x0)", r"unknown function 'qqq'; functions are abs, acos, asin, atan, atan2, clip, concat, cos, cosh, "
+                r"cross_entropy, cumsum, dot, elu, erf, exp, expm1, floor", 1),
     ("x0 * sin", r"'sin' is a function: call it, like sin\(x\)", 6),
     ("sin(x0, x1)", r"sin\(\) takes exactly one argument, like sin\(x\)", 1),
     ("exp()", r"exp\(\) takes exactly one argument", 1),
@@ -286,8 +287,11 @@ ERRORS = [
     ("x0 +", r"syntax error at column", None),
     ("(x0 + x1", r"syntax error at column", None),
     ("x0 x1", r"syntax error at column", None),
-    ("x0 == x1", r"'=' \(assignment or comparison\) at column 4 is not part of the language", 4),
-    ("x0 < x1", r"comparisons are not supported; use maximum/minimum or relu", 1),
+    # a comparison has no gradient: allowed only as where()'s condition, pointed at by its operator
+    ("x0 == x1", r"a comparison \('=='\) is true or false and has no gradient: it is allowed only as the condition "
+                 r"of where\(\), like where\(x > 0, sqrt\(x\), 0\)", 4),
+    ("x0 < x1", r"a comparison \('<'\) is true or false and has no gradient", 4),
+    ("x0 = x1", r"'=' \(assignment or comparison\) at column 4 is not part of the language", 4),
     ("x0 % x1", r"operator '%' is not supported; use \+ - \* / \*\* @", 4),
     ("x0 // x1", r"operator '//' is not supported", 4),
     ("~x0", r"operator '~' is not supported; use unary - or \+", 1),

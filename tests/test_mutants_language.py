@@ -65,8 +65,8 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      "'{' (dicts and sets) at column 1 is not part of the language; write a single expression such "
      'as [x0*x1, x0 + x1]'),
     ('x == s', 3,
-     "'=' (assignment or comparison) at column 3 is not part of the language; write a single "
-     'expression such as [x0*x1, x0 + x1]'),
+     "a comparison ('==') is true or false and has no gradient: it is allowed only as the condition of "
+     'where(), like where(x > 0, sqrt(x), 0); for a smooth choice use maximum, minimum or relu (column 3)'),
     ('lambda: x', 1,
      'lambda is not allowed; write the expression itself (column 1)'),
     ('[a for a in x]', 1,
@@ -78,8 +78,9 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      'expression such as [x0*x1, x0 + x1]'),
     ('[*x]', 2,
      "'*' unpacking is not allowed (column 2)"),
-    ('x < s', 1,
-     'comparisons are not supported; use maximum/minimum or relu (column 1)'),
+    ('x < s', 3,
+     "a comparison ('<') is true or false and has no gradient: it is allowed only as the condition of "
+     'where(), like where(x > 0, sqrt(x), 0); for a smooth choice use maximum, minimum or relu (column 3)'),
     ('x and s', 1,
      "'and'/'or' are not supported (column 1)"),
     ('x if s else s', 1,
@@ -107,9 +108,11 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      "'=' (assignment or comparison) at column 12 is not part of the language; write a single "
      'expression such as [x0*x1, x0 + x1]'),
     ('f(x)', 1,
-     "unknown function 'f'; functions are abs, clip, concat, cos, cross_entropy, dot, exp, log, "
-     'log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, prod, relu, reshape, '
-     'sigmoid, sin, softmax, softplus, sqrt, square, sum, tan, tanh, transpose (column 1)'),
+     "unknown function 'f'; functions are abs, acos, asin, atan, atan2, clip, concat, cos, cosh, "
+     'cross_entropy, cumsum, dot, elu, erf, exp, expm1, floor, gelu, log, log1p, log_softmax, '
+     'logsumexp, matmul, max, maximum, mean, min, minimum, norm, pow, prod, relu, reshape, round, '
+     'sigmoid, sign, sin, sinh, softmax, softplus, sqrt, square, stack, sum, tan, tanh, transpose, '
+     'where (column 1)'),
     ('sinn(x)', 1,
      "unknown function 'sinn'; did you mean 'sin'? (column 1)"),
     ('x.sum()', 1,
@@ -197,8 +200,7 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
     ('x $ s', 3,
      "'$' at column 3 is not part of the language; write a single expression such as [x0*x1, x0 + x1]"),
     ('sum(W, axis==0)', 12,
-     "'=' (assignment or comparison) at column 12 is not part of the language; write a single "
-     'expression such as [x0*x1, x0 + x1]'),
+     "'==' compares; an axis is given with one '=', as in sum(x, axis=0) (column 12)"),
     ('x\ue000', 2,
      "character '\\ue000' (U+E000) at column 2 is not allowed; use plain ASCII letters and operators"),
     ('×', 1,
@@ -224,6 +226,53 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      'slice steps must be positive (column 3)'),
     ('s + (x, s)', 5,
      'tuples (a, b) are not values; use [a, b] to stack (column 5)'),
+    # comparisons: only as where()'s condition, pointed at by their operator (issue 27)
+    ('sum(x > 0)', 7,
+     "a comparison ('>') is true or false and has no gradient: it is allowed only as the condition of "
+     'where(), like where(x > 0, sqrt(x), 0); for a smooth choice use maximum, minimum or relu (column 7)'),
+    ('where(x > 0, x >= s, s)', 16,
+     "a comparison ('>=') is true or false and has no gradient: it is allowed only as the condition of "
+     'where(), like where(x > 0, sqrt(x), 0); for a smooth choice use maximum, minimum or relu (column 16)'),
+    ('where((x > 0) <= 0, x, s)', 10,   # the outer one is the condition; the one inside it is not
+     "a comparison ('>') is true or false and has no gradient: it is allowed only as the condition of "
+     'where(), like where(x > 0, sqrt(x), 0); for a smooth choice use maximum, minimum or relu (column 10)'),
+    ('where(x, x, s)', 7,
+     "where() takes a comparison as its condition, like where(x > 0, sqrt(x), 0); got 'x' (column 7)"),
+    ('where(x > 0 and x < 1, x, s)', 7,
+     "where() takes a comparison as its condition, like where(x > 0, sqrt(x), 0); got 'x > 0 and x < 1'; to "
+     'combine conditions, nest where(), like where(x > 0, where(x < 1, a, b), b) (column 7)'),
+    ('where(0 < x < 1, x, s)', 13,
+     "chained comparisons are not supported ('<' then '<'); nest where() instead, like where(x > 0, "
+     'where(x < 1, a, b), b) (column 13)'),
+    ('where(x is s, x, s)', 9,
+     "operator 'is' is not supported; compare with > < >= <= == or != (column 9)"),
+    ('where(x > 0, x)', 1,
+     'where() takes a comparison and two values, like where(x > 0, sqrt(x), 0) (column 1)'),
+    ('where(x > W[0, :2], x, s)', 7,
+     "shapes (3,) and (2,) cannot be broadcast together for '>' (column 7)"),
+    ('s + where(x > 0, W[0, :2], s)', 5,
+     "shapes (3,) and (2,) cannot be broadcast together for 'where' (column 5)"),
+    ('x =< s', 3,
+     "'=' (assignment or comparison) at column 3 is not part of the language; write a single "
+     'expression such as [x0*x1, x0 + x1]'),
+    ('x ! s', 3,
+     "'!' at column 3 is not part of the language; write a single expression such as [x0*x1, x0 + x1]"),
+    # stack, cumsum, norm, atan2
+    ('stack([x, W[0, :2]])', 11,
+     'stack() needs values of the same shape: element 1 has shape (2,) but element 0 has shape (3,) (column 11)'),
+    ('stack([x, x], axis=2)', 20,
+     'axis 2 is out of range for stacking values of shape (3,): it must be from -2 to 1 (column 20)'),
+    ('stack(x)', 7,
+     'stack() takes a list of values and an optional axis, like stack([a, b]) or stack([a, b], axis=1) '
+     '(column 7)'),
+    ('cumsum(s)', 1,
+     'cumsum() accumulates along an axis, and a scalar has none; give it a vector or more (column 1)'),
+    ('cumsum(x, axis=1)', 16,
+     'axis 1 is out of range for a value of shape (3,) (column 16)'),
+    ('norm(W, axis=-3)', 14,
+     'axis -3 is out of range for a value of shape (2, 3) (column 14)'),
+    ('atan2(x)', 1,
+     'atan2() takes exactly two arguments, like atan2(y, x) (column 1)'),
 ])
 def test_each_bad_text_is_refused_with_this_message_at_this_column(text, column, message):
     assert refusal(text) == (message, column)

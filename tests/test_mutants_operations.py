@@ -89,13 +89,18 @@ def test_a_row_writes_its_call_with_static_arguments_as_keywords_and_leaves_out_
     assert OPERATIONS["concat"].write(["a", "b"], 0) == "tf.concat([a, b], axis=0)"
     assert OPERATIONS["clip"].write("x", "0.0", "1.0") == "clip(x, 0.0, 1.0)"
     assert OPERATIONS["cross_entropy"].write("p", "z", -1) == "cross_entropy(p, z, axis=-1)"
+    assert OPERATIONS["where"].write("x > 0.0", "tf.sqrt(x)", "0.0") == "tf.where(x > 0.0, tf.sqrt(x), 0.0)"
+    assert OPERATIONS["stack"].write(["a", "b"], 1) == "tf.stack([a, b], axis=1)"
+    assert OPERATIONS["cumsum"].write("x", 0) == "tf.math.cumsum(x, axis=0)"
+    assert OPERATIONS["norm"].write("W", None) == "tf.norm(W)" and OPERATIONS["gelu"].write("x") == "gelu(x)"
 
 
 def test_how_many_arguments_each_row_requires_and_how_it_is_spelled():
     assert {name: row.required for name, row in OPERATIONS.items() if row.required != 1} == {
-        "maximum": 2, "minimum": 2, "matmul": 2, "dot": 2, "clip": 3, "cross_entropy": 2, "reshape": 2}
+        "maximum": 2, "minimum": 2, "matmul": 2, "dot": 2, "clip": 3, "cross_entropy": 2, "reshape": 2,
+        "pow": 2, "atan2": 2, "where": 3}
     assert set(STATIC) == {"axis", "perm", "shape"}
     assert FUNCTIONS["log"] == "tf.math.log" and FUNCTIONS["relu"] == "tf.nn.relu" and FUNCTIONS["dot"] == "dot"
     assert FUNCTIONS["logsumexp"] == "tf.reduce_logsumexp" and FUNCTIONS["softplus"] == "tf.nn.softplus"
     assert {name: row.default_axis for name, row in OPERATIONS.items() if row.default_axis is not None} == {
-        "softmax": -1, "log_softmax": -1, "cross_entropy": -1, "concat": 0}
+        "softmax": -1, "log_softmax": -1, "cross_entropy": -1, "concat": 0, "stack": 0, "cumsum": 0}

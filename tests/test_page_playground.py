@@ -300,3 +300,19 @@ def test_the_diagnosis_says_what_the_evidence_supports(outputs, inputs, says, ne
         assert text in shown, text
     for text in never:
         assert text not in shown, text
+
+
+def test_the_guarded_square_root_preset_gives_finite_rows_and_explains_the_trap():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("guarded_sqrt").run()
+    assert not at.exception
+    assert at.text_area(key="pg_outputs").value == "where(x > 0, sqrt(x), 0)"
+    gradients = table(at, "d output / d")
+    assert gradients.loc["y[0]"].tolist() == ["0", "0", "0"] and gradients.loc["y[1]"].tolist() == ["0", "0", "0"]
+    assert gradients.loc["y[2]"].tolist() == ["0", "0", "0.25"]
+    [trap] = [w.value for w in at.warning if "branch not taken" in w.value]
+    assert "y[0]" in trap and "y[1]" in trap and "118674" in trap
+    assert "sqrt(where(x > 0, x, 1))" in trap
+    code = next(c.value for c in at.code if "GradientTape" in c.value)
+    assert "return tf.where(x > 0.0, tf.sqrt(tf.where(x > 0.0, x, 1.0)), 0.0)" in code
+    assert any("where(): the guarded square root" in c.value for c in at.caption)

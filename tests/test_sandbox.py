@@ -27,7 +27,7 @@ MARK = "MARKER"   # replaced by a path in tmp_path: a payload that wrote a file 
 STRINGS = r"quotes \(strings\) at column \d+ is not part of the language"
 ATTRIBUTE = r"attribute access \(a '\.' after a value\) is not allowed; call functions by name"
 UNDERSCORE = r"names starting with '_' are not allowed"
-UNKNOWN = r"unknown function '{}'; functions are abs, clip, concat, cos, cross_entropy, dot"
+UNKNOWN = r"unknown function '{}'; functions are abs, acos, asin, atan, atan2, clip, concat, cos, cosh"
 SYNTAX = r"syntax error at column \d+"
 BRACES = r"'\{' \(dicts and sets\) at column 1 is not part of the language"
 EQUALS = r"'=' \(assignment or comparison\) at column \d+ is not part of the language"
@@ -158,7 +158,8 @@ PAYLOADS = {
     ],
     "other syntax": [
         ("x0 if 1 else x1", r"'if \.\.\. else' is not supported"),
-        ("x0 is x1", r"comparisons are not supported"),
+        ("x0 is x1", r"operator 'is' is not supported; compare with > < >= <= == or !="),
+        ("x0 > exit()", r"a comparison \('>'\) is true or false and has no gradient"),
         ("not x0", r"operator 'not' is not supported; use unary - or \+"),
         ("x0 or exit()", r"'and'/'or' are not supported"),
         ("...", r"Ellipsis is not a number"),
