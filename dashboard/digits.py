@@ -34,6 +34,8 @@ __all__ = ["Clipping", "Digits", "EPOCHS", "FLIP_PERCENTS", "LOSS", "Training", 
 #: the share of labels that may be flipped, in percent
 FLIP_PERCENTS = range(0, 41)
 EPOCHS = 12
+#: training is stopped and refused past this many seconds (a few seconds normally): a shared server's bound
+TRAIN_SECONDS = 60.0
 BATCH = 128
 HIDDEN = 64
 #: the classifier outputs logits
@@ -151,9 +153,31 @@ def fit(model: keras.Model, x: np.ndarray, y: np.ndarray, *, epochs: int, batch_
     report = [keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: progress(
         (epoch + 1) / epochs, f"Training: epoch {epoch + 1} of {epochs}, loss {logs['loss']:.3f}"))] if progress else []
     order = np.random.default_rng(seed).permutation(len(x))   # fit's own shuffle would draw from a global seed
-    start = time.perf_counter()
-    model.fit(x[order], y[order], epochs=epochs, batch_size=batch_size, shuffle=False, verbose=0, callbacks=report)
-    return time.perf_counter() - start
+    bound = _Deadline(TRAIN_SECONDS)
+    with gradlib.work_slot():   # one of the server's computations at a time, like every gradlib call
+        start = time.perf_counter()
+        model.fit(x[order], y[order], epochs=epochs, batch_size=batch_size, shuffle=False, verbose=0,
+                  callbacks=report + [bound])
+        seconds = time.perf_counter() - start
+    if bound.stopped:
+        raise gradlib.GradlibError(f"training stopped after {seconds:.0f} s, past the server's bound of "
+                                   f"{TRAIN_SECONDS:.0f} s (the server is busy); try again in a moment")
+    return seconds
+
+
+class _Deadline(keras.callbacks.Callback):
+    """Stops training once ``seconds`` have passed since it began (checked after every batch)."""
+
+    def __init__(self, seconds: float):
+        super().__init__()
+        self.seconds, self.stopped, self._end = seconds, False, None
+
+    def on_train_begin(self, logs=None):
+        self._end = time.perf_counter() + self.seconds
+
+    def on_train_batch_end(self, batch, logs=None):
+        if time.perf_counter() > self._end:
+            self.stopped = self.model.stop_training = True
 
 
 def train(flip_percent: int, seed: int, *, epochs: int = EPOCHS,

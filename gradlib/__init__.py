@@ -21,6 +21,7 @@ from ._format import format_number, format_ratio
 from ._limits import LIMITS, Limits
 from .lint import LintError, LintFinding, LintResult, lint
 from ._presets import PRESETS, PRESETS_BY_KEY, Preset
+from ._runtime import work_slot
 # The command's package (cheap); the name ``gradlib.scan`` is the function, loaded on first use from its engine.
 from . import scan as _scan_package
 
@@ -56,7 +57,7 @@ __all__ = [
     "PRESETS_BY_KEY", "PerExampleResult",
     "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "configure_threads", "demonstrate", "error_gist",
     "evaluate", "format_number", "format_ratio", "lint", "per_element_gradients", "per_example_gradients",
-    "per_sample_gradients", "scan", "tensorflow_code",
+    "per_sample_gradients", "scan", "tensorflow_code", "work_slot",
 ]
 
 

@@ -115,3 +115,23 @@ def test_the_rank_correlation_is_spearmans_and_the_disagreements_are_the_set_dif
         assert norm_only.tolist() == [i for i in by_norm if i not in set(by_loss)]
         assert loss_only.tolist() == [i for i in by_loss if i not in set(by_norm)]
         assert len(norm_only) == len(loss_only)
+
+
+def test_training_holds_a_work_slot_and_is_refused_past_its_wall_clock_bound(monkeypatch):
+    """Digits training ran outside the server's work slots, with no time bound (issue 20.6)."""
+    import contextlib
+    held = []
+
+    @contextlib.contextmanager
+    def slot():
+        held.append("in")
+        yield
+        held.append("out")
+
+    monkeypatch.setattr(gradlib, "work_slot", slot)
+    data = digits.load(10, 0)
+    digits.fit(digits.build_model(0), data.x[:64], data.given[:64], epochs=1, batch_size=32)
+    assert held == ["in", "out"]
+    monkeypatch.setattr(digits, "TRAIN_SECONDS", 0.0)
+    with pytest.raises(gradlib.GradlibError, match=r"training stopped after \d+ s, past the server's bound of 0 s"):
+        digits.fit(digits.build_model(0), data.x[:64], data.given[:64], epochs=50, batch_size=32)
