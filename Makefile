@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: app test bench mutate
+.PHONY: app test test-fast bench mutate
 
 # Set up and run the dashboard.
 app:
@@ -11,6 +11,11 @@ app:
 test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
 	$(PYTHON) -m pytest
+
+# Everything but the browser and load tests (no Chromium needed): the quick loop while working.
+test-fast:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	$(PYTHON) -m pytest -m "not browser and not load"
 
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine):
 # per-element Jacobians, then per-example gradients of a training loss.

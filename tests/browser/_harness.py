@@ -28,7 +28,9 @@ from urllib.parse import quote, urlencode
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+#: where the browser tests save their screenshots: an ignored folder, so a test run rewrites no tracked file;
+#: GRADLIB_SCREENSHOTS=docs/screenshots refreshes the README's pictures
+SCREENSHOTS = ROOT / os.environ.get("GRADLIB_SCREENSHOTS", "build/screenshots")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -273,7 +275,7 @@ def error_messages(page) -> list[str]:
 
 
 def screenshot(page, name: str) -> Path:
-    """Save a full-page PNG of ``page`` to docs/screenshots/<name>.png, the whole content height included.
+    """Save a full-page PNG of ``page`` to ``SCREENSHOTS``/<name>.png, the whole content height included.
 
     Streamlit scrolls inside its own container, so the viewport is first stretched to the content.
     """
