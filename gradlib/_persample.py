@@ -139,7 +139,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
                               f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
     with _runtime.work_slot():
         start = time.perf_counter()
-        out_shape = _check_output(fn, xt)
+        out_shape = _output_shape(fn, xt)
         _check_size(xt, out_shape, limits)
         y, jac, projection, used, compiled = _compute(fn, xt, method)
         unchecked = ""
@@ -236,6 +236,17 @@ def _call(fn: Callable, x: tf.Tensor) -> tf.Tensor:
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
         raise GradlibError(f"fn failed on a batch of shape {tuple(x.shape)}: {type(exc).__name__}: "
                            f"{error_gist(exc)}") from exc
+
+
+#: (fn, a sample's shape and dtype, fn's fingerprint) -> its output's per-sample shape: warm calls skip the eager
+#: call that sizes the output (on the Models page's MLP it cost about 6 of a warm call's 7 ms)
+_OUTPUT_SHAPES = LRUCache(maxsize=128)
+
+
+def _output_shape(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
+    """``_check_output``, remembered for ``fn`` and ``x``'s per-sample shape (checked once per function)."""
+    key = _key(fn, "output", tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype))
+    return _check_output(fn, x) if key is None else _OUTPUT_SHAPES.get_or_create(key, lambda: _check_output(fn, x))
 
 
 def _check_output(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
