@@ -520,3 +520,34 @@ def test_cli_exits_3_on_the_118_character_paste_from_standard_input():
     assert done.stderr.strip().splitlines()[-1] == (
         "-: incomplete gradlib.lint could not check this file completely: a list on line 4 holds more than 10,000 "
         "values, so it was not followed. What it found is printed above; the rest was not checked.")
+
+
+WHILE_TWICE = """import tensorflow as tf
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as t:
+    y = x * x
+k = 0
+while k < 3:
+    g = t.gradient(y, x)
+    k += 1
+"""
+
+TWICE_IN_A_ROW = """import tensorflow as tf
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as t:
+    y = x * x
+g1 = t.gradient(y, x)
+g2 = t.gradient(y, x)
+"""
+
+
+@pytest.mark.parametrize("source, first", [(WHILE_TWICE, "this line, in a loop"), (TWICE_IN_A_ROW, "line 5")])
+def test_gt006_names_where_the_tape_was_first_asked_and_sees_a_second_call_in_a_while_loop(source, first):
+    """A while body interpreted once missed the loop's second call; GT006's "first on line N" text was unpinned."""
+    again = 7 if source is WHILE_TWICE else 6
+    found = [(f.line, f.rule, f.message) for f in lint(source)]
+    assert [(line, rule) for line, rule, _ in found] == [(3, "GT006"), (again, "GT006")]
+    assert found[0][2].startswith(f"t is not persistent but is asked twice (first on {first}, again on line {again}): "
+                                  "the first gradient/jacobian call releases the tape's resources")
+    assert found[1][2] == ("second gradient call on the non-persistent tape t (made on line 3): this raises "
+                           "RuntimeError. Make the tape persistent=True.")
