@@ -44,7 +44,7 @@ def test_no_module_imports_another_modules_underscore_names(path):
 
 
 def _private_reaches(path: Path) -> list[str]:
-    """Where ``path`` reaches a private module of gradlib (``gradlib._api``, ``gradlib.lint._rules``)."""
+    """Where ``path`` reaches a private module of gradlib (``gradlib._perelement._api``, ``gradlib.lint._rules``)."""
     def private(module: str) -> bool:
         parts = module.split(".")
         return parts[0] == "gradlib" and any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
@@ -118,12 +118,12 @@ def _library_modules(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name", ENGINE)
 def test_the_engine_never_imports_the_entry_points(name):
-    imported = _library_modules(ROOT / "gradlib" / f"{name}.py")
-    assert not imported & {"_api", "_compare", "gradlib"}, f"gradlib/{name}.py imports upwards: {sorted(imported)}"
-    assert all(module.startswith("_") for module in imported), f"gradlib/{name}.py imports a public name of gradlib"
+    imported = _library_modules(ROOT / "gradlib" / "_perelement" / f"{name}.py")
+    assert not imported & {"_api", "_compare", "gradlib"}, f"gradlib/_perelement/{name}.py imports upwards: {sorted(imported)}"
+    assert all(module.startswith("_") for module in imported), f"gradlib/_perelement/{name}.py imports a public name of gradlib"
 
 
 @pytest.mark.parametrize("name", ENGINE)
 def test_an_engine_module_never_imports_one_above_it(name):
     above = set(ENGINE[:ENGINE.index(name)])
-    assert not _library_modules(ROOT / "gradlib" / f"{name}.py") & above, f"gradlib/{name}.py imports upwards"
+    assert not _library_modules(ROOT / "gradlib" / "_perelement" / f"{name}.py") & above, f"gradlib/_perelement/{name}.py imports upwards"

@@ -16,7 +16,10 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _compiled, _compute, _engine, _runtime
+from gradlib import _runtime
+from gradlib._perelement import _compiled
+from gradlib._perelement import _compute
+from gradlib._perelement import _engine
 from gradlib._cache import LRUCache
 
 RNG = np.random.default_rng(4)
@@ -260,7 +263,7 @@ def test_xla_that_disagrees_with_the_graph_is_never_adopted_and_is_said_once(sma
 
 def test_adopted_xla_is_checked_again_when_its_answer_is_not_finite(monkeypatch):
     """XLA adopted on inputs where both agree, then called where its dead branch is NaN: the graph's numbers."""
-    from gradlib import _methods
+    from gradlib._perelement import _methods
     spec = tf.TensorSpec([3], tf.float32)
     entry = _compiled.Compiled(lambda jit: _methods.compile_method(
         _methods.jacobian, lambda xs, cs: _guarded_sqrt(xs[0]), [spec], [], jit_compile=jit))

@@ -19,9 +19,12 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib import ExpressionError, Limits, _cost, _plan, _problem
-from gradlib._inputs import check_inputs
-from gradlib._language import parse
+from gradlib import ExpressionError, Limits
+from gradlib._perelement import _cost
+from gradlib._perelement import _plan
+from gradlib._perelement import _problem
+from gradlib._language._inputs import check_inputs
+from gradlib._language._syntax import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the child's address-space cap: TensorFlow itself reserves about 1.6 GB; the reproductions needed 4-10 GB

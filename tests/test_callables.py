@@ -1,4 +1,4 @@
-"""What users bring as a callable: answers checked against the callable itself (gradlib._probe), tf.py_function, xs as a dict."""
+"""What users bring as a callable: answers checked against the callable itself (gradlib._perelement._probe), tf.py_function, xs as a dict."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _probe
+from gradlib._perelement import _probe
 from gradlib._cache import LRUCache
-from gradlib._problem import callable_problem
+from gradlib._perelement._problem import callable_problem
 
 V = tf.constant([1.0, 2.0, 3.0, 4.0])
 

@@ -13,7 +13,7 @@ import pytest
 
 import gradlib
 from gradlib import GradResult, compare
-from gradlib._checks import MAX_FD_COLUMNS, agreement, finite_differences
+from gradlib._perelement._checks import MAX_FD_COLUMNS, agreement, finite_differences
 
 X = np.array([0.5, 1.0, 2.0])
 
@@ -21,7 +21,7 @@ X = np.array([0.5, 1.0, 2.0])
 @pytest.fixture(autouse=True)
 def _first_seen(monkeypatch):
     """auto compiles a problem once its eager calls have cost a trace: start each test as if never seen."""
-    from gradlib import _engine
+    from gradlib._perelement import _engine
     from gradlib._cache import LRUCache
 
     monkeypatch.setattr(_engine, "_EAGER_SECONDS", LRUCache(maxsize=64))

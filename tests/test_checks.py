@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib._checks import differing_cells, finite_differences
-from gradlib._result import CELL_STATUS
+from gradlib._perelement._checks import differing_cells, finite_differences
+from gradlib._perelement._result import CELL_STATUS
 
 SQRT = "[sqrt(x0-3), x1]"          # at x0 = 3: y[0] = 0 is finite, d y[0] / d x0 = inf (the true derivative)
 POISON = "[exp(exp(10*x0)), 2*x1]"  # at x0 = 1: y[0] = inf poisons y[1]'s reverse-mode row with NaN

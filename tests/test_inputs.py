@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gradlib import ExpressionError, InputError, evaluate
-from gradlib._inputs import check_inputs
+from gradlib._language._inputs import check_inputs
 
 BAD_INPUTS = [
     # (inputs, pattern)

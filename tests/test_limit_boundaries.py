@@ -16,7 +16,7 @@ import pytest
 
 from dashboard import share
 from gradlib import LIMITS, ExpressionError, Limits, compare, evaluate, per_element_gradients
-from gradlib._language import parse
+from gradlib._language._syntax import parse
 
 X = {"x": 1.5}
 

@@ -8,7 +8,8 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _methods, evaluate, per_element_gradients
+from gradlib import evaluate, per_element_gradients
+from gradlib._perelement import _methods
 
 SEED_ROWS = np.array([[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]])
 PER_ELEMENT = ("unstack", "jacobian", "forward", "auto")

@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 
-from gradlib._checks import (MAX_FD_COLUMNS, Agreement, FiniteDifferenceCheck, agreement, differing_cells,
+from gradlib._perelement._checks import (MAX_FD_COLUMNS, Agreement, FiniteDifferenceCheck, agreement, differing_cells,
                              finite_differences)
-from gradlib._result import GradResult
+from gradlib._perelement._result import GradResult
 
 ROWS6 = [f"y{i}" for i in range(6)]
 COLS6 = [f"x{i}" for i in range(6)]
@@ -241,7 +241,7 @@ def test_integer_columns_may_be_given_as_zeros_and_ones_and_never_set_the_scale(
 # Functions given as tables of their values at the points the probe may evaluate: every slope below is exact in
 # float64 (a step of 10 and its tenth, 1, are exact), so a threshold can be met with equality.
 
-from gradlib._checks import _one_sided  # noqa: E402  (the probe itself: its tolerance can be given exactly)
+from gradlib._perelement._checks import _one_sided  # noqa: E402  (the probe itself: its tolerance can be given exactly)
 
 
 def tabled(values):

@@ -15,8 +15,8 @@ import textwrap
 import numpy as np
 
 from gradlib import tensorflow_code
-from gradlib._codegen import MAX_LITERAL_ELEMENTS, RESERVED, code_names
-from gradlib._operations import clip, dot, matmul
+from gradlib._language._codegen import MAX_LITERAL_ELEMENTS, RESERVED, code_names
+from gradlib._language._operations import clip, dot, matmul
 
 TAIL = '''
 # 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).

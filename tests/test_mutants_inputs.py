@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gradlib import ExpressionError, Limits
-from gradlib._inputs import check_inputs, compute_dtype, nonfinite_warnings, promotion_warnings, to_array
+from gradlib._language._inputs import check_inputs, compute_dtype, nonfinite_warnings, promotion_warnings, to_array
 
 L = Limits(max_inputs=3, max_rank=2, max_elements=6)
 

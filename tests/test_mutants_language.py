@@ -12,7 +12,7 @@ import ast
 import pytest
 
 from gradlib import ExpressionError, Limits
-from gradlib._language import parse
+from gradlib._language._syntax import parse
 
 SHAPES = {"x": (3,), "W": (2, 3), "s": (), "M": (3, 3)}
 
@@ -373,7 +373,7 @@ def test_a_look_alike_names_the_whole_text_retyped_up_to_80_characters():
 
 
 def test_a_call_the_shape_check_did_not_pass_is_a_programming_error_with_its_reason():
-    from gradlib._language import arguments
+    from gradlib._language._syntax import arguments
     call = ast.parse("sum(x, axis=s)", mode="eval").body
     with pytest.raises(AssertionError, match=r"^unchecked call: axis must be a whole number written out"):
         arguments(call, lambda node: (3,))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from gradlib import ExpressionError
-from gradlib._language import parse
-from gradlib._operations import FUNCTIONS, OPERATIONS, STATIC
+from gradlib._language._syntax import parse
+from gradlib._language._operations import FUNCTIONS, OPERATIONS, STATIC
 
 SHAPES = {"x": (3,), "W": (2, 3), "T": (2, 3, 4), "s": (), "U": (2, 2, 2, 2)}
 

@@ -1,10 +1,10 @@
-"""Pins of auto's repair merge (gradlib/_repair.py), for the survivors `make mutate` found after the engine split."""
+"""Pins of auto's repair merge (gradlib/_perelement/_repair.py), for the survivors `make mutate` found after the engine split."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gradlib import _repair
+from gradlib._perelement import _repair
 
 nan = np.nan
 

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 import gradlib
-import gradlib._operations
+import gradlib._language._operations
 from generated_code import assert_script_matches
 from gradlib import ExpressionError, Limits, compare, evaluate, tensorflow_code
-from gradlib._language import parse
-from gradlib._operations import OPERATIONS, Operation
+from gradlib._language._syntax import parse
+from gradlib._language._operations import OPERATIONS, Operation
 
 W = np.array([[0.3, -1.2, 2.0], [1.5, 0.1, -0.7]])
 X = np.array([0.2, -0.9, 1.4])
@@ -168,5 +168,5 @@ def test_a_row_added_to_the_table_is_checked_built_and_written(monkeypatch):
 def test_the_readme_shows_the_softmax_row_as_it_is_in_the_table():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     shown = re.search(r"This is `softmax`:\n\n```python\n(.*?)```", readme, re.S).group(1)
-    source = Path(gradlib._operations.__file__).read_text()
+    source = Path(gradlib._language._operations.__file__).read_text()
     assert " ".join(shown.split()) in " ".join(source.split())

@@ -118,7 +118,7 @@ def test_import_gradlib_lint_takes_milliseconds():
 def test_every_public_name_resolves_and_tensorflows_threads_and_logger_stay_as_they_were():
     """gradlib capped both thread pools at import and put a filter on TensorFlow's logger, for every program."""
     out = _python("import tensorflow as tf, gradlib, gradlib.lint, gradlib.scan, gradlib.scan._cli\n"
-                  "from gradlib import _methods\n"
+                  "from gradlib._perelement import _methods\n"
                   "print(sorted(n for n in gradlib.__all__ if not hasattr(gradlib, n)))\n"
                   "print(callable(gradlib.scan), callable(gradlib.lint), type(gradlib.scan).__name__)\n"
                   "print(set(gradlib.__all__) <= set(dir(gradlib)), gradlib.METHOD_TABLE is _methods.TABLE,\n"

@@ -12,7 +12,8 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _ghost, _perexample
+from gradlib._perexample._gradients import _ghost
+from gradlib._perexample._gradients import _gradients as _perexample
 from gradlib import BatchMixingError, GradlibError, per_example_gradients
 
 B = 6
@@ -646,7 +647,7 @@ MEMORY_SCRIPT = """
 import json, sys
 import keras, numpy as np, tensorflow as tf
 import gradlib
-from gradlib import _perexample
+from gradlib._perexample._gradients import _gradients as _perexample
 
 def resident(field):
     with open("/proc/self/status") as f:

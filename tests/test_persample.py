@@ -6,7 +6,8 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _persample, keras_models
+from gradlib import keras_models
+from gradlib._perelement import _persample
 from gradlib import BatchMixingError, GradlibError, per_element_gradients, per_sample_gradients
 
 TINY = {

@@ -1,5 +1,5 @@
 """The methods table is the one place a method is described (issue 11): every stage reads its row, and the cost
-model has an estimate for every row, so a new method is a row here and its estimate in ``gradlib._cost``."""
+model has an estimate for every row, so a new method is a row here and its estimate in ``gradlib._perelement._cost``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib import _cost
+from gradlib._perelement import _cost
 
 
 def test_every_method_that_computes_has_a_cost_estimate_and_no_estimate_is_orphaned():
@@ -54,7 +54,7 @@ def test_the_bench_times_every_correct_method_of_the_table_eagerly_and_compiled(
 def test_a_wrong_method_without_words_of_its_own_is_explained_by_its_table_reason():
     from dataclasses import replace
 
-    from gradlib._diagnose import diagnose
+    from gradlib._perelement._findings import diagnose
 
     comparison = gradlib.compare("[x0*x1, x1]", {"x0": 3, "x1": 4}, methods=["naive", "summed", "auto"])
     results = dict(comparison.results)

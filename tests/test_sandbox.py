@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from gradlib import ExpressionError, GradResult, evaluate
-from gradlib._language import FUNCTIONS, _check_tree, _ShapeChecker
+from gradlib._language._syntax import FUNCTIONS, _check_tree, _ShapeChecker
 from gradlib._limits import LIMITS
 
 INPUTS = {"x0": 1.0, "x1": 2.0}

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib import _compute
+from gradlib._perelement import _compute
 from gradlib._cache import LRUCache
 
 FUNCTIONS = 600

@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _state
+from gradlib._perelement import _state
 
 X = tf.constant(np.linspace(0.5, 1.5, 64), tf.float32)
 SCALE = np.array(1.0, np.float32)
@@ -69,7 +69,7 @@ def test_a_closure_cell_a_default_and_a_helper_function_are_seen():
 
 
 def test_an_unchanged_function_reuses_its_trace():
-    from gradlib import _compute
+    from gradlib._perelement import _compute
     weights = np.linspace(1.0, 2.0, 64).astype(np.float32)
     fn = lambda x: x * weights   # noqa: E731
     gradlib.per_element_gradients(fn, X)

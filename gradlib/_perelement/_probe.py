@@ -33,9 +33,9 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from ._cache import LRUCache
-from ._errors import GradlibError, error_gist
-from ._format import format_number
+from .._cache import LRUCache
+from .._errors import GradlibError, error_gist
+from .._format import format_number
 from ._problem import Problem
 
 __all__ = ["MAX_SHARE", "RTOL", "STEPS", "check", "check_result", "direction"]

@@ -28,13 +28,13 @@ import tensorflow as tf
 
 from ._api import run
 from ._checks import differing_cells
-from ._diagnose import Finding
-from ._errors import GradlibError
-from ._format import format_number
-from ._inputs import Input
-from ._language import Program, parse
-from ._limits import Limits
-from ._operations import OPERATIONS
+from ._findings import Finding
+from .._errors import GradlibError
+from .._format import format_number
+from .._language._inputs import Input
+from .._language._syntax import Program, parse
+from .._limits import Limits
+from .._language._operations import OPERATIONS
 from ._problem import expression_problem
 from ._result import GradResult
 

@@ -20,10 +20,10 @@ import time
 from dataclasses import replace
 
 from . import _cost, _methods, _plan, _probe
-from ._cache import LRUCache
+from .._cache import LRUCache
 from ._compute import calls_py_function, compute, compute_chunked, output_size
-from ._errors import GradlibError, error_gist
-from ._limits import Limits
+from .._errors import GradlibError, error_gist
+from .._limits import Limits
 from ._methods import CORRECT_METHODS
 from ._package import package
 from ._problem import Problem, check_size

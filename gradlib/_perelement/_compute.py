@@ -20,9 +20,9 @@ import numpy as np
 import tensorflow as tf
 
 from . import _methods
-from ._cache import LRUCache
+from .._cache import LRUCache
 from ._compiled import Compiled
-from ._errors import GradlibError, error_gist
+from .._errors import GradlibError, error_gist
 from ._problem import Problem
 
 __all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked", "output_size",

@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._inputs import Input, check_inputs, compute_dtype
-from ._guard import guarded
-from ._language import arguments, parse
+from .._perelement._guard import guarded
+from ._syntax import arguments, parse
 from ._operations import helpers
 
 __all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]

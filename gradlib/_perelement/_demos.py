@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from ._errors import ExpressionError
+from .._errors import ExpressionError
 from ._methods import ZERO
 
 __all__ = ["DEMOS", "Demo", "demonstrate"]

@@ -14,9 +14,9 @@ is allocated. A method is ``(name, compiled)``: compiled ``forward`` is vectoriz
 from __future__ import annotations
 
 from . import _cost, _methods
-from ._errors import ExpressionError
-from ._format import format_number
-from ._limits import Limits
+from .._errors import ExpressionError
+from .._format import format_number
+from .._limits import Limits
 
 __all__ = ["NO_METHOD_FITS", "check_method", "eager_passes", "plan_auto", "plan_repair"]
 

@@ -34,9 +34,9 @@ import tensorflow as tf
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from .._perexample import Plan, check_floats, check_independent, per_example_gradients, per_example_terms
+from ._gradients import Plan, check_floats, check_independent, per_example_gradients, per_example_terms
 from .._runtime import work_slot
-from .._structure import leaves, resolve_loss, signature
+from ._structure import leaves, resolve_loss, signature
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
 

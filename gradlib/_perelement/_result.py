@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._format import format_number
+from .._format import format_number
 from ._methods import TABLE
 
 __all__ = ["CELL_STATUS", "GradResult", "index_labels", "nan_cause", "output_not_finite"]

@@ -19,10 +19,10 @@ from typing import Any, Callable, Hashable, Sequence
 import tensorflow as tf
 
 from . import _cost
-from ._errors import ExpressionError, GradlibError, InputError
-from ._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
-from ._limits import Limits
-from ._operations import notes
+from .._errors import ExpressionError, GradlibError, InputError
+from .._language._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
+from .._limits import Limits
+from .._language._operations import notes
 from ._state import fingerprint
 
 __all__ = ["Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping, Sequence
 
-from . import _runtime
+from .. import _runtime
 from ._engine import run_method
-from ._errors import ExpressionError
-from ._inputs import check_inputs
-from ._language import parse
-from ._limits import LIMITS, Limits
+from .._errors import ExpressionError
+from .._language._inputs import check_inputs
+from .._language._syntax import parse
+from .._limits import LIMITS, Limits
 from ._methods import METHODS
 from ._problem import Problem, callable_problem, check_size, expression_problem
 from ._result import GradResult

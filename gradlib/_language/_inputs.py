@@ -10,9 +10,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ._errors import ExpressionError, InputError
-from ._language import FUNCTIONS
-from ._limits import LIMITS, Limits
+from .._errors import ExpressionError, InputError
+from ._syntax import FUNCTIONS
+from .._limits import LIMITS, Limits
 
 __all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "RESERVED", "check_inputs", "compute_dtype", "Input",
            "nonfinite_warnings", "promotion_warnings", "to_array"]

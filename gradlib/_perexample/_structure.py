@@ -26,8 +26,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from ._errors import GradlibError, InputError, error_gist
-from ._limits import Limits
+from .._errors import GradlibError, InputError, error_gist
+from .._limits import Limits
 
 try:   # the wrapper model.compile puts around a loss function (squeezes y_true to y_pred's rank, as Keras does)
     from keras.src.losses import LossFunctionWrapper

@@ -34,12 +34,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from . import _runtime, _structure
-from ._cache import LRUCache
-from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
-from ._format import format_number
+from .. import _runtime
+from . import _structure
+from .._cache import LRUCache
+from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from .._format import format_number
 from ._ghost import Capture, accepts, rule_for
-from ._limits import LIMITS, Limits
+from .._limits import LIMITS, Limits
 
 __all__ = ["PerExampleResult", "Plan", "check_floats", "check_independent", "loss_vector", "losses_and_norms",
            "per_example_gradients", "per_example_terms", "weighted_gradient"]

@@ -26,11 +26,11 @@ from typing import Any, Callable, Hashable
 import numpy as np
 import tensorflow as tf
 
-from . import _runtime
-from ._cache import LRUCache
-from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
-from ._format import format_number
-from ._limits import LIMITS, Limits
+from .. import _runtime
+from .._cache import LRUCache
+from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from .._format import format_number
+from .._limits import LIMITS, Limits
 from ._problem import float_tensor
 from ._result import index_labels
 from ._state import fingerprint

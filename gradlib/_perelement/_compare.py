@@ -8,16 +8,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from . import _runtime
+from .. import _runtime
 from ._api import prepare, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
 from ._cost import EAGER_OP_WORK
-from ._diagnose import Finding, diagnose
-from ._errors import ExpressionError, GradlibError, InputError, error_gist
+from ._findings import Finding, diagnose
+from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from ._guard import dead_branches
-from ._inputs import Input
-from ._language import Program
-from ._limits import LIMITS, Limits
+from .._language._inputs import Input
+from .._language._syntax import Program
+from .._limits import LIMITS, Limits
 from ._methods import CORRECT_METHODS, METHODS
 from ._result import GradResult
 
