@@ -51,7 +51,7 @@ PROBE_EXAMPLES = 3
 PARALLEL_EXAMPLES = 8
 #: floats a recurrent layer keeps per step and per unit of its gates and input (activations and what their
 #: backward pass keeps): the resident memory measured per example (B = 512, 20 steps, 32 units, 8 inputs) was
-#: 4 per unit for SimpleRNN, 7.2 for GRU and 5.5 for LSTM (tests/test_perexample.py measures the SimpleRNN)
+#: 4 per unit for SimpleRNN, 7.2 for GRU and 5.5 for LSTM (tests/perexample/test_gradients.py measures the SimpleRNN)
 RECURRENT_FLOATS_PER_STATE = 8
 #: compiled per-batch functions kept per process (each holds its model)
 _COMPILED = LRUCache(maxsize=32)

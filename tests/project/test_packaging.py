@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 
@@ -98,7 +98,7 @@ def test_import_gradlib_lint_and_its_command_load_no_tensorflow():
                   "import gradlib.lint\n"
                   "from gradlib.lint.__main__ import main as lint\n"
                   "with contextlib.redirect_stdout(io.StringIO()):\n"
-                  "    print(lint(['tests/lint_corpus/broken/seed_comprehension.py']), heavy(), file=sys.stderr)\n"
+                  "    print(lint(['tests/lint/lint_corpus/broken/seed_comprehension.py']), heavy(), file=sys.stderr)\n"
                   "from gradlib.scan.__main__ import main as scan\n"
                   "with contextlib.redirect_stdout(io.StringIO()):\n"
                   "    try:\n"
@@ -197,7 +197,7 @@ def test_installed_from_the_wheel_the_seed_example_and_both_commands_work_from_a
     assert done.returncode == 0, done.stderr[-2000:]
     assert "[[ 20.  15.  12.]\n [120.  45.  36.]]" in done.stdout and "[[0. 0. 0.]\n [0. 0. 0.]]" in done.stdout
 
-    (elsewhere / "train.py").write_text((ROOT / "tests/lint_corpus/broken/seed_comprehension.py").read_text())
+    (elsewhere / "train.py").write_text((ROOT / "tests/lint/lint_corpus/broken/seed_comprehension.py").read_text())
     lint = run(str(target / "bin" / "gradlib-lint"), "train.py")
     assert (lint.returncode, lint.stderr) == (1, "") and lint.stdout.startswith("train.py:9:92: GT001 ")
     clean = run(str(target / "bin" / "gradlib-lint"), "--help")

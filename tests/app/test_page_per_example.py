@@ -12,7 +12,7 @@ from dashboard import digits
 from gradlib import figures
 
 def open_page() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=300)
+    at = AppTest.from_file("../../app.py", default_timeout=300)
     at.switch_page("pages/per_example.py").run()
     assert not at.exception
     return at

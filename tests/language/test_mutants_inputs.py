@@ -1,6 +1,6 @@
 """Inputs: each refusal word for word, and what an accepted input holds (`make mutate`: docs/mutation.md).
 
-tests/test_inputs.py checks which inputs are refused and matches a part of each message; these pin the whole
+tests/language/test_inputs.py checks which inputs are refused and matches a part of each message; these pin the whole
 message (what is wrong, where, what to do) and the values, dtypes and flags of the accepted inputs. ``L`` is a
 small limit so that the limits' messages are reached with small inputs.
 """

@@ -26,7 +26,7 @@ from gradlib._perelement import _problem
 from gradlib._language._inputs import check_inputs
 from gradlib._language._syntax import parse
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: the child's address-space cap: TensorFlow itself reserves about 1.6 GB; the reproductions needed 4-10 GB
 CAP_BYTES = 3 * 2**30
 APP_LIMITS = Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)   # as dashboard/services.py

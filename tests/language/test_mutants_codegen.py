@@ -1,8 +1,8 @@
 """The generated TensorFlow code, line by line (`make mutate` found parts of it unpinned: docs/mutation.md).
 
-tests/test_codegen.py runs generated scripts in a fresh Python and compares their numbers with gradlib's; these
+tests/language/test_codegen.py runs generated scripts in a fresh Python and compares their numbers with gradlib's; these
 tests read the text itself, in milliseconds: each line the script must contain, in its place. Every expected
-line here was checked by running the script (tests/test_codegen.py runs the same kinds of script).
+line here was checked by running the script (tests/language/test_codegen.py runs the same kinds of script).
 """
 
 from __future__ import annotations

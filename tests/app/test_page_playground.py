@@ -15,7 +15,7 @@ SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
 
 
 def open_playground(**params: str) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120)
+    at = AppTest.from_file("../../app.py", default_timeout=120)
     for key, value in params.items():
         at.query_params[key] = value
     at.switch_page("pages/playground.py").run()

@@ -1,7 +1,7 @@
 """The operations table's shape rules, each refusal word for word with its column (`make mutate`: docs/mutation.md).
 
 The shape rules run before anything is allocated, on shapes alone; a rule that says a wrong shape or a wrong
-message is caught here without TensorFlow computing anything. tests/test_language.py checks the values against
+message is caught here without TensorFlow computing anything. tests/language/test_syntax.py checks the values against
 NumPy and matches a part of each refusal; these pin the whole first line and where it points.
 """
 

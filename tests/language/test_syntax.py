@@ -135,7 +135,7 @@ CASES = {
     "square(a)": lambda: np.square(A),
     "softplus(v)": lambda: np.log1p(np.exp(V)),
     "sum(exp(M) * a, axis=-1) / mean(a)": lambda: np.sum(np.exp(M) * A, axis=-1) / np.mean(A),
-    # the functions added as rows of the operations table (tests/test_operations.py has their gradients)
+    # the functions added as rows of the operations table (tests/language/test_operations.py has their gradients)
     "softmax(x)": lambda: _softmax(U),
     "softmax(W)": lambda: _softmax(W),
     "softmax(W, axis=0)": lambda: _softmax(W, 0),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = sorted((ROOT / "gradlib").rglob("*.py"))
 APP = sorted((ROOT / "dashboard").glob("*.py"))
 PAGES = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]

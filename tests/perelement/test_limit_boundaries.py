@@ -3,7 +3,7 @@
 Where reaching a default limit is cheap the default is used; where it would mean heavy work (4,000,000 Jacobian
 entries, 256 eager passes, 4e9 estimated operations) a smaller ``Limits`` exercises the same comparison, and
 ``test_the_default_limits_are_the_documented_ones`` pins the defaults themselves. The memory estimate of each
-method is pinned at its boundary in tests/test_bounds.py; the work estimate's closed form is written out here.
+method is pinned at its boundary in tests/perelement/test_bounds.py; the work estimate's closed form is written out here.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 
 from dashboard.frame import SIDEBAR_CAPTION
 
-CONFIG = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+CONFIG = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
 #: Streamlit's own backgrounds (its default light and dark themes)
 BACKGROUNDS = {"light": "#ffffff", "dark": "#171614"}
 

@@ -220,7 +220,7 @@ def test_memory_does_not_grow_with_the_data_set():
 def test_in_order_scatters_each_row_to_its_example():
     """Row i came back for example index[i]: it goes to position index[i] (a gather, out = rows[index], is only
     right when the permutation is its own inverse, which the strategies tested above happen to give)."""
-    from gradlib._perexample._gradients import _scan as _engine
+    from gradlib._perexample import _scan as _engine
     index = np.array([3, 0, 4, 6, 1, 2, 5])   # one 7-cycle: no element is its own image's image
     assert not np.array_equal(index[index], np.arange(7))
     losses, norms = 10.0 * index, 100.0 + index   # each row carries its example's number

@@ -1,6 +1,6 @@
 """The language: each refusal word for word with its column, and the limits to the part (`make mutate`).
 
-tests/test_language.py checks what the language computes against NumPy and which texts it refuses, matching a
+tests/language/test_syntax.py checks what the language computes against NumPy and which texts it refuses, matching a
 part of each message; these pin the whole first line of the message and the column it points at, for every
 kind of refusal, and each limit at its boundary (docs/mutation.md).
 """

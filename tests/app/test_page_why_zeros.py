@@ -8,7 +8,7 @@ import gradlib
 
 @pytest.fixture(scope="module")
 def at() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120)
+    at = AppTest.from_file("../../app.py", default_timeout=120)
     at.switch_page("pages/why_zeros.py").run()
     assert not at.exception
     return at

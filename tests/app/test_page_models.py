@@ -11,7 +11,7 @@ from gradlib import keras_models
 
 def run_page(**widgets) -> AppTest:
     """Open the page, set ``widgets`` (the form's and the others), then press Compute once."""
-    at = AppTest.from_file("../app.py", default_timeout=120)
+    at = AppTest.from_file("../../app.py", default_timeout=120)
     at.switch_page("pages/models.py").run()
     for key, value in widgets.items():
         kind = "selectbox" if key in ("models_model", "models_preset", "models_sequence_cell") else None
@@ -137,7 +137,7 @@ def test_a_failed_side_timing_still_shows_the_gradients_and_says_which_timing_is
 
 
 def test_a_slider_change_inside_the_form_recomputes_nothing_until_compute():
-    at = AppTest.from_file("../app.py", default_timeout=120)
+    at = AppTest.from_file("../../app.py", default_timeout=120)
     at.switch_page("pages/models.py").run()
     before = metrics(at)["Jacobian shape"]
     at.slider(key="models_mlp_regressor_features").set_value(5).run()     # no Compute: the old results stay

@@ -11,7 +11,7 @@ from gradlib import figures
 
 
 def open_app() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120).run()
+    at = AppTest.from_file("../../app.py", default_timeout=120).run()
     assert not at.exception
     return at
 
@@ -84,7 +84,7 @@ def test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_disc
     import ast
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     uses_tensorflow = set()
     for path in [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "dashboard").glob("*.py"))]:
         tree = ast.parse(path.read_text())

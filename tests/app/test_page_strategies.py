@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 
 def open_strategies() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=180)
+    at = AppTest.from_file("../../app.py", default_timeout=180)
     at.switch_page("pages/strategies.py").run()
     assert not at.exception
     return at

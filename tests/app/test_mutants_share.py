@@ -1,6 +1,6 @@
 """Share links, each refusal word for word and each edge of the parsing (`make mutate`: docs/mutation.md).
 
-tests/test_share.py checks what a link round-trips to and that bad links are refused with a matching part of the
+tests/app/test_share.py checks what a link round-trips to and that bad links are refused with a matching part of the
 message; these pin the whole message (what is wrong, where, and what to do is the answer the reader gets) and the
 edges the mutation run found unpinned: the last of a repeated parameter, brackets inside JSON strings, blank rows.
 """

@@ -1,6 +1,6 @@
 """gradlib.lint: every corpus snippet's label is proven under TensorFlow, then checked against the linter.
 
-The corpus (tests/lint_corpus) holds broken snippets, each with one line marked ``# <- GTnnn``, and
+The corpus (tests/lint/lint_corpus) holds broken snippets, each with one line marked ``# <- GTnnn``, and
 correct ones. One subprocess runs all of them (and the rule table's examples and their corrected
 versions) under TensorFlow: a broken snippet must raise or give a None or all-zero gradient, a correct
 one a real gradient. The linter must flag each broken snippet on its marked line with its rule and say
@@ -29,7 +29,7 @@ from gradlib import LIMITS, LintError, LintFinding, lint
 from gradlib.lint import RULES, RULES_BY_CODE
 from gradlib.lint.__main__ import main as cli_main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "lint_corpus"
 BROKEN = sorted(CORPUS.glob("broken/*.py")) + sorted(CORPUS.glob("unseen/broken/*.py"))
 CORRECT = sorted(CORPUS.glob("correct/*.py")) + sorted(CORPUS.glob("unseen/correct/*.py"))

@@ -12,7 +12,7 @@ from gradlib import figures
 
 def charts(page: str) -> dict[str, dict]:
     """The page's Plotly charts by their key (``st.plotly_chart(..., key=...)``), as Plotly JSON."""
-    at = AppTest.from_file("../app.py", default_timeout=180)
+    at = AppTest.from_file("../../app.py", default_timeout=180)
     at.switch_page(page).run()
     assert not at.exception
     return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}

@@ -19,7 +19,7 @@ rows = tape.jacobian(y, x)
 
 
 def open_page() -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=120)
+    at = AppTest.from_file("../../app.py", default_timeout=120)
     at.switch_page("pages/lint.py").run()
     assert not at.exception
     return at
