@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._inputs import Input, check_inputs, compute_dtype
-from .._perelement._guard import guarded
+from ._branches import guarded
 from ._syntax import arguments, parse
 from ._operations import helpers
 

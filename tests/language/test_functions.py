@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from generated_code import assert_script_matches
 from gradlib import Limits, compare, evaluate, tensorflow_code
-from gradlib._perelement._guard import guard
+from gradlib._language._branches import guard
 from gradlib._language._syntax import parse
 
 METHODS = ["unstack", "jacobian", "forward", "auto"]
