@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,31 +100,98 @@ def test_the_library_never_imports_the_app(path):
     assert not modules & {"streamlit", "dashboard", "pages"}, path.relative_to(ROOT)
 
 
-#: the engine behind the entry points, each module above the ones it imports (docs/architecture.md)
-ENGINE = ["_engine", "_package", "_repair", "_probe", "_compute", "_problem", "_plan", "_cost", "_compiled", "_methods"]
+#: the foundations every room may use; they import nothing of gradlib but each other
+FOUNDATIONS = {"gradlib._errors", "gradlib._limits", "gradlib._format", "gradlib._cache", "gradlib._runtime"}
+#: each private room (docs/architecture.md) and the other rooms it may import besides the foundations
+ROOMS = {"gradlib._language": set(), "gradlib._perexample": set(), "gradlib.lint": set(),
+         "gradlib._perelement": {"gradlib._language"}, "gradlib._second": {"gradlib._language", "gradlib._perelement"}}
+#: the public face: what users import. No module of a room or a foundation imports it.
+FACE = {"gradlib", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.scan"}
 
 
-def _library_modules(path: Path) -> set[str]:
-    """The gradlib modules and names ``path`` imports: ``from ._x import y`` gives ``_x``, ``from . import y`` ``y``."""
+def _resolve(path: Path) -> set[str]:
+    """The gradlib modules ``path`` imports, as absolute names: ``from .._errors import X`` gives ``gradlib._errors``,
+    ``from . import _cost`` ``gradlib._perelement._cost``, ``from .. import _runtime`` ``gradlib._runtime``."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
     for node in _imports(path):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.split(".")[0] == "gradlib"}
-        elif node.level == 1 and node.module is None:
-            found |= {a.name for a in node.names}
-        elif node.level == 1 or (node.module or "").split(".")[0] == "gradlib":
-            found.add(node.module)
-    return {module.removeprefix("gradlib.") for module in found}
+            continue
+        if node.level:
+            parts = package.split(".")
+            base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        if base.split(".")[0] != "gradlib":
+            continue
+        modules = {f"{base}.{a.name}" for a in node.names if _is_module(f"{base}.{a.name}")}
+        found |= modules if modules and len(modules) == len(node.names) else modules | {base}
+    return found - {name}
+
+
+def _is_module(name: str) -> bool:
+    where = ROOT.joinpath(*name.split("."))
+    return where.with_suffix(".py").exists() or (where / "__init__.py").exists()
+
+
+def _room(module: str) -> str | None:
+    return next((room for room in ROOMS if module == room or module.startswith(room + ".")), None)
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_room_imports_only_the_foundations_and_the_rooms_it_may(path):
+    module, imported = _module_name(path).removesuffix(".__init__"), _resolve(path)
+    if module in FOUNDATIONS:
+        assert imported <= FOUNDATIONS, f"{module}, a foundation, imports {sorted(imported - FOUNDATIONS)}"
+    room = _room(module)
+    if room is None:
+        return
+    allowed = ROOMS[room] | {room}
+    outside = sorted(m for m in imported if m not in FOUNDATIONS and _room(m) not in allowed)
+    assert not outside, f"{module} (room {room}) imports {outside}: it may use the foundations and {sorted(allowed)}"
+
+
+@pytest.mark.parametrize("path", [p for p in LIBRARY if p.parent.name != "gradlib" or p.name != "__init__.py"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_in_the_library_imports_its_public_face(path):
+    module = _module_name(path).removesuffix(".__init__")
+    own = {f for f in FACE if module == f or module.startswith(f + ".")}
+    reached = sorted(m for m in _resolve(path) if m in FACE and m not in own)
+    assert not reached, f"{module} imports the public face {reached}: import the room's module instead"
+
+
+def test_the_room_rules_see_a_forbidden_import(tmp_path, monkeypatch):
+    # a planted import from the language into the engine must be caught by the rule above
+    planted = ROOT / "gradlib" / "_language" / "_syntax.py"
+    sample = tmp_path / "_syntax.py"
+    sample.write_text(planted.read_text() + "\nfrom .._perelement._api import run\n")
+    monkeypatch.setattr(sys.modules[__name__], "_module_name", lambda p: "gradlib._language._syntax")
+    assert "gradlib._perelement._api" in _resolve(sample)
+    with pytest.raises(AssertionError, match="gradlib._perelement._api"):
+        test_each_room_imports_only_the_foundations_and_the_rooms_it_may(sample)
+
+
+def test_the_library_shows_few_entries_and_no_two_modules_share_a_file_name():
+    entries = sorted(p.name for p in (ROOT / "gradlib").iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 15, entries
+    names = [p.name for p in LIBRARY if not p.name.startswith("__")]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+
+
+def test_every_package_of_the_library_has_a_tests_folder_of_its_name():
+    packages = [p.parent for p in LIBRARY if p.name == "__init__.py" and p.parent.name != "gradlib"]
+    missing = [p.name for p in packages if not (ROOT / "tests" / p.name.lstrip("_")).is_dir()]
+    assert not missing, f"packages without tests/<name>/: {missing}"
+
+
+#: the per-element engine behind its door (``_api``, ``_compare``), each module above the ones it imports
+ENGINE = ["_engine", "_package", "_repair", "_probe", "_compute", "_problem", "_plan", "_cost", "_compiled", "_methods"]
 
 
 @pytest.mark.parametrize("name", ENGINE)
-def test_the_engine_never_imports_the_entry_points(name):
-    imported = _library_modules(ROOT / "gradlib" / "_perelement" / f"{name}.py")
-    assert not imported & {"_api", "_compare", "gradlib"}, f"gradlib/_perelement/{name}.py imports upwards: {sorted(imported)}"
-    assert all(module.startswith("_") for module in imported), f"gradlib/_perelement/{name}.py imports a public name of gradlib"
-
-
-@pytest.mark.parametrize("name", ENGINE)
-def test_an_engine_module_never_imports_one_above_it(name):
-    above = set(ENGINE[:ENGINE.index(name)])
-    assert not _library_modules(ROOT / "gradlib" / "_perelement" / f"{name}.py") & above, f"gradlib/_perelement/{name}.py imports upwards"
+def test_an_engine_module_never_imports_its_door_or_one_above_it(name):
+    imported = {m.removeprefix("gradlib._perelement.") for m in _resolve(ROOT / "gradlib" / "_perelement" / f"{name}.py")}
+    above = set(ENGINE[:ENGINE.index(name)]) | {"_api", "_compare"}
+    assert not imported & above, f"gradlib/_perelement/{name}.py imports upwards: {sorted(imported & above)}"
