@@ -18,13 +18,13 @@ from ._branches import guarded
 from ._syntax import arguments, parse
 from ._operations import helpers
 
-__all__ = ["MAX_LITERAL_ELEMENTS", "RESERVED", "code_names", "tensorflow_code"]
+__all__ = ["MAX_LITERAL_ELEMENTS", "CODE_NAMES", "code_names", "tensorflow_code"]
 
 #: inputs with more elements than this are written as random placeholders, not literal values
 MAX_LITERAL_ELEMENTS = 64
 
 #: names the generated script itself binds or reads: an input with one of these names is renamed in it
-RESERVED = frozenset({"tf", "watched", "matmul", "f", "tape", "y", "y_elements", "y_i", "rows", "jacobian", "g",
+CODE_NAMES = frozenset({"tf", "watched", "matmul", "f", "tape", "y", "y_elements", "y_i", "rows", "jacobian", "g",
                       "row", "j", "print"})
 
 
@@ -100,11 +100,11 @@ def code_names(inputs: Sequence[str]) -> dict[str, str]:
     >>> code_names(["x", "y", "y_in"])
     {'x': 'x', 'y': 'y_in2', 'y_in': 'y_in'}
     """
-    taken = set(inputs) | RESERVED
+    taken = set(inputs) | CODE_NAMES
     names = {}
     for name in inputs:
         new, k = name, 1
-        while new in RESERVED or (new != name and new in taken):
+        while new in CODE_NAMES or (new != name and new in taken):
             new, k = f"{name}_in{k if k > 1 else ''}", k + 1
         taken.add(new)
         names[name] = new

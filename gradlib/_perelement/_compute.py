@@ -32,7 +32,7 @@ __all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "co
 PY_FUNCTION_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
 
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
-_COMPILED = LRUCache(maxsize=64)
+_JACOBIAN_FUNCTIONS = LRUCache(maxsize=64)
 #: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
 _OUTPUT_SIZES = LRUCache(maxsize=128)
 
@@ -141,7 +141,7 @@ def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
                                f"{type(exc).__name__}: {error_gist(exc)}. Watch fewer inputs or reduce the output"
                                ) from exc
 
-    return _COMPILED.get_or_create((problem.key, method, "chunk", chunk), build)
+    return _JACOBIAN_FUNCTIONS.get_or_create((problem.key, method, "chunk", chunk), build)
 
 
 def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
@@ -154,12 +154,12 @@ def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled 
         return _methods.compile_method(traced, f, *specs, jit_compile=jit)
 
     try:
-        entry = _COMPILED.get_or_create(key, lambda: Compiled(build))
+        entry = _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: Compiled(build))
         return entry if entry is not None or fallback else Compiled(build)   # compiled=True: show why
     except GradlibError:
         raise
     except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
         if not fallback:
             raise
-        _COMPILED.get_or_create(key, lambda: None)
+        _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: None)
         return None

@@ -46,7 +46,7 @@ PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "loop")
 MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-10}
 #: the random cotangent ``u`` of the check (fixed: the same function and batch always get the same verdict)
 PROJECTION_SEED = (20, 26)
-_COMPILED = LRUCache(maxsize=32)
+_SAMPLE_FUNCTIONS = LRUCache(maxsize=32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,7 +329,7 @@ def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str]
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, method, spec)
     create = lambda: _trace(fn, spec, method)  # noqa: E731
-    return _COMPILED.get_or_create(key, create) if key is not None else create()
+    return _SAMPLE_FUNCTIONS.get_or_create(key, create) if key is not None else create()
 
 
 def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:

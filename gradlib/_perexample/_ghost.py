@@ -32,11 +32,11 @@ from typing import Any, Callable
 import keras
 import tensorflow as tf
 
-__all__ = ["Capture", "RULES", "Rule", "accepts", "rule_for", "sequence_norm_sq"]
+__all__ = ["Capture", "LAYER_RULES", "LayerRule", "accepts", "rule_for", "sequence_norm_sq"]
 
 
 @dataclass(frozen=True)
-class Rule:
+class LayerRule:
     """How one layer type is run, and how its per-example gradients and their norms follow from ``(a, g)``.
 
     ``forward(layer, x, training)`` returns ``(y, a, z)``: the layer's output, what the rule keeps from the
@@ -60,16 +60,16 @@ class Capture:
     """One call of a layer that a rule ran: what its norm and gradients need after the backward pass."""
 
     layer: Any
-    rule: Rule
+    rule: LayerRule
     a: tf.Tensor
     z: tf.Tensor
 
 
-def rule_for(layer: Any) -> Rule | None:
+def rule_for(layer: Any) -> LayerRule | None:
     """The rule for ``layer``, or ``None`` when it must take the per-example loop."""
     if not _plain_float(layer):
         return None
-    return next((rule for rule in RULES if rule.applies(layer)), None)
+    return next((rule for rule in LAYER_RULES if rule.applies(layer)), None)
 
 
 def _plain_float(layer: Any) -> bool:
@@ -308,19 +308,19 @@ def _norm_variables(layer):
     return ([layer.gamma] if layer.scale else []) + ([layer.beta] if layer.center else [])
 
 
-RULES: tuple[Rule, ...] = (
-    Rule("dense", lambda l: _own_call(l, keras.layers.Dense), lambda l: [l.kernel] + ([l.bias] if l.bias is not None else []),
+LAYER_RULES: tuple[LayerRule, ...] = (
+    LayerRule("dense", lambda l: _own_call(l, keras.layers.Dense), lambda l: [l.kernel] + ([l.bias] if l.bias is not None else []),
          _dense_forward, _dense_norm_sq, _dense_gradients, _dense_floats),
-    Rule("embedding", lambda l: _own_call(l, keras.layers.Embedding) and not l.mask_zero, lambda l: [l.embeddings],
+    LayerRule("embedding", lambda l: _own_call(l, keras.layers.Embedding) and not l.mask_zero, lambda l: [l.embeddings],
          _embedding_forward, _embedding_norm_sq, _embedding_gradients, _embedding_floats),
-    Rule("conv", _conv_applies, lambda l: [l.kernel] + ([l.bias] if l.use_bias else []),
+    LayerRule("conv", _conv_applies, lambda l: [l.kernel] + ([l.bias] if l.use_bias else []),
          _conv_forward, _conv_norm_sq, _conv_gradients, _conv_floats),
-    Rule("normalization", _norm_applies, _norm_variables, _norm_forward, _norm_norm_sq, _norm_gradients,
+    LayerRule("normalization", _norm_applies, _norm_variables, _norm_forward, _norm_norm_sq, _norm_gradients,
          lambda l, x_hat: 2 * l.gamma.shape[0] if l.scale else 2 * l.beta.shape[0]),
 )
 
 
-def accepts(rule: Rule, layer: Any, x: Any) -> bool:
+def accepts(rule: LayerRule, layer: Any, x: Any) -> bool:
     """Whether ``rule`` can run this call of ``layer`` on ``x`` (a tensor without a Keras mask, the right rank)."""
     if not tf.is_tensor(x) or getattr(x, "_keras_mask", None) is not None or x.shape.rank is None \
             or not x.shape[1:].is_fully_defined():

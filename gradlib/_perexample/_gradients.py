@@ -42,7 +42,7 @@ from .._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
 
-__all__ = ["PerExampleResult", "Plan", "check_floats", "check_independent", "loss_vector", "losses_and_norms",
+__all__ = ["PerExampleResult", "Route", "check_floats", "check_independent", "loss_vector", "losses_and_norms",
            "per_example_gradients", "per_example_terms", "weighted_gradient"]
 
 #: how many examples the independence probe runs jointly and one by one
@@ -54,11 +54,11 @@ PARALLEL_EXAMPLES = 8
 #: 4 per unit for SimpleRNN, 7.2 for GRU and 5.5 for LSTM (tests/perexample/test_gradients.py measures the SimpleRNN)
 RECURRENT_FLOATS_PER_STATE = 8
 #: compiled per-batch functions kept per process (each holds its model)
-_COMPILED = LRUCache(maxsize=32)
+_BATCH_FUNCTIONS = LRUCache(maxsize=32)
 
 
 @dataclass(frozen=True)
-class Plan:
+class Route:
     """How a model's per-example gradients are computed; decided when the per-batch function is traced.
 
     ``method``: ``ghost`` (norms from the per-layer rules, no per-example gradient materialized), ``layerwise``
@@ -188,7 +188,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
 
 
 def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, training: bool = False,
-                      gradients: bool = False) -> tuple[tf.Tensor, tf.Tensor, list[tf.Tensor] | None, Plan, tuple]:
+                      gradients: bool = False) -> tuple[tf.Tensor, tf.Tensor, list[tf.Tensor] | None, Route, tuple]:
     """``(losses, norms, gradients or None, plan, check)`` of one batch, as tensors: runs inside ``tf.function``.
 
     One forward pass through the model's layers (each rule's layer run by its rule), one backward pass of the
@@ -225,7 +225,7 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
         check = (loss_vector(loss, y, model(x, training=False)), _alone_losses(model, loss, x, y, False))
     else:
         check = (losses, alone if fallback else _alone_losses(model, loss, x, y, training))
-    plan = _plan(model, recorder, claimed, fallback, gradients)
+    plan = _route(model, recorder, claimed, fallback, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan, check
 
 
@@ -366,7 +366,7 @@ def _random_layers(model: Any) -> bool:
     return any(hasattr(layer, "seed_generator") for layer in [model] + _layers(model))
 
 
-def _plan(model: Any, recorder: "_Recorder", claimed: list[Capture], fallback: list, gradients: bool) -> Plan:
+def _route(model: Any, recorder: "_Recorder", claimed: list[Capture], fallback: list, gradients: bool) -> Route:
     owners: dict[int, str] = {}
     for layer in _layers(model):   # outermost first: a GRU, not its cell
         owners.update((id(v), layer.name) for v in layer.trainable_variables if id(v) not in owners)
@@ -378,7 +378,7 @@ def _plan(model: Any, recorder: "_Recorder", claimed: list[Capture], fallback: l
     if gradients:
         floats += sum(math.prod(v.shape) for v in model.trainable_variables)
     fixed = PARALLEL_EXAMPLES * (recorder.floats + 2 * sizes) if fallback else 0
-    return Plan(method=method, fallback=names, floats_per_example=int(floats), floats_per_batch=int(fixed))
+    return Route(method=method, fallback=names, floats_per_example=int(floats), floats_per_batch=int(fixed))
 
 
 # ---------------------------------------------------------------- running the model layer by layer
@@ -527,7 +527,7 @@ def _mixing_error(why: str, api: str = "per_example_gradients") -> BatchMixingEr
 # ---------------------------------------------------------------- compiling once per model, loss and shapes
 
 
-def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor, y: tf.Tensor) -> tuple[Any, Plan]:
+def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor, y: tf.Tensor) -> tuple[Any, Route]:
     """The traced per-batch function for this model, loss, kind and batch signature (cached, bounded)."""
     specs = (_structure.specs(x), _structure.specs(y))
     create = lambda: _trace(model, loss, kind, training, specs, x, y)  # noqa: E731
@@ -537,13 +537,13 @@ def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor, y:
         hash(key)
     except TypeError:
         key = None
-    return _COMPILED.get_or_create(key, create) if key is not None else create()
+    return _BATCH_FUNCTIONS.get_or_create(key, create) if key is not None else create()
 
 
 def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf.Tensor, y: tf.Tensor):
     """Build the model and check the batch eagerly on a few examples, then trace the per-batch function once."""
     _check_independent(model, loss, x, y, training)
-    plans: list[Plan] = []
+    plans: list[Route] = []
 
     def body(xb, yb):
         losses, norms, grads, plan, check = per_example_terms(model, loss, xb, yb, training=training,
@@ -581,7 +581,7 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
         lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training),
         input_signature=specs, autograph=False, reduce_retracing=False).get_concrete_function()
     with _runtime.work_slot():
-        compiled = _COMPILED.get_or_create(key, create)
+        compiled = _BATCH_FUNCTIONS.get_or_create(key, create)
         return [g.numpy() for g in compiled(x, y, tf.constant(weights, tf.float64))]
 
 
@@ -608,7 +608,7 @@ def _shapes(x: Any) -> str:
     return f"shape {shapes[0]}" if len(shapes) == 1 else f"shapes {', '.join(map(str, shapes))}"
 
 
-def check_floats(plan: Plan, batch: int, limits: Limits, api: str, where: str, fix: str) -> None:
+def check_floats(plan: Route, batch: int, limits: Limits, api: str, where: str, fix: str) -> None:
     """Refuse a ``batch`` whose floats under ``plan`` exceed ``limits.max_jacobian`` (``api`` and ``fix`` name
     the caller and what to change; ``where`` says what ``batch`` is)."""
     floats = plan.floats_per_example * batch + plan.floats_per_batch

@@ -34,7 +34,7 @@ import tensorflow as tf
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from ._gradients import Plan, check_floats, check_independent, per_example_gradients, per_example_terms
+from ._gradients import Route, check_floats, check_independent, per_example_gradients, per_example_terms
 from .._runtime import work_slot
 from ._structure import leaves, resolve_loss, signature
 
@@ -183,7 +183,7 @@ def _pad(batch: int, index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, Any, 
 # ---------------------------------------------------------------- the compiled step
 
 
-def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Plan]]:
+def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route]]:
     """The step for this model, loss, strategy and batch signature: traced once, kept for the next scan (bounded)."""
     create = lambda: _trace(model, loss, strategy, spec)  # noqa: E731
     try:
@@ -194,9 +194,9 @@ def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any)
     return _COMPILED.get_or_create(key, create)
 
 
-def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Plan]]:
+def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route]]:
     """The step, traced for the batch signature: each replica's share, then every replica's results."""
-    plans: list[Plan] = []
+    plans: list[Route] = []
 
     def replica(index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, ...]:
         losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)

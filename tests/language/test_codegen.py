@@ -209,7 +209,7 @@ import textwrap
 import numpy as np
 
 from gradlib import tensorflow_code
-from gradlib._language._codegen import MAX_LITERAL_ELEMENTS, RESERVED, code_names
+from gradlib._language._codegen import MAX_LITERAL_ELEMENTS, CODE_NAMES, code_names
 from gradlib._language._operations import clip, dot, matmul
 
 TAIL = '''
@@ -326,8 +326,8 @@ def test_code_names_keeps_free_names_and_numbers_the_renamed_ones_from_2():
     assert code_names(["x", "w"]) == {"x": "x", "w": "w"}
     assert code_names(["g", "g_in", "g_in2"]) == {"g": "g_in3", "g_in": "g_in", "g_in2": "g_in2"}
     assert code_names(["row"]) == {"row": "row_in"}
-    assert {name: code_names([name])[name] for name in sorted(RESERVED)} == {
-        name: f"{name}_in" for name in sorted(RESERVED)}
+    assert {name: code_names([name])[name] for name in sorted(CODE_NAMES)} == {
+        name: f"{name}_in" for name in sorted(CODE_NAMES)}
 
 
 def test_dot_with_a_number_written_in_the_text_runs_in_the_generated_code(tmp_path):

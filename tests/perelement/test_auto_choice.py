@@ -43,7 +43,7 @@ def _evaluate_layer(m: int, n: int, seed: int = 0, **kwargs):
 def small_cache(monkeypatch):
     """A fresh compiled cache of 3 entries (and fresh memos), so tests neither see nor fill the real one."""
     cache = LRUCache(maxsize=3)
-    monkeypatch.setattr(_compute, "_COMPILED", cache)
+    monkeypatch.setattr(_compute, "_JACOBIAN_FUNCTIONS", cache)
     monkeypatch.setattr(_engine, "_EAGER_SECONDS", LRUCache(maxsize=64))
     return cache
 

@@ -159,9 +159,9 @@ def test_auto_falls_back_to_the_while_loop_when_pfor_fails(monkeypatch):
 def test_compiled_functions_are_cached_per_model_and_bounded():
     model = keras_models.get_model("mlp_regressor", **TINY["mlp_regressor"])
     per_sample_gradients(model, batch("mlp_regressor"))
-    size = len(_persample._COMPILED)
+    size = len(_persample._SAMPLE_FUNCTIONS)
     per_sample_gradients(model, batch("mlp_regressor", size=7, seed=3))   # another batch size: same trace
-    assert len(_persample._COMPILED) == size
+    assert len(_persample._SAMPLE_FUNCTIONS) == size
 
 
 class _TraceLog:

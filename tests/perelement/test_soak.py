@@ -76,7 +76,7 @@ def test_600_distinct_small_functions_are_right_and_memory_levels_off():
 def test_many_distinct_compiled_functions_level_off_once_the_cache_is_full(monkeypatch):
     """Compiled functions dropped by the LRU are freed: with an unbounded cache RSS grew about 0.5 MiB each."""
     cache = LRUCache(maxsize=16)
-    monkeypatch.setattr(_compute, "_COMPILED", cache)
+    monkeypatch.setattr(_compute, "_JACOBIAN_FUNCTIONS", cache)
     x = np.linspace(0.1, 1.0, 6)
     marks, count = [], 160
     for k in range(count):

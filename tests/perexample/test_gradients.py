@@ -162,11 +162,11 @@ def test_the_per_token_shortcut_is_wrong_on_sequences_and_this_suite_catches_it(
     x, y = data("sequence")
     _, norms, _ = reference(model, x, y, CCE)
     monkeypatch.setattr(_ghost, "sequence_norm_sq", shortcut_norm_sq)
-    _perexample._COMPILED.clear()
+    _perexample._BATCH_FUNCTIONS.clear()
     wrong = per_example_gradients(model, x, y, loss=CCE, norms_only=True).norms
     assert np.max(np.abs(wrong - norms) / norms) > 0.05   # the loop comparison above would fail
     monkeypatch.undo()
-    _perexample._COMPILED.clear()
+    _perexample._BATCH_FUNCTIONS.clear()
     close(per_example_gradients(model, x, y, loss=CCE, norms_only=True).norms, norms)
 
 
@@ -265,11 +265,11 @@ def test_the_per_batch_function_runs_inside_a_users_tf_function_and_strategy_run
 
 def test_compiled_once_per_model_loss_and_signature_whatever_the_batch_size():
     model = built("dense")
-    before = len(_perexample._COMPILED)
+    before = len(_perexample._BATCH_FUNCTIONS)
     for size in (3, 5, 9):
         x, y = data("dense", size=size)
         per_example_gradients(model, x, y, loss=CCE, norms_only=True)
-    assert len(_perexample._COMPILED) == before + 1
+    assert len(_perexample._BATCH_FUNCTIONS) == before + 1
 
 
 # ---------------------------------------------------------------- refusals
@@ -662,7 +662,7 @@ with open("/proc/self/clear_refs", "w") as f:
     f.write("5")   # resets the peak (VmHWM) to the current resident size
 before = resident("VmRSS")
 gradlib.per_example_gradients(model, x, y, loss=loss, norms_only=True)
-plan = _perexample._COMPILED.get_or_create(next(reversed(_perexample._COMPILED._data)), None)[1]
+plan = _perexample._BATCH_FUNCTIONS.get_or_create(next(reversed(_perexample._BATCH_FUNCTIONS._data)), None)[1]
 print(json.dumps([resident("VmHWM") - before, 4 * (plan.floats_per_example * 512 + plan.floats_per_batch),
                   model.count_params(), plan.method]))
 """
