@@ -20,8 +20,8 @@ cells within ``XLA_RTOL`` of the graph's, relative to the largest finite magnitu
 answer with any NaN or infinity is checked against the graph again. A disagreement drops XLA for good, and
 the next result says so once (``Compiled.run``'s note).
 
-TensorFlow never frees XLA's compiled code, even once the function is gone (measured: RSS grew by about
-0.5 MB per dropped XLA function, while dropped graphs are collected). So a process builds at most
+TensorFlow never frees XLA's compiled code, even once the function is gone (dropped graphs are collected;
+the measurement is in docs/performance.md, "Where the constants come from"). So a process builds at most
 ``XLA_MAX_BUILDS`` XLA versions in its life; after that, every problem stays on its graph.
 
 >>> import tensorflow as tf
@@ -47,8 +47,8 @@ import numpy as np
 __all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK", "XLA_RTOL",
            "Compiled", "agree"]
 
-#: a warm graph call faster than this leaves too little for XLA to win back its compile time (at n = 256 the
-#: graph took about 1-2 ms and XLA about 1 ms in one bench run, so the bar sits below 1 ms)
+#: a warm graph call faster than this leaves too little for XLA to win back its compile time (the bench run
+#: behind the bar: docs/performance.md, "Where the constants come from")
 XLA_MIN_SECONDS = 5e-4
 #: promote once warm graph calls have taken this many times the graph's own build (trace + first run)
 XLA_PAYBACK = 2.0

@@ -9,9 +9,8 @@ Every method differentiates the same function, but they allocate very differentl
   tangent of the function ``n`` times over;
 * ``unstack``, ``naive`` and eager ``forward`` run one pass at a time, in a Python loop: little memory, but
   each pass dispatches every operation of the function from Python, which costs far more than small
-  tensors' arithmetic (about 50 us per operation per pass here, and about 1 ms in forward mode). Eager
-  ``unstack`` also differentiates the ``m``-way unstack in every pass, one operation per output: its
-  time grows as ``m**2`` (``x*x`` at m = 256 took 3.3 s, ``sin(x)*x`` summed 34 times 5.6 s);
+  tensors' arithmetic (``EAGER_OP_WORK``, ``FORWARD_OP_FACTOR``). Eager ``unstack`` also differentiates the
+  ``m``-way unstack in every pass, one operation per output: its time grows as ``m**2``;
 * ``summed`` is one reverse pass.
 
 The estimates count elements of the function's own tensors (from its checked syntax tree; see
@@ -47,12 +46,12 @@ from .._limits import Limits
 
 __all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text"]
 
-#: one eager TensorFlow operation dispatched from Python, in floating-point operations: about 50 us (eager
-#: unstack of x*x at m = 256: 12.8 ms per pass for 257 operations) against about 1e9 operations per second
-#: for large element-wise work (a 3e6-element forward and reverse pass took 7 ms)
+#: one eager TensorFlow operation dispatched from Python, in floating-point operations: its dispatch time
+#: against the rate of large element-wise work (the measurements: docs/performance.md, "Where the constants
+#: come from")
 EAGER_OP_WORK = 50_000
-#: an eager forward-mode pass dispatches each operation's JVP through a tf.function: about 1 ms per operation
-#: (x*x at n = 256: 3.3 ms per pass; 20 terms sin(x)*x: 82-118 ms per pass), 20 reverse-mode dispatches
+#: an eager forward-mode pass dispatches each operation's JVP through a tf.function: one operation costs about
+#: this many reverse-mode dispatches (docs/performance.md, "Where the constants come from")
 FORWARD_OP_FACTOR = 20
 
 

@@ -42,8 +42,8 @@ FORWARD_PASS_COST = 3
 #: compiles it (the ski-rental rule: never more than about twice the time of the better choice in hindsight)
 TRACE_SECONDS = 0.3
 #: compiled ``unstack`` traces one backward pass per output, each as wide as the output: tracing grows as m**2
-#: (first calls measured on this shared machine under load: 0.7 s at 16 outputs, 10 s at 64, 110 s at 256),
-#: so above this it runs eagerly even if asked
+#: (the first calls behind this bar: docs/performance.md, "Where the constants come from"), so above this it
+#: runs eagerly even if asked
 UNSTACK_COMPILED_ROWS = 16
 #: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
 _EAGER_SECONDS = LRUCache(maxsize=128)

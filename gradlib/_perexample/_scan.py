@@ -44,7 +44,7 @@ __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
 #: refuses a model whose examples are not independent, with its clear messages, before the scan starts
 PROBE_EXAMPLES = 3
 #: batches read ahead while a step runs. Not ``tf.data.AUTOTUNE``: its buffer keeps growing as a scan goes on
-#: (``python3 -m benchmarks.scan`` measured about 6 MB more after 60,000 examples than after 12,000 with it)
+#: (docs/performance.md, "Where the constants come from")
 PREFETCH = 2
 #: compiled steps kept per process, so that scanning again (each epoch, say) does not trace again
 _COMPILED = LRUCache(maxsize=8)
