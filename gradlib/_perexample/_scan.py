@@ -120,8 +120,9 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         ((10,), (10,), ['index', 'loss', 'norm'])
 
     Raises:
-        ExpressionError: a bad batch size, or a batch over the limits (a kind of ``GradlibError``).
-        GradlibError: a bad model, data set, loss, strategy or callback.
+        ExpressionError: a bad option (batch size, strategy, progress callback), or a batch over the limits (a
+            kind of ``GradlibError``).
+        GradlibError: a bad model, data set or loss.
         BatchMixingError: an example's loss depends on other examples of its batch (every batch's losses are
             compared with its examples' losses alone).
     """
@@ -276,8 +277,8 @@ def _check_strategy(strategy: Any) -> tf.distribute.Strategy:
     if strategy is None:
         return tf.distribute.get_strategy()
     if not isinstance(strategy, tf.distribute.Strategy):
-        raise GradlibError(f"gradlib.scan needs strategy= a tf.distribute.Strategy (e.g. tf.distribute.MirroredStrategy()) "
-                           f"or None, got {type(strategy).__name__}")
+        raise ExpressionError(f"gradlib.scan needs strategy= a tf.distribute.Strategy (e.g. tf.distribute.MirroredStrategy()) "
+                              f"or None, got {type(strategy).__name__}")
     return strategy
 
 
@@ -302,8 +303,8 @@ def _check_batch_size(batch_size: Any, replicas: int) -> int:
 
 def _check_progress(progress: Any) -> None:
     if progress is not None and not callable(progress):
-        raise GradlibError(f"gradlib.scan needs progress= a callable (examples_done, examples_total) or None, "
-                           f"got {progress!r}")
+        raise ExpressionError(f"gradlib.scan needs progress= a callable (examples_done, examples_total) or None, "
+                              f"got {progress!r}")
 
 
 def _check_dataset(data: tf.data.Dataset) -> None:

@@ -26,7 +26,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from .._errors import GradlibError, InputError, error_gist
+from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import Limits
 
 try:   # the wrapper model.compile puts around a loss function (squeezes y_true to y_pred's rank, as Keras does)
@@ -242,7 +242,7 @@ def _one_loss(loss: Any, api: str, shapes: Callable[[], tuple | None]) -> Any:
         return _named_loss(loss, api, shapes)
     if isinstance(loss, keras.losses.Loss) or (callable(loss) and not isinstance(loss, type)):
         return loss
-    raise GradlibError(
+    raise ExpressionError(
         f"{api} needs loss= a Keras loss object, a callable (y_true, y_pred) -> (B,), a Keras loss name or one of "
         f"these per output, got {loss!r}. For example loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)"
         " or loss='sparse_categorical_crossentropy'")
@@ -258,8 +258,8 @@ def _named_loss(name: str, api: str, shapes: Callable[[], tuple | None]) -> Any:
                                                                                       "Loss")] + list(_ALIASES)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise GradlibError(f"{api} got loss={name!r}, which is not a Keras loss name; {hint}use a name from "
-                           "keras.losses, such as 'sparse_categorical_crossentropy' or 'mean_squared_error'") from None
+        raise ExpressionError(f"{api} got loss={name!r}, which is not a Keras loss name; {hint}use a name from "
+                              "keras.losses, such as 'sparse_categorical_crossentropy' or 'mean_squared_error'") from None
 
 
 def _crossentropy(name: str, api: str, shapes: tuple | None) -> str:

@@ -164,7 +164,8 @@ def test_refusals_name_the_api_and_the_fix(make, match):
     ({"limits": gradlib.Limits(max_jacobian=100)}, "would allocate about .* floats per replica.*smaller batch_size"),
 ])
 def test_bad_options(kwargs, match):
-    with pytest.raises(GradlibError, match=match):
+    # a bad option is an ExpressionError in every API (issue 24: scan's strategy= and progress= were plain errors)
+    with pytest.raises(gradlib.ExpressionError, match=match):
         gradlib.scan(scan_models.classifier(), scan_models.arrays(8), **{"loss": CCE, **kwargs})
 
 
