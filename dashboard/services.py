@@ -41,8 +41,8 @@ def compare(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
 def tensorflow_code(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
                     dtype: str | dict[str, str]) -> str:
-    """``gradlib.tensorflow_code``, cached on every argument."""
-    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype)
+    """``gradlib.tensorflow_code`` with the app's limits (the same as ``compare``'s), cached on every argument."""
+    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype, limits=APP_LIMITS)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="16MB", show_spinner=False)

@@ -95,7 +95,7 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
             errors[method] = f"{method} failed in TensorFlow: {error_gist(exc)}"
     reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
     best = results.get(reference) or run(problem, "auto", limits=limits)
-    # each evaluation runs the function eagerly: its arithmetic plus one dispatch per node, as in gradlib._cost
+    # each evaluation runs the function eagerly: its arithmetic plus one dispatch per node, as in gradlib._perelement._cost
     evaluation = program.flops + len(program.parts) * EAGER_OP_WORK
     check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,
                                max_flops=limits.max_flops / max(evaluation, 1.0),

@@ -42,7 +42,7 @@ class Problem:
     warnings: tuple[str, ...] = ()
     size: int | None = None                           # the number of outputs, when known without running f
     profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
-    check: bool = False                               # check each answer against f itself (``gradlib._probe``)
+    check: bool = False                               # check each answer against f itself (``gradlib._perelement._probe``)
 
     @property
     def width(self) -> int:

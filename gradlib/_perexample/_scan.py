@@ -35,7 +35,7 @@ from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from ._gradients import Route, check_floats, check_independent, per_example_gradients, per_example_terms
-from .._runtime import work_slot
+from .._runtime import trace, work_slot
 from ._structure import leaves, resolve_loss, signature
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
@@ -208,9 +208,8 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
         out = strategy.run(replica, args=batch)
         return tuple(strategy.gather(t, axis=0) for t in out)
 
-    function = tf.function(step, input_signature=[spec], autograph=False, reduce_retracing=False)
     try:
-        concrete = function.get_concrete_function()
+        concrete = trace(step, [spec])
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
