@@ -14,12 +14,9 @@ import json
 import os
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
-tf.get_logger().setLevel("ERROR")
+tf = None     # TensorFlow is imported by main() only: pytest's doctest collection imports this file
 
 
 def leaves(value):
@@ -53,14 +50,23 @@ def run(source, reference):
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(source, "<program>", "exec"), namespace)
             got = [plain(g) for g in leaves(namespace.get("result"))]
-            want = None if reference is None else [plain(w) for w in leaves(eval(reference, {**namespace, "np": np, "dense": dense,
-                                                                             "weights": weights}))]
+            helpers = {"np": np, "dense": dense, "weights": weights}
+            want = None if reference is None else [plain(w) for w in leaves(eval(reference, {**namespace, **helpers}))]
     except Exception as err:
         return {"error": f"{type(err).__name__}: {str(err)[:300]}"}
     return {"got": got, "want": want}
 
 
-if __name__ == "__main__":
-    with open(sys.argv[1]) as handle:
+def main(path):
+    global tf
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow
+    tf = tensorflow
+    tf.get_logger().setLevel("ERROR")
+    with open(path) as handle:
         programs = json.load(handle)
     print(json.dumps({name: run(source, reference) for name, (source, reference) in programs.items()}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

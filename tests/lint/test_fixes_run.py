@@ -1,22 +1,23 @@
 """Every correction gradlib.lint offers on the corpus runs under TensorFlow and gives the right gradient.
 
 For each broken corpus snippet (tests/lint_corpus) and each rule's example, every finding that carries a corrected
-source is applied: the corrected program runs under TensorFlow (one subprocess for the session, see conftest.py) and
-its gradient must equal a closed form written by hand from the program's own values (lint_programs.REFERENCES): not
-None, not "some real number", the right one. The table also pins which findings offer a correction at all.
+source is applied: the corrected program runs under TensorFlow (one subprocess for the session:
+fix_programs.outcomes) and its gradient must equal a closed form written by hand from the program's own values
+(fix_programs.REFERENCES): not None, not "some real number", the right one. The table also pins which findings
+offer a correction at all.
 """
 
 from __future__ import annotations
 
-from lint_programs import REFERENCES, corpus_corrections, wrong_gradients
+from fix_programs import REFERENCES, corpus_corrections, outcomes, wrong_gradients
 
 
 def test_exactly_the_corrections_with_a_closed_form_are_offered():
     assert sorted(corpus_corrections()) == sorted(REFERENCES)
 
 
-def test_every_offered_correction_runs_and_gives_the_closed_form_gradient(outcomes):
-    fixed = {name: outcome for name, outcome in outcomes.items() if name.startswith("fix/")}
+def test_every_offered_correction_runs_and_gives_the_closed_form_gradient():
+    fixed = {name: outcome for name, outcome in outcomes().items() if name.startswith("fix/")}
     assert len(fixed) == len(REFERENCES) >= 40
     assert wrong_gradients(fixed) == {}
 

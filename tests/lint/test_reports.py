@@ -15,7 +15,7 @@ everything inside the tape block, as the report did, so a watch can only come af
 from __future__ import annotations
 
 import pytest
-from lint_programs import REPORT_FIXES, REPORTS, Report, report_corrections, wrong_gradients
+from fix_programs import REPORT_FIXES, REPORTS, Report, outcomes, report_corrections, wrong_gradients
 
 from gradlib.lint import lint
 
@@ -25,8 +25,8 @@ def _param(report: Report):
     return pytest.param(report, id=report.name, marks=marks)
 
 
-def test_every_reproducer_fails_under_tensorflow(outcomes):
-    reported = {name: o for name, o in outcomes.items() if name.startswith("report/")}
+def test_every_reproducer_fails_under_tensorflow():
+    reported = {name: o for name, o in outcomes().items() if name.startswith("report/")}
     assert len(reported) == len(REPORTS)
     working = {name: o for name, o in reported.items() if "error" not in o and None not in o["got"]}
     assert working == {}, "these reproducers do not fail under TensorFlow"
@@ -44,9 +44,9 @@ def test_the_caught_rate_is_kept():
     assert len(caught) == sum(r.missed is None for r in REPORTS) >= 18, caught
 
 
-def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(outcomes):
+def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient():
     assert sorted(report_corrections()) == sorted(REPORT_FIXES)
-    fixed = {name: outcome for name, outcome in outcomes.items() if name.startswith("reportfix/")}
+    fixed = {name: outcome for name, outcome in outcomes().items() if name.startswith("reportfix/")}
     assert len(fixed) == len(REPORT_FIXES)
     assert wrong_gradients(fixed) == {}
 

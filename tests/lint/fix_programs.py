@@ -1,12 +1,14 @@
-"""The programs of the lint tests that run under TensorFlow, their closed-form references, and one runner.
+"""The programs whose gradients the lint tests check under TensorFlow, their closed-form references, one runner.
 
-Not a test module: tests/lint/conftest.py runs every program here in ONE TensorFlow subprocess per session
-(tests/lint/run_programs.py), and test_fixes_run.py / test_reports.py read the outcomes.
+Not a test module: ``outcomes()`` runs every program here in ONE TensorFlow subprocess per test session
+(tests/lint/run_programs.py) and keeps the result; test_fixes_run.py and test_reports.py read it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import tempfile
 import os
 import subprocess
 import sys
@@ -18,7 +20,7 @@ import numpy as np
 from gradlib.lint import RULES, lint
 
 __all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "all_programs", "corpus_corrections",
-           "corrections", "report_corrections", "run_programs", "wrong_gradients"]
+           "corrections", "outcomes", "report_corrections", "run_programs", "wrong_gradients"]
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "lint_corpus"
@@ -119,7 +121,8 @@ class Report(NamedTuple):
 
 
 REPORTS = [
-    Report('tf56968', 'https://github.com/tensorflow/tensorflow/issues/56968', 5, None, 'no rule for a source not connected to the target (issue 22 item 3)', '''\
+    Report('tf56968', 'https://github.com/tensorflow/tensorflow/issues/56968', 5, None,
+           'no rule for a source not connected to the target (issue 22 item 3)', '''\
 import tensorflow as tf
 ones = tf.ones([1, 4, 4, 1], tf.float32)
 with tf.GradientTape() as tape:
@@ -157,7 +160,9 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_mean(tf.square(error))
 result = tape.gradient(loss, model.trainable_variables)
 '''),
-    Report('tf30190', 'https://github.com/tensorflow/tensorflow/issues/30190', 10, 'GT002', 'float() of each loss appended to a list in a loop over range(y.shape[0]): list.append and .shape[0] are not followed (issue 22 item 2)', '''\
+    Report('tf30190', 'https://github.com/tensorflow/tensorflow/issues/30190', 10, 'GT002',
+           'float() of each loss appended to a list in a loop over range(y.shape[0]): list.append and '
+           '.shape[0] are not followed (issue 22 item 2)', '''\
 import tensorflow as tf
 model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
 loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -238,7 +243,8 @@ with tf.GradientTape() as g:
     y = x * x
 result = g.gradient(y, x)
 '''),
-    Report('guide_assign_add', 'https://www.tensorflow.org/guide/autodiff', 5, None, 'no rule for Variable.assign_add on the path (issue 22 item 3)', '''\
+    Report('guide_assign_add', 'https://www.tensorflow.org/guide/autodiff', 5, None,
+           'no rule for Variable.assign_add on the path (issue 22 item 3)', '''\
 import tensorflow as tf
 x0 = tf.Variable(3.0)
 x1 = tf.Variable(0.0)
@@ -299,7 +305,8 @@ with tf.GradientTape() as tape:
     y = x ** 2
 result = tape.gradient(y, x)
 '''),
-    Report('tf34335', 'https://github.com/tensorflow/tensorflow/issues/34335', 8, None, 'set_weights(get_weights()) copies the values through NumPy: not modelled', '''\
+    Report('tf34335', 'https://github.com/tensorflow/tensorflow/issues/34335', 8, None,
+           'set_weights(get_weights()) copies the values through NumPy: not modelled', '''\
 import tensorflow as tf
 model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 model.build((None, 1))
@@ -311,7 +318,9 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_sum(copy(x))
 result = tape.gradient(loss, model.trainable_variables)
 '''),
-    Report('tf26404', 'https://github.com/tensorflow/tensorflow/issues/26404', 7, None, "model.variables holds BatchNormalization's non-trainable statistics: not modelled (issue 22 item 2)", '''\
+    Report('tf26404', 'https://github.com/tensorflow/tensorflow/issues/26404', 7, None,
+           "model.variables holds BatchNormalization's non-trainable statistics: not modelled (issue "
+           '22 item 2)', '''\
 import tensorflow as tf
 model = tf.keras.Sequential([tf.keras.layers.Dense(2), tf.keras.layers.BatchNormalization()])
 x = tf.reshape(tf.range(12.0), (4, 3))
@@ -320,7 +329,8 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_mean(prediction ** 2)
 result = tape.gradient(loss, model.variables)
 '''),
-    Report('tf31264', 'https://github.com/tensorflow/tensorflow/issues/31264', 7, None, 'tape.watch(model.inputs), symbolic Keras tensors: not modelled (issue 22 item 2)', '''\
+    Report('tf31264', 'https://github.com/tensorflow/tensorflow/issues/31264', 7, None,
+           'tape.watch(model.inputs), symbolic Keras tensors: not modelled (issue 22 item 2)', '''\
 import tensorflow as tf
 inputs = tf.keras.Input(shape=(3,))
 model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
@@ -394,3 +404,10 @@ def all_programs() -> dict[str, tuple[str, str | None]]:
     programs.update({f"reportfix/{name}": (fixed, REPORT_FIXES[name]) for name, fixed in report_corrections().items()
                      if name in REPORT_FIXES})
     return programs
+
+
+@functools.cache
+def outcomes() -> dict[str, dict]:
+    """What every program of ``all_programs`` gave under TensorFlow (run once per process)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return run_programs(all_programs(), Path(folder))
