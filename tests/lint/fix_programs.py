@@ -17,10 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gradlib.lint import RULES, lint
+from gradlib.lint import RULES, RULES_BY_CODE, lint
 
 __all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "all_programs", "corpus_corrections",
-           "corrections", "outcomes", "report_corrections", "run_programs", "wrong_gradients"]
+           "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "lint_corpus"
@@ -79,6 +79,7 @@ REFERENCES = {
     "GT008_example:7:GT008": "[6 * x.numpy()]",
     "GT009_example:3:GT009": "[3 + 2 * w.numpy()]",
     "GT011_example:6:GT011": "[2 * x.numpy()]",
+    "GT015_example:4:GT015": "[6 * x.numpy(), 3 * x.numpy() ** 2]",   # d2y, dy_dx: lintcore's rule GT015
 }
 
 
@@ -384,6 +385,12 @@ REPORT_FIXES = {
 
 
 
+def references() -> dict[str, str]:
+    """The entries of REFERENCES whose program exists here (a corpus file, or the example of a rule in RULES)."""
+    names = {path.name for path in BROKEN} | {f"{code}_example" for code in RULES_BY_CODE}
+    return {key: value for key, value in REFERENCES.items() if key.split(":")[0] in names}
+
+
 def corpus_corrections() -> dict[str, str]:
     """The corrections offered on every broken corpus snippet and every rule's example."""
     programs = {path.name: path.read_text() for path in BROKEN}
@@ -398,7 +405,7 @@ def report_corrections() -> dict[str, str]:
 def all_programs() -> dict[str, tuple[str, str | None]]:
     """Every program to run: "fix/<name>" corrected corpus programs, "report/<name>" reproducers as reported,
     "reportfix/<name>" corrected reproducers; each with its reference (None: the program must fail)."""
-    programs = {f"fix/{name}": (fixed, REFERENCES.get(name)) for name, fixed in corpus_corrections().items()
+    programs = {f"fix/{name}": (fixed, REFERENCES[name]) for name, fixed in corpus_corrections().items()
                 if name in REFERENCES}
     programs.update({f"report/{r.name}": (r.source, None) for r in REPORTS})
     programs.update({f"reportfix/{name}": (fixed, REPORT_FIXES[name]) for name, fixed in report_corrections().items()
