@@ -5,7 +5,8 @@ Usage: python scripts/lint_corpus.py [--findings] [--json FILE] PATH...
 Each PATH is a git directory (a bare repository or a ``.git`` folder, e.g. what the ``fetch`` tool brings:
 the files are read from its HEAD commit, nothing is checked out) or a plain directory of checkouts (every
 file under it). Notebooks: the code cells are joined in order; IPython magics and shell lines
-(``%...``, ``!...``, cells starting with ``%%``) become ``pass  # ...``, so line numbers still count cell lines.
+(``%...``, ``!...`` and their continuation lines) become ``pass  # ...`` and cells starting with ``%%`` become
+comments, so line numbers still count cell lines.
 
 Per repository it prints: the commit, files linted, gradient calls (``.gradient``/``.jacobian``/
 ``.batch_jacobian`` calls with two arguments, counted in the syntax tree), calls checked (from
@@ -66,10 +67,14 @@ def notebook_code(text: str) -> tuple[str, list[tuple[int, int]]]:
         source = cell.get("source", "")
         cell_lines = ("".join(source) if isinstance(source, list) else source).splitlines()
         magic_cell = bool(cell_lines) and cell_lines[0].lstrip().startswith("%%")
+        continued = False
         for k, line in enumerate(cell_lines, start=1):
             stripped = line.lstrip()
-            if magic_cell or stripped.startswith(("%", "!")) or (stripped.endswith("?") and "#" not in stripped):
+            if magic_cell:
+                line = "# " + line                     # a cell magic: the whole cell is not Python
+            elif continued or stripped.startswith(("%", "!")) or (stripped.endswith("?") and "#" not in stripped):
                 line = line[:len(line) - len(stripped)] + "pass  # " + stripped
+                continued = stripped.endswith("\\")      # a shell line continued on the next
             lines.append(line)
             where.append((number, k))
         lines.append("")
@@ -158,6 +163,7 @@ def lint_repo(path: Path) -> Repo:
         repo.flagged_calls += len({line for line in calls} & {f.line for f in result})
         if not result.complete:
             repo.incomplete += 1
+            repo.findings.append((file_path, "incomplete", "", result.reason))
         source_lines = text.splitlines()
         for finding in result:
             repo.by_rule[finding.rule] += 1
