@@ -38,6 +38,7 @@ __all__ = ["Repo", "lint_repo", "main", "notebook_code", "source_files"]
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
 _MARK = "GradientTape"
+_MAGIC = re.compile(r"%{1,2}[A-Za-z]|![^=]")   # %matplotlib, !pip ...; not "% (a, b)" or "!=" continuing a line
 
 
 @dataclass
@@ -72,7 +73,10 @@ def notebook_code(text: str) -> tuple[str, list[tuple[int, int]]]:
             stripped = line.lstrip()
             if magic_cell:
                 line = "# " + line                     # a cell magic: the whole cell is not Python
-            elif continued or stripped.startswith(("%", "!")) or (stripped.endswith("?") and "#" not in stripped):
+            elif continued:
+                line = "# " + line                     # the rest of a continued shell line
+                continued = stripped.endswith("\\")
+            elif _MAGIC.match(stripped) or (stripped.endswith("?") and "#" not in stripped):
                 line = line[:len(line) - len(stripped)] + "pass  # " + stripped
                 continued = stripped.endswith("\\")      # a shell line continued on the next
             lines.append(line)

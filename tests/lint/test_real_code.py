@@ -11,6 +11,11 @@ branch without GT013 it runs as a plain test.
 
 from __future__ import annotations
 
+import ast
+import json
+import sys
+from pathlib import Path
+
 import pytest
 
 from gradlib.lint import RULES_BY_CODE, lint
@@ -144,3 +149,20 @@ _GT013_FIRES = pytest.mark.xfail("GT013" in RULES_BY_CODE, strict=True,
 ])
 def test_tf1_graph_mode_minimize_of_a_loss_tensor_is_not_flagged(source):
     assert lint(source) == []
+
+
+def test_the_corpus_script_reads_notebook_code_cells_line_for_line():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from lint_corpus import notebook_code
+    cells = [{"cell_type": "markdown", "source": ["# title\n"]},
+             {"cell_type": "code", "source": ["try:\n", "    %tensorflow_version 2.x\n", "except Exception:\n",
+                                              "    pass\n", "print('%d'\n", "      % (1,))\n", "!pip install \\\n",
+                                              "    foo\n"]},
+             {"cell_type": "code", "source": "%%writefile x.py\n  import os\nx = 1"}]
+    code, where = notebook_code(json.dumps({"cells": cells}))
+    lines = code.splitlines()
+    assert lines[1] == "    pass  # %tensorflow_version 2.x" and lines[5] == "      % (1,))"
+    assert lines[6] == "pass  # !pip install \\" and lines[7] == "#     foo"
+    assert lines[9:12] == ["# %%writefile x.py", "#   import os", "# x = 1"]
+    assert where[1] == (1, 2) and where[10] == (2, 2)
+    ast.parse(code)
