@@ -23,7 +23,7 @@ __all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "all_pro
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent / "lint_corpus"
+CORPUS = HERE / "lint_corpus"
 BROKEN = sorted(CORPUS.glob("broken/*.py")) + sorted(CORPUS.glob("unseen/broken/*.py"))
 # The rule examples leave their gradient in a name of their own (as in tests/test_lint.py).
 _RESULT = ("\nresult = [v for k, v in sorted(dict(globals()).items()) if k in "

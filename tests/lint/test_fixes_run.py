@@ -1,6 +1,6 @@
 """Every correction gradlib.lint offers on the corpus runs under TensorFlow and gives the right gradient.
 
-For each broken corpus snippet (tests/lint_corpus) and each rule's example, every finding that carries a corrected
+For each broken corpus snippet (tests/lint/lint_corpus) and each rule's example, every finding that carries a corrected
 source is applied: the corrected program runs under TensorFlow (one subprocess for the session:
 fix_programs.outcomes) and its gradient must equal a closed form written by hand from the program's own values
 (fix_programs.REFERENCES): not None, not "some real number", the right one. The table also pins which findings
