@@ -33,7 +33,7 @@ from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._problem import float_tensor
 from ._result import index_labels
-from ._state import fingerprint
+from ._state import callable_key
 from .._runtime import trace
 
 __all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "per_sample_gradients",
@@ -334,11 +334,7 @@ def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str]
 
 
 def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:
-    try:
-        hash(fn)
-    except TypeError:
-        return None
-    return (fn, method, tuple(spec.shape), spec.dtype.name, fingerprint(fn))   # see gradlib._perelement._state
+    return callable_key(fn, method, tuple(spec.shape), spec.dtype.name)
 
 
 def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
