@@ -149,8 +149,11 @@ def _unknown_call(args: list[Val], kwargs: dict) -> Val:
 
 
 def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
+    """The inputs that matter to a gradient: tensors, NumPy values, models, unknowns, and Python numbers made
+    from a tensor (``float(t)``: the mark that the value left TensorFlow survives later operations)."""
     vals = args + list((kwargs or {}).values())
-    return tuple(leaf for v in vals for leaf in flat(v) if leaf.kind in TENSORISH + ("numpy", "unknown", "model"))
+    return tuple(leaf for v in vals for leaf in flat(v)
+                 if leaf.kind in TENSORISH + ("numpy", "unknown", "model") or leaf.kind == "py" and leaf.parents)
 
 
 def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) -> Val:
@@ -325,6 +328,8 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
     first = args[0] if args else Val("none")
     if name in ("float", "int", "complex", "bool") and first.kind in TENSORISH:
         return it.op("py", (first,), node, "numpy", "float" if name != "int" else "int", opname=f"{name}()")
+    if name in ("float", "int", "complex", "bool") and (first.kind == "numpy" or first.kind == "py" and first.parents):
+        return it.op("py", (first,), node, "op", "float" if name != "int" else "int", opname=f"{name}()")
     if name in ("float", "int", "len", "isinstance", "str", "repr", "hasattr", "type", "bool", "complex"):
         return Val("py", dtype="int" if name in ("int", "len") else "float" if name == "float" else None,
                    opaque=name not in ("len", "isinstance", "str", "repr", "hasattr", "type") and not first.known)

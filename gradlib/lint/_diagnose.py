@@ -97,7 +97,31 @@ def _explain(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tup
                 found = _edge(tape, source, parent, later, target, sources)
                 if found is not None and found not in findings:
                     findings.append(found)
+    for found in _breaks_behind_a_round_trip(tape, source, between, target, sources):
+        if found not in findings:
+            findings.append(found)
     return findings
+
+
+def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: Val, sources: str) -> list[tuple]:
+    """The breaks further down a path that a NumPy/Python round trip already cut: each is a mistake of its own.
+
+    ``x.numpy()`` then ``tf.argmax`` on what came back: fixing the round trip alone still gives None, so both
+    are reported. The path is followed as if every round trip were fixed (through ``.numpy()``, ``float()``
+    and what is made from them, inside the tape's block, never through ``tf.stop_gradient``); a
+    non-differentiable operation reached that way is reported when the target would still be cut off.
+    """
+    flow, behind = {source.id}, []
+    for later in between.values():            # in program order
+        if later is source or not any(p.id in flow for p in later.parents):
+            continue
+        if later.op == "numpy" or later.op not in ("nondiff", "stop") and tape.active_at(later.seq):
+            flow.add(later.id)
+        elif later.op == "nondiff" and not any(_live(tape, source, p, later) for p in later.parents if p.id in flow):
+            behind.append(later)
+    if target.id in flow:
+        return []
+    return [_classify(tape, source, op, True, target, sources) for op in behind]
 
 
 def _between(it, target: Val, source: Val) -> dict | None:
@@ -158,11 +182,12 @@ def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources
 def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str) -> tuple | None:
     s, name = describe(source), tape.name
     if op.op == "numpy":
+        outcome = (f"the target {describe(target)} is a Python number, so {name}.gradient raises TypeError"
+                   if target.kind == "py" else f"the gradient with respect to {s} is None")
         return ("GT002", op.line, op.col,
                 f"`{op.text or op.opname}` takes the value out of TensorFlow ({op.opname} gives a NumPy or Python "
-                f"value): the tape sees whatever comes back as a new constant, so the gradient with respect to {s} "
-                "is None. Use the TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.",
-                None)
+                f"value): the tape sees whatever comes back as a new constant, and {outcome}. Use the TensorFlow "
+                "op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
     if op.op == "nondiff":
         return ("GT010", op.line, op.col,
                 f"`{op.text or op.opname}` is not differentiable ({op.opname} has no gradient), and it is on the only "

@@ -510,6 +510,8 @@ class Interpreter:
                 return self.op("tensor", (left, right), node, "nondiff", dtype, opname="floor division (//)")
             return self.op("tensor", (left, right), node, "op", dtype, length=length)
         if kinds <= {"py"}:
+            if left.parents or right.parents:     # a number that left TensorFlow keeps where it came from
+                return self.op("py", (left, right), node, "op", _dtype(left, right))
             return Val("py", dtype=_dtype(left, right))
         if kinds <= {"py", "numpy"}:
             return self.op("numpy", (left, right), node, "op", _dtype(left, right))

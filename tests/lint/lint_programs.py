@@ -1,0 +1,117 @@
+"""Small programs for the lint tests, each run under TensorFlow (conftest.py's ``tf_verdicts``) to prove its label.
+
+A broken program marks each line the linter must flag with ``# <- GTnnn`` (several codes allowed) and must
+raise, or give a None or all-zero gradient, under TensorFlow; a correct twin must give a real gradient and no
+finding. Each leaves its gradient(s) in ``result``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["PROGRAMS", "Program", "marks"]
+
+_MARK = re.compile(r"# <- ((?:GT\d{3}\s*)+)")
+
+
+@dataclass(frozen=True)
+class Program:
+    source: str
+    broken: bool
+    step: str            # which part of issue 22 it pins
+
+
+def marks(source: str) -> set[tuple[int, str]]:
+    """The (line, rule) pairs a program marks."""
+    return {(i, code) for i, line in enumerate(source.splitlines(), start=1)
+            for m in [_MARK.search(line)] if m for code in m.group(1).split()}
+
+
+_HEAD = "import tensorflow as tf\nimport numpy as np\n\n"
+
+
+def _p(body: str, broken: bool, step: str) -> Program:
+    return Program(_HEAD + body.lstrip("\n"), broken, step)
+
+
+PROGRAMS = {
+    # ---- step 2: a value that left TensorFlow keeps its mark through later arithmetic and TensorFlow ops
+    "float_numpy_then_power": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    pred = x * 3.0
+    loss = float(pred.numpy()) ** 2  # <- GT002
+result = tape.gradient(loss, x)
+""", True, "mark"),
+    "float_then_power": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    pred = x * 3.0
+    loss = float(pred) ** 2  # <- GT002
+result = tape.gradient(loss, x)
+""", True, "mark"),
+    "square_of_float": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    pred = x * 3.0
+    loss = tf.square(float(pred))  # <- GT002
+result = tape.gradient(loss, x)
+""", True, "mark"),
+    "numpy_then_several_ops": _p("""
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as tape:
+    pred = x * 3.0
+    value = pred.numpy()  # <- GT002
+    scaled = value * 2.0 + 1.0
+    loss = tf.reduce_sum(tf.exp(tf.constant(scaled))) * 0.5
+result = tape.gradient(loss, x)
+""", True, "mark"),
+    "power_stays_a_tensor": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    pred = x * 3.0
+    logged = float(pred.numpy()) ** 2
+    loss = tf.square(pred) + pred ** 2
+result = tape.gradient(loss, x)
+""", False, "mark"),
+    # ---- step 2: every break on a path is reported, not only the first (issue 21's planted bug)
+    "numpy_then_argmax": _p("""
+x = tf.Variable([0.2, 0.7, 0.1])
+with tf.GradientTape() as tape:
+    probs = tf.constant(x.numpy())  # <- GT002
+    best = tf.cast(tf.argmax(probs), tf.float32)  # <- GT010
+    loss = best * 2.0
+result = tape.gradient(loss, x)
+""", True, "all breaks"),
+    "round_trip_fixed_argmax_left": _p("""
+x = tf.Variable([0.2, 0.7, 0.1])
+with tf.GradientTape() as tape:
+    probs = x
+    best = tf.cast(tf.argmax(probs), tf.float32)  # <- GT010
+    loss = best * 2.0
+result = tape.gradient(loss, x)
+""", True, "all breaks"),
+    "numpy_then_round_in_a_helper_chain": _p("""
+x = tf.Variable([0.4, 1.6])
+with tf.GradientTape() as tape:
+    a = x.numpy() * 2.0  # <- GT002
+    b = tf.round(tf.constant(a))  # <- GT010
+    loss = tf.reduce_sum(b)
+result = tape.gradient(loss, x)
+""", True, "all breaks"),
+    "both_fixed_softmax": _p("""
+x = tf.Variable([0.2, 0.7, 0.1])
+with tf.GradientTape() as tape:
+    probs = tf.nn.softmax(x)
+    loss = tf.reduce_sum(probs * tf.range(3, dtype=tf.float32))
+result = tape.gradient(loss, x)
+""", False, "all breaks"),
+    "comparison_behind_numpy_but_a_branch_connects": _p("""
+x = tf.Variable([-1.0, 2.0])
+with tf.GradientTape() as tape:
+    a = x.numpy()
+    loss = tf.reduce_sum(tf.where(a > 0.0, x * x, -3.0 * x))
+result = tape.gradient(loss, x)
+""", False, "all breaks"),
+}
