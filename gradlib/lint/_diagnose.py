@@ -34,7 +34,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
         if t.kind not in ("tensor", "var", "numpy", "py") or not t.known:
             continue
         for s in wrt:
-            if s.kind in ("tensor", "var", "model") and not s.opaque and s is not t and s.id not in t.rec.get(tape, ()):
+            if s.kind in ("tensor", "var", "model") and not s.opaque and s is not t and (
+                    s.id not in t.rec.get(tape, ()) or not _watchable(tape, s)):
                 for code, line, col, message, fix in _explained(it, tape, t, s, text):
                     it.report(code, line, col, message, fix)
                     if line != node.lineno:

@@ -487,7 +487,8 @@ class Interpreter:
                     sources.add(p.id)
                 elif self.tracked(tape, p, seq):
                     sources.add(p.id)
-            if sources:
+            if sources:       # the op is recorded with all its inputs: one watched later (before the gradient
+                sources |= {p.id for p in parents if p.kind in TENSORISH and p.dtype != "int"}   # call) gets one
                 self.charge(len(sources), "the values a tape recorded")
                 rec[tape] = frozenset(sources)
         return rec

@@ -114,4 +114,39 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_sum(tf.where(a > 0.0, x * x, -3.0 * x))
 result = tape.gradient(loss, x)
 """, False, "all breaks"),
+    # ---- step 3: a watch after an op that also read a trainable variable is not too late (TF recorded the op)
+    "watch_after_op_with_variable": _p("""
+x = tf.constant(2.0)
+v = tf.Variable(3.0)
+with tf.GradientTape() as tape:
+    y = x * v
+    tape.watch(x)
+    z = y * 2.0
+result = tape.gradient(z, x)
+""", False, "late watch"),
+    "watch_after_model_call": _p("""
+images = tf.ones((2, 3))
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+with tf.GradientTape() as tape:
+    out = model(images)
+    tape.watch(images)
+    loss = tf.reduce_sum(out)
+result = tape.gradient(loss, images)
+""", False, "late watch"),
+    "watch_after_op_without_variable": _p("""
+x = tf.constant(2.0)
+v = tf.Variable(3.0)
+with tf.GradientTape() as tape:
+    y = x * 2.0
+    tape.watch(x)  # <- GT003
+    z = y * v
+result = tape.gradient(z, x)
+""", True, "late watch"),
+    "op_with_variable_never_watched": _p("""
+x = tf.constant(2.0)
+v = tf.Variable(3.0)
+with tf.GradientTape() as tape:  # <- GT003
+    y = x * v
+result = tape.gradient(y, x)
+""", True, "late watch"),
 }
