@@ -55,7 +55,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         if base.kind == "numpy" and attr == "T":
             return it.op("numpy", (base,), node, "op", base.dtype)
         return Val("bound", qual=attr, parents=(base,))
-    return Val("unknown", opaque=True, parents=(base,))
+    return it.made((base,))
 
 
 def _model_attribute(model: Val, attr: str) -> Val:
@@ -89,7 +89,7 @@ def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
         return it.op("tensor", (base,), node, "slice", base.dtype, opname="slicing")
     if base.kind == "numpy":
         return it.op("numpy", (base,), node, "op", base.dtype)
-    return Val("unknown", opaque=True, parents=(base,))
+    return it.made((base,))
 
 
 def _seq_item(base: Val, index: Val, node: ast.Subscript) -> Val:
@@ -137,15 +137,16 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
         return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
     if kind == "bound":
         return _method(it, func.parents[0], func.qual, args, node)
-    return _unknown_call(args, kwargs)
+    return _unknown_call(it, args, kwargs)
 
 
-def _unknown_call(args: list[Val], kwargs: dict) -> Val:
+def _unknown_call(it, args: list[Val], kwargs: dict) -> Val:
+    """What code the linter cannot see gives: a value made now from the arguments (a tape passed in is blind)."""
     for val in args + list(kwargs.values()):
         for leaf in flat(val):
             if leaf.kind == "tape":
                 leaf.tape.blind = True
-    return Val("unknown", opaque=True, parents=tuple(args))
+    return it.made(tuple(args) + tuple(kwargs.values()))
 
 
 def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
@@ -174,7 +175,7 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if kind == "diff":
         result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
         return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result
-    return _unknown_call(args, kwargs)
+    return _unknown_call(it, args, kwargs)
 
 
 def _stack_length(qual: str, args: list[Val]) -> int | None:
@@ -284,7 +285,7 @@ def _keras_fn(it, qual, args, kwargs, node) -> Val:
 
 
 def _opaque(it, qual, args, kwargs, node) -> Val:
-    _unknown_call(args, kwargs)
+    _unknown_call(it, args, kwargs)
     return Val("object", qual=qual)
 
 
@@ -347,7 +348,7 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
         return _diff(it, [first], {}, node, "abs")
     if name == "print":
         return Val("none")
-    return _unknown_call(args, {})
+    return _unknown_call(it, args, {})
 
 
 def _range(args: list[Val]) -> Val:
@@ -387,7 +388,7 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         return _diff(it, [base], {}, node, name)
     if name.startswith("assign") or name in ("set_shape",):
         return Val("none")
-    return _unknown_call(args, {})
+    return _unknown_call(it, args, {})
 
 
 def _instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
@@ -423,7 +424,7 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call) ->
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
         return Val("none")
-    return _unknown_call(args, {})
+    return _unknown_call(it, args, {})
 
 
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:

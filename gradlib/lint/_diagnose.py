@@ -18,28 +18,89 @@ import ast
 from ._calls import flat
 from ._values import Tape, Val, describe
 
-__all__ = ["diagnose"]
+__all__ = ["CANNOT", "diagnose"]
 
 _MAX_NODES = 20_000
 
 
 def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
-    """Report every reason the request at ``node`` fails (the interpreter's hook)."""
+    """Report every reason the request at ``node`` fails (the interpreter's hook), and whether it could be followed.
+
+    A target x source pair is decided when the linter can tell: connected, or cut in a way a rule names, or the
+    source never watched. It cannot tell when the source is unknown, when the tape was handed to code it cannot
+    follow, or when the path it would reason about runs through (or next to, while the tape recorded) code it
+    cannot follow: then no rule fires for that pair, and the call counts as not checked (``it.followed``).
+    """
     method = node.func.attr if isinstance(node.func, ast.Attribute) else "gradient"
     _count_calls(it, tape, node, method)
     text = ast.unparse(node.args[1]) if len(node.args) > 1 else describe(sources)
     targets, wrt = flat(target), flat(sources)
     it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
+    why, pairs = None, 0
     for t in targets:
-        if t.kind not in ("tensor", "var", "numpy", "py") or not t.known:
+        if t.kind not in ("tensor", "var", "numpy", "py", "unknown", "model"):
             continue
         for s in wrt:
-            if s.kind in ("tensor", "var", "model") and not s.opaque and s is not t and (
-                    s.id not in t.rec.get(tape, ()) or not _watchable(tape, s)):
-                for code, line, col, message, fix in _explained(it, tape, t, s, text):
-                    it.report(code, line, col, message, fix)
-                    if line != node.lineno:
-                        it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+            if s is t or s.kind in ("none", "py"):
+                continue
+            pairs += 1
+            if s.kind not in ("tensor", "var", "model") or s.opaque:
+                why = why or CANNOT["source"]
+                continue
+            if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
+                continue
+            undecided = _decide(it, tape, t, s, text, node, method)
+            why = why or undecided
+    it.followed(node, why if pairs else why or CANNOT["nothing"])
+
+
+#: why a gradient call could not be followed (the counts in LintResult and the command's summary)
+CANNOT = {"source": "a source it cannot follow",
+          "target": "the target depends on code it cannot follow",
+          "blind": "the tape was handed to code it cannot follow",
+          "path": "no path from the source to the target in the code it can see",
+          "nothing": "no target or source it can follow"}
+
+
+def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: str) -> str | None:
+    """Report what is wrong with the pair (t, s) when the linter can tell; else say why it cannot (a CANNOT)."""
+    between = _between(it, t, s)
+    opaque, uncertain = _ancestry(it, t)
+    if between is None:
+        return CANNOT["target"] if opaque else CANNOT["path"]
+    if not _watchable(tape, s):
+        if tape.blind:
+            return CANNOT["blind"]
+    elif any(u.id in between or tape.active_at(u.seq) for u in uncertain):
+        return CANNOT["target"]
+    for code, line, col, message, fix in _explained(it, tape, t, s, text):
+        it.report(code, line, col, message, fix)
+        if line != node.lineno:
+            it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+    return None
+
+
+def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
+    """Whether unknown code took part in ``target`` (any value it depends on), and the values such code made."""
+    key = ("ancestry", target.id)
+    if key not in it.memo:
+        seen, todo, opaque, made = set(), [target], False, []
+        while todo:
+            val = todo.pop()
+            if val.id in seen:
+                continue
+            seen.add(val.id)
+            opaque = opaque or val.opaque or val.kind == "unknown"
+            if val.op in ("unknown", "too big"):
+                made.append(val)
+            todo.extend(val.parents)
+            if len(seen) > _MAX_NODES:
+                made.append(Val("unknown", op="unknown", seq=0))   # too far to look: can't tell
+                opaque = True
+                break
+        it.charge(len(seen), "the values a gradient depends on")
+        it.memo[key] = (opaque, made)
+    return it.memo[key]
 
 
 def _symptom(tape: Tape, method: str, source: Val, code: str, line: int) -> str:
@@ -220,8 +281,8 @@ def _at_tape_level(op: Val, tape: Tape) -> Val:
 
 def _late_watch(tape: Tape, source: Val, op: Val) -> tuple | None:
     watch = tape.watched.get(source.id)
-    if watch is None or watch[3] != "watch":
-        return None
+    if watch is None or watch[3] != "watch" or any(not p.known for p in op.parents):
+        return None          # an unknown input may be a trainable variable: then TF recorded the op after all
     s = describe(source)
     return ("GT003", watch[1], watch[2],
             f"{tape.name}.watch({s}) comes after `{op.text}` (line {op.line}) used {s}: the tape only records "

@@ -81,6 +81,7 @@ class Interpreter:
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
         self.findings: dict = {}
+        self.calls: dict = {}                           # (line, col) of a gradient call -> why not followed, or None
 
     # ------------------------------------------------------------------ entry points
 
@@ -130,6 +131,14 @@ class Interpreter:
             self.gaps.append(why)
         return Val("unknown", opaque=True)
 
+    def made(self, parents: tuple) -> Val:
+        """A value made now by code the linter cannot follow, from ``parents``: "can't tell" what it is.
+
+        It keeps its inputs and its place in the program, so a gradient whose path runs through it (or that
+        such code could have changed while a tape recorded) is counted as not checked, never flagged.
+        """
+        return Val("unknown", op="unknown", parents=tuple(parents), seq=next(self.clock), opaque=True)
+
     def seq(self, items: list[Val], **fields) -> Val:
         """A list or tuple of ``items``, or unknown (and the check incomplete) when it holds too many values."""
         self.charge(len(items), "a list")
@@ -138,6 +147,13 @@ class Interpreter:
             return self.give_up(f"a list on line {self.line} holds more than {MAX_SIZE:,} values, so it was not "
                                 "followed")
         return value
+
+    def followed(self, node: ast.AST, why: str | None) -> None:
+        """Note whether the gradient call at ``node`` could be followed (``why`` not, else None): once it could on
+        any pass (inline, or its function run alone), it counts as checked."""
+        key = (node.lineno, node.col_offset)
+        if self.calls.get(key, "") is not None:
+            self.calls[key] = why
 
     def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
         self.findings.setdefault((code, line, col), (message, fix))
@@ -374,7 +390,7 @@ class Interpreter:
         func = self.ev(node.func, env)
         args = [self.ev(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
         if any(isinstance(a, ast.Starred) for a in node.args):
-            args = [Val("unknown", opaque=True, parents=tuple(args))]
+            args = [self.made(tuple(args))]
         kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords if k.arg is not None}
         return _calls.call(self, func, args, kwargs, node)
 
@@ -400,7 +416,7 @@ class Interpreter:
     def e_IfExp(self, node: ast.IfExp, env: Env) -> Val:
         self.ev(node.test, env)
         body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
-        return body if body is orelse else Val("unknown", opaque=True, parents=(body, orelse))
+        return body if body is orelse else self.made((body, orelse))
 
     def e_List(self, node: ast.List, env: Env) -> Val:
         if any(isinstance(e, ast.Starred) for e in node.elts):
@@ -467,11 +483,14 @@ class Interpreter:
         self.charge(len(parents), "the inputs of an operation")
         cut = how in ("numpy", "nondiff", "stop", "const")
         opaque = any(not p.known for p in parents)
-        rec = {} if cut or opaque else self.record(parents, seq)   # an unknown value's record is never asked
-        if any(len(sources) > MAX_DEPS for sources in rec.values()):
+        too_big = any(p.op == "too big" for p in parents)
+        rec = {} if cut or too_big else self.record(parents, seq)   # what the known inputs carry, even next to
+        if any(len(sources) > MAX_DEPS for sources in rec.values()):                    # unknown ones
             self.give_up(f"a value on line {self.line} depends on more than {MAX_DEPS:,} values a tape recorded, "
                          "so it was not followed")
-            rec, opaque = {}, True
+            too_big = True
+        if too_big:             # not followed, and neither is anything made from it: "can't tell"
+            rec, opaque, how = {}, True, "too big"
         line, col, text = self.position(node)
         return Val(kind, line, col, how, opname, text, tuple(parents), seq, rec, dtype, opaque=opaque, length=length,
                    sites=tuple(self.sites))
@@ -523,14 +542,17 @@ class Interpreter:
             return self.seq(left.items + right.items)
         if "model" in kinds:
             return self.op("tensor", (left, right), node, "op", "float")
-        return Val("unknown", opaque=True, parents=(left, right))
+        if kinds <= {"unknown", "numpy", "py"} and any(v.kind == "numpy" or v.kind == "py" and v.parents
+                                                       for v in (left, right)):
+            return self.op("tensor", (left, right), node, "op")      # arithmetic on a value that left TensorFlow
+        return self.made((left, right))
 
     # ------------------------------------------------------------------ user functions
 
     def call_user(self, func: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
         fn = func.node
         if len(self.calling) >= _MAX_CALL_DEPTH or fn in self.calling:
-            return Val("unknown", opaque=True, parents=tuple(args))
+            return self.made(tuple(args))
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
         self.calling.append(fn)
@@ -541,9 +563,9 @@ class Interpreter:
             if isinstance(fn, ast.Lambda):
                 return self.ev(fn.body, env)
             if self._generator(fn):
-                return Val("unknown", opaque=True)
+                return self.made(tuple(args))
             self.block(fn.body, env)
-            return _merge_returns(self.returns[-1])
+            return _merge_returns(self, self.returns[-1])
         finally:
             self.stack[:] = stack
             self.returns.pop()
@@ -605,11 +627,11 @@ def _position(node: ast.AST) -> tuple[int, int, str]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text[:60]
 
 
-def _merge_returns(values: list[Val]) -> Val:
+def _merge_returns(it: Interpreter, values: list[Val]) -> Val:
     if not values:
         return Val("none")
     first = values[0]
-    return first if all(v is first for v in values) else Val("unknown", opaque=True, parents=tuple(values))
+    return first if all(v is first for v in values) else it.made(tuple(values))
 
 
 def _merge_names(scopes: list[dict]) -> dict:

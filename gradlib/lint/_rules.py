@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule"]
+__all__ = ["LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule", "coverage_sentence"]
 
 
 @dataclass(frozen=True)
@@ -31,20 +31,31 @@ class LintFinding:
 
 
 class LintResult(list):
-    """The findings of one ``lint`` call (a list of ``LintFinding``), and whether all the code was checked.
+    """The findings of one ``lint`` call (a list of ``LintFinding``), whether all the code was checked, and how
+    many gradient calls could be followed.
 
     ``complete`` is False when the analysis stopped early or left part of the code unfollowed (a bound
     was reached, or something failed inside the linter); ``reason`` then says why, and an empty list
     does NOT mean the code is clean: only that nothing was found in the part that was checked.
+
+    ``calls`` counts the gradient calls in the source (``.gradient``, ``.jacobian``, ``.batch_jacobian``),
+    ``checked`` those the linter could follow (every target and source, or a finding on it), and
+    ``not_checked`` gives ``(line, why)`` for each of the others: the rules speak only for the checked ones.
     """
 
-    def __init__(self, findings=(), reason: str | None = None):
+    def __init__(self, findings=(), reason: str | None = None, *, calls: int = 0, checked: int = 0,
+                 not_checked: tuple = ()):
         super().__init__(findings)
         self.reason = reason
+        self.calls, self.checked, self.not_checked = calls, checked, tuple(not_checked)
 
     @property
     def complete(self) -> bool:
         return self.reason is None
+
+    def coverage(self) -> str:
+        """What was checked, as one sentence: the all-clear claims only the gradient calls that were followed."""
+        return coverage_sentence(len(self), self.calls, self.checked, [why for _, why in self.not_checked])
 
     def summary(self) -> str:
         """One sentence: the number of findings, and why the check is incomplete when it is."""
@@ -54,11 +65,37 @@ class LintResult(list):
         return (f"{found}, but the code could not be checked completely: {self.reason}. An empty or short list "
                 "does not mean the rest is clean.")
 
-    def __reduce__(self):                      # pickled by caches: keep the reason with the findings
-        return (LintResult, (list(self), self.reason))
+    def __reduce__(self):                      # pickled by caches: keep the reason and the counts with the findings
+        return (_rebuild, (list(self), self.reason, self.calls, self.checked, self.not_checked))
 
     def __repr__(self) -> str:
-        return f"LintResult({list.__repr__(self)}, reason={self.reason!r})"
+        return (f"LintResult({list.__repr__(self)}, reason={self.reason!r}, calls={self.calls}, "
+                f"checked={self.checked})")
+
+
+def _rebuild(findings, reason, calls, checked, not_checked) -> LintResult:
+    return LintResult(findings, reason, calls=calls, checked=checked, not_checked=not_checked)
+
+
+def coverage_sentence(found: int, calls: int, checked: int, whys: list[str]) -> str:
+    """"No GradientTape mistake of these kinds in the 7 of 9 gradient calls that could be followed (2 could not:
+    ...)." or, with findings, how many calls the findings come from; ``whys`` has one entry per call not followed."""
+    if calls == 0:
+        return "No gradient call (tape.gradient, jacobian or batch_jacobian) to check." if not found else \
+            f"{found} finding{'s' if found != 1 else ''}; no gradient call to follow."
+    counts: dict[str, int] = {}
+    for why in whys:
+        counts[why] = counts.get(why, 0) + 1
+    rest = "; ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    not_followed = f" ({calls - checked} could not: {rest})" if calls > checked else ""
+    noun = "gradient call" if calls == 1 else "gradient calls"
+    if found:
+        return (f"{found} finding{'s' if found != 1 else ''}; {checked} of {calls} {noun} could be followed"
+                f"{not_followed}.")
+    if checked == 0:
+        return f"Nothing checked: none of the {calls} {noun} could be followed{not_followed}."
+    return f"No GradientTape mistake of these kinds in the {checked} of {calls} {noun} that could be followed" \
+        f"{not_followed}."
 
 
 @dataclass(frozen=True)
