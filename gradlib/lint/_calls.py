@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
-from ._values import TENSORISH, Tape, Val
+from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["attribute", "call", "subscript"]
+__all__ = ["attribute", "call", "instantiate", "subscript"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
 _MODEL_WEIGHTS = {"kernel", "bias", "embeddings", "gamma", "beta"}
+_SEQ_METHODS = {"append", "extend", "insert", "pop", "as_list", "copy", "index", "count", "clear", "reverse", "sort"}
 _TAPE_METHODS = {"watch", "gradient", "jacobian", "batch_jacobian", "stop_recording", "reset", "watched_variables"}
 
 
@@ -49,7 +50,15 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         return _model_attribute(base, attr)
     if base.kind == "object":
         return _object_attribute(base, attr)
+    if base.kind == "dataset":
+        if attr == "as_numpy_iterator":
+            return Val("numpy")
+        return Val("dataset", qual=attr)                   # .batch(32), .shuffle(...), .map(f): still a dataset
+    if base.kind == "seq" and attr in _SEQ_METHODS:
+        return Val("bound", qual=attr, parents=(base,))
     if base.kind in TENSORISH + ("numpy",):
+        if attr == "shape":                                 # x.shape[0] is an int
+            return Val("seq", items=None, attrs={"elem": Val("py", dtype="int")}, text=f"{describe_text(base)}.shape")
         if attr in _PY_ATTRS:
             return Val("py", attrs={"value": base.trainable} if attr == "trainable" else {})
         if base.kind == "numpy" and attr == "T":
@@ -61,6 +70,9 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
 def _model_attribute(model: Val, attr: str) -> Val:
     if attr in model.attrs:
         return model.attrs[attr]
+    method = _class_method(model, attr) if attr not in ("call", "__call__") else None
+    if method is not None:
+        return method
     if attr in _MODEL_VARS:
         hidden = attr.startswith("trainable") and not model.trainable or attr == "non_trainable_variables"
         return Val("seq", items=[] if hidden else [model], text=f"{model.name or 'model'}.{attr}")
@@ -74,12 +86,7 @@ def _model_attribute(model: Val, attr: str) -> Val:
 def _object_attribute(obj: Val, attr: str) -> Val:
     if attr in obj.attrs:
         return obj.attrs[attr]
-    cls = obj.node
-    if isinstance(cls, ast.ClassDef):
-        for stmt in cls.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                return Val("method", node=stmt, parents=(obj,), attrs={"env": obj.attrs.get("__env__")})
-    return Val("unknown", opaque=True)
+    return _class_method(obj, attr) or Val("unknown", opaque=True)
 
 
 def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
@@ -126,17 +133,19 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "method":
         return it.call_user(Val("func", node=func.node, attrs=func.attrs), [func.parents[0]] + args, kwargs, node)
     if kind == "class":
-        return _instantiate(it, func, args, kwargs, node)
+        return instantiate(it, func, args, kwargs, node)
     if kind == "tmethod":
         return _tape_method(it, func.tape, func.qual, args, kwargs, node)
     if kind == "mmethod":
-        return _model_method(it, func.parents[0], func.qual, args, node)
+        return _model_method(it, func.parents[0], func.qual, args, node, kwargs)
     if kind == "model":
         return _model_call(it, func, args, node)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
         return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
     if kind == "bound":
         return _method(it, func.parents[0], func.qual, args, node)
+    if kind == "dataset":
+        return func
     return _unknown_call(it, args, kwargs)
 
 
@@ -166,6 +175,8 @@ def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) 
 
 
 def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    if qual.startswith("tf.data."):                         # a dataset: its elements are tensors of unknown value
+        return Val("dataset", qual=qual)
     kind = call_kind(qual)
     handler = _LIBRARY.get(kind)
     if handler is not None:
@@ -204,11 +215,11 @@ def _numpy_dtype(qual: str, args: list[Val], kwargs: dict) -> str | None:
     return "float" if last in floats or ".random." in qual and last != "randint" else None
 
 
-def _variable(it, qual, args, kwargs, node) -> Val:
+def _variable(it, qual, args, kwargs, node, default_dtype: str | None = None) -> Val:
     init = args[0] if args else kwargs.get("initial_value", Val("unknown"))
     trainable = kwargs.get("trainable", args[1] if len(args) > 1 else None)
     flag = _value(trainable) if trainable is not None else True
-    dtype = _dtype_arg(kwargs.get("dtype")) or _literal_dtype([init], {})
+    dtype = _dtype_arg(kwargs.get("dtype")) or _literal_dtype([init], {}) or default_dtype
     var = it.op("var", (), node, "leaf", dtype, opname="tf.Variable")
     var.trainable = flag is not False
     var.opaque = not isinstance(flag, bool)
@@ -336,6 +347,12 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
                    opaque=name not in ("len", "isinstance", "str", "repr", "hasattr", "type") and not first.known)
     if name == "range":
         return _range(args)
+    if name == "iter" and first.kind == "dataset":
+        return first
+    if name == "next" and first.kind == "dataset":
+        return it.element(first, node)
+    if name in ("list", "tuple") and not args:
+        return it.seq([])
     if name in ("list", "tuple"):
         return _as_list(it, first, node)
     if name == "zip":
@@ -379,7 +396,41 @@ def _zip(it, args: list[Val], node: ast.AST) -> Val:
     return it.seq([Val("seq", items=list(row)) for row in zip(*columns)])
 
 
+def _seq_method(it, base: Val, name: str, args: list[Val]) -> Val:
+    """``list.append`` and friends: the list's elements stay known while they can be."""
+    if name in ("as_list", "copy"):
+        return base if name == "as_list" else it.seq(list(base.items), attrs=dict(base.attrs)) \
+            if base.items is not None else Val("seq", items=None, attrs=dict(base.attrs))
+    if name == "append" and args and base.items is not None:
+        it.charge(1, "a list")
+        base.items.append(args[0])
+        base.size += args[0].size
+    elif name == "extend" and args and base.items is not None and args[0].kind == "seq" \
+            and args[0].items is not None:
+        it.charge(len(args[0].items), "a list")
+        base.items.extend(args[0].items)
+        base.size += args[0].size
+    elif name in ("index", "count"):
+        return Val("py", dtype="int")
+    elif name in ("reverse", "sort") and base.items is not None:
+        return Val("none")
+    else:                                                   # the elements are no longer known one by one
+        elem = base.items[0] if base.items and all(i is base.items[0] for i in base.items) else None
+        base.items, base.attrs["elem"] = None, elem
+        if name == "pop":
+            return elem or Val("unknown", opaque=True)
+    if base.items is not None:
+        base.length = len(base.items)
+        if base.size > it.max_list_size:
+            base.items, base.attrs["elem"] = None, None
+    return Val("none")
+
+
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
+    if base.kind == "seq":
+        return _seq_method(it, base, name, args)
+    if name == "get_shape" and base.kind in TENSORISH:
+        return attribute(it, base, "shape", node)
     if name == "numpy" and base.kind in TENSORISH:
         return it.op("numpy", (base,), node, "numpy", base.dtype, opname=".numpy()")
     if base.kind == "numpy" or name in ("numpy", "item", "tolist"):
@@ -391,16 +442,32 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     return _unknown_call(it, args, {})
 
 
-def _instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
+    """An instance of a class of the source, its ``__init__`` run abstractly (``self.layer``, ``self.var`` kept).
+
+    An instance of a Keras Model/Layer subclass is a model (called as one opaque operation on its weights);
+    the layers and variables its ``__init__`` makes are its own, so a path from one of them is a path from it.
+    """
     if cls.qual == "tf.keras.Model":
-        model = _keras_model(it, cls.qual, [], {}, node)
-        model.attrs["multi"] = _returns_tuple(cls.node)
-        return model
-    obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
-    init = _object_attribute(obj, "__init__")
-    if init.kind == "method":
+        obj = _keras_model(it, cls.qual, [], {}, node)
+        obj.attrs["multi"] = _returns_tuple(cls.node)
+        obj.node, obj.attrs["__env__"] = cls.node, cls.attrs.get("env")
+    else:
+        obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
+    init = _class_method(obj, "__init__")
+    if init is not None:
         call(it, init, args, kwargs, node)
     return obj
+
+
+def _class_method(obj: Val, attr: str) -> Val | None:
+    """The method ``attr`` of a class of the source, bound to ``obj``, or None."""
+    cls = obj.node
+    if isinstance(cls, ast.ClassDef):
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
+                return Val("method", node=stmt, parents=(obj,), attrs={"env": obj.attrs.get("__env__")})
+    return None
 
 
 def _returns_tuple(cls: ast.ClassDef) -> bool:
@@ -417,13 +484,19 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
 
-def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call) -> Val:
+def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kwargs: dict | None = None) -> Val:
+    kwargs = kwargs or {}
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
     if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
         return Val("none")
+    if name in ("add_weight", "add_variable"):
+        return _variable(it, "tf.Variable", [], {"trainable": kwargs.get("trainable", Val("py", attrs={"value": True})),
+                                                   "dtype": kwargs.get("dtype")} if kwargs.get("dtype") else
+                         {"trainable": kwargs.get("trainable", Val("py", attrs={"value": True}))}, node,
+                         default_dtype="float")
     return _unknown_call(it, args, {})
 
 

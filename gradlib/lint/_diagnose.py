@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from ._calls import flat
-from ._values import Tape, Val, describe
+from ._values import Tape, Val, describe, owners
 
 __all__ = ["CANNOT", "diagnose"]
 
@@ -175,11 +175,12 @@ def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: 
     """
     flow, behind = {source.id}, []
     for later in between.values():            # in program order
-        if later is source or not any(p.id in flow for p in later.parents):
+        if later is source or not any(p.id in flow or _is_source(p, source) for p in later.parents):
             continue
         if later.op == "numpy" or later.op not in ("nondiff", "stop") and tape.active_at(later.seq):
             flow.add(later.id)
-        elif later.op == "nondiff" and not any(_live(tape, source, p, later) for p in later.parents if p.id in flow):
+        elif later.op == "nondiff" and not any(_live(tape, source, p, later) for p in later.parents
+                                               if p.id in flow or _is_source(p, source)):
             behind.append(later)
     if target.id in flow:
         return []
@@ -205,13 +206,13 @@ def _walk_between(it, target: Val, source: Val) -> dict | None:
                            "was not explained")
                 return None
             ancestors[val.id] = val
-            todo.extend(val.parents)
+            todo.extend(_inputs(val))
     it.charge(2 * len(ancestors), "the values on the way to a gradient")
     if source.id not in ancestors:
         return None
     reached = {source.id: source}
     for val in sorted(ancestors.values(), key=lambda v: v.seq):
-        if any(p.id in reached for p in val.parents):
+        if any(p.id in reached for p in _inputs(val)):
             reached[val.id] = val
     return reached if target.id in reached else None
 
@@ -222,8 +223,21 @@ def _watchable(tape: Tape, source: Val) -> bool:
     return tape.auto and source.kind in ("var", "model") and source.trainable and source.dtype != "int"
 
 
+def _inputs(val: Val) -> tuple:
+    """What ``val`` is made from, for the paths: its parents, and for a layer or variable of a Keras model, the
+    model that owns it (a path from ``self.dense`` is a path from ``self``)."""
+    owner = val.attrs.get("__owner__")
+    return val.parents + (owner,) if owner is not None else val.parents
+
+
+def _is_source(val: Val, source: Val) -> bool:
+    return val is source or any(o is source for o in owners(val))
+
+
 def _live(tape: Tape, source: Val, parent: Val, later: Val) -> bool:
     """Whether the tape followed ``source`` through ``parent`` when ``later`` was computed."""
+    if parent is not source and _is_source(parent, source):
+        return _live(tape, parent, parent, later)          # a layer or variable of the source model
     if parent is not source:
         return source.id in parent.rec.get(tape, ())
     watch = tape.watched.get(source.id)
@@ -236,7 +250,7 @@ def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources
     live = _live(tape, source, parent, later)
     if live and source.id in later.rec.get(tape, ()):
         return None
-    if not live and parent is not source:
+    if not live and not _is_source(parent, source):
         return None                       # downstream of a cut already reported
     return _classify(tape, source, later, live, target, sources)
 

@@ -20,7 +20,7 @@ import time
 
 from . import _calls
 from ._tables import normalise
-from ._values import TENSORISH, Tape, Val
+from ._values import TENSORISH, Tape, Val, owners
 
 __all__ = ["Budget", "Env", "Interpreter", "MAX_DEPS", "MAX_SIZE"]
 
@@ -82,6 +82,9 @@ class Interpreter:
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
         self.findings: dict = {}
         self.calls: dict = {}                           # (line, col) of a gradient call -> why not followed, or None
+        self.classes: dict = {}                         # id of a class definition -> its class value
+        self.instances: dict = {}                       # id of a class definition -> the instance its methods see
+        self.max_list_size = MAX_SIZE
 
     # ------------------------------------------------------------------ entry points
 
@@ -99,9 +102,21 @@ class Interpreter:
             if id(node) in done:
                 continue
             done.add(id(node))
-            self_val = Val("object", node=cls, name="self", attrs={"__env__": env})
-            args = [self_val] if cls is not None and node.args.args else []
+            args = [self.instance(cls, env)] if cls is not None and node.args.args else []
             self.call_user(Val("func", node=node, attrs={"env": Env(env, hide_tapes=True)}), args, {}, node)
+
+    def instance(self, cls: ast.ClassDef, env: Env) -> Val:
+        """The ``self`` a method of ``cls`` sees when run alone: one instance per class, its ``__init__`` run
+        abstractly with unknown arguments (so ``self.dense``, ``self.w`` are known)."""
+        if id(cls) not in self.instances:
+            self.instances[id(cls)] = Val("object", node=cls, name="self", attrs={"__env__": env})   # while __init__ runs
+            klass = self.classes.get(id(cls))
+            if klass is not None:
+                spec = next((f.args for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+                count = max(len(spec.posonlyargs + spec.args) - 1 - len(spec.defaults), 0) if spec is not None else 0
+                self.instances[id(cls)] = _calls.instantiate(self, klass, [Val("unknown", opaque=True)] * count, {}, cls)
+            self.instances[id(cls)].name = "self"
+        return self.instances[id(cls)]
 
     def tick(self) -> int:
         self.steps += 1
@@ -203,6 +218,7 @@ class Interpreter:
         keras = any(b.kind in ("module", "class") and b.qual.startswith("tf.keras") for b in bases)
         env.vars[node.name] = Val("class", node=node, name=node.name, qual="tf.keras.Model" if keras else node.name,
                                   attrs={"env": env})
+        self.classes[id(node)] = env.vars[node.name]
         inner = Env(env)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -231,6 +247,11 @@ class Interpreter:
 
     def s_Expr(self, node: ast.Expr, env: Env) -> None:
         self.ev(node.value, env)
+
+    def s_Assert(self, node: ast.Assert, env: Env) -> None:
+        self.ev(node.test, env)
+        if node.msg is not None:
+            self.ev(node.msg, env)
 
     def s_Return(self, node: ast.Return, env: Env) -> bool:
         value = self.ev(node.value, env) if node.value is not None else Val("none")
@@ -323,6 +344,9 @@ class Interpreter:
             base = self.ev(target.value, env)
             if base.kind in ("object", "model"):
                 _mark_rebound(value, base.attrs.get(target.attr), node, ast.unparse(target))
+                if base.kind == "model" and value.kind in ("var", "model") and value is not base \
+                        and "__owner__" not in value.attrs and base not in owners(value):
+                    value.attrs["__owner__"] = base      # self.dense = Dense(...): a path from it is one from self
                 value.name = value.name or ast.unparse(target)
                 base.attrs[target.attr] = value
                 if base.kind == "model" and target.attr == "trainable" and value.attrs.get("value") is False:
@@ -346,6 +370,8 @@ class Interpreter:
             return [self.op("tensor", (value,), node, "iter", value.dtype, opname="unpacking") for _ in range(n)]
         if value.kind == "seq" and value.attrs.get("elem") is not None:
             return [value.attrs["elem"]] * n
+        if value.kind == "numpy":
+            return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
         return [Val("unknown", opaque=True) for _ in range(n)]
 
     def iterations(self, value: Val, node: ast.AST) -> list:
@@ -360,7 +386,13 @@ class Interpreter:
             return [make] * (1 if value.length == 1 else 2)
         if value.kind == "numpy":
             return [lambda: Val("numpy", dtype=value.dtype)] * 2
+        if value.kind == "dataset":
+            return [lambda: self.element(value, node)] * 2
         return [lambda: Val("unknown", opaque=True)] * 2
+
+    def element(self, dataset: Val, node: ast.AST) -> Val:
+        """One element of a ``tf.data`` dataset: a tensor (or a tuple of them) whose value is not known."""
+        return self.op("tensor", (), node, "const", None, opname="a tf.data element")
 
     # ------------------------------------------------------------------ expressions
 
@@ -506,6 +538,7 @@ class Interpreter:
                     sources.add(p.id)
                 elif self.tracked(tape, p, seq):
                     sources.add(p.id)
+                    sources.update(o.id for o in owners(p))
             if sources:       # the op is recorded with all its inputs: one watched later (before the gradient
                 sources |= {p.id for p in parents if p.kind in TENSORISH and p.dtype != "int"}   # call) gets one
                 self.charge(len(sources), "the values a tape recorded")

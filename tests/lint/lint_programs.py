@@ -149,4 +149,129 @@ with tf.GradientTape() as tape:  # <- GT003
     y = x * v
 result = tape.gradient(y, x)
 """, True, "late watch"),
+    # ---- step 4: parts the linter used to give up on are followed (every call here is checked)
+    "shape_as_int": _p("""
+x = tf.Variable(tf.ones((3, 2)))
+with tf.GradientTape() as tape:
+    n = x.shape[0]
+    loss = tf.reduce_sum(tf.round(x)) / n  # <- GT010
+result = tape.gradient(loss, x)
+""", True, "followed"),
+    "shape_as_int_ok": _p("""
+x = tf.Variable(tf.ones((3, 2)))
+with tf.GradientTape() as tape:
+    n = x.shape[0]
+    loss = tf.reduce_sum(x * x) / n
+result = tape.gradient(loss, x)
+""", False, "followed"),
+    "list_append": _p("""
+x = tf.Variable([1.0, 2.0])
+losses = []
+with tf.GradientTape() as tape:
+    for i in range(3):
+        losses.append(tf.reduce_sum(x.numpy() * i))  # <- GT002
+    loss = tf.add_n(losses)
+result = tape.gradient(loss, x)
+""", True, "followed"),
+    "list_append_ok": _p("""
+x = tf.Variable([1.0, 2.0])
+losses = []
+with tf.GradientTape() as tape:
+    for i in range(3):
+        losses.append(tf.reduce_sum(x * float(i + 1)))
+    loss = tf.add_n(losses)
+result = tape.gradient(loss, x)
+""", False, "followed"),
+    "assert_on_gradient": _p("""
+x = tf.constant([1.0, 2.0])
+with tf.GradientTape() as tape:  # <- GT003
+    y = tf.reduce_sum(x * x)
+result = tape.gradient(y, x)
+assert result is None or result is not None
+""", True, "followed"),
+    "data_batches": _p("""
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+ds = tf.data.Dataset.from_tensor_slices((tf.ones((8, 2)), tf.ones((8, 1)))).batch(4)
+for xb, yb in ds:
+    with tf.GradientTape() as tape:
+        pred = model(xb)
+        loss = tf.reduce_mean(tf.round(pred - yb))  # <- GT010
+    result = tape.gradient(loss, model.trainable_variables)
+""", True, "followed"),
+    "data_batches_ok": _p("""
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+ds = tf.data.Dataset.from_tensor_slices((tf.ones((8, 2)), tf.ones((8, 1)))).batch(4)
+for xb, yb in ds:
+    with tf.GradientTape() as tape:
+        pred = model(xb)
+        loss = tf.reduce_mean((pred - yb) ** 2)
+    result = tape.gradient(loss, model.trainable_variables)
+""", False, "followed"),
+    "numpy_function_output": _p("""
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as tape:
+    y = tf.numpy_function(np.sin, [x], tf.float32)  # <- GT002
+    loss = tf.reduce_sum(y)
+result = tape.gradient(loss, x)
+""", True, "followed"),
+    "function_parameters": _p("""
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+
+
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        pred = model(x)
+        loss = tf.reduce_mean(tf.square(y - pred.numpy()))  # <- GT002
+    return tape.gradient(loss, model.trainable_variables)
+
+
+result = train_step(tf.ones((2, 2)), tf.ones((2, 1)))
+""", True, "followed"),
+    "function_parameters_ok": _p("""
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+
+
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        pred = model(x)
+        loss = tf.reduce_mean(tf.square(y - pred))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+result = train_step(tf.ones((2, 2)), tf.ones((2, 1)))
+""", False, "followed"),
+    "keras_subclass_method": _p("""
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(1)
+        self.w = tf.Variable(2.0)
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            pred = self.dense(x) * self.w
+            loss = tf.reduce_mean(tf.square(pred.numpy() - y))  # <- GT002
+        return tape.gradient(loss, self.trainable_variables)
+
+
+result = Net().train_step((tf.ones((2, 3)), tf.ones((2, 1))))
+""", True, "followed"),
+    "keras_subclass_method_ok": _p("""
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(1)
+        self.w = tf.Variable(2.0)
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            pred = self.dense(x) * self.w
+            loss = tf.reduce_mean(tf.square(pred - y))
+        return tape.gradient(loss, self.trainable_variables)
+
+
+result = Net().train_step((tf.ones((2, 3)), tf.ones((2, 1))))
+""", False, "followed"),
 }
