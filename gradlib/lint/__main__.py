@@ -1,6 +1,7 @@
 """Command line: ``gradlib-lint FILE...`` or ``python -m gradlib.lint FILE...`` (``-`` reads standard input).
 
-Prints ``path:line:col: GTnnn message`` per finding. The exit status (the worst over all files):
+Prints ``path:line:col: GTnnn message`` per finding, and at the end one line on standard error saying how many
+gradient calls could be followed (the rules speak only for those; ``--quiet`` drops it). The exit status (the worst over all files):
 0 every file checked was checked completely and is clean; 1 something was found; 3 a file could not be
 checked completely (a bound of the analysis was reached, or the linter failed inside: what was found is
 printed, and a line on standard error says why); 2 a file could not be read, decoded or parsed.
@@ -18,6 +19,7 @@ import os
 import sys
 
 from . import RULES, LintError, lint
+from ._rules import coverage_sentence
 
 __all__ = ["EXIT_CODES", "MAX_BYTES", "main"]
 
@@ -39,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Find GradientTape mistakes in Python files without running them.")
     parser.add_argument("files", nargs="*", metavar="FILE", help="Python files to check; - reads standard input")
     parser.add_argument("--rules", action="store_true", help="list the rules and exit")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no closing summary line (how many gradient calls could be followed) on standard error")
     args = parser.parse_args(argv)
     if args.rules:
         for rule in RULES:
@@ -46,10 +50,34 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.files:
         parser.error("give at least one FILE (or - for standard input)")
-    status = 0
+    status, tally = 0, _Tally()
     for path in args.files:
-        status = max(status, _check(path), key=_RANK.__getitem__)
+        status = max(status, _check(path, tally), key=_RANK.__getitem__)
+    if not args.quiet:
+        print(tally.line(), file=sys.stderr)
     return status
+
+
+class _Tally:
+    """What all the files together found and could follow, for the closing summary line."""
+
+    def __init__(self):
+        self.files = self.skipped = self.found = self.calls = self.checked = 0
+        self.whys: list[str] = []
+
+    def add(self, result) -> None:
+        self.files += 1
+        self.found += len(result)
+        self.calls += result.calls
+        self.checked += result.checked
+        self.whys += [why for _, why in result.not_checked]
+
+    def line(self) -> str:
+        """``gradlib.lint: No GradientTape mistake of these kinds in the 7 of 9 gradient calls that could be
+        followed (2 could not: ...). 3 files checked.``"""
+        files = f"{self.files} file{'s' if self.files != 1 else ''} checked"
+        skipped = f", {self.skipped} skipped (too large)" if self.skipped else ""
+        return f"gradlib.lint: {coverage_sentence(self.found, self.calls, self.checked, self.whys)} {files}{skipped}."
 
 
 def _prog(argv0: str) -> str:
@@ -58,18 +86,20 @@ def _prog(argv0: str) -> str:
     return "gradlib-lint" if name.startswith("gradlib-lint") else "python -m gradlib.lint"
 
 
-def _check(path: str) -> int:
+def _check(path: str, tally: _Tally) -> int:
     try:
         result = lint(_read(path))
     except LintError as err:
         if err.too_large:
             print(f"{path}: skipped (not checked): {err}", file=sys.stderr)
+            tally.skipped += 1
             return 0
         print(f"{path}:{err.line or 1}:{err.col or 0}: error {err}", file=sys.stderr)
         return 2
     except OSError as err:
         print(f"{path}: error cannot read the file: {err.strerror or err}", file=sys.stderr)
         return 2
+    tally.add(result)
     for finding in result:
         print(f"{path}:{finding.line}:{finding.col}: {finding.rule} {finding.message}")
     if not result.complete:

@@ -95,3 +95,19 @@ def test_a_budget_cut_is_reported_and_exits_3(tmp_path):
     assert f"{path}:3:0: GT003" in done.stdout
     assert re.search(r"incomplete gradlib.lint could not check this file completely: the analysis stopped on line "
                      r"\d+ after 50,000 steps", done.stderr), done.stderr
+
+
+def test_the_summary_line_says_how_many_gradient_calls_were_followed(tmp_path):
+    unknown = tmp_path / "step.py"
+    unknown.write_text("import tensorflow as tf\n\ndef step(model, loss_fn, x, y):\n    with tf.GradientTape() as tape:\n"
+                       "        loss = loss_fn(y, model(x))\n    return tape.gradient(loss, model.trainable_variables)\n")
+    clean = CORPUS / "correct" / "persistent_twice.py"
+    done = _run(["-m", "gradlib.lint", str(clean), str(unknown)])
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        "gradlib.lint: No GradientTape mistake of these kinds in the 2 of 3 gradient calls that could be followed "
+        "(1 could not: 1 a source it cannot follow). 2 files checked.")
+    done = _run(["-m", "gradlib.lint", str(CORPUS / "broken" / "argmax.py")])
+    assert done.stderr.splitlines()[-1] == ("gradlib.lint: 2 findings; 1 of 1 gradient call could be followed. "
+                                            "1 file checked.")
+    assert _run(["-m", "gradlib.lint", "--quiet", str(clean)]).stderr == ""

@@ -73,3 +73,17 @@ def train_step(x, y, loss_fn):
     assert result.not_checked == ((7, "the target depends on code it cannot follow"),)
     assert result.coverage() == ("Nothing checked: none of the 1 gradient call could be followed (1 could not: 1 the "
                                  "target depends on code it cannot follow).")
+
+
+def test_the_counts_survive_pickling_and_the_all_clear_claims_only_what_was_checked():
+    import pickle
+    source = PROGRAMS["function_parameters_ok"].source + (
+        "\n\ndef other(model, loss_fn, x):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(model(x))\n"
+        "    return tape.gradient(loss, model.trainable_variables)\n")
+    result = lint(source)
+    assert (result.calls, result.checked, len(result.not_checked)) == (2, 1, 1)
+    assert result.coverage() == ("No GradientTape mistake of these kinds in the 1 of 2 gradient calls that could be "
+                                 "followed (1 could not: 1 a source it cannot follow).")
+    copy = pickle.loads(pickle.dumps(result))
+    assert (copy.calls, copy.checked, copy.not_checked) == (result.calls, result.checked, result.not_checked)
+    assert lint("x = 1\n").coverage() == "No gradient call (tape.gradient, jacobian or batch_jacobian) to check."
