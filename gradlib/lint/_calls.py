@@ -50,6 +50,8 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         return _model_attribute(base, attr)
     if base.kind == "object":
         return _object_attribute(base, attr)
+    if base.kind == "optimizer":
+        return Val("omethod", qual=attr, parents=(base,))
     if base.kind == "dataset":
         if attr == "as_numpy_iterator":
             return Val("numpy")
@@ -146,6 +148,8 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
         return _method(it, func.parents[0], func.qual, args, node)
     if kind == "dataset":
         return func
+    if kind == "omethod":
+        return _optimizer_method(it, func.parents[0], func.qual, args, kwargs, node)
     return _unknown_call(it, args, kwargs)
 
 
@@ -177,6 +181,9 @@ def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) 
 def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if qual.startswith("tf.data."):                         # a dataset: its elements are tensors of unknown value
         return Val("dataset", qual=qual)
+    if _is_optimizer(qual):
+        _unknown_call(it, args, kwargs)
+        return Val("optimizer", qual=qual, text=ast.unparse(node)[:40])
     kind = call_kind(qual)
     handler = _LIBRARY.get(kind)
     if handler is not None:
@@ -185,8 +192,49 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return _diff(it, args, {}, node, f"{qual} with one argument (it gives indices)", "nondiff", "int")
     if kind == "diff":
         result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
+        if _mixes_rows(qual, args, kwargs):
+            result.attrs["mixes_rows"] = True
         return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result
     return _unknown_call(it, args, kwargs)
+
+
+def _mixes_rows(qual: str, args: list[Val], kwargs: dict) -> bool:
+    """Whether ``qual`` is a reduction over the first (batch) axis: ``tf.reduce_mean(x, axis=0)``, or over all axes."""
+    if not qual.rsplit(".", 1)[-1].startswith("reduce_"):
+        return False
+    axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
+    if axis is None or axis.kind == "none":
+        return True
+    values = [_value(axis)] if axis.kind == "py" else [_value(i) for i in axis.items or ()] if axis.kind == "seq" \
+        else []
+    return 0 in [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+
+
+def _is_optimizer(qual: str) -> bool:
+    """``tf.keras.optimizers.Adam``, ``tf.compat.v1.train.GradientDescentOptimizer``, ``tf.optimizers.SGD``."""
+    last = qual.rsplit(".", 1)[-1]
+    return last[:1].isupper() and (".optimizers." in qual or qual.startswith("tf.optimizers.")
+                                   or ".train." in qual and last.endswith("Optimizer"))
+
+
+def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    """``optimizer.minimize(loss, ...)`` given a loss tensor computed before, not a callable: GT013."""
+    loss = args[0] if args else kwargs.get("loss")
+    if name == "minimize" and loss is not None and "tape" not in kwargs and (
+            loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
+        it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
+    return _unknown_call(it, args, kwargs)
+
+
+def _minimize_message(opt: Val, loss: Val, node: ast.Call) -> str:
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    keras3 = "" if ".train." in opt.qual else (" (and a Keras 3 optimizer, which tf.keras gives with TensorFlow 2.16 "
+                                               "and later, has no minimize at all: AttributeError)")
+    return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
+            "minimize must compute the loss itself to record it, so a tensor raises RuntimeError (tf.compat.v1 "
+            f"optimizers; ValueError in tf_keras without tape=){keras3}. Pass a callable, "
+            f"`{name}.minimize(lambda: <the loss expression>, var_list)`, or compute the gradients with a "
+            f"GradientTape and call `{name}.apply_gradients(zip(grads, variables))`.")
 
 
 def _stack_length(qual: str, args: list[Val]) -> int | None:
@@ -437,6 +485,10 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         return it.op("numpy", (base,) + tuple(args), node, "op", base.dtype)
     if name in ("read_value", "value"):
         return _diff(it, [base], {}, node, name)
+    if name in ("assign", "assign_add", "assign_sub") and base.kind == "var" and args:
+        base.attrs.setdefault("__assigns__", []).append((args[0], node.lineno, node.col_offset,
+                                                          ast.unparse(node)[:60], next(it.clock)))
+        return base
     if name.startswith("assign") or name in ("set_shape",):
         return Val("none")
     return _unknown_call(it, args, {})

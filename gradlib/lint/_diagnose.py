@@ -48,6 +48,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                 why = why or CANNOT["source"]
                 continue
             if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
+                if method == "batch_jacobian":
+                    _rows_interact(it, tape, t, s, node)
                 continue
             undecided = _decide(it, tape, t, s, text, node, method)
             why = why or undecided
@@ -67,7 +69,13 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: s
     between = _between(it, t, s)
     opaque, uncertain = _ancestry(it, t)
     if between is None:
-        return CANNOT["target"] if opaque else CANNOT["path"]
+        if opaque:
+            return CANNOT["target"]
+        assigned = _through_assign(it, tape, t, s, method)
+        for code, line, col, message, fix in assigned:
+            it.report(code, line, col, message, fix)
+            it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+        return None if assigned else CANNOT["path"]
     if not _watchable(tape, s):
         if tape.blind:
             return CANNOT["blind"]
@@ -112,6 +120,18 @@ def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
     if tape.persistent or tape.blind:
         return
     tape.calls.append((node.lineno, node.col_offset))
+    if len(tape.calls) == 2 and _in_a_loop_inside_the_block(it, tape, node):
+        line, col = tape.with_lines[-1]
+        it.report("GT014", line, col,
+                  f"{tape.name}.{method}(...) on line {node.lineno} runs inside the `with` block of the non-persistent "
+                  f"tape {tape.name}, in a loop that runs inside that block: the first pass releases the tape and the "
+                  "second raises RuntimeError (persistent=True would keep every pass recorded on one tape, so its "
+                  "memory grows with each step). Open a new tape on each pass: put "
+                  f"`with tf.GradientTape() as {tape.name}:` inside the loop.", None)
+        it.report("GT014", node.lineno, node.col_offset,
+                  f"the second pass of this loop asks the non-persistent tape {tape.name} again: RuntimeError. Put "
+                  f"its `with` (line {line}) inside the loop.", None)
+        return
     if len(tape.calls) == 2:
         line, col = _tape_line(tape)
         first = tape.calls[0][0]
@@ -125,6 +145,69 @@ def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
             it.report("GT006", node.lineno, node.col_offset,
                       f"second {method} call on the non-persistent tape {tape.name} (made on line {line}): this raises "
                       "RuntimeError. Make the tape persistent=True.", None)
+
+
+def _in_a_loop_inside_the_block(it, tape: Tape, node: ast.Call) -> bool:
+    """The same call asked again, inside the tape's own `with` block, by a loop that started in that block."""
+    interval = tape.intervals[-1] if tape.intervals else None
+    return (tape.calls[0] == (node.lineno, node.col_offset) and tape in it.stack and interval is not None
+            and interval[1] is None and bool(it.loops) and it.loops[-1] > interval[0])
+
+
+def _through_assign(it, tape: Tape, target: Val, source: Val, method: str) -> list[tuple]:
+    """GT012: the target reads a variable after ``v.assign(f(source))``: assign is not differentiable."""
+    found, seen, todo = [], set(), [target]
+    while todo and len(seen) < _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        todo.extend(val.parents)
+        for parent in val.parents:
+            for value, line, col, text, seq in parent.attrs.get("__assigns__", ()) if parent.kind == "var" else ():
+                if seq < val.seq and (value is source or _between(it, value, source) is not None):
+                    s, v = describe(source), describe(parent)
+                    finding = ("GT012", line, col,
+                               f"`{text}` copies a value computed from {s} into the variable {v}: assign, assign_add "
+                               f"and assign_sub are not differentiable, so the tape does not follow {s} through {v} "
+                               f"and {tape.name}.{method} with respect to {s} is None. Use the value itself (`{v}_new "
+                               f"= ...`, then compute with {v}_new) inside the block; assign only to update state.",
+                               None)
+                    if finding not in found:
+                        found.append(finding)
+    it.charge(len(seen), "the values a gradient depends on")
+    return found
+
+
+def _rows_interact(it, tape: Tape, target: Val, source: Val, node: ast.Call) -> None:
+    """GT016: batch_jacobian of a target whose rows depend on other rows of the source (a reduction over the
+    batch axis combined back with row data): batch_jacobian assumes row i depends on row i only, so it gives a
+    wrong number, not an error."""
+    between = _between(it, target, source)
+    opaque, uncertain = _ancestry(it, target)
+    if between is None or opaque or uncertain:
+        return
+    for later in between.values():
+        if later.op == "gradient":
+            continue
+        mixed = [p for p in later.parents if p.id in between and p.attrs.get("mixes_rows")
+                 and _recorded(tape, source, p)]
+        rows = [p for p in later.parents if p.id in between and not p.attrs.get("mixes_rows")
+                and _recorded(tape, source, p)]
+        if mixed and rows:
+            s = describe(source)
+            it.report("GT016", node.lineno, node.col_offset,
+                      f"`{ast.unparse(node)[:60]}`: row i of the target depends on every row of {s}, through "
+                      f"`{mixed[0].text}` (line {mixed[0].line}, a reduction over the batch axis) combined with "
+                      f"`{later.text}` (line {later.line}). batch_jacobian assumes row i depends on row i of {s} only "
+                      "and returns a wrong number, not None and no error. Use "
+                      f"{tape.name}.jacobian(...) and take the diagonal blocks, or keep the rows independent "
+                      "(reduce over axis=1, not over the batch).", None)
+            return
+
+
+def _recorded(tape: Tape, source: Val, val: Val) -> bool:
+    return _is_source(val, source) or source.id in val.rec.get(tape, ())
 
 
 def _tape_line(tape: Tape) -> tuple[int, int]:
@@ -151,7 +234,7 @@ def _explain(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tup
     if between is None:
         return []
     if not _watchable(tape, source):
-        return _unwatched(tape, source, target)
+        return _unwatched(it, tape, source, target)
     findings = []
     for later in between.values():
         for parent in later.parents:
@@ -324,6 +407,19 @@ def _after(tape: Tape, source: Val, op: Val, sources: str) -> tuple:
             f"so the gradient with respect to {s} is None. Move it into the block.", ("move", op.line, end, "end"))
 
 
+def _inner_watch(it, tape: Tape, source: Val) -> tuple | None:
+    """Another tape, opened inside ``tape``'s block, that watched ``source``: (that tape, (line, col) of the watch)."""
+    if not tape.intervals:
+        return None
+    start, end = tape.intervals[-1]
+    for other in it.tapes:
+        watch = other.watched.get(source.id)
+        if other is not tape and watch is not None and watch[3] == "watch" and other.intervals \
+                and start < other.intervals[-1][0] and (end is None or other.intervals[-1][0] < end):
+            return other, (watch[1], watch[2])
+    return None
+
+
 def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
     """For ``for y_i in y`` after the block: unstack ``y`` at the end of the block and loop over the parts."""
     iterated = op.parents[0].name if op.parents else ""
@@ -332,11 +428,19 @@ def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
     return ("unstack", op.line, iterated, _tape_line(tape)[0], None if tape.persistent else (tape.line, tape.col))
 
 
-def _unwatched(tape: Tape, source: Val, target: Val) -> list[tuple]:
+def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
     if tape.blind:
         return []
     s, name = describe(source), tape.name
     line, col = _tape_line(tape)
+    inner = _inner_watch(it, tape, source)
+    if inner is not None and source.kind == "tensor":
+        other, (wl, wc) = inner
+        return [("GT015", line, col,
+                 f"{s} is watched only by the inner tape {other.name} (line {wl}), not by the outer tape {name}: "
+                 f"{name} does not record the first derivative's path from {s}, so the second derivative is None. "
+                 f"Call {name}.watch({s}) first thing in the outer block too (before the inner tape starts).",
+                 ("watch", line, col, s, name))]
     if source.id in tape.int_watches:
         wl, wc = tape.int_watches[source.id]
         found = [("GT004", wl, wc,

@@ -85,6 +85,7 @@ class Interpreter:
         self.classes: dict = {}                         # id of a class definition -> its class value
         self.instances: dict = {}                       # id of a class definition -> the instance its methods see
         self.max_list_size = MAX_SIZE
+        self.loops: list[int] = []                      # when each loop being run was entered (a clock value)
 
     # ------------------------------------------------------------------ entry points
 
@@ -292,17 +293,26 @@ class Interpreter:
     s_AsyncWith = s_With
 
     def s_For(self, node: ast.For, env: Env) -> None:
-        for make in self.iterations(self.ev(node.iter, env), node):
-            self.bind(node.target, make(), env, node)
-            self.block(node.body, env)
+        passes = self.iterations(self.ev(node.iter, env), node)
+        self.loops.append(next(self.clock))
+        try:
+            for make in passes:
+                self.bind(node.target, make(), env, node)
+                self.block(node.body, env)
+        finally:
+            self.loops.pop()
         self.block(node.orelse, env)
 
     s_AsyncFor = s_For
 
     def s_While(self, node: ast.While, env: Env) -> None:
-        for _ in range(2):
-            self.ev(node.test, env)
-            self.block(node.body, env)
+        self.loops.append(next(self.clock))
+        try:
+            for _ in range(2):
+                self.ev(node.test, env)
+                self.block(node.body, env)
+        finally:
+            self.loops.pop()
         self.block(node.orelse, env)
 
     def s_If(self, node: ast.If, env: Env) -> bool:

@@ -184,6 +184,48 @@ RULES = (
          "move the operation into the `with` block",
          _PRE + "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n    y = x * x\n"
          "loss = tf.reduce_sum(y)\ngrad = tape.gradient(loss, x)\n"),
+    Rule("GT012", "A variable assigned on the path",
+         "`w.assign(f(x))` (or `assign_add`/`assign_sub`) and then a target computed from `w`: assign is not "
+         "differentiable, so the tape does not follow `x` through `w` and the gradient with respect to `x` is None.",
+         "the `assign` call", "compute with the value itself (`w_new = f(x)`, then use `w_new`); assign only to "
+         "update state after the gradient",
+         _PRE + "x = tf.Variable(2.0)\nw = tf.Variable(1.0)\nwith tf.GradientTape() as tape:\n    w.assign(x * 3.0)\n"
+         "    loss = w * w\ngrad = tape.gradient(loss, x)\n"),
+    Rule("GT013", "A loss tensor passed to optimizer.minimize",
+         "`loss = f(v)` computed first, then `optimizer.minimize(loss, var_list)`: minimize must compute the loss "
+         "itself to record it, so a tensor raises RuntimeError (tf.compat.v1), ValueError (tf_keras without "
+         "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError).", "the `minimize` call",
+         "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
+         "`optimizer.apply_gradients`",
+         _PRE + "v = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\nloss = v * v\n"
+         "opt.minimize(loss, var_list=[v])\ngrad = [v]\n"),
+    Rule("GT014", "A gradient call in a loop inside the tape's block",
+         "`with tf.GradientTape() as tape:` around a training loop whose body calls `tape.gradient`: the first "
+         "pass releases the non-persistent tape and the second raises RuntimeError (with `persistent=True` every "
+         "pass stays recorded on one tape and its memory grows).", "the `with` line of the tape",
+         "open a new tape on each pass: put the `with` inside the loop",
+         _PRE + "w = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n    for step in range(3):\n"
+         "        loss = tf.reduce_sum(w * w)\n        grad = tape.gradient(loss, w)\n"
+         "        w.assign_sub(0.1 * grad)\n"),
+    Rule("GT015", "A tensor watched only by the inner tape",
+         "nested tapes for a second derivative where only the inner tape watches the tensor `x`: the outer tape "
+         "does not record the first derivative's path from `x`, so `outer.gradient(dy_dx, x)` is None.",
+         "the `with` line of the outer tape (the watch goes right below it)",
+         "call `outer.watch(x)` first thing in the outer block too",
+         _PRE + "x = tf.constant(2.0)\nwith tf.GradientTape() as outer:\n    with tf.GradientTape() as inner:\n"
+         "        inner.watch(x)\n        y = x ** 3\n    dy_dx = inner.gradient(y, x)\n"
+         "d2y = outer.gradient(dy_dx, x)\n"),
+    Rule("GT016", "batch_jacobian when the rows interact",
+         "`tape.batch_jacobian(g, x)` where row i of `g` depends on other rows of `x` (a reduction over the batch "
+         "axis, `tf.reduce_mean(x, axis=0)`, combined with row data): batch_jacobian assumes row i depends on row i "
+         "only, so it returns a wrong number, not None and no error.", "the `batch_jacobian` call",
+         "use `tape.jacobian(g, x)` and take the diagonal blocks, or keep the rows independent",
+         _PRE + "x = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape(persistent=True) as outer:\n"
+         "    outer.watch(x)\n    with tf.GradientTape() as inner:\n        inner.watch(x)\n"
+         "        y = tf.reduce_sum(x ** 2 * tf.reduce_mean(x, axis=0))\n    dy_dx = inner.gradient(y, x)\n"
+         "rows = outer.batch_jacobian(dy_dx, x)\nfull = outer.jacobian(dy_dx, x)   # the true blocks: full[i, :, i, :]\n"
+         "grad = tf.cast(tf.reduce_all(tf.abs(rows - tf.stack([full[i, :, i, :] for i in range(2)])) < 1e-5), "
+         "tf.float32)   # 0.0: they differ\n"),
 )
 
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

@@ -274,4 +274,132 @@ class Net(tf.keras.Model):
 
 result = Net().train_step((tf.ones((2, 3)), tf.ones((2, 1))))
 """, False, "followed"),
+    # ---- step 6: new rules, each with a correct twin
+    "assign_on_the_path": _p("""
+x = tf.Variable(2.0)
+w = tf.Variable(1.0)
+with tf.GradientTape() as tape:
+    w.assign(x * 3.0)  # <- GT012
+    loss = w * w
+result = tape.gradient(loss, x)
+""", True, "new rules"),
+    "assign_add_on_the_path": _p("""
+x = tf.Variable(2.0)
+total = tf.Variable(0.0)
+with tf.GradientTape() as tape:
+    for k in range(2):
+        total.assign_add(x * float(k + 1))  # <- GT012
+    loss = total * 2.0
+result = tape.gradient(loss, x)
+""", True, "new rules"),
+    "assign_only_updates_state": _p("""
+x = tf.Variable(2.0)
+w = tf.Variable(1.0)
+with tf.GradientTape() as tape:
+    w_new = x * 3.0
+    loss = w_new * w_new
+w.assign(w_new)
+result = tape.gradient(loss, x)
+""", False, "new rules"),
+    "minimize_a_tensor": _p("""
+v = tf.Variable(2.0)
+opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+loss = v * v
+opt.minimize(loss, var_list=[v])  # <- GT013
+result = [v.read_value()]
+""", True, "new rules"),
+    "minimize_keras_optimizer": _p("""
+v = tf.Variable(2.0)
+opt = tf.keras.optimizers.SGD(0.1)
+loss = v * v
+opt.minimize(loss, [v])  # <- GT013
+result = [v.read_value()]
+""", True, "new rules"),
+    "minimize_a_callable": _p("""
+v = tf.Variable(2.0)
+opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+opt.minimize(lambda: v * v, var_list=[v])
+result = [v.read_value()]
+""", False, "new rules"),
+    "gradient_in_block_in_a_loop": _p("""
+w = tf.Variable([1.0, 2.0])
+opt = tf.keras.optimizers.SGD(0.1)
+with tf.GradientTape() as tape:  # <- GT014
+    for step in range(3):
+        loss = tf.reduce_sum(w * w)
+        grads = tape.gradient(loss, [w])
+        opt.apply_gradients(zip(grads, [w]))
+result = grads
+""", True, "new rules"),
+    "new_tape_each_pass": _p("""
+w = tf.Variable([1.0, 2.0])
+opt = tf.keras.optimizers.SGD(0.1)
+for step in range(3):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(w * w)
+        grads = tape.gradient(loss, [w])
+    opt.apply_gradients(zip(grads, [w]))
+result = grads
+""", False, "new rules"),
+    "inner_gradient_after_outer_block": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        y = x ** 3
+dy = inner.gradient(y, x)  # <- GT008
+result = outer.gradient(dy, x)
+""", True, "new rules"),
+    "inner_gradient_inside_outer_block": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        y = x ** 3
+    dy = inner.gradient(y, x)
+result = outer.gradient(dy, x)
+""", False, "new rules"),
+    "watched_only_by_the_inner_tape": _p("""
+x = tf.constant(2.0)
+with tf.GradientTape() as outer:  # <- GT015
+    with tf.GradientTape() as inner:
+        inner.watch(x)
+        y = x ** 3
+    dy = inner.gradient(y, x)
+result = outer.gradient(dy, x)
+""", True, "new rules"),
+    "watched_by_both_tapes": _p("""
+x = tf.constant(2.0)
+with tf.GradientTape() as outer:
+    outer.watch(x)
+    with tf.GradientTape() as inner:
+        inner.watch(x)
+        y = x ** 3
+    dy = inner.gradient(y, x)
+result = outer.gradient(dy, x)
+""", False, "new rules"),
+    "batch_jacobian_rows_interact": _p("""
+x = tf.constant([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]])
+with tf.GradientTape(persistent=True) as outer:
+    outer.watch(x)
+    with tf.GradientTape() as inner:
+        inner.watch(x)
+        y = tf.reduce_sum(x ** 2 * tf.reduce_mean(x, axis=0))
+    g = inner.gradient(y, x)
+h = outer.batch_jacobian(g, x)  # <- GT016
+full = outer.jacobian(g, x)
+blocks = tf.stack([full[i, :, i, :] for i in range(3)])
+result = tf.cast(tf.reduce_all(tf.abs(h - blocks) < 1e-5), tf.float32)
+""", True, "new rules"),
+    "batch_jacobian_rows_independent": _p("""
+x = tf.constant([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]])
+with tf.GradientTape(persistent=True) as outer:
+    outer.watch(x)
+    with tf.GradientTape() as inner:
+        inner.watch(x)
+        y = tf.reduce_sum(x ** 3 * tf.reduce_mean(x, axis=1, keepdims=True))
+    g = inner.gradient(y, x)
+h = outer.batch_jacobian(g, x)
+full = outer.jacobian(g, x)
+blocks = tf.stack([full[i, :, i, :] for i in range(3)])
+result = tf.cast(tf.reduce_all(tf.abs(h - blocks) < 1e-5), tf.float32)
+""", False, "new rules"),
 }
