@@ -220,7 +220,7 @@ def _is_optimizer(qual: str) -> bool:
 def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     """``optimizer.minimize(loss, ...)`` given a loss tensor computed before, not a callable: GT013."""
     loss = args[0] if args else kwargs.get("loss")
-    if name == "minimize" and loss is not None and "tape" not in kwargs and (
+    if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
         it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
     return _unknown_call(it, args, kwargs)

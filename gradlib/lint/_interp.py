@@ -86,10 +86,12 @@ class Interpreter:
         self.instances: dict = {}                       # id of a class definition -> the instance its methods see
         self.max_list_size = MAX_SIZE
         self.loops: list[int] = []                      # when each loop being run was entered (a clock value)
+        self.graph_mode = False                         # the source also builds TF1 graphs (Session, placeholder)
 
     # ------------------------------------------------------------------ entry points
 
     def run_module(self, tree: ast.Module) -> None:
+        self.graph_mode = _graph_mode(tree)
         env = Env()
         env.vars.update({k: Val("module", qual=v, name=k) for k, v in _DEFAULT_MODULES.items()})
         env.vars.update({k: Val("builtin", qual=k, name=k) for k in _BUILTINS})
@@ -629,6 +631,17 @@ class Interpreter:
             self.charge(len(nodes), "a function's body")
             self._generators[id(fn)] = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes)
         return self._generators[id(fn)]
+
+
+_GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
+                "disable_v2_behavior", "executing_eagerly", "as_default"}
+
+
+def _graph_mode(tree: ast.Module) -> bool:
+    """Whether the source may run in TF1 graph mode (a Session, a placeholder, eager execution turned off or
+    tested): there ``optimizer.minimize(loss_tensor)`` is right, so GT013 stays silent."""
+    return any(isinstance(n, ast.Attribute) and n.attr in _GRAPH_MARKS or isinstance(n, ast.Name)
+               and n.id in _GRAPH_MARKS for n in ast.walk(tree))
 
 
 def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, interp: Interpreter) -> None:

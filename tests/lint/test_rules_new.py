@@ -73,3 +73,12 @@ def test_each_new_rule_says_what_happens_and_what_to_do(code, words):
 def test_a_gradient_in_a_loop_inside_the_block_is_gt014_not_gt006():
     rules = {f.rule for f in lint(PROGRAMS["gradient_in_block_in_a_loop"].source)}
     assert rules == {"GT014"}
+
+
+def test_gt013_is_silent_on_tf1_graph_code_where_a_loss_tensor_is_right():
+    """Found on tensorflow/graphics (graph_convolution_test.py): minimize(tensor) then sess.run(train_op)."""
+    source = ("import tensorflow as tf\nv = tf.Variable(2.0)\nloss = v * v\n"
+              "train_op = tf.compat.v1.train.GradientDescentOptimizer(1e-4).minimize(loss)\n"
+              "with tf.compat.v1.Session() as sess:\n    sess.run(train_op)\n")
+    assert lint(source) == []
+    assert [f.rule for f in lint(source.split("with tf.compat")[0])] == ["GT013"]
