@@ -94,6 +94,8 @@ def _object_attribute(obj: Val, attr: str) -> Val:
 def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
     if base.kind == "seq":
         return _seq_item(base, index, node)
+    if base.attrs.get("promoted"):
+        return it.made((base,))
     if base.kind in TENSORISH and base.known:
         return it.op("tensor", (base,), node, "slice", base.dtype, opname="slicing")
     if base.kind == "numpy":
@@ -571,12 +573,22 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
 
 def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
     for leaf in flat(value):
+        _promote(leaf)
         if leaf.kind not in TENSORISH + ("model",) or leaf.opaque:
             tape.blind = tape.blind or leaf.kind not in ("py", "none")
         elif leaf.dtype == "int":
             tape.int_watches[leaf.id] = (node.lineno, node.col_offset)
         else:
             tape.watched.setdefault(leaf.id, (it.tick(), node.lineno, node.col_offset, "watch"))
+
+
+def _promote(leaf: Val) -> None:
+    """A watched name whose value is unknown (a parameter, an unpacked batch) is a tensor of unknown value from
+    here on: what is computed from it is followed. Indexing or iterating it stays "can't tell" (it may be a list
+    of tensors, where ``x[0]`` is the watched tensor itself, not a slice)."""
+    if leaf.kind == "unknown" and leaf.op == "" and not leaf.parents and leaf.name:
+        leaf.kind, leaf.opaque, leaf.op, leaf.dtype = "tensor", False, "leaf", None
+        leaf.attrs["promoted"] = True
 
 
 def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> Val:

@@ -378,7 +378,7 @@ class Interpreter:
     def unpack(self, value: Val, n: int, node: ast.AST) -> list[Val]:
         if value.kind == "seq" and value.items is not None and len(value.items) == n:
             return list(value.items)
-        if value.kind in TENSORISH and value.known and not value.attrs.get("tuple"):
+        if value.kind in TENSORISH and value.known and not value.attrs.get("tuple") and not value.attrs.get("promoted"):
             return [self.op("tensor", (value,), node, "iter", value.dtype, opname="unpacking") for _ in range(n)]
         if value.kind == "seq" and value.attrs.get("elem") is not None:
             return [value.attrs["elem"]] * n
@@ -393,7 +393,7 @@ class Interpreter:
             return [lambda item=item: item for item in items]
         if value.kind == "seq" and value.attrs.get("elem") is not None:
             return [lambda: value.attrs["elem"]] * (1 if value.length == 1 else 2)
-        if value.kind in TENSORISH and value.known:
+        if value.kind in TENSORISH and value.known and not value.attrs.get("promoted"):
             make = lambda: self.op("tensor", (value,), node, "iter", value.dtype, opname="iteration")  # noqa: E731
             return [make] * (1 if value.length == 1 else 2)
         if value.kind == "numpy":

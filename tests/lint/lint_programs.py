@@ -402,4 +402,24 @@ full = outer.jacobian(g, x)
 blocks = tf.stack([full[i, :, i, :] for i in range(3)])
 result = tf.cast(tf.reduce_all(tf.abs(h - blocks) < 1e-5), tf.float32)
 """, False, "new rules"),
+    "watched_parameter": _p("""
+def slope(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.round(x * x))  # <- GT010
+    return tape.gradient(y, x)
+
+
+result = slope(tf.constant([1.0, 2.0]))
+""", True, "followed"),
+    "watched_parameter_list": _p("""
+def slopes(inputs):
+    with tf.GradientTape() as tape:
+        tape.watch(inputs)
+        y = inputs[0] * inputs[1]
+    return tape.gradient(y, inputs[0])
+
+
+result = slopes([tf.constant(2.0), tf.constant(3.0)])
+""", False, "followed list"),
 }

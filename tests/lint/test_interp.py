@@ -11,7 +11,7 @@ import pytest
 from gradlib import lint
 from lint_programs import PROGRAMS, marks
 
-STEPS = ("mark", "all breaks", "late watch", "followed")
+STEPS = ("mark", "all breaks", "late watch", "followed", "followed list")
 NAMES = [name for name, p in PROGRAMS.items() if p.step in STEPS]
 
 
