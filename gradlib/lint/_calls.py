@@ -222,7 +222,9 @@ def _is_optimizer(qual: str) -> bool:
 def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     """``optimizer.minimize(loss, ...)`` given a loss tensor computed before, not a callable: GT013."""
     loss = args[0] if args else kwargs.get("loss")
-    if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and (
+    traced = any(id(fn) in it.traced for fn in it.calling)        # in a tf.function, tf.compat.v1 minimize works
+    if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and not (
+            traced and ".train." in opt.qual) and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
         it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
     return _unknown_call(it, args, kwargs)
@@ -289,6 +291,8 @@ def _tape(it, qual, args, kwargs, node) -> Val:
 
 def _function(it, qual, args, kwargs, node) -> Val:
     if args and args[0].kind == "func":
+        if args[0].node is not None:
+            it.traced.add(id(args[0].node))
         return args[0]
     return Val("func", qual="decorator") if not args else Val("unknown", opaque=True)
 

@@ -87,6 +87,7 @@ class Interpreter:
         self.max_list_size = MAX_SIZE
         self.loops: list[int] = []                      # when each loop being run was entered (a clock value)
         self.graph_mode = False                         # the source also builds TF1 graphs (Session, placeholder)
+        self.traced: set[int] = set()                   # ids of the functions wrapped in tf.function
 
     # ------------------------------------------------------------------ entry points
 
@@ -208,6 +209,9 @@ class Interpreter:
         func = Val("func", node=node, attrs={"env": env}, name=node.name, qual=node.name)
         for dec in node.decorator_list:
             dec_val = self.ev(dec, env)
+            if dec_val.kind == "module" and dec_val.qual == "tf.function" or dec_val.kind == "func" \
+                    and dec_val.qual == "decorator":
+                self.traced.add(id(node))
             if not (dec_val.kind == "module" and dec_val.qual in ("tf.function", "functools.wraps")
                     or dec_val.kind == "func" and dec_val.qual == "decorator"):
                 func = Val("unknown", name=node.name)
@@ -634,7 +638,8 @@ class Interpreter:
 
 
 _GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
-                "disable_v2_behavior", "executing_eagerly", "as_default"}
+                "disable_v2_behavior", "executing_eagerly", "as_default", "Estimator", "EstimatorSpec", "TPUEstimator",
+                "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step"}
 
 
 def _graph_mode(tree: ast.Module) -> bool:

@@ -13,7 +13,7 @@ import pytest
 
 import lint_programs
 
-PROVE = Path(__file__).resolve().parents[1] / "lint_corpus" / "prove.py"
+PROVE = Path(__file__).resolve().parent / "lint_corpus" / "prove.py"
 
 
 @pytest.fixture(scope="session")

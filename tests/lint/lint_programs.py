@@ -422,4 +422,18 @@ def slopes(inputs):
 
 result = slopes([tf.constant(2.0), tf.constant(3.0)])
 """, False, "followed list"),
+    "minimize_a_tensor_inside_tf_function": _p("""
+v = tf.Variable(2.0)
+opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+
+
+@tf.function
+def step():
+    loss = v * v
+    opt.minimize(loss, var_list=[v])
+
+
+step()
+result = [v.read_value()]
+""", False, "new rules"),
 }

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "tests" / "lint_corpus"
+CORPUS = ROOT / "tests" / "lint" / "lint_corpus"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
 
 # Imports the command, lints, and says which heavy libraries were loaded and how long it took (after start-up).
