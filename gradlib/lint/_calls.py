@@ -25,7 +25,9 @@ def flat(val: Val) -> list[Val]:
     leaves, todo = [], [val]
     while todo:
         val = todo.pop()
-        if val.kind != "seq":
+        if val.kind == "dict":
+            todo.extend(reversed(list(val.attrs["map"].values())))
+        elif val.kind != "seq":
             leaves.append(val)
         elif val.items is not None:
             todo.extend(reversed(val.items))
@@ -58,6 +60,10 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         return Val("dataset", qual=attr)                   # .batch(32), .shuffle(...), .map(f): still a dataset
     if base.kind == "seq" and attr in _SEQ_METHODS:
         return Val("bound", qual=attr, parents=(base,))
+    if base.kind == "dict" and attr in ("values", "items", "keys", "get"):
+        return Val("bound", qual=attr, parents=(base,))
+    if base.kind == "dict":                             # d.update(...), d.pop(...): what it holds is not known
+        base.kind, base.opaque = "unknown", True
     if base.kind in TENSORISH + ("numpy",):
         if attr == "shape":                                 # x.shape[0] is an int
             return Val("seq", items=None, attrs={"elem": Val("py", dtype="int")}, text=f"{describe_text(base)}.shape")
@@ -92,6 +98,10 @@ def _object_attribute(obj: Val, attr: str) -> Val:
 
 
 def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
+    if base.kind == "dict":
+        key = _value(index) if index.kind == "py" else None
+        found = base.attrs["map"].get(key) if isinstance(key, (str, int, float, bool, tuple)) else None
+        return found if found is not None else it.made((base,))
     if base.kind == "seq":
         return _seq_item(base, index, node)
     if base.attrs.get("promoted"):
@@ -480,9 +490,24 @@ def _seq_method(it, base: Val, name: str, args: list[Val]) -> Val:
     return Val("none")
 
 
+def _dict_method(it, base: Val, name: str, args: list[Val]) -> Val:
+    mapping = base.attrs["map"]
+    if name == "values":
+        return it.seq(list(mapping.values()))
+    if name == "keys":
+        return it.seq([Val("py", attrs={"value": k}) for k in mapping])
+    if name == "items":
+        return it.seq([Val("seq", items=[Val("py", attrs={"value": k}), v], length=2) for k, v in mapping.items()])
+    key = _value(args[0]) if args and args[0].kind == "py" else None
+    found = mapping.get(key) if isinstance(key, (str, int, float, bool, tuple)) else None
+    return found if found is not None else it.made(tuple(args) + (base,))
+
+
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if base.kind == "seq":
         return _seq_method(it, base, name, args)
+    if base.kind == "dict":
+        return _dict_method(it, base, name, args)
     if name == "get_shape" and base.kind in TENSORISH:
         return attribute(it, base, "shape", node)
     if name == "numpy" and base.kind in TENSORISH:

@@ -241,7 +241,8 @@ class Interpreter:
             self.bind(node.target, self.ev(node.value, env), env, node)
 
     def s_AugAssign(self, node: ast.AugAssign, env: Env) -> None:
-        old = self.ev(node.target, env) if isinstance(node.target, (ast.Name, ast.Attribute)) else Val("unknown")
+        old = self.ev(node.target, env) if isinstance(node.target, (ast.Name, ast.Attribute, ast.Subscript)) \
+            else Val("unknown")
         if old.kind == "var":
             self.report("GT005", node.lineno, node.col_offset,
                         f"`{ast.unparse(node)[:60]}` on the tf.Variable {old.name or 'here'!s} raises RuntimeError: "
@@ -249,7 +250,7 @@ class Interpreter:
                         f"`{old.name or 'v'}.{'assign_sub' if isinstance(node.op, ast.Sub) else 'assign_add'}(...)`.",
                         ("augassign", node.lineno))
         value = self.binop(old, self.ev(node.value, env), node.op, node)
-        if isinstance(node.target, ast.Name):
+        if isinstance(node.target, (ast.Name, ast.Subscript)):
             self.bind(node.target, value, env, node)
 
     def s_Expr(self, node: ast.Expr, env: Env) -> None:
@@ -356,6 +357,8 @@ class Interpreter:
         elif isinstance(target, (ast.Tuple, ast.List)):
             for sub, part in zip(target.elts, self.unpack(value, len(target.elts), node)):
                 self.bind(sub, part, env, node)
+        elif isinstance(target, ast.Subscript):
+            _store_item(self.ev(target.value, env), self.ev(target.slice, env), value)
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value, env)
             if base.kind in ("object", "model"):
@@ -404,6 +407,9 @@ class Interpreter:
             return [lambda: Val("numpy", dtype=value.dtype)] * 2
         if value.kind == "dataset":
             return [lambda: self.element(value, node)] * 2
+        if value.kind == "dict":
+            keys = list(value.attrs["map"])[:_MAX_ITEMS]
+            return [lambda k=k: Val("py", attrs={"value": k}) for k in keys]
         return [lambda: Val("unknown", opaque=True)] * 2
 
     def element(self, dataset: Val, node: ast.AST) -> Val:
@@ -517,10 +523,14 @@ class Interpreter:
                 body()
 
     def e_Dict(self, node: ast.Dict, env: Env) -> Val:
-        for part in node.keys + node.values:
-            if part is not None:
-                self.ev(part, env)
-        return Val("unknown", opaque=True)
+        """A dict with constant keys keeps its values (``losses["a"]``, ``d.values()``, a dict as a target)."""
+        keys = [self.ev(k, env) if k is not None else None for k in node.keys]
+        values = [self.ev(v, env) for v in node.values]
+        literal = [k.attrs.get("value") if k is not None and k.kind == "py" else None for k in keys]
+        if any(k is None or isinstance(k, (list, dict, set)) for k in literal):
+            return Val("unknown", opaque=True)
+        self.charge(len(values), "a dict")
+        return Val("dict", attrs={"map": dict(zip(literal, values))}, text=_text(node))
 
     # ------------------------------------------------------------------ operations
 
@@ -572,7 +582,7 @@ class Interpreter:
 
     def binop(self, left: Val, right: Val, op: ast.AST, node: ast.AST) -> Val:
         kinds = {left.kind, right.kind}
-        if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown"}:
+        if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown", "seq"}:  # x @ w, [[1.]] * v
             dtype = _dtype(left, right)
             length = left.length if left.kind in TENSORISH else right.length
             if isinstance(op, ast.FloorDiv):
@@ -647,6 +657,21 @@ def _graph_mode(tree: ast.Module) -> bool:
     tested): there ``optimizer.minimize(loss_tensor)`` is right, so GT013 stays silent."""
     return any(isinstance(n, ast.Attribute) and n.attr in _GRAPH_MARKS or isinstance(n, ast.Name)
                and n.id in _GRAPH_MARKS for n in ast.walk(tree))
+
+
+def _store_item(base: Val, index: Val, value: Val) -> None:
+    """``d["k"] = v`` or ``a[0] = v``: the container keeps what it holds now, or forgets what it cannot tell."""
+    key = index.attrs.get("value") if index.kind == "py" else None
+    if base.kind == "dict":
+        if isinstance(key, (str, int, float, bool, tuple)):
+            base.attrs["map"][key] = value
+        else:
+            base.kind, base.opaque = "unknown", True
+    elif base.kind == "seq" and base.items is not None:
+        if isinstance(key, int) and not isinstance(key, bool) and -len(base.items) <= key < len(base.items):
+            base.items[key] = value
+        else:
+            base.items, base.attrs["elem"] = None, None
 
 
 def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, interp: Interpreter) -> None:

@@ -436,4 +436,37 @@ def step():
 step()
 result = [v.read_value()]
 """, False, "new rules"),
+    "dict_of_losses": _p("""
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as tape:
+    losses = {"fit": tf.reduce_sum(x * x)}
+    losses["penalty"] = tf.reduce_sum(tf.round(x))  # <- GT010
+    loss = losses["penalty"] * 2.0
+result = tape.gradient(loss, x)
+""", True, "followed"),
+    "dict_of_losses_ok": _p("""
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as tape:
+    losses = {"fit": tf.reduce_sum(x * x)}
+    losses["penalty"] = tf.reduce_sum(tf.abs(x))
+    loss = tf.add_n(list(losses.values()))
+result = tape.gradient(loss, x)
+""", False, "followed"),
+    "compat_v1_names": _p("""
+import tensorflow.compat.v1 as tf1
+
+x = tf1.ones((2, 2))
+with tf1.GradientTape() as t:  # <- GT003
+    y = tf1.reduce_sum(x)
+result = t.gradient(y, x)
+""", True, "followed"),
+    "python_list_times_variable_ok": _p("""
+w = tf.Variable(tf.ones((3, 2)))
+b = tf.Variable(tf.zeros(2))
+data = [[1.0, 2.0, 3.0]]
+with tf.GradientTape() as tape:
+    y = data @ w + b
+    loss = tf.reduce_mean(y ** 2)
+result = tape.gradient(loss, [w, b])
+""", False, "followed"),
 }
