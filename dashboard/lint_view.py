@@ -16,7 +16,8 @@ from gradlib.lint import RULES_BY_CODE
 
 from .render import escape
 
-__all__ = ["CAVEAT", "INCOMPLETE", "MAX_SHOWN", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show"]
+__all__ = ["CAVEAT", "INCOMPLETE", "MAX_SHOWN", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown",
+           "show"]
 
 CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
          "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")

@@ -1,7 +1,8 @@
 """Command line: ``gradlib-lint FILE...`` or ``python -m gradlib.lint FILE...`` (``-`` reads standard input).
 
 Prints ``path:line:col: GTnnn message`` per finding, and at the end one line on standard error saying how many
-gradient calls could be followed (the rules speak only for those; ``--quiet`` drops it). The exit status (the worst over all files):
+gradient calls could be followed (the rules speak only for those; ``--quiet`` drops it).
+The exit status (the worst over all files):
 0 every file checked was checked completely and is clean; 1 something was found; 3 a file could not be
 checked completely (a bound of the analysis was reached, or the linter failed inside: what was found is
 printed, and a line on standard error says why); 2 a file could not be read, decoded or parsed.

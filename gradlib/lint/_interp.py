@@ -113,12 +113,14 @@ class Interpreter:
         """The ``self`` a method of ``cls`` sees when run alone: one instance per class, its ``__init__`` run
         abstractly with unknown arguments (so ``self.dense``, ``self.w`` are known)."""
         if id(cls) not in self.instances:
-            self.instances[id(cls)] = Val("object", node=cls, name="self", attrs={"__env__": env})   # while __init__ runs
+            # the instance while __init__ runs (a method calling another finds this one)
+            self.instances[id(cls)] = Val("object", node=cls, name="self", attrs={"__env__": env})
             klass = self.classes.get(id(cls))
             if klass is not None:
                 spec = next((f.args for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
                 count = max(len(spec.posonlyargs + spec.args) - 1 - len(spec.defaults), 0) if spec is not None else 0
-                self.instances[id(cls)] = _calls.instantiate(self, klass, [Val("unknown", opaque=True)] * count, {}, cls)
+                unknown = [Val("unknown", opaque=True) for _ in range(count)]
+                self.instances[id(cls)] = _calls.instantiate(self, klass, unknown, {}, cls)
             self.instances[id(cls)].name = "self"
         return self.instances[id(cls)]
 

@@ -223,7 +223,8 @@ RULES = (
          _PRE + "x = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape(persistent=True) as outer:\n"
          "    outer.watch(x)\n    with tf.GradientTape() as inner:\n        inner.watch(x)\n"
          "        y = tf.reduce_sum(x ** 2 * tf.reduce_mean(x, axis=0))\n    dy_dx = inner.gradient(y, x)\n"
-         "rows = outer.batch_jacobian(dy_dx, x)\nfull = outer.jacobian(dy_dx, x)   # the true blocks: full[i, :, i, :]\n"
+         "rows = outer.batch_jacobian(dy_dx, x)\n"
+         "full = outer.jacobian(dy_dx, x)   # the true blocks: full[i, :, i, :]\n"
          "grad = tf.cast(tf.reduce_all(tf.abs(rows - tf.stack([full[i, :, i, :] for i in range(2)])) < 1e-5), "
          "tf.float32)   # 0.0: they differ\n"),
 )

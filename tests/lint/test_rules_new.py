@@ -89,10 +89,12 @@ def test_gt013_is_silent_in_an_estimator_model_fn_and_in_a_tf_function():
     tf.function, tf.compat.v1's minimize takes a loss tensor (it is not executing eagerly there)."""
     estimator = ("import tensorflow.compat.v1 as tf1\n\ndef model_fn(features, labels, mode):\n"
                  "    logits = tf1.layers.Dense(1)(features)\n    loss = tf1.reduce_mean(logits)\n"
-                 "    train_op = tf1.train.AdagradOptimizer(0.05).minimize(loss, global_step=tf1.train.get_global_step())\n"
+                 "    train_op = tf1.train.AdagradOptimizer(0.05).minimize(\n"
+                 "        loss, global_step=tf1.train.get_global_step())\n"
                  "    return tf1.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)\n")
     assert lint(estimator) == []
-    traced = ("import tensorflow as tf\nv = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\n\n"
+    traced = ("import tensorflow as tf\nv = tf.Variable(2.0)\n"
+              "opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\n\n"
               "@tf.function\ndef step():\n    loss = v * v\n    opt.minimize(loss, var_list=[v])\n\nstep()\n")
     assert lint(traced) == []
     assert [f.rule for f in lint(traced.replace("@tf.function\n", ""))] == ["GT013"]
