@@ -161,9 +161,7 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_mean(tf.square(error))
 result = tape.gradient(loss, model.trainable_variables)
 '''),
-    Report('tf30190', 'https://github.com/tensorflow/tensorflow/issues/30190', 10, 'GT002',
-           'float() of each loss appended to a list in a loop over range(y.shape[0]): list.append and '
-           '.shape[0] are not followed (issue 22 item 2)', '''\
+    Report('tf30190', 'https://github.com/tensorflow/tensorflow/issues/30190', 10, 'GT002', None, '''\
 import tensorflow as tf
 model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
 loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -244,8 +242,7 @@ with tf.GradientTape() as g:
     y = x * x
 result = g.gradient(y, x)
 '''),
-    Report('guide_assign_add', 'https://www.tensorflow.org/guide/autodiff', 5, None,
-           'no rule for Variable.assign_add on the path (issue 22 item 3)', '''\
+    Report('guide_assign_add', 'https://www.tensorflow.org/guide/autodiff', 5, 'GT012', None, '''\
 import tensorflow as tf
 x0 = tf.Variable(3.0)
 x1 = tf.Variable(0.0)
