@@ -1,7 +1,7 @@
 """The public entry points: ``evaluate`` (function text) and ``per_element_gradients`` (a callable).
 
 A thin face: each checks its options, builds the problem (``gradlib._problem``; ``evaluate`` reuses a checked
-request, ``gradlib._request``) and hands it to the engine
+request, ``gradlib._perelement._request``) and hands it to the engine
 (``gradlib._engine.run_method``) inside one of the process's work slots (``gradlib._runtime``).
 """
 

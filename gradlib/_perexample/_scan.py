@@ -2,8 +2,8 @@
 
 The data set is read once, in batches: ``tf.data`` numbers the examples (``enumerate``), fills the last batch
 to the full size with copies of the first example numbered ``-1`` (dropped from the result), batches, and reads
-ahead; all with tf.data's own ops, so building the pipeline traces nothing (a map function was traced on every
-call: 50-100 ms of a warm 2,000-example scan).
+ahead; all with tf.data's own ops, so building the pipeline traces nothing (a map function traced on every call
+was most of a warm small scan's time: docs/performance.md).
 Each batch runs through one compiled step: ``strategy.run`` gives each replica its share of the batch, each
 replica computes its examples' losses and norms with ``per_example_terms`` (the per-batch computation of
 ``per_example_gradients``: ghost norms where a layer has a rule), and ``strategy.gather`` brings the numbered

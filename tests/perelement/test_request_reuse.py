@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib import _api, _request
+from gradlib._perelement import _api, _request
 
 W = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, 3.0]], np.float32)
 

@@ -1,8 +1,9 @@
 """A checked request, made once and reused: ``evaluate`` called again with the same text, options and input values
 skips the parse, the checks of every input and their conversion to tensors.
 
-On the 256-wide tanh MLP those were about a third of a warm ``evaluate`` call (issue 26: the input checks copied
-and scanned both 256 x 256 weight matrices, and ``tf.constant`` converted them again, on every call). The values
+They were the whole gap between a warm ``evaluate`` and the callable path (issue 26; the profile is in
+docs/performance.md): the input checks copied and scanned every array, and ``tf.constant`` converted it again, on
+every call. The values
 are compared, never trusted by identity: an array changed in place between two calls is a new request, checked
 again. Only NumPy arrays of numbers are reused (other values are converted on every call anyway), and only up
 to ``REUSED_BYTES`` of them per request: a copy of each is kept to compare the next call with.
@@ -25,7 +26,7 @@ from typing import Any, Callable, Hashable, TypeVar
 
 import numpy as np
 
-from ._cache import LRUCache
+from .._cache import LRUCache
 
 __all__ = ["REUSED_BYTES", "reused"]
 
