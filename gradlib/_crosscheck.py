@@ -41,16 +41,20 @@ from . import _cost, _methods, _runtime
 from ._api import prepare
 from ._cache import LRUCache
 from ._compiled import XLA_RTOL, agree
+from ._diagnose import Finding
 from ._errors import ExpressionError, GradlibError, error_gist
 from ._format import format_number
 from ._limits import LIMITS, Limits
 from ._problem import Problem, callable_problem
 from ._result import index_labels
 
-__all__ = ["MODES", "MODE_NAMES", "XLA_BUILDS", "CrossCheck", "ModeCheck", "crosscheck", "crosscheck_problem"]
+__all__ = ["COMPARE_MODES", "MODES", "MODE_NAMES", "XLA_BUILDS", "CrossCheck", "ModeCheck", "crosscheck",
+           "crosscheck_problem", "findings"]
 
 #: the modes, in the order they are computed and shown; the first is the reference
 MODES = ("eager", "graph", "xla", "forward")
+#: the modes ``compare`` cross-checks: it runs forward mode itself, as a method, and compares it with the others
+COMPARE_MODES = ("eager", "graph", "xla")
 #: how each mode is named in text
 MODE_NAMES = {"eager": "eager", "graph": "graph (tf.function)", "xla": "XLA (jit_compile=True)",
               "forward": "forward mode"}
@@ -196,6 +200,26 @@ def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: L
     return CrossCheck(y, tuple(checks), rows, cols, rtol)
 
 
+def findings(check: CrossCheck) -> tuple[Finding, ...]:
+    """One diagnosis finding per mode that differs from eager or fails where eager runs (none when all agree)."""
+    return tuple(Finding(None, _TITLES[c.status].format(name=MODE_NAMES[c.mode]), c.text + _CONSEQUENCE[c.mode],
+                         "warning", details=c.details) for c in check.modes if c.differs)
+
+
+#: a finding's title by the mode's status
+_TITLES = {"differs": "{name} gives other gradients than eager", "failed": "{name} fails where eager runs"}
+#: what a difference in each mode means for the user
+_CONSEQUENCE = {
+    "graph": " A tf.function of this gradient gets these numbers.",
+    "xla": (" The results above are not XLA's (gradlib keeps XLA only where it agrees with the graph), but a "
+            "tf.function(jit_compile=True) of this gradient, such as a training step compiled with XLA, gets them. "
+            "Known causes: XLA differentiates the branch of tf.where not taken (tensorflow/tensorflow#118674) and "
+            "drops the NaN of reduce_max's gradient (tensorflow/tensorflow#118673)."),
+    "forward": " Forward and reverse mode differentiate the same function: where they differ, a NaN or infinity "
+               "in one of them usually comes from 0 times an infinite derivative.",
+}
+
+
 # ---------------------------------------------------------------- checks
 
 
@@ -232,7 +256,8 @@ def _over_limits(mode: str, problem: Problem, m: int, limits: Limits) -> str:
     """Why ``mode`` may not run within ``limits`` ("" when it may)."""
     n = problem.float_width
     if mode == "forward" and n > limits.max_eager_passes:
-        return f"it runs one eager pass per watched element, {n:,} here, and at most {limits.max_eager_passes:,} are allowed"
+        return (f"it runs one eager pass per watched element, {n:,} here, and at most {limits.max_eager_passes:,} "
+                "are allowed")
     cost = _cost.estimate("forward" if mode == "forward" else "jacobian", _profile(problem, m), mode != "forward")
     if not _cost.fits(cost, limits):
         return str(_cost.refusal(cost, limits, "", who="it"))

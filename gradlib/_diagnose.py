@@ -17,13 +17,23 @@ __all__ = ["diagnose", "Finding"]
 
 @dataclass(frozen=True)
 class Finding:
-    """One point of the diagnosis: which method it concerns, a title, the explanation, how bad it is."""
+    """One point of the diagnosis: which method it concerns, a title, the explanation, how bad it is.
+
+    ``text`` is short: what happened and what to do. ``details`` holds what backs it up (the cells, one by one,
+    with their numbers): the app folds it away, and ``full`` joins both.
+    """
 
     method: str | None
     title: str
     text: str
     severity: str   # "error": a wrong answer; "warning": worth knowing; "info": all is well
     explains: tuple[str, ...] = ()   # the results' warnings this finding says in full (shown once, here)
+    details: str = ""                # the evidence, cell by cell ("" when the text says it all)
+
+    @property
+    def full(self) -> str:
+        """The text followed by the details."""
+        return f"{self.text} {self.details}" if self.details else self.text
 
 
 def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteDifferenceCheck | None = None,

@@ -38,7 +38,7 @@ from ._operations import OPERATIONS
 from ._problem import expression_problem
 from ._result import GradResult
 
-__all__ = ["MAX_WHERES", "RISKY", "dead_branches", "guard", "guarded"]
+__all__ = ["MAX_WHERES", "RISKY", "TITLE", "dead_branches", "guard", "guarded"]
 
 #: function -> a value of its argument where it and its derivative are finite: what a guard puts in the cells a
 #: where() does not take. ``/`` guards its divisor with 1 and ``**`` (and pow) its base with 1.
@@ -46,6 +46,8 @@ RISKY = {"sqrt": 1, "log": 1, "log1p": 0, "asin": 0, "acos": 0}
 #: the where() calls of one function that ``dead_branches`` examines (each costs a forward-mode pass)
 MAX_WHERES = 8
 _ISSUES = "tensorflow/tensorflow#118674"
+#: the title of ``dead_branches``'s finding (``compare`` adds the cross-check's measurement to it)
+TITLE = "where(): the branch not taken has a non-finite derivative"
 
 
 # ---------------------------------------------------------------- the guard, on the tree alone
@@ -142,7 +144,7 @@ def dead_branches(program: Program, inputs: Sequence[Input], results: Mapping[st
             f"from a branch it sends that branch a gradient of 0, and 0 times the branch's derivative is NaN where "
             f"that derivative is not finite. At this point: {shown}. {_what_tensorflow_gave(results, best)} "
             + _fix(program, inputs, best, limits))
-    return (Finding(None, "where(): the branch not taken has a non-finite derivative", text, "warning"),)
+    return (Finding(None, TITLE, text, "warning"),)
 
 
 def _trapped_cells(program: Program, inputs: Sequence[Input], wheres: list[ast.Call], best: GradResult) -> list[str]:

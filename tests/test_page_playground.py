@@ -316,3 +316,23 @@ def test_the_guarded_square_root_preset_gives_finite_rows_and_explains_the_trap(
     code = next(c.value for c in at.code if "GradientTape" in c.value)
     assert "return tf.where(x > 0.0, tf.sqrt(tf.where(x > 0.0, x, 1.0)), 0.0)" in code
     assert any("where(): the guarded square root" in c.value for c in at.caption)
+
+
+def test_the_page_shows_where_eager_graph_and_xla_differ():
+    """issue 21.2: where(x > 0, sqrt(x), 0) at x = [0, -1, 4]: XLA gives NaN in 6 cells where eager gives 0."""
+    at = open_playground(outputs="where(x > 0, sqrt(x), 0)", inputs=json.dumps({"x": [0.0, -1.0, 4.0]}))
+    assert "### Eager, graph and XLA" in headings(at)
+    modes = table(at, "mode")
+    assert modes["agrees with eager"].to_dict() == {"eager": "reference", "graph": "yes", "xla": "NO"}
+    assert modes.loc["xla", "NaN/inf here only"] == "6" and modes.loc["graph", "NaN/inf here only"] == "0"
+    [box] = [w.value for w in at.warning if "Measured here: XLA" in w.value]
+    assert box.startswith("**where(): the branch not taken has a non-finite derivative**")
+    [details] = [e for e in at.expander if e.label.startswith("Details: where")]
+    assert "eager 0, XLA nan" in details.markdown[0].value.replace("\\", "")
+
+
+def test_the_seed_agrees_in_every_mode_and_says_so_in_the_caption():
+    at = open_playground()
+    assert table(at, "mode")["agrees with eager"].tolist() == ["reference", "yes", "yes"]
+    assert any(c.value.endswith("agree \\(within 0.0001, relative to the largest finite gradient, and NaN and "
+                                "infinity in the same cells\\).") for c in at.caption)

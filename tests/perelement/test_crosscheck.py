@@ -132,3 +132,43 @@ def test_options_are_checked():
         gradlib.crosscheck(lambda v: v, tf.ones([2]), dtype="float64")
     with pytest.raises(gradlib.InputError, match="requires floating-point inputs"):
         gradlib.crosscheck(lambda v: v, tf.constant([1, 2], tf.int32))
+
+
+# ---------------------------------------------------------------- in compare: a finding
+
+
+def test_compare_makes_a_difference_between_modes_a_finding_that_names_the_mode():
+    """tensorflow/tensorflow#118673 in function text: max(x) of an input holding NaN. Eager and the graph give NaN,
+    XLA gives 0 and 1: one warning that names XLA, its cells folded into the details."""
+    c = gradlib.compare("max(x)", {"x": [1.0, 2.0, math.nan]}, methods=["jacobian"], crosscheck=True)
+    assert c.crosscheck.differing == ("xla",) and c.crosscheck_note == ""
+    [f] = [f for f in c.diagnosis if "eager" in f.title]
+    assert (f.title, f.severity, f.method) == ("XLA (jit_compile=True) gives other gradients than eager", "warning", None)
+    assert f.text.startswith("XLA (jit_compile=True) differs from eager: 3 cell(s) are NaN or infinite eagerly but "
+                             "finite in XLA. The results above are not XLA's")
+    assert f.details == "(y, x[0]) eager nan, XLA 0; (y, x[1]) eager nan, XLA 1; (y, x[2]) eager nan, XLA 0"
+    assert [m.mode for m in c.crosscheck.modes] == ["eager", "graph", "xla"]   # compare runs forward as a method
+
+
+def test_compare_cross_checks_only_when_asked():
+    c = gradlib.compare("max(x)", {"x": [1.0, 2.0, math.nan]}, methods=["jacobian"])
+    assert c.crosscheck is None and not [f for f in c.diagnosis if "eager" in f.title]
+
+
+def test_compare_says_the_xla_nan_of_a_guarded_where_once_in_the_dead_branch_finding():
+    """where(x > 0, sqrt(x), 0): the dead-branch finding explains why XLA gives NaN; the measurement joins it
+    instead of a second box about the same cause."""
+    c = gradlib.compare("where(x > 0, sqrt(x), 0)", {"x": [0.0, -1.0, 4.0]}, methods=["jacobian"], crosscheck=True)
+    assert c.crosscheck.differing == ("xla",)
+    about_xla = [f for f in c.diagnosis if "XLA" in f.text]
+    assert [f.title for f in about_xla] == ["where(): the branch not taken has a non-finite derivative"]
+    assert about_xla[0].text.endswith("Measured here: XLA (jit_compile=True) differs from eager: 6 cell(s) are NaN "
+                                      "or infinite in XLA only.")
+    assert "(y[0], x[0]) eager 0, XLA nan" in about_xla[0].details
+
+
+def test_compare_leaves_the_cross_check_out_over_its_limits_and_still_answers():
+    c = gradlib.compare("x*x", {"x": list(range(300))}, methods=["jacobian"], crosscheck=True)
+    assert c.crosscheck is None and c.results["jacobian"].jacobian[299, 299] == 598
+    assert c.crosscheck_note.startswith("crosscheck's eager reference runs one reverse pass per output element: "
+                                        "300 here, and at most 256 are allowed")
