@@ -7,7 +7,9 @@ eagerly (#118673). A user who trains with ``jit_compile=True`` gets those number
 computes the Jacobian
 
 * ``eager``: one reverse pass per output in a Python loop, each op run as it is called (the reference);
-* ``graph``: the same reverse passes vectorized by pfor inside a ``tf.function`` (``tape.jacobian`` compiled);
+* ``graph``: ``tape.jacobian`` inside a ``tf.function``, as a user writes it (its reverse passes vectorized by pfor,
+  which has no fallback there: where pfor cannot vectorize, as for a gradient through nested ``tf.cond``,
+  tensorflow/tensorflow#108936 and #44502, the mode fails, and that is what the user meets);
 * ``xla``: that ``tf.function`` with ``jit_compile=True``;
 * ``forward``: one eager ``ForwardAccumulator`` pass per watched element (another mode, not another compiler),
 
@@ -194,7 +196,7 @@ def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: L
             raise
         except Exception as exc:   # noqa: BLE001 - the mode itself failed where eager ran: that is the finding
             checks.append(ModeCheck(mode, "failed", f"{MODE_NAMES[mode]} failed where eager ran: "
-                                    f"{type(exc).__name__}: {error_gist(exc)}."))
+                                    f"{type(exc).__name__}: {error_gist(exc).rstrip('.')}."))
             continue
         checks.append(_compare(mode, (y, reference), (my, jac), rows, cols, rtol))
     return CrossCheck(y, tuple(checks), rows, cols, rtol)
@@ -297,12 +299,22 @@ def _eager(problem: Problem, limits: Limits, copies: int) -> tuple[np.ndarray, n
     return y.numpy(), rows
 
 
+def _tape_jacobian(f: Callable, xs: list, cs: list):
+    """``(y, J)`` as a TensorFlow user computes it: ``tape.jacobian(y, xs)``, each input's block flattened."""
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        y = f(xs, cs)
+    m = int(y.shape.num_elements())
+    blocks = tape.jacobian(y, xs, unconnected_gradients=_methods.ZERO, experimental_use_pfor=True)
+    return y, tf.concat([tf.reshape(b, [m, -1]) for b in blocks], axis=1)
+
+
 def _traced(problem: Problem, jit: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The Jacobian from ``tape.jacobian``'s vectorized passes in a ``tf.function`` (with XLA if ``jit``)."""
+    """The Jacobian from ``tape.jacobian`` in a ``tf.function`` (with XLA if ``jit``), traced once per problem."""
     def build():
         if jit and not _reserve_build():
             raise _NotBuilt(f"this process has built its {XLA_BUILDS} XLA versions (TensorFlow never frees them)")
-        return _methods.compile_method(_methods.jacobian, problem.f, problem.xs, problem.cs, jit_compile=jit)
+        return _methods.compile_method(_tape_jacobian, problem.f, problem.xs, problem.cs, jit_compile=jit)
 
     traced = build() if problem.key is None else _TRACED.get_or_create((problem.key, jit), build)
     y, jac = traced(problem.xs, problem.cs)
@@ -351,14 +363,27 @@ def _compare(mode: str, reference: tuple[np.ndarray, np.ndarray], other: tuple[n
     if max_abs / scale > rtol:
         parts.append(f"finite cells differ by up to {format_number(max_abs, 3)} (relative {max_abs / scale:.3g}, "
                      f"over the tolerance {rtol:g})")
-    if not parts:   # only y differs
-        parts.append(f"its output y differs from eager's ({why})")
+    y, my = reference[0].reshape(-1), other[0].reshape(-1)
+    outputs = np.flatnonzero(~_same(y, my, rtol))
+    if outputs.size:
+        parts.append(f"its output y differs in {outputs.size:,} element(s)")
     cells = np.argwhere(odd | (gap > rtol * scale))
-    details = "; ".join(f"({rows[r]}, {cols[c]}) eager {format_number(ref[r, c])}, {short} {format_number(jac[r, c])}"
-                        for r, c in cells[:SHOWN_CELLS]) + (f"; and {len(cells) - SHOWN_CELLS:,} more cell(s)"
-                                                            if len(cells) > SHOWN_CELLS else "")
+    shown = [f"({rows[r]}) eager {format_number(y[r])}, {short} {format_number(my[r])}" for r in outputs[:SHOWN_CELLS]]
+    shown += [f"({rows[r]}, {cols[c]}) eager {format_number(ref[r, c])}, {short} {format_number(jac[r, c])}"
+              for r, c in cells[:SHOWN_CELLS]]
+    more = outputs.size + len(cells) - len(shown)
+    details = "; ".join(shown) + (f"; and {more:,} more cell(s)" if more else "")
     return ModeCheck(mode, "differs", f"{name} differs from eager: {'; '.join(parts)}.", jac, max_abs,
                      max_abs / scale, here, there, details)
+
+
+def _same(reference: np.ndarray, other: np.ndarray, rtol: float) -> np.ndarray:
+    """Per cell: the same NaN or infinity, or finite and within ``rtol`` of the reference's largest magnitude."""
+    scale = max(1.0, float(np.abs(reference[np.isfinite(reference)]).max(initial=0.0)))
+    with np.errstate(invalid="ignore"):
+        close = np.abs(reference.astype(np.float64) - other) <= rtol * scale
+    return np.where(np.isfinite(reference) & np.isfinite(other), close,
+                    (np.isnan(reference) & np.isnan(other)) | (reference == other))
 
 
 def _join(names: Sequence[str]) -> str:
