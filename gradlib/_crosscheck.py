@@ -183,7 +183,8 @@ def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: L
     checks = [ModeCheck("eager", "reference", "eager is the reference: one reverse pass per output, run as called.",
                         reference, 0.0, 0.0)]
     for mode in (m for m in MODES if m in modes and m != "eager"):
-        refusal = _over_limits(mode, problem, y.size, limits)
+        refusal = _over_limits(mode, problem, y.size, limits) if problem.xs else (
+            "no floating-point input is watched, so there is nothing to differentiate")
         if refusal:
             checks.append(ModeCheck(mode, "skipped", f"{MODE_NAMES[mode]} was left out: {refusal}."))
             continue
@@ -204,7 +205,8 @@ def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: L
 
 def findings(check: CrossCheck) -> tuple[Finding, ...]:
     """One diagnosis finding per mode that differs from eager or fails where eager runs (none when all agree)."""
-    return tuple(Finding(None, _TITLES[c.status].format(name=MODE_NAMES[c.mode]), c.text + _CONSEQUENCE[c.mode],
+    return tuple(Finding(None, _TITLES[c.status].format(name=MODE_NAMES[c.mode]),
+                         c.text + (_CONSEQUENCE[c.mode] if c.status == "differs" else _FAILURE[c.mode]),
                          "warning", details=c.details) for c in check.modes if c.differs)
 
 
@@ -220,6 +222,12 @@ _CONSEQUENCE = {
     "forward": " Forward and reverse mode differentiate the same function: where they differ, a NaN or infinity "
                "in one of them usually comes from 0 times an infinite derivative.",
 }
+
+
+#: what a failure of each mode means for the user
+_FAILURE = {"graph": " A tf.function of this gradient fails the same way.",
+            "xla": " A tf.function(jit_compile=True) of this gradient fails the same way.",
+            "forward": " tf.autodiff.ForwardAccumulator fails the same way on this function."}
 
 
 # ---------------------------------------------------------------- checks

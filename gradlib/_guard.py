@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from ._api import run
 from ._checks import differing_cells
-from ._diagnose import Finding
+from ._diagnose import DETAIL_CELLS, Finding
 from ._errors import GradlibError
 from ._format import format_number
 from ._inputs import Input
@@ -139,12 +139,13 @@ def dead_branches(program: Program, inputs: Sequence[Input], results: Mapping[st
         return ()
     if not cells:
         return ()
-    shown = "; ".join(cells[:4]) + (f"; and {len(cells) - 4} more cell(s)" if len(cells) > 4 else "")
+    shown = "; ".join(cells[:DETAIL_CELLS]) + (f"; and {len(cells) - DETAIL_CELLS} more cell(s)"
+                                               if len(cells) > DETAIL_CELLS else "")
     text = (f"where() computes both branches in every cell and differentiates both: in a cell it does not take "
             f"from a branch it sends that branch a gradient of 0, and 0 times the branch's derivative is NaN where "
-            f"that derivative is not finite. At this point: {shown}. {_what_tensorflow_gave(results, best)} "
-            + _fix(program, inputs, best, limits))
-    return (Finding(None, TITLE, text, "warning"),)
+            f"that derivative is not finite. At this point that happens in {len(cells)} cell(s) (see the details). "
+            f"{_what_tensorflow_gave(results, best)} " + _fix(program, inputs, best, limits))
+    return (Finding(None, TITLE, text, "warning", details=shown[:1].upper() + shown[1:] + "."),)
 
 
 def _trapped_cells(program: Program, inputs: Sequence[Input], wheres: list[ast.Call], best: GradResult) -> list[str]:

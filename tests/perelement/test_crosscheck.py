@@ -340,3 +340,12 @@ def test_report_44502_hessian_through_nested_tf_cond_fails_as_a_graph():
     assert c.mode("graph").status == "failed" and c.mode("xla").jacobian.tolist() == [[2.0]]
     assert c.summary.startswith("graph (tf.function) failed where eager ran: ValueError: Encountered an exception "
                                 "while vectorizing the jacobian computation")
+
+
+def test_an_integer_only_input_has_nothing_to_cross_check_and_nothing_fails():
+    """compare("n*n", n int32) cross-checked a Jacobian of no columns: tape.jacobian of no sources failed in the
+    graph and under XLA, and the diagnosis blamed them."""
+    c = gradlib.compare("n*n", {"n": [1, 2]}, dtype={"n": "int32"}, methods=["jacobian"], crosscheck=True)
+    assert c.crosscheck.differing == () and [m.status for m in c.crosscheck.modes] == ["reference", "skipped", "skipped"]
+    assert "nothing to differentiate" in c.crosscheck.mode("graph").text
+    assert [f.title for f in c.diagnosis] == ["'n' is an integer input: no gradient"]
