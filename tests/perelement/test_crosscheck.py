@@ -16,7 +16,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _crosscheck
+from gradlib._perelement import _crosscheck
 
 
 def tape_per_output(fn, x: tf.Tensor) -> np.ndarray:
