@@ -34,6 +34,8 @@ _LAZY = {
     "Agreement": ("._perelement._checks", "Agreement"), "FiniteDifferenceCheck": ("._perelement._checks", "FiniteDifferenceCheck"),
     "tensorflow_code": ("._language._codegen", "tensorflow_code"),
     "Comparison": ("._perelement._compare", "Comparison"), "compare": ("._perelement._compare", "compare"),
+    "CrossCheck": ("._perelement._crosscheck", "CrossCheck"), "ModeCheck": ("._perelement._crosscheck", "ModeCheck"),
+    "crosscheck": ("._perelement._crosscheck", "crosscheck"),
     "DEMOS": ("._perelement._demos", "DEMOS"), "Demo": ("._perelement._demos", "Demo"), "demonstrate": ("._perelement._demos", "demonstrate"),
     "Finding": ("._perelement._findings", "Finding"),
     "DTYPES": ("._language._inputs", "DTYPES"), "FLOAT_DTYPES": ("._language._inputs", "FLOAT_DTYPES"),
@@ -51,11 +53,11 @@ _LAZY = {
 }
 
 __all__ = [
-    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
+    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "CrossCheck", "DEMOS", "DTYPES", "Demo", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "InputError", "LIMITS", "Limits",
-    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS",
+    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "ModeCheck", "PER_SAMPLE_METHODS", "PRESETS",
     "PRESETS_BY_KEY", "PerExampleResult",
-    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "configure_threads", "demonstrate", "error_gist",
+    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "configure_threads", "crosscheck", "demonstrate", "error_gist",
     "evaluate", "format_number", "format_ratio", "lint", "per_element_gradients", "per_example_gradients",
     "per_sample_gradients", "scan", "tensorflow_code", "work_slot",
 ]
