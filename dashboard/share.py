@@ -83,7 +83,7 @@ def decode(params: Mapping[str, Any]) -> ShareState | None:
     inputs = parse_inputs(raw["inputs"])
     watch = _split_names(raw["watch"]) if "watch" in raw else None
     dtype = _parse_dtype(raw.get("dtype", "float32"))
-    state = ShareState(raw["outputs"], inputs, watch, _parse_methods(raw.get("method", "")), dtype)
+    state = ShareState(raw["outputs"], inputs, watch, _split_names(raw.get("method", "")), dtype)
     return check_state(state)
 
 
@@ -138,7 +138,7 @@ def check_state(state: ShareState) -> ShareState:
         raise ExpressionError(f"the function is {len(state.outputs):,} characters long; at most "
                               f"{MAX_LENGTHS['outputs']:,} are allowed")
     check_inputs(state.inputs, watch=None if state.watch is None else list(state.watch), dtype=state.dtype)
-    _parse_methods(",".join(state.methods))
+    _check_methods(tuple(state.methods))
     return state
 
 
@@ -286,14 +286,13 @@ def _split_names(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
-def _parse_methods(text: str) -> tuple[str, ...]:
-    methods = _split_names(text)
+def _check_methods(methods: tuple[str, ...]) -> None:
+    """Each method once, and a method of gradlib's (the one check of them, in ``check_state``)."""
     for method in methods:
         if method not in METHODS:
             raise ExpressionError(f"share link: method {method[:40]!r} is not a method; choose from {', '.join(METHODS)}")
     if len(set(methods)) != len(methods):
         raise ExpressionError("share link: a method is listed twice in 'method'")
-    return methods
 
 
 def _parse_dtype(text: str) -> str | dict[str, str]:
