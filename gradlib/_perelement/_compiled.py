@@ -30,7 +30,7 @@ the measurement is in docs/performance.md, "Where the constants come from"). So 
 >>> c = Compiled(lambda jit: _methods.compile_method(_methods.jacobian, lambda xs, cs: xs[0] ** 2, [spec], [],
 ...                                                  jit_compile=jit))
 >>> y, J = c([tf.constant([1.0, 2.0])], [])
->>> J.tolist(), c.jit
+>>> J.tolist(), c.uses_xla
 ([[2.0, 0.0], [0.0, 4.0]], False)
 """
 
@@ -80,7 +80,7 @@ class Compiled:
         self.graph = build(False)           # tracing happens here, so a failure leaves nothing in the cache
         self.build_seconds = time.perf_counter() - start   # the first call adds its graph optimisation
         self.xla: Callable | None = None
-        self.jit = False                     # True while calls run the XLA version
+        self.uses_xla = False                     # True while calls run the XLA version
         self.settled = False                 # True once the choice between graph and XLA is final
         self.calls = 0
         self.spent = 0.0                     # seconds spent in warm graph calls so far
@@ -98,33 +98,33 @@ class Compiled:
         return self.run(xs, cs)[:2]
 
     def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str, str]:
-        """``(y, J, tier, note)``: the arrays, which version computed them (``"graph"`` or ``"xla"``), and, once
+        """``(y, J, compiled_as, note)``: the arrays, which version computed them (``"graph"`` or ``"xla"``), and, once
         after XLA was dropped for disagreeing with the graph, why (``""`` otherwise)."""
-        tier, fn = self._next()
-        if tier == "promote":
-            y, jac, tier = self._promote(xs, cs)
+        compiled_as, fn = self._next()
+        if compiled_as == "promote":
+            y, jac, compiled_as = self._promote(xs, cs)
         else:
             start = time.perf_counter()
             y, jac = _run(fn, xs, cs)
-            self._record(tier, time.perf_counter() - start)
-            if tier == "xla":
-                y, jac, tier = self._checked(xs, cs, y, jac)
-        return y, jac, tier, self._note()
+            self._record(compiled_as, time.perf_counter() - start)
+            if compiled_as == "xla":
+                y, jac, compiled_as = self._checked(xs, cs, y, jac)
+        return y, jac, compiled_as, self._note()
 
     def _checked(self, xs: list, cs: list, y: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
         """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same
         inputs; the graph's numbers are returned unless XLA is adopted, and a disagreement drops XLA."""
-        if self.jit and np.isfinite(y).all() and np.isfinite(jac).all():
+        if self.uses_xla and np.isfinite(y).all() and np.isfinite(jac).all():
             return y, jac, "xla"
         gy, gjac = _run(self.graph, xs, cs)
         why = agree((gy, gjac), (y, jac))
         if why:
             self._drop(why)
-        return (y, jac, "xla") if self.jit and not why else (gy, gjac, "graph")
+        return (y, jac, "xla") if self.uses_xla and not why else (gy, gjac, "graph")
 
     def _drop(self, why: str) -> None:
         with self._lock:
-            self.xla, self.jit, self.settled = None, False, True
+            self.xla, self.uses_xla, self.settled = None, False, True
             self.disagreement = ("XLA's gradients differ from the graph's for this function (" + why + "), so it "
                                  "runs as a graph only; see tensorflow/tensorflow#118674 for one known cause")
 
@@ -138,7 +138,7 @@ class Compiled:
     def _next(self) -> tuple[str, Callable | None]:
         with self._lock:
             self.calls += 1
-            if self.jit:
+            if self.uses_xla:
                 return "xla", self.xla
             if self.xla is not None and not self.settled:   # the trial: alternate, XLA first
                 if len(self.trial["xla"]) <= len(self.trial["graph"]):
@@ -171,7 +171,7 @@ class Compiled:
             self._drop(why)
         return (*_run(self.graph, xs, cs), "graph")
 
-    def _record(self, tier: str, seconds: float) -> None:
+    def _record(self, compiled_as: str, seconds: float) -> None:
         with self._lock:
             if not self._warm:
                 self._warm = True
@@ -179,22 +179,22 @@ class Compiled:
                 return
             if self.settled:
                 return
-            self.samples[tier] += 1
-            self.best[tier] = min(self.best[tier], seconds)
+            self.samples[compiled_as] += 1
+            self.best[compiled_as] = min(self.best[compiled_as], seconds)
             if self.xla is not None:
-                self._trial(tier, seconds)
+                self._trial(compiled_as, seconds)
                 return
             self.spent += seconds
             if self.samples["graph"] >= SAMPLES and self.best["graph"] < XLA_MIN_SECONDS:
                 self.settled = True
 
-    def _trial(self, tier: str, seconds: float) -> None:
+    def _trial(self, compiled_as: str, seconds: float) -> None:
         """Record one interleaved call; once both versions have ``TRIAL_SAMPLES``, keep the faster median."""
-        self.trial[tier].append(seconds)
+        self.trial[compiled_as].append(seconds)
         if min(len(calls) for calls in self.trial.values()) < TRIAL_SAMPLES:
             return
         keep = statistics.median(self.trial["xla"]) <= XLA_GAIN * statistics.median(self.trial["graph"])
-        self.xla, self.jit, self.settled = (self.xla if keep else None), keep, True
+        self.xla, self.uses_xla, self.settled = (self.xla if keep else None), keep, True
 
 
 def _reserve_build() -> bool:

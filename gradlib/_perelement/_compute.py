@@ -41,7 +41,7 @@ _OUTPUT_SIZES = LRUCache(maxsize=128)
 class CompiledRun(NamedTuple):
     """How a compiled call ran (a true value): its version, and whether gradlib's choice of version is final."""
 
-    tier: str      # "graph" or "xla"
+    compiled_as: str      # "graph" or "xla"
     final: bool
     note: str = ""   # once, after XLA was dropped for giving other numbers than the graph: why
 
@@ -74,8 +74,8 @@ def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = T
         return y, np.zeros((y.size if _methods.TABLE[method].per_element else 1, 0)), False
     entry = _cached_compiled(problem, method, fallback) if compiled else None
     if entry is not None:
-        y, jac, tier, note = entry.run(problem.xs, problem.cs)
-        return y, jac, CompiledRun(tier, entry.settled, note)
+        y, jac, compiled_as, note = entry.run(problem.xs, problem.cs)
+        return y, jac, CompiledRun(compiled_as, entry.settled, note)
     y, jac = _methods.TABLE[method].eager(problem.f, problem.xs, problem.cs)
     return to_numpy(y), to_numpy(jac), False
 

@@ -44,7 +44,7 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
         watched=problem.names, dtype=problem.dtype, compiled=bool(ran), per_element=row.per_element,
         broken=row.per_element and not row.correct, reason=row.reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
         warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode,
-        compiled_as=ran.tier if isinstance(ran, CompiledRun) else ("graph" if ran else ""),
+        compiled_as=ran.compiled_as if isinstance(ran, CompiledRun) else ("graph" if ran else ""),
         compiled_final=ran.final if isinstance(ran, CompiledRun) else True)
 
 

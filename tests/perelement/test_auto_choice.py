@@ -150,7 +150,7 @@ def _settle(call, entry, limit=50):
         if entry.settled:
             return
         call()
-    raise AssertionError(f"the compiled tier did not settle in {limit} calls")
+    raise AssertionError(f"the compiled compiled_as did not settle in {limit} calls")
 
 
 @pytest.mark.parametrize(("gain", "keeps_xla"), [(float("inf"), True), (0.0, False)])
@@ -167,7 +167,7 @@ def test_xla_is_kept_only_when_measured_faster_and_gives_the_same_jacobian(small
     call()
     entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
     _settle(call, entry)
-    assert entry.jit is keeps_xla
+    assert entry.uses_xla is keeps_xla
     assert (entry.xla is not None) is keeps_xla   # a rejected XLA version is dropped, not kept around
     np.testing.assert_allclose(call().jacobian, expected, rtol=1e-10, atol=1e-12)
 
@@ -180,17 +180,18 @@ def test_the_xla_trial_interleaves_the_two_versions_and_compares_medians(monkeyp
     graph = [1.0, 1.0, 1.1, 1.0, 0.9]                   # ms per call; XLA is faster but two calls hit a burst
     xla = [0.5, 9.0, 0.6, 8.0, 0.5]
     while not entry.settled:
-        tier, _ = entry._next()
-        order.append(tier)
-        entry._record(tier, (xla if tier == "xla" else graph)[len([t for t in order if t == tier]) - 1] / 1e3)
+        compiled_as, _ = entry._next()
+        order.append(compiled_as)
+        times = xla if compiled_as == "xla" else graph
+        entry._record(compiled_as, times[order.count(compiled_as) - 1] / 1e3)
     assert order == ["xla", "graph"] * _compiled.TRIAL_SAMPLES
-    assert entry.jit and entry.xla is not None           # median 0.6 ms vs 1.0 ms (its best-of or mean would differ)
+    assert entry.uses_xla and entry.xla is not None      # median 0.6 ms vs 1.0 ms (its best-of or mean would differ)
     slow = _compiled.Compiled(lambda jit: (lambda xs, cs: (tf.constant(0.0), tf.constant([[1.0]]))))
     slow._warm, slow.xla = True, slow.graph
     for k in range(2 * _compiled.TRIAL_SAMPLES):          # XLA's best call is the fastest, its median is not
-        tier, _ = slow._next()
-        slow._record(tier, ([0.1, 2.0, 2.0, 2.0, 2.0] if tier == "xla" else [1.0] * 5)[k // 2] / 1e3)
-    assert slow.settled and not slow.jit and slow.xla is None
+        compiled_as, _ = slow._next()
+        slow._record(compiled_as, ([0.1, 2.0, 2.0, 2.0, 2.0] if compiled_as == "xla" else [1.0] * 5)[k // 2] / 1e3)
+    assert slow.settled and not slow.uses_xla and slow.xla is None
 
 
 def test_no_xla_is_built_once_the_process_budget_is_spent(small_cache, monkeypatch):
@@ -201,7 +202,7 @@ def test_no_xla_is_built_once_the_process_budget_is_spent(small_cache, monkeypat
     for _ in range(_compiled.SAMPLES + 2):
         r = gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", compiled=True)
     entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
-    assert entry.settled and not entry.jit and entry.xla is None
+    assert entry.settled and not entry.uses_xla and entry.xla is None
     assert _compiled._builds == _compiled.XLA_MAX_BUILDS
     np.testing.assert_allclose(r.jacobian, expected, rtol=1e-10, atol=1e-12)
 
@@ -212,7 +213,7 @@ def test_a_problem_whose_warm_calls_are_below_the_floor_settles_on_the_graph(sma
     for _ in range(_compiled.SAMPLES + 1):   # the first call is not a warm sample
         gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], compiled=True)
     entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
-    assert entry.settled and not entry.jit and entry.xla is None
+    assert entry.settled and not entry.uses_xla and entry.xla is None
 
 
 def test_each_result_says_which_compiled_version_ran_and_whether_that_choice_is_final(small_cache, monkeypatch):
@@ -255,7 +256,7 @@ def test_xla_that_disagrees_with_the_graph_is_never_adopted_and_is_said_once(sma
         assert r.compiled_as == "graph"
         notes += [w for w in r.warnings if "XLA" in w]
     entry = small_cache.get_or_create(small_cache.keys()[-1], lambda: None)
-    assert entry.settled and not entry.jit and entry.xla is None
+    assert entry.settled and not entry.uses_xla and entry.xla is None
     assert notes == ["XLA's gradients differ from the graph's for this function (8 cell(s) are NaN or infinite in "
                      "one version only), so it runs as a graph only; see tensorflow/tensorflow#118674 for one "
                      "known cause"]
@@ -267,13 +268,13 @@ def test_adopted_xla_is_checked_again_when_its_answer_is_not_finite(monkeypatch)
     spec = tf.TensorSpec([3], tf.float32)
     entry = _compiled.Compiled(lambda jit: _methods.compile_method(
         _methods.jacobian, lambda xs, cs: _guarded_sqrt(xs[0]), [spec], [], jit_compile=jit))
-    entry.xla, entry.jit, entry.settled = entry._build(True), True, True   # as after a trial on positive inputs
-    y, jac, tier, note = entry.run([tf.constant([1.0, 4.0, 9.0])], [])
-    assert tier == "xla" and note == ""                    # finite and agreeing: XLA's answer stands
-    y, jac, tier, note = entry.run([tf.constant([0.0, -1.0, 4.0])], [])
-    assert tier == "graph" and "differ from the graph's" in note
+    entry.xla, entry.uses_xla, entry.settled = entry._build(True), True, True   # as after a trial on positive inputs
+    y, jac, compiled_as, note = entry.run([tf.constant([1.0, 4.0, 9.0])], [])
+    assert compiled_as == "xla" and note == ""                    # finite and agreeing: XLA's answer stands
+    y, jac, compiled_as, note = entry.run([tf.constant([0.0, -1.0, 4.0])], [])
+    assert compiled_as == "graph" and "differ from the graph's" in note
     np.testing.assert_allclose(jac, np.diag([0.0, 0.0, 0.25]))
-    assert not entry.jit and entry.xla is None
+    assert not entry.uses_xla and entry.xla is None
     assert entry.run([tf.constant([0.0, -1.0, 4.0])], [])[2:] == ("graph", "")   # said once
 
 
