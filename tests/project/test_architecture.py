@@ -195,3 +195,9 @@ def test_an_engine_module_never_imports_its_door_or_one_above_it(name):
     imported = {m.removeprefix("gradlib._perelement.") for m in _resolve(ROOT / "gradlib" / "_perelement" / f"{name}.py")}
     above = set(ENGINE[:ENGINE.index(name)]) | {"_api", "_compare"}
     assert not imported & above, f"gradlib/_perelement/{name}.py imports upwards: {sorted(imported & above)}"
+
+
+def test_no_two_test_files_share_a_file_name():
+    # pytest imports test files by their base name (no __init__.py in tests/): a repeated name fails collection
+    names = [p.name for p in (ROOT / "tests").rglob("*.py") if p.name not in ("__init__.py", "conftest.py")]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
