@@ -47,16 +47,20 @@ _LAZY = {
     "per_sample_gradients": ("._persample", "per_sample_gradients"),
     "CELL_STATUS": ("._result", "CELL_STATUS"), "GradResult": ("._result", "GradResult"),
     "configure_threads": ("._runtime", "configure_threads"),
+    "SECOND_METHODS": ("._second._orders", "SECOND_METHODS"), "SECOND_METHOD_TABLE": ("._second._orders", "TABLE"),
+    "HessianResult": ("._second._answers", "HessianResult"), "HvpResult": ("._second._answers", "HvpResult"),
+    "hessians": ("._second._hessians", "hessians"), "hvp": ("._second._hessians", "hvp"),
     "ScanResult": (".scan._engine", "ScanResult"), "scan": (".scan._engine", "scan"),
 }
 
 __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
-    "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "InputError", "LIMITS", "Limits",
+    "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "HessianResult",
+    "HvpResult", "InputError", "LIMITS", "Limits",
     "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS",
     "PRESETS_BY_KEY", "PerExampleResult",
-    "PerSampleResult", "Preset", "ScanResult", "check_inputs", "compare", "configure_threads", "demonstrate", "error_gist",
-    "evaluate", "format_number", "format_ratio", "lint", "per_element_gradients", "per_example_gradients",
+    "PerSampleResult", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "check_inputs", "compare", "configure_threads", "demonstrate", "error_gist",
+    "evaluate", "format_number", "format_ratio", "hessians", "hvp", "lint", "per_element_gradients", "per_example_gradients",
     "per_sample_gradients", "scan", "tensorflow_code", "work_slot",
 ]
 
