@@ -50,17 +50,24 @@ _LAZY = {
     "SECOND_METHODS": ("._second._orders", "SECOND_METHODS"), "SECOND_METHOD_TABLE": ("._second._orders", "TABLE"),
     "HessianResult": ("._second._answers", "HessianResult"), "HvpResult": ("._second._answers", "HvpResult"),
     "hessians": ("._second._hessians", "hessians"), "hvp": ("._second._hessians", "hvp"),
+    "PerSampleHessians": ("._second._answers", "PerSampleHessians"),
+    "LaplacianResult": ("._second._answers", "LaplacianResult"),
+    "DivergenceResult": ("._second._answers", "DivergenceResult"),
+    "per_sample_hessians": ("._second._samplewise", "per_sample_hessians"),
+    "laplacian": ("._second._samplewise", "laplacian"), "divergence": ("._second._samplewise", "divergence"),
     "ScanResult": (".scan._engine", "ScanResult"), "scan": (".scan._engine", "scan"),
 }
 
 __all__ = [
-    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo", "ExpressionError",
+    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo",
+    "DivergenceResult", "ExpressionError",
     "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "HessianResult",
-    "HvpResult", "InputError", "LIMITS", "Limits",
+    "HvpResult", "InputError", "LIMITS", "LaplacianResult", "Limits",
     "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS",
-    "PRESETS_BY_KEY", "PerExampleResult",
-    "PerSampleResult", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "check_inputs", "compare", "configure_threads", "demonstrate", "error_gist",
-    "evaluate", "format_number", "format_ratio", "hessians", "hvp", "lint", "per_element_gradients", "per_example_gradients",
+    "PRESETS_BY_KEY", "PerExampleResult", "PerSampleHessians",
+    "PerSampleResult", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "check_inputs", "compare", "configure_threads", "demonstrate", "divergence", "error_gist",
+    "evaluate", "format_number", "format_ratio", "hessians", "hvp", "laplacian", "lint", "per_element_gradients",
+    "per_example_gradients", "per_sample_hessians",
     "per_sample_gradients", "scan", "tensorflow_code", "work_slot",
 ]
 

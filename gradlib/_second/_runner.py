@@ -51,6 +51,7 @@ class Request:
     tileable: bool = True
     probes: int = 0
     check_independence: bool = True
+    precision: str = ""         # the lowest precision fn computes in, if lower than x's (a float32 model on float64)
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ def run(req: Request, limits: Limits) -> Outcome:
                            f"{type(exc).__name__}: {error_gist(exc)}") from exc
     notes = (fallback,) if fallback else ()
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
-        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], req.x.dtype.name)
+        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"],
+                                   req.precision or req.x.dtype.name)
     return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
                                                          "Keras Sequential of Dense layers)"))
