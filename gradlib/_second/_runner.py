@@ -134,7 +134,12 @@ def run(req: Request, limits: Limits) -> Outcome:
 
 
 def _output_size(req: Request, limits: Limits) -> int:
-    """Call ``g`` once on the first sample (eagerly): the output must keep the batch axis."""
+    """Call ``g`` once on the first sample (eagerly): the output must keep the batch axis. A Keras Sequential of
+    Dense layers on a flat batch is not called: its output is its last layer's units."""
+    kernels, _ = dense_layers(req.model) if req.model is not None and req.kind != "divergence" else ([], "")
+    if kernels:
+        _check_cells(req, int(kernels[-1][0].shape[1]), limits)
+        return int(kernels[-1][0].shape[1])
     try:
         y = tf.convert_to_tensor(req.g(req.x[:1]))
     except GradlibError:

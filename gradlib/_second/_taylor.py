@@ -106,22 +106,21 @@ def forward_laplacian(kernels: list[tuple[Any, Any, str]], x: tf.Tensor, kind: s
     """
     dtype = kernels[0][0].dtype if hasattr(kernels[0][0], "dtype") else x.dtype
     h = tf.cast(x, dtype)
-    b, d = tf.shape(h)[0], int(h.shape[1])
     jac = second = None      # None: J is the identity, the second-order term is 0 (h is x itself)
     for kernel, bias, activation in kernels:
         w = tf.cast(tf.convert_to_tensor(kernel), dtype)
-        units = int(w.shape[1])
         z = tf.matmul(h, w) + (tf.cast(tf.convert_to_tensor(bias), dtype) if bias is not None else 0)
-        jz = tf.broadcast_to(w[None], (b, d, units)) if jac is None else _times(jac, w)
-        if second is None:
-            sz = tf.zeros_like(z) if kind == "laplacian" else tf.zeros_like(jz)
-        else:
-            sz = tf.matmul(second, w) if kind == "laplacian" else _times(second, w)
         h, d1, d2 = RULES[activation](z)
+        if jac is None:      # the first layer: Jz is the kernel itself, the same for every sample
+            squares = tf.square(w)
+            second = d2 * tf.reduce_sum(squares, axis=0) if kind == "laplacian" else d2[:, None, :] * squares[None]
+            jac = d1[:, None, :] * w[None]
+            continue
+        jz = _times(jac, w)
         if kind == "laplacian":
-            second = d1 * sz + d2 * tf.reduce_sum(jz * jz, axis=1)
+            second = d1 * tf.matmul(second, w) + d2 * tf.reduce_sum(tf.square(jz), axis=1)
         else:
-            second = d1[:, None, :] * sz + d2[:, None, :] * jz * jz
+            second = d1[:, None, :] * _times(second, w) + d2[:, None, :] * tf.square(jz)
         jac = d1[:, None, :] * jz
     jac = tf.transpose(jac, (0, 2, 1))
     second = second if kind == "laplacian" else tf.transpose(second, (0, 2, 1))
