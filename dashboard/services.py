@@ -76,7 +76,7 @@ def second_order_mistakes() -> list[gradlib.SecondOrderMistake]:
 
 
 @st.cache_data(max_entries=1, ttl=TTL, max_size="16MB", show_spinner="Computing Laplacians over the grid…")
-def second_order_poisson() -> _second_order.Poisson:
+def second_order_poisson() -> gradlib.PoissonExample:
     """The physics example over the page's grid (fixed: nothing the visitor types decides it)."""
     return _second_order.poisson()
 

@@ -57,6 +57,8 @@ _LAZY = {
     "laplacian": ("._second._samplewise", "laplacian"), "divergence": ("._second._samplewise", "divergence"),
     "SecondOrderMistake": ("._second._mistakes", "SecondOrderMistake"),
     "second_order_mistakes": ("._second._mistakes", "second_order_mistakes"),
+    "PoissonExample": ("._second._mistakes", "PoissonExample"),
+    "poisson_example": ("._second._mistakes", "poisson_example"),
     "ScanResult": (".scan._engine", "ScanResult"), "scan": (".scan._engine", "scan"),
 }
 
@@ -67,11 +69,11 @@ __all__ = [
     "HvpResult", "InputError", "LIMITS", "LaplacianResult", "Limits",
     "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS",
     "PRESETS_BY_KEY", "PerExampleResult", "PerSampleHessians",
-    "PerSampleResult", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "SecondOrderMistake",
+    "PerSampleResult", "PoissonExample", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "SecondOrderMistake",
     "check_inputs", "compare", "configure_threads", "demonstrate", "divergence", "error_gist",
     "evaluate", "format_number", "format_ratio", "hessians", "hvp", "laplacian", "lint", "per_element_gradients",
     "per_example_gradients", "per_sample_hessians",
-    "per_sample_gradients", "scan", "second_order_mistakes", "tensorflow_code", "work_slot",
+    "per_sample_gradients", "poisson_example", "scan", "second_order_mistakes", "tensorflow_code", "work_slot",
 ]
 
 

@@ -1,4 +1,5 @@
-"""The nested-tape mistakes, each run live side by side with what is right (the seed's broken loop, an order up).
+"""Live demonstrations of second order: the nested-tape mistakes, each run side by side with what is right (the
+seed's broken loop, an order up), and a small physics example (Laplacians over a 2-D grid).
 
 >>> [m.name for m in second_order_mistakes()]
 ['gradient_after_outer_block', 'watched_by_inner_only', 'batch_jacobian_of_mixed_rows']
@@ -11,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from .._errors import BatchMixingError
-from ._samplewise import per_sample_hessians
+from .._errors import BatchMixingError, ExpressionError
+from ._samplewise import laplacian, per_sample_hessians
 
-__all__ = ["SecondOrderMistake", "second_order_mistakes"]
+__all__ = ["PoissonExample", "SecondOrderMistake", "poisson_example", "second_order_mistakes"]
 
 
 @dataclass(frozen=True)
@@ -125,3 +126,47 @@ def _mixed_rows() -> SecondOrderMistake:
 def second_order_mistakes() -> list[SecondOrderMistake]:
     """Every mistake, run now."""
     return [_after_block(), _inner_only(), _mixed_rows()]
+
+
+@dataclass(frozen=True, eq=False)
+class PoissonExample:
+    """Laplacians over the grid ``xs`` x ``ys`` (``[i, j]`` at ``(xs[j], ys[i])``), float64."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    exact_laplacian: np.ndarray      # of u = sin(pi x) sin(pi y)
+    residual: np.ndarray             # its Poisson residual: laplacian(u) - f, with f = -2 pi^2 u
+    tanh_laplacian: np.ndarray       # of a small tanh network (untrained)
+    relu_laplacian: np.ndarray       # of the same network with ReLU: exactly 0
+    tanh_method: str
+    relu_warnings: tuple[str, ...]
+
+
+def _network(activation: str):
+    import keras
+
+    keras.utils.set_random_seed(7)
+    return keras.Sequential([keras.Input((2,), dtype="float64"),
+                             keras.layers.Dense(16, activation=activation, dtype="float64"),
+                             keras.layers.Dense(16, activation=activation, dtype="float64"),
+                             keras.layers.Dense(1, dtype="float64")])
+
+
+def _solution(p):
+    return (tf.sin(np.pi * p[:, 0]) * tf.sin(np.pi * p[:, 1]))[:, None]
+
+
+def poisson_example(grid: int = 33) -> PoissonExample:
+    """The Laplacian of a known solution of the Poisson equation, of a tanh network and of a ReLU network, over a
+    ``grid`` x ``grid`` grid on the unit square (``grid`` from 2 to 201)."""
+    if isinstance(grid, bool) or not isinstance(grid, int) or not 2 <= grid <= 201:
+        raise ExpressionError(f"poisson_example got grid={grid!r}; give a whole number from 2 to 201")
+    xs = ys = np.linspace(0.0, 1.0, grid)
+    gx, gy = np.meshgrid(xs, ys)
+    points = np.stack([gx.reshape(-1), gy.reshape(-1)], axis=1)
+    exact = laplacian(_solution, points).laplacian[:, 0].reshape(grid, grid)
+    f = -2 * np.pi ** 2 * np.sin(np.pi * gx) * np.sin(np.pi * gy)
+    tanh = laplacian(_network("tanh"), points)
+    relu = laplacian(_network("relu"), points)
+    return PoissonExample(xs, ys, exact, exact - f, tanh.laplacian[:, 0].reshape(grid, grid),
+                          relu.laplacian[:, 0].reshape(grid, grid), tanh.method, relu.warnings)

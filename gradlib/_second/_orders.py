@@ -129,7 +129,8 @@ def _directions(s: Shape) -> int:
 
 # The factors below are measured on the 50 -> 256 -> 256 -> 256 -> 1 tanh MLP at batch 1,024 (docs/performance.md,
 # "Second order"): warm, the guide's nested tapes 1.25 s, the loop 0.78 s, forward over reverse 3.2 s, the forward
-# Laplacian 0.5 s; first calls (tracing) 1.5 s, 6.2 s, 6.8 s and 0.5 s.
+# Laplacian 0.5 s; first calls (tracing) 1.5 s, 6.2 s, 6.8 s and 0.5 s. Peak memory (also on the 768-wide shape):
+# the loop about 40 activations per sample, forward over reverse about 18 per copy of the batch.
 
 
 def _nested(s: Shape) -> Cost:
@@ -141,7 +142,7 @@ def _nested(s: Shape) -> Cost:
 
 def _loop(s: Shape) -> Cost:
     k = _directions(s)
-    return Cost(_forward(s) * (3 + 2.5 * k), s.itemsize * s.batch * s.floats * 8 + _result_bytes(s), k,
+    return Cost(_forward(s) * (3 + 2.5 * k), s.itemsize * s.batch * s.floats * 40 + _result_bytes(s), k,
                 _trace(k, s, 0.3, 0.03))
 
 
@@ -159,7 +160,7 @@ def _forward_over_reverse(s: Shape) -> Cost:
     rows, passes = _tiled_rows(s, s.inputs)
     per_output = 1 if s.kind == "divergence" else s.outputs
     work = 4 if s.kind == "divergence" else 9
-    return Cost(_forward(s) * work * s.inputs * per_output, s.itemsize * rows * s.floats * 6 + _result_bytes(s),
+    return Cost(_forward(s) * work * s.inputs * per_output, s.itemsize * rows * s.floats * 18 + _result_bytes(s),
                 passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
 
 
