@@ -35,8 +35,7 @@ __all__ = ["FIRST_CALL_SECONDS", "KINDS", "LIMITS_FOR_DOCTEST", "SECOND_METHODS"
 KINDS = ("hessian", "diagonal", "laplacian", "divergence")
 #: ``auto`` never picks a method whose first call (its trace) is estimated past this many seconds
 FIRST_CALL_SECONDS = 2.0
-#: multiply-adds per second a compiled pass sustains on the project's machine (2 shared cores, loaded: one
-#: 51,200 x 256 x 256 matrix product took 0.2-0.3 s)
+#: multiply-adds per second a compiled pass sustains (docs/performance.md, "Second order": where it comes from)
 RATE = 1.5e10
 #: rows per vectorized pass of the tiled methods (copies of the batch, one per tangent or probe), at most
 TILE_ROWS = 16_384
@@ -127,10 +126,8 @@ def _directions(s: Shape) -> int:
     return s.inputs if s.kind == "divergence" else s.outputs * s.inputs
 
 
-# The factors below are measured on the 50 -> 256 -> 256 -> 256 -> 1 tanh MLP at batch 1,024 (docs/performance.md,
-# "Second order"): warm, the guide's nested tapes 1.25 s, the loop 0.78 s, forward over reverse 3.2 s, the forward
-# Laplacian 0.5 s; first calls (tracing) 1.5 s, 6.2 s, 6.8 s and 0.5 s. Peak memory (also on the 768-wide shape):
-# the loop about 40 activations per sample, forward over reverse about 18 per copy of the batch.
+# Each row's factors (work per direction, tracing per unrolled pass and layer, activations held) are fitted to the
+# bench's shapes: docs/performance.md, "Second order", lists the measurements they come from.
 
 
 def _nested(s: Shape) -> Cost:
