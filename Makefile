@@ -28,9 +28,9 @@ bench:
 # inputs and the engine's choice and repair, run their tests against each mutant, print the kill rate per module.
 # Configured in setup.cfg ([mutmut]); CPU heavy: MUTATE_JOBS=1 leaves a core free on a shared machine.
 MUTATE_JOBS ?= 2
-MUTANTS = "gradlib._language.*" "gradlib._checks.*" "gradlib._codegen.*" "gradlib._operations.*" "dashboard.share.*" "gradlib._inputs.*" \
-	"gradlib._engine.x__choose__*" "gradlib._engine.x__use_compiled__*" \
-	"gradlib._repair.x_poisoned_rows__*" "gradlib._repair.x__merge__*"
+MUTANTS = "gradlib._language._syntax.*" "gradlib._perelement._checks.*" "gradlib._language._codegen.*" "gradlib._language._operations.*" "dashboard.share.*" "gradlib._language._inputs.*" \
+	"gradlib._perelement._engine.x__choose__*" "gradlib._perelement._engine.x__use_compiled__*" \
+	"gradlib._perelement._repair.x_poisoned_rows__*" "gradlib._perelement._repair.x__merge__*"
 mutate:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-mutate.txt
 	rm -rf mutants

@@ -20,7 +20,7 @@ from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError
 from ._format import format_number, format_ratio
 from ._limits import LIMITS, Limits
 from .lint import LintError, LintFinding, LintResult, lint
-from ._presets import PRESETS, PRESETS_BY_KEY, Preset
+from ._language._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._runtime import work_slot
 # The command's package (cheap); the name ``gradlib.scan`` is the function, loaded on first use from its engine.
 from . import scan as _scan_package
@@ -30,22 +30,22 @@ __version__ = "0.1.0"
 
 #: the public names that need TensorFlow, NumPy or pandas: name -> (module, name there), imported on first use
 _LAZY = {
-    "evaluate": ("._api", "evaluate"), "per_element_gradients": ("._api", "per_element_gradients"),
-    "Agreement": ("._checks", "Agreement"), "FiniteDifferenceCheck": ("._checks", "FiniteDifferenceCheck"),
-    "tensorflow_code": ("._codegen", "tensorflow_code"),
-    "Comparison": ("._compare", "Comparison"), "compare": ("._compare", "compare"),
-    "DEMOS": ("._demos", "DEMOS"), "Demo": ("._demos", "Demo"), "demonstrate": ("._demos", "demonstrate"),
-    "Finding": ("._diagnose", "Finding"),
-    "DTYPES": ("._inputs", "DTYPES"), "FLOAT_DTYPES": ("._inputs", "FLOAT_DTYPES"),
-    "check_inputs": ("._inputs", "check_inputs"),
-    "FUNCTIONS": ("._language", "FUNCTIONS"),
-    "CORRECT_METHODS": ("._methods", "CORRECT_METHODS"), "METHODS": ("._methods", "METHODS"),
-    "METHOD_TABLE": ("._methods", "TABLE"), "Method": ("._methods", "Method"),
-    "PerExampleResult": ("._perexample", "PerExampleResult"),
-    "per_example_gradients": ("._perexample", "per_example_gradients"),
-    "PER_SAMPLE_METHODS": ("._persample", "PER_SAMPLE_METHODS"), "PerSampleResult": ("._persample", "PerSampleResult"),
-    "per_sample_gradients": ("._persample", "per_sample_gradients"),
-    "CELL_STATUS": ("._result", "CELL_STATUS"), "GradResult": ("._result", "GradResult"),
+    "evaluate": ("._perelement._api", "evaluate"), "per_element_gradients": ("._perelement._api", "per_element_gradients"),
+    "Agreement": ("._perelement._checks", "Agreement"), "FiniteDifferenceCheck": ("._perelement._checks", "FiniteDifferenceCheck"),
+    "tensorflow_code": ("._language._codegen", "tensorflow_code"),
+    "Comparison": ("._perelement._compare", "Comparison"), "compare": ("._perelement._compare", "compare"),
+    "DEMOS": ("._perelement._demos", "DEMOS"), "Demo": ("._perelement._demos", "Demo"), "demonstrate": ("._perelement._demos", "demonstrate"),
+    "Finding": ("._perelement._findings", "Finding"),
+    "DTYPES": ("._language._inputs", "DTYPES"), "FLOAT_DTYPES": ("._language._inputs", "FLOAT_DTYPES"),
+    "check_inputs": ("._language._inputs", "check_inputs"),
+    "FUNCTIONS": ("._language._syntax", "FUNCTIONS"),
+    "CORRECT_METHODS": ("._perelement._methods", "CORRECT_METHODS"), "METHODS": ("._perelement._methods", "METHODS"),
+    "METHOD_TABLE": ("._perelement._methods", "TABLE"), "Method": ("._perelement._methods", "Method"),
+    "PerExampleResult": ("._perexample._gradients", "PerExampleResult"),
+    "per_example_gradients": ("._perexample._gradients", "per_example_gradients"),
+    "PER_SAMPLE_METHODS": ("._perelement._persample", "PER_SAMPLE_METHODS"), "PerSampleResult": ("._perelement._persample", "PerSampleResult"),
+    "per_sample_gradients": ("._perelement._persample", "per_sample_gradients"),
+    "CELL_STATUS": ("._perelement._result", "CELL_STATUS"), "GradResult": ("._perelement._result", "GradResult"),
     "configure_threads": ("._runtime", "configure_threads"),
     "SECOND_METHODS": ("._second._orders", "SECOND_METHODS"), "SECOND_METHOD_TABLE": ("._second._orders", "TABLE"),
     "HessianResult": ("._second._answers", "HessianResult"), "HvpResult": ("._second._answers", "HvpResult"),
@@ -59,7 +59,7 @@ _LAZY = {
     "second_order_mistakes": ("._second._mistakes", "second_order_mistakes"),
     "PoissonExample": ("._second._mistakes", "PoissonExample"),
     "poisson_example": ("._second._mistakes", "poisson_example"),
-    "ScanResult": (".scan._engine", "ScanResult"), "scan": (".scan._engine", "scan"),
+    "ScanResult": ("._perexample._scan", "ScanResult"), "scan": ("._perexample._scan", "scan"),
 }
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Second order: per-element Hessians, per-sample Hessians and Laplacians, divergences, Hessian-vector products.
 
 A private room of gradlib (issue 25). It imports only gradlib's foundations (``_errors``, ``_limits``,
-``_format``, ``_cache``, ``_runtime``) and, from the per-element engine, ``_state.fingerprint`` (the values a
+``_format``, ``_cache``, ``_runtime``) and, from the per-element engine, ``_perelement._state.fingerprint`` (the values a
 traced function reads, for the compiled cache's key). The public names are exported lazily by
 ``gradlib/__init__.py``.
 

@@ -158,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _scan(model: Any, source: _files.Source, loss: Any, args: argparse.Namespace, strategy: Any, stderr: TextIO,
           classes: int | None) -> Any:
-    from ._engine import scan
+    from .._perexample._scan import scan
 
     progress = None if args.quiet else Progress(stderr)
     try:

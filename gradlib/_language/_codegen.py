@@ -1,0 +1,174 @@
+"""The user's function written the correct way in TensorFlow: runnable code to copy.
+
+The code is generated from the *checked* syntax tree, so nothing reaches it that the language refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ._inputs import Input, check_inputs, compute_dtype
+from ._branches import guarded
+from ._syntax import arguments, parse
+from ._operations import helpers
+
+__all__ = ["MAX_LITERAL_ELEMENTS", "CODE_NAMES", "code_names", "tensorflow_code"]
+
+#: inputs with more elements than this are written as random placeholders, not literal values
+MAX_LITERAL_ELEMENTS = 64
+
+#: names the generated script itself binds or reads: an input with one of these names is renamed in it
+CODE_NAMES = frozenset({"tf", "watched", "matmul", "f", "tape", "y", "y_elements", "y_i", "rows", "jacobian", "g",
+                      "row", "j", "print"})
+
+
+def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
+                    dtype: str | Mapping[str, str] = "float32") -> str:
+    """TensorFlow code computing the per-element gradients of ``outputs``, both correct ways.
+
+    >>> print(tensorflow_code("x * x", {"x": [1.0, 2.0]}).splitlines()[-1])
+    print("jacobian:", [j.numpy().tolist() for j in jacobian])
+    """
+    checked = check_inputs(inputs, watch=watch, dtype=dtype)
+    program = parse(outputs, {i.name: i.shape for i in checked})
+    names = code_names([i.name for i in checked])
+    safe = guarded(program, {i.name: i.shape for i in checked})   # where()'s branches not taken, guarded
+    body = _Writer(names).visit((safe or program).tree)
+    tf_dtype = f"tf.{compute_dtype(checked)}"
+    watched = [names[i.name] for i in checked if i.watched]
+    params = ", ".join(names[i.name] for i in checked)
+    lines = ["import tensorflow as tf", ""]
+    lines += [_constant(i, names[i.name], tf_dtype) for i in checked]
+    lines += [f"# input {old!r} is called {new} here: this script uses the name {old} itself"
+              for old, new in names.items() if old != new]
+    lines += [f"watched = [{', '.join(watched)}]", ""]
+    for source in _helpers(body):
+        lines += source.strip("\n").splitlines() + [""]
+    lines += [f"def f({params}):"]
+    lines += [f"    {names[i.name]} = tf.cast({names[i.name]}, {tf_dtype})  # integer tensors get no gradient"
+              for i in checked if i.dtype.startswith("int")]
+    if safe is not None:
+        lines += ["    # where() differentiates the branch it does not take as well: 0 times an infinite derivative",
+                  "    # there is NaN (under XLA even for sqrt: tensorflow/tensorflow#118674). The risky inputs are",
+                  "    # guarded so that they are finite where not taken; the values are the same. Unguarded:",
+                  f"    # return {_Writer(names).visit(program.tree)}"]
+    lines += [f"    return {body}", ""]
+    lines += [
+        "# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).",
+        "with tf.GradientTape(persistent=True) as tape:",
+        "    tape.watch(watched)",
+        f"    y = f({params})",
+        "    y_elements = tf.unstack(tf.reshape(y, [-1]))",
+        "rows = [tape.gradient(y_i, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
+        "        for y_i in y_elements]",
+        "del tape",
+        "",
+        "# 2. All at once, vectorized: the Jacobian, shape y.shape + x.shape for each watched x.",
+        "with tf.GradientTape() as tape:",
+        "    tape.watch(watched)",
+        f"    y = f({params})",
+        "jacobian = tape.jacobian(y, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
+        "",
+        'print("y:", y.numpy().tolist())',
+        'print("rows:", [[g.numpy().tolist() for g in row] for row in rows])',
+        'print("jacobian:", [j.numpy().tolist() for j in jacobian])',
+    ]
+    return "\n".join(lines)
+
+
+def _helpers(body: str) -> list[str]:
+    """The sources of the helpers ``body`` calls, and of the helpers those call, in ``helpers()`` order: the
+    code generated for @, dot, clip ... calls the very function gradlib runs."""
+    sources = {name: textwrap.dedent(inspect.getsource(function)) for name, function in helpers().items()}
+    needed, text = set(), body
+    for name in reversed(sources):   # a helper calls only the ones before it (dot calls matmul)
+        if re.search(rf"(?<![\w.]){name}\(", text):
+            needed.add(name)
+            text += sources[name]
+    return [source for name, source in sources.items() if name in needed]
+
+
+def code_names(inputs: Sequence[str]) -> dict[str, str]:
+    """Input name -> the name the generated script gives it: itself, unless the script uses that name.
+
+    >>> code_names(["x", "y", "y_in"])
+    {'x': 'x', 'y': 'y_in2', 'y_in': 'y_in'}
+    """
+    taken = set(inputs) | CODE_NAMES
+    names = {}
+    for name in inputs:
+        new, k = name, 1
+        while new in CODE_NAMES or (new != name and new in taken):
+            new, k = f"{name}_in{k if k > 1 else ''}", k + 1
+        taken.add(new)
+        names[name] = new
+    return names
+
+
+def _constant(i: Input, name: str, tf_dtype: str) -> str:
+    """The input as declared; a float32 input in a float64 computation is cast before the tape sees it."""
+    dtype = f"tf.{i.dtype}"
+    if i.size > MAX_LITERAL_ELEMENTS:
+        value, note = f"tf.random.normal({list(i.shape)}, dtype={dtype})", f"your {i.size} values here"
+    else:
+        literal = i.value.astype(i.dtype).tolist() if i.dtype.startswith("int") else _floats(i.value)
+        value, note = f"tf.constant({literal!r}, dtype={dtype})", ""
+    if not i.dtype.startswith("int") and dtype != tf_dtype:
+        value = f"tf.cast({value}, {tf_dtype})"
+        note = "; ".join(filter(None, [note, f"{i.dtype}, promoted: TensorFlow computes in one dtype"]))
+    return f"{name} = {value}" + (f"  # {note}" if note else "")
+
+
+def _floats(value: np.ndarray) -> Any:
+    return value.astype(float).tolist()
+
+
+class _Writer:
+    """Writes a checked tree as TensorFlow code, with the inputs' names in the script (``code_names``)."""
+
+    def __init__(self, names: Mapping[str, str]):
+        self.names = names
+
+    def visit(self, node: ast.expr) -> str:
+        return getattr(self, f"_{type(node).__name__}")(node)
+
+    def _Constant(self, node: ast.Constant) -> str:
+        return repr(float(node.value)) if isinstance(node.value, int) and abs(node.value) < 2**53 else repr(node.value)
+
+    def _Name(self, node: ast.Name) -> str:
+        return self.names.get(node.id, node.id)
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> str:
+        # unary plus is the value itself, as gradlib computes it: TensorFlow tensors have no __pos__
+        return f"-{self._wrap(node.operand)}" if isinstance(node.op, ast.USub) else self.visit(node.operand)
+
+    def _BinOp(self, node: ast.BinOp) -> str:
+        if isinstance(node.op, ast.MatMult):
+            return f"matmul({self.visit(node.left)}, {self.visit(node.right)})"
+        symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}[type(node.op)]
+        return f"{self._wrap(node.left)} {symbol} {self._wrap(node.right)}"
+
+    def _Compare(self, node: ast.Compare) -> str:   # a where()'s condition: one operator, as typed
+        symbol = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
+        return f"{self.visit(node.left)} {symbol[type(node.ops[0])]} {self.visit(node.comparators[0])}"
+
+    def _wrap(self, node: ast.expr) -> str:
+        text = self.visit(node)
+        return f"({text})" if isinstance(node, (ast.BinOp, ast.UnaryOp)) else text
+
+    def _List(self, node: ast.List) -> str:
+        return f"tf.stack([{', '.join(self.visit(e) for e in node.elts)}])"
+
+    def _Subscript(self, node: ast.Subscript) -> str:
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return f"{self._wrap(node.value)}[{', '.join(ast.unparse(i) for i in items)}]"   # not (:, 0): a syntax error
+
+    def _Call(self, node: ast.Call) -> str:
+        operation, values = arguments(node, self.visit)
+        return operation.write(*values)

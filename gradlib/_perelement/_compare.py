@@ -1,0 +1,148 @@
+"""Every method side by side on one function, with the finite-difference check and the diagnosis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from .. import _runtime
+from ._api import prepare, run
+from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
+from ._cost import EAGER_OP_WORK
+from ._findings import Finding, diagnose
+from .._errors import ExpressionError, GradlibError, InputError, error_gist
+from ._guard import dead_branches
+from .._language._inputs import Input
+from .._language._syntax import Program
+from .._limits import LIMITS, Limits
+from ._methods import CORRECT_METHODS, METHODS
+from ._result import GradResult
+
+__all__ = ["REPEATS", "TIMING_SECONDS", "Comparison", "Timing", "compare"]
+
+#: warm calls timed per method after its first call (which may trace, or fill a cache), their median shown
+REPEATS = 5
+#: the warm calls are timed only when they fit in this many seconds together (judged by the first call)
+TIMING_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One method's seconds: its first call (tracing included, if it traced) and its warm calls.
+
+    >>> Timing(0.5, (0.002, 0.001, 0.003)).median, Timing(0.5, ()).median
+    (0.002, nan)
+    """
+
+    first: float
+    warm: tuple[float, ...]   # empty when the warm calls would not fit in TIMING_SECONDS
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.warm)) if self.warm else float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """The results of several methods on one function, checked and explained.
+
+    ``errors``: the methods that failed, with why; ``skipped``: the methods left out because this problem is
+    over their limits (an eager loop of one pass per output, say), with the refusal: nothing went wrong there.
+    """
+
+    results: dict[str, GradResult]
+    errors: dict[str, str]
+    reference: str
+    best: GradResult
+    agreement: tuple[Agreement, ...]
+    check: FiniteDifferenceCheck
+    diagnosis: tuple[Finding, ...]
+    skipped: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, Timing] = field(default_factory=dict)
+
+
+def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
+            dtype: str | Mapping[str, str] = "float32", methods: Sequence[str] = METHODS,
+            limits: Limits = LIMITS) -> Comparison:
+    """Run ``methods`` on the function ``outputs`` at ``inputs``; check and explain the results.
+
+    >>> c = compare("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}, methods=["naive", "auto"])
+    >>> c.results["auto"].jacobian.tolist(), c.check.passed, c.diagnosis[0].severity
+    ([[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]], True, 'error')
+    """
+    program, checked, problem = prepare("compare", outputs, inputs, methods, watch=watch, dtype=dtype, limits=limits)
+    with _runtime.work_slot():
+        return _compare(program, checked, problem, methods, limits)
+
+
+def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str],
+             limits: Limits) -> Comparison:
+    results, errors, skipped, timings = {}, {}, {}, {}
+    for method in dict.fromkeys(methods):
+        try:
+            results[method] = run(problem, method, limits=limits)
+            timings[method] = _timing(problem, method, limits, results[method].seconds)
+        except InputError as exc:
+            errors[method] = str(exc)
+        except ExpressionError as exc:   # over this method's limits: left out, with the refusal as its note
+            skipped[method] = str(exc)
+        except GradlibError as exc:
+            errors[method] = str(exc)
+        except (tf.errors.OpError, ValueError, TypeError, NotImplementedError) as exc:
+            errors[method] = f"{method} failed in TensorFlow: {error_gist(exc)}"
+    reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
+    best = results.get(reference) or run(problem, "auto", limits=limits)
+    # each evaluation runs the function eagerly: its arithmetic plus one dispatch per node, as in gradlib._cost
+    evaluation = program.flops + len(program.parts) * EAGER_OP_WORK
+    check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,
+                               max_flops=limits.max_flops / max(evaluation, 1.0),
+                               integer_columns=_integer_columns(checked))
+    agreements = tuple(agreement(r, best, reference) for r in results.values())
+    findings = diagnose(results, best, check, program.names)
+    findings += dead_branches(program, checked, results, best, limits)
+    findings += tuple(Finding(m, f"{m} failed", msg, "warning") for m, msg in errors.items())
+    findings += tuple(Finding(m, "Left out: this problem is over its limits", msg, "info")
+                      for m, msg in skipped.items())
+    return Comparison(results, errors, reference, best, agreements, check, findings, skipped, timings)
+
+
+def _timing(problem, method: str, limits: Limits, first: float) -> Timing:
+    """``REPEATS`` warm calls of ``method`` after its first one, when they fit in ``TIMING_SECONDS``: judged by
+    the first call (which may trace), then by the first warm call."""
+    if first > TIMING_SECONDS:
+        return Timing(first, ())
+    warm = [run(problem, method, limits=limits).seconds]
+    if warm[0] * REPEATS > TIMING_SECONDS:
+        return Timing(first, ())
+    return Timing(first, tuple(warm + [run(problem, method, limits=limits).seconds for _ in range(REPEATS - 1)]))
+
+
+def _watched(inputs: Sequence[Input]) -> list[Input]:
+    return [i for i in inputs if i.watched]
+
+
+def _watched_vector(inputs: Sequence[Input]) -> np.ndarray:
+    return np.concatenate([i.value.reshape(-1).astype(np.float64) for i in _watched(inputs)])
+
+
+def _flat_function(program: Program, inputs: Sequence[Input]):
+    """The function as flat float64 watched values -> flat float64 y, for finite differences."""
+    watched = _watched(inputs)
+    fixed = {i.name: tf.constant(i.value, tf.float64) for i in inputs if not i.watched}
+
+    def f(flat: np.ndarray) -> np.ndarray:
+        env, start = dict(fixed), 0
+        for i in watched:
+            env[i.name] = tf.constant(flat[start:start + i.size].reshape(i.shape), tf.float64)
+            start += i.size
+        return program.build(env, tf.float64).numpy().reshape(-1)
+
+    return f
+
+
+def _integer_columns(inputs: Sequence[Input]) -> np.ndarray:
+    """Per watched element: True for integer inputs, which TensorFlow gives no gradient (nothing to check)."""
+    return np.concatenate([np.full(i.size, i.dtype.startswith("int")) for i in _watched(inputs)])

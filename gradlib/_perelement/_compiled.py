@@ -1,0 +1,239 @@
+"""One problem's compiled gradient method: a traced graph, promoted to XLA only once XLA can repay itself.
+
+A ``Compiled`` starts as a traced graph, which is the cheapest to build. XLA (``jit_compile=True``) runs
+large problems faster but takes longer to build than the graph did, so a problem is promoted only when
+
+* one warm graph call takes at least ``XLA_MIN_SECONDS`` (below that there is little left to gain), and
+* the time already spent in warm graph calls reaches ``XLA_PAYBACK`` times what building the graph cost:
+  the ski-rental rule, so a problem called a few times (a dashboard) never pays for XLA, while one called
+  in a loop (training, a benchmark) soon does.
+
+The XLA version is then tried against the graph in interleaved calls (XLA, graph, XLA, ...), so that a
+burst of load on a shared machine slows both alike, and kept only if the median of its calls is faster
+than the graph's median by ``XLA_GAIN``; an op XLA cannot compile leaves the graph in place for good.
+
+Speed alone never decides: XLA's gradients can differ from the graph's (for ``tf.where(v > 0, tf.sqrt(v), 0)``
+the graph gives 0 in the branch not taken and XLA gives NaN: tensorflow/tensorflow#118674). So every XLA call
+of the trial also runs the graph on the same inputs, and the caller gets the graph's numbers until XLA is
+adopted; XLA is adopted only if it agreed on every call (``agree``: the same NaN and infinity pattern, finite
+cells within ``XLA_RTOL`` of the graph's, relative to the largest finite magnitude). Once adopted, an XLA
+answer with any NaN or infinity is checked against the graph again. A disagreement drops XLA for good, and
+the next result says so once (``Compiled.run``'s note).
+
+TensorFlow never frees XLA's compiled code, even once the function is gone (dropped graphs are collected;
+the measurement is in docs/performance.md, "Where the constants come from"). So a process builds at most
+``XLA_MAX_BUILDS`` XLA versions in its life; after that, every problem stays on its graph.
+
+>>> import tensorflow as tf
+>>> from gradlib import _methods
+>>> spec = tf.TensorSpec([2], tf.float32)
+>>> c = Compiled(lambda jit: _methods.compile_method(_methods.jacobian, lambda xs, cs: xs[0] ** 2, [spec], [],
+...                                                  jit_compile=jit))
+>>> y, J = c([tf.constant([1.0, 2.0])], [])
+>>> J.tolist(), c.jit
+([[2.0, 0.0], [0.0, 4.0]], False)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK", "XLA_RTOL",
+           "Compiled", "agree"]
+
+#: a warm graph call faster than this leaves too little for XLA to win back its compile time (the bench run
+#: behind the bar: docs/performance.md, "Where the constants come from")
+XLA_MIN_SECONDS = 5e-4
+#: promote once warm graph calls have taken this many times the graph's own build (trace + first run)
+XLA_PAYBACK = 2.0
+#: keep XLA only when its best warm call takes at most this fraction of the graph's best
+XLA_GAIN = 0.9
+#: timed warm graph calls before XLA may be considered (their best must reach ``XLA_MIN_SECONDS``)
+SAMPLES = 3
+#: interleaved warm calls of each version in the trial that decides between them (their medians are compared)
+TRIAL_SAMPLES = 5
+#: XLA versions built per process at most: TensorFlow keeps XLA's compiled code for the life of the process
+XLA_MAX_BUILDS = 32
+#: XLA's numbers agree with the graph's when they differ by at most this, relative to the largest finite
+#: magnitude of the graph's (XLA fuses and reorders float operations: float32 sums differ in the last bits)
+XLA_RTOL = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-10}
+_builds = 0
+_builds_lock = threading.Lock()
+
+
+class Compiled:
+    """A traced method for one problem (fixed shapes and dtypes) that may switch itself to XLA.
+
+    Args:
+        build: ``build(jit_compile) -> concrete function`` taking ``(xs, cs)`` and returning ``(y, J)``.
+    """
+
+    def __init__(self, build: Callable[[bool], Callable]):
+        start = time.perf_counter()
+        self._build = build
+        self.graph = build(False)           # tracing happens here, so a failure leaves nothing in the cache
+        self.build_seconds = time.perf_counter() - start   # the first call adds its graph optimisation
+        self.xla: Callable | None = None
+        self.jit = False                     # True while calls run the XLA version
+        self.settled = False                 # True once the choice between graph and XLA is final
+        self.calls = 0
+        self.spent = 0.0                     # seconds spent in warm graph calls so far
+        self.best = {"graph": math.inf, "xla": math.inf}   # fastest warm call of each version
+        self.samples = {"graph": 0, "xla": 0}
+        self.trial: dict[str, list[float]] = {"graph": [], "xla": []}   # interleaved calls once XLA is built
+        self._warm = False                   # the first graph call has run
+        self._busy = False                   # one thread is building XLA; the others keep the graph
+        self.disagreement = ""               # why XLA was dropped for giving other numbers than the graph
+        self._said = False                   # whether a result has carried that disagreement yet
+        self._lock = threading.Lock()
+
+    def __call__(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
+        """``(y, J)`` as NumPy arrays, from whichever version is current."""
+        return self.run(xs, cs)[:2]
+
+    def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str, str]:
+        """``(y, J, tier, note)``: the arrays, which version computed them (``"graph"`` or ``"xla"``), and, once
+        after XLA was dropped for disagreeing with the graph, why (``""`` otherwise)."""
+        tier, fn = self._next()
+        if tier == "promote":
+            y, jac, tier = self._promote(xs, cs)
+        else:
+            start = time.perf_counter()
+            y, jac = _run(fn, xs, cs)
+            self._record(tier, time.perf_counter() - start)
+            if tier == "xla":
+                y, jac, tier = self._checked(xs, cs, y, jac)
+        return y, jac, tier, self._note()
+
+    def _checked(self, xs: list, cs: list, y: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
+        """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same
+        inputs; the graph's numbers are returned unless XLA is adopted, and a disagreement drops XLA."""
+        if self.jit and np.isfinite(y).all() and np.isfinite(jac).all():
+            return y, jac, "xla"
+        gy, gjac = _run(self.graph, xs, cs)
+        why = agree((gy, gjac), (y, jac))
+        if why:
+            self._drop(why)
+        return (y, jac, "xla") if self.jit and not why else (gy, gjac, "graph")
+
+    def _drop(self, why: str) -> None:
+        with self._lock:
+            self.xla, self.jit, self.settled = None, False, True
+            self.disagreement = ("XLA's gradients differ from the graph's for this function (" + why + "), so it "
+                                 "runs as a graph only; see tensorflow/tensorflow#118674 for one known cause")
+
+    def _note(self) -> str:
+        with self._lock:
+            if not self.disagreement or self._said:
+                return ""
+            self._said = True
+            return self.disagreement
+
+    def _next(self) -> tuple[str, Callable | None]:
+        with self._lock:
+            self.calls += 1
+            if self.jit:
+                return "xla", self.xla
+            if self.xla is not None and not self.settled:   # the trial: alternate, XLA first
+                if len(self.trial["xla"]) <= len(self.trial["graph"]):
+                    return "xla", self.xla
+                return "graph", self.graph
+            if self.settled or self._busy or not self._due():
+                return "graph", self.graph
+            if not _reserve_build():
+                self.settled = True
+                return "graph", self.graph
+            self._busy = True
+            return "promote", None
+
+    def _due(self) -> bool:
+        return (self.samples["graph"] >= SAMPLES and self.best["graph"] >= XLA_MIN_SECONDS
+                and self.spent >= XLA_PAYBACK * self.build_seconds)
+
+    def _promote(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str]:
+        """Build and run the XLA version (its first run compiles) beside the graph on the same inputs; on any
+        failure, or other numbers than the graph's, keep the graph for good. The graph's numbers are returned."""
+        try:
+            xla = self._build(True)
+            why = agree(_run(self.graph, xs, cs), _run(xla, xs, cs))
+        except Exception:   # noqa: BLE001 - e.g. an op without an XLA kernel: the graph is correct, keep it
+            xla, why = None, ""
+        with self._lock:
+            self._busy = False
+            self.xla, self.settled = xla, xla is None   # the trial decides between them (see _record)
+        if why:
+            self._drop(why)
+        return (*_run(self.graph, xs, cs), "graph")
+
+    def _record(self, tier: str, seconds: float) -> None:
+        with self._lock:
+            if not self._warm:
+                self._warm = True
+                self.build_seconds += seconds
+                return
+            if self.settled:
+                return
+            self.samples[tier] += 1
+            self.best[tier] = min(self.best[tier], seconds)
+            if self.xla is not None:
+                self._trial(tier, seconds)
+                return
+            self.spent += seconds
+            if self.samples["graph"] >= SAMPLES and self.best["graph"] < XLA_MIN_SECONDS:
+                self.settled = True
+
+    def _trial(self, tier: str, seconds: float) -> None:
+        """Record one interleaved call; once both versions have ``TRIAL_SAMPLES``, keep the faster median."""
+        self.trial[tier].append(seconds)
+        if min(len(calls) for calls in self.trial.values()) < TRIAL_SAMPLES:
+            return
+        keep = statistics.median(self.trial["xla"]) <= XLA_GAIN * statistics.median(self.trial["graph"])
+        self.xla, self.jit, self.settled = (self.xla if keep else None), keep, True
+
+
+def _reserve_build() -> bool:
+    """Count one XLA build against ``XLA_MAX_BUILDS``; False once the process has used them all."""
+    global _builds
+    with _builds_lock:
+        if _builds >= XLA_MAX_BUILDS:
+            return False
+        _builds += 1
+        return True
+
+
+def agree(reference: tuple[np.ndarray, ...], other: tuple[np.ndarray, ...]) -> str:
+    """``""`` when ``other``'s arrays hold the same numbers as ``reference``'s, otherwise what differs.
+
+    The same: NaN in the same cells, the same infinities, and finite cells within ``XLA_RTOL`` (by dtype) of the
+    reference's, relative to its largest finite magnitude (at least 1).
+
+    >>> agree((np.array([0.0, 1.0]),), (np.array([0.0, 1.0 + 1e-12]),))
+    ''
+    >>> agree((np.array([0.0, 1.0]),), (np.array([np.nan, 1.0]),))
+    '1 cell(s) are NaN or infinite in one version only'
+    """
+    for ref, out in zip(reference, other):
+        ref, out = np.asarray(ref), np.asarray(out)
+        odd = (np.isnan(ref) != np.isnan(out)) | (np.isinf(ref) & (ref != out)) | (np.isinf(out) & (ref != out))
+        if odd.any():
+            return f"{int(odd.sum()):,} cell(s) are NaN or infinite in one version only"
+        finite = np.isfinite(ref)
+        if not finite.any():
+            continue
+        scale = max(1.0, float(np.abs(ref[finite]).max()))
+        gap = float(np.abs(ref[finite] - out[finite]).max()) / scale
+        rtol = XLA_RTOL.get(ref.dtype, 1e-4)
+        if gap > rtol:
+            return f"a relative difference of {gap:.3g}, over the tolerance {rtol:g}"
+    return ""
+
+
+def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
+    y, jac = fn(xs, cs)
+    return y.numpy(), jac.numpy()

@@ -1,0 +1,165 @@
+"""One method computed on one problem: eagerly, compiled (a bounded cache of traced functions), or in chunks.
+
+Every way returns ``(y, J, ran)`` as NumPy arrays: ``ran`` is ``False`` for an eager run, a ``CompiledRun``
+(which version ran, and whether that choice is final) for a cached compiled one, and ``True`` for chunks.
+Which method runs, and how, is the engine's choice (``gradlib._engine``); this module only carries it out.
+
+>>> import tensorflow as tf
+>>> from gradlib._problem import callable_problem
+>>> p = callable_problem(lambda x: x * x, tf.constant([1.0, 2.0]))
+>>> y, J, ran = compute(p, "jacobian", compiled=False)
+>>> J.tolist(), ran
+([[2.0, 0.0], [0.0, 4.0]], False)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from . import _methods
+from .._cache import LRUCache
+from ._compiled import Compiled
+from .._errors import GradlibError, error_gist
+from ._problem import Problem
+
+__all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked", "output_size",
+           "to_numpy"]
+
+#: the ops of ``tf.py_function`` / ``tf.numpy_function``: Python run inside TensorFlow
+PY_FUNCTION_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
+
+#: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
+_JACOBIAN_FUNCTIONS = LRUCache(maxsize=64)
+#: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
+_OUTPUT_SIZES = LRUCache(maxsize=128)
+
+
+class CompiledRun(NamedTuple):
+    """How a compiled call ran (a true value): its version, and whether gradlib's choice of version is final."""
+
+    tier: str      # "graph" or "xla"
+    final: bool
+    note: str = ""   # once, after XLA was dropped for giving other numbers than the graph: why
+
+
+def output_size(problem: Problem) -> int:
+    """How many outputs ``f`` has: one eager pass the first time a problem is seen, remembered after."""
+    if problem.size is not None:
+        return problem.size
+
+    def size() -> int:
+        try:
+            return int(to_numpy(problem.f(problem.xs, problem.cs)).size)
+        except GradlibError:
+            raise
+        except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
+            shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
+            raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {error_gist(exc)}") from exc
+
+    return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
+
+
+def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = True):
+    """``(y, J, ran)``: run ``method`` compiled (cached; ``ran`` is then a ``CompiledRun``) or eagerly (False).
+
+    With ``fallback``, a function that cannot be traced (it calls ``.numpy()``, or branches in Python on a
+    tensor's value) runs eagerly instead, and the cache remembers not to trace it again.
+    """
+    if not problem.xs:   # nothing differentiable is watched: every column is zero
+        y = to_numpy(problem.f([], problem.cs))
+        return y, np.zeros((y.size if _methods.TABLE[method].per_element else 1, 0)), False
+    entry = _cached_compiled(problem, method, fallback) if compiled else None
+    if entry is not None:
+        y, jac, tier, note = entry.run(problem.xs, problem.cs)
+        return y, jac, CompiledRun(tier, entry.settled, note)
+    y, jac = _methods.TABLE[method].eager(problem.f, problem.xs, problem.cs)
+    return to_numpy(y), to_numpy(jac), False
+
+
+def calls_py_function(problem: Problem) -> bool:
+    """Whether ``f`` runs Python inside TensorFlow (``tf.py_function``): traced once to read its ops.
+
+    Such an op's gradient replays a tape that TensorFlow keeps for one gradient call only, and pfor cannot
+    vectorize it: every method but eager forward mode fails on it, with errors that do not say why (a raw
+    ``KeyError: b'pyfunc_1'``, or a shape ``None`` somewhere). Called only after a method failed.
+    """
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    try:
+        graph = tf.function(problem.f, autograph=False).get_concrete_function(*specs).graph
+    except Exception:   # noqa: BLE001 - not traceable at all: then it is not this
+        return False
+    return any(op.type in PY_FUNCTION_OPS for op in graph.get_operations())
+
+
+def compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence[int] | None = None):
+    """``(y, J, True)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
+
+    ``indices``: only those rows (or columns); the others are NaN. One traced function of fixed shape serves
+    every chunk (the last one repeats its final index, and the repeats are cut). Chunks run compiled only:
+    eagerly, each chunk was traced anew and memory grew to about 2.4 times the estimate.
+    """
+    by_rows = method == "jacobian"
+    m, n = output_size(problem), problem.float_width
+    wanted = np.arange(m if by_rows else n) if indices is None else np.asarray(indices)
+    step = _chunk_function(problem, method, chunk)
+    jac = np.full((m, n), np.nan)
+    for start in range(0, len(wanted), chunk):
+        part_of = wanted[start:start + chunk]
+        index = tf.constant(np.concatenate([part_of, np.repeat(part_of[-1:], chunk - len(part_of))]), tf.int32)
+        y, part = step(problem.xs, problem.cs, index)
+        part = part.numpy()
+        if by_rows:
+            jac[part_of] = part[:len(part_of)]
+        else:
+            jac[:, part_of] = part[:, :len(part_of)]
+    y = y.numpy()
+    return y, jac.astype(y.dtype), True
+
+
+def to_numpy(value: Any) -> np.ndarray:
+    """A tensor (or anything array-like) as a NumPy array."""
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
+    """The cached traced chunk of ``method`` for ``problem``."""
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, step = problem.f, _methods.TABLE[method].chunked
+
+    def build():
+        traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
+        try:
+            return traced.get_concrete_function(*specs, tf.TensorSpec([chunk], tf.int32))
+        except GradlibError:
+            raise
+        except Exception as exc:   # noqa: BLE001 - f cannot be traced (it calls .numpy(), say): say so
+            raise GradlibError(f"this problem needs {method!r} in chunks of {chunk:,} passes to stay within the "
+                               f"memory limit, which needs fn traced into a tf.function, and tracing failed: "
+                               f"{type(exc).__name__}: {error_gist(exc)}. Watch fewer inputs or reduce the output"
+                               ) from exc
+
+    return _JACOBIAN_FUNCTIONS.get_or_create((problem.key, method, "chunk", chunk), build)
+
+
+def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
+    """The cached ``Compiled`` of ``method`` for ``problem``; ``None`` (with ``fallback``) if it cannot be traced."""
+    key = (problem.key, method)
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, traced = problem.f, _methods.TABLE[method].compiled   # the closure keeps specs, not this call's tensors
+
+    def build(jit: bool):
+        return _methods.compile_method(traced, f, *specs, jit_compile=jit)
+
+    try:
+        entry = _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: Compiled(build))
+        return entry if entry is not None or fallback else Compiled(build)   # compiled=True: show why
+    except GradlibError:
+        raise
+    except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
+        if not fallback:
+            raise
+        _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: None)
+        return None

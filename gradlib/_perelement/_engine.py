@@ -1,0 +1,143 @@
+"""How one method runs on one problem: ``auto``'s choice, the computation, the repair, the packaged result.
+
+``run_method`` is the worker behind ``gradlib.evaluate``, ``per_element_gradients`` and ``compare``: it sizes
+the output, decides between reverse and forward mode (``_choose``) and between a compiled and an eager run
+(``_use_compiled``), asks the cost plan (``gradlib._plan``) whether that fits the limits, computes
+(``gradlib._compute``), repairs NaN-poisoned rows in the other mode (``gradlib._repair``) and packages a
+``GradResult`` (``gradlib._package``).
+
+>>> import tensorflow as tf
+>>> from gradlib._limits import LIMITS
+>>> from gradlib._problem import callable_problem
+>>> r = run_method(callable_problem(lambda x: x * x, tf.constant([1.0, 2.0])), "auto", None, LIMITS)
+>>> r.jacobian.tolist(), r.method, r.compiled
+([[2.0, 0.0], [0.0, 4.0]], 'unstack', False)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from . import _cost, _methods, _plan, _probe
+from .._cache import LRUCache
+from ._compute import calls_py_function, compute, compute_chunked, output_size
+from .._errors import GradlibError, error_gist
+from .._limits import Limits
+from ._methods import CORRECT_METHODS
+from ._package import package
+from ._problem import Problem, check_size
+from ._repair import Repair, poisoned_rows, repair_poisoned
+from ._result import GradResult
+
+__all__ = ["EAGER_PASSES", "FORWARD_PASS_COST", "TRACE_SECONDS", "UNSTACK_COMPILED_ROWS", "run_method"]
+
+#: a problem seen for the first time runs eagerly if it needs at most this many passes: on the tanh MLP, eager
+#: unstack and a traced, vectorized Jacobian cost the same first call at about 48-64 passes
+EAGER_PASSES = 32
+#: an eager forward-mode pass costs about this many eager reverse passes (TensorFlow dispatches every op's JVP
+#: through a tf.function), so eager auto prefers reverse mode until outputs exceed 3 x inputs
+FORWARD_PASS_COST = 3
+#: about what tracing one problem costs here; once eager calls of a problem have taken this long in all, auto
+#: compiles it (the ski-rental rule: never more than about twice the time of the better choice in hindsight)
+TRACE_SECONDS = 0.3
+#: compiled ``unstack`` traces one backward pass per output, each as wide as the output: tracing grows as m**2
+#: (the first calls behind this bar: docs/performance.md, "Where the constants come from"), so above this it
+#: runs eagerly even if asked
+UNSTACK_COMPILED_ROWS = 16
+#: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
+_EAGER_SECONDS = LRUCache(maxsize=128)
+
+
+def run_method(problem: Problem, method: str, compiled: bool | None, limits: Limits) -> GradResult:
+    """Run ``method`` on ``problem`` and package the result (``auto``: choose, then repair poisoned rows)."""
+    start = time.perf_counter()
+    m, n = output_size(problem), problem.width
+    check_size(m, problem, limits)
+    profile = problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
+    use_compiled = _use_compiled(method, m, n, problem, compiled)
+    if method == "auto":
+        chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
+                                                      _compilable(problem, compiled), limits)
+    else:
+        chosen, chunk = _plan.check_method(method, profile, use_compiled, limits), 0
+    notes: tuple[str, ...] = ()
+    try:
+        if chunk:
+            y, jac, ran = compute_chunked(problem, chosen, chunk)
+        else:
+            y, jac, ran = compute(problem, chosen, use_compiled, fallback=compiled is None)
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - fn's own ops failed under this method: tf.py_function is one cause
+        if not calls_py_function(problem):
+            raise
+        if method != "auto" or chosen == "forward" and not ran:
+            raise GradlibError(f"fn calls tf.py_function, which method={chosen!r} cannot differentiate here: "
+                               f"TensorFlow keeps its gradient for one gradient call only and pfor cannot vectorize "
+                               f"it ({type(exc).__name__}: {error_gist(exc)}). Use method='forward' with "
+                               "compiled=False, or write the function with TensorFlow ops") from exc
+        chosen, chunk = "forward", 0
+        y, jac, ran = compute(problem, chosen, False)
+        notes += (f"fn calls tf.py_function, which TensorFlow can differentiate only once per gradient call and pfor "
+                  "cannot vectorize: computed by eager forward mode, one pass per input",)
+    if method == "auto" and not ran and problem.key is not None:
+        _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
+    poisoned = poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
+    repair = Repair()
+    if poisoned and method == "auto":
+        jac, poisoned, repair, notes = repair_poisoned(problem, profile, chosen, bool(ran), jac, poisoned,
+                                                       _compilable(problem, compiled), limits)
+    if problem.check and chosen in CORRECT_METHODS:
+        notes += _probe.check_result(problem, y, jac, time.perf_counter() - start)
+    if chunk:
+        notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
+                  f"{_cost.size_text(limits.max_bytes)}",)
+    seconds = time.perf_counter() - start
+    result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
+    return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _compilable(problem: Problem, compiled: bool | None) -> bool:
+    """Whether ``problem`` may run compiled at all: it has a cache key, something to differentiate, and the
+    caller did not say ``compiled=False``."""
+    return problem.key is not None and bool(problem.xs) and compiled is not False
+
+
+def _choose(m: int, n: int, compiled: bool = False) -> str:
+    """Reverse mode when outputs are no more than inputs, forward mode when inputs are fewer.
+
+    Eagerly a forward pass costs ``FORWARD_PASS_COST`` reverse passes, so eager auto takes the seed's
+    ``unstack`` until outputs exceed that many times the inputs. Compiled, both are vectorized.
+
+    >>> _choose(2, 3), _choose(300, 200, compiled=True), _choose(20, 10), _choose(40, 10)
+    ('unstack', 'forward', 'unstack', 'forward')
+    """
+    if compiled:
+        return "jacobian" if m <= n else "forward"
+    return "unstack" if m <= FORWARD_PASS_COST * n else "forward"
+
+
+def _use_compiled(method: str, m: int, n: int, problem: Problem, compiled: bool | None) -> bool:
+    """Whether to run ``method`` compiled (cached); ``compiled=None`` decides by the passes it needs.
+
+    ``auto`` compiles a problem needing more than ``EAGER_PASSES`` eager passes, or one whose eager calls
+    have already cost ``TRACE_SECONDS``. ``jacobian`` is vectorized by pfor, which eagerly re-traces on
+    every call: compiled, it traces once. ``unstack`` (m passes) and ``forward`` (n passes) are Python
+    loops eagerly, cheap when short; ``unstack`` traces one backward pass per output, so it is compiled
+    only when asked, and small.
+    """
+    if problem.key is None or not problem.xs:
+        return False
+    if method == "auto":
+        if compiled is not None:
+            return compiled
+        passes = min(m, FORWARD_PASS_COST * n)
+        return passes > EAGER_PASSES or _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] >= TRACE_SECONDS
+    if _methods.TABLE[method].compiled is None:
+        return False
+    if method == "unstack":
+        return bool(compiled) and m <= UNSTACK_COMPILED_ROWS
+    if compiled is not None:
+        return compiled
+    return method == "jacobian" or n > EAGER_PASSES

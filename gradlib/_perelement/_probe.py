@@ -1,0 +1,128 @@
+"""A callable's Jacobian checked against the callable itself: one random direction, three extra calls.
+
+The seed's lesson is that every operation must run inside the tape. A user's function that leaves TensorFlow
+(NumPy on ``v.numpy()``, ``float(v)``, ``tf.numpy_function``, an integer cast) gives the tape a constant where a
+variable was: ``lambda v: tf.constant(np.sin(v.numpy())) * v`` gets ``sin(v)`` as its derivative, where the
+true one is ``cos(v) * v + sin(v)``, with no error anywhere. The function itself still knows the truth, so
+``check`` moves every watched element at once along one fixed random direction ``d`` (each element by at most
+``h * max(1, |x|)``) and compares the slope the Jacobian predicts, ``J @ d``, with the function's own change:
+
+* the one-sided slopes ``(f(x + h d) - f(x)) / h`` and ``(f(x) - f(x - h d)) / h`` bracket the true slope of a
+  smooth function (their gap is its curvature), and at a kink (``relu``, ``abs``) every subgradient TensorFlow
+  may pick lies between them, so a Jacobian is called wrong only outside that bracket, by more than the
+  rounding of the three evaluations and ``RTOL``;
+* ``f(x)`` is evaluated a second time: a function that gives another output at the same point (Dropout with
+  ``training=True``) has another Jacobian at every call, and is said to be random instead.
+
+Only float32 and float64 are checked (in float16 no step is both above rounding and below curvature).
+
+>>> import numpy as np, tensorflow as tf
+>>> from gradlib._problem import callable_problem
+>>> p = callable_problem(lambda v: tf.constant(np.sin(v.numpy())) * v, tf.constant([1.0, 2.0, 3.0]))
+>>> y = p.f(p.xs, []).numpy()
+>>> print(check(p, y, np.diag(np.sin([1.0, 2.0, 3.0])))[:57])
+the Jacobian disagrees with fn itself: along a random dir
+>>> check(p, y, np.diag(np.cos([1.0, 2.0, 3.0]) * [1, 2, 3] + np.sin([1.0, 2.0, 3.0])))
+''
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from .._cache import LRUCache
+from .._errors import GradlibError, error_gist
+from .._format import format_number
+from ._problem import Problem
+
+__all__ = ["MAX_SHARE", "RTOL", "STEPS", "check", "check_result", "direction"]
+
+#: the step along the direction, by dtype: about the cube root of the dtype's epsilon (rounding vs curvature)
+STEPS = {"float32": 5e-3, "float64": 6e-6}
+#: a slope may leave the one-sided bracket by this much, relative to the largest slope of its output
+RTOL = {"float32": 1e-2, "float64": 1e-6}
+#: the check keeps running on a problem's calls while it costs at most this share of the call it checks
+MAX_SHARE = 0.1
+#: problem key -> [the check's cost over its call's, whether its skipping was said]
+_SHARES = LRUCache(maxsize=128)
+#: the causes named when the Jacobian and the function disagree
+CAUSES = ("NumPy or .numpy()/float() on a watched tensor", "tf.numpy_function", "a cast to an integer",
+          "tf.stop_gradient")
+
+
+def check(problem: Problem, y: np.ndarray, jac: np.ndarray) -> str:
+    """``""`` when ``jac`` (``(m, n)`` over ``problem.xs``) agrees with ``problem.f`` along ``direction``,
+    otherwise a warning that says how it disagrees and why that happens. Three calls of ``f``."""
+    if problem.dtype not in STEPS or not problem.xs:
+        return ""
+    h = STEPS[problem.dtype]
+    d = direction(problem.xs)
+    try:
+        again, plus, minus = (_call(problem, h * s * d) for s in (0.0, 1.0, -1.0))
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's function failed at a nearby point: say so
+        return f"the Jacobian could not be checked against fn itself: {type(exc).__name__}: {error_gist(exc)}"
+    y = np.asarray(y, np.float64).ravel()
+    eps = float(np.finfo(problem.dtype).eps)
+    if np.nanmax(np.abs(again - y) - 100 * eps * np.maximum(1.0, np.abs(y)), initial=0.0) > 0:
+        return ("fn is random: two calls at the same point gave different outputs (Dropout or another random "
+                "layer with training=True?), so every call has another Jacobian; fix its randomness (training=False)"
+                " to get the gradients of one function")
+    rounding = 8 * eps * (np.abs(again) + np.abs(plus) + np.abs(minus)) / h
+    predicted = np.asarray(jac, np.float64) @ d
+    ahead, behind = (plus - again) / h, (again - minus) / h
+    scale = np.maximum.reduce([np.abs(ahead), np.abs(behind), np.abs(predicted)])
+    slack = RTOL[problem.dtype] * scale + rounding
+    outside = (predicted < np.minimum(ahead, behind) - slack) | (predicted > np.maximum(ahead, behind) + slack)
+    outside &= np.isfinite(predicted) & np.isfinite(ahead) & np.isfinite(behind)
+    if not outside.any():
+        return ""
+    i = int(np.argmax(np.where(outside, np.abs(predicted - (ahead + behind) / 2), -1)))
+    return (f"the Jacobian disagrees with fn itself: along a random direction v, {int(outside.sum()):,} of "
+            f"{y.size:,} output(s) change at another rate than J @ v predicts (output {i}: J @ v = "
+            f"{format_number(predicted[i])}, fn's own finite difference = {format_number((ahead[i] + behind[i]) / 2)}"
+            f"). Part of fn is invisible to the tape, so its gradients are wrong: {', '.join(CAUSES)}. Keep every "
+            "operation on watched tensors in TensorFlow (check=False skips this check)")
+
+
+def check_result(problem: Problem, y: np.ndarray, jac: np.ndarray, seconds: float) -> tuple[str, ...]:
+    """``check``'s warning (if any) for an answer that took ``seconds``, while checking stays cheap.
+
+    Every call of a problem is checked while the check costs at most ``MAX_SHARE`` of the call it checks; after
+    that only the problem's first call was, and the first unchecked result says so once.
+    """
+    if problem.key is None:
+        return tuple(filter(None, [check(problem, y, jac)]))
+    state = _SHARES.get_or_create(problem.key, lambda: [0.0, False])
+    if state[0] > MAX_SHARE:
+        if state[1]:
+            return ()
+        state[1] = True
+        return (f"the Jacobian was checked against fn itself on earlier calls only: the check costs "
+                f"{100 * state[0]:.0f}% of a call here, over the {100 * MAX_SHARE:.0f}% it may take",)
+    start = time.perf_counter()
+    warning = check(problem, y, jac)
+    state[0] = (time.perf_counter() - start) / max(seconds, 1e-9)
+    return (warning,) if warning else ()
+
+
+def direction(xs: list) -> np.ndarray:
+    """The fixed random direction: unit length over all watched elements, each scaled by ``max(1, |x|)``."""
+    values = np.concatenate([np.asarray(x.numpy(), np.float64).ravel() for x in xs])
+    u = np.random.default_rng(20261201).standard_normal(values.size)
+    return u / np.linalg.norm(u) * np.maximum(1.0, np.abs(values))
+
+
+def _call(problem: Problem, step: np.ndarray) -> np.ndarray:
+    """``f`` at the watched tensors moved by ``step`` (flat), as a flat float64 array."""
+    moved, start = [], 0
+    for x in problem.xs:
+        size = int(x.shape.num_elements())
+        moved.append(x + tf.constant(step[start:start + size].reshape(x.shape), x.dtype))
+        start += size
+    out = problem.f(moved, problem.cs)
+    return np.asarray(out.numpy() if hasattr(out, "numpy") else out, np.float64).ravel()

@@ -1,0 +1,186 @@
+"""The problem every method solves: ``f(xs, cs)``, the watched tensors, the constants and how to label them.
+
+A problem is built from function text (``expression_problem``: a parsed ``Program`` and checked inputs) or
+from a Python callable (``callable_problem``: its tensors checked to be floating point and of one dtype). Its
+``key`` names it in the engine's caches; ``check_size`` refuses a Jacobian over the limits before anything runs.
+
+>>> import tensorflow as tf
+>>> p = callable_problem(lambda x: x * x, tf.constant([1.0, 2.0]))
+>>> p.names, p.width, p.dtype
+((('x', (2,)),), 2, 'float32')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Sequence
+
+import tensorflow as tf
+
+from . import _cost
+from .._errors import ExpressionError, GradlibError, InputError
+from .._language._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
+from .._limits import Limits
+from .._language._operations import notes
+from ._state import fingerprint
+
+__all__ = ["Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What every method needs: ``f(xs, cs)``, the watched tensors, the constants, and how to label them."""
+
+    f: Callable[[list, list], Any]
+    xs: list
+    cs: list
+    names: tuple[tuple[str, tuple[int, ...]], ...]   # every watched input, in column order
+    differentiable: tuple[bool, ...]                  # per watched input: float (True) or integer (False)
+    dtype: str
+    key: Hashable | None                              # identifies f for the compiled cache; None: never compile
+    warnings: tuple[str, ...] = ()
+    size: int | None = None                           # the number of outputs, when known without running f
+    profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
+    check: bool = False                               # check each answer against f itself (``gradlib._probe``)
+
+    @property
+    def width(self) -> int:
+        """The Jacobian's columns: every watched element, integer inputs included."""
+        return sum(math.prod(shape) for _, shape in self.names)
+
+    @property
+    def float_width(self) -> int:
+        """The columns a method computes: the elements of the floating-point watched tensors ``xs``."""
+        return sum(int(x.shape.num_elements()) for x in self.xs)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element of the computation's dtype."""
+        return tf.as_dtype(self.dtype).size
+
+
+def check_size(m: int, problem: Problem, limits: Limits) -> None:
+    """Refuse a Jacobian of ``m`` rows over ``limits.max_jacobian`` entries, before anything is allocated."""
+    n = problem.width
+    if m * n > limits.max_jacobian:
+        raise ExpressionError(
+            f"the Jacobian would have {m:,} x {n:,} = {m * n:,} entries; at most {limits.max_jacobian:,} are allowed. "
+            "Watch fewer inputs or reduce the output (for example with sum or mean)")
+
+
+# ---------------------------------------------------------------- from function text
+
+
+def expression_problem(program, inputs: Sequence[Input]) -> Problem:
+    """The problem of a parsed ``program`` at checked ``inputs``: integer inputs enter as constants."""
+    dtype = compute_dtype(inputs)
+    tf_dtype = tf.as_dtype(dtype)
+    watched = [i for i in inputs if i.watched]
+    floats = [i for i in watched if i.dtype.startswith("float")]
+    consts = [i for i in inputs if i not in floats]
+    xs = [tf.constant(i.value, dtype=tf_dtype) for i in floats]
+    cs = [tf.constant(i.value.astype(i.dtype)) for i in consts]
+    x_names, c_names = [i.name for i in floats], [i.name for i in consts]
+
+    def f(xs_: list, cs_: list):
+        env = dict(zip(x_names, xs_))
+        # Integer inputs enter as constants and are cast inside: exactly why TensorFlow gives them no gradient.
+        env.update({name: tf.cast(c, tf_dtype) for name, c in zip(c_names, cs_)})
+        return program.build(env, tf_dtype)
+
+    signature = tuple((i.name, i.shape, i.dtype, i.watched) for i in inputs)
+    key = ("expression", program.key, signature, dtype)
+    warnings = nonfinite_warnings(inputs) + promotion_warnings(inputs) + tuple(
+        f"input {i.name!r} is {i.dtype}: TensorFlow's tape does not watch integer tensors, so its gradients are "
+        f"None (shown as 0). Use float32 or float64 to differentiate with respect to it"
+        for i in watched if i not in floats)
+    # what a function's row says about its gradient (sign, floor, round: 0 wherever they have one)
+    warnings += notes(program.functions)
+    unused = [i.name for i in watched if i.name not in program.names]
+    if unused:
+        warnings += (f"watched input(s) {', '.join(map(repr, unused))} do not appear in the function: "
+                     "their gradients are zero",)
+    profile = _cost.Profile.of_program(program, [i.name for i in floats], sum(i.size for i in floats),
+                                       tf_dtype.size)
+    return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),
+                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape), profile)
+
+
+# ---------------------------------------------------------------- from a callable
+
+
+def callable_problem(fn: Callable, xs: Any, *, check: bool = False) -> Problem:
+    """The problem of ``per_element_gradients(fn, xs)``: ``xs`` one tensor, a list, or a dict of them (as
+    ``tape.gradient`` takes), floating point, one dtype; with ``check``, each answer is checked against ``fn``.
+
+    ``fn`` gets ``xs`` in the form it was given; the Jacobian's columns follow the list's order or the dict's
+    keys (named by them).
+    """
+    single = not isinstance(xs, (list, tuple, dict))
+    keys = list(xs) if isinstance(xs, dict) else None
+    if keys is not None and not all(isinstance(k, str) and k for k in keys):
+        raise InputError(f"per_element_gradients takes xs as a dict with names (non-empty strings) as keys; got "
+                         f"keys {keys!r}")
+    items = [xs] if single else list(xs.values()) if keys is not None else list(xs)
+    wheres = ["xs"] if single else [f"xs[{k!r}]" for k in keys] if keys is not None else [
+        f"xs[{k}]" for k in range(len(items))]
+    tensors = [float_tensor(x, "per_element_gradients", where) for x, where in zip(items, wheres)]
+    if not tensors:
+        raise InputError(f"per_element_gradients needs at least one tensor in xs; got an empty {type(xs).__name__}")
+    _check_one_dtype(tensors)
+    names = ("x",) if single else tuple(keys) if keys is not None else tuple(f"x{k}" for k in range(len(tensors)))
+
+    def f(watched: list, _cs: list):
+        given = watched[0] if single else dict(zip(keys, watched)) if keys is not None else list(watched)
+        return _as_output(fn(given))
+
+    key = _callable_key(fn, "single" if single else tuple(keys) if keys is not None else "list", tensors)
+    return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
+                   (True,) * len(tensors), tensors[0].dtype.name, key, check=check)
+
+
+def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
+    """``x`` as a floating-point tensor for ``api``; Python ints become float32, integer tensors are refused."""
+    try:
+        tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{api} could not turn {where} into a tensor: {exc}") from None
+    if tensor.dtype.is_integer and isinstance(x, (int, list, tuple)):
+        tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
+    if not tensor.dtype.is_floating:
+        why = ("TensorFlow's tape does not watch integer tensors, so every gradient would be None"
+               if tensor.dtype.is_integer else "only real floating-point tensors have gradients here")
+        raise InputError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: {why}. "
+                           f"Cast it first: tf.cast({where}, tf.float32)")
+    return tensor
+
+
+def _check_one_dtype(tensors: list) -> None:
+    dtypes = sorted({t.dtype.name for t in tensors})
+    if len(dtypes) > 1:
+        raise InputError(f"per_element_gradients needs xs of one dtype to lay their gradients side by side; got "
+                           f"{', '.join(dtypes)}. Cast them to one, for example tf.cast(x, tf.float64)")
+
+
+def _as_output(y: Any) -> tf.Tensor:
+    if isinstance(y, (list, tuple)):
+        y = tf.stack(y)   # inside the tape: stacking is differentiable, unlike iterating afterwards
+    try:
+        y = tf.convert_to_tensor(y)
+    except (TypeError, ValueError):
+        raise GradlibError(f"fn must return a tensor (or a list of tensors); it returned {type(y).__name__}") from None
+    if not y.dtype.is_floating:
+        raise GradlibError(f"fn returned a {y.dtype.name} tensor: only floating-point outputs have gradients. "
+                           "Return a float tensor (cast with tf.cast(y, tf.float32) if you must)")
+    return y
+
+
+def _callable_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:
+    try:
+        hash(fn)
+    except TypeError:
+        return None
+    # The values fn reads (a NumPy array, a number in a closure or a global) are frozen into a trace: a
+    # changed value must mean a new key, or the compiled graph would keep answering with the old one.
+    return ("callable", fn, form, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))

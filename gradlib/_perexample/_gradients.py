@@ -1,0 +1,724 @@
+"""Per-example gradients of a training loss with respect to a Keras model's weights, and their norms.
+
+``tape.gradient(loss, model.trainable_variables)`` gives the gradient of the *summed* loss; a Python loop
+over the examples is hundreds of times slower. Here one forward pass records, for every layer with a rule in
+``_ghost`` (Dense, Embedding, Conv1D/2D, normalization), the layer's input and its pre-activation output ``z``;
+one backward pass of the summed loss gives ``dL_i/dz_i`` for every example at once (example ``i``'s loss
+depends on no other example's ``z``), and each layer's rule turns that into per-example gradient norms (or,
+when asked, the gradients). Variables of any other layer (or read by more than one call) take a loop over the
+examples, each run alone as a batch of one: always correct, only slower. Every call compares each example's
+loss in the batch with its loss alone; a model whose examples are not independent (BatchNormalization in
+training mode, a batch-centering layer) has no per-example gradients and is refused.
+
+>>> import keras
+>>> model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, use_bias=False)])
+>>> model.set_weights([np.array([[1.0], [2.0]], np.float32)])
+>>> r = per_example_gradients(model, [[1.0, 0.0], [0.0, 3.0]], [0.0, 0.0], loss=lambda y, p: 0.5 * p[:, 0] ** 2)
+>>> r.losses.tolist(), r.norms.tolist(), r.method
+([0.5, 18.0], [1.0, 18.0], 'layerwise')
+>>> [g.tolist() for g in r.gradients]    # example 0: p * x = 1 * [1, 0]; example 1: 6 * [0, 3]
+[[[[1.0], [0.0]], [[0.0], [18.0]]]]
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from .. import _runtime
+from . import _structure
+from .._cache import LRUCache
+from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from .._format import format_number
+from ._ghost import Capture, accepts, rule_for
+from .._limits import LIMITS, Limits
+
+__all__ = ["PerExampleResult", "Route", "check_floats", "check_independent", "loss_vector", "losses_and_norms",
+           "per_example_gradients", "per_example_terms", "weighted_gradient"]
+
+#: how many examples the independence probe runs jointly and one by one
+PROBE_EXAMPLES = 3
+#: examples the per-example loop runs at once (``tf.map_fn``'s ``parallel_iterations``): its memory in flight
+PARALLEL_EXAMPLES = 8
+#: floats a recurrent layer keeps per step and per unit of its gates and input (activations and what their
+#: backward pass keeps): the resident memory measured per example (B = 512, 20 steps, 32 units, 8 inputs) was
+#: 4 per unit for SimpleRNN, 7.2 for GRU and 5.5 for LSTM (tests/perexample/test_gradients.py measures the SimpleRNN)
+RECURRENT_FLOATS_PER_STATE = 8
+#: compiled per-batch functions kept per process (each holds its model)
+_BATCH_FUNCTIONS = LRUCache(maxsize=32)
+
+
+@dataclass(frozen=True)
+class Route:
+    """How a model's per-example gradients are computed; decided when the per-batch function is traced.
+
+    ``method``: ``ghost`` (norms from the per-layer rules, no per-example gradient materialized), ``layerwise``
+    (per-example gradients from the per-layer rules), ``loop`` (each example run alone, as a batch of one, in a
+    ``tf.while_loop``), joined by ``+`` when both kinds ran. ``fallback``: the layers whose variables took the
+    loop. The floats the computation allocates at most are ``floats_per_example * B + floats_per_batch``:
+    per example its activations (every layer's output, a recurrent layer's steps: the batch's forward pass
+    itself), its rules' work and what is returned; per batch the loop's ``PARALLEL_EXAMPLES`` examples in
+    flight, each with its activations and its gradient.
+    """
+
+    method: str
+    fallback: tuple[str, ...]
+    floats_per_example: int
+    floats_per_batch: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class PerExampleResult:
+    """Per-example losses, gradient norms and (unless ``norms_only``) gradients, as NumPy data.
+
+    ``gradients[k][i]`` is example ``i``'s gradient of its loss with respect to ``model.trainable_variables[k]``;
+    ``norms[i]`` the L2 norm of example ``i``'s gradient over all trainable variables together.
+    """
+
+    losses: np.ndarray
+    norms: np.ndarray
+    gradients: list[np.ndarray] | None
+    method: str
+    variable_names: tuple[str, ...]
+    fallback: tuple[str, ...]
+    seconds: float
+    warnings: tuple[str, ...] = ()
+    _reweighted: Callable[[np.ndarray], list[np.ndarray]] | None = field(default=None, repr=False)
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.losses.shape[0])
+
+    def clip_factors(self, clip_norm: float) -> np.ndarray:
+        """``min(1, clip_norm / ||g_i||)`` per example (1 for a zero gradient): what DP-SGD scales each by."""
+        clip_norm = _check_clip_norm(clip_norm)
+        with np.errstate(divide="ignore"):
+            return np.where(self.norms > clip_norm, clip_norm / self.norms, 1.0)
+
+    def clipped_mean(self, clip_norm: float) -> list[np.ndarray]:
+        """DP-SGD's clipped mean (without noise): ``mean_i g_i * min(1, clip_norm / ||g_i||)``, per variable.
+
+        From the stored gradients when there are any, otherwise with one re-weighted backward pass of the
+        whole batch (the gradient of ``sum_i w_i L_i``), not one per example. ``clip_norm=np.inf`` gives the
+        plain mean gradient. With ``training=True`` and random layers (Dropout), that pass draws new randomness,
+        as a second pass does in TensorFlow Privacy's fast clipping; stored gradients do not.
+        """
+        weights = self.clip_factors(clip_norm) / self.batch_size
+        if self.gradients is not None:
+            return [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in self.gradients]
+        if self._reweighted is None:
+            raise GradlibError("this PerExampleResult has neither gradients nor its model: compute it again")
+        return self._reweighted(weights)
+
+    def mean(self) -> list[np.ndarray]:
+        """The plain mean of the per-example gradients (the batch gradient of the mean loss), per variable."""
+        return self.clipped_mean(np.inf)
+
+
+def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_weights: Any = None,
+                          norms_only: bool = False, training: bool = False,
+                          limits: Limits = LIMITS) -> PerExampleResult:
+    """Each example's loss, gradient norm and gradient with respect to ``model.trainable_variables``.
+
+    Args:
+        model: a Keras model (Sequential, functional or subclassed); layers without a fast rule are handled by
+            the per-example loop.
+        x: the batch as the model takes it, ``(B, ...)``: floats, or integer token ids for an Embedding; for a
+            model with several inputs a list of such arrays (in the order of ``model.inputs``) or a dict keyed by
+            input name, as ``model.fit`` takes them.
+        y: the targets, ``(B, ...)``; for a model with several outputs a list or a dict keyed by output name.
+        loss: a Keras loss object (its unreduced values, averaged over any axes after the batch axis, are the
+            per-example losses; its ``reduction`` is not used), a callable ``(y_true, y_pred) -> (B,)``, a Keras
+            loss name (``"sparse_categorical_crossentropy"``), or one of these per output (a list, or a dict keyed
+            by output name). ``None``: the loss the model was compiled with.
+        loss_weights: for a model with several outputs, one weight per output (a list or dict): example ``i``'s
+            loss is ``sum_k loss_weights[k] * L_k``, as Keras adds them. ``None``: the compiled weights, or 1.
+        norms_only: compute the losses and norms only (the fast path; ``gradients`` is ``None``).
+        training: the ``training`` argument of the model's layers (Dropout active, BatchNormalization refused).
+        limits: ``max_elements`` bounds ``x`` and ``y``; ``max_jacobian`` the floats allocated per batch.
+
+    Returns:
+        A ``PerExampleResult``.
+
+    Example:
+        >>> import keras
+        >>> model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        >>> loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        >>> r = per_example_gradients(model, np.ones((4, 3), np.float32), [0, 1, 0, 1], loss=loss)
+        >>> r.losses.shape, r.norms.shape, [g.shape for g in r.gradients]
+        ((4,), (4,), [(4, 3, 2), (4, 2)])
+
+    Raises:
+        ExpressionError: a request over the limits (a kind of ``GradlibError``).
+        GradlibError: a bad model, batch or loss.
+        BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode),
+            checked on every call for every example.
+        InputError: labels the loss broadcasts across the batch, or the model and loss failing on this batch.
+    """
+    _check_model(model)
+    xt, yt = _check_batch(model, x, y, limits)
+    loss = _check_loss(model, loss, loss_weights, yt)
+    kind = "norms" if norms_only else "gradients"
+    with _runtime.work_slot():
+        start = time.perf_counter()
+        compiled, plan = _compiled(model, loss, kind, bool(training), xt, yt)
+        check_floats(plan, _structure.batch_size(xt), limits, "per_example_gradients", "for this batch",
+                     "Use a smaller batch" + ("" if plan.method.startswith("ghost") else " or norms_only=True"))
+        out = _run_compiled(compiled, xt, yt)
+        losses, norms = out[0].numpy(), out[1].numpy()
+        check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
+        grads = [t.numpy() for t in out[4:]] if kind == "gradients" else None
+        seconds = time.perf_counter() - start
+    reweighted = None if grads is not None else functools.partial(_reweighted, model, loss, bool(training), xt, yt)
+    return PerExampleResult(losses=losses, norms=norms, gradients=grads, method=plan.method,
+                            variable_names=tuple(v.path for v in model.trainable_variables), fallback=plan.fallback,
+                            seconds=seconds, warnings=_warnings(losses, norms), _reweighted=reweighted)
+
+
+# ---------------------------------------------------------------- the per-batch computation (traceable)
+
+
+def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, training: bool = False,
+                      gradients: bool = False) -> tuple[tf.Tensor, tf.Tensor, list[tf.Tensor] | None, Route, tuple]:
+    """``(losses, norms, gradients or None, plan, check)`` of one batch, as tensors: runs inside ``tf.function``.
+
+    One forward pass through the model's layers (each rule's layer run by its rule), one backward pass of the
+    summed loss to each rule's ``z``, each rule's norms or gradients, and, for the variables no rule covers,
+    a loop over the examples, each run alone as a batch of one (``_one_by_one``). Call it inside a
+    ``tf.function`` (or ``strategy.run``); the model must be built. The ``plan`` is plain Python, fixed at trace
+    time. ``check`` is ``(joint, alone)``: each example's loss computed in the batch and alone, two ``(B,)``
+    tensors that ``check_independent`` compares (see there for what their equality proves).
+    """
+    recorder = _Recorder(training)
+    with tf.GradientTape(persistent=True) as tape:
+        outputs = recorder.run(model, x)
+        losses = recorder.read(lambda: loss_vector(loss, y, outputs))   # a loss that reads a weight is a use
+        total = tf.reduce_sum(losses)
+    claimed, fallback = recorder.split(model)
+    random = training and _random_layers(model)
+    if random and fallback:   # one random draw per example: its whole gradient comes from the loop's pass
+        claimed, fallback = [], list(model.trainable_variables)
+    dz = tape.gradient(total, [c.z for c in claimed], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    alone, looped = _one_by_one(model, loss, x, y, fallback, training, gradients, losses.dtype)
+    if random and fallback:
+        losses = alone
+    if gradients:
+        by_variable = {id(v): j for v, j in zip(fallback, looped)}
+        for c, g in zip(claimed, dz):
+            by_variable.update(zip(map(id, c.rule.variables(c.layer)), c.rule.gradients(c.layer, c.a, g)))
+        grads = [tf.cast(by_variable[id(v)], losses.dtype) for v in model.trainable_variables]
+        norm_sq = tf.add_n([_row_sq(t) for t in grads])
+    else:
+        grads = None
+        terms = [c.rule.norm_sq(c.layer, c.a, g) for c, g in zip(claimed, dz)] + looped
+        norm_sq = tf.add_n([tf.cast(t, losses.dtype) for t in terms])
+    if random:   # the batch's draws differ from any other pass's: both sides of the check run in inference mode
+        check = (loss_vector(loss, y, model(x, training=False)), _alone_losses(model, loss, x, y, False))
+    else:
+        check = (losses, alone if fallback else _alone_losses(model, loss, x, y, training))
+    plan = _route(model, recorder, claimed, fallback, gradients)
+    return losses, tf.sqrt(norm_sq), grads, plan, check
+
+
+def losses_and_norms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *,
+                     training: bool = False) -> tuple[tf.Tensor, tf.Tensor]:
+    """Each example's loss and gradient norm, ``(B,)`` tensors each: the per-batch step, for ``tf.function``.
+
+    The fast path of ``per_example_gradients(..., norms_only=True)`` without its checks, caches or NumPy:
+    call it inside your own ``tf.function`` or ``strategy.run`` (the model must be built, the batch mixing
+    check is yours: ``per_example_terms`` gives its two sides, and the gradients and the plan).
+    """
+    losses, norms, _, _, _ = per_example_terms(model, loss, x, y, training=training)
+    return losses, norms
+
+
+def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights: tf.Tensor, *,
+                      training: bool = False) -> list[tf.Tensor]:
+    """The gradient of ``sum_i weights[i] * L_i`` per trainable variable: one backward pass (traceable).
+
+    With ``weights = min(1, C / ||g_i||) / B`` this is DP-SGD's clipped mean gradient (before noise).
+    """
+    with tf.GradientTape() as tape:
+        losses = loss_vector(loss, y, model(x, training=training))
+        total = tf.reduce_sum(tf.stop_gradient(tf.cast(weights, losses.dtype)) * losses)
+    grads = tape.gradient(total, model.trainable_variables)   # ZERO here fails on a Keras variable's string dtype
+    # a variable the loss does not reach (an output without a loss) gets zeros; an Embedding's IndexedSlices a tensor
+    return [tf.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g)
+            for v, g in zip(model.trainable_variables, grads)]
+
+
+def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
+    """The per-example losses ``(B,)``: a Keras loss unreduced (mean over axes after the batch), or a callable's;
+    for a ``PerOutputLoss``, the weighted sum of each output's.
+
+    A Keras loss applies the Keras mask of ``y_pred`` (``Masking``, ``Embedding(mask_zero=True)``) as
+    ``loss(y_true, y_pred)`` does on a batch of one example: the mean over that example's unmasked elements
+    (0 when it has none).
+    """
+    if isinstance(loss, _structure.PerOutputLoss):
+        return loss.total(y_true, y_pred, loss_vector)
+    if isinstance(loss, keras.losses.Loss):
+        mask = getattr(y_pred, "_keras_mask", None)   # read before any conversion drops it
+        values = loss.call(keras.ops.convert_to_tensor(y_true, dtype=loss.dtype),
+                           keras.ops.convert_to_tensor(y_pred, dtype=loss.dtype))
+        mask = _both_masks(mask, getattr(values, "_keras_mask", None))
+        values = tf.convert_to_tensor(values)
+        if mask is not None:
+            values = _masked_mean(values, mask)
+        elif values.shape.rank is not None and values.shape.rank > 1:
+            values = tf.reduce_mean(values, axis=list(range(1, values.shape.rank)))
+    else:
+        try:
+            values = tf.convert_to_tensor(loss(y_true, y_pred))
+        except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
+            raise GradlibError(f"per_example_gradients: the loss failed on y_true of shape {tuple(y_true.shape)} and "
+                               f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}") from exc
+    if values.shape.rank != 1:
+        raise GradlibError(
+            f"per_example_gradients needs one loss per example, shape (B,), but the loss returned shape "
+            f"{tuple(values.shape)}. Reduce the other axes in your loss, e.g. tf.reduce_mean(..., axis=-1)")
+    if not values.dtype.is_floating:
+        raise GradlibError(f"per_example_gradients: the loss must return floating-point values, not {values.dtype.name}")
+    return values
+
+
+def _both_masks(a: Any, b: Any) -> Any:
+    """Keras' ``Loss.__call__``: the mask of the predictions and the mask of the loss values, and-ed."""
+    if a is None or b is None:
+        return a if b is None else b
+    return tf.logical_and(tf.cast(a, tf.bool), tf.cast(b, tf.bool))
+
+
+def _masked_mean(values: tf.Tensor, mask: Any) -> tf.Tensor:
+    """Each example's mean loss over its unmasked elements, 0 without any (Keras' ``divide_no_nan``)."""
+    weights = tf.cast(mask, values.dtype)
+    rank, mask_rank = values.shape.rank, weights.shape.rank
+    if mask_rank == rank + 1 and weights.shape[-1] == 1:   # Keras' squeeze_or_expand_to_same_rank
+        weights = tf.squeeze(weights, -1)
+    elif rank == mask_rank + 1 and values.shape[-1] == 1:
+        values = tf.squeeze(values, -1)
+    weights = tf.broadcast_to(weights, tf.shape(values))
+    axes = list(range(1, values.shape.rank))
+    if not axes:
+        return values * weights
+    return tf.math.divide_no_nan(tf.reduce_sum(values * weights, axis=axes), tf.reduce_sum(weights, axis=axes))
+
+
+def _row_sq(t: tf.Tensor) -> tf.Tensor:
+    """Each example's sum of squares: ``(B, ...) -> (B,)``."""
+    t = tf.reshape(t, [tf.shape(t)[0], -1])
+    return tf.reduce_sum(tf.square(t), axis=1)
+
+
+def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, training: bool, gradients: bool,
+                dtype: tf.DType) -> tuple[tf.Tensor | None, list[tf.Tensor]]:
+    """Each example run alone, as a batch of one, in a ``tf.while_loop``: ``(its losses, [terms])``.
+
+    The terms are, for ``variables``, each example's gradients (``gradients``) or its squared norm: exactly the
+    per-example loop's. Nothing is vectorized across examples: pfor's jacobian ran a backward pass of the whole
+    batch per example (memory ``B^2`` times an example's activations: +6.8 GB for a SimpleRNN of 1,411 weights
+    at B = 512) and its rule for grouped convolutions gave kernel gradients 130-160% off. Here memory is the
+    gradients returned plus ``PARALLEL_EXAMPLES`` examples' passes in flight. ``(None, [])`` without variables.
+    """
+    if not variables:
+        return None, []
+
+    def one(example):
+        xi, yi = (tf.nest.map_structure(lambda t: t[None], part) for part in example)
+        with tf.GradientTape() as tape:
+            value = tf.cast(loss_vector(loss, yi, model(xi, training=training))[0], dtype)
+        grads = tape.gradient(value, variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        grads = [tf.cast(tf.convert_to_tensor(g), dtype) for g in grads]   # an Embedding's come as IndexedSlices
+        if gradients:
+            return (value, *grads)
+        return value, tf.add_n([tf.reduce_sum(tf.square(g)) for g in grads])
+
+    shapes = [tuple(v.shape) for v in variables] if gradients else [()]
+    signature = (tf.TensorSpec((), dtype), *(tf.TensorSpec(shape, dtype) for shape in shapes))
+    out = tf.map_fn(one, (x, y), fn_output_signature=signature, parallel_iterations=PARALLEL_EXAMPLES)
+    return out[0], list(out[1:])
+
+
+def _alone_losses(model: Any, loss: Any, x: Any, y: tf.Tensor, training: bool) -> tf.Tensor:
+    """Each example's loss computed alone, as a batch of one: ``tf.vectorized_map`` of the forward pass.
+
+    pfor runs the function once per example by construction, so no example can see another (an op pfor cannot
+    vectorize runs in a while_loop instead); it costs about one more forward pass of the batch.
+    """
+    def one(example):
+        xi, yi = (tf.nest.map_structure(lambda t: t[None], part) for part in example)
+        return loss_vector(loss, yi, model(xi, training=training))[0]
+
+    return tf.vectorized_map(one, (x, y))
+
+
+def _random_layers(model: Any) -> bool:
+    """Whether a layer draws random numbers (Dropout, GaussianNoise): two passes differ in training mode."""
+    return any(hasattr(layer, "seed_generator") for layer in [model] + _layers(model))
+
+
+def _route(model: Any, recorder: "_Recorder", claimed: list[Capture], fallback: list, gradients: bool) -> Route:
+    owners: dict[int, str] = {}
+    for layer in _layers(model):   # outermost first: a GRU, not its cell
+        owners.update((id(v), layer.name) for v in layer.trainable_variables if id(v) not in owners)
+    names = tuple(dict.fromkeys(owners.get(id(v), v.path) for v in fallback))
+    kinds = (("layerwise" if gradients else "ghost") if claimed else "", "loop" if fallback else "")
+    method = "+".join(kind for kind in kinds if kind)
+    sizes = sum(math.prod(v.shape) for v in fallback)
+    floats = recorder.floats + sum(c.rule.floats(c.layer, c.a) for c in claimed) + (sizes if gradients else 1)
+    if gradients:
+        floats += sum(math.prod(v.shape) for v in model.trainable_variables)
+    fixed = PARALLEL_EXAMPLES * (recorder.floats + 2 * sizes) if fallback else 0
+    return Route(method=method, fallback=names, floats_per_example=int(floats), floats_per_batch=int(fixed))
+
+
+# ---------------------------------------------------------------- running the model layer by layer
+
+
+class _Recorder:
+    """Runs a model through its layers, letting each rule run the calls it covers and recording them.
+
+    Functional and Sequential models are walked node by node with Keras' own graph runner (private API of
+    Keras 3's ``Functional``; without it, or for a subclassed model, the whole model is one opaque call and
+    every variable takes the per-example loop: slower, still right).
+    """
+
+    def __init__(self, training: bool):
+        self.training = training
+        self.captures: list[Capture] = []
+        self.others: list[Any] = []   # operations run as they are: their variables take the loop
+        self.reads: Counter = Counter()   # variable -> how many calls read it (a rule's own call included)
+        self.floats = 0   # floats of one example's activations: every call's outputs, a recurrent layer's steps
+
+    def run(self, model: Any, x: Any) -> Any:
+        graph = getattr(model, "_functional", None) if isinstance(model, keras.Sequential) else model
+        if hasattr(graph, "_run_through_graph") and hasattr(graph, "_standardize_inputs"):
+            inputs = graph._standardize_inputs(x)
+            out = graph._run_through_graph(inputs, operation_fn=lambda op: functools.partial(self.call, op))
+            return out[0] if isinstance(out, (list, tuple)) and len(out) == 1 else out
+        if isinstance(model, keras.Sequential):
+            for layer in model.layers:
+                x = self.call(layer, x)
+            return x
+        _refuse_training_batchnorm(model, self.training)
+        self.others.append(model)
+        return self.read(lambda: model(x, training=self.training), model, x)
+
+    def call(self, op: Any, *args: Any, **kwargs: Any) -> Any:
+        if _takes_training(op):
+            kwargs["training"] = self.training   # as Keras does: the model's training reaches every layer
+        if isinstance(op, keras.layers.BatchNormalization) and kwargs.get("training") and op.trainable:
+            raise _mixing_error(f"layer {op.name!r} is a BatchNormalization called in training mode: it normalizes "
+                                "each example with statistics of the whole batch")
+        extra = {k: v for k, v in kwargs.items() if k != "training" and v is not None}
+        if isinstance(op, keras.Model) and len(args) == 1 and not extra:
+            return self.run(op, args[0])
+        rule = rule_for(op)
+        if rule is not None and len(args) == 1 and not extra and accepts(rule, op, args[0]) and _covers(rule, op):
+            y, a, z = rule.forward(op, args[0], self.training)
+            self.captures.append(Capture(op, rule, a, z))
+            self.reads.update(_variable_key(v) for v in rule.variables(op))
+            self.floats += _example_floats(y) + (_example_floats(z) if z is not y else 0)
+            return y
+        if isinstance(op, keras.layers.Layer):
+            _refuse_training_batchnorm(op, self.training)
+            self.others.append(op)
+        return self.read(lambda: op(*args, **kwargs), op, args[0] if args else None)
+
+    def read(self, fn: Callable[[], Any], op: Any = None, x: Any = None) -> Any:
+        """``fn()``, counting the variables it reads (one read per call) and its output's floats per example."""
+        with tf.GradientTape() as watch:
+            out = fn()
+        self.reads.update({_variable_key(v) for v in watch.watched_variables()})
+        self.floats += _example_floats(out) + _recurrent_floats(op, x)
+        return out
+
+    def split(self, model: Any) -> tuple[list[Capture], list]:
+        """The captures whose rule accounts for all of its variables' gradient, and every other variable.
+
+        A rule's variable must have been read by its own call only: a layer called twice, or a weight also read
+        elsewhere (an Embedding's matrix reused as an output layer, in a Lambda or in the loss) has gradient
+        terms the rule does not see, and goes to the loop.
+        """
+        calls = Counter(id(c.layer) for c in self.captures)
+        elsewhere = Counter(id(v) for op in self.others for v in op.trainable_variables)
+        for c in self.captures:
+            elsewhere.update(id(v) for v in c.rule.variables(c.layer))
+        claimed = [c for c in self.captures if calls[id(c.layer)] == 1   # a shared layer: its gradients add up
+                   and all(elsewhere[id(v)] == 1 and self.reads[_variable_key(v)] == 1
+                           for v in c.rule.variables(c.layer))]
+        mine = {id(v) for c in claimed for v in c.rule.variables(c.layer)}
+        return claimed, [v for v in model.trainable_variables if id(v) not in mine]
+
+
+def _variable_key(v: Any) -> int:
+    """One key for a Keras variable and the ``tf.Variable`` it wraps (what a tape's ``watched_variables`` gives)."""
+    return id(v.value) if isinstance(v, keras.Variable) else id(v)
+
+
+def _example_floats(out: Any) -> int:
+    """Floats of one example in ``out`` (tensors of shape ``(B, ...)``)."""
+    return sum(math.prod(t.shape[1:]) for t in tf.nest.flatten(out)
+               if tf.is_tensor(t) and t.shape.rank and t.shape[1:].is_fully_defined())
+
+
+def _recurrent_floats(op: Any, x: Any) -> int:
+    """What a recurrent layer keeps of one example for its backward pass: a few state-sized tensors per step."""
+    if not isinstance(op, (keras.layers.RNN, keras.layers.Bidirectional)) or not tf.is_tensor(x) \
+            or x.shape.rank != 3 or x.shape[1] is None:
+        return 0
+    layers = [op.forward_layer, op.backward_layer] if isinstance(op, keras.layers.Bidirectional) else [op]
+    return RECURRENT_FLOATS_PER_STATE * x.shape[1] * sum(_gate_width(layer.cell) + x.shape[2] for layer in layers)
+
+
+def _gate_width(cell: Any) -> int:
+    """The width of a recurrent cell's gates (``units`` for SimpleRNN, ``3 * units`` for GRU, ``4 *`` for LSTM)."""
+    kernel = getattr(cell, "recurrent_kernel", None)
+    if kernel is not None and len(kernel.shape) == 2:
+        return int(kernel.shape[-1])
+    return sum(tf.nest.flatten(getattr(cell, "state_size", 0)))
+
+
+def _takes_training(op: Any) -> bool:
+    call = getattr(op, "call", None)
+    try:
+        return call is not None and "training" in inspect.signature(call).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _covers(rule: Any, layer: Any) -> bool:
+    """The rule's variables are exactly the layer's trainable ones (a frozen kernel leaves the layer to others)."""
+    return sorted(map(id, rule.variables(layer))) == sorted(map(id, layer.trainable_variables))
+
+
+def _layers(model: Any) -> list:
+    flatten = getattr(model, "_flatten_layers", None)
+    return list(flatten(include_self=False, recursive=True)) if flatten else list(getattr(model, "layers", []))
+
+
+def _refuse_training_batchnorm(op: Any, training: bool) -> None:
+    """An opaque layer or model run in training mode: refuse it if it holds a trainable BatchNormalization."""
+    if not training:
+        return
+    for layer in [op] + _layers(op):
+        if isinstance(layer, keras.layers.BatchNormalization) and layer.trainable:
+            where = f"{op.name!r} contains {layer.name!r}," if layer is not op else f"{op.name!r} is"
+            raise _mixing_error(f"{where} a BatchNormalization run in training mode: "
+                                "it normalizes each example with statistics of the whole batch")
+
+
+def _mixing_error(why: str, api: str = "per_example_gradients") -> BatchMixingError:
+    return BatchMixingError(
+        f"{api}: the examples of the batch are not independent ({why}), so per-example gradients "
+        "do not exist. Use training=False (BatchNormalization then uses its moving statistics), or a model "
+        "without batch statistics (LayerNormalization is per example)")
+
+
+# ---------------------------------------------------------------- compiling once per model, loss and shapes
+
+
+def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor, y: tf.Tensor) -> tuple[Any, Route]:
+    """The traced per-batch function for this model, loss, kind and batch signature (cached, bounded)."""
+    specs = (_structure.specs(x), _structure.specs(y))
+    create = lambda: _trace(model, loss, kind, training, specs, x, y)  # noqa: E731
+    try:
+        key: Hashable | None = (model, loss, kind, training, _structure.signature(specs),
+                                tuple(map(id, model.trainable_variables)))
+        hash(key)
+    except TypeError:
+        key = None
+    return _BATCH_FUNCTIONS.get_or_create(key, create) if key is not None else create()
+
+
+def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf.Tensor, y: tf.Tensor):
+    """Build the model and check the batch eagerly on a few examples, then trace the per-batch function once."""
+    _check_independent(model, loss, x, y, training)
+    plans: list[Route] = []
+
+    def body(xb, yb):
+        losses, norms, grads, plan, check = per_example_terms(model, loss, xb, yb, training=training,
+                                                              gradients=kind == "gradients")
+        plans.append(plan)
+        return (losses, norms, *check, *(grads or ()))
+
+    function = tf.function(body, input_signature=specs, autograph=False, reduce_retracing=False)
+    try:
+        concrete = function.get_concrete_function()
+    except GradlibError:
+        raise
+    except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
+        raise GradlibError(f"per_example_gradients could not run the model on a batch of {_shapes(x)}: "
+                           f"{error_gist(exc)}") from exc
+    return concrete, plans[-1]
+
+
+def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor) -> list[tf.Tensor]:
+    """The traced function on this batch; a failure of the user's model or loss on it (labels out of range,
+    say) is said in one line, with the shapes it had."""
+    try:
+        return compiled(x, y)
+    except tf.errors.OpError as exc:
+        raise InputError(f"per_example_gradients: the model and loss failed on this batch (x of shape "
+                         f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_gist(exc)}. Check that y holds "
+                         "the targets the loss expects (e.g. labels below the number of classes)") from None
+
+
+def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
+    """``weighted_gradient`` of the stored batch, compiled once per model, loss and signature."""
+    specs = (_structure.specs(x), _structure.specs(y), tf.TensorSpec((None,), tf.float64))
+    key = (model, loss, "weighted", training, _structure.signature(specs), tuple(map(id, model.trainable_variables)))
+    create = lambda: tf.function(  # noqa: E731
+        lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training),
+        input_signature=specs, autograph=False, reduce_retracing=False).get_concrete_function()
+    with _runtime.work_slot():
+        compiled = _BATCH_FUNCTIONS.get_or_create(key, create)
+        return [g.numpy() for g in compiled(x, y, tf.constant(weights, tf.float64))]
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _check_model(model: Any) -> None:
+    if not isinstance(model, keras.layers.Layer):
+        raise GradlibError(f"per_example_gradients needs a Keras model, got {type(model).__name__}; build one with "
+                           "keras.Sequential or the functional API")
+
+
+def _check_loss(model: Any, loss: Any, loss_weights: Any, y: Any) -> Any:
+    return _structure.resolve_loss(model, loss, loss_weights, y, "per_example_gradients")
+
+
+def _check_batch(model: Any, x: Any, y: Any, limits: Limits) -> tuple[Any, Any]:
+    return _structure.check_batch(model, x, y, limits, "per_example_gradients")
+
+
+def _shapes(x: Any) -> str:
+    """``shape (6, 5)``, or each leaf's shape for several inputs: for messages."""
+    shapes = [tuple(t.shape) for t in tf.nest.flatten(x)]
+    return f"shape {shapes[0]}" if len(shapes) == 1 else f"shapes {', '.join(map(str, shapes))}"
+
+
+def check_floats(plan: Route, batch: int, limits: Limits, api: str, where: str, fix: str) -> None:
+    """Refuse a ``batch`` whose floats under ``plan`` exceed ``limits.max_jacobian`` (``api`` and ``fix`` name
+    the caller and what to change; ``where`` says what ``batch`` is)."""
+    floats = plan.floats_per_example * batch + plan.floats_per_batch
+    if floats > limits.max_jacobian:
+        raise ExpressionError(
+            f"{api} would allocate about {floats:,} floats {where} ({plan.floats_per_example:,} per example, method "
+            f"{plan.method}); at most {limits.max_jacobian:,} are allowed. {fix}")
+
+
+def _check_clip_norm(clip_norm: Any) -> float:
+    if isinstance(clip_norm, bool) or not isinstance(clip_norm, (int, float, np.floating, np.integer)) \
+            or not clip_norm > 0:
+        raise ExpressionError(f"clip_norm must be a positive number (np.inf for no clipping), got {clip_norm!r}")
+    return float(clip_norm)
+
+
+def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, training: bool) -> None:
+    """Build the model on the first examples, and refuse it if their losses change with the batch around them.
+
+    The losses of the first examples computed together must equal each computed alone: first the loss alone
+    on the model's outputs (a loss that broadcasts labels of the wrong shape across the batch mixes examples:
+    the labels are blamed), then the model. Random layers (Dropout) make two training-mode passes differ
+    anyway, so such models are probed in inference mode; BatchNormalization in training mode is refused by
+    name. Every call then compares the whole batch (``check_independent``); this early probe gives the clear
+    messages before anything is traced.
+    """
+    _refuse_training_batchnorm(model, training)
+    k = min(PROBE_EXAMPLES, _structure.batch_size(x))
+    mode = training and not _random_layers(model)
+    xk, yk = _structure.rows(x, 0, k), _structure.rows(y, 0, k)
+
+    def attempt(fn, xb):
+        try:
+            return fn()
+        except GradlibError:
+            raise
+        except Exception as exc:   # noqa: BLE001 - the user's model or loss failed: say so, with its message
+            raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
+                               f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
+
+    pred = attempt(lambda: model(xk, training=mode), xk)
+    joint = attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk)
+    if joint.shape != (k,):
+        raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
+    if k < 2:
+        return
+    rows = np.concatenate([attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1),
+                                                       tf.nest.map_structure(lambda t: _example(t, i), pred)).numpy(), xk)
+                           for i in range(k)])
+    i = _first_gap(joint, rows)
+    if i is not None:
+        outputs = tf.nest.flatten(pred)
+        target = (f"for this output, {tuple(tf.nest.flatten(y)[0].shape[:1]) + tuple(outputs[0].shape[1:])} for a "
+                  "regression loss, " if len(outputs) == 1 else "")
+        raise InputError(
+            f"per_example_gradients: the loss mixes the examples: on the same model outputs, example {i}'s loss is "
+            f"{format_number(joint[i])} with the labels of {k} examples and {format_number(rows[i])} with its own. "
+            f"y has {_shapes(y)} and the model's output {_shapes(pred)}: the loss broadcasts one against the "
+            f"other. Give y the shape the loss expects ({target}or labels with a loss for labels such as "
+            "SparseCategoricalCrossentropy)")
+    alone = np.concatenate([attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1),
+                                                        model(_structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)
+                            for i in range(k)])
+    i = _first_gap(joint, alone)
+    if i is not None:
+        raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
+                            f"{format_number(alone[i])} alone")
+
+
+def _example(t: tf.Tensor, i: int) -> tf.Tensor:
+    """``t[i:i + 1]`` with its Keras mask, as Keras would give it for that example alone."""
+    out = t[i:i + 1]
+    mask = getattr(t, "_keras_mask", None)
+    if mask is not None:
+        out._keras_mask = mask[i:i + 1]
+    return out
+
+
+def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: np.ndarray | None = None) -> None:
+    """Refuse a batch whose examples' losses differ between the batch and each example alone.
+
+    ``joint`` are the losses the batch's pass computed (the values the gradients are taken at), ``alone`` each
+    example's loss as a batch of one, computed by a pass that cannot mix examples (the per-example loop, or
+    pfor over single examples), both on every call and for every example (``numbers``: the examples' numbers
+    for the message, by default their positions). Equal, they prove that every loss reported is the
+    per-example loop's; a layer that mixes the batch changes them (a batch-centering layer, one mixing only
+    some examples, one that appears only at some batch sizes). Not proved: mixing that leaves every loss value
+    unchanged (a term cancelled by ``stop_gradient``). With random layers in training mode both sides are
+    computed in inference mode.
+    """
+    i = _first_gap(joint, alone)
+    if i is not None:
+        number = int(numbers[i]) if numbers is not None else i
+        raise _mixing_error(f"example {number}'s loss is {format_number(joint[i])} in this batch of "
+                            f"{joint.shape[0]} and {format_number(alone[i])} alone", api)
+
+
+def _first_gap(joint: np.ndarray, alone: np.ndarray) -> int | None:
+    """The example where two loss vectors differ most, beyond float rounding; ``None`` when they agree."""
+    scale = max(1.0, float(np.abs(joint[np.isfinite(joint)]).max(initial=0.0)))
+    if np.allclose(joint, alone, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
+        return None
+    gap = np.where(np.isnan(joint) & np.isnan(alone), 0.0, np.abs(joint - alone))
+    return int(np.nanargmax(np.where(np.isnan(gap), np.inf, gap)))
+
+
+def _warnings(losses: np.ndarray, norms: np.ndarray) -> tuple[str, ...]:
+    if not np.isfinite(losses).all():
+        return (f"{int((~np.isfinite(losses)).sum())} example(s) have a loss that is not finite; their norms and "
+                "gradients are not finite either",)
+    if not np.isfinite(norms).all():
+        return (f"{int((~np.isfinite(norms)).sum())} example(s) have a gradient norm that is not finite",)
+    return ()

@@ -1,0 +1,382 @@
+"""Per-example losses and gradient norms over a whole data set, streamed by tf.data and split by tf.distribute.
+
+The data set is read once, in batches: ``tf.data`` numbers the examples (``enumerate``), batches them, pads
+the last batch to the full size (its padding rows carry the index ``-1`` and are dropped), and reads ahead.
+Each batch runs through one compiled step: ``strategy.run`` gives each replica its share of the batch, each
+replica computes its examples' losses and norms with ``per_example_terms`` (the per-batch computation of
+``per_example_gradients``: ghost norms where a layer has a rule), and ``strategy.gather`` brings the numbered
+results back from every replica and every worker. Every batch has the same shape, so the step is traced once.
+Only the two result vectors grow with the data set; they are put in the data set's order by the numbers, so
+the result does not depend on how the batches were split. Every batch's losses are compared with its examples'
+losses computed alone (``check_independent``): a model that mixes examples is refused whichever batch shows it.
+
+>>> import keras
+>>> model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, use_bias=False)])
+>>> model.set_weights([np.array([[1.0], [2.0]], np.float32)])
+>>> x = np.array([[1, 0], [0, 3], [1, 1]], np.float32)
+>>> r = scan(model, (x, np.zeros(3, np.float32)), loss=lambda y, p: 0.5 * p[:, 0] ** 2, batch_size=2)
+>>> r.losses.tolist(), (r.norms ** 2).round(3).tolist()    # loss p^2 / 2, gradient p * x, p = x @ [1, 2]
+([0.5, 18.0, 4.5], [1.0, 324.0, 18.0])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+import keras
+import numpy as np
+import pandas as pd
+import tensorflow as tf
+
+from .._cache import LRUCache
+from .._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._limits import LIMITS, Limits
+from ._gradients import Route, check_floats, check_independent, per_example_gradients, per_example_terms
+from .._runtime import work_slot
+from ._structure import leaves, resolve_loss, signature
+
+__all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
+
+#: the first examples are also run through ``per_example_gradients``: it checks the model and the loss, and
+#: refuses a model whose examples are not independent, with its clear messages, before the scan starts
+PROBE_EXAMPLES = 3
+#: batches read ahead while a step runs. Not ``tf.data.AUTOTUNE``: its buffer keeps growing as a scan goes on
+#: (docs/performance.md, "Where the constants come from")
+PREFETCH = 2
+#: compiled steps kept per process, so that scanning again (each epoch, say) does not trace again
+_COMPILED = LRUCache(maxsize=8)
+
+
+@dataclass(frozen=True, eq=False)
+class ScanResult:
+    """Each example's loss and gradient norm over a whole data set, in the data set's order.
+
+    ``norms[i]`` is the L2 norm of example ``i``'s loss gradient over all of ``model.trainable_variables``.
+    ``method`` is what computed it (as in ``PerExampleResult``), ``replicas`` how many replicas shared the work,
+    ``batch_size`` the global batch each step read.
+    """
+
+    losses: np.ndarray
+    norms: np.ndarray
+    method: str
+    replicas: int
+    batch_size: int
+    seconds: float
+
+    def __len__(self) -> int:
+        return int(self.losses.shape[0])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per example: ``index`` (its position in the data set), ``loss``, ``norm``."""
+        return pd.DataFrame({"index": np.arange(len(self)), "loss": self.losses, "norm": self.norms})
+
+    def to_csv(self, path: Any) -> None:
+        """Write ``to_frame()`` as CSV (columns index, loss, norm)."""
+        self.to_frame().to_csv(path, index=False)
+
+    def to_parquet(self, path: Any) -> None:
+        """Write ``to_frame()`` as Parquet; needs ``pyarrow`` (Streamlit brings it)."""
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise GradlibError("ScanResult.to_parquet needs pyarrow (pip install pyarrow); or use to_csv") from None
+        self.to_frame().to_parquet(path, index=False)
+
+
+def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, batch_size: int = 256,
+         strategy: tf.distribute.Strategy | None = None,
+         progress: Callable[[int, int | None], None] | None = None, limits: Limits = LIMITS) -> ScanResult:
+    """Each example's loss and gradient norm over a whole data set: streamed, compiled once, optionally distributed.
+
+    Args:
+        model: a built Keras model (built in ``strategy.scope()`` when there is a strategy, as Keras requires).
+        data: a ``tf.data.Dataset`` of ``(x, y)`` examples, not batched, finite and in the same order every time
+            it is read; or a pair ``(x, y)`` of arrays with the examples along the first axis. As for ``model.fit``,
+            ``x`` (``y``) may be a list or a dict of arrays for a model with several inputs (outputs): a data set
+            of ``(dict of features, label)`` pairs, as Keras input pipelines yield, is read as it is.
+        loss, loss_weights: a Keras loss object, a callable ``(y_true, y_pred) -> (B,)``, a Keras loss name, or
+            one per output with weights; ``None``: the model's compiled loss (as for ``per_example_gradients``).
+        batch_size: the global batch each step reads, split evenly across the replicas (rounded up to a
+            multiple of their number). Memory grows with it, not with the size of the data set.
+        strategy: a ``tf.distribute.Strategy`` (``MirroredStrategy``, ``MultiWorkerMirroredStrategy``); by
+            default the one in scope (``tf.distribute.get_strategy()``), which is a single device outside any.
+            Every worker of a multi-worker strategy must call ``scan`` alike; each gets the whole result.
+        progress: called after every batch as ``progress(examples_done, examples_total)``, the total ``None``
+            when the data set does not know its length.
+        limits: ``max_jacobian`` bounds the floats one replica's batch allocates.
+
+    Returns:
+        A ``ScanResult``: ``losses`` and ``norms``, one per example, in the data set's order.
+
+    Example:
+        >>> import keras
+        >>> model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        >>> loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        >>> r = scan(model, (np.ones((10, 3), np.float32), np.zeros(10, np.int32)), loss=loss, batch_size=4)
+        >>> r.losses.shape, r.norms.shape, list(r.to_frame().columns)
+        ((10,), (10,), ['index', 'loss', 'norm'])
+
+    Raises:
+        ExpressionError: a bad option (batch size, strategy, progress callback), or a batch over the limits (a
+            kind of ``GradlibError``).
+        GradlibError: a bad model, data set or loss.
+        BatchMixingError: an example's loss depends on other examples of its batch (every batch's losses are
+            compared with its examples' losses alone).
+    """
+    strategy = _check_strategy(strategy)
+    _check_model(model, strategy)
+    batch = _check_batch_size(batch_size, strategy.num_replicas_in_sync)
+    _check_progress(progress)
+    dataset, total = _as_dataset(data)
+    _check_unbatched(dataset, model)
+    targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), dataset.element_spec[1])
+    loss = resolve_loss(model, loss, loss_weights, targets, "gradlib.scan")   # the targets' specs of a batch
+    with work_slot():
+        start = time.perf_counter()
+        _probe(model, dataset, loss)
+        distributed = strategy.experimental_distribute_dataset(_batches(dataset, batch))
+        step, plans = _compile(model, loss, strategy, distributed.element_spec)
+        check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
+                     "per replica and batch", "Use a smaller batch_size")
+        index, losses, norms = _run(step, distributed, total, progress)
+        losses, norms = _in_order(index, losses, norms)
+    return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
+                      batch_size=batch, seconds=time.perf_counter() - start)
+
+
+# ---------------------------------------------------------------- the input pipeline
+
+
+def _as_dataset(data: Any) -> tuple[tf.data.Dataset, int | None]:
+    """The examples as an unbatched ``(x, y)`` data set, and how many there are when that is known."""
+    if isinstance(data, tf.data.Dataset):
+        _check_dataset(data)
+        count = int(data.cardinality())
+        return data, (count if count >= 0 else None)
+    x, y, count = _check_arrays(data)
+    return tf.data.Dataset.from_tensor_slices((x, y)), count
+
+
+def _batches(dataset: tf.data.Dataset, batch: int) -> tf.data.Dataset:
+    """``(index, x, y)`` batches of exactly ``batch`` examples; the last one padded with index ``-1`` rows."""
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    options.deterministic = True
+    padded = dataset.enumerate().batch(batch).map(lambda index, example: _pad(batch, index, *example))
+    return padded.with_options(options).prefetch(PREFETCH)
+
+
+def _pad(batch: int, index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, Any, Any]:
+    """Fill a short batch with copies of its first example (a valid input for any model), numbered ``-1``;
+    ``x`` and ``y`` may be nests (several inputs or outputs): every leaf is filled alike."""
+    missing = batch - tf.shape(index)[0]
+
+    def filled(t: tf.Tensor, value: tf.Tensor | None = None) -> tf.Tensor:
+        extra = tf.fill([missing], value) if value is not None else tf.repeat(t[:1], missing, axis=0)
+        return tf.ensure_shape(tf.concat([t, extra], axis=0), [batch] + t.shape[1:].as_list())
+
+    return filled(index, tf.constant(-1, tf.int64)), tf.nest.map_structure(filled, x), tf.nest.map_structure(filled, y)
+
+
+# ---------------------------------------------------------------- the compiled step
+
+
+def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route]]:
+    """The step for this model, loss, strategy and batch signature: traced once, kept for the next scan (bounded)."""
+    create = lambda: _trace(model, loss, strategy, spec)  # noqa: E731
+    try:
+        key: Hashable | None = (model, loss, strategy, signature(spec), tuple(map(id, model.trainable_variables)))
+        hash(key)
+    except TypeError:
+        return create()
+    return _COMPILED.get_or_create(key, create)
+
+
+def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route]]:
+    """The step, traced for the batch signature: each replica's share, then every replica's results."""
+    plans: list[Route] = []
+
+    def replica(index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, ...]:
+        losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)
+        plans.append(plan)
+        return index, losses, norms, joint, alone
+
+    def step(batch: Any) -> tuple[tf.Tensor, ...]:
+        out = strategy.run(replica, args=batch)
+        return tuple(strategy.gather(t, axis=0) for t in out)
+
+    function = tf.function(step, input_signature=[spec], autograph=False, reduce_retracing=False)
+    try:
+        concrete = function.get_concrete_function()
+    except GradlibError:
+        raise
+    except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
+        raise GradlibError(f"gradlib.scan could not compile its step for batches of {spec!r}: {error_gist(exc)}") from exc
+    return concrete, plans
+
+
+def _run(step: Any, distributed: Any, total: int | None,
+         progress: Callable[[int, int | None], None] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
+
+    Each batch's losses must equal its examples' losses alone (``check_independent``), on every batch.
+    """
+    chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    done = 0
+    try:
+        for batch in distributed:
+            index, losses, norms, joint, alone = (t.numpy() for t in step(batch))
+            real = index >= 0
+            check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real])
+            chunks.append((index[real], losses[real], norms[real]))
+            done += int(real.sum())
+            if progress is not None:
+                progress(done, total)
+    except tf.errors.OpError as exc:
+        raise GradlibError(f"gradlib.scan failed after {done:,} examples: {error_gist(exc)}") from exc
+    if not chunks:
+        raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
+    return tuple(np.concatenate(parts) for parts in zip(*chunks))  # type: ignore[return-value]
+
+
+def _in_order(index: np.ndarray, losses: np.ndarray, norms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Put the results in the data set's order; every example must have come back exactly once."""
+    n = int(index.shape[0])
+    seen = np.zeros(n, bool)
+    valid = (index >= 0) & (index < n)
+    seen[index[valid]] = True
+    if not valid.all() or not seen.all():
+        raise GradlibError(f"gradlib.scan got {n:,} results but not one for each of the examples 0..{n - 1:,}; "
+                           "every worker must read the same data set in the same order")
+    out_losses, out_norms = np.empty_like(losses), np.empty_like(norms)
+    out_losses[index], out_norms[index] = losses, norms
+    return out_losses, out_norms
+
+
+def _probe(model: Any, dataset: tf.data.Dataset, loss: Any) -> None:
+    """Run the first examples through ``per_example_gradients``: its checks of the model, loss and independence."""
+    try:
+        first = next(iter(dataset.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)), None)
+    except (tf.errors.OpError, TypeError, ValueError) as exc:
+        raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
+    if first is None:
+        raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
+    try:
+        per_example_gradients(model, first[0], first[1], loss=loss, norms_only=True)
+    except GradlibError as exc:
+        raise type(exc)(f"gradlib.scan, on the data set's first examples: {exc}") from exc
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _check_strategy(strategy: Any) -> tf.distribute.Strategy:
+    if strategy is None:
+        return tf.distribute.get_strategy()
+    if not isinstance(strategy, tf.distribute.Strategy):
+        raise ExpressionError(f"gradlib.scan needs strategy= a tf.distribute.Strategy (e.g. tf.distribute.MirroredStrategy()) "
+                              f"or None, got {type(strategy).__name__}")
+    return strategy
+
+
+def _check_model(model: Any, strategy: tf.distribute.Strategy) -> None:
+    if not isinstance(model, keras.layers.Layer):
+        raise GradlibError(f"gradlib.scan needs a Keras model, got {type(model).__name__}")
+    if not model.built or not model.trainable_variables:
+        raise GradlibError("gradlib.scan needs a built model with trainable weights: give it a keras.Input (or call it "
+                           "on one batch) before scanning")
+    in_scope = strategy.extended.variable_created_in_scope
+    outside = [v.path for v in model.variables if not in_scope(getattr(v, "value", v))]   # Keras 3 wraps tf.Variable
+    if outside:
+        raise GradlibError(f"gradlib.scan: the model's variable {outside[0]!r} was not created in the strategy's scope; "
+                           "build the model inside `with strategy.scope():`")
+
+
+def _check_batch_size(batch_size: Any, replicas: int) -> int:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ExpressionError(f"gradlib.scan needs batch_size= a positive integer, got {batch_size!r}")
+    return int(math.ceil(int(batch_size) / replicas) * replicas)
+
+
+def _check_progress(progress: Any) -> None:
+    if progress is not None and not callable(progress):
+        raise ExpressionError(f"gradlib.scan needs progress= a callable (examples_done, examples_total) or None, "
+                              f"got {progress!r}")
+
+
+def _check_dataset(data: tf.data.Dataset) -> None:
+    spec = data.element_spec
+    if isinstance(spec, tuple) and len(spec) == 3:
+        raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs, but its elements have three parts "
+                           f"{spec!r}: sample weights are not supported; map it to (x, y), e.g. "
+                           "data.map(lambda x, y, w: (x, y))")
+    specs = tf.nest.flatten(spec)
+    if not (isinstance(spec, tuple) and len(spec) == 2 and specs and all(isinstance(s, tf.TensorSpec) for s in specs)):
+        raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors (x and y may be lists or dicts "
+                           f"of tensors, as model.fit takes them), but its elements are {spec!r}; map it to (x, y), "
+                           "e.g. data.map(lambda d: (d['image'], d['label']))")
+    if int(data.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
+        raise GradlibError("gradlib.scan needs a finite data set, but this one repeats forever; drop .repeat() or "
+                           "use .take(n)")
+
+
+def _check_arrays(data: Any) -> tuple[Any, Any, int]:
+    """``(x, y, examples)``: ``x`` and ``y`` arrays, or lists (made tuples: tf.data keeps those apart) and dicts."""
+    if not (isinstance(data, (tuple, list)) and len(data) == 2):
+        several = isinstance(data, (tuple, list)) and len(data) > 2
+        raise GradlibError(
+            f"gradlib.scan needs data= a tf.data.Dataset of (x, y) examples or a pair of arrays (x, y), got "
+            + (f"a {type(data).__name__} of {len(data)} items; for a model with several inputs, give x as a list or "
+               "dict of arrays: data=([x1, x2], y)" if several else type(data).__name__))
+    x, y = (_arrays(value, name) for name, value in zip("xy", data))
+    every = list(leaves(x, "x")) + list(leaves(y, "y"))
+    (first, a), rest = every[0], every[1:]
+    for name, b in rest:
+        if b.shape[0] != a.shape[0]:
+            what = "targets in y" if (first, name) == ("x", "y") else f"in {name} (shape {b.shape})"
+            raise InputError(f"gradlib.scan got {a.shape[0]:,} examples in {first} but {b.shape[0]:,} {what}; "
+                             + ("pass one target per example" if name == "y" and first == "x" else
+                                "every input and target needs one row per example"))
+    return x, y, int(a.shape[0])
+
+
+def _arrays(value: Any, path: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _arrays(v, f"{path}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and any(hasattr(v, "__array__") or isinstance(v, dict) for v in value):
+        return tuple(_arrays(v, f"{path}[{i}]") for i, v in enumerate(value))
+    try:
+        array = np.asarray(value)
+    except ValueError as exc:   # a ragged nested list
+        raise InputError(f"gradlib.scan could not turn {path} into an array: {exc}. Give {path} as an array of "
+                         "numbers with the examples along the first axis") from None
+    if array.ndim == 0 or array.shape[0] == 0 or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        raise InputError(f"gradlib.scan needs {path} as an array of numbers with the examples along the first axis, "
+                         f"got shape {array.shape} of {array.dtype}")
+    return array
+
+
+def _check_unbatched(dataset: tf.data.Dataset, model: Any) -> None:
+    """A batched data set has one axis too many for the model's inputs: say so instead of failing in the model.
+
+    Each of ``x``'s parts is matched with the model's input: by name from a dict, by position from a tuple."""
+    inputs = getattr(model, "inputs", None)
+    if not inputs:
+        return
+    spec = dataset.element_spec[0]
+    if isinstance(spec, dict):
+        by_name = {t.name: t for t in inputs}
+        pairs = [(f"x[{k!r}]", s, by_name[k]) for k, s in spec.items() if k in by_name]
+    else:
+        parts = tf.nest.flatten(spec)
+        names = ["x"] if len(parts) == 1 else [f"x[{i}]" for i in range(len(parts))]
+        pairs = list(zip(names, parts, inputs)) if len(parts) == len(inputs) else []
+    batched = [(n, s, t) for n, s, t in pairs if s.shape.rank is not None and s.shape.rank == len(t.shape)]
+    if pairs and len(batched) == len(pairs):
+        name, s, t = batched[0]
+        raise GradlibError(f"gradlib.scan needs a data set of single examples, but its {name} has shape {s.shape} for "
+                           f"a model that takes {tuple(t.shape)}: it looks batched already. Pass it before .batch(), "
+                           "or call .unbatch(); scan batches it itself")

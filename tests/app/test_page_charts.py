@@ -1,0 +1,79 @@
+"""AppTest of the charts the pages draw: one colour per meaning, and the right kind of scale for each quantity."""
+
+import base64
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from gradlib import figures
+
+
+def charts(page: str) -> dict[str, dict]:
+    """The page's Plotly charts by their key (``st.plotly_chart(..., key=...)``), as Plotly JSON."""
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    at.switch_page(page).run()
+    assert not at.exception
+    return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def values(data) -> np.ndarray:
+    """A trace's x, y or z as an array: Plotly JSON writes arrays as typed base64 ({"dtype", "bdata", "shape"})."""
+    if not isinstance(data, dict):
+        return np.asarray(data)
+    array = np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+    return array.reshape([int(k) for k in data["shape"].split(",")]) if "shape" in data else array
+
+
+@pytest.fixture(scope="module")
+def playground():
+    return charts("pages/playground.py")
+
+
+SEED_ROWS = [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
+
+
+def test_the_playground_plots_the_seeds_numbers(playground):
+    bars = playground["pg_bars"]["data"]
+    assert [t["name"] for t in bars] == ["y[0]", "y[1]"] and all(t["x"] == ["x0", "x1", "x2"] for t in bars)
+    np.testing.assert_allclose([values(t["y"]) for t in bars], SEED_ROWS, rtol=1e-6)
+    heat = playground["pg_heatmap"]["data"][0]
+    np.testing.assert_allclose(values(heat["z"]), SEED_ROWS, rtol=1e-6)
+    assert (heat["x"], heat["y"]) == (["x0", "x1", "x2"], ["y[0]", "y[1]"])
+    broken = {t["name"]: values(t["y"]) for t in playground["pg_broken_bars"]["data"] if t["type"] == "bar"}
+    assert list(broken) == ["naive: y[0]", "naive: y[1]", "summed: sum(y)", "correct: y[0]", "correct: y[1]"]
+    np.testing.assert_array_equal(broken["naive: y[0]"], 0.0)
+    np.testing.assert_array_equal(broken["naive: y[1]"], 0.0)
+    np.testing.assert_allclose(broken["summed: sum(y)"], [140.0, 60.0, 48.0], rtol=1e-6)   # the column sums
+    np.testing.assert_allclose([broken["correct: y[0]"], broken["correct: y[1]"]], SEED_ROWS, rtol=1e-6)
+    error = values(playground["pg_fd"]["data"][0]["z"])
+    assert error.shape == (2, 3) and (error >= 0).all() and error.max() < 1e-4   # float32 against float64 differences
+    timing = playground["pg_timings"]["data"][0]   # a method whose warm calls were not timed is labelled so
+    assert [x.removesuffix(" (first call)") for x in timing["x"]] == ["unstack", "jacobian", "forward", "naive",
+                                                                       "summed", "auto"]
+    assert [playground[k]["layout"]["title"]["text"] for k in ("pg_bars", "pg_heatmap", "pg_broken_bars", "pg_fd")] == [
+        "Per-element gradients", "Jacobian: d output / d watched element",
+        "Naive and summed against the correct rows", "Finite-difference check: absolute error"]
+
+
+def test_the_playground_draws_the_check_error_from_zero_and_the_wrong_methods_red(playground):
+    drawn = playground
+    error = drawn["pg_fd"]["data"][0]
+    assert error["type"] == "heatmap" and error["zmin"] == 0 and "zmid" not in error   # an error is never negative
+    jacobian = drawn["pg_heatmap"]["data"][0]
+    assert jacobian["zmid"] == 0                                                    # a Jacobian has both signs
+    timing = drawn["pg_timings"]
+    methods = [x.removesuffix(" (first call)") for x in timing["data"][0]["x"]]
+    colours = timing["data"][0]["marker"]["color"]
+    red = {m for m, c in zip(methods, colours) if c == figures.BROKEN}
+    assert red == {"naive", "summed"}, dict(zip(methods, colours))
+    broken = {t["name"]: t["marker"]["color"] for t in drawn["pg_broken_bars"]["data"] if t["type"] == "bar"}
+    assert {name for name, colour in broken.items() if colour == figures.BROKEN} == {
+        "naive: y[0]", "naive: y[1]", "summed: sum(y)"}
+
+
+def test_the_models_page_draws_the_mean_absolute_jacobian_from_zero():
+    mean = charts("pages/models.py")["models_mean"]["data"][0]
+    assert mean["type"] == "heatmap" and mean["zmin"] == 0 and "zmid" not in mean
+    assert mean["colorscale"][0][1] == figures.magnitude_heatmap([[0.0]], ["y"], ["x"]).data[0].colorscale[0][1]

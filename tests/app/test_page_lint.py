@@ -1,0 +1,140 @@
+"""AppTest of the "Check your code" page: examples, findings on their lines, corrections, refusals."""
+
+import time
+import tracemalloc
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from gradlib.lint import RULES
+
+CLEAN_CODE = """import tensorflow as tf
+
+x = tf.constant([1.0, 2.0])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = x * x
+rows = tape.jacobian(y, x)
+"""
+
+
+def open_page() -> AppTest:
+    at = AppTest.from_file("../../app.py", default_timeout=120)
+    at.switch_page("pages/lint.py").run()
+    assert not at.exception
+    return at
+
+
+def submit(at: AppTest, source: str) -> AppTest:
+    at.text_area(key="lint_source").set_value(source)
+    at.button(key="lint_submit").click().run()
+    assert not at.exception
+    return at
+
+
+def headings(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("#### ")]
+
+
+@pytest.fixture(scope="module")
+def at() -> AppTest:
+    return open_page()
+
+
+def test_the_page_opens_on_the_seed_example_with_its_finding(at):
+    assert [t.value for t in at.title] == ["Check your code"]
+    assert at.text_area(key="lint_source").value == RULES[0].example
+    assert headings(at) == ["#### Line 7: GT001 Iterating or slicing a tensor after the tape block"]
+    assert "on line 7" in at.error[0].value
+    excerpt = at.code[0].value.splitlines()
+    assert excerpt[1] == "7 | rows = [tape.gradient(y_i, x) for y_i in y]"
+    assert excerpt[2] == "  | " + " " * excerpt[1][4:].index("y]") + "^"
+
+
+def test_every_rule_example_shows_its_rule(at):
+    for label in at.selectbox(key="lint_example").options:
+        at.selectbox(key="lint_example").set_value(label).run()
+        assert not at.exception
+        code = label.split(":")[0]
+        assert any(h.split()[3] == code for h in headings(at)), (label, headings(at))
+
+
+def test_a_correction_is_shown_as_a_diff_and_in_full():
+    at = open_page()
+    label = next(o for o in at.selectbox(key="lint_example").options if o.startswith("GT006"))
+    at.selectbox(key="lint_example").set_value(label).run()
+    diffs = [c.value for c in at.code if c.language == "diff"]
+    assert diffs and "-with tf.GradientTape() as tape:" in diffs[0]
+    assert "+with tf.GradientTape(persistent=True) as tape:" in diffs[0]
+    assert any("persistent=True" in c.value for c in at.code if c.language == "python")
+
+
+def test_correct_code_gets_no_finding():
+    at = submit(open_page(), CLEAN_CODE)
+    assert not at.error and headings(at) == []
+    assert at.success[0].value.startswith("No GradientTape mistake found")
+
+
+def test_a_syntax_error_is_a_message_with_its_line_and_nothing_runs(tmp_path):
+    marker = tmp_path / "ran"
+    at = submit(open_page(), f"import os\nos.system('touch {marker}')\nwith tf.GradientTape() as t\n")
+    assert "This code cannot be checked" in at.error[0].value and "line 3" in at.error[0].value
+    at = submit(at, f"import os\nos.system('touch {marker}')\n")
+    assert at.success and not marker.exists()
+
+
+def test_code_over_the_page_limit_is_refused_with_a_message():
+    at = submit(open_page(), "x = 1\n" * 1_500)
+    assert "1,501 lines; at most 1,000" in at.error[0].value
+
+
+# Issue 20, item 6: this 118-character paste took 24 s and 3 GB of the server, and the page said it was clean.
+DOUBLING = "a = [1]\nfor i in range(5):\n    for j in range(5):\n        a = a + a\n" + "a = a + a\n" * 5
+
+
+def test_a_paste_too_big_to_follow_answers_fast_and_says_it_could_not_be_checked_completely(at):
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        submit(at, DOUBLING)
+        seconds, peak = time.perf_counter() - start, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seconds < 5 and peak < 100e6, (seconds, peak / 1e6)
+    assert not at.success and not at.error
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("**This code could not be checked completely**: a list on line 4 holds more than "
+                              "10,000 values")
+    assert "Nothing was found before that" in warning and "may still hold a GradientTape mistake" in warning
+
+
+def test_an_internal_failure_is_shown_as_incomplete_never_as_clean(at, monkeypatch):
+    from gradlib.lint import _interp
+
+    def fail(self, node, env):
+        raise MemoryError
+
+    monkeypatch.setattr(_interp.Interpreter, "s_With", fail)
+    submit(at, CLEAN_CODE + "# a source of its own, not cached by the other tests\n")
+    assert not at.success
+    (warning,) = [w.value for w in at.warning]
+    assert "could not be checked completely" in warning and "ran out of memory near line 4" in warning
+
+
+def test_findings_before_the_analysis_stopped_are_shown_with_the_warning(at):
+    source = RULES[0].example + "b = [1]\nfor i in range(8):\n    for j in range(8):\n        b = b + b\n"
+    submit(at, source)
+    assert headings(at) == ["#### Line 7: GT001 Iterating or slicing a tensor after the tape block"]
+    (warning,) = [w.value for w in at.warning]
+    assert "could not be checked completely" in warning and "The findings below are what it found" in warning
+
+
+def test_many_findings_show_the_first_fifty_and_say_how_many_more(at):
+    source = ("import tensorflow as tf\nx = tf.constant(1.0)\nwith tf.GradientTape(persistent=True) as t:\n"
+              "    y = x * x\n" + "g = t.gradient(y, x)\n" * 70)
+    submit(at, source)
+    shown = headings(at)
+    assert len(shown) == 50 and shown[0].startswith("#### Line 3: GT003") and shown[-1].startswith("#### Line 53:")
+    assert "**71 findings** on lines 3, 5, 6" in at.error[0].value
+    assert any(i.value == "21 more findings (lines 54 to 74) are not shown: fix these first, then check again."
+               for i in at.info)

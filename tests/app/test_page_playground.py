@@ -1,0 +1,318 @@
+"""AppTest of the playground: share links (valid and hostile), submitting, presets, and what survives an error."""
+
+import io
+import json
+from urllib.parse import parse_qsl, urlsplit
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import gradlib
+from dashboard.share import decode
+
+SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
+
+
+def open_playground(**params: str) -> AppTest:
+    at = AppTest.from_file("../../app.py", default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    return at
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error)
+
+
+def table(at: AppTest, index_name: str):
+    """The st.table whose index is named ``index_name`` ("element" for y, "d output / d" for the gradients)."""
+    return next(t.value for t in at.table if t.value.index.name == index_name)
+
+
+def headings(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("#")]
+
+
+def test_default_state_is_the_seed_with_every_method():
+    at = open_playground()
+    assert at.text_area(key="pg_outputs").value == SEED_TEXT
+    assert table(at, "element")["y"].tolist() == ["60", "180"]
+    gradients = table(at, "d output / d")
+    assert gradients.loc["y[0]"].tolist() == ["20", "15", "12"] and gradients.loc["y[1]"].tolist() == ["120", "45", "36"]
+    broken = table(at, "method")
+    assert broken.loc["naive: y[0]"].tolist() == ["0", "0", "0"]
+    assert broken.loc["summed: sum(y)"].tolist() == ["140", "60", "48"]
+    for heading in ("## Results", "### Per-element gradients", "### Naive and summed beside the correct result",
+                    "### Agreement across methods", "### Finite-difference check", "### Diagnosis", "### Timings",
+                    "### TensorFlow code for your function", "### Downloads", "### Share this state"):
+        assert heading in headings(at)
+    assert "This share link cannot be opened" not in errors(at)
+    assert any("Finite-difference check passed" in s.value for s in at.success)
+
+
+def test_results_include_charts_downloads_and_the_tensorflow_code():
+    at = open_playground()
+    keys = {chart.proto.id.split("-")[-1] for chart in at.get("plotly_chart")}
+    assert len(at.get("plotly_chart")) == 5, keys   # bars, heatmap, naive/summed bars, error heatmap, timings
+    assert [b.key for b in at.get("download_button")] == ["pg_download_csv", "pg_download_json"]
+    code = next(c.value for c in at.code if "GradientTape" in c.value)
+    assert "tf.unstack" in code and "tape.jacobian" in code and "x0 = tf.constant(3.0" in code
+    agreement = next(t.value for t in at.table if t.value.index.name == "method" and "agrees" in t.value.columns)
+    assert agreement.loc["naive", "agrees"] == "NO" and agreement.loc["unstack", "agrees"] == "yes"
+
+
+def test_a_share_link_opens_exactly_that_state():
+    at = open_playground(outputs="x*x*s", inputs='{"x": [1, 2], "s": 3}', watch="x", method="unstack,naive",
+                         dtype="float64")
+    assert not errors(at).count("cannot")
+    assert at.text_area(key="pg_outputs").value == "x*x*s"
+    assert at.multiselect(key="pg_methods").value == ["unstack", "naive"]
+    assert table(at, "element")["y"].tolist() == ["3", "12"]
+    gradients = table(at, "d output / d")
+    assert list(gradients.columns) == ["x[0]", "x[1]"]                  # s is not watched
+    assert gradients.loc["y[0]"].tolist() == ["6", "0"] and gradients.loc["y[1]"].tolist() == ["0", "12"]
+
+
+def test_the_page_offers_the_link_of_the_current_state():
+    at = open_playground(outputs="sum(x**2)", inputs='{"x": [1.5, -2]}', method="jacobian")
+    link = next(c.value for c in at.code if "outputs=" in c.value)
+    state = decode(dict(parse_qsl(urlsplit(link).query)))
+    assert (state.outputs, state.inputs, state.methods) == ("sum(x**2)", {"x": [1.5, -2]}, ("jacobian",))
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"outputs": "x*x", "inputs": '{"x": [1, 2}'}, "not valid JSON"),
+    ({"outputs": "x*x", "inputs": '{"x": 1}', "method": "magic"}, "method 'magic' is not a method"),
+    ({"outputs": "x*x", "inputs": '{"x": [' + "0," * 15_000 + "0]}"}, "30,010 characters long; at most 20,000"),
+    ({"outputs": "x*x", "inputs": '{"__builtins__": 1}'}, "starts with '_'"),
+    ({"outputs": "x*x", "inputs": '{"\u03c7": 1}'}, "is not a valid name"),
+    ({"outputs": "x" * 3000, "inputs": '{"x": 1}'}, "3,000 characters long"),
+    ({"outputs": "x*x", "inputs": '{"x": 1}', "dtype": "float16"}, "dtype 'float16' is not accepted"),
+    ({"outputs": "x*x", "inputs": '{"x": ' + "[" * 300 + "]" * 300 + "}"}, "nested more than 5 levels deep"),
+    ({"inputs": '{"x": 1}'}, "'outputs' parameter"),
+])
+def test_a_hostile_or_malformed_link_shows_an_error_and_loads_the_seed(params, message):
+    at = open_playground(**params)
+    assert "This share link cannot be opened" in errors(at)
+    assert message in errors(at).replace("\\", "")
+    assert at.text_area(key="pg_outputs").value == SEED_TEXT
+    assert table(at, "element")["y"].tolist() == ["60", "180"]
+
+
+@pytest.mark.parametrize("outputs, message", [
+    ("().__class__.__bases__[0].__subclasses__()", "attribute access"),
+    ("__import__('os').system('true')", "not part of the language"),
+    ("x\u00d7x", "U+00D7"),
+    ("(" * 40 + "x" + ")" * 40, "nests more than 32 levels deep"),
+    ("sin(x) * sum(x)", "the Jacobian would have 1,000 x 1,000"),
+])
+def test_a_link_to_a_refused_function_keeps_the_text_and_says_where(outputs, message):
+    inputs = json.dumps({"x": [0.5] * 1000}) if "sum(x)" in outputs else '{"x": [1, 2]}'
+    at = open_playground(outputs=outputs, inputs=inputs)
+    assert "This function cannot be computed" in errors(at)
+    assert message in errors(at).replace("\\", "")
+    assert at.text_area(key="pg_outputs").value == outputs
+    assert "## Results" not in headings(at)
+
+
+def test_editing_the_function_and_submitting_computes_the_new_rows():
+    at = open_playground()
+    at.text_area(key="pg_outputs").input("[x0*x1, x0 + x2]")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception and "cannot" not in errors(at)
+    assert table(at, "element")["y"].tolist() == ["12", "8"]
+    gradients = table(at, "d output / d")
+    assert gradients.loc["y[0]"].tolist() == ["4", "3", "0"] and gradients.loc["y[1]"].tolist() == ["1", "0", "1"]
+    assert at.query_params["outputs"] == "[x0*x1, x0 + x2]"   # the address bar holds the new link
+
+
+def test_an_error_on_submit_keeps_what_was_typed():
+    at = open_playground()
+    at.text_area(key="pg_outputs").input("x0 +* x1")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception
+    assert "This function cannot be computed" in errors(at) and "syntax error at column" in errors(at)
+    assert at.text_area(key="pg_outputs").value == "x0 +* x1"
+    at.multiselect(key="pg_methods").set_value([])
+    at.button(key="pg_submit").click().run()
+    assert "Nothing to compare" in errors(at)
+    assert at.text_area(key="pg_outputs").value == "x0 +* x1"
+
+
+def test_a_preset_fills_the_form_and_shows_its_pitfall():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("integer_watch").run()
+    assert not at.exception
+    assert at.text_area(key="pg_outputs").value == "x * n"
+    assert at.selectbox(key="pg_preset").value is None                  # ready for the next choice
+    said = [e.value for e in [*at.error, *at.warning]
+            if ("int32" in e.value or "integer input" in e.value) and not e.value.startswith("Finite-difference check")]
+    assert len(said) == 1 and said[0].startswith("**'n' is an integer input: no gradient**"), said   # said once
+    assert any("Watching an integer tensor" in c.value for c in at.caption)
+
+
+def test_the_nan_poisoning_preset_warns_and_auto_repairs():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("nan_poisoning").run()
+    text = "\n".join(w.value for w in at.warning) + "\n".join(i.value for i in at.info)
+    assert "NaN poisoning" in text and "repaired" in text.lower()
+    assert table(at, "d output / d").loc["y[1]"].tolist() == ["0", "2"]
+
+
+def test_the_state_survives_a_visit_to_another_page():
+    at = open_playground()
+    at.text_area(key="pg_outputs").input("x0 * x2")
+    at.button(key="pg_submit").click().run()
+    at.switch_page("pages/bug.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    assert at.text_area(key="pg_outputs").value == "x0 * x2"
+    assert table(at, "d output / d").loc["y"].tolist() == ["5", "0", "3"]
+
+
+def test_a_link_whose_only_method_is_refused_still_shows_results_and_no_exception():
+    # unstack is refused above 256 eager passes; with nothing else chosen, the page used to crash on an
+    # empty agreement table. It must show the refusal and the auto reference instead.
+    at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(300))}), method="unstack")
+    assert not at.exception
+    assert "### Agreement across methods" in headings(at)
+    assert any("nothing to compare" in i.value for i in at.info)
+    assert "The results cannot be shown" not in errors(at)
+    assert "None of the chosen methods ran, so there is nothing to time." in [c.value for c in at.caption]
+    said = [e.value for e in [*at.error, *at.warning, *at.info] if "one eager pass per output element: 300" in e.value]
+    assert len(said) == 1 and said[0].startswith("**Left out: this problem is over its limits** — unstack"), said
+    assert not at.error   # nothing went wrong: a method over its limit is left out, in a neutral box
+
+
+def test_an_integer_input_draws_no_error_heatmap_for_cells_it_could_not_check():
+    at = open_playground(outputs="n*n", inputs=json.dumps({"n": [1, 2]}), dtype="n:int32")
+    assert [e.value.split("**")[1] for e in at.error] == ["'n' is an integer input: no gradient"]
+    assert "fd" not in [c.proto.id.split("-")[-1][-2:] for c in at.get("plotly_chart")]
+
+
+def test_a_valid_large_function_shows_no_red_box_for_the_methods_above_their_limits():
+    """400-element x*x with every method (the default) showed two red "Method ... failed" boxes."""
+    at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
+    assert [e.value.split("**")[1] for e in at.error] == ["tape.gradient(y, x) sums over the elements of y"]
+    left_out = sorted(i.value.split("** — ")[1].split("\n")[0] for i in at.info
+                      if i.value.startswith("**Left out: this problem is over its limits**"))
+    assert left_out == ["naive", "unstack"], left_out
+
+
+def _tables_with_their_box(node, box=None):
+    """Every st.table under ``node`` with the pixel height of the innermost fixed-height block around it."""
+    for child in getattr(node, "children", {}).values():
+        if type(child).__name__ == "Table":
+            yield child.value, box
+            continue
+        proto = getattr(child, "proto", None)
+        fixed = proto is not None and hasattr(proto, "height_config") and proto.height_config.HasField("pixel_height")
+        yield from _tables_with_their_box(child, proto.height_config.pixel_height if fixed else box)
+
+
+def test_a_long_output_scrolls_in_a_bounded_box_instead_of_pushing_the_jacobian_down():
+    # 300 outputs and one watched scalar: y and the 300 x 1 Jacobian used to be plain tables ~8,000 px tall
+    at = open_playground(outputs="x*s", inputs=json.dumps({"x": list(range(300)), "s": 2}), watch="s")
+    found = list(_tables_with_their_box(at.main))
+    tall = [(frame.index.name, box) for frame, box in found if len(frame) > 12]
+    assert {name for name, _ in tall} >= {"element", "d output / d", "method"}
+    assert all(box is not None and box <= 500 for _, box in tall), tall
+    assert all(box is None for frame, box in found if len(frame) <= 12)   # short tables stay as they are
+    assert table(at, "d output / d").loc["y[299]"].tolist() == ["299"]     # every row is still there
+
+
+def test_a_preset_caption_goes_once_the_user_computes_a_function_of_their_own():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("tf_docs_square").run()
+    loaded = [c.value for c in at.caption if c.value.startswith("Loaded:")]
+    assert len(loaded) == 1 and gradlib.PRESETS_BY_KEY["tf_docs_square"].title in loaded[0]
+    at.button(key="pg_submit").click().run()                 # computing the preset as it is: still that preset
+    assert [c.value for c in at.caption if c.value.startswith("Loaded:")] == loaded
+    at.text_area(key="pg_outputs").input("x * x * x")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception and "cannot" not in errors(at)
+    assert not [c.value for c in at.caption if c.value.startswith("Loaded:")], "the preset's caption outlived it"
+    assert table(at, "element")["y"].tolist() == ["27"]          # x = 3: the new function, computed
+
+
+def test_the_downloads_carry_the_function_the_inputs_and_their_dtypes(monkeypatch):
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, path_or_data, mimetype, kind, filename=None):
+        files[filename] = path_or_data
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    inputs = {"x": [0.5, 1.5], "n": 3}
+    at = open_playground(outputs="x**2 * n", inputs=json.dumps(inputs), watch="x", dtype="x:float64,n:int32")
+    assert "cannot" not in errors(at)
+    csv = files["per_element_gradients.csv"].decode()
+    header = dict(line[2:].split(": ", 1) for line in csv.splitlines() if line.startswith("# ") and ": " in line)
+    assert json.loads(header["function"]) == "x**2 * n" and json.loads(header["inputs"]) == inputs
+    assert json.loads(header["watched"]) == ["x"] and json.loads(header["dtypes"]) == {"x": "float64", "n": "int32"}
+    frame = pd.read_csv(io.StringIO(csv), comment="#", index_col=0)
+    assert frame.loc["y[1]", "x[1]"] == pytest.approx(2 * 1.5 * 3) and frame.loc["y[0]", "x[1]"] == 0
+    fields = json.loads(files["per_element_gradients.json"])
+    assert (fields["function"], fields["inputs"], fields["watched"]) == ("x**2 * n", inputs, ["x"])
+    assert fields["dtypes"] == {"x": "float64", "n": "int32"}
+    assert fields["jacobian"] == [[pytest.approx(3.0), 0], [0, pytest.approx(9.0)]]
+    assert decode(dict(parse_qsl(fields["share_query"]))).inputs == inputs     # the state, reopened by its link
+
+
+def test_an_infinite_derivative_is_shown_as_such_and_the_unchecked_cell_is_named():
+    at = open_playground(outputs="[sqrt(x0-3), x1]", inputs='{"x0": 3, "x1": 4}')
+    shown = "\n".join(box.value for kind in ("info", "warning", "error", "success") for box in getattr(at, kind))
+    shown = shown.replace("\\", "")   # the Markdown escapes of the page
+    assert "another output is infinite" not in shown
+    assert "(y[0], x0) = inf. The output is finite but changes infinitely fast" in shown
+    assert "'forward' gives NaN where the true value is finite: (y[0], x1) is NaN, true value 0" in shown
+    assert ("Finite-difference check: Central differences in float64 agree with all 3 checked cell(s)" in shown
+            and "(y[0], x0) could not be checked: the function is not defined (NaN) just below x0" in shown)
+    assert "Finite-difference check passed" not in shown and "tolerance nan" not in shown
+    agreement = next(t.value for t in at.table if t.value.index.name == "method" and "agrees" in t.value.columns)
+    assert agreement.loc["forward", "agrees"] == "NO"
+    assert agreement.loc["forward", "cells that differ"] == "1: (y[0], x1): nan vs 0"
+    assert agreement.loc["jacobian", "agrees"] == "yes"
+
+
+@pytest.mark.parametrize("outputs, inputs, says, never", [
+    ("log(x)", '{"x": -1}', ["**Output not finite**", "(y, x) = -1 where y = nan. The output is NaN: the function is "
+                             "not defined here", "The finite gradient given here (-1)", "it means nothing"],
+     ["The per-element gradients are right"]),
+    ("relu(x)", '{"x": 0}', ["**Finite differences straddle a kink**", "(y, x) has slope 0 below x and 1 above",
+                             "**Every gradient with respect to x is zero here, at a kink**"],
+     ["flat region", "points at a wrong gradient"]),
+    ("sin(1e6*x)", '{"x": [0.3, 0]}', ["**Finite differences disagree**", "so the finite-difference step is the "
+                                       "likely cause, not the gradient: the step was 1e-06 at x[0]"],
+     ["points at a wrong gradient"]),
+])
+def test_the_diagnosis_says_what_the_evidence_supports(outputs, inputs, says, never):
+    at = open_playground(outputs=outputs, inputs=inputs, dtype="float64")
+    shown = "\n".join(box.value for kind in ("info", "warning", "error", "success") for box in getattr(at, kind))
+    assert "### Diagnosis" in headings(at)
+    for text in says:
+        assert text in shown, text
+    for text in never:
+        assert text not in shown, text
+
+
+def test_the_guarded_square_root_preset_gives_finite_rows_and_explains_the_trap():
+    at = open_playground()
+    at.selectbox(key="pg_preset").select("guarded_sqrt").run()
+    assert not at.exception
+    assert at.text_area(key="pg_outputs").value == "where(x > 0, sqrt(x), 0)"
+    gradients = table(at, "d output / d")
+    assert gradients.loc["y[0]"].tolist() == ["0", "0", "0"] and gradients.loc["y[1]"].tolist() == ["0", "0", "0"]
+    assert gradients.loc["y[2]"].tolist() == ["0", "0", "0.25"]
+    [trap] = [w.value for w in at.warning if "branch not taken" in w.value]
+    assert "y[0]" in trap and "y[1]" in trap and "118674" in trap
+    assert "sqrt(where(x > 0, x, 1))" in trap
+    code = next(c.value for c in at.code if "GradientTape" in c.value)
+    assert "return tf.where(x > 0.0, tf.sqrt(tf.where(x > 0.0, x, 1.0)), 0.0)" in code
+    assert any("where(): the guarded square root" in c.value for c in at.caption)

@@ -1,0 +1,68 @@
+"""AppTest of the Strategies page: nothing is timed on load; a small timing run draws the log-log chart."""
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+
+def open_strategies() -> AppTest:
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    at.switch_page("pages/strategies.py").run()
+    assert not at.exception
+    return at
+
+
+def test_loading_the_page_times_nothing_and_explains_the_choice():
+    at = open_strategies()
+    assert not at.get("progress") and not at.get("plotly_chart")
+    assert any("Run the timing" in i.value for i in at.info)
+    guide = "\n".join(m.value for m in at.markdown)
+    assert "| Many outputs, few inputs, eager | `forward` (forward mode)" in guide
+    assert "| Called more than once, any shape" in guide and "`jacobian`, compiled" in guide
+    assert "## Which method to pick when" in guide
+
+
+def test_a_timing_run_shows_progress_and_a_log_log_chart_per_method():
+    at = open_strategies()
+    at.multiselect(key="st_sizes").set_value([2, 4])
+    at.multiselect(key="st_methods").set_value(["unstack", "forward"])
+    at.selectbox(key="st_shape").set_value("tall")
+    at.number_input(key="st_repeats").set_value(1)
+    at.button(key="st_run").click().run()
+    assert not at.exception and not at.error
+    (bar,) = at.get("progress")
+    assert bar.proto.value == 100 and "Done: 2 sizes × 2 methods" in bar.proto.text
+    (chart,) = at.get("plotly_chart")
+    spec = json.loads(chart.proto.spec)
+    assert [t["name"] for t in spec["data"]] == ["unstack", "forward"]
+    assert spec["layout"]["xaxis"]["type"] == spec["layout"]["yaxis"]["type"] == "log"
+    assert spec["layout"]["xaxis"]["title"]["text"] == "number of outputs (log scale)"   # tall: outputs grow
+    frame = at.dataframe[0].value
+    assert sorted(frame["outputs"].unique().tolist()) == [2, 4] and set(frame["inputs"]) == {8}
+    assert (frame.groupby("size")["ratio"].min() == 1.0).all()
+
+
+def test_the_result_stays_when_another_widget_changes_without_rerunning_the_timing():
+    at = open_strategies()
+    at.multiselect(key="st_sizes").set_value([2])
+    at.multiselect(key="st_methods").set_value(["auto"])
+    at.number_input(key="st_repeats").set_value(1)
+    at.button(key="st_run").click().run()
+    at.selectbox(key="st_shape").set_value("wide").run()   # inside the form: no rerun of the timing
+    assert not at.exception and len(at.get("plotly_chart")) == 1 and not at.get("progress")
+
+
+def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran():
+    import pandas as pd
+
+    from dashboard.scaling import measured_lines
+
+    timings = pd.DataFrame({"size": [4, 4, 64, 64], "outputs": [4, 4, 64, 64], "inputs": [8] * 4,
+                            "method": ["auto", "jacobian", "auto", "jacobian"], "ran as": ["unstack", "jacobian"] * 2,
+                            "compiled": [False, True, True, True], "seconds": [0.004, 0.001, 0.002, 0.003]})
+    timings["ratio"] = timings["seconds"] / timings.groupby("size")["seconds"].transform("min")
+    assert measured_lines(timings) == [
+        "size 4 (4 outputs, 8 inputs): fastest **jacobian**, compiled, 1 ms; the others took auto 4x (eager)",
+        "size 64 (64 outputs, 8 inputs): fastest **auto** (ran as unstack), compiled, 2 ms; "
+        "the others took jacobian 1.5x (compiled)",
+    ]

@@ -1,0 +1,118 @@
+"""A callable gradlib compiles on its own answers like the callable: values it reads are not frozen.
+
+``auto`` compiles a problem of 64 outputs and 64 inputs; a trace turns the NumPy arrays and numbers a function
+reads into constants, so each test changes such a value after a compiled call and checks the next answer.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+from gradlib._perelement import _state
+
+X = tf.constant(np.linspace(0.5, 1.5, 64), tf.float32)
+SCALE = np.array(1.0, np.float32)
+FACTOR = 1.0
+
+
+def _diag(r) -> np.ndarray:
+    assert r.compiled and r.method == "jacobian"   # the case at issue: auto compiled the callable itself
+    np.testing.assert_allclose(r.jacobian, np.diag(np.diag(r.jacobian)))
+    return np.diag(r.jacobian)
+
+
+def test_a_global_array_changed_in_place_is_seen():
+    fn = lambda x: x * SCALE   # noqa: E731
+    assert _diag(gradlib.per_element_gradients(fn, X))[0] == 1.0
+    SCALE[...] = 5.0
+    try:
+        assert _diag(gradlib.per_element_gradients(fn, X))[0] == 5.0   # J[0, 0] stayed 1 before
+    finally:
+        SCALE[...] = 1.0
+
+
+def test_a_global_number_rebound_is_seen():
+    global FACTOR
+    fn = lambda x: x * FACTOR   # noqa: E731
+    assert _diag(gradlib.per_element_gradients(fn, X))[0] == 1.0
+    FACTOR = 3.0
+    try:
+        assert _diag(gradlib.per_element_gradients(fn, X))[0] == 3.0
+    finally:
+        FACTOR = 1.0
+
+
+def test_a_closure_cell_a_default_and_a_helper_function_are_seen():
+    scale = np.float32(2.0)
+
+    def helper(x):
+        return x * SCALE
+
+    def fn(x, offset=[1.0]):   # noqa: B006 - a mutable default is exactly the kind of value that changes
+        return helper(x) * scale * offset[0]
+
+    assert _diag(gradlib.per_element_gradients(fn, X))[0] == 2.0
+    scale = np.float32(7.0)
+    assert _diag(gradlib.per_element_gradients(fn, X))[0] == 7.0
+    fn.__defaults__[0][0] = 0.5
+    assert _diag(gradlib.per_element_gradients(fn, X))[0] == 3.5
+    SCALE[...] = 2.0
+    try:
+        assert _diag(gradlib.per_element_gradients(fn, X))[0] == 7.0
+    finally:
+        SCALE[...] = 1.0
+
+
+def test_an_unchanged_function_reuses_its_trace():
+    from gradlib._perelement import _compute
+    weights = np.linspace(1.0, 2.0, 64).astype(np.float32)
+    fn = lambda x: x * weights   # noqa: E731
+    gradlib.per_element_gradients(fn, X)
+    before = _compute._JACOBIAN_FUNCTIONS.hits
+    r = gradlib.per_element_gradients(fn, X)
+    assert _compute._JACOBIAN_FUNCTIONS.hits == before + 1
+    np.testing.assert_allclose(_diag(r), weights)
+
+
+def test_per_sample_gradients_sees_a_changed_array():
+    bias = np.ones(3, np.float32)
+    fn = lambda t: t * t * bias   # noqa: E731
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    first = gradlib.per_sample_gradients(fn, x)
+    bias[:] = 10.0
+    second = gradlib.per_sample_gradients(fn, x)
+    np.testing.assert_allclose(np.einsum("bii->bi", first.jacobian), 2 * x)
+    np.testing.assert_allclose(np.einsum("bii->bi", second.jacobian), 20 * x)
+
+
+@pytest.mark.parametrize("value, same", [(np.nan, True), ([1.0, 2.0], True), (np.arange(3), True)])
+def test_fingerprints_are_stable_for_equal_values(value, same):
+    fn = functools.partial(lambda x, v: x, v=value)
+    assert (_state.fingerprint(fn) == _state.fingerprint(fn)) is same
+    assert _state.fingerprint(fn) != ()
+
+
+NESTED = np.array(1.0, np.float32)
+
+
+def test_a_global_read_inside_a_nested_lambda_or_comprehension_is_seen():
+    # the global is named only by the inner code objects (co_consts), never by the outer function's own code
+    inner = lambda x: (lambda y: y * NESTED)(x)   # noqa: E731
+    comprehension = lambda x: tf.add_n([x * NESTED for _ in range(1)])   # noqa: E731
+    generator = lambda x: tf.add_n(list(x * NESTED for _ in range(1)))   # noqa: E731
+    for fn in (inner, comprehension, generator):
+        assert "NESTED" not in fn.__code__.co_names
+        before = _state.fingerprint(fn)
+        assert _diag(gradlib.per_element_gradients(fn, X, compiled=True))[0] == 1.0
+        NESTED[...] = 5.0
+        try:
+            assert _state.fingerprint(fn) != before
+            assert _diag(gradlib.per_element_gradients(fn, X, compiled=True))[0] == 5.0   # stayed 1.0 when missed
+        finally:
+            NESTED[...] = 1.0
+        assert _state.fingerprint(fn) == before

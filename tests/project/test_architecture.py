@@ -1,0 +1,197 @@
+"""The house rules that keep the three wings apart (docs/architecture.md), checked on the source itself."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBRARY = sorted((ROOT / "gradlib").rglob("*.py"))
+APP = sorted((ROOT / "dashboard").glob("*.py"))
+PAGES = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
+TOOLS = sorted((ROOT / "benchmarks").glob("*.py"))
+
+
+def _imports(path: Path) -> list[ast.ImportFrom | ast.Import]:
+    return [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+@pytest.mark.parametrize("path", [p for p in LIBRARY + APP + TOOLS if p.name not in ("__init__.py", "__main__.py")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_module_declares_its_public_names_once_and_has_them(path):
+    tree = ast.parse(path.read_text())
+    declared = [n for n in tree.body if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)]
+    assert len(declared) == 1, f"{path.relative_to(ROOT)} declares __all__ {len(declared)} times"
+    module = importlib.import_module(_module_name(path))
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert not missing, f"{path.relative_to(ROOT)} lists names it does not define in __all__: {missing}"
+
+
+@pytest.mark.parametrize("path", LIBRARY + APP + PAGES + TOOLS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_another_modules_underscore_names(path):
+    # ``from . import _runtime`` imports a module of the package; ``from ._api import _check`` reaches into one
+    reaches = [f"{node.module}.{alias.name}" for node in _imports(path) if isinstance(node, ast.ImportFrom)
+               and node.module not in (None, "__future__") for alias in node.names if alias.name.startswith("_")]
+    assert not reaches, f"{path.relative_to(ROOT)} reaches into private names: {reaches}"
+
+
+def _private_reaches(path: Path) -> list[str]:
+    """Where ``path`` reaches a private module of gradlib (``gradlib._perelement._api``, ``gradlib.lint._rules``)."""
+    def private(module: str) -> bool:
+        parts = module.split(".")
+        return parts[0] == "gradlib" and any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
+
+    tree = ast.parse(path.read_text())
+    reaches = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            reaches += [a.name for a in node.names if private(a.name)]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            reaches += [node.module] if private(node.module) else [
+                f"{node.module}.{a.name}" for a in node.names if private(f"{node.module}.{a.name}")]
+    return reaches + [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and private(ast.unparse(n))
+                      and not private(ast.unparse(n.value))]
+
+
+@pytest.mark.parametrize("path", APP + PAGES + TOOLS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_app_and_the_tools_use_the_library_s_public_face_only(path):
+    assert not _private_reaches(path), f"{path.relative_to(ROOT)} reaches into gradlib: {_private_reaches(path)}"
+
+
+#: gradlib's public submodules: a name the app or the bench takes from gradlib is in ``__all__`` or one of these
+PUBLIC_SUBMODULES = {"figures", "keras_models", "lint", "scan"}
+
+
+@pytest.mark.parametrize("path", APP + PAGES + TOOLS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_name_the_app_and_the_tools_take_from_gradlib_is_a_public_one(path):
+    import gradlib
+
+    taken = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "gradlib":
+            public = set(importlib.import_module(node.module).__all__)
+            public |= PUBLIC_SUBMODULES if node.module == "gradlib" else set()
+            taken += [f"{node.module}.{a.name}" for a in node.names if a.name not in public]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "gradlib":
+            taken += [] if node.attr in set(gradlib.__all__) | PUBLIC_SUBMODULES else [f"gradlib.{node.attr}"]
+    assert not taken, f"{path.relative_to(ROOT)} uses names gradlib does not export: {taken}"
+
+
+def test_the_public_face_check_sees_a_private_reach(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import gradlib\nfrom gradlib._api import run\nfrom gradlib import _engine\n"
+                      "from gradlib.lint import RULES\nx = gradlib._cost.COSTS\n")
+    assert _private_reaches(sample) == ["gradlib._api", "gradlib._engine", "gradlib._cost"]
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_library_never_imports_the_app(path):
+    modules = {(n.module or "").split(".")[0] for n in _imports(path) if isinstance(n, ast.ImportFrom)}
+    modules |= {a.name.split(".")[0] for n in _imports(path) if isinstance(n, ast.Import) for a in n.names}
+    assert not modules & {"streamlit", "dashboard", "pages"}, path.relative_to(ROOT)
+
+
+#: the foundations every room may use; they import nothing of gradlib but each other
+FOUNDATIONS = {"gradlib._errors", "gradlib._limits", "gradlib._format", "gradlib._cache", "gradlib._runtime"}
+#: each private room (docs/architecture.md) and the other rooms it may import besides the foundations
+ROOMS = {"gradlib._language": set(), "gradlib._perexample": set(), "gradlib.lint": set(),
+         "gradlib._perelement": {"gradlib._language"}, "gradlib._second": {"gradlib._language", "gradlib._perelement"}}
+#: the public face: what users import. No module of a room or a foundation imports it.
+FACE = {"gradlib", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.scan"}
+
+
+def _resolve(path: Path) -> set[str]:
+    """The gradlib modules ``path`` imports, as absolute names: ``from .._errors import X`` gives ``gradlib._errors``,
+    ``from . import _cost`` ``gradlib._perelement._cost``, ``from .. import _runtime`` ``gradlib._runtime``."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in _imports(path):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "gradlib"}
+            continue
+        if node.level:
+            parts = package.split(".")
+            base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        if base.split(".")[0] != "gradlib":
+            continue
+        modules = {f"{base}.{a.name}" for a in node.names if _is_module(f"{base}.{a.name}")}
+        found |= modules if modules and len(modules) == len(node.names) else modules | {base}
+    return found - {name}
+
+
+def _is_module(name: str) -> bool:
+    where = ROOT.joinpath(*name.split("."))
+    return where.with_suffix(".py").exists() or (where / "__init__.py").exists()
+
+
+def _room(module: str) -> str | None:
+    return next((room for room in ROOMS if module == room or module.startswith(room + ".")), None)
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_room_imports_only_the_foundations_and_the_rooms_it_may(path):
+    module, imported = _module_name(path).removesuffix(".__init__"), _resolve(path)
+    if module in FOUNDATIONS:
+        assert imported <= FOUNDATIONS, f"{module}, a foundation, imports {sorted(imported - FOUNDATIONS)}"
+    room = _room(module)
+    if room is None:
+        return
+    allowed = ROOMS[room] | {room}
+    outside = sorted(m for m in imported if m not in FOUNDATIONS and _room(m) not in allowed)
+    assert not outside, f"{module} (room {room}) imports {outside}: it may use the foundations and {sorted(allowed)}"
+
+
+@pytest.mark.parametrize("path", [p for p in LIBRARY if p.parent.name != "gradlib" or p.name != "__init__.py"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_in_the_library_imports_its_public_face(path):
+    module = _module_name(path).removesuffix(".__init__")
+    own = {f for f in FACE if module == f or module.startswith(f + ".")}
+    reached = sorted(m for m in _resolve(path) if m in FACE and m not in own)
+    assert not reached, f"{module} imports the public face {reached}: import the room's module instead"
+
+
+def test_the_room_rules_see_a_forbidden_import(tmp_path, monkeypatch):
+    # a planted import from the language into the engine must be caught by the rule above
+    planted = ROOT / "gradlib" / "_language" / "_syntax.py"
+    sample = tmp_path / "_syntax.py"
+    sample.write_text(planted.read_text() + "\nfrom .._perelement._api import run\n")
+    monkeypatch.setattr(sys.modules[__name__], "_module_name", lambda p: "gradlib._language._syntax")
+    assert "gradlib._perelement._api" in _resolve(sample)
+    with pytest.raises(AssertionError, match="gradlib._perelement._api"):
+        test_each_room_imports_only_the_foundations_and_the_rooms_it_may(sample)
+
+
+def test_the_library_shows_few_entries_and_no_two_modules_share_a_file_name():
+    entries = sorted(p.name for p in (ROOT / "gradlib").iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 15, entries
+    names = [p.name for p in LIBRARY if not p.name.startswith("__")]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+
+
+def test_every_package_of_the_library_has_a_tests_folder_of_its_name():
+    packages = [p.parent for p in LIBRARY if p.name == "__init__.py" and p.parent.name != "gradlib"]
+    missing = [p.name for p in packages if not (ROOT / "tests" / p.name.lstrip("_")).is_dir()]
+    assert not missing, f"packages without tests/<name>/: {missing}"
+
+
+#: the per-element engine behind its door (``_api``, ``_compare``), each module above the ones it imports
+ENGINE = ["_engine", "_package", "_repair", "_probe", "_compute", "_problem", "_plan", "_cost", "_compiled", "_methods"]
+
+
+@pytest.mark.parametrize("name", ENGINE)
+def test_an_engine_module_never_imports_its_door_or_one_above_it(name):
+    imported = {m.removeprefix("gradlib._perelement.") for m in _resolve(ROOT / "gradlib" / "_perelement" / f"{name}.py")}
+    above = set(ENGINE[:ENGINE.index(name)]) | {"_api", "_compare"}
+    assert not imported & above, f"gradlib/_perelement/{name}.py imports upwards: {sorted(imported & above)}"

@@ -1,0 +1,247 @@
+"""gradlib.scan against per_example_gradients and a per-example tape loop; order, streaming, tracing, refusals."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import keras
+import numpy as np
+import pandas as pd
+import pytest
+import tensorflow as tf
+
+import gradlib
+import scan_models
+from gradlib import BatchMixingError, GradlibError
+
+CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+TESTS = Path(__file__).parent
+
+
+def conv_model():
+    model = keras.Sequential([keras.Input((6, 6, 1)), keras.layers.Conv2D(3, 3, activation="tanh"),
+                              keras.layers.Flatten(), keras.layers.Dense(3)])
+    rng = np.random.default_rng(2)
+    model.set_weights([rng.normal(size=w.shape).astype(np.float32) for w in model.get_weights()])
+    return model
+
+
+def loop_reference(model, x, y, loss):
+    """One eager tape.gradient per example: its loss and the norm of its gradient."""
+    losses, norms = [], []
+    for i in range(len(x)):
+        with tf.GradientTape() as tape:
+            value = tf.reduce_sum(loss(y[i:i + 1], model(x[i:i + 1])))
+        grads = tape.gradient(value, model.trainable_variables)
+        losses.append(float(value))
+        norms.append(float(np.sqrt(sum(np.sum(np.square(g)) for g in grads))))
+    return np.array(losses), np.array(norms)
+
+
+@pytest.mark.parametrize("build, shape", [(scan_models.classifier, (5,)), (conv_model, (6, 6, 1))])
+@pytest.mark.parametrize("loss", [CCE, scan_models.cross_entropy], ids=["keras-loss", "callable"])
+def test_matches_per_example_gradients_and_a_loop(build, shape, loss):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(37,) + shape).astype(np.float32)
+    y = rng.integers(0, 3, 37).astype(np.int32)
+    model = build()
+    result = gradlib.scan(model, (x, y), loss=loss, batch_size=8)   # 5 batches, the last one with 5 examples
+    batch = gradlib.per_example_gradients(model, x, y, loss=loss, norms_only=True)
+    losses, norms = loop_reference(model, x, y, loss)
+    np.testing.assert_allclose(result.losses, batch.losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.norms, batch.norms, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
+    assert result.method == batch.method and result.replicas == 1 and result.batch_size == 8
+
+
+def test_results_in_the_data_sets_order_whatever_the_batches():
+    """Example i's loss is known in closed form: a misplaced example or a lost padding row changes the vector."""
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, use_bias=False)])
+    model.set_weights([np.array([[1.0]], np.float32)])
+    x = np.arange(23, dtype=np.float32)[:, None]
+    order = np.random.default_rng(0).permutation(23)
+    data = tf.data.Dataset.from_tensor_slices((x[order], np.zeros(23, np.float32)))
+    half_square = lambda y, p: 0.5 * p[:, 0] ** 2   # noqa: E731 - loss x^2 / 2, gradient x * x: norm x^2
+    for batch_size in (1, 4, 23, 64):
+        result = gradlib.scan(model, data, loss=half_square, batch_size=batch_size)
+        np.testing.assert_allclose(result.losses, 0.5 * order.astype(np.float32) ** 2)
+        np.testing.assert_allclose(result.norms, order.astype(np.float32) ** 2)
+
+
+def test_a_generator_data_set_streams_with_progress_and_an_unknown_total():
+    calls = []
+    result = gradlib.scan(scan_models.classifier(), scan_models.generated(1100), loss=CCE, batch_size=256,
+                          progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(256, None), (512, None), (768, None), (1024, None), (1100, None)]
+    x, y = np.concatenate([b[0] for b in scan_models.generated(1100).batch(500)]), np.arange(1100) % 3
+    reference = gradlib.per_example_gradients(scan_models.classifier(), x, y, loss=CCE, norms_only=True)
+    np.testing.assert_allclose(result.norms, reference.norms, rtol=1e-4)
+
+
+def test_the_total_is_known_for_arrays():
+    calls = []
+    x, y = scan_models.arrays(10)
+    gradlib.scan(scan_models.classifier(), (x, y), loss=CCE, batch_size=4, progress=lambda *a: calls.append(a))
+    assert calls == [(4, 10), (8, 10), (10, 10)]
+
+
+def test_the_step_is_traced_once_however_many_batches():
+    """The loss is Python: it runs when the step is traced (and in the probe), never per batch nor per scan."""
+    runs = []
+
+    def counted(y_true, y_pred):
+        runs.append(1)
+        return scan_models.cross_entropy(y_true, y_pred)
+
+    counts = []
+    for n in (9, 45):   # 3 batches (a partial one), then 12; a new model each time, so nothing is cached
+        runs.clear()
+        gradlib.scan(scan_models.classifier(), scan_models.arrays(n), loss=counted, batch_size=4)
+        counts.append(len(runs))
+    assert counts[0] == counts[1] < 12, counts
+    model = scan_models.classifier()
+    gradlib.scan(model, scan_models.arrays(9), loss=counted, batch_size=4)
+    runs.clear()
+    gradlib.scan(model, scan_models.arrays(45), loss=counted, batch_size=4)   # the same model again: all cached
+    assert runs == []
+
+
+def test_the_strategy_in_scope_is_used():
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with strategy.scope():
+        model = scan_models.classifier()
+        result = gradlib.scan(model, scan_models.arrays(7), loss=CCE, batch_size=3)
+    reference = gradlib.scan(scan_models.classifier(), scan_models.arrays(7), loss=CCE, batch_size=3)
+    np.testing.assert_allclose(result.norms, reference.norms, rtol=1e-6)
+    assert result.replicas == 1
+
+
+def test_frame_csv_and_parquet(tmp_path):
+    result = gradlib.scan(scan_models.classifier(), scan_models.arrays(6), loss=CCE, batch_size=4)
+    frame = result.to_frame()
+    assert list(frame.columns) == ["index", "loss", "norm"] and frame["index"].tolist() == list(range(6))
+    result.to_csv(tmp_path / "r.csv")
+    result.to_parquet(tmp_path / "r.parquet")
+    for back in (pd.read_csv(tmp_path / "r.csv"), pd.read_parquet(tmp_path / "r.parquet")):
+        np.testing.assert_allclose(back["norm"], result.norms, rtol=1e-6)
+        np.testing.assert_allclose(back["loss"], result.losses, rtol=1e-6)
+
+
+class MixesExamples(keras.layers.Layer):
+    def call(self, x):
+        return x - tf.reduce_mean(x, axis=0)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: (scan_models.classifier(), "not data"), "a tf.data.Dataset of \\(x, y\\) examples or a pair of arrays"),
+    (lambda: (scan_models.classifier(), (np.ones((3, 5)), np.ones(4))), "3 examples in x but 4 targets"),
+    (lambda: (scan_models.classifier(), tf.data.Dataset.from_tensor_slices(scan_models.arrays(8)).batch(4)),
+     "looks batched already.*unbatch"),
+    (lambda: (scan_models.classifier(), tf.data.Dataset.from_tensor_slices(scan_models.arrays(8)).repeat()),
+     "finite data set.*take"),
+    (lambda: (scan_models.classifier(), tf.data.Dataset.from_tensor_slices({"x": np.ones((2, 5))})),
+     "pairs of tensors.*map it to \\(x, y\\)"),
+    (lambda: (scan_models.classifier(), tf.data.Dataset.from_tensor_slices(scan_models.arrays(8)).take(0)),
+     "empty data set"),
+    (lambda: (keras.Sequential([keras.layers.Dense(3)]), scan_models.arrays(4)), "built model.*keras.Input"),
+])
+def test_refusals_name_the_api_and_the_fix(make, match):
+    model, data = make()
+    with pytest.raises(GradlibError, match=f"gradlib.scan.*{match}") as info:
+        gradlib.scan(model, data, loss=CCE)
+    assert isinstance(info.value, gradlib.InputError) == ("examples in x" in match)   # bad arrays, not bad options
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"batch_size": 0}, "batch_size= a positive integer, got 0"),
+    ({"batch_size": True}, "batch_size= a positive integer, got True"),
+    ({"progress": 3}, "progress= a callable"),
+    ({"strategy": "mirrored"}, "strategy= a tf.distribute.Strategy"),
+    ({"loss": "mean_squared_eror"}, "not a Keras loss name; did you mean 'mean_squared_error'"),
+    ({"limits": gradlib.Limits(max_jacobian=100)}, "would allocate about .* floats per replica.*smaller batch_size"),
+])
+def test_bad_options(kwargs, match):
+    # a bad option is an ExpressionError in every API (issue 24: scan's strategy= and progress= were plain errors)
+    with pytest.raises(gradlib.ExpressionError, match=match):
+        gradlib.scan(scan_models.classifier(), scan_models.arrays(8), **{"loss": CCE, **kwargs})
+
+
+def test_a_model_built_outside_the_strategy_is_refused():
+    with pytest.raises(GradlibError, match="not created in the strategy's scope.*with strategy.scope"):
+        gradlib.scan(scan_models.classifier(), scan_models.arrays(4), loss=CCE,
+                     strategy=tf.distribute.MirroredStrategy(["/cpu:0"]))
+
+
+def test_a_model_that_mixes_examples_is_refused():
+    model = keras.Sequential([keras.Input((5,)), MixesExamples(), keras.layers.Dense(3)])
+    with pytest.raises(BatchMixingError, match="gradlib.scan, on the data set's first examples.*not independent"):
+        gradlib.scan(model, scan_models.arrays(8), loss=CCE)
+
+
+class MixesFromFour(keras.layers.Layer):
+    """Centers the examples from the fifth one of each batch on: the probe of the first three never sees it."""
+
+    def call(self, x):
+        return keras.ops.concatenate([x[:4], x[4:] - keras.ops.mean(x[4:], axis=0)], axis=0)
+
+
+def test_mixing_the_probe_misses_is_refused_by_the_batch_that_shows_it():
+    model = keras.Sequential([keras.Input((5,)), MixesFromFour(), keras.layers.Dense(3)])
+    with pytest.raises(BatchMixingError, match=r"gradlib.scan: .* not independent \(example \d+'s loss is .* in this "
+                                               r"batch of \d and .* alone\)"):
+        gradlib.scan(model, scan_models.arrays(20), loss=CCE, batch_size=8)
+
+
+def test_grouped_convolutions_scan_like_the_loop():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((6, 4)), keras.layers.Conv1D(4, 3, groups=2), keras.layers.Flatten(),
+                              keras.layers.Dense(3)])
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(11, 6, 4)).astype(np.float32), rng.integers(0, 3, 11).astype(np.int32)
+    result = gradlib.scan(model, (x, y), loss=CCE, batch_size=4)
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
+    assert result.method == "ghost+loop"
+
+
+def test_memory_does_not_grow_with_the_data_set():
+    """A generator data set of 60,000 examples takes no more than a few MB over one of 12,000 (in a fresh process)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)])}
+    out = subprocess.run([sys.executable, str(TESTS / "scan_models.py"), "memory", "12000", "60000"], env=env,
+                         capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rss = json.loads(out.stdout.strip().splitlines()[-1])
+    assert rss["60000"] - rss["12000"] < 4 * 2**20, rss
+
+
+def test_in_order_scatters_each_row_to_its_example():
+    """Row i came back for example index[i]: it goes to position index[i] (a gather, out = rows[index], is only
+    right when the permutation is its own inverse, which the strategies tested above happen to give)."""
+    from gradlib._perexample import _scan as _engine
+    index = np.array([3, 0, 4, 6, 1, 2, 5])   # one 7-cycle: no element is its own image's image
+    assert not np.array_equal(index[index], np.arange(7))
+    losses, norms = 10.0 * index, 100.0 + index   # each row carries its example's number
+    got_losses, got_norms = _engine._in_order(index, losses, norms)
+    np.testing.assert_array_equal(got_losses, 10.0 * np.arange(7))
+    np.testing.assert_array_equal(got_norms, 100.0 + np.arange(7))
+    with pytest.raises(GradlibError, match="7 results but not one for each of the examples 0..6"):
+        _engine._in_order(np.array([3, 0, 4, 6, 1, 2, 2]), losses, norms)
+
+
+def test_rows_a_strategy_returns_out_of_order_come_back_in_the_data_sets_order():
+    """A strategy whose gather hands back each batch's rows rotated (as a strategy with several replicas may
+    order them): every example still gets its own loss and norm."""
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    gather = strategy.gather
+    strategy.gather = lambda value, axis: tf.roll(gather(value, axis=axis), shift=3, axis=axis)
+    with strategy.scope():
+        model = scan_models.classifier()
+    x, y = scan_models.arrays(21)
+    result = gradlib.scan(model, (x, y), loss=CCE, batch_size=8, strategy=strategy)   # the last batch padded
+    losses, norms = loop_reference(scan_models.classifier(), x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
