@@ -113,6 +113,9 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         if m * v.shape[1] > limits.max_hessian:
             raise ExpressionError(f"hvp would return {m:,} x {v.shape[1]:,} = {m * v.shape[1]:,} entries; at most "
                                   f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum)")
+        if m > limits.max_unrolled:
+            raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
+                                  f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
         key = _key(fn, form, names, tensors)
         create = lambda: _hvp_function(g, v, used)  # noqa: E731
         compiled = create() if key is None else _HVP.get_or_create((key, used), create)

@@ -109,3 +109,10 @@ def test_hvp_equals_the_closed_form_hessian_times_v(method):
 def test_hvp_needs_vs_shaped_like_xs():
     with pytest.raises(gradlib.InputError, match=r"hvp needs vs in the same form and shapes as xs"):
         gradlib.hvp(lambda x: x * x, tf.constant([1.0, 2.0]), tf.constant([1.0]))
+
+
+def test_hvp_over_the_limits_is_refused_with_both_numbers():
+    with pytest.raises(gradlib.ExpressionError, match=r"hvp writes one pass per output element into its graph: 3 "
+                                                      r"here, and at most 2 are allowed"):
+        gradlib.hvp(lambda x: x * x, tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 0.0, 0.0]),
+                    limits=gradlib.Limits(max_unrolled=2))
