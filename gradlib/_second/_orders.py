@@ -12,7 +12,7 @@ any other callable (``measured=False``: the estimate says so).
 
 >>> s = Shape(batch=1024, inputs=50, outputs=1, kind="laplacian", itemsize=4, macs=144_128, floats=769,
 ...           layers=4, tileable=True, dense=True)
->>> choose(s, LIMITS_FOR_DOCTEST)
+>>> choose(s, LIMITS)
 'forward_laplacian'
 >>> [row.name for row in TABLE if row.opt_in]
 ['hutchinson']
@@ -28,7 +28,7 @@ from .._format import format_number
 from .._errors import ExpressionError
 from .._limits import LIMITS, Limits
 
-__all__ = ["FIRST_CALL_SECONDS", "KINDS", "LIMITS_FOR_DOCTEST", "SECOND_METHODS", "TABLE", "Cost", "SecondMethod",
+__all__ = ["FIRST_CALL_SECONDS", "KINDS", "SECOND_METHODS", "TABLE", "Cost", "SecondMethod",
            "Shape", "check_budget", "check_method", "choose", "row", "with_probes"]
 
 #: what the second-order functions compute: full Hessians, their diagonals, their traces, a Jacobian's trace
@@ -39,7 +39,6 @@ FIRST_CALL_SECONDS = 2.0
 RATE = 1.5e10
 #: rows per vectorized pass of the tiled methods (copies of the batch, one per tangent or probe), at most
 TILE_ROWS = 16_384
-LIMITS_FOR_DOCTEST = LIMITS
 
 
 @dataclass(frozen=True)
