@@ -8,6 +8,12 @@ not a requirement). On a shared machine absolute times drift: compare the ratios
     python -m benchmarks.mlp                        # sizes 16, 64, 256, 1024
     python -m benchmarks.mlp --quick                # sizes 16, 64, 256, fewer repeats
     python -m benchmarks.mlp --sizes 64,256 --repeats 7 --csv bench.csv --json bench.json
+    python -m benchmarks.mlp --side-by-side-only    # only the interleaved runs below, at n = 256
+
+Side by side (``side_by_side``, printed first): on the 256-wide MLP, JAX ``jit(jacrev)`` (when importable),
+TensorFlow's own ``tf.function`` tape jacobian, gradlib ``auto`` on the callable and ``evaluate`` on the text,
+warm, one call of each in turn (interleaved, so that a burst of load on the shared machine hits them all), in
+several runs; each run's medians and their ratios, and the spread of the ratios over the runs (not the best).
 
 It uses gradlib's public API only: what ran (graph or XLA, and whether that choice is final) comes from
 each result's ``compiled_as`` and ``compiled_final``. The Strategies page has its own, smaller timing
@@ -33,7 +39,8 @@ import tensorflow as tf
 import gradlib
 
 __all__ = ["EXPRESSION", "SIZES", "Row", "contenders", "main", "measure", "mlp_suite", "mlp_weights",
-           "reference_jacobian", "seed_loop", "table", "tape_jacobian", "targets", "tf_mlp"]
+           "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "table", "tape_jacobian",
+           "targets", "tf_mlp"]
 
 SIZES = (16, 64, 256, 1024)
 QUICK_SIZES = (16, 64, 256)
@@ -263,6 +270,83 @@ def per_sample_suite(repeats: int) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {gradlib.error_gist(exc)}"}
 
 
+# ---------------------------------------------------------------- side by side, interleaved
+
+CALLABLE, EVALUATE, TF_TAPE, JAX_REV = ("gradlib auto (callable)", f"evaluate({EXPRESSION!r})",
+                                        "tf.function tape.jacobian", "jax.jit(jax.jacrev)")
+#: the ratios the issue sets targets for: (numerator, denominator, target)
+SIDE_RATIOS = ((EVALUATE, CALLABLE, 1.15), (EVALUATE, JAX_REV, 1.5), (CALLABLE, JAX_REV, 3.0))
+
+
+def _tf_tape_jacobian(f: Callable, xt: tf.Tensor) -> Callable[[], np.ndarray]:
+    @tf.function
+    def jac(x):
+        with tf.GradientTape() as g:
+            g.watch(x)
+            y = f(x)
+        return g.jacobian(y, x)
+    return lambda: jac(xt).numpy()
+
+
+def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[str, Callable] | None = None,
+                 log: Callable[[str], None] = lambda m: None) -> dict[str, list[float]]:
+    """Per contender, its median warm seconds in each of ``runs`` runs of ``calls`` interleaved calls.
+
+    Every contender is checked against the float64 reference first and called until steady (gradlib's tier
+    settled). ``extra``: more contenders, name -> a call returning a Jacobian or a ``GradResult``.
+    """
+    w1, w2, x = mlp_weights(size, size)
+    reference = reference_jacobian(w1, w2, x)
+    f, xt = tf_mlp(w1, w2), tf.constant(x)
+    inputs = {"W1": w1, "W2": w2, "x": x}
+    calls_of: dict[str, Callable[[], Any]] = {TF_TAPE: _tf_tape_jacobian(f, xt),
+                                              CALLABLE: lambda: gradlib.per_element_gradients(f, xt),
+                                              EVALUATE: lambda: gradlib.evaluate(EXPRESSION, inputs, watch=["x"],
+                                                                                 limits=BENCH_LIMITS)}
+    if jax_available():
+        jac, xj = jax_jacobian(w1, w2), np.asarray(x)
+        calls_of[JAX_REV] = lambda: jac(xj)
+    calls_of.update(extra or {})
+    for name, call in calls_of.items():
+        out = call()
+        error = float(np.abs(_jacobian_of(out) - reference).max())
+        if error > 1e-4:
+            raise AssertionError(f"{name} is off the reference by {error:.1e}")
+        _steady(call, out)
+        log(f"side by side: {name} checked and warm")
+    medians: dict[str, list[float]] = {name: [] for name in calls_of}
+    for r in range(runs):
+        times: dict[str, list[float]] = {name: [] for name in calls_of}
+        gc.collect()
+        for _ in range(calls):
+            for name, call in calls_of.items():
+                times[name].append(_timed(call)[0])
+        for name in calls_of:
+            medians[name].append(statistics.median(times[name]))
+        log(f"side by side: run {r + 1} of {runs} done")
+    return medians
+
+
+def side_by_side_markdown(medians: dict[str, list[float]], size: int = 256) -> str:
+    """Each contender's median warm ms per run, then the ratios per run with their median [lowest, highest]."""
+    runs = len(next(iter(medians.values())))
+    lines = [f"**tanh MLP, n = {size}: warm calls interleaved, {runs} runs (median of each run's calls, ms)**", "",
+             "| contender | " + " | ".join(f"run {r + 1}" for r in range(runs)) + " |",
+             "|---|" + "---:|" * runs]
+    lines += [f"| {name} | " + " | ".join(f"{s * 1e3:.3f}" for s in seconds) + " |" for name, seconds in medians.items()]
+    lines += ["", "| ratio | " + " | ".join(f"run {r + 1}" for r in range(runs)) + " | median [lowest, highest] | "
+              "target |", "|---|" + "---:|" * (runs + 2)]
+    for top, bottom, target in SIDE_RATIOS + tuple((n, CALLABLE, math.nan) for n in medians
+                                                   if n not in (CALLABLE, EVALUATE, TF_TAPE, JAX_REV)):
+        if top not in medians or bottom not in medians:
+            continue
+        ratios = [a / b for a, b in zip(medians[top], medians[bottom])]
+        goal = "" if math.isnan(target) else f"at most {target:g}: met in {sum(r <= target for r in ratios)} of {runs}"
+        lines.append(f"| {top} / {bottom} | " + " | ".join(f"{r:.2f}" for r in ratios) + f" | "
+                     f"{gradlib.format_ratio(ratios)} | {goal} |")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -307,6 +391,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeats = args.repeats or (3 if args.quick else 7)
     print(f"benchmarks.mlp: sizes {sizes}, repeats {repeats}, TensorFlow {tf.__version__}, "
           f"JAX {'yes' if jax_available() else 'not installed'}; one process", flush=True)
+    if 256 in sizes or args.side_by_side_only:   # the issue's sizes: printed first, before the long tables
+        medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True))
+        print("\n### side by side\n\n" + side_by_side_markdown(medians), flush=True)
+        if args.side_by_side_only:
+            return 0
     rows: list[Row] = []
     for size in sizes:
         suite = mlp_suite(size, repeats, log=lambda m: print(m, file=sys.stderr, flush=True))
@@ -337,6 +426,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=int, help="timed warm calls per contender (default 7; quick: 3)")
     parser.add_argument("--quick", action="store_true", help="sizes 16,64,256 and 3 repeats")
     parser.add_argument("--no-per-sample", action="store_true", help="skip the per-sample (Keras) suite")
+    parser.add_argument("--side-by-side-runs", type=int, default=5, help="runs of the interleaved n = 256 comparison")
+    parser.add_argument("--side-by-side-only", action="store_true", help="only the interleaved n = 256 comparison")
     parser.add_argument("--csv", metavar="PATH", help="write one row per contender and size")
     parser.add_argument("--json", metavar="PATH", help="write the rows, the per-sample suite and the targets")
     return parser

@@ -15,12 +15,17 @@ The contenders are timed round-robin in several rounds; each round's times are d
 batch gradients, and the table reports the median ratio with the lowest and highest of the rounds (the spread,
 not the best). Every contender's norms are checked against ``per_example_gradients`` on the whole data set.
 
+Small scans: the same contenders on a 32-64-10 classifier over 256 and 2,000 examples (``SMALL_SIZES``), where
+a scan's fixed cost per call (checks, building its pipeline) shows: at most 2x the plain batch gradients at
+2,000 examples is the target (issue 26).
+
 Memory: a fresh process scans a small data set to warm up, then a generator data set (``from_generator``,
 made 500 examples at a time and unbatched) of 12,000 and then one of 60,000 examples with the same model, and
 reports its resident memory after each; the growth is measured in ``--memory-runs`` fresh processes.
 
     python3 -m benchmarks.scan                         # 20,480 examples, 5 rounds; memory in 3 processes
     python3 -m benchmarks.scan --quick                 # 4,096 examples, 3 rounds; memory in 1 process
+    python3 -m benchmarks.scan --small                 # only the small scans (256 and 2,000 examples), 7 rounds
     python3 -m benchmarks.scan --json scan.json
 """
 
@@ -45,8 +50,8 @@ import tensorflow as tf
 
 import gradlib
 
-__all__ = ["CONTENDERS", "PLAIN", "SCAN", "Row", "main", "markdown", "memory", "memory_child", "memory_markdown",
-           "targets", "throughput"]
+__all__ = ["CONTENDERS", "PLAIN", "SCAN", "SMALL_SIZES", "Row", "main", "markdown", "memory", "memory_child",
+           "memory_markdown", "small_model", "small_scans", "targets", "throughput"]
 
 LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 BATCH = 256
@@ -54,6 +59,11 @@ FEATURES, CLASSES = 784, 10
 PLAIN = "plain batch gradients"
 SCAN = "gradlib.scan"
 MEMORY_SIZES = (12_000, 60_000)
+#: the small scans: a 32-64-10 classifier over this many examples (the fixed cost of a call shows here)
+SMALL_SIZES = (256, 2_000)
+SMALL_FEATURES = 32
+DENSE = "Dense 784-512-256-10"
+SMALL = "Dense 32-64-10"
 WARM_UP = 2_560
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,9 +74,15 @@ def dense_model() -> keras.Model:
                              keras.layers.Dense(256, activation="relu"), keras.layers.Dense(CLASSES)])
 
 
-def data(n: int) -> tuple[np.ndarray, np.ndarray]:
+def small_model() -> keras.Model:
+    keras.utils.set_random_seed(0)
+    return keras.Sequential([keras.Input((SMALL_FEATURES,)), keras.layers.Dense(64, activation="relu"),
+                             keras.layers.Dense(CLASSES)])
+
+
+def data(n: int, features: int = FEATURES) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
-    return rng.normal(size=(n, FEATURES)).astype(np.float32), rng.integers(0, CLASSES, n).astype(np.int32)
+    return rng.normal(size=(n, features)).astype(np.float32), rng.integers(0, CLASSES, n).astype(np.int32)
 
 
 @dataclass
@@ -121,10 +137,12 @@ CONTENDERS: dict[str, Callable[[keras.Model], Callable]] = {
 }
 
 
-def throughput(examples: int, rounds: int, log: Callable[[str], None] = lambda m: None) -> list[Row]:
-    """Each contender once to warm up (and to check its norms), then ``rounds`` timed round-robin rounds."""
-    model = dense_model()
-    x, y = data(examples)
+def throughput(examples: int, rounds: int, log: Callable[[str], None] = lambda m: None, *,
+               small: bool = False) -> list[Row]:
+    """Each contender once to warm up (and to check its norms), then ``rounds`` timed round-robin rounds;
+    ``small``: on the 32-64-10 classifier instead of the 784-512-256-10 one."""
+    model = small_model() if small else dense_model()
+    x, y = data(examples, SMALL_FEATURES if small else FEATURES)
     reference = np.concatenate([gradlib.per_example_gradients(model, x[i:i + 1024], y[i:i + 1024], loss=LOSS,
                                                               norms_only=True).norms for i in range(0, examples, 1024)])
     functions = {name: make(model) for name, make in CONTENDERS.items()}
@@ -144,6 +162,11 @@ def throughput(examples: int, rounds: int, log: Callable[[str], None] = lambda m
         for row in rows.values():
             row.ratio.append(row.seconds[-1] / rows[PLAIN].seconds[-1])
     return list(rows.values())
+
+
+def small_scans(rounds: int, log: Callable[[str], None] = lambda m: None) -> dict[int, list[Row]]:
+    """``throughput`` on the 32-64-10 classifier at each of ``SMALL_SIZES``."""
+    return {n: throughput(n, rounds, lambda m, n=n: log(f"{n:,} examples, {m}"), small=True) for n in SMALL_SIZES}
 
 
 # ---------------------------------------------------------------- memory, in fresh processes
@@ -198,8 +221,8 @@ def memory(runs: int, log: Callable[[str], None] = lambda m: None) -> list[dict[
 # ---------------------------------------------------------------- reporting
 
 
-def markdown(rows: Sequence[Row], examples: int) -> str:
-    lines = [f"**Dense 784-512-256-10, {examples:,} examples in memory, batch {BATCH}**", "",
+def markdown(rows: Sequence[Row], examples: int, model: str = DENSE) -> str:
+    lines = [f"**{model}, {examples:,} examples in memory, batch {BATCH}**", "",
              "| contender | seconds (median of rounds) | examples/s | time / plain batch gradients (median [lowest, "
              "highest] of rounds) | norms: max relative error vs per_example_gradients |",
              "|---|---:|---:|---:|---:|"]
@@ -223,12 +246,15 @@ def memory_markdown(runs: Sequence[dict[str, int]]) -> str:
         "", f"growth: median {statistics.median(growth):+.2f} MB [lowest {min(growth):+.2f}, highest {max(growth):+.2f}]"])
 
 
-def targets(rows: Sequence[Row], runs: Sequence[dict[str, int]]) -> list[str]:
-    """The issue's two targets: scan at most 2x the plain batch gradients; a few MB of growth, 12k to 60k."""
+def targets(rows: Sequence[Row], runs: Sequence[dict[str, int]], small: dict[int, list[Row]] | None = None) -> list[str]:
+    """The issues' targets: scan at most 2x the plain batch gradients (on the large set, and on the small model's
+    2,000 examples); a few MB of growth, 12k to 60k."""
     out = []
-    scan_row = next(r for r in rows if r.contender == SCAN)
-    out.append(f"gradlib.scan / plain batch gradients: {gradlib.format_ratio(scan_row.ratio)} (target at most 2: "
-               f"met in {sum(r <= 2 for r in scan_row.ratio)} of {len(scan_row.ratio)} rounds)")
+    scans = ([("", rows)] if rows else []) + [(f" ({SMALL}, {n:,} examples)", r) for n, r in (small or {}).items()]
+    for label, group in scans:
+        scan_row = next(r for r in group if r.contender == SCAN)
+        out.append(f"gradlib.scan / plain batch gradients{label}: {gradlib.format_ratio(scan_row.ratio)} (target at "
+                   f"most 2: met in {sum(r <= 2 for r in scan_row.ratio)} of {len(scan_row.ratio)} rounds)")
     if runs:
         growth = [(r[str(MEMORY_SIZES[1])] - r[str(MEMORY_SIZES[0])]) / 2**20 for r in runs]
         out.append(f"memory growth 12,000 -> 60,000 examples: {statistics.median(growth):+.2f} MB [{min(growth):+.2f}, "
@@ -243,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--memory-runs", type=int, default=3, help="fresh processes for the memory measurement")
     parser.add_argument("--quick", action="store_true", help="4,096 examples, 3 rounds, 1 memory process")
+    parser.add_argument("--small", action="store_true", help="only the small scans (32-64-10, 256 and 2,000 examples)")
+    parser.add_argument("--small-rounds", type=int, default=7, help="rounds of the small scans")
     parser.add_argument("--json", help="write the rows and the memory runs here")
     parser.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -250,20 +278,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(memory_child(MEMORY_SIZES)))
         return 0
     examples, rounds, runs = (4096, 3, 1) if args.quick else (args.examples, args.rounds, args.memory_runs)
-    print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}; {rounds} rounds, {runs} memory process(es)",
-          flush=True)
+    if args.small:
+        rounds = runs = 0
+    print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}; {rounds} rounds, {runs} memory process(es), "
+          f"small scans {args.small_rounds} rounds", flush=True)
     log = lambda m: print(f"  {m}", file=sys.stderr, flush=True)  # noqa: E731
-    rows = throughput(examples, rounds, log)
-    print("\n" + markdown(rows, examples), flush=True)
+    rows = throughput(examples, rounds, log) if rounds else []
+    if rows:
+        print("\n" + markdown(rows, examples), flush=True)
+    small = small_scans(args.small_rounds, log)
+    for n, group in small.items():
+        print("\n" + markdown(group, n, SMALL), flush=True)
     memory_runs = memory(runs, log) if runs else []
     if memory_runs:
         print("\n" + memory_markdown(memory_runs), flush=True)
     print()
-    for line in targets(rows, memory_runs):
+    for line in targets(rows, memory_runs, small):
         print(line)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": [{**asdict(r), "spread": r.spread()} for r in rows], "memory": memory_runs}, f, indent=1)
+            json.dump({"rows": [{**asdict(r), "spread": r.spread()} for r in rows], "memory": memory_runs,
+                       "small": {str(n): [{**asdict(r), "spread": r.spread()} for r in group]
+                                 for n, group in small.items()}}, f, indent=1)
     return 0
 
 

@@ -7,6 +7,11 @@ run in that mode). So on a freshly started server a visitor whose first request 
 this frame. Every page therefore calls ``ensure_routed()`` first: when Streamlit ran the page file
 directly, it puts up the same frame (config, page list, sidebar) around it, so the visitor lands
 exactly as if the visit had started at ``/``, on the same page with the same query.
+
+``ensure_routed(title, intro)`` also draws the page's head, and it runs at the very top of the page file, before
+the page imports anything heavy: on a fresh server the visitor sees the title, the intro and a spinner while
+TensorFlow loads (3-6 s), whether the visit began at ``/`` or at a deep link. Everything imported before that
+call (streamlit, this module, ``gradlib`` itself) loads no TensorFlow.
 """
 
 from __future__ import annotations
@@ -58,10 +63,11 @@ def pages() -> list[st.Page]:
 
 
 def route() -> None:
-    """The entry script's whole job: page config, navigation, the shared sidebar, then the chosen page."""
+    """The entry script's whole job: page config, navigation, the shared sidebar, then the chosen page.
+
+    Nothing here loads TensorFlow: the page's first line (``ensure_routed``) draws its head, then loads it.
+    """
     page = _frame()
-    _warm_up(page.title)
-    _serve_shared()
     _ROUTING.active = True
     try:
         page.run()
@@ -69,34 +75,39 @@ def route() -> None:
         _ROUTING.active = False
 
 
-def ensure_routed() -> None:
-    """First line of every page: if Streamlit ran this page file without ``route()``, put the frame around it.
+def ensure_routed(title: str, intro: str = "") -> None:
+    """First line of every page, before its heavy imports: the frame if Streamlit ran the file without
+    ``route()``, then the page's head (``title``, ``intro`` as Markdown), and TensorFlow loaded under it.
 
     ``st.navigation`` here replaces the folder's page list with the dashboard's (and leaves the folder mode
     for the whole server). On a session's first run the page then reruns through ``route()``: widgets drawn
     in the folder-mode run would not be the ones later runs see (a form's first submit lost its values).
     Other runs (Streamlit's AppTest runs every run in folder mode) put the frame around the page and go on.
     """
-    if getattr(_ROUTING, "active", False):
-        return
+    routed = getattr(_ROUTING, "active", False)
     # A browser's first run of a session: no widget has been drawn yet, so a rerun loses nothing. (Streamlit's
     # AppTest has no HTTP connection, hence no headers, and runs every run in folder mode: there the frame
     # goes around the page each time and the run goes on, so its widgets stay the same from run to run.)
-    first_run = not st.session_state.to_dict() and bool(st.context.headers)
-    _frame()
+    first_run = not routed and not st.session_state.to_dict() and bool(st.context.headers)
+    if not routed:
+        _frame()
+    st.title(title)
+    if intro:
+        st.markdown(intro)
+    _warm_up()
     _serve_shared()
     if first_run:
         st.rerun()   # run again through route(): the page's widgets are then born where later runs find them
 
 
-def _warm_up(title: str) -> None:
-    """On a fresh server, import TensorFlow under the page's title and a spinner: inside the page's own imports,
-    the main area stayed blank for 3-6 s (on Streamlit Community Cloud, every wake-up from sleep)."""
+def _warm_up() -> None:
+    """On a fresh server, import TensorFlow under the page's head and a spinner, then clear the spinner: inside
+    the page's own imports, the main area stayed blank for 3-6 s (on Streamlit Community Cloud, every wake-up
+    from sleep), and a deep link's first visit showed nothing until the page was done."""
     if HEAVY in sys.modules:
         return
     holder = st.empty()
     with holder.container():
-        st.title(title)
         with st.spinner(WARMING_UP):
             importlib.import_module(HEAVY)
     holder.empty()

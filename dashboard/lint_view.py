@@ -16,10 +16,14 @@ from gradlib.lint import RULES_BY_CODE
 
 from .render import escape
 
-__all__ = ["INCOMPLETE", "MAX_SHOWN", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show"]
+__all__ = ["CAVEAT", "INCOMPLETE", "MAX_SHOWN", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown",
+           "show"]
 
 CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
          "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")
+#: said after the all-clear, which claims only the gradient calls that could be followed
+CAVEAT = ("gradlib.lint reports only what it can prove from the code: what it cannot follow (a function defined "
+          "elsewhere, values loaded from a file) gets no finding.")
 INCOMPLETE = "This code could not be checked completely"
 #: findings drawn on the page (each is a heading, an excerpt and a message; thousands would stall the browser)
 MAX_SHOWN = 50
@@ -54,6 +58,16 @@ def incomplete_markdown(reason: str, found: int) -> str:
             "hold a GradientTape mistake. Check a smaller part of it (the function that computes your gradients).")
 
 
+def _all_clear(result, coverage: str | None) -> None:
+    """The all-clear claims only the gradient calls that could be followed; none followed is no all-clear."""
+    if coverage is None:
+        st.success(CLEAN)
+    elif result.checked:
+        st.success(f"{escape(coverage)} {CAVEAT}")
+    else:
+        st.info(escape(coverage))
+
+
 def show(source: str, findings: Sequence[LintFinding]) -> None:
     """Every finding under a heading with its line, the explanation and, when there is one, the correction.
 
@@ -61,16 +75,19 @@ def show(source: str, findings: Sequence[LintFinding]) -> None:
     never says that no mistake was found.
     """
     reason = getattr(findings, "reason", None)
+    coverage = findings.coverage() if hasattr(findings, "coverage") else None
     if reason is not None:
         st.warning(incomplete_markdown(reason, len(findings)))
     if not findings:
         if reason is None:
-            st.success(CLEAN)
+            _all_clear(findings, coverage)
         return
     lines = sorted({f.line for f in findings})
     listed = ", ".join(map(str, lines[:MAX_SHOWN])) + (", ..." if len(lines) > MAX_SHOWN else "")
     st.error(f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}** on line"
              f"{'s' if len(lines) != 1 else ''} {listed}.")
+    if coverage is not None:
+        st.caption(escape(coverage))
     for finding in findings[:MAX_SHOWN]:
         rule = RULES_BY_CODE[finding.rule]
         st.markdown(f"#### Line {finding.line}: {finding.rule} {escape(rule.title)}")

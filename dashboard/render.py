@@ -7,6 +7,7 @@ back to the functions here. Nothing here imports TensorFlow; figures come from `
 from __future__ import annotations
 
 import logging
+import math
 import re
 from typing import Any, Callable, Collection, Sequence
 
@@ -18,7 +19,7 @@ import gradlib
 from gradlib import figures
 
 __all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "METHOD_LABELS", "METHOD_WHAT", "TABLE_HEIGHT",
-           "attempt", "broken_beside_correct", "escape", "matrix_frame", "method_legend", "show_chart", "show_comparison", "show_error",
+           "attempt", "broken_beside_correct", "crosscheck_table", "escape", "matrix_frame", "method_legend", "show_chart", "show_comparison", "show_error",
            "show_findings", "show_matrix", "show_table", "show_vector", "timing_table", "unexpected_message"]
 
 _LOG = logging.getLogger(__name__)
@@ -75,13 +76,17 @@ def escape(text: str) -> str:
 
 
 def show_findings(findings: Sequence[gradlib.Finding], *, shown: Collection[str] = ()) -> None:
-    """The diagnosis: one coloured box per finding, worst first (leaving out the texts already ``shown``)."""
+    """The diagnosis: one coloured box per finding, worst first (leaving out the texts already ``shown``); a
+    finding's details (its cells, one by one) folded away in an expander under its box."""
     order = {"error": 0, "warning": 1, "info": 2}
     for finding in sorted(findings, key=lambda f: order.get(f.severity, 3)):
         if finding.text in shown:
             continue
         who = f" — {finding.method}" if finding.method else ""
         _SEVERITY.get(finding.severity, st.info)(f"**{finding.title}**{who}\n\n{finding.text}")
+        if finding.details:
+            with st.expander(f"Details: {escape(finding.title)}", expanded=False):
+                st.markdown(escape(finding.details))
 
 
 # ---------------------------------------------------------------- tables and charts
@@ -162,6 +167,7 @@ def show_comparison(comparison: gradlib.Comparison, *, key: str) -> None:
                    key=f"{key}_heatmap")
     _show_broken_beside_correct(comparison, key=key)
     _show_agreement(comparison)
+    _show_crosscheck(comparison)
     shown |= _show_check(comparison, key=key)
     st.markdown("### Diagnosis")
     show_findings(comparison.diagnosis, shown=shown)   # each thing is said once: failures and a skipped check above
@@ -225,6 +231,38 @@ def _show_agreement(comparison: gradlib.Comparison) -> None:
     } for a in comparison.agreement]).set_index("method")
     show_table(frame)
     st.caption(method_legend([a.method for a in comparison.agreement]))
+
+
+def _show_crosscheck(comparison: gradlib.Comparison) -> None:
+    """The same gradients eagerly, as a graph and under XLA, when the comparison has them (or why not)."""
+    cross, note = comparison.crosscheck, comparison.crosscheck_note
+    if cross is None and not note:
+        return
+    st.markdown("### Eager, graph and XLA")
+    if cross is None:
+        st.info(f"The cross-check was left out: {escape(note)}")
+        return
+    show_table(crosscheck_table(cross))
+    st.caption("The same per-element gradients computed eagerly (one reverse pass per output: the reference), as a "
+               "graph (tf.function) and compiled with XLA (tf.function(jit_compile=True)). A mode agrees when it has "
+               f"NaN and infinity in the same cells and its finite cells are within {cross.tolerance:g} of eager's, "
+               "relative to the largest finite gradient. "
+               + ("Where a mode differs, the diagnosis below says how." if cross.differing else escape(cross.summary)))
+
+
+def crosscheck_table(cross: Any) -> pd.DataFrame:
+    """One row per mode of a ``gradlib.CrossCheck``: whether it agrees with eager, and by how much it differs.
+
+    The cells NaN or infinite in one mode only are counted both ways: in this mode only, and eagerly only.
+    """
+    verdict = {"reference": "reference", "agrees": "yes", "differs": "NO", "failed": "failed", "skipped": "left out"}
+    rows = [{"mode": m.mode, "agrees with eager": verdict[m.status],
+             "max |difference|": "" if math.isnan(m.max_abs) else gradlib.format_number(m.max_abs, 3),
+             "max relative": "" if math.isnan(m.max_rel) else gradlib.format_number(m.max_rel, 3),
+             "NaN/inf here only": "" if m.status in ("failed", "skipped") else str(m.nonfinite_here),
+             "NaN/inf eager only": "" if m.status in ("failed", "skipped") else str(m.nonfinite_reference)}
+            for m in cross.modes]
+    return pd.DataFrame(rows).set_index("mode")
 
 
 def method_legend(methods: Sequence[str]) -> str:

@@ -35,16 +35,18 @@ LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000, ma
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="256MB", show_spinner="Computing per-element gradients…")
 def compare(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None, dtype: str | dict[str, str],
-            methods: tuple[str, ...], limits: gradlib.Limits = APP_LIMITS) -> gradlib.Comparison:
+            methods: tuple[str, ...], limits: gradlib.Limits = APP_LIMITS,
+            crosscheck: bool = False) -> gradlib.Comparison:
     """``gradlib.compare``, cached on every argument that decides the result."""
-    return gradlib.compare(outputs, inputs, watch=watch, dtype=dtype, methods=methods, limits=limits)
+    return gradlib.compare(outputs, inputs, watch=watch, dtype=dtype, methods=methods, limits=limits,
+                           crosscheck=crosscheck)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
 def tensorflow_code(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
                     dtype: str | dict[str, str]) -> str:
-    """``gradlib.tensorflow_code``, cached on every argument."""
-    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype)
+    """``gradlib.tensorflow_code`` with the app's limits (the same as ``compare``'s), cached on every argument."""
+    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype, limits=APP_LIMITS)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="16MB", show_spinner=False)
@@ -119,8 +121,10 @@ def digits_clipping(flip_percent: int, seed: int, clip_norm: float) -> digits.Cl
 
 
 def compare_state(state: ShareState, methods: Sequence[str]) -> gradlib.Comparison:
-    """``compare`` for a playground state (its own methods, or ``methods`` when it names none)."""
-    return compare(state.outputs, state.inputs, state.watch, state.dtype, tuple(state.methods or methods))
+    """``compare`` for a playground state (its own methods, or ``methods`` when it names none), with the gradients
+    also computed eagerly, as a graph and under XLA (the playground shows where they differ)."""
+    return compare(state.outputs, state.inputs, state.watch, state.dtype, tuple(state.methods or methods),
+                   crosscheck=True)
 
 
 def code_for(state: ShareState) -> str:

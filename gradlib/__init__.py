@@ -34,6 +34,8 @@ _LAZY = {
     "Agreement": ("._perelement._checks", "Agreement"), "FiniteDifferenceCheck": ("._perelement._checks", "FiniteDifferenceCheck"),
     "tensorflow_code": ("._language._codegen", "tensorflow_code"),
     "Comparison": ("._perelement._compare", "Comparison"), "compare": ("._perelement._compare", "compare"),
+    "CrossCheck": ("._perelement._crosscheck", "CrossCheck"), "ModeCheck": ("._perelement._crosscheck", "ModeCheck"),
+    "crosscheck": ("._perelement._crosscheck", "crosscheck"),
     "DEMOS": ("._perelement._demos", "DEMOS"), "Demo": ("._perelement._demos", "Demo"), "demonstrate": ("._perelement._demos", "demonstrate"),
     "Finding": ("._perelement._findings", "Finding"),
     "DTYPES": ("._language._inputs", "DTYPES"), "FLOAT_DTYPES": ("._language._inputs", "FLOAT_DTYPES"),
@@ -63,17 +65,16 @@ _LAZY = {
 }
 
 __all__ = [
-    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "DEMOS", "DTYPES", "Demo",
-    "DivergenceResult", "ExpressionError",
-    "FLOAT_DTYPES", "FUNCTIONS", "FiniteDifferenceCheck", "Finding", "GradResult", "GradlibError", "HessianResult",
-    "HvpResult", "InputError", "LIMITS", "LaplacianResult", "Limits",
-    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "PER_SAMPLE_METHODS", "PRESETS",
-    "PRESETS_BY_KEY", "PerExampleResult", "PerSampleHessians",
-    "PerSampleResult", "PoissonExample", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "SecondOrderMistake",
-    "check_inputs", "compare", "configure_threads", "demonstrate", "divergence", "error_gist",
-    "evaluate", "format_number", "format_ratio", "hessians", "hvp", "laplacian", "lint", "per_element_gradients",
-    "per_example_gradients", "per_sample_hessians",
-    "per_sample_gradients", "poisson_example", "scan", "second_order_mistakes", "tensorflow_code", "work_slot",
+    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "CrossCheck", "DEMOS", "DTYPES",
+    "Demo", "DivergenceResult", "ExpressionError", "FLOAT_DTYPES", "FUNCTIONS", "Finding", "FiniteDifferenceCheck",
+    "GradResult", "GradlibError", "HessianResult", "HvpResult", "InputError", "LIMITS", "LaplacianResult", "Limits",
+    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "ModeCheck", "PER_SAMPLE_METHODS",
+    "PRESETS", "PRESETS_BY_KEY", "PerExampleResult", "PerSampleHessians", "PerSampleResult", "PoissonExample",
+    "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "SecondOrderMistake", "check_inputs", "compare",
+    "configure_threads", "crosscheck", "demonstrate", "divergence", "error_gist", "evaluate", "format_number",
+    "format_ratio", "hessians", "hvp", "laplacian", "lint", "per_element_gradients", "per_example_gradients",
+    "per_sample_gradients", "per_sample_hessians", "poisson_example", "scan", "second_order_mistakes",
+    "tensorflow_code", "work_slot",
 ]
 
 

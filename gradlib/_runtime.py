@@ -12,11 +12,11 @@ import contextlib
 import logging
 import os
 import threading
-from typing import Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from ._errors import GradlibError
 
-__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "work_slot"]
+__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "trace", "work_slot"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
@@ -117,3 +117,20 @@ def work_slot() -> Iterator[None]:
         if depth == 0:
             _use_filter(-1)
             _slots.release()
+
+
+def trace(fn: Callable, signature: Sequence[Any], *, jit_compile: bool | None = None) -> Any:
+    """``fn`` traced once into a concrete function for exactly ``signature`` (its arguments' ``tf.TensorSpec``s, nested
+    as ``fn`` takes them): every compiled function of gradlib is made here, with the same options.
+
+    ``autograph=False``: gradlib's own code has no tensor-dependent Python control flow, so AutoGraph's source
+    conversion would only add tracing time (and warnings about lambdas it cannot parse); a user's function that
+    needs AutoGraph is a ``tf.function`` already. ``reduce_retracing=False``: the signature is exact, so the
+    function never retraces. ``jit_compile=True`` asks XLA to fuse the graph (``_perelement/_compiled.py``
+    measures it before keeping it).
+    """
+    import tensorflow as tf   # here, not at the top: importing gradlib loads no TensorFlow
+
+    function = tf.function(fn, input_signature=list(signature), autograph=False, jit_compile=jit_compile,
+                           reduce_retracing=False)
+    return function.get_concrete_function()

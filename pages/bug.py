@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from dashboard import frame
+
+TITLE = "The bug, side by side"
+INTRO = (
+    "The seed question: with `x = [3, 4, 5]` and `y = [x0*x1*x2, x0*x1*x2*x0]`, the per-element "
+    "gradients of `y` come out as zeros when `y` is a tensor. Every number on this page is computed "
+    "by TensorFlow as the page loads."
+)
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
+
 import streamlit as st
 
 from gradlib import PRESETS_BY_KEY, figures, format_number
-from dashboard import frame, render, services
+from dashboard import render, services
 
 SEED = PRESETS_BY_KEY["seed"]   # y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)
 METHODS = ("naive", "summed", "unstack", "jacobian")
@@ -66,12 +77,6 @@ def _row(values) -> str:
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("The bug, side by side")
-    st.markdown(
-        "The seed question: with `x = [3, 4, 5]` and `y = [x0*x1*x2, x0*x1*x2*x0]`, the per-element "
-        "gradients of `y` come out as zeros when `y` is a tensor. Every number on this page is computed "
-        "by TensorFlow as the page loads.")
     comparison = render.attempt("The seed example could not be computed",
                              lambda: services.compare(SEED.outputs, SEED.inputs, SEED.watch, SEED.dtype, METHODS))
     if comparison is None:
@@ -127,4 +132,5 @@ def main() -> None:
     st.page_link("pages/playground.py", label="Try your own function in the playground", icon=":material/science:")
 
 
-main()
+if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it
+    main()

@@ -5,17 +5,23 @@ The code is read by gradlib.lint, never run: nothing typed here is executed on t
 
 from __future__ import annotations
 
-import streamlit as st
+from dashboard import frame
 
-from dashboard import frame, lint_view, render, services
-from gradlib.lint import RULES
-
+TITLE = "Check your code"
 INTRO = (
     "Paste the code that computes your gradients. `gradlib.lint` reads it — it never runs it — follows your "
     "names through the `with tf.GradientTape()` blocks, loops, helper functions and Keras models, and shows "
     "each mistake on its line: why the gradient comes out `None`, zeros or an error, and the fix. The same "
     "check runs from the command line: `python -m gradlib.lint your_file.py`."
 )
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
+
+import streamlit as st
+
+from dashboard import lint_view, render, services
+from gradlib.lint import RULES
+
 EXAMPLES = {f"{rule.code}: {rule.title}": rule.example for rule in RULES}
 
 
@@ -24,9 +30,6 @@ def _load_example() -> None:
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("Check your code")
-    st.markdown(INTRO)
     st.session_state.setdefault("lint_source", RULES[0].example)
     st.selectbox("Load an example (one per rule)", list(EXAMPLES), key="lint_example", on_change=_load_example)
     with st.form("lint_form"):
@@ -39,4 +42,5 @@ def main() -> None:
         lint_view.show(source, findings)
 
 
-main()
+if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it
+    main()

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dashboard import frame
 
-import numpy as np
-import streamlit as st
-
-import gradlib
-from gradlib import figures, keras_models
-from dashboard import frame, model_report, render, services, uploads
-
+TITLE = "Keras models"
 INTRO = (
     "Your real model outputs `y` as a tensor, for a whole batch at once. For each sample `b`, the per-sample "
     "gradients are the Jacobian `d y[b] / d x[b]`: one row per output, one column per input feature "
@@ -18,6 +12,18 @@ INTRO = (
     "refuses models whose samples are not independent (BatchNormalization in training mode). The models "
     "below are built in code with a fixed seed; only input *data* can be uploaded, never a model file."
 )
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
+
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+import gradlib
+from gradlib import figures, keras_models
+from dashboard import model_report, render, services, uploads
+
 SOURCES = ("Preset", "Upload a CSV or .npy file")
 
 
@@ -178,9 +184,6 @@ def request_form(name: str, source: str) -> tuple[dict[str, Any], np.ndarray | N
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("Keras models")
-    st.markdown(INTRO)
     names = list(keras_models.MODELS)
     name = st.selectbox("Model", names, format_func=lambda n: keras_models.MODELS[n].title, key="models_model")
     st.caption(keras_models.MODELS[name].description)

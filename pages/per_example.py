@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-import streamlit as st
+from dashboard import frame
 
-from dashboard import frame, render, services
-from gradlib import figures
-
+TITLE = "Per-example gradients"
 INTRO = (
     "`tape.gradient(loss, model.trainable_variables)` gives the gradient of the **summed** loss of a batch. "
     "`gradlib.per_example_gradients` gives each example's own: its loss, the norm of its gradient with respect "
@@ -19,6 +15,16 @@ INTRO = (
     "DP-SGD clips: each example's gradient is cut to a norm *C* before averaging; below you see what that does "
     "to the mean gradient, and where the norm and the loss disagree."
 )
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard import render, services
+from gradlib import figures
+
 #: the clip norms offered (DP-SGD's C)
 CLIP_NORMS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 DEFAULTS = {"flip": 10, "seed": 0, "k": 100, "clip": 1.0}
@@ -130,9 +136,6 @@ def show_clipping(clip, training) -> None:
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("Per-example gradients")
-    st.markdown(INTRO)
     settings = settings_form()
     training = render.attempt("The classifier could not be trained",
                               lambda: services.digits_training(settings["flip"], settings["seed"]))

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from dashboard import frame
+
+TITLE = "Playground"
+INTRO = "Type a function, define its inputs, and compare every way of getting its per-element gradients."
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
+
 from typing import Any
 
 import pandas as pd
@@ -175,9 +182,6 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("Playground")
-    st.markdown("Type a function, define its inputs, and compare every way of getting its per-element gradients.")
     if "pg_state" not in ss:
         first_load()
     if ss.get("pg_notice"):
@@ -199,4 +203,5 @@ def main() -> None:
     render.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
 
 
-main()
+if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it
+    main()

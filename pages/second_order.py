@@ -3,19 +3,24 @@ network's Laplacian over a 2-D grid (a small physics example)."""
 
 from __future__ import annotations
 
-import numpy as np
-import streamlit as st
+from dashboard import frame
 
-import gradlib
-from dashboard import frame, render, services
-from gradlib import figures
-
+TITLE = "Second order"
 INTRO = (
     "The seed asks for the gradient of each element of `y`; the next question is the same one an order higher: "
     "the Hessian of each element, each sample's Laplacian (a physics-informed network needs `u_xx` at every "
     "point), a divergence. TensorFlow has no Hessian API: it is built from nested tapes, and the mistakes below "
     "give `None` or a silently wrong number. Everything on this page is computed live by `gradlib`."
 )
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
+
+import numpy as np
+import streamlit as st
+
+import gradlib
+from dashboard import render, services
+from gradlib import figures
 
 
 def show_seed() -> None:
@@ -76,9 +81,6 @@ def show_poisson() -> None:
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("Second order")
-    st.markdown(INTRO)
     show_seed()
     st.divider()
     mistakes = render.attempt("The nested-tape mistakes could not run", services.second_order_mistakes)
@@ -88,4 +90,5 @@ def main() -> None:
     show_poisson()
 
 
-main()
+if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it
+    main()

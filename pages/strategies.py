@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from dashboard import frame
+
+TITLE = "Strategies"
+INTRO = ("Reverse mode costs one backward pass per **output**; forward mode one forward pass per **input**. "
+         "Time the methods as the problem grows and see where each one wins.")
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
+
 import pandas as pd
 import streamlit as st
 
-from dashboard import frame, render, scaling, services
+from dashboard import render, scaling, services
 from gradlib import figures
 
 SIZES = (2, 4, 8, 16, 32, 64, 128, 256)
@@ -84,10 +92,6 @@ def show_timing(timings: pd.DataFrame, shape: str) -> None:
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("Strategies")
-    st.markdown("Reverse mode costs one backward pass per **output**; forward mode one forward pass per "
-                "**input**. Time the methods as the problem grows and see where each one wins.")
     st.markdown("## Which method to pick when")
     st.markdown(GUIDE)
     st.markdown("## Time them yourself")

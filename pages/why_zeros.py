@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import streamlit as st
+from dashboard import frame
 
-import gradlib
-from dashboard import frame, render, services
-
+TITLE = "Why zeros?"
 INTRO = (
     "A `tf.GradientTape` is a recording: while its `with` block runs, it notes every TensorFlow operation "
     "applied to a watched tensor (or to anything computed from one). `tape.gradient(target, sources)` then "
@@ -16,7 +14,13 @@ INTRO = (
     "never watched. Each case below runs in TensorFlow as this page loads; `None` in a table is what "
     "TensorFlow returned."
 )
+if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
+    frame.ensure_routed(TITLE, INTRO)
 
+import streamlit as st
+
+import gradlib
+from dashboard import render, services
 
 def show_demo(demo: gradlib.Demo) -> None:
     """One pitfall: the explanation, the broken code and its live result, the fix and its live result."""
@@ -40,9 +44,6 @@ def show_demo(demo: gradlib.Demo) -> None:
 
 
 def main() -> None:
-    frame.ensure_routed()
-    st.title("Why zeros?")
-    st.markdown(INTRO)
     st.markdown("**The cases:** " + " · ".join(f"{k + 1}. {name.replace('_', ' ')}"
                                               for k, name in enumerate(gradlib.DEMOS)))
     for name in gradlib.DEMOS:
@@ -53,4 +54,5 @@ def main() -> None:
     st.page_link("pages/playground.py", label="Check your own function in the playground", icon=":material/science:")
 
 
-main()
+if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it
+    main()

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .._limits import LIMITS, Limits
 from ._inputs import Input, check_inputs, compute_dtype
 from ._branches import guarded
 from ._syntax import arguments, parse
@@ -29,16 +30,19 @@ CODE_NAMES = frozenset({"tf", "watched", "matmul", "f", "tape", "y", "y_elements
 
 
 def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
-                    dtype: str | Mapping[str, str] = "float32") -> str:
+                    dtype: str | Mapping[str, str] = "float32", limits: Limits = LIMITS) -> str:
     """TensorFlow code computing the per-element gradients of ``outputs``, both correct ways.
+
+    ``limits`` are the same as ``evaluate``'s and ``compare``'s: a server passes its own, so that one request
+    meets one limit set whichever door it takes.
 
     >>> print(tensorflow_code("x * x", {"x": [1.0, 2.0]}).splitlines()[-1])
     print("jacobian:", [j.numpy().tolist() for j in jacobian])
     """
-    checked = check_inputs(inputs, watch=watch, dtype=dtype)
-    program = parse(outputs, {i.name: i.shape for i in checked})
+    checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
+    program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     names = code_names([i.name for i in checked])
-    safe = guarded(program, {i.name: i.shape for i in checked})   # where()'s branches not taken, guarded
+    safe = guarded(program, {i.name: i.shape for i in checked}, limits)   # where()'s branches not taken, guarded
     body = _Writer(names).visit((safe or program).tree)
     tf_dtype = f"tf.{compute_dtype(checked)}"
     watched = [names[i.name] for i in checked if i.watched]

@@ -63,7 +63,7 @@ class Operation:
             no single op for it: what runs, and what the generated code writes (with the helper's source).
         default_axis: the axis when the call gives none (None: the function's own default, all elements).
         work: extra floating-point operations per element of the tensor arguments, beyond the one per
-            element of the result that every node counts (the cost model's estimate, ``gradlib._cost``).
+            element of the result that every node counts (the cost model's estimate, ``gradlib._perelement._cost``).
         note: what a user should know about its gradient, said as a warning of every result that calls it
             (a step function's derivative is 0 wherever it has one): ``{names}`` and ``{them}`` stand for
             the functions called that share the note (``notes``).

@@ -3,7 +3,7 @@
 Nothing in the user's text is ever executed by Python. ``parse`` checks the text and the shapes it
 implies, against ``Limits``, before anything is allocated; ``Program.build`` then walks the checked
 tree straight into TensorFlow ops. What each function takes, the shape it gives and what it runs is one row
-of the operations table (``gradlib._operations.OPERATIONS``), read here and by the code generator.
+of the operations table (``gradlib._language._operations.OPERATIONS``), read here and by the code generator.
 
 >>> program = parse("[x0*x1*x2, x0*x1*x2*x0]", {"x0": (), "x1": (), "x2": ()})
 >>> program.shape
@@ -79,7 +79,7 @@ class Program:
     shape: Shape
     names: frozenset[str]
     flops: float
-    #: one ``Part`` per node of the tree: what the cost model (``gradlib._cost``) needs to know about it
+    #: one ``Part`` per node of the tree: what the cost model (``gradlib._perelement._cost``) needs to know about it
     parts: tuple[Part, ...] = field(default=(), repr=False, compare=False)
 
     @functools.cached_property
@@ -461,7 +461,7 @@ class _ShapeChecker:
 
 
 class _CallCheck:
-    """What an operation's shape rule may do (``gradlib._operations.Call``): refuse, broadcast, multiply."""
+    """What an operation's shape rule may do (``gradlib._language._operations.Call``): refuse, broadcast, multiply."""
 
     def __init__(self, checker: _ShapeChecker, node: ast.Call, operation: Operation):
         self.name, self.max_rank = operation.name, checker.limits.max_rank

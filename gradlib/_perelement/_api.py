@@ -1,7 +1,8 @@
 """The public entry points: ``evaluate`` (function text) and ``per_element_gradients`` (a callable).
 
-A thin face: each checks its options, builds the problem (``gradlib._problem``) and hands it to the engine
-(``gradlib._engine.run_method``) inside one of the process's work slots (``gradlib._runtime``).
+A thin face: each checks its options, builds the problem (``gradlib._perelement._problem``; ``evaluate`` reuses a checked
+request, ``gradlib._perelement._request``) and hands it to the engine
+(``gradlib._perelement._engine.run_method``) inside one of the process's work slots (``gradlib._runtime``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .._language._syntax import parse
 from .._limits import LIMITS, Limits
 from ._methods import METHODS
 from ._problem import Problem, callable_problem, check_size, expression_problem
+from ._request import reused
 from ._result import GradResult
 
 __all__ = ["evaluate", "per_element_gradients", "prepare", "run"]
@@ -51,7 +53,10 @@ def evaluate(
     Raises:
         ExpressionError: the text, an input, an option or a limit is not acceptable.
     """
-    _, _, problem = prepare("evaluate", outputs, inputs, [method], watch=watch, dtype=dtype, limits=limits)
+    _check_method(method, "evaluate")
+    # checked once per text, options and input values: a warm call neither parses, checks nor converts again
+    problem = reused(outputs, inputs, watch, dtype, limits,
+                     lambda: prepare("evaluate", outputs, inputs, [method], watch=watch, dtype=dtype, limits=limits)[2])
     return run(problem, method, compiled=compiled, limits=limits)
 
 

@@ -16,7 +16,7 @@ from ._result import GradResult
 __all__ = ["KINK_TITLE", "MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells",
            "finite_differences", "FiniteDifferenceCheck"]
 
-#: the title of the diagnosis that explains a bad cell at a kink (``gradlib._diagnose``), named by the check's summary
+#: the title of the diagnosis that explains a bad cell at a kink (``gradlib._perelement._findings``), named by the check's summary
 KINK_TITLE = "Finite differences straddle a kink"
 #: finite differences evaluate the function 2n times; beyond this many watched elements the check is skipped
 MAX_FD_COLUMNS = 256

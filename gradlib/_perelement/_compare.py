@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -12,9 +12,10 @@ from .. import _runtime
 from ._api import prepare, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
 from ._cost import EAGER_OP_WORK
+from ._crosscheck import COMPARE_MODES, MODE_NAMES, CrossCheck, crosscheck_problem, findings as crosscheck_findings
 from ._findings import Finding, diagnose
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
-from ._guard import dead_branches
+from ._guard import TITLE as DEAD_BRANCH_TITLE, dead_branches
 from .._language._inputs import Input
 from .._language._syntax import Program
 from .._limits import LIMITS, Limits
@@ -51,6 +52,8 @@ class Comparison:
 
     ``errors``: the methods that failed, with why; ``skipped``: the methods left out because this problem is
     over their limits (an eager loop of one pass per output, say), with the refusal: nothing went wrong there.
+    ``crosscheck``: the gradients eagerly, as a graph and under XLA (``compare(..., crosscheck=True)``), or
+    ``None``; ``crosscheck_note``: why it was left out, when it was asked for and could not run.
     """
 
     results: dict[str, GradResult]
@@ -62,12 +65,17 @@ class Comparison:
     diagnosis: tuple[Finding, ...]
     skipped: dict[str, str] = field(default_factory=dict)
     timings: dict[str, Timing] = field(default_factory=dict)
+    crosscheck: CrossCheck | None = None
+    crosscheck_note: str = ""
 
 
 def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
             dtype: str | Mapping[str, str] = "float32", methods: Sequence[str] = METHODS,
-            limits: Limits = LIMITS) -> Comparison:
+            limits: Limits = LIMITS, crosscheck: bool = False) -> Comparison:
     """Run ``methods`` on the function ``outputs`` at ``inputs``; check and explain the results.
+
+    With ``crosscheck``, the gradients are also computed eagerly, as a graph and under XLA (``gradlib.crosscheck``),
+    and a mode that differs from eager is a finding of the diagnosis (it costs a trace and an XLA build per function).
 
     >>> c = compare("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}, methods=["naive", "auto"])
     >>> c.results["auto"].jacobian.tolist(), c.check.passed, c.diagnosis[0].severity
@@ -75,11 +83,11 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
     """
     program, checked, problem = prepare("compare", outputs, inputs, methods, watch=watch, dtype=dtype, limits=limits)
     with _runtime.work_slot():
-        return _compare(program, checked, problem, methods, limits)
+        return _compare(program, checked, problem, methods, limits, crosscheck)
 
 
 def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str],
-             limits: Limits) -> Comparison:
+             limits: Limits, crosscheck: bool = False) -> Comparison:
     results, errors, skipped, timings = {}, {}, {}, {}
     for method in dict.fromkeys(methods):
         try:
@@ -95,7 +103,7 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
             errors[method] = f"{method} failed in TensorFlow: {error_gist(exc)}"
     reference = next((m for m in ("auto", *CORRECT_METHODS) if m in results), "auto")
     best = results.get(reference) or run(problem, "auto", limits=limits)
-    # each evaluation runs the function eagerly: its arithmetic plus one dispatch per node, as in gradlib._cost
+    # each evaluation runs the function eagerly: its arithmetic plus one dispatch per node, as in gradlib._perelement._cost
     evaluation = program.flops + len(program.parts) * EAGER_OP_WORK
     check = finite_differences(_flat_function(program, checked), _watched_vector(checked), best.jacobian, best.dtype,
                                max_flops=limits.max_flops / max(evaluation, 1.0),
@@ -103,10 +111,35 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
     agreements = tuple(agreement(r, best, reference) for r in results.values())
     findings = diagnose(results, best, check, program.names)
     findings += dead_branches(program, checked, results, best, limits)
+    cross, note = _crosscheck(problem, limits) if crosscheck else (None, "")
+    if cross is not None:
+        findings = _with_crosscheck(findings, cross)
     findings += tuple(Finding(m, f"{m} failed", msg, "warning") for m, msg in errors.items())
     findings += tuple(Finding(m, "Left out: this problem is over its limits", msg, "info")
                       for m, msg in skipped.items())
-    return Comparison(results, errors, reference, best, agreements, check, findings, skipped, timings)
+    return Comparison(results, errors, reference, best, agreements, check, findings, skipped, timings, cross, note)
+
+
+def _crosscheck(problem, limits: Limits) -> tuple[CrossCheck | None, str]:
+    """The cross-check of ``problem``, or why it could not run (over the limits, say): never a failure of compare."""
+    try:
+        return crosscheck_problem(problem, COMPARE_MODES, limits), ""
+    except GradlibError as exc:
+        return None, str(exc)
+
+
+def _with_crosscheck(findings: tuple[Finding, ...], cross: CrossCheck) -> tuple[Finding, ...]:
+    """The cross-check's findings added, one per cause: where the dead-branch finding already explains XLA's NaN,
+    XLA's measured difference joins it instead of making a box of its own."""
+    extra = crosscheck_findings(cross)
+    dead = next((i for i, f in enumerate(findings) if f.title == DEAD_BRANCH_TITLE), None)
+    xla = cross.mode("xla") if "xla" in cross.differing else None
+    if dead is None or xla is None:
+        return findings + extra
+    merged = replace(findings[dead], text=f"{findings[dead].text} Measured here: {xla.text}",
+                     details=" ".join(filter(None, (findings[dead].details, xla.details))))
+    others = tuple(f for f in extra if not f.title.startswith(MODE_NAMES["xla"]))
+    return findings[:dead] + (merged,) + findings[dead + 1:] + others
 
 
 def _timing(problem, method: str, limits: Limits, first: float) -> Timing:

@@ -25,7 +25,7 @@ the measurement is in docs/performance.md, "Where the constants come from"). So 
 ``XLA_MAX_BUILDS`` XLA versions in its life; after that, every problem stays on its graph.
 
 >>> import tensorflow as tf
->>> from gradlib import _methods
+>>> from gradlib._perelement import _methods
 >>> spec = tf.TensorSpec([2], tf.float32)
 >>> c = Compiled(lambda jit: _methods.compile_method(_methods.jacobian, lambda xs, cs: xs[0] ** 2, [spec], [],
 ...                                                  jit_compile=jit))

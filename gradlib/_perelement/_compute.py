@@ -2,10 +2,10 @@
 
 Every way returns ``(y, J, ran)`` as NumPy arrays: ``ran`` is ``False`` for an eager run, a ``CompiledRun``
 (which version ran, and whether that choice is final) for a cached compiled one, and ``True`` for chunks.
-Which method runs, and how, is the engine's choice (``gradlib._engine``); this module only carries it out.
+Which method runs, and how, is the engine's choice (``gradlib._perelement._engine``); this module only carries it out.
 
 >>> import tensorflow as tf
->>> from gradlib._problem import callable_problem
+>>> from gradlib._perelement._problem import callable_problem
 >>> p = callable_problem(lambda x: x * x, tf.constant([1.0, 2.0]))
 >>> y, J, ran = compute(p, "jacobian", compiled=False)
 >>> J.tolist(), ran
@@ -24,6 +24,7 @@ from .._cache import LRUCache
 from ._compiled import Compiled
 from .._errors import GradlibError, error_gist
 from ._problem import Problem
+from .._runtime import trace
 
 __all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked", "output_size",
            "to_numpy"]
@@ -88,7 +89,7 @@ def calls_py_function(problem: Problem) -> bool:
     """
     specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
     try:
-        graph = tf.function(problem.f, autograph=False).get_concrete_function(*specs).graph
+        graph = trace(problem.f, specs).graph
     except Exception:   # noqa: BLE001 - not traceable at all: then it is not this
         return False
     return any(op.type in PY_FUNCTION_OPS for op in graph.get_operations())
@@ -130,9 +131,8 @@ def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
     f, step = problem.f, _methods.TABLE[method].chunked
 
     def build():
-        traced = tf.function(lambda xs, cs, index: step(f, xs, cs, index), autograph=False, reduce_retracing=False)
         try:
-            return traced.get_concrete_function(*specs, tf.TensorSpec([chunk], tf.int32))
+            return trace(lambda xs, cs, index: step(f, xs, cs, index), [*specs, tf.TensorSpec([chunk], tf.int32)])
         except GradlibError:
             raise
         except Exception as exc:   # noqa: BLE001 - f cannot be traced (it calls .numpy(), say): say so

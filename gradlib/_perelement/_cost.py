@@ -80,7 +80,7 @@ class Profile:
 
     @classmethod
     def of_program(cls, program, watched: Iterable[str], n: int, itemsize: int) -> Profile:
-        """The profile of a checked ``Program`` (``gradlib._language``) with the inputs ``watched``."""
+        """The profile of a checked ``Program`` (``gradlib._language._syntax``) with the inputs ``watched``."""
         names = frozenset(watched)
         grad = [p for p in program.parts if p.names & names]
         return cls(m=math.prod(program.shape), n=n, itemsize=itemsize, forward=program.flops,

@@ -2,13 +2,13 @@
 
 ``run_method`` is the worker behind ``gradlib.evaluate``, ``per_element_gradients`` and ``compare``: it sizes
 the output, decides between reverse and forward mode (``_choose``) and between a compiled and an eager run
-(``_use_compiled``), asks the cost plan (``gradlib._plan``) whether that fits the limits, computes
-(``gradlib._compute``), repairs NaN-poisoned rows in the other mode (``gradlib._repair``) and packages a
-``GradResult`` (``gradlib._package``).
+(``_use_compiled``), asks the cost plan (``gradlib._perelement._plan``) whether that fits the limits, computes
+(``gradlib._perelement._compute``), repairs NaN-poisoned rows in the other mode (``gradlib._perelement._repair``) and packages a
+``GradResult`` (``gradlib._perelement._package``).
 
 >>> import tensorflow as tf
 >>> from gradlib._limits import LIMITS
->>> from gradlib._problem import callable_problem
+>>> from gradlib._perelement._problem import callable_problem
 >>> r = run_method(callable_problem(lambda x: x * x, tf.constant([1.0, 2.0])), "auto", None, LIMITS)
 >>> r.jacobian.tolist(), r.method, r.compiled
 ([[2.0, 0.0], [0.0, 4.0]], 'unstack', False)

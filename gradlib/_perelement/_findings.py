@@ -12,18 +12,31 @@ from ._checks import KINK_TITLE, FiniteDifferenceCheck, differing_cells
 from .._format import format_number
 from ._result import GradResult, nan_cause, output_not_finite
 
-__all__ = ["diagnose", "Finding"]
+__all__ = ["DETAIL_CELLS", "diagnose", "Finding"]
+
+#: the cells a finding's details list at most (its text says how many there are)
+DETAIL_CELLS = 20
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One point of the diagnosis: which method it concerns, a title, the explanation, how bad it is."""
+    """One point of the diagnosis: which method it concerns, a title, the explanation, how bad it is.
+
+    ``text`` is short: what happened and what to do. ``details`` holds what backs it up (the cells, one by one,
+    with their numbers): the app folds it away, and ``full`` joins both.
+    """
 
     method: str | None
     title: str
     text: str
     severity: str   # "error": a wrong answer; "warning": worth knowing; "info": all is well
     explains: tuple[str, ...] = ()   # the results' warnings this finding says in full (shown once, here)
+    details: str = ""                # the evidence, cell by cell ("" when the text says it all)
+
+    @property
+    def full(self) -> str:
+        """The text followed by the details."""
+        return f"{self.text} {self.details}" if self.details else self.text
 
 
 def diagnose(results: Mapping[str, GradResult], best: GradResult, check: FiniteDifferenceCheck | None = None,
@@ -77,17 +90,20 @@ def _integer_inputs(best: GradResult, check: FiniteDifferenceCheck | None, integ
     if not integer.any():
         return []
     names = _names_of(best, integer)
-    measured = ""
+    measured, details = "", ""
     if check is not None and check.reason is not None and not check.skipped:
         cells = np.argwhere((check.reason == 5) & integer[None, :])
-        measured = (" The function's own derivative there is not zero: finite differences give "
-                    + ", ".join(f"({best.row_labels[r]}, {best.col_labels[c]}) {format_number(check.numeric[r, c])}"
-                                for r, c in cells[:4]) + (" and more" if len(cells) > 4 else "") + ".") if len(cells) else ""
+        if len(cells):
+            measured = " The function's own derivative there is not zero."
+            details = ("Finite differences give " + ", ".join(
+                f"({best.row_labels[r]}, {best.col_labels[c]}) {format_number(check.numeric[r, c])}"
+                for r, c in cells[:DETAIL_CELLS]) + (f" and {len(cells) - DETAIL_CELLS} more" if len(cells) > DETAIL_CELLS
+                                                     else "") + ".")
     return [Finding(None, f"{names} {'is an integer input' if ',' not in names else 'are integer inputs'}: no gradient",
                     f"TensorFlow's tape does not watch integer tensors, so every method gives 0 for {names} (None "
                     f"without unconnected_gradients=ZERO).{measured} Use float32 or float64 to differentiate with "
                     "respect to it.", "error" if integer.all() else "warning",
-                    tuple(w for w in best.warnings if w.startswith("input ") and " is int" in w))]
+                    tuple(w for w in best.warnings if w.startswith("input ") and " is int" in w), details)]
 
 
 def _names_of(best: GradResult, columns: np.ndarray) -> str:
@@ -142,10 +158,11 @@ _EXPLAIN = {"naive": _naive, "summed": _summed}
 
 
 def _poisoned(name: str, result: GradResult, best: GradResult, mask: np.ndarray) -> Finding:
-    shown = _cells_text(best, mask, lambda r, c: f"is NaN, true value {format_number(best.jacobian[r, c])}")
+    shown = _cells_text(best, mask, lambda r, c: f"is NaN, true value {format_number(best.jacobian[r, c])}",
+                        DETAIL_CELLS)
     return Finding(name, "NaN poisoning",
-                   f"{name!r} gives NaN where the true value is finite: {shown}. The cause: {nan_cause(result.mode)}. "
-                   f"{best.requested!r} gives the true values.", "warning")
+                   f"{name!r} gives NaN where the true value is finite ({_count(mask)}). The cause: "
+                   f"{nan_cause(result.mode)}. {best.requested!r} gives the true values.", "warning", details=shown + ".")
 
 
 def _cells(best: GradResult) -> list[Finding]:
@@ -173,19 +190,27 @@ def _cells(best: GradResult) -> list[Finding]:
         if mask.any():
             value = (lambda r, c: f"= {format_number(best.jacobian[r, c])}"
                      + (f" where {best.row_labels[r]} = {format_number(y[r])}" if code == 4 else ""))
-            findings.append(Finding(method, title, f"{_cells_text(best, mask, value)}. {text}.", severity))
+            findings.append(Finding(method, title, f"{text}.", severity,
+                                    details=_cells_text(best, mask, value, DETAIL_CELLS) + "."))
     return findings
 
 
 def _disagree(unexplained: Mapping[str, np.ndarray], results: Mapping[str, GradResult], best: GradResult) -> Finding:
-    parts = []
+    parts, cells = [], []
     for name, mask in unexplained.items():
         jac = results[name].jacobian
-        parts.append(f"{name} in {int(mask.sum())} cell(s), e.g. "
-                     + _cells_text(best, mask, lambda r, c: f"gives {format_number(jac[r, c])} vs "
-                                                            f"{format_number(best.jacobian[r, c])}", 2))
+        parts.append(f"{name} in {_count(mask)}")
+        cells.append(f"{name}: " + _cells_text(best, mask, lambda r, c: f"gives {format_number(jac[r, c])} vs "
+                                                                     f"{format_number(best.jacobian[r, c])}", DETAIL_CELLS))
     return Finding(None, "Correct methods disagree",
-                   f"These differ from {best.requested} beyond floating tolerance: {'; '.join(parts)}.", "error")
+                   f"These differ from {best.requested} beyond floating tolerance: {'; '.join(parts)}.", "error",
+                   details="; ".join(cells) + ".")
+
+
+def _count(mask: np.ndarray) -> str:
+    """``1 cell`` or ``3 cells``: how many cells a finding is about (its details list them)."""
+    n = int(np.count_nonzero(mask))
+    return f"{n:,} cell" + ("" if n == 1 else "s")
 
 
 def _cells_text(result: GradResult, mask: np.ndarray, value, limit: int = 4) -> str:
@@ -277,9 +302,10 @@ def _finite_differences(best: GradResult, check: FiniteDifferenceCheck,
     if rest.any():
         findings.append(Finding(
             None, "Finite differences disagree",
-            f"{int(rest.sum())} cell(s) differ from central finite differences, e.g. "
-            f"{check.differences(best.row_labels, best.col_labels, cells=[tuple(c) for c in np.argwhere(rest)])}. "
-            + _advice(best, check, rest, confirmed), "warning"))
+            f"{_count(rest)} differ{'s' if rest.sum() == 1 else ''} from central finite differences. "
+            + _advice(best, check, rest, confirmed), "warning",
+            details=check.differences(best.row_labels, best.col_labels, DETAIL_CELLS,
+                                      cells=[tuple(c) for c in np.argwhere(rest)]) + "."))
     finite_y = np.isfinite(best.y.reshape(-1))[:, None] if best.per_element else np.ones((1, 1), bool)
     reason = check.reason if check.reason is not None else np.zeros(check.numeric.shape, np.int8)
     # integer cells are the integer inputs' finding; a row whose output is not finite is "Output not finite"
@@ -315,10 +341,11 @@ def _kinks(best: GradResult, check: FiniteDifferenceCheck, kinks: np.ndarray) ->
     between = bool(np.all(((jac >= lo - check.tolerance) & (jac <= hi + check.tolerance))[kinks]))
     shown = _cells_text(best, kinks, lambda r, c: (
         f"has slope {format_number(below[r, c])} below {best.col_labels[c]} and {format_number(above[r, c])} above "
-        f"(TensorFlow gives {format_number(jac[r, c])}, central differences {format_number(check.numeric[r, c])})"))
+        f"(TensorFlow gives {format_number(jac[r, c])}, central differences {format_number(check.numeric[r, c])})"),
+        DETAIL_CELLS)
     convention = ("a value between the one-sided slopes by convention (relu'(0) = 0, a subgradient)" if between else
                   "a value its gradient function defines by convention, outside the one-sided slopes")
     return Finding(None, KINK_TITLE,
-                   f"{shown}. The function has a different slope on each side of this point, so it has no "
-                   f"derivative here: central differences average the two sides, and TensorFlow takes {convention}. "
-                   "This is not a wrong gradient.", "warning")
+                   f"In {_count(kinks)} the function has a different slope on each side of this point, so it has no "
+                   f"derivative there: central differences average the two sides, and TensorFlow takes {convention}. "
+                   "This is not a wrong gradient.", "warning", details=shown + ".")

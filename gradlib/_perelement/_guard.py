@@ -21,7 +21,7 @@ import tensorflow as tf
 
 from ._api import run
 from ._checks import differing_cells
-from ._findings import Finding
+from ._findings import DETAIL_CELLS, Finding
 from .._errors import GradlibError
 from .._format import format_number
 from .._language._branches import guarded, is_where
@@ -31,11 +31,13 @@ from .._limits import Limits
 from ._problem import expression_problem
 from ._result import GradResult
 
-__all__ = ["MAX_WHERES", "dead_branches"]
+__all__ = ["MAX_WHERES", "TITLE", "dead_branches"]
 
 #: the where() calls of one function that ``dead_branches`` examines (each costs a forward-mode pass)
 MAX_WHERES = 8
 _ISSUES = "tensorflow/tensorflow#118674"
+#: the title of ``dead_branches``'s finding (``compare`` adds the cross-check's measurement to it)
+TITLE = "where(): the branch not taken has a non-finite derivative"
 
 
 
@@ -53,12 +55,13 @@ def dead_branches(program: Program, inputs: Sequence[Input], results: Mapping[st
         return ()
     if not cells:
         return ()
-    shown = "; ".join(cells[:4]) + (f"; and {len(cells) - 4} more cell(s)" if len(cells) > 4 else "")
+    shown = "; ".join(cells[:DETAIL_CELLS]) + (f"; and {len(cells) - DETAIL_CELLS} more cell(s)"
+                                               if len(cells) > DETAIL_CELLS else "")
     text = (f"where() computes both branches in every cell and differentiates both: in a cell it does not take "
             f"from a branch it sends that branch a gradient of 0, and 0 times the branch's derivative is NaN where "
-            f"that derivative is not finite. At this point: {shown}. {_what_tensorflow_gave(results, best)} "
-            + _fix(program, inputs, best, limits))
-    return (Finding(None, "where(): the branch not taken has a non-finite derivative", text, "warning"),)
+            f"that derivative is not finite. At this point that happens in {len(cells)} cell(s) (see the details). "
+            f"{_what_tensorflow_gave(results, best)} " + _fix(program, inputs, best, limits))
+    return (Finding(None, TITLE, text, "warning", details=shown[:1].upper() + shown[1:] + "."),)
 
 
 def _trapped_cells(program: Program, inputs: Sequence[Input], wheres: list[ast.Call], best: GradResult) -> list[str]:

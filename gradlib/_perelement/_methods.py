@@ -16,6 +16,8 @@ from typing import Callable, Sequence
 
 import tensorflow as tf
 
+from .._runtime import trace
+
 __all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns",
            "forward_loop", "jacobian", "jacobian_rows", "naive", "summed", "unstack"]
 
@@ -128,15 +130,11 @@ def compile_method(method: Callable, f: Fn, xs: list, cs: list, *, jit_compile: 
     """``method`` on ``f``, traced once into a concrete function for exactly these shapes and dtypes.
 
     ``xs`` and ``cs`` may be tensors or ``tf.TensorSpec``: only their shapes and dtypes are kept.
-    ``autograph=False``: gradlib's own code has no tensor-dependent Python control flow, so AutoGraph's
-    source conversion would only add tracing time (and warnings about lambdas it cannot parse).
     ``jit_compile=True`` asks XLA to fuse the graph: slower to build, faster to run on large problems
-    (``gradlib._compiled`` measures both before keeping XLA).
+    (``gradlib._perelement._compiled`` measures both before keeping XLA). The options: ``gradlib._runtime.trace``.
     """
     signature = [[tf.TensorSpec(x.shape, x.dtype) for x in xs], [tf.TensorSpec(c.shape, c.dtype) for c in cs]]
-    traced = tf.function(lambda xs, cs: method(f, xs, cs), autograph=False, jit_compile=jit_compile,
-                         reduce_retracing=False)
-    return traced.get_concrete_function(*signature)
+    return trace(lambda xs, cs: method(f, xs, cs), signature, jit_compile=jit_compile)
 
 
 # ---------------------------------------------------------------- the table every stage reads

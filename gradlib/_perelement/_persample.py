@@ -33,7 +33,8 @@ from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._problem import float_tensor
 from ._result import index_labels
-from ._state import fingerprint
+from ._state import callable_key
+from .._runtime import trace
 
 __all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "per_sample_gradients",
            "PerSampleResult"]
@@ -333,11 +334,7 @@ def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str]
 
 
 def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:
-    try:
-        hash(fn)
-    except TypeError:
-        return None
-    return (fn, method, tuple(spec.shape), spec.dtype.name, fingerprint(fn))   # see gradlib._state
+    return callable_key(fn, method, tuple(spec.shape), spec.dtype.name)
 
 
 def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
@@ -361,15 +358,13 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
 
 def _has_loop(fn: Callable, spec: tf.TensorSpec) -> bool:
     """Whether ``fn``'s graph (or a function it calls) contains a while_loop."""
-    graph = tf.function(fn, input_signature=[spec], autograph=False).get_concrete_function().graph.as_graph_def()
+    graph = trace(fn, [spec]).graph.as_graph_def()
     nodes = list(graph.node) + [node for function in graph.library.function for node in function.node_def]
     return any(node.op in ("While", "StatelessWhile") for node in nodes)
 
 
 def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):
-    compiled = tf.function(lambda x: _batch_jacobian(fn, x, use_pfor), input_signature=[spec], autograph=False,
-                           reduce_retracing=False)
-    return compiled.get_concrete_function()
+    return trace(lambda x: _batch_jacobian(fn, x, use_pfor), [spec])
 
 
 def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):

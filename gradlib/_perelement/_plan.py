@@ -1,9 +1,9 @@
 """Which method runs within the limits: refuse an explicit method over them, or pick one for ``auto``.
 
-Every decision reads the estimates of ``gradlib._cost`` and the ``Limits`` of the request, before anything
+Every decision reads the estimates of ``gradlib._perelement._cost`` and the ``Limits`` of the request, before anything
 is allocated. A method is ``(name, compiled)``: compiled ``forward`` is vectorized, eager ``forward`` a loop.
 
->>> from gradlib._cost import Profile
+>>> from gradlib._perelement._cost import Profile
 >>> from gradlib._limits import Limits
 >>> p = Profile(m=22_500, n=1, itemsize=4, forward=45_302, elements=45_302, watched_work=22_501,
 ...             watched_elements=22_501, operations=2)

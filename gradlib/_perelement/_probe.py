@@ -17,7 +17,7 @@ true one is ``cos(v) * v + sin(v)``, with no error anywhere. The function itself
 Only float32 and float64 are checked (in float16 no step is both above rounding and below curvature).
 
 >>> import numpy as np, tensorflow as tf
->>> from gradlib._problem import callable_problem
+>>> from gradlib._perelement._problem import callable_problem
 >>> p = callable_problem(lambda v: tf.constant(np.sin(v.numpy())) * v, tf.constant([1.0, 2.0, 3.0]))
 >>> y = p.f(p.xs, []).numpy()
 >>> print(check(p, y, np.diag(np.sin([1.0, 2.0, 3.0])))[:57])

@@ -23,7 +23,7 @@ from .._errors import ExpressionError, GradlibError, InputError
 from .._language._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._limits import Limits
 from .._language._operations import notes
-from ._state import fingerprint
+from ._state import callable_key
 
 __all__ = ["Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
 
@@ -42,7 +42,7 @@ class Problem:
     warnings: tuple[str, ...] = ()
     size: int | None = None                           # the number of outputs, when known without running f
     profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
-    check: bool = False                               # check each answer against f itself (``gradlib._probe``)
+    check: bool = False                               # check each answer against f itself (``gradlib._perelement._probe``)
 
     @property
     def width(self) -> int:
@@ -177,10 +177,5 @@ def _as_output(y: Any) -> tf.Tensor:
 
 
 def _callable_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:
-    try:
-        hash(fn)
-    except TypeError:
-        return None
-    # The values fn reads (a NumPy array, a number in a closure or a global) are frozen into a trace: a
-    # changed value must mean a new key, or the compiled graph would keep answering with the old one.
-    return ("callable", fn, form, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))
+    key = callable_key(fn, form, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
+    return None if key is None else ("callable", *key)

@@ -28,11 +28,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import types
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
-__all__ = ["MAX_DEPTH", "fingerprint"]
+__all__ = ["MAX_DEPTH", "callable_key", "fingerprint"]
 
 #: how deep to follow functions that a function reads (f calls g which reads a global)
 MAX_DEPTH = 3
@@ -103,3 +103,15 @@ def _summary(value: Any) -> Any:
         if all(i is not None and i[0] in ("bool", "int", "float", "complex") for i in items):
             return (type(value).__name__, tuple(items))
     return None
+
+
+def callable_key(fn: Callable, *parts: Hashable) -> Hashable | None:
+    """The key of a compiled function of ``fn`` for ``parts`` (method, shapes, dtypes): ``fn`` itself, the parts,
+    and the fingerprint of the values ``fn`` reads, which are frozen into a trace (a changed value must mean a
+    new key, or the compiled graph would keep answering with the old one). None when ``fn`` is not hashable:
+    then it is compiled anew, never cached."""
+    try:
+        hash(fn)
+    except TypeError:
+        return None
+    return (fn, *parts, fingerprint(fn))

@@ -41,6 +41,7 @@ from .._errors import BatchMixingError, ExpressionError, GradlibError, InputErro
 from .._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
+from .._runtime import trace
 
 __all__ = ["PerExampleResult", "Route", "check_floats", "check_independent", "loss_vector", "losses_and_norms",
            "per_example_gradients", "per_example_terms", "weighted_gradient"]
@@ -551,9 +552,8 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
         plans.append(plan)
         return (losses, norms, *check, *(grads or ()))
 
-    function = tf.function(body, input_signature=specs, autograph=False, reduce_retracing=False)
     try:
-        concrete = function.get_concrete_function()
+        concrete = trace(body, specs)
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
@@ -577,9 +577,8 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
     """``weighted_gradient`` of the stored batch, compiled once per model, loss and signature."""
     specs = (_structure.specs(x), _structure.specs(y), tf.TensorSpec((None,), tf.float64))
     key = (model, loss, "weighted", training, _structure.signature(specs), tuple(map(id, model.trainable_variables)))
-    create = lambda: tf.function(  # noqa: E731
-        lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training),
-        input_signature=specs, autograph=False, reduce_retracing=False).get_concrete_function()
+    create = lambda: trace(  # noqa: E731
+        lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training), specs)
     with _runtime.work_slot():
         compiled = _BATCH_FUNCTIONS.get_or_create(key, create)
         return [g.numpy() for g in compiled(x, y, tf.constant(weights, tf.float64))]

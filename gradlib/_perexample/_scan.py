@@ -1,7 +1,9 @@
 """Per-example losses and gradient norms over a whole data set, streamed by tf.data and split by tf.distribute.
 
-The data set is read once, in batches: ``tf.data`` numbers the examples (``enumerate``), batches them, pads
-the last batch to the full size (its padding rows carry the index ``-1`` and are dropped), and reads ahead.
+The data set is read once, in batches: ``tf.data`` numbers the examples (``enumerate``), fills the last batch
+to the full size with copies of the first example numbered ``-1`` (dropped from the result), batches, and reads
+ahead; all with tf.data's own ops, so building the pipeline traces nothing (a map function traced on every call
+was most of a warm small scan's time: docs/performance.md).
 Each batch runs through one compiled step: ``strategy.run`` gives each replica its share of the batch, each
 replica computes its examples' losses and norms with ``per_example_terms`` (the per-batch computation of
 ``per_example_gradients``: ghost norms where a layer has a rule), and ``strategy.gather`` brings the numbered
@@ -35,7 +37,7 @@ from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from ._gradients import Route, check_floats, check_independent, per_example_gradients, per_example_terms
-from .._runtime import work_slot
+from .._runtime import trace, work_slot
 from ._structure import leaves, resolve_loss, signature
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
@@ -130,14 +132,14 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     _check_model(model, strategy)
     batch = _check_batch_size(batch_size, strategy.num_replicas_in_sync)
     _check_progress(progress)
-    dataset, total = _as_dataset(data)
+    dataset, total, arrays = _as_dataset(data)
     _check_unbatched(dataset, model)
     targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), dataset.element_spec[1])
     loss = resolve_loss(model, loss, loss_weights, targets, "gradlib.scan")   # the targets' specs of a batch
     with work_slot():
         start = time.perf_counter()
-        _probe(model, dataset, loss)
-        distributed = strategy.experimental_distribute_dataset(_batches(dataset, batch))
+        first = _probe(model, dataset if arrays is None else arrays, loss)
+        distributed = strategy.experimental_distribute_dataset(_batches(dataset, batch, first))
         step, plans = _compile(model, loss, strategy, distributed.element_spec)
         check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
                      "per replica and batch", "Use a smaller batch_size")
@@ -150,35 +152,31 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
 # ---------------------------------------------------------------- the input pipeline
 
 
-def _as_dataset(data: Any) -> tuple[tf.data.Dataset, int | None]:
-    """The examples as an unbatched ``(x, y)`` data set, and how many there are when that is known."""
+def _as_dataset(data: Any) -> tuple[tf.data.Dataset, int | None, tuple[Any, Any] | None]:
+    """The examples as an unbatched ``(x, y)`` data set, how many there are when that is known, and the checked
+    arrays ``(x, y)`` when ``data`` was arrays."""
     if isinstance(data, tf.data.Dataset):
         _check_dataset(data)
         count = int(data.cardinality())
-        return data, (count if count >= 0 else None)
+        return data, (count if count >= 0 else None), None
     x, y, count = _check_arrays(data)
-    return tf.data.Dataset.from_tensor_slices((x, y)), count
+    return tf.data.Dataset.from_tensor_slices((x, y)), count, (x, y)
 
 
-def _batches(dataset: tf.data.Dataset, batch: int) -> tf.data.Dataset:
-    """``(index, x, y)`` batches of exactly ``batch`` examples; the last one padded with index ``-1`` rows."""
+def _batches(dataset: tf.data.Dataset, batch: int, first: Any) -> tf.data.Dataset:
+    """``(index, (x, y))`` batches of exactly ``batch`` examples; the last one filled with copies of ``first`` (the
+    data set's first example, a valid input for any model) numbered ``-1``.
+
+    ``batch - 1`` filler examples follow the data set and the remainder is dropped: the last batch holds the last
+    real examples and just enough filler, and no batch is filler only. tf.data's own ops (no ``map``): nothing
+    is traced here, however often the data set is scanned.
+    """
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     options.deterministic = True
-    padded = dataset.enumerate().batch(batch).map(lambda index, example: _pad(batch, index, *example))
-    return padded.with_options(options).prefetch(PREFETCH)
-
-
-def _pad(batch: int, index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, Any, Any]:
-    """Fill a short batch with copies of its first example (a valid input for any model), numbered ``-1``;
-    ``x`` and ``y`` may be nests (several inputs or outputs): every leaf is filled alike."""
-    missing = batch - tf.shape(index)[0]
-
-    def filled(t: tf.Tensor, value: tf.Tensor | None = None) -> tf.Tensor:
-        extra = tf.fill([missing], value) if value is not None else tf.repeat(t[:1], missing, axis=0)
-        return tf.ensure_shape(tf.concat([t, extra], axis=0), [batch] + t.shape[1:].as_list())
-
-    return filled(index, tf.constant(-1, tf.int64)), tf.nest.map_structure(filled, x), tf.nest.map_structure(filled, y)
+    filler = tf.data.Dataset.from_tensors((tf.constant(-1, tf.int64), first)).repeat(batch - 1)
+    numbered = dataset.enumerate().concatenate(filler).batch(batch, drop_remainder=True)
+    return numbered.with_options(options).prefetch(PREFETCH)
 
 
 # ---------------------------------------------------------------- the compiled step
@@ -199,7 +197,8 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
     """The step, traced for the batch signature: each replica's share, then every replica's results."""
     plans: list[Route] = []
 
-    def replica(index: tf.Tensor, x: Any, y: Any) -> tuple[tf.Tensor, ...]:
+    def replica(index: tf.Tensor, example: Any) -> tuple[tf.Tensor, ...]:
+        x, y = example
         losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)
         plans.append(plan)
         return index, losses, norms, joint, alone
@@ -208,9 +207,8 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
         out = strategy.run(replica, args=batch)
         return tuple(strategy.gather(t, axis=0) for t in out)
 
-    function = tf.function(step, input_signature=[spec], autograph=False, reduce_retracing=False)
     try:
-        concrete = function.get_concrete_function()
+        concrete = trace(step, [spec])
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
@@ -256,18 +254,23 @@ def _in_order(index: np.ndarray, losses: np.ndarray, norms: np.ndarray) -> tuple
     return out_losses, out_norms
 
 
-def _probe(model: Any, dataset: tf.data.Dataset, loss: Any) -> None:
-    """Run the first examples through ``per_example_gradients``: its checks of the model, loss and independence."""
-    try:
-        first = next(iter(dataset.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)), None)
-    except (tf.errors.OpError, TypeError, ValueError) as exc:
-        raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
-    if first is None:
-        raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
+def _probe(model: Any, data: Any, loss: Any) -> Any:
+    """Run the first examples through ``per_example_gradients`` (its checks of the model, loss and independence);
+    returns the first example ``(x, y)``. ``data``: the checked arrays ``(x, y)``, or the data set."""
+    if isinstance(data, tf.data.Dataset):
+        try:
+            first = next(iter(data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)), None)
+        except (tf.errors.OpError, TypeError, ValueError) as exc:
+            raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
+        if first is None:
+            raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
+    else:   # arrays: their first rows, without a data set to read them through
+        first = tf.nest.map_structure(lambda a: a[:PROBE_EXAMPLES], tuple(data))
     try:
         per_example_gradients(model, first[0], first[1], loss=loss, norms_only=True)
     except GradlibError as exc:
         raise type(exc)(f"gradlib.scan, on the data set's first examples: {exc}") from exc
+    return tf.nest.map_structure(lambda t: t[0], first)
 
 
 # ---------------------------------------------------------------- checks

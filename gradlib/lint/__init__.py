@@ -27,6 +27,7 @@ Command line: ``python -m gradlib.lint FILE...`` (``-`` reads standard input).
 
 from __future__ import annotations
 
+import ast
 import os
 import time
 
@@ -73,7 +74,23 @@ def lint(source: str, *, limits: Limits = LIMITS) -> LintResult:
             findings = _findings(interpreter, text, tree, deadline)
         except MemoryError:
             findings, reasons = [], reasons + ["the linter ran out of memory writing its findings (MemoryError)"]
-        return LintResult(findings, "; ".join(reasons) or None)
+        calls, not_checked = _coverage(interpreter, tree, stopped)
+        return LintResult(findings, "; ".join(reasons) or None, calls=calls, checked=calls - len(not_checked),
+                          not_checked=not_checked)
+
+
+_GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
+_UNREACHED = "a tape it cannot follow (a parameter, or an object it cannot see)"
+
+
+def _coverage(interpreter: _interp.Interpreter, tree, stopped: str | None) -> tuple[int, list[tuple[int, str]]]:
+    """How many gradient calls the source makes, and (line, why) for each one the analysis could not follow."""
+    sites = sorted({(n.lineno, n.col_offset) for n in ast.walk(tree) if isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute) and n.func.attr in _GRADIENT_METHODS})
+    unreached = "the analysis stopped before it" if stopped else _UNREACHED
+    not_checked = [(line, interpreter.calls.get((line, col), unreached)) for line, col in sites
+                   if interpreter.calls.get((line, col), unreached) is not None]
+    return len(sites), not_checked
 
 
 def _run(interpreter: _interp.Interpreter, tree) -> str | None:

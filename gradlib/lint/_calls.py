@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
-from ._values import TENSORISH, Tape, Val
+from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["attribute", "call", "subscript"]
+__all__ = ["attribute", "call", "instantiate", "subscript"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
 _MODEL_WEIGHTS = {"kernel", "bias", "embeddings", "gamma", "beta"}
+_SEQ_METHODS = {"append", "extend", "insert", "pop", "as_list", "copy", "index", "count", "clear", "reverse", "sort"}
 _TAPE_METHODS = {"watch", "gradient", "jacobian", "batch_jacobian", "stop_recording", "reset", "watched_variables"}
 
 
@@ -24,7 +25,9 @@ def flat(val: Val) -> list[Val]:
     leaves, todo = [], [val]
     while todo:
         val = todo.pop()
-        if val.kind != "seq":
+        if val.kind == "dict":
+            todo.extend(reversed(list(val.attrs["map"].values())))
+        elif val.kind != "seq":
             leaves.append(val)
         elif val.items is not None:
             todo.extend(reversed(val.items))
@@ -49,18 +52,35 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         return _model_attribute(base, attr)
     if base.kind == "object":
         return _object_attribute(base, attr)
+    if base.kind == "optimizer":
+        return Val("omethod", qual=attr, parents=(base,))
+    if base.kind == "dataset":
+        if attr == "as_numpy_iterator":
+            return Val("numpy")
+        return Val("dataset", qual=attr)                   # .batch(32), .shuffle(...), .map(f): still a dataset
+    if base.kind == "seq" and attr in _SEQ_METHODS:
+        return Val("bound", qual=attr, parents=(base,))
+    if base.kind == "dict" and attr in ("values", "items", "keys", "get"):
+        return Val("bound", qual=attr, parents=(base,))
+    if base.kind == "dict":                             # d.update(...), d.pop(...): what it holds is not known
+        base.kind, base.opaque = "unknown", True
     if base.kind in TENSORISH + ("numpy",):
+        if attr == "shape":                                 # x.shape[0] is an int
+            return Val("seq", items=None, attrs={"elem": Val("py", dtype="int")}, text=f"{describe_text(base)}.shape")
         if attr in _PY_ATTRS:
             return Val("py", attrs={"value": base.trainable} if attr == "trainable" else {})
         if base.kind == "numpy" and attr == "T":
             return it.op("numpy", (base,), node, "op", base.dtype)
         return Val("bound", qual=attr, parents=(base,))
-    return Val("unknown", opaque=True, parents=(base,))
+    return it.made((base,))
 
 
 def _model_attribute(model: Val, attr: str) -> Val:
     if attr in model.attrs:
         return model.attrs[attr]
+    method = _class_method(model, attr) if attr not in ("call", "__call__") else None
+    if method is not None:
+        return method
     if attr in _MODEL_VARS:
         hidden = attr.startswith("trainable") and not model.trainable or attr == "non_trainable_variables"
         return Val("seq", items=[] if hidden else [model], text=f"{model.name or 'model'}.{attr}")
@@ -74,22 +94,23 @@ def _model_attribute(model: Val, attr: str) -> Val:
 def _object_attribute(obj: Val, attr: str) -> Val:
     if attr in obj.attrs:
         return obj.attrs[attr]
-    cls = obj.node
-    if isinstance(cls, ast.ClassDef):
-        for stmt in cls.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                return Val("method", node=stmt, parents=(obj,), attrs={"env": obj.attrs.get("__env__")})
-    return Val("unknown", opaque=True)
+    return _class_method(obj, attr) or Val("unknown", opaque=True)
 
 
 def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
+    if base.kind == "dict":
+        key = _value(index) if index.kind == "py" else None
+        found = base.attrs["map"].get(key) if isinstance(key, (str, int, float, bool, tuple)) else None
+        return found if found is not None else it.made((base,))
     if base.kind == "seq":
         return _seq_item(base, index, node)
+    if base.attrs.get("promoted"):
+        return it.made((base,))
     if base.kind in TENSORISH and base.known:
         return it.op("tensor", (base,), node, "slice", base.dtype, opname="slicing")
     if base.kind == "numpy":
         return it.op("numpy", (base,), node, "op", base.dtype)
-    return Val("unknown", opaque=True, parents=(base,))
+    return it.made((base,))
 
 
 def _seq_item(base: Val, index: Val, node: ast.Subscript) -> Val:
@@ -126,31 +147,39 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "method":
         return it.call_user(Val("func", node=func.node, attrs=func.attrs), [func.parents[0]] + args, kwargs, node)
     if kind == "class":
-        return _instantiate(it, func, args, kwargs, node)
+        return instantiate(it, func, args, kwargs, node)
     if kind == "tmethod":
         return _tape_method(it, func.tape, func.qual, args, kwargs, node)
     if kind == "mmethod":
-        return _model_method(it, func.parents[0], func.qual, args, node)
+        return _model_method(it, func.parents[0], func.qual, args, node, kwargs)
     if kind == "model":
         return _model_call(it, func, args, node)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
         return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
     if kind == "bound":
         return _method(it, func.parents[0], func.qual, args, node)
-    return _unknown_call(args, kwargs)
+    if kind == "dataset":
+        return func
+    if kind == "omethod":
+        return _optimizer_method(it, func.parents[0], func.qual, args, kwargs, node)
+    return _unknown_call(it, args, kwargs)
 
 
-def _unknown_call(args: list[Val], kwargs: dict) -> Val:
+def _unknown_call(it, args: list[Val], kwargs: dict) -> Val:
+    """What code the linter cannot see gives: a value made now from the arguments (a tape passed in is blind)."""
     for val in args + list(kwargs.values()):
         for leaf in flat(val):
             if leaf.kind == "tape":
                 leaf.tape.blind = True
-    return Val("unknown", opaque=True, parents=tuple(args))
+    return it.made(tuple(args) + tuple(kwargs.values()))
 
 
 def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
+    """The inputs that matter to a gradient: tensors, NumPy values, models, unknowns, and Python numbers made
+    from a tensor (``float(t)``: the mark that the value left TensorFlow survives later operations)."""
     vals = args + list((kwargs or {}).values())
-    return tuple(leaf for v in vals for leaf in flat(v) if leaf.kind in TENSORISH + ("numpy", "unknown", "model"))
+    return tuple(leaf for v in vals for leaf in flat(v)
+                 if leaf.kind in TENSORISH + ("numpy", "unknown", "model") or leaf.kind == "py" and leaf.parents)
 
 
 def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) -> Val:
@@ -162,6 +191,11 @@ def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) 
 
 
 def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    if qual.startswith("tf.data."):                         # a dataset: its elements are tensors of unknown value
+        return Val("dataset", qual=qual)
+    if _is_optimizer(qual):
+        _unknown_call(it, args, kwargs)
+        return Val("optimizer", qual=qual, text=ast.unparse(node)[:40])
     kind = call_kind(qual)
     handler = _LIBRARY.get(kind)
     if handler is not None:
@@ -170,8 +204,51 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return _diff(it, args, {}, node, f"{qual} with one argument (it gives indices)", "nondiff", "int")
     if kind == "diff":
         result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
+        if _mixes_rows(qual, args, kwargs):
+            result.attrs["mixes_rows"] = True
         return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result
-    return _unknown_call(args, kwargs)
+    return _unknown_call(it, args, kwargs)
+
+
+def _mixes_rows(qual: str, args: list[Val], kwargs: dict) -> bool:
+    """Whether ``qual`` is a reduction over the first (batch) axis: ``tf.reduce_mean(x, axis=0)``, or over all axes."""
+    if not qual.rsplit(".", 1)[-1].startswith("reduce_"):
+        return False
+    axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
+    if axis is None or axis.kind == "none":
+        return True
+    values = [_value(axis)] if axis.kind == "py" else [_value(i) for i in axis.items or ()] if axis.kind == "seq" \
+        else []
+    return 0 in [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+
+
+def _is_optimizer(qual: str) -> bool:
+    """``tf.keras.optimizers.Adam``, ``tf.compat.v1.train.GradientDescentOptimizer``, ``tf.optimizers.SGD``."""
+    last = qual.rsplit(".", 1)[-1]
+    return last[:1].isupper() and (".optimizers." in qual or qual.startswith("tf.optimizers.")
+                                   or ".train." in qual and last.endswith("Optimizer"))
+
+
+def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    """``optimizer.minimize(loss, ...)`` given a loss tensor computed before, not a callable: GT013."""
+    loss = args[0] if args else kwargs.get("loss")
+    traced = any(id(fn) in it.traced for fn in it.calling)        # in a tf.function, tf.compat.v1 minimize works
+    if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and not (
+            traced and ".train." in opt.qual) and (
+            loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
+        it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
+    return _unknown_call(it, args, kwargs)
+
+
+def _minimize_message(opt: Val, loss: Val, node: ast.Call) -> str:
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    keras3 = "" if ".train." in opt.qual else (" (and a Keras 3 optimizer, which tf.keras gives with TensorFlow 2.16 "
+                                               "and later, has no minimize at all: AttributeError)")
+    return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
+            "minimize must compute the loss itself to record it, so a tensor raises RuntimeError (tf.compat.v1 "
+            f"optimizers; ValueError in tf_keras without tape=){keras3}. Pass a callable, "
+            f"`{name}.minimize(lambda: <the loss expression>, var_list)`, or compute the gradients with a "
+            f"GradientTape and call `{name}.apply_gradients(zip(grads, variables))`.")
 
 
 def _stack_length(qual: str, args: list[Val]) -> int | None:
@@ -200,11 +277,11 @@ def _numpy_dtype(qual: str, args: list[Val], kwargs: dict) -> str | None:
     return "float" if last in floats or ".random." in qual and last != "randint" else None
 
 
-def _variable(it, qual, args, kwargs, node) -> Val:
+def _variable(it, qual, args, kwargs, node, default_dtype: str | None = None) -> Val:
     init = args[0] if args else kwargs.get("initial_value", Val("unknown"))
     trainable = kwargs.get("trainable", args[1] if len(args) > 1 else None)
     flag = _value(trainable) if trainable is not None else True
-    dtype = _dtype_arg(kwargs.get("dtype")) or _literal_dtype([init], {})
+    dtype = _dtype_arg(kwargs.get("dtype")) or _literal_dtype([init], {}) or default_dtype
     var = it.op("var", (), node, "leaf", dtype, opname="tf.Variable")
     var.trainable = flag is not False
     var.opaque = not isinstance(flag, bool)
@@ -224,6 +301,8 @@ def _tape(it, qual, args, kwargs, node) -> Val:
 
 def _function(it, qual, args, kwargs, node) -> Val:
     if args and args[0].kind == "func":
+        if args[0].node is not None:
+            it.traced.add(id(args[0].node))
         return args[0]
     return Val("func", qual="decorator") if not args else Val("unknown", opaque=True)
 
@@ -281,7 +360,7 @@ def _keras_fn(it, qual, args, kwargs, node) -> Val:
 
 
 def _opaque(it, qual, args, kwargs, node) -> Val:
-    _unknown_call(args, kwargs)
+    _unknown_call(it, args, kwargs)
     return Val("object", qual=qual)
 
 
@@ -325,11 +404,19 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
     first = args[0] if args else Val("none")
     if name in ("float", "int", "complex", "bool") and first.kind in TENSORISH:
         return it.op("py", (first,), node, "numpy", "float" if name != "int" else "int", opname=f"{name}()")
+    if name in ("float", "int", "complex", "bool") and (first.kind == "numpy" or first.kind == "py" and first.parents):
+        return it.op("py", (first,), node, "op", "float" if name != "int" else "int", opname=f"{name}()")
     if name in ("float", "int", "len", "isinstance", "str", "repr", "hasattr", "type", "bool", "complex"):
         return Val("py", dtype="int" if name in ("int", "len") else "float" if name == "float" else None,
                    opaque=name not in ("len", "isinstance", "str", "repr", "hasattr", "type") and not first.known)
     if name == "range":
         return _range(args)
+    if name == "iter" and first.kind == "dataset":
+        return first
+    if name == "next" and first.kind == "dataset":
+        return it.element(first, node)
+    if name in ("list", "tuple") and not args:
+        return it.seq([])
     if name in ("list", "tuple"):
         return _as_list(it, first, node)
     if name == "zip":
@@ -342,7 +429,7 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
         return _diff(it, [first], {}, node, "abs")
     if name == "print":
         return Val("none")
-    return _unknown_call(args, {})
+    return _unknown_call(it, args, {})
 
 
 def _range(args: list[Val]) -> Val:
@@ -373,28 +460,97 @@ def _zip(it, args: list[Val], node: ast.AST) -> Val:
     return it.seq([Val("seq", items=list(row)) for row in zip(*columns)])
 
 
+def _seq_method(it, base: Val, name: str, args: list[Val]) -> Val:
+    """``list.append`` and friends: the list's elements stay known while they can be."""
+    if name in ("as_list", "copy"):
+        return base if name == "as_list" else it.seq(list(base.items), attrs=dict(base.attrs)) \
+            if base.items is not None else Val("seq", items=None, attrs=dict(base.attrs))
+    if name == "append" and args and base.items is not None:
+        it.charge(1, "a list")
+        base.items.append(args[0])
+        base.size += args[0].size
+    elif name == "extend" and args and base.items is not None and args[0].kind == "seq" \
+            and args[0].items is not None:
+        it.charge(len(args[0].items), "a list")
+        base.items.extend(args[0].items)
+        base.size += args[0].size
+    elif name in ("index", "count"):
+        return Val("py", dtype="int")
+    elif name in ("reverse", "sort") and base.items is not None:
+        return Val("none")
+    else:                                                   # the elements are no longer known one by one
+        elem = base.items[0] if base.items and all(i is base.items[0] for i in base.items) else None
+        base.items, base.attrs["elem"] = None, elem
+        if name == "pop":
+            return elem or Val("unknown", opaque=True)
+    if base.items is not None:
+        base.length = len(base.items)
+        if base.size > it.max_list_size:
+            base.items, base.attrs["elem"] = None, None
+    return Val("none")
+
+
+def _dict_method(it, base: Val, name: str, args: list[Val]) -> Val:
+    mapping = base.attrs["map"]
+    if name == "values":
+        return it.seq(list(mapping.values()))
+    if name == "keys":
+        return it.seq([Val("py", attrs={"value": k}) for k in mapping])
+    if name == "items":
+        return it.seq([Val("seq", items=[Val("py", attrs={"value": k}), v], length=2) for k, v in mapping.items()])
+    key = _value(args[0]) if args and args[0].kind == "py" else None
+    found = mapping.get(key) if isinstance(key, (str, int, float, bool, tuple)) else None
+    return found if found is not None else it.made(tuple(args) + (base,))
+
+
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
+    if base.kind == "seq":
+        return _seq_method(it, base, name, args)
+    if base.kind == "dict":
+        return _dict_method(it, base, name, args)
+    if name == "get_shape" and base.kind in TENSORISH:
+        return attribute(it, base, "shape", node)
     if name == "numpy" and base.kind in TENSORISH:
         return it.op("numpy", (base,), node, "numpy", base.dtype, opname=".numpy()")
     if base.kind == "numpy" or name in ("numpy", "item", "tolist"):
         return it.op("numpy", (base,) + tuple(args), node, "op", base.dtype)
     if name in ("read_value", "value"):
         return _diff(it, [base], {}, node, name)
+    if name in ("assign", "assign_add", "assign_sub") and base.kind == "var" and args:
+        base.attrs.setdefault("__assigns__", []).append((args[0], node.lineno, node.col_offset,
+                                                          ast.unparse(node)[:60], next(it.clock)))
+        return base
     if name.startswith("assign") or name in ("set_shape",):
         return Val("none")
-    return _unknown_call(args, {})
+    return _unknown_call(it, args, {})
 
 
-def _instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
+    """An instance of a class of the source, its ``__init__`` run abstractly (``self.layer``, ``self.var`` kept).
+
+    An instance of a Keras Model/Layer subclass is a model (called as one opaque operation on its weights);
+    the layers and variables its ``__init__`` makes are its own, so a path from one of them is a path from it.
+    """
     if cls.qual == "tf.keras.Model":
-        model = _keras_model(it, cls.qual, [], {}, node)
-        model.attrs["multi"] = _returns_tuple(cls.node)
-        return model
-    obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
-    init = _object_attribute(obj, "__init__")
-    if init.kind == "method":
+        obj = _keras_model(it, cls.qual, [], {}, node)
+        obj.attrs["multi"] = _returns_tuple(cls.node)
+        obj.node, obj.attrs["__env__"] = cls.node, cls.attrs.get("env")
+    else:
+        obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
+    init = _class_method(obj, "__init__")
+    if init is not None:
         call(it, init, args, kwargs, node)
     return obj
+
+
+def _class_method(obj: Val, attr: str) -> Val | None:
+    """The method ``attr`` of a class of the source, bound to ``obj``, or None."""
+    cls = obj.node
+    if isinstance(cls, ast.ClassDef):
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
+                return Val("method", node=stmt, parents=(obj,), attrs={"env": obj.attrs.get("__env__")})
+    return None
 
 
 def _returns_tuple(cls: ast.ClassDef) -> bool:
@@ -411,14 +567,20 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
 
-def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call) -> Val:
+def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kwargs: dict | None = None) -> Val:
+    kwargs = kwargs or {}
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
     if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
         return Val("none")
-    return _unknown_call(args, {})
+    if name in ("add_weight", "add_variable"):
+        return _variable(it, "tf.Variable", [], {"trainable": kwargs.get("trainable", Val("py", attrs={"value": True})),
+                                                   "dtype": kwargs.get("dtype")} if kwargs.get("dtype") else
+                         {"trainable": kwargs.get("trainable", Val("py", attrs={"value": True}))}, node,
+                         default_dtype="float")
+    return _unknown_call(it, args, {})
 
 
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
@@ -440,12 +602,22 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
 
 def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
     for leaf in flat(value):
+        _promote(leaf)
         if leaf.kind not in TENSORISH + ("model",) or leaf.opaque:
             tape.blind = tape.blind or leaf.kind not in ("py", "none")
         elif leaf.dtype == "int":
             tape.int_watches[leaf.id] = (node.lineno, node.col_offset)
         else:
             tape.watched.setdefault(leaf.id, (it.tick(), node.lineno, node.col_offset, "watch"))
+
+
+def _promote(leaf: Val) -> None:
+    """A watched name whose value is unknown (a parameter, an unpacked batch) is a tensor of unknown value from
+    here on: what is computed from it is followed. Indexing or iterating it stays "can't tell" (it may be a list
+    of tensors, where ``x[0]`` is the watched tensor itself, not a slice)."""
+    if leaf.kind == "unknown" and leaf.op == "" and not leaf.parents and leaf.name:
+        leaf.kind, leaf.opaque, leaf.op, leaf.dtype = "tensor", False, "leaf", None
+        leaf.attrs["promoted"] = True
 
 
 def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> Val:

@@ -16,29 +16,99 @@ from __future__ import annotations
 import ast
 
 from ._calls import flat
-from ._values import Tape, Val, describe
+from ._values import Tape, Val, describe, owners
 
-__all__ = ["diagnose"]
+__all__ = ["CANNOT", "diagnose"]
 
 _MAX_NODES = 20_000
 
 
 def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
-    """Report every reason the request at ``node`` fails (the interpreter's hook)."""
+    """Report every reason the request at ``node`` fails (the interpreter's hook), and whether it could be followed.
+
+    A target x source pair is decided when the linter can tell: connected, or cut in a way a rule names, or the
+    source never watched. It cannot tell when the source is unknown, when the tape was handed to code it cannot
+    follow, or when the path it would reason about runs through (or next to, while the tape recorded) code it
+    cannot follow: then no rule fires for that pair, and the call counts as not checked (``it.followed``).
+    """
     method = node.func.attr if isinstance(node.func, ast.Attribute) else "gradient"
     _count_calls(it, tape, node, method)
     text = ast.unparse(node.args[1]) if len(node.args) > 1 else describe(sources)
     targets, wrt = flat(target), flat(sources)
     it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
+    why, pairs = None, 0
     for t in targets:
-        if t.kind not in ("tensor", "var", "numpy", "py") or not t.known:
+        if t.kind not in ("tensor", "var", "numpy", "py", "unknown", "model"):
             continue
         for s in wrt:
-            if s.kind in ("tensor", "var", "model") and not s.opaque and s is not t and s.id not in t.rec.get(tape, ()):
-                for code, line, col, message, fix in _explained(it, tape, t, s, text):
-                    it.report(code, line, col, message, fix)
-                    if line != node.lineno:
-                        it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+            if s is t or s.kind in ("none", "py"):
+                continue
+            pairs += 1
+            if s.kind not in ("tensor", "var", "model") or s.opaque:
+                why = why or CANNOT["source"]
+                continue
+            if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
+                if method == "batch_jacobian":
+                    _rows_interact(it, tape, t, s, node)
+                continue
+            undecided = _decide(it, tape, t, s, text, node, method)
+            why = why or undecided
+    it.followed(node, why if pairs else why or CANNOT["nothing"])
+
+
+#: why a gradient call could not be followed (the counts in LintResult and the command's summary)
+CANNOT = {"source": "a source it cannot follow",
+          "target": "the target depends on code it cannot follow",
+          "blind": "the tape was handed to code it cannot follow",
+          "path": "no path from the source to the target in the code it can see",
+          "nothing": "no target or source it can follow"}
+
+
+def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: str) -> str | None:
+    """Report what is wrong with the pair (t, s) when the linter can tell; else say why it cannot (a CANNOT)."""
+    between = _between(it, t, s)
+    opaque, uncertain = _ancestry(it, t)
+    if between is None:
+        if opaque:
+            return CANNOT["target"]
+        assigned = _through_assign(it, tape, t, s, method)
+        for code, line, col, message, fix in assigned:
+            it.report(code, line, col, message, fix)
+            it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+        return None if assigned else CANNOT["path"]
+    if not _watchable(tape, s):
+        if tape.blind:
+            return CANNOT["blind"]
+    elif any(u.id in between or tape.active_at(u.seq) for u in uncertain):
+        return CANNOT["target"]
+    for code, line, col, message, fix in _explained(it, tape, t, s, text):
+        it.report(code, line, col, message, fix)
+        if line != node.lineno:
+            it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+    return None
+
+
+def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
+    """Whether unknown code took part in ``target`` (any value it depends on), and the values such code made."""
+    key = ("ancestry", target.id)
+    if key not in it.memo:
+        seen, todo, opaque, made = set(), [target], False, []
+        while todo:
+            val = todo.pop()
+            if val.id in seen:
+                continue
+            seen.add(val.id)
+            opaque = opaque or val.opaque or val.kind == "unknown"
+            if val.op in ("unknown", "too big"):
+                made.append(val)
+            todo.extend(val.parents)
+            if len(seen) > _MAX_NODES:
+                made.append(Val("unknown", op="unknown", seq=0))   # too far to look: can't tell
+                opaque = True
+                break
+        it.charge(len(seen), "the values a gradient depends on")
+        it.memo[key] = (opaque, made)
+    return it.memo[key]
 
 
 def _symptom(tape: Tape, method: str, source: Val, code: str, line: int) -> str:
@@ -50,6 +120,18 @@ def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
     if tape.persistent or tape.blind:
         return
     tape.calls.append((node.lineno, node.col_offset))
+    if len(tape.calls) == 2 and _in_a_loop_inside_the_block(it, tape, node):
+        line, col = tape.with_lines[-1]
+        it.report("GT014", line, col,
+                  f"{tape.name}.{method}(...) on line {node.lineno} runs inside the `with` block of the non-persistent "
+                  f"tape {tape.name}, in a loop that runs inside that block: the first pass releases the tape and the "
+                  "second raises RuntimeError (persistent=True would keep every pass recorded on one tape, so its "
+                  "memory grows with each step). Open a new tape on each pass: put "
+                  f"`with tf.GradientTape() as {tape.name}:` inside the loop.", None)
+        it.report("GT014", node.lineno, node.col_offset,
+                  f"the second pass of this loop asks the non-persistent tape {tape.name} again: RuntimeError. Put "
+                  f"its `with` (line {line}) inside the loop.", None)
+        return
     if len(tape.calls) == 2:
         line, col = _tape_line(tape)
         first = tape.calls[0][0]
@@ -63,6 +145,69 @@ def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
             it.report("GT006", node.lineno, node.col_offset,
                       f"second {method} call on the non-persistent tape {tape.name} (made on line {line}): this raises "
                       "RuntimeError. Make the tape persistent=True.", None)
+
+
+def _in_a_loop_inside_the_block(it, tape: Tape, node: ast.Call) -> bool:
+    """The same call asked again, inside the tape's own `with` block, by a loop that started in that block."""
+    interval = tape.intervals[-1] if tape.intervals else None
+    return (tape.calls[0] == (node.lineno, node.col_offset) and tape in it.stack and interval is not None
+            and interval[1] is None and bool(it.loops) and it.loops[-1] > interval[0])
+
+
+def _through_assign(it, tape: Tape, target: Val, source: Val, method: str) -> list[tuple]:
+    """GT012: the target reads a variable after ``v.assign(f(source))``: assign is not differentiable."""
+    found, seen, todo = [], set(), [target]
+    while todo and len(seen) < _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        todo.extend(val.parents)
+        for parent in val.parents:
+            for value, line, col, text, seq in parent.attrs.get("__assigns__", ()) if parent.kind == "var" else ():
+                if seq < val.seq and (value is source or _between(it, value, source) is not None):
+                    s, v = describe(source), describe(parent)
+                    finding = ("GT012", line, col,
+                               f"`{text}` copies a value computed from {s} into the variable {v}: assign, assign_add "
+                               f"and assign_sub are not differentiable, so the tape does not follow {s} through {v} "
+                               f"and {tape.name}.{method} with respect to {s} is None. Use the value itself (`{v}_new "
+                               f"= ...`, then compute with {v}_new) inside the block; assign only to update state.",
+                               None)
+                    if finding not in found:
+                        found.append(finding)
+    it.charge(len(seen), "the values a gradient depends on")
+    return found
+
+
+def _rows_interact(it, tape: Tape, target: Val, source: Val, node: ast.Call) -> None:
+    """GT016: batch_jacobian of a target whose rows depend on other rows of the source (a reduction over the
+    batch axis combined back with row data): batch_jacobian assumes row i depends on row i only, so it gives a
+    wrong number, not an error."""
+    between = _between(it, target, source)
+    opaque, uncertain = _ancestry(it, target)
+    if between is None or opaque or uncertain:
+        return
+    for later in between.values():
+        if later.op == "gradient":
+            continue
+        mixed = [p for p in later.parents if p.id in between and p.attrs.get("mixes_rows")
+                 and _recorded(tape, source, p)]
+        rows = [p for p in later.parents if p.id in between and not p.attrs.get("mixes_rows")
+                and _recorded(tape, source, p)]
+        if mixed and rows:
+            s = describe(source)
+            it.report("GT016", node.lineno, node.col_offset,
+                      f"`{ast.unparse(node)[:60]}`: row i of the target depends on every row of {s}, through "
+                      f"`{mixed[0].text}` (line {mixed[0].line}, a reduction over the batch axis) combined with "
+                      f"`{later.text}` (line {later.line}). batch_jacobian assumes row i depends on row i of {s} only "
+                      "and returns a wrong number, not None and no error. Use "
+                      f"{tape.name}.jacobian(...) and take the diagonal blocks, or keep the rows independent "
+                      "(reduce over axis=1, not over the batch).", None)
+            return
+
+
+def _recorded(tape: Tape, source: Val, val: Val) -> bool:
+    return _is_source(val, source) or source.id in val.rec.get(tape, ())
 
 
 def _tape_line(tape: Tape) -> tuple[int, int]:
@@ -89,7 +234,7 @@ def _explain(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tup
     if between is None:
         return []
     if not _watchable(tape, source):
-        return _unwatched(tape, source, target)
+        return _unwatched(it, tape, source, target)
     findings = []
     for later in between.values():
         for parent in later.parents:
@@ -97,7 +242,32 @@ def _explain(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tup
                 found = _edge(tape, source, parent, later, target, sources)
                 if found is not None and found not in findings:
                     findings.append(found)
+    for found in _breaks_behind_a_round_trip(tape, source, between, target, sources):
+        if found not in findings:
+            findings.append(found)
     return findings
+
+
+def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: Val, sources: str) -> list[tuple]:
+    """The breaks further down a path that a NumPy/Python round trip already cut: each is a mistake of its own.
+
+    ``x.numpy()`` then ``tf.argmax`` on what came back: fixing the round trip alone still gives None, so both
+    are reported. The path is followed as if every round trip were fixed (through ``.numpy()``, ``float()``
+    and what is made from them, inside the tape's block, never through ``tf.stop_gradient``); a
+    non-differentiable operation reached that way is reported when the target would still be cut off.
+    """
+    flow, behind = {source.id}, []
+    for later in between.values():            # in program order
+        if later is source or not any(p.id in flow or _is_source(p, source) for p in later.parents):
+            continue
+        if later.op == "numpy" or later.op not in ("nondiff", "stop") and tape.active_at(later.seq):
+            flow.add(later.id)
+        elif later.op == "nondiff" and not any(_live(tape, source, p, later) for p in later.parents
+                                               if p.id in flow or _is_source(p, source)):
+            behind.append(later)
+    if target.id in flow:
+        return []
+    return [_classify(tape, source, op, True, target, sources) for op in behind]
 
 
 def _between(it, target: Val, source: Val) -> dict | None:
@@ -119,13 +289,13 @@ def _walk_between(it, target: Val, source: Val) -> dict | None:
                            "was not explained")
                 return None
             ancestors[val.id] = val
-            todo.extend(val.parents)
+            todo.extend(_inputs(val))
     it.charge(2 * len(ancestors), "the values on the way to a gradient")
     if source.id not in ancestors:
         return None
     reached = {source.id: source}
     for val in sorted(ancestors.values(), key=lambda v: v.seq):
-        if any(p.id in reached for p in val.parents):
+        if any(p.id in reached for p in _inputs(val)):
             reached[val.id] = val
     return reached if target.id in reached else None
 
@@ -136,8 +306,21 @@ def _watchable(tape: Tape, source: Val) -> bool:
     return tape.auto and source.kind in ("var", "model") and source.trainable and source.dtype != "int"
 
 
+def _inputs(val: Val) -> tuple:
+    """What ``val`` is made from, for the paths: its parents, and for a layer or variable of a Keras model, the
+    model that owns it (a path from ``self.dense`` is a path from ``self``)."""
+    owner = val.attrs.get("__owner__")
+    return val.parents + (owner,) if owner is not None else val.parents
+
+
+def _is_source(val: Val, source: Val) -> bool:
+    return val is source or any(o is source for o in owners(val))
+
+
 def _live(tape: Tape, source: Val, parent: Val, later: Val) -> bool:
     """Whether the tape followed ``source`` through ``parent`` when ``later`` was computed."""
+    if parent is not source and _is_source(parent, source):
+        return _live(tape, parent, parent, later)          # a layer or variable of the source model
     if parent is not source:
         return source.id in parent.rec.get(tape, ())
     watch = tape.watched.get(source.id)
@@ -150,7 +333,7 @@ def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources
     live = _live(tape, source, parent, later)
     if live and source.id in later.rec.get(tape, ()):
         return None
-    if not live and parent is not source:
+    if not live and not _is_source(parent, source):
         return None                       # downstream of a cut already reported
     return _classify(tape, source, later, live, target, sources)
 
@@ -158,11 +341,12 @@ def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources
 def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str) -> tuple | None:
     s, name = describe(source), tape.name
     if op.op == "numpy":
+        outcome = (f"the target {describe(target)} is a Python number, so {name}.gradient raises TypeError"
+                   if target.kind == "py" else f"the gradient with respect to {s} is None")
         return ("GT002", op.line, op.col,
                 f"`{op.text or op.opname}` takes the value out of TensorFlow ({op.opname} gives a NumPy or Python "
-                f"value): the tape sees whatever comes back as a new constant, so the gradient with respect to {s} "
-                "is None. Use the TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.",
-                None)
+                f"value): the tape sees whatever comes back as a new constant, and {outcome}. Use the TensorFlow "
+                "op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
     if op.op == "nondiff":
         return ("GT010", op.line, op.col,
                 f"`{op.text or op.opname}` is not differentiable ({op.opname} has no gradient), and it is on the only "
@@ -194,8 +378,8 @@ def _at_tape_level(op: Val, tape: Tape) -> Val:
 
 def _late_watch(tape: Tape, source: Val, op: Val) -> tuple | None:
     watch = tape.watched.get(source.id)
-    if watch is None or watch[3] != "watch":
-        return None
+    if watch is None or watch[3] != "watch" or any(not p.known for p in op.parents):
+        return None          # an unknown input may be a trainable variable: then TF recorded the op after all
     s = describe(source)
     return ("GT003", watch[1], watch[2],
             f"{tape.name}.watch({s}) comes after `{op.text}` (line {op.line}) used {s}: the tape only records "
@@ -223,6 +407,19 @@ def _after(tape: Tape, source: Val, op: Val, sources: str) -> tuple:
             f"so the gradient with respect to {s} is None. Move it into the block.", ("move", op.line, end, "end"))
 
 
+def _inner_watch(it, tape: Tape, source: Val) -> tuple | None:
+    """Another tape, opened inside ``tape``'s block, that watched ``source``: (that tape, (line, col) of the watch)."""
+    if not tape.intervals:
+        return None
+    start, end = tape.intervals[-1]
+    for other in it.tapes:
+        watch = other.watched.get(source.id)
+        if other is not tape and watch is not None and watch[3] == "watch" and other.intervals \
+                and start < other.intervals[-1][0] and (end is None or other.intervals[-1][0] < end):
+            return other, (watch[1], watch[2])
+    return None
+
+
 def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
     """For ``for y_i in y`` after the block: unstack ``y`` at the end of the block and loop over the parts."""
     iterated = op.parents[0].name if op.parents else ""
@@ -231,11 +428,19 @@ def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
     return ("unstack", op.line, iterated, _tape_line(tape)[0], None if tape.persistent else (tape.line, tape.col))
 
 
-def _unwatched(tape: Tape, source: Val, target: Val) -> list[tuple]:
+def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
     if tape.blind:
         return []
     s, name = describe(source), tape.name
     line, col = _tape_line(tape)
+    inner = _inner_watch(it, tape, source)
+    if inner is not None and source.kind == "tensor":
+        other, (wl, wc) = inner
+        return [("GT015", line, col,
+                 f"{s} is watched only by the inner tape {other.name} (line {wl}), not by the outer tape {name}: "
+                 f"{name} does not record the first derivative's path from {s}, so the second derivative is None. "
+                 f"Call {name}.watch({s}) first thing in the outer block too (before the inner tape starts).",
+                 ("watch", line, col, s, name))]
     if source.id in tape.int_watches:
         wl, wc = tape.int_watches[source.id]
         found = [("GT004", wl, wc,

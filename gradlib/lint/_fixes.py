@@ -33,13 +33,36 @@ def _indent(text: str) -> str:
 
 
 def _watch(lines, tree, line, col, name, tape):
-    if not re.fullmatch(r"[\w.\[\]]+", name):
+    """``tape.watch(name)`` first thing in the block, or right after the block's own assignment of ``name``.
+
+    A name first assigned inside the block cannot be watched before it exists (a NameError): the watch goes
+    after that assignment. When the name is assigned deeper (in a loop or branch in the block) or used
+    before its assignment there, no watch line can be placed for sure, and none is offered.
+    """
+    if not re.fullmatch(r"[\w.\[\]]+", name) or not lines[line - 1].rstrip().endswith(":"):
         return None
+    block = _with_block(tree, line)
+    if block is not None and name.isidentifier() and _assigns(block, name):
+        return _watch_after_assignment(lines, block, name, tape)
     body = next((ln for ln in lines[line:] if ln.strip()), "")
     indent = _indent(body) if len(_indent(body)) > len(_indent(lines[line - 1])) else _indent(lines[line - 1]) + "    "
-    if not lines[line - 1].rstrip().endswith(":"):
-        return None
     return lines[:line] + [f"{indent}{tape}.watch({name})\n"] + lines[line:]
+
+
+def _assigns(node, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+
+def _watch_after_assignment(lines, block, name, tape):
+    first = next((stmt for stmt in block.body if _assigns(stmt, name)), None)
+    if first is None or not isinstance(first, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return None                      # assigned inside a loop, branch or nested block: no single place
+    used_before = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                      for stmt in block.body[:block.body.index(first) + 1] for n in ast.walk(stmt))
+    if used_before:
+        return None
+    at = first.end_lineno
+    return lines[:at] + [f"{_indent(lines[first.lineno - 1])}{tape}.watch({name})\n"] + lines[at:]
 
 
 def _persistent(lines, tree, line, col):
@@ -82,14 +105,49 @@ def _trainable(lines, tree, line):
 
 
 def _float(lines, tree, line):
+    """``dtype=tf.float32`` on the call that makes the integer value on ``line``.
+
+    Only offered when every later use of the name stays apart from other values (a ``tf.cast`` of it, a
+    watch, a gradient request, arithmetic with itself and Python numbers): ``w * x`` with ``x`` an integer
+    tensor would raise InvalidArgumentError once ``w`` is float, so there the message says what to do.
+    """
     call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line == n.end_lineno
                  and not any(k.arg == "dtype" for k in n.keywords)
                  and ast.unparse(n.func).endswith(("constant", "Variable", "convert_to_tensor"))), None)
     if call is None:
         return None
+    target = next((n.targets[0].id for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.value is call
+                   and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)), None)
+    if target is None or not _used_alone(tree, target):
+        return None
     text = lines[line - 1]
     end = _col(text, call.end_col_offset) - 1
     return _replace(lines, line, text[:end] + ", dtype=tf.float32" + text[end:])
+
+
+_KEEPS_APART = ("cast", "watch", "gradient", "jacobian", "batch_jacobian")
+
+
+def _used_alone(tree, name: str) -> bool:
+    """Whether every read of ``name`` meets no other named value before a cast, watch or gradient request."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for use in (n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)):
+        node = use
+        while node in parents and not isinstance(parents[node], ast.stmt):
+            parent = parents[node]
+            if isinstance(parent, ast.Call) and ast.unparse(parent.func).split(".")[-1] in _KEEPS_APART:
+                break
+            others = [n for n in ast.walk(parent) if isinstance(n, ast.Name) and n.id != name
+                      and not _is_module_name(n, parents)]
+            if others:
+                return False
+            node = parent
+    return True
+
+
+def _is_module_name(node: ast.Name, parents) -> bool:
+    """``tf`` in ``tf.reduce_sum``, ``np`` in ``np.float32``: the start of a dotted name, not a value."""
+    return isinstance(parents.get(node), ast.Attribute) and node.id in ("tf", "np", "numpy", "tensorflow", "math")
 
 
 def _indent_line(lines, tree, line):

@@ -20,7 +20,7 @@ import time
 
 from . import _calls
 from ._tables import normalise
-from ._values import TENSORISH, Tape, Val
+from ._values import TENSORISH, Tape, Val, owners
 
 __all__ = ["Budget", "Env", "Interpreter", "MAX_DEPS", "MAX_SIZE"]
 
@@ -81,10 +81,18 @@ class Interpreter:
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
         self.findings: dict = {}
+        self.calls: dict = {}                           # (line, col) of a gradient call -> why not followed, or None
+        self.classes: dict = {}                         # id of a class definition -> its class value
+        self.instances: dict = {}                       # id of a class definition -> the instance its methods see
+        self.max_list_size = MAX_SIZE
+        self.loops: list[int] = []                      # when each loop being run was entered (a clock value)
+        self.graph_mode = False                         # the source also builds TF1 graphs (Session, placeholder)
+        self.traced: set[int] = set()                   # ids of the functions wrapped in tf.function
 
     # ------------------------------------------------------------------ entry points
 
     def run_module(self, tree: ast.Module) -> None:
+        self.graph_mode = _graph_mode(tree)
         env = Env()
         env.vars.update({k: Val("module", qual=v, name=k) for k, v in _DEFAULT_MODULES.items()})
         env.vars.update({k: Val("builtin", qual=k, name=k) for k in _BUILTINS})
@@ -98,9 +106,23 @@ class Interpreter:
             if id(node) in done:
                 continue
             done.add(id(node))
-            self_val = Val("object", node=cls, name="self", attrs={"__env__": env})
-            args = [self_val] if cls is not None and node.args.args else []
+            args = [self.instance(cls, env)] if cls is not None and node.args.args else []
             self.call_user(Val("func", node=node, attrs={"env": Env(env, hide_tapes=True)}), args, {}, node)
+
+    def instance(self, cls: ast.ClassDef, env: Env) -> Val:
+        """The ``self`` a method of ``cls`` sees when run alone: one instance per class, its ``__init__`` run
+        abstractly with unknown arguments (so ``self.dense``, ``self.w`` are known)."""
+        if id(cls) not in self.instances:
+            # the instance while __init__ runs (a method calling another finds this one)
+            self.instances[id(cls)] = Val("object", node=cls, name="self", attrs={"__env__": env})
+            klass = self.classes.get(id(cls))
+            if klass is not None:
+                spec = next((f.args for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+                count = max(len(spec.posonlyargs + spec.args) - 1 - len(spec.defaults), 0) if spec is not None else 0
+                unknown = [Val("unknown", opaque=True) for _ in range(count)]
+                self.instances[id(cls)] = _calls.instantiate(self, klass, unknown, {}, cls)
+            self.instances[id(cls)].name = "self"
+        return self.instances[id(cls)]
 
     def tick(self) -> int:
         self.steps += 1
@@ -130,6 +152,14 @@ class Interpreter:
             self.gaps.append(why)
         return Val("unknown", opaque=True)
 
+    def made(self, parents: tuple) -> Val:
+        """A value made now by code the linter cannot follow, from ``parents``: "can't tell" what it is.
+
+        It keeps its inputs and its place in the program, so a gradient whose path runs through it (or that
+        such code could have changed while a tape recorded) is counted as not checked, never flagged.
+        """
+        return Val("unknown", op="unknown", parents=tuple(parents), seq=next(self.clock), opaque=True)
+
     def seq(self, items: list[Val], **fields) -> Val:
         """A list or tuple of ``items``, or unknown (and the check incomplete) when it holds too many values."""
         self.charge(len(items), "a list")
@@ -138,6 +168,13 @@ class Interpreter:
             return self.give_up(f"a list on line {self.line} holds more than {MAX_SIZE:,} values, so it was not "
                                 "followed")
         return value
+
+    def followed(self, node: ast.AST, why: str | None) -> None:
+        """Note whether the gradient call at ``node`` could be followed (``why`` not, else None): once it could on
+        any pass (inline, or its function run alone), it counts as checked."""
+        key = (node.lineno, node.col_offset)
+        if self.calls.get(key, "") is not None:
+            self.calls[key] = why
 
     def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
         self.findings.setdefault((code, line, col), (message, fix))
@@ -174,6 +211,9 @@ class Interpreter:
         func = Val("func", node=node, attrs={"env": env}, name=node.name, qual=node.name)
         for dec in node.decorator_list:
             dec_val = self.ev(dec, env)
+            if dec_val.kind == "module" and dec_val.qual == "tf.function" or dec_val.kind == "func" \
+                    and dec_val.qual == "decorator":
+                self.traced.add(id(node))
             if not (dec_val.kind == "module" and dec_val.qual in ("tf.function", "functools.wraps")
                     or dec_val.kind == "func" and dec_val.qual == "decorator"):
                 func = Val("unknown", name=node.name)
@@ -187,6 +227,7 @@ class Interpreter:
         keras = any(b.kind in ("module", "class") and b.qual.startswith("tf.keras") for b in bases)
         env.vars[node.name] = Val("class", node=node, name=node.name, qual="tf.keras.Model" if keras else node.name,
                                   attrs={"env": env})
+        self.classes[id(node)] = env.vars[node.name]
         inner = Env(env)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -202,7 +243,8 @@ class Interpreter:
             self.bind(node.target, self.ev(node.value, env), env, node)
 
     def s_AugAssign(self, node: ast.AugAssign, env: Env) -> None:
-        old = self.ev(node.target, env) if isinstance(node.target, (ast.Name, ast.Attribute)) else Val("unknown")
+        old = self.ev(node.target, env) if isinstance(node.target, (ast.Name, ast.Attribute, ast.Subscript)) \
+            else Val("unknown")
         if old.kind == "var":
             self.report("GT005", node.lineno, node.col_offset,
                         f"`{ast.unparse(node)[:60]}` on the tf.Variable {old.name or 'here'!s} raises RuntimeError: "
@@ -210,11 +252,16 @@ class Interpreter:
                         f"`{old.name or 'v'}.{'assign_sub' if isinstance(node.op, ast.Sub) else 'assign_add'}(...)`.",
                         ("augassign", node.lineno))
         value = self.binop(old, self.ev(node.value, env), node.op, node)
-        if isinstance(node.target, ast.Name):
+        if isinstance(node.target, (ast.Name, ast.Subscript)):
             self.bind(node.target, value, env, node)
 
     def s_Expr(self, node: ast.Expr, env: Env) -> None:
         self.ev(node.value, env)
+
+    def s_Assert(self, node: ast.Assert, env: Env) -> None:
+        self.ev(node.test, env)
+        if node.msg is not None:
+            self.ev(node.msg, env)
 
     def s_Return(self, node: ast.Return, env: Env) -> bool:
         value = self.ev(node.value, env) if node.value is not None else Val("none")
@@ -255,17 +302,26 @@ class Interpreter:
     s_AsyncWith = s_With
 
     def s_For(self, node: ast.For, env: Env) -> None:
-        for make in self.iterations(self.ev(node.iter, env), node):
-            self.bind(node.target, make(), env, node)
-            self.block(node.body, env)
+        passes = self.iterations(self.ev(node.iter, env), node)
+        self.loops.append(next(self.clock))
+        try:
+            for make in passes:
+                self.bind(node.target, make(), env, node)
+                self.block(node.body, env)
+        finally:
+            self.loops.pop()
         self.block(node.orelse, env)
 
     s_AsyncFor = s_For
 
     def s_While(self, node: ast.While, env: Env) -> None:
-        for _ in range(2):
-            self.ev(node.test, env)
-            self.block(node.body, env)
+        self.loops.append(next(self.clock))
+        try:
+            for _ in range(2):
+                self.ev(node.test, env)
+                self.block(node.body, env)
+        finally:
+            self.loops.pop()
         self.block(node.orelse, env)
 
     def s_If(self, node: ast.If, env: Env) -> bool:
@@ -303,10 +359,15 @@ class Interpreter:
         elif isinstance(target, (ast.Tuple, ast.List)):
             for sub, part in zip(target.elts, self.unpack(value, len(target.elts), node)):
                 self.bind(sub, part, env, node)
+        elif isinstance(target, ast.Subscript):
+            _store_item(self.ev(target.value, env), self.ev(target.slice, env), value)
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value, env)
             if base.kind in ("object", "model"):
                 _mark_rebound(value, base.attrs.get(target.attr), node, ast.unparse(target))
+                if base.kind == "model" and value.kind in ("var", "model") and value is not base \
+                        and "__owner__" not in value.attrs and base not in owners(value):
+                    value.attrs["__owner__"] = base      # self.dense = Dense(...): a path from it is one from self
                 value.name = value.name or ast.unparse(target)
                 base.attrs[target.attr] = value
                 if base.kind == "model" and target.attr == "trainable" and value.attrs.get("value") is False:
@@ -326,10 +387,12 @@ class Interpreter:
     def unpack(self, value: Val, n: int, node: ast.AST) -> list[Val]:
         if value.kind == "seq" and value.items is not None and len(value.items) == n:
             return list(value.items)
-        if value.kind in TENSORISH and value.known and not value.attrs.get("tuple"):
+        if value.kind in TENSORISH and value.known and not value.attrs.get("tuple") and not value.attrs.get("promoted"):
             return [self.op("tensor", (value,), node, "iter", value.dtype, opname="unpacking") for _ in range(n)]
         if value.kind == "seq" and value.attrs.get("elem") is not None:
             return [value.attrs["elem"]] * n
+        if value.kind == "numpy":
+            return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
         return [Val("unknown", opaque=True) for _ in range(n)]
 
     def iterations(self, value: Val, node: ast.AST) -> list:
@@ -339,12 +402,21 @@ class Interpreter:
             return [lambda item=item: item for item in items]
         if value.kind == "seq" and value.attrs.get("elem") is not None:
             return [lambda: value.attrs["elem"]] * (1 if value.length == 1 else 2)
-        if value.kind in TENSORISH and value.known:
+        if value.kind in TENSORISH and value.known and not value.attrs.get("promoted"):
             make = lambda: self.op("tensor", (value,), node, "iter", value.dtype, opname="iteration")  # noqa: E731
             return [make] * (1 if value.length == 1 else 2)
         if value.kind == "numpy":
             return [lambda: Val("numpy", dtype=value.dtype)] * 2
+        if value.kind == "dataset":
+            return [lambda: self.element(value, node)] * 2
+        if value.kind == "dict":
+            keys = list(value.attrs["map"])[:_MAX_ITEMS]
+            return [lambda k=k: Val("py", attrs={"value": k}) for k in keys]
         return [lambda: Val("unknown", opaque=True)] * 2
+
+    def element(self, dataset: Val, node: ast.AST) -> Val:
+        """One element of a ``tf.data`` dataset: a tensor (or a tuple of them) whose value is not known."""
+        return self.op("tensor", (), node, "const", None, opname="a tf.data element")
 
     # ------------------------------------------------------------------ expressions
 
@@ -374,7 +446,7 @@ class Interpreter:
         func = self.ev(node.func, env)
         args = [self.ev(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
         if any(isinstance(a, ast.Starred) for a in node.args):
-            args = [Val("unknown", opaque=True, parents=tuple(args))]
+            args = [self.made(tuple(args))]
         kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords if k.arg is not None}
         return _calls.call(self, func, args, kwargs, node)
 
@@ -400,7 +472,7 @@ class Interpreter:
     def e_IfExp(self, node: ast.IfExp, env: Env) -> Val:
         self.ev(node.test, env)
         body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
-        return body if body is orelse else Val("unknown", opaque=True, parents=(body, orelse))
+        return body if body is orelse else self.made((body, orelse))
 
     def e_List(self, node: ast.List, env: Env) -> Val:
         if any(isinstance(e, ast.Starred) for e in node.elts):
@@ -453,10 +525,14 @@ class Interpreter:
                 body()
 
     def e_Dict(self, node: ast.Dict, env: Env) -> Val:
-        for part in node.keys + node.values:
-            if part is not None:
-                self.ev(part, env)
-        return Val("unknown", opaque=True)
+        """A dict with constant keys keeps its values (``losses["a"]``, ``d.values()``, a dict as a target)."""
+        keys = [self.ev(k, env) if k is not None else None for k in node.keys]
+        values = [self.ev(v, env) for v in node.values]
+        literal = [k.attrs.get("value") if k is not None and k.kind == "py" else None for k in keys]
+        if any(k is None or isinstance(k, (list, dict, set)) for k in literal):
+            return Val("unknown", opaque=True)
+        self.charge(len(values), "a dict")
+        return Val("dict", attrs={"map": dict(zip(literal, values))}, text=_text(node))
 
     # ------------------------------------------------------------------ operations
 
@@ -467,11 +543,14 @@ class Interpreter:
         self.charge(len(parents), "the inputs of an operation")
         cut = how in ("numpy", "nondiff", "stop", "const")
         opaque = any(not p.known for p in parents)
-        rec = {} if cut or opaque else self.record(parents, seq)   # an unknown value's record is never asked
-        if any(len(sources) > MAX_DEPS for sources in rec.values()):
+        too_big = any(p.op == "too big" for p in parents)
+        rec = {} if cut or too_big else self.record(parents, seq)   # what the known inputs carry, even next to
+        if any(len(sources) > MAX_DEPS for sources in rec.values()):                    # unknown ones
             self.give_up(f"a value on line {self.line} depends on more than {MAX_DEPS:,} values a tape recorded, "
                          "so it was not followed")
-            rec, opaque = {}, True
+            too_big = True
+        if too_big:             # not followed, and neither is anything made from it: "can't tell"
+            rec, opaque, how = {}, True, "too big"
         line, col, text = self.position(node)
         return Val(kind, line, col, how, opname, text, tuple(parents), seq, rec, dtype, opaque=opaque, length=length,
                    sites=tuple(self.sites))
@@ -487,7 +566,9 @@ class Interpreter:
                     sources.add(p.id)
                 elif self.tracked(tape, p, seq):
                     sources.add(p.id)
-            if sources:
+                    sources.update(o.id for o in owners(p))
+            if sources:       # the op is recorded with all its inputs: one watched later (before the gradient
+                sources |= {p.id for p in parents if p.kind in TENSORISH and p.dtype != "int"}   # call) gets one
                 self.charge(len(sources), "the values a tape recorded")
                 rec[tape] = frozenset(sources)
         return rec
@@ -503,13 +584,15 @@ class Interpreter:
 
     def binop(self, left: Val, right: Val, op: ast.AST, node: ast.AST) -> Val:
         kinds = {left.kind, right.kind}
-        if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown"}:
+        if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown", "seq"}:  # x @ w, [[1.]] * v
             dtype = _dtype(left, right)
             length = left.length if left.kind in TENSORISH else right.length
             if isinstance(op, ast.FloorDiv):
                 return self.op("tensor", (left, right), node, "nondiff", dtype, opname="floor division (//)")
             return self.op("tensor", (left, right), node, "op", dtype, length=length)
         if kinds <= {"py"}:
+            if left.parents or right.parents:     # a number that left TensorFlow keeps where it came from
+                return self.op("py", (left, right), node, "op", _dtype(left, right))
             return Val("py", dtype=_dtype(left, right))
         if kinds <= {"py", "numpy"}:
             return self.op("numpy", (left, right), node, "op", _dtype(left, right))
@@ -520,14 +603,17 @@ class Interpreter:
             return self.seq(left.items + right.items)
         if "model" in kinds:
             return self.op("tensor", (left, right), node, "op", "float")
-        return Val("unknown", opaque=True, parents=(left, right))
+        if kinds <= {"unknown", "numpy", "py"} and any(v.kind == "numpy" or v.kind == "py" and v.parents
+                                                       for v in (left, right)):
+            return self.op("tensor", (left, right), node, "op")      # arithmetic on a value that left TensorFlow
+        return self.made((left, right))
 
     # ------------------------------------------------------------------ user functions
 
     def call_user(self, func: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
         fn = func.node
         if len(self.calling) >= _MAX_CALL_DEPTH or fn in self.calling:
-            return Val("unknown", opaque=True, parents=tuple(args))
+            return self.made(tuple(args))
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
         self.calling.append(fn)
@@ -538,9 +624,9 @@ class Interpreter:
             if isinstance(fn, ast.Lambda):
                 return self.ev(fn.body, env)
             if self._generator(fn):
-                return Val("unknown", opaque=True)
+                return self.made(tuple(args))
             self.block(fn.body, env)
-            return _merge_returns(self.returns[-1])
+            return _merge_returns(self, self.returns[-1])
         finally:
             self.stack[:] = stack
             self.returns.pop()
@@ -561,6 +647,33 @@ class Interpreter:
             self.charge(len(nodes), "a function's body")
             self._generators[id(fn)] = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes)
         return self._generators[id(fn)]
+
+
+_GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
+                "disable_v2_behavior", "executing_eagerly", "as_default", "Estimator", "EstimatorSpec", "TPUEstimator",
+                "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step"}
+
+
+def _graph_mode(tree: ast.Module) -> bool:
+    """Whether the source may run in TF1 graph mode (a Session, a placeholder, eager execution turned off or
+    tested): there ``optimizer.minimize(loss_tensor)`` is right, so GT013 stays silent."""
+    return any(isinstance(n, ast.Attribute) and n.attr in _GRAPH_MARKS or isinstance(n, ast.Name)
+               and n.id in _GRAPH_MARKS for n in ast.walk(tree))
+
+
+def _store_item(base: Val, index: Val, value: Val) -> None:
+    """``d["k"] = v`` or ``a[0] = v``: the container keeps what it holds now, or forgets what it cannot tell."""
+    key = index.attrs.get("value") if index.kind == "py" else None
+    if base.kind == "dict":
+        if isinstance(key, (str, int, float, bool, tuple)):
+            base.attrs["map"][key] = value
+        else:
+            base.kind, base.opaque = "unknown", True
+    elif base.kind == "seq" and base.items is not None:
+        if isinstance(key, int) and not isinstance(key, bool) and -len(base.items) <= key < len(base.items):
+            base.items[key] = value
+        else:
+            base.items, base.attrs["elem"] = None, None
 
 
 def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, interp: Interpreter) -> None:
@@ -602,11 +715,11 @@ def _position(node: ast.AST) -> tuple[int, int, str]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text[:60]
 
 
-def _merge_returns(values: list[Val]) -> Val:
+def _merge_returns(it: Interpreter, values: list[Val]) -> Val:
     if not values:
         return Val("none")
     first = values[0]
-    return first if all(v is first for v in values) else Val("unknown", opaque=True, parents=tuple(values))
+    return first if all(v is first for v in values) else it.made(tuple(values))
 
 
 def _merge_names(scopes: list[dict]) -> dict:

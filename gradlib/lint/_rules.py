@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule"]
+__all__ = ["LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule", "coverage_sentence"]
 
 
 @dataclass(frozen=True)
@@ -31,20 +31,31 @@ class LintFinding:
 
 
 class LintResult(list):
-    """The findings of one ``lint`` call (a list of ``LintFinding``), and whether all the code was checked.
+    """The findings of one ``lint`` call (a list of ``LintFinding``), whether all the code was checked, and how
+    many gradient calls could be followed.
 
     ``complete`` is False when the analysis stopped early or left part of the code unfollowed (a bound
     was reached, or something failed inside the linter); ``reason`` then says why, and an empty list
     does NOT mean the code is clean: only that nothing was found in the part that was checked.
+
+    ``calls`` counts the gradient calls in the source (``.gradient``, ``.jacobian``, ``.batch_jacobian``),
+    ``checked`` those the linter could follow (every target and source, or a finding on it), and
+    ``not_checked`` gives ``(line, why)`` for each of the others: the rules speak only for the checked ones.
     """
 
-    def __init__(self, findings=(), reason: str | None = None):
+    def __init__(self, findings=(), reason: str | None = None, *, calls: int = 0, checked: int = 0,
+                 not_checked: tuple = ()):
         super().__init__(findings)
         self.reason = reason
+        self.calls, self.checked, self.not_checked = calls, checked, tuple(not_checked)
 
     @property
     def complete(self) -> bool:
         return self.reason is None
+
+    def coverage(self) -> str:
+        """What was checked, as one sentence: the all-clear claims only the gradient calls that were followed."""
+        return coverage_sentence(len(self), self.calls, self.checked, [why for _, why in self.not_checked])
 
     def summary(self) -> str:
         """One sentence: the number of findings, and why the check is incomplete when it is."""
@@ -54,11 +65,37 @@ class LintResult(list):
         return (f"{found}, but the code could not be checked completely: {self.reason}. An empty or short list "
                 "does not mean the rest is clean.")
 
-    def __reduce__(self):                      # pickled by caches: keep the reason with the findings
-        return (LintResult, (list(self), self.reason))
+    def __reduce__(self):                      # pickled by caches: keep the reason and the counts with the findings
+        return (_rebuild, (list(self), self.reason, self.calls, self.checked, self.not_checked))
 
     def __repr__(self) -> str:
-        return f"LintResult({list.__repr__(self)}, reason={self.reason!r})"
+        return (f"LintResult({list.__repr__(self)}, reason={self.reason!r}, calls={self.calls}, "
+                f"checked={self.checked})")
+
+
+def _rebuild(findings, reason, calls, checked, not_checked) -> LintResult:
+    return LintResult(findings, reason, calls=calls, checked=checked, not_checked=not_checked)
+
+
+def coverage_sentence(found: int, calls: int, checked: int, whys: list[str]) -> str:
+    """"No GradientTape mistake of these kinds in the 7 of 9 gradient calls that could be followed (2 could not:
+    ...)." or, with findings, how many calls the findings come from; ``whys`` has one entry per call not followed."""
+    if calls == 0:
+        return "No gradient call (tape.gradient, jacobian or batch_jacobian) to check." if not found else \
+            f"{found} finding{'s' if found != 1 else ''}; no gradient call to follow."
+    counts: dict[str, int] = {}
+    for why in whys:
+        counts[why] = counts.get(why, 0) + 1
+    rest = "; ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    not_followed = f" ({calls - checked} could not: {rest})" if calls > checked else ""
+    noun = "gradient call" if calls == 1 else "gradient calls"
+    if found:
+        return (f"{found} finding{'s' if found != 1 else ''}; {checked} of {calls} {noun} could be followed"
+                f"{not_followed}.")
+    if checked == 0:
+        return f"Nothing checked: none of the {calls} {noun} could be followed{not_followed}."
+    return f"No GradientTape mistake of these kinds in the {checked} of {calls} {noun} that could be followed" \
+        f"{not_followed}."
 
 
 @dataclass(frozen=True)
@@ -147,6 +184,49 @@ RULES = (
          "move the operation into the `with` block",
          _PRE + "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n    y = x * x\n"
          "loss = tf.reduce_sum(y)\ngrad = tape.gradient(loss, x)\n"),
+    Rule("GT012", "A variable assigned on the path",
+         "`w.assign(f(x))` (or `assign_add`/`assign_sub`) and then a target computed from `w`: assign is not "
+         "differentiable, so the tape does not follow `x` through `w` and the gradient with respect to `x` is None.",
+         "the `assign` call", "compute with the value itself (`w_new = f(x)`, then use `w_new`); assign only to "
+         "update state after the gradient",
+         _PRE + "x = tf.Variable(2.0)\nw = tf.Variable(1.0)\nwith tf.GradientTape() as tape:\n    w.assign(x * 3.0)\n"
+         "    loss = w * w\ngrad = tape.gradient(loss, x)\n"),
+    Rule("GT013", "A loss tensor passed to optimizer.minimize",
+         "`loss = f(v)` computed first, then `optimizer.minimize(loss, var_list)`: minimize must compute the loss "
+         "itself to record it, so a tensor raises RuntimeError (tf.compat.v1), ValueError (tf_keras without "
+         "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError).", "the `minimize` call",
+         "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
+         "`optimizer.apply_gradients`",
+         _PRE + "v = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\nloss = v * v\n"
+         "opt.minimize(loss, var_list=[v])\ngrad = [v]\n"),
+    Rule("GT014", "A gradient call in a loop inside the tape's block",
+         "`with tf.GradientTape() as tape:` around a training loop whose body calls `tape.gradient`: the first "
+         "pass releases the non-persistent tape and the second raises RuntimeError (with `persistent=True` every "
+         "pass stays recorded on one tape and its memory grows).", "the `with` line of the tape",
+         "open a new tape on each pass: put the `with` inside the loop",
+         _PRE + "w = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n    for step in range(3):\n"
+         "        loss = tf.reduce_sum(w * w)\n        grad = tape.gradient(loss, w)\n"
+         "        w.assign_sub(0.1 * grad)\n"),
+    Rule("GT015", "A tensor watched only by the inner tape",
+         "nested tapes for a second derivative where only the inner tape watches the tensor `x`: the outer tape "
+         "does not record the first derivative's path from `x`, so `outer.gradient(dy_dx, x)` is None.",
+         "the `with` line of the outer tape (the watch goes right below it)",
+         "call `outer.watch(x)` first thing in the outer block too",
+         _PRE + "x = tf.constant(2.0)\nwith tf.GradientTape() as outer:\n    with tf.GradientTape() as inner:\n"
+         "        inner.watch(x)\n        y = x ** 3\n    dy_dx = inner.gradient(y, x)\n"
+         "d2y = outer.gradient(dy_dx, x)\n"),
+    Rule("GT016", "batch_jacobian when the rows interact",
+         "`tape.batch_jacobian(g, x)` where row i of `g` depends on other rows of `x` (a reduction over the batch "
+         "axis, `tf.reduce_mean(x, axis=0)`, combined with row data): batch_jacobian assumes row i depends on row i "
+         "only, so it returns a wrong number, not None and no error.", "the `batch_jacobian` call",
+         "use `tape.jacobian(g, x)` and take the diagonal blocks, or keep the rows independent",
+         _PRE + "x = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape(persistent=True) as outer:\n"
+         "    outer.watch(x)\n    with tf.GradientTape() as inner:\n        inner.watch(x)\n"
+         "        y = tf.reduce_sum(x ** 2 * tf.reduce_mean(x, axis=0))\n    dy_dx = inner.gradient(y, x)\n"
+         "rows = outer.batch_jacobian(dy_dx, x)\n"
+         "full = outer.jacobian(dy_dx, x)   # the true blocks: full[i, :, i, :]\n"
+         "grad = tf.cast(tf.reduce_all(tf.abs(rows - tf.stack([full[i, :, i, :] for i in range(2)])) < 1e-5), "
+         "tf.float32)   # 0.0: they differ\n"),
 )
 
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

@@ -23,10 +23,12 @@ class LintError(GradlibError):
     """The source cannot be linted (not text, too large, too deeply nested, or not valid Python).
 
     ``line`` and ``col`` (1-based line, 0-based column) say where, when there is a place to point at.
+    ``too_large`` is True when the only problem is the size (characters, lines or bytes): the command line
+    skips such a file with a note instead of failing.
     """
 
-    def __init__(self, message: str, line: int | None = None, col: int | None = None):
-        self.line, self.col = line, col
+    def __init__(self, message: str, line: int | None = None, col: int | None = None, *, too_large: bool = False):
+        self.line, self.col, self.too_large = line, col, too_large
         super().__init__(message)
 
 
@@ -59,7 +61,7 @@ def _decode(source: object, limits: Limits) -> str:
         source = bytes(source)
         if len(source) > 4 * limits.max_source_chars:       # UTF-8 takes at most 4 bytes a character
             raise LintError(f"gradlib.lint got {len(source):,} bytes; at most {limits.max_source_chars:,} characters "
-                            "are checked at once. Lint the files one by one.")
+                            "are checked at once. Lint the files one by one.", too_large=True)
         try:
             encoding, problem = tokenize.detect_encoding(io.BytesIO(source).readline)[0], None
         except SyntaxError as err:                  # an unknown coding, or a BOM that contradicts it, or not text
@@ -87,14 +89,15 @@ def _check_text(source: object, limits: Limits) -> str:
         raise LintError(f"gradlib.lint needs the source as a str; got {type(source).__name__}")
     if len(source) > limits.max_source_chars:
         raise LintError(f"gradlib.lint got {len(source):,} characters; at most {limits.max_source_chars:,} are "
-                        "checked at once. Lint the files one by one.")
+                        "checked at once. Lint the files one by one.", too_large=True)
     if "\x00" in source:
         line = source.count("\n", 0, source.index("\x00")) + 1
         raise LintError(f"gradlib.lint got a null byte on line {line}: this is not Python source (a binary file?)",
                         line, 0)
     lines = source.count("\n") + 1
     if lines > limits.max_source_lines:
-        raise LintError(f"gradlib.lint got {lines:,} lines; at most {limits.max_source_lines:,} are checked at once.")
+        raise LintError(f"gradlib.lint got {lines:,} lines; at most {limits.max_source_lines:,} are checked at once.",
+                        too_large=True)
     _check_brackets(source, limits)
     return source
 

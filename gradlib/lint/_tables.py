@@ -11,7 +11,8 @@ from __future__ import annotations
 __all__ = ["ALIASES", "call_kind", "dtype_of_name", "kind_returns_tuple", "normalise"]
 
 ALIASES = {"tensorflow": "tf", "keras": "tf.keras", "numpy": "np", "tensorflow.keras": "tf.keras",
-           "tf.compat.v2": "tf", "jax.numpy": "jnp"}
+           "tf.compat.v2": "tf", "tensorflow.compat.v2": "tf", "tf.compat.v1": "tf", "tensorflow.compat.v1": "tf",
+           "jax.numpy": "jnp"}
 
 _CONSTANTS = {"constant", "ones", "zeros", "fill", "eye", "range", "linspace", "convert_to_tensor",
               "ones_like", "zeros_like", "random.normal", "random.uniform", "random.truncated_normal",

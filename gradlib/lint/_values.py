@@ -12,7 +12,7 @@ import ast
 import itertools
 from dataclasses import dataclass, field
 
-__all__ = ["Tape", "Val", "describe"]
+__all__ = ["Tape", "Val", "describe", "owners"]
 
 _ids = itertools.count(1)
 
@@ -95,3 +95,12 @@ def describe(val: Val) -> str:
     """A short name for ``val`` in a message: its variable name, else its source text."""
     text = val.name or val.text or val.opname or "this value"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def owners(val: Val) -> list[Val]:
+    """The Keras models that own ``val`` (a layer or variable their ``__init__`` made), innermost first."""
+    found, owner = [], val.attrs.get("__owner__")
+    while owner is not None and len(found) < 8:
+        found.append(owner)
+        owner = owner.attrs.get("__owner__")
+    return found

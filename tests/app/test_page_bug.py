@@ -101,7 +101,7 @@ def test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_disc
     pages = {f"pages/{p.name}" for p in (root / "pages").glob("*.py")}
     assert set(listed) == pages    # st.navigation lists every file of pages/ explicitly: the folder holds pages only
     for page in pages:        # and each one enters through the router, even when Streamlit ran it directly
-        assert "frame.ensure_routed()" in (root / page).read_text(), page
+        assert "frame.ensure_routed(TITLE, INTRO)" in (root / page).read_text(), page
 
 
 def test_a_fresh_server_imports_tensorflow_under_the_title_and_a_spinner_then_clears_them(tmp_path, monkeypatch):

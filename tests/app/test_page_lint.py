@@ -72,7 +72,21 @@ def test_a_correction_is_shown_as_a_diff_and_in_full():
 def test_correct_code_gets_no_finding():
     at = submit(open_page(), CLEAN_CODE)
     assert not at.error and headings(at) == []
-    assert at.success[0].value.startswith("No GradientTape mistake found")
+    assert at.success[0].value.startswith("No GradientTape mistake of these kinds in the 1 of 1 gradient call that "
+                                          "could be followed.")
+
+
+def test_the_all_clear_is_not_given_when_no_gradient_call_could_be_followed():
+    source = ("import tensorflow as tf\n\ndef step(model, loss_fn, x, y):\n    with tf.GradientTape() as tape:\n"
+              "        loss = loss_fn(y, model(x))\n    return tape.gradient(loss, model.trainable_variables)\n")
+    at = submit(open_page(), source)
+    assert not at.success and not at.error
+    assert at.info[0].value.startswith("Nothing checked: none of the 1 gradient call could be followed")
+
+
+def test_findings_say_how_many_gradient_calls_were_followed(at):
+    at.selectbox(key="lint_example").set_value(at.selectbox(key="lint_example").options[0]).run()
+    assert any(c.value.startswith("1 finding; 1 of 1 gradient call could be followed") for c in at.caption)
 
 
 def test_a_syntax_error_is_a_message_with_its_line_and_nothing_runs(tmp_path):
@@ -80,7 +94,7 @@ def test_a_syntax_error_is_a_message_with_its_line_and_nothing_runs(tmp_path):
     at = submit(open_page(), f"import os\nos.system('touch {marker}')\nwith tf.GradientTape() as t\n")
     assert "This code cannot be checked" in at.error[0].value and "line 3" in at.error[0].value
     at = submit(at, f"import os\nos.system('touch {marker}')\n")
-    assert at.success and not marker.exists()
+    assert at.info[0].value.startswith("No gradient call") and not marker.exists()   # checked, nothing to claim
 
 
 def test_code_over_the_page_limit_is_refused_with_a_message():

@@ -32,6 +32,11 @@ def table(at: AppTest, index_name: str):
     return next(t.value for t in at.table if t.value.index.name == index_name)
 
 
+def folded(at: AppTest) -> str:
+    """The diagnosis's details, folded away in expanders (without the page's Markdown escapes)."""
+    return "\n".join(m.value for e in at.expander for m in e.markdown).replace("\\", "")
+
+
 def headings(at: AppTest) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith("#")]
 
@@ -270,8 +275,10 @@ def test_an_infinite_derivative_is_shown_as_such_and_the_unchecked_cell_is_named
     shown = "\n".join(box.value for kind in ("info", "warning", "error", "success") for box in getattr(at, kind))
     shown = shown.replace("\\", "")   # the Markdown escapes of the page
     assert "another output is infinite" not in shown
-    assert "(y[0], x0) = inf. The output is finite but changes infinitely fast" in shown
-    assert "'forward' gives NaN where the true value is finite: (y[0], x1) is NaN, true value 0" in shown
+    assert "**Infinite derivative**\n\nThe output is finite but changes infinitely fast" in shown
+    assert "'forward' gives NaN where the true value is finite (1 cell)" in shown
+    assert "(y[0], x0) = inf." in folded(at) and "(y[0], x1) is NaN, true value 0." in folded(at)
+    assert "(y[0], x0) = inf" not in shown and "(y[0], x1) is NaN, true value 0" not in shown   # folded away
     assert ("Finite-difference check: Central differences in float64 agree with all 3 checked cell(s)" in shown
             and "(y[0], x0) could not be checked: the function is not defined (NaN) just below x0" in shown)
     assert "Finite-difference check passed" not in shown and "tolerance nan" not in shown
@@ -281,25 +288,29 @@ def test_an_infinite_derivative_is_shown_as_such_and_the_unchecked_cell_is_named
     assert agreement.loc["jacobian", "agrees"] == "yes"
 
 
-@pytest.mark.parametrize("outputs, inputs, says, never", [
-    ("log(x)", '{"x": -1}', ["**Output not finite**", "(y, x) = -1 where y = nan. The output is NaN: the function is "
-                             "not defined here", "The finite gradient given here (-1)", "it means nothing"],
-     ["The per-element gradients are right"]),
-    ("relu(x)", '{"x": 0}', ["**Finite differences straddle a kink**", "(y, x) has slope 0 below x and 1 above",
+@pytest.mark.parametrize("outputs, inputs, says, details, never", [
+    ("log(x)", '{"x": -1}', ["**Output not finite**\n\nThe output is NaN: the function is not defined here",
+                             "The finite gradient given here (-1)", "it means nothing"],
+     ["(y, x) = -1 where y = nan."], ["The per-element gradients are right"]),
+    ("relu(x)", '{"x": 0}', ["**Finite differences straddle a kink**\n\nIn 1 cell the function has a different slope",
                              "**Every gradient with respect to x is zero here, at a kink**"],
-     ["flat region", "points at a wrong gradient"]),
-    ("sin(1e6*x)", '{"x": [0.3, 0]}', ["**Finite differences disagree**", "so the finite-difference step is the "
-                                       "likely cause, not the gradient: the step was 1e-06 at x[0]"],
-     ["points at a wrong gradient"]),
+     ["(y, x) has slope 0 below x and 1 above"], ["flat region", "points at a wrong gradient"]),
+    ("sin(1e6*x)", '{"x": [0.3, 0]}', ["**Finite differences disagree**\n\n2 cells differ from central finite "
+                                       "differences", "so the finite-difference step is the likely cause, not the "
+                                       "gradient: the step was 1e-06 at x[0]"],
+     ["(y[0], x[0]) gives -994252 vs -836634"], ["points at a wrong gradient"]),
 ])
-def test_the_diagnosis_says_what_the_evidence_supports(outputs, inputs, says, never):
+def test_the_diagnosis_says_what_the_evidence_supports(outputs, inputs, says, details, never):
+    """The boxes say what happened and why; the cells, with their numbers, are folded away under them (issue 21.8)."""
     at = open_playground(outputs=outputs, inputs=inputs, dtype="float64")
     shown = "\n".join(box.value for kind in ("info", "warning", "error", "success") for box in getattr(at, kind))
     assert "### Diagnosis" in headings(at)
     for text in says:
         assert text in shown, text
+    for text in details:
+        assert text in folded(at) and text not in shown, text
     for text in never:
-        assert text not in shown, text
+        assert text not in shown + folded(at), text
 
 
 def test_the_guarded_square_root_preset_gives_finite_rows_and_explains_the_trap():
@@ -316,3 +327,42 @@ def test_the_guarded_square_root_preset_gives_finite_rows_and_explains_the_trap(
     code = next(c.value for c in at.code if "GradientTape" in c.value)
     assert "return tf.where(x > 0.0, tf.sqrt(tf.where(x > 0.0, x, 1.0)), 0.0)" in code
     assert any("where(): the guarded square root" in c.value for c in at.caption)
+
+
+def test_the_page_shows_where_eager_graph_and_xla_differ(monkeypatch):
+    """issue 21.2: where(x > 0, sqrt(x), 0) at x = [0, -1, 4]: XLA gives NaN in 6 cells where eager gives 0."""
+    monkeypatch.setattr("gradlib._perelement._crosscheck._builds", 0)   # whatever XLA builds the test process spent before
+    at = open_playground(outputs="where(x > 0, sqrt(x), 0)", inputs=json.dumps({"x": [0.0, -1.0, 4.0]}))
+    assert "### Eager, graph and XLA" in headings(at)
+    modes = table(at, "mode")
+    assert modes["agrees with eager"].to_dict() == {"eager": "reference", "graph": "yes", "xla": "NO"}
+    assert modes.loc["xla", "NaN/inf here only"] == "6" and modes.loc["graph", "NaN/inf here only"] == "0"
+    [box] = [w.value for w in at.warning if "Measured here: XLA" in w.value]
+    assert box.startswith("**where(): the branch not taken has a non-finite derivative**")
+    [details] = [e for e in at.expander if e.label.startswith("Details: where")]
+    assert "eager 0, XLA nan" in details.markdown[0].value.replace("\\", "")
+
+
+def test_the_seed_agrees_in_every_mode_and_says_so_in_the_caption(monkeypatch):
+    monkeypatch.setattr("gradlib._perelement._crosscheck._builds", 0)
+    at = open_playground()
+    assert table(at, "mode")["agrees with eager"].tolist() == ["reference", "yes", "yes"]
+    assert any(c.value.endswith("agree \\(within 0.0001, relative to the largest finite gradient, and NaN and "
+                                "infinity in the same cells\\).") for c in at.caption)
+
+
+def test_sqrt_outside_its_domain_shows_one_box_per_cause_and_folds_the_cells_away():
+    """issue 21.8: sqrt(x0 - 3) gave 9 boxes, several repeating each other. One box per cause; the cells, with their
+    numbers, in a folded expander under their box."""
+    at = open_playground(outputs="sqrt(x0 - 3)", inputs=json.dumps({"x0": 1.0, "x1": 2.0, "x2": 3.0}))
+    boxes = [box.value for kind in ("error", "warning", "info") for box in getattr(at, kind)
+             if box.value.startswith("**")]   # the diagnosis's boxes (the check's own verdict has no bold title)
+    titles = [b.split("**")[1] for b in boxes]
+    assert sorted(titles) == ["Output not finite", "The naive loop returns zeros",
+                              "tape.gradient is the per-element gradient here", "x1, x2 do not reach any output"]
+    assert not [w.value for w in at.warning if "do not appear in the function" in w.value and not w.value.startswith("**")]
+    [expander] = [e for e in at.expander if e.label == "Details: Output not finite"]
+    assert not expander.proto.expanded                                   # folded until opened
+    cells = "(y, x0) = nan where y = nan, (y, x1) = 0 where y = nan, (y, x2) = 0 where y = nan."
+    assert folded(at) == cells
+    assert not [b for b in boxes if "where y = nan" in b]                # the box has the cause, not the cells

@@ -6,10 +6,12 @@ server process; each test here starts its own server so that its first request i
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from ._harness import (assert_close, assert_no_error_shown, find_table, main_text, open_page, read_tables,
-                       rerun, share_url, start_server)
+from ._harness import (VIEWPORT, assert_close, assert_no_error_shown, find_table, main_text, open_page, read_tables,
+                       rerun, share_url, start_server, wait_idle)
 
 pytestmark = pytest.mark.browser
 PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models", "Per-example gradients",
@@ -67,3 +69,54 @@ def test_the_bug_page_by_its_address_on_a_server_that_has_run_before(page, app_s
     open_page(page, f"{app_server.url}/bug")
     assert_no_error_shown(page)
     assert "for y_i in y" in main_text(page)
+
+
+def _visit(browser, url: str, title: str) -> dict[str, float]:
+    """Open ``url`` in a new context: seconds from the request to the page's title, and to the end of its run,
+    and whether the warm-up spinner was seen on the way."""
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="light", locale="en-US")
+    try:
+        page = context.new_page()
+        asked = time.monotonic()
+        page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+        page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+        shell = time.monotonic()   # Streamlit's page itself is up (its scripts loaded), nothing of ours yet
+        page.locator('[data-testid="stMain"] h1').filter(has_text=title).wait_for(timeout=120_000)
+        head = time.monotonic()
+        intro_shown = page.locator('[data-testid="stMain"]').get_by_text("Type a function, define its inputs").count()
+        spinner = page.locator('[data-testid="stSpinner"]').filter(has_text="Starting TensorFlow")
+        try:
+            spinner.wait_for(timeout=3_000)   # Streamlit shows a spinner after a short delay
+            spinner_seen = True
+        except Exception:   # Playwright's TimeoutError: no spinner (TensorFlow was loaded already)
+            spinner_seen = False
+        wait_idle(page)
+        assert_no_error_shown(page)
+        done = time.monotonic()
+        return {"shell": shell - asked, "head": head - asked, "done": done - asked, "intro": bool(intro_shown), "spinner": spinner_seen,
+                "asked": asked, "text": main_text(page)}
+    finally:
+        context.close()
+
+
+def test_a_cold_first_visit_by_deep_link_shows_the_head_at_once_and_is_timed(browser, chromium, tmp_path):
+    """The timing report of a first visit (printed; run with -s): on a fresh server the playground's deep link
+    showed a blank page for 3-6 s. Now its title and intro come first, with a spinner while TensorFlow loads."""
+    began = time.monotonic()
+    server = start_server(tmp_path / "server.log")
+    try:
+        healthy = time.monotonic() - began
+        url = share_url(server.url, "s*x*x", {"x": [0.5, 2.0], "s": 3.0})
+        cold = _visit(browser, url, "Playground")
+        warm = _visit(browser, url, "Playground")
+        print(f"\n[first visit] fresh server: healthy {healthy:.1f} s after start; cold deep link /playground: "
+              f"Streamlit's page {cold['shell']:.2f} s, title and intro {cold['head']:.2f} s after the request, done {cold['done']:.2f} s "
+              f"(server start to done {cold['asked'] + cold['done'] - began:.1f} s); warm process, new session: "
+              f"Streamlit's page {warm['shell']:.2f} s, title {warm['head']:.2f} s, done {warm['done']:.2f} s")
+        assert cold["intro"] and cold["spinner"]         # the head and the spinner, before TensorFlow was loaded
+        assert cold["head"] < cold["done"] - 1.0          # not all at once at the end (the old blank page)
+        assert not warm["spinner"]
+        for visit in (cold, warm):
+            assert "d output / d" in visit["text"]        # and the page then finishes (its results table)
+    finally:
+        server.stop()

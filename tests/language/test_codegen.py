@@ -347,3 +347,11 @@ def test_whole_numbers_up_to_2_to_the_53_are_written_as_floats_so_a_list_of_them
     # tf.stack([200, 300]) would be an int32 tensor, and int32 * float32 is a TypeError in TensorFlow
     code = tensorflow_code("[200, 300] * x + 9007199254740991", {"x": [1.0, 2.0]})
     assert "    return (tf.stack([200.0, 300.0]) * x) + 9007199254740991.0\n" in code
+
+
+def test_the_code_meets_the_limits_it_is_given():
+    # one request, one limit set whichever door it takes (issue 24): a server's limits reach the code writer too
+    big = {"x": np.ones(11, np.float32)}
+    assert "tape" in gradlib.tensorflow_code("x * x", big)
+    with pytest.raises(gradlib.ExpressionError, match="11"):
+        gradlib.tensorflow_code("x * x", big, limits=gradlib.Limits(max_elements=10))

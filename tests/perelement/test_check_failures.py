@@ -248,7 +248,7 @@ def test_where_the_function_is_not_defined_the_cell_is_named_unchecked_not_passe
     # the row whose output is NaN is said once, as "Output not finite"; the check's own summary names the cells
     assert [f for f in c.diagnosis if f.title == "Cells the finite-difference check could not check"] == []
     [undefined] = [f for f in c.diagnosis if f.title == "Output not finite"]
-    assert undefined.text.startswith("(y[0], x[0]) = -1 where y[0] = nan")
+    assert undefined.details.startswith("(y[0], x[0]) = -1 where y[0] = nan")
     assert c.check.unchecked(c.best.row_labels, c.best.col_labels) == [
         "(y[0], x[0]), (y[0], x[1]) could not be checked: the function is not defined (NaN) on either side of x[0], "
         "x[1]"]

@@ -294,15 +294,15 @@ def test_the_diagnosis_reports_the_poisoning_and_the_repair_with_the_cells_named
         ("jacobian", "NaN poisoning", "warning"),
         (None, "Output not finite", "warning"),
         ("auto", "NaN poisoning repaired", "info")]   # y[0]'s unchecked cells: said once, as "Output not finite"
-    poisoned, infinite, repaired = (f.text for f in c.diagnosis)
-    assert poisoned.startswith("'jacobian' gives NaN where the true value is finite: (y[1], x0) is NaN, true value 0. "
+    poisoned, infinite, repaired = (f.full for f in c.diagnosis)
+    assert poisoned.startswith("'jacobian' gives NaN where the true value is finite (1 cell). "
                                "The cause: 0 x inf = NaN in reverse mode")
-    assert poisoned.endswith("'auto' gives the true values.")
-    assert infinite == ("(y[0], x0) = inf where y[0] = inf, (y[0], x1) = 0 where y[0] = inf. The output is inf: the "
-                        "function has no finite value here (like 1/x or log(x) at 0, or an exp that overflows), so its "
-                        "gradient is not a meaningful number.")
-    assert repaired.startswith("(y[1], x0) = 0. Reverse mode gave NaN here, and forward mode gives the finite values "
-                               "shown.")
+    assert poisoned.endswith("'auto' gives the true values. (y[1], x0) is NaN, true value 0.")
+    assert infinite == ("The output is inf: the function has no finite value here (like 1/x or log(x) at 0, or an exp "
+                        "that overflows), so its gradient is not a meaningful number. (y[0], x0) = inf where y[0] = inf, "
+                        "(y[0], x1) = 0 where y[0] = inf.")
+    assert repaired.startswith("Reverse mode gave NaN here, and forward mode gives the finite values shown.")
+    assert repaired.endswith(" (y[1], x0) = 0.")
     assert c.check.unchecked(c.best.row_labels, c.best.col_labels) == [
         "(y[0], x0), (y[0], x1) could not be checked: the function is infinite just beside x0, x1"]
 

@@ -140,7 +140,7 @@ def test_bad_tf_config(files, config, match, tmp_path, monkeypatch):
 
 
 def test_the_module_runs_without_runpys_warning(files, tmp_path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)])}
     out = subprocess.run([sys.executable, "-m", "gradlib.scan", *BASE, "--data", files / "d.npz", "--out",
                           tmp_path / "r.csv"], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -456,7 +456,7 @@ def test_the_issues_reproducers_in_a_fresh_process_within_time_and_memory(bad, f
     The child runs under RLIMIT_AS of 6 GiB (a scan of the good file peaks near 3.3 GB of address space, most of
     it TensorFlow's reservations) and reports each file's exit code, stderr, seconds and peak-RSS growth.
     """
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)]), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)]), "TF_CPP_MIN_LOG_LEVEL": "2"}
     data = [bad / "wide.csv", bad / "claims_2gb.npz", bad / "huge.npz", files / "d.npz"]
     child = subprocess.run([sys.executable, "-c", CHILD.replace("AS_BYTES", str(6 * 2**30)), *map(str, data)], env=env,
                            capture_output=True, text=True, timeout=180, cwd=tmp_path)
@@ -473,7 +473,7 @@ def test_the_issues_reproducers_in_a_fresh_process_within_time_and_memory(bad, f
 
 def test_the_exit_statuses_are_documented_in_help_and_in_the_readme():
     help_text = _cli._parser().format_help()
-    readme = (TESTS.parent / "README.md").read_text().split("## Scanning a whole data set")[1].split("\n## ")[0]
+    readme = (TESTS.parents[1] / "README.md").read_text().split("## Scanning a whole data set")[1].split("\n## ")[0]
     meanings = ((0, "done"), (1, "anything else failed"), (2, "bad arguments, data file"), (130, "interrupted"))
     for code, meaning in meanings:
         assert re.search(rf"^  {code}\s+{meaning}", help_text, re.M), help_text

@@ -39,7 +39,7 @@ def data(tmp_path_factory):
 
 
 def env(**extra):
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)]), **extra}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)]), **extra}
 
 
 def free_ports(n):

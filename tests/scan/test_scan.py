@@ -210,7 +210,7 @@ def test_grouped_convolutions_scan_like_the_loop():
 
 def test_memory_does_not_grow_with_the_data_set():
     """A generator data set of 60,000 examples takes no more than a few MB over one of 12,000 (in a fresh process)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)])}
     out = subprocess.run([sys.executable, str(TESTS / "scan_models.py"), "memory", "12000", "60000"], env=env,
                          capture_output=True, text=True, timeout=240)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -1,0 +1,417 @@
+"""The programs whose gradients the lint tests check under TensorFlow, their closed-form references, one runner.
+
+Not a test module: ``outcomes()`` runs every program here in ONE TensorFlow subprocess per test session
+(tests/lint/run_programs.py) and keeps the result; test_fixes_run.py and test_reports.py read it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from gradlib.lint import RULES, RULES_BY_CODE, lint
+
+__all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "all_programs", "corpus_corrections",
+           "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "lint_corpus"
+BROKEN = sorted(CORPUS.glob("broken/*.py")) + sorted(CORPUS.glob("unseen/broken/*.py"))
+# The rule examples leave their gradient in a name of their own (as in tests/test_lint.py).
+_RESULT = ("\nresult = [v for k, v in sorted(dict(globals()).items()) if k in "
+           "('grad', 'dy_dx', 'rows', 'dz', 'd2y')] or None\n")
+
+_SOFTMAX_CE = "(np.exp(p) / np.exp(p).sum(1, keepdims=True) - np.eye(3)[labels.numpy()]) / len(p)"
+
+#: "snippet:line:rule" -> the gradient(s) the corrected program must give, as a NumPy closed form over its values
+REFERENCES = {
+    "before_block.py:4:GT007": "[2 * x.numpy()]",
+    "before_watch_in_helper.py:9:GT007": "[2 * position.numpy()]",
+    "for_loop_seed.py:9:GT001": "[b.numpy(), a.numpy(), 1.0, 1.0, 2 * a.numpy() * b.numpy(), a.numpy() ** 2]",
+    "int_variable.py:3:GT004": "[2.0]",
+    "int_watch.py:3:GT004": "[2 * n.numpy()]",
+    "int_watch.py:5:GT004": "[2 * n.numpy()]",
+    "jacobian_twice.py:4:GT006": "[np.diag(np.cos(x.numpy())), np.diag(-np.sin(x.numpy()))]",
+    "loss_after_keras.py:8:GT011": "dense(x.numpy(), *weights(model), lambda p: 2 * (p - target.numpy()) / p.size)",
+    "model_before.py:5:GT007": "dense(batch.numpy(), *weights(model), lambda p: 2 * p / p.size)",
+    "nested_outside.py:7:GT008": "[6 * x.numpy()]",
+    "nested_outside_constant.py:9:GT008": "[2 * np.cos(t.numpy()) - t.numpy() * np.sin(t.numpy())]",
+    "reduce_after.py:6:GT011": "[2 * x.numpy()]",
+    "seed_comprehension.py:9:GT001": "(lambda a, b, c: [b * c, a * c, a * b, 2 * a * b * c, a * a * c, a * a * b])"
+                                     "(*[v.numpy() for v in x])",
+    "subclass_before.py:14:GT007": "[18 * net.w.numpy()]",
+    "trainable_false.py:3:GT009": "[3 + 2 * scale.numpy()]",
+    "trainable_false_list.py:4:GT009": "[x.numpy(), 2 * b.numpy()]",
+    "twice.py:4:GT006": "[2 * x.numpy(), 3 * x.numpy() ** 2]",
+    "twice_in_loop.py:4:GT006": "list(np.diag(2 * x.numpy()))",
+    "u_frozen_variable.py:3:GT009": "(lambda l, t: [np.sum((np.exp(l / t) / np.exp(l / t).sum() - np.eye(3)[1]) "
+                                    "* (-l / t ** 2))])(logits.numpy(), temperature.numpy())",
+    "u_helper_computes_after.py:11:GT011": "[4 * w.numpy()]",
+    "u_hessian_outside.py:7:GT008": "[np.diag(6 * p.numpy())]",
+    "u_int_constant_scalar.py:3:GT004": "[0.5 / np.sqrt(k.numpy())]",
+    "u_int_constant_scalar.py:5:GT004": "[0.5 / np.sqrt(k.numpy())]",
+    "u_loop_twice_nonpersistent.py:4:GT006": "[2 * w.numpy(), np.ones(2)]",
+    "u_mean_after.py:7:GT011": "[0.25 / np.sqrt(x.numpy())]",
+    "u_outputs_before.py:5:GT007": "[np.mean(x.numpy() / (1 + np.exp(-w.numpy() * x.numpy())))]",
+    "u_twice_model.py:5:GT006": "dense(x.numpy(), *weights(model), np.ones_like) "
+                                "+ dense(x.numpy(), *weights(model), lambda p: 2 * p / p.size)",
+    "v_bias_not_trainable.py:4:GT009": "(lambda y: [x.numpy().T @ (2 * y), (2 * y).sum(0)])"
+                                       "(x.numpy() @ w.numpy() + bias.numpy())",
+    "v_hessian_jacobian_outside.py:7:GT008": "[np.diag(6 * x.numpy()) + np.array([[0.0, 1.0], [1.0, 0.0]])]",
+    "v_jacobian_per_output_loop.py:4:GT006": "[np.diag(np.cos(x.numpy())), np.diag(-np.sin(x.numpy()))]",
+    "v_keras_loss_after.py:9:GT011": "dense(x.numpy(), *weights(model), lambda p: 2 * (p - y.numpy()) / p.size)",
+    "v_logits_before.py:6:GT007": f"dense(x.numpy(), *weights(model), lambda p: {_SOFTMAX_CE})",
+    "GT001_example:7:GT001": "list(np.diag(2 * x.numpy()))",
+    "GT003_example:4:GT003": "[2 * x.numpy()]",
+    "GT004_example:3:GT004": "[2 * n.numpy()]",
+    "GT004_example:5:GT004": "[2 * n.numpy()]",
+    "GT005_example:4:GT005": "[2 * v.numpy()]",
+    "GT006_example:4:GT006": "[3 * x.numpy() ** 2]",
+    "GT007_example:4:GT007": "[2 * x.numpy()]",
+    "GT008_example:7:GT008": "[6 * x.numpy()]",
+    "GT009_example:3:GT009": "[3 + 2 * w.numpy()]",
+    "GT011_example:6:GT011": "[2 * x.numpy()]",
+    "GT015_example:4:GT015": "[6 * x.numpy(), 3 * x.numpy() ** 2]",   # d2y, dy_dx: lintcore's rule GT015
+}
+
+
+def corrections(programs: dict[str, str]) -> dict[str, str]:
+    """"name:line:rule" -> the corrected source, for every finding that offers one."""
+    return {f"{name}:{f.line}:{f.rule}": f.fixed for name, source in programs.items() for f in lint(source) if f.fixed}
+
+
+def run_programs(programs: dict[str, tuple[str, str | None]], tmp_path: Path) -> dict[str, dict]:
+    """Run each (source, reference) under TensorFlow in one subprocess; what each gave."""
+    spec = tmp_path / "programs.json"
+    spec.write_text(json.dumps(programs))
+    done = subprocess.run([sys.executable, str(HERE / "run_programs.py"), str(spec)], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def wrong_gradients(outcomes: dict[str, dict]) -> dict[str, str]:
+    """The programs that raised, gave a None gradient, or a gradient other than their reference."""
+    wrong = {}
+    for name, outcome in outcomes.items():
+        if "error" in outcome:
+            wrong[name] = outcome["error"]
+        elif any(g is None for g in outcome["got"]) or len(outcome["got"]) != len(outcome["want"]):
+            wrong[name] = f"got {outcome['got']}, want {outcome['want']}"
+        elif not all(np.shape(g) == np.shape(w) and np.allclose(g, w, rtol=1e-5, atol=1e-6)
+                     for g, w in zip(outcome["got"], outcome["want"])):
+            wrong[name] = f"got {outcome['got']}, want {outcome['want']}"
+    return wrong
+
+
+class Report(NamedTuple):
+    name: str
+    url: str
+    line: int            # the line that causes the mistake
+    rule: str | None     # the rule that should fire there (None: no rule exists for it yet)
+    missed: str | None   # why the linter does not catch it yet (then the test is xfail)
+    source: str
+
+
+REPORTS = [
+    Report('tf56968', 'https://github.com/tensorflow/tensorflow/issues/56968', 5, None,
+           'no rule for a source not connected to the target (issue 22 item 3)', '''\
+import tensorflow as tf
+ones = tf.ones([1, 4, 4, 1], tf.float32)
+with tf.GradientTape() as tape:
+    class_channel = tf.constant([4.4328732], dtype=tf.float32)
+    grads = tape.gradient(class_channel, ones)
+result = grads
+'''),
+    Report('tf31919', 'https://github.com/tensorflow/tensorflow/issues/31919', 8, 'GT002', None, '''\
+import numpy as np
+import tensorflow as tf
+G = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+D = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+gen_input = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    fake = G(gen_input)
+    decision = D(np.mean(fake.numpy(), axis=0, keepdims=True))
+    g_error = tf.reduce_mean(tf.square(decision - 1.0))
+result = tape.gradient(g_error, G.trainable_variables)
+'''),
+    Report('tf42167', 'https://github.com/tensorflow/tensorflow/issues/42167', 3, 'GT007', None, '''\
+import tensorflow as tf
+y_N = tf.Variable([1.0, 2.0, 3.0])
+cost = -tf.reduce_mean(tf.math.log(y_N))
+with tf.GradientTape() as tape:
+    loss = cost
+result = tape.gradient(loss, y_N)
+'''),
+    Report('tf20630', 'https://github.com/tensorflow/tensorflow/issues/20630', 6, 'GT002', None, '''\
+import tensorflow as tf
+x = tf.ones((10, 2))
+y = x * 3 + 2
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+with tf.GradientTape() as tape:
+    error = model.predict(x, verbose=0) - y
+    loss = tf.reduce_mean(tf.square(error))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf30190', 'https://github.com/tensorflow/tensorflow/issues/30190', 10, 'GT002', None, '''\
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+features = tf.ones((4, 2))
+labels = tf.constant([0, 1, 2, 1])
+def loss(model, x, y):
+    y_ = model(x)
+    losses = []
+    for i in range(y.shape[0]):
+        losses.append(float(loss_object(y_true=y[i:i + 1], y_pred=y_[i:i + 1])))
+    return tf.convert_to_tensor(sum(losses), dtype=tf.float32)
+with tf.GradientTape() as tape:
+    loss_value = loss(model, features, labels)
+result = tape.gradient(loss_value, model.trainable_variables)
+'''),
+    Report('tf29942', 'https://github.com/tensorflow/tensorflow/issues/29942', 6, 'GT003', None, '''\
+import tensorflow as tf
+x0 = tf.Variable(1.0)
+x1 = tf.constant(3.0)
+x = x0 + x1
+y = tf.constant(4.0)
+with tf.GradientTape() as tape:
+    z = x + y
+result = tape.gradient(z, x)
+'''),
+    Report('tf27378', 'https://github.com/tensorflow/tensorflow/issues/27378', 2, 'GT004', None, '''\
+import tensorflow as tf
+w = tf.Variable(2)
+b = tf.Variable(1)
+x = tf.constant(3)
+with tf.GradientTape() as tape:
+    y = w * x + b
+result = tape.gradient(y, [w, b])
+'''),
+    Report('tf50661', 'https://github.com/tensorflow/tensorflow/issues/50661', 3, 'GT003', None, '''\
+import numpy as np
+import tensorflow as tf
+with tf.GradientTape() as g:
+    x = tf.constant(np.arange(16.0).reshape(1, 4, 4, 1), dtype=tf.float32)
+    w = tf.constant(np.ones((3, 3, 1, 1)), dtype=tf.float32)
+    y = tf.reduce_sum(tf.nn.conv2d(x, w, strides=1, padding="VALID"))
+result = g.gradient(y, w)
+'''),
+    Report('tf41510', 'https://github.com/tensorflow/tensorflow/issues/41510', 7, 'GT008', None, '''\
+import tensorflow as tf
+y = tf.constant(2.0)
+v = tf.Variable(3.0)
+with tf.GradientTape(persistent=True) as tape:
+    tape.watch(y)
+    w = y * y * v
+grads = tape.gradient(w, y)
+result = tape.gradient(grads, v)
+'''),
+    Report('guide_rebind', 'https://www.tensorflow.org/guide/autodiff', 7, 'GT005', None, '''\
+import tensorflow as tf
+x = tf.Variable(2.0)
+for epoch in range(2):
+    with tf.GradientTape() as tape:
+        y = x + 1
+    result = tape.gradient(y, x)
+    x = x + 1
+'''),
+    Report('guide_np_mean', 'https://www.tensorflow.org/guide/autodiff', 6, 'GT002', None, '''\
+import numpy as np
+import tensorflow as tf
+x = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+with tf.GradientTape() as tape:
+    x2 = x ** 2
+    y = np.mean(x2, axis=0)
+    y = tf.reduce_mean(y, axis=0)
+result = tape.gradient(y, x)
+'''),
+    Report('guide_int', 'https://www.tensorflow.org/guide/autodiff', 4, 'GT004', None, '''\
+import tensorflow as tf
+x = tf.constant(10)
+with tf.GradientTape() as g:
+    g.watch(x)
+    y = x * x
+result = g.gradient(y, x)
+'''),
+    Report('guide_assign_add', 'https://www.tensorflow.org/guide/autodiff', 5, 'GT012', None, '''\
+import tensorflow as tf
+x0 = tf.Variable(3.0)
+x1 = tf.Variable(0.0)
+with tf.GradientTape() as tape:
+    x1.assign_add(x0)
+    y = x1 ** 2
+result = tape.gradient(y, x0)
+'''),
+    Report('dlwp284', 'https://github.com/fchollet/deep-learning-with-python-notebooks/pull/284', 3, 'GT003', None, '''\
+import tensorflow as tf
+x = tf.zeros(shape=(2, 2))
+with tf.GradientTape() as tape:
+    y = 2 * x + 3
+grad_of_y_wrt_x = tape.gradient(y, x)
+result = grad_of_y_wrt_x
+'''),
+    Report('tf31265', 'https://github.com/tensorflow/tensorflow/issues/31265', 4, 'GT006', None, '''\
+import tensorflow as tf
+w = tf.Variable(1.0)
+v = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    a = w * v
+    b = a * w
+ga = tape.gradient(a, [w])
+gb = tape.gradient(b, [v])
+result = [ga, gb]
+'''),
+    Report('tf15278', 'https://github.com/tensorflow/tensorflow/issues/15278', 5, 'GT010', None, '''\
+import tensorflow as tf
+a = tf.Variable([1.0, 3.0])
+with tf.GradientTape() as tape:
+    b = a * 2
+    c = tf.cast(tf.argmax(b, axis=-1), tf.float32)
+result = tape.gradient(c, a)
+'''),
+    Report('tf36596', 'https://github.com/tensorflow/tensorflow/issues/36596', 6, 'GT002', None, '''\
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+image = tf.ones((1, 4))
+with tf.GradientTape() as tape:
+    tape.watch(image)
+    pred = model(image).numpy()
+    loss = tf.reduce_sum(tf.constant(pred) ** 2)
+result = tape.gradient(loss, image)
+'''),
+    Report('tf5888', 'https://github.com/tensorflow/tensorflow/issues/5888', 4, 'GT010', None, '''\
+import tensorflow as tf
+a = tf.Variable([0.4, 1.6])
+with tf.GradientTape() as tape:
+    x = tf.round(a)
+    loss = tf.reduce_sum(x * 3.0)
+result = tape.gradient(loss, a)
+'''),
+    Report('taourl_trainable', 'https://taourl.com/read-2033525.html', 2, 'GT009', None, '''\
+import tensorflow as tf
+x = tf.Variable(3.0, trainable=False)
+with tf.GradientTape() as tape:
+    y = x ** 2
+result = tape.gradient(y, x)
+'''),
+    Report('tf34335', 'https://github.com/tensorflow/tensorflow/issues/34335', 8, None,
+           'set_weights(get_weights()) copies the values through NumPy: not modelled', '''\
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.build((None, 1))
+copy = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+copy.build((None, 1))
+x = tf.ones((2, 1))
+with tf.GradientTape() as tape:
+    copy.set_weights(model.get_weights())
+    loss = tf.reduce_sum(copy(x))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf26404', 'https://github.com/tensorflow/tensorflow/issues/26404', 7, None,
+           "model.variables holds BatchNormalization's non-trainable statistics: not modelled (issue "
+           '22 item 2)', '''\
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(2), tf.keras.layers.BatchNormalization()])
+x = tf.reshape(tf.range(12.0), (4, 3))
+with tf.GradientTape() as tape:
+    prediction = model(x, training=True)
+    loss = tf.reduce_mean(prediction ** 2)
+result = tape.gradient(loss, model.variables)
+'''),
+    Report('tf31264', 'https://github.com/tensorflow/tensorflow/issues/31264', 7, None,
+           'tape.watch(model.inputs), symbolic Keras tensors: not modelled (issue 22 item 2)', '''\
+import tensorflow as tf
+inputs = tf.keras.Input(shape=(3,))
+model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+images = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    predictions = model(images)
+    tape.watch(model.inputs)
+    loss = tf.reduce_sum(predictions)
+result = tape.gradient(loss, model.inputs)
+'''),
+    Report('saliency88', 'https://github.com/PAIR-code/saliency/issues/88', 6, 'GT002', None, '''\
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+images = tf.convert_to_tensor(tf.ones((1, 4)))
+with tf.GradientTape() as tape:
+    tape.watch(images)
+    output_layer = model.predict(images, verbose=0)
+    output_layer = output_layer[:, 0]
+result = tape.gradient(output_layer, images)
+'''),
+    Report('tf50111', 'https://github.com/tensorflow/tensorflow/issues/50111', 5, 'GT002', None, '''\
+import numpy as np
+import tensorflow as tf
+v = tf.Variable([0.5, -0.5])
+def my_loss(pred):
+    values = pred.numpy()
+    return tf.constant(np.sum(np.abs(values)))
+with tf.GradientTape() as tape:
+    loss = my_loss(v * 2.0)
+result = tape.gradient(loss, v)
+'''),
+]
+
+#: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
+#: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
+#: tensor (InvalidArgumentError), and b still int; the message says what to do.
+REPORT_FIXES = {
+    "tf42167:3:GT007": "[-1 / (3 * y_N.numpy())]",
+    "tf29942:6:GT003": "[1.0]",
+    "tf50661:3:GT003": "[np.array([[x.numpy()[0, i:i + 2, j:j + 2, 0].sum() for j in range(3)] "
+                       "for i in range(3)]).reshape(3, 3, 1, 1)]",
+    "tf41510:7:GT008": "[2 * y.numpy()]",
+    "guide_rebind:7:GT005": "[1.0]",
+    "guide_int:2:GT004": "[2 * x.numpy()]",
+    "guide_int:4:GT004": "[2 * x.numpy()]",
+    "dlwp284:3:GT003": "[2 * np.ones((2, 2))]",
+    "tf31265:4:GT006": "[v.numpy(), w.numpy() ** 2]",
+    "taourl_trainable:2:GT009": "[2 * x.numpy()]",
+}
+
+
+
+
+def references() -> dict[str, str]:
+    """The entries of REFERENCES whose program exists here (a corpus file, or the example of a rule in RULES)."""
+    names = {path.name for path in BROKEN} | {f"{code}_example" for code in RULES_BY_CODE}
+    return {key: value for key, value in REFERENCES.items() if key.split(":")[0] in names}
+
+
+def corpus_corrections() -> dict[str, str]:
+    """The corrections offered on every broken corpus snippet and every rule's example."""
+    programs = {path.name: path.read_text() for path in BROKEN}
+    programs.update({f"{rule.code}_example": rule.example + _RESULT for rule in RULES})
+    return corrections(programs)
+
+
+def report_corrections() -> dict[str, str]:
+    return corrections({r.name: r.source for r in REPORTS})
+
+
+def all_programs() -> dict[str, tuple[str, str | None]]:
+    """Every program to run: "fix/<name>" corrected corpus programs, "report/<name>" reproducers as reported,
+    "reportfix/<name>" corrected reproducers; each with its reference (None: the program must fail)."""
+    programs = {f"fix/{name}": (fixed, REFERENCES[name]) for name, fixed in corpus_corrections().items()
+                if name in REFERENCES}
+    programs.update({f"report/{r.name}": (r.source, None) for r in REPORTS})
+    programs.update({f"reportfix/{name}": (fixed, REPORT_FIXES[name]) for name, fixed in report_corrections().items()
+                     if name in REPORT_FIXES})
+    return programs
+
+
+@functools.cache
+def outcomes() -> dict[str, dict]:
+    """What every program of ``all_programs`` gave under TensorFlow (run once per process)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return run_programs(all_programs(), Path(folder))

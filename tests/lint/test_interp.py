@@ -1,0 +1,89 @@
+"""The abstract interpreter on issue 22's cases, each program proven under TensorFlow (conftest.py).
+
+Broken programs: the linter flags exactly the marked (line, rule) pairs (plus the note on the gradient call's
+line) and TensorFlow raises or gives None/zeros. Correct twins: no finding and a real gradient.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gradlib import lint
+from lint_programs import PROGRAMS, marks
+
+STEPS = ("mark", "all breaks", "late watch", "followed", "followed list")
+NAMES = [name for name, p in PROGRAMS.items() if p.step in STEPS]
+
+
+def _call_lines(source: str) -> set[int]:
+    return {i for i, line in enumerate(source.splitlines(), start=1)
+            if any(m in line for m in (".gradient(", ".jacobian(", ".batch_jacobian("))}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tensorflow_agrees_with_the_label(name, tf_verdicts):
+    verdict = tf_verdicts[name]
+    if PROGRAMS[name].broken:
+        assert verdict in ("none", "zeros") or verdict.startswith("raised"), verdict
+    else:
+        assert verdict == "real", verdict
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_linter_flags_exactly_the_marked_lines(name):
+    program = PROGRAMS[name]
+    result = lint(program.source)
+    assert result.complete, result.reason
+    found = {(f.line, f.rule) for f in result}
+    expected = marks(program.source)
+    assert bool(expected) == program.broken
+    assert expected <= found, [str(f) for f in result]
+    extra = {(line, rule) for line, rule in found - expected if line not in _call_lines(program.source)}
+    assert not extra, [str(f) for f in result]
+
+
+def test_a_python_number_target_is_said_to_raise_typeerror_and_a_tensor_target_to_give_none(tf_verdicts):
+    (cause,) = [f for f in lint(PROGRAMS["float_then_power"].source) if f.line == 7]
+    assert "the target loss is a Python number, so tape.gradient raises TypeError" in cause.message
+    assert tf_verdicts["float_then_power"].startswith("raised: TypeError")
+    (cause,) = [f for f in lint(PROGRAMS["square_of_float"].source) if f.line == 7]
+    assert "the gradient with respect to x is None" in cause.message and tf_verdicts["square_of_float"] == "none"
+
+
+@pytest.mark.parametrize("name", [name for name, p in PROGRAMS.items() if p.step == "followed"])
+def test_every_gradient_call_of_these_programs_is_followed(name):
+    """Function parameters, tf.data batches, x.shape[0], list.append, assert, tf.numpy_function and Keras
+    subclass attributes no longer stop the check (issue 22: 147 of 736 real calls were checked)."""
+    result = lint(PROGRAMS[name].source)
+    assert result.calls >= 1 and result.checked == result.calls, result.not_checked
+
+
+def test_code_it_cannot_follow_is_counted_not_flagged():
+    source = """import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+def train_step(x, y, loss_fn):
+    with tf.GradientTape() as tape:
+        pred = model(x).numpy()
+        loss = loss_fn(y, pred)
+    return tape.gradient(loss, model.trainable_variables)
+"""
+    result = lint(source)
+    assert result == [] and result.complete
+    assert (result.calls, result.checked) == (1, 0)
+    assert result.not_checked == ((7, "the target depends on code it cannot follow"),)
+    assert result.coverage() == ("Nothing checked: none of the 1 gradient call could be followed (1 could not: 1 the "
+                                 "target depends on code it cannot follow).")
+
+
+def test_the_counts_survive_pickling_and_the_all_clear_claims_only_what_was_checked():
+    import pickle
+    source = PROGRAMS["function_parameters_ok"].source + (
+        "\n\ndef other(model, loss_fn, x):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(model(x))\n"
+        "    return tape.gradient(loss, model.trainable_variables)\n")
+    result = lint(source)
+    assert (result.calls, result.checked, len(result.not_checked)) == (2, 1, 1)
+    assert result.coverage() == ("No GradientTape mistake of these kinds in the 1 of 2 gradient calls that could be "
+                                 "followed (1 could not: 1 a source it cannot follow).")
+    copy = pickle.loads(pickle.dumps(result))
+    assert (copy.calls, copy.checked, copy.not_checked) == (result.calls, result.checked, result.not_checked)
+    assert lint("x = 1\n").coverage() == "No gradient call (tape.gradient, jacobian or batch_jacobian) to check."

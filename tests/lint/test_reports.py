@@ -1,0 +1,58 @@
+"""GradientTape mistakes from public bug reports written by others, each a minimal reproducer (its source cited).
+
+Each reproducer is rebuilt small from the report (not copied), run under TensorFlow to prove it fails (it raises, or a
+gradient is None), and linted: the finding must be on the line that causes the mistake. Reports the linter does not
+catch yet are xfail(strict=True) with the reason, so each flips to a failure when the interpreter learns it.
+Every correction the linter offers on a report runs and must give the closed-form gradient (REPORT_FIXES).
+
+Adapted, not literal: tf42167 built the loss before ``Optimizer.minimize(lambda: cost)``; Keras 3 has no
+``minimize`` under TensorFlow 2.21, so the same mistake (the loss computed before anything records) is shown with a
+tape. tf15278 and tf5888 used ``tf.gradients``; the same argmax / round path is shown under a tape. tf27378 is a
+screenshot; its code is rebuilt from the maintainer's answer (variables initialised with integers). tf50661 makes
+everything inside the tape block, as the report did, so a watch can only come after ``w`` exists.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fix_programs import REPORT_FIXES, REPORTS, Report, outcomes, report_corrections, wrong_gradients
+
+from gradlib.lint import lint
+
+
+def _param(report: Report):
+    marks = [pytest.mark.xfail(strict=True, reason=report.missed)] if report.missed else []
+    return pytest.param(report, id=report.name, marks=marks)
+
+
+def test_every_reproducer_fails_under_tensorflow():
+    reported = {name: o for name, o in outcomes().items() if name.startswith("report/")}
+    assert len(reported) == len(REPORTS)
+    working = {name: o for name, o in reported.items() if "error" not in o and None not in o["got"]}
+    assert working == {}, "these reproducers do not fail under TensorFlow"
+    assert len(REPORTS) >= 20 and len({r.url for r in REPORTS}) >= 18
+
+
+@pytest.mark.parametrize("report", [_param(r) for r in REPORTS])
+def test_lint_flags_the_reported_mistake_on_its_line(report):
+    found = {(f.line, f.rule) for f in lint(report.source)}
+    assert (report.line, report.rule) in found if report.rule else report.line in {line for line, _ in found}, found
+
+
+def test_the_caught_rate_is_kept():
+    caught = [r.name for r in REPORTS if (r.line, r.rule) in {(f.line, f.rule) for f in lint(r.source)}]
+    assert len(caught) == sum(r.missed is None for r in REPORTS) >= 20, caught
+
+
+def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient():
+    assert sorted(report_corrections()) == sorted(REPORT_FIXES)
+    fixed = {name: outcome for name, outcome in outcomes().items() if name.startswith("reportfix/")}
+    assert len(fixed) == len(REPORT_FIXES)
+    assert wrong_gradients(fixed) == {}
+
+
+def test_an_int_variable_times_int_data_gets_no_float_correction_but_is_still_flagged():
+    source = next(r.source for r in REPORTS if r.name == "tf27378")
+    findings = [f for f in lint(source) if f.rule == "GT004"]
+    assert {f.line for f in findings} >= {2, 3} and all(f.fixed is None for f in findings)
+    assert "dtype=tf.float32" in findings[0].message

@@ -1,0 +1,100 @@
+"""Issue 22's new rules (GT012-GT016) and the second-order GT008, each with broken and correct twins proven
+under TensorFlow (conftest.py's ``tf_verdicts``): the broken one raises, gives None, or (GT016) a wrong number,
+which its program turns into 0.0; the correct twin gives a real value and no finding."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gradlib import lint
+from gradlib.lint import RULES_BY_CODE
+from lint_programs import PROGRAMS, marks
+
+NAMES = [name for name, p in PROGRAMS.items() if p.step == "new rules"]
+
+
+def _call_lines(source: str) -> set[int]:
+    return {i for i, line in enumerate(source.splitlines(), start=1)
+            if any(m in line for m in (".gradient(", ".jacobian(", ".batch_jacobian(", ".minimize("))}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tensorflow_agrees_with_the_label(name, tf_verdicts):
+    verdict = tf_verdicts[name]
+    if PROGRAMS[name].broken:
+        assert verdict in ("none", "zeros") or verdict.startswith("raised"), verdict
+    else:
+        assert verdict == "real", verdict
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_linter_flags_exactly_the_marked_lines(name):
+    program = PROGRAMS[name]
+    result = lint(program.source)
+    assert result.complete, result.reason
+    found = {(f.line, f.rule) for f in result}
+    expected = marks(program.source)
+    assert expected <= found, [str(f) for f in result]
+    extra = {(line, rule) for line, rule in found - expected if line not in _call_lines(program.source)}
+    assert not extra, [str(f) for f in result]
+    assert bool(found) == program.broken, [str(f) for f in result]
+
+
+@pytest.mark.parametrize("name, verdict", [
+    ("minimize_a_tensor", r"raised: RuntimeError: `loss` passed to Optimizer.compute_gradients should be a function"),
+    ("minimize_keras_optimizer", r"raised: AttributeError: .*has no attribute 'minimize'"),
+    ("gradient_in_block_in_a_loop", r"raised: RuntimeError: .*non-persistent"),
+    ("batch_jacobian_rows_interact", r"^zeros$"),       # batch_jacobian differs from the true diagonal blocks
+    ("watched_only_by_the_inner_tape", r"^none$"),
+    ("assign_on_the_path", r"^none$"),
+])
+def test_what_tensorflow_does_is_what_the_message_says(name, verdict, tf_verdicts):
+    assert re.search(verdict, tf_verdicts[name]), tf_verdicts[name]
+
+
+@pytest.mark.parametrize("code, words", [
+    ("GT012", ["assign, assign_add and assign_sub are not differentiable", "is None"]),
+    ("GT013", ["computed before", "RuntimeError", "Pass a callable"]),
+    ("GT014", ["RuntimeError", "put `with tf.GradientTape() as tape:` inside the loop"]),
+    ("GT015", ["watched only by the inner tape inner", "second derivative is None", "outer.watch(x)"]),
+    ("GT016", ["a wrong number, not None and no error", "tf.reduce_mean(x, axis=0)", "outer.jacobian"]),
+])
+def test_each_new_rule_says_what_happens_and_what_to_do(code, words):
+    name = {"GT012": "assign_on_the_path", "GT013": "minimize_a_tensor", "GT014": "gradient_in_block_in_a_loop",
+            "GT015": "watched_only_by_the_inner_tape", "GT016": "batch_jacobian_rows_interact"}[code]
+    (first, *_) = [f for f in lint(PROGRAMS[name].source) if f.rule == code]
+    for word in words:
+        assert word in first.message, first.message
+    assert code in RULES_BY_CODE
+
+
+def test_a_gradient_in_a_loop_inside_the_block_is_gt014_not_gt006():
+    rules = {f.rule for f in lint(PROGRAMS["gradient_in_block_in_a_loop"].source)}
+    assert rules == {"GT014"}
+
+
+def test_gt013_is_silent_on_tf1_graph_code_where_a_loss_tensor_is_right():
+    """Found on tensorflow/graphics (graph_convolution_test.py): minimize(tensor) then sess.run(train_op)."""
+    source = ("import tensorflow as tf\nv = tf.Variable(2.0)\nloss = v * v\n"
+              "train_op = tf.compat.v1.train.GradientDescentOptimizer(1e-4).minimize(loss)\n"
+              "with tf.compat.v1.Session() as sess:\n    sess.run(train_op)\n")
+    assert lint(source) == []
+    assert [f.rule for f in lint(source.split("with tf.compat")[0])] == ["GT013"]
+
+
+def test_gt013_is_silent_in_an_estimator_model_fn_and_in_a_tf_function():
+    """Found on tensorflow/docs (guide/migrate/*.ipynb): an Estimator's model_fn runs in graph mode; and inside a
+    tf.function, tf.compat.v1's minimize takes a loss tensor (it is not executing eagerly there)."""
+    estimator = ("import tensorflow.compat.v1 as tf1\n\ndef model_fn(features, labels, mode):\n"
+                 "    logits = tf1.layers.Dense(1)(features)\n    loss = tf1.reduce_mean(logits)\n"
+                 "    train_op = tf1.train.AdagradOptimizer(0.05).minimize(\n"
+                 "        loss, global_step=tf1.train.get_global_step())\n"
+                 "    return tf1.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)\n")
+    assert lint(estimator) == []
+    traced = ("import tensorflow as tf\nv = tf.Variable(2.0)\n"
+              "opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\n\n"
+              "@tf.function\ndef step():\n    loss = v * v\n    opt.minimize(loss, var_list=[v])\n\nstep()\n")
+    assert lint(traced) == []
+    assert [f.rule for f in lint(traced.replace("@tf.function\n", ""))] == ["GT013"]

@@ -1,0 +1,24 @@
+"""The MLP bench's side-by-side part: every contender checked and timed in each run, ratios per run and spread."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import mlp as bench
+
+
+def test_side_by_side_times_every_contender_in_every_run_and_reports_the_ratios():
+    medians = bench.side_by_side(size=6, runs=2, calls=3)
+    assert {bench.TF_TAPE, bench.CALLABLE, bench.EVALUATE} <= set(medians)
+    assert all(len(v) == 2 and all(s > 0 for s in v) for v in medians.values())
+    text = bench.side_by_side_markdown(medians, 6)
+    ratio = medians[bench.EVALUATE][1] / medians[bench.CALLABLE][1]
+    line = next(line for line in text.splitlines() if line.startswith(f"| {bench.EVALUATE} / {bench.CALLABLE} |"))
+    assert f"{ratio:.2f}" in line and line.endswith("of 2 |")
+
+
+def test_side_by_side_refuses_a_contender_off_the_reference():
+    w1, w2, x = bench.mlp_weights(6, 6)
+    wrong = lambda: bench.reference_jacobian(w1, w2, x) + 1e-2   # noqa: E731
+    with pytest.raises(AssertionError, match=r"wrong is off the reference by 1\.0e-02"):
+        bench.side_by_side(size=6, runs=1, calls=1, extra={"wrong": wrong})
