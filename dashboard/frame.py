@@ -56,6 +56,8 @@ def pages() -> list[st.Page]:
         st.Page("pages/models.py", title="Keras models", icon=":material/neurology:", url_path="models"),
         st.Page("pages/per_example.py", title="Per-example gradients", icon=":material/label_off:",
                 url_path="per_example"),
+        st.Page("pages/second_order.py", title="Second order", icon=":material/stacked_line_chart:",
+                url_path="second_order"),
         st.Page("pages/lint.py", title="Check your code", icon=":material/fact_check:", url_path="lint"),
     ]
 

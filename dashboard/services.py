@@ -17,10 +17,12 @@ import gradlib
 from . import digits
 from . import model_report as _model_report
 from . import scaling as _scaling
+from . import second_order as _second_order
 from .share import ShareState
 
 __all__ = ["APP_LIMITS", "LINT_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
-           "digits_clipping", "digits_training", "lint", "model_report", "sample_pitfalls", "scaling", "tensorflow_code"]
+           "digits_clipping", "digits_training", "lint", "model_report", "sample_pitfalls", "scaling", "second_order_mistakes",
+           "second_order_poisson", "second_order_seed", "tensorflow_code"]
 
 #: how long a cached result lives, and how many of each kind the shared server keeps
 TTL = "1h"
@@ -61,6 +63,24 @@ def lint(source: str) -> gradlib.LintResult:
 def demonstrate(name: str) -> gradlib.Demo:
     """``gradlib.demonstrate(name)``, computed live once per hour."""
     return gradlib.demonstrate(name)
+
+
+@st.cache_data(max_entries=1, ttl=TTL, show_spinner="Computing the seed's Hessians…")
+def second_order_seed() -> gradlib.HessianResult:
+    """The seed's function an order higher (``dashboard.second_order.seed``), computed live once per hour."""
+    return _second_order.seed()
+
+
+@st.cache_data(max_entries=1, ttl=TTL, show_spinner="Running the nested-tape mistakes in TensorFlow…")
+def second_order_mistakes() -> list[gradlib.SecondOrderMistake]:
+    """Every nested-tape mistake and its fix, run live once per hour."""
+    return _second_order.mistakes()
+
+
+@st.cache_data(max_entries=1, ttl=TTL, max_size="16MB", show_spinner="Computing Laplacians over the grid…")
+def second_order_poisson() -> gradlib.PoissonExample:
+    """The physics example over the page's grid (fixed: nothing the visitor types decides it)."""
+    return _second_order.poisson()
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)

@@ -22,6 +22,8 @@ class Limits:
     max_eager_passes: int = 256     # passes of an eager Python loop (unstack, naive: one per output)
     max_flops: float = 4e9          # estimated work of one method (floating-point operations, with eager dispatch)
     max_bytes: float = 2e9          # estimated peak memory of one method (gradlib._perelement._cost), in bytes
+    max_hessian: int = 4_000_000    # entries of a second-order result (outputs x watched elements x watched elements)
+    max_unrolled: int = 512         # passes a second-order method writes out one by one into its graph (its trace)
     max_source_chars: int = 200_000     # gradlib.lint: characters of the Python source
     max_source_lines: int = 5_000       # gradlib.lint: lines of the Python source
     max_source_depth: int = 100         # gradlib.lint: nesting of brackets in the text and of the syntax tree

@@ -23,8 +23,8 @@ from plotly.subplots import make_subplots
 
 from ._format import format_number
 
-__all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "gradient_bars", "gradient_table",
-           "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
+__all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
+           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
@@ -56,6 +56,32 @@ def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequenc
     """Heatmap of the Jacobian, outputs down and watched elements across, on a scale centred at zero."""
     return _build("heatmap", matrix, row_labels, col_labels, title=title, x_title="watched element",
                   y_title="output element")
+
+
+def hessian_heatmap(matrix: Any, labels: Sequence[str], *, title: str = "Hessian") -> go.Figure:
+    """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero."""
+    return _build("heatmap", matrix, labels, labels, title=title, x_title="watched element",
+                  y_title="watched element")
+
+
+def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, title: str,
+                  colourbar_title: str = "") -> go.Figure:
+    """A value over a 2-D grid (``values[i, j]`` at ``(xs[j], ys[i])``), on a scale centred at zero.
+
+    >>> field_heatmap([[0.0, 1.0], [-1.0, 2.0]], [0, 1], [0, 1], title="u").data[0].zmid
+    0
+    """
+    z = np.asarray(values, dtype=float)
+    finite = np.isfinite(z)
+    heat = go.Heatmap(z=np.where(finite, z, np.nan), x=list(xs), y=list(ys), colorscale=_DIVERGING, zmid=0,
+                      colorbar={"thickness": 14, "tickformat": ".2~g", "outlinewidth": 0,
+                                "title": {"text": colourbar_title, "side": "right"}},
+                      hovertemplate="x = %{x:.3~g}, y = %{y:.3~g}: %{z:.4~g}<extra></extra>")
+    fig = go.Figure(heat)
+    fig.update_layout(title={"text": title}, height=380, margin={"l": 50, "r": 20, "t": 60, "b": 50},
+                      font={"size": FONT_SIZE}, xaxis={"title": {"text": "x"}, "constrain": "domain"},
+                      yaxis={"title": {"text": "y"}, "scaleanchor": "x", "constrain": "domain"})
+    return fig
 
 
 def magnitude_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,

@@ -75,3 +75,11 @@ def test_the_scan_example_prints_the_shapes_and_writes_the_csv(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "(10000,) (10000,)" in done.stdout and "norm" in done.stdout
     assert (tmp_path / "norms.csv").read_text().startswith("index,loss,norm\n")
+
+
+def test_the_second_order_example_prints_the_seed_s_hessians_and_a_zero_laplacian():
+    out = _run(_block_after("## Second order: Hessians, Laplacians, divergences"))
+    assert "[[ 0.  5.  4.]\n  [ 5.  0.  3.]\n  [ 4.  3.  0.]]" in out
+    assert "[[40. 30. 24.]\n  [30.  0.  9.]\n  [24.  9.  0.]]" in out
+    last = "".join("".join(out.splitlines()[-2:]).split()).replace("-0.", "0.")
+    assert last == "[[0.][0.]]", out   # sin(a) e^b is harmonic: its Laplacian is 0 at every sample

@@ -1,0 +1,231 @@
+"""``hessians`` and ``hvp``: second derivatives of each element of ``y = fn(xs)``, the seed's question an order up.
+
+``xs`` is given as ``per_element_gradients`` takes it (a tensor, a list of tensors, a dict of them by name);
+its elements, flattened in order, are the Hessian's rows and columns, as they are the Jacobian's columns.
+The work is the batched engine's (gradlib._second._runner) on a batch of one: ``g(v)`` unflattens ``v`` into
+``xs``' form, calls ``fn`` and flattens its answer.
+
+>>> import tensorflow as tf
+>>> x = [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)]
+>>> r = hessians(lambda x: tf.stack([x[0] * x[1] * x[2], x[0] * x[1] * x[2] * x[0]]), x)
+>>> r.hessian.tolist()
+[[[0.0, 5.0, 4.0], [5.0, 0.0, 3.0], [4.0, 3.0, 0.0]], [[40.0, 30.0, 24.0], [30.0, 0.0, 9.0], [24.0, 9.0, 0.0]]]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, Hashable
+
+import numpy as np
+import tensorflow as tf
+
+from .. import _runtime
+from .._cache import LRUCache
+from .._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._limits import LIMITS, Limits
+from .._perelement._state import fingerprint
+from . import _orders
+from ._answers import HessianResult, HvpResult, labels
+from ._curvature import activations, nonfinite_warnings, piecewise_warning
+from ._runner import Request, run, to_batch
+
+__all__ = ["HVP_METHODS", "hessians", "hvp"]
+
+#: ``forward_over_reverse``: a ForwardAccumulator over a tape (one pass); ``reverse_over_reverse``: the gradient
+#: of ``J v`` (nested tapes), the reference
+HVP_METHODS = ("auto", "forward_over_reverse", "reverse_over_reverse")
+_HVP = LRUCache(maxsize=16)
+
+
+def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LIMITS) -> HessianResult:
+    """The Hessian of every element of ``fn(xs)`` with respect to ``xs``: shape ``(y.size, n, n)``.
+
+    Args:
+        fn: a callable taking ``xs`` as given (a Python function, a Keras model) and returning a tensor or a
+            list of tensors (stacked).
+        xs: a tensor, a list of tensors (the seed's ``[tf.constant(3.0), ...]``) or a dict of them by name; floating
+            point, one dtype.
+        method: one of ``SECOND_METHODS`` (not ``forward_laplacian``, ``hutchinson``: they give traces only).
+        limits: ``max_hessian`` bounds ``y.size * n * n``; the method's estimate must fit ``max_bytes``.
+
+    Returns:
+        A ``HessianResult``: ``hessian[k, i, j]`` is d^2 y_k / dx_i dx_j (``y`` and ``xs`` flattened).
+
+    Example:
+        >>> hessians(lambda x: x * x * x, tf.constant([1.0, 2.0])).hessian.tolist()
+        [[[6.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 12.0]]]
+
+    Raises:
+        ExpressionError: a bad method, or a request over the limits (the message gives both numbers).
+        InputError: ``xs`` is not floating point or not of one dtype.
+        GradlibError: ``fn`` fails or returns something that is not a floating-point tensor.
+    """
+    _orders.check_method("hessians", method, "hessian")
+    form, names, tensors = _structure("hessians", xs, limits)
+    g, v = _flat(fn, form, names, tensors)
+    with _runtime.work_slot():
+        start = time.perf_counter()
+        out = run(Request("hessians", g, v, "hessian", method, _key(fn, form, names, tensors), model=_model(fn),
+                          tileable=False, check_independence=False), limits)
+        seconds = time.perf_counter() - start
+    y_shape = tuple(_y_shape(fn, form, names, tensors))
+    n = v.shape[1]
+    hessian = out.value[0]
+    warnings = out.notes + nonfinite_warnings(v.numpy(), out.y)
+    warning = piecewise_warning(hessian, activations(fn), "the Hessian")
+    return HessianResult(y=out.y[0].reshape(y_shape), jacobian=out.jacobian[0], hessian=hessian.reshape(-1, n, n),
+                         method=out.method, row_labels=labels("y", y_shape), col_labels=_col_labels(names, tensors),
+                         warnings=warnings + ((warning,) if warning else ()), seconds=seconds, cost=out.cost)
+
+
+def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits = LIMITS) -> HvpResult:
+    """Hessian-vector products: ``H_k v`` for every element ``k`` of ``fn(xs)``, without forming any Hessian.
+
+    Args:
+        fn: as for ``hessians``.
+        xs: as for ``hessians``.
+        vs: the direction, in the same form and shapes as ``xs``.
+        method: one of ``HVP_METHODS``; ``auto`` is ``forward_over_reverse``.
+
+    Returns:
+        An ``HvpResult`` with ``hvp`` of shape ``(y.size, n)``.
+
+    Example:
+        >>> hvp(lambda x: tf.reduce_sum(x ** 3), tf.constant([1.0, 2.0]), tf.constant([1.0, 1.0])).hvp.tolist()
+        [[6.0, 12.0]]
+    """
+    if method not in HVP_METHODS:
+        raise ExpressionError(f"hvp got method={method!r}; choose one of {', '.join(HVP_METHODS)}")
+    form, names, tensors = _structure("hvp", xs, limits)
+    vform, vnames, vtensors = _structure("hvp", vs, limits, where="vs")
+    if (vform, vnames, [tuple(t.shape) for t in vtensors]) != (form, names, [tuple(t.shape) for t in tensors]):
+        raise InputError(f"hvp needs vs in the same form and shapes as xs: xs has "
+                         f"{[tuple(t.shape) for t in tensors]}, vs has {[tuple(t.shape) for t in vtensors]}")
+    g, v = _flat(fn, form, names, tensors)
+    _, t = _flat(fn, form, names, [tf.cast(x, tensors[0].dtype) for x in vtensors])
+    used = "forward_over_reverse" if method == "auto" else method
+    with _runtime.work_slot():
+        start = time.perf_counter()
+        y_shape = tuple(_y_shape(fn, form, names, tensors))
+        m = max(math.prod(y_shape), 1)
+        if m * v.shape[1] > limits.max_hessian:
+            raise ExpressionError(f"hvp would return {m:,} x {v.shape[1]:,} = {m * v.shape[1]:,} entries; at most "
+                                  f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum)")
+        if m > limits.max_unrolled:
+            raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
+                                  f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
+        key = _key(fn, form, names, tensors)
+        create = lambda: _hvp_function(g, v, used)  # noqa: E731
+        compiled = create() if key is None else _HVP.get_or_create((key, used), create)
+        try:
+            y, products = (a.numpy() for a in compiled(v, t))
+        except Exception as exc:   # noqa: BLE001 - fn failed as a graph: say so
+            raise GradlibError(f"fn failed inside hvp's {used}: {type(exc).__name__}: {error_gist(exc)}") from exc
+        seconds = time.perf_counter() - start
+    return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=labels("y", y_shape),
+                     col_labels=_col_labels(names, tensors), warnings=nonfinite_warnings(v.numpy(), y), seconds=seconds)
+
+
+def _hvp_function(g: Callable, v: tf.Tensor, method: str):
+    spec = tf.TensorSpec(tuple(v.shape), v.dtype)
+    zero = tf.UnconnectedGradients.ZERO
+
+    def forward_over_reverse(x, t):
+        with tf.autodiff.ForwardAccumulator(x, t) as acc:
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y = g(x)
+                rows = [y[:, k] for k in range(int(y.shape[1]))]
+            grads = [tape.gradient(r, x, unconnected_gradients=zero) for r in rows]
+        return y, tf.stack([acc.jvp(grad, unconnected_gradients=zero) for grad in grads], axis=1)
+
+    def reverse_over_reverse(x, t):
+        with tf.GradientTape(persistent=True) as outer:
+            outer.watch(x)
+            with tf.GradientTape(persistent=True) as inner:
+                inner.watch(x)
+                y = g(x)
+                rows = [y[:, k] for k in range(int(y.shape[1]))]
+            grads = [inner.gradient(r, x, unconnected_gradients=zero) for r in rows]
+            products = [tf.reduce_sum(grad * t, axis=-1) for grad in grads]
+        return y, tf.stack([outer.gradient(p, x, unconnected_gradients=zero) for p in products], axis=1)
+
+    body = forward_over_reverse if method == "forward_over_reverse" else reverse_over_reverse
+    return tf.function(body, input_signature=[spec, spec], autograph=False).get_concrete_function()
+
+
+# ---------------------------------------------------------------- xs in the forms per_element_gradients takes
+
+
+def _structure(api: str, xs: Any, limits: Limits, where: str = "xs") -> tuple[str, tuple[str, ...], list[tf.Tensor]]:
+    """``(form, names, tensors)``: form is ``single``, ``list`` or ``dict``; names label the columns."""
+    if isinstance(xs, dict):
+        keys = list(xs)
+        if not keys or not all(isinstance(k, str) and k for k in keys):
+            raise InputError(f"{api} takes {where} as a dict with names (non-empty strings) as keys; got keys {keys!r}")
+        form, names, items = "dict", tuple(keys), [xs[k] for k in keys]
+        wheres = [f"{where}[{k!r}]" for k in keys]
+    elif isinstance(xs, (list, tuple)):   # as per_element_gradients: a list is a list of tensors
+        if not xs:
+            raise InputError(f"{api} needs at least one tensor in {where}; got an empty {type(xs).__name__}")
+        form, names, items = "list", tuple(f"x{k}" for k in range(len(xs))), list(xs)
+        wheres = [f"{where}[{k}]" for k in range(len(xs))]
+    else:
+        form, names, items, wheres = "single", ("x",), [xs], [where]
+    tensors = [to_batch(x, api, w, limits) for x, w in zip(items, wheres)]
+    dtypes = sorted({t.dtype.name for t in tensors})
+    if len(dtypes) > 1:
+        raise InputError(f"{api} needs {where} of one dtype to lay their derivatives side by side; got "
+                         f"{', '.join(dtypes)}. Cast them to one, for example tf.cast(x, tf.float64)")
+    return form, names, tensors
+
+
+def _flat(fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[Callable, tf.Tensor]:
+    """``(g, v)``: ``v`` the watched elements as one row ``(1, n)``, ``g(v)`` = ``fn`` of them, flattened ``(1, m)``."""
+    shapes = [tuple(t.shape) for t in tensors]
+    sizes = [math.prod(s) for s in shapes]
+
+    def g(v):
+        pieces = [tf.reshape(p, s) for p, s in zip(tf.split(v[0], sizes), shapes)]
+        given = pieces[0] if form == "single" else dict(zip(names, pieces)) if form == "dict" else pieces
+        return tf.reshape(_output(fn(given)), (1, -1))
+
+    return g, tf.concat([tf.reshape(t, (1, -1)) for t in tensors], axis=1)
+
+
+def _output(y: Any) -> tf.Tensor:
+    if isinstance(y, (list, tuple)):
+        y = tf.stack(y)   # inside the tape: stacking is differentiable, unlike iterating afterwards
+    try:
+        return tf.convert_to_tensor(y)
+    except (TypeError, ValueError):
+        raise GradlibError(f"fn must return a tensor (or a list of tensors); it returned {type(y).__name__}") from None
+
+
+def _y_shape(fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[int, ...]:
+    given = tensors[0] if form == "single" else dict(zip(names, tensors)) if form == "dict" else list(tensors)
+    try:
+        return tuple(_output(fn(given)).shape)
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's function failed: say so
+        raise GradlibError(f"fn failed on xs: {type(exc).__name__}: {error_gist(exc)}") from exc
+
+
+def _col_labels(names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[str, ...]:
+    return tuple(label for name, t in zip(names, tensors) for label in labels(name, tuple(t.shape)))
+
+
+def _key(fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> Hashable | None:
+    try:
+        hash(fn)
+    except TypeError:
+        return None
+    # a value fn reads (a NumPy array, a number in a closure) is frozen into a trace: a changed one is a new key
+    return ("hessians", fn, form, names, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))
+
+
+def _model(fn: Callable) -> Any:
+    return fn if hasattr(fn, "trainable_variables") and hasattr(fn, "layers") else None

@@ -1,0 +1,172 @@
+"""Live demonstrations of second order: the nested-tape mistakes, each run side by side with what is right (the
+seed's broken loop, an order up), and a small physics example (Laplacians over a 2-D grid).
+
+>>> [m.name for m in second_order_mistakes()]
+['gradient_after_outer_block', 'watched_by_inner_only', 'batch_jacobian_of_mixed_rows']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import tensorflow as tf
+
+from .._errors import BatchMixingError, ExpressionError
+from ._samplewise import laplacian, per_sample_hessians
+
+__all__ = ["PoissonExample", "SecondOrderMistake", "poisson_example", "second_order_mistakes"]
+
+
+@dataclass(frozen=True)
+class SecondOrderMistake:
+    """One mistake: its code and what TensorFlow returned just now, next to the right code and its answer.
+
+    ``broken`` and ``fixed`` are lists of numbers, ``None`` where TensorFlow returned None; ``fixed_error`` is
+    the refusal gradlib gives instead of a number, when there is no right number to give.
+    """
+
+    name: str
+    title: str
+    explanation: str
+    broken_code: str
+    broken: list
+    fixed_code: str
+    fixed: list
+    fixed_error: str = ""
+
+
+def _numbers(t) -> list:
+    return [None] if t is None else [float(v) for v in np.asarray(t).reshape(-1)]
+
+
+def _after_block() -> SecondOrderMistake:
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x ** 3
+    dy = inner.gradient(y, x)
+    broken = outer.gradient(dy, x)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x ** 3
+        dy = inner.gradient(y, x)
+    fixed = outer.gradient(dy, x)
+    return SecondOrderMistake(
+        "gradient_after_outer_block", "The inner gradient taken after the outer tape's block",
+        "The outer tape records only what runs inside its block. Taken after it, the first derivative is not on "
+        "the outer tape's record, so its derivative is None. Take the inner gradient inside the outer block.",
+        "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+        "        inner.watch(x)\n        y = x ** 3\ndy = inner.gradient(y, x)      # outside `outer`\n"
+        "d2y = outer.gradient(dy, x)", _numbers(broken),
+        "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+        "        inner.watch(x)\n        y = x ** 3\n    dy = inner.gradient(y, x)  # inside `outer`\n"
+        "d2y = outer.gradient(dy, x)", _numbers(fixed))
+
+
+def _inner_only() -> SecondOrderMistake:
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x ** 3
+        dy = inner.gradient(y, x)
+    broken = outer.gradient(dy, x)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x ** 3
+        dy = inner.gradient(y, x)
+    fixed = outer.gradient(dy, x)
+    return SecondOrderMistake(
+        "watched_by_inner_only", "A tensor watched only by the inner tape",
+        "A tf.constant is recorded only by a tape that watches it. The inner tape does, the outer one does not, so "
+        "the outer tape has no path from x to the first derivative: None. Watch x on both tapes (a tf.Variable is "
+        "watched by every tape).",
+        "with tf.GradientTape() as outer:\n    with tf.GradientTape() as inner:\n        inner.watch(x)\n"
+        "        y = x ** 3\n    dy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)", _numbers(broken),
+        "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+        "        inner.watch(x)\n        y = x ** 3\n    dy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)",
+        _numbers(fixed))
+
+
+def _mixed_rows() -> SecondOrderMistake:
+    x = tf.constant([[1.0], [2.0]])
+
+    def f(x):
+        return x ** 2 + 0.5 * tf.reverse(x, [0]) ** 2   # each row's output reads the other row
+
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy = inner.gradient(y, x)
+    broken = outer.batch_jacobian(dy, x)
+    error = ""
+    try:
+        per_sample_hessians(f, x, diagonal=True)
+    except BatchMixingError as exc:
+        error = str(exc)
+    return SecondOrderMistake(
+        "batch_jacobian_of_mixed_rows", "batch_jacobian of a gradient when the batch rows interact",
+        "batch_jacobian assumes each row's output depends on that row's input only. Here y[b] = x[b]^2 + "
+        "x[other]^2 / 2: the true d2y[b]/dx[b]^2 is 2, but the gradient of the batch's sum mixes the rows and "
+        "batch_jacobian silently returns 3 (tensorflow#38428). gradlib checks every sample and refuses.",
+        "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+        "        inner.watch(x)\n        y = f(x)\n    dy = inner.gradient(y, x)\nd2y = outer.batch_jacobian(dy, x)",
+        _numbers(broken), "gradlib.per_sample_hessians(f, x, diagonal=True)", [2.0, 2.0], error)
+
+
+def second_order_mistakes() -> list[SecondOrderMistake]:
+    """Every mistake, run now."""
+    return [_after_block(), _inner_only(), _mixed_rows()]
+
+
+@dataclass(frozen=True, eq=False)
+class PoissonExample:
+    """Laplacians over the grid ``xs`` x ``ys`` (``[i, j]`` at ``(xs[j], ys[i])``), float64."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    exact_laplacian: np.ndarray      # of u = sin(pi x) sin(pi y)
+    residual: np.ndarray             # its Poisson residual: laplacian(u) - f, with f = -2 pi^2 u
+    tanh_laplacian: np.ndarray       # of a small tanh network (untrained)
+    relu_laplacian: np.ndarray       # of the same network with ReLU: exactly 0
+    tanh_method: str
+    relu_warnings: tuple[str, ...]
+
+
+def _network(activation: str):
+    import keras
+
+    keras.utils.set_random_seed(7)
+    return keras.Sequential([keras.Input((2,), dtype="float64"),
+                             keras.layers.Dense(16, activation=activation, dtype="float64"),
+                             keras.layers.Dense(16, activation=activation, dtype="float64"),
+                             keras.layers.Dense(1, dtype="float64")])
+
+
+def _solution(p):
+    return (tf.sin(np.pi * p[:, 0]) * tf.sin(np.pi * p[:, 1]))[:, None]
+
+
+def poisson_example(grid: int = 33) -> PoissonExample:
+    """The Laplacian of a known solution of the Poisson equation, of a tanh network and of a ReLU network, over a
+    ``grid`` x ``grid`` grid on the unit square (``grid`` from 2 to 201)."""
+    if isinstance(grid, bool) or not isinstance(grid, int) or not 2 <= grid <= 201:
+        raise ExpressionError(f"poisson_example got grid={grid!r}; give a whole number from 2 to 201")
+    xs = ys = np.linspace(0.0, 1.0, grid)
+    gx, gy = np.meshgrid(xs, ys)
+    points = np.stack([gx.reshape(-1), gy.reshape(-1)], axis=1)
+    exact = laplacian(_solution, points).laplacian[:, 0].reshape(grid, grid)
+    f = -2 * np.pi ** 2 * np.sin(np.pi * gx) * np.sin(np.pi * gy)
+    tanh = laplacian(_network("tanh"), points)
+    relu = laplacian(_network("relu"), points)
+    return PoissonExample(xs, ys, exact, exact - f, tanh.laplacian[:, 0].reshape(grid, grid),
+                          relu.laplacian[:, 0].reshape(grid, grid), tanh.method, relu.warnings)

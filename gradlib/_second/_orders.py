@@ -1,0 +1,242 @@
+"""The second-order methods as rows of one table: what each computes, what it costs, what it needs.
+
+Every row is read by the same three stages: ``applicable`` (does the row fit this request at all), ``cost``
+(estimated work, peak memory, and how many passes it writes out one by one into its graph, which is what
+its first call pays to trace) and ``choose`` (``auto``: the cheapest estimate among the exact rows within the
+limits; never an opt-in row, and never a row whose trace alone is estimated past ``FIRST_CALL_SECONDS``).
+
+A request is a ``Shape``: ``batch`` samples of ``inputs`` elements each, ``outputs`` elements per sample, and
+a ``kind`` (``hessian``, ``diagonal``, ``laplacian``, ``divergence``). What one forward pass of the function
+costs per sample (``macs``, ``floats``, ``layers``) is read from a Keras model's Dense layers, or guessed for
+any other callable (``measured=False``: the estimate says so).
+
+>>> s = Shape(batch=1024, inputs=50, outputs=1, kind="laplacian", itemsize=4, macs=144_128, floats=769,
+...           layers=4, tileable=True, dense=True)
+>>> choose(s, LIMITS)
+'forward_laplacian'
+>>> [row.name for row in TABLE if row.opt_in]
+['hutchinson']
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from .._format import format_number
+from .._errors import ExpressionError
+from .._limits import LIMITS, Limits
+
+__all__ = ["FIRST_CALL_SECONDS", "KINDS", "SECOND_METHODS", "TABLE", "Cost", "SecondMethod",
+           "Shape", "check_budget", "check_method", "choose", "row", "with_probes"]
+
+#: what the second-order functions compute: full Hessians, their diagonals, their traces, a Jacobian's trace
+KINDS = ("hessian", "diagonal", "laplacian", "divergence")
+#: ``auto`` never picks a method whose first call (its trace) is estimated past this many seconds
+FIRST_CALL_SECONDS = 2.0
+#: multiply-adds per second a compiled pass sustains (docs/performance.md, "Second order": where it comes from)
+RATE = 1.5e10
+#: rows per vectorized pass of the tiled methods (copies of the batch, one per tangent or probe), at most
+TILE_ROWS = 16_384
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One request, as the cost estimates see it."""
+
+    batch: int
+    inputs: int                 # d: elements of one sample
+    outputs: int                # elements of one sample's output
+    kind: str
+    itemsize: int               # bytes per element of the computation's dtype
+    macs: float                 # multiply-adds of one forward pass, per sample
+    floats: float               # activations one forward pass keeps, per sample
+    layers: int                 # ops along the longest path (what a trace writes out per pass), at least 1
+    tileable: bool              # fn takes any batch: the tiled methods may run it on copies of the batch
+    dense: bool                 # a Keras Sequential of Dense layers the forward rules cover
+    probes: int = 0             # Hutchinson's random probes
+    measured: bool = True       # macs and floats were read from the model (False: guessed)
+    widest: int = 0             # the widest layer (the forward rules carry a Jacobian that wide)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A method's estimate for one ``Shape``."""
+
+    flops: float               # multiply-adds
+    bytes: float               # peak memory
+    unrolled: int              # passes written out one by one into the graph
+    trace_seconds: float       # estimated first-call overhead
+
+    @property
+    def seconds(self) -> float:
+        return self.flops / RATE + self.trace_seconds
+
+    def text(self) -> str:
+        return (f"~{format_number(self.flops, 2)} multiply-adds, ~{format_number(self.bytes / 1e6, 2)} MB peak, "
+                f"{self.unrolled:,} unrolled passes, first call ~{format_number(self.trace_seconds, 2)} s")
+
+
+@dataclass(frozen=True)
+class SecondMethod:
+    """One row: a way to compute second derivatives per sample (or of one function of many inputs)."""
+
+    name: str
+    summary: str
+    kinds: tuple[str, ...]
+    exact: bool                 # False: an estimate (returns its standard error)
+    opt_in: bool                # auto never picks it
+    needs_tiling: bool          # runs fn on copies of the batch
+    needs_dense: bool           # only for the forward rules' layers
+    estimate: Callable[[Shape], Cost]
+
+    def applicable(self, s: Shape) -> str:
+        """Why this row cannot serve ``s`` ('' when it can)."""
+        if s.kind not in self.kinds:
+            return f"{self.name} does not compute {s.kind} (it computes {', '.join(self.kinds)})"
+        if self.needs_dense and not s.dense:
+            return (f"{self.name} has layer rules only for a Keras Sequential of Dense layers with "
+                    "the common activations")
+        if self.needs_tiling and not s.tileable:
+            return f"{self.name} runs fn on copies of the batch, and this fn takes one fixed input"
+        return ""
+
+    def cost(self, s: Shape) -> Cost:
+        return self.estimate(s)
+
+
+def _forward(s: Shape) -> float:
+    return s.batch * s.macs
+
+
+def _result_bytes(s: Shape) -> float:
+    per = {"hessian": s.inputs * s.inputs, "diagonal": s.inputs, "laplacian": 1, "divergence": 1}[s.kind]
+    return s.itemsize * s.batch * s.outputs * (per + s.inputs)   # the result and the Jacobian beside it
+
+
+def _trace(unrolled: int, s: Shape, base: float, per_pass_layer: float) -> float:
+    """A first call's tracing: a base, and each pass written out into the graph, per layer it goes through."""
+    return base + per_pass_layer * max(unrolled, 1) * s.layers
+
+
+def _directions(s: Shape) -> int:
+    """Second-order passes per sample: one per output and input element (a Jacobian's trace: one per input)."""
+    return s.inputs if s.kind == "divergence" else s.outputs * s.inputs
+
+
+# Each row's factors (work per direction, tracing per unrolled pass and layer, activations held) are fitted to the
+# bench's shapes: docs/performance.md, "Second order", lists the measurements they come from.
+
+
+def _nested(s: Shape) -> Cost:
+    k = _directions(s)
+    held = s.itemsize * s.batch * s.floats * k * 3     # pfor holds every direction's backward pass at once
+    return Cost(_forward(s) * (3 + 4 * k), held + _result_bytes(s) * (s.inputs if s.kind != "divergence" else 1),
+                0, 1.0 + 0.1 * s.layers)
+
+
+def _loop(s: Shape) -> Cost:
+    k = _directions(s)
+    return Cost(_forward(s) * (3 + 2.5 * k), s.itemsize * s.batch * s.floats * 40 + _result_bytes(s), k,
+                _trace(k, s, 0.3, 0.03))
+
+
+def _tiled_rows(s: Shape, copies: int) -> tuple[int, int]:
+    """(rows per pass, passes) when ``copies`` copies of the batch are run in chunks of at most TILE_ROWS rows."""
+    per_pass = max(1, min(copies, TILE_ROWS // max(s.batch, 1)))
+    return per_pass * s.batch, math.ceil(copies / per_pass)
+
+
+def _forward_over_reverse(s: Shape) -> Cost:
+    if not s.tileable:   # one Hessian-vector product per input and output element, written out one by one
+        unrolled = s.inputs * s.outputs
+        return Cost(_forward(s) * 9 * unrolled, s.itemsize * s.floats * s.outputs * 8 + _result_bytes(s),
+                    unrolled, _trace(unrolled, s, 0.3, 0.075))
+    rows, passes = _tiled_rows(s, s.inputs)
+    per_output = 1 if s.kind == "divergence" else s.outputs
+    work = 4 if s.kind == "divergence" else 9
+    return Cost(_forward(s) * work * s.inputs * per_output, s.itemsize * rows * s.floats * 18 + _result_bytes(s),
+                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
+
+
+def _forward_laplacian(s: Shape) -> Cost:
+    carried = s.itemsize * s.batch * max(s.widest, s.outputs) * s.inputs * 4
+    return Cost(_forward(s) * (1 + 1.5 * s.inputs), carried + _result_bytes(s), 1, 0.3)
+
+
+def _hutchinson(s: Shape) -> Cost:
+    rows, passes = _tiled_rows(s, s.probes)
+    per_output = 1 if s.kind == "divergence" else s.outputs
+    return Cost(_forward(s) * 9 * s.probes * per_output, s.itemsize * rows * s.floats * 6 + _result_bytes(s),
+                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
+
+
+TABLE: tuple[SecondMethod, ...] = (
+    SecondMethod("nested_tapes", "the TensorFlow guide's way: batch_jacobian of a batch_jacobian taken inside an outer "
+                 "tape (pfor; a while_loop where pfor fails). The baseline", KINDS, True, False, False, False, _nested),
+    SecondMethod("loop", "a loop over input dimensions (DeepXDE's way): each element of the gradient differentiated "
+                 "again, one backward pass each", KINDS, True, False, False, False, _loop),
+    SecondMethod("forward_over_reverse", "tf.autodiff.ForwardAccumulator over a GradientTape: one Hessian-vector "
+                 "product per input element, the batch copied once per element (in chunks)", KINDS, True, False,
+                 False, False, _forward_over_reverse),
+    SecondMethod("forward_laplacian", "value, Jacobian and Laplacian (or Hessian diagonal) carried forward through "
+                 "each Dense layer by its activation's rule (a Keras Sequential of Dense layers only)",
+                 ("diagonal", "laplacian"), True, False, False, True, _forward_laplacian),
+    SecondMethod("hutchinson", "an unbiased estimate from random +-1 probes v (v^T H v, or v^T J v for a divergence), "
+                 "with its standard error; opt-in", ("laplacian", "divergence"), False, True, True, False,
+                 _hutchinson),
+)
+SECOND_METHODS = ("auto",) + tuple(r.name for r in TABLE)
+_BY_NAME = {r.name: r for r in TABLE}
+
+
+def row(name: str) -> SecondMethod:
+    return _BY_NAME[name]
+
+
+def check_method(api: str, method: object, kind: str) -> None:
+    names = ["auto"] + [r.name for r in TABLE if kind in r.kinds]
+    if method not in names:
+        raise ExpressionError(f"{api} got method={method!r}; choose one of {', '.join(names)}")
+
+
+def choose(s: Shape, limits: Limits) -> str:
+    """``auto``'s choice: the exact, applicable row with the lowest estimated time (warm work and first-call
+    tracing) within the limits, among those whose first call is estimated under ``FIRST_CALL_SECONDS`` when there
+    are any (else the fastest, and the call says what its first call cost); refused, with the leanest row's
+    numbers, when none fits."""
+    quick, slow, nearest = [], [], None
+    for r in TABLE:
+        if r.opt_in or r.applicable(s):
+            continue
+        c = r.cost(s)
+        if c.bytes <= limits.max_bytes and c.unrolled <= limits.max_unrolled:
+            (quick if c.trace_seconds <= FIRST_CALL_SECONDS else slow).append((c.seconds, r.name))
+        elif nearest is None or c.bytes < nearest[1].bytes:
+            nearest = (r.name, c)
+    if quick or slow:
+        return min(quick or slow)[1]
+    name, c = nearest
+    raise ExpressionError(
+        f"no exact second-order method fits this request ({s.batch:,} samples x {s.outputs:,} outputs x "
+        f"{s.inputs:,} inputs): the leanest, {name}, needs {c.text()}, and the limits allow "
+        f"{format_number(limits.max_bytes / 1e6, 2)} MB and {limits.max_unrolled:,} unrolled passes. Use a "
+        "smaller batch, or method='hutchinson' for an estimate")
+
+
+def check_budget(name: str, s: Shape, limits: Limits) -> None:
+    """Refuse a named method whose estimate passes the limits, with both numbers."""
+    c = row(name).cost(s)
+    if c.bytes > limits.max_bytes:
+        raise ExpressionError(f"method {name!r} would need ~{format_number(c.bytes / 1e6, 2)} MB at its peak here "
+                              f"({s.batch:,} samples x {s.outputs:,} outputs x {s.inputs:,} inputs); at most "
+                              f"{format_number(limits.max_bytes / 1e6, 2)} MB are allowed. Use a smaller batch or "
+                              "method='auto'")
+    if c.unrolled > limits.max_unrolled:
+        raise ExpressionError(f"method {name!r} would write {c.unrolled:,} passes one by one into its graph here; at "
+                              f"most {limits.max_unrolled:,} are allowed (each costs trace time). Use method='auto'")
+
+
+def with_probes(s: Shape, probes: int) -> Shape:
+    return replace(s, probes=probes)

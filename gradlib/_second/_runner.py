@@ -1,0 +1,268 @@
+"""The one engine behind every second-order entry point: size the request, choose a method, trace it once
+(cached), run it, and check that the samples of a batch are independent.
+
+A request is a function ``g`` of a batch ``(B, d)`` returning ``(B, out)`` (the entry points flatten what the
+user gave into that form). ``run`` returns plain NumPy data and the notes for ``.warnings``.
+
+The independence check is ``per_sample_gradients``' (gradlib._persample): for a random cotangent ``u``, the
+whole batch's ``u^T dy/dx`` must equal ``sum_k u[c, k] J[c, k, :]`` for each sample ``c``, where ``J`` is each
+output column's gradient summed over the batch. A function that mixes samples breaks the equality, and a
+second derivative computed as a ``batch_jacobian`` of its gradient would be the derivative of a sum
+(tensorflow#38428: ``[3, 3]`` where the true diagonal is ``[2, 2]``): ``BatchMixingError`` instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+import numpy as np
+import tensorflow as tf
+
+from .._cache import LRUCache
+from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from .._format import format_number
+from .._limits import Limits
+from . import _orders, _tapes
+from ._curvature import pfor_fallback
+from ._taylor import dense_layers, forward_laplacian
+
+__all__ = ["MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "run", "shape_of", "to_batch"]
+
+#: the independence check's tolerance, relative to the scale of the per-sample terms it sums
+MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-10}
+_COMPILED = LRUCache(maxsize=32)
+_TRACED = threading.local()   # how long this thread's last trace took (a first call says so when it is long)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to compute: ``g`` on the batch ``x`` ``(B, d)``; ``key`` names ``g`` in the compiled cache (``None``:
+    never cached); ``model`` is the user's Keras model, if any (for the forward rules and the diagnoses)."""
+
+    api: str
+    g: Callable
+    x: tf.Tensor
+    kind: str
+    method: str
+    key: Hashable | None
+    model: Any = None
+    tileable: bool = True
+    probes: int = 0
+    check_independence: bool = True
+    precision: str = ""         # the lowest precision fn computes in, if lower than x's (a float32 model on float64)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    y: np.ndarray
+    jacobian: np.ndarray
+    value: np.ndarray
+    error: np.ndarray | None
+    method: str
+    notes: tuple[str, ...]
+    cost: str
+
+
+def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
+    """``x`` as a floating-point tensor of rank 2 or more with a non-empty batch, within ``max_elements``."""
+    try:
+        tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{api} could not turn {where} into a tensor: {exc}") from None
+    if tensor.dtype.is_integer and isinstance(x, (int, float, list, tuple)):
+        tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
+    if not tensor.dtype.is_floating:
+        raise InputError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: TensorFlow's "
+                         f"tape does not watch integer tensors. Cast it first: tf.cast({where}, tf.float32)")
+    if tensor.shape.num_elements() == 0:
+        raise InputError(f"{api} got an empty {where}: shape {tuple(tensor.shape)}")
+    if tensor.shape.num_elements() > limits.max_elements:
+        raise InputError(f"{where} has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} "
+                         "are allowed")
+    return tensor
+
+
+def shape_of(req: Request, outputs: int) -> _orders.Shape:
+    """The request as the cost table sees it: a Keras model's Dense sizes are read, anything else is guessed."""
+    b, d = (int(n) for n in req.x.shape)
+    kernels, _ = dense_layers(req.model) if req.model is not None else ([], "")
+    if kernels:
+        sizes = [tuple(int(n) for n in k.shape) for k, _, _ in kernels]
+        macs, floats, widest = sum(a * c for a, c in sizes), d + sum(c for _, c in sizes), max(c for _, c in sizes)
+        layers, measured = len(sizes), True
+    else:
+        floats = 8.0 * (d + outputs)
+        macs, widest, layers, measured = floats * d, int(floats), 4, False
+    return _orders.Shape(b, d, outputs, req.kind, req.x.dtype.size, float(macs), float(floats), layers,
+                         req.tileable, bool(kernels) and req.x.shape.rank == 2, req.probes, measured, widest)
+
+
+def run(req: Request, limits: Limits) -> Outcome:
+    """Choose (``auto``) or check the method, trace it (once per function and shape), run it, check the batch."""
+    outputs = _output_size(req, limits)
+    s = shape_of(req, outputs)
+    method = _orders.choose(s, limits) if req.method == "auto" else req.method
+    why = _orders.row(method).applicable(s)
+    if why:
+        raise ExpressionError(f"{req.api} cannot use method={method!r}: {why}. Use method='auto'")
+    _orders.check_budget(method, s, limits)
+    _TRACED.seconds = 0.0
+    compiled, fallback = _compiled(req, method)
+    traced = _TRACED.seconds
+    try:
+        out = {k: v.numpy() for k, v in compiled(req.x).items()}
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - fn failed as a graph: say so, with its message
+        raise GradlibError(f"fn failed inside {req.api}'s compiled {method} on a batch of shape {tuple(req.x.shape)}: "
+                           f"{type(exc).__name__}: {error_gist(exc)}") from exc
+    notes = (fallback,) if fallback else ()
+    if traced > _orders.FIRST_CALL_SECONDS:
+        notes += (f"this first call spent {format_number(traced, 2)} s tracing method {method!r} (its estimate: "
+                  f"{_orders.row(method).cost(s).text()}); later calls with this function and batch shape reuse "
+                  "the trace",)
+    if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
+        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"],
+                                   req.precision or req.x.dtype.name)
+    return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
+                   _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
+                                                         "Keras Sequential of Dense layers)"))
+
+
+def _output_size(req: Request, limits: Limits) -> int:
+    """Call ``g`` once on the first sample (eagerly): the output must keep the batch axis. A Keras Sequential of
+    Dense layers on a flat batch is not called: its output is its last layer's units."""
+    kernels, _ = dense_layers(req.model) if req.model is not None and req.kind != "divergence" else ([], "")
+    if kernels:
+        _check_cells(req, int(kernels[-1][0].shape[1]), limits)
+        return int(kernels[-1][0].shape[1])
+    try:
+        y = tf.convert_to_tensor(req.g(req.x[:1]))
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
+        raise GradlibError(f"fn failed on a batch of shape {tuple(req.x[:1].shape)}: {type(exc).__name__}: "
+                           f"{error_gist(exc)}") from exc
+    if not y.dtype.is_floating:
+        raise GradlibError(f"fn must return floating-point values; it returned {y.dtype.name}")
+    if req.kind == "divergence" and int(y.shape[1]) != int(req.x.shape[1]):
+        raise GradlibError(f"{req.api} needs a vector field: as many outputs as inputs per sample, but fn maps "
+                           f"{int(req.x.shape[1]):,} inputs to {int(y.shape[1]):,} outputs")
+    _check_cells(req, int(y.shape[1]), limits)
+    return int(y.shape[1])
+
+
+def _check_cells(req: Request, outputs: int, limits: Limits) -> None:
+    """Refuse a result over ``limits.max_hessian`` entries before anything is traced, giving both numbers."""
+    b, d = (int(n) for n in req.x.shape)
+    per = {"hessian": d * d, "diagonal": d}.get(req.kind, 1)
+    cells = b * outputs * per
+    if cells > limits.max_hessian:
+        what = {"hessian": f"{b:,} x {outputs:,} outputs x {d:,} x {d:,} inputs",
+                "diagonal": f"{b:,} x {outputs:,} outputs x {d:,} inputs"}.get(req.kind, f"{b:,} x {outputs:,}")
+        raise ExpressionError(f"{req.api} would return {cells:,} second-order entries ({what}); at most "
+                              f"{limits.max_hessian:,} are allowed. Use a smaller batch, fewer outputs, or ask for "
+                              "less (diagonal=True, or gradlib.laplacian for the trace only)")
+
+
+def _compiled(req: Request, method: str) -> tuple[Callable, str]:
+    spec = tf.TensorSpec(tuple(req.x.shape), req.x.dtype)
+    create = lambda: _trace(req, method, spec)  # noqa: E731
+    if req.key is None:
+        return create()
+    return _COMPILED.get_or_create((req.key, req.kind, method, tuple(spec.shape), spec.dtype.name, req.probes),
+                                   create)
+
+
+class _ThisThread(logging.Filter):
+    """Drops this thread's records: pfor logs every op it cannot convert, at length, before it raises."""
+
+    def __init__(self):
+        super().__init__()
+        self.thread = threading.get_ident()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread != self.thread
+
+
+def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, str]:
+    """Trace with pfor; where pfor cannot vectorize (tensorflow#108936), trace again without it and say so."""
+    quiet = _ThisThread()
+    logging.getLogger("tensorflow").addFilter(quiet)
+    try:
+        return _concrete(req, method, spec, use_pfor=True), ""
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - pfor, or the user's function, failed while tracing
+        if "vectoriz" not in str(exc):
+            raise GradlibError(f"fn failed when {req.api} traced it on a batch of shape {tuple(spec.shape)}: "
+                               f"{type(exc).__name__}: {error_gist(exc)}") from exc
+        note = pfor_fallback(exc)
+    finally:
+        logging.getLogger("tensorflow").removeFilter(quiet)
+    try:
+        return _concrete(req, method, spec, use_pfor=False), note
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's function failed while tracing
+        raise GradlibError(f"fn failed when {req.api} traced it without pfor on a batch of shape "
+                           f"{tuple(spec.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
+
+
+def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):
+    kernel = _kernel(req, method, use_pfor)
+    start = time.perf_counter()
+    concrete = tf.function(kernel, input_signature=[spec], autograph=False,
+                           reduce_retracing=False).get_concrete_function()
+    _TRACED.seconds = time.perf_counter() - start
+    return concrete
+
+
+def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:
+    g, kind = req.g, req.kind
+    if method == "nested_tapes":
+        return lambda x: _tapes.nested_tapes(g, x, kind, use_pfor)
+    if method == "loop":
+        return lambda x: _tapes.loop(g, x, kind, use_pfor)
+    if method == "forward_over_reverse" and req.tileable:
+        return lambda x: _tapes.forward_over_reverse(g, x, kind, _orders.TILE_ROWS, use_pfor)
+    if method == "forward_over_reverse":
+        return lambda x: _tapes.forward_over_reverse_one(g, x, kind, use_pfor)
+    if method == "hutchinson":
+        return lambda x: _tapes.hutchinson(g, x, kind, req.probes, _orders.TILE_ROWS, use_pfor)
+    kernels, _ = dense_layers(req.model)
+
+    def taylor(x):
+        y, jac, value = forward_laplacian(kernels, x, kind)
+        return {"y": y, "jacobian": jac, "value": value}
+    return taylor
+
+
+def check_independent(api: str, jac: np.ndarray, u: np.ndarray, vjp: np.ndarray, dtype: str) -> tuple[str, ...]:
+    """Every sample at once (see the module's docstring); a note when some entries are not finite."""
+    b = u.shape[0]
+    blocks, weights = jac.reshape(b, u[0].size, -1), u.reshape(b, -1)
+    with np.errstate(all="ignore"):
+        predicted = np.einsum("bk,bkd->bd", weights, blocks)
+        scale = np.einsum("bk,bkd->bd", np.abs(weights), np.abs(blocks))
+        gap = np.abs(vjp.reshape(b, -1) - predicted)
+    finite = np.isfinite(gap) & np.isfinite(scale)
+    note = ("the samples' independence could only be checked where the Jacobian is finite",) if not finite.all() else ()
+    if not finite.any():
+        return note
+    allowed = MIXING_TOLERANCE.get(dtype, 1e-4) * max(float(scale[finite].max()), 1e-30)
+    excess = np.where(finite, gap, 0.0)
+    if excess.max() > allowed:
+        c = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
+        raise BatchMixingError(
+            f"{api}: the samples of the batch are not independent: the input of sample {c} changes the output of "
+            f"another sample (a random projection of dy/dx differs from the per-sample Jacobians by "
+            f"{format_number(excess.max(), 3)}, at a scale of {format_number(scale[finite].max(), 3)}), so "
+            "per-sample second derivatives do not exist, and a batch_jacobian of the gradient would silently be the "
+            "derivative of the batch's sum (tensorflow#38428). Call a model with training=False, or use "
+            "gradlib.hessians on the whole batch")
+    return note

@@ -1,0 +1,134 @@
+"""The forward Laplacian: value, Jacobian and Laplacian (or Hessian diagonal) carried through each Dense layer.
+
+For ``z = h W + b`` and ``a = s(z)`` (elementwise), with ``J = dh/dx`` ``(B, k, d)`` and ``L`` the Laplacian of
+each unit of ``h`` ``(B, k)`` (or ``D``, its Hessian diagonal ``(B, k, d)``)::
+
+    Jz = J W            Lz = L W                Dz = D W
+    Ja = s'(z) Jz       La = s'(z) Lz + s''(z) sum_d Jz^2      Da = s'(z) Dz + s''(z) Jz^2
+
+which is the collapsed second-order Taylor recurrence: one pass, no tape, no pfor. Only a Keras Sequential
+of Dense layers with an activation in ``RULES`` qualifies (``dense_layers`` says which layer does not); any
+other model goes to a tape method, so this rule set can only be incomplete, never wrong.
+
+>>> import numpy as np
+>>> kernels = [(np.array([[2.0]]), np.array([0.0]), "tanh")]
+>>> y, jac, lap = forward_laplacian(kernels, tf.constant([[0.5]], tf.float64), "laplacian")
+>>> bool(abs(float(lap[0, 0]) + 8 * np.tanh(1.0) * (1 - np.tanh(1.0) ** 2)) < 1e-12)
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import tensorflow as tf
+
+__all__ = ["PIECEWISE_LINEAR", "RULES", "dense_layers", "forward_laplacian"]
+
+
+def _tanh(z):
+    t = tf.tanh(z)
+    d1 = 1 - t * t
+    return t, d1, -2 * t * d1
+
+
+def _sigmoid(z):
+    s = tf.sigmoid(z)
+    d1 = s * (1 - s)
+    return s, d1, d1 * (1 - 2 * s)
+
+
+def _softplus(z):
+    s = tf.sigmoid(z)
+    return tf.nn.softplus(z), s, s * (1 - s)
+
+
+def _silu(z):
+    s = tf.sigmoid(z)
+    return z * s, s + z * s * (1 - s), s * (1 - s) * (2 + z * (1 - 2 * s))
+
+
+def _exponential(z):
+    e = tf.exp(z)
+    return e, e, e
+
+
+def _elu(z):
+    e = tf.exp(tf.minimum(z, 0))
+    positive = z > 0
+    return tf.where(positive, z, e - 1), tf.where(positive, tf.ones_like(z), e), tf.where(positive, tf.zeros_like(z), e)
+
+
+def _relu(z):
+    positive = tf.cast(z > 0, z.dtype)
+    return tf.nn.relu(z), positive, tf.zeros_like(z)
+
+
+def _linear(z):
+    return z, tf.ones_like(z), tf.zeros_like(z)
+
+
+#: activation name (as Keras serializes it) -> ``z -> (s(z), s'(z), s''(z))``
+RULES: dict[str, Callable] = {"linear": _linear, "tanh": _tanh, "sigmoid": _sigmoid, "softplus": _softplus,
+                              "silu": _silu, "swish": _silu, "exponential": _exponential, "elu": _elu, "relu": _relu}
+#: activations whose second derivative is 0 wherever it exists (TensorFlow's gradients give exactly 0)
+PIECEWISE_LINEAR = ("relu", "relu6", "leaky_relu", "hard_tanh", "hard_shrink", "soft_shrink", "linear")
+
+
+def dense_layers(model: Any) -> tuple[list[tuple[Any, Any, str]], str]:
+    """``(kernels, why_not)``: a Keras Sequential of plain Dense layers as ``[(kernel, bias, activation)]``, or
+    ``([], the reason)`` (the first layer the rules do not cover)."""
+    import keras
+
+    if not isinstance(model, keras.Sequential):
+        return [], "fn is not a Keras Sequential model"
+    kernels = []
+    for layer in model.layers:
+        if type(layer) is not keras.layers.Dense:
+            return [], f"layer {layer.name!r} is a {type(layer).__name__}, not a Dense layer"
+        name = keras.activations.serialize(layer.activation)
+        name = name if isinstance(name, str) else getattr(layer.activation, "__name__", repr(layer.activation))
+        if name not in RULES:
+            return [], f"layer {layer.name!r} has the activation {name!r}, which has no forward rule"
+        if getattr(layer, "lora_enabled", False) or getattr(layer, "quantization_mode", None):
+            return [], f"layer {layer.name!r} is LoRA-enabled or quantized"
+        kernels.append((layer.kernel, layer.bias, name))
+    if not kernels:
+        return [], "the model has no layers"
+    return kernels, ""
+
+
+def forward_laplacian(kernels: list[tuple[Any, Any, str]], x: tf.Tensor, kind: str):
+    """``(y, jacobian, value)``: value is the Laplacian ``(B, out)`` or the Hessian diagonal ``(B, out, d)``.
+
+    The Jacobian is carried as ``(B, d, units)`` so that each layer's ``J W`` is one plain matrix product of
+    ``(B * d, units)`` by the kernel (no transposes); it is turned to ``(B, out, d)`` once, at the end.
+    """
+    dtype = kernels[0][0].dtype if hasattr(kernels[0][0], "dtype") else x.dtype
+    h = tf.cast(x, dtype)
+    jac = second = None      # None: J is the identity, the second-order term is 0 (h is x itself)
+    for kernel, bias, activation in kernels:
+        w = tf.cast(tf.convert_to_tensor(kernel), dtype)
+        z = tf.matmul(h, w) + (tf.cast(tf.convert_to_tensor(bias), dtype) if bias is not None else 0)
+        h, d1, d2 = RULES[activation](z)
+        if jac is None:      # the first layer: Jz is the kernel itself, the same for every sample
+            squares = tf.square(w)
+            second = d2 * tf.reduce_sum(squares, axis=0) if kind == "laplacian" else d2[:, None, :] * squares[None]
+            jac = d1[:, None, :] * w[None]
+            continue
+        jz = _times(jac, w)
+        if kind == "laplacian":
+            second = d1 * tf.matmul(second, w) + d2 * tf.reduce_sum(tf.square(jz), axis=1)
+        else:
+            second = d1[:, None, :] * _times(second, w) + d2[:, None, :] * tf.square(jz)
+        jac = d1[:, None, :] * jz
+    jac = tf.transpose(jac, (0, 2, 1))
+    second = second if kind == "laplacian" else tf.transpose(second, (0, 2, 1))
+    return tf.cast(h, x.dtype), tf.cast(jac, x.dtype), tf.cast(second, x.dtype)
+
+
+def _times(carried: tf.Tensor, w: tf.Tensor) -> tf.Tensor:
+    """``(B, d, k) @ (k, m)`` as one matrix product of ``(B * d, k)`` by ``(k, m)``."""
+    shape = tf.shape(carried)
+    product = tf.matmul(tf.reshape(carried, (-1, shape[2])), w)
+    return tf.reshape(product, (shape[0], shape[1], int(w.shape[1])))

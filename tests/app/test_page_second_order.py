@@ -1,0 +1,37 @@
+"""AppTest of the "Second order" page: the seed's Hessians, each nested-tape mistake beside the right answer,
+and the grid's Laplacians, all computed live."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+
+@pytest.fixture(scope="module")
+def at() -> AppTest:
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    at.switch_page("pages/second_order.py").run()
+    assert not at.exception
+    return at
+
+
+def test_no_error_and_the_title(at):
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Second order"]
+
+
+def test_the_seed_s_hessians_are_shown(at):
+    tables = [t.value.values.tolist() for t in at.table]
+    assert [["0", "5", "4"], ["5", "0", "3"], ["4", "3", "0"]] in tables
+    assert [["40", "30", "24"], ["30", "0", "9"], ["24", "9", "0"]] in tables
+
+
+def test_each_mistake_is_shown_broken_beside_right(at):
+    tables = [t.value.values.tolist() for t in at.table]
+    assert tables.count([["None"]]) == 2          # the gradient after the outer block; x watched by the inner tape
+    assert tables.count([["6", "12"]]) == 2
+    assert [["3", "3"]] in tables and [["2", "2"]] in tables
+    assert any("not independent" in e.value for e in at.error)
+
+
+def test_the_relu_network_s_zero_laplacian_is_explained(at):
+    assert any("piecewise linear" in w.value for w in at.warning)
+    assert any("Poisson residual" in m.value for m in at.markdown)

@@ -1,0 +1,183 @@
+"""Per-sample Hessians, Laplacians and divergences against closed forms and a plain per-sample loop of tapes."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+
+TAPES = ("nested_tapes", "loop", "forward_over_reverse")
+RNG = np.random.default_rng(25)
+X = RNG.normal(size=(4, 3))
+
+
+def field(x):
+    """Per sample: [a^2 b, sin(a) c] of (a, b, c)."""
+    a, b, c = x[:, 0], x[:, 1], x[:, 2]
+    return tf.stack([a * a * b, tf.sin(a) * c], axis=1)
+
+
+def field_hessians(x):
+    out = np.zeros((len(x), 2, 3, 3))
+    for s, (a, b, c) in enumerate(x):
+        out[s, 0] = [[2 * b, 2 * a, 0], [2 * a, 0, 0], [0, 0, 0]]
+        out[s, 1] = [[-np.sin(a) * c, 0, np.cos(a)], [0, 0, 0], [np.cos(a), 0, 0]]
+    return out
+
+
+def mlp(inputs=3, widths=(6, 5), activation="tanh", outputs=2, dtype="float64", seed=0):
+    keras.utils.set_random_seed(seed)
+    return keras.Sequential([keras.Input((inputs,), dtype=dtype)]
+                            + [keras.layers.Dense(w, activation=activation, dtype=dtype) for w in widths]
+                            + [keras.layers.Dense(outputs, dtype=dtype)])
+
+
+def loop_of_tapes(model, x):
+    """The reference: one eager pair of tapes per sample, nothing vectorized, nothing shared."""
+    out = []
+    for row in x:
+        xb = tf.constant(row[None])
+        with tf.GradientTape(persistent=True) as outer:
+            outer.watch(xb)
+            with tf.GradientTape(persistent=True) as inner:
+                inner.watch(xb)
+                y = model(xb)[0]
+                rows = [y[k] for k in range(y.shape[0])]
+            grads = [inner.gradient(r, xb)[0] for r in rows]
+            entries = [[g[j] for j in range(xb.shape[1])] for g in grads]
+        out.append([[outer.gradient(e, xb)[0].numpy() for e in per_output] for per_output in entries])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("method", TAPES)
+def test_per_sample_hessians_equal_the_closed_form(method):
+    r = gradlib.per_sample_hessians(field, X, method=method)
+    np.testing.assert_allclose(r.hessians, field_hessians(X), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(r.diagonal, np.diagonal(field_hessians(X), axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+    assert r.method == method and r.col_labels == ("x[0]", "x[1]", "x[2]")
+
+
+def test_a_sample_of_several_axes_is_flattened_in_order():
+    x = RNG.normal(size=(2, 3, 1))
+    r = gradlib.per_sample_hessians(lambda v: field(tf.reshape(v, (-1, 3))), x)
+    np.testing.assert_allclose(r.hessians, field_hessians(x[:, :, 0]), rtol=1e-9, atol=1e-12)
+    assert r.col_labels == ("x[0,0]", "x[1,0]", "x[2,0]")
+
+
+@pytest.fixture(scope="module")
+def tanh_model():
+    model = mlp()
+    return model, loop_of_tapes(model, X)
+
+
+@pytest.mark.parametrize("method", TAPES + ("forward_laplacian", "auto"))
+def test_laplacian_and_diagonal_of_a_keras_mlp_equal_a_loop_of_tapes(tanh_model, method):
+    model, reference = tanh_model
+    lap = gradlib.laplacian(model, X, method=method)
+    np.testing.assert_allclose(lap.laplacian, np.trace(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+    diag = gradlib.per_sample_hessians(model, X, diagonal=True, method=method)
+    np.testing.assert_allclose(diag.diagonal, np.diagonal(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+    assert diag.hessians is None
+    if method == "auto":
+        assert lap.method == "forward_laplacian" and diag.method == "forward_laplacian"
+
+
+def test_float32_agrees_to_2e_4(tanh_model):
+    model64, reference = tanh_model
+    model32 = mlp(dtype="float32")
+    model32.set_weights([w.astype("float32") for w in model64.get_weights()])
+    for method in ("loop", "forward_laplacian"):
+        r = gradlib.laplacian(model32, X.astype("float32"), method=method)
+        np.testing.assert_allclose(r.laplacian, np.trace(reference, axis1=2, axis2=3), rtol=2e-4, atol=2e-5)
+
+
+@pytest.mark.parametrize("activation", ["tanh", "sigmoid", "softplus", "silu", "elu", "exponential", "relu", "linear"])
+def test_every_forward_rule_s_derivatives_equal_tensorflow_s_own(activation):
+    from gradlib._second._taylor import RULES   # the rule table itself: each row against TensorFlow's gradients
+
+    z = tf.constant(np.linspace(-2.5, 2.5, 11) + 0.01, tf.float64)
+    fn = keras.activations.get(activation)
+    with tf.GradientTape() as outer:
+        outer.watch(z)
+        with tf.GradientTape() as inner:
+            inner.watch(z)
+            value = fn(z)
+        first = inner.gradient(value, z)
+    second = outer.gradient(first, z)
+    second = tf.zeros_like(z) if second is None else second
+    for got, want in zip(RULES[activation](z), (value, first, second)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_a_layer_without_a_rule_goes_to_a_tape_method_and_stays_right():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((3,), dtype="float64"), keras.layers.Dense(4, activation="tanh", dtype="float64"),
+                              keras.layers.LayerNormalization(dtype="float64"), keras.layers.Dense(1, dtype="float64")])
+    r = gradlib.laplacian(model, X)
+    assert r.method != "forward_laplacian"
+    np.testing.assert_allclose(r.laplacian, np.trace(loop_of_tapes(model, X), axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+    with pytest.raises(gradlib.ExpressionError, match=r"cannot use method='forward_laplacian': .*layer rules only"):
+        gradlib.laplacian(model, X, method="forward_laplacian")
+
+
+def test_a_function_that_mixes_the_batch_is_refused_not_summed():
+    # tensorflow#38428: batch_jacobian of the gradient gives the derivative of the batch's sum ([3, 3], not [2, 2])
+    def mixing(x):
+        return x * x + x * tf.roll(x, 1, axis=0)
+
+    with pytest.raises(gradlib.BatchMixingError, match=r"not independent.*tensorflow#38428"):
+        gradlib.per_sample_hessians(mixing, [[1.0], [2.0]], diagonal=True, method="nested_tapes")
+    with pytest.raises(gradlib.BatchMixingError, match=r"laplacian: the samples of the batch are not independent"):
+        gradlib.laplacian(lambda x: x ** 3 + tf.reduce_mean(x, axis=0, keepdims=True), X[:, :1])
+
+
+def test_a_relu_network_s_zero_laplacian_is_named_with_its_layers():
+    model = mlp(widths=(6,), activation="relu", outputs=1)
+    r = gradlib.laplacian(model, X)
+    assert not r.laplacian.any()
+    name = model.layers[0].name
+    assert any("exactly 0 everywhere" in w and f"'{name}' (relu)" in w for w in r.warnings)
+
+
+def test_hutchinson_is_unbiased_within_its_standard_error(tanh_model):
+    model, reference = tanh_model
+    exact = np.trace(reference, axis1=2, axis2=3)
+    r = gradlib.laplacian(model, X, method="hutchinson", probes=400)
+    assert r.standard_error.shape == exact.shape and (r.standard_error > 0).all()
+    assert (np.abs(r.laplacian - exact) < 5 * r.standard_error + 1e-12).all()
+    with pytest.raises(gradlib.ExpressionError, match=r"probes=8 with method='auto'; probes are for"):
+        gradlib.laplacian(model, X, probes=8)
+
+
+@pytest.mark.parametrize("method", TAPES + ("auto",))
+def test_divergence_equals_the_closed_form(method):
+    r = gradlib.divergence(lambda x: x * x * x, X, method=method)
+    np.testing.assert_allclose(r.divergence, (3 * X * X).sum(axis=1), rtol=1e-9)
+
+
+def test_divergence_estimate_and_its_refusals():
+    r = gradlib.divergence(lambda x: x * x * x, X, method="hutchinson", probes=200)
+    assert (np.abs(r.divergence - (3 * X * X).sum(axis=1)) < 5 * r.standard_error + 1e-12).all()
+    with pytest.raises(gradlib.GradlibError, match=r"needs a vector field: .*maps 3 inputs to 2 outputs"):
+        gradlib.divergence(field, X)
+
+
+def test_requests_over_the_limits_are_refused_with_both_numbers():
+    with pytest.raises(gradlib.ExpressionError, match=r"would return 72 second-order entries \(4 x 2 outputs x 3 x 3 "
+                                                      r"inputs\); at most 50 are allowed"):
+        gradlib.per_sample_hessians(field, X, limits=gradlib.Limits(max_hessian=50))
+    with pytest.raises(gradlib.ExpressionError, match=r"method 'nested_tapes' would need ~.* MB at its peak here .*; "
+                                                      r"at most 0\.001 MB are allowed"):
+        gradlib.laplacian(field, X, method="nested_tapes", limits=gradlib.Limits(max_bytes=1_000))
+    with pytest.raises(gradlib.ExpressionError, match=r"no exact second-order method fits .*method='hutchinson'"):
+        gradlib.laplacian(field, X, limits=gradlib.Limits(max_bytes=1_000))
+
+
+def test_inputs_that_are_not_a_float_batch_are_refused():
+    with pytest.raises(gradlib.InputError, match=r"needs a batch of shape \(B, features...\), but x has shape \(3,\)"):
+        gradlib.laplacian(field, [1.0, 2.0, 3.0])
+    with pytest.raises(gradlib.InputError, match=r"requires floating-point inputs, but x is int32"):
+        gradlib.laplacian(field, tf.constant([[1, 2, 3]]))
