@@ -21,14 +21,17 @@ from . import second_order as _second_order
 from .share import ShareState
 
 __all__ = ["APP_LIMITS", "LINT_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
+           "hessians", "hessians_state",
            "digits_clipping", "digits_training", "lint", "model_report", "sample_pitfalls", "scaling", "second_order_mistakes",
            "second_order_poisson", "second_order_seed", "tensorflow_code"]
 
 #: how long a cached result lives, and how many of each kind the shared server keeps
 TTL = "1h"
 MAX_ENTRIES = 64
-#: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn
-APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)
+#: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn, and so is
+#: every Hessian of the playground's second-order view
+APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8,
+                            max_hessian=250_000)
 #: the "Check your code" page: a pasted snippet, not a whole project, checked in at most 3 s of analysis
 LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000, max_source_seconds=3.0)
 
@@ -42,11 +45,18 @@ def compare(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
                            crosscheck=crosscheck)
 
 
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="64MB", show_spinner="Computing the Hessians…")
+def hessians(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
+             dtype: str | dict[str, str]) -> gradlib.HessianResult:
+    """``gradlib.evaluate(..., order=2)`` with the app's limits, cached on every argument that decides it."""
+    return gradlib.evaluate(outputs, inputs, watch=watch, dtype=dtype, limits=APP_LIMITS, order=2)
+
+
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)
 def tensorflow_code(outputs: str, inputs: dict[str, Any], watch: tuple[str, ...] | None,
-                    dtype: str | dict[str, str]) -> str:
+                    dtype: str | dict[str, str], order: int = 1) -> str:
     """``gradlib.tensorflow_code`` with the app's limits (the same as ``compare``'s), cached on every argument."""
-    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype, limits=APP_LIMITS)
+    return gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype, limits=APP_LIMITS, order=order)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="16MB", show_spinner=False)
@@ -127,6 +137,11 @@ def compare_state(state: ShareState, methods: Sequence[str]) -> gradlib.Comparis
                    crosscheck=True)
 
 
-def code_for(state: ShareState) -> str:
-    """The TensorFlow code of a playground state."""
-    return tensorflow_code(state.outputs, state.inputs, state.watch, state.dtype)
+def code_for(state: ShareState, order: int = 1) -> str:
+    """The TensorFlow code of a playground state: its per-element gradients, or (``order=2``) its Hessians."""
+    return tensorflow_code(state.outputs, state.inputs, state.watch, state.dtype, order)
+
+
+def hessians_state(state: ShareState) -> gradlib.HessianResult:
+    """``hessians`` for a playground state: the Hessian of each element of its function."""
+    return hessians(state.outputs, state.inputs, state.watch, state.dtype)

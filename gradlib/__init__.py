@@ -13,7 +13,7 @@ server opts in to shared-server settings with ``gradlib.configure_threads()``.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 # Cheap (standard library only): loaded at once.
 from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
@@ -28,9 +28,13 @@ from . import scan as _scan_package
 del scan   # the import bound the package here; ``__getattr__`` gives the function
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:   # for the annotations only: importing them would load TensorFlow
+    from ._perelement._result import GradResult
+    from ._second._answers import HessianResult
+
 #: the public names that need TensorFlow, NumPy or pandas: name -> (module, name there), imported on first use
 _LAZY = {
-    "evaluate": ("._perelement._api", "evaluate"), "per_element_gradients": ("._perelement._api", "per_element_gradients"),
+    "per_element_gradients": ("._perelement._api", "per_element_gradients"),
     "Agreement": ("._perelement._checks", "Agreement"), "FiniteDifferenceCheck": ("._perelement._checks", "FiniteDifferenceCheck"),
     "tensorflow_code": ("._language._codegen", "tensorflow_code"),
     "Comparison": ("._perelement._compare", "Comparison"), "compare": ("._perelement._compare", "compare"),
@@ -76,6 +80,44 @@ __all__ = [
     "per_sample_gradients", "per_sample_hessians", "poisson_example", "scan", "second_order_mistakes",
     "tensorflow_code", "work_slot",
 ]
+
+
+def evaluate(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None, method: str = "auto",
+             dtype: str | Mapping[str, str] = "float32", compiled: bool | None = None, limits: Limits = LIMITS,
+             order: int = 1) -> GradResult | HessianResult:
+    """The derivatives of the function ``outputs`` (text) at ``inputs``: per-element gradients, or Hessians.
+
+    Args:
+        outputs: one expression in gradlib's language, such as ``"[x0*x1*x2, x0*x1*x2*x0]"``.
+        inputs: input name -> number, nested list or array.
+        watch: the inputs to differentiate with respect to; ``None`` watches every input.
+        method: ``order=1``: one of ``METHODS``; ``order=2``: one of ``SECOND_METHODS`` giving whole Hessians.
+            ``"auto"`` picks the fastest correct one.
+        dtype: ``"float32"`` or ``"float64"``, or a mapping name -> dtype (``"int32"`` reproduces the
+            integer-watch pitfall at the first order; the second order refuses a watched integer input).
+        compiled: ``order=1``: run inside a cached ``tf.function``; ``None`` decides by the problem's size.
+            ``order=2`` always runs a cached trace: leave it ``None``.
+        limits: the bounds checked before anything is allocated (``max_jacobian``; ``max_hessian`` at order 2).
+        order: 1, the Jacobian row by row (a ``GradResult``); 2, the Hessian of each output element (a
+            ``HessianResult``, ``.hessian`` shaped ``(y.size, n, n)``).
+
+    >>> evaluate("x*x", {"x": [1, 2]}).jacobian.tolist()
+    [[2.0, 0.0], [0.0, 4.0]]
+    >>> evaluate("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3, "x1": 4, "x2": 5}, order=2).hessian[1].tolist()
+    [[40.0, 30.0, 24.0], [30.0, 0.0, 9.0], [24.0, 9.0, 0.0]]
+
+    Raises:
+        ExpressionError: the text, an input, an option, the order or a limit is not acceptable.
+    """
+    if order == 1 and not isinstance(order, bool):
+        from ._perelement._api import evaluate as first_order
+        return first_order(outputs, inputs, watch=watch, method=method, dtype=dtype, compiled=compiled, limits=limits)
+    if order == 2 and not isinstance(order, bool):
+        from ._second._typed import typed_hessians
+        return typed_hessians(outputs, inputs, watch=watch, method=method, dtype=dtype, compiled=compiled,
+                              limits=limits)
+    raise ExpressionError(f"evaluate got order={order!r}; gradlib computes order=1 (the per-element gradients, a "
+                          "GradResult) and order=2 (the Hessian of each output element, a HessianResult)")
 
 
 def __getattr__(name: str) -> Any:

@@ -16,12 +16,17 @@ import streamlit as st
 
 import gradlib
 from dashboard import downloads, frame, render, services, share
+from gradlib import figures
 from dashboard.share import ShareState
 
 DTYPES = ("float32", "float64", "int32", "int64")
 HELP_FUNCTION = (
     "One expression in gradlib's language: + - * / ** @, indexing x[0] and slices, [a, b] to stack, and "
     f"{', '.join(sorted(gradlib.FUNCTIONS))}. Nothing you type is run by Python.")
+HELP_SECOND = ("Also compute the Hessian of each output element (every second derivative d²y/dxᵢdxⱼ over the watched "
+               "elements), with the TensorFlow code that computes it with nested tapes.")
+#: the second-order view draws one heatmap per output element, for at most this many elements
+MAX_HESSIAN_FIGURES = 12
 HELP_VALUE = "A number (3.0), a vector ([1, 2]) or a matrix ([[1, 2], [3, 4]]), as JSON."
 #: the input table's column widths in pixels: all four side by side on a phone (390 px); wider screens share
 #: the rest of the width out among them
@@ -181,6 +186,38 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
         st.query_params.from_dict(params)   # the address bar holds the same link
 
 
+def show_second_order(state: ShareState) -> None:
+    """The second-order view: one Hessian heatmap per output element (the first ``MAX_HESSIAN_FIGURES``), and the
+    TensorFlow code that computes them."""
+    st.markdown("## Second order")
+    result = render.attempt("The Hessians cannot be computed", lambda: services.hessians_state(state))
+    if result is None:
+        return
+    m, n = len(result.row_labels), len(result.col_labels)
+    st.caption(f"The Hessian of each element of y over the {n} watched element(s), method `{result.method}`"
+               + (f"; the first {MAX_HESSIAN_FIGURES} of {m} elements are drawn." if m > MAX_HESSIAN_FIGURES else "."))
+    for warning in result.warnings:
+        st.warning(render.escape(warning))
+    if n * n > render.MAX_HEATMAP_CELLS:
+        st.caption(f"No charts: each Hessian has {n:,} x {n:,} = {n * n:,} values, more than a chart shows "
+                   f"({render.MAX_HEATMAP_CELLS:,}). Watch fewer inputs.")
+    else:
+        for k, label in enumerate(result.row_labels[:MAX_HESSIAN_FIGURES]):
+            st.plotly_chart(figures.hessian_heatmap(result.hessian[k], result.col_labels, title=f"Hessian of {label}"),
+                            key=f"pg_hessian_{k}", config={"displaylogo": False})
+    show_hessian_code(state)
+
+
+def show_hessian_code(state: ShareState) -> None:
+    """The TensorFlow code computing the state's Hessians."""
+    st.markdown("### TensorFlow code for the Hessians")
+    st.caption("Runnable as is: nested tapes, the inner gradient taken inside the outer tape's block, then the outer "
+               "tape's jacobian.")
+    code = render.attempt("The TensorFlow code could not be written", lambda: services.code_for(state, order=2))
+    if code is not None:
+        st.code(code, language="python")
+
+
 def main() -> None:
     if "pg_state" not in ss:
         first_load()
@@ -201,6 +238,8 @@ def main() -> None:
     st.markdown("## Results")
     render.attempt("The results cannot be shown", lambda: render.show_comparison(comparison, key="pg"))
     render.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
+    if st.toggle("Second order (Hessians)", key="pg_second", help=HELP_SECOND):
+        show_second_order(state)
 
 
 if __name__ == "__main__":   # Streamlit runs pages as __main__; tests import the helpers without running it

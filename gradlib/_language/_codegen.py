@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .._errors import ExpressionError
 from .._limits import LIMITS, Limits
 from ._inputs import Input, check_inputs, compute_dtype
 from ._branches import guarded
@@ -24,24 +25,36 @@ __all__ = ["MAX_LITERAL_ELEMENTS", "CODE_NAMES", "code_names", "tensorflow_code"
 #: inputs with more elements than this are written as random placeholders, not literal values
 MAX_LITERAL_ELEMENTS = 64
 
-#: names the generated script itself binds or reads: an input with one of these names is renamed in it
+#: names the generated scripts (first and second order) bind or read: an input with one of these names is renamed
 CODE_NAMES = frozenset({"tf", "watched", "matmul", "f", "tape", "y", "y_elements", "y_i", "rows", "jacobian", "g",
-                      "row", "j", "print"})
+                      "row", "j", "print", "outer", "inner", "gradients", "hessian", "h"})
 
 
 def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
-                    dtype: str | Mapping[str, str] = "float32", limits: Limits = LIMITS) -> str:
-    """TensorFlow code computing the per-element gradients of ``outputs``, both correct ways.
+                    dtype: str | Mapping[str, str] = "float32", limits: Limits = LIMITS, order: int = 1) -> str:
+    """TensorFlow code computing the per-element gradients of ``outputs``, both correct ways; with ``order=2``,
+    the Hessian of each element, with nested tapes the right way round.
 
     ``limits`` are the same as ``evaluate``'s and ``compare``'s: a server passes its own, so that one request
     meets one limit set whichever door it takes.
 
     >>> print(tensorflow_code("x * x", {"x": [1.0, 2.0]}).splitlines()[-1])
     print("jacobian:", [j.numpy().tolist() for j in jacobian])
+    >>> print(tensorflow_code("x * x", {"x": [1.0, 2.0]}, order=2).splitlines()[-1])
+    print("hessian:", hessian.numpy().tolist())
     """
+    _check_order(order)
     checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
+    if order == 2:
+        _check_watched_floats(checked)
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     names = code_names([i.name for i in checked])
+    params = ", ".join(names[i.name] for i in checked)
+    return "\n".join(_function(program, checked, names, limits) + (_hessian if order == 2 else _jacobian)(params))
+
+
+def _function(program, checked: Sequence[Input], names: Mapping[str, str], limits: Limits) -> list[str]:
+    """The script's head: the inputs, the helpers it calls and ``f``, the user's function."""
     safe = guarded(program, {i.name: i.shape for i in checked}, limits)   # where()'s branches not taken, guarded
     body = _Writer(names).visit((safe or program).tree)
     tf_dtype = f"tf.{compute_dtype(checked)}"
@@ -62,8 +75,11 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
                   "    # there is NaN (under XLA even for sqrt: tensorflow/tensorflow#118674). The risky inputs are",
                   "    # guarded so that they are finite where not taken; the values are the same. Unguarded:",
                   f"    # return {_Writer(names).visit(program.tree)}"]
-    lines += [f"    return {body}", ""]
-    lines += [
+    return lines + [f"    return {body}", ""]
+
+
+def _jacobian(params: str) -> list[str]:
+    return [
         "# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).",
         "with tf.GradientTape(persistent=True) as tape:",
         "    tape.watch(watched)",
@@ -83,7 +99,49 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
         'print("rows:", [[g.numpy().tolist() for g in row] for row in rows])',
         'print("jacobian:", [j.numpy().tolist() for j in jacobian])',
     ]
-    return "\n".join(lines)
+
+
+def _hessian(params: str) -> list[str]:
+    return [
+        "# The Hessian of each element of y: nested tapes, both watching every input. The inner gradient is",
+        "# taken INSIDE the outer tape's block: taken after it, the outer tape has recorded nothing and the",
+        "# second derivative is None; a tensor watched by the inner tape only gives None as well.",
+        "with tf.GradientTape() as outer:",
+        "    outer.watch(watched)",
+        "    with tf.GradientTape(persistent=True) as inner:",
+        "        inner.watch(watched)",
+        f"        y = f({params})",
+        "        y_elements = tf.unstack(tf.reshape(y, [-1]))",
+        "    # one row per element of y: its gradient, the watched elements flattened in order",
+        "    gradients = tf.stack([",
+        "        tf.concat([tf.reshape(g, [-1]) for g in inner.gradient(",
+        "            y_i, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)], axis=0)",
+        "        for y_i in y_elements])",
+        "del inner",
+        "",
+        "# The outer tape's Jacobian of the gradients, taken after its block: one block per watched x, shaped",
+        "# (y.size, n) + x.shape; laid side by side, hessian[k, i, j] = d2 y_k / dx_i dx_j.",
+        "hessian = outer.jacobian(gradients, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
+        "hessian = tf.concat([tf.reshape(h, [gradients.shape[0], gradients.shape[1], -1]) for h in hessian], axis=2)",
+        "",
+        'print("y:", y.numpy().tolist())',
+        'print("gradients:", gradients.numpy().tolist())',
+        'print("hessian:", hessian.numpy().tolist())',
+    ]
+
+
+def _check_order(order: Any) -> None:
+    if isinstance(order, bool) or order not in (1, 2):
+        raise ExpressionError(f"tensorflow_code got order={order!r}; it writes order=1 (the per-element gradients) "
+                              "and order=2 (the Hessian of each output element)")
+
+
+def _check_watched_floats(inputs: Sequence[Input]) -> None:
+    integers = [i for i in inputs if i.watched and not i.dtype.startswith("float")]
+    if integers:
+        raise ExpressionError(
+            f"tensorflow_code(order=2) cannot differentiate input {integers[0].name!r}: it is {integers[0].dtype}, and "
+            "TensorFlow's tape gives integer tensors no derivative. Make it float32 or float64, or leave it out of watch")
 
 
 def _helpers(body: str) -> list[str]:

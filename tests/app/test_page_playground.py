@@ -1,9 +1,11 @@
 """AppTest of the playground: share links (valid and hostile), submitting, presets, and what survives an error."""
 
+import base64
 import io
 import json
 from urllib.parse import parse_qsl, urlsplit
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -366,3 +368,55 @@ def test_sqrt_outside_its_domain_shows_one_box_per_cause_and_folds_the_cells_awa
     cells = "(y, x0) = nan where y = nan, (y, x1) = 0 where y = nan, (y, x2) = 0 where y = nan."
     assert folded(at) == cells
     assert not [b for b in boxes if "where y = nan" in b]                # the box has the cause, not the cells
+
+
+# ---------------------------------------------------------------- the second-order view
+
+
+def _heatmaps(at: AppTest) -> dict[str, np.ndarray]:
+    """The Hessian heatmaps drawn: title -> the matrix in the figure's data (plotly may send it as typed bytes)."""
+    found = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        title = spec["layout"]["title"]["text"]
+        if title.startswith("Hessian of"):
+            z = spec["data"][0]["z"]
+            if isinstance(z, dict):
+                shape = [int(n) for n in str(z["shape"]).split(",")]   # plotly writes it as "3, 3"
+                z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+            found[title] = np.array(z, dtype=float)
+    return found
+
+
+def test_the_second_order_toggle_draws_the_seed_s_hessian_per_output_and_its_code():
+    at = open_playground()
+    assert not _heatmaps(at) and "## Second order" not in headings(at)    # off: the first-order view as it was
+    assert len(at.get("plotly_chart")) == 5
+    at.toggle(key="pg_second").set_value(True).run()
+    assert not at.exception and "cannot" not in errors(at)
+    heatmaps = _heatmaps(at)
+    assert list(heatmaps) == ["Hessian of y[0]", "Hessian of y[1]"]
+    np.testing.assert_array_equal(heatmaps["Hessian of y[0]"], [[0, 5, 4], [5, 0, 3], [4, 3, 0]])
+    np.testing.assert_array_equal(heatmaps["Hessian of y[1]"], [[40, 30, 24], [30, 0, 9], [24, 9, 0]])
+    assert len(at.get("plotly_chart")) == 7                                 # the first order's five are still there
+    assert "## Second order" in headings(at) and "### TensorFlow code for the Hessians" in headings(at)
+    code = next(c.value for c in at.code if "outer.jacobian" in c.value)
+    assert "x0 = tf.constant(3.0" in code and "inner.gradient(" in code
+
+
+def test_the_second_order_view_draws_at_most_twelve_heatmaps_and_says_so():
+    at = open_playground(outputs="x * x * s", inputs=json.dumps({"x": list(range(1, 14)), "s": 1.5}), watch="x")
+    at.toggle(key="pg_second").set_value(True).run()
+    assert not at.exception and "cannot" not in errors(at)
+    heatmaps = _heatmaps(at)
+    assert len(heatmaps) == 12
+    np.testing.assert_array_equal(heatmaps["Hessian of y[11]"], np.diag([0.0] * 11 + [3.0] + [0.0]))
+    assert any("the first 12 of 13 elements are drawn" in c.value for c in at.caption)
+
+
+def test_a_second_order_refusal_is_an_error_beside_the_first_order_results():
+    at = open_playground(outputs="x * x * n", inputs='{"x": [1, 2], "n": 3}', dtype="x:float32,n:int32")
+    at.toggle(key="pg_second").set_value(True).run()
+    assert not at.exception
+    assert "The Hessians cannot be computed" in errors(at) and "input 'n': it is int32" in errors(at)
+    assert table(at, "element")["y"].tolist() == ["3", "12"]

@@ -355,3 +355,49 @@ def test_the_code_meets_the_limits_it_is_given():
     assert "tape" in gradlib.tensorflow_code("x * x", big)
     with pytest.raises(gradlib.ExpressionError, match="11"):
         gradlib.tensorflow_code("x * x", big, limits=gradlib.Limits(max_elements=10))
+
+
+# ---------------------------------------------------------------- order=2: the Hessians, nested tapes
+
+
+HESSIAN_CASES = {
+    "seed": ("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3.0, "x1": 4.0, "x2": 5.0}, None, "float32"),
+    # a matrix and a vector watched together, a constant (not watched) with an integer one, float64
+    "matrix, vector, constants": ("tanh(W @ x) * c * n + [sum(x ** 3), x[0] * W[1, 0]]",
+                                  {"W": [[0.3, -1.2], [0.8, 0.5]], "x": [0.4, -0.9], "c": 1.5, "n": 2},
+                                  ["W", "x"], {"W": "float64", "x": "float64", "c": "float64", "n": "int32"}),
+}
+
+
+@pytest.mark.parametrize("outputs, inputs, watch, dtype", HESSIAN_CASES.values(), ids=HESSIAN_CASES.keys())
+def test_the_order_2_script_runs_and_prints_gradlib_s_hessians(outputs, inputs, watch, dtype, tmp_path):
+    result = gradlib.evaluate(outputs, inputs, watch=watch, dtype=dtype, order=2)
+    printed = _run(gradlib.tensorflow_code(outputs, inputs, watch=watch, dtype=dtype, order=2), tmp_path)
+    assert np.abs(result.hessian).max() > 1   # not a Hessian of zeros, which a wrong script would also print
+    np.testing.assert_allclose(printed["y"], np.ravel(result.y), rtol=1e-6)
+    np.testing.assert_allclose(printed["gradients"], result.jacobian, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(printed["hessian"], result.hessian, rtol=1e-6, atol=1e-6)
+    if outputs.startswith("[x0"):
+        assert printed["hessian"] == [[[0, 5, 4], [5, 0, 3], [4, 3, 0]], [[40, 30, 24], [30, 0, 9], [24, 9, 0]]]
+
+
+def test_the_order_2_script_takes_the_inner_gradient_inside_the_outer_block_and_the_jacobian_after_it():
+    lines = gradlib.tensorflow_code("x * x", {"x": [1.0, 2.0]}, order=2).splitlines()
+    outer = lines.index("with tf.GradientTape() as outer:")
+    assert lines[outer + 1] == "    outer.watch(watched)"   # watched by both tapes: by the inner only gives None
+    assert lines[outer + 2] == "    with tf.GradientTape(persistent=True) as inner:"
+    assert lines[outer + 3] == "        inner.watch(watched)"
+    gradients = lines.index("    gradients = tf.stack([")   # indented: inside the outer block
+    jacobian = next(k for k, line in enumerate(lines) if line.startswith("hessian = outer.jacobian(gradients"))
+    assert outer < gradients < jacobian
+    assert "inner.gradient(" in lines[gradients + 1]
+    # the first-order script is unchanged by the option
+    assert gradlib.tensorflow_code("x * x", {"x": [1.0, 2.0]}, order=1) == gradlib.tensorflow_code(
+        "x * x", {"x": [1.0, 2.0]})
+
+
+def test_the_order_2_script_refuses_other_orders_and_a_watched_integer():
+    with pytest.raises(gradlib.ExpressionError, match=r"tensorflow_code got order=3; it writes order=1 .* order=2 "):
+        gradlib.tensorflow_code("x * x", {"x": 1.0}, order=3)
+    with pytest.raises(gradlib.ExpressionError, match=r"order=2\) cannot differentiate input 'n': it is int32"):
+        gradlib.tensorflow_code("x * n", {"x": 1.0, "n": 2}, dtype={"x": "float32", "n": "int32"}, order=2)
