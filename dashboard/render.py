@@ -251,7 +251,8 @@ def _show_crosscheck(comparison: gradlib.Comparison) -> None:
 
 
 def crosscheck_table(cross: Any) -> pd.DataFrame:
-    """One row per mode of a ``gradlib.CrossCheck``: whether it agrees with eager, and by how much it differs.
+    """One column per mode of a ``gradlib.CrossCheck`` (a row per mode ran past a 390 px screen): whether it agrees
+    with eager, and by how much it differs.
 
     The cells NaN or infinite in one mode only are counted both ways: in this mode only, and eagerly only.
     """
@@ -262,7 +263,7 @@ def crosscheck_table(cross: Any) -> pd.DataFrame:
              "NaN/inf here only": "" if m.status in ("failed", "skipped") else str(m.nonfinite_here),
              "NaN/inf eager only": "" if m.status in ("failed", "skipped") else str(m.nonfinite_reference)}
             for m in cross.modes]
-    return pd.DataFrame(rows).set_index("mode")
+    return pd.DataFrame(rows).set_index("mode").T.rename_axis("compared with eager")
 
 
 def method_legend(methods: Sequence[str]) -> str:

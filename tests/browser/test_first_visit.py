@@ -15,7 +15,7 @@ from ._harness import (VIEWPORT, assert_close, assert_no_error_shown, find_table
 
 pytestmark = pytest.mark.browser
 PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models", "Per-example gradients",
-               "Check your code"]
+               "Second order", "Check your code"]
 
 
 @pytest.fixture
@@ -55,13 +55,14 @@ def test_a_share_link_as_the_first_request_gets_the_dashboard_frame_and_its_numb
     assert sidebar_links(page) == PAGE_TITLES
 
 
-@pytest.mark.parametrize("path", ["bug", "why_zeros", "lint"])
+@pytest.mark.parametrize("path", ["bug", "why_zeros", "lint", "second_order"])
 def test_a_page_opened_first_by_its_address_is_found(page, fresh_server, path):
     open_page(page, f"{fresh_server.url}/{path}")
     assert_no_error_shown(page)                            # includes: no "Page not found" dialog
     assert sidebar_links(page) == PAGE_TITLES
     text = main_text(page)
-    assert {"bug": "for y_i in y", "why_zeros": "Why zeros", "lint": "Line 7: GT001"}[path] in text
+    assert {"bug": "for y_i in y", "why_zeros": "Why zeros", "lint": "Line 7: GT001",
+            "second_order": "Poisson residual"}[path] in text
 
 
 def test_the_bug_page_by_its_address_on_a_server_that_has_run_before(page, app_server):

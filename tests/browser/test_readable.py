@@ -185,9 +185,9 @@ def test_at_phone_width_the_playground_shows_every_column_and_every_chip(browser
         screenshot(page, "playground_phone")
 
 
-@pytest.mark.parametrize("path", ["/", "/why_zeros", "/strategies"])
+@pytest.mark.parametrize("path", ["/", "/why_zeros", "/strategies", "/second_order"])
 def test_at_phone_width_no_page_runs_off_the_screen_and_code_is_never_split(browser, app_server, path):
-    with browsing(browser, PHONE, "dark" if path == "/" else "light") as page:
+    with browsing(browser, PHONE, "dark" if path in ("/", "/second_order") else "light") as page:
         open_page(page, app_server.url + path)
         assert_no_error_shown(page)
         _assert_nothing_runs_off(page, path)
@@ -199,3 +199,5 @@ def test_at_phone_width_no_page_runs_off_the_screen_and_code_is_never_split(brow
             assert round(height / line_height) == lines, f"{path}: a code block wraps its lines"
         if path == "/":
             screenshot(page, "bug_phone_dark")
+        if path == "/second_order":
+            screenshot(page, "second_order_phone_dark")
