@@ -69,6 +69,12 @@ class Outcome:
 
 def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
     """``x`` as a floating-point tensor of rank 2 or more with a non-empty batch, within ``max_elements``."""
+    if isinstance(x, dict) or (isinstance(x, (list, tuple)) and x and all(
+            hasattr(part, "shape") and len(getattr(part, "shape", ())) >= 2 for part in x)):
+        raise InputError(f"{api} takes {where} as one array of shape (B, d), the samples first; got "
+                         f"{'a dict' if isinstance(x, dict) else f'{len(x)} arrays'}: a model or function of several "
+                         "inputs is not covered. Join them into one input (keras.layers.Concatenate, or a function "
+                         "that splits its x) and pass that")
     try:
         tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
     except (TypeError, ValueError) as exc:

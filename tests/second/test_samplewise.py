@@ -181,3 +181,15 @@ def test_inputs_that_are_not_a_float_batch_are_refused():
         gradlib.laplacian(field, [1.0, 2.0, 3.0])
     with pytest.raises(gradlib.InputError, match=r"requires floating-point inputs, but x is int32"):
         gradlib.laplacian(field, tf.constant([[1, 2, 3]]))
+
+
+@pytest.mark.parametrize("x", [
+    [np.ones((4, 3), np.float32), np.ones((4, 2), np.float32)],
+    {"a": np.ones((4, 3), np.float32), "b": np.ones((4, 2), np.float32)},
+])
+def test_several_inputs_are_refused_with_what_to_do(x):
+    # a model of several inputs is not covered: a clear refusal, never TensorFlow's "non-rectangular sequence"
+    a, b = keras.Input((3,)), keras.Input((2,))
+    model = keras.Model([a, b], keras.layers.Dense(1, activation="tanh")(keras.layers.Concatenate()([a, b])))
+    with pytest.raises(gradlib.InputError, match=r"laplacian takes x as one array of shape \(B, d\).*several inputs"):
+        gradlib.laplacian(model, x)
