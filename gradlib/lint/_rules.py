@@ -14,7 +14,9 @@ __all__ = ["LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule", "cover
 class LintFinding:
     """One mistake found in the source.
 
-    ``line`` (1-based) and ``col`` (0-based) point at where the fix goes; ``rule`` is a stable code
+    ``line`` (1-based) and ``col`` (0-based, as Python's ``ast`` counts) point at where the fix goes; ``column`` is
+    the same point 1-based, the word and the count of ``ExpressionError.column`` and of an editor's
+    ``file:line:column``; ``rule`` is a stable code
     such as ``"GT001"``; ``message`` says what is wrong, why the gradient is None, zero or an error,
     and what to do. ``fixed`` is the whole source with this one mistake corrected, when the linter
     can write the correction, else None.
@@ -25,6 +27,11 @@ class LintFinding:
     rule: str
     message: str
     fixed: str | None = None
+
+    @property
+    def column(self) -> int:
+        """The 1-based column (``col + 1``): one count of columns across gradlib's errors and findings."""
+        return self.col + 1
 
     def __str__(self) -> str:
         return f"{self.line}:{self.col}: {self.rule} {self.message}"

@@ -553,3 +553,16 @@ def test_gt006_names_where_the_tape_was_first_asked_and_sees_a_second_call_in_a_
                                   "the first gradient/jacobian call releases the tape's resources")
     assert found[1][2] == ("second gradient call on the non-persistent tape t (made on line 3): this raises "
                            "RuntimeError. Make the tape persistent=True.")
+
+
+def test_a_finding_s_column_counts_from_one_like_expression_errors():
+    # one word per idea (issue 24): ``column`` is 1-based everywhere, so text[column - 1] is the character pointed
+    # at, in a finding as in an ExpressionError; ``col`` stays ast's 0-based offset
+    line = "rows = [tape.gradient(y_i, x) for y_i in y]"
+    source = ("import tensorflow as tf\nx = tf.constant([1.0, 2.0])\nwith tf.GradientTape() as tape:\n"
+              "    tape.watch(x)\n    y = x * x\n" + line + "\n")
+    [finding] = [f for f in gradlib.lint(source) if f.rule == "GT001"]
+    assert (finding.line, finding.column, finding.col) == (6, 42, 41) and line[finding.column - 1:] == "y"
+    with pytest.raises(gradlib.ExpressionError) as info:
+        gradlib.evaluate("x +* 2", {"x": 1.0})
+    assert "x +* 2"[info.value.column - 1] == "*"
