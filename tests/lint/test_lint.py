@@ -562,7 +562,7 @@ def test_a_finding_s_column_counts_from_one_like_expression_errors():
     source = ("import tensorflow as tf\nx = tf.constant([1.0, 2.0])\nwith tf.GradientTape() as tape:\n"
               "    tape.watch(x)\n    y = x * x\n" + line + "\n")
     [finding] = [f for f in gradlib.lint(source) if f.rule == "GT001"]
-    assert (finding.line, finding.column, finding.col) == (6, 42, 41) and line[finding.column - 1:] == "y"
+    assert (finding.line, finding.column, finding.col) == (6, 42, 41) and line[finding.column - 1] == "y"
     with pytest.raises(gradlib.ExpressionError) as info:
         gradlib.evaluate("x +* 2", {"x": 1.0})
     assert "x +* 2"[info.value.column - 1] == "*"
