@@ -77,7 +77,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
 
 def _model_attribute(model: Val, attr: str) -> Val:
     if attr in model.attrs:
-        return model.attrs[attr]
+        return _read_attribute(model.attrs[attr])
     method = _class_method(model, attr) if attr not in ("call", "__call__") else None
     if method is not None:
         return method
@@ -93,8 +93,15 @@ def _model_attribute(model: Val, attr: str) -> Val:
 
 def _object_attribute(obj: Val, attr: str) -> Val:
     if attr in obj.attrs:
-        return obj.attrs[attr]
+        return _read_attribute(obj.attrs[attr])
     return _class_method(obj, attr) or Val("unknown", opaque=True)
+
+
+def _read_attribute(value: Val) -> Val:
+    """An attribute's value as last set: another method, run in another order, may have set it otherwise, so
+    it is marked (the "not connected" rule does not reason through it)."""
+    value.attrs["from_attr"] = True
+    return value
 
 
 def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
@@ -135,12 +142,16 @@ def _seq_item(base: Val, index: Val, node: ast.Subscript) -> Val:
 def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     kind = func.kind
     if kind == "module":
-        return _library(it, normalise(func.qual), args, kwargs, node)
+        qual = normalise(func.qual)
+        if call_kind(qual) != "function" and any(_is_code(leaf) for v in args + list(kwargs.values())
+                                                 for leaf in flat(v)):
+            it.escaped = True                       # tf.map_fn(f, ...), tf.cond(p, f, g): f runs where it is not seen
+        return _hidden(_library(it, qual, args, kwargs, node), args, kwargs)
     if kind == "builtin":
-        return _builtin(it, func.qual, args, node)
+        return _hidden(_builtin(it, func.qual, args, node), args, {})
     if kind == "func":
         if func.qual == "tfop":
-            return _diff(it, args, kwargs, node, func.text)
+            return _hidden(_diff(it, args, kwargs, node, func.text), args, kwargs, func.attrs.get("hidden", False))
         if func.qual == "decorator":
             return args[0] if args else Val("unknown", opaque=True)
         return it.call_user(func, args, kwargs, node)
@@ -149,11 +160,11 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "class":
         return instantiate(it, func, args, kwargs, node)
     if kind == "tmethod":
-        return _tape_method(it, func.tape, func.qual, args, kwargs, node)
+        return _hidden(_tape_method(it, func.tape, func.qual, args, kwargs, node), args, kwargs)
     if kind == "mmethod":
         return _model_method(it, func.parents[0], func.qual, args, node, kwargs)
     if kind == "model":
-        return _model_call(it, func, args, node)
+        return _hidden(_model_call(it, func, args, node), args, kwargs)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
         return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
     if kind == "bound":
@@ -171,7 +182,34 @@ def _unknown_call(it, args: list[Val], kwargs: dict) -> Val:
         for leaf in flat(val):
             if leaf.kind == "tape":
                 leaf.tape.blind = True
+    it.escape(args + list(kwargs.values()))
     return it.made(tuple(args) + tuple(kwargs.values()))
+
+
+_CODE_KINDS = ("func", "method", "bound", "class", "tmethod", "mmethod", "omethod")
+
+
+def _is_code(leaf: Val) -> bool:
+    """Whether ``leaf`` is code that whoever receives it may run (a function, a method, a class)."""
+    return leaf.kind in _CODE_KINDS and leaf.qual != "tfop"
+
+
+def _hidden(result: Val, args: list[Val], kwargs: dict, hidden: bool = False) -> Val:
+    """Mark a tensor made now whose inputs are not all among its parents (a function argument, an input
+    passed by keyword and dropped, ``output_gradients``): it may depend on more than the linter sees, so the
+    "not connected" rule does not reason through it."""
+    made = result.attrs.get("elem") if result.kind == "seq" and result.items is None else result
+    if made is None or made.kind not in ("tensor", "numpy", "py") or not made.parents and made.op == "":
+        return result
+    parents = {p.id for p in made.parents}
+    for value in args + list(kwargs.values()):
+        for leaf in flat(value):
+            if leaf is not made and leaf.id not in parents and (leaf.kind not in ("py", "none", "module")
+                                                                 or leaf.kind == "py" and leaf.parents):
+                hidden = True
+    if hidden:
+        made.attrs["hidden"] = True
+    return result
 
 
 def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
@@ -354,8 +392,9 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
 
 
 def _keras_fn(it, qual, args, kwargs, node) -> Val:
-    if qual.rsplit(".", 1)[-1][:1].isupper():
-        return Val("func", qual="tfop", text=qual)
+    if qual.rsplit(".", 1)[-1][:1].isupper():       # a loss or activation object: its options are not followed
+        hidden = any(leaf.kind not in ("py", "none", "module") for v in args + list(kwargs.values()) for leaf in flat(v))
+        return Val("func", qual="tfop", text=qual, attrs={"hidden": hidden})
     return _diff(it, args, kwargs, node, qual)
 
 

@@ -75,7 +75,7 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: s
         for code, line, col, message, fix in assigned:
             it.report(code, line, col, message, fix)
             it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
-        return None if assigned else CANNOT["path"]
+        return None if assigned else _unconnected(it, tape, t, s, node, method)
     if not _watchable(tape, s):
         if tape.blind:
             return CANNOT["blind"]
@@ -86,6 +86,67 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: s
         if line != node.lineno:
             it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
     return None
+
+
+def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, method: str) -> str | None:
+    """GT017: no operation leads from ``source`` to ``target`` at all, so the gradient is None.
+
+    Said only when every value the target depends on is one the linter saw made, the same way on every run
+    of the program (``_closed``), and nothing it cannot see could have changed them; else "can't tell". Silent
+    (but checked) where the call asks for ``unconnected_gradients=ZERO``: zeros is what the user wants there.
+    """
+    if it.escaped or it.free_names or _unsure(source) or not _closed(it, target):
+        return CANNOT["path"]
+    if _asks_for_zeros(node, method):
+        return None
+    t, s = describe(target), describe(source)
+    it.report("GT017", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}`: {t} is not computed from {s} at all (no operation in this code leads from "
+              f"{s} to {t}), so {tape.name}.{method} with respect to {s} is None (zeros with "
+              f"unconnected_gradients=ZERO). Compute {t} from {s} (inside the `with` block), or ask for the "
+              f"gradient with respect to the value {t} was computed from.", None)
+    return None
+
+
+def _unsure(val: Val) -> bool:
+    """Whether ``val`` may not be what the program has there (see ``_closed``)."""
+    return bool(val.opaque or val.kind in ("unknown", "model") or val.attrs.get("maybe")
+                or val.attrs.get("from_attr") or val.attrs.get("hidden"))
+
+
+def _closed(it, target: Val) -> bool:
+    """Whether every value ``target`` depends on is known for sure: made by code the linter followed, with all
+    its inputs among its parents (``hidden``), not bound on some branches or passes only (``maybe``), not read
+    from an attribute another method may have set, not handed to unseen code, and no Keras model on the way
+    (its layers may read any variable)."""
+    key = ("closed", target.id)
+    if key not in it.memo:
+        seen, todo, closed = set(), [target], True
+        while todo and closed:
+            val = todo.pop()
+            if val.id in seen:
+                continue
+            seen.add(val.id)
+            closed = not _unsure(val) and len(seen) <= _MAX_NODES
+            todo.extend(_inputs(val))
+        it.charge(len(seen), "the values a gradient depends on")
+        it.memo[key] = closed
+    return it.memo[key]
+
+
+_ARG_POSITION = {"gradient": 3, "jacobian": 2, "batch_jacobian": 2}
+
+
+def _asks_for_zeros(node: ast.Call, method: str) -> bool:
+    """Whether the call passes ``unconnected_gradients`` other than NONE (ZERO, "zero", or a value not known)."""
+    given = next((k.value for k in node.keywords if k.arg == "unconnected_gradients"), None)
+    position = _ARG_POSITION.get(method, 3)
+    if given is None and len(node.args) > position:
+        given = node.args[position]
+    if given is None:
+        return False
+    text = ast.unparse(given)
+    return not (text.endswith("UnconnectedGradients.NONE") or text.strip("'\"").lower() == "none")
 
 
 def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:

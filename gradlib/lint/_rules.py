@@ -227,6 +227,14 @@ RULES = (
          "full = outer.jacobian(dy_dx, x)   # the true blocks: full[i, :, i, :]\n"
          "grad = tf.cast(tf.reduce_all(tf.abs(rows - tf.stack([full[i, :, i, :] for i in range(2)])) < 1e-5), "
          "tf.float32)   # 0.0: they differ\n"),
+    Rule("GT017", "A source the target is not computed from",
+         "`tape.gradient(y, x)` where no operation leads from `x` to `y` at all (`y` is a constant, or computed from "
+         "other values): the gradient is None. Said only when every value `y` depends on is known; silent where the "
+         "call asks for `unconnected_gradients=tf.UnconnectedGradients.ZERO`.", "the gradient call",
+         "compute the target from the source inside the `with` block, or ask for the gradient with respect to the "
+         "value the target was computed from",
+         _PRE + "x = tf.ones([2, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n"
+         "    y = tf.constant([4.4])\ngrad = tape.gradient(y, x)\n"),
 )
 
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

@@ -469,4 +469,102 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_mean(y ** 2)
 result = tape.gradient(loss, [w, b])
 """, False, "followed"),
+    # ---- issue 22 item 3: a source the target is not computed from (GT017); its twins, and the programs where
+    # a naive reading of the code sees no path but TensorFlow finds one (the rule must say nothing there)
+    "unconnected_target_constant": _p("""
+x = tf.ones([2, 2])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.constant([4.4]) * 2.0
+result = tape.gradient(y, x)  # <- GT017
+""", True, "unconnected"),
+    "unconnected_other_variable_jacobian": _p("""
+w = tf.Variable([1.0, 2.0])
+v = tf.Variable([3.0, 4.0])
+with tf.GradientTape() as tape:
+    y = tf.sin(v) * 2.0
+result = tape.jacobian(y, w)  # <- GT017
+""", True, "unconnected"),
+    "unconnected_one_of_two_sources": _p("""
+w = tf.Variable([1.0, 2.0])
+b = tf.Variable(0.5)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(w * w)
+result = tape.gradient(loss, [w, b])  # <- GT017
+""", True, "unconnected"),
+    "connected_twin": _p("""
+w = tf.Variable([1.0, 2.0])
+b = tf.Variable(0.5)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(w * w) + b
+result = tape.gradient(loss, [w, b])
+""", False, "unconnected"),
+    "unconnected_asks_for_zeros": _p("""
+w = tf.Variable([1.0, 2.0])
+b = tf.Variable(0.5)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(w * w)
+result = tape.gradient(loss, b, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+""", False, "unconnected zeros"),
+    "connected_before_a_break": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    for h in [x * 3.0, tf.constant(1.0)]:
+        break
+result = tape.gradient(h, x)
+""", False, "unconnected guard"),
+    "connected_in_a_long_list": _p("""
+x = tf.Variable(2.0)
+c = tf.constant(1.0)
+with tf.GradientTape() as tape:
+    total = tf.constant(0.0)
+    for part in [c, c, c, c, c, c, c, c, c, x * 3.0]:
+        total = total + part
+result = tape.gradient(total, x)
+""", False, "unconnected guard"),
+    "connected_by_code_it_cannot_see": _p("""
+import functools
+
+x = tf.Variable(2.0)
+state = [tf.constant(0.0)]
+
+
+def put():
+    state[0] = x * 3.0
+
+
+with tf.GradientTape() as tape:
+    functools.partial(put)()
+    y = state[0] * 2.0
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_in_map_fn": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    y = tf.reduce_sum(tf.map_fn(lambda r: r * x, tf.ones(3)))
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_by_keyword": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    y = tf.cast(x=x * 3.0, dtype=tf.float32) ** 2
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_in_one_branch": _p("""
+x = tf.Variable(2.0)
+holder = {"h": x * 3.0}
+with tf.GradientTape() as tape:
+    holder["h"] = x * 2.0
+    if x.numpy() > 5.0:
+        holder["h"] = tf.constant(1.0)
+    y = holder["h"] * 2.0
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_through_a_layer": _p("""
+x = tf.Variable([[2.0]])
+layer = tf.keras.layers.Lambda(lambda t: t * x)
+with tf.GradientTape() as tape:
+    y = tf.reduce_sum(layer(tf.ones((1, 1))))
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
 }

@@ -98,3 +98,64 @@ def test_gt013_is_silent_in_an_estimator_model_fn_and_in_a_tf_function():
               "@tf.function\ndef step():\n    loss = v * v\n    opt.minimize(loss, var_list=[v])\n\nstep()\n")
     assert lint(traced) == []
     assert [f.rule for f in lint(traced.replace("@tf.function\n", ""))] == ["GT013"]
+
+
+# ---------------------------------------------------------------------------- GT017: a source not connected
+
+
+UNCONNECTED = [name for name, p in PROGRAMS.items() if p.step.startswith("unconnected")]
+
+
+@pytest.mark.parametrize("name", UNCONNECTED)
+def test_gt017_fires_exactly_where_tensorflow_finds_no_path(name, tf_verdicts):
+    """Broken: TensorFlow gives None and the call is flagged. Asking for ZERO: zeros, silent. The guards: a naive
+    reading sees no path (a break, a list longer than the passes it runs, code it cannot see, map_fn, an input
+    passed by keyword, a branch, a Keras layer), TensorFlow finds one, and the rule says nothing."""
+    program = PROGRAMS[name]
+    want = "none" if program.broken else "zeros" if program.step == "unconnected zeros" else "real"
+    assert tf_verdicts[name] == want
+    result = lint(program.source)
+    assert result.complete, result.reason
+    assert {(f.line, f.rule) for f in result} == marks(program.source), [str(f) for f in result]
+
+
+@pytest.mark.parametrize("name, checked", [("unconnected_target_constant", 1), ("unconnected_asks_for_zeros", 1),
+                                           ("connected_twin", 1), ("connected_before_a_break", 0),
+                                           ("connected_by_code_it_cannot_see", 0)])
+def test_a_call_is_checked_when_the_rule_can_tell_and_not_when_it_cannot(name, checked):
+    result = lint(PROGRAMS[name].source)
+    assert (result.calls, result.checked) == (1, checked)
+    assert [why for _, why in result.not_checked] == ["no path from the source to the target in the code it can "
+                                                      "see"] * (1 - checked)
+
+
+def test_gt017_says_what_is_none_why_and_what_to_do():
+    (finding,) = lint(PROGRAMS["unconnected_one_of_two_sources"].source)
+    for words in ("loss is not computed from b at all", "tape.gradient with respect to b is None",
+                  "zeros with unconnected_gradients=ZERO", "Compute loss from b"):
+        assert words in finding.message, finding.message
+    assert finding.fixed is None
+
+
+@pytest.mark.parametrize("zeros, flagged", [("unconnected_gradients=tf.UnconnectedGradients.ZERO", False),
+                                            ("unconnected_gradients='zero'", False),
+                                            ("None, tf.UnconnectedGradients.ZERO", False),
+                                            ("unconnected_gradients=tf.UnconnectedGradients.NONE", True),
+                                            ("unconnected_gradients=mode", False)])
+def test_gt017_is_silent_where_the_call_asks_for_zeros(zeros, flagged):
+    source = ("import tensorflow as tf\nw = tf.Variable(1.0)\nb = tf.Variable(2.0)\nmode = 'zero'\n"
+              "with tf.GradientTape() as tape:\n    y = w * 3.0\n"
+              f"g = tape.gradient(y, b, {zeros})\n")
+    assert any(f.rule == "GT017" for f in lint(source)) == flagged
+
+
+@pytest.mark.parametrize("body", [
+    "def step():\n    global y\n    y = w * 3.0\n",
+    "@some_decorator\ndef step():\n    return 1\n",
+])
+def test_gt017_is_silent_when_a_function_may_rebind_names_or_run_unseen(body):
+    source = ("import tensorflow as tf\nw = tf.Variable(1.0)\nb = tf.Variable(2.0)\n" + body +
+              "with tf.GradientTape() as tape:\n    y = b * 0.0 + w\ng = tape.gradient(y, b)\n"
+              "with tf.GradientTape() as tape:\n    y = tf.constant(3.0)\ng = tape.gradient(y, w)\n")
+    assert not any(f.rule == "GT017" for f in lint(source))
+    assert any(f.rule == "GT017" for f in lint(source.replace(body, "")))
