@@ -95,7 +95,8 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
     of the program (``_closed``), and nothing it cannot see could have changed them; else "can't tell". Silent
     (but checked) where the call asks for ``unconnected_gradients=ZERO``: zeros is what the user wants there.
     """
-    if it.escaped or it.free_names or _unsure(source) or not _closed(it, target):
+    if it.escaped or it.free_names or target.kind not in ("tensor", "var") or not _new_object(source) \
+            or _unsure(source) or not _closed(it, target):
         return CANNOT["path"]
     if _asks_for_zeros(node, method):
         return None
@@ -106,6 +107,13 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
               f"unconnected_gradients=ZERO). Compute {t} from {s} (inside the `with` block), or ask for the "
               f"gradient with respect to the value {t} was computed from.", None)
     return None
+
+
+def _new_object(source: Val) -> bool:
+    """Whether ``source`` is surely an object of its own: a variable, a tensor made from Python or NumPy values, or
+    the result of a Python operator or a gradient. Not the result of a library function, which may hand back its
+    input itself (``tf.cast`` to the dtype it has, ``tf.nest.flatten``): a path from that input is one from it."""
+    return source.op in ("leaf", "const", "gradient") or source.op == "op" and not source.opname
 
 
 def _unsure(val: Val) -> bool:
@@ -139,6 +147,8 @@ _ARG_POSITION = {"gradient": 3, "jacobian": 2, "batch_jacobian": 2}
 
 def _asks_for_zeros(node: ast.Call, method: str) -> bool:
     """Whether the call passes ``unconnected_gradients`` other than NONE (ZERO, "zero", or a value not known)."""
+    if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+        return True                                 # tape.gradient(y, x, **options): it may ask for zeros
     given = next((k.value for k in node.keywords if k.arg == "unconnected_gradients"), None)
     position = _ARG_POSITION.get(method, 3)
     if given is None and len(node.args) > position:

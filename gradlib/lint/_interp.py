@@ -97,7 +97,8 @@ class Interpreter:
 
     def run_module(self, tree: ast.Module) -> None:
         self.graph_mode = _graph_mode(tree)
-        self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(tree))
+        self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) or isinstance(n, ast.Name)
+                              and n.id in _REBINDERS for n in ast.walk(tree))
         env = Env()
         env.vars.update({k: Val("module", qual=v, name=k) for k, v in _DEFAULT_MODULES.items()})
         env.vars.update({k: Val("builtin", qual=k, name=k) for k in _BUILTINS})
@@ -702,6 +703,8 @@ class Interpreter:
         return self._generators[id(fn)]
 
 
+_REBINDERS = {"exec", "eval", "globals", "locals", "vars"}      # code that may rebind names out of sight
+
 _GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
                 "disable_v2_behavior", "executing_eagerly", "as_default", "Estimator", "EstimatorSpec", "TPUEstimator",
                 "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step"}
@@ -768,12 +771,16 @@ def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, i
             value = kwargs[param.arg]
         elif default is not None:
             value = interp.ev(default, env.parent or env)
+            if not isinstance(default, ast.Constant):       # Python evaluated it once, when the function was made
+                value.attrs["maybe"] = True
         else:
             value = Val("unknown", opaque=True)
         env.vars[param.arg] = value
     for param, default in zip(spec.kwonlyargs, spec.kw_defaults):
         env.vars[param.arg] = kwargs.get(param.arg) or (interp.ev(default, env.parent or env) if default is not None
                                                         else Val("unknown", opaque=True))
+        if param.arg not in kwargs and default is not None and not isinstance(default, ast.Constant):
+            env.vars[param.arg].attrs["maybe"] = True
     if spec.vararg is not None:
         env.vars[spec.vararg.arg] = interp.seq(args[len(params):])
     if spec.kwarg is not None:

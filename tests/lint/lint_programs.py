@@ -567,4 +567,38 @@ with tf.GradientTape() as tape:
     y = tf.reduce_sum(layer(tf.ones((1, 1))))
 result = tape.gradient(y, x)
 """, False, "unconnected guard"),
+    "connected_through_a_cast_to_its_own_dtype": _p("""
+x = tf.constant([1.0, 2.0])
+xf = tf.cast(x, tf.float32)
+with tf.GradientTape() as tape:
+    tape.watch(xf)
+    y = x * x
+result = tape.gradient(y, xf)
+""", False, "unconnected guard"),
+    "connected_by_a_default_argument": _p("""
+a = tf.Variable(1.0)
+b = tf.Variable(2.0)
+doubles = []
+for v in [a, b]:
+    doubles.append(lambda v=v: v * 2.0)
+with tf.GradientTape() as tape:
+    y = doubles[0]()
+result = tape.gradient(y, a)
+""", False, "unconnected guard"),
+    "connected_by_exec": _p("""
+w = tf.Variable(1.0)
+b = tf.Variable(2.0)
+y = w * 3.0
+with tf.GradientTape() as tape:
+    exec("y = b * 3.0")
+result = tape.gradient(y, b)
+""", False, "unconnected guard"),
+    "unconnected_asks_for_zeros_by_splat": _p("""
+w = tf.Variable(1.0)
+b = tf.Variable(2.0)
+options = {"unconnected_gradients": tf.UnconnectedGradients.ZERO}
+with tf.GradientTape() as tape:
+    y = w * 3.0
+result = tape.gradient(y, b, **options)
+""", False, "unconnected zeros"),
 }
