@@ -499,6 +499,26 @@ def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
     return ("unstack", op.line, iterated, _tape_line(tape)[0], None if tape.persistent else (tape.line, tape.col))
 
 
+def _meets(it, source: Val, target: Val) -> str:
+    """The end of GT004's message: the integer data ``source`` meets on its way to ``target`` must be made float too,
+    or the fixed float value times that integer data raises InvalidArgumentError."""
+    between = _between(it, target, source) or {}
+    todo = [p for val in between.values() for p in val.parents if p.id not in between]
+    names, seen = [], set()
+    while todo and len(seen) < 200:
+        val = todo.pop(0)
+        if val.id in seen or val.kind not in ("tensor", "var") or val.dtype != "int":
+            continue
+        seen.add(val.id)
+        if val.parents and not val.name:
+            todo.extend(val.parents)                # w * x: name the data it was made from
+        elif describe(val) not in names:
+            names.append(describe(val))
+    data = f"the integer data it meets ({', '.join(names[:4])})" if names else "any integer data it meets"
+    return (f"and make {data} float too (dtype=tf.float32, or 3.0 not 3): a float value times an integer tensor "
+            "raises InvalidArgumentError.")
+
+
 def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
     if tape.blind:
         return []
@@ -517,16 +537,19 @@ def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
         found = [("GT004", wl, wc,
                   f"{s} is an integer tensor: {name}.watch({s}) is ignored (TensorFlow only logs a warning), because "
                   "tapes record floating-point tensors only, so the gradient is None. Make it float "
-                  f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it.", ("float", source.line))]
+                  f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it, "
+                  + _meets(it, source, target), ("float", source.line))]
         if source.op == "const" and source.line != wl:
             found.append(("GT004", source.line, source.col,
                           f"this makes {s} an integer tensor, which {name} cannot watch (line {wl}), so its gradient "
-                          "is None: give it float values (1.0, not 1) or dtype=tf.float32.", ("float", source.line)))
+                          "is None: give it float values (1.0, not 1) or dtype=tf.float32, " + _meets(it, source, target),
+                          ("float", source.line)))
         return found
     if source.kind == "var" and source.dtype == "int":
         return [("GT004", source.line, source.col,
                  f"the variable {s} has an integer dtype: tapes only watch floating-point variables, so its gradient "
-                 "is None. Give it a float initial value (3.0, not 3) or dtype=tf.float32.", ("float", source.line))]
+                 "is None. Give it a float initial value (3.0, not 3) or dtype=tf.float32, " + _meets(it, source, target),
+                 ("float", source.line))]
     if source.kind in ("var", "model") and not source.trainable:
         return [("GT009", source.line, source.col,
                  f"{s} is not trainable (trainable=False), so {name} does not watch it automatically and its "

@@ -138,7 +138,8 @@ RULES = (
          "`tape.watch(n)` or a gradient with respect to an int32/int64 tensor or variable: the tape only records "
          "floating-point tensors (TensorFlow just logs a warning), so the gradient is None.",
          "the `watch` of the integer tensor (or the integer variable)", "make it float: `tf.constant([1.0, 2.0])`, "
-         "`dtype=tf.float32`, or `tf.cast(n, tf.float32)` before watching the cast value",
+         "`dtype=tf.float32`, or `tf.cast(n, tf.float32)` before watching the cast value; and make the integer data "
+         "it meets float too (a float value times an int32 tensor raises InvalidArgumentError)",
          _PRE + "n = tf.constant([1, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(n)\n"
          "    y = tf.cast(n, tf.float32) ** 2\ngrad = tape.gradient(y, n)\n"),
     Rule("GT005", "A tf.Variable rebound to a tensor",

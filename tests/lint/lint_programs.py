@@ -601,4 +601,21 @@ with tf.GradientTape() as tape:
     y = w * 3.0
 result = tape.gradient(y, b, **options)
 """, False, "unconnected zeros"),
+    # ---- GT004's message: a float variable times integer data raises, so the data it meets must be made float too
+    "int_variable_made_float_alone": _p("""
+w = tf.Variable(2.0)
+b = tf.Variable(1.0)
+x = tf.constant(3)
+with tf.GradientTape() as tape:
+    y = w * x + b
+result = tape.gradient(y, [w, b])
+""", True, "gt004 message"),
+    "int_variable_and_its_data_made_float": _p("""
+w = tf.Variable(2.0)
+b = tf.Variable(1.0)
+x = tf.constant(3.0)
+with tf.GradientTape() as tape:
+    y = w * x + b
+result = tape.gradient(y, [w, b])
+""", False, "gt004 message"),
 }

@@ -159,3 +159,27 @@ def test_gt017_is_silent_when_a_function_may_rebind_names_or_run_unseen(body):
               "with tf.GradientTape() as tape:\n    y = tf.constant(3.0)\ng = tape.gradient(y, w)\n")
     assert not any(f.rule == "GT017" for f in lint(source))
     assert any(f.rule == "GT017" for f in lint(source.replace(body, "")))
+
+
+# ---------------------------------------------------------------------------- GT004: the data it meets, made float too
+
+
+def test_gt004_says_to_make_the_integer_data_the_variable_meets_float_too(tf_verdicts):
+    """tensorflow#27378: `w = tf.Variable(2)`, `b = tf.Variable(1)`, `x = tf.constant(3)`, `y = w * x + b`. Making the
+    variables float alone still raises (a float variable times int32 data); with the data float too it works."""
+    assert re.search(r"raised: InvalidArgumentError", tf_verdicts["int_variable_made_float_alone"])
+    assert tf_verdicts["int_variable_and_its_data_made_float"] == "real"
+    source = PROGRAMS["int_variable_made_float_alone"].source.replace("2.0", "2").replace("1.0", "1")
+    w, b = sorted((f for f in lint(source) if f.rule == "GT004" and "has an integer dtype" in f.message),
+                  key=lambda f: f.line)
+    assert w.message.endswith("Give it a float initial value (3.0, not 3) or dtype=tf.float32, and make the integer "
+                              "data it meets (x, b) float too (dtype=tf.float32, or 3.0 not 3): a float value times "
+                              "an integer tensor raises InvalidArgumentError."), w.message
+    assert "and make the integer data it meets (w, x) float too" in b.message, b.message
+
+
+def test_gt004_on_a_watch_says_the_same_of_any_integer_data():
+    source = ("import tensorflow as tf\nn = tf.constant([1, 2])\nk = tf.constant([3, 4])\n"
+              "with tf.GradientTape() as tape:\n    tape.watch(n)\n    y = n * k\ng = tape.gradient(y, n)\n")
+    (watch,) = [f for f in lint(source) if f.rule == "GT004" and f.line == 5]
+    assert "before watching it, and make the integer data it meets (k) float too" in watch.message, watch.message
