@@ -48,8 +48,12 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         return Val("module", qual=normalise(f"{base.qual}.{attr}"), text=ast.unparse(node)[:40])
     if base.kind == "tape" and attr in _TAPE_METHODS:
         return Val("tmethod", qual=attr, tape=base.tape)
+    if base.kind == "model" and attr == "losses" and attr not in base.attrs:
+        return _regularization(it, base, node)
     if base.kind == "model":
         return _model_attribute(base, attr)
+    if base.kind == "foreign" and attr in _MODEL_VARS:
+        return _model_attribute(_as_model(it, base, node), attr)
     if base.kind == "object":
         return _object_attribute(base, attr)
     if base.kind == "optimizer":
@@ -73,6 +77,15 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
             return it.op("numpy", (base,), node, "op", base.dtype)
         return Val("bound", qual=attr, parents=(base,))
     return it.made((base,))
+
+
+def _regularization(it, model: Val, node: ast.AST) -> Val:
+    """``model.losses``: the regularization losses, computed from the model's weights when read. How many there
+    are is not known (none, or one per regularized weight): one stands for them all, and a loop over them is not
+    taken to run exactly once."""
+    penalty = it.op("tensor", (model,), node, "op", "float", opname=f"{model.name or 'model'}.losses")
+    penalty.attrs["maybe"] = True
+    return it.seq([penalty], attrs={"unsized": True}, text=f"{model.name or 'model'}.losses")
 
 
 def _model_attribute(model: Val, attr: str) -> Val:
@@ -165,6 +178,8 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
         return _model_method(it, func.parents[0], func.qual, args, node, kwargs)
     if kind == "model":
         return _hidden(_model_call(it, func, args, node), args, kwargs)
+    if kind == "foreign":
+        return _hidden(_model_call(it, _as_model(it, func, node), args, node), args, kwargs, True)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
         return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
     if kind == "bound":
@@ -217,7 +232,7 @@ def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
     from a tensor (``float(t)``: the mark that the value left TensorFlow survives later operations)."""
     vals = args + list((kwargs or {}).values())
     return tuple(leaf for v in vals for leaf in flat(v)
-                 if leaf.kind in TENSORISH + ("numpy", "unknown", "model") or leaf.kind == "py" and leaf.parents)
+                 if leaf.kind in TENSORISH + ("numpy", "unknown", "model", "foreign") or leaf.kind == "py" and leaf.parents)
 
 
 def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) -> Val:
@@ -240,12 +255,40 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return handler(it, qual, args, kwargs, node)
     if kind == "diff" and qual.endswith(".where") and len(args) == 1 and not kwargs:
         return _diff(it, args, {}, node, f"{qual} with one argument (it gives indices)", "nondiff", "int")
+    if kind == "unknown" and _foreign_class(qual):
+        _unknown_call(it, args, kwargs)
+        return Val("foreign", opaque=True, qual=qual, text=ast.unparse(node)[:40])
     if kind == "diff":
         result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
         if _mixes_rows(qual, args, kwargs):
             result.attrs["mixes_rows"] = True
         return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result
     return _unknown_call(it, args, kwargs)
+
+
+_NOT_MODELS = ("collections.", "pathlib.", "argparse.", "datetime.", "pd.", "pandas.", "sympy.", "cirq.", "tfp.",
+               "tensorflow_probability.", "hps.", "hypothesis.", "absl.", "logging.", "threading.", "multiprocessing.",
+               "queue.", "io.", "os.", "sys.", "re.", "json.", "PIL.", "matplotlib.", "plt.", "unittest.", "mock.")
+
+
+def _foreign_class(qual: str) -> bool:
+    """``Discriminator``, ``models.ResNet18``: a class from a module the linter cannot see (the project's own,
+    usually). What it makes is unknown until it is used as a model (called, or asked for its variables)."""
+    last = qual.rsplit(".", 1)[-1]
+    return last[:1].isupper() and not last.isupper() and not qual.startswith(("tf.", "np.", "math.", "jnp.")) \
+        and not qual.startswith(_NOT_MODELS)
+
+
+def _as_model(it, obj: Val, node: ast.AST) -> Val:
+    """An instance of a class from unseen code, used as a model (``disc(x)``, ``disc.trainable_variables``): one
+    model made of its own variables. Its call is one opaque operation that may give a tuple (see _model_call); what it
+    reads besides its input is hidden, so the "not connected" rule never reasons through it."""
+    if obj.attrs.get("model") is None:
+        model = Val("model", obj.line, obj.col, "leaf", obj.qual, obj.text, seq=it.tick(), dtype="float",
+                    name=obj.name)
+        model.attrs["foreign"] = True
+        obj.attrs["model"] = model
+    return obj.attrs["model"]
 
 
 def _mixes_rows(qual: str, args: list[Val], kwargs: dict) -> bool:
@@ -603,6 +646,8 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     out = it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
+        out.attrs["promoted"] = True
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
 
@@ -610,6 +655,8 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
     kwargs = kwargs or {}
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
+    if model.attrs.get("foreign"):                  # its methods are unseen code: predict may give a tensor there
+        return _unknown_call(it, args, kwargs)
     if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):

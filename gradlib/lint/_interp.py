@@ -721,7 +721,7 @@ def _exact_passes(value: Val) -> bool:
     """Whether a loop over ``value`` runs exactly the passes the interpreter runs (a short known list, a tensor
     known not to be empty), so the names it leaves bound are those of the program."""
     if value.kind == "seq":
-        return value.items is not None and len(value.items) <= _MAX_ITEMS
+        return value.items is not None and len(value.items) <= _MAX_ITEMS and not value.attrs.get("unsized")
     if value.kind == "dict":
         return len(value.attrs["map"]) <= _MAX_ITEMS
     return value.kind in TENSORISH and value.known and bool(value.length) and not value.attrs.get("promoted")

@@ -31,6 +31,13 @@ def marks(source: str) -> set[tuple[int, str]]:
 _HEAD = "import tensorflow as tf\nimport numpy as np\n\n"
 
 
+_NETS = """import sys
+import types
+
+sys.modules["nets"] = types.SimpleNamespace(Regressor=lambda: tf.keras.Sequential([tf.keras.layers.Dense(1)]))
+"""
+
+
 def _p(body: str, broken: bool, step: str) -> Program:
     return Program(_HEAD + body.lstrip("\n"), broken, step)
 
@@ -618,4 +625,42 @@ with tf.GradientTape() as tape:
     y = w * x + b
 result = tape.gradient(y, [w, b])
 """, False, "gt004 message"),
+    # ---- more calls followed (issue 22's "at least half"): a model class from a module the linter cannot see, and
+    # model.losses. `nets` stands for the project's own module (models.py): made here so the program runs alone.
+    "unseen_class_model_inside_block": _p(_NETS + """
+from nets import Regressor
+
+model = Regressor()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    pred = model(x)
+    loss = tf.reduce_mean(pred ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", False, "followed more"),
+    "unseen_class_model_before_block": _p(_NETS + """
+from nets import Regressor
+
+model = Regressor()
+x = tf.ones((2, 3))
+pred = model(x)  # <- GT007
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(pred ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", True, "followed more"),
+    "regularization_losses_inside_block": _p("""
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_regularizer="l2")])
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    main = tf.reduce_mean(model(x) ** 2)
+    loss = tf.add_n([main] + model.losses)
+result = tape.gradient(loss, model.trainable_variables)
+""", False, "followed more"),
+    "regularization_losses_after_block": _p("""
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_regularizer="l2")])
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    main = tf.reduce_mean(model(x) ** 2)
+loss = tf.add_n([main] + model.losses)  # <- GT011
+result = tape.gradient(loss, model.trainable_variables)
+""", True, "followed more"),
 }

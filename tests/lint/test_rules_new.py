@@ -183,3 +183,36 @@ def test_gt004_on_a_watch_says_the_same_of_any_integer_data():
               "with tf.GradientTape() as tape:\n    tape.watch(n)\n    y = n * k\ng = tape.gradient(y, n)\n")
     (watch,) = [f for f in lint(source) if f.rule == "GT004" and f.line == 5]
     assert "before watching it, and make the integer data it meets (k) float too" in watch.message, watch.message
+
+
+# ---------------------------------------------------------------------------- more calls followed
+
+
+FOLLOWED_MORE = [name for name, p in PROGRAMS.items() if p.step == "followed more"]
+
+
+@pytest.mark.parametrize("name", FOLLOWED_MORE)
+def test_a_model_from_unseen_code_and_model_losses_are_followed(name, tf_verdicts):
+    """Both were "can't tell" before (a class from the project's own models.py; `tf.add_n([loss] + model.losses)`):
+    the call is now checked, the broken twin flagged on its line, the correct one silent."""
+    program = PROGRAMS[name]
+    assert tf_verdicts[name] == ("none" if program.broken else "real")
+    result = lint(program.source)
+    assert (result.calls, result.checked) == (1, 1)
+    found = {(f.line, f.rule) for f in result}
+    assert marks(program.source) <= found, [str(f) for f in result]
+    assert {line for line, _ in found - marks(program.source)} <= _call_lines(program.source)
+    assert bool(found) == program.broken
+
+
+_UNSEEN = "import tensorflow as tf\nfrom nets import Regressor\nmodel = Regressor()\nx = tf.ones((2, 3))\n"
+
+
+@pytest.mark.parametrize("body", [
+    "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model.predict(x))\n",     # its predict may give a tensor
+    "with tf.GradientTape() as tape:\n    out = model(x)\nloss = out[0]\n",              # it may give a tuple
+    "with tf.GradientTape() as tape:\n    out = model(x)\na, b = out\nloss = a\n",
+])
+def test_what_a_class_from_unseen_code_does_beyond_its_call_is_not_guessed(body):
+    result = lint(_UNSEEN + body + "g = tape.gradient(loss, model.trainable_variables)\n")
+    assert list(result) == [] and result.checked == 0
