@@ -44,7 +44,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             if s is t or s.kind in ("none", "py"):
                 continue
             pairs += 1
-            if s.kind not in ("tensor", "var", "model") or s.opaque:
+            if s.kind not in ("tensor", "var", "model") or s.opaque or s.op == "merge":
                 why = why or CANNOT["source"]
                 continue
             if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
@@ -259,7 +259,7 @@ def _rows_interact(it, tape: Tape, target: Val, source: Val, node: ast.Call) -> 
     if between is None or opaque or uncertain:
         return
     for later in between.values():
-        if later.op == "gradient":
+        if later.op in ("gradient", "merge"):
             continue
         mixed = [p for p in later.parents if p.id in between and p.attrs.get("mixes_rows")
                  and _recorded(tape, source, p)]
@@ -331,7 +331,7 @@ def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: 
     for later in between.values():            # in program order
         if later is source or not any(p.id in flow or _is_source(p, source) for p in later.parents):
             continue
-        if later.op == "numpy" or later.op not in ("nondiff", "stop") and tape.active_at(later.seq):
+        if later.op in ("numpy", "merge") or later.op not in ("nondiff", "stop") and tape.active_at(later.seq):
             flow.add(later.id)
         elif later.op == "nondiff" and not any(_live(tape, source, p, later) for p in later.parents
                                                if p.id in flow or _is_source(p, source)):
@@ -424,7 +424,7 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"path from {s} to {describe(target)}: the gradient is None (zeros for tf.sign). Use a smooth "
                 "stand-in (tf.nn.softmax instead of argmax, a sigmoid instead of a step) or keep the float value.",
                 None)
-    if op.op == "stop":
+    if op.op in ("stop", "merge"):
         return None
     op = _at_tape_level(op, tape)
     when = tape.when(op.seq)

@@ -166,6 +166,25 @@ class Interpreter:
         """
         return Val("unknown", op="unknown", parents=tuple(parents), seq=next(self.clock), opaque=True)
 
+    def merged(self, values: list[Val], name: str = "") -> Val:
+        """The value of a name bound differently on two branches: either one. Known when each is a known tensor
+        (or a Python number): it depends on both, and a tape recorded a path to it from whatever it recorded a
+        path to either from. It is no operation of TensorFlow, so no rule points at it, it is never a source the
+        rules reason about, and the "not connected" rule does not reason through it. Else unknown."""
+        kinds = {v.kind for v in values}
+        if any(not v.known for v in values) or not kinds <= {"tensor", "py"} or "tensor" not in kinds \
+                or any(v.attrs.get("promoted") or v.attrs.get("tuple") for v in values):
+            return Val("unknown", name=name, opaque=True)
+        rec: dict = {}
+        for v in values:
+            for tape, sources in v.rec.items():
+                rec[tape] = rec.get(tape, frozenset()) | sources | {v.id}
+        self.charge(sum(len(r) for r in rec.values()), "the values a tape recorded")
+        merged = Val("tensor", values[0].line, values[0].col, "merge", "", values[0].text, tuple(values),
+                     self.tick(), rec, _dtype(*values), name=name)
+        merged.attrs["maybe"] = True
+        return merged
+
     def seq(self, items: list[Val], **fields) -> Val:
         """A list or tuple of ``items``, or unknown (and the check incomplete) when it holds too many values."""
         self.charge(len(items), "a list")
@@ -382,7 +401,7 @@ class Interpreter:
                 outcomes.append((dict(env.vars), {t: t.copy_state() for t in tapes}, returned))
         finally:
             self.uncertain -= len(blocks) > 1
-        env.vars = _merge_names([o[0] for o in outcomes if not o[2]] or [o[0] for o in outcomes])
+        env.vars = _merge_names([o[0] for o in outcomes if not o[2]] or [o[0] for o in outcomes], self.merged)
         for tape in tapes:
             _merge_tape(tape, [o[1][tape] for o in outcomes])
         return all(o[2] for o in outcomes)
@@ -521,7 +540,7 @@ class Interpreter:
     def e_IfExp(self, node: ast.IfExp, env: Env) -> Val:
         self.ev(node.test, env)
         body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
-        return body if body is orelse else self.made((body, orelse))
+        return body if body is orelse else self.merged([body, orelse])
 
     def e_List(self, node: ast.List, env: Env) -> Val:
         if any(isinstance(e, ast.Starred) for e in node.elts):
@@ -811,12 +830,13 @@ def _merge_returns(it: Interpreter, values: list[Val]) -> Val:
     return first if all(v is first for v in values) else it.made(tuple(values))
 
 
-def _merge_names(scopes: list[dict]) -> dict:
+def _merge_names(scopes: list[dict], merge) -> dict:
     merged = {}
     for name in set().union(*scopes):
         values = [s.get(name) for s in scopes]
         first = values[0]
-        merged[name] = first if all(v is first for v in values) else Val("unknown", name=name, opaque=True)
+        merged[name] = first if all(v is first for v in values) else Val("unknown", name=name, opaque=True) \
+            if any(v is None for v in values) else merge(values, name)
     return merged
 
 

@@ -663,4 +663,33 @@ with tf.GradientTape() as tape:
 loss = tf.add_n([main] + model.losses)  # <- GT011
 result = tape.gradient(loss, model.trainable_variables)
 """, True, "followed more"),
+    "branch_in_a_loop_inside_block": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    out = x * 1.0
+    for i in range(4):
+        if i > 1:
+            out = out * x
+    loss = out * 2.0 if i > 2 else out
+result = tape.gradient(loss, x)
+""", False, "followed more"),
+    "branch_in_a_loop_loss_after_block": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    out = x * 1.0
+    for i in range(4):
+        if i > 1:
+            out = out * x
+loss = out * 2.0  # <- GT011
+result = tape.gradient(loss, x)
+""", True, "followed more"),
+    "branch_connected_on_one_side": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    if x.numpy() > 1.0:
+        y = x * 3.0
+    else:
+        y = tf.constant(1.0)
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
 }
