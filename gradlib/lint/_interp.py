@@ -173,7 +173,7 @@ class Interpreter:
         rules reason about, and the "not connected" rule does not reason through it. Else unknown."""
         kinds = {v.kind for v in values}
         if any(not v.known for v in values) or not kinds <= {"tensor", "py"} or "tensor" not in kinds \
-                or any(v.attrs.get("promoted") or v.attrs.get("tuple") for v in values):
+                or any(v.attrs.get("promoted") and v.op != "merge" or v.attrs.get("tuple") for v in values):
             return Val("unknown", name=name, opaque=True)
         rec: dict = {}
         for v in values:
@@ -183,6 +183,8 @@ class Interpreter:
         merged = Val("tensor", values[0].line, values[0].col, "merge", "", values[0].text, tuple(values),
                      self.tick(), rec, _dtype(*values), name=name)
         merged.attrs["maybe"] = True
+        if "py" in kinds:                   # it may be a Python number: indexing or iterating it is "can't tell"
+            merged.attrs["promoted"] = True
         return merged
 
     def seq(self, items: list[Val], **fields) -> Val:
@@ -540,7 +542,10 @@ class Interpreter:
     def e_IfExp(self, node: ast.IfExp, env: Env) -> Val:
         self.ev(node.test, env)
         body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
-        return body if body is orelse else self.merged([body, orelse])
+        if body is orelse:
+            return body
+        both = self.merged([body, orelse])
+        return both if both.known else self.made((body, orelse))
 
     def e_List(self, node: ast.List, env: Env) -> Val:
         if any(isinstance(e, ast.Starred) for e in node.elts):

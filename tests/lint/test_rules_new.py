@@ -216,3 +216,11 @@ _UNSEEN = "import tensorflow as tf\nfrom nets import Regressor\nmodel = Regresso
 def test_what_a_class_from_unseen_code_does_beyond_its_call_is_not_guessed(body):
     result = lint(_UNSEEN + body + "g = tape.gradient(loss, model.trainable_variables)\n")
     assert list(result) == [] and result.checked == 0
+
+
+@pytest.mark.parametrize("other, flagged", [("0.0", False), ("x * 3.0", True)], ids=["or-a-number", "or-a-tensor"])
+def test_a_value_from_two_branches_that_may_be_a_number_is_not_taken_for_a_tensor_when_sliced(other, flagged):
+    source = ("import tensorflow as tf\nx = tf.Variable([1.0, 2.0])\nflag = len('ab') > 1\n"
+              f"with tf.GradientTape() as tape:\n    y = x * 2.0 if flag else {other}\nfirst = y[0]\n"
+              "g = tape.gradient(first, x)\n")
+    assert any(f.rule == "GT001" and f.line == 6 for f in lint(source)) == flagged
