@@ -96,7 +96,7 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
     (but checked) where the call asks for ``unconnected_gradients=ZERO``: zeros is what the user wants there.
     """
     if it.escaped or it.free_names or target.kind not in ("tensor", "var") or not _new_object(source) \
-            or _unsure(source) or not _closed(it, target):
+            or _unsure(source) or _unsure(target) or not _closed(it, target):     # the target may be marked since
         return CANNOT["path"]
     if _asks_for_zeros(node, method):
         return None

@@ -692,4 +692,14 @@ with tf.GradientTape() as tape:
         y = tf.constant(1.0)
 result = tape.gradient(y, x)
 """, False, "unconnected guard"),
+    "connected_by_a_list_changed_out_of_sight": _p("""
+import operator
+
+x = tf.Variable(2.0)
+parts = [tf.constant(1.0)]
+with tf.GradientTape() as tape:
+    operator.setitem(parts, 0, x * 3.0)
+    y = parts[0] * 2.0
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
 }

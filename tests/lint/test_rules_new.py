@@ -224,3 +224,13 @@ def test_a_value_from_two_branches_that_may_be_a_number_is_not_taken_for_a_tenso
               f"with tf.GradientTape() as tape:\n    y = x * 2.0 if flag else {other}\nfirst = y[0]\n"
               "g = tape.gradient(first, x)\n")
     assert any(f.rule == "GT001" and f.line == 6 for f in lint(source)) == flagged
+
+
+def test_gt017_asks_again_when_the_same_target_is_read_back_after_unseen_code_had_its_list():
+    """The first request is right to fire (parts[0] is a constant then); after operator.setitem had the list, the
+    same element read back may be another value, so the second request on it stays silent."""
+    source = ("import tensorflow as tf\nimport operator\nx = tf.Variable(2.0)\nparts = [tf.constant(1.0)]\n"
+              "with tf.GradientTape(persistent=True) as tape:\n    y = parts[0] * 1.0\n"
+              "g1 = tape.gradient(parts[0], x)\noperator.setitem(parts, 0, x * 3.0)\n"
+              "g2 = tape.gradient(parts[0], x)\n")
+    assert [(f.line, f.rule) for f in lint(source)] == [(7, "GT017")]
