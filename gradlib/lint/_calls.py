@@ -48,8 +48,12 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         return Val("module", qual=normalise(f"{base.qual}.{attr}"), text=ast.unparse(node)[:40])
     if base.kind == "tape" and attr in _TAPE_METHODS:
         return Val("tmethod", qual=attr, tape=base.tape)
+    if base.kind == "model" and attr == "losses" and attr not in base.attrs:
+        return _regularization(it, base, node)
     if base.kind == "model":
         return _model_attribute(base, attr)
+    if base.kind == "foreign" and attr in _MODEL_VARS:
+        return _model_attribute(_as_model(it, base, node), attr)
     if base.kind == "object":
         return _object_attribute(base, attr)
     if base.kind == "optimizer":
@@ -75,9 +79,18 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     return it.made((base,))
 
 
+def _regularization(it, model: Val, node: ast.AST) -> Val:
+    """``model.losses``: the regularization losses, computed from the model's weights when read. How many there
+    are is not known (none, or one per regularized weight): one stands for them all, and a loop over them is not
+    taken to run exactly once."""
+    penalty = it.op("tensor", (model,), node, "op", "float", opname=f"{model.name or 'model'}.losses")
+    penalty.attrs["maybe"] = True
+    return it.seq([penalty], attrs={"unsized": True}, text=f"{model.name or 'model'}.losses")
+
+
 def _model_attribute(model: Val, attr: str) -> Val:
     if attr in model.attrs:
-        return model.attrs[attr]
+        return _read_attribute(model.attrs[attr])
     method = _class_method(model, attr) if attr not in ("call", "__call__") else None
     if method is not None:
         return method
@@ -93,8 +106,15 @@ def _model_attribute(model: Val, attr: str) -> Val:
 
 def _object_attribute(obj: Val, attr: str) -> Val:
     if attr in obj.attrs:
-        return obj.attrs[attr]
+        return _read_attribute(obj.attrs[attr])
     return _class_method(obj, attr) or Val("unknown", opaque=True)
+
+
+def _read_attribute(value: Val) -> Val:
+    """An attribute's value as last set: another method, run in another order, may have set it otherwise, so
+    it is marked (the "not connected" rule does not reason through it)."""
+    value.attrs["from_attr"] = True
+    return value
 
 
 def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
@@ -135,12 +155,16 @@ def _seq_item(base: Val, index: Val, node: ast.Subscript) -> Val:
 def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     kind = func.kind
     if kind == "module":
-        return _library(it, normalise(func.qual), args, kwargs, node)
+        qual = normalise(func.qual)
+        if call_kind(qual) != "function" and any(_is_code(leaf) for v in args + list(kwargs.values())
+                                                 for leaf in flat(v)):
+            it.escaped = True                       # tf.map_fn(f, ...), tf.cond(p, f, g): f runs where it is not seen
+        return _hidden(_library(it, qual, args, kwargs, node), args, kwargs)
     if kind == "builtin":
-        return _builtin(it, func.qual, args, node)
+        return _hidden(_builtin(it, func.qual, args, node), args, {})
     if kind == "func":
         if func.qual == "tfop":
-            return _diff(it, args, kwargs, node, func.text)
+            return _hidden(_diff(it, args, kwargs, node, func.text), args, kwargs, func.attrs.get("hidden", False))
         if func.qual == "decorator":
             return args[0] if args else Val("unknown", opaque=True)
         return it.call_user(func, args, kwargs, node)
@@ -149,11 +173,13 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "class":
         return instantiate(it, func, args, kwargs, node)
     if kind == "tmethod":
-        return _tape_method(it, func.tape, func.qual, args, kwargs, node)
+        return _hidden(_tape_method(it, func.tape, func.qual, args, kwargs, node), args, kwargs)
     if kind == "mmethod":
         return _model_method(it, func.parents[0], func.qual, args, node, kwargs)
     if kind == "model":
-        return _model_call(it, func, args, node)
+        return _hidden(_model_call(it, func, args, node), args, kwargs)
+    if kind == "foreign":
+        return _hidden(_model_call(it, _as_model(it, func, node), args, node), args, kwargs, True)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
         return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
     if kind == "bound":
@@ -171,7 +197,34 @@ def _unknown_call(it, args: list[Val], kwargs: dict) -> Val:
         for leaf in flat(val):
             if leaf.kind == "tape":
                 leaf.tape.blind = True
+    it.escape(args + list(kwargs.values()))
     return it.made(tuple(args) + tuple(kwargs.values()))
+
+
+_CODE_KINDS = ("func", "method", "bound", "class", "tmethod", "mmethod", "omethod")
+
+
+def _is_code(leaf: Val) -> bool:
+    """Whether ``leaf`` is code that whoever receives it may run (a function, a method, a class)."""
+    return leaf.kind in _CODE_KINDS and leaf.qual != "tfop"
+
+
+def _hidden(result: Val, args: list[Val], kwargs: dict, hidden: bool = False) -> Val:
+    """Mark a tensor made now whose inputs are not all among its parents (a function argument, an input
+    passed by keyword and dropped, ``output_gradients``): it may depend on more than the linter sees, so the
+    "not connected" rule does not reason through it."""
+    made = result.attrs.get("elem") if result.kind == "seq" and result.items is None else result
+    if made is None or made.kind not in ("tensor", "numpy", "py") or not made.parents and made.op == "":
+        return result
+    parents = {p.id for p in made.parents}
+    for value in args + list(kwargs.values()):
+        for leaf in flat(value):
+            if leaf is not made and leaf.id not in parents and (leaf.kind not in ("py", "none", "module")
+                                                                 or leaf.kind == "py" and leaf.parents):
+                hidden = True
+    if hidden:
+        made.attrs["hidden"] = True
+    return result
 
 
 def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
@@ -179,7 +232,7 @@ def _tensor_parents(args: list[Val], kwargs: dict | None = None) -> tuple:
     from a tensor (``float(t)``: the mark that the value left TensorFlow survives later operations)."""
     vals = args + list((kwargs or {}).values())
     return tuple(leaf for v in vals for leaf in flat(v)
-                 if leaf.kind in TENSORISH + ("numpy", "unknown", "model") or leaf.kind == "py" and leaf.parents)
+                 if leaf.kind in TENSORISH + ("numpy", "unknown", "model", "foreign") or leaf.kind == "py" and leaf.parents)
 
 
 def _diff(it, args, kwargs, node, opname="", how="op", dtype=None, length=None) -> Val:
@@ -202,12 +255,40 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return handler(it, qual, args, kwargs, node)
     if kind == "diff" and qual.endswith(".where") and len(args) == 1 and not kwargs:
         return _diff(it, args, {}, node, f"{qual} with one argument (it gives indices)", "nondiff", "int")
+    if kind == "unknown" and _foreign_class(qual):
+        _unknown_call(it, args, kwargs)
+        return Val("foreign", opaque=True, qual=qual, text=ast.unparse(node)[:40])
     if kind == "diff":
         result = _diff(it, args, kwargs, node, qual, length=_stack_length(qual, args))
         if _mixes_rows(qual, args, kwargs):
             result.attrs["mixes_rows"] = True
         return Val("seq", items=None, attrs={"elem": result}) if kind_returns_tuple(qual) else result
     return _unknown_call(it, args, kwargs)
+
+
+_NOT_MODELS = ("collections.", "pathlib.", "argparse.", "datetime.", "pd.", "pandas.", "sympy.", "cirq.", "tfp.",
+               "tensorflow_probability.", "hps.", "hypothesis.", "absl.", "logging.", "threading.", "multiprocessing.",
+               "queue.", "io.", "os.", "sys.", "re.", "json.", "PIL.", "matplotlib.", "plt.", "unittest.", "mock.")
+
+
+def _foreign_class(qual: str) -> bool:
+    """``Discriminator``, ``models.ResNet18``: a class from a module the linter cannot see (the project's own,
+    usually). What it makes is unknown until it is used as a model (called, or asked for its variables)."""
+    last = qual.rsplit(".", 1)[-1]
+    return last[:1].isupper() and not last.isupper() and not qual.startswith(("tf.", "np.", "math.", "jnp.")) \
+        and not qual.startswith(_NOT_MODELS)
+
+
+def _as_model(it, obj: Val, node: ast.AST) -> Val:
+    """An instance of a class from unseen code, used as a model (``disc(x)``, ``disc.trainable_variables``): one
+    model made of its own variables. Its call is one opaque operation that may give a tuple (see _model_call); what it
+    reads besides its input is hidden, so the "not connected" rule never reasons through it."""
+    if obj.attrs.get("model") is None:
+        model = Val("model", obj.line, obj.col, "leaf", obj.qual, obj.text, seq=it.tick(), dtype="float",
+                    name=obj.name)
+        model.attrs["foreign"] = True
+        obj.attrs["model"] = model
+    return obj.attrs["model"]
 
 
 def _mixes_rows(qual: str, args: list[Val], kwargs: dict) -> bool:
@@ -354,8 +435,9 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
 
 
 def _keras_fn(it, qual, args, kwargs, node) -> Val:
-    if qual.rsplit(".", 1)[-1][:1].isupper():
-        return Val("func", qual="tfop", text=qual)
+    if qual.rsplit(".", 1)[-1][:1].isupper():       # a loss or activation object: its options are not followed
+        hidden = any(leaf.kind not in ("py", "none", "module") for v in args + list(kwargs.values()) for leaf in flat(v))
+        return Val("func", qual="tfop", text=qual, attrs={"hidden": hidden})
     return _diff(it, args, kwargs, node, qual)
 
 
@@ -564,6 +646,8 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     out = it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
+        out.attrs["promoted"] = True
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
 
@@ -571,6 +655,8 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
     kwargs = kwargs or {}
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
+    if model.attrs.get("foreign"):                  # its methods are unseen code: predict may give a tensor there
+        return _unknown_call(it, args, kwargs)
     if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):

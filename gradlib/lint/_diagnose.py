@@ -44,7 +44,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             if s is t or s.kind in ("none", "py"):
                 continue
             pairs += 1
-            if s.kind not in ("tensor", "var", "model") or s.opaque:
+            if s.kind not in ("tensor", "var", "model") or s.opaque or s.op == "merge":
                 why = why or CANNOT["source"]
                 continue
             if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
@@ -75,7 +75,7 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: s
         for code, line, col, message, fix in assigned:
             it.report(code, line, col, message, fix)
             it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
-        return None if assigned else CANNOT["path"]
+        return None if assigned else _unconnected(it, tape, t, s, node, method)
     if not _watchable(tape, s):
         if tape.blind:
             return CANNOT["blind"]
@@ -86,6 +86,77 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: s
         if line != node.lineno:
             it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
     return None
+
+
+def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, method: str) -> str | None:
+    """GT017: no operation leads from ``source`` to ``target`` at all, so the gradient is None.
+
+    Said only when every value the target depends on is one the linter saw made, the same way on every run
+    of the program (``_closed``), and nothing it cannot see could have changed them; else "can't tell". Silent
+    (but checked) where the call asks for ``unconnected_gradients=ZERO``: zeros is what the user wants there.
+    """
+    if it.escaped or it.free_names or target.kind not in ("tensor", "var") or not _new_object(source) \
+            or _unsure(source) or _unsure(target) or not _closed(it, target):     # the target may be marked since
+        return CANNOT["path"]
+    if _asks_for_zeros(node, method):
+        return None
+    t, s = describe(target), describe(source)
+    it.report("GT017", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}`: {t} is not computed from {s} at all (no operation in this code leads from "
+              f"{s} to {t}), so {tape.name}.{method} with respect to {s} is None (zeros with "
+              f"unconnected_gradients=ZERO). Compute {t} from {s} (inside the `with` block), or ask for the "
+              f"gradient with respect to the value {t} was computed from.", None)
+    return None
+
+
+def _new_object(source: Val) -> bool:
+    """Whether ``source`` is surely an object of its own: a variable, a tensor made from Python or NumPy values, or
+    the result of a Python operator or a gradient. Not the result of a library function, which may hand back its
+    input itself (``tf.cast`` to the dtype it has, ``tf.nest.flatten``): a path from that input is one from it."""
+    return source.op in ("leaf", "const", "gradient") or source.op == "op" and not source.opname
+
+
+def _unsure(val: Val) -> bool:
+    """Whether ``val`` may not be what the program has there (see ``_closed``)."""
+    return bool(val.opaque or val.kind in ("unknown", "model") or val.attrs.get("maybe")
+                or val.attrs.get("from_attr") or val.attrs.get("hidden"))
+
+
+def _closed(it, target: Val) -> bool:
+    """Whether every value ``target`` depends on is known for sure: made by code the linter followed, with all
+    its inputs among its parents (``hidden``), not bound on some branches or passes only (``maybe``), not read
+    from an attribute another method may have set, not handed to unseen code, and no Keras model on the way
+    (its layers may read any variable)."""
+    key = ("closed", target.id)
+    if key not in it.memo:
+        seen, todo, closed = set(), [target], True
+        while todo and closed:
+            val = todo.pop()
+            if val.id in seen:
+                continue
+            seen.add(val.id)
+            closed = not _unsure(val) and len(seen) <= _MAX_NODES
+            todo.extend(_inputs(val))
+        it.charge(len(seen), "the values a gradient depends on")
+        it.memo[key] = closed
+    return it.memo[key]
+
+
+_ARG_POSITION = {"gradient": 3, "jacobian": 2, "batch_jacobian": 2}
+
+
+def _asks_for_zeros(node: ast.Call, method: str) -> bool:
+    """Whether the call passes ``unconnected_gradients`` other than NONE (ZERO, "zero", or a value not known)."""
+    if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+        return True                                 # tape.gradient(y, x, **options): it may ask for zeros
+    given = next((k.value for k in node.keywords if k.arg == "unconnected_gradients"), None)
+    position = _ARG_POSITION.get(method, 3)
+    if given is None and len(node.args) > position:
+        given = node.args[position]
+    if given is None:
+        return False
+    text = ast.unparse(given)
+    return not (text.endswith("UnconnectedGradients.NONE") or text.strip("'\"").lower() == "none")
 
 
 def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
@@ -188,7 +259,7 @@ def _rows_interact(it, tape: Tape, target: Val, source: Val, node: ast.Call) -> 
     if between is None or opaque or uncertain:
         return
     for later in between.values():
-        if later.op == "gradient":
+        if later.op in ("gradient", "merge"):
             continue
         mixed = [p for p in later.parents if p.id in between and p.attrs.get("mixes_rows")
                  and _recorded(tape, source, p)]
@@ -260,7 +331,7 @@ def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: 
     for later in between.values():            # in program order
         if later is source or not any(p.id in flow or _is_source(p, source) for p in later.parents):
             continue
-        if later.op == "numpy" or later.op not in ("nondiff", "stop") and tape.active_at(later.seq):
+        if later.op in ("numpy", "merge") or later.op not in ("nondiff", "stop") and tape.active_at(later.seq):
             flow.add(later.id)
         elif later.op == "nondiff" and not any(_live(tape, source, p, later) for p in later.parents
                                                if p.id in flow or _is_source(p, source)):
@@ -353,7 +424,7 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"path from {s} to {describe(target)}: the gradient is None (zeros for tf.sign). Use a smooth "
                 "stand-in (tf.nn.softmax instead of argmax, a sigmoid instead of a step) or keep the float value.",
                 None)
-    if op.op == "stop":
+    if op.op in ("stop", "merge"):
         return None
     op = _at_tape_level(op, tape)
     when = tape.when(op.seq)
@@ -428,6 +499,26 @@ def _unstack_fix(tape: Tape, op: Val) -> tuple | None:
     return ("unstack", op.line, iterated, _tape_line(tape)[0], None if tape.persistent else (tape.line, tape.col))
 
 
+def _meets(it, source: Val, target: Val) -> str:
+    """The end of GT004's message: the integer data ``source`` meets on its way to ``target`` must be made float too,
+    or the fixed float value times that integer data raises InvalidArgumentError."""
+    between = _between(it, target, source) or {}
+    todo = [p for val in between.values() for p in val.parents if p.id not in between]
+    names, seen = [], set()
+    while todo and len(seen) < 200:
+        val = todo.pop(0)
+        if val.id in seen or val.kind not in ("tensor", "var") or val.dtype != "int":
+            continue
+        seen.add(val.id)
+        if val.parents and not val.name:
+            todo.extend(val.parents)                # w * x: name the data it was made from
+        elif describe(val) not in names:
+            names.append(describe(val))
+    data = f"the integer data it meets ({', '.join(names[:4])})" if names else "any integer data it meets"
+    return (f"and make {data} float too (dtype=tf.float32, or 3.0 not 3): a float value times an integer tensor "
+            "raises InvalidArgumentError.")
+
+
 def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
     if tape.blind:
         return []
@@ -446,16 +537,19 @@ def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
         found = [("GT004", wl, wc,
                   f"{s} is an integer tensor: {name}.watch({s}) is ignored (TensorFlow only logs a warning), because "
                   "tapes record floating-point tensors only, so the gradient is None. Make it float "
-                  f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it.", ("float", source.line))]
+                  f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it, "
+                  + _meets(it, source, target), ("float", source.line))]
         if source.op == "const" and source.line != wl:
             found.append(("GT004", source.line, source.col,
                           f"this makes {s} an integer tensor, which {name} cannot watch (line {wl}), so its gradient "
-                          "is None: give it float values (1.0, not 1) or dtype=tf.float32.", ("float", source.line)))
+                          "is None: give it float values (1.0, not 1) or dtype=tf.float32, " + _meets(it, source, target),
+                          ("float", source.line)))
         return found
     if source.kind == "var" and source.dtype == "int":
         return [("GT004", source.line, source.col,
                  f"the variable {s} has an integer dtype: tapes only watch floating-point variables, so its gradient "
-                 "is None. Give it a float initial value (3.0, not 3) or dtype=tf.float32.", ("float", source.line))]
+                 "is None. Give it a float initial value (3.0, not 3) or dtype=tf.float32, " + _meets(it, source, target),
+                 ("float", source.line))]
     if source.kind in ("var", "model") and not source.trainable:
         return [("GT009", source.line, source.col,
                  f"{s} is not trainable (trainable=False), so {name} does not watch it automatically and its "

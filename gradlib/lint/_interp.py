@@ -88,11 +88,17 @@ class Interpreter:
         self.loops: list[int] = []                      # when each loop being run was entered (a clock value)
         self.graph_mode = False                         # the source also builds TF1 graphs (Session, placeholder)
         self.traced: set[int] = set()                   # ids of the functions wrapped in tf.function
+        # What may make the values seen here differ from the program's (read by the "not connected" rule only):
+        self.uncertain = 0                              # inside a branch, or a loop whose passes are not all known
+        self.escaped = False                            # code it cannot see got a function, method or class
+        self.free_names = False                         # `global`/`nonlocal`: a function may rebind outer names
 
     # ------------------------------------------------------------------ entry points
 
     def run_module(self, tree: ast.Module) -> None:
         self.graph_mode = _graph_mode(tree)
+        self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) or isinstance(n, ast.Name)
+                              and n.id in _REBINDERS for n in ast.walk(tree))
         env = Env()
         env.vars.update({k: Val("module", qual=v, name=k) for k, v in _DEFAULT_MODULES.items()})
         env.vars.update({k: Val("builtin", qual=k, name=k) for k in _BUILTINS})
@@ -160,6 +166,27 @@ class Interpreter:
         """
         return Val("unknown", op="unknown", parents=tuple(parents), seq=next(self.clock), opaque=True)
 
+    def merged(self, values: list[Val], name: str = "") -> Val:
+        """The value of a name bound differently on two branches: either one. Known when each is a known tensor
+        (or a Python number): it depends on both, and a tape recorded a path to it from whatever it recorded a
+        path to either from. It is no operation of TensorFlow, so no rule points at it, it is never a source the
+        rules reason about, and the "not connected" rule does not reason through it. Else unknown."""
+        kinds = {v.kind for v in values}
+        if any(not v.known for v in values) or not kinds <= {"tensor", "py"} or "tensor" not in kinds \
+                or any(v.attrs.get("promoted") and v.op != "merge" or v.attrs.get("tuple") for v in values):
+            return Val("unknown", name=name, opaque=True)
+        rec: dict = {}
+        for v in values:
+            for tape, sources in v.rec.items():
+                rec[tape] = rec.get(tape, frozenset()) | sources | {v.id}
+        self.charge(sum(len(r) for r in rec.values()), "the values a tape recorded")
+        merged = Val("tensor", values[0].line, values[0].col, "merge", "", values[0].text, tuple(values),
+                     self.tick(), rec, _dtype(*values), name=name)
+        merged.attrs["maybe"] = True
+        if "py" in kinds:                   # it may be a Python number: indexing or iterating it is "can't tell"
+            merged.attrs["promoted"] = True
+        return merged
+
     def seq(self, items: list[Val], **fields) -> Val:
         """A list or tuple of ``items``, or unknown (and the check incomplete) when it holds too many values."""
         self.charge(len(items), "a list")
@@ -168,6 +195,18 @@ class Interpreter:
             return self.give_up(f"a list on line {self.line} holds more than {MAX_SIZE:,} values, so it was not "
                                 "followed")
         return value
+
+    def escape(self, values: list[Val], whole: bool = False) -> None:
+        """``values`` were handed to code the linter does not follow, which may change what they hold: what they
+        hold now is only "maybe" still there; a function, method or class handed over (or ``whole``: code that
+        may touch anything) may be run later, so nothing seen from then on is sure."""
+        self.escaped = self.escaped or whole
+        for value in values:
+            for leaf in _calls.flat(value):
+                leaf.attrs["maybe"] = True
+                if leaf.kind in ("func", "method", "bound", "class", "tmethod", "mmethod", "omethod") \
+                        or leaf.kind in ("object", "model") and isinstance(leaf.node, ast.ClassDef):
+                    self.escaped = True
 
     def followed(self, node: ast.AST, why: str | None) -> None:
         """Note whether the gradient call at ``node`` could be followed (``why`` not, else None): once it could on
@@ -217,6 +256,7 @@ class Interpreter:
             if not (dec_val.kind == "module" and dec_val.qual in ("tf.function", "functools.wraps")
                     or dec_val.kind == "func" and dec_val.qual == "decorator"):
                 func = Val("unknown", name=node.name)
+                self.escaped = True                     # unseen code holds the function and may call it
         env.vars[node.name] = func
         self.functions.append((node, env, cls))
 
@@ -224,6 +264,8 @@ class Interpreter:
 
     def s_ClassDef(self, node: ast.ClassDef, env: Env) -> None:
         bases = [self.ev(b, env) for b in node.bases]
+        if node.decorator_list:
+            self.escaped = True
         keras = any(b.kind in ("module", "class") and b.qual.startswith("tf.keras") for b in bases)
         env.vars[node.name] = Val("class", node=node, name=node.name, qual="tf.keras.Model" if keras else node.name,
                                   attrs={"env": env})
@@ -302,26 +344,37 @@ class Interpreter:
     s_AsyncWith = s_With
 
     def s_For(self, node: ast.For, env: Env) -> None:
-        passes = self.iterations(self.ev(node.iter, env), node)
+        value = self.ev(node.iter, env)
+        passes = self.iterations(value, node)
+        exact = _exact_passes(value) and not _jumps(node.body)
+        before = dict(env.vars)
         self.loops.append(next(self.clock))
+        self.uncertain += not exact
         try:
             for make in passes:
                 self.bind(node.target, make(), env, node)
                 self.block(node.body, env)
         finally:
             self.loops.pop()
+            self.uncertain -= not exact
+        if not exact:
+            _mark_changed(before, env.vars)
         self.block(node.orelse, env)
 
     s_AsyncFor = s_For
 
     def s_While(self, node: ast.While, env: Env) -> None:
+        before = dict(env.vars)
         self.loops.append(next(self.clock))
+        self.uncertain += 1
         try:
             for _ in range(2):
                 self.ev(node.test, env)
                 self.block(node.body, env)
         finally:
             self.loops.pop()
+            self.uncertain -= 1
+        _mark_changed(before, env.vars)
         self.block(node.orelse, env)
 
     def s_If(self, node: ast.If, env: Env) -> bool:
@@ -340,13 +393,17 @@ class Interpreter:
         self.charge(len(blocks) * (len(env.vars) + sum(len(t.watched) + 1 for t in self.tapes)), "the branches")
         names, tapes = dict(env.vars), {t: t.copy_state() for t in self.tapes}
         outcomes = []
-        for stmts in blocks:
-            env.vars = dict(names)
-            for tape, state in tapes.items():
-                tape.set_state(state)
-            returned = self.block(stmts, env)
-            outcomes.append((dict(env.vars), {t: t.copy_state() for t in tapes}, returned))
-        env.vars = _merge_names([o[0] for o in outcomes if not o[2]] or [o[0] for o in outcomes])
+        self.uncertain += len(blocks) > 1
+        try:
+            for stmts in blocks:
+                env.vars = dict(names)
+                for tape, state in tapes.items():
+                    tape.set_state(state)
+                returned = self.block(stmts, env)
+                outcomes.append((dict(env.vars), {t: t.copy_state() for t in tapes}, returned))
+        finally:
+            self.uncertain -= len(blocks) > 1
+        env.vars = _merge_names([o[0] for o in outcomes if not o[2]] or [o[0] for o in outcomes], self.merged)
         for tape in tapes:
             _merge_tape(tape, [o[1][tape] for o in outcomes])
         return all(o[2] for o in outcomes)
@@ -360,9 +417,13 @@ class Interpreter:
             for sub, part in zip(target.elts, self.unpack(value, len(target.elts), node)):
                 self.bind(sub, part, env, node)
         elif isinstance(target, ast.Subscript):
+            if self.uncertain:
+                value.attrs["maybe"] = True             # stored on some passes or branches only
             _store_item(self.ev(target.value, env), self.ev(target.slice, env), value)
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value, env)
+            if self.uncertain:
+                value.attrs["maybe"] = True
             if base.kind in ("object", "model"):
                 _mark_rebound(value, base.attrs.get(target.attr), node, ast.unparse(target))
                 if base.kind == "model" and value.kind in ("var", "model") and value is not base \
@@ -399,6 +460,9 @@ class Interpreter:
         """One zero-argument function per pass of a loop over ``value``, each giving that pass's element."""
         if value.kind == "seq" and value.items is not None:
             items = value.items if len(value.items) <= _MAX_ITEMS else value.items[:2]
+            if len(items) < len(value.items):           # the passes over the other elements are not seen
+                for item in value.items:
+                    item.attrs["maybe"] = True
             return [lambda item=item: item for item in items]
         if value.kind == "seq" and value.attrs.get("elem") is not None:
             return [lambda: value.attrs["elem"]] * (1 if value.length == 1 else 2)
@@ -411,6 +475,9 @@ class Interpreter:
             return [lambda: self.element(value, node)] * 2
         if value.kind == "dict":
             keys = list(value.attrs["map"])[:_MAX_ITEMS]
+            if len(keys) < len(value.attrs["map"]):
+                for item in value.attrs["map"].values():
+                    item.attrs["maybe"] = True
             return [lambda k=k: Val("py", attrs={"value": k}) for k in keys]
         return [lambda: Val("unknown", opaque=True)] * 2
 
@@ -448,6 +515,9 @@ class Interpreter:
         if any(isinstance(a, ast.Starred) for a in node.args):
             args = [self.made(tuple(args))]
         kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords if k.arg is not None}
+        splats = [self.ev(k.value, env) for k in node.keywords if k.arg is None]
+        if splats:                                      # f(**options): what it passes is not known one by one
+            kwargs["**"] = self.made(tuple(splats))
         return _calls.call(self, func, args, kwargs, node)
 
     def e_BinOp(self, node: ast.BinOp, env: Env) -> Val:
@@ -472,7 +542,10 @@ class Interpreter:
     def e_IfExp(self, node: ast.IfExp, env: Env) -> Val:
         self.ev(node.test, env)
         body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
-        return body if body is orelse else self.made((body, orelse))
+        if body is orelse:
+            return body
+        both = self.merged([body, orelse])
+        return both if both.known else self.made((body, orelse))
 
     def e_List(self, node: ast.List, env: Env) -> Val:
         if any(isinstance(e, ast.Starred) for e in node.elts):
@@ -509,6 +582,9 @@ class Interpreter:
         results: list[Val] = []
         self.comprehend(node.generators, inner, lambda: results.append(
             self.ev(node.elt, inner) if not isinstance(node, ast.DictComp) else self.ev(node.value, inner)))
+        if any(g.ifs for g in node.generators):         # some elements are filtered out: which is not known
+            for value in results:
+                value.attrs["maybe"] = True
         return self.seq(results) if not isinstance(node, (ast.SetComp, ast.DictComp)) else Val("seq", items=None)
 
     e_GeneratorExp = e_SetComp = e_DictComp = e_ListComp
@@ -613,6 +689,7 @@ class Interpreter:
     def call_user(self, func: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
         fn = func.node
         if len(self.calling) >= _MAX_CALL_DEPTH or fn in self.calling:
+            self.escape(args + list(kwargs.values()), whole=True)
             return self.made(tuple(args))
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
@@ -624,6 +701,7 @@ class Interpreter:
             if isinstance(fn, ast.Lambda):
                 return self.ev(fn.body, env)
             if self._generator(fn):
+                self.escape(args + list(kwargs.values()), whole=True)
                 return self.made(tuple(args))
             self.block(fn.body, env)
             return _merge_returns(self, self.returns[-1])
@@ -649,6 +727,8 @@ class Interpreter:
         return self._generators[id(fn)]
 
 
+_REBINDERS = {"exec", "eval", "globals", "locals", "vars"}      # code that may rebind names out of sight
+
 _GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
                 "disable_v2_behavior", "executing_eagerly", "as_default", "Estimator", "EstimatorSpec", "TPUEstimator",
                 "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step"}
@@ -659,6 +739,35 @@ def _graph_mode(tree: ast.Module) -> bool:
     tested): there ``optimizer.minimize(loss_tensor)`` is right, so GT013 stays silent."""
     return any(isinstance(n, ast.Attribute) and n.attr in _GRAPH_MARKS or isinstance(n, ast.Name)
                and n.id in _GRAPH_MARKS for n in ast.walk(tree))
+
+
+def _exact_passes(value: Val) -> bool:
+    """Whether a loop over ``value`` runs exactly the passes the interpreter runs (a short known list, a tensor
+    known not to be empty), so the names it leaves bound are those of the program."""
+    if value.kind == "seq":
+        return value.items is not None and len(value.items) <= _MAX_ITEMS and not value.attrs.get("unsized")
+    if value.kind == "dict":
+        return len(value.attrs["map"]) <= _MAX_ITEMS
+    return value.kind in TENSORISH and value.known and bool(value.length) and not value.attrs.get("promoted")
+
+
+def _jumps(stmts: list[ast.stmt]) -> bool:
+    """Whether a loop body may leave a pass early (break, continue, return, raise), outside nested functions."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _mark_changed(before: dict, after: dict) -> None:
+    """A loop that may run fewer passes (or none) leaves each name it rebound only "maybe" bound to that value."""
+    for name, value in after.items():
+        if before.get(name) is not value:
+            value.attrs["maybe"] = True
 
 
 def _store_item(base: Val, index: Val, value: Val) -> None:
@@ -686,12 +795,16 @@ def _bind_params(spec: ast.arguments, args: list[Val], kwargs: dict, env: Env, i
             value = kwargs[param.arg]
         elif default is not None:
             value = interp.ev(default, env.parent or env)
+            if not isinstance(default, ast.Constant):       # Python evaluated it once, when the function was made
+                value.attrs["maybe"] = True
         else:
             value = Val("unknown", opaque=True)
         env.vars[param.arg] = value
     for param, default in zip(spec.kwonlyargs, spec.kw_defaults):
         env.vars[param.arg] = kwargs.get(param.arg) or (interp.ev(default, env.parent or env) if default is not None
                                                         else Val("unknown", opaque=True))
+        if param.arg not in kwargs and default is not None and not isinstance(default, ast.Constant):
+            env.vars[param.arg].attrs["maybe"] = True
     if spec.vararg is not None:
         env.vars[spec.vararg.arg] = interp.seq(args[len(params):])
     if spec.kwarg is not None:
@@ -722,12 +835,13 @@ def _merge_returns(it: Interpreter, values: list[Val]) -> Val:
     return first if all(v is first for v in values) else it.made(tuple(values))
 
 
-def _merge_names(scopes: list[dict]) -> dict:
+def _merge_names(scopes: list[dict], merge) -> dict:
     merged = {}
     for name in set().union(*scopes):
         values = [s.get(name) for s in scopes]
         first = values[0]
-        merged[name] = first if all(v is first for v in values) else Val("unknown", name=name, opaque=True)
+        merged[name] = first if all(v is first for v in values) else Val("unknown", name=name, opaque=True) \
+            if any(v is None for v in values) else merge(values, name)
     return merged
 
 

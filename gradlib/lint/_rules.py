@@ -145,7 +145,8 @@ RULES = (
          "`tape.watch(n)` or a gradient with respect to an int32/int64 tensor or variable: the tape only records "
          "floating-point tensors (TensorFlow just logs a warning), so the gradient is None.",
          "the `watch` of the integer tensor (or the integer variable)", "make it float: `tf.constant([1.0, 2.0])`, "
-         "`dtype=tf.float32`, or `tf.cast(n, tf.float32)` before watching the cast value",
+         "`dtype=tf.float32`, or `tf.cast(n, tf.float32)` before watching the cast value; and make the integer data "
+         "it meets float too (a float value times an int32 tensor raises InvalidArgumentError)",
          _PRE + "n = tf.constant([1, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(n)\n"
          "    y = tf.cast(n, tf.float32) ** 2\ngrad = tape.gradient(y, n)\n"),
     Rule("GT005", "A tf.Variable rebound to a tensor",
@@ -234,6 +235,14 @@ RULES = (
          "full = outer.jacobian(dy_dx, x)   # the true blocks: full[i, :, i, :]\n"
          "grad = tf.cast(tf.reduce_all(tf.abs(rows - tf.stack([full[i, :, i, :] for i in range(2)])) < 1e-5), "
          "tf.float32)   # 0.0: they differ\n"),
+    Rule("GT017", "A source the target is not computed from",
+         "`tape.gradient(y, x)` where no operation leads from `x` to `y` at all (`y` is a constant, or computed from "
+         "other values): the gradient is None. Said only when every value `y` depends on is known; silent where the "
+         "call asks for `unconnected_gradients=tf.UnconnectedGradients.ZERO`.", "the gradient call",
+         "compute the target from the source inside the `with` block, or ask for the gradient with respect to the "
+         "value the target was computed from",
+         _PRE + "x = tf.ones([2, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n"
+         "    y = tf.constant([4.4])\ngrad = tape.gradient(y, x)\n"),
 )
 
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

@@ -122,8 +122,7 @@ class Report(NamedTuple):
 
 
 REPORTS = [
-    Report('tf56968', 'https://github.com/tensorflow/tensorflow/issues/56968', 5, None,
-           'no rule for a source not connected to the target (issue 22 item 3)', '''\
+    Report('tf56968', 'https://github.com/tensorflow/tensorflow/issues/56968', 5, 'GT017', None, '''\
 import tensorflow as tf
 ones = tf.ones([1, 4, 4, 1], tf.float32)
 with tf.GradientTape() as tape:

@@ -31,6 +31,13 @@ def marks(source: str) -> set[tuple[int, str]]:
 _HEAD = "import tensorflow as tf\nimport numpy as np\n\n"
 
 
+_NETS = """import sys
+import types
+
+sys.modules["nets"] = types.SimpleNamespace(Regressor=lambda: tf.keras.Sequential([tf.keras.layers.Dense(1)]))
+"""
+
+
 def _p(body: str, broken: bool, step: str) -> Program:
     return Program(_HEAD + body.lstrip("\n"), broken, step)
 
@@ -469,4 +476,230 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_mean(y ** 2)
 result = tape.gradient(loss, [w, b])
 """, False, "followed"),
+    # ---- issue 22 item 3: a source the target is not computed from (GT017); its twins, and the programs where
+    # a naive reading of the code sees no path but TensorFlow finds one (the rule must say nothing there)
+    "unconnected_target_constant": _p("""
+x = tf.ones([2, 2])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.constant([4.4]) * 2.0
+result = tape.gradient(y, x)  # <- GT017
+""", True, "unconnected"),
+    "unconnected_other_variable_jacobian": _p("""
+w = tf.Variable([1.0, 2.0])
+v = tf.Variable([3.0, 4.0])
+with tf.GradientTape() as tape:
+    y = tf.sin(v) * 2.0
+result = tape.jacobian(y, w)  # <- GT017
+""", True, "unconnected"),
+    "unconnected_one_of_two_sources": _p("""
+w = tf.Variable([1.0, 2.0])
+b = tf.Variable(0.5)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(w * w)
+result = tape.gradient(loss, [w, b])  # <- GT017
+""", True, "unconnected"),
+    "connected_twin": _p("""
+w = tf.Variable([1.0, 2.0])
+b = tf.Variable(0.5)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(w * w) + b
+result = tape.gradient(loss, [w, b])
+""", False, "unconnected"),
+    "unconnected_asks_for_zeros": _p("""
+w = tf.Variable([1.0, 2.0])
+b = tf.Variable(0.5)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(w * w)
+result = tape.gradient(loss, b, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+""", False, "unconnected zeros"),
+    "connected_before_a_break": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    for h in [x * 3.0, tf.constant(1.0)]:
+        break
+result = tape.gradient(h, x)
+""", False, "unconnected guard"),
+    "connected_in_a_long_list": _p("""
+x = tf.Variable(2.0)
+c = tf.constant(1.0)
+with tf.GradientTape() as tape:
+    total = tf.constant(0.0)
+    for part in [c, c, c, c, c, c, c, c, c, x * 3.0]:
+        total = total + part
+result = tape.gradient(total, x)
+""", False, "unconnected guard"),
+    "connected_by_code_it_cannot_see": _p("""
+import functools
+
+x = tf.Variable(2.0)
+state = [tf.constant(0.0)]
+
+
+def put():
+    state[0] = x * 3.0
+
+
+with tf.GradientTape() as tape:
+    functools.partial(put)()
+    y = state[0] * 2.0
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_in_map_fn": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    y = tf.reduce_sum(tf.map_fn(lambda r: r * x, tf.ones(3)))
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_by_keyword": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    y = tf.cast(x=x * 3.0, dtype=tf.float32) ** 2
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_in_one_branch": _p("""
+x = tf.Variable(2.0)
+holder = {"h": x * 3.0}
+with tf.GradientTape() as tape:
+    holder["h"] = x * 2.0
+    if x.numpy() > 5.0:
+        holder["h"] = tf.constant(1.0)
+    y = holder["h"] * 2.0
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_through_a_layer": _p("""
+x = tf.Variable([[2.0]])
+layer = tf.keras.layers.Lambda(lambda t: t * x)
+with tf.GradientTape() as tape:
+    y = tf.reduce_sum(layer(tf.ones((1, 1))))
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_through_a_cast_to_its_own_dtype": _p("""
+x = tf.constant([1.0, 2.0])
+xf = tf.cast(x, tf.float32)
+with tf.GradientTape() as tape:
+    tape.watch(xf)
+    y = x * x
+result = tape.gradient(y, xf)
+""", False, "unconnected guard"),
+    "connected_by_a_default_argument": _p("""
+a = tf.Variable(1.0)
+b = tf.Variable(2.0)
+doubles = []
+for v in [a, b]:
+    doubles.append(lambda v=v: v * 2.0)
+with tf.GradientTape() as tape:
+    y = doubles[0]()
+result = tape.gradient(y, a)
+""", False, "unconnected guard"),
+    "connected_by_exec": _p("""
+w = tf.Variable(1.0)
+b = tf.Variable(2.0)
+y = w * 3.0
+with tf.GradientTape() as tape:
+    exec("y = b * 3.0")
+result = tape.gradient(y, b)
+""", False, "unconnected guard"),
+    "unconnected_asks_for_zeros_by_splat": _p("""
+w = tf.Variable(1.0)
+b = tf.Variable(2.0)
+options = {"unconnected_gradients": tf.UnconnectedGradients.ZERO}
+with tf.GradientTape() as tape:
+    y = w * 3.0
+result = tape.gradient(y, b, **options)
+""", False, "unconnected zeros"),
+    # ---- GT004's message: a float variable times integer data raises, so the data it meets must be made float too
+    "int_variable_made_float_alone": _p("""
+w = tf.Variable(2.0)
+b = tf.Variable(1.0)
+x = tf.constant(3)
+with tf.GradientTape() as tape:
+    y = w * x + b
+result = tape.gradient(y, [w, b])
+""", True, "gt004 message"),
+    "int_variable_and_its_data_made_float": _p("""
+w = tf.Variable(2.0)
+b = tf.Variable(1.0)
+x = tf.constant(3.0)
+with tf.GradientTape() as tape:
+    y = w * x + b
+result = tape.gradient(y, [w, b])
+""", False, "gt004 message"),
+    # ---- more calls followed (issue 22's "at least half"): a model class from a module the linter cannot see, and
+    # model.losses. `nets` stands for the project's own module (models.py): made here so the program runs alone.
+    "unseen_class_model_inside_block": _p(_NETS + """
+from nets import Regressor
+
+model = Regressor()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    pred = model(x)
+    loss = tf.reduce_mean(pred ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", False, "followed more"),
+    "unseen_class_model_before_block": _p(_NETS + """
+from nets import Regressor
+
+model = Regressor()
+x = tf.ones((2, 3))
+pred = model(x)  # <- GT007
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(pred ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", True, "followed more"),
+    "regularization_losses_inside_block": _p("""
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_regularizer="l2")])
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    main = tf.reduce_mean(model(x) ** 2)
+    loss = tf.add_n([main] + model.losses)
+result = tape.gradient(loss, model.trainable_variables)
+""", False, "followed more"),
+    "regularization_losses_after_block": _p("""
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_regularizer="l2")])
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    main = tf.reduce_mean(model(x) ** 2)
+loss = tf.add_n([main] + model.losses)  # <- GT011
+result = tape.gradient(loss, model.trainable_variables)
+""", True, "followed more"),
+    "branch_in_a_loop_inside_block": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    out = x * 1.0
+    for i in range(4):
+        if i > 1:
+            out = out * x
+    loss = out * 2.0 if i > 2 else out
+result = tape.gradient(loss, x)
+""", False, "followed more"),
+    "branch_in_a_loop_loss_after_block": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    out = x * 1.0
+    for i in range(4):
+        if i > 1:
+            out = out * x
+loss = out * 2.0  # <- GT011
+result = tape.gradient(loss, x)
+""", True, "followed more"),
+    "branch_connected_on_one_side": _p("""
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    if x.numpy() > 1.0:
+        y = x * 3.0
+    else:
+        y = tf.constant(1.0)
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
+    "connected_by_a_list_changed_out_of_sight": _p("""
+import operator
+
+x = tf.Variable(2.0)
+parts = [tf.constant(1.0)]
+with tf.GradientTape() as tape:
+    operator.setitem(parts, 0, x * 3.0)
+    y = parts[0] * 2.0
+result = tape.gradient(y, x)
+""", False, "unconnected guard"),
 }

@@ -41,7 +41,7 @@ def test_lint_flags_the_reported_mistake_on_its_line(report):
 
 def test_the_caught_rate_is_kept():
     caught = [r.name for r in REPORTS if (r.line, r.rule) in {(f.line, f.rule) for f in lint(r.source)}]
-    assert len(caught) == sum(r.missed is None for r in REPORTS) >= 20, caught
+    assert len(caught) == sum(r.missed is None for r in REPORTS) >= 21, caught
 
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient():

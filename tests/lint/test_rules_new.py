@@ -98,3 +98,139 @@ def test_gt013_is_silent_in_an_estimator_model_fn_and_in_a_tf_function():
               "@tf.function\ndef step():\n    loss = v * v\n    opt.minimize(loss, var_list=[v])\n\nstep()\n")
     assert lint(traced) == []
     assert [f.rule for f in lint(traced.replace("@tf.function\n", ""))] == ["GT013"]
+
+
+# ---------------------------------------------------------------------------- GT017: a source not connected
+
+
+UNCONNECTED = [name for name, p in PROGRAMS.items() if p.step.startswith("unconnected")]
+
+
+@pytest.mark.parametrize("name", UNCONNECTED)
+def test_gt017_fires_exactly_where_tensorflow_finds_no_path(name, tf_verdicts):
+    """Broken: TensorFlow gives None and the call is flagged. Asking for ZERO: zeros, silent. The guards: a naive
+    reading sees no path (a break, a list longer than the passes it runs, code it cannot see, map_fn, an input
+    passed by keyword, a branch, a Keras layer), TensorFlow finds one, and the rule says nothing."""
+    program = PROGRAMS[name]
+    want = "none" if program.broken else "zeros" if program.step == "unconnected zeros" else "real"
+    assert tf_verdicts[name] == want
+    result = lint(program.source)
+    assert result.complete, result.reason
+    assert {(f.line, f.rule) for f in result} == marks(program.source), [str(f) for f in result]
+
+
+@pytest.mark.parametrize("name, checked", [("unconnected_target_constant", 1), ("unconnected_asks_for_zeros", 1),
+                                           ("connected_twin", 1), ("connected_before_a_break", 0),
+                                           ("connected_by_code_it_cannot_see", 0)])
+def test_a_call_is_checked_when_the_rule_can_tell_and_not_when_it_cannot(name, checked):
+    result = lint(PROGRAMS[name].source)
+    assert (result.calls, result.checked) == (1, checked)
+    assert [why for _, why in result.not_checked] == ["no path from the source to the target in the code it can "
+                                                      "see"] * (1 - checked)
+
+
+def test_gt017_says_what_is_none_why_and_what_to_do():
+    (finding,) = lint(PROGRAMS["unconnected_one_of_two_sources"].source)
+    for words in ("loss is not computed from b at all", "tape.gradient with respect to b is None",
+                  "zeros with unconnected_gradients=ZERO", "Compute loss from b"):
+        assert words in finding.message, finding.message
+    assert finding.fixed is None
+
+
+@pytest.mark.parametrize("zeros, flagged", [("unconnected_gradients=tf.UnconnectedGradients.ZERO", False),
+                                            ("unconnected_gradients='zero'", False),
+                                            ("None, tf.UnconnectedGradients.ZERO", False),
+                                            ("unconnected_gradients=tf.UnconnectedGradients.NONE", True),
+                                            ("unconnected_gradients=mode", False)])
+def test_gt017_is_silent_where_the_call_asks_for_zeros(zeros, flagged):
+    source = ("import tensorflow as tf\nw = tf.Variable(1.0)\nb = tf.Variable(2.0)\nmode = 'zero'\n"
+              "with tf.GradientTape() as tape:\n    y = w * 3.0\n"
+              f"g = tape.gradient(y, b, {zeros})\n")
+    assert any(f.rule == "GT017" for f in lint(source)) == flagged
+
+
+@pytest.mark.parametrize("body", [
+    "def step():\n    global y\n    y = w * 3.0\n",
+    "@some_decorator\ndef step():\n    return 1\n",
+])
+def test_gt017_is_silent_when_a_function_may_rebind_names_or_run_unseen(body):
+    source = ("import tensorflow as tf\nw = tf.Variable(1.0)\nb = tf.Variable(2.0)\n" + body +
+              "with tf.GradientTape() as tape:\n    y = b * 0.0 + w\ng = tape.gradient(y, b)\n"
+              "with tf.GradientTape() as tape:\n    y = tf.constant(3.0)\ng = tape.gradient(y, w)\n")
+    assert not any(f.rule == "GT017" for f in lint(source))
+    assert any(f.rule == "GT017" for f in lint(source.replace(body, "")))
+
+
+# ---------------------------------------------------------------------------- GT004: the data it meets, made float too
+
+
+def test_gt004_says_to_make_the_integer_data_the_variable_meets_float_too(tf_verdicts):
+    """tensorflow#27378: `w = tf.Variable(2)`, `b = tf.Variable(1)`, `x = tf.constant(3)`, `y = w * x + b`. Making the
+    variables float alone still raises (a float variable times int32 data); with the data float too it works."""
+    assert re.search(r"raised: InvalidArgumentError", tf_verdicts["int_variable_made_float_alone"])
+    assert tf_verdicts["int_variable_and_its_data_made_float"] == "real"
+    source = PROGRAMS["int_variable_made_float_alone"].source.replace("2.0", "2").replace("1.0", "1")
+    w, b = sorted((f for f in lint(source) if f.rule == "GT004" and "has an integer dtype" in f.message),
+                  key=lambda f: f.line)
+    assert w.message.endswith("Give it a float initial value (3.0, not 3) or dtype=tf.float32, and make the integer "
+                              "data it meets (x, b) float too (dtype=tf.float32, or 3.0 not 3): a float value times "
+                              "an integer tensor raises InvalidArgumentError."), w.message
+    assert "and make the integer data it meets (w, x) float too" in b.message, b.message
+
+
+def test_gt004_on_a_watch_says_the_same_of_any_integer_data():
+    source = ("import tensorflow as tf\nn = tf.constant([1, 2])\nk = tf.constant([3, 4])\n"
+              "with tf.GradientTape() as tape:\n    tape.watch(n)\n    y = n * k\ng = tape.gradient(y, n)\n")
+    (watch,) = [f for f in lint(source) if f.rule == "GT004" and f.line == 5]
+    assert "before watching it, and make the integer data it meets (k) float too" in watch.message, watch.message
+
+
+# ---------------------------------------------------------------------------- more calls followed
+
+
+FOLLOWED_MORE = [name for name, p in PROGRAMS.items() if p.step == "followed more"]
+
+
+@pytest.mark.parametrize("name", FOLLOWED_MORE)
+def test_a_model_from_unseen_code_and_model_losses_are_followed(name, tf_verdicts):
+    """Both were "can't tell" before (a class from the project's own models.py; `tf.add_n([loss] + model.losses)`):
+    the call is now checked, the broken twin flagged on its line, the correct one silent."""
+    program = PROGRAMS[name]
+    assert tf_verdicts[name] == ("none" if program.broken else "real")
+    result = lint(program.source)
+    assert (result.calls, result.checked) == (1, 1)
+    found = {(f.line, f.rule) for f in result}
+    assert marks(program.source) <= found, [str(f) for f in result]
+    assert {line for line, _ in found - marks(program.source)} <= _call_lines(program.source)
+    assert bool(found) == program.broken
+
+
+_UNSEEN = "import tensorflow as tf\nfrom nets import Regressor\nmodel = Regressor()\nx = tf.ones((2, 3))\n"
+
+
+@pytest.mark.parametrize("body", [
+    "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model.predict(x))\n",     # its predict may give a tensor
+    "with tf.GradientTape() as tape:\n    out = model(x)\nloss = out[0]\n",              # it may give a tuple
+    "with tf.GradientTape() as tape:\n    out = model(x)\na, b = out\nloss = a\n",
+])
+def test_what_a_class_from_unseen_code_does_beyond_its_call_is_not_guessed(body):
+    result = lint(_UNSEEN + body + "g = tape.gradient(loss, model.trainable_variables)\n")
+    assert list(result) == [] and result.checked == 0
+
+
+@pytest.mark.parametrize("other, flagged", [("0.0", False), ("x * 3.0", True)], ids=["or-a-number", "or-a-tensor"])
+def test_a_value_from_two_branches_that_may_be_a_number_is_not_taken_for_a_tensor_when_sliced(other, flagged):
+    source = ("import tensorflow as tf\nx = tf.Variable([1.0, 2.0])\nflag = len('ab') > 1\n"
+              f"with tf.GradientTape() as tape:\n    y = x * 2.0 if flag else {other}\nfirst = y[0]\n"
+              "g = tape.gradient(first, x)\n")
+    assert any(f.rule == "GT001" and f.line == 6 for f in lint(source)) == flagged
+
+
+def test_gt017_asks_again_when_the_same_target_is_read_back_after_unseen_code_had_its_list():
+    """The first request is right to fire (parts[0] is a constant then); after operator.setitem had the list, the
+    same element read back may be another value, so the second request on it stays silent."""
+    source = ("import tensorflow as tf\nimport operator\nx = tf.Variable(2.0)\nparts = [tf.constant(1.0)]\n"
+              "with tf.GradientTape(persistent=True) as tape:\n    y = parts[0] * 1.0\n"
+              "g1 = tape.gradient(parts[0], x)\noperator.setitem(parts, 0, x * 3.0)\n"
+              "g2 = tape.gradient(parts[0], x)\n")
+    assert [(f.line, f.rule) for f in lint(source)] == [(7, "GT017")]
