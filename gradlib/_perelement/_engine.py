@@ -19,9 +19,9 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from . import _cost, _methods, _plan, _probe
+from . import _cost, _methods, _plan, _probe, _structured
 from .._cache import LRUCache
-from ._compute import calls_py_function, compute, compute_chunked, output_size
+from ._compute import CompiledRun, calls_py_function, compute, compute_chunked, output_size
 from .._errors import GradlibError, error_gist
 from .._limits import Limits
 from ._methods import CORRECT_METHODS
@@ -30,7 +30,7 @@ from ._problem import Problem, check_size
 from ._repair import Repair, poisoned_rows, repair_poisoned
 from ._result import GradResult
 
-__all__ = ["EAGER_PASSES", "FORWARD_PASS_COST", "TRACE_SECONDS", "UNSTACK_COMPILED_ROWS", "run_method"]
+__all__ = ["EAGER_PASSES", "FORWARD_PASS_COST", "STRUCTURED_NOTE", "TRACE_SECONDS", "UNSTACK_COMPILED_ROWS", "run_method"]
 
 #: a problem seen for the first time runs eagerly if it needs at most this many passes: on the tanh MLP, eager
 #: unstack and a traced, vectorized Jacobian cost the same first call at about 48-64 passes
@@ -61,6 +61,10 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
                                                       _compilable(problem, compiled), limits)
     else:
         chosen, chunk = _plan.check_method(method, profile, use_compiled, limits), 0
+    if method == "auto" and use_compiled and not chunk:
+        fast = _from_structure(problem, profile, chosen, limits, start)
+        if fast is not None:
+            return fast
     notes: tuple[str, ...] = ()
     try:
         if chunk:
@@ -96,6 +100,37 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+#: what a result computed from the function's structure says (``GradResult.method`` stays "auto")
+STRUCTURED_NOTE = ("computed from the function's structure: each operation's Jacobian propagated through the checked "
+                   "function (a diagonal for each element-wise function, a matrix product for each @), compiled; "
+                   "auto took it over {chosen!r} as the cheaper estimate")
+
+
+def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limits: Limits,
+                    start: float) -> GradResult | None:
+    """``auto``'s fast path for function text: the structured Jacobian (``gradlib._perelement._structured``), when
+    every operation has a rule, its estimate fits ``limits`` and is below ``chosen``'s, and every cell is finite.
+    ``None``: the tape method runs instead (with its repair of NaN-poisoned rows)."""
+    if problem.structure is None or problem.key is None or problem.check:
+        return None
+    program, x_names, c_names = problem.structure
+    if _structured.unsupported(program):
+        return None
+    cost = _structured.cost(profile)
+    if not _cost.fits(cost, limits) or cost.work >= _cost.estimate(chosen, profile, True).work:
+        return None
+    try:
+        entry = _structured.compiled(problem.key, program, x_names, c_names, problem.xs, problem.cs)
+    except _structured.NotApplicable:
+        return None
+    y, jac, compiled_as, note = entry.run(problem.xs, problem.cs)
+    if not _structured.finite(y, jac):
+        return None
+    result = package(problem, "auto", "auto", y, jac, CompiledRun(compiled_as, entry.settled, note), (), Repair(),
+                     time.perf_counter() - start)
+    return replace(result, warnings=result.warnings + (STRUCTURED_NOTE.format(chosen=chosen),))
 
 
 def _compilable(problem: Problem, compiled: bool | None) -> bool:

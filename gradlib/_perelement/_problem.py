@@ -43,6 +43,9 @@ class Problem:
     size: int | None = None                           # the number of outputs, when known without running f
     profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
     check: bool = False                               # check each answer against f itself (``gradlib._perelement._probe``)
+    #: function text only: ``(program, names of xs, names of cs)``, what the structured Jacobian walks
+    #: (``gradlib._perelement._structured``); None for a callable
+    structure: tuple | None = None
 
     @property
     def width(self) -> int:
@@ -104,7 +107,8 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
     profile = _cost.Profile.of_program(program, [i.name for i in floats], sum(i.size for i in floats),
                                        tf_dtype.size)
     return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),
-                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape), profile)
+                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape), profile,
+                   structure=(program, tuple(x_names), tuple(c_names)))
 
 
 # ---------------------------------------------------------------- from a callable
