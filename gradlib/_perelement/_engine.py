@@ -30,7 +30,7 @@ from ._problem import Problem, check_size
 from ._repair import Repair, poisoned_rows, repair_poisoned
 from ._result import GradResult
 
-__all__ = ["EAGER_PASSES", "FORWARD_PASS_COST", "STRUCTURED_NOTE", "TRACE_SECONDS", "UNSTACK_COMPILED_ROWS", "run_method"]
+__all__ = ["EAGER_PASSES", "FORWARD_PASS_COST", "TRACE_SECONDS", "UNSTACK_COMPILED_ROWS", "run_method"]
 
 #: a problem seen for the first time runs eagerly if it needs at most this many passes: on the tanh MLP, eager
 #: unstack and a traced, vectorized Jacobian cost the same first call at about 48-64 passes
@@ -54,6 +54,8 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     start = time.perf_counter()
     m, n = output_size(problem), problem.width
     check_size(m, problem, limits)
+    if method == "structured":
+        _check_structured(problem)
     profile = problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
     use_compiled = _use_compiled(method, m, n, problem, compiled)
     if method == "auto":
@@ -102,23 +104,28 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     return replace(result, warnings=result.warnings + notes) if notes else result
 
 
-#: what a result computed from the function's structure says (``GradResult.method`` stays "auto")
-STRUCTURED_NOTE = ("computed from the function's structure: each operation's Jacobian propagated through the checked "
-                   "function (a diagonal for each element-wise function, a matrix product for each @), compiled; "
-                   "auto took it over {chosen!r} as the cheaper estimate")
+def _check_structured(problem: Problem) -> None:
+    """Refuse method ``structured`` on a callable, or on function text that calls an operation without a rule."""
+    if problem.structure is None:
+        raise _structured.NotApplicable(_structured.CALLABLE_REFUSAL)
+    why = _structured.unsupported(problem.structure[0])
+    if why:
+        raise _structured.NotApplicable(f"method 'structured' cannot run here: {why}; use method='auto', which "
+                                        "takes a tape method then")
 
 
 def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limits: Limits,
                     start: float) -> GradResult | None:
-    """``auto``'s fast path for function text: the structured Jacobian (``gradlib._perelement._structured``), when
-    every operation has a rule, its estimate fits ``limits`` and is below ``chosen``'s, and every cell is finite.
-    ``None``: the tape method runs instead (with its repair of NaN-poisoned rows)."""
+    """``auto``'s choice of ``structured`` for function text run compiled (``gradlib._perelement._structured``): when
+    every operation has a rule, its estimate fits ``limits`` and is below that of ``chosen`` (the tape method auto
+    would run), and every cell is finite. ``None``: ``chosen`` runs instead (with its repair of NaN-poisoned rows).
+    A refusal found while tracing is cached, so such a function is traced for it once."""
     if problem.structure is None or problem.key is None or problem.check:
         return None
     program, x_names, c_names = problem.structure
     if _structured.unsupported(program):
         return None
-    cost = _structured.cost(profile)
+    cost = _cost.estimate("structured", profile, True)
     if not _cost.fits(cost, limits) or cost.work >= _cost.estimate(chosen, profile, True).work:
         return None
     try:
@@ -128,9 +135,8 @@ def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limit
     y, jac, compiled_as, note = entry.run(problem.xs, problem.cs)
     if not _structured.finite(y, jac):
         return None
-    result = package(problem, "auto", "auto", y, jac, CompiledRun(compiled_as, entry.settled, note), (), Repair(),
-                     time.perf_counter() - start)
-    return replace(result, warnings=result.warnings + (STRUCTURED_NOTE.format(chosen=chosen),))
+    return package(problem, "structured", "auto", y, jac, CompiledRun(compiled_as, entry.settled, note), (), Repair(),
+                   time.perf_counter() - start)
 
 
 def _compilable(problem: Problem, compiled: bool | None) -> bool:

@@ -43,9 +43,12 @@ class Problem:
     size: int | None = None                           # the number of outputs, when known without running f
     profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
     check: bool = False                               # check each answer against f itself (``gradlib._perelement._probe``)
-    #: function text only: ``(program, names of xs, names of cs)``, what the structured Jacobian walks
-    #: (``gradlib._perelement._structured``); None for a callable
-    structure: tuple | None = None
+
+    @property
+    def structure(self) -> tuple | None:
+        """Function text only: ``(program, names of xs, names of cs)``, what the structured Jacobian walks
+        (``gradlib._perelement._structured``; ``f`` carries it, since a method sees only ``f``); None for a callable."""
+        return getattr(self.f, "structure", None)
 
     @property
     def width(self) -> int:
@@ -92,6 +95,7 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
         env.update({name: tf.cast(c, tf_dtype) for name, c in zip(c_names, cs_)})
         return program.build(env, tf_dtype)
 
+    f.structure = (program, tuple(x_names), tuple(c_names))   # what method 'structured' reads instead of calling f
     signature = tuple((i.name, i.shape, i.dtype, i.watched) for i in inputs)
     key = ("expression", program.key, signature, dtype)
     warnings = nonfinite_warnings(inputs) + promotion_warnings(inputs) + tuple(
@@ -107,8 +111,7 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
     profile = _cost.Profile.of_program(program, [i.name for i in floats], sum(i.size for i in floats),
                                        tf_dtype.size)
     return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),
-                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape), profile,
-                   structure=(program, tuple(x_names), tuple(c_names)))
+                   tuple(i in floats for i in watched), dtype, key, warnings, math.prod(program.shape), profile)
 
 
 # ---------------------------------------------------------------- from a callable

@@ -13,8 +13,8 @@ backward pass per output.
 The rules mirror TensorFlow's own gradients (``relu`` is 0 at 0, ``maximum`` takes ties to its first
 argument, ``pow``'s exponent has the derivative 0 where the base is not positive), so the numbers are the tape's.
 An operation without a rule (``prod``, ``max``, ``min``, a stack of matrices under ``@``) makes the method
-refuse with ``NotApplicable``, a ``GradlibError`` the engine reads as "not applicable": ``auto`` then runs the
-tape methods. So does a Jacobian with a NaN or an infinity in it: the tape methods, with their repair of
+refuse with ``NotApplicable`` (an ``ExpressionError``), which the engine reads as "not applicable": ``auto`` then
+runs the tape methods. So does a Jacobian with a NaN or an infinity in it: the tape methods, with their repair of
 poisoned rows, say what such a cell means.
 
 >>> import tensorflow as tf
@@ -34,20 +34,20 @@ import numpy as np
 import tensorflow as tf
 
 from .._cache import LRUCache
-from .._errors import GradlibError
+from .._errors import ExpressionError
 from .._language._operations import OPERATIONS
 from .._language._syntax import arguments
 from .._runtime import trace
 from ._compiled import Compiled
-from ._cost import Cost, Profile
 
-__all__ = ["NotApplicable", "RULES", "compiled", "cost", "propagate", "unsupported"]
+__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "compiled", "finite", "propagate", "structured", "unsupported"]
 
 Shape = tuple[int, ...]
 
 
-class NotApplicable(GradlibError):
-    """The structured Jacobian does not cover this function (an operation without a rule): use a tape method."""
+class NotApplicable(ExpressionError):
+    """The structured Jacobian does not cover this function (an operation without a rule, or a callable): ``auto``
+    runs a tape method instead; asked for by name, the method is refused with this (``compare`` leaves it out)."""
 
 
 # ---------------------------------------------------------------- a Jacobian: None (zero), an identity block, a matrix
@@ -244,8 +244,7 @@ def _whole(node: ast.expr | None) -> int | None:
 
 
 def _no_rule(name: str) -> str:
-    return (f"{name}() has no rule in the structured Jacobian (gradlib._perelement._structured.RULES); "
-            "the tape methods compute it")
+    return f"{name}() has no rule in the structured Jacobian (gradlib._perelement._structured.RULES)"
 
 
 # ---------------------------------------------------------------- the rules, one per operation
@@ -463,14 +462,23 @@ def propagate(program, x_names: Sequence[str], c_names: Sequence[str], xs: list,
     return y, walker.dense(jac, tuple(y.shape))
 
 
-def cost(profile: Profile) -> Cost:
-    """The estimate: every node that depends on the watched inputs holds an ``(size, n)`` Jacobian and does
-    ``n`` times its own work on it (an upper bound: an input's identity block costs nothing to multiply)."""
-    work = profile.forward + profile.n * profile.watched_work
-    memory = profile.elements + profile.n * profile.watched_elements + 2 * profile.m * profile.n
-    detail = (f"the Jacobian propagated through the function's {profile.operations:,} operations, "
-              f"{profile.n:,} columns each")
-    return Cost("structured", memory * profile.itemsize, work, detail)
+def structured(f: Callable, xs: list, cs: list):
+    """Method ``structured`` of the methods table: ``(y, J)`` of function text's ``f`` from its structure, read
+    from ``f.structure`` (``gradlib._perelement._problem``); a callable has none and is refused."""
+    structure = getattr(f, "structure", None)
+    if structure is None:
+        raise NotApplicable(CALLABLE_REFUSAL)
+    program, x_names, c_names = structure
+    why = unsupported(program)
+    if why:
+        raise NotApplicable(why)
+    return propagate(program, x_names, c_names, xs, cs)
+
+
+#: why a callable cannot use method 'structured'
+CALLABLE_REFUSAL = ("method 'structured' assembles the Jacobian from a typed function's operations, and a Python "
+                    "callable shows none: pass the function as text to gradlib.evaluate, or use method='auto', "
+                    "'jacobian' or 'forward'")
 
 
 #: problem key -> Compiled, or None where the structured Jacobian does not apply (traced once to find out)

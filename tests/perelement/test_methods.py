@@ -9,7 +9,7 @@ import tensorflow as tf
 
 import gradlib
 from gradlib import evaluate, per_element_gradients
-from gradlib._perelement import _engine, _methods
+from gradlib._perelement import _methods
 
 SEED_ROWS = np.array([[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]])
 PER_ELEMENT = ("unstack", "jacobian", "forward", "auto")
@@ -62,23 +62,21 @@ def test_seed_naive_gives_zeros_and_says_why(seed, dtype):
                         "tensors the tape never saw: every gradient is unconnected (zero, or None by default)")
 
 
-@pytest.mark.parametrize("compiled, chosen", [(False, "unstack"), (True, "auto"), (None, None)])
+@pytest.mark.parametrize("compiled, chosen", [(False, "unstack"), (True, "structured"), (None, None)])
 def test_auto_on_the_seed_runs_the_seeds_own_answer_eagerly_and_its_structure_compiled(seed, compiled, chosen):
     # 2 outputs, 3 watched elements: eagerly the seed's unstack (outputs <= 3 x inputs); compiled, the Jacobian
-    # assembled from the function's structure (cheaper than 2 reverse passes: result.method stays "auto", and
-    # a note says what ran). Left to decide, auto starts eagerly and compiles once its eager calls cost a trace.
+    # assembled from the function's structure (cheaper than 2 reverse passes). Left to decide, auto starts eagerly and compiles once its eager calls cost a trace.
     text, inputs = seed
     r = evaluate(text, inputs, compiled=compiled)
     if compiled is None:
-        assert (r.method, r.compiled) in {("unstack", False), ("auto", True)}
+        assert (r.method, r.compiled) in {("unstack", False), ("structured", True)}
     else:
         assert (r.method, r.compiled) == (chosen, compiled)
     assert r.requested == "auto"
     np.testing.assert_allclose(r.jacobian, SEED_ROWS, **TOL["float32"])
     np.testing.assert_allclose(r.y, [60.0, 180.0], **TOL["float32"])
     assert r.per_element and r.correct and not r.broken and r.reason == ""
-    structured = (_engine.STRUCTURED_NOTE.format(chosen="jacobian"),)
-    assert r.poisoned_rows == () and r.repaired_rows == () and r.warnings == (structured if r.compiled else ())
+    assert r.poisoned_rows == () and r.repaired_rows == () and r.warnings == ()
 
 
 @pytest.mark.parametrize("method", PER_ELEMENT)

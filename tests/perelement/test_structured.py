@@ -2,8 +2,9 @@
 
 Every operation of the language (enumerated from the operations table, so a new row needs an example here) and
 every operator either has a rule whose Jacobian equals the tape ``jacobian`` method's in float64 to 1e-10
-(relative), or is refused: then ``auto`` runs a tape method and gives its answer. ``auto`` takes the structured
-Jacobian only where it is compiled, every operation has a rule and its estimate is below the tape method's.
+(relative), or is refused: then ``auto`` runs a tape method and gives its answer, and ``method="structured"`` is
+an ``ExpressionError``. ``auto`` takes the structured Jacobian only where it is compiled, every operation has a
+rule and its estimate is below the tape method's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import tensorflow as tf
 import gradlib
 from gradlib._language._operations import OPERATIONS
 from gradlib._limits import LIMITS
-from gradlib._perelement import _engine, _methods, _structured
+from gradlib._perelement import _cost, _methods, _structured
 from gradlib._perelement._api import prepare
 
 RNG = np.random.default_rng(26)
@@ -97,8 +98,11 @@ def test_an_operation_without_a_rule_is_refused_and_auto_gives_the_tape_answer(n
         _structured.compiled(("test_structured", text), *problem.structure, problem.xs, problem.cs)
     r = gradlib.evaluate(text, INPUTS, dtype="float64", compiled=True)
     tape = gradlib.evaluate(text, INPUTS, dtype="float64", method="jacobian")
-    assert r.method in ("jacobian", "forward") and not any("structure" in w for w in r.warnings)
+    assert r.method in ("jacobian", "forward")
     np.testing.assert_allclose(r.jacobian, tape.jacobian, rtol=1e-10, atol=1e-12)
+    with pytest.raises(gradlib.ExpressionError, match=rf"method 'structured' cannot run here: {name}\(\) has no "
+                                                      r"rule .*; use method='auto'"):
+        gradlib.evaluate(text, INPUTS, dtype="float64", method="structured")
 
 
 def test_a_stack_of_matrices_under_matmul_is_refused_while_tracing_and_auto_falls_back():
@@ -115,8 +119,7 @@ def test_a_stack_of_matrices_under_matmul_is_refused_while_tracing_and_auto_fall
 def test_the_seed_function_gives_its_known_jacobian_from_its_structure(seed):
     text, inputs = seed
     r = gradlib.evaluate(text, inputs, compiled=True)
-    assert (r.method, r.requested, r.compiled) == ("auto", "auto", True)
-    assert r.warnings == (_engine.STRUCTURED_NOTE.format(chosen="jacobian"),)
+    assert (r.method, r.requested, r.compiled, r.mode, r.warnings) == ("structured", "auto", True, "forward", ())
     assert r.jacobian.tolist() == [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
     assert r.y.tolist() == [60.0, 180.0]
 
@@ -133,7 +136,7 @@ def _mlp(width: int, seed: int = 0):
 def test_auto_takes_it_for_the_mlp_where_it_compiles_and_equals_the_closed_form():
     inputs, expected = _mlp(48)
     r = gradlib.evaluate("tanh(W2 @ tanh(W1 @ x))", inputs, watch=["x"], dtype="float64")
-    assert (r.method, r.compiled) == ("auto", True) and "from the function's structure" in r.warnings[-1]
+    assert (r.method, r.requested, r.compiled) == ("structured", "auto", True)
     np.testing.assert_allclose(r.jacobian, expected, rtol=1e-10, atol=1e-12)
 
 
@@ -151,28 +154,47 @@ def test_a_jacobian_with_a_nan_or_an_infinity_is_left_to_the_tape_methods_and_th
     r = gradlib.evaluate("sqrt(x) * 2", {"x": [0.0, 1.0, 4.0]}, dtype="float64", compiled=True)
     tape = gradlib.evaluate("sqrt(x) * 2", {"x": [0.0, 1.0, 4.0]}, dtype="float64", method="jacobian",
                             compiled=True)
-    assert r.method != "auto" and not any("structure" in w for w in r.warnings)
+    assert r.method in ("jacobian", "forward")
     assert r.jacobian[0, 0] == np.inf and np.array_equal(r.jacobian[1:], tape.jacobian[1:])
 
 
-def test_a_callable_never_takes_it():
+def test_a_callable_never_takes_it_and_asking_for_it_is_refused():
     x = tf.constant(RNG.standard_normal(40))
     r = gradlib.per_element_gradients(lambda v: tf.tanh(v * 2.0), x, compiled=True)
     assert r.method == "jacobian"
+    with pytest.raises(gradlib.ExpressionError, match=r"method 'structured' assembles the Jacobian from a typed "
+                                                      r"function's operations, and a Python callable shows none"):
+        gradlib.per_element_gradients(lambda v: tf.tanh(v * 2.0), x, method="structured")
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_asked_for_by_name_it_runs_eagerly_or_compiled_with_the_tape_numbers(compiled):
+    text = "softmax(W @ x) * sum(q)"
+    r = gradlib.evaluate(text, INPUTS, dtype="float64", method="structured", compiled=compiled)
+    tape = gradlib.evaluate(text, INPUTS, dtype="float64", method="jacobian")
+    assert (r.method, r.requested, r.compiled) == ("structured", "structured", compiled)
+    np.testing.assert_allclose(r.jacobian, tape.jacobian, rtol=1e-10, atol=1e-12)
+
+
+def test_compare_runs_it_beside_the_tape_methods_and_it_agrees():
+    c = gradlib.compare("tanh(W @ x)", INPUTS, watch=["x"], dtype="float64", methods=["jacobian", "structured"])
+    assert not c.errors and not c.skipped
+    assert all(a.agrees for a in c.agreement)
+    np.testing.assert_allclose(c.results["structured"].jacobian, c.results["jacobian"].jacobian, rtol=1e-10)
 
 
 def test_integer_inputs_are_constants_with_zero_columns_as_in_the_tape():
     inputs = {"x": [0.5, -1.0, 2.0], "n": [1, 2, 3]}
     r = gradlib.evaluate("x * n + x @ x", inputs, dtype={"x": "float64", "n": "int32"}, compiled=True)
     tape = gradlib.evaluate("x * n + x @ x", inputs, dtype={"x": "float64", "n": "int32"}, method="jacobian")
-    assert r.method == "auto"
+    assert r.method == "structured"
     np.testing.assert_array_equal(r.jacobian, tape.jacobian)
     np.testing.assert_array_equal(r.jacobian[:, 3:], np.zeros((3, 3)))
 
 
 def test_the_estimate_counts_a_jacobian_of_n_columns_per_watched_node():
     problem = _problem("tanh(W @ x)")
-    cost = _structured.cost(problem.profile)
+    cost = _cost.estimate("structured", problem.profile, True)
     p = problem.profile
     assert cost.work == p.forward + p.n * p.watched_work
     assert cost.bytes == (p.elements + p.n * p.watched_elements + 2 * p.m * p.n) * p.itemsize
