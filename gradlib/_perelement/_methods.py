@@ -1,6 +1,8 @@
 """The gradient methods, each a function of ``f(xs, cs) -> y``, the watched tensors ``xs`` and the
 unwatched constants ``cs``; each returns ``(y, J)`` with ``J`` of shape ``(y.size, n)``, where ``n``
-counts the elements of ``xs``, flattened in order. They run eagerly or inside ``tf.function``.
+counts the elements of ``xs``, flattened in order. They run eagerly or inside ``tf.function``. One reads ``f``
+instead of calling it: ``structured`` assembles the Jacobian from function text's operations, which ``f`` carries
+(``gradlib._perelement._structured``), and refuses a callable.
 
 >>> import tensorflow as tf
 >>> y, J = jacobian(lambda xs, cs: xs[0] * xs[0], [tf.constant([1.0, 2.0])], [])
