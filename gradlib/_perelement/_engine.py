@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from . import _cost, _methods, _plan, _probe, _structured
 from .._cache import LRUCache
-from ._compute import CompiledRun, calls_py_function, compute, compute_chunked, output_size
+from ._compute import calls_py_function, compute, compute_chunked, output_size
 from .._errors import GradlibError, error_gist
 from .._limits import Limits
 from ._methods import CORRECT_METHODS
@@ -47,6 +47,8 @@ TRACE_SECONDS = 0.3
 UNSTACK_COMPILED_ROWS = 16
 #: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
 _EAGER_SECONDS = LRUCache(maxsize=128)
+#: problem keys whose structured Jacobian was refused while tracing: auto does not try them again
+_NOT_STRUCTURED = LRUCache(maxsize=128)
 
 
 def run_method(problem: Problem, method: str, compiled: bool | None, limits: Limits) -> GradResult:
@@ -119,24 +121,23 @@ def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limit
     """``auto``'s choice of ``structured`` for function text run compiled (``gradlib._perelement._structured``): when
     every operation has a rule, its estimate fits ``limits`` and is below that of ``chosen`` (the tape method auto
     would run), and every cell is finite. ``None``: ``chosen`` runs instead (with its repair of NaN-poisoned rows).
-    A refusal found while tracing is cached, so such a function is traced for it once."""
-    if problem.structure is None or problem.key is None or problem.check:
+    It shares the compiled cache with the other methods; a refusal found while tracing (``@`` of stacks of
+    matrices) is remembered, so such a function is traced for it once."""
+    if problem.structure is None or problem.key is None or problem.check or problem.key in _NOT_STRUCTURED.keys():
         return None
-    program, x_names, c_names = problem.structure
-    if _structured.unsupported(program):
+    if _structured.unsupported(problem.structure[0]):
         return None
     cost = _cost.estimate("structured", profile, True)
     if not _cost.fits(cost, limits) or cost.work >= _cost.estimate(chosen, profile, True).work:
         return None
     try:
-        entry = _structured.compiled(problem.key, program, x_names, c_names, problem.xs, problem.cs)
+        y, jac, ran = compute(problem, "structured", True)
     except _structured.NotApplicable:
+        _NOT_STRUCTURED.get_or_create(problem.key, lambda: True)
         return None
-    y, jac, compiled_as, note = entry.run(problem.xs, problem.cs)
     if not _structured.finite(y, jac):
         return None
-    return package(problem, "structured", "auto", y, jac, CompiledRun(compiled_as, entry.settled, note), (), Repair(),
-                   time.perf_counter() - start)
+    return package(problem, "structured", "auto", y, jac, ran, (), Repair(), time.perf_counter() - start)
 
 
 def _compilable(problem: Problem, compiled: bool | None) -> bool:

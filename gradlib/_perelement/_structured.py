@@ -33,14 +33,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._cache import LRUCache
 from .._errors import ExpressionError
 from .._language._operations import OPERATIONS
 from .._language._syntax import arguments
-from .._runtime import trace
-from ._compiled import Compiled
 
-__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "compiled", "finite", "propagate", "structured", "unsupported"]
+__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "finite", "propagate", "structured", "unsupported"]
 
 Shape = tuple[int, ...]
 
@@ -479,34 +476,6 @@ def structured(f: Callable, xs: list, cs: list):
 CALLABLE_REFUSAL = ("method 'structured' assembles the Jacobian from a typed function's operations, and a Python "
                     "callable shows none: pass the function as text to gradlib.evaluate, or use method='auto', "
                     "'jacobian' or 'forward'")
-
-
-#: problem key -> Compiled, or None where the structured Jacobian does not apply (traced once to find out)
-_FUNCTIONS = LRUCache(maxsize=64)
-
-
-def compiled(key: Any, program, x_names: Sequence[str], c_names: Sequence[str], xs: list, cs: list) -> Compiled:
-    """The cached compiled propagation for one problem (one concrete function per signature; XLA as
-    ``gradlib._perelement._compiled`` decides); raises ``NotApplicable`` when an operation has no rule."""
-    why = unsupported(program)
-    if why:
-        raise NotApplicable(why)
-    signature = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (xs, cs)]
-    x_names, c_names = tuple(x_names), tuple(c_names)
-
-    def build(jit: bool):
-        return trace(lambda xs_, cs_: propagate(program, x_names, c_names, xs_, cs_), signature, jit_compile=jit)
-
-    def make():
-        try:
-            return Compiled(build)
-        except NotApplicable:
-            return None
-
-    entry = _FUNCTIONS.get_or_create(("structured", key), make)
-    if entry is None:
-        raise NotApplicable("the structured Jacobian does not cover this function (found while tracing it)")
-    return entry
 
 
 def finite(*arrays: np.ndarray) -> bool:

@@ -16,7 +16,7 @@ import tensorflow as tf
 import gradlib
 from gradlib._language._operations import OPERATIONS
 from gradlib._limits import LIMITS
-from gradlib._perelement import _cost, _methods, _structured
+from gradlib._perelement import _cost, _engine, _methods, _structured
 from gradlib._perelement._api import prepare
 
 RNG = np.random.default_rng(26)
@@ -59,9 +59,8 @@ def _problem(text: str):
 
 def _structured_and_tape(text: str):
     problem = _problem(text)
-    program, x_names, c_names = problem.structure
-    entry = _structured.compiled(("test_structured", text), program, x_names, c_names, problem.xs, problem.cs)
-    y, jac = entry(problem.xs, problem.cs)
+    traced = _methods.compile_method(_structured.structured, problem.f, problem.xs, problem.cs)
+    y, jac = (t.numpy() for t in traced(problem.xs, problem.cs))
     ty, tjac = _methods.jacobian(problem.f, problem.xs, problem.cs)
     return (y, jac), (ty.numpy(), tjac.numpy())
 
@@ -95,7 +94,7 @@ def test_an_operation_without_a_rule_is_refused_and_auto_gives_the_tape_answer(n
     text = EXAMPLES[name]
     problem = _problem(text)
     with pytest.raises(gradlib.GradlibError, match=rf"{name}\(\) has no rule in the structured Jacobian"):
-        _structured.compiled(("test_structured", text), *problem.structure, problem.xs, problem.cs)
+        _methods.compile_method(_structured.structured, problem.f, problem.xs, problem.cs)
     r = gradlib.evaluate(text, INPUTS, dtype="float64", compiled=True)
     tape = gradlib.evaluate(text, INPUTS, dtype="float64", method="jacobian")
     assert r.method in ("jacobian", "forward")
@@ -105,15 +104,19 @@ def test_an_operation_without_a_rule_is_refused_and_auto_gives_the_tape_answer(n
         gradlib.evaluate(text, INPUTS, dtype="float64", method="structured")
 
 
-def test_a_stack_of_matrices_under_matmul_is_refused_while_tracing_and_auto_falls_back():
+def test_a_stack_of_matrices_under_matmul_is_refused_while_tracing_and_auto_falls_back_once():
     text = "T @ transpose(W)"   # (2, 3, 4) @ (4, 3): a batch of products, which has no rule
-    problem = _problem(text)
-    with pytest.raises(gradlib.GradlibError, match="does not cover this function"):
-        _structured.compiled(("test_structured", text), *problem.structure, problem.xs, problem.cs)
-    r = gradlib.evaluate(text, INPUTS, dtype="float64", compiled=True)
-    tape = gradlib.evaluate(text, INPUTS, dtype="float64", method="jacobian")
+    problem = prepare("evaluate", text, INPUTS, ["auto"], watch=["W"], dtype="float64", limits=LIMITS)[2]
+    assert _cost.estimate("structured", problem.profile, True).work < _cost.estimate("jacobian", problem.profile,
+                                                                                     True).work   # auto tries it
+    with pytest.raises(gradlib.ExpressionError, match=r"@ of values of shapes \(2, 3, 4\) and \(4, 3\): the structured "
+                                                      "Jacobian covers vectors and matrices, not stacks of matrices"):
+        _methods.compile_method(_structured.structured, problem.f, problem.xs, problem.cs)
+    r = gradlib.evaluate(text, INPUTS, watch=["W"], dtype="float64", compiled=True)
+    tape = gradlib.evaluate(text, INPUTS, watch=["W"], dtype="float64", method="jacobian")
     assert r.method in ("jacobian", "forward")
     np.testing.assert_allclose(r.jacobian, tape.jacobian, rtol=1e-10, atol=1e-12)
+    assert problem.key in _engine._NOT_STRUCTURED.keys()   # remembered: the next call does not trace it again
 
 
 def test_the_seed_function_gives_its_known_jacobian_from_its_structure(seed):
