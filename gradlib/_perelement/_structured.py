@@ -17,6 +17,11 @@ refuse with ``NotApplicable`` (an ``ExpressionError``), which the engine reads a
 runs the tape methods. So does a Jacobian with a NaN or an infinity in it: the tape methods, with their repair of
 poisoned rows, say what such a cell means.
 
+It is the row ``structured`` of the methods table (``gradlib._perelement._methods``): compiled like the others,
+traced once per problem signature (``gradlib._runtime.trace``) into the engine's bounded compiled cache, and
+costed by ``gradlib._perelement._cost.structured``; ``auto`` takes it where that estimate wins
+(``gradlib._perelement._engine``).
+
 >>> import tensorflow as tf
 >>> from gradlib._language._syntax import parse
 >>> y, J = propagate(parse("tanh(x) * 2", {"x": (2,)}), ["x"], [], [tf.constant([0.0, 0.0])], [])
