@@ -21,7 +21,7 @@ SHAPES = {"square": "square: as many outputs as inputs", "wide": "wide: few outp
           "tall": "tall: many outputs, few inputs"}
 #: the dimension that grows with the size, per shape (the chart's x axis)
 GROWING = {"square": "size", "wide": "inputs", "tall": "outputs"}
-TIMED_METHODS = ("unstack", "jacobian", "forward", "auto")
+TIMED_METHODS = ("unstack", "jacobian", "forward", "structured", "auto")
 ss = st.session_state
 
 GUIDE = """\
@@ -30,6 +30,7 @@ GUIDE = """\
 | Called more than once, any shape (a training step, a loop you repeat) | `jacobian`, compiled | one vectorized call (pfor) replaces all the passes; `tf.function` traces once, then each call costs about a millisecond at the sizes below |
 | One call of a small problem | `unstack`, eager | no trace to pay for (tracing costs tenths of a second); its cost grows with the number of outputs |
 | Many outputs, few inputs, eager | `forward` (forward mode) | one pass per **input** instead of per output; eagerly each forward pass costs about three reverse passes, so it wins only when outputs outnumber inputs by more than that |
+| A typed function (the text), called more than once | `structured` | the Jacobian assembled from the function's operations (a diagonal per element-wise function, a matrix per product), with no backward pass; `auto` takes it, compiled, where its estimate is the lowest |
 | You are not sure | `auto` | runs eagerly while a problem is small and new, and compiles it once its eager calls have cost about as much as a trace (0.3 s): a few repeats below may still show it eager |
 | Never | `naive` loop, or `tape.gradient` on a vector | zeros, or the column sums: not per-element gradients |
 """

@@ -11,7 +11,9 @@ Every method differentiates the same function, but they allocate very differentl
   each pass dispatches every operation of the function from Python, which costs far more than small
   tensors' arithmetic (``EAGER_OP_WORK``, ``FORWARD_OP_FACTOR``). Eager ``unstack`` also differentiates the
   ``m``-way unstack in every pass, one operation per output: its time grows as ``m**2``;
-* ``summed`` is one reverse pass.
+* ``summed`` is one reverse pass;
+* ``structured`` (function text only) propagates an ``(size, n)`` Jacobian through every node: ``n`` times
+  the watched part's work, and no pass at all.
 
 The estimates count elements of the function's own tensors (from its checked syntax tree; see
 ``Profile.of_program``): ``elements`` held by the forward pass, and for the part that depends on the
@@ -44,7 +46,8 @@ from .._errors import ExpressionError
 from .._format import format_number
 from .._limits import Limits
 
-__all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text"]
+__all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text",
+           "structured"]
 
 #: one eager TensorFlow operation dispatched from Python, in floating-point operations: its dispatch time
 #: against the rate of large element-wise work (the measurements: docs/performance.md, "Where the constants
@@ -151,6 +154,16 @@ def forward(p: Profile, compiled: bool) -> Cost:
     return Cost("forward", memory * p.itemsize, work, _loop_detail(p.n, "forward-mode", p.operations, False))
 
 
+def structured(p: Profile, compiled: bool) -> Cost:
+    """The Jacobian propagated through a typed function (``gradlib._perelement._structured``): every node that
+    depends on the watched inputs holds a ``(size, n)`` Jacobian and does ``n`` times its own work on it (an
+    upper bound: an input's identity block costs nothing to multiply). A callable has no structure to read."""
+    work = p.forward + p.n * p.watched_work
+    memory = p.elements + p.n * p.watched_elements + 2 * p.m * p.n
+    detail = f"the Jacobian propagated through the function's {p.operations:,} operations, {p.n:,} columns each"
+    return Cost("structured", memory * p.itemsize, work, detail)
+
+
 def _vectorized(method: str, p: Profile, batch: int, basis: int, mode: str) -> Cost:
     work = p.forward + batch * (p.pass_work + basis + p.m + p.n)
     memory = p.elements + batch * (basis + p.pass_elements) + 2 * p.m * p.n
@@ -190,7 +203,8 @@ def _loop_detail(passes: int, mode: str, operations: int, compiled: bool) -> str
 
 #: method -> its cost function ``(profile, compiled) -> Cost``
 COSTS: dict[str, Callable[[Profile, bool], Cost]] = {
-    "unstack": unstack, "naive": naive, "summed": summed, "jacobian": jacobian, "forward": forward}
+    "unstack": unstack, "naive": naive, "summed": summed, "jacobian": jacobian, "forward": forward,
+    "structured": structured}
 
 
 def estimate(method: str, profile: Profile, compiled: bool) -> Cost:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from . import _cost, _methods, _plan, _probe
+from . import _cost, _methods, _plan, _probe, _structured
 from .._cache import LRUCache
 from ._compute import calls_py_function, compute, compute_chunked, output_size
 from .._errors import GradlibError, error_gist
@@ -47,6 +47,8 @@ TRACE_SECONDS = 0.3
 UNSTACK_COMPILED_ROWS = 16
 #: problem key -> [seconds spent in eager auto calls], for the ski-rental rule
 _EAGER_SECONDS = LRUCache(maxsize=128)
+#: problem keys whose structured Jacobian was refused while tracing: auto does not try them again
+_NOT_STRUCTURED = LRUCache(maxsize=128)
 
 
 def run_method(problem: Problem, method: str, compiled: bool | None, limits: Limits) -> GradResult:
@@ -54,6 +56,8 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     start = time.perf_counter()
     m, n = output_size(problem), problem.width
     check_size(m, problem, limits)
+    if method == "structured":
+        _check_structured(problem)
     profile = problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
     use_compiled = _use_compiled(method, m, n, problem, compiled)
     if method == "auto":
@@ -61,6 +65,10 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
                                                       _compilable(problem, compiled), limits)
     else:
         chosen, chunk = _plan.check_method(method, profile, use_compiled, limits), 0
+    if method == "auto" and use_compiled and not chunk:
+        fast = _from_structure(problem, profile, chosen, limits, start)
+        if fast is not None:
+            return fast
     notes: tuple[str, ...] = ()
     try:
         if chunk:
@@ -96,6 +104,40 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _check_structured(problem: Problem) -> None:
+    """Refuse method ``structured`` on a callable, or on function text that calls an operation without a rule."""
+    if problem.structure is None:
+        raise _structured.NotApplicable(_structured.CALLABLE_REFUSAL)
+    why = _structured.unsupported(problem.structure[0])
+    if why:
+        raise _structured.NotApplicable(f"method 'structured' cannot run here: {why}; use method='auto', which "
+                                        "takes a tape method then")
+
+
+def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limits: Limits,
+                    start: float) -> GradResult | None:
+    """``auto``'s choice of ``structured`` for function text run compiled (``gradlib._perelement._structured``): when
+    every operation has a rule, its estimate fits ``limits`` and is below that of ``chosen`` (the tape method auto
+    would run), and every cell is finite. ``None``: ``chosen`` runs instead (with its repair of NaN-poisoned rows).
+    It shares the compiled cache with the other methods; a refusal found while tracing (``@`` of stacks of
+    matrices) is remembered, so such a function is traced for it once."""
+    if problem.structure is None or problem.key is None or problem.check or problem.key in _NOT_STRUCTURED.keys():
+        return None
+    if _structured.unsupported(problem.structure[0]):
+        return None
+    cost = _cost.estimate("structured", profile, True)
+    if not _cost.fits(cost, limits) or cost.work >= _cost.estimate(chosen, profile, True).work:
+        return None
+    try:
+        y, jac, ran = compute(problem, "structured", True)
+    except _structured.NotApplicable:
+        _NOT_STRUCTURED.get_or_create(problem.key, lambda: True)
+        return None
+    if not _structured.finite(y, jac):
+        return None
+    return package(problem, "structured", "auto", y, jac, ran, (), Repair(), time.perf_counter() - start)
 
 
 def _compilable(problem: Problem, compiled: bool | None) -> bool:

@@ -1,6 +1,8 @@
 """The gradient methods, each a function of ``f(xs, cs) -> y``, the watched tensors ``xs`` and the
 unwatched constants ``cs``; each returns ``(y, J)`` with ``J`` of shape ``(y.size, n)``, where ``n``
-counts the elements of ``xs``, flattened in order. They run eagerly or inside ``tf.function``.
+counts the elements of ``xs``, flattened in order. They run eagerly or inside ``tf.function``. One reads ``f``
+instead of calling it: ``structured`` assembles the Jacobian from function text's operations, which ``f`` carries
+(``gradlib._perelement._structured``), and refuses a callable.
 
 >>> import tensorflow as tf
 >>> y, J = jacobian(lambda xs, cs: xs[0] * xs[0], [tf.constant([1.0, 2.0])], [])
@@ -17,9 +19,10 @@ from typing import Callable, Sequence
 import tensorflow as tf
 
 from .._runtime import trace
+from ._structured import structured
 
 __all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns",
-           "forward_loop", "jacobian", "jacobian_rows", "naive", "summed", "unstack"]
+           "forward_loop", "jacobian", "jacobian_rows", "naive", "structured", "summed", "unstack"]
 
 Fn = Callable[[list, list], tf.Tensor]
 ZERO = tf.UnconnectedGradients.ZERO
@@ -172,6 +175,7 @@ TABLE = {m.name: m for m in (
     Method("jacobian", jacobian, compiled=jacobian, chunked=jacobian_rows, what="tape.jacobian"),
     Method("forward", forward_loop, compiled=forward, chunked=forward_columns, passes="inputs", what="forward mode",
            mode="forward"),
+    Method("structured", structured, compiled=structured, what="from the function's structure", mode="forward"),
     Method("naive", naive, passes="outputs", correct=False, what="the broken loop: zeros",
            reason="the loop `for y_i in y` ran after the tape stopped recording, so the slices y_i are new "
                   "tensors the tape never saw: every gradient is unconnected (zero, or None by default)"),

@@ -45,6 +45,12 @@ class Problem:
     check: bool = False                               # check each answer against f itself (``gradlib._perelement._probe``)
 
     @property
+    def structure(self) -> tuple | None:
+        """Function text only: ``(program, names of xs, names of cs)``, what the structured Jacobian walks
+        (``gradlib._perelement._structured``; ``f`` carries it, since a method sees only ``f``); None for a callable."""
+        return getattr(self.f, "structure", None)
+
+    @property
     def width(self) -> int:
         """The Jacobian's columns: every watched element, integer inputs included."""
         return sum(math.prod(shape) for _, shape in self.names)
@@ -89,6 +95,7 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
         env.update({name: tf.cast(c, tf_dtype) for name, c in zip(c_names, cs_)})
         return program.build(env, tf_dtype)
 
+    f.structure = (program, tuple(x_names), tuple(c_names))   # what method 'structured' reads instead of calling f
     signature = tuple((i.name, i.shape, i.dtype, i.watched) for i in inputs)
     key = ("expression", program.key, signature, dtype)
     warnings = nonfinite_warnings(inputs) + promotion_warnings(inputs) + tuple(

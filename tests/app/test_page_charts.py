@@ -50,8 +50,8 @@ def test_the_playground_plots_the_seeds_numbers(playground):
     error = values(playground["pg_fd"]["data"][0]["z"])
     assert error.shape == (2, 3) and (error >= 0).all() and error.max() < 1e-4   # float32 against float64 differences
     timing = playground["pg_timings"]["data"][0]   # a method whose warm calls were not timed is labelled so
-    assert [x.removesuffix(" (first call)") for x in timing["x"]] == ["unstack", "jacobian", "forward", "naive",
-                                                                       "summed", "auto"]
+    assert [x.removesuffix(" (first call)") for x in timing["x"]] == ["unstack", "jacobian", "forward",
+                                                                       "structured", "naive", "summed", "auto"]
     assert [playground[k]["layout"]["title"]["text"] for k in ("pg_bars", "pg_heatmap", "pg_broken_bars", "pg_fd")] == [
         "Per-element gradients", "Jacobian: d output / d watched element",
         "Naive and summed against the correct rows", "Finite-difference check: absolute error"]

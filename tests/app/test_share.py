@@ -245,7 +245,7 @@ def refusal(call, *args, **kwargs) -> str:
     ({"outputs": "x", "inputs": '{"x": [1,}'},
      "share link: 'inputs' is not valid JSON: Expecting value at column 10. Write numbers and lists like [[1, 2], [3, 4]]"),
     ({"outputs": "x", "inputs": X1, "method": "naive,bogus"},
-     "share link: method 'bogus' is not a method; choose from unstack, jacobian, forward, naive, summed, auto"),
+     "share link: method 'bogus' is not a method; choose from unstack, jacobian, forward, structured, naive, summed, auto"),
     ({"outputs": "x", "inputs": X1, "method": "naive, naive"}, "share link: a method is listed twice in 'method'"),
     ({"outputs": "x", "inputs": X1, "dtype": "float16"},
      "share link: dtype 'float16' is not accepted; use float32 or float64, or name:dtype pairs such as "
@@ -465,6 +465,6 @@ def test_long_names_in_refusals_are_cut_to_40_characters():
     assert refusal(decode, {"outputs": "x", "inputs": X1, "dtype": "n" * 50 + ":" + "k" * 50}) == (
         f"share link: dtype {k!r} of {n!r} is not one of float32, float64, int32, int64")
     assert refusal(decode, {"outputs": "x", "inputs": X1, "method": "m" * 50}) == (
-        f"share link: method {m!r} is not a method; choose from unstack, jacobian, forward, naive, summed, auto")
+        f"share link: method {m!r} is not a method; choose from unstack, jacobian, forward, structured, naive, summed, auto")
     assert refusal(decode, {"outputs": "x", "inputs": '{"' + "k" * 50 + '": 1, "' + "k" * 50 + '": 2}'}) == (
         f"share link: 'inputs' names {k!r} twice; each input needs its own name")

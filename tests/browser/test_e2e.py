@@ -141,7 +141,7 @@ def test_strategies_page_times_the_methods(page, app_server):
                           r"(compiled|eager)", main_text(page))
     assert [m[0] for m in measured] == ["4", "16", "64", "128"]              # one line per size, in order
     assert all(m[1] == m[2] == m[0] for m in measured)                        # square: outputs = inputs = size
-    assert {m[3] for m in measured} <= {"unstack", "jacobian", "forward", "auto"}
+    assert {m[3] for m in measured} <= {"unstack", "jacobian", "forward", "structured", "auto"}
     assert page.locator(".st-key-st_chart").count() == 1
     _shot(page, "strategies")
 

@@ -114,7 +114,7 @@ def test_bad_dtype_is_refused(dtype, pattern):
 
 @pytest.mark.parametrize("method", ["Auto", "jacfwd", "", None, 3, "unstack "])
 def test_bad_method_is_refused(method):
-    with pytest.raises(ExpressionError, match=r"evaluate got method=.*; choose one of unstack, jacobian, forward, naive, summed, auto"):
+    with pytest.raises(ExpressionError, match=r"evaluate got method=.*; choose one of unstack, jacobian, forward, structured, naive, summed, auto"):
         evaluate("x", {"x": 1.0}, method=method)
 
 

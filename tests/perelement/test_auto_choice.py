@@ -20,6 +20,7 @@ from gradlib import _runtime
 from gradlib._perelement import _compiled
 from gradlib._perelement import _compute
 from gradlib._perelement import _engine
+from gradlib._perelement import _structured
 from gradlib._cache import LRUCache
 
 RNG = np.random.default_rng(4)
@@ -41,7 +42,10 @@ def _evaluate_layer(m: int, n: int, seed: int = 0, **kwargs):
 
 @pytest.fixture
 def small_cache(monkeypatch):
-    """A fresh compiled cache of 3 entries (and fresh memos), so tests neither see nor fill the real one."""
+    """A fresh compiled cache of 3 entries (and fresh memos), so tests neither see nor fill the real one; and no
+    rules for the structured Jacobian, so auto runs the tape methods whose cache these tests watch (what auto
+    does with the rules: tests/perelement/test_structured.py)."""
+    monkeypatch.setattr(_structured, "RULES", {})
     cache = LRUCache(maxsize=3)
     monkeypatch.setattr(_compute, "_JACOBIAN_FUNCTIONS", cache)
     monkeypatch.setattr(_engine, "_EAGER_SECONDS", LRUCache(maxsize=64))

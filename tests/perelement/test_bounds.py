@@ -77,7 +77,7 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
     assert out["auto"] == ["forward", 22_500, 1.0, 1.0]          # d(a*b*s)/ds = a*b = 1 everywhere
     assert out["40000"].startswith("method 'jacobian' would need about 19 GB of memory at its peak (40,000 reverse")
     results, errors, best = out["compare"]   # every method the playground runs for a link that names none
-    assert results == ["auto", "forward", "summed"] and best == "forward" and out["compare_errors"] == {}
+    assert results == ["auto", "forward", "structured", "summed"] and best == "forward" and out["compare_errors"] == {}
     assert sorted(errors) == ["jacobian", "naive", "unstack"]
     assert errors["jacobian"].startswith("method 'jacobian' would need about 6.1 GB of memory at its peak")
     assert errors["jacobian"].endswith("at most 500 MB are allowed. Use method='forward' (about 541 kB, 1.1e+05 "
@@ -121,7 +121,8 @@ def test_the_share_link_that_crashed_the_app_refuses_forward_mode_and_answers_wi
                            if k not in ("naive", "summed"))
     """)
     assert out["methods"] == ["auto", "jacobian", "naive", "summed", "unstack"]
-    assert list(out["errors"]) == ["forward"] and out["failed"] == {}
+    assert list(out["errors"]) == ["forward", "structured"] and out["failed"] == {}
+    assert out["errors"]["structured"].startswith("method 'structured' would need about ")
     assert out["errors"]["forward"].startswith(
         "method 'forward' would need about 20 GB of memory at its peak (2,500 forward-mode passes vectorized: a "
         "2,500 x 2,500 identity and 2,500 copies of the pass's 1,005,002 values); at most 500 MB are allowed. Use method='jacobian'")
@@ -233,13 +234,16 @@ def test_the_finite_difference_check_counts_its_eager_evaluations():
 
 
 def test_auto_falls_back_to_an_eager_loop_when_no_vectorized_method_fits():
-    # 1,200 outputs and 30 inputs: auto compiles forward mode (1.8 MB estimated in float64); with 1 MB allowed
-    # it runs forward mode's eager loop of 30 passes instead (642 kB), and the answer is the same.
+    # 1,200 outputs and 30 inputs: auto compiles, and takes the Jacobian from the function's structure (cheaper
+    # than compiled forward mode's 1.8 MB estimated in float64); with 1 MB allowed neither fits, and it runs
+    # forward mode's eager loop of 30 passes instead (642 kB), and the answer is the same.
     profile = _profile("tanh(a * x)", LAYER, ["x"])
     assert _cost.estimate("forward", profile, True).bytes > 1e6 > _cost.estimate("forward", profile, False).bytes
+    assert _cost.estimate("structured", profile, True).bytes > 1e6
     usual = gradlib.evaluate("tanh(a * x)", LAYER, watch=["x"], dtype="float64")
     squeezed = gradlib.evaluate("tanh(a * x)", LAYER, watch=["x"], dtype="float64", limits=Limits(max_bytes=1e6))
-    assert (usual.method, usual.compiled, squeezed.method, squeezed.compiled) == ("forward", True, "forward", False)
+    assert (usual.method, usual.compiled, squeezed.method, squeezed.compiled) == ("structured", True, "forward", False)
+    np.testing.assert_allclose(usual.jacobian, _layer_jacobian(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(squeezed.jacobian, _layer_jacobian(), rtol=1e-12, atol=1e-12)
 
 

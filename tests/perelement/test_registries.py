@@ -17,10 +17,11 @@ def test_every_method_that_computes_has_a_cost_estimate_and_no_estimate_is_orpha
 
 def test_each_row_says_how_it_differentiates_and_a_result_takes_its_mode_from_its_row():
     assert {name: row.mode for name, row in gradlib.METHOD_TABLE.items()} == {
-        "unstack": "reverse", "jacobian": "reverse", "forward": "forward", "naive": "reverse", "summed": "reverse",
-        "auto": "reverse"}
-    modes = {m: gradlib.evaluate("x*x", {"x": [1.0, 2.0]}, method=m).mode for m in ("unstack", "jacobian", "forward")}
-    assert modes == {"unstack": "reverse", "jacobian": "reverse", "forward": "forward"}
+        "unstack": "reverse", "jacobian": "reverse", "forward": "forward", "structured": "forward", "naive": "reverse",
+        "summed": "reverse", "auto": "reverse"}
+    modes = {m: gradlib.evaluate("x*x", {"x": [1.0, 2.0]}, method=m).mode
+             for m in ("unstack", "jacobian", "forward", "structured")}
+    assert modes == {"unstack": "reverse", "jacobian": "reverse", "forward": "forward", "structured": "forward"}
 
 
 @pytest.mark.parametrize("method, rows", [("summed", ("sum(y)",)), ("unstack", ("y[0]", "y[1]"))])
@@ -48,7 +49,7 @@ def test_the_bench_times_every_correct_method_of_the_table_eagerly_and_compiled(
         assert small[f"gradlib {method} eager"] and f"gradlib {method} compiled" in small
     # an eager Python loop (one pass per output or per input) is skipped at large sizes; vectorized jacobian is not
     assert {m: large[f"gradlib {m} eager"] for m in gradlib.CORRECT_METHODS} == {
-        "unstack": False, "jacobian": True, "forward": False}
+        "unstack": False, "jacobian": True, "forward": False, "structured": True}
 
 
 def test_a_wrong_method_without_words_of_its_own_is_explained_by_its_table_reason():

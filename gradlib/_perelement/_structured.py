@@ -1,0 +1,488 @@
+"""A typed function's Jacobian assembled from its structure: forward "Jacobian propagation" over the checked tree.
+
+A typed function is not a black box: gradlib parsed it and knows every operation. Each node's value and its
+Jacobian with respect to the watched inputs (``node.size x n``) follow from its arguments' by one rule per
+operation: for ``y = f(g(x))``, ``J = J_f · J_g``. An element-wise function scales the rows of its argument's
+Jacobian (the diagonal is carried as a vector, never built as an ``n x n`` matrix), ``W @ h`` with ``W``
+constant multiplies by ``W``, ``sum`` and ``mean`` add rows, a reshape keeps them and a transpose or an index
+permutes them. A watched input's Jacobian is a scaled identity block, kept as its diagonal until an operation
+needs the matrix, so ``W1 @ x`` is ``W1`` itself. For ``tanh(W2 @ tanh(W1 @ x))`` this computes
+``diag(1 - y**2) W2 diag(1 - h**2) W1``: one matrix product and two row scalings, where the tape runs one
+backward pass per output.
+
+The rules mirror TensorFlow's own gradients (``relu`` is 0 at 0, ``maximum`` takes ties to its first
+argument, ``pow``'s exponent has the derivative 0 where the base is not positive), so the numbers are the tape's.
+An operation without a rule (``prod``, ``max``, ``min``, a stack of matrices under ``@``) makes the method
+refuse with ``NotApplicable`` (an ``ExpressionError``), which the engine reads as "not applicable": ``auto`` then
+runs the tape methods. So does a Jacobian with a NaN or an infinity in it: the tape methods, with their repair of
+poisoned rows, say what such a cell means.
+
+It is the row ``structured`` of the methods table (``gradlib._perelement._methods``): compiled like the others,
+traced once per problem signature (``gradlib._runtime.trace``) into the engine's bounded compiled cache, and
+costed by ``gradlib._perelement._cost.structured``; ``auto`` takes it where that estimate wins
+(``gradlib._perelement._engine``).
+
+>>> import tensorflow as tf
+>>> from gradlib._language._syntax import parse
+>>> y, J = propagate(parse("tanh(x) * 2", {"x": (2,)}), ["x"], [], [tf.constant([0.0, 0.0])], [])
+>>> J.numpy().tolist()
+[[2.0, 0.0], [0.0, 2.0]]
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from .._errors import ExpressionError
+from .._language._operations import OPERATIONS
+from .._language._syntax import arguments
+
+__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "finite", "propagate", "structured", "unsupported"]
+
+Shape = tuple[int, ...]
+
+
+class NotApplicable(ExpressionError):
+    """The structured Jacobian does not cover this function (an operation without a rule, or a callable): ``auto``
+    runs a tape method instead; asked for by name, the method is refused with this (``compare`` leaves it out)."""
+
+
+# ---------------------------------------------------------------- a Jacobian: None (zero), an identity block, a matrix
+
+
+class _Eye:
+    """The Jacobian of a watched input (or of an element-wise function of it): ``diag(d)`` in the columns from
+    ``offset``; ``d`` None stands for ones."""
+
+    def __init__(self, d: tf.Tensor | None, offset: int, size: int):
+        self.d, self.offset, self.size = d, offset, size
+
+    def diagonal(self, dtype) -> tf.Tensor:
+        return tf.ones([self.size], dtype) if self.d is None else self.d
+
+
+def _place(block: tf.Tensor, offset: int, n: int) -> tf.Tensor:
+    """``block``'s columns placed from column ``offset`` of ``n``, zeros elsewhere."""
+    width = block.shape[1]
+    return block if offset == 0 and width == n else tf.pad(block, [[0, 0], [offset, n - offset - width]])
+
+
+class _Walker:
+    """Evaluates a checked tree's values and Jacobians (``n`` columns) on TensorFlow tensors."""
+
+    def __init__(self, env: dict[str, tuple[tf.Tensor, Any]], n: int, dtype):
+        self.env, self.n, self.dtype = env, n, dtype
+
+    # ------------------------------------------------------------ the Jacobian's algebra
+
+    def dense(self, jac: Any, shape: Shape) -> tf.Tensor:
+        size = math.prod(shape)
+        if jac is None:
+            return tf.zeros([size, self.n], self.dtype)
+        if isinstance(jac, _Eye):
+            return _place(tf.linalg.diag(jac.diagonal(self.dtype)), jac.offset, self.n)
+        return jac
+
+    def tensor(self, jac: Any, shape: Shape) -> tf.Tensor:
+        """The Jacobian as a tensor of shape ``shape + (n,)``."""
+        return tf.reshape(self.dense(jac, shape), [*shape, self.n])
+
+    def flat(self, jac: tf.Tensor) -> tf.Tensor:
+        return tf.reshape(jac, [-1, self.n])
+
+    def broadcast(self, jac: Any, shape: Shape, to: Shape) -> Any:
+        if jac is None or shape == to:
+            return jac
+        return self.flat(tf.broadcast_to(self.tensor(jac, shape), [*to, self.n]))
+
+    def scale(self, jac: Any, factor: Callable[[], tf.Tensor], shape: Shape) -> Any:
+        """Rows times ``factor()`` (broadcast to ``shape``): an element-wise function's diagonal."""
+        if jac is None:
+            return None
+        g = tf.reshape(tf.broadcast_to(factor(), shape), [-1])
+        if isinstance(jac, _Eye):
+            return _Eye(g if jac.d is None else jac.d * g, jac.offset, jac.size)
+        return jac * g[:, None]
+
+    def add(self, a: Any, b: Any, shape: Shape) -> Any:
+        if a is None or b is None:
+            return b if a is None else a
+        if isinstance(a, _Eye) and isinstance(b, _Eye) and a.offset == b.offset:
+            return _Eye(a.diagonal(self.dtype) + b.diagonal(self.dtype), a.offset, a.size)
+        return self.dense(a, shape) + self.dense(b, shape)
+
+    def elementwise(self, parts: Sequence[tuple[tf.Tensor, Any, Callable[[], tf.Tensor]]], to: Shape) -> Any:
+        """``sum_k diag(d_k) J_k`` over arguments ``(value, J_k, d_k)`` broadcast to ``to``."""
+        total = None
+        for value, jac, factor in parts:
+            total = self.add(total, self.scale(self.broadcast(jac, tuple(value.shape), to), factor, to), to)
+        return total
+
+    def along(self, jac: Any, shape: Shape, axis: int | None, reduce: Callable, keep: bool = False) -> Any:
+        """``reduce`` of the Jacobian's rows along ``axis`` of ``shape`` (all of them for None)."""
+        if jac is None:
+            return None
+        if axis is None:
+            if isinstance(jac, _Eye):
+                return _place(jac.diagonal(self.dtype)[None, :], jac.offset, self.n)
+            return reduce(jac, axis=0, keepdims=True)
+        return self.flat(reduce(self.tensor(jac, shape), axis=axis % len(shape), keepdims=keep))
+
+    # ------------------------------------------------------------ the nodes
+
+    def visit(self, node: ast.expr) -> tuple[tf.Tensor, Any]:
+        return getattr(self, f"_{type(node).__name__}")(node)
+
+    def _Constant(self, node: ast.Constant):
+        try:
+            value = float(node.value)
+        except OverflowError:
+            value = math.inf
+        return tf.constant(value, dtype=self.dtype), None
+
+    def _Name(self, node: ast.Name):
+        return self.env[node.id]
+
+    def _UnaryOp(self, node: ast.UnaryOp):
+        value, jac = self.visit(node.operand)
+        if not isinstance(node.op, ast.USub):
+            return value, jac
+        return -value, self.scale(jac, lambda: tf.constant(-1.0, self.dtype), tuple(value.shape))
+
+    def _Compare(self, node: ast.Compare):   # only ever where()'s condition: a value without a gradient
+        (a, _), (b, _) = self.visit(node.left), self.visit(node.comparators[0])
+        return _COMPARE[type(node.ops[0])](a, b), None
+
+    def _BinOp(self, node: ast.BinOp):
+        (a, ja), (b, jb) = self.visit(node.left), self.visit(node.right)
+        if isinstance(node.op, ast.MatMult):
+            return self.matmul(a, ja, b, jb)
+        name = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "pow"}[
+            type(node.op)]
+        return self.binary(name, a, ja, b, jb)
+
+    def binary(self, name: str, a, ja, b, jb):
+        y = getattr(tf.math, name)(a, b) if name != "pow" else tf.pow(a, b)
+        da, db = _BINARY[name](a, b, y)
+        return y, self.elementwise([(a, ja, lambda: da()), (b, jb, lambda: db())], tuple(y.shape))
+
+    def matmul(self, a, ja, b, jb):
+        ra, rb = a.shape.rank, b.shape.rank
+        if ra > 2 or rb > 2:
+            raise NotApplicable(f"@ of values of shapes {tuple(a.shape)} and {tuple(b.shape)}: the structured "
+                                "Jacobian covers vectors and matrices, not stacks of matrices")
+        y = OPERATIONS["matmul"].run(a, b)
+        left = None if jb is None else self._constant_left(a, jb, tuple(b.shape))
+        right = None if ja is None else self._constant_right(ja, tuple(a.shape), b)
+        return y, self.add(left, right, tuple(y.shape))
+
+    def _constant_left(self, a, jb, b_shape: Shape):
+        """``a @ J_b``: rows of ``b`` mixed by ``a``."""
+        if len(b_shape) == 1 and isinstance(jb, _Eye):   # a @ diag(d): a's columns scaled, in place
+            a2 = a if a.shape.rank == 2 else a[None, :]
+            return _place(a2 * jb.diagonal(self.dtype)[None, :], jb.offset, self.n)
+        k = b_shape[0]
+        jb = tf.reshape(self.dense(jb, b_shape), [k, -1])   # (k, q * n)
+        mixed = tf.linalg.matmul(a if a.shape.rank == 2 else a[None, :], jb)
+        return self.flat(mixed)
+
+    def _constant_right(self, ja, a_shape: Shape, b):
+        """``J_a @ b``: each row of ``a`` times ``b``."""
+        t = self.tensor(ja, a_shape)   # (p, k, n) or (k, n)
+        spec = {(2, 2): "pkn,kq->pqn", (2, 1): "pkn,k->pn", (1, 2): "kn,kq->qn", (1, 1): "kn,k->n"}[
+            (len(a_shape), b.shape.rank)]
+        return self.flat(tf.einsum(spec, t, b))
+
+    def _List(self, node: ast.List):
+        return self.stack([self.visit(e) for e in node.elts], 0)
+
+    def stack(self, items: list, axis: int, join: Callable = tf.stack):
+        values = [v for v, _ in items]
+        y = join(values, axis=axis)
+        if all(j is None for _, j in items):
+            return y, None
+        shape = tuple(values[0].shape)
+        rank = len(shape) + (join is tf.stack)
+        return y, self.flat(join([self.tensor(j, shape) for _, j in items], axis=axis % rank))
+
+    def _Subscript(self, node: ast.Subscript):
+        value, jac = self.visit(node.value)
+        index = _index(node)
+        y = value[index]
+        return y, None if jac is None else self.flat(self.tensor(jac, tuple(value.shape))[index])
+
+    def _Call(self, node: ast.Call):
+        name = node.func.id
+        if name not in RULES:
+            raise NotApplicable(_no_rule(name))
+        operation, values = arguments(node, self.visit)
+        return RULES[name](self, *values)
+
+
+#: the comparisons of where()'s condition, as the language's builder computes them
+_COMPARE = {ast.Gt: tf.math.greater, ast.Lt: tf.math.less, ast.GtE: tf.math.greater_equal,
+            ast.LtE: tf.math.less_equal, ast.Eq: tf.math.equal, ast.NotEq: tf.math.not_equal}
+
+
+def _index(node: ast.Subscript) -> tuple:
+    """The index of a checked subscript (whole numbers and slices written out, as the builder reads them)."""
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return tuple(slice(*(_whole(p) for p in (i.lower, i.upper, i.step))) if isinstance(i, ast.Slice) else _whole(i)
+                 for i in items)
+
+
+def _whole(node: ast.expr | None) -> int | None:
+    """A whole number written out (``3``, ``-1``); None for no node. The checked tree has no other kind here."""
+    if node is None:
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_whole(node.operand)
+    return int(node.value)
+
+
+def _no_rule(name: str) -> str:
+    return f"{name}() has no rule in the structured Jacobian (gradlib._perelement._structured.RULES)"
+
+
+# ---------------------------------------------------------------- the rules, one per operation
+
+
+def _unary(derivative: Callable[[tf.Tensor, tf.Tensor], tf.Tensor], name: str):
+    def rule(walker: _Walker, x):
+        (value, jac) = x
+        y = OPERATIONS[name].run(value)
+        return y, walker.scale(jac, lambda: derivative(value, y), tuple(y.shape))
+    return rule
+
+
+_SQRT_2_OVER_PI = 2.0 / math.sqrt(math.pi)
+_GELU_C = 0.7071067811865476
+#: element-wise functions: name -> dy/dx from (x, y), as TensorFlow's own gradient computes it
+_DERIVATIVES: dict[str, Callable[[tf.Tensor, tf.Tensor], tf.Tensor]] = {
+    "sin": lambda x, y: tf.cos(x), "cos": lambda x, y: -tf.sin(x), "tan": lambda x, y: 1 / tf.square(tf.cos(x)),
+    "exp": lambda x, y: y, "log": lambda x, y: tf.math.reciprocal(x), "sqrt": lambda x, y: 0.5 / y,
+    "tanh": lambda x, y: 1 - y * y, "sigmoid": lambda x, y: y * (1 - y),
+    "relu": lambda x, y: tf.cast(y > 0, y.dtype), "abs": lambda x, y: tf.sign(x), "square": lambda x, y: 2 * x,
+    "softplus": lambda x, y: tf.sigmoid(x), "log1p": lambda x, y: tf.math.reciprocal(1 + x),
+    "expm1": lambda x, y: tf.exp(x), "erf": lambda x, y: _SQRT_2_OVER_PI * tf.exp(-tf.square(x)),
+    "gelu": lambda x, y: 0.5 * tf.math.erfc(-x * _GELU_C) + 0.5 * x * _SQRT_2_OVER_PI * _GELU_C * tf.exp(
+        -tf.square(x * _GELU_C)),
+    "elu": lambda x, y: tf.where(y > 0, tf.ones_like(y), y + 1), "sinh": lambda x, y: tf.cosh(x),
+    "cosh": lambda x, y: tf.sinh(x), "atan": lambda x, y: tf.math.reciprocal(1 + tf.square(x)),
+    "asin": lambda x, y: tf.math.rsqrt(1 - tf.square(x)), "acos": lambda x, y: -tf.math.rsqrt(1 - tf.square(x)),
+    # piecewise constant: TensorFlow's gradient is 0 (sign) or none at all (floor, round: 0 here)
+    "sign": lambda x, y: tf.zeros_like(x), "floor": lambda x, y: tf.zeros_like(x),
+    "round": lambda x, y: tf.zeros_like(x),
+}
+
+
+def _pow_exponent(a, b, y):
+    positive = a > 0   # TensorFlow's PowGrad: log(a) where a > 0, else 0 (no false singularity at a = 0)
+    return lambda: y * tf.where(positive, tf.math.log(tf.where(positive, a, tf.ones_like(a))), tf.zeros_like(a))
+
+
+def _ones(a):
+    return lambda: tf.ones_like(a)
+
+
+#: binary element-wise functions: name -> (a, b, y) -> (d/da, d/db), each a thunk (computed only when needed)
+_BINARY: dict[str, Callable] = {
+    "add": lambda a, b, y: (_ones(y), _ones(y)),
+    "subtract": lambda a, b, y: (_ones(y), lambda: -tf.ones_like(y)),
+    "multiply": lambda a, b, y: (lambda: b, lambda: a),
+    "divide": lambda a, b, y: (lambda: 1 / b, lambda: -a / b / b),
+    "pow": lambda a, b, y: (lambda: b * tf.pow(a, b - 1), _pow_exponent(a, b, y)),
+    "maximum": lambda a, b, y: (lambda: tf.cast(a >= b, y.dtype), lambda: tf.cast(~(a >= b), y.dtype)),
+    "minimum": lambda a, b, y: (lambda: tf.cast(a <= b, y.dtype), lambda: tf.cast(~(a <= b), y.dtype)),
+    "atan2": lambda a, b, y: (lambda: b / (tf.square(a) + tf.square(b)), lambda: -a / (tf.square(a) + tf.square(b))),
+}
+
+
+def _binary(name: str):
+    def rule(walker: _Walker, a, b):
+        return walker.binary(name, *a, *b)
+    return rule
+
+
+def _atan2(walker: _Walker, a, b):
+    (ya, ja), (xb, jb) = a, b
+    y = tf.math.atan2(ya, xb)
+    da, db = _BINARY["atan2"](ya, xb, y)
+    return y, walker.elementwise([(ya, ja, da), (xb, jb, db)], tuple(y.shape))
+
+
+def _where(walker: _Walker, condition, x, y):
+    (c, _), (a, ja), (b, jb) = condition, x, y
+    out = tf.where(c, a, b)
+    shape = tuple(out.shape)
+    if ja is None and jb is None:
+        return out, None
+    ja, jb = (walker.dense(walker.broadcast(j, tuple(v.shape), shape), shape) for v, j in ((a, ja), (b, jb)))
+    pick = tf.reshape(tf.broadcast_to(c, shape), [-1, 1])
+    return out, tf.where(pick, ja, jb)
+
+
+def _clip(walker: _Walker, x, lo, hi):
+    low = walker.binary("maximum", *x, *lo)
+    return walker.binary("minimum", *low, *hi)
+
+
+def _matmul(walker: _Walker, a, b):
+    return walker.matmul(*a, *b)
+
+
+def _dot(walker: _Walker, a, b):
+    if a[0].shape.rank == 0 or b[0].shape.rank == 0:
+        return walker.binary("multiply", *a, *b)
+    return walker.matmul(*a, *b)
+
+
+def _sum(walker: _Walker, x, axis):
+    value, jac = x
+    return tf.reduce_sum(value, axis=axis), walker.along(jac, tuple(value.shape), axis, tf.reduce_sum)
+
+
+def _mean(walker: _Walker, x, axis):
+    value, jac = x
+    shape = tuple(value.shape)
+    count = math.prod(shape) if axis is None else shape[axis]
+    summed = walker.along(jac, shape, axis, tf.reduce_sum)
+    return tf.reduce_mean(value, axis=axis), None if summed is None else summed / count
+
+
+def _weighted(weights: Callable[[tf.Tensor, tf.Tensor], tf.Tensor], name: str):
+    """A reduction whose derivative along the axis is ``weights(x, y kept as x's rank)``: logsumexp, norm."""
+    def rule(walker: _Walker, x, axis):
+        value, jac = x
+        y = OPERATIONS[name].run(value, axis)
+        shape = tuple(value.shape)
+        kept = tf.reshape(y, [1] * len(shape)) if axis is None else tf.expand_dims(y, axis)
+        scaled = walker.scale(jac, lambda: weights(value, kept), shape)
+        return y, walker.along(scaled, shape, axis, tf.reduce_sum)
+    return rule
+
+
+def _softmax(walker: _Walker, x, axis):
+    value, jac = x
+    y = tf.nn.softmax(value, axis=axis)
+    if jac is None:
+        return y, None
+    shape = tuple(value.shape)
+    t = walker.tensor(jac, shape)
+    s = tf.expand_dims(y, -1)
+    return y, walker.flat(s * (t - tf.reduce_sum(s * t, axis=axis % len(shape), keepdims=True)))
+
+
+def _log_softmax(walker: _Walker, x, axis):
+    value, jac = x
+    y = tf.nn.log_softmax(value, axis=axis)
+    if jac is None:
+        return y, None
+    shape = tuple(value.shape)
+    t = walker.tensor(jac, shape)
+    s = tf.expand_dims(tf.exp(y), -1)
+    return y, walker.flat(t - tf.reduce_sum(s * t, axis=axis % len(shape), keepdims=True))
+
+
+def _cross_entropy(walker: _Walker, labels, logits, axis):
+    log_p = _log_softmax(walker, logits, axis)
+    product = walker.binary("multiply", *labels, *log_p)
+    total = _sum(walker, product, axis)
+    return -total[0], walker.scale(total[1], lambda: tf.constant(-1.0, walker.dtype), tuple(total[0].shape))
+
+
+def _transpose(walker: _Walker, x, perm):
+    value, jac = x
+    shape = tuple(value.shape)
+    order = list(perm) if perm is not None else list(range(len(shape)))[::-1]
+    y = tf.transpose(value, perm=order)
+    return y, None if jac is None else walker.flat(tf.transpose(walker.tensor(jac, shape), [*order, len(shape)]))
+
+
+def _reshape(walker: _Walker, x, shape):
+    value, jac = x
+    return tf.reshape(value, list(shape)), jac   # row-major: the rows keep their order
+
+
+def _concat(walker: _Walker, values, axis):
+    return walker.stack(values, axis, join=tf.concat)
+
+
+def _stack(walker: _Walker, values, axis):
+    return walker.stack(values, axis)
+
+
+def _cumsum(walker: _Walker, x, axis):
+    value, jac = x
+    shape = tuple(value.shape)
+    y = tf.math.cumsum(value, axis=axis)
+    return y, None if jac is None else walker.flat(tf.math.cumsum(walker.tensor(jac, shape), axis=axis % len(shape)))
+
+
+#: operation name -> its rule ``(walker, *arguments) -> (value, J)``, arguments in the row's ``params`` order
+#: (a tensor argument is ``(value, J)``). An operation of the language missing here makes the method refuse.
+RULES: dict[str, Callable] = {
+    **{name: _unary(d, name) for name, d in _DERIVATIVES.items()},
+    "maximum": _binary("maximum"), "minimum": _binary("minimum"), "pow": _binary("pow"), "atan2": _atan2,
+    "where": _where, "clip": _clip, "matmul": _matmul, "dot": _dot,
+    "sum": _sum, "mean": _mean,
+    "logsumexp": _weighted(lambda x, y: tf.exp(x - y), "logsumexp"),
+    "norm": _weighted(lambda x, y: x / y, "norm"),
+    "softmax": _softmax, "log_softmax": _log_softmax, "cross_entropy": _cross_entropy,
+    "transpose": _transpose, "reshape": _reshape, "concat": _concat, "stack": _stack, "cumsum": _cumsum,
+}
+
+
+# ---------------------------------------------------------------- the method
+
+
+def unsupported(program) -> str:
+    """Why the structured Jacobian does not cover ``program`` ("" when every operation it calls has a rule)."""
+    missing = sorted(name for name in program.functions if name not in RULES)
+    return _no_rule(missing[0]) if missing else ""
+
+
+def propagate(program, x_names: Sequence[str], c_names: Sequence[str], xs: list, cs: list):
+    """``(y, J)`` of ``program`` at the watched ``xs`` (named ``x_names``) and constants ``cs`` (``c_names``,
+    cast to the watched dtype as the problem's own function does), ``J`` of shape ``(y.size, n)``."""
+    dtype = xs[0].dtype
+    n = sum(int(x.shape.num_elements()) for x in xs)
+    env: dict[str, tuple[tf.Tensor, Any]] = {}
+    offset = 0
+    for name, x in zip(x_names, xs):
+        size = int(x.shape.num_elements())
+        env[name] = (x, _Eye(None, offset, size))
+        offset += size
+    env.update({name: (tf.cast(c, dtype), None) for name, c in zip(c_names, cs)})
+    walker = _Walker(env, n, dtype)
+    y, jac = walker.visit(program.tree)
+    return y, walker.dense(jac, tuple(y.shape))
+
+
+def structured(f: Callable, xs: list, cs: list):
+    """Method ``structured`` of the methods table: ``(y, J)`` of function text's ``f`` from its structure, read
+    from ``f.structure`` (``gradlib._perelement._problem``); a callable has none and is refused."""
+    structure = getattr(f, "structure", None)
+    if structure is None:
+        raise NotApplicable(CALLABLE_REFUSAL)
+    program, x_names, c_names = structure
+    why = unsupported(program)
+    if why:
+        raise NotApplicable(why)
+    return propagate(program, x_names, c_names, xs, cs)
+
+
+#: why a callable cannot use method 'structured'
+CALLABLE_REFUSAL = ("method 'structured' assembles the Jacobian from a typed function's operations, and a Python "
+                    "callable shows none: pass the function as text to gradlib.evaluate, or use method='auto', "
+                    "'jacobian' or 'forward'")
+
+
+def finite(*arrays: np.ndarray) -> bool:
+    """Whether every cell is finite: otherwise the tape methods (and their repair) answer instead."""
+    return all(np.isfinite(a).all() for a in arrays)
