@@ -94,10 +94,13 @@ def ensure_routed(title: str, intro: str = "") -> None:
     st.title(title)
     if intro:
         st.markdown(intro)
+    if first_run:
+        # run again through route() at once, before TensorFlow loads: the page's widgets are then born where
+        # later runs find them. Rerunning only after the seconds of the import let the browser act on the new
+        # page list first, and a share link's query string was sometimes lost on a fresh server.
+        st.rerun()
     _warm_up()
     _serve_shared()
-    if first_run:
-        st.rerun()   # run again through route(): the page's widgets are then born where later runs find them
 
 
 def _warm_up() -> None:
