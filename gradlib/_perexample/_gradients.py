@@ -43,8 +43,8 @@ from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
 from .._runtime import trace
 
-__all__ = ["PerExampleResult", "Route", "check_floats", "check_independent", "loss_vector", "losses_and_norms",
-           "per_example_gradients", "per_example_terms", "weighted_gradient"]
+__all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
+           "loss_vector", "losses_and_norms", "per_example_gradients", "per_example_terms", "weighted_gradient"]
 
 #: how many examples the independence probe runs jointly and one by one
 PROBE_EXAMPLES = 3
@@ -622,6 +622,14 @@ def _check_clip_norm(clip_norm: Any) -> float:
             or not clip_norm > 0:
         raise ExpressionError(f"clip_norm must be a positive number (np.inf for no clipping), got {clip_norm!r}")
     return float(clip_norm)
+
+
+def check_first_examples(model: Any, loss: Any, x: Any, y: Any, api: str, *, training: bool = False) -> None:
+    """Check a batch's structure against the model and run the eager probe of ``_check_independent`` on its first
+    examples: the clear messages about the model, the loss and the labels, without tracing anything (``scan``'s
+    probe before it traces its own step)."""
+    xt, yt = _structure.check_batch(model, x, y, LIMITS, api)
+    _check_independent(model, loss, xt, yt, training)
 
 
 def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, training: bool) -> None:

@@ -36,20 +36,20 @@ import tensorflow as tf
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from ._gradients import Route, check_floats, check_independent, per_example_gradients, per_example_terms
+from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
 from .._runtime import trace, work_slot
 from ._structure import leaves, resolve_loss, signature
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
 
-#: the first examples are also run through ``per_example_gradients``: it checks the model and the loss, and
-#: refuses a model whose examples are not independent, with its clear messages, before the scan starts
-PROBE_EXAMPLES = 3
 #: batches read ahead while a step runs. Not ``tf.data.AUTOTUNE``: its buffer keeps growing as a scan goes on
 #: (docs/performance.md, "Where the constants come from")
 PREFETCH = 2
 #: compiled steps kept per process, so that scanning again (each epoch, say) does not trace again
 _COMPILED = LRUCache(maxsize=8)
+#: the models, losses and example signatures whose first examples were probed: a warm scan does not probe
+#: again (its step compares every batch's losses with its examples' alone, ``check_independent``)
+_PROBED = LRUCache(maxsize=8)
 
 
 @dataclass(frozen=True, eq=False)
@@ -255,8 +255,9 @@ def _in_order(index: np.ndarray, losses: np.ndarray, norms: np.ndarray) -> tuple
 
 
 def _probe(model: Any, data: Any, loss: Any) -> Any:
-    """Run the first examples through ``per_example_gradients`` (its checks of the model, loss and independence);
-    returns the first example ``(x, y)``. ``data``: the checked arrays ``(x, y)``, or the data set."""
+    """Check the first examples eagerly (the batch's structure, the model and loss running on it, their losses
+    alone and together: ``check_first_examples``), tracing nothing; returns the first example ``(x, y)``.
+    ``data``: the checked arrays ``(x, y)``, or the data set."""
     if isinstance(data, tf.data.Dataset):
         try:
             first = next(iter(data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)), None)
@@ -266,11 +267,29 @@ def _probe(model: Any, data: Any, loss: Any) -> Any:
             raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
     else:   # arrays: their first rows, without a data set to read them through
         first = tf.nest.map_structure(lambda a: a[:PROBE_EXAMPLES], tuple(data))
+    _PROBED.get_or_create(_probe_key(model, loss, first), lambda: _check_first(model, loss, first))
+    return tf.nest.map_structure(lambda t: t[0], first)
+
+
+def _check_first(model: Any, loss: Any, first: Any) -> bool:
     try:
-        per_example_gradients(model, first[0], first[1], loss=loss, norms_only=True)
+        check_first_examples(model, loss, first[0], first[1], "per_example_gradients")
     except GradlibError as exc:
         raise type(exc)(f"gradlib.scan, on the data set's first examples: {exc}") from exc
-    return tf.nest.map_structure(lambda t: t[0], first)
+    return True
+
+
+def _probe_key(model: Any, loss: Any, first: Any) -> Hashable:
+    """The model, loss, examples' signature and weights a probe checked (an unhashable loss: a key never seen
+    again, so the probe runs)."""
+    try:
+        key = (model, loss, signature(tf.nest.map_structure(
+            lambda t: tf.TensorSpec((None,) + tuple(t.shape[1:]), t.dtype), first)),
+            tuple(map(id, model.trainable_variables)))
+        hash(key)
+    except TypeError:
+        return object()
+    return key
 
 
 # ---------------------------------------------------------------- checks

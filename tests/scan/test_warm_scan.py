@@ -58,6 +58,18 @@ def test_a_warm_scan_of_arrays_traces_nothing_and_pads_the_last_batch_right(trac
     np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
 
 
+def test_a_first_scan_traces_one_graph_its_step(traces):
+    """The probe of the first examples runs eagerly (issue 24): a cold scan traces its step and nothing else.
+
+    It used to call ``per_example_gradients`` on three examples, which traced a second per-batch function."""
+    model = bench.small_model()
+    x, y = bench.data(9, bench.SMALL_FEATURES)
+    result = gradlib.scan(model, (x, y), loss=LOSS, batch_size=4)
+    assert traces[0] == 1
+    _, norms = _loop_norms(model, x, y)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
+
+
 def test_a_warm_scan_of_a_data_set_of_dicts_traces_nothing(traces):
     inputs = keras.Input((3,), name="a")
     model = keras.Model(inputs, keras.layers.Dense(4)(inputs))
