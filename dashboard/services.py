@@ -15,6 +15,7 @@ import streamlit as st
 import gradlib
 
 from . import digits
+from .limits import APP_LIMITS, LINT_LIMITS
 from . import model_report as _model_report
 from . import scaling as _scaling
 from . import second_order as _second_order
@@ -28,12 +29,6 @@ __all__ = ["APP_LIMITS", "LINT_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compa
 #: how long a cached result lives, and how many of each kind the shared server keeps
 TTL = "1h"
 MAX_ENTRIES = 64
-#: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn, and so is
-#: every Hessian of the playground's second-order view
-APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8,
-                            max_hessian=250_000)
-#: the "Check your code" page: a pasted snippet, not a whole project, checked in at most 3 s of analysis
-LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000, max_source_seconds=3.0)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="256MB", show_spinner="Computing per-element gradients…")

@@ -22,17 +22,19 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
-from gradlib import DTYPES, FLOAT_DTYPES, LIMITS, METHODS, ExpressionError, InputError, check_inputs
+from gradlib import DTYPES, FLOAT_DTYPES, METHODS, ExpressionError, InputError, check_inputs
+
+from .limits import APP_LIMITS
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_LENGTHS", "MAX_VALUE_CHARS", "check_state", "decode", "encode", "from_rows",
            "is_share_link", "link", "parse_inputs", "parse_value", "query_string", "rows_of", "ShareState"]
 
 #: the query parameters a share link may carry, and the longest value each may have
-MAX_LENGTHS = {"outputs": LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800}
+MAX_LENGTHS = {"outputs": APP_LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800}
 #: the longest value text of one input typed in the playground
 MAX_VALUE_CHARS = 10_000
 #: JSON nesting allowed in ``inputs``: the object itself, then at most ``max_rank`` levels of lists
-MAX_JSON_DEPTH = 1 + LIMITS.max_rank
+MAX_JSON_DEPTH = 1 + APP_LIMITS.max_rank
 
 
 @dataclass(frozen=True)
@@ -131,13 +133,15 @@ def link(state: ShareState, base: str | None) -> str:
 
 
 def check_state(state: ShareState) -> ShareState:
-    """Check the inputs, watch list, methods and dtype of ``state`` with gradlib's rules; return it unchanged."""
+    """Check the inputs, watch list, methods and dtype of ``state`` with gradlib's rules under the app's limits
+    (``APP_LIMITS``, the ones the pages compute with); return it unchanged."""
     if not isinstance(state.outputs, str):
         raise ExpressionError(f"the function must be text; got {type(state.outputs).__name__}")
     if len(state.outputs) > MAX_LENGTHS["outputs"]:
         raise ExpressionError(f"the function is {len(state.outputs):,} characters long; at most "
                               f"{MAX_LENGTHS['outputs']:,} are allowed")
-    check_inputs(state.inputs, watch=None if state.watch is None else list(state.watch), dtype=state.dtype)
+    check_inputs(state.inputs, watch=None if state.watch is None else list(state.watch), dtype=state.dtype,
+                 limits=APP_LIMITS)
     _check_methods(tuple(state.methods))
     return state
 
@@ -233,8 +237,8 @@ def _check_param(key: str, value: Any) -> str:
 def _check_rows(rows: Sequence[Mapping[str, Any]]) -> None:
     if not rows:
         raise ExpressionError("define at least one input: a name such as x and a value such as [1, 2]")
-    if len(rows) > LIMITS.max_inputs:
-        raise ExpressionError(f"too many inputs ({len(rows)}); at most {LIMITS.max_inputs} are allowed")
+    if len(rows) > APP_LIMITS.max_inputs:
+        raise ExpressionError(f"too many inputs ({len(rows)}); at most {APP_LIMITS.max_inputs} are allowed")
 
 
 def _check_depth(text: str, where: str, limit: int) -> None:
@@ -255,7 +259,7 @@ def _check_depth(text: str, where: str, limit: int) -> None:
             depth += 1
             if depth > limit:
                 raise InputError(f"{where} is nested more than {limit} levels deep at column {col}; "
-                                 f"tensors have at most {LIMITS.max_rank} dimensions")
+                                 f"tensors have at most {APP_LIMITS.max_rank} dimensions")
         elif char in "]}":
             depth -= 1
 

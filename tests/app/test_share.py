@@ -468,3 +468,21 @@ def test_long_names_in_refusals_are_cut_to_40_characters():
         f"share link: method {m!r} is not a method; choose from unstack, jacobian, forward, structured, naive, summed, auto")
     assert refusal(decode, {"outputs": "x", "inputs": '{"' + "k" * 50 + '": 1, "' + "k" * 50 + '": 2}'}) == (
         f"share link: 'inputs' names {k!r} twice; each input needs its own name")
+
+
+# ---------------------------------------------------------------- one limit set (issue 24)
+
+
+def test_the_form_checks_with_the_limits_the_pages_compute_with(monkeypatch):
+    """``check_state`` (the form's and a share link's check) and ``services`` use one set of limits: an input the
+    form accepts is never refused later by ``compare`` under other numbers (it used gradlib's defaults)."""
+    import gradlib
+    from dashboard import limits, services, share
+
+    assert share.APP_LIMITS is services.APP_LIMITS is limits.APP_LIMITS
+    assert services.compare.__wrapped__.__defaults__[0] is limits.APP_LIMITS
+    state = ShareState("x * x", {"x": [1.0, 2.0, 3.0, 4.0]}, None, ("jacobian",), "float32")
+    assert check_state(state) is state
+    monkeypatch.setattr(share, "APP_LIMITS", gradlib.Limits(max_elements=3))
+    with pytest.raises(gradlib.InputError, match="4 elements.*at most 3"):
+        check_state(state)

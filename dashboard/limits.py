@@ -1,0 +1,15 @@
+"""The public app's limits: one set, used by the form's check (``share.check_state``) and by every computation
+the pages ask for (``services``), so an input the form accepts is never refused later under other numbers."""
+
+from __future__ import annotations
+
+import gradlib
+
+__all__ = ["APP_LIMITS", "LINT_LIMITS"]
+
+#: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn, and so is
+#: every Hessian of the playground's second-order view
+APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8,
+                            max_hessian=250_000)
+#: the "Check your code" page: a pasted snippet, not a whole project, checked in at most 3 s of analysis
+LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000, max_source_seconds=3.0)
