@@ -13,6 +13,7 @@ server opts in to shared-server settings with ``gradlib.configure_threads()``.
 from __future__ import annotations
 
 import importlib
+import numbers
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 # Cheap (standard library only): loaded at once.
@@ -109,10 +110,11 @@ def evaluate(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | 
     Raises:
         ExpressionError: the text, an input, an option, the order or a limit is not acceptable.
     """
-    if order == 1 and not isinstance(order, bool):
+    whole = isinstance(order, numbers.Integral) and not isinstance(order, bool)   # not 1.0, True or "1"
+    if whole and order == 1:
         first_order = _load("._perelement._api", "evaluate")
         return first_order(outputs, inputs, watch=watch, method=method, dtype=dtype, compiled=compiled, limits=limits)
-    if order == 2 and not isinstance(order, bool):
+    if whole and order == 2:
         typed_hessians = _load("._second._typed", "typed_hessians")
         return typed_hessians(outputs, inputs, watch=watch, method=method, dtype=dtype, compiled=compiled,
                               limits=limits)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import numbers
 import re
 import textwrap
 from typing import Any, Mapping, Sequence
@@ -131,7 +132,7 @@ def _hessian(params: str) -> list[str]:
 
 
 def _check_order(order: Any) -> None:
-    if isinstance(order, bool) or order not in (1, 2):
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order not in (1, 2):   # not 1.0
         raise ExpressionError(f"tensorflow_code got order={order!r}; it writes order=1 (the per-element gradients) "
                               "and order=2 (the Hessian of each output element)")
 

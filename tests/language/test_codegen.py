@@ -399,5 +399,7 @@ def test_the_order_2_script_takes_the_inner_gradient_inside_the_outer_block_and_
 def test_the_order_2_script_refuses_other_orders_and_a_watched_integer():
     with pytest.raises(gradlib.ExpressionError, match=r"tensorflow_code got order=3; it writes order=1 .* order=2 "):
         gradlib.tensorflow_code("x * x", {"x": 1.0}, order=3)
+    with pytest.raises(gradlib.ExpressionError, match=r"tensorflow_code got order=2.0; it writes order=1 "):
+        gradlib.tensorflow_code("x * x", {"x": 1.0}, order=2.0)
     with pytest.raises(gradlib.ExpressionError, match=r"order=2\) cannot differentiate input 'n': it is int32"):
         gradlib.tensorflow_code("x * n", {"x": 1.0, "n": 2}, dtype={"x": "float32", "n": "int32"}, order=2)

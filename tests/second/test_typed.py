@@ -82,10 +82,14 @@ def test_warnings_of_the_text_are_kept():
     assert any("'u'" in w and "do not appear" in w for w in r.warnings)
 
 
-@pytest.mark.parametrize("order", [0, 3, 2.5, True, "2"])
+@pytest.mark.parametrize("order", [0, 3, 2.5, True, "2", 1.0, 2.0])
 def test_other_orders_are_refused_with_the_orders_that_exist(order):
     with pytest.raises(gradlib.ExpressionError, match=r"evaluate got order=.*order=1 .*order=2 "):
         gradlib.evaluate("x*x", {"x": 1.0}, order=order)
+
+
+def test_a_numpy_integer_order_is_an_order():
+    assert gradlib.evaluate("x*x*x", {"x": 2.0}, order=np.int64(2)).hessian[0].tolist() == [[12.0]]
 
 
 def test_options_of_the_other_order_are_refused():
