@@ -26,11 +26,13 @@ from gradlib import DTYPES, FLOAT_DTYPES, METHODS, ExpressionError, InputError, 
 
 from .limits import APP_LIMITS
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_LENGTHS", "MAX_VALUE_CHARS", "check_state", "decode", "encode", "from_rows",
+__all__ = ["MAX_JSON_DEPTH", "MAX_LENGTHS", "MAX_VALUE_CHARS", "ORDERS", "check_state", "decode", "encode", "from_rows",
            "is_share_link", "link", "parse_inputs", "parse_value", "query_string", "rows_of", "ShareState"]
 
 #: the query parameters a share link may carry, and the longest value each may have
-MAX_LENGTHS = {"outputs": APP_LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800}
+MAX_LENGTHS = {"outputs": APP_LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800, "order": 8}
+#: the orders a link may open: 1, the per-element gradients; 2, the Hessians as well
+ORDERS = (1, 2)
 #: the longest value text of one input typed in the playground
 MAX_VALUE_CHARS = 10_000
 #: JSON nesting allowed in ``inputs``: the object itself, then at most ``max_rank`` levels of lists
@@ -43,7 +45,8 @@ class ShareState:
 
     ``inputs`` maps name -> number or nested list, as written; ``watch`` is ``None`` to watch every
     input; ``methods`` is empty when the link does not choose; ``dtype`` is a float dtype name or a
-    mapping name -> dtype, exactly as ``gradlib.evaluate`` takes it.
+    mapping name -> dtype, exactly as ``gradlib.evaluate`` takes it; ``order`` is 2 when the link opens the
+    second-order view (the Hessians) too.
     """
 
     outputs: str
@@ -51,6 +54,7 @@ class ShareState:
     watch: tuple[str, ...] | None = None
     methods: tuple[str, ...] = ()
     dtype: str | dict[str, str] = field(default="float32")
+    order: int = 1
 
 
 def is_share_link(params: Mapping[str, Any]) -> bool:
@@ -72,7 +76,7 @@ def decode(params: Mapping[str, Any]) -> ShareState | None:
         ExpressionError: a parameter is missing, too long, not valid JSON, or names something gradlib refuses.
 
     >>> decode({"outputs": "x0*x1", "inputs": '{"x0": 3, "x1": 4}', "watch": "x0", "method": "unstack,naive"})
-    ShareState(outputs='x0*x1', inputs={'x0': 3, 'x1': 4}, watch=('x0',), methods=('unstack', 'naive'), dtype='float32')
+    ShareState(outputs='x0*x1', inputs={'x0': 3, 'x1': 4}, watch=('x0',), methods=('unstack', 'naive'), dtype='float32', order=1)
     """
     if not is_share_link(params):
         return None
@@ -85,7 +89,8 @@ def decode(params: Mapping[str, Any]) -> ShareState | None:
     inputs = parse_inputs(raw["inputs"])
     watch = _split_names(raw["watch"]) if "watch" in raw else None
     dtype = _parse_dtype(raw.get("dtype", "float32"))
-    state = ShareState(raw["outputs"], inputs, watch, _split_names(raw.get("method", "")), dtype)
+    state = ShareState(raw["outputs"], inputs, watch, _split_names(raw.get("method", "")), dtype,
+                       _parse_order(raw.get("order", "1")))
     return check_state(state)
 
 
@@ -95,8 +100,8 @@ def encode(state: ShareState) -> dict[str, str]:
     Raises:
         ExpressionError: the state is too large to fit in a link.
 
-    >>> encode(ShareState("x*x", {"x": 2.0}, ("x",), ("naive",), {"x": "float64"}))
-    {'outputs': 'x*x', 'inputs': '{"x":2.0}', 'watch': 'x', 'method': 'naive', 'dtype': 'x:float64'}
+    >>> encode(ShareState("x*x", {"x": 2.0}, ("x",), ("naive",), {"x": "float64"}, order=2))
+    {'outputs': 'x*x', 'inputs': '{"x":2.0}', 'watch': 'x', 'method': 'naive', 'dtype': 'x:float64', 'order': '2'}
     """
     params = {"outputs": state.outputs, "inputs": json.dumps(state.inputs, separators=(",", ":"))}
     if state.watch is not None:
@@ -106,6 +111,8 @@ def encode(state: ShareState) -> dict[str, str]:
     if state.dtype != "float32":
         params["dtype"] = state.dtype if isinstance(state.dtype, str) else ",".join(
             f"{name}:{kind}" for name, kind in state.dtype.items())
+    if state.order != 1:
+        params["order"] = str(state.order)
     for key, value in params.items():
         if len(value) > MAX_LENGTHS[key]:
             raise ExpressionError(f"this state is too large to share: its {key!r} would be {len(value):,} characters "
@@ -133,7 +140,7 @@ def link(state: ShareState, base: str | None) -> str:
 
 
 def check_state(state: ShareState) -> ShareState:
-    """Check the inputs, watch list, methods and dtype of ``state`` with gradlib's rules under the app's limits
+    """Check the inputs, watch list, methods, dtype and order of ``state`` with gradlib's rules under the app's limits
     (``APP_LIMITS``, the ones the pages compute with); return it unchanged."""
     if not isinstance(state.outputs, str):
         raise ExpressionError(f"the function must be text; got {type(state.outputs).__name__}")
@@ -143,6 +150,8 @@ def check_state(state: ShareState) -> ShareState:
     check_inputs(state.inputs, watch=None if state.watch is None else list(state.watch), dtype=state.dtype,
                  limits=APP_LIMITS)
     _check_methods(tuple(state.methods))
+    if isinstance(state.order, bool) or not isinstance(state.order, int) or state.order not in ORDERS:
+        raise ExpressionError(f"the order must be 1 or 2; got {state.order!r}")
     return state
 
 
@@ -196,7 +205,7 @@ def from_rows(outputs: str, rows: Sequence[Mapping[str, Any]], methods: Sequence
 
     >>> from_rows("x*s", [{"name": "x", "value": "[1, 2]", "watched": True, "dtype": "float64"},
     ...                   {"name": "s", "value": "3", "watched": False, "dtype": "float64"}])
-    ShareState(outputs='x*s', inputs={'x': [1, 2], 's': 3}, watch=('x',), methods=(), dtype='float64')
+    ShareState(outputs='x*s', inputs={'x': [1, 2], 's': 3}, watch=('x',), methods=(), dtype='float64', order=1)
     """
     rows = [row for row in rows if any(_blank_to_none(row.get(k)) is not None for k in ("name", "value"))]
     _check_rows(rows)
@@ -232,6 +241,13 @@ def _check_param(key: str, value: Any) -> str:
         raise ExpressionError(f"share link: {key!r} is {len(value):,} characters long; "
                               f"at most {MAX_LENGTHS[key]:,} are allowed")
     return value
+
+
+def _parse_order(text: str) -> int:
+    if text.strip() not in {str(k) for k in ORDERS}:
+        raise ExpressionError(f"share link: 'order' must be 1 (the per-element gradients) or 2 (the Hessians as "
+                              f"well); got {text!r}")
+    return int(text)
 
 
 def _check_rows(rows: Sequence[Mapping[str, Any]]) -> None:

@@ -9,6 +9,7 @@ INTRO = "Type a function, define its inputs, and compare every way of getting it
 if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first, before the imports below load TensorFlow
     frame.ensure_routed(TITLE, INTRO)
 
+import dataclasses
 from typing import Any
 
 import pandas as pd
@@ -62,6 +63,7 @@ def first_load() -> None:
         state, notice = None, str(exc)
     apply(state or preset_state("seed"), title=None if state else gradlib.PRESETS_BY_KEY["seed"].title)
     ss["pg_notice"] = notice
+    ss["pg_second"] = state is not None and state.order == 2   # a link may open the Hessians too
 
 
 def load_preset() -> None:
@@ -175,12 +177,14 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
     right.download_button("Download JSON", downloads.json_text(state, best), file_name="per_element_gradients.json",
                           mime="application/json", key="pg_download_json", on_click="ignore")
     st.markdown("### Share this state")
+    state = dataclasses.replace(state, order=2 if ss.get("pg_second") else 1)   # the toggle below, as it is now
     try:
         params = share.encode(state)
     except gradlib.GradlibError as exc:
         st.info(render.escape(str(exc)))
         return
-    st.caption("This link opens the playground with this function, these inputs and these options.")
+    st.caption("This link opens the playground with this function, these inputs and these options"
+               + (", the Hessians shown." if state.order == 2 else "."))
     st.code(share.link(state, st.context.url), language=None, wrap_lines=True)
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)   # the address bar holds the same link

@@ -420,3 +420,28 @@ def test_a_second_order_refusal_is_an_error_beside_the_first_order_results():
     assert not at.exception
     assert "The Hessians cannot be computed" in errors(at) and "input 'n': it is int32" in errors(at)
     assert table(at, "element")["y"].tolist() == ["3", "12"]
+
+
+def test_the_second_order_toggle_is_in_the_share_link_and_a_link_opens_it():
+    """The Hessian view is part of what a link shares: on, the address bar gets order=2; such a link opens with
+    the toggle on and the seed's Hessians drawn; off again, the parameter goes."""
+    at = open_playground()
+    assert "order" not in at.query_params
+    at.toggle(key="pg_second").set_value(True).run()
+    assert at.query_params["order"] == ["2"] or at.query_params["order"] == "2"
+    link = next(c.value for c in at.code if "?outputs=" in c.value)
+    params = dict(parse_qsl(urlsplit(link).query))
+    assert params["order"] == "2" and decode(params).order == 2
+    opened = open_playground(**params)
+    assert opened.toggle(key="pg_second").value is True
+    heatmaps = _heatmaps(opened)
+    np.testing.assert_array_equal(heatmaps["Hessian of y[0]"], [[0, 5, 4], [5, 0, 3], [4, 3, 0]])
+    opened.toggle(key="pg_second").set_value(False).run()
+    assert "order" not in opened.query_params and not _heatmaps(opened)
+
+
+@pytest.mark.parametrize("order", ["3", "two", "", "1.0"])
+def test_a_link_with_an_order_that_does_not_exist_opens_the_seed_and_says_why(order):
+    at = open_playground(outputs="x*x", inputs='{"x": [1, 2]}', order=order)
+    assert "This share link cannot be opened" in errors(at) and "'order' must be 1" in errors(at)
+    assert at.text_area(key="pg_outputs").value == SEED_TEXT

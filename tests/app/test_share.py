@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -190,7 +191,7 @@ def test_a_function_too_long_for_a_link_states_its_length_and_the_limit():
 
 
 def test_bounds_cover_every_share_parameter():
-    assert set(MAX_LENGTHS) == {"outputs", "inputs", "watch", "method", "dtype"}
+    assert set(MAX_LENGTHS) == {"outputs", "inputs", "watch", "method", "dtype", "order"}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -260,7 +261,8 @@ def test_each_bad_link_is_refused_with_this_message(params, message):
 
 
 def test_the_limits_are_the_documented_ones():
-    assert MAX_LENGTHS == {"outputs": LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800}
+    assert MAX_LENGTHS == {"outputs": LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800,
+                           "order": 8}
     assert MAX_VALUE_CHARS == 10_000 and MAX_JSON_DEPTH == 1 + LIMITS.max_rank == 5
 
 
@@ -281,7 +283,7 @@ def test_a_repeated_parameter_keeps_its_last_value_and_an_empty_repeat_is_empty(
 
 def test_only_the_share_parameters_make_a_share_link():
     assert decode({"embed": "true", "page": "x"}) is None
-    assert [is_share_link({key: ""}) for key in MAX_LENGTHS] == [True] * 5
+    assert [is_share_link({key: ""}) for key in MAX_LENGTHS] == [True] * 6
     state = decode({"outputs": "x*y", "inputs": '{"x": 1, "y": [2, 3]}', "dtype": " float64 ", "embed": "true"})
     assert state == ShareState("x*y", {"x": 1, "y": [2, 3]}, None, (), "float64")
 
@@ -486,3 +488,24 @@ def test_the_form_checks_with_the_limits_the_pages_compute_with(monkeypatch):
     monkeypatch.setattr(share, "APP_LIMITS", gradlib.Limits(max_elements=3))
     with pytest.raises(gradlib.InputError, match="4 elements.*at most 3"):
         check_state(state)
+
+
+@pytest.mark.parametrize("text, order", [("1", 1), ("2", 2), (" 2 ", 2)])
+def test_a_link_s_order_round_trips(text, order):
+    state = decode({"outputs": "x*x", "inputs": '{"x": 1}', "order": text})
+    assert state.order == order
+    assert ("order" in encode(state)) == (order == 2)
+    assert decode(encode(state)) == state
+
+
+@pytest.mark.parametrize("text", ["0", "3", "1.0", "", "-1", "two"])
+def test_a_link_s_order_other_than_1_or_2_is_refused_whole(text):
+    with pytest.raises(ExpressionError, match=re.escape(
+            f"share link: 'order' must be 1 (the per-element gradients) or 2 (the Hessians as well); got {text!r}")):
+        decode({"outputs": "x*x", "inputs": '{"x": 1}', "order": text})
+
+
+@pytest.mark.parametrize("order", [0, 3, True, 2.0])
+def test_a_state_s_order_is_checked(order):
+    with pytest.raises(ExpressionError, match=f"the order must be 1 or 2; got {order!r}"):
+        check_state(ShareState("x", {"x": 1.0}, order=order))
