@@ -36,8 +36,8 @@ from ._result import index_labels
 from ._state import callable_key
 from .._runtime import trace
 
-__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "per_sample_gradients",
-           "PerSampleResult"]
+__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "mixing_text",
+           "per_sample_gradients", "PerSampleResult"]
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
@@ -272,38 +272,57 @@ def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> Non
             "Use a smaller batch or fewer features")
 
 
-def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray], dtype: str) -> str:
-    """Every sample at once: ``u^T dy/dx`` over the batch must equal ``sum_k u[c, k] J[c, k, :]`` per sample ``c``.
+@dataclass(frozen=True)
+class Mixing:
+    """Where a batch's samples are seen to mix: the ``sample`` whose input changes another's output most, by how
+    much (``gap``) at the scale of the per-sample terms (``scale``)."""
 
-    ``jac`` is what batch_jacobian returned, ``projection`` is ``(u, g)`` with ``g`` the whole batch's
-    vector-Jacobian product. Where the function mixes samples, batch_jacobian silently sums other samples'
-    outputs into each block and ``g`` differs from the blocks' prediction. Only finite entries count as
-    evidence (an all-inf batch does not mix); the warning to report is returned when some are not finite.
-    """
-    u, g = projection
+    sample: int
+    gap: float
+    scale: float
+
+
+def find_mixing(jac: np.ndarray, u: np.ndarray, g: np.ndarray, dtype: str) -> tuple[Mixing | None, bool]:
+    """``u^T dy/dx`` over the batch (``g``) against ``sum_k u[c, k] J[c, k, :]`` per sample ``c`` (``jac`` from
+    batch_jacobian): the mixing found beyond ``MIXING_TOLERANCE`` (or ``None``), and whether every entry was
+    finite. Where the function mixes samples, batch_jacobian silently sums other samples' outputs into each block
+    and ``g`` differs from the blocks' prediction. Only finite entries count as evidence (an all-inf batch does
+    not mix)."""
     b = u.shape[0]
-    blocks = jac.reshape(b, u[0].size, -1)
-    weights = u.reshape(b, -1)
+    blocks, weights = jac.reshape(b, u[0].size, -1), u.reshape(b, -1)
     with np.errstate(all="ignore"):
         predicted = np.einsum("bk,bkd->bd", weights, blocks)
         scale = np.einsum("bk,bkd->bd", np.abs(weights), np.abs(blocks))
         gap = np.abs(g.reshape(b, -1) - predicted)
     finite = np.isfinite(gap) & np.isfinite(scale)
-    unknown = ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN "
-               "or infinite values") if not finite.all() else ""
     if not finite.any():
-        return unknown
-    allowed = MIXING_TOLERANCE.get(dtype, 1e-4) * max(float(scale[finite].max()), 1e-30)
+        return None, False
+    top = max(float(scale[finite].max()), 1e-30)
     excess = np.where(finite, gap, 0.0)
-    if excess.max() > allowed:
-        c = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
+    if excess.max() <= MIXING_TOLERANCE.get(dtype, 1e-4) * top:
+        return None, bool(finite.all())
+    sample = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
+    return Mixing(sample, float(excess.max()), float(scale[finite].max())), bool(finite.all())
+
+
+def mixing_text(m: Mixing) -> str:
+    """The first part of a mixing refusal: which sample, by how much."""
+    return (f"the samples of the batch are not independent: the input of sample {m.sample} changes the output of "
+            f"another sample (a random projection of dy/dx differs from the per-sample Jacobians by "
+            f"{format_number(m.gap, 3)}, at a scale of {format_number(m.scale, 3)})")
+
+
+def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray], dtype: str) -> str:
+    """Every sample at once (``find_mixing``), ``projection`` being ``(u, g)`` with ``g`` the whole batch's
+    vector-Jacobian product; the warning to report is returned when some entries are not finite."""
+    mixing, finite = find_mixing(jac, *projection, dtype)
+    if mixing is not None:
         raise BatchMixingError(
-            f"the samples of the batch are not independent: the input of sample {c} changes the output of another "
-            f"sample (a random projection of dy/dx differs from the per-sample Jacobians by "
-            f"{format_number(excess.max(), 3)}, at a scale of {format_number(scale[finite].max(), 3)}), so per-sample "
-            "gradients do not exist. A layer mixes the batch, such as BatchNormalization in training mode: call the "
-            "model with training=False, or use per_element_gradients on the whole batch")
-    return unknown
+            f"{mixing_text(mixing)}, so per-sample gradients do not exist. A layer mixes the batch, such as "
+            "BatchNormalization in training mode: call the model with training=False, or use per_element_gradients "
+            "on the whole batch")
+    return "" if finite else ("the samples' independence could only be checked where the probe's Jacobian is "
+                              "finite: it holds NaN or infinite values")
 
 
 # ---------------------------------------------------------------- computing

@@ -29,11 +29,10 @@ from .._limits import Limits
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._taylor import dense_layers, forward_laplacian
+from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
 __all__ = ["MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "run", "shape_of", "to_batch"]
 
-#: the independence check's tolerance, relative to the scale of the per-sample terms it sums
-MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-10}
 _COMPILED = LRUCache(maxsize=32)
 _TRACED = threading.local()   # how long this thread's last trace took (a first call says so when it is long)
 
@@ -250,25 +249,10 @@ def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:
 
 def check_independent(api: str, jac: np.ndarray, u: np.ndarray, vjp: np.ndarray, dtype: str) -> tuple[str, ...]:
     """Every sample at once (see the module's docstring); a note when some entries are not finite."""
-    b = u.shape[0]
-    blocks, weights = jac.reshape(b, u[0].size, -1), u.reshape(b, -1)
-    with np.errstate(all="ignore"):
-        predicted = np.einsum("bk,bkd->bd", weights, blocks)
-        scale = np.einsum("bk,bkd->bd", np.abs(weights), np.abs(blocks))
-        gap = np.abs(vjp.reshape(b, -1) - predicted)
-    finite = np.isfinite(gap) & np.isfinite(scale)
-    note = ("the samples' independence could only be checked where the Jacobian is finite",) if not finite.all() else ()
-    if not finite.any():
-        return note
-    allowed = MIXING_TOLERANCE.get(dtype, 1e-4) * max(float(scale[finite].max()), 1e-30)
-    excess = np.where(finite, gap, 0.0)
-    if excess.max() > allowed:
-        c = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
+    mixing, finite = find_mixing(jac, u, vjp, dtype)
+    if mixing is not None:
         raise BatchMixingError(
-            f"{api}: the samples of the batch are not independent: the input of sample {c} changes the output of "
-            f"another sample (a random projection of dy/dx differs from the per-sample Jacobians by "
-            f"{format_number(excess.max(), 3)}, at a scale of {format_number(scale[finite].max(), 3)}), so "
-            "per-sample second derivatives do not exist, and a batch_jacobian of the gradient would silently be the "
-            "derivative of the batch's sum (tensorflow#38428). Call a model with training=False, or use "
-            "gradlib.hessians on the whole batch")
-    return note
+            f"{api}: {mixing_text(mixing)}, so per-sample second derivatives do not exist, and a batch_jacobian of "
+            "the gradient would silently be the derivative of the batch's sum (tensorflow#38428). Call a model with "
+            "training=False, or use gradlib.hessians on the whole batch")
+    return () if finite else ("the samples' independence could only be checked where the Jacobian is finite",)
