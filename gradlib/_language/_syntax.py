@@ -28,7 +28,7 @@ from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._operations import FUNCTIONS, OPERATIONS, STATIC, Operation, matmul
 
-__all__ = ["FUNCTIONS", "Part", "Program", "arguments", "parse"]
+__all__ = ["FUNCTIONS", "Part", "Program", "arguments", "constant_value", "parse"]
 
 Shape = tuple[int, ...]
 
@@ -568,6 +568,14 @@ def _whole_number_message(node: ast.expr, usual: str) -> str:
 # ---------------------------------------------------------------- building TensorFlow ops
 
 
+def constant_value(node: ast.Constant) -> float:
+    """A checked tree's number as a float: a literal too large for one (``1e999``, ``10**400`` folded) is inf."""
+    try:
+        return float(node.value)
+    except OverflowError:
+        return math.inf
+
+
 class _Builder:
     """Turns a checked tree into TensorFlow ops; every shape was already checked by _ShapeChecker."""
 
@@ -578,11 +586,7 @@ class _Builder:
         return getattr(self, f"_{type(node).__name__}")(node)
 
     def _Constant(self, node: ast.Constant):
-        try:
-            value = float(node.value)
-        except OverflowError:
-            value = math.inf
-        return self.tf.constant(value, dtype=self.dtype)
+        return self.tf.constant(constant_value(node), dtype=self.dtype)
 
     def _Name(self, node: ast.Name):
         return self.env[node.id]

@@ -40,7 +40,7 @@ import tensorflow as tf
 
 from .._errors import ExpressionError
 from .._language._operations import OPERATIONS
-from .._language._syntax import arguments
+from .._language._syntax import arguments, constant_value
 
 __all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "finite", "propagate", "structured", "unsupported"]
 
@@ -139,11 +139,7 @@ class _Walker:
         return getattr(self, f"_{type(node).__name__}")(node)
 
     def _Constant(self, node: ast.Constant):
-        try:
-            value = float(node.value)
-        except OverflowError:
-            value = math.inf
-        return tf.constant(value, dtype=self.dtype), None
+        return tf.constant(constant_value(node), dtype=self.dtype), None
 
     def _Name(self, node: ast.Name):
         return self.env[node.id]
