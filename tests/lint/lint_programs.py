@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["PROGRAMS", "Program", "marks"]
+__all__ = ["PROGRAMS", "Program", "call_lines", "marks"]
 
 _MARK = re.compile(r"# <- ((?:GT\d{3}\s*)+)")
 
@@ -26,6 +26,12 @@ def marks(source: str) -> set[tuple[int, str]]:
     """The (line, rule) pairs a program marks."""
     return {(i, code) for i, line in enumerate(source.splitlines(), start=1)
             for m in [_MARK.search(line)] if m for code in m.group(1).split()}
+
+
+def call_lines(source: str) -> set[int]:
+    """The lines that ask a tape or an optimizer for gradients: the note on a gradient call's line is not marked."""
+    return {i for i, line in enumerate(source.splitlines(), start=1)
+            if any(m in line for m in (".gradient(", ".jacobian(", ".batch_jacobian(", ".minimize("))}
 
 
 _HEAD = "import tensorflow as tf\nimport numpy as np\n\n"

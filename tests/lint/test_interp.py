@@ -9,15 +9,10 @@ from __future__ import annotations
 import pytest
 
 from gradlib import lint
-from lint_programs import PROGRAMS, marks
+from lint_programs import PROGRAMS, call_lines, marks
 
-STEPS = ("mark", "all breaks", "late watch", "followed", "followed list")
+STEPS = ("mark", "all breaks", "late watch", "followed", "followed list", "new rules")   # new rules: test_rules_new.py
 NAMES = [name for name, p in PROGRAMS.items() if p.step in STEPS]
-
-
-def _call_lines(source: str) -> set[int]:
-    return {i for i, line in enumerate(source.splitlines(), start=1)
-            if any(m in line for m in (".gradient(", ".jacobian(", ".batch_jacobian("))}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -38,8 +33,9 @@ def test_the_linter_flags_exactly_the_marked_lines(name):
     expected = marks(program.source)
     assert bool(expected) == program.broken
     assert expected <= found, [str(f) for f in result]
-    extra = {(line, rule) for line, rule in found - expected if line not in _call_lines(program.source)}
+    extra = {(line, rule) for line, rule in found - expected if line not in call_lines(program.source)}
     assert not extra, [str(f) for f in result]
+    assert bool(found) == program.broken, [str(f) for f in result]
 
 
 def test_a_python_number_target_is_said_to_raise_typeerror_and_a_tensor_target_to_give_none(tf_verdicts):

@@ -1,6 +1,7 @@
 """Issue 22's new rules (GT012-GT016) and the second-order GT008, each with broken and correct twins proven
 under TensorFlow (conftest.py's ``tf_verdicts``): the broken one raises, gives None, or (GT016) a wrong number,
-which its program turns into 0.0; the correct twin gives a real value and no finding."""
+which its program turns into 0.0; the correct twin gives a real value and no finding. That TensorFlow agrees with
+each label and that the linter flags exactly the marked lines is tested with the others in test_interp.py."""
 
 from __future__ import annotations
 
@@ -10,36 +11,7 @@ import pytest
 
 from gradlib import lint
 from gradlib.lint import RULES_BY_CODE
-from lint_programs import PROGRAMS, marks
-
-NAMES = [name for name, p in PROGRAMS.items() if p.step == "new rules"]
-
-
-def _call_lines(source: str) -> set[int]:
-    return {i for i, line in enumerate(source.splitlines(), start=1)
-            if any(m in line for m in (".gradient(", ".jacobian(", ".batch_jacobian(", ".minimize("))}
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_tensorflow_agrees_with_the_label(name, tf_verdicts):
-    verdict = tf_verdicts[name]
-    if PROGRAMS[name].broken:
-        assert verdict in ("none", "zeros") or verdict.startswith("raised"), verdict
-    else:
-        assert verdict == "real", verdict
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_the_linter_flags_exactly_the_marked_lines(name):
-    program = PROGRAMS[name]
-    result = lint(program.source)
-    assert result.complete, result.reason
-    found = {(f.line, f.rule) for f in result}
-    expected = marks(program.source)
-    assert expected <= found, [str(f) for f in result]
-    extra = {(line, rule) for line, rule in found - expected if line not in _call_lines(program.source)}
-    assert not extra, [str(f) for f in result]
-    assert bool(found) == program.broken, [str(f) for f in result]
+from lint_programs import PROGRAMS, call_lines, marks
 
 
 @pytest.mark.parametrize("name, verdict", [
@@ -201,7 +173,7 @@ def test_a_model_from_unseen_code_and_model_losses_are_followed(name, tf_verdict
     assert (result.calls, result.checked) == (1, 1)
     found = {(f.line, f.rule) for f in result}
     assert marks(program.source) <= found, [str(f) for f in result]
-    assert {line for line, _ in found - marks(program.source)} <= _call_lines(program.source)
+    assert {line for line, _ in found - marks(program.source)} <= call_lines(program.source)
     assert bool(found) == program.broken
 
 
