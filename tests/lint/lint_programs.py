@@ -44,6 +44,22 @@ sys.modules["nets"] = types.SimpleNamespace(Regressor=lambda: tf.keras.Sequentia
 """
 
 
+# What unseen code makes (a factory's model, a distribution built on a variable, a namespace holding a net):
+# `lib` stands for a library or the project's own module, made here so that each program runs alone.
+_LIB = """import sys
+import types
+
+
+def _dist(v):
+    return types.SimpleNamespace(log_prob=lambda x: -(x - v) ** 2)
+
+
+sys.modules["lib"] = types.SimpleNamespace(make_model=lambda: tf.keras.Sequential([tf.keras.layers.Dense(1)]),
+                                           make_dist=_dist, namespace=types.SimpleNamespace,
+                                           variables_of=lambda model: model.trainable_variables)
+"""
+
+
 def _p(body: str, broken: bool, step: str) -> Program:
     return Program(_HEAD + body.lstrip("\n"), broken, step)
 
@@ -689,6 +705,132 @@ with tf.GradientTape() as tape:
 loss = out * 2.0  # <- GT011
 result = tape.gradient(loss, x)
 """, True, "followed more"),
+    # ---- values the linter cannot see into (issue 22's "at least half"): a factory's model, a parameter, an object
+    # built on a variable. The call is checked when the target was recorded from the source; a rule fires only where
+    # the path it reasons about is known; where the break is behind unseen code, silent and not checked.
+    "unseen_factory_model_inside_block": _p(_LIB + """
+from lib import make_model
+
+model = make_model()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(model(x) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", False, "unseen values"),
+    "unseen_factory_model_before_block": _p(_LIB + """
+from lib import make_model
+
+model = make_model()
+x = tf.ones((2, 3))
+pred = model(x)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(pred ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", True, "unseen values"),
+    "unseen_model_input_watched": _p(_LIB + """
+from lib import make_model
+
+model = make_model()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    loss = tf.reduce_mean(model(x) ** 2)
+result = tape.gradient(loss, x)
+""", False, "unseen values"),
+    "unseen_model_input_never_watched": _p(_LIB + """
+from lib import make_model
+
+model = make_model()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:  # <- GT003
+    loss = tf.reduce_mean(model(x) ** 2)
+result = tape.gradient(loss, x)
+""", True, "unseen values"),
+    "unseen_object_on_a_trainable_variable": _p(_LIB + """
+from lib import make_dist
+
+scale = tf.Variable(2.0)
+dist = make_dist(scale)
+with tf.GradientTape() as tape:
+    loss = dist.log_prob(0.5)
+result = tape.gradient(loss, scale)
+""", False, "unseen values"),
+    "unseen_object_on_a_frozen_variable": _p(_LIB + """
+from lib import make_dist
+
+scale = tf.Variable(2.0, trainable=False)  # <- GT009
+dist = make_dist(scale)
+with tf.GradientTape() as tape:
+    loss = dist.log_prob(0.5)
+result = tape.gradient(loss, scale)
+""", True, "unseen values"),
+    "unseen_model_and_a_frozen_variable": _p(_LIB + """
+from lib import make_model
+
+model = make_model()
+bias = tf.Variable(1.0, trainable=False)  # <- GT009
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(model(x) ** 2) + bias
+result = tape.gradient(loss, [bias, model.trainable_variables])
+""", True, "unseen values"),
+    "parameters_model_and_its_net": _p(_LIB + """
+from lib import namespace, make_model
+
+
+def train(agent, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(agent.net(x) ** 2)
+    return tape.gradient(loss, agent.net.trainable_variables)
+
+
+result = train(namespace(net=make_model()), tf.ones((2, 3)))
+""", False, "unseen values"),
+    "parameters_loss_after_block": _p(_LIB + """
+from lib import namespace, make_model
+
+
+def train(agent, x):
+    with tf.GradientTape() as tape:
+        out = agent.net(x)
+    loss = tf.reduce_mean(out ** 2)
+    return tape.gradient(loss, agent.net.trainable_variables)
+
+
+result = train(namespace(net=make_model()), tf.ones((2, 3)))
+""", True, "unseen values"),
+    "parameters_variables_apart": _p(_LIB + """
+from lib import make_model, variables_of
+
+
+def train(model, variables, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(model(x) ** 2)
+    return tape.gradient(loss, variables)
+
+
+model = make_model()
+model.build((None, 3))
+result = train(model, variables_of(model), tf.ones((2, 3)))
+""", False, "unseen values"),
+    "unseen_model_output_to_numpy": _p(_LIB + """
+from lib import make_model
+
+model = make_model()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(model(x).numpy())
+result = tape.gradient(loss, model.trainable_variables)
+""", True, "unseen values"),
+    "unseen_model_accessed_variables_not_watched": _p(_LIB + """
+from lib import make_model
+
+model = make_model()
+x = tf.ones((2, 3))
+with tf.GradientTape(watch_accessed_variables=False) as tape:
+    loss = tf.reduce_mean(model(x) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", True, "unseen values"),
     "branch_connected_on_one_side": _p("""
 x = tf.Variable(2.0)
 with tf.GradientTape() as tape:
