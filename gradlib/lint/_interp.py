@@ -228,6 +228,14 @@ class Interpreter:
                         or leaf.kind in ("object", "model") and isinstance(leaf.node, ast.ClassDef):
                     self.escaped = True
 
+    def hand_over(self, value: Val) -> None:
+        """``value`` was stored where code the linter cannot see may use it (``holder.tape = tape``): a tape in it
+        is blind (that code may watch anything with it), and what it holds is only "maybe" still there."""
+        for leaf in _calls.flat(value):
+            if leaf.kind == "tape":
+                leaf.tape.blind = True
+        self.escape([value])
+
     def followed(self, node: ast.AST, why: str | None) -> None:
         """Note whether the gradient call at ``node`` could be followed (``why`` not, else None): once it could on
         any pass (inline, or its function run alone), it counts as checked."""
@@ -439,7 +447,10 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             if self.uncertain:
                 value.attrs["maybe"] = True             # stored on some passes or branches only
-            _store_item(self.ev(target.value, env), self.ev(target.slice, env), value)
+            base = self.ev(target.value, env)
+            if base.kind not in ("seq", "dict"):
+                self.hand_over(value)                   # holder["tape"] = tape: unseen code may use it
+            _store_item(base, self.ev(target.slice, env), value)
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value, env)
             if self.uncertain:
@@ -454,8 +465,9 @@ class Interpreter:
                 if base.kind == "model" and target.attr == "trainable" and value.attrs.get("value") is False:
                     base.trainable = False
                     base.line, base.col = node.lineno, node.col_offset
-            else:                                       # obj.attr = v on an object it cannot see: read afresh
-                base.attrs.get("__reads__", {}).pop(target.attr, None)
+            else:                                       # obj.attr = v on an object it cannot see: read afresh,
+                base.attrs.get("__reads__", {}).pop(target.attr, None)      # and unseen code may use v
+                self.hand_over(value)
 
     def bind_name(self, name: str, value: Val, env: Env, node: ast.AST) -> None:
         _mark_rebound(value, env.vars.get(name), node, name)

@@ -56,7 +56,8 @@ def _dist(v):
 
 sys.modules["lib"] = types.SimpleNamespace(make_model=lambda: tf.keras.Sequential([tf.keras.layers.Dense(1)]),
                                            make_dist=_dist, namespace=types.SimpleNamespace,
-                                           variables_of=lambda model: model.trainable_variables)
+                                           variables_of=lambda model: model.trainable_variables,
+                                           square_watched=lambda holder, x: (holder.tape.watch(x), x * x)[1])
 """
 
 
@@ -831,6 +832,16 @@ with tf.GradientTape(watch_accessed_variables=False) as tape:
     loss = tf.reduce_mean(model(x) ** 2)
 result = tape.gradient(loss, model.trainable_variables)
 """, True, "unseen values"),
+    "tape_stored_on_an_unseen_object": _p(_LIB + """
+from lib import namespace, square_watched
+
+x = tf.constant(2.0)
+holder = namespace()
+with tf.GradientTape() as tape:
+    holder.tape = tape
+    y = square_watched(holder, x)
+result = tape.gradient(y, x)
+""", False, "unseen values"),
     "branch_connected_on_one_side": _p("""
 x = tf.Variable(2.0)
 with tf.GradientTape() as tape:

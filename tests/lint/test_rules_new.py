@@ -215,7 +215,8 @@ UNSEEN_VALUES = [name for name, p in PROGRAMS.items() if p.step == "unseen value
 
 #: the twins the linter cannot check: the break (or the tie between source and target) is behind unseen code
 _NOT_CHECKED = {"unseen_factory_model_before_block", "parameters_loss_after_block", "parameters_variables_apart",
-                "unseen_model_output_to_numpy", "unseen_model_accessed_variables_not_watched"}
+                "unseen_model_output_to_numpy", "unseen_model_accessed_variables_not_watched",
+                "tape_stored_on_an_unseen_object"}
 
 
 @pytest.mark.parametrize("name", UNSEEN_VALUES)
@@ -225,7 +226,8 @@ def test_values_it_cannot_see_into_are_followed_and_rules_fire_only_where_the_pa
     checked). A rule still fires where the path it reasons about is known (an input never watched, a frozen
     variable an unseen object reads); where the break is behind unseen code (a prediction made before the block,
     an op after it on an unseen call's output, .numpy() on it, watch_accessed_variables=False), TensorFlow gives
-    None but the linter says nothing and counts the call as not checked."""
+    None but the linter says nothing and counts the call as not checked. A tape stored on an unseen object may
+    watch anything there (it was GT003, a false positive)."""
     program = PROGRAMS[name]
     assert tf_verdicts[name] == ("none" if program.broken else "real")
     result = lint(program.source)
