@@ -718,6 +718,9 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
 def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
     for leaf in flat(value):
         _promote(leaf)
+        owner = leaf.attrs.get("variables_of")
+        if owner is not None:               # tape.watch(net.trainable_variables) of an unseen net: what reads net
+            tape.watched.setdefault(owner.id, (it.tick(), node.lineno, node.col_offset, "variables"))   # is recorded
         if leaf.kind not in TENSORISH + ("model",) or leaf.opaque:
             tape.blind = tape.blind or leaf.kind not in ("py", "none")
         elif leaf.dtype == "int":

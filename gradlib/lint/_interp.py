@@ -704,7 +704,7 @@ class Interpreter:
             if recorded:
                 found |= recorded | {value.id}
             elif value.kind == "unknown":
-                if tape.auto:
+                if tape.auto or value.id in tape.watched:       # watched: tape.watch(value.trainable_variables)
                     found.add(value.id)
                 todo.extend(p for p in value.parents if p is not value.attrs.get("callee"))
             elif self.tracked(tape, value, seq):

@@ -54,7 +54,17 @@ def _dist(v):
     return types.SimpleNamespace(log_prob=lambda x: -(x - v) ** 2)
 
 
+class _Linear(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable([[1.0], [2.0], [3.0]])
+
+    def __call__(self, x):
+        return tf.matmul(x, self.w)
+
+
 sys.modules["lib"] = types.SimpleNamespace(make_model=lambda: tf.keras.Sequential([tf.keras.layers.Dense(1)]),
+                                           make_module=_Linear,
                                            make_dist=_dist, namespace=types.SimpleNamespace,
                                            variables_of=lambda model: model.trainable_variables,
                                            square_watched=lambda holder, x: (holder.tape.watch(x), x * x)[1])
@@ -832,6 +842,16 @@ with tf.GradientTape(watch_accessed_variables=False) as tape:
     loss = tf.reduce_mean(model(x) ** 2)
 result = tape.gradient(loss, model.trainable_variables)
 """, True, "unseen values"),
+    "unseen_model_variables_watched": _p(_LIB + """
+from lib import make_module
+
+model = make_module()
+x = tf.ones((2, 3))
+with tf.GradientTape(watch_accessed_variables=False) as tape:
+    tape.watch(model.trainable_variables)
+    loss = tf.reduce_mean(model(x) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+""", False, "unseen values"),
     "tape_stored_on_an_unseen_object": _p(_LIB + """
 from lib import namespace, square_watched
 
