@@ -9,10 +9,11 @@ file under it). Notebooks: the code cells are joined in order; IPython magics an
 comments, so line numbers still count cell lines.
 
 Per repository it prints: the commit, files linted, gradient calls (``.gradient``/``.jacobian``/
-``.batch_jacobian`` calls with two arguments, counted in the syntax tree), calls checked (from
-``LintResult.checked`` when the gradlib.lint imported counts them; else "n/a"), calls with a finding on their
-line, findings by rule, files not checked completely or refused (too large, not
-Python 3), and the time spent in ``lint`` (total and slowest file). ``--findings`` also prints every
+``.batch_jacobian`` calls with two arguments: ``LintResult.calls``, or counted in the syntax tree for a file the
+linter refused), calls checked (from ``LintResult.checked`` when the gradlib.lint imported counts them; else "n/a"),
+calls with a finding on their line, findings by rule, files not checked completely or refused (too large, not
+Python 3), the reasons calls were not followed (one reason a call: they add up to the calls not checked; a refused
+file's calls count under "the file was not linted"), and the time spent in ``lint`` (total and slowest file). ``--findings`` also prints every
 finding with its source line, for reading by hand. gradlib is imported from PYTHONPATH when it is set (to
 measure another checkout), else from this checkout. The files are read, parsed and linted, never run.
 """
@@ -87,7 +88,8 @@ def notebook_code(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 
 def gradient_calls(tree: ast.AST) -> list[int]:
-    """The lines of the ``.gradient``/``.jacobian``/``.batch_jacobian`` calls with at least two arguments."""
+    """The lines of the ``.gradient``/``.jacobian``/``.batch_jacobian`` calls with at least two arguments (what
+    ``LintResult.calls`` counts; used for a file the linter refused, and for a linter that does not count)."""
     return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             and n.func.attr in _GRADIENT_METHODS and len(n.args) + len(n.keywords) >= 2]
 
@@ -149,21 +151,26 @@ def lint_repo(path: Path) -> Repo:
             repo.refused["not Python 3 (does not parse)"] += 1
             continue
         calls = gradient_calls(tree)
-        repo.calls += len(calls)
         start = time.perf_counter()
         try:
             result = lint(text)
         except LintError as err:
-            repo.refused[str(err).split(":")[0][:60]] += 1
+            why = str(err).split(":")[0][:60]
+            repo.refused[why] += 1
+            repo.calls += len(calls)
+            repo.not_checked[f"{_REFUSED}: {_why(why)}"] += len(calls)
             continue
         finally:
             spent = time.perf_counter() - start
             repo.seconds += spent
             repo.slowest = max(repo.slowest, (spent, file_path))
         checked = getattr(result, "checked", None)
-        if checked is not None:
+        if checked is not None:           # the linter's own count of the calls, one reason for each it did not follow
+            repo.calls += result.calls
             repo.checked = (repo.checked or 0) + checked
             repo.not_checked.update(_why(why) for _, why in getattr(result, "not_checked", ()))
+        else:
+            repo.calls += len(calls)
         repo.flagged_calls += len({line for line in calls} & {f.line for f in result})
         if not result.complete:
             repo.incomplete += 1
@@ -175,6 +182,9 @@ def lint_repo(path: Path) -> Repo:
                 f"{file_path}#cell{where[finding.line - 1][0]}:{where[finding.line - 1][1]}"
             repo.findings.append((place, finding.rule, source_lines[finding.line - 1].strip(), finding.message))
     return repo
+
+
+_REFUSED = "the file was not linted"
 
 
 def _why(text: str) -> str:
@@ -217,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
                  sum((r.refused for r in repos), Counter()), sum(r.seconds for r in repos),
                  max((r.slowest for r in repos), default=(0.0, "")))
     print(_row(total))
+    if total.checked is not None:
+        print(f"    not followed: {total.calls - total.checked} calls, one reason each")
+        for why, count in total.not_checked.most_common():
+            print(f"    not followed {count}: {why}")
     if args.json:
         args.json.write_text(json.dumps([{**{k: v for k, v in vars(r).items() if k != "findings"},
                                           "findings": r.findings} for r in repos + [total]], indent=1, default=list))

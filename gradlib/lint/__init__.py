@@ -80,13 +80,23 @@ def lint(source: str, *, limits: Limits = LIMITS) -> LintResult:
 
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
+
+
+def _is_gradient_call(node: ast.AST) -> bool:
+    """Whether ``node`` is a gradient call the counts speak of: ``.gradient``, ``.jacobian`` or ``.batch_jacobian``
+    with a target and sources (two arguments or more). ``f.gradient(x)`` with one argument is some other object's
+    method (an autodiff class of the user's own), not a tape's."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in _GRADIENT_METHODS and len(node.args) + len(node.keywords) >= 2
+
+
 _UNREACHED = "a tape it cannot follow (a parameter, or an object it cannot see)"
 
 
 def _coverage(interpreter: _interp.Interpreter, tree, stopped: str | None) -> tuple[int, list[tuple[int, str]]]:
-    """How many gradient calls the source makes, and (line, why) for each one the analysis could not follow."""
-    sites = sorted({(n.lineno, n.col_offset) for n in ast.walk(tree) if isinstance(n, ast.Call)
-                    and isinstance(n.func, ast.Attribute) and n.func.attr in _GRADIENT_METHODS})
+    """How many gradient calls the source makes, and (line, why) for each one the analysis could not follow:
+    exactly one reason a call, so the reasons add up to the calls not checked."""
+    sites = sorted({(n.lineno, n.col_offset) for n in ast.walk(tree) if _is_gradient_call(n)})
     unreached = "the analysis stopped before it" if stopped else _UNREACHED
     not_checked = [(line, interpreter.calls.get((line, col), unreached)) for line, col in sites
                    if interpreter.calls.get((line, col), unreached) is not None]

@@ -55,7 +55,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "foreign" and attr in _MODEL_VARS:
         return _model_attribute(_as_model(it, base, node), attr)
     if base.kind == "object":
-        return _object_attribute(base, attr)
+        return _object_attribute(base, attr) or _unseen_attribute(it, base, attr)
     if base.kind == "optimizer":
         return Val("omethod", qual=attr, parents=(base,))
     if base.kind == "dataset":
@@ -76,7 +76,33 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         if base.kind == "numpy" and attr == "T":
             return it.op("numpy", (base,), node, "op", base.dtype)
         return Val("bound", qual=attr, parents=(base,))
+    if base.kind in ("unknown", "foreign"):
+        return _unseen_attribute(it, base, attr)
     return it.made((base,))
+
+
+_VARIABLE_LISTS = _MODEL_VARS | {"trainable", "vars", "variables_to_train", "trainable_vars"}
+_LEAVES_TF = {"numpy", "item", "tolist"}
+
+
+def _unseen_attribute(it, base: Val, attr: str) -> Val:
+    """``obj.attr`` where the linter cannot see what ``obj`` holds (a parameter, what unseen code made): one value per
+    object and name, read again the same (``self.net(x)`` then ``self.net.trainable_variables`` speak of one net),
+    made from ``obj``. ``obj.trainable_variables`` (and the other names of a list of variables) is a list of unknown
+    length of the variables ``obj`` holds: one value stands for them all, and a tape that recorded an operation
+    reading ``obj`` (or anything read from it) recorded them. ``obj.numpy()`` leaves TensorFlow whatever ``obj`` is."""
+    reads = base.attrs.setdefault("__reads__", {})
+    if attr not in reads:
+        if attr in _LEAVES_TF:
+            reads[attr] = Val("bound", qual=attr, parents=(base,))
+        elif attr in _VARIABLE_LISTS:
+            held = Val("unknown", op="unknown", parents=(base,), seq=next(it.clock), opaque=True,
+                       text=f"{describe_text(base)}.{attr}")
+            held.attrs["variables_of"] = base
+            reads[attr] = Val("seq", items=None, attrs={"elem": held, "unsized": True}, text=held.text)
+        else:
+            reads[attr] = it.made((base,))
+    return reads[attr]
 
 
 def _regularization(it, model: Val, node: ast.AST) -> Val:
@@ -104,10 +130,11 @@ def _model_attribute(model: Val, attr: str) -> Val:
     return Val("mmethod", qual=attr, parents=(model,))
 
 
-def _object_attribute(obj: Val, attr: str) -> Val:
+def _object_attribute(obj: Val, attr: str) -> Val | None:
+    """An attribute of an instance of a class of the source: as set, or its method, or None (not set in sight)."""
     if attr in obj.attrs:
         return _read_attribute(obj.attrs[attr])
-    return _class_method(obj, attr) or Val("unknown", opaque=True)
+    return _class_method(obj, attr)
 
 
 def _read_attribute(value: Val) -> Val:
@@ -181,24 +208,26 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "foreign":
         return _hidden(_model_call(it, _as_model(it, func, node), args, node), args, kwargs, True)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
-        return call(it, _object_attribute(func, "__call__"), args, kwargs, node)
+        return call(it, _object_attribute(func, "__call__") or Val("unknown", opaque=True), args, kwargs, node)
     if kind == "bound":
         return _method(it, func.parents[0], func.qual, args, node)
     if kind == "dataset":
         return func
     if kind == "omethod":
         return _optimizer_method(it, func.parents[0], func.qual, args, kwargs, node)
-    return _unknown_call(it, args, kwargs)
+    return _unknown_call(it, args, kwargs, func if kind == "unknown" else None)
 
 
-def _unknown_call(it, args: list[Val], kwargs: dict) -> Val:
-    """What code the linter cannot see gives: a value made now from the arguments (a tape passed in is blind)."""
+def _unknown_call(it, args: list[Val], kwargs: dict, callee: Val | None = None) -> Val:
+    """What code the linter cannot see gives: a value made now from the arguments (a tape passed in is blind), and
+    from ``callee`` when that is a value too (an unknown object called, ``model(x)``, or whose method is called,
+    ``dist.log_prob(x)``, ``x.foo(y)``): what it holds is read now."""
     for val in args + list(kwargs.values()):
         for leaf in flat(val):
             if leaf.kind == "tape":
                 leaf.tape.blind = True
     it.escape(args + list(kwargs.values()))
-    return it.made(tuple(args) + tuple(kwargs.values()))
+    return it.made(tuple(args) + tuple(kwargs.values()), callee)
 
 
 _CODE_KINDS = ("func", "method", "bound", "class", "tmethod", "mmethod", "omethod")
@@ -592,8 +621,8 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         return _dict_method(it, base, name, args)
     if name == "get_shape" and base.kind in TENSORISH:
         return attribute(it, base, "shape", node)
-    if name == "numpy" and base.kind in TENSORISH:
-        return it.op("numpy", (base,), node, "numpy", base.dtype, opname=".numpy()")
+    if name == "numpy" and base.kind in TENSORISH or name in _LEAVES_TF and base.kind == "unknown":
+        return it.op("numpy", (base,), node, "numpy", base.dtype, opname=f".{name}()")
     if base.kind == "numpy" or name in ("numpy", "item", "tolist"):
         return it.op("numpy", (base,) + tuple(args), node, "op", base.dtype)
     if name in ("read_value", "value"):
@@ -604,7 +633,7 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         return base
     if name.startswith("assign") or name in ("set_shape",):
         return Val("none")
-    return _unknown_call(it, args, {})
+    return _unknown_call(it, args, {}, base)
 
 
 def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
@@ -656,7 +685,7 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
     if model.attrs.get("foreign"):                  # its methods are unseen code: predict may give a tensor there
-        return _unknown_call(it, args, kwargs)
+        return _unknown_call(it, args, kwargs, model)
     if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
@@ -666,7 +695,7 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
                                                    "dtype": kwargs.get("dtype")} if kwargs.get("dtype") else
                          {"trainable": kwargs.get("trainable", Val("py", attrs={"value": True}))}, node,
                          default_dtype="float")
-    return _unknown_call(it, args, {})
+    return _unknown_call(it, args, {}, model)
 
 
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
@@ -689,6 +718,9 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
 def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
     for leaf in flat(value):
         _promote(leaf)
+        owner = leaf.attrs.get("variables_of")
+        if owner is not None:               # tape.watch(net.trainable_variables) of an unseen net: what reads net
+            tape.watched.setdefault(owner.id, (it.tick(), node.lineno, node.col_offset, "variables"))   # is recorded
         if leaf.kind not in TENSORISH + ("model",) or leaf.opaque:
             tape.blind = tape.blind or leaf.kind not in ("py", "none")
         elif leaf.dtype == "int":

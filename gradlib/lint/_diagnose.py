@@ -45,7 +45,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                 continue
             pairs += 1
             if s.kind not in ("tensor", "var", "model") or s.opaque or s.op == "merge":
-                why = why or CANNOT["source"]
+                if not _reached(tape, t, s):
+                    why = why or CANNOT["source"]
                 continue
             if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
                 if method == "batch_jacobian":
@@ -54,6 +55,18 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             undecided = _decide(it, tape, t, s, text, node, method)
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"])
+
+
+def _reached(tape: Tape, target: Val, source: Val) -> bool:
+    """Whether ``tape`` recorded ``target`` from a source whose value the linter cannot see (a parameter, what unseen
+    code made, ``obj.trainable_variables`` of such an object, a branch merge), or a tensor made from such values:
+    connected, as far as the linter can tell; such a source is taken to be variables (watched when read) or a
+    tensor the tape watched. No rule fires on it either way: this only says the call could be followed."""
+    recorded = target.rec.get(tape, ())
+    if source.id in recorded:
+        return source.kind == "unknown" or _watchable(tape, source)
+    owner = source.attrs.get("variables_of")
+    return owner is not None and owner.id in recorded
 
 
 #: why a gradient call could not be followed (the counts in LintResult and the command's summary)

@@ -29,6 +29,7 @@ MAX_SIZE = 10_000       # values one list may hold (nested lists counted through
 MAX_DEPS = 1_000        # recorded values one value may depend on, per tape; a value depending on more is unknown
 _CLOCK_EVERY = 64       # steps between two looks at the clock
 _MAX_CALL_DEPTH = 4     # user functions inlined at most this deep
+_MAX_HELD = 64          # values looked at behind one value unseen code made (see Interpreter.held)
 _BUILTINS = {"range", "len", "zip", "enumerate", "list", "tuple", "float", "int", "bool", "complex", "print",
              "sum", "abs", "isinstance", "type", "str", "repr", "min", "max", "map", "filter", "sorted",
              "reversed", "dict", "set", "super", "hasattr", "getattr", "iter", "next", "round", "divmod", "pow"}
@@ -158,13 +159,32 @@ class Interpreter:
             self.gaps.append(why)
         return Val("unknown", opaque=True)
 
-    def made(self, parents: tuple) -> Val:
+    def made(self, parents: tuple, callee: Val | None = None) -> Val:
         """A value made now by code the linter cannot follow, from ``parents``: "can't tell" what it is.
 
-        It keeps its inputs and its place in the program, so a gradient whose path runs through it (or that
-        such code could have changed while a tape recorded) is counted as not checked, never flagged.
+        It keeps its inputs (the values inside a list passed in, one by one) and its place in the program, so a
+        gradient whose path runs through it (or that such code could have changed while a tape recorded) is never
+        flagged. It is taken to depend on its inputs the way a TensorFlow operation does: a tape recording now
+        records it from what it records its inputs from (``record``), so a gradient of it with respect to one of
+        those is connected and counted as checked (no rule fires on a connected pair); any other verdict through
+        it is "can't tell". ``callee``: the object called (``model(x)``) or whose method is called
+        (``dist.log_prob(x)``): it is read now, with what it holds (``held``).
         """
-        return Val("unknown", op="unknown", parents=tuple(parents), seq=next(self.clock), opaque=True)
+        leaves = tuple(leaf for value in parents for leaf in (_calls.flat(value) if value.kind in ("seq", "dict")
+                                                              else (value,)))
+        self.charge(len(leaves), "the inputs of code it cannot follow")
+        seq = next(self.clock)
+        rec = self.record(leaves, seq) if self.stack else {}
+        if callee is not None:
+            for tape in self.stack:
+                held = self.held(tape, callee, seq)
+                if held:
+                    rec[tape] = rec.get(tape, frozenset()) | held
+        made = Val("unknown", op="unknown", parents=((callee,) if callee is not None else ()) + leaves, seq=seq,
+                   rec=rec, opaque=True)
+        if callee is not None:
+            made.attrs["callee"] = callee
+        return made
 
     def merged(self, values: list[Val], name: str = "") -> Val:
         """The value of a name bound differently on two branches: either one. Known when each is a known tensor
@@ -207,6 +227,14 @@ class Interpreter:
                 if leaf.kind in ("func", "method", "bound", "class", "tmethod", "mmethod", "omethod") \
                         or leaf.kind in ("object", "model") and isinstance(leaf.node, ast.ClassDef):
                     self.escaped = True
+
+    def hand_over(self, value: Val) -> None:
+        """``value`` was stored where code the linter cannot see may use it (``holder.tape = tape``): a tape in it
+        is blind (that code may watch anything with it), and what it holds is only "maybe" still there."""
+        for leaf in _calls.flat(value):
+            if leaf.kind == "tape":
+                leaf.tape.blind = True
+        self.escape([value])
 
     def followed(self, node: ast.AST, why: str | None) -> None:
         """Note whether the gradient call at ``node`` could be followed (``why`` not, else None): once it could on
@@ -419,7 +447,10 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             if self.uncertain:
                 value.attrs["maybe"] = True             # stored on some passes or branches only
-            _store_item(self.ev(target.value, env), self.ev(target.slice, env), value)
+            base = self.ev(target.value, env)
+            if base.kind not in ("seq", "dict"):
+                self.hand_over(value)                   # holder["tape"] = tape: unseen code may use it
+            _store_item(base, self.ev(target.slice, env), value)
         elif isinstance(target, ast.Attribute):
             base = self.ev(target.value, env)
             if self.uncertain:
@@ -434,6 +465,9 @@ class Interpreter:
                 if base.kind == "model" and target.attr == "trainable" and value.attrs.get("value") is False:
                     base.trainable = False
                     base.line, base.col = node.lineno, node.col_offset
+            else:                                       # obj.attr = v on an object it cannot see: read afresh,
+                base.attrs.get("__reads__", {}).pop(target.attr, None)      # and unseen code may use v
+                self.hand_over(value)
 
     def bind_name(self, name: str, value: Val, env: Env, node: ast.AST) -> None:
         _mark_rebound(value, env.vars.get(name), node, name)
@@ -643,11 +677,41 @@ class Interpreter:
                 elif self.tracked(tape, p, seq):
                     sources.add(p.id)
                     sources.update(o.id for o in owners(p))
+                elif p.kind == "unknown" and tape.auto and _maybe_variable(p):
+                    sources.add(p.id)
             if sources:       # the op is recorded with all its inputs: one watched later (before the gradient
                 sources |= {p.id for p in parents if p.kind in TENSORISH and p.dtype != "int"}   # call) gets one
                 self.charge(len(sources), "the values a tape recorded")
                 rec[tape] = frozenset(sources)
         return rec
+
+    def held(self, tape: Tape, val: Val, seq: int) -> set:
+        """What ``tape`` records when unseen code calls ``val`` or its method, ``val`` a value it cannot see into (a
+        parameter, what unseen code made, an attribute of such a value): an object such as a model, or a
+        distribution built on a variable, reads its variables when called. So ``val`` counts as read (when the tape
+        watches accessed variables), and so do the values it was built from or read from (``dist`` for
+        ``dist.log_prob``; ``scale`` for ``dist = make_dist(scale)``), back to tensors made before (a tensor keeps
+        its value; a variable is read again), never through what was called to make a value (``pred = model(x)``
+        holds no variable of ``model``), at most ``_MAX_HELD`` values. Optimistic on purpose: it only ever makes a
+        pair connected, and no rule fires on a connected pair."""
+        found, todo, seen = set(), [val], set()
+        while todo and len(seen) < _MAX_HELD:
+            value = todo.pop()
+            if value.id in seen:
+                continue
+            seen.add(value.id)
+            recorded = value.rec.get(tape)
+            if recorded:
+                found |= recorded | {value.id}
+            elif value.kind == "unknown":
+                if tape.auto or value.id in tape.watched:       # watched: tape.watch(value.trainable_variables)
+                    found.add(value.id)
+                todo.extend(p for p in value.parents if p is not value.attrs.get("callee"))
+            elif self.tracked(tape, value, seq):
+                found.add(value.id)
+                found.update(o.id for o in owners(value))
+        self.charge(len(seen), "the values unseen code may read")
+        return found
 
     def tracked(self, tape: Tape, val: Val, seq: int) -> bool:
         """Whether ``tape`` records operations on ``val`` now (watched, or a trainable float variable)."""
@@ -725,6 +789,25 @@ class Interpreter:
             self.charge(len(nodes), "a function's body")
             self._generators[id(fn)] = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes)
         return self._generators[id(fn)]
+
+
+def _maybe_variable(val: Val) -> bool:
+    """Whether ``val``, a value the linter cannot see into, may be a variable read by the operation it takes part
+    in: a parameter, what unseen code gave from no tensor (``get_variable("w")``), an attribute of such a value;
+    not what unseen code computed from tensors (``pred = model(x)`` is a tensor: it keeps its value)."""
+    if "maybe_variable" not in val.attrs:
+        todo, seen, answer = [val], set(), True
+        while todo and answer:
+            value = todo.pop()
+            if value.id in seen:
+                continue
+            seen.add(value.id)
+            if value.kind in TENSORISH or len(seen) > _MAX_HELD:
+                answer = False
+            elif value.kind == "unknown":
+                todo.extend(p for p in value.parents if p is not value.attrs.get("callee"))
+        val.attrs["maybe_variable"] = answer
+    return val.attrs["maybe_variable"]
 
 
 _REBINDERS = {"exec", "eval", "globals", "locals", "vars"}      # code that may rebind names out of sight

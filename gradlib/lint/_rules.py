@@ -45,9 +45,10 @@ class LintResult(list):
     was reached, or something failed inside the linter); ``reason`` then says why, and an empty list
     does NOT mean the code is clean: only that nothing was found in the part that was checked.
 
-    ``calls`` counts the gradient calls in the source (``.gradient``, ``.jacobian``, ``.batch_jacobian``),
-    ``checked`` those the linter could follow (every target and source, or a finding on it), and
-    ``not_checked`` gives ``(line, why)`` for each of the others: the rules speak only for the checked ones.
+    ``calls`` counts the gradient calls in the source (``.gradient``, ``.jacobian``, ``.batch_jacobian`` with a
+    target and sources: two arguments or more), ``checked`` those the linter could follow (every target and
+    source, or a finding on it), and ``not_checked`` gives ``(line, why)`` for each of the others, one reason a
+    call: the rules speak only for the checked ones.
     """
 
     def __init__(self, findings=(), reason: str | None = None, *, calls: int = 0, checked: int = 0,

@@ -99,9 +99,9 @@ def test_a_budget_cut_is_reported_and_exits_3(tmp_path):
 
 def test_the_summary_line_says_how_many_gradient_calls_were_followed(tmp_path):
     unknown = tmp_path / "step.py"
-    unknown.write_text("import tensorflow as tf\n\ndef step(model, loss_fn, x, y):\n"
-                       "    with tf.GradientTape() as tape:\n        loss = loss_fn(y, model(x))\n"
-                       "    return tape.gradient(loss, model.trainable_variables)\n")
+    unknown.write_text("import tensorflow as tf\n\ndef step(model, variables, x, y):\n"
+                       "    with tf.GradientTape() as tape:\n        loss = tf.reduce_sum(y - model(x))\n"
+                       "    return tape.gradient(loss, variables)\n")
     clean = CORPUS / "correct" / "persistent_twice.py"
     done = _run(["-m", "gradlib.lint", str(clean), str(unknown)])
     assert done.returncode == 0 and done.stdout == ""
