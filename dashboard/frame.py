@@ -19,13 +19,14 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+import time
 from pathlib import Path
 
 import streamlit as st
 
 import gradlib
 
-__all__ = ["HEAVY", "PAGE_CONFIG", "SIDEBAR_CAPTION", "STYLE", "WARMING_UP", "ensure_routed", "pages", "route"]
+__all__ = ["HEAD_PAUSE", "HEAVY", "PAGE_CONFIG", "SIDEBAR_CAPTION", "STYLE", "WARMING_UP", "ensure_routed", "pages", "route"]
 
 PAGE_CONFIG = {"page_title": "gradlib: per-element gradients", "page_icon": ":material/functions:", "layout": "wide"}
 SIDEBAR_TEXT = ("**gradlib** — per-element gradients (the Jacobian, row by row) for TensorFlow, "
@@ -37,6 +38,10 @@ STYLE = Path(__file__).with_name("style.css")
 #: what takes seconds to import on a fresh server (gradlib loads it on first use)
 HEAVY = "tensorflow"
 WARMING_UP = "Starting TensorFlow: the first visit after the server starts takes a few seconds…"
+#: seconds a browser session's first run waits after drawing the page's head, so that the head is sent and drawn
+#: before the page's work takes the CPU (``_let_the_head_show``)
+HEAD_PAUSE = 0.3
+_HEAD_SHOWN = "_gradlib_head_shown"   # in a session's state once its first run has paused
 _ROUTING = threading.local()   # Streamlit runs each session's script in its own thread
 
 
@@ -99,8 +104,21 @@ def ensure_routed(title: str, intro: str = "") -> None:
         # later runs find them. Rerunning only after the seconds of the import let the browser act on the new
         # page list first, and a share link's query string was sometimes lost on a fresh server.
         st.rerun()
+    _let_the_head_show()
     _warm_up()
     _serve_shared()
+
+
+def _let_the_head_show() -> None:
+    """On a browser session's first run, pause ``HEAD_PAUSE`` after the head, once: the page's work that follows
+    (TensorFlow's import or its tracing, seconds of CPU and of the GIL) kept Streamlit's event loop from sending the
+    head and the browser from drawing it. Measured on a warm server (load average 5-7, the browser on the same
+    2 cores): the title reached the browser 0.5-1.5 s after ``st.title`` ran, 10 ms into the script; with a pause,
+    0.16-0.34 s (docs/performance.md, issue 26). Later runs, and Streamlit's AppTest (no browser), do not pause."""
+    if not st.context.headers or _HEAD_SHOWN in st.session_state:
+        return
+    st.session_state[_HEAD_SHOWN] = True
+    time.sleep(HEAD_PAUSE)
 
 
 def _warm_up() -> None:

@@ -44,6 +44,8 @@ from typing import Callable
 
 import numpy as np
 
+from .._runtime import call_traced
+
 __all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK", "XLA_RTOL",
            "Compiled", "agree"]
 
@@ -235,5 +237,5 @@ def agree(reference: tuple[np.ndarray, ...], other: tuple[np.ndarray, ...]) -> s
 
 
 def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
-    y, jac = fn(xs, cs)
+    y, jac = call_traced(fn, xs, cs)
     return y.numpy(), jac.numpy()

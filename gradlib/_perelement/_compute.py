@@ -147,15 +147,11 @@ def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
 def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled | None:
     """The cached ``Compiled`` of ``method`` for ``problem``; ``None`` (with ``fallback``) if it cannot be traced."""
     key = (problem.key, method)
-    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
-    f, traced = problem.f, _methods.TABLE[method].compiled   # the closure keeps specs, not this call's tensors
-
-    def build(jit: bool):
-        return _methods.compile_method(traced, f, *specs, jit_compile=jit)
-
     try:
-        entry = _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: Compiled(build))
-        return entry if entry is not None or fallback else Compiled(build)   # compiled=True: show why
+        entry = _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: Compiled(_builder(problem, method)))
+        if entry is None and not fallback:   # compiled=True: trace again, to show why it fails
+            return Compiled(_builder(problem, method))
+        return entry
     except GradlibError:
         raise
     except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
@@ -163,3 +159,15 @@ def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled 
             raise
         _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: None)
         return None
+
+
+def _builder(problem: Problem, method: str) -> Callable[[bool], Callable]:
+    """``build(jit_compile)`` of ``method`` for ``problem``'s shapes and dtypes: made only when the cache misses (a
+    warm call spent 20-40 us making the specs again), and it keeps the specs, not this call's tensors."""
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    f, traced = problem.f, _methods.TABLE[method].compiled
+
+    def build(jit: bool):
+        return _methods.compile_method(traced, f, *specs, jit_compile=jit)
+
+    return build

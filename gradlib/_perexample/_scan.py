@@ -1,9 +1,10 @@
 """Per-example losses and gradient norms over a whole data set, streamed by tf.data and split by tf.distribute.
 
-The data set is read once, in batches: ``tf.data`` numbers the examples (``enumerate``), fills the last batch
-to the full size with copies of the first example numbered ``-1`` (dropped from the result), batches, and reads
-ahead; all with tf.data's own ops, so building the pipeline traces nothing (a map function traced on every call
-was most of a warm small scan's time: docs/performance.md).
+The data set is read once, in batches: ``tf.data`` numbers the examples (a ``range`` zipped with them), fills the
+last batch to the full size with copies of the first example numbered ``-1`` (dropped from the result), batches,
+and reads ahead; all with tf.data's own ops, so building the pipeline traces nothing (a map function traced on
+every call was most of a warm small scan's time: docs/performance.md). Arrays on one device (no strategy) are
+sliced into the same numbered batches in Python, without a pipeline to build on every call.
 Each batch runs through one compiled step: ``strategy.run`` gives each replica its share of the batch, each
 replica computes its examples' losses and norms with ``per_example_terms`` (the per-batch computation of
 ``per_example_gradients``: ghost norms where a layer has a rule), and ``strategy.gather`` brings the numbered
@@ -26,7 +27,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Iterator
 
 import keras
 import numpy as np
@@ -133,17 +134,23 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     batch = _check_batch_size(batch_size, strategy.num_replicas_in_sync)
     _check_progress(progress)
     dataset, total, arrays = _as_dataset(data)
-    _check_unbatched(dataset, model)
-    targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), dataset.element_spec[1])
+    example = dataset.element_spec if arrays is None else _example_spec(arrays)
+    _check_unbatched(example, model)
+    targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), example[1])
     loss = resolve_loss(model, loss, loss_weights, targets, "gradlib.scan")   # the targets' specs of a batch
     with work_slot():
         start = time.perf_counter()
         first = _probe(model, dataset if arrays is None else arrays, loss)
-        distributed = strategy.experimental_distribute_dataset(_batches(dataset, batch, first))
-        step, plans = _compile(model, loss, strategy, distributed.element_spec)
+        if arrays is not None and _local(strategy):
+            batches, spec = _array_batches(arrays, total, batch), _batch_spec(example, batch)
+        else:
+            distributed = strategy.experimental_distribute_dataset(_batches(
+                dataset if dataset is not None else _slices(arrays), batch, first))
+            batches, spec = distributed, distributed.element_spec
+        step, plans = _compile(model, loss, strategy, spec)
         check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
                      "per replica and batch", "Use a smaller batch_size")
-        index, losses, norms = _run(step, distributed, total, progress)
+        index, losses, norms = _run(step, batches, total, progress)
         losses, norms = _in_order(index, losses, norms)
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
                       batch_size=batch, seconds=time.perf_counter() - start)
@@ -152,15 +159,54 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
 # ---------------------------------------------------------------- the input pipeline
 
 
-def _as_dataset(data: Any) -> tuple[tf.data.Dataset, int | None, tuple[Any, Any] | None]:
-    """The examples as an unbatched ``(x, y)`` data set, how many there are when that is known, and the checked
-    arrays ``(x, y)`` when ``data`` was arrays."""
+def _as_dataset(data: Any) -> tuple[tf.data.Dataset | None, int | None, tuple[Any, Any] | None]:
+    """The examples as an unbatched ``(x, y)`` data set and how many there are when that is known; or, when
+    ``data`` was arrays, no data set yet, their number, and the checked arrays ``(x, y)``."""
     if isinstance(data, tf.data.Dataset):
         _check_dataset(data)
         count = int(data.cardinality())
         return data, (count if count >= 0 else None), None
     x, y, count = _check_arrays(data)
-    return tf.data.Dataset.from_tensor_slices((x, y)), count, (x, y)
+    return None, count, (x, y)
+
+
+def _slices(arrays: tuple[Any, Any]) -> tf.data.Dataset:
+    """Checked arrays as a data set of examples, for a ``tf.distribute`` strategy to split."""
+    return tf.data.Dataset.from_tensor_slices(arrays)
+
+
+def _example_spec(arrays: tuple[Any, Any]) -> Any:
+    """The ``(x, y)`` specs of one example of checked arrays (what ``from_tensor_slices`` would give)."""
+    return tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape[1:], tf.as_dtype(a.dtype)), arrays)
+
+
+def _batch_spec(example: Any, batch: int) -> Any:
+    """The ``(index, (x, y))`` specs of a batch of ``batch`` numbered examples."""
+    shaped = tf.nest.map_structure(lambda s: tf.TensorSpec((batch,) + tuple(s.shape), s.dtype), example)
+    return tf.TensorSpec((batch,), tf.int64), shaped
+
+
+def _local(strategy: tf.distribute.Strategy) -> bool:
+    """Whether ``strategy`` is the default one (one device, no scope): then arrays need no ``tf.data`` at all."""
+    return not tf.distribute.has_strategy() and strategy is tf.distribute.get_strategy()
+
+
+def _array_batches(arrays: tuple[Any, Any], total: int, batch: int) -> Iterator[tuple[tf.Tensor, Any]]:
+    """``(index, (x, y))`` batches of exactly ``batch`` examples sliced from arrays in memory, as ``_batches`` makes
+    them from a data set: the last one filled with copies of the first example, numbered ``-1``.
+
+    For arrays on one device a ``tf.data`` pipeline only added set-up to every call: building its ops (``enumerate``
+    rewrites the graph), making its iterator and starting its read-ahead thread took 30-60 ms of a 100 ms warm scan
+    of 2,000 examples, and most of its variation under load (docs/performance.md, issue 26)."""
+    for begin in range(0, total, batch):
+        stop = min(begin + batch, total)
+        index = np.arange(begin, begin + batch, dtype=np.int64)
+        index[stop - begin:] = -1
+        fill = begin + batch - stop
+        part = tf.nest.map_structure(
+            lambda a: a[begin:stop] if not fill else np.concatenate([a[begin:stop], np.repeat(a[:1], fill, axis=0)]),
+            arrays)
+        yield tf.constant(index), tf.nest.map_structure(tf.convert_to_tensor, part)
 
 
 def _batches(dataset: tf.data.Dataset, batch: int, first: Any) -> tf.data.Dataset:
@@ -169,13 +215,16 @@ def _batches(dataset: tf.data.Dataset, batch: int, first: Any) -> tf.data.Datase
 
     ``batch - 1`` filler examples follow the data set and the remainder is dropped: the last batch holds the last
     real examples and just enough filler, and no batch is filler only. tf.data's own ops (no ``map``): nothing
-    is traced here, however often the data set is scanned.
+    is traced here, however often the data set is scanned. The numbers come from a ``range`` zipped with the data
+    set: ``enumerate`` does the same and also rewrites the graph to replicate the range for tf.data service's
+    splits (``replicate_on_split``), which took 8-14 ms of every call here.
     """
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     options.deterministic = True
     filler = tf.data.Dataset.from_tensors((tf.constant(-1, tf.int64), first)).repeat(batch - 1)
-    numbered = dataset.enumerate().concatenate(filler).batch(batch, drop_remainder=True)
+    numbers = tf.data.Dataset.range(np.iinfo(np.int64).max)
+    numbered = tf.data.Dataset.zip((numbers, dataset)).concatenate(filler).batch(batch, drop_remainder=True)
     return numbered.with_options(options).prefetch(PREFETCH)
 
 
@@ -254,17 +303,27 @@ def _in_order(index: np.ndarray, losses: np.ndarray, norms: np.ndarray) -> tuple
     return out_losses, out_norms
 
 
+def _empty(data: tf.data.Dataset) -> bool:
+    """Whether ``data`` has no element (``get_single_element`` refuses an empty data set and a bad read alike)."""
+    try:
+        return not int(data.take(1).reduce(0, lambda n, _: n + 1))
+    except (tf.errors.OpError, TypeError, ValueError):
+        return False
+
+
 def _probe(model: Any, data: Any, loss: Any) -> Any:
     """Check the first examples eagerly (the batch's structure, the model and loss running on it, their losses
     alone and together: ``check_first_examples``), tracing nothing; returns the first example ``(x, y)``.
     ``data``: the checked arrays ``(x, y)``, or the data set."""
     if isinstance(data, tf.data.Dataset):
+        # one op, no iterator: making an iterator (its graph rewrites, its thread) took 17-41 ms of a warm scan
+        head = data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)
         try:
-            first = next(iter(data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)), None)
+            first = head.get_single_element()
         except (tf.errors.OpError, TypeError, ValueError) as exc:
+            if isinstance(exc, tf.errors.InvalidArgumentError) and _empty(head):
+                raise GradlibError("gradlib.scan got an empty data set: there is no example to scan") from None
             raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
-        if first is None:
-            raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
     else:   # arrays: their first rows, without a data set to read them through
         first = tf.nest.map_structure(lambda a: a[:PROBE_EXAMPLES], tuple(data))
     _PROBED.get_or_create(_probe_key(model, loss, first), lambda: _check_first(model, loss, first))
@@ -381,14 +440,15 @@ def _arrays(value: Any, path: str) -> Any:
     return array
 
 
-def _check_unbatched(dataset: tf.data.Dataset, model: Any) -> None:
+def _check_unbatched(example: Any, model: Any) -> None:
     """A batched data set has one axis too many for the model's inputs: say so instead of failing in the model.
 
-    Each of ``x``'s parts is matched with the model's input: by name from a dict, by position from a tuple."""
+    ``example``: the ``(x, y)`` specs of one example. Each of ``x``'s parts is matched with the model's input: by
+    name from a dict, by position from a tuple."""
     inputs = getattr(model, "inputs", None)
     if not inputs:
         return
-    spec = dataset.element_spec[0]
+    spec = example[0]
     if isinstance(spec, dict):
         by_name = {t.name: t for t in inputs}
         pairs = [(f"x[{k!r}]", s, by_name[k]) for k, s in spec.items() if k in by_name]

@@ -99,3 +99,31 @@ def _intro(path: Path) -> str | None:
     return next((node.value.value for node in ast.parse(path.read_text()).body
                  if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "INTRO"
                  and isinstance(node.value, ast.Constant)), None)
+
+
+class _Context:
+    def __init__(self, headers: dict):
+        self.headers = headers
+
+
+class _Streamlit:
+    """What ``_let_the_head_show`` reads of Streamlit: the request's headers and the session's state."""
+
+    def __init__(self, headers: dict):
+        self.context, self.session_state = _Context(headers), {}
+
+
+def test_a_browser_sessions_first_run_pauses_once_after_the_head_and_nothing_else_does(monkeypatch):
+    """On a warm server the title reached the browser 0.5-1.5 s after st.title ran (10 ms into the script): the
+    page's work right after it kept the head from being sent and drawn (issue 26, docs/performance.md)."""
+    from dashboard import frame
+    slept: list[float] = []
+    monkeypatch.setattr(frame.time, "sleep", slept.append)
+    browser = _Streamlit({"Host": "localhost"})
+    monkeypatch.setattr(frame, "st", browser)
+    frame._let_the_head_show()
+    frame._let_the_head_show()   # the session's next run
+    assert slept == [frame.HEAD_PAUSE] and 0 < frame.HEAD_PAUSE <= 0.5
+    monkeypatch.setattr(frame, "st", _Streamlit({}))   # Streamlit's AppTest: no HTTP request, no pause
+    frame._let_the_head_show()
+    assert slept == [frame.HEAD_PAUSE]
