@@ -139,7 +139,7 @@ class CrossCheck:
             text = " ".join(c.text for c in self.modes if c.differs)
         else:
             text = (f"{_join([MODE_NAMES[c.mode] for c in ran])} agree (within {self.tolerance:g}, relative to the "
-                    "largest finite gradient, and NaN and infinity in the same cells).")
+                    "largest finite gradient or to 1 if that is smaller, and NaN and infinity in the same cells).")
         return text + (f" Left out: {_join(left_out)}." if left_out else "")
 
 
