@@ -231,6 +231,9 @@ def show_hessian_code(state: ShareState) -> None:
 def main() -> None:
     if "pg_state" not in ss:
         first_load()
+    # a run that stops at an error draws no toggle, and Streamlit then drops its state: set it again, so the second-order
+    # view (and order=2 in the link) comes back once the function computes
+    ss["pg_second"] = bool(ss.get("pg_second"))
     if ss.get("pg_notice"):
         render.show_error("This share link cannot be opened", ss["pg_notice"])
         st.caption("The seed example is loaded instead.")

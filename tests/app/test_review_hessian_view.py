@@ -43,3 +43,22 @@ def test_nan_second_derivatives_of_a_where_are_counted_and_explained():
 def test_finite_hessians_get_no_such_warning():
     at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
     assert not [w.value for w in at.warning if "second derivatives are NaN" in w.value]
+
+
+def share_link(at: AppTest) -> str:
+    return next(c.value for c in at.code if c.value.startswith(("?", "http")) and "outputs=" in c.value)
+
+
+def test_the_second_order_toggle_survives_a_function_that_fails():
+    """A run that stopped at an error drew no toggle, so Streamlit dropped its state: once the function was fixed
+    the Hessians were gone and the share link had lost order=2."""
+    at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
+    at.text_area(key="pg_outputs").set_value("x +")
+    at.button(key="pg_submit").click().run()
+    assert "syntax error" in "\n".join(e.value for e in at.error) and not at.toggle
+    at.text_area(key="pg_outputs").set_value("x*x")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception and at.toggle(key="pg_second").value
+    assert share_link(at).endswith("&order=2") and "## Second order" in [m.value for m in at.markdown]
+    at.toggle(key="pg_second").set_value(False).run()   # and the toggle still turns the view off
+    assert "order=" not in share_link(at) and "## Second order" not in [m.value for m in at.markdown]
