@@ -26,6 +26,10 @@ HELP_FUNCTION = (
     f"{', '.join(sorted(gradlib.FUNCTIONS))}. Nothing you type is run by Python.")
 HELP_SECOND = ("Also compute the Hessian of each output element (every second derivative d²y/dxᵢdxⱼ over the watched "
                "elements), with the TensorFlow code that computes it with nested tapes.")
+#: said under a refusal of the Hessians: gradlib's message names options of its Python API the playground has not
+HESSIANS_REFUSED = ("What you can change here: watch fewer inputs (untick *watch*), or make y smaller (sum or mean "
+                    "over it). A batch, method= or diagonal= named above are options of gradlib's Python API "
+                    "(gradlib.hessians, gradlib.per_sample_hessians), not of this page.")
 #: the second-order view draws one heatmap per output element, for at most this many elements
 MAX_HESSIAN_FIGURES = 12
 HELP_VALUE = "A number (3.0), a vector ([1, 2]) or a matrix ([[1, 2], [3, 4]]), as JSON."
@@ -196,6 +200,7 @@ def show_second_order(state: ShareState) -> None:
     st.markdown("## Second order")
     result = render.attempt("The Hessians cannot be computed", lambda: services.hessians_state(state))
     if result is None:
+        st.caption(HESSIANS_REFUSED)
         return
     m, n = len(result.row_labels), len(result.col_labels)
     st.caption(f"The Hessian of each element of y over the {n} watched element(s), method `{result.method}`"

@@ -1,4 +1,4 @@
-"""AppTest of the playground's second-order view: NaN or infinite second derivatives are said, not only drawn."""
+"""AppTest of the playground's second-order view: NaN second derivatives said, the toggle kept, refusals that can be acted on."""
 
 import numpy as np
 import tensorflow as tf
@@ -62,3 +62,13 @@ def test_the_second_order_toggle_survives_a_function_that_fails():
     assert share_link(at).endswith("&order=2") and "## Second order" in [m.value for m in at.markdown]
     at.toggle(key="pg_second").set_value(False).run()   # and the toggle still turns the view off
     assert "order=" not in share_link(at) and "## Second order" not in [m.value for m in at.markdown]
+
+
+def test_a_refused_hessian_view_says_what_can_be_changed_on_the_page():
+    """64 watched elements and 64 outputs: 262,144 second derivatives, over the app's 250,000. gradlib's refusal
+    advises 'a smaller batch' and 'diagonal=True', which the playground has not; the page now says what it has."""
+    at = open_playground(outputs="x*sum(x)", inputs='{"x": [%s]}' % ", ".join(["1"] * 64), order="2")
+    refusal = next(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
+    assert "262,144" in refusal and "250,000" in refusal
+    assert any(c.value.startswith("What you can change here: watch fewer inputs") for c in at.caption)
+
