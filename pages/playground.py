@@ -30,6 +30,8 @@ HELP_SECOND = ("Also compute the Hessian of each output element (every second de
 HESSIANS_REFUSED = ("What you can change here: watch fewer inputs (untick *watch*), or make y smaller (sum or mean "
                     "over it). A batch, method= or diagonal= named above are options of gradlib's Python API "
                     "(gradlib.hessians, gradlib.per_sample_hessians), not of this page.")
+#: how gradlib's refusals over a limit say so ("at most 250,000 are allowed", "the limits allow 5e+02 MB")
+LIMIT_WORDS = "allow"
 #: the second-order view draws one heatmap per output element, for at most this many elements
 MAX_HESSIAN_FIGURES = 12
 HELP_VALUE = "A number (3.0), a vector ([1, 2]) or a matrix ([[1, 2], [3, 4]]), as JSON."
@@ -198,9 +200,11 @@ def show_second_order(state: ShareState) -> None:
     """The second-order view: one Hessian heatmap per output element (the first ``MAX_HESSIAN_FIGURES``), and the
     TensorFlow code that computes them."""
     st.markdown("## Second order")
-    result = render.attempt("The Hessians cannot be computed", lambda: services.hessians_state(state))
+    refused: list[str] = []
+    result = render.attempt("The Hessians cannot be computed", lambda: hessians_or_refusal(state, refused))
     if result is None:
-        st.caption(HESSIANS_REFUSED)
+        if any(LIMIT_WORDS in text for text in refused):   # over the server's limits, not a wrong input
+            st.caption(HESSIANS_REFUSED)
         return
     m, n = len(result.row_labels), len(result.col_labels)
     st.caption(f"The Hessian of each element of y over the {n} watched element(s), method `{result.method}`"
@@ -221,6 +225,15 @@ def show_second_order(state: ShareState) -> None:
             st.plotly_chart(figures.hessian_heatmap(result.hessian[k], result.col_labels, title=f"Hessian of {label}"),
                             key=f"pg_hessian_{k}", config={"displaylogo": False})
     show_hessian_code(state)
+
+
+def hessians_or_refusal(state: ShareState, refused: list[str]) -> gradlib.HessianResult:
+    """``services.hessians_state``; a refusal's text is also put in ``refused`` (then raised again)."""
+    try:
+        return services.hessians_state(state)
+    except gradlib.GradlibError as exc:
+        refused.append(str(exc))
+        raise
 
 
 def show_hessian_code(state: ShareState) -> None:

@@ -72,3 +72,11 @@ def test_a_refused_hessian_view_says_what_can_be_changed_on_the_page():
     assert "262,144" in refusal and "250,000" in refusal
     assert any(c.value.startswith("What you can change here: watch fewer inputs") for c in at.caption)
 
+
+
+def test_a_refusal_that_is_no_limit_gets_no_advice_about_sizes():
+    """A watched integer input is refused for what it is; 'watch fewer inputs or make y smaller' would mislead."""
+    at = open_playground(outputs="x*x", inputs='{"x": [1, 2]}', dtype="x:int32", order="2")
+    refusal = next(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
+    assert "int32" in refusal
+    assert not any(c.value.startswith("What you can change here") for c in at.caption)
