@@ -214,9 +214,9 @@ def show_second_order(state: ShareState) -> None:
     bad, total = render.nonfinite(result.hessian)
     if bad:
         st.warning(f"{bad:,} of the {total:,} second derivatives are NaN or infinite (marked in the charts). These are "
-                   "TensorFlow's numbers from nested tapes; where y is smooth, they come from a function with a "
-                   "non-finite derivative at these inputs: sqrt or log at 0, or the branch of where\\(\\) not taken "
-                   "(see the diagnosis above), which gives NaN even where y does not depend on it.")
+                   "TensorFlow's numbers from nested tapes: a value or a derivative that is not finite at these inputs "
+                   "(an overflow such as exp of a large number, sqrt or log at 0, or the branch of where\\(\\) not "
+                   "taken: see the diagnosis above) spreads NaN, even into elements of y that do not depend on it.")
     if n * n > render.MAX_HEATMAP_CELLS:
         st.caption(f"No charts: each Hessian has {n:,} x {n:,} = {n * n:,} values, more than a chart shows "
                    f"({render.MAX_HEATMAP_CELLS:,}). Watch fewer inputs.")

@@ -40,6 +40,14 @@ def test_nan_second_derivatives_of_a_where_are_counted_and_explained():
     assert "where\\(\\) not taken" in said[0]
 
 
+def test_nan_poisoning_preset_counts_the_nan_that_spread_into_an_independent_element():
+    """y = [exp(exp(10 x0)), 2 x1]: exp overflows, and nested tapes put NaN in y[1]'s Hessian too (0 * inf), where
+    the true second derivatives are 0; the count beside gradlib's own warning says how many cells are affected."""
+    at = open_playground(outputs="[exp(exp(10*x0)), 2*x1]", inputs='{"x0": 1.0, "x1": 1.0}', order="2")
+    said = [w.value for w in at.warning if "second derivatives are NaN or infinite" in w.value]
+    assert len(said) == 1 and said[0].startswith("4 of the 8 second derivatives") and "overflow" in said[0]
+
+
 def test_finite_hessians_get_no_such_warning():
     at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
     assert not [w.value for w in at.warning if "second derivatives are NaN" in w.value]
