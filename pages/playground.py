@@ -249,9 +249,9 @@ def show_hessian_code(state: ShareState) -> None:
 def main() -> None:
     if "pg_state" not in ss:
         first_load()
-    # a run that stops at an error draws no toggle, and Streamlit then drops its state: set it again, so the second-order
-    # view (and order=2 in the link) comes back once the function computes
-    ss["pg_second"] = bool(ss.get("pg_second"))
+    # a run that stops at an error, or a visit to another page, draws no toggle, and Streamlit then drops its state: set
+    # it again (from the copy kept below), so the second-order view and order=2 in the link come back
+    ss["pg_second"] = bool(ss.get("pg_second", ss.get("pg_second_kept", False)))
     if ss.get("pg_notice"):
         render.show_error("This share link cannot be opened", ss["pg_notice"])
         st.caption("The seed example is loaded instead.")
@@ -269,7 +269,9 @@ def main() -> None:
     st.markdown("## Results")
     render.attempt("The results cannot be shown", lambda: render.show_comparison(comparison, key="pg"))
     render.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
-    if st.toggle("Second order (Hessians)", key="pg_second", help=HELP_SECOND):
+    second = st.toggle("Second order (Hessians)", key="pg_second", help=HELP_SECOND)
+    ss["pg_second_kept"] = second   # not a widget's key: it outlives a visit to another page
+    if second:
         show_second_order(state)
 
 

@@ -88,3 +88,17 @@ def test_a_refusal_that_is_no_limit_gets_no_advice_about_sizes():
     refusal = next(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
     assert "int32" in refusal
     assert not any(c.value.startswith("What you can change here") for c in at.caption)
+
+
+def test_the_second_order_toggle_survives_a_visit_to_another_page():
+    """Streamlit drops the state of a widget not drawn in a run: after a look at another page the Hessians were off
+    and the link had lost order=2, while every other input of the playground came back."""
+    at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
+    at.switch_page("pages/bug.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception and at.toggle(key="pg_second").value
+    assert share_link(at).endswith("&order=2") and at.text_area(key="pg_outputs").value == "x*x*x"
+    at.toggle(key="pg_second").set_value(False).run()
+    at.switch_page("pages/bug.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert not at.toggle(key="pg_second").value and "order=" not in share_link(at)
