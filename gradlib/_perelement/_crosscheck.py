@@ -134,9 +134,14 @@ class CrossCheck:
     def summary(self) -> str:
         """One sentence per mode that differs, or that every mode agrees; the modes left out are named."""
         ran = [c for c in self.modes if c.status != "skipped"]
-        left_out = [MODE_NAMES[c.mode] for c in self.modes if c.status == "skipped"]
+        skipped = [c for c in self.modes if c.status == "skipped"]
+        left_out = [MODE_NAMES[c.mode] for c in skipped]
         if self.differing:
             text = " ".join(c.text for c in self.modes if c.differs)
+        elif len(ran) < 2:   # only the reference ran: nothing was compared, so nothing can be said to agree
+            why = "; ".join(dict.fromkeys(c.text.split(" was left out: ", 1)[-1].rstrip(".") for c in skipped))
+            return (f"Nothing was compared: only eager ran ({_join(left_out)} left out: {why})." if skipped else
+                    "Nothing was compared: only eager ran.")
         else:
             text = (f"{_join([MODE_NAMES[c.mode] for c in ran])} agree (within {self.tolerance:g}, relative to the "
                     "largest finite gradient or to 1 if that is smaller, and NaN and infinity in the same cells).")
