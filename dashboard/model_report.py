@@ -97,7 +97,7 @@ def report(name: str, params: Mapping[str, Any], x: np.ndarray, *, time_loop: bo
     use_pfor = checked.get("cell") not in keras_models.RECURRENT_CELLS
     timings, missing = {}, []
     if time_loop:
-        for label, timing in (("the per-sample loop", lambda: _time_loop(model, x, limits)),
+        for label, timing in (("the per-sample loop", lambda: _time_loop(model, x, use_pfor, result)),
                               ("the eager tape.batch_jacobian", lambda: _time_batch_jacobian(model, x, use_pfor, result)),
                               ("the tf.function tape.batch_jacobian",
                                lambda: _time_compiled_batch_jacobian(model, x, use_pfor, result))):
@@ -154,7 +154,7 @@ def _time_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool, result: grad
     start = time.perf_counter()
     jac = _batch_jacobian(model, xt, use_pfor)
     seconds = time.perf_counter() - start
-    _check_same(jac, result)
+    _check_same(jac, result.jacobian)
     return seconds
 
 
@@ -162,7 +162,7 @@ def _time_compiled_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool, res
     """Median seconds of ``REPEATS`` warm calls of ``tape.batch_jacobian`` in a ``tf.function`` (traced untimed)."""
     xt = tf.constant(x, dtype=tf.float32)
     compiled = tf.function(lambda xb: _batch_jacobian(model, xb, use_pfor), autograph=False)
-    _check_same(compiled(xt), result)
+    _check_same(compiled(xt), result.jacobian)
     seconds = []
     for _ in range(REPEATS):
         start = time.perf_counter()
@@ -171,17 +171,31 @@ def _time_compiled_batch_jacobian(model: Any, x: np.ndarray, use_pfor: bool, res
     return float(np.median(seconds))
 
 
-def _check_same(jac: tf.Tensor, result: gradlib.PerSampleResult) -> None:
-    """A timed contender must compute the same Jacobians as gradlib, or its time means nothing."""
-    got = jac.numpy().reshape(result.jacobian.shape)
-    if not np.allclose(got, result.jacobian, rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(result.jacobian).max()))):
+def _check_same(jac: Any, expected: np.ndarray) -> None:
+    """A timed contender must compute the same Jacobians as gradlib (``expected``), or its time means nothing."""
+    got = np.asarray(jac).reshape(expected.shape)
+    if not np.allclose(got, expected, rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(expected).max()))):
         raise gradlib.GradlibError("its Jacobians differ from per_sample_gradients' (max |difference| "
-                                   f"{gradlib.format_number(float(np.abs(got - result.jacobian).max()))})")
+                                   f"{gradlib.format_number(float(np.abs(got - expected).max()))})")
 
 
-def _time_loop(model: Any, x: np.ndarray, limits: gradlib.Limits) -> tuple[float, int]:
-    """The per-sample ``tape.jacobian`` loop on the first ``LOOP_SAMPLES`` samples, scaled to the batch."""
+def _sample_jacobian(model: Any, xb: tf.Tensor, use_pfor: bool) -> tf.Tensor:
+    """What a TensorFlow user writes for one sample: an eager tape and ``tape.jacobian`` of its output; for a
+    recurrent layer without pfor, on a persistent tape, as for ``_batch_jacobian`` (eager pfor re-vectorizes a GRU
+    on every call: about 7 s a sample, which made the loop look thousands of times slower than it needs to be)."""
+    with tf.GradientTape(persistent=not use_pfor) as tape:
+        tape.watch(xb)
+        y = model(xb)
+    return tape.jacobian(y, xb, experimental_use_pfor=use_pfor)
+
+
+def _time_loop(model: Any, x: np.ndarray, use_pfor: bool, result: gradlib.PerSampleResult) -> tuple[float, int]:
+    """The per-sample ``tape.jacobian`` loop on the first ``LOOP_SAMPLES`` samples, scaled to the batch, and
+    checked against gradlib's Jacobians of those samples."""
     k = min(len(x), LOOP_SAMPLES)
-    seconds = gradlib.per_sample_gradients(model, x[:k], method="loop", check_independence=False,
-                                           limits=limits).seconds
+    samples = [tf.constant(x[b:b + 1], dtype=tf.float32) for b in range(k)]
+    start = time.perf_counter()
+    jacs = [_sample_jacobian(model, xb, use_pfor).numpy() for xb in samples]
+    seconds = time.perf_counter() - start
+    _check_same(np.stack([j.reshape(result.jacobian.shape[1:]) for j in jacs]), result.jacobian[:k])
     return seconds * len(x) / k, k

@@ -19,7 +19,7 @@ import gradlib
 from gradlib import figures
 
 __all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "METHOD_LABELS", "METHOD_WHAT", "TABLE_HEIGHT",
-           "attempt", "broken_beside_correct", "crosscheck_table", "escape", "matrix_frame", "method_legend", "show_chart", "show_comparison", "show_error",
+           "attempt", "broken_beside_correct", "crosscheck_table", "escape", "matrix_frame", "method_legend", "nonfinite", "show_chart", "show_comparison", "show_error",
            "show_findings", "show_matrix", "show_table", "show_vector", "timing_table", "unexpected_message"]
 
 _LOG = logging.getLogger(__name__)
@@ -140,6 +140,16 @@ def show_vector(values: np.ndarray, labels: Sequence[str], name: str = "y") -> N
         st.dataframe(frame, height=TABLE_HEIGHT)
 
 
+def nonfinite(values: Any) -> tuple[int, int]:
+    """How many of ``values`` are NaN or infinite, and how many there are.
+
+    >>> nonfinite([[1.0, float("nan")], [float("inf"), 0.0]])
+    (2, 4)
+    """
+    z = np.asarray(values, dtype=np.float64)
+    return int((~np.isfinite(z)).sum()), int(z.size)
+
+
 def _format_cell(value: Any) -> str:
     return "None" if value is None else gradlib.format_number(float(value))
 
@@ -246,7 +256,8 @@ def _show_crosscheck(comparison: gradlib.Comparison) -> None:
     st.caption("The same per-element gradients computed eagerly (one reverse pass per output: the reference), as a "
                "graph (tf.function) and compiled with XLA (tf.function(jit_compile=True)). A mode agrees when it has "
                f"NaN and infinity in the same cells and its finite cells are within {cross.tolerance:g} of eager's, "
-               "relative to the largest finite gradient. "
+               "relative to the largest finite gradient or to 1 if that is smaller (so gradients below 1 are compared by "
+               "their absolute difference: the max relative row). "
                + ("Where a mode differs, the diagnosis below says how." if cross.differing else escape(cross.summary)))
 
 

@@ -60,8 +60,9 @@ def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequenc
 
 def hessian_heatmap(matrix: Any, labels: Sequence[str], *, title: str = "Hessian") -> go.Figure:
     """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero."""
-    return _build("heatmap", matrix, labels, labels, title=title, x_title="watched element",
-                  y_title="watched element")
+    fig = _build("heatmap", matrix, labels, labels, title=title, x_title="watched element", y_title="watched element")
+    # a cell is a second derivative, not the Jacobian's "d row / d column"
+    return fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>")
 
 
 def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, title: str,

@@ -136,7 +136,9 @@ def show_timing(rep: model_report.ModelReport, *, key: str) -> None:
                f"{model_report.REPEATS} warm calls) and eagerly (one call)"
                + ("" if rep.batch_jacobian_pfor else ", with experimental_use_pfor=False on a persistent tape: eager "
                   "pfor re-vectorizes a recurrent layer for tens of seconds")
-               + f". The **per-sample loop** runs one eager tape and `tape.jacobian` per sample; it was timed on "
+               + ". The **per-sample loop** runs one eager tape and `tape.jacobian` per sample"
+               + ("" if rep.batch_jacobian_pfor else " (also without pfor)")
+               + f"; it was timed on "
                f"{rep.loop_samples} of {n} samples and scaled to {n}. **gradlib** is `per_sample_gradients` on all of "
                f"them, compiled once: the median of {model_report.REPEATS} warm calls "
                f"({1000 * low:.3g} to {1000 * high:.3g} ms). Each contender's Jacobians were checked against "

@@ -26,6 +26,12 @@ HELP_FUNCTION = (
     f"{', '.join(sorted(gradlib.FUNCTIONS))}. Nothing you type is run by Python.")
 HELP_SECOND = ("Also compute the Hessian of each output element (every second derivative d²y/dxᵢdxⱼ over the watched "
                "elements), with the TensorFlow code that computes it with nested tapes.")
+#: said under a refusal of the Hessians: gradlib's message names options of its Python API the playground has not
+HESSIANS_REFUSED = ("What you can change here: watch fewer inputs (untick *watch*), or make y smaller (sum or mean "
+                    "over it). A batch, method= or diagonal= named above are options of gradlib's Python API "
+                    "(gradlib.hessians, gradlib.per_sample_hessians), not of this page.")
+#: how gradlib's refusals over a limit say so ("at most 250,000 are allowed", "the limits allow 5e+02 MB")
+LIMIT_WORDS = "allow"
 #: the second-order view draws one heatmap per output element, for at most this many elements
 MAX_HESSIAN_FIGURES = 12
 HELP_VALUE = "A number (3.0), a vector ([1, 2]) or a matrix ([[1, 2], [3, 4]]), as JSON."
@@ -194,14 +200,23 @@ def show_second_order(state: ShareState) -> None:
     """The second-order view: one Hessian heatmap per output element (the first ``MAX_HESSIAN_FIGURES``), and the
     TensorFlow code that computes them."""
     st.markdown("## Second order")
-    result = render.attempt("The Hessians cannot be computed", lambda: services.hessians_state(state))
+    refused: list[str] = []
+    result = render.attempt("The Hessians cannot be computed", lambda: hessians_or_refusal(state, refused))
     if result is None:
+        if any(LIMIT_WORDS in text for text in refused):   # over the server's limits, not a wrong input
+            st.caption(HESSIANS_REFUSED)
         return
     m, n = len(result.row_labels), len(result.col_labels)
     st.caption(f"The Hessian of each element of y over the {n} watched element(s), method `{result.method}`"
                + (f"; the first {MAX_HESSIAN_FIGURES} of {m} elements are drawn." if m > MAX_HESSIAN_FIGURES else "."))
     for warning in result.warnings:
         st.warning(render.escape(warning))
+    bad, total = render.nonfinite(result.hessian)
+    if bad:
+        st.warning(f"{bad:,} of the {total:,} second derivatives are NaN or infinite (marked in the charts). These are "
+                   "TensorFlow's numbers from nested tapes: a value or a derivative that is not finite at these inputs "
+                   "(an overflow such as exp of a large number, sqrt or log at 0, or the branch of where\\(\\) not "
+                   "taken: see the diagnosis above) spreads NaN, even into elements of y that do not depend on it.")
     if n * n > render.MAX_HEATMAP_CELLS:
         st.caption(f"No charts: each Hessian has {n:,} x {n:,} = {n * n:,} values, more than a chart shows "
                    f"({render.MAX_HEATMAP_CELLS:,}). Watch fewer inputs.")
@@ -210,6 +225,15 @@ def show_second_order(state: ShareState) -> None:
             st.plotly_chart(figures.hessian_heatmap(result.hessian[k], result.col_labels, title=f"Hessian of {label}"),
                             key=f"pg_hessian_{k}", config={"displaylogo": False})
     show_hessian_code(state)
+
+
+def hessians_or_refusal(state: ShareState, refused: list[str]) -> gradlib.HessianResult:
+    """``services.hessians_state``; a refusal's text is also put in ``refused`` (then raised again)."""
+    try:
+        return services.hessians_state(state)
+    except gradlib.GradlibError as exc:
+        refused.append(str(exc))
+        raise
 
 
 def show_hessian_code(state: ShareState) -> None:
@@ -225,6 +249,9 @@ def show_hessian_code(state: ShareState) -> None:
 def main() -> None:
     if "pg_state" not in ss:
         first_load()
+    # a run that stops at an error, or a visit to another page, draws no toggle, and Streamlit then drops its state: set
+    # it again (from the copy kept below), so the second-order view and order=2 in the link come back
+    ss["pg_second"] = bool(ss.get("pg_second", ss.get("pg_second_kept", False)))
     if ss.get("pg_notice"):
         render.show_error("This share link cannot be opened", ss["pg_notice"])
         st.caption("The seed example is loaded instead.")
@@ -242,7 +269,9 @@ def main() -> None:
     st.markdown("## Results")
     render.attempt("The results cannot be shown", lambda: render.show_comparison(comparison, key="pg"))
     render.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
-    if st.toggle("Second order (Hessians)", key="pg_second", help=HELP_SECOND):
+    second = st.toggle("Second order (Hessians)", key="pg_second", help=HELP_SECOND)
+    ss["pg_second_kept"] = second   # not a widget's key: it outlives a visit to another page
+    if second:
         show_second_order(state)
 
 

@@ -211,8 +211,11 @@ def _parse_tree(text: str) -> ast.expr:
     try:
         return ast.parse(text, mode="eval").body
     except SyntaxError as exc:
-        col = max(1, min(exc.offset or 1, len(text)))
+        # offset 0: Python reached the end of the text ("x0 +"); point at its last character, not at the first
+        col = max(1, min(exc.offset or len(text.rstrip()), len(text)))
         reason = (exc.msg or "invalid syntax").split(" (")[0]
+        if not exc.offset and reason == "invalid syntax":
+            reason = "the text ends before the expression is complete"
         raise ExpressionError(f"syntax error at column {col}: {reason}", text=text, column=col) from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
         raise ExpressionError(f"the function cannot be parsed ({type(exc).__name__}): it is too deeply nested or too long") from None

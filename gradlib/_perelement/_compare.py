@@ -123,7 +123,7 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
 def _crosscheck(problem, limits: Limits) -> tuple[CrossCheck | None, str]:
     """The cross-check of ``problem``, or why it could not run (over the limits, say): never a failure of compare."""
     try:
-        return crosscheck_problem(problem, COMPARE_MODES, limits), ""
+        return crosscheck_problem(problem, COMPARE_MODES, limits, chosen_modes=False), ""
     except GradlibError as exc:
         return None, str(exc)
 

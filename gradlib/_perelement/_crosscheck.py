@@ -134,12 +134,17 @@ class CrossCheck:
     def summary(self) -> str:
         """One sentence per mode that differs, or that every mode agrees; the modes left out are named."""
         ran = [c for c in self.modes if c.status != "skipped"]
-        left_out = [MODE_NAMES[c.mode] for c in self.modes if c.status == "skipped"]
+        skipped = [c for c in self.modes if c.status == "skipped"]
+        left_out = [MODE_NAMES[c.mode] for c in skipped]
         if self.differing:
             text = " ".join(c.text for c in self.modes if c.differs)
+        elif len(ran) < 2:   # only the reference ran: nothing was compared, so nothing can be said to agree
+            why = "; ".join(dict.fromkeys(c.text.split(" was left out: ", 1)[-1].rstrip(".") for c in skipped))
+            return (f"Nothing was compared: only eager ran ({_join(left_out)} left out: {why})." if skipped else
+                    "Nothing was compared: only eager ran.")
         else:
             text = (f"{_join([MODE_NAMES[c.mode] for c in ran])} agree (within {self.tolerance:g}, relative to the "
-                    "largest finite gradient, and NaN and infinity in the same cells).")
+                    "largest finite gradient or to 1 if that is smaller, and NaN and infinity in the same cells).")
         return text + (f" Left out: {_join(left_out)}." if left_out else "")
 
 
@@ -174,11 +179,13 @@ def crosscheck(fn: Callable | str, xs: Any, *, watch: Sequence[str] | None = Non
         return crosscheck_problem(problem, modes, limits)
 
 
-def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: Limits = LIMITS) -> CrossCheck:
-    """``crosscheck`` of a built problem (``compare`` calls this with its own)."""
+def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: Limits = LIMITS, *,
+                       chosen_modes: bool = True) -> CrossCheck:
+    """``crosscheck`` of a built problem (``compare`` calls this with its own, and its fixed modes: then
+    ``chosen_modes=False``, and a refusal does not tell its caller to pass fewer modes)."""
     names = [(name, shape) for (name, shape), floats in zip(problem.names, problem.differentiable) if floats]
     cols = tuple(label for name, shape in names for label in index_labels(name, shape))
-    y, reference = _eager(problem, limits, len(set(modes) | {"eager"}))
+    y, reference = _eager(problem, limits, len(set(modes) | {"eager"}), chosen_modes)
     rows = index_labels("y", y.shape)
     rtol = XLA_RTOL.get(reference.dtype, 1e-4)
     checks = [ModeCheck("eager", "reference", "eager is the reference: one reverse pass per output, run as called.",
@@ -247,13 +254,15 @@ def _check_callable_options(fn: Any, watch: Any, dtype: Any) -> None:
                               "the tensors to differentiate as xs, in the dtype wanted")
 
 
-def _check_eager(problem: Problem, m: int, copies: int, limits: Limits) -> None:
+def _check_eager(problem: Problem, m: int, copies: int, limits: Limits, chosen_modes: bool = True) -> None:
     """The reference must fit: ``m`` eager passes, and ``copies`` Jacobians of ``m`` x ``n`` entries."""
     n = problem.width
     if copies * m * n > limits.max_jacobian:
         raise ExpressionError(
             f"crosscheck holds {copies} Jacobians of {m:,} x {n:,} entries, {copies * m * n:,} in all; at most "
-            f"{limits.max_jacobian:,} are allowed. Pass fewer modes, watch fewer inputs or reduce the output")
+            f"{limits.max_jacobian:,} are allowed. " + ("Pass fewer modes, watch fewer inputs or reduce the output"
+                                                        if chosen_modes else "Watch fewer inputs or reduce the "
+                                                        "output (for example with sum or mean)"))
     if m > limits.max_eager_passes:
         raise ExpressionError(
             f"crosscheck's eager reference runs one reverse pass per output element: {m:,} here, and at most "
@@ -286,7 +295,7 @@ class _NotBuilt(Exception):
     """A mode that was not built (the process's XLA budget is spent): left out, not failed."""
 
 
-def _eager(problem: Problem, limits: Limits, copies: int) -> tuple[np.ndarray, np.ndarray]:
+def _eager(problem: Problem, limits: Limits, copies: int, chosen_modes: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The reference: ``y`` and one eager reverse pass per output (``tape.gradient`` with a one-hot cotangent)."""
     xs, cs = problem.xs, problem.cs
     try:
@@ -298,7 +307,7 @@ def _eager(problem: Problem, limits: Limits, copies: int) -> tuple[np.ndarray, n
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
         raise GradlibError(f"fn failed eagerly: {type(exc).__name__}: {error_gist(exc)}") from exc
     m = int(y.shape.num_elements())
-    _check_eager(problem, m, copies, limits)
+    _check_eager(problem, m, copies, limits, chosen_modes)
     n = problem.float_width
     rows = np.zeros((m, n), y.dtype.as_numpy_dtype)
     for i in range(m if xs else 0):

@@ -77,11 +77,15 @@ def test_correct_code_gets_no_finding():
 
 
 def test_the_all_clear_is_not_given_when_no_gradient_call_could_be_followed():
-    source = ("import tensorflow as tf\n\ndef step(model, loss_fn, x, y):\n    with tf.GradientTape() as tape:\n"
-              "        loss = loss_fn(y, model(x))\n    return tape.gradient(loss, model.trainable_variables)\n")
+    """The target comes from code the linter cannot see and from no tensor it knows: nothing can be claimed.
+    (This test used a model's loss over model.trainable_variables; since lint5 that call is followed, unseen model
+    or not: the variables the model holds are what it reads, so the pair is connected.)"""
+    source = ("import tensorflow as tf\n\nx = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n"
+              "    loss = compute_loss()\ng = tape.gradient(loss, x)\n")
     at = submit(open_page(), source)
     assert not at.success and not at.error
     assert at.info[0].value.startswith("Nothing checked: none of the 1 gradient call could be followed")
+    assert "the target depends on code it cannot follow" in at.info[0].value
 
 
 def test_findings_say_how_many_gradient_calls_were_followed(at):

@@ -1,0 +1,104 @@
+"""AppTest of the playground's second-order view: NaN second derivatives said, the toggle kept, refusals that can be acted on."""
+
+import numpy as np
+import tensorflow as tf
+from streamlit.testing.v1 import AppTest
+
+
+def open_playground(**params: str) -> AppTest:
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    return at
+
+
+def nested_tape_hessians(x: list[float]) -> np.ndarray:
+    """The reference: one inner tape.gradient per element of y inside an outer tape, then the outer jacobian."""
+    xt = tf.constant(x, tf.float32)
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(xt)
+        with tf.GradientTape(persistent=True) as inner:
+            inner.watch(xt)
+            ys = tf.unstack(tf.where(xt > 0, tf.sqrt(xt), 0.0))
+        grads = [inner.gradient(y, xt) for y in ys]
+    return np.stack([outer.jacobian(g, xt).numpy() for g in grads])
+
+
+def test_nan_second_derivatives_of_a_where_are_counted_and_explained():
+    """where(x > 0, sqrt(x), 0) at [0, -1, 4]: TensorFlow's nested tapes give NaN in 18 of the 27 second derivatives
+    (the branch not taken, sqrt, has a non-finite derivative at 0 and -1), also for y[1], which is 0 near x = -1.
+    The view drew them as marked cells with no word; the first-order view above explains the same cause."""
+    reference = nested_tape_hessians([0.0, -1.0, 4.0])
+    bad = int((~np.isfinite(reference)).sum())
+    assert (bad, reference.size) == (18, 27)
+    at = open_playground(outputs="where(x > 0, sqrt(x), 0)", inputs='{"x": [0, -1, 4]}', order="2")
+    assert at.toggle(key="pg_second").value
+    said = [w.value for w in at.warning if "second derivatives are NaN or infinite" in w.value]
+    assert len(said) == 1 and said[0].startswith(f"{bad} of the {reference.size} second derivatives"), said
+    assert "where\\(\\) not taken" in said[0]
+
+
+def test_nan_poisoning_preset_counts_the_nan_that_spread_into_an_independent_element():
+    """y = [exp(exp(10 x0)), 2 x1]: exp overflows, and nested tapes put NaN in y[1]'s Hessian too (0 * inf), where
+    the true second derivatives are 0; the count beside gradlib's own warning says how many cells are affected."""
+    at = open_playground(outputs="[exp(exp(10*x0)), 2*x1]", inputs='{"x0": 1.0, "x1": 1.0}', order="2")
+    said = [w.value for w in at.warning if "second derivatives are NaN or infinite" in w.value]
+    assert len(said) == 1 and said[0].startswith("4 of the 8 second derivatives") and "overflow" in said[0]
+
+
+def test_finite_hessians_get_no_such_warning():
+    at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
+    assert not [w.value for w in at.warning if "second derivatives are NaN" in w.value]
+
+
+def share_link(at: AppTest) -> str:
+    return next(c.value for c in at.code if c.value.startswith(("?", "http")) and "outputs=" in c.value)
+
+
+def test_the_second_order_toggle_survives_a_function_that_fails():
+    """A run that stopped at an error drew no toggle, so Streamlit dropped its state: once the function was fixed
+    the Hessians were gone and the share link had lost order=2."""
+    at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
+    at.text_area(key="pg_outputs").set_value("x +")
+    at.button(key="pg_submit").click().run()
+    assert "syntax error" in "\n".join(e.value for e in at.error) and not at.toggle
+    at.text_area(key="pg_outputs").set_value("x*x")
+    at.button(key="pg_submit").click().run()
+    assert not at.exception and at.toggle(key="pg_second").value
+    assert share_link(at).endswith("&order=2") and "## Second order" in [m.value for m in at.markdown]
+    at.toggle(key="pg_second").set_value(False).run()   # and the toggle still turns the view off
+    assert "order=" not in share_link(at) and "## Second order" not in [m.value for m in at.markdown]
+
+
+def test_a_refused_hessian_view_says_what_can_be_changed_on_the_page():
+    """64 watched elements and 64 outputs: 262,144 second derivatives, over the app's 250,000. gradlib's refusal
+    advises 'a smaller batch' and 'diagonal=True', which the playground has not; the page now says what it has."""
+    at = open_playground(outputs="x*sum(x)", inputs='{"x": [%s]}' % ", ".join(["1"] * 64), order="2")
+    refusal = next(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
+    assert "262,144" in refusal and "250,000" in refusal
+    assert any(c.value.startswith("What you can change here: watch fewer inputs") for c in at.caption)
+
+
+
+def test_a_refusal_that_is_no_limit_gets_no_advice_about_sizes():
+    """A watched integer input is refused for what it is; 'watch fewer inputs or make y smaller' would mislead."""
+    at = open_playground(outputs="x*x", inputs='{"x": [1, 2]}', dtype="x:int32", order="2")
+    refusal = next(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
+    assert "int32" in refusal
+    assert not any(c.value.startswith("What you can change here") for c in at.caption)
+
+
+def test_the_second_order_toggle_survives_a_visit_to_another_page():
+    """Streamlit drops the state of a widget not drawn in a run: after a look at another page the Hessians were off
+    and the link had lost order=2, while every other input of the playground came back."""
+    at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
+    at.switch_page("pages/bug.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception and at.toggle(key="pg_second").value
+    assert share_link(at).endswith("&order=2") and at.text_area(key="pg_outputs").value == "x*x*x"
+    at.toggle(key="pg_second").set_value(False).run()
+    at.switch_page("pages/bug.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert not at.toggle(key="pg_second").value and "order=" not in share_link(at)
