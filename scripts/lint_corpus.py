@@ -58,6 +58,7 @@ class Repo:
     refused: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     slowest: tuple[float, str] = (0.0, "")
+    assumed: int = 0
     findings: list = field(default_factory=list)      # (path, line, rule, source line, message)
 
 
@@ -168,6 +169,7 @@ def lint_repo(path: Path) -> Repo:
         if checked is not None:           # the linter's own count of the calls, one reason for each it did not follow
             repo.calls += result.calls
             repo.checked = (repo.checked or 0) + checked
+            repo.assumed += getattr(result, "assumed", 0)
             repo.not_checked.update(_why(why) for _, why in getattr(result, "not_checked", ()))
         else:
             repo.calls += len(calls)
@@ -225,9 +227,11 @@ def main(argv: list[str] | None = None) -> int:
                  sum(r.flagged_calls for r in repos), sum((r.not_checked for r in repos), Counter()),
                  sum((r.by_rule for r in repos), Counter()), sum(r.incomplete for r in repos),
                  sum((r.refused for r in repos), Counter()), sum(r.seconds for r in repos),
-                 max((r.slowest for r in repos), default=(0.0, "")))
+                 max((r.slowest for r in repos), default=(0.0, "")), sum(r.assumed for r in repos))
     print(_row(total))
     if total.checked is not None:
+        print(f"    followed by assuming a value from code it cannot see is a variable or a watched tensor: "
+              f"{total.assumed} of the {total.checked} checked")
         print(f"    not followed: {total.calls - total.checked} calls, one reason each")
         for why, count in total.not_checked.most_common():
             print(f"    not followed {count}: {why}")

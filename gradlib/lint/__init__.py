@@ -75,8 +75,9 @@ def lint(source: str, *, limits: Limits = LIMITS) -> LintResult:
         except MemoryError:
             findings, reasons = [], reasons + ["the linter ran out of memory writing its findings (MemoryError)"]
         calls, not_checked = _coverage(interpreter, tree, stopped)
+        assumed = sum(1 for key in interpreter.assumed if interpreter.calls.get(key, "") is None)
         return LintResult(findings, "; ".join(reasons) or None, calls=calls, checked=calls - len(not_checked),
-                          not_checked=not_checked)
+                          not_checked=not_checked, assumed=assumed)
 
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")

@@ -63,7 +63,7 @@ class _Tally:
     """What all the files together found and could follow, for the closing summary line."""
 
     def __init__(self):
-        self.files = self.skipped = self.found = self.calls = self.checked = 0
+        self.files = self.skipped = self.found = self.calls = self.checked = self.assumed = 0
         self.whys: list[str] = []
 
     def add(self, result) -> None:
@@ -71,6 +71,7 @@ class _Tally:
         self.found += len(result)
         self.calls += result.calls
         self.checked += result.checked
+        self.assumed += result.assumed
         self.whys += [why for _, why in result.not_checked]
 
     def line(self) -> str:
@@ -78,7 +79,7 @@ class _Tally:
         followed (2 could not: ...). 3 files checked.``"""
         files = f"{self.files} file{'s' if self.files != 1 else ''} checked"
         skipped = f", {self.skipped} skipped (too large)" if self.skipped else ""
-        return f"gradlib.lint: {coverage_sentence(self.found, self.calls, self.checked, self.whys)} {files}{skipped}."
+        return f"gradlib.lint: {coverage_sentence(self.found, self.calls, self.checked, self.whys, self.assumed)} {files}{skipped}."
 
 
 def _prog(argv0: str) -> str:

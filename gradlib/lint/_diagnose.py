@@ -36,7 +36,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     text = ast.unparse(node.args[1]) if len(node.args) > 1 else describe(sources)
     targets, wrt = flat(target), flat(sources)
     it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
-    why, pairs = None, 0
+    why, pairs, assumed = None, 0, False
     for t in targets:
         if t.kind not in ("tensor", "var", "numpy", "py", "unknown", "model"):
             continue
@@ -47,6 +47,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             if s.kind not in ("tensor", "var", "model") or s.opaque or s.op == "merge":
                 if not _reached(tape, t, s):
                     why = why or CANNOT["source"]
+                elif s.kind == "unknown" and s.id in t.rec.get(tape, ()):
+                    assumed = True   # a parameter, or what unseen code gave, taken to be a variable or watched
                 continue
             if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
                 if method == "batch_jacobian":
@@ -54,7 +56,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                 continue
             undecided = _decide(it, tape, t, s, text, node, method)
             why = why or undecided
-    it.followed(node, why if pairs else why or CANNOT["nothing"])
+    it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
 
 
 def _reached(tape: Tape, target: Val, source: Val) -> bool:

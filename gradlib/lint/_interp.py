@@ -83,6 +83,8 @@ class Interpreter:
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
         self.findings: dict = {}
         self.calls: dict = {}                           # (line, col) of a gradient call -> why not followed, or None
+        self.assumed: set = set()                       # (line, col) of calls followed only by taking a value it
+                                                        # cannot see (a parameter, what unseen code gave) as watched
         self.classes: dict = {}                         # id of a class definition -> its class value
         self.instances: dict = {}                       # id of a class definition -> the instance its methods see
         self.max_list_size = MAX_SIZE
@@ -236,12 +238,17 @@ class Interpreter:
                 leaf.tape.blind = True
         self.escape([value])
 
-    def followed(self, node: ast.AST, why: str | None) -> None:
+    def followed(self, node: ast.AST, why: str | None, assumed: bool = False) -> None:
         """Note whether the gradient call at ``node`` could be followed (``why`` not, else None): once it could on
-        any pass (inline, or its function run alone), it counts as checked."""
+        any pass (inline, or its function run alone), it counts as checked; ``assumed``: it was followed only by
+        taking a source it cannot see into to be a variable or a watched tensor (until a pass follows it without)."""
         key = (node.lineno, node.col_offset)
         if self.calls.get(key, "") is not None:
             self.calls[key] = why
+            if why is None and assumed:
+                self.assumed.add(key)
+        elif why is None and not assumed:
+            self.assumed.discard(key)
 
     def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
         self.findings.setdefault((code, line, col), (message, fix))

@@ -48,14 +48,18 @@ class LintResult(list):
     ``calls`` counts the gradient calls in the source (``.gradient``, ``.jacobian``, ``.batch_jacobian`` with a
     target and sources: two arguments or more), ``checked`` those the linter could follow (every target and
     source, or a finding on it), and ``not_checked`` gives ``(line, why)`` for each of the others, one reason a
-    call: the rules speak only for the checked ones.
+    call: the rules speak only for the checked ones. ``assumed`` counts the checked calls that were followed only
+    by taking a source whose value comes from code the linter cannot see (a parameter, what an imported function
+    returned) to be a variable or a tensor the tape watched: a mistake there (a plain tensor never watched) is not
+    found, and the all-clear says so.
     """
 
     def __init__(self, findings=(), reason: str | None = None, *, calls: int = 0, checked: int = 0,
-                 not_checked: tuple = ()):
+                 not_checked: tuple = (), assumed: int = 0):
         super().__init__(findings)
         self.reason = reason
         self.calls, self.checked, self.not_checked = calls, checked, tuple(not_checked)
+        self.assumed = assumed
 
     @property
     def complete(self) -> bool:
@@ -63,7 +67,8 @@ class LintResult(list):
 
     def coverage(self) -> str:
         """What was checked, as one sentence: the all-clear claims only the gradient calls that were followed."""
-        return coverage_sentence(len(self), self.calls, self.checked, [why for _, why in self.not_checked])
+        return coverage_sentence(len(self), self.calls, self.checked, [why for _, why in self.not_checked],
+                                 self.assumed)
 
     def summary(self) -> str:
         """One sentence: the number of findings, and why the check is incomplete when it is."""
@@ -74,18 +79,18 @@ class LintResult(list):
                 "does not mean the rest is clean.")
 
     def __reduce__(self):                      # pickled by caches: keep the reason and the counts with the findings
-        return (_rebuild, (list(self), self.reason, self.calls, self.checked, self.not_checked))
+        return (_rebuild, (list(self), self.reason, self.calls, self.checked, self.not_checked, self.assumed))
 
     def __repr__(self) -> str:
         return (f"LintResult({list.__repr__(self)}, reason={self.reason!r}, calls={self.calls}, "
-                f"checked={self.checked})")
+                f"checked={self.checked}, assumed={self.assumed})")
 
 
-def _rebuild(findings, reason, calls, checked, not_checked) -> LintResult:
-    return LintResult(findings, reason, calls=calls, checked=checked, not_checked=not_checked)
+def _rebuild(findings, reason, calls, checked, not_checked, assumed=0) -> LintResult:
+    return LintResult(findings, reason, calls=calls, checked=checked, not_checked=not_checked, assumed=assumed)
 
 
-def coverage_sentence(found: int, calls: int, checked: int, whys: list[str]) -> str:
+def coverage_sentence(found: int, calls: int, checked: int, whys: list[str], assumed: int = 0) -> str:
     """"No GradientTape mistake of these kinds in the 7 of 9 gradient calls that could be followed (2 could not:
     ...)." or, with findings, how many calls the findings come from; ``whys`` has one entry per call not followed."""
     if calls == 0:
@@ -97,6 +102,10 @@ def coverage_sentence(found: int, calls: int, checked: int, whys: list[str]) -> 
     rest = "; ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     not_followed = f" ({calls - checked} could not: {rest})" if calls > checked else ""
     noun = "gradient call" if calls == 1 else "gradient calls"
+    if assumed:
+        not_followed += (f" ({assumed} of the {checked} followed {'assumes' if assumed == 1 else 'assume'} that a "
+                         "value from code it cannot see, a parameter or what an imported function returns, is a "
+                         "variable or a watched tensor)")
     if found:
         return (f"{found} finding{'s' if found != 1 else ''}; {checked} of {calls} {noun} could be followed"
                 f"{not_followed}.")

@@ -83,3 +83,46 @@ def test_the_counts_survive_pickling_and_the_all_clear_claims_only_what_was_chec
     copy = pickle.loads(pickle.dumps(result))
     assert (copy.calls, copy.checked, copy.not_checked) == (result.calls, result.checked, result.not_checked)
     assert lint("x = 1\n").coverage() == "No gradient call (tape.gradient, jacobian or batch_jacobian) to check."
+
+
+# ---------------------------------------------------------------- followed by an assumption (review of lint5)
+
+_IMPORTED_SOURCE = """
+import tensorflow as tf
+from elsewhere import thing
+
+x = thing()
+with tf.GradientTape() as tape:
+    y = x * 2.0
+print(tape.gradient(y, x))
+"""
+
+
+def test_a_call_followed_only_by_assuming_an_unseen_value_is_watched_says_so():
+    """``x = thing()`` from code the linter cannot see is taken to be a variable (or a watched tensor): the call
+    is followed, but if ``thing()`` returns a plain tensor the gradient is None. The all-clear says what it assumed
+    (it claimed the call was checked, with no word of the assumption)."""
+    import pickle
+    result = lint(_IMPORTED_SOURCE)
+    assert result == [] and (result.calls, result.checked, result.assumed) == (1, 1, 1)
+    assert result.coverage() == (
+        "No GradientTape mistake of these kinds in the 1 of 1 gradient call that could be followed (1 of the 1 "
+        "followed assumes that a value from code it cannot see, a parameter or what an imported function returns, "
+        "is a variable or a watched tensor).")
+    assert pickle.loads(pickle.dumps(result)).assumed == 1
+    # what the assumption stands for: a variable the linter sees needs none, and one never watched is found
+    seen = _IMPORTED_SOURCE.replace("from elsewhere import thing\n", "").replace("thing()", "tf.Variable(3.0)")
+    assert (lint(seen).checked, lint(seen).assumed) == (1, 0) and "assume" not in lint(seen).coverage()
+    constant = _IMPORTED_SOURCE.replace("from elsewhere import thing\n", "").replace("thing()", "tf.constant(3.0)")
+    assert {f.rule for f in lint(constant)} == {"GT003"} and lint(constant).assumed == 0
+
+
+def test_the_command_s_summary_counts_the_assumed_calls(tmp_path):
+    import subprocess
+    import sys
+    path = tmp_path / "imported.py"
+    path.write_text(_IMPORTED_SOURCE)
+    done = subprocess.run([sys.executable, "-m", "gradlib.lint", str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "(1 of the 1 followed assumes that a value from code it cannot see" in done.stderr
