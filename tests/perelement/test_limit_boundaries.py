@@ -238,7 +238,8 @@ def test_share_link_parameter_lengths():
                        "inputs": '{"x": 1' + " " * (longest - 8) + "}",
                        "watch": "x" + " " * (longest - 1),
                        "method": "auto" + " " * (longest - 4),
-                       "dtype": "float32" + " " * (longest - 7)}[key]
+                       "dtype": "float32" + " " * (longest - 7),
+                       "order": "2" + " " * (longest - 1)}[key]
         assert len(params[key]) == longest
         assert share.decode(params).inputs == {"x": 1}
         params[key] += " "
