@@ -219,10 +219,21 @@ def choose(s: Shape, limits: Limits) -> str:
         return min(quick or slow)[1]
     name, c = nearest
     raise ExpressionError(
-        f"no exact second-order method fits this request ({s.batch:,} samples x {s.outputs:,} outputs x "
-        f"{s.inputs:,} inputs): the leanest, {name}, needs {c.text()}, and the limits allow "
-        f"{format_number(limits.max_bytes / 1e6, 2)} MB and {limits.max_unrolled:,} unrolled passes. Use a "
-        "smaller batch, or method='hutchinson' for an estimate")
+        f"no exact second-order method fits this request ({sizes(s)}): the leanest, {name}, needs {c.text()}, and the limits allow "
+        f"{format_number(limits.max_bytes / 1e6, 2)} MB and {limits.max_unrolled:,} unrolled passes. "
+        f"{smaller(s)}" + (", or method='hutchinson' for an estimate" if s.kind in row("hutchinson").kinds else ""))
+
+
+def sizes(s: Shape) -> str:
+    """``4 samples x 3 outputs x 2 inputs``; without the samples for one function's Hessians (a batch of one)."""
+    inner = f"{s.outputs:,} output{'s' if s.outputs != 1 else ''} x {s.inputs:,} input{'s' if s.inputs != 1 else ''}"
+    return f"{s.batch:,} samples x {inner}" if s.batch > 1 else inner
+
+
+def smaller(s: Shape) -> str:
+    """What to make smaller: the batch of a per-sample request; fewer watched inputs or outputs for one function's
+    Hessians (``hessians``, ``evaluate(order=2)``: a batch of one, which no caller chose)."""
+    return "Use a smaller batch" if s.batch > 1 else "Watch fewer inputs or return fewer outputs"
 
 
 def check_budget(name: str, s: Shape, limits: Limits) -> None:
@@ -230,9 +241,8 @@ def check_budget(name: str, s: Shape, limits: Limits) -> None:
     c = row(name).cost(s)
     if c.bytes > limits.max_bytes:
         raise ExpressionError(f"method {name!r} would need ~{format_number(c.bytes / 1e6, 2)} MB at its peak here "
-                              f"({s.batch:,} samples x {s.outputs:,} outputs x {s.inputs:,} inputs); at most "
-                              f"{format_number(limits.max_bytes / 1e6, 2)} MB are allowed. Use a smaller batch or "
-                              "method='auto'")
+                              f"({sizes(s)}); at most {format_number(limits.max_bytes / 1e6, 2)} MB are "
+                              f"allowed. {smaller(s)}, or method='auto'")
     if c.unrolled > limits.max_unrolled:
         raise ExpressionError(f"method {name!r} would write {c.unrolled:,} passes one by one into its graph here; at "
                               f"most {limits.max_unrolled:,} are allowed (each costs trace time). Use method='auto'")

@@ -169,9 +169,10 @@ def _check_cells(req: Request, outputs: int, limits: Limits) -> None:
     if cells > limits.max_hessian:
         what = {"hessian": f"{b:,} x {outputs:,} outputs x {d:,} x {d:,} inputs",
                 "diagonal": f"{b:,} x {outputs:,} outputs x {d:,} inputs"}.get(req.kind, f"{b:,} x {outputs:,}")
+        advice = ("Use a smaller batch, fewer outputs, or ask for less (diagonal=True, or gradlib.laplacian for the "
+                  "trace only)") if req.tileable else "Watch fewer inputs or return fewer outputs"
         raise ExpressionError(f"{req.api} would return {cells:,} second-order entries ({what}); at most "
-                              f"{limits.max_hessian:,} are allowed. Use a smaller batch, fewer outputs, or ask for "
-                              "less (diagonal=True, or gradlib.laplacian for the trace only)")
+                              f"{limits.max_hessian:,} are allowed. {advice}")
 
 
 def _compiled(req: Request, method: str) -> tuple[Callable, str]:

@@ -41,7 +41,7 @@ def test_every_row_s_estimate_grows_with_the_batch_and_the_inputs():
 
 def test_auto_is_refused_with_the_leanest_row_s_numbers_when_nothing_fits():
     with pytest.raises(gradlib.ExpressionError, match=r"no exact second-order method fits this request \(1,024 "
-                                                      r"samples x 1 outputs x 50 inputs\): the leanest, .* MB"):
+                                                      r"samples x 1 output x 50 inputs\): the leanest, .* MB"):
         _orders.choose(mlp_shape(50, (256,)), gradlib.Limits(max_bytes=1e3))
 
 
@@ -50,3 +50,21 @@ def test_a_long_first_call_says_so(monkeypatch):
     r = gradlib.laplacian(lambda x: tf.sin(x) * 2.0, np.ones((2, 2)) * 0.5)
     np.testing.assert_allclose(r.laplacian, -2 * np.sin(0.5) * np.ones((2, 2)), rtol=1e-12)
     assert any("this first call spent" in w and "tracing method" in w for w in r.warnings)
+
+
+def test_one_function_s_refusals_give_advice_it_can_follow():
+    """``evaluate(order=2)`` and ``hessians`` compute one function (a batch of one that no caller chose): a refusal
+    over the limits says to watch fewer inputs or return fewer outputs, not "1 samples" and "a smaller batch", nor
+    diagonal=True or method='hutchinson', which they do not take (a review of the playground's second order)."""
+    x = {"x": np.ones(200).tolist()}
+    with pytest.raises(gradlib.ExpressionError) as cells:
+        gradlib.evaluate("x*x", x, order=2)
+    assert str(cells.value).endswith("second-order entries (1 x 200 outputs x 200 x 200 inputs); at most 4,000,000 "
+                                     "are allowed. Watch fewer inputs or return fewer outputs")
+    assert "batch" not in str(cells.value) and "diagonal" not in str(cells.value)
+    with pytest.raises(gradlib.ExpressionError) as budget:
+        gradlib.evaluate("x*x", {"x": np.ones(30).tolist()}, order=2, method="forward_over_reverse",
+                         limits=gradlib.Limits(max_bytes=1e4))
+    assert "(30 outputs x 30 inputs); at most 0.01 MB are allowed. Watch fewer inputs or return fewer outputs, or " \
+           "method='auto'" in str(budget.value)
+    assert "samples" not in str(budget.value)
