@@ -28,8 +28,8 @@ from sklearn.datasets import load_digits
 
 import gradlib
 
-__all__ = ["Clipping", "Digits", "EPOCHS", "FLIP_PERCENTS", "LOSS", "Training", "build_model", "clipping", "fit",
-           "load", "train"]
+__all__ = ["Clipping", "Digits", "EPOCHS", "FLIP_PERCENTS", "LOSS", "Training", "build_model", "clipping", "cosine",
+           "fit", "load", "train"]
 
 #: the share of labels that may be flipped, in percent
 FLIP_PERCENTS = range(0, 41)
@@ -195,6 +195,16 @@ def train(flip_percent: int, seed: int, *, epochs: int = EPOCHS,
                     train_seconds=train_seconds, gradient_seconds=result.seconds, seed=seed)
 
 
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """The cosine of the angle between two vectors; NaN when either is zero (no angle: not 1, nor any number).
+
+    >>> cosine(np.array([1.0, 0.0]), np.array([1.0, 1.0])), cosine(np.zeros(2), np.ones(2))
+    (0.7071067811865475, nan)
+    """
+    denominator = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / denominator if denominator else float("nan")
+
+
 def clipping(training: Training, clip_norm: float) -> Clipping:
     """Clip each example's gradient to ``clip_norm`` (DP-SGD, no noise) and compare the mean with the plain mean."""
     model = build_model(training.seed)
@@ -203,10 +213,9 @@ def clipping(training: Training, clip_norm: float) -> Clipping:
     result = gradlib.per_example_gradients(model, data.x, data.given, loss=LOSS, norms_only=True)
     clipped, plain = result.clipped_mean(clip_norm), result.mean()
     flat_c, flat_p = np.concatenate([g.ravel() for g in clipped]), np.concatenate([g.ravel() for g in plain])
-    denominator = float(np.linalg.norm(flat_c) * np.linalg.norm(flat_p))
     return Clipping(
         clip_norm=float(clip_norm), clipped=int((result.clip_factors(clip_norm) < 1).sum()), total=result.batch_size,
         variable_names=result.variable_names, plain_norms=tuple(float(np.linalg.norm(g)) for g in plain),
         clipped_norms=tuple(float(np.linalg.norm(g)) for g in clipped),
-        cosine=float(flat_c @ flat_p) / denominator if denominator else 1.0,
+        cosine=cosine(flat_c, flat_p),
         plain_total=float(np.linalg.norm(flat_p)), clipped_total=float(np.linalg.norm(flat_c)))

@@ -126,7 +126,8 @@ def show_clipping(clip, training) -> None:
     cols[1].metric("Plain mean: norm", f"{clip.plain_total:.4g}")
     cols[2].metric("Clipped mean: norm", f"{clip.clipped_total:.4g}",
                    help="Never more than C: it is the mean of vectors of norm at most C")
-    cols[3].metric("Cosine of the two", f"{clip.cosine:.3f}")
+    cols[3].metric("Cosine of the two", f"{clip.cosine:.3f}" if np.isfinite(clip.cosine) else "none",
+                   help=None if np.isfinite(clip.cosine) else "A mean gradient is zero: there is no angle to measure")
     st.plotly_chart(figures.mean_gradient_bars(clip.plain_norms, clip.clipped_norms, clip.variable_names,
                                                clip_norm=clip.clip_norm), key="pe_clip_bars",
                     config={"displaylogo": False})

@@ -135,3 +135,11 @@ def test_training_holds_a_work_slot_and_is_refused_past_its_wall_clock_bound(mon
     monkeypatch.setattr(digits, "TRAIN_SECONDS", 0.0)
     with pytest.raises(gradlib.GradlibError, match=r"training stopped after \d+ s, past the server's bound of 0 s"):
         digits.fit(digits.build_model(0), data.x[:64], data.given[:64], epochs=50, batch_size=32)
+
+
+def test_the_cosine_of_a_zero_mean_gradient_is_none_not_one():
+    """A zero vector has no angle: the page said 1.000 (a made-up number, found in a review); now NaN, shown as
+    "none"."""
+    assert digits.cosine(np.array([3.0, 4.0]), np.array([4.0, 3.0])) == pytest.approx(24 / 25)
+    assert digits.cosine(np.array([1.0, 0.0]), np.array([-2.0, 0.0])) == pytest.approx(-1.0)
+    assert np.isnan(digits.cosine(np.zeros(3), np.ones(3))) and np.isnan(digits.cosine(np.ones(3), np.zeros(3)))
