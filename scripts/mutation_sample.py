@@ -14,7 +14,8 @@ scripts/mutation_score.py --sample prints each module's rate with its 95% interv
    room's test time once, instead of the whole suite's. The mutants named are run against the tests that reach them.
 4. Each room's verdicts are added to mutants/mutation-sample.json as it ends (mutmut clears its own results when
    the selection changes), so a run stopped part-way keeps the rooms done; a mutant already recorded is not run
-   again unless ``--rerun`` is given.
+   again unless ``--rerun`` is given. The file keeps each module's size and seed: modules can be sampled in
+   separate runs, with different sizes; a module drawn again with another size or seed starts afresh.
 
 A module pattern (fnmatch, e.g. ``"gradlib._second.*"``) limits the run to the modules it matches.
 """
@@ -125,9 +126,12 @@ def main(argv: list[str]) -> int:
                 print(f"{module} ({len(members)} of {sizes[module]}): {' '.join(members)}")
             return 0
         results = mutation_score.SAMPLE_RESULTS
-        recorded = json.loads(results.read_text()) if results.exists() else {}
-        if (recorded.get("size"), recorded.get("seed")) != (args.size, args.seed):
-            recorded = {"size": args.size, "seed": args.seed, "exit_codes": {}, "seconds_by_room": {}}
+        recorded = mutation_score.load_sample()
+        for module in chosen:   # a module drawn again with another size or seed starts afresh
+            if recorded["samples"].get(module) != [args.size, args.seed]:
+                recorded["exit_codes"] = {name: code for name, code in recorded["exit_codes"].items()
+                                          if mutation_score.module_of(name) != module}
+                recorded["samples"][module] = [args.size, args.seed]
         by_room: dict[tuple[str, ...], list[str]] = {}
         for module, members in chosen.items():
             todo = [m for m in members if args.rerun or recorded["exit_codes"].get(m) is None]

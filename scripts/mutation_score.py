@@ -114,15 +114,27 @@ def sample_table(sizes: dict[str, int], statuses: dict[str, str]) -> list[dict]:
     return rows
 
 
+def load_sample() -> dict:
+    """mutants/mutation-sample.json: ``exit_codes`` (mutant name -> mutmut's exit code), ``samples`` (module ->
+    [size, seed] it was drawn with) and ``seconds_by_room`` (wall time of each room's runs)."""
+    if not SAMPLE_RESULTS.exists():
+        return {"exit_codes": {}, "samples": {}, "seconds_by_room": {}}
+    recorded = json.loads(SAMPLE_RESULTS.read_text())
+    if "samples" not in recorded:   # the first format: one size and seed for every module
+        recorded["samples"] = {module_of(name): [recorded["size"], recorded["seed"]] for name in recorded["exit_codes"]}
+    return recorded
+
+
 def print_sample(show: bool) -> int:
     """Print the table of the sampled run recorded in mutants/mutation-sample.json (scripts/mutation_sample.py)."""
     if not SAMPLE_RESULTS.exists():
         print("no sampled results: run `make mutate-sample` first")
         return 1
-    recorded = json.loads(SAMPLE_RESULTS.read_text())
+    recorded = load_sample()
     statuses = {name: STATUS.get(code, "suspicious") for name, code in recorded["exit_codes"].items()}
     rows = sample_table(generated(), statuses)
-    print(f"sample of {recorded['size']} mutants per module, seed {recorded['seed']}")
+    sizes = sorted({tuple(v) for m, v in recorded["samples"].items() if any(r["module"] == m for r in rows)})
+    print("sample (mutants per module, seed): " + ", ".join(f"{size}, seed {seed}" for size, seed in sizes))
     print(f"{'module':<34} {'mutants':>7} {'sampled':>7} {'killed':>6} {'timeout':>7} {'survived':>8} "
           f"{'no tests':>8} {'other':>5} {'rate':>6}  95% interval")
     for r in rows:
