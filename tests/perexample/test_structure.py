@@ -260,3 +260,19 @@ def test_a_tuple_of_inputs_is_scanned_and_a_triple_is_refused():
         gradlib.scan(model, pipeline.map(lambda x, y: (x, y, 1.0)), loss=CCE)
     with pytest.raises(gradlib.InputError, match=r"5 examples in x\[0\] but 4 in x\[1\]"):
         gradlib.scan(model, ((d["age"], d["text"][:4]), d["cls"]), loss=CCE)
+
+
+# ---------------------------------------------------------------- Pins (found by the sampled mutation run)
+
+
+def test_one_target_for_a_subclassed_model_with_two_outputs_is_refused_also_with_a_loss_weight():
+    # the model returns a dict of two outputs and declares none; y is one array. With a loss weight the loss goes
+    # through the per-output path, whose "only output" is the model's output as it is: a loss of the first output
+    # alone would be a wrong number (gradlib._perexample._structure.x_pick__mutmut_5 computed one)
+    keras.utils.set_random_seed(9)
+    model, d = DictHeads(), batch(8)
+    x = {"age": d["age"], "x": d["x"]}
+    y = np.zeros_like(model(x)["cls"])   # the shape of one output, the first in tf.nest's order ("cls" < "reg")
+    for weights in (None, 2.0):
+        with pytest.raises(GradlibError, match=r"could not run the model and loss on a batch"):
+            per_example_gradients(model, x, y, loss="mse", loss_weights=weights)
