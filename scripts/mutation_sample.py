@@ -75,6 +75,11 @@ def _mutmut(args: list[str], log) -> int:
 def _generate(log) -> None:
     """Make mutmut generate every mutant without running any: a run of a name that matches nothing would fail, so
     this calls mutmut's own generation step (the first step of its ``run``)."""
+    # a generation stopped part-way leaves an empty file newer than its source, which mutmut takes as up to date
+    for copy in (ROOT / "mutants").rglob("*.py"):
+        source = ROOT / copy.relative_to(ROOT / "mutants")
+        if copy.stat().st_size == 0 and source.exists() and source.stat().st_size > 0:
+            copy.unlink()
     code = ("import os; from mutmut.__main__ import create_mutants; "
             "from mutmut.utils.file_utils import copy_src_dir, copy_also_copy_files, setup_source_paths; "
             "from mutmut.mutation.trampoline import set_mutant_under_test; os.makedirs('mutants', exist_ok=True); "
