@@ -193,3 +193,22 @@ def test_several_inputs_are_refused_with_what_to_do(x):
     model = keras.Model([a, b], keras.layers.Dense(1, activation="tanh")(keras.layers.Concatenate()([a, b])))
     with pytest.raises(gradlib.InputError, match=r"laplacian takes x as one array of shape \(B, d\).*several inputs"):
         gradlib.laplacian(model, x)
+
+
+# ---------------------------------------------------------------- Pins (found by the sampled mutation run)
+
+
+def test_hutchinson_standard_error_is_the_spread_of_its_probes_over_root_probes():
+    # f(x) = x M: v^T J v = v^T M v for each +-1 probe v; the estimate is their mean and its standard error their
+    # sample standard deviation over sqrt(probes), computed here from the same probes in NumPy (the check "within
+    # 5 standard errors" above let a spread of q + mean instead of q - mean pass: _tapes.x_hutchinson__mutmut_112)
+    from gradlib._second._tapes import PROBE_SEED
+    m = np.array([[1.0, 2.0, -1.0], [0.5, -3.0, 4.0], [2.0, 1.0, 0.25]])
+    probes = 16
+    r = gradlib.divergence(lambda x: tf.matmul(x, tf.constant(m)), X, method="hutchinson", probes=probes)
+    uniform = tf.random.stateless_uniform((probes,) + X.shape, seed=PROBE_SEED, dtype=tf.float64).numpy()
+    v = np.where(uniform < 0.5, -1.0, 1.0)                                   # (S, B, d)
+    q = np.einsum("sbi,ij,sbj->sb", v, m, v)
+    np.testing.assert_allclose(r.divergence, q.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(r.standard_error, q.std(axis=0, ddof=1) / np.sqrt(probes), rtol=1e-12)
+    assert (r.standard_error > 0).all()   # the off-diagonal terms vary with the probe
