@@ -50,3 +50,12 @@ def test_a_long_first_call_says_so(monkeypatch):
     r = gradlib.laplacian(lambda x: tf.sin(x) * 2.0, np.ones((2, 2)) * 0.5)
     np.testing.assert_allclose(r.laplacian, -2 * np.sin(0.5) * np.ones((2, 2)), rtol=1e-12)
     assert any("this first call spent" in w and "tracing method" in w for w in r.warnings)
+
+
+# ---------------------------------------------------------------- Pins (found by the sampled mutation run)
+
+
+def test_a_cost_s_text_gives_each_of_its_numbers():
+    # the text the refusals and the method table show (_orders.xǁCostǁtext__mutmut_3 wrote "~2 multiply-adds")
+    assert _orders.Cost(1.5e9, 2.5e6, 3000, 0.25).text() == \
+        "~1.5e+09 multiply-adds, ~2.5 MB peak, 3,000 unrolled passes, first call ~0.25 s"

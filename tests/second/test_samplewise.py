@@ -212,3 +212,13 @@ def test_hutchinson_standard_error_is_the_spread_of_its_probes_over_root_probes(
     np.testing.assert_allclose(r.divergence, q.mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(r.standard_error, q.std(axis=0, ddof=1) / np.sqrt(probes), rtol=1e-12)
     assert (r.standard_error > 0).all()   # the off-diagonal terms vary with the probe
+
+
+def test_diagonals_over_the_limit_are_counted_as_diagonals_and_refused():
+    # 4 samples x 2 outputs x 3 inputs = 24 entries; a diagonal counted as one entry per output (8) was let through
+    # (_runner.x__check_cells__mutmut_12)
+    with pytest.raises(gradlib.ExpressionError, match=r"would return 24 second-order entries \(4 x 2 outputs x 3 "
+                                                      r"inputs\); at most 20 are allowed"):
+        gradlib.per_sample_hessians(field, X, diagonal=True, limits=gradlib.Limits(max_hessian=20))
+    assert gradlib.per_sample_hessians(field, X, diagonal=True, limits=gradlib.Limits(max_hessian=24)).diagonal.shape \
+        == (4, 2, 3)
