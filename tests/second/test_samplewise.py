@@ -222,3 +222,12 @@ def test_diagonals_over_the_limit_are_counted_as_diagonals_and_refused():
         gradlib.per_sample_hessians(field, X, diagonal=True, limits=gradlib.Limits(max_hessian=20))
     assert gradlib.per_sample_hessians(field, X, diagonal=True, limits=gradlib.Limits(max_hessian=24)).diagonal.shape \
         == (4, 2, 3)
+
+
+def test_the_piecewise_warning_names_the_piecewise_layers_and_not_the_linear_ones():
+    # a ReLU layer and a linear output layer give exactly 0: only the ReLU layer is the cause
+    # (_curvature.x_piecewise_warning__mutmut_29 also listed 'out' (linear))
+    from gradlib._second._curvature import piecewise_warning
+    text = piecewise_warning(np.zeros((2, 1)), [("hidden", "relu"), ("out", "linear")], "the Laplacian")
+    assert text.startswith("the Laplacian is exactly 0 everywhere here: the model is piecewise linear (layers "
+                           "'hidden' (relu)), so its second derivative is 0 wherever it exists")
