@@ -1,7 +1,7 @@
 """The kill rate of the last mutation run (`make mutate`), per module, from mutmut's result files.
 
 Usage: python scripts/mutation_score.py [--survivors] PATTERN...   (the mutant-name patterns given to mutmut run)
-       python scripts/mutation_score.py --sample [--survivors]     (the sampled run, `make mutate-sample`)
+       python scripts/mutation_score.py --sample [--survivors | --markdown]   (the sampled run, `make mutate-sample`)
 
 A mutant is detected when a test fails on it (killed) or it makes the tests hang (timeout). The rate is
 detected / all mutants run; the second rate leaves out the mutants docs/mutation.md lists as equivalent
@@ -125,7 +125,15 @@ def load_sample() -> dict:
     return recorded
 
 
-def print_sample(show: bool) -> int:
+def markdown_row(r: dict) -> str:
+    """One module's row of docs/mutation.md's table of the sampled run."""
+    rate = f"{r['rate']:.0%}" if r["judged"] else "-"
+    interval = f"{r['low']:.0%} to {r['high']:.0%}" if r["judged"] else "-"
+    return (f"| `{r['module']}` | {r['mutants']:,} | {r['judged']} of {r['sampled']} | {r['killed'] + r['timeout']} "
+            f"| {r['survived']} | {r['no tests']} | {rate} | {interval} |")
+
+
+def print_sample(show: bool, markdown: bool = False) -> int:
     """Print the table of the sampled run recorded in mutants/mutation-sample.json (scripts/mutation_sample.py)."""
     if not SAMPLE_RESULTS.exists():
         print("no sampled results: run `make mutate-sample` first")
@@ -135,6 +143,12 @@ def print_sample(show: bool) -> int:
     rows = sample_table(generated(), statuses)
     sizes = sorted({tuple(v) for m, v in recorded["samples"].items() if any(r["module"] == m for r in rows)})
     print("sample (mutants per module, seed): " + ", ".join(f"{size}, seed {seed}" for size, seed in sizes))
+    if markdown:
+        print("| module | mutants | run of sampled | detected | survived | no tests | rate | 95% interval |")
+        print("|---|---:|---:|---:|---:|---:|---:|---|")
+        for r in rows:
+            print(markdown_row(r))
+        return 0
     print(f"{'module':<34} {'mutants':>7} {'sampled':>7} {'killed':>6} {'timeout':>7} {'survived':>8} "
           f"{'no tests':>8} {'other':>5} {'rate':>6}  95% interval")
     for r in rows:
@@ -182,7 +196,7 @@ def _other(counts: Counter) -> int:
 def main(argv: list[str]) -> int:
     show = "--survivors" in argv
     if "--sample" in argv:
-        return print_sample(show)
+        return print_sample(show, markdown="--markdown" in argv)
     patterns = [a for a in argv if not a.startswith("--")]
     found = results(patterns)
     ran = {name: status for name, status in found.items() if status != "not run"}

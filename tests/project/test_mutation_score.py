@@ -123,3 +123,12 @@ def test_sample_table_counts_each_module_in_its_own_row():
     assert (b["detected"], b["judged"]) == (4, 5)
     assert b["rate"] == pytest.approx(0.8)
     assert (b["low"], b["high"]) == pytest.approx(score.wilson(4, 5))
+
+
+def test_the_markdown_row_gives_the_run_out_of_the_sampled_and_the_interval():
+    statuses = {**dict.fromkeys(_names("pkg.a", 9), "killed"), "pkg.a.x_g__mutmut_1": "survived",
+                "pkg.a.x_g__mutmut_2": "not run"}
+    (row,) = score.sample_table({"pkg.a": 1234}, statuses)
+    low, high = score.wilson(9, 10)
+    assert score.markdown_row(row) == f"| `pkg.a` | 1,234 | 10 of 11 | 9 | 1 | 0 | 90% | {low:.0%} to {high:.0%} |"
+    assert (f"{low:.0%}", f"{high:.0%}") == ("60%", "98%")
