@@ -222,7 +222,7 @@ def _per_output(value: Any, keys: list, names: list[str] | None, what: str, api:
     if isinstance(value, dict):
         if n == 1 and keys == [None] and len(value) == 1 and (names is None or list(value) == names):
             return list(value.values())
-        known = [k for k in keys if isinstance(k, str)]
+        known = [k for k in keys if isinstance(k, str)] or [str(k) for k in names or ()]   # one output: its name
         unknown = [k for k in value if k not in known]
         if unknown:
             raise GradlibError(f"{api} got {what}[{unknown[0]!r}], but the model's outputs are named "

@@ -67,6 +67,8 @@ def test_a_correction_is_shown_as_a_diff_and_in_full():
     assert diffs and "-with tf.GradientTape() as tape:" in diffs[0]
     assert "+with tf.GradientTape(persistent=True) as tape:" in diffs[0]
     assert any("persistent=True" in c.value for c in at.code if c.language == "python")
+    # the diff says which side is which (mutation run: no test read its header)
+    assert diffs[0].startswith("--- your code\n+++ corrected\n@@ ")
 
 
 def test_correct_code_gets_no_finding():

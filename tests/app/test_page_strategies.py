@@ -66,3 +66,10 @@ def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran
         "size 64 (64 outputs, 8 inputs): fastest **auto** (ran as unstack), compiled, 2 ms; "
         "the others took jacobian 1.5x (compiled)",
     ]
+    # three methods at one size: the others are listed with a comma (mutation run: no case had two others)
+    three = pd.DataFrame({"size": [4] * 3, "outputs": [4] * 3, "inputs": [8] * 3, "method": ["auto", "jacobian", "forward"],
+                          "ran as": ["jacobian", "jacobian", "forward"], "compiled": [True, True, False],
+                          "seconds": [0.001, 0.002, 0.004]})
+    three["ratio"] = three["seconds"] / three["seconds"].min()
+    assert measured_lines(three) == ["size 4 (4 outputs, 8 inputs): fastest **auto** (ran as jacobian), compiled, 1 ms; "
+                                     "the others took jacobian 2x (compiled), forward 4x (eager)"]

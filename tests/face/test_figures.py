@@ -14,6 +14,8 @@ ROWS, COLS = ["y[0]", "y[1]"], ["x0", "x1", "x2"]
 
 def test_gradient_bars_are_grouped_one_trace_per_row():
     fig = figures.gradient_bars(SEED, ROWS, COLS, title="Seed")
+    # the default title, as the pages show it (mutation run: no test read it)
+    assert figures.gradient_bars(SEED, ROWS, COLS).layout.title.text == "Per-element gradients"
     assert isinstance(fig, go.Figure) and fig.layout.barmode == "group"
     assert [type(t) for t in fig.data] == [go.Bar, go.Bar]
     assert [t.name for t in fig.data] == ROWS

@@ -104,7 +104,8 @@ def test_get_model_keys_its_cache_on_the_seed(name):
     ("mlp_regressor", {"outputs": 10_000}, "outputs must be a whole number from 1 to 256; got 10000"),
     ("mlp_regressor", {"features": 2.5}, "features must be a whole number"),
     ("sequence", {"cell": "lstm"}, "cell must be one of conv1d, simple_rnn, gru"),
-    ("classifier", {"outputs": 3}, "classifier has no parameter 'outputs'"),
+    ("classifier", {"outputs": 3}, "classifier has no parameter 'outputs'; it takes features, hidden, classes, "
+                                   "activation, seed$"),
 ])
 def test_bad_model_parameters_are_refused(name, params, message):
     with pytest.raises(ExpressionError, match=message):
@@ -116,6 +117,9 @@ def test_presets_have_the_asked_shape_and_ramp_spans_minus_one_to_one():
     assert x.shape == (4, 3, 2) and x.dtype == np.float32
     assert x.min() == -1.0 and x.max() == 1.0
     assert not make_batch("zeros", (2,), 3).any()
+    # (mutation run: no test drew the uniform preset, which drew a single number when its size was lost)
+    u = make_batch("uniform [-1, 1]", (3, 2), 4)
+    assert u.shape == (4, 3, 2) and u.dtype == np.float32 and -1.0 <= u.min() < u.max() <= 1.0
     assert not np.array_equal(make_batch("random normal", (2,), 3, seed=0), make_batch("random normal", (2,), 3, seed=1))
     with pytest.raises(ExpressionError, match=r"unknown preset 'gauss'; choose one of random normal, uniform \[-1, 1\], ramp, zeros$"):
         make_batch("gauss", (2,), 3)

@@ -645,6 +645,21 @@ def test_every_layer_kind_matches_the_loop_or_is_refused(kind):
         np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-4 * scale)
 
 
+def test_a_recurrent_layer_of_stacked_cells_is_computed_not_refused():
+    # StackedRNNCells has no recurrent_kernel: the memory estimate reads the widths of its states instead
+    # (mutation run: with that fallback broken, this model was refused, which the table above accepts)
+    keras.utils.set_random_seed(11)
+    model = with_head((4, 2), L.RNN(L.StackedRNNCells([L.SimpleRNNCell(3), L.SimpleRNNCell(2)])))
+    assert _perexample._gate_width(model.layers[0].cell) == 3 + 2
+    x, y = layer_kind_data(model)
+    losses, norms, grads = reference(model, x, y, CCE)
+    full = per_example_gradients(model, x, y, loss=CCE)
+    close(full.losses, losses, 1e-4)
+    close(full.norms, norms, 1e-4)
+    for mine, theirs in zip(full.gradients, grads):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-5)
+
+
 MEMORY_SCRIPT = """
 import json, sys
 import keras, numpy as np, tensorflow as tf

@@ -260,3 +260,35 @@ def test_a_tuple_of_inputs_is_scanned_and_a_triple_is_refused():
         gradlib.scan(model, pipeline.map(lambda x, y: (x, y, 1.0)), loss=CCE)
     with pytest.raises(gradlib.InputError, match=r"5 examples in x\[0\] but 4 in x\[1\]"):
         gradlib.scan(model, ((d["age"], d["text"][:4]), d["cls"]), loss=CCE)
+
+
+# ---------------------------------------------------------------- Pins (found by the sampled mutation run)
+
+
+def test_one_target_for_a_subclassed_model_with_two_outputs_is_refused_also_with_a_loss_weight():
+    # the model returns a dict of two outputs and declares none; y is one array. With a loss weight the loss goes
+    # through the per-output path, whose "only output" is the model's output as it is: a loss of the first output
+    # alone would be a wrong number (gradlib._perexample._structure.x_pick__mutmut_5 computed one)
+    keras.utils.set_random_seed(9)
+    model, d = DictHeads(), batch(8)
+    x = {"age": d["age"], "x": d["x"]}
+    y = np.zeros_like(model(x)["cls"])   # the shape of one output, the first in tf.nest's order ("cls" < "reg")
+    for weights in (None, 2.0):
+        with pytest.raises(GradlibError, match=r"could not run the model and loss on a batch"):
+            per_example_gradients(model, x, y, loss="mse", loss_weights=weights)
+
+
+def test_a_dict_of_losses_for_a_one_output_model_must_name_its_output():
+    # a key that is not the output's name, or a second key, is refused, never applied as the one loss
+    # (gradlib._perexample._structure.x__per_output__mutmut_9 applied the first value)
+    keras.utils.set_random_seed(9)
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(2, name="head")(inputs))
+    x, y = np.ones((4, 3), "float32"), np.zeros((4, 2), "float32")
+    # the message names the one output (it said "(no names: give a list)", and blamed 'head' itself below)
+    with pytest.raises(GradlibError, match=r"got loss\['wrong'\], but the model's outputs are named 'head'; key"):
+        per_example_gradients(model, x, y, loss={"wrong": "mse"})
+    with pytest.raises(GradlibError, match=r"got loss\['extra'\], but the model's outputs are named 'head'; key"):
+        per_example_gradients(model, x, y, loss={"head": "mse", "extra": "mae"})
+    named = per_example_gradients(model, x, y, loss={"head": "mse"})
+    close(named.losses, per_example_gradients(model, x, y, loss="mse").losses)

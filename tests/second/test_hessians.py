@@ -104,6 +104,8 @@ def test_hvp_equals_the_closed_form_hessian_times_v(method):
     r = gradlib.hvp(lambda u: tf.stack([tf.sin(u[0]) * tf.exp(u[1]), u[0] ** 2 * u[1] ** 3]), tf.constant(x),
                     tf.constant(v), method=method)
     np.testing.assert_allclose(r.hvp, _closed_form(x) @ v, rtol=1e-9)
+    # the rows are y's elements, the columns x's (mutation run: no test read these labels)
+    assert r.row_labels == ("y[0]", "y[1]") and r.col_labels == ("x[0]", "x[1]")
 
 
 def test_hvp_needs_vs_shaped_like_xs():

@@ -68,3 +68,12 @@ def test_one_function_s_refusals_give_advice_it_can_follow():
     assert "(30 outputs x 30 inputs); at most 0.01 MB are allowed. Watch fewer inputs or return fewer outputs, or " \
            "method='auto'" in str(budget.value)
     assert "samples" not in str(budget.value)
+
+
+# ---------------------------------------------------------------- Pins (found by the sampled mutation run)
+
+
+def test_a_cost_s_text_gives_each_of_its_numbers():
+    # the text the refusals and the method table show (_orders.xǁCostǁtext__mutmut_3 wrote "~2 multiply-adds")
+    assert _orders.Cost(1.5e9, 2.5e6, 3000, 0.25).text() == \
+        "~1.5e+09 multiply-adds, ~2.5 MB peak, 3,000 unrolled passes, first call ~0.25 s"

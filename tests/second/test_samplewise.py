@@ -193,3 +193,41 @@ def test_several_inputs_are_refused_with_what_to_do(x):
     model = keras.Model([a, b], keras.layers.Dense(1, activation="tanh")(keras.layers.Concatenate()([a, b])))
     with pytest.raises(gradlib.InputError, match=r"laplacian takes x as one array of shape \(B, d\).*several inputs"):
         gradlib.laplacian(model, x)
+
+
+# ---------------------------------------------------------------- Pins (found by the sampled mutation run)
+
+
+def test_hutchinson_standard_error_is_the_spread_of_its_probes_over_root_probes():
+    # f(x) = x M: v^T J v = v^T M v for each +-1 probe v; the estimate is their mean and its standard error their
+    # sample standard deviation over sqrt(probes), computed here from the same probes in NumPy (the check "within
+    # 5 standard errors" above let a spread of q + mean instead of q - mean pass: _tapes.x_hutchinson__mutmut_112)
+    from gradlib._second._tapes import PROBE_SEED
+    m = np.array([[1.0, 2.0, -1.0], [0.5, -3.0, 4.0], [2.0, 1.0, 0.25]])
+    probes = 16
+    r = gradlib.divergence(lambda x: tf.matmul(x, tf.constant(m)), X, method="hutchinson", probes=probes)
+    uniform = tf.random.stateless_uniform((probes,) + X.shape, seed=PROBE_SEED, dtype=tf.float64).numpy()
+    v = np.where(uniform < 0.5, -1.0, 1.0)                                   # (S, B, d)
+    q = np.einsum("sbi,ij,sbj->sb", v, m, v)
+    np.testing.assert_allclose(r.divergence, q.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(r.standard_error, q.std(axis=0, ddof=1) / np.sqrt(probes), rtol=1e-12)
+    assert (r.standard_error > 0).all()   # the off-diagonal terms vary with the probe
+
+
+def test_diagonals_over_the_limit_are_counted_as_diagonals_and_refused():
+    # 4 samples x 2 outputs x 3 inputs = 24 entries; a diagonal counted as one entry per output (8) was let through
+    # (_runner.x__check_cells__mutmut_12)
+    with pytest.raises(gradlib.ExpressionError, match=r"would return 24 second-order entries \(4 x 2 outputs x 3 "
+                                                      r"inputs\); at most 20 are allowed"):
+        gradlib.per_sample_hessians(field, X, diagonal=True, limits=gradlib.Limits(max_hessian=20))
+    assert gradlib.per_sample_hessians(field, X, diagonal=True, limits=gradlib.Limits(max_hessian=24)).diagonal.shape \
+        == (4, 2, 3)
+
+
+def test_the_piecewise_warning_names_the_piecewise_layers_and_not_the_linear_ones():
+    # a ReLU layer and a linear output layer give exactly 0: only the ReLU layer is the cause
+    # (_curvature.x_piecewise_warning__mutmut_29 also listed 'out' (linear))
+    from gradlib._second._curvature import piecewise_warning
+    text = piecewise_warning(np.zeros((2, 1)), [("hidden", "relu"), ("out", "linear")], "the Laplacian")
+    assert text.startswith("the Laplacian is exactly 0 everywhere here: the model is piecewise linear (layers "
+                           "'hidden' (relu)), so its second derivative is 0 wherever it exists")

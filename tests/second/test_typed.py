@@ -103,3 +103,11 @@ def test_the_hessian_limit_gives_both_numbers():
     small = dataclasses.replace(gradlib.LIMITS, max_hessian=100)
     with pytest.raises(gradlib.ExpressionError, match=r"1,000.*at most 100 "):
         gradlib.evaluate("x * x", {"x": [1.0] * 10}, order=2, limits=small)
+
+
+# ---------------------------------------------------------------- Pins (found by the sampled mutation run)
+
+
+def test_every_watched_input_the_function_does_not_use_is_named_once():
+    r = gradlib.evaluate("x0 * x0", {"x0": 1.0, "x1": 2.0, "x2": 3.0}, order=2)
+    assert "watched input(s) 'x1', 'x2' do not appear in the function: their second derivatives are zero" in r.warnings

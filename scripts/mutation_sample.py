@@ -1,0 +1,163 @@
+"""A sampled mutation run (`make mutate-sample`): a seeded random sample of mutants per module, run by name.
+
+Usage: python scripts/mutation_sample.py [--size N] [--seed S] [--jobs J] [MODULE_PATTERN ...]
+
+Running every mutant of every module (`make mutate`, 32,000 mutants) takes many hours on 2 cores. This runs
+``--size`` mutants per module instead, drawn by ``scripts/mutation_score.sample`` (seeded, per module), and
+scripts/mutation_score.py --sample prints each module's rate with its 95% interval: an estimate, not a count.
+
+1. mutmut generates every mutant (mutants/; kept between runs, so only a changed source is mutated again).
+2. The sample is drawn from the generated names, and grouped by the room of tests that mirrors each module
+   (``ROOMS``: gradlib/_second/ -> tests/second/, dashboard/ -> tests/app/, ...).
+3. For each room, one mutmut run (a fresh process) whose test selection is that room's tests: its stats run
+   (every test of the room under mutmut's instrumentation, to learn which tests reach which function) costs the
+   room's test time once, instead of the whole suite's. The mutants named are run against the tests that reach them.
+4. Each room's verdicts are added to mutants/mutation-sample.json as it ends (mutmut clears its own results when
+   the selection changes), so a run stopped part-way keeps the rooms done; a mutant already recorded is not run
+   again unless ``--rerun`` is given. The file keeps each module's size and seed: modules can be sampled in
+   separate runs, with different sizes; a module drawn again with another size or seed starts afresh.
+
+A module pattern (fnmatch, e.g. ``"gradlib._second.*"``) limits the run to the modules it matches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mutation_score  # noqa: E402  (this folder is not a package)
+
+__all__ = ["ROOMS", "main", "room_of"]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# module prefix -> the test folders that mirror it (the first prefix that matches wins)
+ROOMS = [
+    ("gradlib._language.", ["tests/language"]),
+    ("gradlib._perelement.", ["tests/perelement"]),
+    ("gradlib._perexample._scan", ["tests/scan"]),
+    ("gradlib._perexample.", ["tests/perexample"]),
+    ("gradlib._second.", ["tests/second"]),
+    ("gradlib.lint", ["tests/lint"]),
+    ("gradlib.scan", ["tests/scan"]),
+    ("gradlib.figures", ["tests/face"]),
+    ("gradlib.keras_models", ["tests/face"]),
+    ("dashboard.", ["tests/app"]),
+    ("gradlib._", ["tests/foundations"]),
+    ("gradlib", ["tests/face"]),
+]
+# not in any room's selection: slow tests of no module's logic (the soak, the benchmark tables), and
+# tests/language/test_sandbox.py, one of whose cases fails when its file runs alone (docs/mutation.md)
+IGNORED = ["tests/perelement/test_soak.py", "tests/perelement/test_bench_side_by_side.py",
+           "tests/language/test_sandbox.py"]
+# tests that read the source text of the modules, which mutants/ holds mutated: "allow_pickle=True" is in a mutant of
+# gradlib/scan/_files.py, and the st.Page calls of dashboard/frame.py's mutants no longer name a page
+DESELECTED = ["tests/face/test_keras_models.py::test_no_user_model_file_is_ever_loaded",
+              "tests/app/test_page_bug.py::test_pages_and_the_entry_script_never_import_tensorflow_or_rely_on_auto_discovery"]
+
+
+def room_of(module: str) -> tuple[str, ...]:
+    """The test folders of a module: ``gradlib._second._tapes`` -> ``("tests/second",)``."""
+    for prefix, folders in ROOMS:
+        if module == prefix.rstrip(".") or module.startswith(prefix):
+            return tuple(folders)
+    raise ValueError(f"no test room for module {module!r}: add its prefix to ROOMS in scripts/mutation_sample.py")
+
+
+def _mutmut(args: list[str], log) -> int:
+    code = "import sys; from mutmut.__main__ import cli; sys.exit(cli())"
+    return subprocess.call([sys.executable, "-c", code, *args], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _generate(log) -> None:
+    """Make mutmut generate every mutant without running any: a run of a name that matches nothing would fail, so
+    this calls mutmut's own generation step (the first step of its ``run``)."""
+    # a generation stopped part-way leaves an empty file newer than its source, which mutmut takes as up to date
+    for copy in (ROOT / "mutants").rglob("*.py"):
+        source = ROOT / copy.relative_to(ROOT / "mutants")
+        if copy.stat().st_size == 0 and source.exists() and source.stat().st_size > 0:
+            copy.unlink()
+    code = ("import os; from mutmut.__main__ import create_mutants; "
+            "from mutmut.utils.file_utils import copy_src_dir, copy_also_copy_files, setup_source_paths; "
+            "from mutmut.mutation.trampoline import set_mutant_under_test; os.makedirs('mutants', exist_ok=True); "
+            "set_mutant_under_test('mutant_generation'); copy_src_dir(); copy_also_copy_files(); "
+            "setup_source_paths(); print(create_mutants(1))")
+    subprocess.check_call([sys.executable, "-c", code], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _run_room(folders: tuple[str, ...], names: list[str], jobs: int, log) -> dict[str, int | None]:
+    """Run ``names`` with mutmut, its test selection set to ``folders``; their exit codes as mutmut recorded them."""
+    selection = [*folders, *(f"--ignore={path}" for path in IGNORED), *(f"--deselect={t}" for t in DESELECTED),
+                 "-m", "not browser and not load"]
+    # mutmut's stats run (a changed selection: every test of the room; the same selection: only tests new since)
+    # runs with no mutant active and stops the run if a test fails; the "clean" run mutmut does right after it,
+    # of the tests that reach the named mutants, so runs passing tests again (minutes per room) and is skipped.
+    code = ("import sys, json; from mutmut.configuration import config; "
+            f"config().pytest_add_cli_args_test_selection = {selection!r}; "
+            "from mutmut.workers import isolation; "
+            "isolation.ForkServerRunner.run_clean_tests = lambda self, tests: 0; "
+            "from mutmut.__main__ import _run; "
+            f"_run({names!r}, {jobs})")
+    subprocess.call([sys.executable, "-c", code], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    codes: dict[str, int | None] = {}
+    for meta in (ROOT / "mutants").rglob("*.py.meta"):
+        for name, exit_code in json.loads(meta.read_text())["exit_code_by_key"].items():
+            if name in names:
+                codes[name] = exit_code
+    return codes
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=20, help="mutants per module (default 20)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="mutmut's --max-children (default 1)")
+    parser.add_argument("--rerun", action="store_true", help="run mutants already recorded again")
+    parser.add_argument("--list", action="store_true", help="print the sample and run nothing")
+    parser.add_argument("modules", nargs="*", help="fnmatch patterns of module names (default: every module)")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    with open(ROOT / "mutation-run.log", "a") as log:
+        _generate(log)
+        sizes = mutation_score.generated()
+        names = [name for meta in (ROOT / "mutants").rglob("*.py.meta")
+                 for name in json.loads(meta.read_text())["exit_code_by_key"]]
+        chosen = {module: members for module, members in mutation_score.sample(names, args.size, args.seed).items()
+                  if not args.modules or any(fnmatch.fnmatch(module, p) for p in args.modules)}
+        if args.list:
+            for module, members in chosen.items():
+                print(f"{module} ({len(members)} of {sizes[module]}): {' '.join(members)}")
+            return 0
+        results = mutation_score.SAMPLE_RESULTS
+        recorded = mutation_score.load_sample()
+        for module in chosen:   # a module drawn again with another size or seed starts afresh
+            if recorded["samples"].get(module) != [args.size, args.seed]:
+                recorded["exit_codes"] = {name: code for name, code in recorded["exit_codes"].items()
+                                          if mutation_score.module_of(name) != module}
+                recorded["samples"][module] = [args.size, args.seed]
+        by_room: dict[tuple[str, ...], list[str]] = {}
+        for module, members in chosen.items():
+            todo = [m for m in members if args.rerun or recorded["exit_codes"].get(m) is None]
+            if todo:
+                by_room.setdefault(room_of(module), []).extend(todo)
+        for folders, todo in by_room.items():
+            print(f"{' '.join(folders)}: {len(todo)} mutants", flush=True)
+            start = time.monotonic()
+            codes = _run_room(folders, todo, args.jobs, log)
+            recorded["exit_codes"].update(codes)
+            room = " ".join(folders)
+            recorded["seconds_by_room"][room] = recorded["seconds_by_room"].get(room, 0) + time.monotonic() - start
+            results.write_text(json.dumps(recorded, indent=1, sort_keys=True))
+            print(f"    {time.monotonic() - start:.0f} s", flush=True)
+    return mutation_score.print_sample(show=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
