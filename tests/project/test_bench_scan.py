@@ -36,3 +36,9 @@ def test_the_memory_child_scans_every_size(monkeypatch):
     monkeypatch.setattr(bench, "WARM_UP", 300)
     out = bench.memory_child([300, 700])
     assert set(out) == {"300", "700"} and all(v > 0 for v in out.values())
+
+
+def test_the_data_set_scan_bench_checks_its_norms_and_gives_one_ratio_a_round():
+    from benchmarks import scan_dataset
+    ratios = scan_dataset.ratios(examples=40, rounds=2)
+    assert len(ratios) == 2 and all(r > 0 for r in ratios)
