@@ -97,7 +97,7 @@ def report(name: str, params: Mapping[str, Any], x: np.ndarray, *, time_loop: bo
     use_pfor = checked.get("cell") not in keras_models.RECURRENT_CELLS
     timings, missing = {}, []
     if time_loop:
-        for label, timing in (("the per-sample loop", lambda: _time_loop(model, x, use_pfor, result)),
+        for label, timing in (("the per-sample loop", lambda: _time_loop(model, x, use_pfor, result, limits)),
                               ("the eager tape.batch_jacobian", lambda: _time_batch_jacobian(model, x, use_pfor, result)),
                               ("the tf.function tape.batch_jacobian",
                                lambda: _time_compiled_batch_jacobian(model, x, use_pfor, result))):
@@ -189,10 +189,14 @@ def _sample_jacobian(model: Any, xb: tf.Tensor, use_pfor: bool) -> tf.Tensor:
     return tape.jacobian(y, xb, experimental_use_pfor=use_pfor)
 
 
-def _time_loop(model: Any, x: np.ndarray, use_pfor: bool, result: gradlib.PerSampleResult) -> tuple[float, int]:
+def _time_loop(model: Any, x: np.ndarray, use_pfor: bool, result: gradlib.PerSampleResult,
+               limits: gradlib.Limits) -> tuple[float, int]:
     """The per-sample ``tape.jacobian`` loop on the first ``LOOP_SAMPLES`` samples, scaled to the batch, and
-    checked against gradlib's Jacobians of those samples."""
+    checked against gradlib's Jacobians of those samples; refused over ``limits.max_eager_passes`` samples."""
     k = min(len(x), LOOP_SAMPLES)
+    if k > limits.max_eager_passes:
+        raise gradlib.ExpressionError(f"the per-sample loop runs one eager tape.jacobian per sample: {k} here, and "
+                                      f"at most {limits.max_eager_passes} are allowed")
     samples = [tf.constant(x[b:b + 1], dtype=tf.float32) for b in range(k)]
     start = time.perf_counter()
     jacs = [_sample_jacobian(model, xb, use_pfor).numpy() for xb in samples]

@@ -211,10 +211,12 @@ def _parse_tree(text: str) -> ast.expr:
     try:
         return ast.parse(text, mode="eval").body
     except SyntaxError as exc:
-        # offset 0: Python reached the end of the text ("x0 +"); point at its last character, not at the first
-        col = max(1, min(exc.offset or len(text.rstrip()), len(text)))
+        # no offset and "invalid syntax": Python reached the end of the text ("x0 +"); point at its last character.
+        # Other errors without an offset (a 100,000-digit literal "Exceeds the limit") point at the first.
         reason = (exc.msg or "invalid syntax").split(" (")[0]
-        if not exc.offset and reason == "invalid syntax":
+        ended = not exc.offset and reason == "invalid syntax"
+        col = max(1, min(exc.offset or (len(text.rstrip()) if ended else 1), len(text)))
+        if ended:
             reason = "the text ends before the expression is complete"
         raise ExpressionError(f"syntax error at column {col}: {reason}", text=text, column=col) from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
