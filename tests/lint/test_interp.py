@@ -126,3 +126,29 @@ def test_the_command_s_summary_counts_the_assumed_calls(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert "(1 of the 1 followed assumes that a value from code it cannot see" in done.stderr
+
+
+# ---------------------------------------------------------------- Pins (the sampled mutation run of the lint room)
+
+
+def test_the_reasons_of_equal_counts_are_listed_by_name_and_the_assumed_calls_are_added_to_them():
+    from gradlib.lint._rules import coverage_sentence
+    assert coverage_sentence(0, 4, 1, ["b reason", "a reason", "c reason"]) == (
+        "No GradientTape mistake of these kinds in the 1 of 4 gradient calls that could be followed (3 could not: "
+        "1 a reason; 1 b reason; 1 c reason).")
+    assert coverage_sentence(0, 3, 2, ["x"], 1) == (
+        "No GradientTape mistake of these kinds in the 2 of 3 gradient calls that could be followed (1 could not: 1 x) "
+        "(1 of the 2 followed assumes that a value from code it cannot see, a parameter or what an imported function "
+        "returns, is a variable or a watched tensor).")
+
+
+def test_a_result_s_summary_counts_its_findings():
+    assert lint("x = 1\n").summary() == "0 findings."
+
+
+def test_the_command_s_summary_line_counts_the_assumed_calls_in_process(tmp_path, capsys):
+    from gradlib.lint.__main__ import main
+    path = tmp_path / "imported.py"
+    path.write_text(_IMPORTED_SOURCE)
+    assert main([str(path)]) == 0
+    assert "(1 of the 1 followed assumes that a value from code it cannot see" in capsys.readouterr().err
