@@ -132,3 +132,40 @@ def test_the_markdown_row_gives_the_run_out_of_the_sampled_and_the_interval():
     low, high = score.wilson(9, 10)
     assert score.markdown_row(row) == f"| `pkg.a` | 1,234 | 10 of 11 | 9 | 1 | 0 | 90% | {low:.0%} to {high:.0%} |"
     assert (f"{low:.0%}", f"{high:.0%}") == ("60%", "98%")
+
+
+# ---------------------------------------------------------------- confirming mutmut's verdicts alone
+
+_sample_spec = importlib.util.spec_from_file_location("mutation_sample", ROOT / "scripts" / "mutation_sample.py")
+sampler = importlib.util.module_from_spec(_sample_spec)
+_sample_spec.loader.exec_module(sampler)
+
+
+def test_confirm_runs_only_the_detected_mutants_again_alone_and_keeps_their_own_verdict(tmp_path, monkeypatch):
+    """A timeout or a kill in mutmut's forked child is run again in a fresh interpreter, with the mutant switched
+    on and only the tests that reach it; its exit code replaces mutmut's (a fake timeout becomes a survivor). A
+    survivor, a mutant no test reaches and one not run are not run again."""
+    (tmp_path / "mutants").mkdir()
+    (tmp_path / "mutants" / "mutmut-stats.json").write_text(score.json.dumps({
+        "tests_by_mangled_function_name": {"pkg.m.x_f": ["tests/t.py::test_f"], "pkg.m.x_g": ["tests/t.py::test_g"],
+                                           "pkg.m.x_h": ["tests/t.py::test_h"]},
+        "duration_by_test": {"tests/t.py::test_f": 1.0, "tests/t.py::test_g": 2.0, "tests/t.py::test_h": 0.5}}))
+    monkeypatch.setattr(sampler, "ROOT", tmp_path)
+    runs = []
+
+    def run(command, cwd, env, stdout, stderr, timeout):
+        runs.append((command[-1], env["MUTANT_UNDER_TEST"], cwd, timeout))
+        if env["MUTANT_UNDER_TEST"] == "pkg.m.x_h__mutmut_1":
+            raise sampler.subprocess.TimeoutExpired(command, timeout)
+        return sampler.subprocess.CompletedProcess(command, {"pkg.m.x_f__mutmut_1": 0, "pkg.m.x_g__mutmut_2": 1}[
+            env["MUTANT_UNDER_TEST"]])
+
+    monkeypatch.setattr(sampler.subprocess, "run", run)
+    codes = {"pkg.m.x_f__mutmut_1": -24, "pkg.m.x_g__mutmut_2": 1, "pkg.m.x_h__mutmut_1": -24,
+             "pkg.m.x_f__mutmut_3": 0, "pkg.m.x_g__mutmut_4": 33, "pkg.m.x_f__mutmut_5": None}
+    confirmed = sampler._confirm(codes, log=None)
+    assert confirmed == {**codes, "pkg.m.x_f__mutmut_1": 0, "pkg.m.x_g__mutmut_2": 1, "pkg.m.x_h__mutmut_1": -24}
+    assert sorted(runs) == [("tests/t.py::test_f", "pkg.m.x_f__mutmut_1", tmp_path / "mutants", 130.0),
+                            ("tests/t.py::test_g", "pkg.m.x_g__mutmut_2", tmp_path / "mutants", 140.0),
+                            ("tests/t.py::test_h", "pkg.m.x_h__mutmut_1", tmp_path / "mutants", 125.0)]
+    assert score.STATUS[confirmed["pkg.m.x_f__mutmut_1"]] == "survived"
