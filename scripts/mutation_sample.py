@@ -14,7 +14,9 @@ scripts/mutation_score.py --sample prints each module's rate with its 95% interv
    room's test time once, instead of the whole suite's. The mutants named are run against the tests that reach them.
 4. Each mutant mutmut counted as detected is run again alone, in a fresh interpreter (``_confirm``: mutmut's
    forked children cannot be trusted where TensorFlow's thread pools were started before the fork), and that
-   verdict is kept; ``--confirm`` does this alone, for the verdicts already recorded of the chosen modules.
+   verdict is kept; ``--confirm`` does this alone, for the verdicts already recorded of the chosen modules, and
+   ``--alone`` runs every mutant so from the start (mutmut runs its stats only): faster where most forked children
+   would spin until mutmut's CPU limit stops them.
 5. Each room's verdicts are added to mutants/mutation-sample.json as it ends (mutmut clears its own results when
    the selection changes), so a run stopped part-way keeps the rooms done; a mutant already recorded is not run
    again unless ``--rerun`` is given. The file keeps each module's size and seed: modules can be sampled in
@@ -104,8 +106,9 @@ def _generate(log) -> None:
     subprocess.check_call([sys.executable, "-c", code], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 
-def _run_room(folders: tuple[str, ...], names: list[str], jobs: int, log) -> dict[str, int | None]:
-    """Run ``names`` with mutmut, its test selection set to ``folders``; their exit codes as mutmut recorded them."""
+def _run_room(folders: tuple[str, ...], names: list[str], jobs: int, log, alone: bool = False) -> dict[str, int | None]:
+    """Run ``names`` with mutmut, its test selection set to ``folders``; their exit codes as mutmut recorded them.
+    With ``alone``, mutmut runs its stats only (which tests reach which function), and each mutant is run alone."""
     selection = [*folders, *(f"--ignore={path}" for path in IGNORED), *(f"--deselect={t}" for t in DESELECTED),
                  "-m", "not browser and not load"]
     # mutmut's stats run (a changed selection: every test of the room; the same selection: only tests new since)
@@ -115,9 +118,13 @@ def _run_room(folders: tuple[str, ...], names: list[str], jobs: int, log) -> dic
             f"config().pytest_add_cli_args_test_selection = {selection!r}; "
             "from mutmut.workers import isolation; "
             "isolation.ForkServerRunner.run_clean_tests = lambda self, tests: 0; "
-            "from mutmut.__main__ import _run; "
-            f"_run({names!r}, {jobs})")
+            "import mutmut.__main__ as m; "
+            # the step right after the stats and the clean run: stopping there runs no mutant
+            + ("m.run_forced_fail_test = lambda runner: sys.exit(0); " if alone else "") +
+            f"m._run({names!r}, {jobs})")
     subprocess.call([sys.executable, "-c", code], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    if alone:
+        return {name: _alone(name, log) for name in names}
     codes: dict[str, int | None] = {}
     for meta in (ROOT / "mutants").rglob("*.py.meta"):
         for name, exit_code in json.loads(meta.read_text())["exit_code_by_key"].items():
@@ -126,33 +133,37 @@ def _run_room(folders: tuple[str, ...], names: list[str], jobs: int, log) -> dic
     return codes
 
 
+def _alone(name: str, log) -> int | None:
+    """Run the tests that reach mutant ``name`` (mutmut's stats) in a fresh interpreter, the mutant switched on:
+    pytest's exit code (0 survived, 1 killed), -24 past the time allowed (a timeout), 33 when no test reaches it."""
+    stats = json.loads((ROOT / "mutants" / "mutmut-stats.json").read_text())
+    tests = sorted(stats["tests_by_mangled_function_name"].get(name.partition("__mutmut_")[0], ()))  # mutmut's key
+    if not tests:
+        return 33
+    timeout = 120 + 10 * sum(stats["duration_by_test"].get(test, 0) for test in tests)
+    env = {**os.environ, "MUTANT_UNDER_TEST": name}
+    try:
+        return subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                              cwd=ROOT / "mutants", env=env, stdout=log, stderr=subprocess.STDOUT,
+                              timeout=timeout).returncode
+    except subprocess.TimeoutExpired:
+        return -24
+
+
 def _confirm(codes: dict[str, int | None], log) -> dict[str, int | None]:
-    """Run again, each in a fresh interpreter, every mutant mutmut counted as detected (killed or timed out).
+    """Run again alone (``_alone``) every mutant mutmut counted as detected (killed or timed out).
 
     mutmut runs a mutant's tests in a child forked from a process that has imported the tests; where that process
     has started TensorFlow's thread pools (a test module building tensors when imported), the forked child spins in
     them: mutmut's CPU limit stops it, and the mutant is counted as a timeout, as detected, whatever the mutant
-    does. (In the perelement room, 10 of its first 12 verdicts were such timeouts; the first one run again alone
-    passed its test: a survivor.) A fresh interpreter has no such state: its exit code is the verdict (pytest's 0
-    survived, 1 killed; a run past ``timeout`` is a timeout). A survivor in the forked child is already a survivor:
-    a broken child can fail a test, never make one pass."""
-    stats = json.loads((ROOT / "mutants" / "mutmut-stats.json").read_text())
-    reach, durations = stats["tests_by_mangled_function_name"], stats["duration_by_test"]
+    does. (In the perelement room, 12 of its first 19 verdicts were such timeouts; the first one run again alone
+    passed its test: a survivor.) A fresh interpreter has no such state, and its verdict is kept. A survivor in
+    the forked child is already a survivor: a broken child can fail a test, never make one pass."""
     confirmed = dict(codes)
     for name, code in codes.items():
         if code in (None, 0, 5, 33, 34):
             continue
-        tests = sorted(reach.get(name.partition("__mutmut_")[0], ()))  # mutmut's own key of the function
-        if not tests:
-            continue
-        timeout = 120 + 10 * sum(durations.get(test, 0) for test in tests)
-        env = {**os.environ, "MUTANT_UNDER_TEST": name}
-        try:
-            done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
-                                  cwd=ROOT / "mutants", env=env, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
-            confirmed[name] = done.returncode
-        except subprocess.TimeoutExpired:
-            confirmed[name] = -24
+        confirmed[name] = _alone(name, log)
         if confirmed[name] != code:
             print(f"    {name}: {mutation_score.STATUS.get(code, code)} in mutmut's forked child, "
                   f"{mutation_score.STATUS.get(confirmed[name], confirmed[name])} alone", flush=True)
@@ -166,6 +177,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="mutmut's --max-children (default 1)")
     parser.add_argument("--rerun", action="store_true", help="run mutants already recorded again")
     parser.add_argument("--list", action="store_true", help="print the sample and run nothing")
+    parser.add_argument("--alone", action="store_true",
+                        help="run each mutant alone in a fresh interpreter, not in mutmut's forked children (rooms "
+                             "whose tests start TensorFlow when imported: the forked children spin)")
     parser.add_argument("--confirm", action="store_true",
                         help="run mutmut nothing: run the recorded detected mutants of the chosen modules again alone")
     parser.add_argument("modules", nargs="*", help="fnmatch patterns of module names (default: every module)")
@@ -205,7 +219,9 @@ def main(argv: list[str]) -> int:
         for folders, todo in by_room.items():
             print(f"{' '.join(folders)}: {len(todo)} mutants", flush=True)
             start = time.monotonic()
-            codes = _confirm(_run_room(folders, todo, args.jobs, log), log)
+            codes = _run_room(folders, todo, args.jobs, log, alone=args.alone)
+            if not args.alone:
+                codes = _confirm(codes, log)
             recorded["exit_codes"].update(codes)
             room = " ".join(folders)
             recorded["seconds_by_room"][room] = recorded["seconds_by_room"].get(room, 0) + time.monotonic() - start
