@@ -152,3 +152,58 @@ def test_the_command_s_summary_line_counts_the_assumed_calls_in_process(tmp_path
     path.write_text(_IMPORTED_SOURCE)
     assert main([str(path)]) == 0
     assert "(1 of the 1 followed assumes that a value from code it cannot see" in capsys.readouterr().err
+
+
+# the second sample's survivors (docs/mutation.md): each program's verdict changed under its mutant, and no test read it
+
+_INT_DTYPES = """import tensorflow as tf
+x = tf.Variable([1, 2], dtype=tf.int32)
+w = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as tape:
+    y = tf.cast(x, tf.float32) * w
+g = tape.gradient(y, [x, w])
+"""
+
+
+def test_an_integer_dtype_given_by_name_is_an_integer_variable_or_tensor():
+    found = lint(_INT_DTYPES)
+    assert [(f.rule, f.line) for f in found] == [("GT004", 2), ("GT004", 6)]
+    assert found[0].message.startswith("the variable x has an integer dtype")
+    watched = lint("import tensorflow as tf\nx = tf.constant([1, 2], dtype=\"int64\")\nwith tf.GradientTape() as tape:\n"
+                   "    tape.watch(x)\n    y = x * x\ng = tape.gradient(y, x)\n")
+    assert [(f.rule, f.line) for f in watched] == [("GT004", 2), ("GT004", 4), ("GT004", 6)]
+
+
+def test_stop_gradient_is_a_deliberate_cut_and_a_round_trip_beside_it_is_still_found():
+    beside = lint("import tensorflow as tf\nx = tf.Variable(2.0)\nwith tf.GradientTape() as tape:\n"
+                  "    a = float(x.numpy())\n    y = tf.stop_gradient(x * x) * a\ng = tape.gradient(y, x)\n")
+    assert [(f.rule, f.line) for f in beside] == [("GT002", 4), ("GT002", 6)]
+    after = lint("import tensorflow as tf\nx = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n"
+                 "    y = tf.stop_gradient(x) * 2.0\n    z = tf.argmax(y)\ng = tape.gradient(z, x)\n")
+    assert list(after) == [] and (after.calls, after.checked) == (1, 1)
+
+
+def test_a_slice_after_the_block_is_said_to_slice():
+    found = lint("import tensorflow as tf\nx = tf.Variable([1.0, 2.0])\nwith tf.GradientTape(persistent=True) as tape:\n"
+                 "    y = x * x\ny0 = y[0]\ng = tape.gradient(y0, x)\n")
+    assert found[0].rule == "GT001"
+    assert found[0].message.startswith("`y[0]` slices a tensor after the `with` block of tape (line 3) ended")
+
+
+def test_an_unwatched_tensor_and_a_variable_on_a_tape_that_watches_nothing_are_told_apart():
+    found = lint("import tensorflow as tf\nx = tf.constant([1.0, 2.0])\nwith tf.GradientTape() as tape:\n"
+                 "    y = x * x\ng = tape.gradient(y, x)\nv = tf.Variable([1.0, 2.0])\n"
+                 "with tf.GradientTape(watch_accessed_variables=False) as tape2:\n    z = v * v\nh = tape2.gradient(z, v)\n")
+    causes = [f.message for f in found if f.line in (3, 7)]
+    assert causes == [
+        "tape never watches x, and only trainable tf.Variables are watched automatically: the gradient with respect "
+        "to x is None. Call tape.watch(x) first thing in this block, or make it a tf.Variable.",
+        "tape2 never watches v, and the tape was made with watch_accessed_variables=False: the gradient with respect "
+        "to v is None. Call tape2.watch(v) first thing in this block."]
+
+
+def test_a_syntax_error_is_placed_on_its_own_line():
+    from gradlib.lint import LintError
+    with pytest.raises(LintError, match=r"could not parse the source: .* \(line 2, column 4\)") as info:
+        lint("x = 1\ny = = 2\n")
+    assert (info.value.line, info.value.col) == (2, 4)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "lint" / "lint_corpus"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
@@ -52,6 +54,14 @@ def test_the_console_script_shows_its_own_name_in_help(tmp_path):
     assert done.returncode == 0 and done.stdout.startswith("usage: gradlib-lint [-h]"), done.stdout
     done = _run(["-m", "gradlib.lint", "--help"])
     assert done.stdout.startswith("usage: python -m gradlib.lint [-h]")
+    assert "\nFind GradientTape mistakes in Python files without running them.\n" in done.stdout
+
+
+def test_help_says_what_the_command_does_in_process(capsys):
+    from gradlib.lint.__main__ import main
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "\nFind GradientTape mistakes in Python files without running them.\n" in capsys.readouterr().out
 
 
 def _big_valid_module(chars: int) -> str:
