@@ -28,6 +28,7 @@ A module pattern (fnmatch, e.g. ``"gradlib._second.*"``) limits the run to the m
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import fnmatch
 import json
 import os
@@ -123,8 +124,9 @@ def _run_room(folders: tuple[str, ...], names: list[str], jobs: int, log, alone:
             + ("m.run_forced_fail_test = lambda runner: sys.exit(0); " if alone else "") +
             f"m._run({names!r}, {jobs})")
     subprocess.call([sys.executable, "-c", code], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    if alone:
-        return {name: _alone(name, log) for name in names}
+    if alone:  # fresh interpreters, ``jobs`` at a time
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+            return dict(zip(names, pool.map(lambda name: _alone(name, log), names)))
     codes: dict[str, int | None] = {}
     for meta in (ROOT / "mutants").rglob("*.py.meta"):
         for name, exit_code in json.loads(meta.read_text())["exit_code_by_key"].items():
@@ -174,7 +176,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=20, help="mutants per module (default 20)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=1, help="mutmut's --max-children (default 1)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="mutmut's --max-children, and with --alone the mutants run at once (default 1)")
     parser.add_argument("--rerun", action="store_true", help="run mutants already recorded again")
     parser.add_argument("--list", action="store_true", help="print the sample and run nothing")
     parser.add_argument("--alone", action="store_true",
