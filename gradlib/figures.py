@@ -4,9 +4,10 @@ Every chart is a signature, a sentence and one call to ``_build`` (as in plotly.
 here sets a theme, a background or a text colour: Streamlit applies its own light or dark template.
 The colours that carry a meaning are fixed, and each reads on both backgrounds (3:1 or more):
 red is a wrong answer (``broken`` rows: the naive loop, the summed gradient) and a cell that is
-``inf`` or ``nan``; every other row takes a colour from ``PALETTE``, which holds no red. A cell
-that is not finite, and a bar of height zero, are marked where they are (a marker and a label),
-never left blank.
+``inf`` or ``nan``; every other row takes a colour from ``PALETTE``, which holds no red. Nothing
+is left blank: a bar of height zero, or with no height at all, is marked on the axis (a marker and
+a label), and a heatmap cell that is not finite is filled whole in red, its value written in it,
+the legend saying what red means.
 
 >>> fig = gradient_bars([[20, 15, 12], [120, 45, 36]], ["y[0]", "y[1]"], ["x0", "x1", "x2"])
 >>> [trace.name for trace in fig.data], fig.data[1].y.tolist()
@@ -24,7 +25,7 @@ from plotly.subplots import make_subplots
 from ._format import format_number
 
 __all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
-           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
+           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "NOT_FINITE", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
@@ -216,6 +217,9 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
         fig.update_xaxes(title_text=x_title, type="log" if kind == "line" else None)
         fig.update_yaxes(title_text=y_title, type="log" if kind == "line" else None,
                          autorange="reversed" if kind in _HEATMAPS else None)
+    if kind in _HEATMAPS and len(traces) > 1:   # the legend names the red cells: below the axis title, not on it
+        fig.update_layout(height=height + _LEGEND_ROOM, margin={**_MARGIN, "b": _MARGIN["b"] + _LEGEND_ROOM},
+                          legend={"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"})
     if kind == "line":   # one tick per power of ten: Plotly's default log ticks crowd the axis
         fig.update_xaxes(dtick=1)
         fig.update_yaxes(dtick=1, exponentformat="power")
@@ -223,6 +227,8 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
 
 
 _MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
+#: px under a heatmap's x axis for its legend (one line)
+_LEGEND_ROOM = 34
 _HEATMAPS = ("heatmap", "magnitude")
 
 
@@ -262,20 +268,32 @@ def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any], *, height: int, se
     finite = np.isfinite(z)
     if sequential and finite.any():
         scale["zmax"] = float(np.max(z[finite])) or 1.0
+    texts = np.array([_texts(r) for r in z], dtype=object).reshape(z.shape)
     heat = go.Heatmap(z=np.where(finite, z, np.nan), x=cols, y=rows, xgap=1, ygap=1, colorbar=colourbar,
-                      customdata=np.array([_texts(r) for r in z], dtype=object), hoverongaps=True,
+                      customdata=texts, hoverongaps=False, showscale=bool(finite.any()),
                       hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>", **scale)
     if finite.all():
         return [heat]
-    bad_r, bad_c = np.nonzero(~finite)
-    texts = _texts(z[bad_r, bad_c])
+    return [heat, _not_finite_cells(z, rows, cols, texts, height=height)]
+
+
+#: the legend's entry for the cells that hold no number
+NOT_FINITE = "not a number (nan) or infinite (inf)"
+
+
+def _not_finite_cells(z: np.ndarray, rows: list[str], cols: list[Any], texts: np.ndarray, *,
+                      height: int) -> go.Heatmap:
+    """The cells that are ``nan`` or ``inf``, each filled whole in red over the value heatmap (which leaves them
+    empty), with its value written in it where a cell is large enough, and named on hover and in the legend.
+    Small marks on empty cells read as broken drawing when a whole row or column holds no number."""
+    finite = np.isfinite(z)
     cell = (height - _MARGIN["t"] - _MARGIN["b"] - 60) / max(1, len(rows))   # px per row, roughly
-    size = int(min(26, max(8, 0.8 * cell)))
-    return [heat, go.Scatter(
-        x=[cols[c] for c in bad_c], y=[rows[r] for r in bad_r], mode="markers+text" if size >= 20 else "markers",
-        marker={"symbol": "square", "size": size, "color": BROKEN}, text=texts, customdata=texts,
-        textfont={"color": "#ffffff", "size": 12}, textposition="middle center", showlegend=False, name="not finite",
-        hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")]
+    return go.Heatmap(
+        z=np.where(finite, np.nan, 1.0), x=cols, y=rows, xgap=1, ygap=1, zmin=0, zmax=1,
+        colorscale=[[0.0, BROKEN], [1.0, BROKEN]], showscale=False, hoverongaps=False,
+        text=np.where(finite, "", texts), texttemplate="%{text}" if cell >= 20 else "",
+        textfont={"color": "#ffffff", "size": 12}, customdata=texts, name=NOT_FINITE, showlegend=True,
+        hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")
 
 
 def _magnitude(z: np.ndarray, rows: list[str], cols: list[Any], **kwargs: Any) -> list[go.BaseTraceType]:

@@ -40,13 +40,13 @@ def test_error_heatmap_holds_the_errors_cell_by_cell_under_the_checks_title():
     errors = np.array([[1e-6, 0.0, 3e-7], [0.5, 2e-6, np.nan]])   # one bad cell, one cell the check left out
     fig = figures.error_heatmap(errors, ROWS, COLS)
     heat, marks = fig.data
-    assert isinstance(heat, go.Heatmap) and isinstance(marks, go.Scatter)
+    assert isinstance(heat, go.Heatmap) and isinstance(marks, go.Heatmap)
     np.testing.assert_array_equal(heat.z, errors)   # the NaN cell stays empty in the heatmap ...
     assert list(heat.x) == COLS and list(heat.y) == ROWS
     assert [list(r) for r in heat.customdata] == [["1e-06", "0", "3e-07"], ["0.5", "2e-06", "nan"]]
-    # ... and is marked in red where it is, named on hover
-    assert (list(marks.x), list(marks.y), list(marks.customdata)) == (["x2"], ["y[1]"], ["nan"])
-    assert marks.marker.color == figures.BROKEN
+    # ... and is filled in red where it is, named on hover
+    assert _filled(marks) == {("x2", "y[1]"): "nan"}
+    assert {colour for _, colour in marks.colorscale} == {figures.BROKEN}
     assert (heat.zmin, heat.zmax, heat.zmid) == (0, 0.5, None)   # an error is never negative: zero to the largest
     assert fig.layout.title.text == "Finite-difference check: absolute error"
     assert fig.layout.xaxis.title.text == "watched element" and fig.layout.yaxis.title.text == "output element"
@@ -207,15 +207,21 @@ def test_heatmaps_mark_cells_that_are_not_finite_and_name_them_on_hover():
     z = [[1.0, np.inf, -2.0], [np.nan, 0.5, -np.inf]]
     for fig in (figures.jacobian_heatmap(z, ROWS, COLS), figures.error_heatmap(np.abs(z), ROWS, COLS)):
         heat, marks = fig.data
-        assert heat.type == "heatmap" and marks.type == "scatter"
+        assert heat.type == "heatmap" and marks.type == "heatmap"
         assert np.isnan(heat.z[0][1]) and heat.z[0][0] == 1.0
         assert heat.customdata[0][1] == "inf" and heat.customdata[1][0] == "nan"
-        assert sorted(zip(marks.x, marks.y)) == sorted([("x1", "y[0]"), ("x0", "y[1]"), ("x2", "y[1]")])
-        named = dict(zip(zip(marks.x, marks.y), marks.customdata))
+        named = _filled(marks)
+        assert sorted(named) == sorted([("x1", "y[0]"), ("x0", "y[1]"), ("x2", "y[1]")])
         assert named[("x0", "y[1]")] == "nan" and named[("x1", "y[0]")] == "inf"
-        assert marks.marker.color == figures.BROKEN
+        assert {colour for _, colour in marks.colorscale} == {figures.BROKEN}
         assert "%{customdata}" in marks.hovertemplate and "%{customdata}" in heat.hovertemplate
-    assert list(dict(zip(zip(marks.x, marks.y), marks.customdata)).values()).count("inf") == 2   # |-inf| is inf
+    assert list(_filled(marks).values()).count("inf") == 2   # |-inf| is inf
+
+
+def _filled(cells: go.Heatmap) -> dict[tuple[str, str], str]:
+    """The cells a heatmap fills (its z is a number there), by (column, row), with the text it writes in them."""
+    return {(cells.x[j], cells.y[i]): cells.text[i][j]
+            for i, row in enumerate(cells.z) for j, v in enumerate(row) if not np.isnan(v)}
 
 
 def test_quantities_that_cannot_be_negative_use_a_sequential_scale_from_zero():
