@@ -180,8 +180,10 @@ def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: s
         fig.add_trace(go.Heatmap(z=image, colorscale="gray_r", showscale=False, zmin=0, zmax=1,
                                  hovertemplate=f"{titles[k]}<br>pixel (%{{y}}, %{{x}}): %{{z:.2f}}<extra></extra>"),
                       row=k // columns + 1, col=k % columns + 1)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x")
+    fig.update_xaxes(visible=False, constrain="domain")
+    fig.update_yaxes(visible=False, autorange="reversed", constrain="domain")
+    for name in [key for key in fig.layout if key.startswith("yaxis")]:   # each image square on its own x axis:
+        fig.layout[name].scaleanchor = "x" + name.removeprefix("yaxis")    # all on "x", only the first one was
     fig.update_annotations(font={"size": FONT_SIZE - 4})
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
                       margin={"l": 10, "r": 10, "t": 80, "b": 10})

@@ -291,6 +291,16 @@ def test_image_grid_draws_each_image_under_its_title():
         figures.image_grid(images, ["a"])
 
 
+def test_every_image_of_the_grid_keeps_its_square_pixels():
+    """The per-example page's 16 digits: every y axis was scaled to the first x axis, so only the first digit was
+    square and the other 15 were drawn about 1.6 times too wide."""
+    fig = figures.image_grid(np.zeros((6, 8, 8)), [f"d{k}" for k in range(6)], columns=4)
+    for trace in fig.data:   # each image's y axis is tied to the image's own x axis, one unit for one unit
+        yaxis = fig.layout["yaxis" + trace.yaxis.removeprefix("y")]
+        assert yaxis.scaleanchor == trace.xaxis and yaxis.scaleratio in (None, 1), (trace.xaxis, yaxis.scaleanchor)
+    assert len({t.xaxis for t in fig.data}) == 6
+
+
 def test_mean_gradient_bars_put_plain_beside_clipped_per_variable():
     fig = figures.mean_gradient_bars([1.0, 2.0], [0.5, 0.25], ["kernel", "bias"], clip_norm=1.0)
     assert [t.name for t in fig.data] == ["plain mean", "clipped mean (C = 1)"]
