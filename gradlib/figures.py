@@ -117,9 +117,26 @@ def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
     if log:
         fig.update_traces(text=[_seconds_text(s) for s in seconds.values()], textposition="outside",
                           selector={"type": "bar"})
-        fig.update_yaxes(type="log")
+        fig.update_yaxes(type="log", **_decade_ticks(seconds.values()))
     fig.update_layout(showlegend=False)
     return fig
+
+
+def _decade_ticks(seconds: Any) -> dict[str, Any]:
+    """A log axis from half a decade under the shortest bar to above the longest one's label, at least a decade
+    tall, with one tick per power of ten named in the unit the bars use (``1 ms``, ``1 s``): Plotly's own log
+    ticks labelled the steps in between ``2`` and ``5`` with no unit, and read ``10, 5, 2, 1, 5, 2, 0.1`` downwards.
+
+    >>> _decade_ticks([0.0042, 3.5])["ticktext"]
+    ['10 ms', '100 ms', '1 s']
+    """
+    positive = [float(s) for s in seconds if np.isfinite(s) and s > 0]
+    if not positive:
+        return {}
+    low = np.log10(min(positive)) - 0.5
+    high = max(np.log10(max(positive)) + 0.35, low + 1.0)   # room for the longest bar's label above it
+    values = [10.0 ** k for k in range(int(np.ceil(low)), int(np.floor(high)) + 1)]
+    return {"range": [low, high], "tickvals": values, "ticktext": [_seconds_text(v) for v in values]}
 
 
 def _seconds_text(seconds: float) -> str:

@@ -102,6 +102,20 @@ def test_timing_bars_on_a_log_axis_label_each_bar_with_its_own_time():
                                                         ("jacobian", 0.25, "250 ms")]
 
 
+def test_a_log_timing_axis_is_ticked_once_per_power_of_ten_in_the_bars_unit():
+    """Plotly's own log ticks on the models page read '10, 5, 2, 1, 5, 2, 0.1, 5, 2, 0.01' downwards: a '5' under
+    '10' and no unit. One tick per power of ten, named as the bars are ('1 ms', '1 s')."""
+    fig = figures.timing_bars({"gradlib": 0.00155, "tf.function": 0.000787, "eager": 0.292, "loop": 3.01}, log=True)
+    axis = fig.layout.yaxis
+    assert list(axis.tickvals) == [1e-3, 1e-2, 1e-1, 1.0]
+    assert list(axis.ticktext) == ["1 ms", "10 ms", "100 ms", "1 s"]
+    low, high = axis.range   # log10 units: every bar, and the label above the longest one, inside
+    assert low < np.log10(0.000787) - 0.3 and high > np.log10(3.01) + 0.3
+    close = figures.timing_bars({"a": 0.002, "b": 0.003}, log=True).layout.yaxis   # within one decade
+    assert len(close.tickvals) >= 1 and close.range[1] - close.range[0] >= 1
+    assert figures.timing_bars({"a": 0.002, "b": 0.003}).layout.yaxis.tickvals is None   # linear: Plotly's ticks
+
+
 def test_scaling_chart_is_log_log_one_line_per_method():
     frame = pd.DataFrame({"size": [4, 4, 64, 64, 4], "outputs": [4, 4, 64, 64, 4], "inputs": [4] * 5,
                           "method": ["unstack", "jacobian", "unstack", "jacobian", "unstack"],
