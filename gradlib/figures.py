@@ -76,7 +76,7 @@ def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, titl
     z = np.asarray(values, dtype=float)
     finite = np.isfinite(z)
     heat = go.Heatmap(z=np.where(finite, z, np.nan), x=list(xs), y=list(ys), colorscale=_DIVERGING, zmid=0,
-                      colorbar={"thickness": 14, "tickformat": ".2~g", "outlinewidth": 0,
+                      colorbar={"thickness": 14, "tickformat": ".3~g", "outlinewidth": 0,
                                 "title": {"text": colourbar_title, "side": "right"}},
                       hovertemplate="x = %{x:.3~g}, y = %{y:.3~g}: %{z:.4~g}<extra></extra>")
     fig = go.Figure(heat)
@@ -282,7 +282,7 @@ def _bars(z: np.ndarray, rows: list[str], cols: list[Any], *, broken: set[str], 
 
 def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any], *, height: int, sequential: bool = False,
              **_: Any) -> list[go.BaseTraceType]:
-    colourbar = {"thickness": 14, "nticks": _colourbar_ticks(height), "tickformat": ".2~g", "outlinewidth": 0}
+    colourbar = {"thickness": 14, "nticks": _colourbar_ticks(height), "tickformat": ".3~g", "outlinewidth": 0}
     scale = {"colorscale": _SEQUENTIAL, "zmin": 0} if sequential else {"colorscale": _DIVERGING, "zmid": 0}
     finite = np.isfinite(z)
     if sequential and finite.any():

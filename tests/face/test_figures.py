@@ -116,6 +116,16 @@ def test_a_log_timing_axis_is_ticked_once_per_power_of_ten_in_the_bars_unit():
     assert figures.timing_bars({"a": 0.002, "b": 0.003}).layout.yaxis.tickvals is None   # linear: Plotly's ticks
 
 
+def test_a_colour_bar_names_a_hundred_100_not_1e2():
+    """The seed's Jacobian (up to 120) had a colour bar reading '1e+2, 0, -1e+2' (d3's '.2~g' cannot write 100 in two
+    digits) beside a table of 20, 45, 120. Three significant digits write the ticks as the table does."""
+    for fig in (figures.jacobian_heatmap(SEED, ROWS, COLS), figures.field_heatmap([[0, 120]], [0, 1], [0], title="u")):
+        fmt = fig.data[0].colorbar.tickformat
+        assert fmt == ".3~g"
+        # Python's format has d3's meaning for "g" (d3's "~" only drops trailing zeros)
+        assert [format(v, fmt.replace("~", "")) for v in (100, -100, 50, 0.25, 1e-9)] == ["100", "-100", "50", "0.25", "1e-09"]
+
+
 def test_scaling_chart_is_log_log_one_line_per_method():
     frame = pd.DataFrame({"size": [4, 4, 64, 64, 4], "outputs": [4, 4, 64, 64, 4], "inputs": [4] * 5,
                           "method": ["unstack", "jacobian", "unstack", "jacobian", "unstack"],
