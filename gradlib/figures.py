@@ -32,8 +32,10 @@ FONT_SIZE = 15
 _NUMBER_FORMAT = ".6~g"
 #: red: a wrong answer (a broken row or method) and a cell that is not finite, in every chart
 BROKEN = "#dc2626"
-#: the colours of the other rows, in order: no red among them, each 3:1 or more on white and on near-black
-PALETTE = ("#2563eb", "#0d9488", "#7c3aed", "#a16207", "#0891b2", "#65a30d", "#c026d3", "#64748b")
+#: the colours of the other rows, in order: no red among them, each 3:1 or more on white and on near-black; the first
+#: six told apart at a glance (cyan came fifth and was taken for the teal second: the Strategies chart's auto and
+#: jacobian lines)
+PALETTE = ("#2563eb", "#0d9488", "#7c3aed", "#a16207", "#65a30d", "#64748b", "#c026d3", "#0891b2")
 #: several broken rows in one chart: all red, told apart by their fill pattern
 _PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
 #: values of either sign (a Jacobian): brown below zero, grey at zero, blue above (no red: red means broken)

@@ -1,5 +1,7 @@
 """Figures: the right trace types, the data equal to the input arrays, the titles and axis labels."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -225,6 +227,26 @@ def test_every_meaningful_colour_reads_on_a_light_and_on_a_dark_background():
     for colour in (figures.BROKEN, *figures.PALETTE):
         for background in ("#ffffff", "#0e1117", "#171614"):
             assert _contrast(colour, background) >= 3, (colour, background)
+
+
+def _lab(colour: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB hex colour: distances in it follow how different two colours look."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    x, y, z = ((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b,
+               (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883)
+    f = [v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116 for v in (x, y, z)]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def test_the_first_six_series_colours_are_told_apart_at_a_glance():
+    """The Strategies chart draws five methods: its fifth colour (cyan #0891b2) was 28 CIELAB units from the second
+    (teal), so the auto and jacobian lines looked the same; every pair of the first six is now 30 or more apart."""
+    first = figures.PALETTE[:6]
+    gaps = {(a, b): math.dist(_lab(a), _lab(b)) for i, a in enumerate(first) for b in first[i + 1:]}
+    assert min(gaps.values()) >= 30, min(gaps.items(), key=lambda kv: kv[1])
+    assert math.dist(_lab("#0d9488"), _lab("#0891b2")) < 30   # the pair that was confused, by this measure
 
 
 def test_heatmaps_mark_cells_that_are_not_finite_and_name_them_on_hover():
