@@ -178,7 +178,9 @@ def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None
                                   hovertemplate=f"{g}<br>norm %{{x}}: %{{y}} examples<extra></extra>")
                      for g in names])
     if clip_norm is not None:
-        fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}")
+        # the label above the plot: inside it, it was drawn over the tallest bars (which sit near the clip norm)
+        fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}",
+                      annotation_position="top", annotation_yanchor="bottom")
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, barmode="overlay", height=420,
                       margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2})
     fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")

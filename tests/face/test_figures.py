@@ -337,6 +337,14 @@ def test_image_grid_draws_each_image_under_its_title():
         figures.image_grid(images, ["a"])
 
 
+def test_the_clip_norm_is_named_above_the_histogram_not_over_its_bars():
+    """On the per-example page the label 'clip norm 1' was drawn inside the plot, over the tallest bars."""
+    fig = figures.norm_histogram([0.5, 0.9, 1.2, 3.0], ["a", "a", "a", "b"], clip_norm=1.0)
+    (label,) = fig.layout.annotations
+    assert label.text == "clip norm 1" and label.x == 1.0
+    assert (label.yref, label.y, label.yanchor) == ("y domain", 1, "bottom")   # its bottom on the plot's top edge
+
+
 def test_every_image_of_the_grid_keeps_its_square_pixels():
     """The per-example page's 16 digits: every y axis was scaled to the first x axis, so only the first digit was
     square and the other 15 were drawn about 1.6 times too wide."""
