@@ -25,7 +25,7 @@ from plotly.subplots import make_subplots
 from ._format import format_number
 
 __all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
-           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "NOT_FINITE", "scaling_chart", "timing_bars"]
+           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "NOT_CHECKED", "NOT_FINITE", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
@@ -96,9 +96,11 @@ def magnitude_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequen
 
 
 def error_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
-                  title: str = "Finite-difference check: absolute error") -> go.Figure:
-    """Heatmap of the absolute difference between the gradients and their finite-difference estimate."""
-    return magnitude_heatmap(matrix, row_labels, col_labels, title=title)
+                  title: str = "Finite-difference check: absolute error", unchecked: Any = None) -> go.Figure:
+    """Heatmap of the absolute difference between the gradients and their finite-difference estimate; the cells
+    where ``unchecked`` (a mask of the matrix's shape) is true are the ones the check left out, named so, in slate."""
+    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                  y_title="output element", left_out=unchecked)
 
 
 def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -226,11 +228,13 @@ _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of output
 
 
 def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequence[Any], *, title: str,
-           x_title: str, y_title: str, broken: Collection[str] = ()) -> go.Figure:
-    """Draw ``matrix`` (rows x columns) as ``kind``: "bar", "heatmap", "magnitude", "table" or "line" (log-log)."""
+           x_title: str, y_title: str, broken: Collection[str] = (), left_out: Any = None) -> go.Figure:
+    """Draw ``matrix`` (rows x columns) as ``kind``: "bar", "heatmap", "magnitude", "table" or "line" (log-log);
+    a heatmap's ``left_out`` cells (a boolean mask) hold no value and are named as not checked."""
     z = _check_matrix(matrix, row_labels, col_labels)
     height = _height(kind, len(row_labels))
-    traces = _TRACES[kind](z, list(row_labels), list(col_labels), height=height, broken=set(broken))
+    extra = {} if left_out is None else {"left_out": np.broadcast_to(np.asarray(left_out, dtype=bool), z.shape)}
+    traces = _TRACES[kind](z, list(row_labels), list(col_labels), height=height, broken=set(broken), **extra)
     fig = go.Figure(traces)
     fig.update_layout(
         title={"text": title}, font={"size": FONT_SIZE}, height=height, margin=_MARGIN,
@@ -285,9 +289,11 @@ def _bars(z: np.ndarray, rows: list[str], cols: list[Any], *, broken: set[str], 
 
 
 def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any], *, height: int, sequential: bool = False,
-             **_: Any) -> list[go.BaseTraceType]:
+             left_out: np.ndarray | None = None, **_: Any) -> list[go.BaseTraceType]:
     colourbar = {"thickness": 14, "nticks": _colourbar_ticks(height), "tickformat": ".3~g", "outlinewidth": 0}
     scale = {"colorscale": _SEQUENTIAL, "zmin": 0} if sequential else {"colorscale": _DIVERGING, "zmid": 0}
+    left_out = np.zeros(z.shape, dtype=bool) if left_out is None else left_out
+    z = np.where(left_out, np.nan, z)
     finite = np.isfinite(z)
     if sequential and finite.any():
         scale["zmax"] = float(np.max(z[finite])) or 1.0
@@ -295,27 +301,33 @@ def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any], *, height: int, se
     heat = go.Heatmap(z=np.where(finite, z, np.nan), x=cols, y=rows, xgap=1, ygap=1, colorbar=colourbar,
                       customdata=texts, hoverongaps=False, showscale=bool(finite.any()),
                       hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>", **scale)
-    if finite.all():
-        return [heat]
-    return [heat, _not_finite_cells(z, rows, cols, texts, height=height)]
+    cell = (height - _MARGIN["t"] - _MARGIN["b"] - 60) / max(1, len(rows))   # px per row, roughly
+    marked = []
+    if (~finite & ~left_out).any():
+        marked.append(_cells(~finite & ~left_out, rows, cols, texts, colour=BROKEN, name=NOT_FINITE, cell=cell))
+    if left_out.any():
+        unchecked = np.full(z.shape, "not checked", dtype=object)
+        marked.append(_cells(left_out, rows, cols, unchecked, colour=PALETTE[5], name=NOT_CHECKED, cell=cell))
+        heat.customdata = np.where(left_out, "not checked", texts)
+    return [heat, *marked]
 
 
 #: the legend's entry for the cells that hold no number
 NOT_FINITE = "not a number (nan) or infinite (inf)"
+#: the legend's entry for the cells a check left out (the finite-difference check's, whose summary says why)
+NOT_CHECKED = "not checked (the summary says why)"
 
 
-def _not_finite_cells(z: np.ndarray, rows: list[str], cols: list[Any], texts: np.ndarray, *,
-                      height: int) -> go.Heatmap:
-    """The cells that are ``nan`` or ``inf``, each filled whole in red over the value heatmap (which leaves them
-    empty), with its value written in it where a cell is large enough, and named on hover and in the legend.
+def _cells(where: np.ndarray, rows: list[str], cols: list[Any], texts: np.ndarray, *, colour: str, name: str,
+           cell: float) -> go.Heatmap:
+    """The cells ``where`` is true, each filled whole in ``colour`` over the value heatmap (which leaves them
+    empty), with its text written in it where a cell is large enough, and named on hover and in the legend.
     Small marks on empty cells read as broken drawing when a whole row or column holds no number."""
-    finite = np.isfinite(z)
-    cell = (height - _MARGIN["t"] - _MARGIN["b"] - 60) / max(1, len(rows))   # px per row, roughly
     return go.Heatmap(
-        z=np.where(finite, np.nan, 1.0), x=cols, y=rows, xgap=1, ygap=1, zmin=0, zmax=1,
-        colorscale=[[0.0, BROKEN], [1.0, BROKEN]], showscale=False, hoverongaps=False,
-        text=np.where(finite, "", texts), texttemplate="%{text}" if cell >= 20 else "",
-        textfont={"color": "#ffffff", "size": 12}, customdata=texts, name=NOT_FINITE, showlegend=True,
+        z=np.where(where, 1.0, np.nan), x=cols, y=rows, xgap=1, ygap=1, zmin=0, zmax=1,
+        colorscale=[[0.0, colour], [1.0, colour]], showscale=False, hoverongaps=False,
+        text=np.where(where, texts, ""), texttemplate="%{text}" if cell >= 20 else "",
+        textfont={"color": "#ffffff", "size": 12}, customdata=texts, name=name, showlegend=True,
         hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")
 
 

@@ -56,6 +56,19 @@ def test_error_heatmap_holds_the_errors_cell_by_cell_under_the_checks_title():
     assert figures.error_heatmap(errors, ROWS, COLS, title="T").layout.title.text == "T"
 
 
+def test_error_heatmap_names_the_cells_the_check_left_out_apart_from_errors_that_are_not_finite():
+    """A cell the check left out was passed as NaN and drawn as a red 'nan', as if the error itself were NaN."""
+    errors = np.array([[np.nan, 1e-9, np.inf], [2e-9, 0.0, 3e-9]])
+    left_out = np.array([[True, False, False], [False, False, False]])
+    fig = figures.error_heatmap(errors, ROWS, COLS, unchecked=left_out)
+    heat, red, grey = fig.data
+    assert _filled(red) == {("x2", "y[0]"): "inf"} and red.name == figures.NOT_FINITE   # a real inf error stays red
+    assert _filled(grey) == {("x0", "y[0]"): "not checked"} and grey.name == figures.NOT_CHECKED
+    assert {c for _, c in grey.colorscale} == {figures.PALETTE[5]} != {figures.BROKEN}
+    assert heat.customdata[0][0] == "not checked" and np.isnan(heat.z[0][0]) and heat.z[1][2] == 3e-9
+    assert (heat.zmin, heat.zmax) == (0, 3e-9)
+
+
 def test_table_has_a_label_column_then_one_column_per_watched_element():
     fig = figures.gradient_table(SEED, ["naive", "summed"], COLS, title="T")
     (trace,) = fig.data
