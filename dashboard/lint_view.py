@@ -16,8 +16,8 @@ from gradlib.lint import RULES_BY_CODE
 
 from .render import escape
 
-__all__ = ["CAVEAT", "INCOMPLETE", "MAX_SHOWN", "correction_diff", "excerpt", "incomplete_markdown", "message_markdown",
-           "show"]
+__all__ = ["CAVEAT", "EXCERPT_WIDTH", "INCOMPLETE", "MAX_SHOWN", "PHONE_KEY", "WIDE_EXCERPT_WIDTH", "WIDE_KEY",
+           "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show", "show_excerpt"]
 
 CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
          "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")
@@ -27,14 +27,75 @@ CAVEAT = ("gradlib.lint reports only what it can prove from the code: what it ca
 INCOMPLETE = "This code could not be checked completely"
 #: findings drawn on the page (each is a heading, an excerpt and a message; thousands would stall the browser)
 MAX_SHOWN = 50
+#: characters per line of an excerpt (its number, the ``|`` and the ellipses included) that a code block shows
+#: whole on a 390 px phone
+EXCERPT_WIDTH = 36
+#: fewest characters of code an excerpt's line keeps, however narrow ``width`` is
+_MIN_SHOWN = 8
+#: the same on a wider screen (a laptop's main column, the sidebar open)
+WIDE_EXCERPT_WIDTH = 72
+#: key prefixes of an excerpt's two cuts; dashboard/style.css shows one of them, by the screen's width
+WIDE_KEY, PHONE_KEY = "lint_excerpt_wide_", "lint_excerpt_phone_"
+_TAB = 8   # Python's tab stops
 
 
-def excerpt(source: str, line: int, col: int) -> str:
-    """The finding's line with its number and a caret under the column, and the line before it for context."""
+def excerpt(source: str, line: int, col: int, *, width: int = EXCERPT_WIDTH) -> str:
+    r"""The finding's line with its number and a caret under the column, and the line before it for context.
+
+    ``col`` counts bytes of UTF-8, as Python's ``ast`` does; the caret goes under that character. Tabs are shown
+    as spaces (Python's tab stops of 8), so the caret stays under its character. A line longer than ``width``
+    (the number and the ``|`` included) is cut to the part around the column, ``…`` marking what is left out:
+    at phone width a code block shows about ``EXCERPT_WIDTH`` characters, and the caret of a long line was off
+    the screen.
+
+    >>> print(excerpt("y = f(x)\nrows = [tape.gradient(y_i, x) for y_i in y]", 2, 41, width=30))
+    1 | …
+    2 | …nt(y_i, x) for y_i in y]
+      |                        ^
+    """
     lines = source.splitlines()
-    width = len(str(line))
-    shown = [f"{n:>{width}} | {lines[n - 1]}" for n in range(max(1, line - 1), line + 1) if n <= len(lines)]
-    return "\n".join(shown + [" " * width + " | " + " " * col + "^"])
+    numbers = [n for n in range(max(1, line - 1), line + 1) if n <= len(lines)]
+    texts = [lines[n - 1].expandtabs(_TAB) for n in numbers]
+    at = _character_column(lines[line - 1], col) if line <= len(lines) else col
+    digits = len(str(line))
+    room = width - digits - 3   # characters of code a line has room for
+    start, shown = 0, room
+    if max(map(len, texts), default=0) > room:
+        shown = max(_MIN_SHOWN, room - 2)   # two columns for the ellipses
+        end = max(len(texts[-1]) if numbers and numbers[-1] == line else 0, at + 1)   # the finding's line's end
+        start = max(0, min(at - shown // 2, end - shown))
+    rows = [f"{n:>{digits}} | " + _cut(text, start, shown) for n, text in zip(numbers, texts)]
+    return "\n".join(rows + [" " * digits + " | " + " " * (at - start + (start > 0)) + "^"])
+
+
+def _character_column(text: str, col: int) -> int:
+    """The column (in characters, tabs expanded) of ``ast``'s ``col``, which counts bytes of UTF-8."""
+    before = text.encode("utf-8")[:col].decode("utf-8", errors="ignore")
+    return len(before.expandtabs(_TAB))
+
+
+def _cut(text: str, start: int, shown: int) -> str:
+    """``text[start:start + shown]``, with ``…`` where characters are left out (a space keeps the columns when
+    nothing is left out on the left of a cut line)."""
+    if start == 0 and len(text) <= shown:
+        return text
+    head = ("…" if text[:start].strip() else " ") if start else ""
+    tail = "…" if text[start + shown:].strip() else ""
+    return (head + text[start:start + shown] + tail).rstrip()
+
+
+def show_excerpt(source: str, finding: LintFinding, *, key: str) -> None:
+    """The finding's excerpt cut to ``WIDE_EXCERPT_WIDTH``, and, when a phone's cut differs, one cut to
+    ``EXCERPT_WIDTH`` beside it: the page's style (dashboard/style.css) shows the one that fits the screen."""
+    wide = excerpt(source, finding.line, finding.col, width=WIDE_EXCERPT_WIDTH)
+    narrow = excerpt(source, finding.line, finding.col)
+    if narrow == wide:
+        st.code(wide, language="text")
+        return
+    with st.container(key=f"{WIDE_KEY}{key}"):
+        st.code(wide, language="text")
+    with st.container(key=f"{PHONE_KEY}{key}"):
+        st.code(narrow, language="text")
 
 
 def correction_diff(source: str, fixed: str) -> str:
@@ -91,7 +152,7 @@ def show(source: str, findings: Sequence[LintFinding]) -> None:
     for finding in findings[:MAX_SHOWN]:
         rule = RULES_BY_CODE[finding.rule]
         st.markdown(f"#### Line {finding.line}: {finding.rule} {escape(rule.title)}")
-        st.code(excerpt(source, finding.line, finding.col), language="text")
+        show_excerpt(source, finding, key=f"{finding.line}_{finding.col}_{finding.rule}")
         st.markdown(message_markdown(finding.message))
         if finding.fixed is not None:
             st.markdown("**The correction:**")

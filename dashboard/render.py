@@ -300,9 +300,9 @@ def _show_check(comparison: gradlib.Comparison, *, key: str) -> set[str]:
     else:
         st.warning(f"Finite-difference check: {summary}")
     checked = check.reason == 0 if check.reason is not None else np.ones(check.error.shape, bool)
-    if checked.any():   # an unchecked cell has no error to draw: it is blank, and the summary says why
+    if checked.any():   # an unchecked cell has no error to draw: it is named "not checked", and the summary says why
         show_chart(figures.error_heatmap, np.where(checked, check.error, np.nan), best.row_labels, best.col_labels,
-                   MAX_HEATMAP_CELLS, key=f"{key}_fd")
+                   MAX_HEATMAP_CELLS, key=f"{key}_fd", unchecked=~checked)
     return set()
 
 

@@ -4,9 +4,10 @@ Every chart is a signature, a sentence and one call to ``_build`` (as in plotly.
 here sets a theme, a background or a text colour: Streamlit applies its own light or dark template.
 The colours that carry a meaning are fixed, and each reads on both backgrounds (3:1 or more):
 red is a wrong answer (``broken`` rows: the naive loop, the summed gradient) and a cell that is
-``inf`` or ``nan``; every other row takes a colour from ``PALETTE``, which holds no red. A cell
-that is not finite, and a bar of height zero, are marked where they are (a marker and a label),
-never left blank.
+``inf`` or ``nan``; every other row takes a colour from ``PALETTE``, which holds no red. Nothing
+is left blank: a bar of height zero, or with no height at all, is marked on the axis (a marker and
+a label), and a heatmap cell that is not finite is filled whole in red, its value written in it,
+the legend saying what red means.
 
 >>> fig = gradient_bars([[20, 15, 12], [120, 45, 36]], ["y[0]", "y[1]"], ["x0", "x1", "x2"])
 >>> [trace.name for trace in fig.data], fig.data[1].y.tolist()
@@ -24,15 +25,17 @@ from plotly.subplots import make_subplots
 from ._format import format_number
 
 __all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
-           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "scaling_chart", "timing_bars"]
+           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "NOT_CHECKED", "NOT_FINITE", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
 _NUMBER_FORMAT = ".6~g"
 #: red: a wrong answer (a broken row or method) and a cell that is not finite, in every chart
 BROKEN = "#dc2626"
-#: the colours of the other rows, in order: no red among them, each 3:1 or more on white and on near-black
-PALETTE = ("#2563eb", "#0d9488", "#7c3aed", "#a16207", "#0891b2", "#65a30d", "#c026d3", "#64748b")
+#: the colours of the other rows, in order: no red among them, each 3:1 or more on white and on near-black; the first
+#: six told apart at a glance (cyan came fifth and was taken for the teal second: the Strategies chart's auto and
+#: jacobian lines)
+PALETTE = ("#2563eb", "#0d9488", "#7c3aed", "#a16207", "#65a30d", "#64748b", "#c026d3", "#0891b2")
 #: several broken rows in one chart: all red, told apart by their fill pattern
 _PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
 #: values of either sign (a Jacobian): brown below zero, grey at zero, blue above (no red: red means broken)
@@ -75,7 +78,7 @@ def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, titl
     z = np.asarray(values, dtype=float)
     finite = np.isfinite(z)
     heat = go.Heatmap(z=np.where(finite, z, np.nan), x=list(xs), y=list(ys), colorscale=_DIVERGING, zmid=0,
-                      colorbar={"thickness": 14, "tickformat": ".2~g", "outlinewidth": 0,
+                      colorbar={"thickness": 14, "tickformat": ".3~g", "outlinewidth": 0,
                                 "title": {"text": colourbar_title, "side": "right"}},
                       hovertemplate="x = %{x:.3~g}, y = %{y:.3~g}: %{z:.4~g}<extra></extra>")
     fig = go.Figure(heat)
@@ -93,9 +96,11 @@ def magnitude_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequen
 
 
 def error_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
-                  title: str = "Finite-difference check: absolute error") -> go.Figure:
-    """Heatmap of the absolute difference between the gradients and their finite-difference estimate."""
-    return magnitude_heatmap(matrix, row_labels, col_labels, title=title)
+                  title: str = "Finite-difference check: absolute error", unchecked: Any = None) -> go.Figure:
+    """Heatmap of the absolute difference between the gradients and their finite-difference estimate; the cells
+    where ``unchecked`` (a mask of the matrix's shape) is true are the ones the check left out, named so, in slate."""
+    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                  y_title="output element", left_out=unchecked)
 
 
 def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -116,9 +121,26 @@ def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
     if log:
         fig.update_traces(text=[_seconds_text(s) for s in seconds.values()], textposition="outside",
                           selector={"type": "bar"})
-        fig.update_yaxes(type="log")
+        fig.update_yaxes(type="log", **_decade_ticks(seconds.values()))
     fig.update_layout(showlegend=False)
     return fig
+
+
+def _decade_ticks(seconds: Any) -> dict[str, Any]:
+    """A log axis from half a decade under the shortest bar to above the longest one's label, at least a decade
+    tall, with one tick per power of ten named in the unit the bars use (``1 ms``, ``1 s``): Plotly's own log
+    ticks labelled the steps in between ``2`` and ``5`` with no unit, and read ``10, 5, 2, 1, 5, 2, 0.1`` downwards.
+
+    >>> _decade_ticks([0.0042, 3.5])["ticktext"]
+    ['10 ms', '100 ms', '1 s']
+    """
+    positive = [float(s) for s in seconds if np.isfinite(s) and s > 0]
+    if not positive:
+        return {}
+    low = np.log10(min(positive)) - 0.5
+    high = max(np.log10(max(positive)) + 0.35, low + 1.0)   # room for the longest bar's label above it
+    values = [10.0 ** k for k in range(int(np.ceil(low)), int(np.floor(high)) + 1)]
+    return {"range": [low, high], "tickvals": values, "ticktext": [_seconds_text(v) for v in values]}
 
 
 def _seconds_text(seconds: float) -> str:
@@ -158,7 +180,9 @@ def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None
                                   hovertemplate=f"{g}<br>norm %{{x}}: %{{y}} examples<extra></extra>")
                      for g in names])
     if clip_norm is not None:
-        fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}")
+        # the label above the plot: inside it, it was drawn over the tallest bars (which sit near the clip norm)
+        fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}",
+                      annotation_position="top", annotation_yanchor="bottom")
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, barmode="overlay", height=420,
                       margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2})
     fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")
@@ -179,8 +203,10 @@ def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: s
         fig.add_trace(go.Heatmap(z=image, colorscale="gray_r", showscale=False, zmin=0, zmax=1,
                                  hovertemplate=f"{titles[k]}<br>pixel (%{{y}}, %{{x}}): %{{z:.2f}}<extra></extra>"),
                       row=k // columns + 1, col=k % columns + 1)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x")
+    fig.update_xaxes(visible=False, constrain="domain")
+    fig.update_yaxes(visible=False, autorange="reversed", constrain="domain")
+    for name in [key for key in fig.layout if key.startswith("yaxis")]:   # each image square on its own x axis:
+        fig.layout[name].scaleanchor = "x" + name.removeprefix("yaxis")    # all on "x", only the first one was
     fig.update_annotations(font={"size": FONT_SIZE - 4})
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
                       margin={"l": 10, "r": 10, "t": 80, "b": 10})
@@ -202,11 +228,13 @@ _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of output
 
 
 def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequence[Any], *, title: str,
-           x_title: str, y_title: str, broken: Collection[str] = ()) -> go.Figure:
-    """Draw ``matrix`` (rows x columns) as ``kind``: "bar", "heatmap", "magnitude", "table" or "line" (log-log)."""
+           x_title: str, y_title: str, broken: Collection[str] = (), left_out: Any = None) -> go.Figure:
+    """Draw ``matrix`` (rows x columns) as ``kind``: "bar", "heatmap", "magnitude", "table" or "line" (log-log);
+    a heatmap's ``left_out`` cells (a boolean mask) hold no value and are named as not checked."""
     z = _check_matrix(matrix, row_labels, col_labels)
     height = _height(kind, len(row_labels))
-    traces = _TRACES[kind](z, list(row_labels), list(col_labels), height=height, broken=set(broken))
+    extra = {} if left_out is None else {"left_out": np.broadcast_to(np.asarray(left_out, dtype=bool), z.shape)}
+    traces = _TRACES[kind](z, list(row_labels), list(col_labels), height=height, broken=set(broken), **extra)
     fig = go.Figure(traces)
     fig.update_layout(
         title={"text": title}, font={"size": FONT_SIZE}, height=height, margin=_MARGIN,
@@ -216,6 +244,9 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
         fig.update_xaxes(title_text=x_title, type="log" if kind == "line" else None)
         fig.update_yaxes(title_text=y_title, type="log" if kind == "line" else None,
                          autorange="reversed" if kind in _HEATMAPS else None)
+    if kind in _HEATMAPS and len(traces) > 1:   # the legend names the red cells: below the axis title, not on it
+        fig.update_layout(height=height + _LEGEND_ROOM, margin={**_MARGIN, "b": _MARGIN["b"] + _LEGEND_ROOM},
+                          legend={"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"})
     if kind == "line":   # one tick per power of ten: Plotly's default log ticks crowd the axis
         fig.update_xaxes(dtick=1)
         fig.update_yaxes(dtick=1, exponentformat="power")
@@ -223,6 +254,8 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
 
 
 _MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
+#: px under a heatmap's x axis for its legend (one line)
+_LEGEND_ROOM = 34
 _HEATMAPS = ("heatmap", "magnitude")
 
 
@@ -256,26 +289,46 @@ def _bars(z: np.ndarray, rows: list[str], cols: list[Any], *, broken: set[str], 
 
 
 def _heatmap(z: np.ndarray, rows: list[str], cols: list[Any], *, height: int, sequential: bool = False,
-             **_: Any) -> list[go.BaseTraceType]:
-    colourbar = {"thickness": 14, "nticks": _colourbar_ticks(height), "tickformat": ".2~g", "outlinewidth": 0}
+             left_out: np.ndarray | None = None, **_: Any) -> list[go.BaseTraceType]:
+    colourbar = {"thickness": 14, "nticks": _colourbar_ticks(height), "tickformat": ".3~g", "outlinewidth": 0}
     scale = {"colorscale": _SEQUENTIAL, "zmin": 0} if sequential else {"colorscale": _DIVERGING, "zmid": 0}
+    left_out = np.zeros(z.shape, dtype=bool) if left_out is None else left_out
+    z = np.where(left_out, np.nan, z)
     finite = np.isfinite(z)
     if sequential and finite.any():
         scale["zmax"] = float(np.max(z[finite])) or 1.0
+    texts = np.array([_texts(r) for r in z], dtype=object).reshape(z.shape)
     heat = go.Heatmap(z=np.where(finite, z, np.nan), x=cols, y=rows, xgap=1, ygap=1, colorbar=colourbar,
-                      customdata=np.array([_texts(r) for r in z], dtype=object), hoverongaps=True,
+                      customdata=texts, hoverongaps=False, showscale=bool(finite.any()),
                       hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>", **scale)
-    if finite.all():
-        return [heat]
-    bad_r, bad_c = np.nonzero(~finite)
-    texts = _texts(z[bad_r, bad_c])
     cell = (height - _MARGIN["t"] - _MARGIN["b"] - 60) / max(1, len(rows))   # px per row, roughly
-    size = int(min(26, max(8, 0.8 * cell)))
-    return [heat, go.Scatter(
-        x=[cols[c] for c in bad_c], y=[rows[r] for r in bad_r], mode="markers+text" if size >= 20 else "markers",
-        marker={"symbol": "square", "size": size, "color": BROKEN}, text=texts, customdata=texts,
-        textfont={"color": "#ffffff", "size": 12}, textposition="middle center", showlegend=False, name="not finite",
-        hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")]
+    marked = []
+    if (~finite & ~left_out).any():
+        marked.append(_cells(~finite & ~left_out, rows, cols, texts, colour=BROKEN, name=NOT_FINITE, cell=cell))
+    if left_out.any():
+        unchecked = np.full(z.shape, "not checked", dtype=object)
+        marked.append(_cells(left_out, rows, cols, unchecked, colour=PALETTE[5], name=NOT_CHECKED, cell=cell))
+        heat.customdata = np.where(left_out, "not checked", texts)
+    return [heat, *marked]
+
+
+#: the legend's entry for the cells that hold no number
+NOT_FINITE = "not a number (nan) or infinite (inf)"
+#: the legend's entry for the cells a check left out (the finite-difference check's, whose summary says why)
+NOT_CHECKED = "not checked (the summary says why)"
+
+
+def _cells(where: np.ndarray, rows: list[str], cols: list[Any], texts: np.ndarray, *, colour: str, name: str,
+           cell: float) -> go.Heatmap:
+    """The cells ``where`` is true, each filled whole in ``colour`` over the value heatmap (which leaves them
+    empty), with its text written in it where a cell is large enough, and named on hover and in the legend.
+    Small marks on empty cells read as broken drawing when a whole row or column holds no number."""
+    return go.Heatmap(
+        z=np.where(where, 1.0, np.nan), x=cols, y=rows, xgap=1, ygap=1, zmin=0, zmax=1,
+        colorscale=[[0.0, colour], [1.0, colour]], showscale=False, hoverongaps=False,
+        text=np.where(where, texts, ""), texttemplate="%{text}" if cell >= 20 else "",
+        textfont={"color": "#ffffff", "size": 12}, customdata=texts, name=name, showlegend=True,
+        hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")
 
 
 def _magnitude(z: np.ndarray, rows: list[str], cols: list[Any], **kwargs: Any) -> list[go.BaseTraceType]:

@@ -77,3 +77,21 @@ def test_the_models_page_draws_the_mean_absolute_jacobian_from_zero():
     mean = charts("pages/models.py")["models_mean"]["data"][0]
     assert mean["type"] == "heatmap" and mean["zmin"] == 0 and "zmid" not in mean
     assert mean["colorscale"][0][1] == figures.magnitude_heatmap([[0.0]], ["y"], ["x"]).data[0].colorscale[0][1]
+
+
+def test_a_cell_the_check_left_out_is_named_not_checked_not_drawn_as_a_nan_error():
+    """sqrt(x0 - 3) at x0 = 3: the check cannot difference (y[0], x0) (sqrt is NaN just below 3) and its summary
+    says so, but the error heatmap drew that cell as a red 'nan', the mark of an error that is not a number."""
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    at.query_params["outputs"] = "[sqrt(x0-3), x1]"
+    at.query_params["inputs"] = '{"x0": 3.0, "x1": 1.0}'
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    assert any("(y[0], x0) could not be checked" in w.value.replace("\\", "") for w in at.warning)
+    fd = {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}["pg_fd"]
+    named = {t.get("name"): t for t in fd["data"][1:]}
+    assert list(named) == [figures.NOT_CHECKED]   # no red cell: every checked error is a number
+    cells = named[figures.NOT_CHECKED]
+    assert [[not np.isnan(v) for v in row] for row in values(cells["z"])] == [[True, False], [False, False]]
+    assert cells["text"][0][0] == "not checked" and cells["colorscale"][0][1] != figures.BROKEN
+    assert fd["data"][0]["customdata"][0][0] == "not checked"   # the values' hover says it too

@@ -158,3 +158,15 @@ def test_many_findings_show_the_first_fifty_and_say_how_many_more(at):
     assert "**71 findings** on lines 3, 5, 6" in at.error[0].value
     assert any(i.value == "21 more findings (lines 54 to 74) are not shown: fix these first, then check again."
                for i in at.info)
+
+
+def test_a_long_lines_excerpt_comes_in_a_wide_and_a_phone_cut_each_with_its_caret_in_view():
+    """At 390 px the excerpt of a 141-character line showed its start only: the caret was off the screen."""
+    source = RULES[0].example.replace("rows = [", "all_the_per_element_gradients_of_the_model_outputs = [").replace(
+        "tape.gradient(y_i, x)", "tape.gradient(y_i, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)")
+    at = submit(open_page(), source)
+    wide, phone = [c.value for c in at.code if c.language == "text"]
+    for text, width in ((wide, 72), (phone, 36)):
+        *_, shown, caret = text.splitlines()
+        assert max(map(len, text.splitlines())) <= width and shown[caret.index("^")] == "y", text
+        assert shown.endswith("for y_i in y]")

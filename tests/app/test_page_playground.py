@@ -13,16 +13,9 @@ from streamlit.testing.v1 import AppTest
 import gradlib
 from dashboard.share import decode
 
+from playground_session import open_playground
+
 SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
-
-
-def open_playground(**params: str) -> AppTest:
-    at = AppTest.from_file("../../app.py", default_timeout=120)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page("pages/playground.py").run()
-    assert not at.exception
-    return at
 
 
 def errors(at: AppTest) -> str:

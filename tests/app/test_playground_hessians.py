@@ -4,14 +4,7 @@ import numpy as np
 import tensorflow as tf
 from streamlit.testing.v1 import AppTest
 
-
-def open_playground(**params: str) -> AppTest:
-    at = AppTest.from_file("../../app.py", default_timeout=180)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page("pages/playground.py").run()
-    assert not at.exception
-    return at
+from playground_session import open_playground
 
 
 def nested_tape_hessians(x: list[float]) -> np.ndarray:
@@ -79,7 +72,6 @@ def test_a_refused_hessian_view_says_what_can_be_changed_on_the_page():
     refusal = next(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
     assert "262,144" in refusal and "250,000" in refusal
     assert any(c.value.startswith("What you can change here: watch fewer inputs") for c in at.caption)
-
 
 
 def test_a_refusal_that_is_no_limit_gets_no_advice_about_sizes():

@@ -1,5 +1,7 @@
 """Figures: the right trace types, the data equal to the input arrays, the titles and axis labels."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -40,18 +42,31 @@ def test_error_heatmap_holds_the_errors_cell_by_cell_under_the_checks_title():
     errors = np.array([[1e-6, 0.0, 3e-7], [0.5, 2e-6, np.nan]])   # one bad cell, one cell the check left out
     fig = figures.error_heatmap(errors, ROWS, COLS)
     heat, marks = fig.data
-    assert isinstance(heat, go.Heatmap) and isinstance(marks, go.Scatter)
+    assert isinstance(heat, go.Heatmap) and isinstance(marks, go.Heatmap)
     np.testing.assert_array_equal(heat.z, errors)   # the NaN cell stays empty in the heatmap ...
     assert list(heat.x) == COLS and list(heat.y) == ROWS
     assert [list(r) for r in heat.customdata] == [["1e-06", "0", "3e-07"], ["0.5", "2e-06", "nan"]]
-    # ... and is marked in red where it is, named on hover
-    assert (list(marks.x), list(marks.y), list(marks.customdata)) == (["x2"], ["y[1]"], ["nan"])
-    assert marks.marker.color == figures.BROKEN
+    # ... and is filled in red where it is, named on hover
+    assert _filled(marks) == {("x2", "y[1]"): "nan"}
+    assert {colour for _, colour in marks.colorscale} == {figures.BROKEN}
     assert (heat.zmin, heat.zmax, heat.zmid) == (0, 0.5, None)   # an error is never negative: zero to the largest
     assert fig.layout.title.text == "Finite-difference check: absolute error"
     assert fig.layout.xaxis.title.text == "watched element" and fig.layout.yaxis.title.text == "output element"
     assert fig.layout.yaxis.autorange == "reversed"   # y[0] on top, as in the Jacobian heatmap beside it
     assert figures.error_heatmap(errors, ROWS, COLS, title="T").layout.title.text == "T"
+
+
+def test_error_heatmap_names_the_cells_the_check_left_out_apart_from_errors_that_are_not_finite():
+    """A cell the check left out was passed as NaN and drawn as a red 'nan', as if the error itself were NaN."""
+    errors = np.array([[np.nan, 1e-9, np.inf], [2e-9, 0.0, 3e-9]])
+    left_out = np.array([[True, False, False], [False, False, False]])
+    fig = figures.error_heatmap(errors, ROWS, COLS, unchecked=left_out)
+    heat, red, grey = fig.data
+    assert _filled(red) == {("x2", "y[0]"): "inf"} and red.name == figures.NOT_FINITE   # a real inf error stays red
+    assert _filled(grey) == {("x0", "y[0]"): "not checked"} and grey.name == figures.NOT_CHECKED
+    assert {c for _, c in grey.colorscale} == {figures.PALETTE[5]} != {figures.BROKEN}
+    assert heat.customdata[0][0] == "not checked" and np.isnan(heat.z[0][0]) and heat.z[1][2] == 3e-9
+    assert (heat.zmin, heat.zmax) == (0, 3e-9)
 
 
 def test_table_has_a_label_column_then_one_column_per_watched_element():
@@ -100,6 +115,30 @@ def test_timing_bars_on_a_log_axis_label_each_bar_with_its_own_time():
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text == "seconds (log scale)"
     assert list(zip(trace.x, trace.y, trace.text)) == [("gradlib", 0.0042, "4.2 ms"), ("loop", 3.5, "3.5 s"),
                                                         ("jacobian", 0.25, "250 ms")]
+
+
+def test_a_log_timing_axis_is_ticked_once_per_power_of_ten_in_the_bars_unit():
+    """Plotly's own log ticks on the models page read '10, 5, 2, 1, 5, 2, 0.1, 5, 2, 0.01' downwards: a '5' under
+    '10' and no unit. One tick per power of ten, named as the bars are ('1 ms', '1 s')."""
+    fig = figures.timing_bars({"gradlib": 0.00155, "tf.function": 0.000787, "eager": 0.292, "loop": 3.01}, log=True)
+    axis = fig.layout.yaxis
+    assert list(axis.tickvals) == [1e-3, 1e-2, 1e-1, 1.0]
+    assert list(axis.ticktext) == ["1 ms", "10 ms", "100 ms", "1 s"]
+    low, high = axis.range   # log10 units: every bar, and the label above the longest one, inside
+    assert low < np.log10(0.000787) - 0.3 and high > np.log10(3.01) + 0.3
+    close = figures.timing_bars({"a": 0.002, "b": 0.003}, log=True).layout.yaxis   # within one decade
+    assert len(close.tickvals) >= 1 and close.range[1] - close.range[0] >= 1
+    assert figures.timing_bars({"a": 0.002, "b": 0.003}).layout.yaxis.tickvals is None   # linear: Plotly's ticks
+
+
+def test_a_colour_bar_names_a_hundred_100_not_1e2():
+    """The seed's Jacobian (up to 120) had a colour bar reading '1e+2, 0, -1e+2' (d3's '.2~g' cannot write 100 in two
+    digits) beside a table of 20, 45, 120. Three significant digits write the ticks as the table does."""
+    for fig in (figures.jacobian_heatmap(SEED, ROWS, COLS), figures.field_heatmap([[0, 120]], [0, 1], [0], title="u")):
+        fmt = fig.data[0].colorbar.tickformat
+        assert fmt == ".3~g"
+        # Python's format has d3's meaning for "g" (d3's "~" only drops trailing zeros)
+        assert [format(v, fmt.replace("~", "")) for v in (100, -100, 50, 0.25, 1e-9)] == ["100", "-100", "50", "0.25", "1e-09"]
 
 
 def test_scaling_chart_is_log_log_one_line_per_method():
@@ -203,19 +242,45 @@ def test_every_meaningful_colour_reads_on_a_light_and_on_a_dark_background():
             assert _contrast(colour, background) >= 3, (colour, background)
 
 
+def _lab(colour: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB hex colour: distances in it follow how different two colours look."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    x, y, z = ((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b,
+               (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883)
+    f = [v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116 for v in (x, y, z)]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def test_the_first_six_series_colours_are_told_apart_at_a_glance():
+    """The Strategies chart draws five methods: its fifth colour (cyan #0891b2) was 28 CIELAB units from the second
+    (teal), so the auto and jacobian lines looked the same; every pair of the first six is now 30 or more apart."""
+    first = figures.PALETTE[:6]
+    gaps = {(a, b): math.dist(_lab(a), _lab(b)) for i, a in enumerate(first) for b in first[i + 1:]}
+    assert min(gaps.values()) >= 30, min(gaps.items(), key=lambda kv: kv[1])
+    assert math.dist(_lab("#0d9488"), _lab("#0891b2")) < 30   # the pair that was confused, by this measure
+
+
 def test_heatmaps_mark_cells_that_are_not_finite_and_name_them_on_hover():
     z = [[1.0, np.inf, -2.0], [np.nan, 0.5, -np.inf]]
     for fig in (figures.jacobian_heatmap(z, ROWS, COLS), figures.error_heatmap(np.abs(z), ROWS, COLS)):
         heat, marks = fig.data
-        assert heat.type == "heatmap" and marks.type == "scatter"
+        assert heat.type == "heatmap" and marks.type == "heatmap"
         assert np.isnan(heat.z[0][1]) and heat.z[0][0] == 1.0
         assert heat.customdata[0][1] == "inf" and heat.customdata[1][0] == "nan"
-        assert sorted(zip(marks.x, marks.y)) == sorted([("x1", "y[0]"), ("x0", "y[1]"), ("x2", "y[1]")])
-        named = dict(zip(zip(marks.x, marks.y), marks.customdata))
+        named = _filled(marks)
+        assert sorted(named) == sorted([("x1", "y[0]"), ("x0", "y[1]"), ("x2", "y[1]")])
         assert named[("x0", "y[1]")] == "nan" and named[("x1", "y[0]")] == "inf"
-        assert marks.marker.color == figures.BROKEN
+        assert {colour for _, colour in marks.colorscale} == {figures.BROKEN}
         assert "%{customdata}" in marks.hovertemplate and "%{customdata}" in heat.hovertemplate
-    assert list(dict(zip(zip(marks.x, marks.y), marks.customdata)).values()).count("inf") == 2   # |-inf| is inf
+    assert list(_filled(marks).values()).count("inf") == 2   # |-inf| is inf
+
+
+def _filled(cells: go.Heatmap) -> dict[tuple[str, str], str]:
+    """The cells a heatmap fills (its z is a number there), by (column, row), with the text it writes in them."""
+    return {(cells.x[j], cells.y[i]): cells.text[i][j]
+            for i, row in enumerate(cells.z) for j, v in enumerate(row) if not np.isnan(v)}
 
 
 def test_quantities_that_cannot_be_negative_use_a_sequential_scale_from_zero():
@@ -283,6 +348,24 @@ def test_image_grid_draws_each_image_under_its_title():
     assert fig.layout.yaxis.autorange == "reversed"
     with pytest.raises(ValueError, match="one title each"):
         figures.image_grid(images, ["a"])
+
+
+def test_the_clip_norm_is_named_above_the_histogram_not_over_its_bars():
+    """On the per-example page the label 'clip norm 1' was drawn inside the plot, over the tallest bars."""
+    fig = figures.norm_histogram([0.5, 0.9, 1.2, 3.0], ["a", "a", "a", "b"], clip_norm=1.0)
+    (label,) = fig.layout.annotations
+    assert label.text == "clip norm 1" and label.x == 1.0
+    assert (label.yref, label.y, label.yanchor) == ("y domain", 1, "bottom")   # its bottom on the plot's top edge
+
+
+def test_every_image_of_the_grid_keeps_its_square_pixels():
+    """The per-example page's 16 digits: every y axis was scaled to the first x axis, so only the first digit was
+    square and the other 15 were drawn about 1.6 times too wide."""
+    fig = figures.image_grid(np.zeros((6, 8, 8)), [f"d{k}" for k in range(6)], columns=4)
+    for trace in fig.data:   # each image's y axis is tied to the image's own x axis, one unit for one unit
+        yaxis = fig.layout["yaxis" + trace.yaxis.removeprefix("y")]
+        assert yaxis.scaleanchor == trace.xaxis and yaxis.scaleratio in (None, 1), (trace.xaxis, yaxis.scaleanchor)
+    assert len({t.xaxis for t in fig.data}) == 6
 
 
 def test_mean_gradient_bars_put_plain_beside_clipped_per_variable():

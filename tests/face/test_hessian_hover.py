@@ -18,3 +18,33 @@ def test_hessian_cells_hover_as_second_derivatives_including_the_nan_marks():
 def test_the_jacobian_heatmap_keeps_its_own_hover():
     fig = figures.jacobian_heatmap([[1.0, 2.0]], ["y[0]"], ["x[0]", "x[1]"])
     assert fig.data[0].hovertemplate.startswith("d %{y} / d %{x}")
+
+
+def test_a_column_with_no_number_is_drawn_as_whole_red_cells_named_in_the_legend():
+    """where(x > 0, sqrt(x), 0) at [0, -1, 4]: the Hessian of y[2] is NaN in its whole first two columns. The
+    heatmap left those cells empty and put a small red square on each: the chart looked like markers on a blank
+    grid. Each such cell is now filled whole in red, its value written in it, named on hover and in the legend."""
+    nan = math.nan
+    hessian = [[nan, nan, 0.0], [nan, nan, 0.0], [nan, nan, -0.03125]]
+    labels = ["x[0]", "x[1]", "x[2]"]
+    values, cells = figures.hessian_heatmap(hessian, labels).data
+    assert (values.type, cells.type) == ("heatmap", "heatmap")
+    assert (list(cells.x), list(cells.y)) == (labels, labels)   # the same grid as the values, cell for cell
+    filled = [[not math.isnan(v) for v in row] for row in cells.z]
+    assert filled == [[True, True, False]] * 3
+    assert [list(row) for row in cells.text] == [["nan", "nan", ""]] * 3 and cells.texttemplate == "%{text}"
+    assert {colour for _, colour in cells.colorscale} == {figures.BROKEN} and not cells.showscale
+    assert cells.showlegend and cells.name == figures.NOT_FINITE == "not a number (nan) or infinite (inf)"
+    assert cells.hovertemplate == "∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>"
+    assert cells.customdata[1][0] == "nan" and values.customdata[2][2] == "-0.03125"
+    assert values.hoverongaps is False   # the empty cells hover from the red ones only, once
+
+
+def test_the_legend_of_the_red_cells_sits_below_the_axis_title_and_a_heatmap_with_no_number_has_no_scale():
+    """At 390 px the legend (at y = -0.2 of the plot) was drawn over the x axis title 'watched element'."""
+    fig = figures.hessian_heatmap([[math.nan]], ["x[0]"])
+    values, cells = fig.data
+    assert values.showscale is False   # no finite value: a colour bar would show a scale of nothing
+    assert (fig.layout.legend.yref, fig.layout.legend.y, fig.layout.legend.yanchor) == ("container", 0, "bottom")
+    assert fig.layout.margin.b >= 40 and fig.layout.height == figures.hessian_heatmap([[1.0]], ["x[0]"]).layout.height + 34
+    assert figures.hessian_heatmap([[1.0]], ["x[0]"]).layout.legend.yref is None   # no red cells, no legend moved
