@@ -154,9 +154,13 @@ def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled 
         return entry
     except GradlibError:
         raise
-    except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
-        if not fallback:
-            raise
+    except Exception as exc:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
+        if not fallback:   # compiled=True: say why in one line (tf.py_function: the engine says what to use)
+            if calls_py_function(problem):
+                raise
+            raise GradlibError(f"compiled=True could not trace fn into a tf.function for method {method!r}: "
+                               f"{type(exc).__name__}: {error_gist(exc)}. Use compiled=None (gradlib then runs fn "
+                               "eagerly when it cannot be traced) or compiled=False") from exc
         _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: None)
         return None
 

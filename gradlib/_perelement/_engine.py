@@ -55,6 +55,7 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     """Run ``method`` on ``problem`` and package the result (``auto``: choose, then repair poisoned rows)."""
     start = time.perf_counter()
     m, n = output_size(problem), problem.width
+    _check_outputs(m, problem)
     check_size(m, problem, limits)
     if method == "structured":
         _check_structured(problem)
@@ -104,6 +105,13 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _check_outputs(m: int, problem: Problem) -> None:
+    """Refuse a function with no output element: it has no row to differentiate (every method failed on it, in NumPy)."""
+    if m == 0:
+        who = "fn returned an empty tensor" if problem.structure is None else "the function has no output element"
+        raise GradlibError(f"{who}: there is no element to differentiate. Return at least one element")
 
 
 def _check_structured(problem: Problem) -> None:

@@ -138,6 +138,23 @@ def test_integer_tensors_are_refused_by_per_element_gradients():
         per_element_gradients(lambda x: x[0] * 2, [tf.constant(3)])
 
 
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_an_empty_input_is_refused_as_evaluate_refuses_one(method):
+    # it failed deep inside NumPy: AxisError (auto, unstack), UnboundLocalError (forward), a matmul ValueError
+    with pytest.raises(gradlib.InputError, match=r"per_element_gradients got an empty xs\[1\]: shape \(2, 0\); "
+                                                 "give it at least one element"):
+        per_element_gradients(lambda x: x[0] * tf.reduce_sum(x[1]), [tf.constant([1.0]), tf.zeros((2, 0))],
+                              method=method)
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_function_returning_an_empty_tensor_is_refused(method, compiled):
+    with pytest.raises(gradlib.GradlibError, match="fn returned an empty tensor: there is no element to "
+                                                   "differentiate. Return at least one element"):
+        per_element_gradients(lambda x: x[:0] * 2.0, tf.constant([1.0, 2.0]), method=method, compiled=compiled)
+
+
 # ---------------------------------------------------------------- TensorFlow documentation examples
 # (guides "Introduction to gradients and automatic differentiation" and "Advanced automatic differentiation")
 
