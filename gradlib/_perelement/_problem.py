@@ -23,7 +23,7 @@ from .._errors import ExpressionError, GradlibError, InputError
 from .._language._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._limits import Limits
 from .._language._operations import notes
-from ._state import callable_key
+from .._state import callable_key
 
 __all__ = ["Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
 

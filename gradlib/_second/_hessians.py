@@ -25,7 +25,7 @@ from .. import _runtime
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from .._perelement._state import fingerprint
+from .._state import fingerprint
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning

@@ -755,3 +755,25 @@ def test_a_dense_layer_whose_dunder_call_changes_its_input_takes_the_loop():
     x = np.random.default_rng(2).normal(size=(4, 3)).astype("float32")
     fast = loop_check(model, x, np.array([0, 1, 1, 0]))
     assert fast.method == "ghost+loop" and fast.fallback == (model.layers[0].name,)
+
+
+TEMPERATURE = 1.0
+
+
+def tempered_loss(y_true, y_pred):   # reads a global: a traced step freezes its value
+    return cce_callable(y_true, y_pred / TEMPERATURE)
+
+
+@pytest.mark.parametrize("norms_only", [False, True])
+def test_a_loss_reading_a_changed_global_is_traced_again_not_answered_with_the_old_value(monkeypatch, norms_only):
+    """The step was cached on the loss object alone: after TEMPERATURE changed, the old losses came back."""
+    model, (x, y) = built("dense"), data("dense")
+    before = per_example_gradients(model, x, y, loss=tempered_loss, norms_only=norms_only)
+    monkeypatch.setattr(sys.modules[__name__], "TEMPERATURE", 4.0)
+    losses, norms, grads = reference(model, x, y, tempered_loss)
+    after = per_example_gradients(model, x, y, loss=tempered_loss, norms_only=norms_only)
+    assert np.abs(after.losses - before.losses).max() > 0.1
+    close(after.losses, losses)
+    close(after.norms, norms)
+    close(after.clipped_mean(float(np.median(norms)))[0],
+          np.tensordot(np.minimum(1.0, np.median(norms) / norms), grads[0], axes=1) / B)
