@@ -155,6 +155,11 @@ def test_a_function_returning_an_empty_tensor_is_refused(method, compiled):
         per_element_gradients(lambda x: x[:0] * 2.0, tf.constant([1.0, 2.0]), method=method, compiled=compiled)
 
 
+def test_crosscheck_of_a_function_returning_an_empty_tensor_is_refused_not_said_to_agree():
+    with pytest.raises(gradlib.GradlibError, match="crosscheck: fn returned an empty tensor: there is no element"):
+        gradlib.crosscheck(lambda x: x[:0] * 2.0, tf.constant([1.0, 2.0]))
+
+
 # ---------------------------------------------------------------- TensorFlow documentation examples
 # (guides "Introduction to gradients and automatic differentiation" and "Advanced automatic differentiation")
 
