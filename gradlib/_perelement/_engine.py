@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from . import _cost, _methods, _plan, _probe, _structured
 from .._cache import LRUCache
-from ._compute import calls_py_function, compute, compute_chunked, output_size
+from ._compute import calls_py_function, compute, compute_chunked, output_size, unreached
 from .._errors import GradlibError, error_gist
 from .._limits import Limits
 from ._methods import CORRECT_METHODS
@@ -99,12 +99,25 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
                                                        _compilable(problem, compiled), limits)
     if problem.check and chosen in CORRECT_METHODS:
         notes += _probe.check_result(problem, y, jac, time.perf_counter() - start)
+    notes += _unreached_note(problem)
     if chunk:
         notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
                   f"{_cost.size_text(limits.max_bytes)}",)
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _unreached_note(problem: Problem) -> tuple[str, ...]:
+    """The xs no path the tape follows leads from to fn's output: their columns are 0 whatever the method, and the
+    usual cause is fn reading a variable itself (gradlib hands fn a copy of each tensor's value), not its argument."""
+    names = [problem.names[i][0] for i in unreached(problem)]
+    if not names:
+        return ()
+    return (f"no path the tape can follow leads from {', '.join(map(repr, names))} to fn's output, so every gradient "
+            "with respect to it is 0. fn gets each tensor of xs as its argument (a tf.Variable as a copy of its "
+            "value): if fn reads a variable or another tensor directly instead of its argument, that use is not "
+            "differentiated",)
 
 
 def _check_outputs(m: int, problem: Problem) -> None:
