@@ -27,14 +27,15 @@ from ._problem import Problem
 from .._runtime import trace
 
 __all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked", "output_size",
-           "to_numpy"]
+           "to_numpy", "unreached"]
 
 #: the ops of ``tf.py_function`` / ``tf.numpy_function``: Python run inside TensorFlow
 PY_FUNCTION_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
 
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _JACOBIAN_FUNCTIONS = LRUCache(maxsize=64)
-#: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
+#: problem key -> (number of outputs, the xs no tape path leads from to the output), so warm calls skip the
+#: eager pass that sizes the output
 _OUTPUT_SIZES = LRUCache(maxsize=128)
 
 
@@ -48,19 +49,44 @@ class CompiledRun(NamedTuple):
 
 def output_size(problem: Problem) -> int:
     """How many outputs ``f`` has: one eager pass the first time a problem is seen, remembered after."""
-    if problem.size is not None:
-        return problem.size
+    return _first_pass(problem)[0]
 
-    def size() -> int:
+
+def unreached(problem: Problem) -> tuple[int, ...]:
+    """The positions in ``problem.xs`` from which no path the tape follows leads to ``f``'s output (their gradients
+    are all 0), read from the same first eager pass; ``()`` for function text (it names unused inputs itself)."""
+    return _first_pass(problem)[1]
+
+
+def _first_pass(problem: Problem) -> tuple[int, tuple[int, ...]]:
+    if problem.size is not None:
+        return problem.size, ()
+
+    def size() -> tuple[int, tuple[int, ...]]:
         try:
-            return int(to_numpy(problem.f(problem.xs, problem.cs)).size)
+            with tf.GradientTape() as tape:
+                tape.watch(problem.xs)
+                y = problem.f(problem.xs, problem.cs)
+            m = int(to_numpy(y).size)
         except GradlibError:
             raise
         except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
             shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
             raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {error_gist(exc)}") from exc
+        return m, _disconnected(tape, y, problem.xs)
 
     return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
+
+
+def _disconnected(tape: tf.GradientTape, y: Any, xs: list) -> tuple[int, ...]:
+    """Which of ``xs`` the tape finds no path from to ``y`` (one backward pass of the sum; fn is not called again)."""
+    if not xs or not tf.is_tensor(y) or not y.dtype.is_floating or not y.shape.num_elements():
+        return ()
+    try:
+        grads = tape.gradient(y, xs)
+    except Exception:   # noqa: BLE001 - a gradient the tape cannot take here: the method that runs says why
+        return ()
+    return tuple(i for i, g in enumerate(grads) if g is None)
 
 
 def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = True):
@@ -154,9 +180,13 @@ def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled 
         return entry
     except GradlibError:
         raise
-    except Exception:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
-        if not fallback:
-            raise
+    except Exception as exc:   # noqa: BLE001 - not traceable; the eager run re-raises any genuine error
+        if not fallback:   # compiled=True: say why in one line (tf.py_function: the engine says what to use)
+            if calls_py_function(problem):
+                raise
+            raise GradlibError(f"compiled=True could not trace fn into a tf.function for method {method!r}: "
+                               f"{type(exc).__name__}: {error_gist(exc)}. Use compiled=None (gradlib then runs fn "
+                               "eagerly when it cannot be traced) or compiled=False") from exc
         _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: None)
         return None
 

@@ -307,6 +307,9 @@ def _eager(problem: Problem, limits: Limits, copies: int, chosen_modes: bool = T
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
         raise GradlibError(f"fn failed eagerly: {type(exc).__name__}: {error_gist(exc)}") from exc
     m = int(y.shape.num_elements())
+    if m == 0:   # every mode 'agreed' on nothing
+        raise GradlibError("crosscheck: fn returned an empty tensor: there is no element to differentiate. Return "
+                           "at least one element")
     _check_eager(problem, m, copies, limits, chosen_modes)
     n = problem.float_width
     rows = np.zeros((m, n), y.dtype.as_numpy_dtype)

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from . import _cost, _methods, _plan, _probe, _structured
 from .._cache import LRUCache
-from ._compute import calls_py_function, compute, compute_chunked, output_size
+from ._compute import calls_py_function, compute, compute_chunked, output_size, unreached
 from .._errors import GradlibError, error_gist
 from .._limits import Limits
 from ._methods import CORRECT_METHODS
@@ -55,6 +55,7 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     """Run ``method`` on ``problem`` and package the result (``auto``: choose, then repair poisoned rows)."""
     start = time.perf_counter()
     m, n = output_size(problem), problem.width
+    _check_outputs(m, problem)
     check_size(m, problem, limits)
     if method == "structured":
         _check_structured(problem)
@@ -98,12 +99,32 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
                                                        _compilable(problem, compiled), limits)
     if problem.check and chosen in CORRECT_METHODS:
         notes += _probe.check_result(problem, y, jac, time.perf_counter() - start)
+    notes += _unreached_note(problem)
     if chunk:
         notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
                   f"{_cost.size_text(limits.max_bytes)}",)
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _unreached_note(problem: Problem) -> tuple[str, ...]:
+    """The xs no path the tape follows leads from to fn's output: their columns are 0 whatever the method, and the
+    usual cause is fn reading a variable itself (gradlib hands fn a copy of each tensor's value), not its argument."""
+    names = [problem.names[i][0] for i in unreached(problem)]
+    if not names:
+        return ()
+    return (f"no path the tape can follow leads from {', '.join(map(repr, names))} to fn's output, so every gradient "
+            "with respect to it is 0. fn gets each tensor of xs as its argument (a tf.Variable as a copy of its "
+            "value): if fn reads a variable or another tensor directly instead of its argument, that use is not "
+            "differentiated",)
+
+
+def _check_outputs(m: int, problem: Problem) -> None:
+    """Refuse a function with no output element: it has no row to differentiate (every method failed on it, in NumPy)."""
+    if m == 0:
+        who = "fn returned an empty tensor" if problem.structure is None else "the function has no output element"
+        raise GradlibError(f"{who}: there is no element to differentiate. Return at least one element")
 
 
 def _check_structured(problem: Problem) -> None:

@@ -33,7 +33,7 @@ from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._problem import float_tensor
 from ._result import index_labels
-from ._state import callable_key
+from .._state import callable_key
 from .._runtime import trace
 
 __all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "mixing_text",

@@ -23,7 +23,7 @@ from .._errors import ExpressionError, GradlibError, InputError
 from .._language._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._limits import Limits
 from .._language._operations import notes
-from ._state import callable_key
+from .._state import callable_key
 
 __all__ = ["Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
 
@@ -136,6 +136,7 @@ def callable_problem(fn: Callable, xs: Any, *, check: bool = False) -> Problem:
     if not tensors:
         raise InputError(f"per_element_gradients needs at least one tensor in xs; got an empty {type(xs).__name__}")
     _check_one_dtype(tensors)
+    _check_not_empty(tensors, wheres)
     names = ("x",) if single else tuple(keys) if keys is not None else tuple(f"x{k}" for k in range(len(tensors)))
 
     def f(watched: list, _cs: list):
@@ -161,6 +162,14 @@ def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
         raise InputError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: {why}. "
                            f"Cast it first: tf.cast({where}, tf.float32)")
     return tensor
+
+
+def _check_not_empty(tensors: list, wheres: list[str]) -> None:
+    """Refuse an empty tensor, as ``evaluate`` refuses an empty input (every method failed on it inside NumPy)."""
+    for tensor, where in zip(tensors, wheres):
+        if tensor.shape.num_elements() == 0:
+            raise InputError(f"per_element_gradients got an empty {where}: shape {tuple(tensor.shape)}; give it at "
+                             "least one element")
 
 
 def _check_one_dtype(tensors: list) -> None:

@@ -80,8 +80,9 @@ def _plain_float(layer: Any) -> bool:
 
 
 def _own_call(layer: Any, cls: type) -> bool:
-    """``layer`` is a ``cls`` whose ``call`` is ``cls``'s own (a subclass may compute something else)."""
-    return isinstance(layer, cls) and type(layer).call is cls.call
+    """``layer`` is a ``cls`` whose ``call`` and ``__call__`` are ``cls``'s own (a subclass may compute something
+    else in either: the rule runs neither, so one that doubled its input was blamed as batch mixing)."""
+    return isinstance(layer, cls) and type(layer).call is cls.call and type(layer).__call__ is cls.__call__
 
 
 def _float_input(layer: Any, x: tf.Tensor) -> tf.Tensor:
@@ -161,6 +162,7 @@ def _dense_floats(layer, a):
 
 def _embedding_forward(layer, x, training):
     ids = tf.cast(x, "int32") if x.dtype not in (tf.int32, tf.int64) else x
+    ids = tf.where(ids < 0, ids + layer.input_dim, ids)   # Keras' take: -1 is the last row, as in NumPy
     z = tf.gather(layer.embeddings, ids)
     return z, ids, z
 

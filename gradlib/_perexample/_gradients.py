@@ -533,8 +533,8 @@ def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor, y:
     specs = (_structure.specs(x), _structure.specs(y))
     create = lambda: _trace(model, loss, kind, training, specs, x, y)  # noqa: E731
     try:
-        key: Hashable | None = (model, loss, kind, training, _structure.signature(specs),
-                                tuple(map(id, model.trainable_variables)))
+        key: Hashable | None = (model, loss, _structure.loss_state(loss), kind, training,
+                                _structure.signature(specs), tuple(map(id, model.trainable_variables)))
         hash(key)
     except TypeError:
         key = None
@@ -576,7 +576,8 @@ def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor) -> list[tf.Tensor]:
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
     """``weighted_gradient`` of the stored batch, compiled once per model, loss and signature."""
     specs = (_structure.specs(x), _structure.specs(y), tf.TensorSpec((None,), tf.float64))
-    key = (model, loss, "weighted", training, _structure.signature(specs), tuple(map(id, model.trainable_variables)))
+    key = (model, loss, _structure.loss_state(loss), "weighted", training, _structure.signature(specs),
+           tuple(map(id, model.trainable_variables)))
     create = lambda: trace(  # noqa: E731
         lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training), specs)
     with _runtime.work_slot():

@@ -39,7 +39,7 @@ from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
 from .._runtime import trace, work_slot
-from ._structure import leaves, resolve_loss, signature
+from ._structure import leaves, loss_state, resolve_loss, signature
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
 
@@ -235,7 +235,8 @@ def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any)
     """The step for this model, loss, strategy and batch signature: traced once, kept for the next scan (bounded)."""
     create = lambda: _trace(model, loss, strategy, spec)  # noqa: E731
     try:
-        key: Hashable | None = (model, loss, strategy, signature(spec), tuple(map(id, model.trainable_variables)))
+        key: Hashable | None = (model, loss, loss_state(loss), strategy, signature(spec),
+                                tuple(map(id, model.trainable_variables)))
         hash(key)
     except TypeError:
         return create()
@@ -342,7 +343,7 @@ def _probe_key(model: Any, loss: Any, first: Any) -> Hashable:
     """The model, loss, examples' signature and weights a probe checked (an unhashable loss: a key never seen
     again, so the probe runs)."""
     try:
-        key = (model, loss, signature(tf.nest.map_structure(
+        key = (model, loss, loss_state(loss), signature(tf.nest.map_structure(
             lambda t: tf.TensorSpec((None,) + tuple(t.shape[1:]), t.dtype), first)),
             tuple(map(id, model.trainable_variables)))
         hash(key)

@@ -28,13 +28,14 @@ import tensorflow as tf
 
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import Limits
+from .._state import fingerprint
 
 try:   # the wrapper model.compile puts around a loss function (squeezes y_true to y_pred's rank, as Keras does)
     from keras.src.losses import LossFunctionWrapper
 except ImportError:   # pragma: no cover - a Keras that moved it: names are refused, loss objects still work
     LossFunctionWrapper = None
 
-__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "leaves", "pick", "resolve_loss", "rows",
+__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "leaves", "loss_state", "pick", "resolve_loss", "rows",
            "signature", "specs"]
 
 Nest = Any   # a tensor, or a list / dict of nests
@@ -61,6 +62,15 @@ class PerOutputLoss:
                            pick(y_pred, key, self.names, "the model's output"))
             values.append(value if weight == 1.0 else value * tf.cast(weight, value.dtype))
         return tf.add_n([tf.cast(v, values[0].dtype) for v in values])
+
+
+def loss_state(loss: Any) -> tuple:
+    """The numbers and arrays each loss function reads besides its arguments (``gradlib._state.fingerprint``).
+
+    A traced per-batch step freezes them, so they belong in its cache key: ``lambda y, p: mse(y, p / T)`` with a
+    global ``T`` changed between calls gave the losses and gradients of the old ``T``, silently.
+    """
+    return tuple(fingerprint(one) for one in (loss.losses if isinstance(loss, PerOutputLoss) else (loss,)))
 
 
 # ---------------------------------------------------------------- the batch

@@ -25,7 +25,7 @@ from .. import _runtime
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from .._perelement._state import fingerprint
+from .._state import fingerprint
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
@@ -65,12 +65,15 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     _orders.check_method("hessians", method, "hessian")
     form, names, tensors = _structure("hessians", xs, limits)
     g, v = _flat(fn, form, names, tensors)
+    y_shape = tuple(_y_shape(fn, form, names, tensors))
+    if 0 in y_shape:   # it failed inside the traced method with "IndexError: list index out of range"
+        raise GradlibError(f"hessians: fn returned an empty tensor (shape {y_shape}): there is no element to "
+                           "differentiate. Return at least one element")
     with _runtime.work_slot():
         start = time.perf_counter()
         out = run(Request("hessians", g, v, "hessian", method, _key(fn, form, names, tensors), model=_model(fn),
                           tileable=False, check_independence=False), limits)
         seconds = time.perf_counter() - start
-    y_shape = tuple(_y_shape(fn, form, names, tensors))
     n = v.shape[1]
     hessian = out.value[0]
     warnings = out.notes + nonfinite_warnings(v.numpy(), out.y)

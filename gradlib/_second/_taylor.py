@@ -90,6 +90,9 @@ def dense_layers(model: Any) -> tuple[list[tuple[Any, Any, str]], str]:
         name = name if isinstance(name, str) else getattr(layer.activation, "__name__", repr(layer.activation))
         if name not in RULES:
             return [], f"layer {layer.name!r} has the activation {name!r}, which has no forward rule"
+        if keras.activations.get(name) is not layer.activation:   # serialize names a function by its __name__:
+            # a user's own `def tanh(z)` is 'tanh' too, and the rule of Keras' tanh gave a wrong Laplacian
+            return [], f"layer {layer.name!r} has its own activation function named {name!r}, not Keras' {name!r}"
         if getattr(layer, "lora_enabled", False) or getattr(layer, "quantization_mode", None):
             return [], f"layer {layer.name!r} is LoRA-enabled or quantized"
         kernels.append((layer.kernel, layer.bias, name))

@@ -129,8 +129,29 @@ def test_a_function_that_cannot_be_traced_falls_back_to_eager_under_auto(small_c
     assert (r.method, r.compiled) == ("jacobian", False)
     np.testing.assert_allclose(r.jacobian, expected, rtol=1e-10, atol=1e-12)
     assert gradlib.per_element_gradients(branchy, tf.constant(x)).compiled is False   # remembered
-    with pytest.raises(TypeError):
+    with pytest.raises(gradlib.GradlibError, match=r"compiled=True could not trace fn into a tf.function "
+                                                   r"for method 'jacobian': TypeError: .*Use compiled=None"):
         gradlib.per_element_gradients(branchy, tf.constant(x), method="jacobian", compiled=True)
+
+
+def _segment_squares(p):   # its output's first axis is unknown in a graph: every traced method fails on it
+    return tf.math.segment_sum(p * p, tf.constant([0, 0, 1]))
+
+
+def _cond_squares(v):   # pfor cannot vectorize forward mode through tf.cond as a graph
+    return tf.cond(tf.reduce_sum(v) > 0.0, lambda: v * v, lambda: v * v * v)
+
+
+@pytest.mark.parametrize("fn, method", [(_segment_squares, "auto"), (_segment_squares, "jacobian"),
+                                        (_cond_squares, "forward")])
+def test_compiled_true_on_a_function_that_cannot_be_traced_is_refused_in_one_line(small_cache, fn, method):
+    x = tf.constant([1.0, 2.0, 3.0])   # was a raw TypeError, ValueError from pfor's converter, ...
+    with pytest.raises(gradlib.GradlibError, match=r"compiled=True could not trace fn into a tf.function for method "
+                                                   r"'(jacobian|forward)': (TypeError|ValueError): .*Use compiled=None"):
+        gradlib.per_element_gradients(fn, x, method=method, compiled=True)
+    r = gradlib.per_element_gradients(fn, x, method=method)   # compiled=None: eagerly, and right
+    expected = [[2.0, 4.0, 0.0], [0.0, 0.0, 6.0]] if fn is _segment_squares else np.diag([2.0, 4.0, 6.0])
+    np.testing.assert_allclose(r.jacobian, expected)
 
 
 # ---------------------------------------------------------------- compiled equals eager

@@ -138,6 +138,28 @@ def test_integer_tensors_are_refused_by_per_element_gradients():
         per_element_gradients(lambda x: x[0] * 2, [tf.constant(3)])
 
 
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_an_empty_input_is_refused_as_evaluate_refuses_one(method):
+    # it failed deep inside NumPy: AxisError (auto, unstack), UnboundLocalError (forward), a matmul ValueError
+    with pytest.raises(gradlib.InputError, match=r"per_element_gradients got an empty xs\[1\]: shape \(2, 0\); "
+                                                 "give it at least one element"):
+        per_element_gradients(lambda x: x[0] * tf.reduce_sum(x[1]), [tf.constant([1.0]), tf.zeros((2, 0))],
+                              method=method)
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_function_returning_an_empty_tensor_is_refused(method, compiled):
+    with pytest.raises(gradlib.GradlibError, match="fn returned an empty tensor: there is no element to "
+                                                   "differentiate. Return at least one element"):
+        per_element_gradients(lambda x: x[:0] * 2.0, tf.constant([1.0, 2.0]), method=method, compiled=compiled)
+
+
+def test_crosscheck_of_a_function_returning_an_empty_tensor_is_refused_not_said_to_agree():
+    with pytest.raises(gradlib.GradlibError, match="crosscheck: fn returned an empty tensor: there is no element"):
+        gradlib.crosscheck(lambda x: x[:0] * 2.0, tf.constant([1.0, 2.0]))
+
+
 # ---------------------------------------------------------------- TensorFlow documentation examples
 # (guides "Introduction to gradients and automatic differentiation" and "Advanced automatic differentiation")
 
@@ -369,3 +391,20 @@ def test_method_graph_is_the_deprecated_name_of_method_compiled():
         assert jacobian.graph is jacobian.compiled is _methods.jacobian
     with pytest.warns(DeprecationWarning):
         assert naive.graph is None
+
+
+@pytest.mark.parametrize("method", PER_ELEMENT)
+def test_a_function_reading_its_variable_directly_is_told_why_its_jacobian_is_zero(method):
+    """tape.jacobian(v * v, v) is 2v; per_element_gradients(lambda x: v * v, v) hands fn a copy of v's value,
+    which fn ignores: a Jacobian of zeros, said nowhere."""
+    v = tf.Variable([1.0, 2.0])
+    r = per_element_gradients(lambda x: v * v, v, method=method)
+    np.testing.assert_array_equal(r.jacobian, np.zeros((2, 2)))
+    assert any(w.startswith("no path the tape can follow leads from 'x' to fn's output, so every gradient with "
+                            "respect to it is 0") and "a tf.Variable as a copy of its value" in w for w in r.warnings)
+    used = per_element_gradients(lambda x: x[0] * x[0] + 0.0 * tf.reduce_sum(x[1]), [v, tf.constant([3.0])],
+                                 method=method)   # reached, with a zero gradient: nothing to say
+    np.testing.assert_allclose(used.jacobian, [[2.0, 0.0, 0.0], [0.0, 4.0, 0.0]])
+    assert not any(w.startswith("no path") for w in used.warnings)
+    unused = per_element_gradients(lambda x: x["a"] * x["a"], {"a": v, "b": tf.constant([3.0])}, method=method)
+    assert [w[:52] for w in unused.warnings if w.startswith("no path")] == ["no path the tape can follow leads from 'b' to fn's o"]

@@ -732,3 +732,48 @@ def test_a_dense_layers_floats_per_example_are_what_its_norm_allocates(steps, fe
     r = per_example_gradients(model, x, y, loss=keras.losses.MeanSquaredError(), norms_only=True,
                               limits=gradlib.Limits(max_jacobian=2 * total))   # exactly at the limit: computed
     assert r.norms.shape == (2,)
+
+
+def test_an_embeddings_negative_token_ids_count_from_the_end_as_keras_takes_them():
+    """Keras' Embedding takes -1 as the last row (ops.take); the rule's tf.gather refused it, blaming the labels."""
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,), dtype="int32"), keras.layers.Embedding(7, 3),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(2)])
+    x = np.array([[-1, 6, 2, 3, -7], [0, -1, -1, 6, 2], [5, 4, -3, 2, 1], [1, 2, 1, 2, 1]], np.int32)
+    fast = loop_check(model, x, np.array([0, 1, 0, 1]))
+    assert fast.method == "ghost"
+
+
+def test_a_dense_layer_whose_dunder_call_changes_its_input_takes_the_loop():
+    """The rule ran the layer's call only: a subclass doubling its input in __call__ was refused as batch mixing."""
+    class Doubled(keras.layers.Dense):
+        def __call__(self, x, *args, **kwargs):
+            return super().__call__(x * 2.0, *args, **kwargs)
+
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((3,)), Doubled(4, activation="tanh"), keras.layers.Dense(2)])
+    x = np.random.default_rng(2).normal(size=(4, 3)).astype("float32")
+    fast = loop_check(model, x, np.array([0, 1, 1, 0]))
+    assert fast.method == "ghost+loop" and fast.fallback == (model.layers[0].name,)
+
+
+TEMPERATURE = 1.0
+
+
+def tempered_loss(y_true, y_pred):   # reads a global: a traced step freezes its value
+    return cce_callable(y_true, y_pred / TEMPERATURE)
+
+
+@pytest.mark.parametrize("norms_only", [False, True])
+def test_a_loss_reading_a_changed_global_is_traced_again_not_answered_with_the_old_value(monkeypatch, norms_only):
+    """The step was cached on the loss object alone: after TEMPERATURE changed, the old losses came back."""
+    model, (x, y) = built("dense"), data("dense")
+    before = per_example_gradients(model, x, y, loss=tempered_loss, norms_only=norms_only)
+    monkeypatch.setattr(sys.modules[__name__], "TEMPERATURE", 4.0)
+    losses, norms, grads = reference(model, x, y, tempered_loss)
+    after = per_example_gradients(model, x, y, loss=tempered_loss, norms_only=norms_only)
+    assert np.abs(after.losses - before.losses).max() > 0.1
+    close(after.losses, losses)
+    close(after.norms, norms)
+    close(after.clipped_mean(float(np.median(norms)))[0],
+          np.tensordot(np.minimum(1.0, np.median(norms) / norms), grads[0], axes=1) / B)

@@ -101,7 +101,8 @@ def test_the_library_never_imports_the_app(path):
 
 
 #: the foundations every room may use; they import nothing of gradlib but each other
-FOUNDATIONS = {"gradlib._errors", "gradlib._limits", "gradlib._format", "gradlib._cache", "gradlib._runtime"}
+FOUNDATIONS = {"gradlib._errors", "gradlib._limits", "gradlib._format", "gradlib._cache", "gradlib._runtime",
+               "gradlib._state"}
 #: each private room (docs/architecture.md) and the other rooms it may import besides the foundations
 ROOMS = {"gradlib._language": set(), "gradlib._perexample": set(), "gradlib.lint": set(),
          "gradlib._perelement": {"gradlib._language"}, "gradlib._second": {"gradlib._language", "gradlib._perelement"}}

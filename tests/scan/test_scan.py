@@ -1,5 +1,6 @@
 """gradlib.scan against per_example_gradients and a per-example tape loop; order, streaming, tracing, refusals."""
 
+import collections
 import json
 import os
 import subprocess
@@ -57,6 +58,27 @@ def test_matches_per_example_gradients_and_a_loop(build, shape, loss):
     assert result.method == batch.method and result.replicas == 1 and result.batch_size == 8
 
 
+TEMPERATURE = 1.0
+
+
+def tempered_loss(y_true, y_pred):   # reads a global: a traced step freezes its value
+    return scan_models.cross_entropy(y_true, y_pred / TEMPERATURE)
+
+
+def test_a_loss_reading_a_changed_global_is_traced_again_not_answered_with_the_old_value(monkeypatch):
+    """The step was cached on the loss object alone: after TEMPERATURE changed, the old losses came back."""
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(9, 5)).astype(np.float32), rng.integers(0, 3, 9).astype(np.int32)
+    model = scan_models.classifier()
+    before = gradlib.scan(model, (x, y), loss=tempered_loss, batch_size=4)
+    monkeypatch.setattr(sys.modules[__name__], "TEMPERATURE", 4.0)
+    after = gradlib.scan(model, (x, y), loss=tempered_loss, batch_size=4)
+    losses, norms = loop_reference(model, x, y, tempered_loss)
+    assert np.abs(after.losses - before.losses).max() > 0.1
+    np.testing.assert_allclose(after.losses, losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(after.norms, norms, rtol=1e-4, atol=1e-6)
+
+
 def test_results_in_the_data_sets_order_whatever_the_batches():
     """Example i's loss is known in closed form: a misplaced example or a lost padding row changes the vector."""
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, use_bias=False)])
@@ -89,8 +111,10 @@ def test_the_total_is_known_for_arrays():
 
 
 def test_the_step_is_traced_once_however_many_batches():
-    """The loss is Python: it runs when the step is traced (and in the probe), never per batch nor per scan."""
-    runs = []
+    """The loss is Python: it runs when the step is traced (and in the probe), never per batch nor per scan. (Its
+    counter is not a list of numbers: the step is keyed on the numbers a loss reads, and a list that grows would
+    be a new key each scan.)"""
+    runs = collections.deque()
 
     def counted(y_true, y_pred):
         runs.append(1)
@@ -106,7 +130,7 @@ def test_the_step_is_traced_once_however_many_batches():
     gradlib.scan(model, scan_models.arrays(9), loss=counted, batch_size=4)
     runs.clear()
     gradlib.scan(model, scan_models.arrays(45), loss=counted, batch_size=4)   # the same model again: all cached
-    assert runs == []
+    assert not runs
 
 
 def test_the_strategy_in_scope_is_used():

@@ -92,6 +92,13 @@ def test_integer_inputs_and_bad_methods_are_refused():
         gradlib.hessians(lambda x: x * x, tf.constant([1.0, 2.0]), method="hutchinson")
 
 
+def test_a_function_returning_an_empty_tensor_is_refused_for_what_it_is():
+    # it was refused as "fn failed when hessians traced it ...: IndexError: list index out of range"
+    with pytest.raises(gradlib.GradlibError, match=r"hessians: fn returned an empty tensor \(shape \(0,\)\): there is "
+                                                   "no element to differentiate"):
+        gradlib.hessians(lambda x: x[:0] * x[:0], tf.constant([1.0, 2.0]))
+
+
 def test_a_piecewise_linear_function_is_named_for_its_zero_hessian():
     r = gradlib.hessians(lambda x: tf.nn.relu(x) * 3.0, tf.constant([1.0, -2.0]))
     assert not r.hessian.any()

@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._perelement import _state
+from gradlib import _state
 
 X = tf.constant(np.linspace(0.5, 1.5, 64), tf.float32)
 SCALE = np.array(1.0, np.float32)
