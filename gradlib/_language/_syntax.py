@@ -347,8 +347,8 @@ class _ShapeChecker:
         self.parts: list[Part] = []
         self._scopes: list[list] = []   # per node being visited: [names used under it, its own extra work]
 
-    def fail(self, node: ast.AST, message: str) -> None:
-        col = getattr(node, "col_offset", 0) + 1
+    def fail(self, node: ast.AST, message: str, col: int | None = None) -> None:
+        col = col or getattr(node, "col_offset", 0) + 1
         raise ExpressionError(f"{message} (column {col})", text=self.text, column=col)
 
     def visit(self, node: ast.expr) -> Shape:
@@ -400,7 +400,11 @@ class _ShapeChecker:
         try:
             return tuple(np.broadcast_shapes(left, right))
         except ValueError:
-            self.fail(node, f"shapes {left} and {right} cannot be broadcast together for {what!r}")
+            at = None
+            if isinstance(node, ast.BinOp) and node.left.end_lineno == node.right.lineno == node.lineno:
+                at = _operator_at(node.left, node.right, self.text)[1]   # the caret under the operator
+            self.fail(node, f"shapes {left} and {right} cannot be broadcast together for {what!r}: give them the same "
+                            "shape, or size 1 along each axis where they differ (NumPy's broadcasting)", at)
 
     def _matmul(self, node: ast.AST, a: Shape, b: Shape, what: str) -> Shape:
         if not a or not b:

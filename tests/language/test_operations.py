@@ -242,8 +242,8 @@ def test_each_function_gives_this_shape(text, shape):
     ("concat([W, W, W[0:1]], axis=1)", "concat() needs shapes that match except along axis 1: element 2 has shape "
                                        "(1, 3) but element 0 has shape (2, 3)", 15),
     ("concat([W, W], axis=2)", "axis 2 is out of range for a value of shape (2, 3)", 21),
-    ("clip(W, T, s)", "shapes (2, 3) and (2, 3, 4) cannot be broadcast together for 'clip'", 1),
-    ("maximum(x, T)", "shapes (3,) and (2, 3, 4) cannot be broadcast together for 'maximum'", 1),
+    ("clip(W, T, s)", "shapes (2, 3) and (2, 3, 4) cannot be broadcast together for 'clip': give them the same shape, or size 1 along each axis where they differ (NumPy's broadcasting)", 1),
+    ("maximum(x, T)", "shapes (3,) and (2, 3, 4) cannot be broadcast together for 'maximum': give them the same shape, or size 1 along each axis where they differ (NumPy's broadcasting)", 1),
     ("sin(W, x)", "sin() takes exactly one argument, like sin(x)", 1),
     ("sum()", "sum() takes a tensor and an optional axis, like sum(x) or sum(x, axis=0)", 1),
     ("clip(W)", "clip() takes exactly three arguments, like clip(x, lo, hi)", 1),

@@ -22,6 +22,9 @@ U = np.array([0.2, -0.9, 1.4])
 Q = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])        # rows are probabilities
 ENV = {"a": A, "v": V, "M": M, "N": N, "C": C, "T": T, "p": P, "s": S, "W": W, "x": U, "q": Q}
 
+#: what every broadcasting refusal adds: what to do
+BROADCAST = ": give them the same shape, or size 1 along each axis where they differ (NumPy's broadcasting)"
+
 
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
@@ -254,8 +257,8 @@ ERRORS = [
     ("sum(x0, axis=0)", r"axis 0 is out of range for a value of shape \(\)", 14),
     ("mean(M, axis=1.5)", r"axis must be a whole number written out, like axis=0", 14),
     ("prod(M, axis=x0)", r"axis must be a whole number written out", 14),
-    ("a + [1.0, 2.0]", r"shapes \(3,\) and \(2,\) cannot be broadcast together for '\+'", 1),
-    ("M * [1.0, 2.0]", r"shapes \(2, 3\) and \(2,\) cannot be broadcast together for '\*'", 1),
+    ("a + [1.0, 2.0]", r"shapes \(3,\) and \(2,\) cannot be broadcast together for '\+': give them the same shape", 3),
+    ("M * [1.0, 2.0]", r"shapes \(2, 3\) and \(2,\) cannot be broadcast together for '\*'", 3),
     ("maximum(M, [1.0, 2.0])", r"shapes \(2, 3\) and \(2,\) cannot be broadcast together for 'maximum'", 1),
     ("M @ M", r"@ cannot multiply shapes \(2, 3\) and \(2, 3\): 3 != 2", 1),
     ("matmul(a, M)", r"matmul cannot multiply shapes \(3,\) and \(2, 3\): 3 != 2", 1),
@@ -561,8 +564,8 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      "only the language's functions can be called, by name, like sin(x) (column 5)"),
     ('s + []', 5,
      'an empty list [] has no value; put at least one element in it (column 5)'),
-    ('W + M', 1,
-     "shapes (2, 3) and (3, 3) cannot be broadcast together for '+' (column 1)"),
+    ('W + M', 3,   # the caret under the operator
+     "shapes (2, 3) and (3, 3) cannot be broadcast together for '+'" + BROADCAST + " (column 3)"),
     # refused characters without a message of their own, or not at the start
     ('"x"', 1,
      'quotes (strings) at column 1 is not part of the language; write a single expression such as '
@@ -580,11 +583,11 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
      "character '×' (U+00D7, multiplication sign) at column 1 is not allowed; use '*' instead"),
     # refusals of a part that does not start the text point at that part
     ('s + maximum(x, W[0, :2])', 5,
-     "shapes (3,) and (2,) cannot be broadcast together for 'maximum' (column 5)"),
+     "shapes (3,) and (2,) cannot be broadcast together for 'maximum'" + BROADCAST + " (column 5)"),
     ('s + matmul(x, W)', 5,
      'matmul cannot multiply shapes (3,) and (2, 3): 3 != 2 (column 5)'),
-    ('s * (W + M)', 6,
-     "shapes (2, 3) and (3, 3) cannot be broadcast together for '+' (column 6)"),
+    ('s * (W + M)', 8,
+     "shapes (2, 3) and (3, 3) cannot be broadcast together for '+'" + BROADCAST + " (column 8)"),
     ('sum(x, **s)', 8,
      "'**' unpacking is not allowed; the only keyword is axis=, as in sum(x, axis=0) (column 8)"),
     ('sum(x, taxis=0)', 8,
@@ -622,9 +625,9 @@ def refusal(text, limits: Limits | None = None) -> tuple[str, int | None]:
     ('where(x > 0, x)', 1,
      'where() takes a comparison and two values, like where(x > 0, sqrt(x), 0) (column 1)'),
     ('where(x > W[0, :2], x, s)', 7,
-     "shapes (3,) and (2,) cannot be broadcast together for '>' (column 7)"),
+     "shapes (3,) and (2,) cannot be broadcast together for '>'" + BROADCAST + " (column 7)"),
     ('s + where(x > 0, W[0, :2], s)', 5,
-     "shapes (3,) and (2,) cannot be broadcast together for 'where' (column 5)"),
+     "shapes (3,) and (2,) cannot be broadcast together for 'where'" + BROADCAST + " (column 5)"),
     ('x =< s', 3,
      "'=' (assignment or comparison) at column 3 is not part of the language; write a single "
      'expression such as [x0*x1, x0 + x1]'),
@@ -731,8 +734,8 @@ def test_stacks_of_matrices_are_refused_with_their_own_sizes_and_column():
     with pytest.raises(ExpressionError) as info:
         parse("s + A @ C", STACKS)
     assert str(info.value).split("\n")[0] == (
-        "shapes (2,) and (3,) cannot be broadcast together for '@' (column 5)")
-    assert info.value.column == 5
+        "shapes (2,) and (3,) cannot be broadcast together for '@'" + BROADCAST + " (column 7)")
+    assert info.value.column == 7
 
 
 def test_axis_may_have_spaces_around_its_equals_sign():
