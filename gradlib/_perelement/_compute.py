@@ -143,7 +143,8 @@ def custom_gradient(problem: Problem) -> str:
         return ""
 
     def read() -> str:
-        return defined_gradient(problem.f, [[tf.TensorSpec(t.shape, t.dtype) for t in ts] for ts in (problem.xs, problem.cs)])
+        specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+        return defined_gradient(problem.f, specs)
 
     return read() if problem.key is None else _CUSTOM_GRADIENTS.get_or_create(problem.key, read)
 

@@ -120,7 +120,8 @@ def run(req: Request, limits: Limits) -> Outcome:
     method = _orders.choose(s, limits) if req.method == "auto" else req.method
     if method in FORWARD_METHODS and _defined_gradient(req):
         if req.method != "auto":
-            raise custom_gradient_refusal(req.api, method, _defined_gradient(req), "method='nested_tapes' or 'loop' (reverse over reverse)")
+            raise custom_gradient_refusal(req.api, method, _defined_gradient(req),
+                                          "method='nested_tapes' or 'loop' (reverse over reverse)")
         method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
     why = _orders.row(method).applicable(s)
     if why:

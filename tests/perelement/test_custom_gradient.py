@@ -135,3 +135,15 @@ def test_hvp_auto_takes_reverse_over_reverse_and_forward_over_reverse_is_refused
     with pytest.raises(gradlib.GradlibError, match=r"hvp cannot use method='forward_over_reverse'.*Use "
                                                    r"method='reverse_over_reverse'"):
         gradlib.hvp(fn, X, v, method="forward_over_reverse")
+
+
+def test_second_order_auto_chooses_again_without_forward_over_reverse(monkeypatch):
+    """Where auto's cost table prefers forward_over_reverse (forced here), it takes a reverse-over-reverse method."""
+    from gradlib._second import _orders
+    choose = _orders.choose
+    monkeypatch.setattr(_orders, "choose", lambda s, limits, exclude=(): (
+        "forward_over_reverse" if not exclude else choose(s, limits, exclude)))
+    fn = lambda x: cube_ste(x) * x  # noqa: E731
+    r = gradlib.hessians(fn, X)
+    assert r.method in ("nested_tapes", "loop")
+    np.testing.assert_allclose(r.hessian, nested_tape_hessians(fn, X), rtol=1e-5)
