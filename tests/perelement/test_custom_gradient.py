@@ -147,3 +147,15 @@ def test_second_order_auto_chooses_again_without_forward_over_reverse(monkeypatc
     r = gradlib.hessians(fn, X)
     assert r.method in ("nested_tapes", "loop")
     np.testing.assert_allclose(r.hessian, nested_tape_hessians(fn, X), rtol=1e-5)
+
+
+def test_nan_poisoned_rows_are_not_repaired_in_forward_mode_and_say_why():
+    """auto repairs a NaN-poisoned row in forward mode, which would not follow fn's own gradient: the rows stay as
+    the tape gives them, and a note says why."""
+    fn = lambda x: tf.where(x > 0, 1.0 / x, 1.0) + ste(x)  # noqa: E731
+    x = tf.constant([0.0, 4.0])
+    r = gradlib.per_element_gradients(fn, x, check=False)
+    expected = tape_rows(fn, x)
+    assert np.isnan(expected[0, 0])   # 0 x inf in the tape's own pass (the branch not taken)
+    np.testing.assert_allclose(r.jacobian, expected, rtol=1e-6)
+    assert any("would not follow the gradient fn defines itself" in w for w in r.warnings)
