@@ -17,12 +17,17 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ._errors import GradlibError
 
-__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "call_traced", "configure_threads", "default_threads", "trace", "work_slot"]
+__all__ = ["CUSTOM_GRADIENT_ATTR", "WAIT_SECONDS", "WORK_SLOTS", "call_traced", "configure_threads", "default_threads",
+           "defined_gradient", "trace", "work_slot"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
 #: how long a request waits for a free slot before it is refused
 WAIT_SECONDS = float(os.environ.get("GRADLIB_WAIT_SECONDS", "60"))
+#: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
+#: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``
+#: (tensorflow/python/ops/custom_gradient.py, ``_graph_mode_decorator``); ``gradient_override_map`` does the same
+CUSTOM_GRADIENT_ATTR = "_gradient_op_type"
 _slots = threading.BoundedSemaphore(WORK_SLOTS)
 _held = threading.local()   # how deeply this thread already holds a slot (nested calls take no second one)
 
@@ -135,6 +140,31 @@ def trace(fn: Callable, signature: Sequence[Any], *, jit_compile: bool | None = 
     function = tf.function(fn, input_signature=list(signature), autograph=False, jit_compile=jit_compile,
                            reduce_retracing=False)
     return function.get_concrete_function()
+
+
+def defined_gradient(fn: Callable, signature: Sequence[Any]) -> str:
+    """The name of a gradient ``fn`` defines itself (``tf.custom_gradient``, ``gradient_override_map``), or ``""``.
+
+    Reverse mode (``tape.gradient``) follows such a gradient; forward mode (``tf.autodiff.ForwardAccumulator``)
+    inside a ``tf.function`` differentiates the operations ``fn`` runs instead, silently: a straight-through
+    ``round`` gets 0 where the tape gives 1. ``fn`` is traced once for ``signature`` (as ``trace`` takes it) and
+    every op is read, those of the functions it calls included. ``""`` too when ``fn`` cannot be traced: it then
+    runs eagerly, where forward mode follows the gradient the tape records.
+
+    >>> import tensorflow as tf
+    >>> ste = tf.custom_gradient(lambda x: (tf.round(x), lambda dy: dy))
+    >>> defined_gradient(lambda x: ste(x) * x, [tf.TensorSpec([2])]).startswith("CustomGradient-")
+    True
+    >>> defined_gradient(lambda x: tf.round(x) * x, [tf.TensorSpec([2])])
+    ''
+    """
+    try:
+        graph_def = trace(fn, signature).graph.as_graph_def()
+    except Exception:   # noqa: BLE001 - not traceable: it runs eagerly (see above)
+        return ""
+    nodes = [*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)]
+    names = [node.attr[CUSTOM_GRADIENT_ATTR].s.decode() for node in nodes if CUSTOM_GRADIENT_ATTR in node.attr]
+    return names[0] if names else ""
 
 
 def call_traced(function: Any, xs: Sequence[Any], cs: Sequence[Any]) -> Any:

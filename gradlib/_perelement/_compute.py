@@ -24,19 +24,22 @@ from .._cache import LRUCache
 from ._compiled import Compiled
 from .._errors import GradlibError, error_gist
 from ._problem import Problem
-from .._runtime import trace
+from .._runtime import defined_gradient, trace
 
-__all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked", "output_size",
-           "to_numpy", "unreached"]
+__all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked",
+           "custom_gradient", "output_size", "to_numpy", "unreached"]
 
 #: the ops of ``tf.py_function`` / ``tf.numpy_function``: Python run inside TensorFlow
 PY_FUNCTION_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
+
 
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _JACOBIAN_FUNCTIONS = LRUCache(maxsize=64)
 #: problem key -> (number of outputs, the xs no tape path leads from to the output), so warm calls skip the
 #: eager pass that sizes the output
 _OUTPUT_SIZES = LRUCache(maxsize=128)
+#: problem key -> the gradient fn defines itself ("" when none), read from one trace of fn
+_CUSTOM_GRADIENTS = LRUCache(maxsize=128)
 
 
 class CompiledRun(NamedTuple):
@@ -119,6 +122,31 @@ def calls_py_function(problem: Problem) -> bool:
     except Exception:   # noqa: BLE001 - not traceable at all: then it is not this
         return False
     return any(op.type in PY_FUNCTION_OPS for op in graph.get_operations())
+
+
+def custom_gradient(problem: Problem) -> str:
+    """The name of a gradient ``f`` defines itself (``tf.custom_gradient``, a ``gradient_override_map``), or ``""``.
+
+    Reverse mode (``tape.gradient``) follows such a gradient; forward mode inside a ``tf.function`` differentiates
+    the operations ``f`` runs instead (a straight-through ``round`` gets 0 where the tape gives 1), with no error.
+    ``f`` is traced once per problem (``gradlib._runtime.defined_gradient``). Function text has none.
+
+    >>> import tensorflow as tf
+    >>> from gradlib._perelement._problem import callable_problem
+    >>> ste = tf.custom_gradient(lambda x: (tf.round(x), lambda dy: dy))
+    >>> custom_gradient(callable_problem(lambda x: ste(x) * x, tf.constant([0.3]))).startswith("CustomGradient-")
+    True
+    >>> custom_gradient(callable_problem(lambda x: tf.round(x) * x, tf.constant([0.3])))
+    ''
+    """
+    if problem.structure is not None or not problem.xs:
+        return ""
+
+    def read() -> str:
+        specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+        return defined_gradient(problem.f, specs)
+
+    return read() if problem.key is None else _CUSTOM_GRADIENTS.get_or_create(problem.key, read)
 
 
 def compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence[int] | None = None):

@@ -1,4 +1,5 @@
-"""The same per-element gradients computed four ways, eagerly, as a graph, under XLA and in forward mode, compared.
+"""The same per-element gradients computed five ways, eagerly, as a graph, under XLA and in forward mode (eagerly and
+as a graph), compared.
 
 TensorFlow's compiled gradients are not always its eager ones. Under XLA (``jit_compile=True``) the gradient of
 ``tf.where(v > 0, tf.sqrt(v), 0)`` is NaN in the branch not taken, where eager and graph give 0
@@ -11,7 +12,11 @@ computes the Jacobian
   which has no fallback there: where pfor cannot vectorize, as for a gradient through nested ``tf.cond``,
   tensorflow/tensorflow#108936 and #44502, the mode fails, and that is what the user meets);
 * ``xla``: that ``tf.function`` with ``jit_compile=True``;
-* ``forward``: one eager ``ForwardAccumulator`` pass per watched element (another mode, not another compiler),
+* ``forward``: one eager ``ForwardAccumulator`` pass per watched element (another mode, not another compiler);
+* ``forward_graph``: those passes vectorized inside a ``tf.function``, as ``auto`` runs forward mode compiled. It is
+  not the eager forward mode: where fn defines its own gradient (``tf.custom_gradient``, a straight-through
+  estimator), eager forward mode follows it as the tape does, and forward mode in a graph differentiates the
+  operations fn runs instead (0 for ``round``), silently,
 
 and says, mode by mode, how far each is from ``eager``: the largest absolute and relative difference over the
 cells finite in both, and the cells that are NaN or infinite in one of the two only. A mode agrees when the NaN
@@ -33,7 +38,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -47,6 +52,7 @@ from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._api import prepare
 from ._compiled import XLA_RTOL, agree
+from ._compute import custom_gradient
 from ._findings import Finding
 from ._problem import Problem, callable_problem
 from ._result import index_labels
@@ -55,14 +61,15 @@ __all__ = ["COMPARE_MODES", "MODES", "MODE_NAMES", "XLA_BUILDS", "CrossCheck", "
            "crosscheck_problem", "findings"]
 
 #: the modes, in the order they are computed and shown; the first is the reference
-MODES = ("eager", "graph", "xla", "forward")
+MODES = ("eager", "graph", "xla", "forward", "forward_graph")
 #: the modes ``compare`` cross-checks: it runs forward mode itself, as a method, and compares it with the others
 COMPARE_MODES = ("eager", "graph", "xla")
 #: how each mode is named in text
 MODE_NAMES = {"eager": "eager", "graph": "graph (tf.function)", "xla": "XLA (jit_compile=True)",
-              "forward": "forward mode"}
+              "forward": "forward mode", "forward_graph": "forward mode as a graph (tf.function)"}
 #: the same, short, inside a sentence
-_SHORT = {"eager": "eager", "graph": "the graph", "xla": "XLA", "forward": "forward mode"}
+_SHORT = {"eager": "eager", "graph": "the graph", "xla": "XLA", "forward": "forward mode",
+          "forward_graph": "forward mode as a graph"}
 #: XLA versions crosscheck builds per process at most (TensorFlow keeps each one's code for the process's life:
 #: about 0.5 MB, measured in ``gradlib._compiled``); its own budget, so it never takes ``auto``'s
 XLA_BUILDS = 64
@@ -207,8 +214,18 @@ def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: L
             checks.append(ModeCheck(mode, "failed", f"{MODE_NAMES[mode]} failed where eager ran: "
                                     f"{type(exc).__name__}: {error_gist(exc).rstrip('.')}."))
             continue
-        checks.append(_compare(mode, (y, reference), (my, jac), rows, cols, rtol))
+        checks.append(_because(_compare(mode, (y, reference), (my, jac), rows, cols, rtol), problem))
     return CrossCheck(y, tuple(checks), rows, cols, rtol)
+
+
+def _because(check: ModeCheck, problem: Problem) -> ModeCheck:
+    """``check``, naming the cause when forward mode as a graph differs on a function that defines its own gradient."""
+    name = custom_gradient(problem) if check.mode == "forward_graph" and check.differs else ""
+    if not name:
+        return check
+    return replace(check, text=check.text + f" fn defines its own gradient (tf.custom_gradient; op type {name!r}), "
+                   "which eager reverse and forward mode follow and forward mode in a graph does not: gradlib runs "
+                   "reverse mode on it and refuses method='forward'.")
 
 
 def findings(check: CrossCheck) -> tuple[Finding, ...]:
@@ -229,13 +246,18 @@ _CONSEQUENCE = {
             "drops the NaN of reduce_max's gradient (tensorflow/tensorflow#118673)."),
     "forward": " Forward and reverse mode differentiate the same function: where they differ, a NaN or infinity "
                "in one of them usually comes from 0 times an infinite derivative.",
+    "forward_graph": " gradlib refuses forward mode on a function that defines its own gradient (tf.custom_gradient), "
+                     "which forward mode in a graph does not follow; otherwise a NaN or infinity in one of them "
+                     "usually comes from 0 times an infinite derivative. A tf.autodiff.ForwardAccumulator in a "
+                     "tf.function gets these numbers.",
 }
 
 
 #: what a failure of each mode means for the user
 _FAILURE = {"graph": " A tf.function of this gradient fails the same way.",
             "xla": " A tf.function(jit_compile=True) of this gradient fails the same way.",
-            "forward": " tf.autodiff.ForwardAccumulator fails the same way on this function."}
+            "forward": " tf.autodiff.ForwardAccumulator fails the same way on this function.",
+            "forward_graph": " tf.autodiff.ForwardAccumulator in a tf.function fails the same way on this function."}
 
 
 # ---------------------------------------------------------------- checks
@@ -278,7 +300,8 @@ def _over_limits(mode: str, problem: Problem, m: int, limits: Limits) -> str:
     if mode == "forward" and n > limits.max_eager_passes:
         return (f"it runs one eager pass per watched element, {n:,} here, and at most {limits.max_eager_passes:,} "
                 "are allowed")
-    cost = _cost.estimate("forward" if mode == "forward" else "jacobian", _profile(problem, m), mode != "forward")
+    cost = _cost.estimate("forward" if mode.startswith("forward") else "jacobian", _profile(problem, m),
+                          mode != "forward")
     if not _cost.fits(cost, limits):
         return str(_cost.refusal(cost, limits, "", who="it"))
     return ""
@@ -347,7 +370,18 @@ def _forward(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     return y.numpy(), jac.numpy()
 
 
-_RUNNERS = {"graph": lambda p: _traced(p, False), "xla": lambda p: _traced(p, True), "forward": _forward}
+def _forward_graph(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Forward mode as ``auto`` runs it compiled: the passes vectorized inside a ``tf.function``, traced once."""
+    def build():
+        return _methods.compile_method(_methods.forward, problem.f, problem.xs, problem.cs)
+
+    traced = build() if problem.key is None else _TRACED.get_or_create((problem.key, "forward"), build)
+    y, jac = traced(problem.xs, problem.cs)
+    return y.numpy(), jac.numpy()
+
+
+_RUNNERS = {"graph": lambda p: _traced(p, False), "xla": lambda p: _traced(p, True), "forward": _forward,
+            "forward_graph": _forward_graph}
 
 
 def _reserve_build() -> bool:

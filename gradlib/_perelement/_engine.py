@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from . import _cost, _methods, _plan, _probe, _structured
 from .._cache import LRUCache
-from ._compute import calls_py_function, compute, compute_chunked, output_size, unreached
+from ._compute import calls_py_function, compute, compute_chunked, custom_gradient, output_size, unreached
 from .._errors import GradlibError, error_gist
 from .._limits import Limits
 from ._methods import CORRECT_METHODS
@@ -59,11 +59,16 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     check_size(m, problem, limits)
     if method == "structured":
         _check_structured(problem)
+    if method == "forward":
+        _check_custom_gradient(problem)
     profile = problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
     use_compiled = _use_compiled(method, m, n, problem, compiled)
     if method == "auto":
         chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
                                                       _compilable(problem, compiled), limits)
+        if chosen == "forward" and custom_gradient(problem):   # forward mode would not follow fn's own gradient
+            chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
+                                                          _compilable(problem, compiled), limits, reverse_only=True)
     else:
         chosen, chunk = _plan.check_method(method, profile, use_compiled, limits), 0
     if method == "auto" and use_compiled and not chunk:
@@ -81,7 +86,7 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     except Exception as exc:   # noqa: BLE001 - fn's own ops failed under this method: tf.py_function is one cause
         if not calls_py_function(problem):
             raise
-        if method != "auto" or chosen == "forward" and not ran:
+        if method != "auto" or chosen == "forward" and not ran or custom_gradient(problem):
             raise GradlibError(f"fn calls tf.py_function, which method={chosen!r} cannot differentiate here: "
                                f"TensorFlow keeps its gradient for one gradient call only and pfor cannot vectorize "
                                f"it ({type(exc).__name__}: {error_gist(exc)}). Use method='forward' with "
@@ -94,11 +99,14 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
     repair = Repair()
-    if poisoned and method == "auto":
+    if poisoned and method == "auto" and chosen != "forward" and custom_gradient(problem):
+        notes += ("NaN poisoning not repaired: the other mode, forward mode, would not follow the gradient fn defines "
+                  "itself (tf.custom_gradient)",)
+    elif poisoned and method == "auto":
         jac, poisoned, repair, notes = repair_poisoned(problem, profile, chosen, bool(ran), jac, poisoned,
                                                        _compilable(problem, compiled), limits)
     if problem.check and chosen in CORRECT_METHODS:
-        notes += _probe.check_result(problem, y, jac, time.perf_counter() - start)
+        notes += _probe.check_result(problem, y, jac, time.perf_counter() - start, custom_gradient)
     notes += _unreached_note(problem)
     if chunk:
         notes += (f"computed in chunks of {chunk:,} vectorized passes, to keep the estimated peak memory within "
@@ -125,6 +133,18 @@ def _check_outputs(m: int, problem: Problem) -> None:
     if m == 0:
         who = "fn returned an empty tensor" if problem.structure is None else "the function has no output element"
         raise GradlibError(f"{who}: there is no element to differentiate. Return at least one element")
+
+
+def _check_custom_gradient(problem: Problem) -> None:
+    """Refuse forward mode on a function that defines its own gradient: it would differentiate fn's operations, not
+    that gradient, and so give another Jacobian than ``tape.gradient`` (compiled: silently)."""
+    name = custom_gradient(problem)
+    if name:
+        raise GradlibError(f"method='forward' cannot differentiate this fn: it defines its own gradient "
+                           f"(tf.custom_gradient; op type {name!r}), which tape.gradient follows and forward mode "
+                           "does not (inside a tf.function, forward mode differentiates the operations fn runs: a "
+                           "straight-through round gets 0 where the tape gives 1). Use method='jacobian' or "
+                           "'unstack' (reverse mode), or method='auto', which takes them for such a function")
 
 
 def _check_structured(problem: Problem) -> None:

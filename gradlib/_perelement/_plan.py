@@ -48,19 +48,23 @@ def check_method(method: str, profile: _cost.Profile, compiled: bool, limits: Li
 
 
 def plan_auto(profile: _cost.Profile, usual: str, compiled: bool, compilable: bool,
-              limits: Limits) -> tuple[str, bool, int]:
+              limits: Limits, *, reverse_only: bool = False) -> tuple[str, bool, int]:
     """``auto``'s ``(method, compiled, chunk)``: its ``usual`` choice if that fits ``limits``, else the first that does.
 
     When no method fits at once, a vectorized one may still run in chunks of passes (``chunk`` > 0) whose
     memory fits, if the work of them all does: compiled only (eagerly, each chunk traced anew held about
     2.4 times its estimate, measured), so only when ``compilable``. ``compiled``: whether the usual choice
-    runs compiled; ``compilable``: whether this problem may run compiled at all.
+    runs compiled; ``compilable``: whether this problem may run compiled at all. ``reverse_only``: forward
+    mode is not a candidate (fn defines its own gradient, which only reverse mode follows).
     """
-    candidates = _candidates(usual, compiled, compilable)
+    if reverse_only and usual == "forward":
+        usual = "jacobian" if compiled else "unstack"
+    candidates = [c for c in _candidates(usual, compiled, compilable) if not (reverse_only and c[0] == "forward")]
     for candidate in candidates:
         if _fits(*candidate, profile, limits):
             return (*candidate, 0)
-    for method in sorted(("jacobian", "forward"), key=lambda k: profile.m if k == "jacobian" else profile.n):
+    chunkable = ("jacobian",) if reverse_only else ("jacobian", "forward")
+    for method in sorted(chunkable, key=lambda k: profile.m if k == "jacobian" else profile.n):
         cost = _cost.chunked(method, profile, limits.max_bytes) if compilable else None
         if cost is not None and _cost.fits(cost, limits):
             return method, True, cost.chunk

@@ -29,6 +29,7 @@ the Jacobian disagrees with fn itself: along a random dir
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 import numpy as np
 import tensorflow as tf
@@ -89,14 +90,16 @@ def check(problem: Problem, y: np.ndarray, jac: np.ndarray) -> str:
             "operation on watched tensors in TensorFlow (check=False skips this check)")
 
 
-def check_result(problem: Problem, y: np.ndarray, jac: np.ndarray, seconds: float) -> tuple[str, ...]:
+def check_result(problem: Problem, y: np.ndarray, jac: np.ndarray, seconds: float,
+                 custom_gradient: Callable[[Problem], str] = lambda problem: "") -> tuple[str, ...]:
     """``check``'s warning (if any) for an answer that took ``seconds``, while checking stays cheap.
 
     Every call of a problem is checked while the check costs at most ``MAX_SHARE`` of the call it checks; after
-    that only the problem's first call was, and the first unchecked result says so once.
+    that only the problem's first call was, and the first unchecked result says so once. A disagreement is
+    expected where fn defines its own gradient (``custom_gradient(problem)`` names it): then that is said instead.
     """
     if problem.key is None:
-        return tuple(filter(None, [check(problem, y, jac)]))
+        return tuple(_explained(w, problem, custom_gradient) for w in filter(None, [check(problem, y, jac)]))
     state = _SHARES.get_or_create(problem.key, lambda: [0.0, False])
     if state[0] > MAX_SHARE:
         if state[1]:
@@ -107,7 +110,18 @@ def check_result(problem: Problem, y: np.ndarray, jac: np.ndarray, seconds: floa
     start = time.perf_counter()
     warning = check(problem, y, jac)
     state[0] = (time.perf_counter() - start) / max(seconds, 1e-9)
-    return (warning,) if warning else ()
+    return (_explained(warning, problem, custom_gradient),) if warning else ()
+
+
+def _explained(warning: str, problem: Problem, custom_gradient: Callable[[Problem], str]) -> str:
+    """``warning`` of a disagreement, or, where fn defines its own gradient, that this explains it (a custom
+    gradient, a straight-through estimator, need not be the derivative of fn's output)."""
+    name = custom_gradient(problem) if warning.startswith("the Jacobian disagrees") else ""
+    if not name:
+        return warning
+    return (f"fn defines its own gradient (tf.custom_gradient; op type {name!r}): the Jacobian follows it, as "
+            "tape.gradient does, and it differs from fn's own finite differences, as such a gradient may "
+            "(a straight-through estimator does by design): t" + warning.split(". Part of fn", 1)[0][1:] + ".")
 
 
 def direction(xs: list) -> np.ndarray:

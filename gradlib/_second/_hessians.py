@@ -25,11 +25,12 @@ from .. import _runtime
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
+from .._runtime import defined_gradient
 from .._state import fingerprint
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
-from ._runner import Request, run, to_batch
+from ._runner import Request, custom_gradient_refusal, run, to_batch
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -90,7 +91,8 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         fn: as for ``hessians``.
         xs: as for ``hessians``.
         vs: the direction, in the same form and shapes as ``xs``.
-        method: one of ``HVP_METHODS``; ``auto`` is ``forward_over_reverse``.
+        method: one of ``HVP_METHODS``; ``auto`` is ``forward_over_reverse``, or ``reverse_over_reverse`` where fn
+            defines its own gradient (``tf.custom_gradient``), which forward mode does not follow.
 
     Returns:
         An ``HvpResult`` with ``hvp`` of shape ``(y.size, n)``.
@@ -109,6 +111,14 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
     g, v = _flat(fn, form, names, tensors)
     _, t = _flat(fn, form, names, [tf.cast(x, tensors[0].dtype) for x in vtensors])
     used = "forward_over_reverse" if method == "auto" else method
+    key = _key(fn, form, names, tensors)
+    read = lambda: defined_gradient(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
+    defined = ("" if used != "forward_over_reverse" else read() if key is None
+               else _HVP.get_or_create((key, "defined"), read))
+    if defined and used == "forward_over_reverse":   # forward mode would not follow fn's own gradient
+        if method != "auto":
+            raise custom_gradient_refusal("hvp", used, defined, "method='reverse_over_reverse'")
+        used = "reverse_over_reverse"
     with _runtime.work_slot():
         start = time.perf_counter()
         y_shape = tuple(_y_shape(fn, form, names, tensors))
@@ -119,7 +129,6 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         if m > limits.max_unrolled:
             raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
                                   f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
-        key = _key(fn, form, names, tensors)
         create = lambda: _hvp_function(g, v, used)  # noqa: E731
         compiled = create() if key is None else _HVP.get_or_create((key, used), create)
         try:

@@ -201,14 +201,14 @@ def check_method(api: str, method: object, kind: str) -> None:
         raise ExpressionError(f"{api} got method={method!r}; choose one of {', '.join(names)}")
 
 
-def choose(s: Shape, limits: Limits) -> str:
+def choose(s: Shape, limits: Limits, exclude: tuple[str, ...] = ()) -> str:
     """``auto``'s choice: the exact, applicable row with the lowest estimated time (warm work and first-call
     tracing) within the limits, among those whose first call is estimated under ``FIRST_CALL_SECONDS`` when there
     are any (else the fastest, and the call says what its first call cost); refused, with the leanest row's
-    numbers, when none fits."""
+    numbers, when none fits. The rows named in ``exclude`` are not candidates."""
     quick, slow, nearest = [], [], None
     for r in TABLE:
-        if r.opt_in or r.applicable(s):
+        if r.opt_in or r.applicable(s) or r.name in exclude:
             continue
         c = r.cost(s)
         if c.bytes <= limits.max_bytes and c.unrolled <= limits.max_unrolled:

@@ -26,14 +26,21 @@ from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
 from .._limits import Limits
+from .._runtime import defined_gradient
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._taylor import dense_layers, forward_laplacian
 from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
-__all__ = ["MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "run", "shape_of", "to_batch"]
+__all__ = ["FORWARD_METHODS", "MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
+           "run", "shape_of", "to_batch"]
 
+#: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
+#: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
+FORWARD_METHODS = ("forward_over_reverse", "hutchinson")
 _COMPILED = LRUCache(maxsize=32)
+#: (key, shape, dtype) -> the gradient fn defines itself, "" when none
+_DEFINED = LRUCache(maxsize=64)
 _TRACED = threading.local()   # how long this thread's last trace took (a first call says so when it is long)
 
 
@@ -111,6 +118,11 @@ def run(req: Request, limits: Limits) -> Outcome:
     outputs = _output_size(req, limits)
     s = shape_of(req, outputs)
     method = _orders.choose(s, limits) if req.method == "auto" else req.method
+    if method in FORWARD_METHODS and _defined_gradient(req):
+        if req.method != "auto":
+            raise custom_gradient_refusal(req.api, method, _defined_gradient(req),
+                                          "method='nested_tapes' or 'loop' (reverse over reverse)")
+        method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
     why = _orders.row(method).applicable(s)
     if why:
         raise ExpressionError(f"{req.api} cannot use method={method!r}: {why}. Use method='auto'")
@@ -173,6 +185,22 @@ def _check_cells(req: Request, outputs: int, limits: Limits) -> None:
                   "trace only)") if req.tileable else "Watch fewer inputs or return fewer outputs"
         raise ExpressionError(f"{req.api} would return {cells:,} second-order entries ({what}); at most "
                               f"{limits.max_hessian:,} are allowed. {advice}")
+
+
+def custom_gradient_refusal(api: str, method: str, name: str, instead: str) -> GradlibError:
+    """The refusal of a forward-over-reverse ``method`` on a function that defines its own gradient ``name``."""
+    return GradlibError(f"{api} cannot use method={method!r} on this fn: it defines its own gradient "
+                        f"(tf.custom_gradient; op type {name!r}), which nested tapes follow and forward mode over a "
+                        "tape does not (it differentiates the operations fn runs, so its second derivatives disagree "
+                        f"with nested tape.gradient calls). Use {instead}, or "
+                        "method='auto', which keeps to reverse mode for such a function")
+
+
+def _defined_gradient(req: Request) -> str:
+    """The gradient ``req.g`` defines itself ("" when none), read from one trace per function and shape."""
+    spec = tf.TensorSpec(tuple(req.x.shape), req.x.dtype)
+    read = lambda: defined_gradient(req.g, [spec])  # noqa: E731
+    return read() if req.key is None else _DEFINED.get_or_create((req.key, tuple(spec.shape), spec.dtype.name), read)
 
 
 def _compiled(req: Request, method: str) -> tuple[Callable, str]:

@@ -1,4 +1,5 @@
-"""gradlib.crosscheck: the same per-element gradients eagerly, as a graph, under XLA and in forward mode (issue 21.2).
+"""gradlib.crosscheck: the same per-element gradients eagerly, as a graph, under XLA and in forward mode (eagerly and as
+a graph) (issue 21.2).
 
 The references are independent of gradlib: closed forms, and one GradientTape per output element run eagerly.
 The second half is a corpus of public reports of compiled-vs-eager gradient differences on CPU, each reproduced
@@ -53,11 +54,12 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 def test_every_mode_agrees_on_a_smooth_function_and_gives_its_closed_form():
     c = gradlib.crosscheck(lambda v: v * v, tf.constant([1.0, 2.0]))
     assert c.agrees and c.differing == ()
-    assert [m.mode for m in c.modes] == ["eager", "graph", "xla", "forward"]
+    assert [m.mode for m in c.modes] == ["eager", "graph", "xla", "forward", "forward_graph"]
     for m in c.modes:
         np.testing.assert_array_equal(m.jacobian, [[2.0, 0.0], [0.0, 4.0]])
         assert m.max_abs == 0.0 and m.nonfinite_here == 0
-    assert c.summary.startswith("eager, graph (tf.function), XLA (jit_compile=True) and forward mode agree")
+    assert c.summary.startswith("eager, graph (tf.function), XLA (jit_compile=True), forward mode and forward mode as "
+                                "a graph (tf.function) agree")
 
 
 def test_the_dead_branch_nan_of_xla_is_named_and_counted():
@@ -107,9 +109,10 @@ def test_the_result_is_frozen_plain_numpy_data():
 
 
 def test_a_mode_that_fails_where_eager_runs_is_named_as_failed():
-    """A function that leaves TensorFlow (.numpy()) runs eagerly and cannot be traced: graph and XLA fail."""
+    """A function that leaves TensorFlow (.numpy()) runs eagerly and cannot be traced: graph, XLA and forward mode
+    as a graph fail."""
     c = gradlib.crosscheck(lambda v: v * float(v.numpy()[0]), tf.constant([2.0, 3.0]))
-    assert c.differing == ("graph", "xla")
+    assert c.differing == ("graph", "xla", "forward_graph")
     assert c.mode("graph").status == "failed" and c.mode("graph").jacobian is None
     assert c.mode("graph").text.startswith("graph (tf.function) failed where eager ran: ")
     assert c.mode("eager").jacobian.tolist() == [[2.0, 0.0], [0.0, 2.0]]   # the tape sees float(...) as a constant
@@ -117,7 +120,7 @@ def test_a_mode_that_fails_where_eager_runs_is_named_as_failed():
 
 def test_every_modes_jacobian_counts_against_the_limit():
     x = tf.constant([1.0, 2.0, 3.0])
-    with pytest.raises(gradlib.ExpressionError, match=r"crosscheck holds 4 Jacobians of 3 x 3 entries, 36 in all; "
+    with pytest.raises(gradlib.ExpressionError, match=r"crosscheck holds 5 Jacobians of 3 x 3 entries, 45 in all; "
                                                       r"at most 20 are allowed\. Pass fewer modes"):
         gradlib.crosscheck(lambda v: v * v, x, limits=gradlib.Limits(max_jacobian=20))
     c = gradlib.crosscheck(lambda v: v * v, x, modes=["eager", "xla"], limits=gradlib.Limits(max_jacobian=20))
@@ -239,9 +242,12 @@ def test_report_118674_where_reciprocal_row_no_longer_differs():
     fn, x = lambda v: tf.where(v > 0, 1.0 / v, 1.0), tf.constant([0.0, 4.0])
     c = assert_agrees(fn, x, [[math.nan, 0.0], [math.nan, -0.0625]], modes=COMPILERS)
     assert c.summary.startswith("eager, graph (tf.function) and XLA (jit_compile=True) agree")
-    c = gradlib.crosscheck(fn, x)
+    c = gradlib.crosscheck(fn, x, modes=["eager", "forward"])
     assert c.differing == ("forward",) and c.mode("forward").jacobian.tolist() == [[0.0, 0.0], [0.0, -0.0625]]
     assert c.summary == "forward mode differs from eager: 2 cell(s) are NaN or infinite eagerly but finite in forward mode."
+    c = gradlib.crosscheck(fn, x)   # forward mode as a graph does the same
+    assert c.differing == ("forward", "forward_graph")
+    assert same(c.mode("forward_graph").jacobian, c.mode("forward").jacobian)
 
 
 def test_report_118674_where_log_row_agrees_as_the_report_says():
@@ -249,7 +255,7 @@ def test_report_118674_where_log_row_agrees_as_the_report_says():
     paths, as the report itself says (log(0) = -inf already in the forward pass); forward mode gives the true 0."""
     fn, x = lambda v: tf.where(v > 0, tf.math.log(v), -100.0), tf.constant([0.0, 1.0])
     assert_agrees(fn, x, [[math.nan, 0.0], [math.nan, 1.0]], modes=COMPILERS)
-    assert gradlib.crosscheck(fn, x).differing == ("forward",)
+    assert gradlib.crosscheck(fn, x).differing == ("forward", "forward_graph")
 
 
 @pytest.mark.parametrize("reduce", [tf.reduce_max, tf.reduce_min])
@@ -286,7 +292,7 @@ def test_report_jax_38096_xla_simplifies_sqrt_abs_square_in_tensorflow_too():
     mode differs too: sqrt's infinite derivative at 0 times x[1]'s tangent of 0 makes (y[0], x[1]) NaN. The true
     derivative of y[0] = |x[0]| is 1: no mode gives it."""
     c = assert_names_xla(lambda v: tf.sqrt(tf.abs(tf.square(v))), tf.constant([1.1754944e-38, 1.0]),
-                         also=("forward",))
+                         also=("forward", "forward_graph"))
     assert np.isnan(c.mode("eager").jacobian[0, 0]) and c.mode("xla").jacobian[0, 0] == 0.0
     assert np.isnan(c.mode("forward").jacobian[0]).all() and c.mode("forward").nonfinite_here == 1
 
