@@ -632,14 +632,6 @@ def _check_token_ids(model: Any, x: Any) -> None:
                 f"{path}, or build the Embedding with input_dim at least {ids.max().item() + 1!r} (the largest id + 1)")
 
 
-def _layers(model: Any):
-    """Every layer of ``model``, those of nested models included."""
-    for layer in getattr(model, "layers", []):
-        yield layer
-        if getattr(layer, "layers", None):
-            yield from _layers(layer)
-
-
 def _check_model(model: Any) -> None:
     if not isinstance(model, keras.layers.Layer):
         raise GradlibError(f"per_example_gradients needs a Keras model, got {type(model).__name__}; build one with "
