@@ -18,7 +18,6 @@ import math
 import time
 from typing import Any, Callable, Hashable
 
-import numpy as np
 import tensorflow as tf
 
 from .. import _runtime
