@@ -35,9 +35,10 @@ PY_FUNCTION_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
 
 #: (problem key, method) -> Compiled, or None where tracing failed (auto then runs eagerly)
 _JACOBIAN_FUNCTIONS = LRUCache(maxsize=64)
-#: problem key -> (number of outputs, the xs no tape path leads from to the output), so warm calls skip the
-#: eager pass that sizes the output
+#: problem key -> number of outputs, so warm calls skip the eager pass that sizes the output
 _OUTPUT_SIZES = LRUCache(maxsize=128)
+#: problem key -> the xs no tape path leads from to the output
+_UNREACHED = LRUCache(maxsize=128)
 #: problem key -> the gradient fn defines itself ("" when none), read from one trace of fn
 _CUSTOM_GRADIENTS = LRUCache(maxsize=128)
 
@@ -51,38 +52,45 @@ class CompiledRun(NamedTuple):
 
 
 def output_size(problem: Problem) -> int:
-    """How many outputs ``f`` has: one eager pass the first time a problem is seen, remembered after."""
-    return _first_pass(problem)[0]
-
-
-def unreached(problem: Problem) -> tuple[int, ...]:
-    """The positions in ``problem.xs`` from which no path the tape follows leads to ``f``'s output (their gradients
-    are all 0), read from the same first eager pass; ``()`` for function text (it names unused inputs itself)."""
-    return _first_pass(problem)[1]
-
-
-def _first_pass(problem: Problem) -> tuple[int, tuple[int, ...]]:
+    """How many outputs ``f`` has: one eager pass the first time a problem is seen, remembered after. No tape: a
+    problem over the limits is refused before any gradient work."""
     if problem.size is not None:
-        return problem.size, ()
+        return problem.size
 
-    def size() -> tuple[int, tuple[int, ...]]:
+    def size() -> int:
         try:
-            with tf.GradientTape() as tape:
-                tape.watch(problem.xs)
-                y = problem.f(problem.xs, problem.cs)
-            m = int(to_numpy(y).size)
+            return int(to_numpy(problem.f(problem.xs, problem.cs)).size)
         except GradlibError:
             raise
         except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
             shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
             raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {error_gist(exc)}") from exc
-        return m, _disconnected(tape, y, problem.xs)
 
     return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
 
 
+def unreached(problem: Problem) -> tuple[int, ...]:
+    """The positions in ``problem.xs`` from which no path the tape follows leads to ``f``'s output (their gradients
+    are all 0): one eager pass under a tape and one backward pass of the sum, the first time a problem is seen
+    (after its result: a problem refused by the limits never gets here); ``()`` for function text (it names unused
+    inputs itself)."""
+    if problem.size is not None or not problem.xs:
+        return ()
+
+    def read() -> tuple[int, ...]:
+        try:
+            with tf.GradientTape() as tape:
+                tape.watch(problem.xs)
+                y = problem.f(problem.xs, problem.cs)
+        except Exception:   # noqa: BLE001 - fn ran for the result just given: a failure here says nothing new
+            return ()
+        return _disconnected(tape, y, problem.xs)
+
+    return read() if problem.key is None else _UNREACHED.get_or_create(problem.key, read)
+
+
 def _disconnected(tape: tf.GradientTape, y: Any, xs: list) -> tuple[int, ...]:
-    """Which of ``xs`` the tape finds no path from to ``y`` (one backward pass of the sum; fn is not called again)."""
+    """Which of ``xs`` the tape finds no path from to ``y`` (one backward pass of the sum)."""
     if not xs or not tf.is_tensor(y) or not y.dtype.is_floating or not y.shape.num_elements():
         return ()
     try:
