@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # module prefix -> the test folders that mirror it (the first prefix that matches wins)
 ROOMS = [
     ("gradlib._language.", ["tests/language"]),
+    ("gradlib._perelement._demos", ["tests/app"]),   # the seed's demonstrations: the bug page's tests read them
     ("gradlib._perelement.", ["tests/perelement"]),
     ("gradlib._perexample._scan", ["tests/scan"]),
     ("gradlib._perexample.", ["tests/perexample"]),
