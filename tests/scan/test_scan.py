@@ -269,3 +269,36 @@ def test_rows_a_strategy_returns_out_of_order_come_back_in_the_data_sets_order()
     losses, norms = loop_reference(scan_models.classifier(), x, y, CCE)
     np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------- pins from the scan room's sampled mutation run
+
+
+def test_the_scan_package_hands_out_the_engine_s_names_and_refuses_others():
+    """``gradlib.scan.x___getattr____mutmut_3``, ``_6``, ``_10`` and ``_11``: the package's lazy names, read by no
+    test (``gradlib.scan`` is the function; ``from gradlib.scan import ScanResult`` goes through the package)."""
+    import importlib
+
+    from gradlib._perexample import _scan as engine
+    package = importlib.import_module("gradlib.scan")
+    for _ in range(2):   # the first use imports and keeps the name; the second finds what was kept
+        assert package.ScanResult is engine.ScanResult and package.scan is engine.scan
+    with pytest.raises(AttributeError, match="module 'gradlib.scan' has no attribute 'nope'"):
+        package.nope
+
+
+def test_inputs_of_unequal_length_are_refused_by_name():
+    """``_scan.x__check_arrays__mutmut_75``: the advice when two inputs of a dict disagree."""
+    x = {"a": np.ones((4, 5), np.float32), "b": np.ones((3, 5), np.float32)}
+    with pytest.raises(gradlib.InputError, match=r"gradlib\.scan got 4 examples in x\['a'\] but 3 in x\['b'\] "
+                                                 r"\(shape \(3, 5\)\); every input and target needs one row per example"):
+        gradlib.scan(scan_models.classifier(), (x, np.zeros(4, np.int64)), loss=CCE)
+
+
+def test_a_record_of_one_field_under_a_wider_header_is_refused_not_skipped(tmp_path):
+    """``_files.x_check_records__mutmut_23``: only a blank line is skipped."""
+    from gradlib.scan._files import check_csv, check_records
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label\n1,2,0\n\n   \n7\n")
+    with pytest.raises(gradlib.InputError, match=r"line 5 has 1 fields but the header names 3 columns"):
+        check_records(check_csv(path, None))
