@@ -129,13 +129,13 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def start_server(log: Path) -> Server:
-    """Start `streamlit run app.py` from the repository root and wait (bounded) for its health check."""
+def start_server(log: Path, root: Path = ROOT) -> Server:
+    """Start `streamlit run app.py` from ``root`` (the repository's) and wait (bounded) for its health check."""
     port = _free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
                "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=root, stdout=out, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", process, log)
     atexit.register(server.stop)
