@@ -3,6 +3,7 @@ test fails on one surviving mutant, named in its docstring, and passes on the co
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -55,3 +56,62 @@ def test_the_second_order_script_explains_the_outer_jacobian():
     """``_codegen.x__hessian__mutmut_37`` (the script's comment in lower case)."""
     code = gradlib.tensorflow_code("x*x*x", {"x": [1.0, 2.0]}, order=2)
     assert "# The outer tape's Jacobian of the gradients, taken after its block: one block per watched x" in code
+
+
+def _py_function_of_a_static_length(v):
+    """Python branches on v's static length: traced with shapeless specs it cannot be."""
+    n = v.shape[0]
+    return tf.py_function(lambda t: tf.sin(t), [v], tf.float32) * tf.reshape(v, [n])
+
+
+def test_py_function_is_found_in_a_function_that_needs_its_inputs_static_shape():
+    """``_compute.x_calls_py_function__mutmut_2`` (the trace that looks for tf.py_function made with shapeless specs:
+    fn cannot be traced so, the py_function is not found, and auto's fallback to eager forward mode never comes)."""
+    v = tf.constant([1.0, 2.0, 3.0])
+    r = gradlib.per_element_gradients(_py_function_of_a_static_length, v)
+    x = v.numpy()
+    np.testing.assert_allclose(r.jacobian, np.diag(np.cos(x) * x + np.sin(x)), rtol=1e-5)
+    assert r.method == "forward" and any(w.startswith("fn calls tf.py_function") for w in r.warnings)
+
+
+def test_the_check_against_fn_moves_each_input_by_its_own_part_of_the_step(monkeypatch):
+    """``_probe.x__call__mutmut_14`` (the offset into the step walked backwards: the second input's part was empty,
+    the check could not run, and a function hiding work from the tape in its second input went unnamed)."""
+    from gradlib._cache import LRUCache
+    from gradlib._perelement import _probe
+
+    monkeypatch.setattr(_probe, "_SHARES", LRUCache(maxsize=4))
+    a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    good = gradlib.per_element_gradients(lambda xs: xs[0] * xs[1], [a, b], compiled=False)
+    assert not [w for w in good.warnings if "fn itself" in w], good.warnings
+    hidden = gradlib.per_element_gradients(lambda xs: xs[0] * tf.constant(np.sin(xs[1].numpy())), [a, b],
+                                           compiled=False)
+    assert [w for w in hidden.warnings if w.startswith("the Jacobian disagrees with fn itself")], hidden.warnings
+
+
+def test_a_failed_mode_s_text_ends_with_one_full_stop(monkeypatch):
+    """``_crosscheck.x_crosscheck_problem__mutmut_106`` (the error's own full stop kept before the sentence's)."""
+    from gradlib._perelement import _crosscheck
+
+    def fails(problem):
+        raise ValueError("the graph broke.")
+
+    monkeypatch.setitem(_crosscheck._RUNNERS, "graph", fails)
+    c = gradlib.crosscheck(lambda v: v * v, tf.constant([1.0, 2.0]), modes=("eager", "graph"))
+    assert c.mode("graph").status == "failed"
+    assert c.mode("graph").text.endswith("failed where eager ran: ValueError: the graph broke.")
+
+
+def test_a_compiled_run_s_note_joins_the_warnings_before_it():
+    """``_package.x_package__mutmut_22`` (the note of a compiled run replaced the problem's own warnings)."""
+    import dataclasses
+
+    from gradlib._perelement._compute import CompiledRun
+    from gradlib._perelement._package import package
+    from gradlib._perelement._problem import callable_problem
+    from gradlib._perelement._repair import Repair
+
+    problem = dataclasses.replace(callable_problem(lambda v: v * v, tf.constant([1.0, 2.0])), warnings=("earlier",))
+    r = package(problem, "jacobian", "auto", np.array([1.0, 4.0]), np.diag([2.0, 4.0]),
+                CompiledRun("graph", True, "XLA was dropped"), (), Repair(), 0.01)
+    assert r.warnings == ("earlier", "XLA was dropped")
