@@ -14,7 +14,7 @@ from .._errors import ExpressionError, InputError
 from ._syntax import FUNCTIONS
 from .._limits import LIMITS, Limits
 
-__all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "RESERVED", "check_inputs", "compute_dtype", "Input",
+__all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "RESERVED", "check_inputs", "check_not_flushed", "compute_dtype", "Input",
            "nonfinite_warnings", "promotion_warnings", "to_array"]
 
 FLOAT_DTYPES = ("float32", "float64")
@@ -130,6 +130,23 @@ def _number(value: np.floating) -> float | int:
 def compute_dtype(inputs: Sequence[Input]) -> str:
     """The float dtype the computation runs in: float64 if any input asks for it."""
     return "float64" if any(i.dtype == "float64" for i in inputs) else "float32"
+
+
+def check_not_flushed(inputs: Sequence[Input]) -> None:
+    """Refuse an input value the computation's dtype would take as 0: TensorFlow flushes numbers under the smallest
+    normal one (about 1.2e-38 in float32, 2.2e-308 in float64) to 0 in its kernels, and the answer would be another
+    function's (log(1e-40) computed as log(0) = -inf)."""
+    dtype = compute_dtype(inputs)
+    tiny = float(np.finfo(dtype).tiny)
+    for i in inputs:
+        with np.errstate(invalid="ignore"):
+            flushed = (i.value != 0) & (np.abs(i.value) < tiny)
+        if flushed.any():
+            raise InputError(
+                f"input {i.name!r}: {_first(flushed, i.name)} is {float(i.value[tuple(np.argwhere(flushed)[0])]):.3g}, "
+                f"closer to 0 than {tiny:.1e}, the smallest number {dtype} computations keep (TensorFlow flushes smaller ones "
+                f"to 0): "
+                + ("use dtype float64, or rescale the numbers" if dtype == "float32" else "rescale the numbers"))
 
 
 def promotion_warnings(inputs: Sequence[Input]) -> tuple[str, ...]:

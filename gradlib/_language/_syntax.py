@@ -92,6 +92,11 @@ class Program:
         """What identifies the computation (the tree, not the spelling): equal for ``x*x`` and ``x * x``."""
         return ast.dump(self.tree)
 
+    def check_numbers(self, dtype: str) -> None:
+        """Refuse a number written in the text that ``dtype`` (``float32``, ``float64``) cannot hold: TensorFlow would
+        compute with inf (``1e39`` in float32) or with 0 (``1e-50``), the answer of another function."""
+        _check_numbers(self.text, self.tree, dtype)
+
     def build(self, env: Mapping[str, object], dtype: object, node: ast.expr | None = None) -> object:
         """Evaluate the checked tree (or one ``node`` of it) on TensorFlow tensors ``env`` (name -> tensor) in
         ``dtype``."""
@@ -583,6 +588,31 @@ def constant_value(node: ast.Constant) -> float:
         return float(node.value)
     except OverflowError:
         return math.inf
+
+
+def _check_numbers(text: str, tree: ast.expr, dtype: str) -> None:
+    info = np.finfo(dtype)
+    largest, smallest = float(info.max), float(info.tiny)   # TensorFlow flushes numbers below the smallest normal to 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant):
+            continue
+        value, col = abs(constant_value(node)), node.col_offset + 1
+        written = ast.get_source_segment(text, node) if hasattr(node, "end_col_offset") else None
+        written = written or repr(node.value)
+        mantissa = written.lower().replace("_", "").partition("e")[0]
+        if len(written) > 24:   # a number of hundreds of digits: its start and its length
+            written = f"{written[:12]}... ({len(written)} characters)"
+        advice = "use dtype float64, or rescale the function" if dtype == "float32" else "rescale the function"
+        if value > largest:
+            raise ExpressionError(
+                f"the number {written} at column {col} is larger than {dtype} can hold (at most about {largest:.1e}): "
+                f"TensorFlow would compute with inf; {advice}", text=text, column=col)
+        gone = value == 0 and not mantissa.startswith("0x") and any(c in "123456789" for c in mantissa)
+        if gone or 0 < value < smallest:
+            raise ExpressionError(
+                f"the number {written} at column {col} is smaller than {dtype} computes with (TensorFlow takes numbers "
+                f"under about {smallest:.1e} as 0): the function would be computed with 0 there; {advice}",
+                text=text, column=col)
 
 
 class _Builder:

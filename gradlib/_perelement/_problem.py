@@ -20,7 +20,7 @@ import tensorflow as tf
 
 from . import _cost
 from .._errors import ExpressionError, GradlibError, InputError
-from .._language._inputs import Input, compute_dtype, nonfinite_warnings, promotion_warnings
+from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._limits import Limits
 from .._language._operations import notes
 from .._state import callable_key
@@ -81,6 +81,8 @@ def check_size(m: int, problem: Problem, limits: Limits) -> None:
 def expression_problem(program, inputs: Sequence[Input]) -> Problem:
     """The problem of a parsed ``program`` at checked ``inputs``: integer inputs enter as constants."""
     dtype = compute_dtype(inputs)
+    program.check_numbers(dtype)
+    check_not_flushed(inputs)
     tf_dtype = tf.as_dtype(dtype)
     watched = [i for i in inputs if i.watched]
     floats = [i for i in watched if i.dtype.startswith("float")]

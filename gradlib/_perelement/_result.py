@@ -195,8 +195,9 @@ def output_not_finite(value: float, y: str = "the output", gradient: float = mat
                     f". The finite gradient given here ({format_number(gradient)}) is the derivative's formula "
                     "evaluated where the function is undefined (as log(x) at x = -1 gives 1/x = -1): it means nothing"
                     if math.isfinite(gradient) else ""))
-    return (f"{y} is {format_number(value)}: the function has no finite value here (like 1/x or log(x) at 0, or an "
-            "exp that overflows), so its gradient is not a meaningful number")
+    return (f"{y} is {format_number(value)}: the function has no finite value here (like 1/x or log(x) at 0), or one "
+            "too large for the dtype (an exp that overflows; float32 holds up to about 3.4e38, float64 1.8e308), so "
+            "its gradient is not a meaningful number")
 
 
 def _jsonable(array: np.ndarray) -> Any:

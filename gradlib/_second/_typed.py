@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import tensorflow as tf
 
 from .._errors import ExpressionError
-from .._language._inputs import Input, check_inputs, compute_dtype, nonfinite_warnings, promotion_warnings
+from .._language._inputs import Input, check_inputs, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._language._operations import notes
 from .._language._syntax import parse
 from .._limits import LIMITS, Limits
@@ -48,6 +48,8 @@ def typed_hessians(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[s
     checked = check_inputs(inputs, watch=watch, dtype=dtype, limits=limits)
     _check_watched_floats(checked)
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
+    program.check_numbers(compute_dtype(checked))
+    check_not_flushed(checked)
     fn = _Typed(program, checked)
     result = hessians(fn, fn.watched(), method=method, limits=limits)
     return dataclasses.replace(result, warnings=_warnings(program, checked) + result.warnings)

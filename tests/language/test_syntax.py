@@ -228,9 +228,12 @@ def test_columns_count_from_the_stripped_text():
         evaluate("   a[0] + b", {"a": A})
 
 
-def test_huge_constants_become_infinity_not_big_integers():
-    r = evaluate("x * 1e999 + 9" + "9" * 400, {"x": 1.0}, method="summed", dtype="float64")
-    assert np.isinf(r.y)
+def test_huge_constants_are_refused_not_computed_as_infinity_or_big_integers():
+    with pytest.raises(ExpressionError, match=r"^the number 1e999 at column 5 is larger than float64 can hold"):
+        evaluate("x * 1e999 + 1", {"x": 1.0}, method="summed", dtype="float64")
+    with pytest.raises(ExpressionError, match=r"^the number 999999999999\.\.\. \(401 characters\) at column 5 is "
+                                              r"larger than float64 can hold"):
+        evaluate("x + 9" + "9" * 400, {"x": 1.0}, method="summed", dtype="float64")
 
 
 # ---------------------------------------------------------------- bad text: what, where, what to do

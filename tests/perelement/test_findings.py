@@ -220,8 +220,9 @@ UNDEFINED = ("The output is NaN: the function is not defined here (outside its d
              "number, or 0/0), so it has no derivative")
 MEANINGLESS = (". The finite gradient given here ({g}) is the derivative's formula evaluated where the function is "
                "undefined (as log(x) at x = -1 gives 1/x = -1): it means nothing")
-INFINITE = ("The output is {y}: the function has no finite value here (like 1/x or log(x) at 0, or an exp that "
-            "overflows), so its gradient is not a meaningful number")
+INFINITE = ("The output is {y}: the function has no finite value here (like 1/x or log(x) at 0), or one too large "
+            "for the dtype (an exp that overflows; float32 holds up to about 3.4e38, float64 1.8e308), so its gradient "
+            "is not a meaningful number")
 
 
 def test_log_of_a_negative_number_has_a_finite_gradient_that_means_nothing():

@@ -320,8 +320,9 @@ def test_the_diagnosis_reports_the_poisoning_and_the_repair_with_the_cells_named
     assert poisoned.startswith("'jacobian' gives NaN where the true value is finite (1 cell). "
                                "The cause: 0 x inf = NaN in reverse mode")
     assert poisoned.endswith("'auto' gives the true values. (y[1], x0) is NaN, true value 0.")
-    assert infinite == ("The output is inf: the function has no finite value here (like 1/x or log(x) at 0, or an exp "
-                        "that overflows), so its gradient is not a meaningful number. (y[0], x0) = inf where y[0] = inf, "
+    assert infinite == ("The output is inf: the function has no finite value here (like 1/x or log(x) at 0), or one "
+                        "too large for the dtype (an exp that overflows; float32 holds up to about 3.4e38, float64 "
+                        "1.8e308), so its gradient is not a meaningful number. (y[0], x0) = inf where y[0] = inf, "
                         "(y[0], x1) = 0 where y[0] = inf.")
     assert repaired.startswith("Reverse mode gave NaN here, and forward mode gives the finite values shown.")
     assert repaired.endswith(" (y[1], x0) = 0.")
