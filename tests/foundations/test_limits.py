@@ -125,12 +125,20 @@ def test_python_parser_failures_become_expression_errors(text, tf_spy):
 
 
 @pytest.mark.parametrize("text", ["9**9**9**9", "x**9**9**9**9", "(9**9)**(9**9)**9", "2**" * 20 + "2",
-                                  "x * 1e99999", "x * " + "9" * 1990, "-(9**9**9**9)"])
+                                  "-(9**9**9**9)"])
 def test_huge_exponents_are_floats_not_big_integers(text):
     with _fast():   # 9**9**9**9 as a Python integer would never finish
         r = evaluate(text, X, method="summed", dtype="float64")
     assert isinstance(r, GradResult)
     assert np.isinf(r.y)
+
+
+@pytest.mark.parametrize("text", ["x * 1e99999", "x * " + "9" * 1990])
+def test_huge_literals_are_refused_fast_not_turned_into_big_integers(text):
+    """A number written too large for the dtype is refused (tests/language/test_numbers_held.py), without ever
+    being made a Python integer of 1,990 digits or more."""
+    with _fast(), pytest.raises(ExpressionError, match=r"^the number .* at column 5 is larger than float64 can hold"):
+        evaluate(text, X, method="summed", dtype="float64")
 
 
 def test_a_100k_digit_literal_is_refused_fast():
