@@ -1,0 +1,106 @@
+"""What users bring to the second order: their own activations, layers and precisions, against a plain loop of
+nested tapes per sample (``loop_of_tapes``, one eager pair of tapes per sample and output element)."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+
+X = np.random.default_rng(7).normal(size=(3, 2))
+ZERO = tf.UnconnectedGradients.ZERO
+
+
+def loop_of_tapes(model, x):
+    """Each sample's Hessians ``(B, out, d, d)``: one eager pair of tapes per sample and output element."""
+    out = []
+    for row in np.asarray(x):
+        per_output = []
+        for k in range(int(tf.size(model(tf.constant(row[None]))))):
+            xb = tf.constant(row[None])
+            with tf.GradientTape() as outer:
+                outer.watch(xb)
+                with tf.GradientTape() as inner:
+                    inner.watch(xb)
+                    y_k = tf.reshape(model(xb), [-1])[k]
+                grad = inner.gradient(y_k, xb, unconnected_gradients=ZERO)[0]
+            per_output.append(outer.jacobian(grad, xb, unconnected_gradients=ZERO)[:, 0, :].numpy())
+        out.append(per_output)
+    return np.array(out)
+
+
+def laplacians(model, x):
+    return np.trace(loop_of_tapes(model, x), axis1=2, axis2=3)
+
+
+def mlp(activation, seed=0, dtype="float64"):
+    keras.utils.set_random_seed(seed)
+    return keras.Sequential([keras.Input((2,), dtype=dtype), keras.layers.Dense(3, activation=activation, dtype=dtype),
+                             keras.layers.Dense(1, dtype=dtype)])
+
+
+# ---------------------------------------------------------------- activations of one's own
+
+
+def test_a_lambda_activation_whose_source_cannot_be_read_is_not_an_oserror():
+    """keras.activations.serialize reads a lambda's source: built where there is none (exec, python -c, a REPL), it
+    raised "OSError: could not get source code" out of laplacian, per_sample_hessians and hessians."""
+    scope = {"tf": tf}
+    exec("activation = lambda z: tf.tanh(z) ** 3", scope)   # noqa: S102 - our own constant text: no source file
+    model = mlp(scope["activation"], seed=1)
+    r = gradlib.laplacian(model, X)
+    np.testing.assert_allclose(r.laplacian, laplacians(model, X), rtol=1e-9, atol=1e-12)
+    assert r.method != "forward_laplacian"
+    h = gradlib.hessians(model, tf.constant(X[:1]))
+    np.testing.assert_allclose(h.hessian, loop_of_tapes(model, X[:1])[0], rtol=1e-9, atol=1e-12)
+
+
+def relu(z):   # the user's own smooth activation, named as Keras' piecewise-linear one
+    return tf.nn.softplus(z)
+
+
+def test_a_smooth_function_of_ones_own_named_relu_is_not_called_piecewise_linear():
+    model = mlp(relu, seed=2)
+    r = gradlib.laplacian(model, X)
+    np.testing.assert_allclose(r.laplacian, laplacians(model, X), rtol=1e-9, atol=1e-12)
+    assert np.abs(r.laplacian).min() > 1e-3
+    assert not [w for w in r.warnings if "piecewise linear" in w], r.warnings
+
+
+def tanh(z):   # the user's own piecewise-linear activation, named as Keras' smooth one
+    return tf.nn.relu(z)
+
+
+def test_a_piecewise_linear_function_of_ones_own_still_gets_the_zero_warning():
+    """Named 'tanh', it was taken for Keras' tanh: a Laplacian of exactly 0 came with no warning at all."""
+    model = mlp(tanh, seed=3)
+    r = gradlib.laplacian(model, X)
+    assert not r.laplacian.any() and not laplacians(model, X).any()
+    assert any(w.startswith("the Laplacian is exactly 0 everywhere here: fn is linear or piecewise linear")
+               for w in r.warnings), r.warnings
+
+
+@pytest.mark.parametrize("activation", ["hard_sigmoid", "sparse_sigmoid"])
+def test_keras_piecewise_linear_activations_are_named_when_the_laplacian_is_zero(activation):
+    model = mlp(activation, seed=4)
+    r = gradlib.laplacian(model, X * 2)
+    assert not r.laplacian.any() and not laplacians(model, X * 2).any()
+    name = model.layers[0].name
+    assert any("exactly 0 everywhere" in w and f"'{name}' ({activation})" in w for w in r.warnings), r.warnings
+
+
+class ReLU(keras.layers.Layer):   # a smooth layer of one's own, named as Keras' ReLU layer
+    def call(self, z):
+        return tf.nn.softplus(z)
+
+
+def test_a_layer_class_of_ones_own_named_relu_is_not_called_piecewise_linear():
+    keras.utils.set_random_seed(5)
+    model = keras.Sequential([keras.Input((2,), dtype="float64"), keras.layers.Dense(3, dtype="float64"),
+                              ReLU(dtype="float64"), keras.layers.Dense(1, dtype="float64")])
+    r = gradlib.laplacian(model, X)
+    np.testing.assert_allclose(r.laplacian, laplacians(model, X), rtol=1e-9, atol=1e-12)
+    assert not [w for w in r.warnings if "piecewise linear" in w], r.warnings
