@@ -26,7 +26,7 @@ from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
 from .._limits import Limits
-from .._runtime import defined_gradient
+from .._runtime import defined_gradient, lowest_float
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._taylor import dense_layers, forward_laplacian
@@ -128,7 +128,7 @@ def run(req: Request, limits: Limits) -> Outcome:
         raise ExpressionError(f"{req.api} cannot use method={method!r}: {why}. Use method='auto'")
     _orders.check_budget(method, s, limits)
     _TRACED.seconds = 0.0
-    compiled, fallback = _compiled(req, method)
+    compiled, fallback, precision = _compiled(req, method)
     traced = _TRACED.seconds
     try:
         out = {k: v.numpy() for k, v in compiled(req.x).items()}
@@ -143,8 +143,7 @@ def run(req: Request, limits: Limits) -> Outcome:
                   f"{_orders.row(method).cost(s).text()}); later calls with this function and batch shape reuse "
                   "the trace",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
-        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"],
-                                   req.precision or req.x.dtype.name)
+        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
     return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
                                                          "Keras Sequential of Dense layers)"))
@@ -203,13 +202,19 @@ def _defined_gradient(req: Request) -> str:
     return read() if req.key is None else _DEFINED.get_or_create((req.key, tuple(spec.shape), spec.dtype.name), read)
 
 
-def _compiled(req: Request, method: str) -> tuple[Callable, str]:
+def _compiled(req: Request, method: str) -> tuple[Callable, str, str]:
+    """``(the traced method, its pfor fallback note, the least precise dtype it computes in)``, cached: the
+    precision is read from the trace, for a float64 batch through a layer left at float32 is checked as float32."""
     spec = tf.TensorSpec(tuple(req.x.shape), req.x.dtype)
-    create = lambda: _trace(req, method, spec)  # noqa: E731
+
+    def create():
+        concrete, note = _trace(req, method, spec)
+        return concrete, note, lowest_float(concrete.graph, req.precision or req.x.dtype.name)
+
     if req.key is None:
         return create()
-    return _COMPILED.get_or_create((req.key, req.kind, method, tuple(spec.shape), spec.dtype.name, req.probes),
-                                   create)
+    return _COMPILED.get_or_create((req.key, req.kind, method, tuple(spec.shape), spec.dtype.name, req.probes,
+                                    req.precision), create)
 
 
 class _ThisThread(logging.Filter):

@@ -104,3 +104,37 @@ def test_a_layer_class_of_ones_own_named_relu_is_not_called_piecewise_linear():
     r = gradlib.laplacian(model, X)
     np.testing.assert_allclose(r.laplacian, laplacians(model, X), rtol=1e-9, atol=1e-12)
     assert not [w for w in r.warnings if "piecewise linear" in w], r.warnings
+
+
+# ---------------------------------------------------------------- precisions
+
+
+def _activation_left_at_float32():
+    """A float64 model with an Activation layer given no dtype: Keras computes that layer in float32."""
+    keras.utils.set_random_seed(6)
+    return keras.Sequential([keras.Input((2,), dtype="float64"), keras.layers.Dense(3, dtype="float64"),
+                             keras.layers.Activation("tanh"), keras.layers.Dense(2, dtype="float64")])
+
+
+def _cast_to_float32(x):
+    return tf.cast(tf.tanh(tf.cast(x, tf.float32)) ** 3, tf.float64)
+
+
+@pytest.mark.parametrize("fn", [_activation_left_at_float32(), _cast_to_float32], ids=["activation", "cast"])
+@pytest.mark.parametrize("method", ["auto", "forward_over_reverse"])
+def test_a_float64_batch_through_float32_is_checked_at_float32_not_refused_as_mixing(fn, method):
+    """The independence check took float64's tolerance (1e-10) from the batch: a float32 step inside fn (its rounding,
+    about 1e-7) was refused as "the samples of the batch are not independent", with nothing mixing them."""
+    r = gradlib.laplacian(fn, X, method=method)
+    np.testing.assert_allclose(r.laplacian, laplacians(fn, X), rtol=1e-5, atol=1e-6)
+    d = gradlib.per_sample_hessians(fn, X, method=method if method != "auto" else "loop")
+    np.testing.assert_allclose(d.hessians, loop_of_tapes(fn, X), rtol=1e-5, atol=1e-6)
+
+
+def test_a_float64_function_that_mixes_the_batch_by_1e_7_is_still_refused():
+    # the check keeps float64's tolerance where fn computes in float64 throughout
+    def mixing(x):
+        return x ** 3 + 1e-6 * tf.roll(x, 1, axis=0) ** 2
+
+    with pytest.raises(gradlib.BatchMixingError, match=r"laplacian: the samples of the batch are not independent"):
+        gradlib.laplacian(mixing, X)
