@@ -33,7 +33,7 @@ from ._taylor import dense_layers, forward_laplacian
 from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
 __all__ = ["FORWARD_METHODS", "MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
-           "run", "shape_of", "to_batch"]
+           "run", "shape_of", "to_batch", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
@@ -186,6 +186,19 @@ def _check_cells(req: Request, outputs: int, limits: Limits) -> None:
                               f"{limits.max_hessian:,} are allowed. {advice}")
 
 
+def trace_failure(when: str, exc: BaseException) -> GradlibError:
+    """fn failed when the second order traced it (``when``): the error, and what to do where the cause is known."""
+    text = f"{type(exc).__name__}: {error_gist(exc)}"
+    advice = ""
+    if "SymbolicTensor" in text or "OperatorNotAllowedInGraph" in text or "symbolic" in text.lower():
+        advice = (". The second order runs fn inside a tf.function (traced once, cached), so fn must run as a graph: "
+                  "no .numpy(), float() or NumPy on a tensor, no Python if on a tensor's value (tf.cond, tf.where)")
+    elif "gradient registry has no entry for" in text:
+        advice = (". TensorFlow has no gradient for the gradient of an op fn uses, so its second derivative cannot be "
+                  "taken (softsign is one such op): write that part with other ops")
+    return GradlibError(f"fn failed when {when}: {text}{advice}")
+
+
 def custom_gradient_refusal(api: str, method: str, name: str, instead: str) -> GradlibError:
     """The refusal of a forward-over-reverse ``method`` on a function that defines its own gradient ``name``."""
     return GradlibError(f"{api} cannot use method={method!r} on this fn: it defines its own gradient "
@@ -238,8 +251,7 @@ def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, st
         raise
     except Exception as exc:   # noqa: BLE001 - pfor, or the user's function, failed while tracing
         if "vectoriz" not in str(exc):
-            raise GradlibError(f"fn failed when {req.api} traced it on a batch of shape {tuple(spec.shape)}: "
-                               f"{type(exc).__name__}: {error_gist(exc)}") from exc
+            raise trace_failure(f"{req.api} traced it on a batch of shape {tuple(spec.shape)}", exc) from exc
         note = pfor_fallback(exc)
     finally:
         logging.getLogger("tensorflow").removeFilter(quiet)
@@ -248,8 +260,7 @@ def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, st
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed while tracing
-        raise GradlibError(f"fn failed when {req.api} traced it without pfor on a batch of shape "
-                           f"{tuple(spec.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
+        raise trace_failure(f"{req.api} traced it without pfor on a batch of shape {tuple(spec.shape)}", exc) from exc
 
 
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):

@@ -138,3 +138,36 @@ def test_a_float64_function_that_mixes_the_batch_by_1e_7_is_still_refused():
 
     with pytest.raises(gradlib.BatchMixingError, match=r"laplacian: the samples of the batch are not independent"):
         gradlib.laplacian(mixing, X)
+
+
+# ---------------------------------------------------------------- functions that cannot be traced or differentiated twice
+
+
+def _untraceable(x):
+    scale = float(tf.reduce_max(tf.abs(x)).numpy())   # a step outside TensorFlow: runs eagerly only
+    return tf.reduce_sum(x ** 3, axis=-1, keepdims=True) / scale
+
+
+def test_hvp_of_an_untraceable_fn_is_refused_with_why_not_a_raw_attributeerror():
+    """hvp let TensorFlow's "AttributeError: 'SymbolicTensor' object has no attribute 'numpy'" out."""
+    x, v = tf.constant([1.0, 2.0]), tf.constant([1.0, 0.0])
+    with pytest.raises(gradlib.GradlibError, match=r"fn failed when hvp traced its forward_over_reverse: "
+                                                   r"AttributeError: .*numpy.*fn must run as a graph: no .numpy\(\)"):
+        gradlib.hvp(_untraceable, x, v)
+
+
+def test_second_order_of_an_untraceable_fn_says_it_must_run_as_a_graph():
+    with pytest.raises(gradlib.GradlibError, match=r"fn failed when hessians traced it .*The second order runs fn "
+                                                   r"inside a tf.function .*no .numpy\(\), float\(\)"):
+        gradlib.hessians(_untraceable, tf.constant([1.0, 2.0]))
+    with pytest.raises(gradlib.GradlibError, match=r"fn failed when laplacian traced it .*must run as a graph"):
+        gradlib.laplacian(_untraceable, X)
+
+
+def test_an_op_whose_gradient_has_no_gradient_is_named_as_such():
+    # softsign: TensorFlow registers no gradient for SoftsignGrad, so a plain pair of tapes fails as well
+    with pytest.raises(Exception, match="SoftsignGrad"):   # noqa: B017 - the reference fails too
+        loop_of_tapes(lambda x: tf.nn.softsign(x), X[:1])
+    with pytest.raises(gradlib.GradlibError, match=r"no entry for: SoftsignGrad.*TensorFlow has no gradient for the "
+                                                   r"gradient of an op fn uses"):
+        gradlib.laplacian(lambda x: tf.nn.softsign(x), X)
