@@ -36,8 +36,8 @@ from ._result import index_labels
 from .._state import callable_key
 from .._runtime import lowest_float, trace
 
-__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "mixing_text",
-           "per_sample_gradients", "PerSampleResult"]
+__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined", "mixing_text",
+           "per_sample_gradients", "PerSampleResult", "several_inputs"]
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
@@ -131,9 +131,9 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         BatchMixingError: a sample's output depends on other samples' inputs.
     """
     _check_method(method)
-    inputs = _several_inputs(fn, x)
+    inputs = several_inputs(fn, x, "per_sample_gradients")
     if inputs:
-        fn, x = _joined(fn, inputs, isinstance(x, dict))
+        fn, x = joined(fn, inputs, isinstance(x, dict))
     xt = _check_batch(x, limits)
     if method == "loop" and xt.shape[0] > limits.max_eager_passes:
         raise ExpressionError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
@@ -160,7 +160,7 @@ def _check_method(method: Any) -> None:
         raise ExpressionError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
 
 
-def _several_inputs(fn: Callable, x: Any) -> list[tuple[str, tf.Tensor]]:
+def several_inputs(fn: Callable, x: Any, api: str) -> list[tuple[str, tf.Tensor]]:
     """A Keras model's several inputs given as ``model.fit`` takes them, as ``[(name, batch)]`` (in a list for a
     list, named by the model's inputs; in the dict's order for a dict); ``[]`` for one input.
 
@@ -178,14 +178,14 @@ def _several_inputs(fn: Callable, x: Any) -> list[tuple[str, tf.Tensor]]:
         items = list(zip(names, x))
     else:
         return []
-    parts = [(name, float_tensor(v, "per_sample_gradients", f"x[{name!r}]")) for name, v in items]
+    parts = [(name, float_tensor(v, api, f"x[{name!r}]")) for name, v in items]
     for name, t in parts:
         if t.shape.rank is None or t.shape.rank < 2 or t.shape[0] != parts[0][1].shape[0]:
-            raise InputError(f"per_sample_gradients needs every input as a batch of shape (B, features...) with "
+            raise InputError(f"{api} needs every input as a batch of shape (B, features...) with "
                              f"the same B; x[{name!r}] has shape {tuple(t.shape)} and x[{parts[0][0]!r}] "
                              f"{tuple(parts[0][1].shape)}")
     if len({t.dtype for _, t in parts}) > 1:
-        raise InputError("per_sample_gradients needs the inputs in one dtype to lay their Jacobians side by side; got "
+        raise InputError(f"{api} needs the inputs in one dtype to lay their derivatives side by side; got "
                          + ", ".join(f"x[{name!r}] {t.dtype.name}" for name, t in parts) + ". Cast them to one")
     return parts
 
@@ -194,7 +194,7 @@ def _several_inputs(fn: Callable, x: Any) -> list[tuple[str, tf.Tensor]]:
 _JOINED = LRUCache(maxsize=32)
 
 
-def _joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> tuple[Callable, tf.Tensor]:
+def joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> tuple[Callable, tf.Tensor]:
     """``(g, x)``: the inputs joined along their flattened features into one batch ``x``, and ``g(x)`` = ``fn``
     of the inputs split back, as the dict or list they came in (so the Jacobian is over one tensor)."""
     names = tuple(name for name, _ in parts)
@@ -202,10 +202,10 @@ def _joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> 
     sizes = [math.prod(shape) for shape in shapes]
 
     def create():
-        def joined(x):
+        def of_joined(x):
             pieces = [tf.reshape(p, (-1,) + shape) for p, shape in zip(tf.split(x, sizes, axis=1), shapes)]
             return fn(dict(zip(names, pieces)) if as_dict else pieces)
-        return joined
+        return of_joined
 
     try:
         g = _JOINED.get_or_create((fn, as_dict, names, shapes), create)

@@ -77,10 +77,11 @@ def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
     """``x`` as a floating-point tensor of rank 2 or more with a non-empty batch, within ``max_elements``."""
     if isinstance(x, dict) or (isinstance(x, (list, tuple)) and x and all(
             hasattr(part, "shape") and len(getattr(part, "shape", ())) >= 2 for part in x)):
-        raise InputError(f"{api} takes {where} as one array of shape (B, d), the samples first; got "
-                         f"{'a dict' if isinstance(x, dict) else f'{len(x)} arrays'}: a model or function of several "
-                         "inputs is not covered. Join them into one input (keras.layers.Concatenate, or a function "
-                         "that splits its x) and pass that")
+        raise InputError(f"{api} takes {where} as one array of shape (B, d), the samples first, or a Keras model's "
+                         f"several inputs as a list in the order of model.inputs; got "
+                         f"{'a dict' if isinstance(x, dict) else f'{len(x)} arrays'} for an fn that is not a Keras "
+                         "model of that many inputs. Give several inputs of a function as a dict by name (fn then "
+                         "gets the dict), or join them into one array")
     try:
         tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
     except (TypeError, ValueError) as exc:
