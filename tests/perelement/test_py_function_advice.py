@@ -100,3 +100,29 @@ def test_inside_a_tf_function_of_its_own_the_refusal_says_so_instead_of_a_raw_er
     np.testing.assert_allclose(tape_rows(in_a_tf_function, V), expected, rtol=1e-5)
     outside = lambda v: py_sin(v) * v  # noqa: E731
     np.testing.assert_allclose(gradlib.per_element_gradients(outside, V).jacobian, expected, rtol=1e-5)
+
+
+# ---------------------------------------------------------------- a custom gradient gradlib cannot see
+
+
+@tf.function
+def _ste_times(x):
+    return ste(x) * x
+
+
+def _hidden(x):
+    """A custom gradient inside a tf.function, behind a step that cannot be traced: the detection finds nothing."""
+    _ = float(tf.reduce_sum(x).numpy())
+    y = _ste_times(x)
+    return tf.concat([y, y * x, x * x], axis=0)
+
+
+@pytest.mark.parametrize("method", ["forward", "auto", "unstack"])
+def test_a_custom_gradient_hidden_from_the_trace_still_gets_the_tape_s_rows(method):
+    """Eager forward mode follows the gradient the tape records (only a traced forward pass does not), so every
+    method gives tape.gradient's rows; the check's warning says a custom gradient would explain the disagreement
+    instead of only "its gradients are wrong"."""
+    r = gradlib.per_element_gradients(_hidden, tf.constant([0.3, 1.7]), method=method, compiled=False)
+    np.testing.assert_allclose(r.jacobian, tape_rows(_hidden, tf.constant([0.3, 1.7])), rtol=1e-6)
+    disagreements = [w for w in r.warnings if w.startswith("the Jacobian disagrees")]
+    assert all("If fn defines its own gradient (tf.custom_gradient" in w for w in disagreements), disagreements
