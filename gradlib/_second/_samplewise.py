@@ -40,7 +40,9 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     """Each sample's Hessians (or their diagonals) of ``fn`` over the batch ``x``.
 
     Args:
-        fn: a Keras model or any callable on a batch ``(B, inputs...)`` returning ``(B, outputs...)``.
+        fn: a Keras model or any callable on a batch ``(B, inputs...)`` returning ``(B, outputs...)``, or several
+            such outputs (a list or dict, as a Keras model of several outputs returns them): each sample's outputs
+            are then every one's elements, flattened and joined in that order.
         x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions. For a Keras
             model of several inputs, a list of such batches (in the order of ``model.inputs``) or a dict by input
             name, as ``model.fit`` takes them (a dict for any callable, which then gets the dict): each sample's
@@ -176,6 +178,12 @@ def _run(api: str, fn: Callable, x: tf.Tensor, kind: str, method: str, check: bo
 
     def g(v):
         y = fn(tf.reshape(v, (-1,) + sample)) if len(sample) > 1 else fn(v)
+        if isinstance(y, dict):
+            y = list(y.values())
+        if isinstance(y, (list, tuple)):   # several outputs (a Keras model's), each (B, ...): joined per sample
+            # (stacked, [(B, 1), (B, 1)] became (2, B, 1), the batch axis second: refused as batch mixing)
+            return tf.concat([tf.reshape(part, (tf.shape(part)[0], -1)) for part in map(tf.convert_to_tensor, y)],
+                             axis=1)
         y = tf.convert_to_tensor(y)
         return tf.reshape(y, (tf.shape(y)[0], -1)) if y.shape.rank != 2 else y
 

@@ -236,3 +236,31 @@ def test_several_inputs_of_unequal_batches_and_a_plain_list_are_refused_with_wha
     with pytest.raises(gradlib.InputError, match=r"got 2 arrays for an fn that is not a Keras model of that many "
                                                  r"inputs. Give several inputs of a function as a dict by name"):
         gradlib.laplacian(lambda x: x[0] * x[1], [XA, XA])
+
+
+# ---------------------------------------------------------------- several outputs
+
+
+def two_output_model():
+    keras.utils.set_random_seed(14)
+    i = keras.Input((2,), dtype="float64")
+    h = keras.layers.Dense(3, activation="tanh", dtype="float64")(i)
+    return keras.Model(i, [keras.layers.Dense(1, dtype="float64")(h),
+                           keras.layers.Dense(2, activation="softplus", dtype="float64")(h)])
+
+
+def test_a_model_of_two_outputs_gets_each_sample_s_outputs_joined():
+    """The outputs were stacked: [(B, 1), (B, 2)] failed, and [(B, 1), (B, 1)] became (2, B, 1), the batch axis
+    second, refused as batch mixing."""
+    model = two_output_model()
+    r = gradlib.per_sample_hessians(model, X[:2])
+    np.testing.assert_allclose(r.hessians, loop_of_tapes(lambda v: tf.concat(model(v), axis=1), X[:2]), rtol=1e-9,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("check_independence", [True, False])
+def test_a_function_of_two_outputs_gets_each_sample_s_laplacians(check_independence):
+    # unchecked, the stacked (2, B, 1) was taken for a batch of 2: the Laplacians of the wrong samples
+    square = lambda v: [v[:, :1] ** 2 * v[:, 1:], tf.sin(v[:, 1:])]  # noqa: E731 - two (B, 1) outputs
+    lap = gradlib.laplacian(square, X[:2], check_independence=check_independence)
+    np.testing.assert_allclose(lap.laplacian, np.stack([2 * X[:2, 1], -np.sin(X[:2, 1])], axis=1), rtol=1e-9)
