@@ -166,6 +166,10 @@ def _output_size(req: Request, limits: Limits) -> int:
                            f"{error_gist(exc)}") from exc
     if not y.dtype.is_floating:
         raise GradlibError(f"fn must return floating-point values; it returned {y.dtype.name}")
+    if y.shape.rank != 2 or int(y.shape[0]) != 1:   # (out, B) or a sum over the batch: not a row per sample
+        raise GradlibError(f"fn must return one row per sample, but on a batch of shape {tuple(req.x[:1].shape)} it "
+                           f"returned shape {tuple(y.shape)}. {req.api} needs y of shape (B, outputs...); for a "
+                           "function of the whole batch use gradlib.hessians")
     if req.kind == "divergence" and int(y.shape[1]) != int(req.x.shape[1]):
         raise GradlibError(f"{req.api} needs a vector field: as many outputs as inputs per sample, but fn maps "
                            f"{int(req.x.shape[1]):,} inputs to {int(y.shape[1]):,} outputs")

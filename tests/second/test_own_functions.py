@@ -264,3 +264,11 @@ def test_a_function_of_two_outputs_gets_each_sample_s_laplacians(check_independe
     square = lambda v: [v[:, :1] ** 2 * v[:, 1:], tf.sin(v[:, 1:])]  # noqa: E731 - two (B, 1) outputs
     lap = gradlib.laplacian(square, X[:2], check_independence=check_independence)
     np.testing.assert_allclose(lap.laplacian, np.stack([2 * X[:2, 1], -np.sin(X[:2, 1])], axis=1), rtol=1e-9)
+
+
+def test_a_function_that_does_not_keep_the_batch_axis_first_is_refused_as_such():
+    # (d, B) on a batch of one was (d, 1): taken for d samples of one output, it was refused as batch mixing, or
+    # with check_independence=False gave the derivatives of the wrong samples when d == B
+    with pytest.raises(gradlib.GradlibError, match=r"fn must return one row per sample, but on a batch of shape "
+                                                   r"\(1, 2\) it returned shape \(2, 1\)"):
+        gradlib.laplacian(lambda v: tf.transpose(v ** 3), X[:2], check_independence=False)
