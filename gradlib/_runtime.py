@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ._errors import GradlibError
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "WAIT_SECONDS", "WORK_SLOTS", "call_traced", "configure_threads", "default_threads",
+__all__ = ["CUSTOM_GRADIENT_ATTR", "WAIT_SECONDS", "WORK_SLOTS", "call_traced", "configure_threads", "default_threads", "lowest_float",
            "defined_gradient", "trace", "work_slot"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
@@ -165,6 +165,28 @@ def defined_gradient(fn: Callable, signature: Sequence[Any]) -> str:
     nodes = [*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)]
     names = [node.attr[CUSTOM_GRADIENT_ATTR].s.decode() for node in nodes if CUSTOM_GRADIENT_ATTR in node.attr]
     return names[0] if names else ""
+
+
+#: floating-point dtypes, least precise first
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def lowest_float(graph: Any, start: str) -> str:
+    """The least precise of ``start`` and the floating-point dtypes ``graph``'s ops compute in (the functions it calls
+    included): a float64 batch through a layer left at float32 (``keras.layers.Activation('tanh')`` without a dtype,
+    a ``tf.cast`` in fn) is computed to float32's precision, and checks of the result must allow for that.
+    """
+    graph_def = graph.as_graph_def()
+    found = {start}
+    for node in (*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)):
+        for value in node.attr.values():
+            for code in ([value.type] if value.type else value.list.type):
+                found.add(_DTYPE_NAMES.get(code, ""))
+    return next((name for name in _FLOATS if name in found), start)
+
+
+#: TensorFlow's DataType enum (tensorflow/core/framework/types.proto) -> name, for the floating-point ones
+_DTYPE_NAMES = {19: "float16", 14: "bfloat16", 1: "float32", 2: "float64"}
 
 
 def call_traced(function: Any, xs: Sequence[Any], cs: Sequence[Any]) -> Any:

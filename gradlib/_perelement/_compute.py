@@ -117,19 +117,24 @@ def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = T
     return to_numpy(y), to_numpy(jac), False
 
 
-def calls_py_function(problem: Problem) -> bool:
-    """Whether ``f`` runs Python inside TensorFlow (``tf.py_function``): traced once to read its ops.
+def calls_py_function(problem: Problem) -> str:
+    """Where ``f`` runs Python inside TensorFlow (``tf.py_function``): ``"fn"`` (in its own ops), ``"tf.function"``
+    (only inside a ``tf.function`` it calls), ``""`` (nowhere, or ``f`` cannot be traced). Traced once to read its ops.
 
     Such an op's gradient replays a tape that TensorFlow keeps for one gradient call only, and pfor cannot
     vectorize it: every method but eager forward mode fails on it, with errors that do not say why (a raw
-    ``KeyError: b'pyfunc_1'``, or a shape ``None`` somewhere). Called only after a method failed.
+    ``KeyError: b'pyfunc_1'``, or a shape ``None`` somewhere). Inside a ``tf.function`` of fn's own, eager forward
+    mode fails too; one fresh tape per output element still works. Called only after a method failed.
     """
     specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
     try:
-        graph = trace(problem.f, specs).graph
+        graph_def = trace(problem.f, specs).graph.as_graph_def()
     except Exception:   # noqa: BLE001 - not traceable at all: then it is not this
-        return False
-    return any(op.type in PY_FUNCTION_OPS for op in graph.get_operations())
+        return ""
+    if any(node.op in PY_FUNCTION_OPS for node in graph_def.node):
+        return "fn"
+    nested = (node for function in graph_def.library.function for node in function.node_def)
+    return "tf.function" if any(node.op in PY_FUNCTION_OPS for node in nested) else ""
 
 
 def custom_gradient(problem: Problem) -> str:

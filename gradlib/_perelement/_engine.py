@@ -84,13 +84,16 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - fn's own ops failed under this method: tf.py_function is one cause
-        if not calls_py_function(problem):
+        where = calls_py_function(problem)
+        if not where:
             raise
-        if method != "auto" or chosen == "forward" and not ran or custom_gradient(problem):
-            raise GradlibError(f"fn calls tf.py_function, which method={chosen!r} cannot differentiate here: "
-                               f"TensorFlow keeps its gradient for one gradient call only and pfor cannot vectorize "
-                               f"it ({type(exc).__name__}: {error_gist(exc)}). Use method='forward' with "
-                               "compiled=False, or write the function with TensorFlow ops") from exc
+        advice = _py_function_advice(where, custom_gradient(problem), method,
+                                     eager_forward=chosen == "forward" and not use_compiled and not chunk)
+        if advice:
+            raise GradlibError(f"fn calls tf.py_function, which method={chosen!r}"
+                               f"{' (auto' + chr(39) + 's choice)' if method == 'auto' else ''} cannot differentiate "
+                               f"here: TensorFlow keeps its gradient for one gradient call only and pfor cannot "
+                               f"vectorize it ({type(exc).__name__}: {error_gist(exc)}). {advice}") from exc
         chosen, chunk = "forward", 0
         y, jac, ran = compute(problem, chosen, False)
         notes += (f"fn calls tf.py_function, which TensorFlow can differentiate only once per gradient call and pfor "
@@ -114,6 +117,27 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _py_function_advice(where: str, defined: str, method: str, eager_forward: bool) -> str:
+    """What to do once a method failed on fn's ``tf.py_function`` (``where``: ``calls_py_function``'s answer);
+    ``""`` when ``auto`` may still run eager forward mode, the one mode that takes it. Never the advice that failed."""
+    if where == "tf.function":
+        return ("It runs inside a tf.function of fn's own, where even eager forward mode fails on it (TensorFlow "
+                "replays its gradient once per call of that tf.function): call it outside the tf.function (auto then "
+                "takes eager forward mode), write it with TensorFlow ops, or take each output element's gradient "
+                "with a tf.GradientTape of its own (fn called once per element)")
+    if defined:
+        return (f"Eager forward mode, the one mode that takes it, does not follow the gradient fn also defines "
+                f"itself (tf.custom_gradient; op type {defined!r}), so no method of gradlib's can differentiate this "
+                "fn: write the tf.py_function part with TensorFlow ops, or take each output element's gradient with "
+                "a tf.GradientTape of its own (fn called once per element)")
+    if eager_forward:
+        return "Eager forward mode, the one mode that takes it, failed too: write the function with TensorFlow ops"
+    if method == "auto":
+        return ""
+    return ("Use method='forward' with compiled=False (or method='auto', which falls back to it), or write the "
+            "function with TensorFlow ops")
 
 
 def _unreached_note(problem: Problem) -> tuple[str, ...]:
@@ -140,11 +164,16 @@ def _check_custom_gradient(problem: Problem) -> None:
     that gradient, and so give another Jacobian than ``tape.gradient`` (compiled: silently)."""
     name = custom_gradient(problem)
     if name:
+        # the reverse methods fail on a tf.py_function (they differentiate it more than once): then none is left
+        instead = ("No reverse method takes it either: fn also calls tf.py_function. Write the tf.py_function part "
+                   "with TensorFlow ops, or take each output element's gradient with a tf.GradientTape of its own (fn "
+                   "called once per element)") if calls_py_function(problem) else (
+                   "Use method='jacobian' or 'unstack' (reverse mode), or method='auto', which takes them for such a "
+                   "function")
         raise GradlibError(f"method='forward' cannot differentiate this fn: it defines its own gradient "
                            f"(tf.custom_gradient; op type {name!r}), which tape.gradient follows and forward mode "
                            "does not (inside a tf.function, forward mode differentiates the operations fn runs: a "
-                           "straight-through round gets 0 where the tape gives 1). Use method='jacobian' or "
-                           "'unstack' (reverse mode), or method='auto', which takes them for such a function")
+                           f"straight-through round gets 0 where the tape gives 1). {instead}")
 
 
 def _check_structured(problem: Problem) -> None:

@@ -34,10 +34,10 @@ from .._limits import LIMITS, Limits
 from ._problem import float_tensor
 from ._result import index_labels
 from .._state import callable_key
-from .._runtime import trace
+from .._runtime import lowest_float, trace
 
-__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "mixing_text",
-           "per_sample_gradients", "PerSampleResult"]
+__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined", "mixing_text",
+           "per_sample_gradients", "PerSampleResult", "several_inputs"]
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
@@ -131,9 +131,9 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         BatchMixingError: a sample's output depends on other samples' inputs.
     """
     _check_method(method)
-    inputs = _several_inputs(fn, x)
+    inputs = several_inputs(fn, x, "per_sample_gradients")
     if inputs:
-        fn, x = _joined(fn, inputs, isinstance(x, dict))
+        fn, x = joined(fn, inputs, isinstance(x, dict))
     xt = _check_batch(x, limits)
     if method == "loop" and xt.shape[0] > limits.max_eager_passes:
         raise ExpressionError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
@@ -142,10 +142,10 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         start = time.perf_counter()
         out_shape = _output_shape(fn, xt)
         _check_size(xt, out_shape, limits)
-        y, jac, projection, used, compiled = _compute(fn, xt, method)
+        y, jac, projection, used, compiled, precision = _compute(fn, xt, method)
         unchecked = ""
         if check_independence and xt.shape[0] >= 2:
-            unchecked = _check_independent(jac, projection, xt.dtype.name)
+            unchecked = _check_independent(jac, projection, precision)
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
@@ -160,7 +160,7 @@ def _check_method(method: Any) -> None:
         raise ExpressionError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
 
 
-def _several_inputs(fn: Callable, x: Any) -> list[tuple[str, tf.Tensor]]:
+def several_inputs(fn: Callable, x: Any, api: str) -> list[tuple[str, tf.Tensor]]:
     """A Keras model's several inputs given as ``model.fit`` takes them, as ``[(name, batch)]`` (in a list for a
     list, named by the model's inputs; in the dict's order for a dict); ``[]`` for one input.
 
@@ -178,14 +178,14 @@ def _several_inputs(fn: Callable, x: Any) -> list[tuple[str, tf.Tensor]]:
         items = list(zip(names, x))
     else:
         return []
-    parts = [(name, float_tensor(v, "per_sample_gradients", f"x[{name!r}]")) for name, v in items]
+    parts = [(name, float_tensor(v, api, f"x[{name!r}]")) for name, v in items]
     for name, t in parts:
         if t.shape.rank is None or t.shape.rank < 2 or t.shape[0] != parts[0][1].shape[0]:
-            raise InputError(f"per_sample_gradients needs every input as a batch of shape (B, features...) with "
+            raise InputError(f"{api} needs every input as a batch of shape (B, features...) with "
                              f"the same B; x[{name!r}] has shape {tuple(t.shape)} and x[{parts[0][0]!r}] "
                              f"{tuple(parts[0][1].shape)}")
     if len({t.dtype for _, t in parts}) > 1:
-        raise InputError("per_sample_gradients needs the inputs in one dtype to lay their Jacobians side by side; got "
+        raise InputError(f"{api} needs the inputs in one dtype to lay their derivatives side by side; got "
                          + ", ".join(f"x[{name!r}] {t.dtype.name}" for name, t in parts) + ". Cast them to one")
     return parts
 
@@ -194,7 +194,7 @@ def _several_inputs(fn: Callable, x: Any) -> list[tuple[str, tf.Tensor]]:
 _JOINED = LRUCache(maxsize=32)
 
 
-def _joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> tuple[Callable, tf.Tensor]:
+def joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> tuple[Callable, tf.Tensor]:
     """``(g, x)``: the inputs joined along their flattened features into one batch ``x``, and ``g(x)`` = ``fn``
     of the inputs split back, as the dict or list they came in (so the Jacobian is over one tensor)."""
     names = tuple(name for name, _ in parts)
@@ -202,10 +202,10 @@ def _joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> 
     sizes = [math.prod(shape) for shape in shapes]
 
     def create():
-        def joined(x):
+        def of_joined(x):
             pieces = [tf.reshape(p, (-1,) + shape) for p, shape in zip(tf.split(x, sizes, axis=1), shapes)]
             return fn(dict(zip(names, pieces)) if as_dict else pieces)
-        return joined
+        return of_joined
 
     try:
         g = _JOINED.get_or_create((fn, as_dict, names, shapes), create)
@@ -329,26 +329,41 @@ def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray
 
 
 def _compute(fn: Callable, x: tf.Tensor, method: str):
-    """``(y, J, (u, g), method used, compiled)``, with ``(u, g)`` the check's projection (see ``_check_independent``)."""
+    """``(y, J, (u, g), method used, compiled, precision)``, with ``(u, g)`` the check's projection (see
+    ``_check_independent``) and ``precision`` the least precise float dtype fn computes in (a float64 batch through a
+    float32 model is checked at float32's tolerance, not refused as mixing at float64's)."""
     if method == "loop":
         y, jac = _loop(fn, x)
-        return y, jac, _projection(fn, x), "loop", False
+        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x)
     try:
-        compiled, used = _cached_compiled(fn, x, method)
+        compiled, used, precision = _cached_compiled(fn, x, method)
         y, jac, u, g = (t.numpy() for t in compiled(x))
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - fn failed when traced or run as a graph: say so, like _call
         raise GradlibError(f"fn failed inside the compiled per-sample Jacobian on a batch of shape "
                            f"{tuple(x.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
-    return y, jac, (u, g), used, True
+    return y, jac, (u, g), used, True, precision
 
 
-def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str]:
-    """The cached compiled function for ``fn`` and ``x``'s shape; ``auto`` remembers its fallback."""
+def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
+    """The least precise float dtype of fn's trace on ``x``; ``x``'s own where fn cannot be traced."""
+    try:
+        return lowest_float(trace(fn, [tf.TensorSpec(x.shape, x.dtype)]).graph, x.dtype.name)
+    except Exception:   # noqa: BLE001 - not traceable: the batch's dtype is all there is to go by
+        return x.dtype.name
+
+
+def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str, str]:
+    """The cached compiled function for ``fn`` and ``x``'s shape, the method it runs (``auto`` remembers its
+    fallback) and the least precise float dtype it computes in."""
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, method, spec)
-    create = lambda: _trace(fn, spec, method)  # noqa: E731
+
+    def create():
+        compiled, used = _trace(fn, spec, method)
+        return compiled, used, lowest_float(compiled.graph, spec.dtype.name)
+
     return _SAMPLE_FUNCTIONS.get_or_create(key, create) if key is not None else create()
 
 
@@ -392,6 +407,9 @@ def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
         tape.watch(x)
         y = fn(x)
         flat = tf.reshape(y, [tf.shape(y)[0], -1])   # inside the tape (the seed's lesson); (B, n) for batch_jacobian
+        # in x's dtype: without pfor, batch_jacobian writes x's gradients into a TensorArray of y's dtype, and a
+        # float32 model on a float64 batch failed ("op elements double but list elements float")
+        flat = tf.cast(flat, x.dtype) if flat.dtype != x.dtype and flat.dtype.is_floating else flat
     jac = tape.batch_jacobian(flat, x, unconnected_gradients=tf.UnconnectedGradients.ZERO,
                               experimental_use_pfor=use_pfor)
     u, g = _vjp(tape, y, x)

@@ -38,6 +38,7 @@ from .._cache import LRUCache
 from .._errors import GradlibError, error_gist
 from .._format import format_number
 from ._problem import Problem
+from .._runtime import trace
 
 __all__ = ["MAX_SHARE", "RTOL", "STEPS", "check", "check_result", "direction"]
 
@@ -118,10 +119,23 @@ def _explained(warning: str, problem: Problem, custom_gradient: Callable[[Proble
     gradient, a straight-through estimator, need not be the derivative of fn's output)."""
     name = custom_gradient(problem) if warning.startswith("the Jacobian disagrees") else ""
     if not name:
-        return warning
+        return warning + (_unseen_gradient_note(problem) if warning.startswith("the Jacobian disagrees") else "")
     return (f"fn defines its own gradient (tf.custom_gradient; op type {name!r}): the Jacobian follows it, as "
             "tape.gradient does, and it differs from fn's own finite differences, as such a gradient may "
             "(a straight-through estimator does by design): t" + warning.split(". Part of fn", 1)[0][1:] + ".")
+
+
+def _unseen_gradient_note(problem: Problem) -> str:
+    """Where fn cannot be traced, gradlib cannot see a gradient fn defines itself (it reads one from a trace): say
+    that this, too, would explain the disagreement (the Jacobian then follows that gradient, as tape.gradient does)."""
+    specs = [[tf.TensorSpec(t.shape, t.dtype) for t in tensors] for tensors in (problem.xs, problem.cs)]
+    try:
+        trace(problem.f, specs)
+    except Exception:   # noqa: BLE001 - not traceable: a custom gradient in it is out of sight
+        return (" If fn defines its own gradient (tf.custom_gradient, a straight-through estimator), that explains it "
+                "too and the Jacobian follows that gradient as tape.gradient does: gradlib finds such a gradient in a "
+                "trace of fn, and fn cannot be traced here")
+    return ""
 
 
 def direction(xs: list) -> np.ndarray:

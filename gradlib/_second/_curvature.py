@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from .._errors import error_gist
-from ._taylor import PIECEWISE_LINEAR
+from ._taylor import PIECEWISE_LINEAR, activation_name
 
 __all__ = ["activations", "nonfinite_warnings", "pfor_fallback", "piecewise_warning"]
 
-#: layer kinds that are nonlinear on their own (activations of a layer are read from ``activation``)
+#: Keras' layer kinds that are piecewise linear on their own (activations of a layer are read from ``activation``;
+#: a class of one's own of the same name is not Keras' one)
 _PIECEWISE_LAYERS = {"ReLU": "relu", "LeakyReLU": "leaky_relu", "PReLU": "prelu", "MaxPooling1D": "max",
                      "MaxPooling2D": "max", "GlobalMaxPooling1D": "max", "GlobalMaxPooling2D": "max"}
 
@@ -37,11 +38,11 @@ def activations(model: Any) -> list[tuple[str, str]]:
     for layer in layers:
         if hasattr(layer, "layers"):
             found += activations(layer)
-        elif type(layer).__name__ in _PIECEWISE_LAYERS:
+        elif type(layer).__name__ in _PIECEWISE_LAYERS and type(layer) is getattr(keras.layers, type(layer).__name__):
             found.append((layer.name, _PIECEWISE_LAYERS[type(layer).__name__]))
         elif getattr(layer, "activation", None) is not None:
-            name = keras.activations.serialize(layer.activation)
-            found.append((layer.name, name if isinstance(name, str) else getattr(layer.activation, "__name__", "?")))
+            name = activation_name(layer.activation)   # a function of one's own named 'relu' is not Keras' relu
+            found.append((layer.name, name or f"its own {getattr(layer.activation, '__name__', '?')!r}"))
     return found
 
 
@@ -55,7 +56,7 @@ def piecewise_warning(value: np.ndarray, acts: list[tuple[str, str]], what: str)
                 f"{', '.join(f'{n!r} ({a})' for n, a in flat if a != 'linear')}), so its second derivative is 0 "
                 "wherever it exists, and a PDE residual built on it silently loses its second-order terms (u_xx). "
                 "Use a smooth activation (tanh, softplus, silu) for second derivatives")
-    if zero and not acts:
+    if zero and (not acts or len(flat) < len(acts)):   # a callable, or layers whose activation gradlib cannot name
         return (f"{what} is exactly 0 everywhere here: fn is linear or piecewise linear (ReLU, abs, max, ...) at "
                 "these points, whose second derivative is 0 wherever it exists; a PDE residual built on it loses "
                 "its second-order terms (u_xx)")

@@ -29,7 +29,7 @@ from .._state import fingerprint
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
-from ._runner import Request, custom_gradient_refusal, run, to_batch
+from ._runner import Request, custom_gradient_refusal, run, to_batch, trace_failure
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -129,7 +129,12 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
             raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
                                   f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
         create = lambda: _hvp_function(g, v, used)  # noqa: E731
-        compiled = create() if key is None else _HVP.get_or_create((key, used), create)
+        try:
+            compiled = create() if key is None else _HVP.get_or_create((key, used), create)
+        except GradlibError:
+            raise
+        except Exception as exc:   # noqa: BLE001 - fn cannot be traced (it calls .numpy(), say): say so
+            raise trace_failure(f"hvp traced its {used}", exc) from exc
         try:
             y, products = (a.numpy() for a in compiled(v, t))
         except Exception as exc:   # noqa: BLE001 - fn failed as a graph: say so

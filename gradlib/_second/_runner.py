@@ -26,14 +26,14 @@ from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
 from .._limits import Limits
-from .._runtime import defined_gradient
+from .._runtime import defined_gradient, lowest_float
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._taylor import dense_layers, forward_laplacian
 from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
 __all__ = ["FORWARD_METHODS", "MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
-           "run", "shape_of", "to_batch"]
+           "run", "shape_of", "to_batch", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
@@ -77,10 +77,11 @@ def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
     """``x`` as a floating-point tensor of rank 2 or more with a non-empty batch, within ``max_elements``."""
     if isinstance(x, dict) or (isinstance(x, (list, tuple)) and x and all(
             hasattr(part, "shape") and len(getattr(part, "shape", ())) >= 2 for part in x)):
-        raise InputError(f"{api} takes {where} as one array of shape (B, d), the samples first; got "
-                         f"{'a dict' if isinstance(x, dict) else f'{len(x)} arrays'}: a model or function of several "
-                         "inputs is not covered. Join them into one input (keras.layers.Concatenate, or a function "
-                         "that splits its x) and pass that")
+        raise InputError(f"{api} takes {where} as one array of shape (B, d), the samples first, or a Keras model's "
+                         f"several inputs as a list in the order of model.inputs; got "
+                         f"{'a dict' if isinstance(x, dict) else f'{len(x)} arrays'} for an fn that is not a Keras "
+                         "model of that many inputs. Give several inputs of a function as a dict by name (fn then "
+                         "gets the dict), or join them into one array")
     try:
         tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
     except (TypeError, ValueError) as exc:
@@ -128,7 +129,7 @@ def run(req: Request, limits: Limits) -> Outcome:
         raise ExpressionError(f"{req.api} cannot use method={method!r}: {why}. Use method='auto'")
     _orders.check_budget(method, s, limits)
     _TRACED.seconds = 0.0
-    compiled, fallback = _compiled(req, method)
+    compiled, fallback, precision = _compiled(req, method)
     traced = _TRACED.seconds
     try:
         out = {k: v.numpy() for k, v in compiled(req.x).items()}
@@ -143,8 +144,7 @@ def run(req: Request, limits: Limits) -> Outcome:
                   f"{_orders.row(method).cost(s).text()}); later calls with this function and batch shape reuse "
                   "the trace",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
-        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"],
-                                   req.precision or req.x.dtype.name)
+        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
     return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
                                                          "Keras Sequential of Dense layers)"))
@@ -166,6 +166,10 @@ def _output_size(req: Request, limits: Limits) -> int:
                            f"{error_gist(exc)}") from exc
     if not y.dtype.is_floating:
         raise GradlibError(f"fn must return floating-point values; it returned {y.dtype.name}")
+    if y.shape.rank != 2 or int(y.shape[0]) != 1:   # (out, B) or a sum over the batch: not a row per sample
+        raise GradlibError(f"fn must return one row per sample, but on a batch of shape {tuple(req.x[:1].shape)} it "
+                           f"returned shape {tuple(y.shape)}. {req.api} needs y of shape (B, outputs...); for a "
+                           "function of the whole batch use gradlib.hessians")
     if req.kind == "divergence" and int(y.shape[1]) != int(req.x.shape[1]):
         raise GradlibError(f"{req.api} needs a vector field: as many outputs as inputs per sample, but fn maps "
                            f"{int(req.x.shape[1]):,} inputs to {int(y.shape[1]):,} outputs")
@@ -187,6 +191,19 @@ def _check_cells(req: Request, outputs: int, limits: Limits) -> None:
                               f"{limits.max_hessian:,} are allowed. {advice}")
 
 
+def trace_failure(when: str, exc: BaseException) -> GradlibError:
+    """fn failed when the second order traced it (``when``): the error, and what to do where the cause is known."""
+    text = f"{type(exc).__name__}: {error_gist(exc)}"
+    advice = ""
+    if "SymbolicTensor" in text or "OperatorNotAllowedInGraph" in text or "symbolic" in text.lower():
+        advice = (". The second order runs fn inside a tf.function (traced once, cached), so fn must run as a graph: "
+                  "no .numpy(), float() or NumPy on a tensor, no Python if on a tensor's value (tf.cond, tf.where)")
+    elif "gradient registry has no entry for" in text:
+        advice = (". TensorFlow has no gradient for the gradient of an op fn uses, so its second derivative cannot be "
+                  "taken (softsign is one such op): write that part with other ops")
+    return GradlibError(f"fn failed when {when}: {text}{advice}")
+
+
 def custom_gradient_refusal(api: str, method: str, name: str, instead: str) -> GradlibError:
     """The refusal of a forward-over-reverse ``method`` on a function that defines its own gradient ``name``."""
     return GradlibError(f"{api} cannot use method={method!r} on this fn: it defines its own gradient "
@@ -203,13 +220,19 @@ def _defined_gradient(req: Request) -> str:
     return read() if req.key is None else _DEFINED.get_or_create((req.key, tuple(spec.shape), spec.dtype.name), read)
 
 
-def _compiled(req: Request, method: str) -> tuple[Callable, str]:
+def _compiled(req: Request, method: str) -> tuple[Callable, str, str]:
+    """``(the traced method, its pfor fallback note, the least precise dtype it computes in)``, cached: the
+    precision is read from the trace, for a float64 batch through a layer left at float32 is checked as float32."""
     spec = tf.TensorSpec(tuple(req.x.shape), req.x.dtype)
-    create = lambda: _trace(req, method, spec)  # noqa: E731
+
+    def create():
+        concrete, note = _trace(req, method, spec)
+        return concrete, note, lowest_float(concrete.graph, req.precision or req.x.dtype.name)
+
     if req.key is None:
         return create()
-    return _COMPILED.get_or_create((req.key, req.kind, method, tuple(spec.shape), spec.dtype.name, req.probes),
-                                   create)
+    return _COMPILED.get_or_create((req.key, req.kind, method, tuple(spec.shape), spec.dtype.name, req.probes,
+                                    req.precision), create)
 
 
 class _ThisThread(logging.Filter):
@@ -233,8 +256,7 @@ def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, st
         raise
     except Exception as exc:   # noqa: BLE001 - pfor, or the user's function, failed while tracing
         if "vectoriz" not in str(exc):
-            raise GradlibError(f"fn failed when {req.api} traced it on a batch of shape {tuple(spec.shape)}: "
-                               f"{type(exc).__name__}: {error_gist(exc)}") from exc
+            raise trace_failure(f"{req.api} traced it on a batch of shape {tuple(spec.shape)}", exc) from exc
         note = pfor_fallback(exc)
     finally:
         logging.getLogger("tensorflow").removeFilter(quiet)
@@ -243,8 +265,7 @@ def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, st
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed while tracing
-        raise GradlibError(f"fn failed when {req.api} traced it without pfor on a batch of shape "
-                           f"{tuple(spec.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
+        raise trace_failure(f"{req.api} traced it without pfor on a batch of shape {tuple(spec.shape)}", exc) from exc
 
 
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):

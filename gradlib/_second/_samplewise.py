@@ -27,6 +27,7 @@ from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._runner import Outcome, Request, run, to_batch
+from .._perelement._persample import joined, several_inputs
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
 
@@ -39,8 +40,13 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     """Each sample's Hessians (or their diagonals) of ``fn`` over the batch ``x``.
 
     Args:
-        fn: a Keras model or any callable on a batch ``(B, inputs...)`` returning ``(B, outputs...)``.
-        x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions.
+        fn: a Keras model or any callable on a batch ``(B, inputs...)`` returning ``(B, outputs...)``, or several
+            such outputs (a list or dict, as a Keras model of several outputs returns them): each sample's outputs
+            are then every one's elements, flattened and joined in that order.
+        x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions. For a Keras
+            model of several inputs, a list of such batches (in the order of ``model.inputs``) or a dict by input
+            name, as ``model.fit`` takes them (a dict for any callable, which then gets the dict): each sample's
+            Hessian is over every input's elements, flattened and joined in that order (``col_labels`` names them).
         diagonal: only the diagonals ``(B, out, d)``, not the full ``(B, out, d, d)``.
         method: one of ``SECOND_METHODS`` that computes Hessians (``forward_laplacian`` for diagonals only).
         check_independence: check every sample (one more backward pass) and refuse a function that mixes them.
@@ -61,14 +67,14 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     """
     kind = "diagonal" if diagonal else "hessian"
     _orders.check_method("per_sample_hessians", method, kind)
-    xt = _check_batch("per_sample_hessians", x, limits)
-    out, seconds = _run("per_sample_hessians", fn, xt, kind, method, check_independence, 0, limits)
+    g, xt, inputs = _check_batch("per_sample_hessians", fn, x, limits)
+    out, seconds = _run("per_sample_hessians", g, xt, kind, method, check_independence, 0, limits, fn)
     shape = _shape_of(fn, xt, out)
     full = out.value if kind == "hessian" else None
     diag = np.diagonal(out.value, axis1=-2, axis2=-1) if kind == "hessian" else out.value
     return PerSampleHessians(y=out.y.reshape((xt.shape[0],) + shape), jacobian=out.jacobian, hessians=full,
                              diagonal=np.ascontiguousarray(diag), method=out.method, row_labels=labels("y", shape),
-                             col_labels=labels("x", tuple(xt.shape[1:])),
+                             col_labels=_col_labels(xt, inputs),
                              warnings=_warnings(fn, xt, out, "each sample's Hessian"), seconds=seconds, cost=out.cost)
 
 
@@ -78,7 +84,8 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
 
     Args:
         fn: a Keras model or any callable on a batch ``(B, inputs...)`` returning ``(B, outputs...)``.
-        x: the batch (floating point, at least 2 dimensions).
+        x: the batch (floating point, at least 2 dimensions), or several inputs as for ``per_sample_hessians``:
+            the Laplacian is then over every input's elements.
         method: one of ``SECOND_METHODS``; ``auto`` picks the exact method estimated fastest whose first call is
             estimated under 2 s (a Keras Sequential of Dense layers: the forward Laplacian); ``hutchinson`` is an
             opt-in estimate with its ``standard_error``.
@@ -92,8 +99,8 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
     """
     _orders.check_method("laplacian", method, "laplacian")
     probes = _check_probes("laplacian", method, probes)
-    xt = _check_batch("laplacian", x, limits)
-    out, seconds = _run("laplacian", fn, xt, "laplacian", method, check_independence, probes, limits)
+    g, xt, _ = _check_batch("laplacian", fn, x, limits)
+    out, seconds = _run("laplacian", g, xt, "laplacian", method, check_independence, probes, limits, fn)
     shape = _shape_of(fn, xt, out)
     return LaplacianResult(y=out.y.reshape((xt.shape[0],) + shape), laplacian=out.value, standard_error=out.error,
                            method=out.method, row_labels=labels("y", shape),
@@ -115,8 +122,8 @@ def divergence(fn: Callable, x: Any, *, method: str = "auto", probes: int | None
     """
     _orders.check_method("divergence", method, "divergence")
     probes = _check_probes("divergence", method, probes)
-    xt = _check_batch("divergence", x, limits)
-    out, seconds = _run("divergence", fn, xt, "divergence", method, check_independence, probes, limits)
+    g, xt, _ = _check_batch("divergence", fn, x, limits)
+    out, seconds = _run("divergence", g, xt, "divergence", method, check_independence, probes, limits, fn)
     return DivergenceResult(y=out.y.reshape(tuple(xt.shape)), divergence=out.value, standard_error=out.error,
                             method=out.method, warnings=out.notes + nonfinite_warnings(xt.numpy(), out.y),
                             seconds=seconds, cost=out.cost, probes=probes)
@@ -125,13 +132,31 @@ def divergence(fn: Callable, x: Any, *, method: str = "auto", probes: int | None
 # ---------------------------------------------------------------- shared
 
 
-def _check_batch(api: str, x: Any, limits: Limits) -> tf.Tensor:
+def _check_batch(api: str, fn: Callable, x: Any, limits: Limits) -> tuple[Callable, tf.Tensor, tuple]:
+    """``(g, batch, inputs)``: ``fn`` and ``x`` as one function of one batch. A Keras model's several inputs (a list
+    in the order of ``model.inputs``, or a dict by name, as ``model.fit`` takes them; a dict for any callable) are
+    joined along their flattened features, as ``per_sample_gradients`` joins them: each sample's Hessian is then
+    over every input's elements, in that order; ``inputs`` is ``((name, per-sample shape), ...)``, else ``()``."""
+    parts = several_inputs(fn, x, api)
+    if parts:
+        g, tensor = joined(fn, parts, isinstance(x, dict))
+        if tensor.shape.num_elements() > limits.max_elements:
+            raise InputError(f"x has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} "
+                             "are allowed")
+        return g, tensor, tuple((name, tuple(t.shape[1:])) for name, t in parts)
     tensor = to_batch(x, api, "x", limits)
     if tensor.shape.rank < 2:
         raise InputError(f"{api} needs a batch of shape (B, features...), but x has shape {tuple(tensor.shape)}. "
                          "For a single sample, add a batch axis: x[None, :]; for one function of a few tensors, use "
                          "gradlib.hessians")
-    return tensor
+    return fn, tensor, ()
+
+
+def _col_labels(x: tf.Tensor, inputs: tuple) -> tuple[str, ...]:
+    """A sample's input elements: ``x[0]``, ... or, for several inputs, each by its name (``a[0]``, ``b[1]``)."""
+    if inputs:
+        return tuple(label for name, shape in inputs for label in labels(name, shape))
+    return labels("x", tuple(x.shape[1:]))
 
 
 def _check_probes(api: str, method: str, probes: Any) -> int:
@@ -146,20 +171,27 @@ def _check_probes(api: str, method: str, probes: Any) -> int:
 
 
 def _run(api: str, fn: Callable, x: tf.Tensor, kind: str, method: str, check: bool, probes: int,
-         limits: Limits) -> tuple[Outcome, float]:
+         limits: Limits, given: Callable) -> tuple[Outcome, float]:
+    """Run the engine on ``fn`` (``given``, the user's function, or its inputs joined into one batch)."""
     sample = tuple(int(n) for n in x.shape[1:])
     flat = tf.reshape(x, (int(x.shape[0]), -1))
 
     def g(v):
         y = fn(tf.reshape(v, (-1,) + sample)) if len(sample) > 1 else fn(v)
+        if isinstance(y, dict):
+            y = list(y.values())
+        if isinstance(y, (list, tuple)):   # several outputs (a Keras model's), each (B, ...): joined per sample
+            # (stacked, [(B, 1), (B, 1)] became (2, B, 1), the batch axis second: refused as batch mixing)
+            return tf.concat([tf.reshape(part, (tf.shape(part)[0], -1)) for part in map(tf.convert_to_tensor, y)],
+                             axis=1)
         y = tf.convert_to_tensor(y)
         return tf.reshape(y, (tf.shape(y)[0], -1)) if y.shape.rank != 2 else y
 
-    model = fn if hasattr(fn, "trainable_variables") and len(sample) == 1 else None
+    model = fn if hasattr(fn, "trainable_variables") and len(sample) == 1 else None   # a joined fn: no model
     with _runtime.work_slot():
         start = time.perf_counter()
         out = run(Request(api, g, flat, kind, method, _key(fn, sample), model=model, probes=probes,
-                          check_independence=check, precision=_precision(fn, x)), limits)
+                          check_independence=check, precision=_precision(given, x)), limits)
         return out, time.perf_counter() - start
 
 

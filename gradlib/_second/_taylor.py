@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
-__all__ = ["PIECEWISE_LINEAR", "RULES", "dense_layers", "forward_laplacian"]
+__all__ = ["PIECEWISE_LINEAR", "RULES", "activation_name", "dense_layers", "forward_laplacian"]
 
 
 def _tanh(z):
@@ -72,7 +72,25 @@ def _linear(z):
 RULES: dict[str, Callable] = {"linear": _linear, "tanh": _tanh, "sigmoid": _sigmoid, "softplus": _softplus,
                               "silu": _silu, "swish": _silu, "exponential": _exponential, "elu": _elu, "relu": _relu}
 #: activations whose second derivative is 0 wherever it exists (TensorFlow's gradients give exactly 0)
-PIECEWISE_LINEAR = ("relu", "relu6", "leaky_relu", "hard_tanh", "hard_shrink", "soft_shrink", "linear")
+PIECEWISE_LINEAR = ("relu", "relu6", "leaky_relu", "hard_tanh", "hard_shrink", "soft_shrink", "hard_sigmoid",
+                    "sparse_sigmoid", "linear")
+
+
+def activation_name(function: Any) -> str | None:
+    """Keras' name of ``function`` if it is Keras' own activation of that name (``"tanh"``), else ``None``.
+
+    Read by identity, not by ``keras.activations.serialize``: that names any function by its ``__name__`` (a
+    user's own ``def relu(z)`` is ``'relu'`` too) and raises ``OSError`` on a lambda whose source it cannot read.
+    """
+    import keras
+
+    name = getattr(function, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    try:
+        return name if keras.activations.get(name) is function else None
+    except (ValueError, TypeError):   # not the name of any Keras activation
+        return None
 
 
 def dense_layers(model: Any) -> tuple[list[tuple[Any, Any, str]], str]:
@@ -86,13 +104,11 @@ def dense_layers(model: Any) -> tuple[list[tuple[Any, Any, str]], str]:
     for layer in model.layers:
         if type(layer) is not keras.layers.Dense:
             return [], f"layer {layer.name!r} is a {type(layer).__name__}, not a Dense layer"
-        name = keras.activations.serialize(layer.activation)
-        name = name if isinstance(name, str) else getattr(layer.activation, "__name__", repr(layer.activation))
+        name = activation_name(layer.activation)
+        if name is None:   # a user's own `def tanh(z)` is not Keras' tanh: its rule gave a wrong Laplacian
+            return [], f"layer {layer.name!r} has an activation function of its own, which has no forward rule"
         if name not in RULES:
             return [], f"layer {layer.name!r} has the activation {name!r}, which has no forward rule"
-        if keras.activations.get(name) is not layer.activation:   # serialize names a function by its __name__:
-            # a user's own `def tanh(z)` is 'tanh' too, and the rule of Keras' tanh gave a wrong Laplacian
-            return [], f"layer {layer.name!r} has its own activation function named {name!r}, not Keras' {name!r}"
         if getattr(layer, "lora_enabled", False) or getattr(layer, "quantization_mode", None):
             return [], f"layer {layer.name!r} is LoRA-enabled or quantized"
         kernels.append((layer.kernel, layer.bias, name))
