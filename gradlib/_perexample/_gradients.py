@@ -731,11 +731,15 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
 
 
 def _example(t: tf.Tensor, i: int) -> tf.Tensor:
-    """``t[i:i + 1]`` with its Keras mask, as Keras would give it for that example alone."""
+    """``t[i:i + 1]`` with its Keras mask and the logits Keras keeps on a softmax or sigmoid output
+    (``_keras_logits``), as Keras would give them for that example alone: a crossentropy reads those logits, and
+    without them it took the probabilities, clipped at 1e-7 (a confident mistake's loss of 204 became 16.1, and
+    the probe blamed y's shape)."""
     out = t[i:i + 1]
-    mask = getattr(t, "_keras_mask", None)
-    if mask is not None:
-        out._keras_mask = mask[i:i + 1]
+    for name in ("_keras_mask", "_keras_logits"):
+        value = getattr(t, name, None)
+        if value is not None:
+            setattr(out, name, value[i:i + 1])
     return out
 
 
