@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from .._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
 from .._runtime import trace
+from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
            "loss_vector", "losses_and_norms", "per_example_gradients", "per_example_terms", "weighted_gradient"]
@@ -168,7 +168,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
     """
     _check_model(model)
     xt, yt = _check_batch(model, x, y, limits)
-    _check_token_ids(model, xt)
+    check_token_ids(model, xt, "per_example_gradients")
     loss = _check_loss(model, loss, loss_weights, yt)
     kind = "norms" if norms_only else "gradients"
     with _runtime.work_slot():
@@ -570,8 +570,7 @@ def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor) -> list[tf.Tensor]:
     try:
         return compiled(x, y)
     except tf.errors.OpError as exc:
-        what = ("x holds valid inputs (token ids below each Embedding's input_dim: a gather out of range is most "
-                "often one) and y the targets the loss expects" if _GATHER_OUT_OF_RANGE.search(str(exc)) else
+        what = (f"{GATHER_HINT} and y the targets the loss expects" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 "y holds the targets the loss expects (e.g. labels below the number of classes)")
         raise InputError(f"per_example_gradients: the model and loss failed on this batch (x of shape "
                          f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_gist(exc)}. Check that {what}"
@@ -591,45 +590,6 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
 
 
 # ---------------------------------------------------------------- checks
-
-
-#: TensorFlow's message when a gather (an Embedding's lookup) gets an index outside its table
-_GATHER_OUT_OF_RANGE = re.compile(r"indices\[[\d,]*\] = -?\d+ is not in \[0, \d+\)")
-
-
-def _check_token_ids(model: Any, x: Any) -> None:
-    """Refuse a token id outside the table of an Embedding that reads a model input directly, naming x, the id,
-    where it is and the layer's ``input_dim``: TensorFlow's own error (``indices[7,1] = 7 is not in [0, 5)``) came
-    out of the compiled batch, where gradlib blamed the labels."""
-    try:
-        inputs = list(model.inputs or [])
-    except (AttributeError, ValueError):   # a subclassed model not yet built: TensorFlow's error is said then
-        return
-    named = list(_structure.leaves(x, "x"))
-    if isinstance(x, dict):
-        by_input = [next((leaf for leaf in named if leaf[0] == f"x[{t.name!r}]"), None) for t in inputs]
-    else:
-        by_input = named if len(named) == len(inputs) else []
-    for layer in _layers(model):
-        if not isinstance(layer, keras.layers.Embedding):
-            continue
-        try:
-            source = next((i for i, t in enumerate(inputs) if layer.input is t), None)
-        except (AttributeError, ValueError):   # never called: it reads no model input
-            continue
-        if source is None or source >= len(by_input) or by_input[source] is None:
-            continue
-        path, tensor = by_input[source]
-        ids = np.asarray(tensor)
-        bad = np.argwhere((ids < -layer.input_dim) | (ids >= layer.input_dim))   # Keras counts -1 from the end
-        if bad.size:
-            where, value = tuple(int(i) for i in bad[0]), ids[tuple(bad[0])].item()
-            raise InputError(
-                f"per_example_gradients: {path} holds the token id {value!r} at {path}[{', '.join(map(str, where))}]"
-                f" ({len(bad):,} id(s) out of range in all), outside the table of the Embedding layer {layer.name!r}:"
-                f" its input_dim is {layer.input_dim:,}, so ids must be 0 .. {layer.input_dim - 1:,} (or -1 .. "
-                f"{-layer.input_dim:,}, counted from the end). Fix the ids in "
-                f"{path}, or build the Embedding with input_dim at least {ids.max().item() + 1!r} (the largest id + 1)")
 
 
 def _check_model(model: Any) -> None:
