@@ -138,10 +138,11 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
             model with several inputs a list of such arrays (in the order of ``model.inputs``) or a dict keyed by
             input name, as ``model.fit`` takes them.
         y: the targets, ``(B, ...)``; for a model with several outputs a list or a dict keyed by output name.
-        loss: a Keras loss object (its unreduced values, averaged over any axes after the batch axis, are the
-            per-example losses; its ``reduction`` is not used), a callable ``(y_true, y_pred) -> (B,)``, a Keras
-            loss name (``"sparse_categorical_crossentropy"``), or one of these per output (a list, or a dict keyed
-            by output name). ``None``: the loss the model was compiled with.
+        loss: a Keras loss object (its unreduced values, reduced over any axes after the batch axis as the loss
+            reduces a batch of one: summed for ``reduction="sum"``, averaged otherwise), a callable
+            ``(y_true, y_pred) -> (B,)``, a Keras loss name (``"sparse_categorical_crossentropy"``), or one of
+            these per output (a list, or a dict keyed by output name). ``None``: the loss the model was compiled
+            with.
         loss_weights: for a model with several outputs, one weight per output (a list or dict): example ``i``'s
             loss is ``sum_k loss_weights[k] * L_k``, as Keras adds them. ``None``: the compiled weights, or 1.
         norms_only: compute the losses and norms only (the fast path; ``gradients`` is ``None``).
@@ -260,12 +261,13 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
 
 
 def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
-    """The per-example losses ``(B,)``: a Keras loss unreduced (mean over axes after the batch), or a callable's;
-    for a ``PerOutputLoss``, the weighted sum of each output's.
+    """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as it
+    reduces a batch of one (the sum for ``reduction="sum"``, otherwise the mean); a callable's values; for a
+    ``PerOutputLoss``, the weighted sum of each output's.
 
     A Keras loss applies the Keras mask of ``y_pred`` (``Masking``, ``Embedding(mask_zero=True)``) as
     ``loss(y_true, y_pred)`` does on a batch of one example: the mean over that example's unmasked elements
-    (0 when it has none).
+    (0 when it has none), or their sum for ``reduction="sum"``.
     """
     if isinstance(loss, _structure.PerOutputLoss):
         return loss.total(y_true, y_pred, loss_vector)
@@ -275,10 +277,12 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
                            keras.ops.convert_to_tensor(y_pred, dtype=loss.dtype))
         mask = _both_masks(mask, getattr(values, "_keras_mask", None))
         values = tf.convert_to_tensor(values)
+        summed = getattr(loss, "reduction", None) == "sum"   # model.fit sums a sequence's steps then, not averages
         if mask is not None:
-            values = _masked_mean(values, mask)
+            values = _masked_mean(values, mask, summed)
         elif values.shape.rank is not None and values.shape.rank > 1:
-            values = tf.reduce_mean(values, axis=list(range(1, values.shape.rank)))
+            reduce = tf.reduce_sum if summed else tf.reduce_mean
+            values = reduce(values, axis=list(range(1, values.shape.rank)))
     else:
         try:
             values = tf.convert_to_tensor(loss(y_true, y_pred))
@@ -301,8 +305,9 @@ def _both_masks(a: Any, b: Any) -> Any:
     return tf.logical_and(tf.cast(a, tf.bool), tf.cast(b, tf.bool))
 
 
-def _masked_mean(values: tf.Tensor, mask: Any) -> tf.Tensor:
-    """Each example's mean loss over its unmasked elements, 0 without any (Keras' ``divide_no_nan``)."""
+def _masked_mean(values: tf.Tensor, mask: Any, summed: bool = False) -> tf.Tensor:
+    """Each example's mean loss over its unmasked elements, 0 without any (Keras' ``divide_no_nan``); their sum
+    when ``summed``."""
     weights = tf.cast(mask, values.dtype)
     rank, mask_rank = values.shape.rank, weights.shape.rank
     if mask_rank == rank + 1 and weights.shape[-1] == 1:   # Keras' squeeze_or_expand_to_same_rank
@@ -313,6 +318,8 @@ def _masked_mean(values: tf.Tensor, mask: Any) -> tf.Tensor:
     axes = list(range(1, values.shape.rank))
     if not axes:
         return values * weights
+    if summed:
+        return tf.reduce_sum(values * weights, axis=axes)
     return tf.math.divide_no_nan(tf.reduce_sum(values * weights, axis=axes), tf.reduce_sum(weights, axis=axes))
 
 

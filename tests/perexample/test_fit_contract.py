@@ -51,3 +51,27 @@ def test_a_confidently_wrong_softmax_output_is_computed_from_its_logits_not_refu
     np.testing.assert_allclose(r.norms, norms, rtol=1e-4)
     scanned = gradlib.scan(model, (x, y), loss=loss, batch_size=4)
     np.testing.assert_allclose(scanned.losses, losses, rtol=1e-4)
+
+
+def sequence_tagger(mask_zero: bool):
+    """Token ids -> 3 tags at each of 4 steps (an Embedding with mask_zero masks the loss at the padding)."""
+    keras.utils.set_random_seed(2)
+    return keras.Sequential([keras.Input((4,), dtype="int32"), L.Embedding(6, 3, mask_zero=mask_zero),
+                             L.Dense(3)])
+
+
+@pytest.mark.parametrize("mask_zero", [False, True], ids=["plain", "masked"])
+@pytest.mark.parametrize("reduction", ["sum", "sum_over_batch_size"])
+def test_a_sequence_loss_reduces_its_steps_as_the_loss_reduces_a_batch_of_one(reduction, mask_zero):
+    """With reduction='sum' model.fit sums each example's steps; gradlib averaged them whatever the reduction, so
+    every loss and norm of this 4-step tagger without a mask was a quarter of model.fit's."""
+    model = sequence_tagger(mask_zero)
+    x = np.array([[1, 2, 3, 4], [5, 1, 0, 0], [2, 2, 2, 0], [3, 0, 0, 0]], np.int32)
+    y = np.array([[0, 1, 2, 0], [1, 1, 0, 0], [2, 0, 1, 2], [0, 2, 2, 1]])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=reduction)
+    losses, norms = loop(model, x, y, loss)
+    for norms_only in (False, True):
+        r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+        np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+        np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+    np.testing.assert_allclose(gradlib.scan(model, (x, y), loss=loss, batch_size=4).norms, norms, rtol=1e-5)
