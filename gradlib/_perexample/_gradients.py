@@ -83,7 +83,11 @@ class PerExampleResult:
     """Per-example losses, gradient norms and (unless ``norms_only``) gradients, as NumPy data.
 
     ``gradients[k][i]`` is example ``i``'s gradient of its loss with respect to ``model.trainable_variables[k]``;
-    ``norms[i]`` the L2 norm of example ``i``'s gradient over all trainable variables together.
+    ``norms[i]`` the L2 norm of example ``i``'s gradient over all trainable variables together. ``regularization``
+    is the gradient of the model's weight regularization (its variables' ``kernel_regularizer`` and the like, the
+    terms of ``model.losses`` that depend on no example), one array per trainable variable, ``None`` without
+    any: it is in no example's loss or gradient, and ``mean`` and ``clipped_mean`` add it once, as ``model.fit``
+    adds it once per batch.
     """
 
     losses: np.ndarray
@@ -94,6 +98,7 @@ class PerExampleResult:
     fallback: tuple[str, ...]
     seconds: float
     warnings: tuple[str, ...] = ()
+    regularization: list[np.ndarray] | None = field(default=None, repr=False)
     _reweighted: Callable[[np.ndarray], list[np.ndarray]] | None = field(default=None, repr=False)
 
     @property
@@ -107,7 +112,8 @@ class PerExampleResult:
             return np.where(self.norms > clip_norm, clip_norm / self.norms, 1.0)
 
     def clipped_mean(self, clip_norm: float) -> list[np.ndarray]:
-        """DP-SGD's clipped mean (without noise): ``mean_i g_i * min(1, clip_norm / ||g_i||)``, per variable.
+        """DP-SGD's clipped mean (without noise): ``mean_i g_i * min(1, clip_norm / ||g_i||)``, per variable, plus
+        ``regularization`` (not clipped: it depends on no example).
 
         From the stored gradients when there are any, otherwise with one re-weighted backward pass of the
         whole batch (the gradient of ``sum_i w_i L_i``), not one per example. ``clip_norm=np.inf`` gives the
@@ -116,13 +122,18 @@ class PerExampleResult:
         """
         weights = self.clip_factors(clip_norm) / self.batch_size
         if self.gradients is not None:
-            return [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in self.gradients]
-        if self._reweighted is None:
+            means = [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in self.gradients]
+        elif self._reweighted is None:
             raise GradlibError("this PerExampleResult has neither gradients nor its model: compute it again")
-        return self._reweighted(weights)
+        else:
+            means = self._reweighted(weights)
+        if self.regularization is None:
+            return means
+        return [m + r.astype(m.dtype) for m, r in zip(means, self.regularization)]
 
     def mean(self) -> list[np.ndarray]:
-        """The plain mean of the per-example gradients (the batch gradient of the mean loss), per variable."""
+        """The batch gradient ``model.fit`` takes, per variable: the mean of the per-example gradients (the gradient
+        of the mean loss) plus ``regularization``."""
         return self.clipped_mean(np.inf)
 
 
@@ -150,7 +161,11 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
         limits: ``max_elements`` bounds ``x`` and ``y``; ``max_jacobian`` the floats allocated per batch.
 
     Returns:
-        A ``PerExampleResult``.
+        A ``PerExampleResult``. Example ``i``'s loss is the loss function's on it alone; the model's weight
+        regularization (``kernel_regularizer`` and the like) depends on no example and is in none of them: its
+        gradient is ``regularization``, which ``mean`` and ``clipped_mean`` add once, as ``model.fit`` adds it
+        once per batch. A loss the model adds during its call (an ``activity_regularizer``, ``add_loss``) depends
+        on the examples and is refused.
 
     Example:
         >>> import keras
@@ -165,6 +180,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
         GradlibError: a bad model, batch or loss.
         BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode),
             checked on every call for every example.
+        GradlibError: a model that adds a loss during its call (``activity_regularizer``, ``add_loss``).
         InputError: labels the loss broadcasts across the batch, or the model and loss failing on this batch.
     """
     _check_model(model)
@@ -185,7 +201,8 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
     reweighted = None if grads is not None else functools.partial(_reweighted, model, loss, bool(training), xt, yt)
     return PerExampleResult(losses=losses, norms=norms, gradients=grads, method=plan.method,
                             variable_names=tuple(v.path for v in model.trainable_variables), fallback=plan.fallback,
-                            seconds=seconds, warnings=_warnings(losses, norms), _reweighted=reweighted)
+                            seconds=seconds, warnings=_warnings(losses, norms),
+                            regularization=_regularization_gradient(model), _reweighted=reweighted)
 
 
 # ---------------------------------------------------------------- the per-batch computation (traceable)
@@ -584,6 +601,19 @@ def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor) -> list[tf.Tensor]:
                          ) from None
 
 
+def _regularization_gradient(model: Any) -> list[np.ndarray] | None:
+    """The gradient of the weight regularization (``model.losses``' terms from the variables' regularizers), per
+    trainable variable; ``None`` when no trainable variable has a regularizer."""
+    variables = model.trainable_variables
+    if all(getattr(v, "regularizer", None) is None for v in variables):
+        return None
+    with tf.GradientTape() as tape:
+        total = tf.add_n([tf.cast(v.regularizer(v), tf.float64) for v in variables
+                          if getattr(v, "regularizer", None) is not None])
+    grads = tape.gradient(total, variables)   # ZERO fails on a Keras variable's string dtype: None is zeros
+    return [np.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g).numpy() for v, g in zip(variables, grads)]
+
+
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
     """``weighted_gradient`` of the stored batch, compiled once per model, loss and signature."""
     specs = (_structure.specs(x), _structure.specs(y), tf.TensorSpec((None,), tf.float64))
@@ -669,6 +699,7 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
                                f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
     pred = attempt(lambda: model(xk, training=mode), xk)
+    _refuse_added_losses(model)
     joint = attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk)
     if joint.shape != (k,):
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
@@ -695,6 +726,27 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     if i is not None:
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")
+
+
+def _refuse_added_losses(model: Any) -> None:
+    """Refuse a model that added losses during its call (just made): an ``activity_regularizer`` or ``add_loss``.
+
+    ``model.fit`` adds them to the batch's loss; they depend on the examples (Keras averages an activity
+    regularizer over the batch), and the per-example losses here are the loss function's only: the gradients
+    would silently leave them out. ``model.losses`` after a call holds those terms and one per regularized weight.
+    """
+    weights = sum(getattr(v, "regularizer", None) is not None for v in model.trainable_weights)
+    added = len(model.losses) - weights
+    if added <= 0:
+        return
+    named = [layer.name for layer in [model] + _layers(model) if getattr(layer, "activity_regularizer", None) is not None]
+    what = (f"an activity_regularizer on layer {named[0]!r}" if named else "a layer that calls add_loss in its call")
+    raise GradlibError(
+        f"per_example_gradients: the model adds {added} loss term(s) of its own during its call ({what}); model.fit "
+        "adds them to the batch's loss, and they depend on the examples, but each example's loss here is the loss "
+        "function's only, so its gradient would leave them out. Remove the activity_regularizer (or the add_loss), "
+        "or give the model that activation as an output with a loss of its own; weight regularizers "
+        "(kernel_regularizer and the like) are supported")
 
 
 def _example(t: tf.Tensor, i: int) -> tf.Tensor:

@@ -113,7 +113,10 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         limits: ``max_jacobian`` bounds the floats one replica's batch allocates.
 
     Returns:
-        A ``ScanResult``: ``losses`` and ``norms``, one per example, in the data set's order.
+        A ``ScanResult``: ``losses`` and ``norms``, one per example, in the data set's order. As for
+        ``per_example_gradients``, an example's loss is the loss function's: the model's weight regularization
+        depends on no example and is in none of them; a loss the model adds during its call (an
+        ``activity_regularizer``) is refused.
 
     Example:
         >>> import keras
