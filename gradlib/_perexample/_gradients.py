@@ -158,6 +158,8 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
             loss is ``sum_k loss_weights[k] * L_k``, as Keras adds them. ``None``: the compiled weights, or 1.
         norms_only: compute the losses and norms only (the fast path; ``gradients`` is ``None``).
         training: the ``training`` argument of the model's layers (Dropout active, BatchNormalization refused).
+            Random layers draw anew on every call (not seeded by gradlib); each example's loss and gradient come
+            from the same draw.
         limits: ``max_elements`` bounds ``x`` and ``y``; ``max_jacobian`` the floats allocated per batch.
 
     Returns:

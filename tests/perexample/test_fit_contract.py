@@ -132,3 +132,60 @@ def test_an_activity_regularizer_is_refused_not_left_out(api):
             gradlib.scan(model, (x, y), loss=loss, batch_size=2)
         else:
             per_example_gradients(model, x, y, loss=loss)
+
+
+class Scale(L.Layer):
+    """A layer of its own weights, without a rule: its variables take the per-example loop."""
+
+    def build(self, shape):
+        self.w = self.add_weight(shape=(shape[-1],), initializer="ones")
+
+    def call(self, x):
+        return x * self.w
+
+
+@pytest.mark.parametrize("layers", [[L.Dropout(0.5)], [Scale(), L.Dropout(0.5)], [L.GaussianNoise(1.0)]],
+                         ids=["dropout", "dropout_loop", "noise"])
+def test_in_training_mode_each_examples_loss_and_gradient_come_from_one_draw(layers):
+    """Random layers draw anew on every call, so no loop can replay the draw; a closed form checks it instead. The
+    last bias's gradient of a softmax crossentropy is ``p - onehot(y)``: the probabilities it gives must be the
+    ones of the reported loss, ``-log p_y`` (a loss from one pass and a gradient from another would differ)."""
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,)), L.Dense(6, activation="tanh"), *layers, L.Dense(3)])
+    x, y = np.random.default_rng(0).normal(size=(5, 5)).astype("float32"), np.array([0, 2, 1, 1, 0])
+    r = per_example_gradients(model, x, y, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                              training=True)
+    p = r.gradients[-1] + np.eye(3)[y]
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(r.losses, -np.log(p[np.arange(5), y]), rtol=1e-5)
+    np.testing.assert_allclose(r.norms, np.sqrt(sum(np.square(g.reshape(5, -1)).sum(1) for g in r.gradients)),
+                               rtol=1e-5)
+
+
+def test_a_float64_model_matches_the_loop_in_float64():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,), dtype="float64"), L.Dense(4, activation="tanh", dtype="float64"),
+                              L.Dense(3, dtype="float64")])
+    x, y = np.random.default_rng(0).normal(size=(3, 5)), np.array([0, 2, 1])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, dtype="float64")
+    losses, norms = loop(model, x, y, loss)
+    r = per_example_gradients(model, x, y, loss=loss)
+    assert r.losses.dtype == np.float64 and all(g.dtype == np.float64 for g in r.gradients)
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-12)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-12)
+
+
+def test_a_mixed_float16_model_matches_the_loop_at_half_precision():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        keras.utils.set_random_seed(3)
+        model = keras.Sequential([keras.Input((5,)), L.Dense(4, activation="tanh"), L.Dense(3, dtype="float32")])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    x, y = np.random.default_rng(0).normal(size=(3, 5)).astype("float32"), np.array([0, 2, 1])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    losses, norms = loop(model, x, y, loss)
+    r = per_example_gradients(model, x, y, loss=loss)
+    assert "loop" in r.method   # the float16 layer has no rule: its textbook call is not what runs
+    np.testing.assert_allclose(r.losses, losses, rtol=2e-3)
+    np.testing.assert_allclose(r.norms, norms, rtol=2e-3)
