@@ -307,15 +307,14 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
 
 def _check_faults(tables: list, faults: list[np.ndarray], numbers: np.ndarray) -> None:
     """Refuse a batch with a token id outside its Embedding's table: the first such example in the data set's
-    order, with its number there. ``faults[k]`` is ``token_id_faults``' ``(B, 4)`` for ``tables[k]``."""
+    order, with its number there. ``faults[k]`` is ``token_id_faults``' ``(B, 3 + axes)`` for ``tables[k]``."""
     for (_, path, layer), fault in zip(tables, faults):
         bad = np.flatnonzero(fault[:, 0])
         if bad.size:
             i = bad[np.argmin(numbers[bad])]
-            shape = tuple(layer.input.shape[1:])
-            where = (int(numbers[i]), *(int(j) for j in np.unravel_index(int(fault[i, 1]), shape)))
-            raise token_id_error("gradlib.scan", path, where, int(fault[i, 2]), int(fault[bad, 0].sum()),
-                                 f"in this batch of {len(numbers):,} examples", layer, int(fault[bad, 3].max()))
+            where = (int(numbers[i]), *(int(j) for j in fault[i, 3:]))
+            raise token_id_error("gradlib.scan", path, where, int(fault[i, 1]), int(fault[bad, 0].sum()),
+                                 f"in this batch of {len(numbers):,} examples", layer, int(fault[bad, 2].max()))
 
 
 def _in_order(index: np.ndarray, losses: np.ndarray, norms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

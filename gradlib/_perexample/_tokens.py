@@ -93,9 +93,9 @@ def token_id_error(api: str, path: str, where: tuple[int, ...], value: Any, coun
 def token_id_faults(tables: list[tuple[int, str, Any]], x: Any) -> tuple[Any, list[tf.Tensor]]:
     """``(x with every faulty example's checked ids set to 0, faults)``, traceable, for the ``tables`` of ``x``.
 
-    ``faults`` holds one ``(B, 4)`` int64 tensor per table: each example's number of ids out of range, the flat
-    position of its first one within the example, that id, and the example's largest id. An example without a
-    fault has a count of 0 and is left as it is.
+    ``faults`` holds one ``(B, 3 + k)`` int64 tensor per table, ``k`` the axes of an example of its input: each
+    example's number of ids out of range, the first such id, the example's largest id, and where that first id
+    sits in the example (one index per axis). An example without a fault has a count of 0 and is left as it is.
     """
     flat = tf.nest.flatten(x)
     faults, safe = [], list(flat)
@@ -103,8 +103,10 @@ def token_id_faults(tables: list[tuple[int, str, Any]], x: Any) -> tuple[Any, li
         ids = tf.reshape(tf.cast(flat[leaf], tf.int64), [tf.shape(flat[leaf])[0], -1])
         bad = (ids < -layer.input_dim) | (ids >= layer.input_dim)
         first = tf.argmax(tf.cast(bad, tf.int32), axis=1, output_type=tf.int64)
-        faults.append(tf.stack([tf.reduce_sum(tf.cast(bad, tf.int64), axis=1), first,
-                                tf.gather(ids, first, batch_dims=1), tf.reduce_max(ids, axis=1)], axis=1))
+        where = tf.transpose(tf.unravel_index(first, tf.shape(flat[leaf], out_type=tf.int64)[1:]))
+        faults.append(tf.concat([tf.stack([tf.reduce_sum(tf.cast(bad, tf.int64), axis=1),
+                                           tf.gather(ids, first, batch_dims=1), tf.reduce_max(ids, axis=1)], axis=1),
+                                 where], axis=1))
         faulty = tf.reduce_any(bad, axis=1)
         mask = tf.reshape(faulty, tf.concat([tf.shape(faulty), tf.ones([tf.rank(flat[leaf]) - 1], tf.int32)], 0))
         safe[leaf] = tf.where(mask, tf.zeros_like(safe[leaf]), safe[leaf])

@@ -108,3 +108,13 @@ def test_an_id_a_gpu_would_read_as_zeros_is_refused_not_scanned():
     x = np.array([[0, 1, 2]] * 5 + [[3, 5, 1]], np.int32)
     with pytest.raises(gradlib.InputError, match=r"token id 5 at x\[5, 1\] .* layer 'tokens': its input_dim is 5"):
         gradlib.scan(model, (x, np.zeros(6, np.int32)), loss=LOSS, batch_size=4)
+
+
+def test_an_input_of_free_length_names_the_position_within_the_example():
+    """An Embedding on ``keras.Input((None,))``: the example's shape is known only from the batch."""
+    keras.utils.set_random_seed(5)
+    model = keras.Sequential([keras.Input((None,), dtype="int32"), keras.layers.Embedding(5, 2, name="tokens"),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(2)])
+    x = np.array([[0, 1, 2, 3]] * 4 + [[3, 1, 1, 6]], np.int32)
+    with pytest.raises(gradlib.InputError, match=r"token id 6 at x\[4, 3\] "):
+        gradlib.scan(model, (x, np.zeros(5, np.int32)), loss=LOSS, batch_size=2)
