@@ -189,3 +189,19 @@ def test_a_mixed_float16_model_matches_the_loop_at_half_precision():
     assert "loop" in r.method   # the float16 layer has no rule: its textbook call is not what runs
     np.testing.assert_allclose(r.losses, losses, rtol=2e-3)
     np.testing.assert_allclose(r.norms, norms, rtol=2e-3)
+
+
+def test_a_dense_layer_on_integer_features_is_computed_as_keras_promotes_them():
+    """Keras' Dense runs on int32 features (ops.matmul promotes them to the kernel's float32); the Dense rule's
+    tf.matmul refused them, and the call failed with 'Input 'b' of 'MatMul' Op has type float32 that does not match
+    type int32'."""
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,), dtype="int32"), L.Dense(4, activation="tanh"), L.Dense(3)])
+    x, y = np.random.default_rng(0).integers(0, 4, (4, 5)).astype("int32"), np.array([0, 2, 1, 2])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    losses, norms = loop(model, x, y, loss)
+    for norms_only in (False, True):
+        r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+        assert r.fallback == ()
+        np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+        np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
