@@ -298,7 +298,8 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
             if progress is not None:
                 progress(done, total)
     except tf.errors.OpError as exc:
-        hint = f". Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else ""
+        hint = (f". Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
+                ". Check that y holds labels below the number of classes" if "label value" in str(exc) else "")
         raise GradlibError(f"gradlib.scan failed after {done:,} examples: {error_gist(exc)}{hint}") from exc
     if not chunks:
         raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")

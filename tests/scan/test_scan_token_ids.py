@@ -118,3 +118,12 @@ def test_an_input_of_free_length_names_the_position_within_the_example():
     x = np.array([[0, 1, 2, 3]] * 4 + [[3, 1, 1, 6]], np.int32)
     with pytest.raises(gradlib.InputError, match=r"token id 6 at x\[4, 3\] "):
         gradlib.scan(model, (x, np.zeros(5, np.int32)), loss=LOSS, batch_size=2)
+
+
+def test_a_label_past_the_classes_is_blamed_on_y():
+    """TensorFlow's own message from the compiled step (on CPU) now says what to check, as per_example_gradients'."""
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3)])
+    x, y = np.ones((8, 2), np.float32), np.array([0, 1, 2, 0, 1, 2, 0, 5])
+    with pytest.raises(gradlib.GradlibError, match=r"label value of 5 .*Check that y holds labels below the number "
+                                                   r"of classes"):
+        gradlib.scan(model, (x, y), loss=LOSS, batch_size=4)
