@@ -613,7 +613,8 @@ def _regularization_gradient(model: Any) -> list[np.ndarray] | None:
         total = tf.add_n([tf.cast(v.regularizer(v), tf.float64) for v in variables
                           if getattr(v, "regularizer", None) is not None])
     grads = tape.gradient(total, variables)   # ZERO fails on a Keras variable's string dtype: None is zeros
-    return [np.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g).numpy() for v, g in zip(variables, grads)]
+    return [np.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g).numpy()
+            for v, g in zip(variables, grads)]
 
 
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
@@ -741,7 +742,8 @@ def _refuse_added_losses(model: Any) -> None:
     added = len(model.losses) - weights
     if added <= 0:
         return
-    named = [layer.name for layer in [model] + _layers(model) if getattr(layer, "activity_regularizer", None) is not None]
+    named = [layer.name for layer in [model] + _layers(model)
+             if getattr(layer, "activity_regularizer", None) is not None]
     what = (f"an activity_regularizer on layer {named[0]!r}" if named else "a layer that calls add_loss in its call")
     raise GradlibError(
         f"per_example_gradients: the model adds {added} loss term(s) of its own during its call ({what}); model.fit "

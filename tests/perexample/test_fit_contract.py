@@ -91,7 +91,8 @@ def test_weight_regularization_is_in_no_example_and_added_once_to_the_mean_as_mo
     mean() differed from model.fit's batch gradient by up to 0.158, silently. Each example's loss and gradient stay
     the loss function's (the loop without regularization); the regularization is added once, not clipped."""
     keras.utils.set_random_seed(1)
-    model = keras.Sequential([keras.Input((5,)), L.Dense(4, activation="tanh", kernel_regularizer=keras.regularizers.L2(0.1)),
+    model = keras.Sequential([keras.Input((5,)),
+                              L.Dense(4, activation="tanh", kernel_regularizer=keras.regularizers.L2(0.1)),
                               L.Dense(3, bias_regularizer="l1")])
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(4, 5)).astype("float32"), np.array([0, 2, 1, 2])

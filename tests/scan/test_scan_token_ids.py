@@ -40,7 +40,8 @@ def test_an_id_past_the_probe_names_x_the_example_and_the_layer(as_dataset):
     data = tf.data.Dataset.from_tensor_slices((x, y)) if as_dataset else (x, y)
     with pytest.raises(gradlib.InputError, match=r"^gradlib\.scan: x holds the token id 7 at x\[7, 1\] \(1 id\(s\) out "
                                                  r"of range in this batch of 4 examples\), outside the table of the "
-                                                 r"Embedding layer 'tokens': its input_dim is 5, .* input_dim at least 8"):
+                                                 r"Embedding layer 'tokens': its input_dim is 5, .* input_dim at "
+                                                 r"least 8"):
         gradlib.scan(_model(), data, loss=LOSS, batch_size=4)
 
 
@@ -53,8 +54,8 @@ def test_a_negative_id_past_the_end_is_refused_with_the_input_dim_that_would_tak
 
 def test_an_id_in_the_first_examples_is_refused_before_the_model_runs():
     x = np.array([[0, 9, 2], [1, 1, 1]], np.int32)
-    with pytest.raises(gradlib.InputError, match=r"^gradlib\.scan: x holds the token id 9 at x\[0, 1\] \(1 id\(s\) out of "
-                                                 r"range in the data set's first 3 examples\)"):
+    with pytest.raises(gradlib.InputError, match=r"^gradlib\.scan: x holds the token id 9 at x\[0, 1\] \(1 id\(s\) "
+                                                 r"out of range in the data set's first 3 examples\)"):
         gradlib.scan(_model(), (x, np.zeros(2, np.int32)), loss=LOSS, batch_size=4)
 
 
