@@ -86,8 +86,10 @@ def _own_call(layer: Any, cls: type) -> bool:
 
 
 def _float_input(layer: Any, x: tf.Tensor) -> tf.Tensor:
-    """What Keras' ``__call__`` does to a floating-point input: cast it to the layer's compute dtype."""
-    return tf.cast(x, layer.compute_dtype) if x.dtype.is_floating and x.dtype != layer.compute_dtype else x
+    """The input in the layer's compute dtype: Keras' ``__call__`` casts a floating-point input to it, and an
+    integer one meets the float kernel in ``ops.matmul``, which promotes it to the same dtype (a Dense layer on
+    integer features: ``tf.matmul`` refused int32 against float32, and the model Keras runs was refused)."""
+    return tf.cast(x, layer.compute_dtype) if x.dtype != layer.compute_dtype else x
 
 
 def _activate(layer: Any, z: tf.Tensor) -> tf.Tensor:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from .._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
 from .._runtime import trace
+from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
            "loss_vector", "losses_and_norms", "per_example_gradients", "per_example_terms", "weighted_gradient"]
@@ -83,7 +83,11 @@ class PerExampleResult:
     """Per-example losses, gradient norms and (unless ``norms_only``) gradients, as NumPy data.
 
     ``gradients[k][i]`` is example ``i``'s gradient of its loss with respect to ``model.trainable_variables[k]``;
-    ``norms[i]`` the L2 norm of example ``i``'s gradient over all trainable variables together.
+    ``norms[i]`` the L2 norm of example ``i``'s gradient over all trainable variables together. ``regularization``
+    is the gradient of the model's weight regularization (its variables' ``kernel_regularizer`` and the like, the
+    terms of ``model.losses`` that depend on no example), one array per trainable variable, ``None`` without
+    any: it is in no example's loss or gradient, and ``mean`` and ``clipped_mean`` add it once, as ``model.fit``
+    adds it once per batch.
     """
 
     losses: np.ndarray
@@ -94,6 +98,7 @@ class PerExampleResult:
     fallback: tuple[str, ...]
     seconds: float
     warnings: tuple[str, ...] = ()
+    regularization: list[np.ndarray] | None = field(default=None, repr=False)
     _reweighted: Callable[[np.ndarray], list[np.ndarray]] | None = field(default=None, repr=False)
 
     @property
@@ -107,7 +112,8 @@ class PerExampleResult:
             return np.where(self.norms > clip_norm, clip_norm / self.norms, 1.0)
 
     def clipped_mean(self, clip_norm: float) -> list[np.ndarray]:
-        """DP-SGD's clipped mean (without noise): ``mean_i g_i * min(1, clip_norm / ||g_i||)``, per variable.
+        """DP-SGD's clipped mean (without noise): ``mean_i g_i * min(1, clip_norm / ||g_i||)``, per variable, plus
+        ``regularization`` (not clipped: it depends on no example).
 
         From the stored gradients when there are any, otherwise with one re-weighted backward pass of the
         whole batch (the gradient of ``sum_i w_i L_i``), not one per example. ``clip_norm=np.inf`` gives the
@@ -116,13 +122,18 @@ class PerExampleResult:
         """
         weights = self.clip_factors(clip_norm) / self.batch_size
         if self.gradients is not None:
-            return [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in self.gradients]
-        if self._reweighted is None:
+            means = [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in self.gradients]
+        elif self._reweighted is None:
             raise GradlibError("this PerExampleResult has neither gradients nor its model: compute it again")
-        return self._reweighted(weights)
+        else:
+            means = self._reweighted(weights)
+        if self.regularization is None:
+            return means
+        return [m + r.astype(m.dtype) for m, r in zip(means, self.regularization)]
 
     def mean(self) -> list[np.ndarray]:
-        """The plain mean of the per-example gradients (the batch gradient of the mean loss), per variable."""
+        """The batch gradient ``model.fit`` takes, per variable: the mean of the per-example gradients (the gradient
+        of the mean loss) plus ``regularization``."""
         return self.clipped_mean(np.inf)
 
 
@@ -138,18 +149,25 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
             model with several inputs a list of such arrays (in the order of ``model.inputs``) or a dict keyed by
             input name, as ``model.fit`` takes them.
         y: the targets, ``(B, ...)``; for a model with several outputs a list or a dict keyed by output name.
-        loss: a Keras loss object (its unreduced values, averaged over any axes after the batch axis, are the
-            per-example losses; its ``reduction`` is not used), a callable ``(y_true, y_pred) -> (B,)``, a Keras
-            loss name (``"sparse_categorical_crossentropy"``), or one of these per output (a list, or a dict keyed
-            by output name). ``None``: the loss the model was compiled with.
+        loss: a Keras loss object (its unreduced values, reduced over any axes after the batch axis as the loss
+            reduces a batch of one: summed for ``reduction="sum"``, averaged otherwise), a callable
+            ``(y_true, y_pred) -> (B,)``, a Keras loss name (``"sparse_categorical_crossentropy"``), or one of
+            these per output (a list, or a dict keyed by output name). ``None``: the loss the model was compiled
+            with.
         loss_weights: for a model with several outputs, one weight per output (a list or dict): example ``i``'s
             loss is ``sum_k loss_weights[k] * L_k``, as Keras adds them. ``None``: the compiled weights, or 1.
         norms_only: compute the losses and norms only (the fast path; ``gradients`` is ``None``).
         training: the ``training`` argument of the model's layers (Dropout active, BatchNormalization refused).
+            Random layers draw anew on every call (not seeded by gradlib); each example's loss and gradient come
+            from the same draw.
         limits: ``max_elements`` bounds ``x`` and ``y``; ``max_jacobian`` the floats allocated per batch.
 
     Returns:
-        A ``PerExampleResult``.
+        A ``PerExampleResult``. Example ``i``'s loss is the loss function's on it alone; the model's weight
+        regularization (``kernel_regularizer`` and the like) depends on no example and is in none of them: its
+        gradient is ``regularization``, which ``mean`` and ``clipped_mean`` add once, as ``model.fit`` adds it
+        once per batch. A loss the model adds during its call (an ``activity_regularizer``, ``add_loss``) depends
+        on the examples and is refused.
 
     Example:
         >>> import keras
@@ -164,11 +182,12 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
         GradlibError: a bad model, batch or loss.
         BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode),
             checked on every call for every example.
+        GradlibError: a model that adds a loss during its call (``activity_regularizer``, ``add_loss``).
         InputError: labels the loss broadcasts across the batch, or the model and loss failing on this batch.
     """
     _check_model(model)
     xt, yt = _check_batch(model, x, y, limits)
-    _check_token_ids(model, xt)
+    check_token_ids(model, xt, "per_example_gradients")
     loss = _check_loss(model, loss, loss_weights, yt)
     kind = "norms" if norms_only else "gradients"
     with _runtime.work_slot():
@@ -184,7 +203,8 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
     reweighted = None if grads is not None else functools.partial(_reweighted, model, loss, bool(training), xt, yt)
     return PerExampleResult(losses=losses, norms=norms, gradients=grads, method=plan.method,
                             variable_names=tuple(v.path for v in model.trainable_variables), fallback=plan.fallback,
-                            seconds=seconds, warnings=_warnings(losses, norms), _reweighted=reweighted)
+                            seconds=seconds, warnings=_warnings(losses, norms),
+                            regularization=_regularization_gradient(model), _reweighted=reweighted)
 
 
 # ---------------------------------------------------------------- the per-batch computation (traceable)
@@ -260,12 +280,13 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
 
 
 def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
-    """The per-example losses ``(B,)``: a Keras loss unreduced (mean over axes after the batch), or a callable's;
-    for a ``PerOutputLoss``, the weighted sum of each output's.
+    """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as it
+    reduces a batch of one (the sum for ``reduction="sum"``, otherwise the mean); a callable's values; for a
+    ``PerOutputLoss``, the weighted sum of each output's.
 
     A Keras loss applies the Keras mask of ``y_pred`` (``Masking``, ``Embedding(mask_zero=True)``) as
     ``loss(y_true, y_pred)`` does on a batch of one example: the mean over that example's unmasked elements
-    (0 when it has none).
+    (0 when it has none), or their sum for ``reduction="sum"``.
     """
     if isinstance(loss, _structure.PerOutputLoss):
         return loss.total(y_true, y_pred, loss_vector)
@@ -275,10 +296,12 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
                            keras.ops.convert_to_tensor(y_pred, dtype=loss.dtype))
         mask = _both_masks(mask, getattr(values, "_keras_mask", None))
         values = tf.convert_to_tensor(values)
+        summed = getattr(loss, "reduction", None) == "sum"   # model.fit sums a sequence's steps then, not averages
         if mask is not None:
-            values = _masked_mean(values, mask)
+            values = _masked_mean(values, mask, summed)
         elif values.shape.rank is not None and values.shape.rank > 1:
-            values = tf.reduce_mean(values, axis=list(range(1, values.shape.rank)))
+            reduce = tf.reduce_sum if summed else tf.reduce_mean
+            values = reduce(values, axis=list(range(1, values.shape.rank)))
     else:
         try:
             values = tf.convert_to_tensor(loss(y_true, y_pred))
@@ -301,8 +324,9 @@ def _both_masks(a: Any, b: Any) -> Any:
     return tf.logical_and(tf.cast(a, tf.bool), tf.cast(b, tf.bool))
 
 
-def _masked_mean(values: tf.Tensor, mask: Any) -> tf.Tensor:
-    """Each example's mean loss over its unmasked elements, 0 without any (Keras' ``divide_no_nan``)."""
+def _masked_mean(values: tf.Tensor, mask: Any, summed: bool = False) -> tf.Tensor:
+    """Each example's mean loss over its unmasked elements, 0 without any (Keras' ``divide_no_nan``); their sum
+    when ``summed``."""
     weights = tf.cast(mask, values.dtype)
     rank, mask_rank = values.shape.rank, weights.shape.rank
     if mask_rank == rank + 1 and weights.shape[-1] == 1:   # Keras' squeeze_or_expand_to_same_rank
@@ -313,6 +337,8 @@ def _masked_mean(values: tf.Tensor, mask: Any) -> tf.Tensor:
     axes = list(range(1, values.shape.rank))
     if not axes:
         return values * weights
+    if summed:
+        return tf.reduce_sum(values * weights, axis=axes)
     return tf.math.divide_no_nan(tf.reduce_sum(values * weights, axis=axes), tf.reduce_sum(weights, axis=axes))
 
 
@@ -570,12 +596,25 @@ def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor) -> list[tf.Tensor]:
     try:
         return compiled(x, y)
     except tf.errors.OpError as exc:
-        what = ("x holds valid inputs (token ids below each Embedding's input_dim: a gather out of range is most "
-                "often one) and y the targets the loss expects" if _GATHER_OUT_OF_RANGE.search(str(exc)) else
+        what = (f"{GATHER_HINT} and y the targets the loss expects" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 "y holds the targets the loss expects (e.g. labels below the number of classes)")
         raise InputError(f"per_example_gradients: the model and loss failed on this batch (x of shape "
                          f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_gist(exc)}. Check that {what}"
                          ) from None
+
+
+def _regularization_gradient(model: Any) -> list[np.ndarray] | None:
+    """The gradient of the weight regularization (``model.losses``' terms from the variables' regularizers), per
+    trainable variable; ``None`` when no trainable variable has a regularizer."""
+    variables = model.trainable_variables
+    if all(getattr(v, "regularizer", None) is None for v in variables):
+        return None
+    with tf.GradientTape() as tape:
+        total = tf.add_n([tf.cast(v.regularizer(v), tf.float64) for v in variables
+                          if getattr(v, "regularizer", None) is not None])
+    grads = tape.gradient(total, variables)   # ZERO fails on a Keras variable's string dtype: None is zeros
+    return [np.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g).numpy()
+            for v, g in zip(variables, grads)]
 
 
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
@@ -591,45 +630,6 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
 
 
 # ---------------------------------------------------------------- checks
-
-
-#: TensorFlow's message when a gather (an Embedding's lookup) gets an index outside its table
-_GATHER_OUT_OF_RANGE = re.compile(r"indices\[[\d,]*\] = -?\d+ is not in \[0, \d+\)")
-
-
-def _check_token_ids(model: Any, x: Any) -> None:
-    """Refuse a token id outside the table of an Embedding that reads a model input directly, naming x, the id,
-    where it is and the layer's ``input_dim``: TensorFlow's own error (``indices[7,1] = 7 is not in [0, 5)``) came
-    out of the compiled batch, where gradlib blamed the labels."""
-    try:
-        inputs = list(model.inputs or [])
-    except (AttributeError, ValueError):   # a subclassed model not yet built: TensorFlow's error is said then
-        return
-    named = list(_structure.leaves(x, "x"))
-    if isinstance(x, dict):
-        by_input = [next((leaf for leaf in named if leaf[0] == f"x[{t.name!r}]"), None) for t in inputs]
-    else:
-        by_input = named if len(named) == len(inputs) else []
-    for layer in _layers(model):
-        if not isinstance(layer, keras.layers.Embedding):
-            continue
-        try:
-            source = next((i for i, t in enumerate(inputs) if layer.input is t), None)
-        except (AttributeError, ValueError):   # never called: it reads no model input
-            continue
-        if source is None or source >= len(by_input) or by_input[source] is None:
-            continue
-        path, tensor = by_input[source]
-        ids = np.asarray(tensor)
-        bad = np.argwhere((ids < -layer.input_dim) | (ids >= layer.input_dim))   # Keras counts -1 from the end
-        if bad.size:
-            where, value = tuple(int(i) for i in bad[0]), ids[tuple(bad[0])].item()
-            raise InputError(
-                f"per_example_gradients: {path} holds the token id {value!r} at {path}[{', '.join(map(str, where))}]"
-                f" ({len(bad):,} id(s) out of range in all), outside the table of the Embedding layer {layer.name!r}:"
-                f" its input_dim is {layer.input_dim:,}, so ids must be 0 .. {layer.input_dim - 1:,} (or -1 .. "
-                f"{-layer.input_dim:,}, counted from the end). Fix the ids in "
-                f"{path}, or build the Embedding with input_dim at least {ids.max().item() + 1!r} (the largest id + 1)")
 
 
 def _check_model(model: Any) -> None:
@@ -702,6 +702,7 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
                                f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
     pred = attempt(lambda: model(xk, training=mode), xk)
+    _refuse_added_losses(model)
     joint = attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk)
     if joint.shape != (k,):
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
@@ -730,12 +731,38 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
                             f"{format_number(alone[i])} alone")
 
 
+def _refuse_added_losses(model: Any) -> None:
+    """Refuse a model that added losses during its call (just made): an ``activity_regularizer`` or ``add_loss``.
+
+    ``model.fit`` adds them to the batch's loss; they depend on the examples (Keras averages an activity
+    regularizer over the batch), and the per-example losses here are the loss function's only: the gradients
+    would silently leave them out. ``model.losses`` after a call holds those terms and one per regularized weight.
+    """
+    weights = sum(getattr(v, "regularizer", None) is not None for v in model.trainable_weights)
+    added = len(model.losses) - weights
+    if added <= 0:
+        return
+    named = [layer.name for layer in [model] + _layers(model)
+             if getattr(layer, "activity_regularizer", None) is not None]
+    what = (f"an activity_regularizer on layer {named[0]!r}" if named else "a layer that calls add_loss in its call")
+    raise GradlibError(
+        f"per_example_gradients: the model adds {added} loss term(s) of its own during its call ({what}); model.fit "
+        "adds them to the batch's loss, and they depend on the examples, but each example's loss here is the loss "
+        "function's only, so its gradient would leave them out. Remove the activity_regularizer (or the add_loss), "
+        "or give the model that activation as an output with a loss of its own; weight regularizers "
+        "(kernel_regularizer and the like) are supported")
+
+
 def _example(t: tf.Tensor, i: int) -> tf.Tensor:
-    """``t[i:i + 1]`` with its Keras mask, as Keras would give it for that example alone."""
+    """``t[i:i + 1]`` with its Keras mask and the logits Keras keeps on a softmax or sigmoid output
+    (``_keras_logits``), as Keras would give them for that example alone: a crossentropy reads those logits, and
+    without them it took the probabilities, clipped at 1e-7 (a confident mistake's loss of 204 became 16.1, and
+    the probe blamed y's shape)."""
     out = t[i:i + 1]
-    mask = getattr(t, "_keras_mask", None)
-    if mask is not None:
-        out._keras_mask = mask[i:i + 1]
+    for name in ("_keras_mask", "_keras_logits"):
+        value = getattr(t, name, None)
+        if value is not None:
+            setattr(out, name, value[i:i + 1])
     return out
 
 

@@ -40,6 +40,7 @@ from .._limits import LIMITS, Limits
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
 from .._runtime import trace, work_slot
 from ._structure import leaves, loss_state, resolve_loss, signature
+from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids, token_id_error, token_id_faults, token_tables
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
 
@@ -112,7 +113,10 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         limits: ``max_jacobian`` bounds the floats one replica's batch allocates.
 
     Returns:
-        A ``ScanResult``: ``losses`` and ``norms``, one per example, in the data set's order.
+        A ``ScanResult``: ``losses`` and ``norms``, one per example, in the data set's order. As for
+        ``per_example_gradients``, an example's loss is the loss function's: the model's weight regularization
+        depends on no example and is in none of them; a loss the model adds during its call (an
+        ``activity_regularizer``) is refused.
 
     Example:
         >>> import keras
@@ -147,10 +151,10 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
             distributed = strategy.experimental_distribute_dataset(_batches(
                 dataset if dataset is not None else _slices(arrays), batch, first))
             batches, spec = distributed, distributed.element_spec
-        step, plans = _compile(model, loss, strategy, spec)
+        step, plans, tables = _compile(model, loss, strategy, spec)
         check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
                      "per replica and batch", "Use a smaller batch_size")
-        index, losses, norms = _run(step, batches, total, progress)
+        index, losses, norms = _run(step, batches, total, progress, tables)
         losses, norms = _in_order(index, losses, norms)
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
                       batch_size=batch, seconds=time.perf_counter() - start)
@@ -231,7 +235,7 @@ def _batches(dataset: tf.data.Dataset, batch: int, first: Any) -> tf.data.Datase
 # ---------------------------------------------------------------- the compiled step
 
 
-def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route]]:
+def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route], list]:
     """The step for this model, loss, strategy and batch signature: traced once, kept for the next scan (bounded)."""
     create = lambda: _trace(model, loss, strategy, spec)  # noqa: E731
     try:
@@ -243,15 +247,23 @@ def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any)
     return _COMPILED.get_or_create(key, create)
 
 
-def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route]]:
-    """The step, traced for the batch signature: each replica's share, then every replica's results."""
+def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -> tuple[Any, list[Route], list]:
+    """The step, traced for the batch signature: each replica's share, then every replica's results.
+
+    Each replica first checks the token ids of every Embedding that reads a model input (``token_id_faults``):
+    on GPU an id outside the table gathers a row of zeros, silently. The step returns each example's faults
+    after its results, and ``_run`` refuses the batch; ``tables`` says which Embedding each fault is about.
+    """
     plans: list[Route] = []
+    tables: list = []
 
     def replica(index: tf.Tensor, example: Any) -> tuple[tf.Tensor, ...]:
         x, y = example
+        tables[:] = token_tables(model, x)
+        x, faults = token_id_faults(tables, x)
         losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)
         plans.append(plan)
-        return index, losses, norms, joint, alone
+        return (index, losses, norms, joint, alone, *faults)
 
     def step(batch: Any) -> tuple[tf.Tensor, ...]:
         out = strategy.run(replica, args=batch)
@@ -263,31 +275,47 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
         raise GradlibError(f"gradlib.scan could not compile its step for batches of {spec!r}: {error_gist(exc)}") from exc
-    return concrete, plans
+    return concrete, plans, tables
 
 
-def _run(step: Any, distributed: Any, total: int | None,
-         progress: Callable[[int, int | None], None] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int, int | None], None] | None,
+         tables: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
 
-    Each batch's losses must equal its examples' losses alone (``check_independent``), on every batch.
+    Each batch's token ids must be in their Embeddings' tables (``_check_faults``), and its losses must equal
+    its examples' losses alone (``check_independent``), on every batch.
     """
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     done = 0
     try:
         for batch in distributed:
-            index, losses, norms, joint, alone = (t.numpy() for t in step(batch))
+            index, losses, norms, joint, alone, *faults = (t.numpy() for t in step(batch))
             real = index >= 0
+            _check_faults(tables, [f[real] for f in faults], index[real])
             check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real])
             chunks.append((index[real], losses[real], norms[real]))
             done += int(real.sum())
             if progress is not None:
                 progress(done, total)
     except tf.errors.OpError as exc:
-        raise GradlibError(f"gradlib.scan failed after {done:,} examples: {error_gist(exc)}") from exc
+        hint = (f". Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
+                ". Check that y holds labels below the number of classes" if "label value" in str(exc) else "")
+        raise GradlibError(f"gradlib.scan failed after {done:,} examples: {error_gist(exc)}{hint}") from exc
     if not chunks:
         raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
     return tuple(np.concatenate(parts) for parts in zip(*chunks))  # type: ignore[return-value]
+
+
+def _check_faults(tables: list, faults: list[np.ndarray], numbers: np.ndarray) -> None:
+    """Refuse a batch with a token id outside its Embedding's table: the first such example in the data set's
+    order, with its number there. ``faults[k]`` is ``token_id_faults``' ``(B, 3 + axes)`` for ``tables[k]``."""
+    for (_, path, layer), fault in zip(tables, faults):
+        bad = np.flatnonzero(fault[:, 0])
+        if bad.size:
+            i = bad[np.argmin(numbers[bad])]
+            where = (int(numbers[i]), *(int(j) for j in fault[i, 3:]))
+            raise token_id_error("gradlib.scan", path, where, int(fault[i, 1]), int(fault[bad, 0].sum()),
+                                 f"in this batch of {len(numbers):,} examples", layer, int(fault[bad, 2].max()))
 
 
 def _in_order(index: np.ndarray, losses: np.ndarray, norms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -332,6 +360,7 @@ def _probe(model: Any, data: Any, loss: Any) -> Any:
 
 
 def _check_first(model: Any, loss: Any, first: Any) -> bool:
+    check_token_ids(model, first[0], "gradlib.scan", f"in the data set's first {PROBE_EXAMPLES} examples")
     try:
         check_first_examples(model, loss, first[0], first[1], "per_example_gradients")
     except GradlibError as exc:

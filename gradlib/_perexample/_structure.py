@@ -5,7 +5,8 @@ A model with several inputs takes ``x`` as a list (in the order of ``model.input
 name; a model with several outputs takes ``y`` the same way, and a loss per output (a list in output order, a
 dict keyed by output name, or one loss for every output) weighted by ``loss_weights``. Example ``i``'s loss is
 ``sum_k loss_weights[k] * L_k(y_k[i:i+1], y_pred_k[i:i+1])``: what Keras' ``CompileLoss`` computes for a batch of
-one (its regularization losses aside). ``loss=None`` takes the loss (and weights) the model was compiled with.
+one (the model's own ``model.losses`` aside: ``_gradients`` says how they are treated). ``loss=None`` takes the
+loss (and weights) the model was compiled with.
 A name is resolved as ``model.compile`` resolves it (``keras.losses.get``, wrapped in ``LossFunctionWrapper``).
 
 >>> resolve_loss(None, "mean_squared_error", None, np.zeros((2, 1)), "f").name

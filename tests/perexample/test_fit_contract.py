@@ -1,0 +1,208 @@
+"""per_example_gradients and scan against what model.fit computes for one example: a plain loop, each example
+run alone as a batch of one under its own GradientTape, with the loss model.fit would use (its reduction, the
+logits Keras keeps on a softmax output)."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+from gradlib import per_example_gradients
+
+L = keras.layers
+
+
+def loop(model, x, y, loss):
+    """Each example's loss and gradient norm, as a batch of one, in a compiled tf.function (as model.fit runs it)."""
+    @tf.function
+    def one(xi, yi):
+        with tf.GradientTape() as tape:
+            value = loss(yi, model(xi, training=False))
+        grads = tape.gradient(value, model.trainable_variables)
+        return value, tf.sqrt(tf.add_n([tf.reduce_sum(tf.square(tf.convert_to_tensor(g))) for g in grads]))
+
+    out = [one(x[i:i + 1], y[i:i + 1]) for i in range(len(x))]
+    return np.array([float(v) for v, _ in out]), np.array([float(n) for _, n in out])
+
+
+def confident_softmax_classifier():
+    """A softmax output whose mistakes are confident: examples 0-2 have losses of 32, 105 and 204."""
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((5,)), L.Dense(3, activation="softmax")])
+    kernel, bias = model.get_weights()
+    model.set_weights([60 * kernel, bias])
+    return model, np.random.default_rng(0).normal(size=(4, 5)).astype("float32"), np.array([0, 1, 2, 0])
+
+
+@pytest.mark.parametrize("norms_only", [False, True])
+def test_a_confidently_wrong_softmax_output_is_computed_from_its_logits_not_refused(norms_only):
+    """Keras' crossentropy reads the logits it keeps on a softmax output (``_keras_logits``); the probe's one-example
+    slices dropped them, so the loss took clipped probabilities there (16.1 against 204.3) and the call was refused
+    as a loss broadcasting y: the mislabelled examples a scan looks for were the ones that could not be scanned."""
+    model, x, y = confident_softmax_classifier()
+    loss = keras.losses.SparseCategoricalCrossentropy()
+    losses, norms = loop(model, x, y, loss)
+    assert losses[2] > 200   # from the logits: clipped probabilities give -log(1e-7) = 16.1
+    r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-4)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-4)
+    scanned = gradlib.scan(model, (x, y), loss=loss, batch_size=4)
+    np.testing.assert_allclose(scanned.losses, losses, rtol=1e-4)
+
+
+def sequence_tagger(mask_zero: bool):
+    """Token ids -> 3 tags at each of 4 steps (an Embedding with mask_zero masks the loss at the padding)."""
+    keras.utils.set_random_seed(2)
+    return keras.Sequential([keras.Input((4,), dtype="int32"), L.Embedding(6, 3, mask_zero=mask_zero),
+                             L.Dense(3)])
+
+
+@pytest.mark.parametrize("mask_zero", [False, True], ids=["plain", "masked"])
+@pytest.mark.parametrize("reduction", ["sum", "sum_over_batch_size"])
+def test_a_sequence_loss_reduces_its_steps_as_the_loss_reduces_a_batch_of_one(reduction, mask_zero):
+    """With reduction='sum' model.fit sums each example's steps; gradlib averaged them whatever the reduction, so
+    every loss and norm of this 4-step tagger without a mask was a quarter of model.fit's."""
+    model = sequence_tagger(mask_zero)
+    x = np.array([[1, 2, 3, 4], [5, 1, 0, 0], [2, 2, 2, 0], [3, 0, 0, 0]], np.int32)
+    y = np.array([[0, 1, 2, 0], [1, 1, 0, 0], [2, 0, 1, 2], [0, 2, 2, 1]])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=reduction)
+    losses, norms = loop(model, x, y, loss)
+    for norms_only in (False, True):
+        r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+        np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+        np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+    np.testing.assert_allclose(gradlib.scan(model, (x, y), loss=loss, batch_size=4).norms, norms, rtol=1e-5)
+
+
+def fit_batch_gradient(model, x, y, loss):
+    """The gradient model.fit takes on this batch: of the loss reduced over the batch plus sum(model.losses)."""
+    with tf.GradientTape() as tape:
+        value = loss(y, model(x, training=False))
+        value = value + tf.add_n(model.losses)
+    return [tf.convert_to_tensor(g).numpy() for g in tape.gradient(value, model.trainable_variables)]
+
+
+@pytest.mark.parametrize("norms_only", [False, True])
+def test_weight_regularization_is_in_no_example_and_added_once_to_the_mean_as_model_fit_adds_it(norms_only):
+    """mean() and clipped_mean() left the regularizers' gradient out: with L2(0.1) on a kernel and L1 on a bias,
+    mean() differed from model.fit's batch gradient by up to 0.158, silently. Each example's loss and gradient stay
+    the loss function's (the loop without regularization); the regularization is added once, not clipped."""
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((5,)),
+                              L.Dense(4, activation="tanh", kernel_regularizer=keras.regularizers.L2(0.1)),
+                              L.Dense(3, bias_regularizer="l1")])
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(4, 5)).astype("float32"), np.array([0, 2, 1, 2])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    losses, norms = loop(model, x, y, loss)
+    r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+    fit = fit_batch_gradient(model, x, y, loss)
+    for mine, theirs in zip(r.mean(), fit):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+    clip = float(np.median(norms))
+    factors = np.minimum(1.0, clip / norms)
+    assert factors.min() < 1
+    per_example = []   # each example's gradient of the loss function alone, eagerly
+    for i in range(4):
+        with tf.GradientTape() as tape:
+            value = loss(y[i:i + 1], model(x[i:i + 1]))
+        per_example.append([g.numpy() for g in tape.gradient(value, model.trainable_variables)])
+    regularization = [g - np.mean([p[k] for p in per_example], axis=0) for k, g in enumerate(fit)]
+    for k, mine in enumerate(r.clipped_mean(clip)):   # the clipped examples, then the regularization once, unclipped
+        expected = sum(f * p[k] for f, p in zip(factors, per_example)) / 4 + regularization[k]
+        np.testing.assert_allclose(mine, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("api", ["per_example_gradients", "scan"])
+def test_an_activity_regularizer_is_refused_not_left_out(api):
+    """Keras adds an activity regularizer's term (averaged over the batch) to model.fit's loss; the per-example losses
+    left it out silently (3.79 against model.fit's 4.71 for example 2 here, alone as a batch of one)."""
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((5,)), L.Dense(4, activity_regularizer=keras.regularizers.L2(0.1),
+                                                         name="hidden"), L.Dense(3)])
+    x, y = np.random.default_rng(0).normal(size=(4, 5)).astype("float32"), np.array([0, 2, 1, 2])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    with pytest.raises(gradlib.GradlibError, match=r"the model adds 1 loss term\(s\) of its own during its call \(an "
+                                                   r"activity_regularizer on layer 'hidden'\).*Remove the activity_"):
+        if api == "scan":
+            gradlib.scan(model, (x, y), loss=loss, batch_size=2)
+        else:
+            per_example_gradients(model, x, y, loss=loss)
+
+
+class Scale(L.Layer):
+    """A layer of its own weights, without a rule: its variables take the per-example loop."""
+
+    def build(self, shape):
+        self.w = self.add_weight(shape=(shape[-1],), initializer="ones")
+
+    def call(self, x):
+        return x * self.w
+
+
+@pytest.mark.parametrize("layers", [[L.Dropout(0.5)], [Scale(), L.Dropout(0.5)], [L.GaussianNoise(1.0)]],
+                         ids=["dropout", "dropout_loop", "noise"])
+def test_in_training_mode_each_examples_loss_and_gradient_come_from_one_draw(layers):
+    """Random layers draw anew on every call, so no loop can replay the draw; a closed form checks it instead. The
+    last bias's gradient of a softmax crossentropy is ``p - onehot(y)``: the probabilities it gives must be the
+    ones of the reported loss, ``-log p_y`` (a loss from one pass and a gradient from another would differ)."""
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,)), L.Dense(6, activation="tanh"), *layers, L.Dense(3)])
+    x, y = np.random.default_rng(0).normal(size=(5, 5)).astype("float32"), np.array([0, 2, 1, 1, 0])
+    r = per_example_gradients(model, x, y, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                              training=True)
+    p = r.gradients[-1] + np.eye(3)[y]
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(r.losses, -np.log(p[np.arange(5), y]), rtol=1e-5)
+    np.testing.assert_allclose(r.norms, np.sqrt(sum(np.square(g.reshape(5, -1)).sum(1) for g in r.gradients)),
+                               rtol=1e-5)
+
+
+def test_a_float64_model_matches_the_loop_in_float64():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,), dtype="float64"), L.Dense(4, activation="tanh", dtype="float64"),
+                              L.Dense(3, dtype="float64")])
+    x, y = np.random.default_rng(0).normal(size=(3, 5)), np.array([0, 2, 1])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True, dtype="float64")
+    losses, norms = loop(model, x, y, loss)
+    r = per_example_gradients(model, x, y, loss=loss)
+    assert r.losses.dtype == np.float64 and all(g.dtype == np.float64 for g in r.gradients)
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-12)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-12)
+
+
+def test_a_mixed_float16_model_matches_the_loop_at_half_precision():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        keras.utils.set_random_seed(3)
+        model = keras.Sequential([keras.Input((5,)), L.Dense(4, activation="tanh"), L.Dense(3, dtype="float32")])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    x, y = np.random.default_rng(0).normal(size=(3, 5)).astype("float32"), np.array([0, 2, 1])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    losses, norms = loop(model, x, y, loss)
+    r = per_example_gradients(model, x, y, loss=loss)
+    assert "loop" in r.method   # the float16 layer has no rule: its textbook call is not what runs
+    np.testing.assert_allclose(r.losses, losses, rtol=2e-3)
+    np.testing.assert_allclose(r.norms, norms, rtol=2e-3)
+
+
+def test_a_dense_layer_on_integer_features_is_computed_as_keras_promotes_them():
+    """Keras' Dense runs on int32 features (ops.matmul promotes them to the kernel's float32); the Dense rule's
+    tf.matmul refused them, and the call failed with 'Input 'b' of 'MatMul' Op has type float32 that does not match
+    type int32'."""
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((5,), dtype="int32"), L.Dense(4, activation="tanh"), L.Dense(3)])
+    x, y = np.random.default_rng(0).integers(0, 4, (4, 5)).astype("int32"), np.array([0, 2, 1, 2])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    losses, norms = loop(model, x, y, loss)
+    for norms_only in (False, True):
+        r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+        assert r.fallback == ()
+        np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+        np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
