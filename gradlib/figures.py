@@ -111,36 +111,87 @@ def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[
 
 def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
                 broken: Collection[str] = (), log: bool = False) -> go.Figure:
-    """Bars of the seconds each method took (one bar per method; the methods in ``broken`` are red); with ``log``,
-    a log axis and each bar labelled with its time, so a bar 1,000 times shorter than another stays readable."""
-    names = list(seconds)
-    fig = _build("bar", [list(seconds.values())], ["seconds"], names, title=title, x_title="method",
+    """Horizontal bars of the seconds each method took (one bar per method, top down in the given order; the
+    methods in ``broken`` are red); with ``log``, a log axis and each bar labelled with its time, so a bar 1,000
+    times shorter than another stays readable.
+
+    The bars lie down: standing, each bar's label had to fit its width, and Plotly shrank it to fit (about 6 px
+    tall at 390 px, beside method names turned 30 degrees that took half the plot). Lying down, a label runs
+    along its bar at the chart's font size, never under ``LABEL_SIZE``, and a long name breaks over lines.
+    """
+    names, values = list(seconds), list(seconds.values())
+    fig = _build("bar", [values], ["seconds"], names, title=title, x_title="method",
                  y_title="seconds (log scale)" if log else "seconds")
-    fig.update_traces(marker_color=[BROKEN if name in broken else PALETTE[0] for name in names],
-                      selector={"type": "bar"})
+    for trace in fig.data:   # _build stands bars up: lay each one down, its marks (a zero, a nan) with it
+        trace.update(x=trace.y, y=trace.x, hovertemplate="%{y}: %{customdata} s<extra></extra>")
+        if trace.type == "bar":
+            trace.update(orientation="h", cliponaxis=False,
+                         marker_color=[BROKEN if name in broken else PALETTE[0] for name in names])
+        else:
+            trace.update(textposition="middle right", marker_symbol=[
+                "line-ns-open" if symbol == "line-ew-open" else symbol for symbol in trace.marker.symbol])
+    fig.update_layout(showlegend=False, height=_TIMING_BASE + _TIMING_ROW * len(names),
+                      uniformtext={"minsize": LABEL_SIZE, "mode": "show"})
+    fig.update_xaxes(title_text=fig.layout.yaxis.title.text)
+    fig.update_yaxes(title_text=None, autorange="reversed", tickvals=names,
+                     ticktext=[_wrap(str(name), _NAME_CHARS) for name in names])
     if log:
-        fig.update_traces(text=[_seconds_text(s) for s in seconds.values()], textposition="outside",
-                          selector={"type": "bar"})
-        fig.update_yaxes(type="log", **_decade_ticks(seconds.values()))
-    fig.update_layout(showlegend=False)
+        fig.update_traces(text=[_seconds_text(s) for s in values], textposition="outside", selector={"type": "bar"})
+        fig.update_xaxes(type="log", **_decade_ticks(values))
     return fig
 
 
-def _decade_ticks(seconds: Any) -> dict[str, Any]:
-    """A log axis from half a decade under the shortest bar to above the longest one's label, at least a decade
-    tall, with one tick per power of ten named in the unit the bars use (``1 ms``, ``1 s``): Plotly's own log
-    ticks labelled the steps in between ``2`` and ``5`` with no unit, and read ``10, 5, 2, 1, 5, 2, 0.1`` downwards.
+#: the smallest text a chart writes on or beside its marks, in px (Plotly shrinks a bar's label to fit its bar)
+LABEL_SIZE = 12
+#: px of a timing chart's title and time axis, and px per method (room for a name over two lines)
+_TIMING_BASE, _TIMING_ROW = 140, 46
+#: characters of a method name per line on a timing chart's axis (about 110 px at 390 px wide)
+_NAME_CHARS = 16
 
-    >>> _decade_ticks([0.0042, 3.5])["ticktext"]
+
+def _wrap(text: str, width: int) -> str:
+    """``text`` broken at spaces into lines of at most ``width`` characters (a longer word keeps its own line),
+    joined with Plotly's ``<br>``.
+
+    >>> _wrap("per-sample tape.jacobian loop", 16)
+    'per-sample<br>tape.jacobian<br>loop'
+    """
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines) or text
+
+
+def _decade_ticks(seconds: Any) -> dict[str, Any]:
+    """A log axis from half a decade under the shortest bar to beyond the longest one's label, at least a decade
+    long, with one tick per power of ten named in the unit the bars use (``1 ms``, ``1 s``): Plotly's own log
+    ticks labelled the steps in between ``2`` and ``5`` with no unit, and read ``10, 5, 2, 1, 5, 2, 0.1`` downwards.
+    Over more than ``_DECADES_NAMED`` powers of ten every other one is named (the others keep a tick mark): at
+    390 px a decade is about 36 px long and ``100 ms`` about 38 px, so names side by side ran together.
+
+    >>> _decade_ticks([0.0042, 0.35])["ticktext"]
     ['10 ms', '100 ms', '1 s']
+    >>> _decade_ticks([0.00042, 3.5])["ticktext"], _decade_ticks([0.00042, 3.5])["minor"]["tickvals"]
+    (['1 ms', '100 ms', '10 s'], [0.01, 1.0])
     """
     positive = [float(s) for s in seconds if np.isfinite(s) and s > 0]
     if not positive:
         return {}
     low = np.log10(min(positive)) - 0.5
-    high = max(np.log10(max(positive)) + 0.35, low + 1.0)   # room for the longest bar's label above it
+    top = np.log10(max(positive))
+    # room for the longest bar's label beyond it: about 50 px, of a plot 230 px long on a phone
+    high = max(top + max(0.35, 0.3 * (top - low)), low + 1.0)
     values = [10.0 ** k for k in range(int(np.ceil(low)), int(np.floor(high)) + 1)]
-    return {"range": [low, high], "tickvals": values, "ticktext": [_seconds_text(v) for v in values]}
+    named = values if len(values) <= _DECADES_NAMED else values[::2]
+    return {"range": [low, high], "tickvals": named, "ticktext": [_seconds_text(v) for v in named],
+            "minor": {"tickvals": [v for v in values if v not in named], "ticks": "outside", "ticklen": 4}}
+
+
+#: the most powers of ten a timing axis names side by side (each about 38 px wide at 390 px)
+_DECADES_NAMED = 4
 
 
 def _seconds_text(seconds: float) -> str:

@@ -75,9 +75,9 @@ def timing_chart(at: AppTest) -> dict[str, float]:
     """The timing bars as label -> seconds, read from the chart the page sent."""
     (timing,) = [spec for spec in (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
                  if spec["layout"]["title"]["text"] == "Seconds for the whole batch (log scale)"]
-    assert timing["layout"]["yaxis"]["type"] == "log"
-    y = timing["data"][0]["y"]
-    return dict(zip(timing["data"][0]["x"], np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]).tolist()))
+    assert timing["layout"]["xaxis"]["type"] == "log"   # the bars lie down: the seconds run across
+    x = timing["data"][0]["x"]
+    return dict(zip(timing["data"][0]["y"], np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).tolist()))
 
 
 def shown_ratio(at: AppTest, label: str) -> float:

@@ -103,32 +103,58 @@ def test_no_figure_fixes_a_template_a_background_or_a_text_colour():
 def test_timing_bars_one_bar_per_method():
     fig = figures.timing_bars({"unstack": 0.01, "jacobian": 0.03})
     (trace,) = fig.data
-    assert list(trace.x) == ["unstack", "jacobian"] and list(trace.y) == [0.01, 0.03]
-    assert fig.layout.yaxis.title.text == "seconds"
-    assert fig.layout.yaxis.type is None and trace.text is None
+    assert trace.orientation == "h" and list(trace.y) == ["unstack", "jacobian"] and list(trace.x) == [0.01, 0.03]
+    assert fig.layout.xaxis.title.text == "seconds" and fig.layout.yaxis.autorange == "reversed"   # first on top
+    assert fig.layout.xaxis.type is None and trace.text is None
 
 
 def test_timing_bars_on_a_log_axis_label_each_bar_with_its_own_time():
     """A 4 ms bar beside a 3 s one vanished on a linear axis: the log axis and the labels keep it readable."""
     fig = figures.timing_bars({"gradlib": 0.0042, "loop": 3.5, "jacobian": 0.25}, log=True)
     (trace,) = fig.data
-    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text == "seconds (log scale)"
-    assert list(zip(trace.x, trace.y, trace.text)) == [("gradlib", 0.0042, "4.2 ms"), ("loop", 3.5, "3.5 s"),
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.title.text == "seconds (log scale)"
+    assert list(zip(trace.y, trace.x, trace.text)) == [("gradlib", 0.0042, "4.2 ms"), ("loop", 3.5, "3.5 s"),
                                                         ("jacobian", 0.25, "250 ms")]
+    assert trace.textposition == "outside" and trace.hovertemplate == "%{y}: %{customdata} s<extra></extra>"
+
+
+def test_timing_labels_are_never_shrunk_below_the_label_size():
+    """Standing bars on the Models page at 390 px: Plotly shrank each label to its bar's width, '0.996 ms' to about
+    6 px tall, beside method names turned 30 degrees. The bars lie down (a label runs along its bar, whose
+    thickness is far above the font's), no label is drawn under LABEL_SIZE, and long names break over lines."""
+    seconds = {"gradlib (one compiled call)": 0.00159, "tf.function tape.batch_jacobian (while_loop)": 0.000996,
+               "eager tape.batch_jacobian": 0.542, "per-sample tape.jacobian loop": 9.37}
+    fig = figures.timing_bars(seconds, log=True)
+    (trace,) = fig.data
+    assert trace.orientation == "h" and figures.LABEL_SIZE >= 12
+    assert (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode) == (figures.LABEL_SIZE, "show")
+    # a bar is thicker than its label: the plot's height shared by the bars, 80% of each row (Plotly's bargap 0.2)
+    plot = fig.layout.height - 140   # less the title and the time axis
+    assert 0.8 * plot / len(seconds) >= 2 * figures.FONT_SIZE
+    assert list(fig.layout.yaxis.tickvals) == list(seconds)   # the data keep the names; the axis shows them broken
+    assert list(fig.layout.yaxis.ticktext) == ["gradlib (one<br>compiled call)",
+                                               "tf.function<br>tape.batch_jacobian<br>(while_loop)",
+                                               "eager<br>tape.batch_jacobian", "per-sample<br>tape.jacobian<br>loop"]
+    assert figures.timing_bars({f"m{i}": 0.1 for i in range(7)}).layout.height > fig.layout.height   # a row each
 
 
 def test_a_log_timing_axis_is_ticked_once_per_power_of_ten_in_the_bars_unit():
     """Plotly's own log ticks on the models page read '10, 5, 2, 1, 5, 2, 0.1, 5, 2, 0.01' downwards: a '5' under
-    '10' and no unit. One tick per power of ten, named as the bars are ('1 ms', '1 s')."""
+    '10' and no unit. One tick per power of ten, named as the bars are ('1 ms', '1 s'); over more than four powers,
+    every other one named (at 390 px '10 ms' and '100 ms' side by side ran together), the others a tick mark."""
     fig = figures.timing_bars({"gradlib": 0.00155, "tf.function": 0.000787, "eager": 0.292, "loop": 3.01}, log=True)
-    axis = fig.layout.yaxis
-    assert list(axis.tickvals) == [1e-3, 1e-2, 1e-1, 1.0]
-    assert list(axis.ticktext) == ["1 ms", "10 ms", "100 ms", "1 s"]
-    low, high = axis.range   # log10 units: every bar, and the label above the longest one, inside
+    axis = fig.layout.xaxis
+    assert list(axis.tickvals) == [1e-3, 1e-1, 10.0] and list(axis.ticktext) == ["1 ms", "100 ms", "10 s"]
+    assert list(axis.minor.tickvals) == [1e-2, 1.0]
+    low, high = axis.range   # log10 units: every bar, and the label beyond the longest one, inside
     assert low < np.log10(0.000787) - 0.3 and high > np.log10(3.01) + 0.3
-    close = figures.timing_bars({"a": 0.002, "b": 0.003}, log=True).layout.yaxis   # within one decade
+    # the label's room grows with the axis: a third of a 230 px phone plot is about 70 px
+    assert (high - np.log10(3.01)) / (high - low) >= 0.2
+    short = figures.timing_bars({"a": 0.0042, "b": 3.5}, log=True).layout.xaxis   # four powers: each one named
+    assert list(short.ticktext) == ["10 ms", "100 ms", "1 s", "10 s"] and list(short.minor.tickvals) == []
+    close = figures.timing_bars({"a": 0.002, "b": 0.003}, log=True).layout.xaxis   # within one decade
     assert len(close.tickvals) >= 1 and close.range[1] - close.range[0] >= 1
-    assert figures.timing_bars({"a": 0.002, "b": 0.003}).layout.yaxis.tickvals is None   # linear: Plotly's ticks
+    assert figures.timing_bars({"a": 0.002, "b": 0.003}).layout.xaxis.tickvals is None   # linear: Plotly's ticks
 
 
 def test_a_colour_bar_names_a_hundred_100_not_1e2():
