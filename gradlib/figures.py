@@ -50,22 +50,22 @@ def gradient_bars(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[s
 
     Rows named in ``broken`` (wrong answers) are red; a zero is a dash on the axis, ``inf``/``nan`` a red cross.
     """
-    return _build("bar", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="gradient", broken=broken)
+    return _fit_title(_build("bar", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="gradient", broken=broken))
 
 
 def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                      title: str = "Jacobian: d output / d watched element") -> go.Figure:
     """Heatmap of the Jacobian, outputs down and watched elements across, on a scale centred at zero."""
-    return _build("heatmap", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="output element")
+    return _fit_title(_build("heatmap", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="output element"))
 
 
 def hessian_heatmap(matrix: Any, labels: Sequence[str], *, title: str = "Hessian") -> go.Figure:
     """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero."""
     fig = _build("heatmap", matrix, labels, labels, title=title, x_title="watched element", y_title="watched element")
     # a cell is a second derivative, not the Jacobian's "d row / d column"
-    return fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>")
+    return _fit_title(fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>"))
 
 
 def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, title: str,
@@ -85,28 +85,28 @@ def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, titl
     fig.update_layout(title={"text": title}, height=380, margin={"l": 50, "r": 20, "t": 60, "b": 50},
                       font={"size": FONT_SIZE}, xaxis={"title": {"text": "x"}, "constrain": "domain"},
                       yaxis={"title": {"text": "y"}, "scaleanchor": "x", "constrain": "domain"})
-    return fig
+    return _fit_title(fig)
 
 
 def magnitude_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                       title: str = "Mean |Jacobian|") -> go.Figure:
     """Heatmap of a quantity that cannot be negative (``|J|``, an error), on a sequential scale from zero."""
-    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="output element")
+    return _fit_title(_build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="output element"))
 
 
 def error_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                   title: str = "Finite-difference check: absolute error", unchecked: Any = None) -> go.Figure:
     """Heatmap of the absolute difference between the gradients and their finite-difference estimate; the cells
     where ``unchecked`` (a mask of the matrix's shape) is true are the ones the check left out, named so, in slate."""
-    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="output element", left_out=unchecked)
+    return _fit_title(_build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="output element", left_out=unchecked))
 
 
 def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                    title: str = "Per-element gradients") -> go.Figure:
     """Table of the Jacobian: one row per output element (or method), one column per watched element."""
-    return _build("table", matrix, row_labels, col_labels, title=title, x_title="", y_title="")
+    return _fit_title(_build("table", matrix, row_labels, col_labels, title=title, x_title="", y_title=""))
 
 
 def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
@@ -138,7 +138,47 @@ def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
     if log:
         fig.update_traces(text=[_seconds_text(s) for s in values], textposition="outside", selector={"type": "bar"})
         fig.update_xaxes(type="log", **_decade_ticks(values))
+    return _fit_title(fig)
+
+
+#: the most characters of a chart title on one line: Streamlit writes titles 17 px bold, and at 390 px wide the
+#: Models page's 48 characters ('Jacobian of sample 0: d output / d input feature') ran off the chart's edge
+TITLE_CHARS = 40
+#: px a title's every line after the first adds to the top margin (and to the chart's height)
+_TITLE_LINE = 24
+
+
+def _fit_title(fig: go.Figure) -> go.Figure:
+    """``fig`` with its title broken into lines of at most ``TITLE_CHARS`` characters (after a colon if that fits,
+    else in lines of about equal length), and the top margin and the height grown by a line for each line added:
+    Plotly never wraps a title, and one wider than the chart is cut at its edge."""
+    text = fig.layout.title.text or ""
+    lines = _title_lines(text)
+    if len(lines) > 1:
+        extra = _TITLE_LINE * (len(lines) - 1)
+        fig.update_layout(title_text="<br>".join(lines), height=fig.layout.height + extra,
+                          margin_t=fig.layout.margin.t + extra)
     return fig
+
+
+def _title_lines(text: str) -> list[str]:
+    """``text`` as the fewest lines of at most ``TITLE_CHARS`` characters (a longer word keeps a line of its own).
+
+    >>> _title_lines("Jacobian of sample 0: d output / d input feature")
+    ['Jacobian of sample 0:', 'd output / d input feature']
+    >>> _title_lines("Naive and summed against the correct rows, again")
+    ['Naive and summed against', 'the correct rows, again']
+    """
+    if len(text) <= TITLE_CHARS:
+        return [text]
+    head, colon, tail = text.partition(": ")
+    if colon and len(head) < TITLE_CHARS and len(tail) <= TITLE_CHARS:
+        return [head + ":", tail]
+    fewest = len(_wrap(text, TITLE_CHARS).split("<br>"))
+    width = -(-len(text) // fewest)   # lines of about equal length, as few as at the full width
+    while len(_wrap(text, width).split("<br>")) > fewest:
+        width += 1
+    return _wrap(text, width).split("<br>")
 
 
 #: the smallest text a chart writes on or beside its marks, in px (Plotly shrinks a bar's label to fit its bar)
@@ -211,7 +251,7 @@ def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the prob
             how = ["compiled" if flag is True or flag == 1 else "eager" for flag in row]
             trace.update(marker={"symbol": ["circle" if h == "compiled" else "circle-open" for h in how], "size": 10},
                          customdata=how, hovertemplate=f"{trace.name}<br>%{{x}}: %{{y:.3~g}} s, %{{customdata}}<extra></extra>")
-    return fig
+    return _fit_title(fig)
 
 
 def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None = None,
@@ -238,7 +278,7 @@ def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None
                       margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2})
     fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")
     fig.update_yaxes(title_text="examples")
-    return fig
+    return _fit_title(fig)
 
 
 def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: str = "Examples") -> go.Figure:
@@ -261,14 +301,14 @@ def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: s
     fig.update_annotations(font={"size": FONT_SIZE - 4})
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
                       margin={"l": 10, "r": 10, "t": 80, "b": 10})
-    return fig
+    return _fit_title(fig)
 
 
 def mean_gradient_bars(plain: Sequence[float], clipped: Sequence[float], names: Sequence[str], *,
                        clip_norm: float, title: str = "Mean gradient: plain and clipped") -> go.Figure:
     """Grouped bars of the L2 norm of the plain and the clipped mean gradient, one group per variable."""
-    return _build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"],
-                  list(names), title=title, x_title="variable", y_title="L2 norm of the mean gradient")
+    return _fit_title(_build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"],
+                             list(names), title=title, x_title="variable", y_title="L2 norm of the mean gradient"))
 
 
 _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of outputs (log scale)",

@@ -399,3 +399,41 @@ def test_mean_gradient_bars_put_plain_beside_clipped_per_variable():
     assert [t.name for t in fig.data] == ["plain mean", "clipped mean (C = 1)"]
     np.testing.assert_array_equal(fig.data[1].y, [0.5, 0.25])
     assert list(fig.data[0].x) == ["kernel", "bias"]
+
+
+LONG_TITLE = "Jacobian of sample 0: d output / d input feature"   # the Models page's, cut at 390 px
+
+
+def _every_chart(title: str) -> dict[str, go.Figure]:
+    frame = pd.DataFrame({"method": ["a", "a"], "size": [4, 16], "seconds": [0.01, 0.02]})
+    return {
+        "gradient_bars": figures.gradient_bars(SEED, ROWS, COLS, title=title),
+        "jacobian_heatmap": figures.jacobian_heatmap(SEED, ROWS, COLS, title=title),
+        "hessian_heatmap": figures.hessian_heatmap(np.eye(3), COLS, title=title),
+        "field_heatmap": figures.field_heatmap(np.eye(2), [0, 1], [0, 1], title=title),
+        "magnitude_heatmap": figures.magnitude_heatmap(SEED, ROWS, COLS, title=title),
+        "error_heatmap": figures.error_heatmap(SEED, ROWS, COLS, title=title),
+        "gradient_table": figures.gradient_table(SEED, ROWS, COLS, title=title),
+        "timing_bars": figures.timing_bars({"a": 0.01, "b": 0.1}, title=title, log=True),
+        "scaling_chart": figures.scaling_chart(frame, title=title),
+        "norm_histogram": figures.norm_histogram([1.0, 2.0], ["a", "b"], title=title),
+        "image_grid": figures.image_grid(np.zeros((2, 2, 2)), ["a", "b"], title=title),
+        "mean_gradient_bars": figures.mean_gradient_bars([1.0], [0.5], ["w"], clip_norm=1.0, title=title),
+    }
+
+
+def test_a_title_longer_than_a_phone_is_wide_breaks_over_lines_in_every_chart():
+    """Plotly never wraps a title: at 390 px the Models page's 48-character title ran past the chart's right edge.
+    Every chart breaks a long title (after its colon when that fits) and grows its top margin and its height by a
+    line, so the plot keeps its room; a short title stays on one line."""
+    assert figures.TITLE_CHARS <= 40   # about 350 px of 17 px bold: the width of a chart at 390 px
+    short, long = _every_chart("Short"), _every_chart(LONG_TITLE)
+    for name, fig in long.items():
+        assert fig.layout.title.text == "Jacobian of sample 0:<br>d output / d input feature", name
+        assert fig.layout.margin.t == short[name].layout.margin.t + 24, name
+        assert fig.layout.height == short[name].layout.height + 24, name
+        assert short[name].layout.title.text == "Short", name
+    no_colon = "Naive and summed against the correct rows, and more of them"
+    lines = figures.gradient_bars(SEED, ROWS, COLS, title=no_colon).layout.title.text.split("<br>")
+    assert all(len(line) <= figures.TITLE_CHARS for line in lines) and len(lines) == 2
+    assert " ".join(lines) == "Naive and summed against the correct rows, and more of them"
