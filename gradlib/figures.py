@@ -275,7 +275,7 @@ def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None
         fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}",
                       annotation_position="top", annotation_yanchor="bottom")
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, barmode="overlay", height=420,
-                      margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2})
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend=_LEGEND_BELOW)
     fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")
     fig.update_yaxes(title_text="examples")
     return _fit_title(fig)
@@ -329,15 +329,16 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
     fig = go.Figure(traces)
     fig.update_layout(
         title={"text": title}, font={"size": FONT_SIZE}, height=height, margin=_MARGIN,
-        legend={"orientation": "h", "y": -0.2}, barmode="group" if kind == "bar" else None,
+        legend=_LEGEND_BELOW, barmode="group" if kind == "bar" else None,
         scattermode="group" if kind == "bar" else None)   # the zero and inf marks sit on their own bar
     if kind != "table":
         fig.update_xaxes(title_text=x_title, type="log" if kind == "line" else None)
         fig.update_yaxes(title_text=y_title, type="log" if kind == "line" else None,
                          autorange="reversed" if kind in _HEATMAPS else None)
     if kind in _HEATMAPS and len(traces) > 1:   # the legend names the red cells: below the axis title, not on it
-        fig.update_layout(height=height + _LEGEND_ROOM, margin={**_MARGIN, "b": _MARGIN["b"] + _LEGEND_ROOM},
-                          legend={"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"})
+        fig.update_layout(height=height + _LEGEND_ROOM, margin={**_MARGIN, "b": _MARGIN["b"] + _LEGEND_ROOM})
+    if kind in ("bar", "line") and len(row_labels) > 1:   # the legend's room, so that the plot keeps its height
+        fig.update_layout(height=height + _LEGEND_ROOM)
     if kind == "line":   # one tick per power of ten: Plotly's default log ticks crowd the axis
         fig.update_xaxes(dtick=1)
         fig.update_yaxes(dtick=1, exponentformat="power")
@@ -345,7 +346,11 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
 
 
 _MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
-#: px under a heatmap's x axis for its legend (one line)
+#: every legend under the whole chart, at the container's bottom: Plotly keeps the plot, its tick labels and the
+#: axis title above it. At y = -0.2 of the plot it was drawn over the axis title, and over tick labels turned to
+#: fit a phone (the Per-example page's variable names at 390 px)
+_LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
+#: px under a chart's x axis for its legend (one line; Plotly reserves what more lines take)
 _LEGEND_ROOM = 34
 _HEATMAPS = ("heatmap", "magnitude")
 

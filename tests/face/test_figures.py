@@ -437,3 +437,17 @@ def test_a_title_longer_than_a_phone_is_wide_breaks_over_lines_in_every_chart():
     lines = figures.gradient_bars(SEED, ROWS, COLS, title=no_colon).layout.title.text.split("<br>")
     assert all(len(line) <= figures.TITLE_CHARS for line in lines) and len(lines) == 2
     assert " ".join(lines) == "Naive and summed against the correct rows, and more of them"
+
+
+def test_every_legend_sits_under_the_whole_chart_not_over_its_axis():
+    """At 390 px the Per-example page's legend, at y = -0.2 of the plot, was drawn over the variable names (turned
+    to fit) and the axis title; so were the Models page's pitfall bars' over 'watched element'. Every legend now
+    sits at the chart's bottom edge (Plotly keeps the plot, its tick labels and axis title above it), and a chart
+    with a legend is taller by a line, so its plot keeps its height."""
+    charts = _every_chart("Short")
+    charts["error_heatmap"] = figures.error_heatmap(SEED, ROWS, COLS, unchecked=[[True, False, False]] * 2)
+    for name in ("gradient_bars", "error_heatmap", "scaling_chart", "norm_histogram", "mean_gradient_bars"):
+        legend = charts[name].layout.legend
+        assert (legend.yref, legend.y, legend.yanchor, legend.orientation) == ("container", 0, "bottom", "h"), name
+    one_row = figures.gradient_bars(SEED[:1], ROWS[:1], COLS)   # one row: no legend, no room kept for it
+    assert charts["gradient_bars"].layout.height == one_row.layout.height + 34
