@@ -16,6 +16,7 @@ the legend saying what red means.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
@@ -306,9 +307,33 @@ def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: s
 
 def mean_gradient_bars(plain: Sequence[float], clipped: Sequence[float], names: Sequence[str], *,
                        clip_norm: float, title: str = "Mean gradient: plain and clipped") -> go.Figure:
-    """Grouped bars of the L2 norm of the plain and the clipped mean gradient, one group per variable."""
-    return _fit_title(_build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"],
-                             list(names), title=title, x_title="variable", y_title="L2 norm of the mean gradient"))
+    """Grouped bars of the L2 norm of the plain and the clipped mean gradient, one group per variable; the path all
+    the variables share (``model/``) is said once, in the axis title, and each group is named by the rest of its
+    path (at 390 px the names in full were turned and took half the chart, and a third of its width).
+
+    >>> fig = mean_gradient_bars([2.0, 1.0], [1.0, 0.5], ["net/dense/kernel", "net/dense/bias"], clip_norm=1)
+    >>> list(fig.layout.xaxis.ticktext), fig.layout.xaxis.title.text
+    (['kernel', 'bias'], 'variable (in net/dense/)')
+    """
+    names = [str(name) for name in names]
+    shared = _shared_path(names)
+    fig = _build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"], names,
+                 title=title, x_title=f"variable (in {shared})" if shared else "variable",
+                 y_title="L2 norm of the mean gradient")
+    fig.update_xaxes(tickvals=names, ticktext=[name.removeprefix(shared) for name in names])
+    return _fit_title(fig)
+
+
+def _shared_path(names: Sequence[str]) -> str:
+    """The folders (up to a ``/``) that every one of two or more ``names`` begins with, ``""`` when none.
+
+    >>> _shared_path(["m/hidden/kernel", "m/hidden/bias", "m/out/bias"]), _shared_path(["m/a", "n/a"])
+    ('m/', '')
+    """
+    if len(names) < 2:
+        return ""
+    common = os.path.commonprefix(list(names))
+    return common[:common.rfind("/") + 1]
 
 
 _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of outputs (log scale)",
