@@ -299,7 +299,7 @@ def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: s
     fig.update_yaxes(visible=False, autorange="reversed", constrain="domain")
     for name in [key for key in fig.layout if key.startswith("yaxis")]:   # each image square on its own x axis:
         fig.layout[name].scaleanchor = "x" + name.removeprefix("yaxis")    # all on "x", only the first one was
-    fig.update_annotations(font={"size": FONT_SIZE - 4})
+    fig.update_annotations(font={"size": LABEL_SIZE})   # 11 px under each digit read small on a phone
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
                       margin={"l": 10, "r": 10, "t": 80, "b": 10})
     return _fit_title(fig)
@@ -448,7 +448,7 @@ def _cells(where: np.ndarray, rows: list[str], cols: list[Any], texts: np.ndarra
         z=np.where(where, 1.0, np.nan), x=cols, y=rows, xgap=1, ygap=1, zmin=0, zmax=1,
         colorscale=[[0.0, colour], [1.0, colour]], showscale=False, hoverongaps=False,
         text=np.where(where, texts, ""), texttemplate="%{text}" if cell >= 20 else "",
-        textfont={"color": "#ffffff", "size": 12}, customdata=texts, name=name, showlegend=True,
+        textfont={"color": "#ffffff", "size": LABEL_SIZE}, customdata=texts, name=name, showlegend=True,
         hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")
 
 

@@ -466,3 +466,24 @@ def test_every_legend_sits_under_the_whole_chart_not_over_its_axis():
         assert (legend.yref, legend.y, legend.yanchor, legend.orientation) == ("container", 0, "bottom", "h"), name
     one_row = figures.gradient_bars(SEED[:1], ROWS[:1], COLS)   # one row: no legend, no room kept for it
     assert charts["gradient_bars"].layout.height == one_row.layout.height + 34
+
+
+def test_no_chart_writes_text_smaller_than_the_label_size():
+    """Text on a chart is read on a phone too: the Per-example page's digit captions were 11 px, and Plotly shrank
+    the timing bars' labels to about 6 px. Every annotation, every trace's text and every bar label (Plotly's floor,
+    uniformtext) is LABEL_SIZE px or more."""
+    charts = _every_chart("Short")
+    charts["marks"] = figures.gradient_bars([[0.0, math.inf, 1.0]], ["y"], COLS)
+    charts["cells"] = figures.error_heatmap(SEED, ROWS, COLS, unchecked=[[True, False, False]] * 2)
+    charts["timing_bars"] = figures.timing_bars({"a": 0.01, "b": 0.1}, log=True)
+    for name, fig in charts.items():
+        default = fig.layout.font.size
+        for note in fig.layout.annotations:
+            assert (note.font.size or default) >= figures.LABEL_SIZE, (name, note.text)
+        for trace in fig.data:
+            if getattr(trace, "text", None) is not None and trace.type != "table":
+                assert (trace.textfont.size or default) >= figures.LABEL_SIZE, (name, trace.name)
+                if trace.type == "bar":   # Plotly shrinks a bar's label to its bar unless told a floor
+                    assert fig.layout.uniformtext.minsize >= figures.LABEL_SIZE, name
+    assert any(note.text for note in charts["image_grid"].layout.annotations)
+    assert charts["cells"].data[1].text is not None and charts["marks"].data[1].text is not None
