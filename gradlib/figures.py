@@ -149,14 +149,15 @@ TITLE_CHARS = 40
 _TITLE_LINE = 24
 
 
-def _fit_title(fig: go.Figure) -> go.Figure:
+def _fit_title(fig: go.Figure, *, line: int = _TITLE_LINE) -> go.Figure:
     """``fig`` with its title broken into lines of at most ``TITLE_CHARS`` characters (after a colon if that fits,
-    else in lines of about equal length), and the top margin and the height grown by a line for each line added:
-    Plotly never wraps a title, and one wider than the chart is cut at its edge."""
+    else in lines of about equal length), and the top margin and the height grown by ``line`` px for each line
+    added: Plotly never wraps a title, and one wider than the chart is cut at its edge. (Plotly keeps the first
+    line in the middle of the top margin and writes the others downwards, towards the plot.)"""
     text = fig.layout.title.text or ""
     lines = _title_lines(text)
     if len(lines) > 1:
-        extra = _TITLE_LINE * (len(lines) - 1)
+        extra = line * (len(lines) - 1)
         fig.update_layout(title_text="<br>".join(lines), height=fig.layout.height + extra,
                           margin_t=fig.layout.margin.t + extra)
     return fig
@@ -302,7 +303,9 @@ def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: s
     fig.update_annotations(font={"size": LABEL_SIZE})   # 11 px under each digit read small on a phone
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
                       margin={"l": 10, "r": 10, "t": 80, "b": 10})
-    return _fit_title(fig)
+    # the captions of the first row rise into the top margin: a title's added line (written downwards from the
+    # margin's middle) needs twice its height there, or it lands on them
+    return _fit_title(fig, line=2 * _TITLE_LINE)
 
 
 def mean_gradient_bars(plain: Sequence[float], clipped: Sequence[float], names: Sequence[str], *,
