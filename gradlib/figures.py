@@ -280,7 +280,8 @@ def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None
                       margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend=_LEGEND_BELOW)
     fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")
     fig.update_yaxes(title_text="examples")
-    return _fit_title(fig)
+    # the clip norm's label stands in the top margin, as the image grid's captions do
+    return _fit_title(fig, line=2 * _TITLE_LINE if clip_norm is not None else _TITLE_LINE)
 
 
 def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: str = "Examples") -> go.Figure:

@@ -432,6 +432,7 @@ def _every_chart(title: str) -> dict[str, go.Figure]:
         "timing_bars": figures.timing_bars({"a": 0.01, "b": 0.1}, title=title, log=True),
         "scaling_chart": figures.scaling_chart(frame, title=title),
         "norm_histogram": figures.norm_histogram([1.0, 2.0], ["a", "b"], title=title),
+        "clipped_histogram": figures.norm_histogram([1.0, 2.0], ["a", "b"], clip_norm=1.5, title=title),
         "image_grid": figures.image_grid(np.zeros((2, 2, 2)), ["a", "b"], title=title),
         "mean_gradient_bars": figures.mean_gradient_bars([1.0], [0.5], ["w"], clip_norm=1.0, title=title),
     }
@@ -445,8 +446,8 @@ def test_a_title_longer_than_a_phone_is_wide_breaks_over_lines_in_every_chart():
     short, long = _every_chart("Short"), _every_chart(LONG_TITLE)
     for name, fig in long.items():
         # Plotly writes a title's second line downwards from the middle of the top margin: the image grid's
-        # captions rise into that margin, so there the line takes twice its height (else it lands on them)
-        added = 48 if name == "image_grid" else 24
+        # captions and the clip norm's label stand in that margin, so there a line takes twice its height
+        added = 48 if name in ("image_grid", "clipped_histogram") else 24
         assert fig.layout.title.text == "Jacobian of sample 0:<br>d output / d input feature", name
         assert fig.layout.margin.t == short[name].layout.margin.t + added, name
         assert fig.layout.height == short[name].layout.height + added, name
