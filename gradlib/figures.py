@@ -25,8 +25,9 @@ from plotly.subplots import make_subplots
 
 from ._format import format_number
 
-__all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
-           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "NOT_CHECKED", "NOT_FINITE", "scaling_chart", "timing_bars"]
+__all__ = ["BROKEN", "FONT_SIZE", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE", "TITLE_CHARS", "error_heatmap",
+           "field_heatmap", "gradient_bars", "gradient_table", "hessian_heatmap", "image_grid", "jacobian_heatmap",
+           "magnitude_heatmap", "mean_gradient_bars", "norm_histogram", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
