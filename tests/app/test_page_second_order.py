@@ -54,11 +54,11 @@ def test_the_seed_s_hessians_are_the_closed_form():
 
 
 #: characters of a code column (broken beside right) at 1366 px; longer lines scroll sideways
-CODE_COLUMN_CHARS = 45
+CODE_COLUMN_CHARS = 44
 
 
 def test_the_code_side_by_side_fits_its_column_on_a_laptop(at):
-    """At 1366 px each code column holds 45 characters: on the Second order page lines of 47 to 66 scrolled sideways,
+    """At 1366 px each code column holds 44 characters: on the Second order page lines of 45 to 66 scrolled sideways,
     their comments' ends (the very point of the example) out of sight."""
     codes = [c.value for c in at.code]
     assert codes
