@@ -16,6 +16,7 @@ the legend saying what red means.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
@@ -24,8 +25,9 @@ from plotly.subplots import make_subplots
 
 from ._format import format_number
 
-__all__ = ["BROKEN", "FONT_SIZE", "PALETTE", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
-           "hessian_heatmap", "jacobian_heatmap", "magnitude_heatmap", "NOT_CHECKED", "NOT_FINITE", "scaling_chart", "timing_bars"]
+__all__ = ["BROKEN", "FONT_SIZE", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE", "TITLE_CHARS", "error_heatmap",
+           "field_heatmap", "gradient_bars", "gradient_table", "hessian_heatmap", "image_grid", "jacobian_heatmap",
+           "magnitude_heatmap", "mean_gradient_bars", "norm_histogram", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
@@ -50,22 +52,22 @@ def gradient_bars(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[s
 
     Rows named in ``broken`` (wrong answers) are red; a zero is a dash on the axis, ``inf``/``nan`` a red cross.
     """
-    return _build("bar", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="gradient", broken=broken)
+    return _fit_title(_build("bar", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="gradient", broken=broken))
 
 
 def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                      title: str = "Jacobian: d output / d watched element") -> go.Figure:
     """Heatmap of the Jacobian, outputs down and watched elements across, on a scale centred at zero."""
-    return _build("heatmap", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="output element")
+    return _fit_title(_build("heatmap", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="output element"))
 
 
 def hessian_heatmap(matrix: Any, labels: Sequence[str], *, title: str = "Hessian") -> go.Figure:
     """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero."""
     fig = _build("heatmap", matrix, labels, labels, title=title, x_title="watched element", y_title="watched element")
     # a cell is a second derivative, not the Jacobian's "d row / d column"
-    return fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>")
+    return _fit_title(fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>"))
 
 
 def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, title: str,
@@ -85,62 +87,154 @@ def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, titl
     fig.update_layout(title={"text": title}, height=380, margin={"l": 50, "r": 20, "t": 60, "b": 50},
                       font={"size": FONT_SIZE}, xaxis={"title": {"text": "x"}, "constrain": "domain"},
                       yaxis={"title": {"text": "y"}, "scaleanchor": "x", "constrain": "domain"})
-    return fig
+    return _fit_title(fig)
 
 
 def magnitude_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                       title: str = "Mean |Jacobian|") -> go.Figure:
     """Heatmap of a quantity that cannot be negative (``|J|``, an error), on a sequential scale from zero."""
-    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="output element")
+    return _fit_title(_build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="output element"))
 
 
 def error_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                   title: str = "Finite-difference check: absolute error", unchecked: Any = None) -> go.Figure:
     """Heatmap of the absolute difference between the gradients and their finite-difference estimate; the cells
     where ``unchecked`` (a mask of the matrix's shape) is true are the ones the check left out, named so, in slate."""
-    return _build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                  y_title="output element", left_out=unchecked)
+    return _fit_title(_build("magnitude", matrix, row_labels, col_labels, title=title, x_title="watched element",
+                             y_title="output element", left_out=unchecked))
 
 
 def gradient_table(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
                    title: str = "Per-element gradients") -> go.Figure:
     """Table of the Jacobian: one row per output element (or method), one column per watched element."""
-    return _build("table", matrix, row_labels, col_labels, title=title, x_title="", y_title="")
+    return _fit_title(_build("table", matrix, row_labels, col_labels, title=title, x_title="", y_title=""))
 
 
 def timing_bars(seconds: Mapping[str, float], *, title: str = "Time per method",
                 broken: Collection[str] = (), log: bool = False) -> go.Figure:
-    """Bars of the seconds each method took (one bar per method; the methods in ``broken`` are red); with ``log``,
-    a log axis and each bar labelled with its time, so a bar 1,000 times shorter than another stays readable."""
-    names = list(seconds)
-    fig = _build("bar", [list(seconds.values())], ["seconds"], names, title=title, x_title="method",
+    """Horizontal bars of the seconds each method took (one bar per method, top down in the given order; the
+    methods in ``broken`` are red); with ``log``, a log axis and each bar labelled with its time, so a bar 1,000
+    times shorter than another stays readable.
+
+    The bars lie down: standing, each bar's label had to fit its width, and Plotly shrank it to fit (about 6 px
+    tall at 390 px, beside method names turned 30 degrees that took half the plot). Lying down, a label runs
+    along its bar at the chart's font size, never under ``LABEL_SIZE``, and a long name breaks over lines.
+    """
+    names, values = list(seconds), list(seconds.values())
+    fig = _build("bar", [values], ["seconds"], names, title=title, x_title="method",
                  y_title="seconds (log scale)" if log else "seconds")
-    fig.update_traces(marker_color=[BROKEN if name in broken else PALETTE[0] for name in names],
-                      selector={"type": "bar"})
+    for trace in fig.data:   # _build stands bars up: lay each one down, its marks (a zero, a nan) with it
+        trace.update(x=trace.y, y=trace.x, hovertemplate="%{y}: %{customdata} s<extra></extra>")
+        if trace.type == "bar":
+            trace.update(orientation="h", cliponaxis=False,
+                         marker_color=[BROKEN if name in broken else PALETTE[0] for name in names])
+        else:
+            trace.update(textposition="middle right", marker_symbol=[
+                "line-ns-open" if symbol == "line-ew-open" else symbol for symbol in trace.marker.symbol])
+    fig.update_layout(showlegend=False, height=_TIMING_BASE + _TIMING_ROW * len(names),
+                      uniformtext={"minsize": LABEL_SIZE, "mode": "show"})
+    fig.update_xaxes(title_text=fig.layout.yaxis.title.text)
+    fig.update_yaxes(title_text=None, autorange="reversed", tickvals=names,
+                     ticktext=[_wrap(str(name), _NAME_CHARS) for name in names])
     if log:
-        fig.update_traces(text=[_seconds_text(s) for s in seconds.values()], textposition="outside",
-                          selector={"type": "bar"})
-        fig.update_yaxes(type="log", **_decade_ticks(seconds.values()))
-    fig.update_layout(showlegend=False)
+        fig.update_traces(text=[_seconds_text(s) for s in values], textposition="outside", selector={"type": "bar"})
+        fig.update_xaxes(type="log", **_decade_ticks(values))
+    return _fit_title(fig)
+
+
+#: the most characters of a chart title on one line: Streamlit writes titles 17 px bold, and at 390 px wide the
+#: Models page's 48 characters ('Jacobian of sample 0: d output / d input feature') ran off the chart's edge
+TITLE_CHARS = 40
+#: px a title's every line after the first adds to the top margin (and to the chart's height)
+_TITLE_LINE = 24
+
+
+def _fit_title(fig: go.Figure, *, line: int = _TITLE_LINE) -> go.Figure:
+    """``fig`` with its title broken into lines of at most ``TITLE_CHARS`` characters (after a colon if that fits,
+    else in lines of about equal length), and the top margin and the height grown by ``line`` px for each line
+    added: Plotly never wraps a title, and one wider than the chart is cut at its edge. (Plotly keeps the first
+    line in the middle of the top margin and writes the others downwards, towards the plot.)"""
+    text = fig.layout.title.text or ""
+    lines = _title_lines(text)
+    if len(lines) > 1:
+        extra = line * (len(lines) - 1)
+        fig.update_layout(title_text="<br>".join(lines), height=fig.layout.height + extra,
+                          margin_t=fig.layout.margin.t + extra)
     return fig
 
 
-def _decade_ticks(seconds: Any) -> dict[str, Any]:
-    """A log axis from half a decade under the shortest bar to above the longest one's label, at least a decade
-    tall, with one tick per power of ten named in the unit the bars use (``1 ms``, ``1 s``): Plotly's own log
-    ticks labelled the steps in between ``2`` and ``5`` with no unit, and read ``10, 5, 2, 1, 5, 2, 0.1`` downwards.
+def _title_lines(text: str) -> list[str]:
+    """``text`` as the fewest lines of at most ``TITLE_CHARS`` characters (a longer word keeps a line of its own).
 
-    >>> _decade_ticks([0.0042, 3.5])["ticktext"]
+    >>> _title_lines("Jacobian of sample 0: d output / d input feature")
+    ['Jacobian of sample 0:', 'd output / d input feature']
+    >>> _title_lines("Naive and summed against the correct rows, again")
+    ['Naive and summed against', 'the correct rows, again']
+    """
+    if len(text) <= TITLE_CHARS:
+        return [text]
+    head, colon, tail = text.partition(": ")
+    if colon and len(head) < TITLE_CHARS and len(tail) <= TITLE_CHARS:
+        return [head + ":", tail]
+    fewest = len(_wrap(text, TITLE_CHARS).split("<br>"))
+    width = -(-len(text) // fewest)   # lines of about equal length, as few as at the full width
+    while len(_wrap(text, width).split("<br>")) > fewest:
+        width += 1
+    return _wrap(text, width).split("<br>")
+
+
+#: the smallest text a chart writes on or beside its marks, in px (Plotly shrinks a bar's label to fit its bar)
+LABEL_SIZE = 12
+#: px of a timing chart's title and time axis, and px per method (room for a name over two lines)
+_TIMING_BASE, _TIMING_ROW = 140, 46
+#: characters of a method name per line on a timing chart's axis (about 110 px at 390 px wide)
+_NAME_CHARS = 16
+
+
+def _wrap(text: str, width: int) -> str:
+    """``text`` broken at spaces into lines of at most ``width`` characters (a longer word keeps its own line),
+    joined with Plotly's ``<br>``.
+
+    >>> _wrap("per-sample tape.jacobian loop", 16)
+    'per-sample<br>tape.jacobian<br>loop'
+    """
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines) or text
+
+
+def _decade_ticks(seconds: Any) -> dict[str, Any]:
+    """A log axis from half a decade under the shortest bar to beyond the longest one's label, at least a decade
+    long, with one tick per power of ten named in the unit the bars use (``1 ms``, ``1 s``): Plotly's own log
+    ticks labelled the steps in between ``2`` and ``5`` with no unit, and read ``10, 5, 2, 1, 5, 2, 0.1`` downwards.
+    Over more than ``_DECADES_NAMED`` powers of ten every other one is named (the others keep a tick mark): at
+    390 px a decade is about 36 px long and ``100 ms`` about 38 px, so names side by side ran together.
+
+    >>> _decade_ticks([0.0042, 0.35])["ticktext"]
     ['10 ms', '100 ms', '1 s']
+    >>> _decade_ticks([0.00042, 3.5])["ticktext"], _decade_ticks([0.00042, 3.5])["minor"]["tickvals"]
+    (['1 ms', '100 ms', '10 s'], [0.01, 1.0])
     """
     positive = [float(s) for s in seconds if np.isfinite(s) and s > 0]
     if not positive:
         return {}
     low = np.log10(min(positive)) - 0.5
-    high = max(np.log10(max(positive)) + 0.35, low + 1.0)   # room for the longest bar's label above it
+    top = np.log10(max(positive))
+    # room for the longest bar's label beyond it: about 50 px, of a plot 230 px long on a phone
+    high = max(top + max(0.35, 0.3 * (top - low)), low + 1.0)
     values = [10.0 ** k for k in range(int(np.ceil(low)), int(np.floor(high)) + 1)]
-    return {"range": [low, high], "tickvals": values, "ticktext": [_seconds_text(v) for v in values]}
+    named = values if len(values) <= _DECADES_NAMED else values[::2]
+    return {"range": [low, high], "tickvals": named, "ticktext": [_seconds_text(v) for v in named],
+            "minor": {"tickvals": [v for v in values if v not in named], "ticks": "outside", "ticklen": 4}}
+
+
+#: the most powers of ten a timing axis names side by side (each about 38 px wide at 390 px)
+_DECADES_NAMED = 4
 
 
 def _seconds_text(seconds: float) -> str:
@@ -160,7 +254,7 @@ def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the prob
             how = ["compiled" if flag is True or flag == 1 else "eager" for flag in row]
             trace.update(marker={"symbol": ["circle" if h == "compiled" else "circle-open" for h in how], "size": 10},
                          customdata=how, hovertemplate=f"{trace.name}<br>%{{x}}: %{{y:.3~g}} s, %{{customdata}}<extra></extra>")
-    return fig
+    return _fit_title(fig)
 
 
 def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None = None,
@@ -184,10 +278,11 @@ def norm_histogram(norms: Any, groups: Sequence[str], *, clip_norm: float | None
         fig.add_vline(x=clip_norm, line_dash="dash", annotation_text=f"clip norm {clip_norm:g}",
                       annotation_position="top", annotation_yanchor="bottom")
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, barmode="overlay", height=420,
-                      margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend={"orientation": "h", "y": -0.2})
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10}, legend=_LEGEND_BELOW)
     fig.update_xaxes(title_text="L2 norm of the example's gradient (all weights)")
     fig.update_yaxes(title_text="examples")
-    return fig
+    # the clip norm's label stands in the top margin, as the image grid's captions do
+    return _fit_title(fig, line=2 * _TITLE_LINE if clip_norm is not None else _TITLE_LINE)
 
 
 def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: str = "Examples") -> go.Figure:
@@ -207,17 +302,43 @@ def image_grid(images: Any, titles: Sequence[str], *, columns: int = 8, title: s
     fig.update_yaxes(visible=False, autorange="reversed", constrain="domain")
     for name in [key for key in fig.layout if key.startswith("yaxis")]:   # each image square on its own x axis:
         fig.layout[name].scaleanchor = "x" + name.removeprefix("yaxis")    # all on "x", only the first one was
-    fig.update_annotations(font={"size": FONT_SIZE - 4})
+    fig.update_annotations(font={"size": LABEL_SIZE})   # 11 px under each digit read small on a phone
     fig.update_layout(title={"text": title}, font={"size": FONT_SIZE}, height=80 + 170 * rows,
                       margin={"l": 10, "r": 10, "t": 80, "b": 10})
-    return fig
+    # the captions of the first row rise into the top margin: a title's added line (written downwards from the
+    # margin's middle) needs twice its height there, or it lands on them
+    return _fit_title(fig, line=2 * _TITLE_LINE)
 
 
 def mean_gradient_bars(plain: Sequence[float], clipped: Sequence[float], names: Sequence[str], *,
                        clip_norm: float, title: str = "Mean gradient: plain and clipped") -> go.Figure:
-    """Grouped bars of the L2 norm of the plain and the clipped mean gradient, one group per variable."""
-    return _build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"],
-                  list(names), title=title, x_title="variable", y_title="L2 norm of the mean gradient")
+    """Grouped bars of the L2 norm of the plain and the clipped mean gradient, one group per variable; the path all
+    the variables share (``model/``) is said once, in the axis title, and each group is named by the rest of its
+    path (at 390 px the names in full were turned and took half the chart, and a third of its width).
+
+    >>> fig = mean_gradient_bars([2.0, 1.0], [1.0, 0.5], ["net/dense/kernel", "net/dense/bias"], clip_norm=1)
+    >>> list(fig.layout.xaxis.ticktext), fig.layout.xaxis.title.text
+    (['kernel', 'bias'], 'variable (in net/dense/)')
+    """
+    names = [str(name) for name in names]
+    shared = _shared_path(names)
+    fig = _build("bar", [list(plain), list(clipped)], ["plain mean", f"clipped mean (C = {clip_norm:g})"], names,
+                 title=title, x_title=f"variable (in {shared})" if shared else "variable",
+                 y_title="L2 norm of the mean gradient")
+    fig.update_xaxes(tickvals=names, ticktext=[name.removeprefix(shared) for name in names])
+    return _fit_title(fig)
+
+
+def _shared_path(names: Sequence[str]) -> str:
+    """The folders (up to a ``/``) that every one of two or more ``names`` begins with, ``""`` when none.
+
+    >>> _shared_path(["m/hidden/kernel", "m/hidden/bias", "m/out/bias"]), _shared_path(["m/a", "n/a"])
+    ('m/', '')
+    """
+    if len(names) < 2:
+        return ""
+    common = os.path.commonprefix(list(names))
+    return common[:common.rfind("/") + 1]
 
 
 _AXIS_TITLES = {"size": "problem size (log scale)", "outputs": "number of outputs (log scale)",
@@ -238,15 +359,16 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
     fig = go.Figure(traces)
     fig.update_layout(
         title={"text": title}, font={"size": FONT_SIZE}, height=height, margin=_MARGIN,
-        legend={"orientation": "h", "y": -0.2}, barmode="group" if kind == "bar" else None,
+        legend=_LEGEND_BELOW, barmode="group" if kind == "bar" else None,
         scattermode="group" if kind == "bar" else None)   # the zero and inf marks sit on their own bar
     if kind != "table":
         fig.update_xaxes(title_text=x_title, type="log" if kind == "line" else None)
         fig.update_yaxes(title_text=y_title, type="log" if kind == "line" else None,
                          autorange="reversed" if kind in _HEATMAPS else None)
     if kind in _HEATMAPS and len(traces) > 1:   # the legend names the red cells: below the axis title, not on it
-        fig.update_layout(height=height + _LEGEND_ROOM, margin={**_MARGIN, "b": _MARGIN["b"] + _LEGEND_ROOM},
-                          legend={"yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"})
+        fig.update_layout(height=height + _LEGEND_ROOM, margin={**_MARGIN, "b": _MARGIN["b"] + _LEGEND_ROOM})
+    if kind in ("bar", "line") and len(row_labels) > 1:   # the legend's room, so that the plot keeps its height
+        fig.update_layout(height=height + _LEGEND_ROOM)
     if kind == "line":   # one tick per power of ten: Plotly's default log ticks crowd the axis
         fig.update_xaxes(dtick=1)
         fig.update_yaxes(dtick=1, exponentformat="power")
@@ -254,7 +376,11 @@ def _build(kind: str, matrix: Any, row_labels: Sequence[str], col_labels: Sequen
 
 
 _MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
-#: px under a heatmap's x axis for its legend (one line)
+#: every legend under the whole chart, at the container's bottom: Plotly keeps the plot, its tick labels and the
+#: axis title above it. At y = -0.2 of the plot it was drawn over the axis title, and over tick labels turned to
+#: fit a phone (the Per-example page's variable names at 390 px)
+_LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
+#: px under a chart's x axis for its legend (one line; Plotly reserves what more lines take)
 _LEGEND_ROOM = 34
 _HEATMAPS = ("heatmap", "magnitude")
 
@@ -327,7 +453,7 @@ def _cells(where: np.ndarray, rows: list[str], cols: list[Any], texts: np.ndarra
         z=np.where(where, 1.0, np.nan), x=cols, y=rows, xgap=1, ygap=1, zmin=0, zmax=1,
         colorscale=[[0.0, colour], [1.0, colour]], showscale=False, hoverongaps=False,
         text=np.where(where, texts, ""), texttemplate="%{text}" if cell >= 20 else "",
-        textfont={"color": "#ffffff", "size": 12}, customdata=texts, name=name, showlegend=True,
+        textfont={"color": "#ffffff", "size": LABEL_SIZE}, customdata=texts, name=name, showlegend=True,
         hovertemplate="d %{y} / d %{x} = %{customdata}<extra></extra>")
 
 

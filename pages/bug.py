@@ -21,6 +21,8 @@ from dashboard import render, services
 SEED = PRESETS_BY_KEY["seed"]   # y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)
 METHODS = ("naive", "summed", "unstack", "jacobian")
 
+#: the code shown side by side: each line at most 44 characters, the width of a column at 1366 px (wider lines
+#: scroll sideways, and their ends were out of sight on a laptop)
 SEED_CODE = """\
 x = [tf.constant(3.0), tf.constant(4.0),
      tf.constant(5.0)]
@@ -29,7 +31,7 @@ with tf.GradientTape(persistent=True) as g:
     g.watch(x)
     y_as_list = [x[0]*x[1]*x[2],
                  x[0]*x[1]*x[2]*x[0]]
-    y_as_tensor = tf.stack(y_as_list, axis=0)
+    y_as_tensor = tf.stack(y_as_list)
 
 # summed: one row, the gradient of sum(y)
 g.gradient(y_as_tensor, x,
@@ -37,7 +39,8 @@ g.gradient(y_as_tensor, x,
 
 # per element: all zeros, because the loop
 # runs after the tape block
-[g.gradient(y_i, x, unconnected_gradients=ZERO)
+[g.gradient(y_i, x,
+            unconnected_gradients=ZERO)
  for y_i in y_as_tensor]
 """
 
@@ -48,11 +51,11 @@ with tf.GradientTape(persistent=True) as g:
     g.watch(x)
     y_as_list = [x[0]*x[1]*x[2],
                  x[0]*x[1]*x[2]*x[0]]
-    y_as_tensor = tf.stack(y_as_list, axis=0)
+    y_as_tensor = tf.stack(y_as_list)
     # inside the tape: recorded
     y_elements = tf.unstack(y_as_tensor)
 
-# per element: one gradient row per element of y
+# per element: one row per element of y
 [g.gradient(y_i, x) for y_i in y_elements]
 # [20, 15, 12], [120, 45, 36]
 

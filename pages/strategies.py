@@ -42,11 +42,13 @@ def timing_form() -> tuple[bool, list[int], str, list[str], int]:
     """The form: sizes, shape, methods and repeats. Nothing is timed until it is submitted."""
     with st.form("st_form", enter_to_submit=False):
         left, right = st.columns(2)
+        # wrap=True: in a column Streamlit keeps the chips on one row that scrolls sideways, and 'structured' and
+        # 'auto' were hidden (at 390 px, and at 1366 px too), so nobody could see they were chosen
         sizes = left.multiselect("Problem sizes", SIZES, default=[4, 16, 64, 128], key="st_sizes",
-                                 max_selections=len(SIZES))
+                                 max_selections=len(SIZES), wrap=True)
         shape = right.selectbox("Shape of the Jacobian", list(SHAPES), format_func=SHAPES.get, key="st_shape")
         methods = left.multiselect("Methods", TIMED_METHODS, default=list(TIMED_METHODS), key="st_methods",
-                                   help=render.method_legend(TIMED_METHODS))
+                                   help=render.method_legend(TIMED_METHODS), wrap=True)
         repeats = right.number_input("Repeats (the median is kept)", min_value=1, max_value=5, value=3, step=1,
                                      key="st_repeats")
         submitted = st.form_submit_button("Run the timing", type="primary", key="st_run")

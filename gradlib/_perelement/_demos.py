@@ -62,9 +62,9 @@ def _iterate_outside() -> Demo:
     return Demo("iterate_outside", "Iterating y after the tape block",
                 "`for y_i in y` runs unstack after recording stopped: each y_i is a new tensor the tape never saw.",
                 "with tf.GradientTape(persistent=True) as g:\n    g.watch(x)\n    y = tf.stack([...])\n"
-                "[g.gradient(y_i, x) for y_i in y]   # zeros / None",
+                "# after the block: zeros / None\n[g.gradient(y_i, x) for y_i in y]",
                 "with tf.GradientTape(persistent=True) as g:\n    g.watch(x)\n    y = tf.stack([...])\n"
-                "    parts = tf.unstack(y)          # inside the tape\n[g.gradient(y_i, x) for y_i in parts]",
+                "    parts = tf.unstack(y)  # inside the tape\n[g.gradient(y_i, x) for y_i in parts]",
                 broken, fixed, ("x0", "x1", "x2"))
 
 
@@ -172,8 +172,8 @@ def _nan_poisoning() -> Demo:
     return Demo("nan_poisoning", "NaN poisoning through a stacked output",
                 "y[0] = exp(exp(10)) overflows to inf. Reverse mode sends y[1]'s zero upstream gradient through "
                 "y[0]'s branch: 0 x inf = NaN lands in y[1]'s row, although y[1] = 2*x1 does not involve x0.",
-                "y = tf.stack([tf.exp(tf.exp(10 * x0)), 2 * x1])\ntape.jacobian(y, [x0, x1])   # row 1: [nan, 2]",
-                "gradlib.evaluate('[exp(exp(10*x0)), 2*x1]', ...)   # row 1: [0, 2]", broken, fixed, ("x0", "x1"),
+                "y = tf.stack([tf.exp(tf.exp(10 * x0)),\n              2 * x1])\n# row 1: [nan, 2]\ntape.jacobian(y, [x0, x1])",
+                "gradlib.evaluate('[exp(exp(10*x0)), 2*x1]',\n                 ...)  # row 1: [0, 2]", broken, fixed, ("x0", "x1"),
                 "gradlib's auto recomputes the poisoned rows in forward mode, where the inf stays in its own row.")
 
 

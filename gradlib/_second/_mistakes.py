@@ -61,10 +61,10 @@ def _after_block() -> SecondOrderMistake:
         "The outer tape records only what runs inside its block. Taken after it, the first derivative is not on "
         "the outer tape's record, so its derivative is None. Take the inner gradient inside the outer block.",
         "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
-        "        inner.watch(x)\n        y = x ** 3\ndy = inner.gradient(y, x)      # outside `outer`\n"
+        "        inner.watch(x)\n        y = x ** 3\ndy = inner.gradient(y, x)  # outside `outer`\n"
         "d2y = outer.gradient(dy, x)", _numbers(broken),
         "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
-        "        inner.watch(x)\n        y = x ** 3\n    dy = inner.gradient(y, x)  # inside `outer`\n"
+        "        inner.watch(x)\n        y = x ** 3\n    dy = inner.gradient(y, x)  # in `outer`\n"
         "d2y = outer.gradient(dy, x)", _numbers(fixed))
 
 
@@ -120,7 +120,7 @@ def _mixed_rows() -> SecondOrderMistake:
         "batch_jacobian silently returns 3 (tensorflow#38428). gradlib checks every sample and refuses.",
         "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
         "        inner.watch(x)\n        y = f(x)\n    dy = inner.gradient(y, x)\nd2y = outer.batch_jacobian(dy, x)",
-        _numbers(broken), "gradlib.per_sample_hessians(f, x, diagonal=True)", [2.0, 2.0], error)
+        _numbers(broken), "gradlib.per_sample_hessians(\n    f, x, diagonal=True)", [2.0, 2.0], error)
 
 
 def second_order_mistakes() -> list[SecondOrderMistake]:

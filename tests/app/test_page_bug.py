@@ -30,6 +30,16 @@ def test_the_first_page_is_the_bug_side_by_side():
         assert heading in headings
 
 
+def test_the_side_by_side_code_fits_its_column_on_a_laptop():
+    """At 1366 px each of the two code columns holds 44 characters; lines of 45 to 48 scrolled sideways, the
+    loop's 'unconnected_gradients=ZERO)' and the comment's 'of y' out of sight."""
+    at = open_app()
+    codes = [c.value for c in at.code]
+    assert len(codes) == 2
+    for code in codes:
+        assert max(len(line) for line in code.splitlines()) <= 44, code
+
+
 def test_the_three_answers_show_zeros_the_column_sums_and_the_rows():
     naive, summed, correct = tables(open_app())[:3]
     assert naive.values.tolist() == [["0", "0", "0"], ["0", "0", "0"]]

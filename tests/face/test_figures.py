@@ -103,32 +103,58 @@ def test_no_figure_fixes_a_template_a_background_or_a_text_colour():
 def test_timing_bars_one_bar_per_method():
     fig = figures.timing_bars({"unstack": 0.01, "jacobian": 0.03})
     (trace,) = fig.data
-    assert list(trace.x) == ["unstack", "jacobian"] and list(trace.y) == [0.01, 0.03]
-    assert fig.layout.yaxis.title.text == "seconds"
-    assert fig.layout.yaxis.type is None and trace.text is None
+    assert trace.orientation == "h" and list(trace.y) == ["unstack", "jacobian"] and list(trace.x) == [0.01, 0.03]
+    assert fig.layout.xaxis.title.text == "seconds" and fig.layout.yaxis.autorange == "reversed"   # first on top
+    assert fig.layout.xaxis.type is None and trace.text is None
 
 
 def test_timing_bars_on_a_log_axis_label_each_bar_with_its_own_time():
     """A 4 ms bar beside a 3 s one vanished on a linear axis: the log axis and the labels keep it readable."""
     fig = figures.timing_bars({"gradlib": 0.0042, "loop": 3.5, "jacobian": 0.25}, log=True)
     (trace,) = fig.data
-    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text == "seconds (log scale)"
-    assert list(zip(trace.x, trace.y, trace.text)) == [("gradlib", 0.0042, "4.2 ms"), ("loop", 3.5, "3.5 s"),
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.title.text == "seconds (log scale)"
+    assert list(zip(trace.y, trace.x, trace.text)) == [("gradlib", 0.0042, "4.2 ms"), ("loop", 3.5, "3.5 s"),
                                                         ("jacobian", 0.25, "250 ms")]
+    assert trace.textposition == "outside" and trace.hovertemplate == "%{y}: %{customdata} s<extra></extra>"
+
+
+def test_timing_labels_are_never_shrunk_below_the_label_size():
+    """Standing bars on the Models page at 390 px: Plotly shrank each label to its bar's width, '0.996 ms' to about
+    6 px tall, beside method names turned 30 degrees. The bars lie down (a label runs along its bar, whose
+    thickness is far above the font's), no label is drawn under LABEL_SIZE, and long names break over lines."""
+    seconds = {"gradlib (one compiled call)": 0.00159, "tf.function tape.batch_jacobian (while_loop)": 0.000996,
+               "eager tape.batch_jacobian": 0.542, "per-sample tape.jacobian loop": 9.37}
+    fig = figures.timing_bars(seconds, log=True)
+    (trace,) = fig.data
+    assert trace.orientation == "h" and figures.LABEL_SIZE >= 12
+    assert (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode) == (figures.LABEL_SIZE, "show")
+    # a bar is thicker than its label: the plot's height shared by the bars, 80% of each row (Plotly's bargap 0.2)
+    plot = fig.layout.height - 140   # less the title and the time axis
+    assert 0.8 * plot / len(seconds) >= 2 * figures.FONT_SIZE
+    assert list(fig.layout.yaxis.tickvals) == list(seconds)   # the data keep the names; the axis shows them broken
+    assert list(fig.layout.yaxis.ticktext) == ["gradlib (one<br>compiled call)",
+                                               "tf.function<br>tape.batch_jacobian<br>(while_loop)",
+                                               "eager<br>tape.batch_jacobian", "per-sample<br>tape.jacobian<br>loop"]
+    assert figures.timing_bars({f"m{i}": 0.1 for i in range(7)}).layout.height > fig.layout.height   # a row each
 
 
 def test_a_log_timing_axis_is_ticked_once_per_power_of_ten_in_the_bars_unit():
     """Plotly's own log ticks on the models page read '10, 5, 2, 1, 5, 2, 0.1, 5, 2, 0.01' downwards: a '5' under
-    '10' and no unit. One tick per power of ten, named as the bars are ('1 ms', '1 s')."""
+    '10' and no unit. One tick per power of ten, named as the bars are ('1 ms', '1 s'); over more than four powers,
+    every other one named (at 390 px '10 ms' and '100 ms' side by side ran together), the others a tick mark."""
     fig = figures.timing_bars({"gradlib": 0.00155, "tf.function": 0.000787, "eager": 0.292, "loop": 3.01}, log=True)
-    axis = fig.layout.yaxis
-    assert list(axis.tickvals) == [1e-3, 1e-2, 1e-1, 1.0]
-    assert list(axis.ticktext) == ["1 ms", "10 ms", "100 ms", "1 s"]
-    low, high = axis.range   # log10 units: every bar, and the label above the longest one, inside
+    axis = fig.layout.xaxis
+    assert list(axis.tickvals) == [1e-3, 1e-1, 10.0] and list(axis.ticktext) == ["1 ms", "100 ms", "10 s"]
+    assert list(axis.minor.tickvals) == [1e-2, 1.0]
+    low, high = axis.range   # log10 units: every bar, and the label beyond the longest one, inside
     assert low < np.log10(0.000787) - 0.3 and high > np.log10(3.01) + 0.3
-    close = figures.timing_bars({"a": 0.002, "b": 0.003}, log=True).layout.yaxis   # within one decade
+    # the label's room grows with the axis: a third of a 230 px phone plot is about 70 px
+    assert (high - np.log10(3.01)) / (high - low) >= 0.2
+    short = figures.timing_bars({"a": 0.0042, "b": 3.5}, log=True).layout.xaxis   # four powers: each one named
+    assert list(short.ticktext) == ["10 ms", "100 ms", "1 s", "10 s"] and list(short.minor.tickvals) == []
+    close = figures.timing_bars({"a": 0.002, "b": 0.003}, log=True).layout.xaxis   # within one decade
     assert len(close.tickvals) >= 1 and close.range[1] - close.range[0] >= 1
-    assert figures.timing_bars({"a": 0.002, "b": 0.003}).layout.yaxis.tickvals is None   # linear: Plotly's ticks
+    assert figures.timing_bars({"a": 0.002, "b": 0.003}).layout.xaxis.tickvals is None   # linear: Plotly's ticks
 
 
 def test_a_colour_bar_names_a_hundred_100_not_1e2():
@@ -373,3 +399,95 @@ def test_mean_gradient_bars_put_plain_beside_clipped_per_variable():
     assert [t.name for t in fig.data] == ["plain mean", "clipped mean (C = 1)"]
     np.testing.assert_array_equal(fig.data[1].y, [0.5, 0.25])
     assert list(fig.data[0].x) == ["kernel", "bias"]
+
+
+def test_mean_gradient_bars_say_the_variables_shared_path_once_in_the_axis_title():
+    """The Per-example page's four variables all begin 'logits_classifier/': at 390 px the names in full were
+    turned 30 degrees and took half the chart's height and a third of its width. The shared path is said once."""
+    names = ["logits_classifier/hidden/kernel", "logits_classifier/hidden/bias", "logits_classifier/logits/kernel",
+             "logits_classifier/logits/bias"]
+    fig = figures.mean_gradient_bars([1.0, 2.0, 3.0, 4.0], [0.5, 0.25, 0.5, 0.25], names, clip_norm=1.0)
+    assert list(fig.data[0].x) == names and list(fig.layout.xaxis.tickvals) == names   # hover keeps the full path
+    assert list(fig.layout.xaxis.ticktext) == ["hidden/kernel", "hidden/bias", "logits/kernel", "logits/bias"]
+    assert fig.layout.xaxis.title.text == "variable (in logits_classifier/)"
+    apart = figures.mean_gradient_bars([1.0, 2.0], [0.5, 0.5], ["a/kernel", "b/kernel"], clip_norm=1.0)
+    assert list(apart.layout.xaxis.ticktext) == ["a/kernel", "b/kernel"] and apart.layout.xaxis.title.text == "variable"
+    near = figures.mean_gradient_bars([1.0, 2.0], [0.5, 0.5], ["m/dense/kernel", "m/dense_1/kernel"], clip_norm=1.0)
+    assert list(near.layout.xaxis.ticktext) == ["dense/kernel", "dense_1/kernel"]   # cut at a '/', not mid-name
+
+
+LONG_TITLE = "Jacobian of sample 0: d output / d input feature"   # the Models page's, cut at 390 px
+
+
+def _every_chart(title: str) -> dict[str, go.Figure]:
+    frame = pd.DataFrame({"method": ["a", "a"], "size": [4, 16], "seconds": [0.01, 0.02]})
+    return {
+        "gradient_bars": figures.gradient_bars(SEED, ROWS, COLS, title=title),
+        "jacobian_heatmap": figures.jacobian_heatmap(SEED, ROWS, COLS, title=title),
+        "hessian_heatmap": figures.hessian_heatmap(np.eye(3), COLS, title=title),
+        "field_heatmap": figures.field_heatmap(np.eye(2), [0, 1], [0, 1], title=title),
+        "magnitude_heatmap": figures.magnitude_heatmap(SEED, ROWS, COLS, title=title),
+        "error_heatmap": figures.error_heatmap(SEED, ROWS, COLS, title=title),
+        "gradient_table": figures.gradient_table(SEED, ROWS, COLS, title=title),
+        "timing_bars": figures.timing_bars({"a": 0.01, "b": 0.1}, title=title, log=True),
+        "scaling_chart": figures.scaling_chart(frame, title=title),
+        "norm_histogram": figures.norm_histogram([1.0, 2.0], ["a", "b"], title=title),
+        "clipped_histogram": figures.norm_histogram([1.0, 2.0], ["a", "b"], clip_norm=1.5, title=title),
+        "image_grid": figures.image_grid(np.zeros((2, 2, 2)), ["a", "b"], title=title),
+        "mean_gradient_bars": figures.mean_gradient_bars([1.0], [0.5], ["w"], clip_norm=1.0, title=title),
+    }
+
+
+def test_a_title_longer_than_a_phone_is_wide_breaks_over_lines_in_every_chart():
+    """Plotly never wraps a title: at 390 px the Models page's 48-character title ran past the chart's right edge.
+    Every chart breaks a long title (after its colon when that fits) and grows its top margin and its height by a
+    line, so the plot keeps its room; a short title stays on one line."""
+    assert figures.TITLE_CHARS <= 40   # about 350 px of 17 px bold: the width of a chart at 390 px
+    short, long = _every_chart("Short"), _every_chart(LONG_TITLE)
+    for name, fig in long.items():
+        # Plotly writes a title's second line downwards from the middle of the top margin: the image grid's
+        # captions and the clip norm's label stand in that margin, so there a line takes twice its height
+        added = 48 if name in ("image_grid", "clipped_histogram") else 24
+        assert fig.layout.title.text == "Jacobian of sample 0:<br>d output / d input feature", name
+        assert fig.layout.margin.t == short[name].layout.margin.t + added, name
+        assert fig.layout.height == short[name].layout.height + added, name
+        assert short[name].layout.title.text == "Short", name
+    no_colon = "Naive and summed against the correct rows, and more of them"
+    lines = figures.gradient_bars(SEED, ROWS, COLS, title=no_colon).layout.title.text.split("<br>")
+    assert all(len(line) <= figures.TITLE_CHARS for line in lines) and len(lines) == 2
+    assert " ".join(lines) == "Naive and summed against the correct rows, and more of them"
+
+
+def test_every_legend_sits_under_the_whole_chart_not_over_its_axis():
+    """At 390 px the Per-example page's legend, at y = -0.2 of the plot, was drawn over the variable names (turned
+    to fit) and the axis title; so were the Models page's pitfall bars' over 'watched element'. Every legend now
+    sits at the chart's bottom edge (Plotly keeps the plot, its tick labels and axis title above it), and a chart
+    with a legend is taller by a line, so its plot keeps its height."""
+    charts = _every_chart("Short")
+    charts["error_heatmap"] = figures.error_heatmap(SEED, ROWS, COLS, unchecked=[[True, False, False]] * 2)
+    for name in ("gradient_bars", "error_heatmap", "scaling_chart", "norm_histogram", "mean_gradient_bars"):
+        legend = charts[name].layout.legend
+        assert (legend.yref, legend.y, legend.yanchor, legend.orientation) == ("container", 0, "bottom", "h"), name
+    one_row = figures.gradient_bars(SEED[:1], ROWS[:1], COLS)   # one row: no legend, no room kept for it
+    assert charts["gradient_bars"].layout.height == one_row.layout.height + 34
+
+
+def test_no_chart_writes_text_smaller_than_the_label_size():
+    """Text on a chart is read on a phone too: the Per-example page's digit captions were 11 px, and Plotly shrank
+    the timing bars' labels to about 6 px. Every annotation, every trace's text and every bar label (Plotly's floor,
+    uniformtext) is LABEL_SIZE px or more."""
+    charts = _every_chart("Short")
+    charts["marks"] = figures.gradient_bars([[0.0, math.inf, 1.0]], ["y"], COLS)
+    charts["cells"] = figures.error_heatmap(SEED, ROWS, COLS, unchecked=[[True, False, False]] * 2)
+    charts["timing_bars"] = figures.timing_bars({"a": 0.01, "b": 0.1}, log=True)
+    for name, fig in charts.items():
+        default = fig.layout.font.size
+        for note in fig.layout.annotations:
+            assert (note.font.size or default) >= figures.LABEL_SIZE, (name, note.text)
+        for trace in fig.data:
+            if getattr(trace, "text", None) is not None and trace.type != "table":
+                assert (trace.textfont.size or default) >= figures.LABEL_SIZE, (name, trace.name)
+                if trace.type == "bar":   # Plotly shrinks a bar's label to its bar unless told a floor
+                    assert fig.layout.uniformtext.minsize >= figures.LABEL_SIZE, name
+    assert any(note.text for note in charts["image_grid"].layout.annotations)
+    assert charts["cells"].data[1].text is not None and charts["marks"].data[1].text is not None

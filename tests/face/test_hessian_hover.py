@@ -47,4 +47,5 @@ def test_the_legend_of_the_red_cells_sits_below_the_axis_title_and_a_heatmap_wit
     assert values.showscale is False   # no finite value: a colour bar would show a scale of nothing
     assert (fig.layout.legend.yref, fig.layout.legend.y, fig.layout.legend.yanchor) == ("container", 0, "bottom")
     assert fig.layout.margin.b >= 40 and fig.layout.height == figures.hessian_heatmap([[1.0]], ["x[0]"]).layout.height + 34
-    assert figures.hessian_heatmap([[1.0]], ["x[0]"]).layout.legend.yref is None   # no red cells, no legend moved
+    plain = figures.hessian_heatmap([[1.0]], ["x[0]"])   # no red cells: no legend, and no room kept for one
+    assert len(plain.data) == 1 and plain.layout.margin.b == 10

@@ -130,7 +130,7 @@ watched = [x0, x1, x2]
 def f(x0, x1, x2):
     return tf.stack([(x0 * x1) * x2, ((x0 * x1) * x2) * x0])
 
-# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).
+# 1. Per element: unstack INSIDE the tape (iterating y after the block gives zeros).
 with tf.GradientTape(persistent=True) as tape:
     tape.watch(watched)
     y = f(x0, x1, x2)
@@ -213,7 +213,7 @@ from gradlib._language._codegen import MAX_LITERAL_ELEMENTS, CODE_NAMES, code_na
 from gradlib._language._operations import clip, dot, matmul
 
 TAIL = '''
-# 1. One gradient per element: unstack INSIDE the tape (iterating y after the block gives zeros).
+# 1. Per element: unstack INSIDE the tape (iterating y after the block gives zeros).
 with tf.GradientTape(persistent=True) as tape:
     tape.watch(watched)
     y = f({params})
@@ -403,3 +403,10 @@ def test_the_order_2_script_refuses_other_orders_and_a_watched_integer():
         gradlib.tensorflow_code("x * x", {"x": 1.0}, order=2.0)
     with pytest.raises(gradlib.ExpressionError, match=r"order=2\) cannot differentiate input 'n': it is int32"):
         gradlib.tensorflow_code("x * n", {"x": 1.0, "n": 2}, dtype={"x": "float32", "n": "int32"}, order=2)
+
+
+def test_the_seed_s_script_fits_the_playground_s_code_box_on_a_laptop():
+    """At 1366 px the playground's code box holds about 94 characters a line; the script's first comment had 97,
+    and its end ('gives zeros)', the point of the comment) scrolled out of sight."""
+    code = gradlib.tensorflow_code("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3.0, "x1": 4.0, "x2": 5.0})
+    assert max(len(line) for line in code.splitlines()) <= 94, max(code.splitlines(), key=len)
