@@ -92,7 +92,8 @@ def test_two_inputs_and_two_outputs_name_their_columns_and_rows():
 
 def test_a_model_of_one_output_is_unchanged():
     keras.utils.set_random_seed(6)
-    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, activation="tanh"), keras.layers.Reshape((2, 1))])
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, activation="tanh"),
+                              keras.layers.Reshape((2, 1))])
     r = per_sample_gradients(model, X)
     assert r.outputs == () and r.jacobian.shape == (4, 2, 1, 3) and r.row_labels == ("y[0,0]", "y[1,0]")
     _, jac = reference(lambda v: [model(v)], X)
