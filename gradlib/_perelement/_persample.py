@@ -36,8 +36,9 @@ from ._result import index_labels
 from .._state import callable_key
 from .._runtime import lowest_float, trace
 
-__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined", "mixing_text",
-           "per_sample_gradients", "PerSampleResult", "several_inputs"]
+__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined",
+           "joined_outputs", "mixing_text", "output_names", "per_sample_gradients", "PerSampleResult", "several_inputs",
+           "several_outputs"]
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
@@ -65,6 +66,9 @@ class PerSampleResult:
     warnings: tuple[str, ...] = field(default=())
     #: for a model with several inputs, each input's name and per-sample shape, in the order of the last axis
     inputs: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
+    #: for a function of several outputs, each output's name and per-sample shape, in the order of the rows
+    #: (``y`` and the Jacobian's output axis are then the outputs joined: ``(B, their elements in that order)``)
+    outputs: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
 
     @property
     def batch_size(self) -> int:
@@ -80,7 +84,10 @@ class PerSampleResult:
 
     @property
     def row_labels(self) -> tuple[str, ...]:
-        """One label per output element of a sample: ``y[0]``, ``y[1]``, ..."""
+        """One label per output element of a sample: ``y[0]``, ``y[1]``, ...; for several outputs, each output's by
+        its name (``price[0]``, ``kind[1]``)."""
+        if self.outputs:
+            return tuple(label for name, shape in self.outputs for label in index_labels(name, shape))
         return index_labels("y", self.output_shape)
 
     @property
@@ -106,7 +113,11 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
     """Per-sample Jacobians of ``fn`` (a Keras model or any batched callable) over the batch ``x``.
 
     Args:
-        fn: called as ``fn(x)`` on a batch of shape ``(B, inputs...)``; returns ``(B, outputs...)``.
+        fn: called as ``fn(x)`` on a batch of shape ``(B, inputs...)``; returns ``(B, outputs...)``, or several such
+            outputs (a list or tuple, or a dict, as a Keras model of several outputs returns them): each sample's
+            outputs are then every one's elements, flattened and joined in that order (the list's, or the dict's
+            keys'), and ``row_labels`` names them by output (a Keras model's output names, the dict's keys, or
+            ``y0``, ``y1``, ...).
         x: the batch: an array, a tensor or a nested list, floating point, with at least 2 dimensions. For a
             Keras model with several inputs, a list of such arrays (in the order of ``model.inputs``) or a dict
             keyed by input name, as ``model.fit`` takes them: each sample's Jacobian then has one column per
@@ -131,6 +142,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         BatchMixingError: a sample's output depends on other samples' inputs.
     """
     _check_method(method)
+    names = output_names(fn)
     inputs = several_inputs(fn, x, "per_sample_gradients")
     if inputs:
         fn, x = joined(fn, inputs, isinstance(x, dict))
@@ -140,7 +152,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
                               f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
     with _runtime.work_slot():
         start = time.perf_counter()
-        out_shape = _output_shape(fn, xt)
+        out_shape, outputs = _output_shape(fn, xt)
         _check_size(xt, out_shape, limits)
         y, jac, projection, used, compiled, precision = _compute(fn, xt, method)
         unchecked = ""
@@ -149,7 +161,8 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
-                           inputs=tuple((name, tuple(t.shape[1:])) for name, t in inputs))
+                           inputs=tuple((name, tuple(t.shape[1:])) for name, t in inputs),
+                           outputs=_named(outputs, names))
 
 
 # ---------------------------------------------------------------- checks
@@ -215,6 +228,73 @@ def joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> t
     return g, x
 
 
+def several_outputs(y: Any, batch: int | None, api: str) -> list[tuple[Any, tf.Tensor]]:
+    """A function's several outputs (a list or tuple, or a dict, as a Keras model of several outputs returns them)
+    as ``[(index or key, tensor)]`` in that order; ``[]`` for one output.
+
+    Each must keep the batch axis first with ``batch`` rows (``batch`` being the size of the batch fn was called
+    on, ``None`` inside a trace of any batch size, where a row count fixed in the graph cannot follow the batch):
+    joined as they were, an output ``(out, B)`` or reduced over the batch would be taken for other samples.
+    """
+    if isinstance(y, dict):
+        items = list(y.items())
+    elif isinstance(y, (list, tuple)):
+        items = list(enumerate(y))
+    else:
+        return []
+    if not items:
+        raise GradlibError(f"fn returned {type(y).__name__}() with no outputs; {api} needs at least one, each of shape "
+                           "(B, outputs...)")
+    parts = []
+    for key, value in items:
+        try:
+            parts.append((key, tf.convert_to_tensor(value)))
+        except (TypeError, ValueError) as exc:
+            raise GradlibError(f"fn's output y[{key!r}] is not a tensor ({type(value).__name__}: {error_gist(exc)}); "
+                               f"{api} needs every output as a tensor of shape (B, outputs...)") from exc
+    for key, t in parts:
+        _check_output_rows(key, t, batch, api)
+    return parts
+
+
+def _check_output_rows(key: Any, t: tf.Tensor, batch: int | None, api: str) -> None:
+    rows = t.shape[0] if t.shape.rank else None
+    if t.shape.rank == 0 or (rows is not None and rows != batch):
+        held = "a batch of any size B" if batch is None else f"a batch of {batch:,} sample{'s' * (batch != 1)}"
+        want = "B rows" if batch is None else f"{batch:,} row{'s' * (batch != 1)}"
+        raise GradlibError(
+            f"fn's output y[{key!r}] has shape {tuple(t.shape)} on {held}: every output must keep the batch axis "
+            f"first, one row per sample ({want}, like the batch). {api} joins each sample's outputs; return "
+            "each output as (B, outputs...): not transposed, not reduced over the batch")
+    if not t.dtype.is_floating:
+        raise GradlibError(f"fn must return floating-point values; its output y[{key!r}] is {t.dtype.name}")
+
+
+def joined_outputs(y: Any, batch: int | None, api: str) -> tf.Tensor:
+    """``y`` as one tensor: itself for one output; several outputs (``several_outputs``) each flattened per sample
+    and joined in order along one axis, ``(B, their elements)``, in the most precise of their dtypes."""
+    parts = several_outputs(y, batch, api)
+    return _join(parts) if parts else tf.convert_to_tensor(y)
+
+
+def _join(parts: list[tuple[Any, tf.Tensor]]) -> tf.Tensor:
+    dtype = max((t.dtype for _, t in parts), key=lambda d: d.size)
+    return tf.concat([tf.reshape(tf.cast(t, dtype), (tf.shape(t)[0], -1)) for _, t in parts], axis=1)
+
+
+def output_names(fn: Callable) -> tuple[str, ...]:
+    """A Keras model's output names (to name the several outputs it returns as a list); ``()`` for a callable."""
+    names = getattr(fn, "output_names", None) if hasattr(fn, "trainable_variables") else None
+    return tuple(names) if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names) else ()
+
+
+def _named(outputs: tuple[tuple[Any, tuple[int, ...]], ...], names: tuple[str, ...]) -> tuple:
+    """Several outputs' keys as names: a dict's keys; a list's indices by the model's output names, else ``y0``..."""
+    named = len(names) == len(outputs) and len(set(names)) == len(names)
+    return tuple(((names[key] if named else f"y{key}") if isinstance(key, int) else str(key), shape)
+                 for key, shape in outputs)
+
+
 def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
     tensor = float_tensor(x, "per_sample_gradients", "x")
     if tensor.shape.rank is None or tensor.shape.rank < 2:
@@ -228,10 +308,11 @@ def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
     return tensor
 
 
-def _call(fn: Callable, x: tf.Tensor) -> tf.Tensor:
+def _call(fn: Callable, x: tf.Tensor) -> Any:
     """``fn(x)`` with any failure turned into a GradlibError that says which shape it was given."""
     try:
-        return tf.convert_to_tensor(fn(x))
+        y = fn(x)
+        return y if isinstance(y, (list, tuple, dict)) else tf.convert_to_tensor(y)
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
@@ -244,15 +325,18 @@ def _call(fn: Callable, x: tf.Tensor) -> tf.Tensor:
 _OUTPUT_SHAPES = LRUCache(maxsize=128)
 
 
-def _output_shape(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
+def _output_shape(fn: Callable, x: tf.Tensor) -> tuple[tuple[int, ...], tuple]:
     """``_check_output``, remembered for ``fn`` and ``x``'s per-sample shape (checked once per function)."""
     key = _key(fn, "output", tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype))
     return _check_output(fn, x) if key is None else _OUTPUT_SHAPES.get_or_create(key, lambda: _check_output(fn, x))
 
 
-def _check_output(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
-    """Call ``fn`` once on the first sample (eagerly): the output must keep the batch axis."""
-    y = _call(fn, x[:1])
+def _check_output(fn: Callable, x: tf.Tensor) -> tuple[tuple[int, ...], tuple]:
+    """Call ``fn`` once on the first sample (eagerly): the output must keep the batch axis. Returns a sample's
+    output shape (several outputs joined) and, for several outputs, ``((index or key, per-sample shape), ...)``."""
+    raw = _call(fn, x[:1])
+    parts = several_outputs(raw, 1, "per_sample_gradients")
+    y = _join(parts) if parts else raw
     if y.shape.rank == 0 or y.shape[0] != 1:
         raise GradlibError(
             f"fn must return one row per sample, but on a batch of shape {tuple(x[:1].shape)} it returned shape "
@@ -260,7 +344,7 @@ def _check_output(fn: Callable, x: tf.Tensor) -> tuple[int, ...]:
             "batch use per_element_gradients")
     if not y.dtype.is_floating:
         raise GradlibError(f"fn must return floating-point values; it returned {y.dtype.name}")
-    return tuple(y.shape[1:])
+    return tuple(y.shape[1:]), tuple((key, tuple(t.shape[1:])) for key, t in parts)
 
 
 def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> None:
@@ -383,6 +467,8 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
     if method in ("auto", "pfor"):
         try:
             return _concrete(fn, spec, use_pfor=True), "pfor"
+        except GradlibError:   # fn's own refusal (an output that does not keep the batch): not pfor's failure
+            raise
         except (ValueError, NotImplementedError, tf.errors.OpError) as exc:
             if method == "pfor":
                 raise GradlibError(f"pfor could not vectorize this function ({error_gist(exc)}); "
@@ -405,7 +491,7 @@ def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
     """``(y, J, u, g)``: the per-sample Jacobians, and the check's random cotangent ``u`` with ``g = u^T dy/dx``."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
-        y = fn(x)
+        y = joined_outputs(fn(x), x.shape[0], "per_sample_gradients")
         flat = tf.reshape(y, [tf.shape(y)[0], -1])   # inside the tape (the seed's lesson); (B, n) for batch_jacobian
         # in x's dtype: without pfor, batch_jacobian writes x's gradients into a TensorArray of y's dtype, and a
         # float32 model on a float64 batch failed ("op elements double but list elements float")
@@ -425,7 +511,7 @@ def _projection(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """The check's ``(u, g)`` computed eagerly (for the ``loop`` method)."""
     with tf.GradientTape() as tape:
         tape.watch(x)
-        y = tf.convert_to_tensor(fn(x))
+        y = joined_outputs(fn(x), x.shape[0], "per_sample_gradients")
     u, g = _vjp(tape, y, x)
     return u.numpy(), g.numpy()
 
@@ -437,7 +523,7 @@ def _loop(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
         xb = x[b:b + 1]
         with tf.GradientTape() as tape:
             tape.watch(xb)
-            yb = fn(xb)
+            yb = joined_outputs(fn(xb), 1, "per_sample_gradients")
         jb = tape.jacobian(yb, xb, unconnected_gradients=tf.UnconnectedGradients.ZERO)
         ys.append(yb.numpy()[0])
         jacs.append(jb.numpy().reshape(yb.shape[1:] + xb.shape[1:]))

@@ -27,7 +27,7 @@ from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._runner import Outcome, Request, run, to_batch
-from .._perelement._persample import joined, several_inputs
+from .._perelement._persample import joined, joined_outputs, several_inputs
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
 
@@ -178,13 +178,9 @@ def _run(api: str, fn: Callable, x: tf.Tensor, kind: str, method: str, check: bo
 
     def g(v):
         y = fn(tf.reshape(v, (-1,) + sample)) if len(sample) > 1 else fn(v)
-        if isinstance(y, dict):
-            y = list(y.values())
-        if isinstance(y, (list, tuple)):   # several outputs (a Keras model's), each (B, ...): joined per sample
-            # (stacked, [(B, 1), (B, 1)] became (2, B, 1), the batch axis second: refused as batch mixing)
-            return tf.concat([tf.reshape(part, (tf.shape(part)[0], -1)) for part in map(tf.convert_to_tensor, y)],
-                             axis=1)
-        y = tf.convert_to_tensor(y)
+        # several outputs (a Keras model's list or dict), each (B, ...): joined per sample, as per_sample_gradients
+        # joins them (stacked, [(B, 1), (B, 1)] became (2, B, 1), the batch axis second: refused as batch mixing)
+        y = joined_outputs(y, v.shape[0], api)
         return tf.reshape(y, (tf.shape(y)[0], -1)) if y.shape.rank != 2 else y
 
     model = fn if hasattr(fn, "trainable_variables") and len(sample) == 1 else None   # a joined fn: no model

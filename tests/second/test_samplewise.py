@@ -247,3 +247,15 @@ def test_the_piecewise_warning_names_the_piecewise_layers_and_not_the_linear_one
     text = piecewise_warning(np.zeros((2, 1)), [("hidden", "relu"), ("out", "linear")], "the Laplacian")
     assert text.startswith("the Laplacian is exactly 0 everywhere here: the model is piecewise linear (layers "
                            "'hidden' (relu)), so its second derivative is 0 wherever it exists")
+
+
+@pytest.mark.parametrize("bad, shape, held", [(lambda v: tf.transpose(v), (3, 1), "a batch of 1 sample"),
+                                              (lambda v: tf.reduce_sum(v, axis=0, keepdims=True), (1, 3),
+                                               "a batch of 4 samples")])
+def test_one_of_several_outputs_that_does_not_keep_the_batch_axis_is_refused_by_name(bad, shape, held):
+    # the join shared with per_sample_gradients names the output; before, tf.concat failed ("fn failed ...: Shapes
+    # of all inputs must match") or a batch-reduced output was taken for other samples' rows
+    two = lambda v: {"cube": v ** 3, "bad": bad(v)}  # noqa: E731
+    with pytest.raises(gradlib.GradlibError, match=rf"fn's output y\['bad'\] has shape \({shape[0]}, {shape[1]}\) on "
+                                                   rf"{held}: every output must keep the batch axis first"):
+        gradlib.laplacian(two, X, check_independence=False)
