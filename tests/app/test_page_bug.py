@@ -7,6 +7,8 @@ import numpy as np
 
 from streamlit.testing.v1 import AppTest
 
+from code_columns import lines_too_long
+
 from gradlib import figures
 
 
@@ -34,10 +36,9 @@ def test_the_side_by_side_code_fits_its_column_on_a_laptop():
     """At 1366 px each of the two code columns holds 44 characters; lines of 45 to 48 scrolled sideways, the
     loop's 'unconnected_gradients=ZERO)' and the comment's 'of y' out of sight."""
     at = open_app()
-    codes = [c.value for c in at.code]
-    assert len(codes) == 2
-    for code in codes:
-        assert max(len(line) for line in code.splitlines()) <= 44, code
+    assert len(at.code) == 2
+    too_long = lines_too_long(at)
+    assert not too_long, too_long
 
 
 def test_the_three_answers_show_zeros_the_column_sums_and_the_rows():

@@ -4,6 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import gradlib
+from code_columns import lines_too_long
 
 
 @pytest.fixture(scope="module")
@@ -62,14 +63,8 @@ def test_integer_watch_and_replaced_variable_give_none(at):
     assert tables["A variable replaced by a tensor"] == [[["None"]], [["8"]]]
 
 
-#: characters of a code column (broken beside right) at 1366 px; longer lines scroll sideways
-CODE_COLUMN_CHARS = 44
-
-
 def test_the_code_side_by_side_fits_its_column_on_a_laptop(at):
     """At 1366 px each code column holds 44 characters: on the Why zeros? page lines of 45 to 66 scrolled sideways,
     their comments' ends (the very point of the example) out of sight."""
-    codes = [c.value for c in at.code]
-    assert codes
-    too_long = [line for code in codes for line in code.splitlines() if len(line) > CODE_COLUMN_CHARS]
+    too_long = lines_too_long(at)
     assert not too_long, too_long

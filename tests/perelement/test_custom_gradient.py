@@ -14,6 +14,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
+from tape_reference import tape_rows
 
 
 @tf.custom_gradient
@@ -34,17 +35,6 @@ X = tf.constant([0.3, 1.7])
 def _tall(x):
     """More outputs (6) than inputs (2): compiled auto takes forward mode for such a function."""
     return tf.concat([ste(x) * x, ste(x) * x * x, x * x], axis=0)
-
-
-def tape_rows(fn, x):
-    """The reference: one GradientTape per output element, in a plain loop."""
-    rows = []
-    for i in range(int(tf.size(fn(x)))):
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y_i = tf.reshape(fn(x), [-1])[i]
-        rows.append(tape.gradient(y_i, x).numpy())
-    return np.array(rows)
 
 
 def nested_tape_hessians(fn, x):

@@ -9,6 +9,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
+from tape_reference import tape_rows
 
 V = tf.constant([0.3, 1.7, 2.2])
 
@@ -34,17 +35,6 @@ def with_ste(v):
 
 
 in_a_tf_function = tf.function(lambda v: py_sin(v) * v)
-
-
-def tape_rows(fn, x):
-    """The reference: one fresh tape per output element (fn called once per element)."""
-    rows = []
-    for i in range(int(tf.size(fn(x)))):
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y_i = tf.reshape(fn(x), [-1])[i]
-        rows.append(tape.gradient(y_i, x).numpy())
-    return np.array(rows)
 
 
 def test_compiled_auto_falls_back_to_eager_forward_mode_where_compiled_forward_mode_failed():
