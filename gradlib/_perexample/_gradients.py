@@ -153,7 +153,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
             reduces a batch of one: summed for ``reduction="sum"``, averaged otherwise), a callable
             ``(y_true, y_pred) -> (B,)``, a Keras loss name (``"sparse_categorical_crossentropy"``), or one of
             these per output (a list, or a dict keyed by output name). ``None``: the loss the model was compiled
-            with.
+            with (refused for a model whose class overrides ``train_step`` or ``compute_loss``).
         loss_weights: for a model with several outputs, one weight per output (a list or dict): example ``i``'s
             loss is ``sum_k loss_weights[k] * L_k``, as Keras adds them. ``None``: the compiled weights, or 1.
         norms_only: compute the losses and norms only (the fast path; ``gradients`` is ``None``).

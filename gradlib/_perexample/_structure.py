@@ -207,7 +207,12 @@ def resolve_loss(model: Any, loss: Any, loss_weights: Any, y: Nest, api: str) ->
                          weights=tuple(t[2] for t in terms), names=tuple(names or ()))
 
 
+#: the methods through which model.fit computes its loss: a model that overrides one may not minimize its compiled loss
+FIT_HOOKS = ("train_step", "compute_loss")
+
+
 def _compiled_loss(model: Any, loss_weights: Any, api: str) -> tuple[Any, Any]:
+    _check_fit_hooks(model, api)
     loss = getattr(model, "loss", None)
     if loss is None:
         raise GradlibError(f"{api} needs loss=: the model was not compiled with a loss. Pass loss= a Keras loss "
@@ -219,6 +224,20 @@ def _compiled_loss(model: Any, loss_weights: Any, api: str) -> tuple[Any, Any]:
         except (AttributeError, NotImplementedError, TypeError, ValueError):
             loss_weights = None
     return _plain(loss), _plain(loss_weights)
+
+
+def _check_fit_hooks(model: Any, api: str) -> None:
+    """Refuse to take the compiled loss of a model whose class overrides how model.fit computes its loss: that code
+    is the user's, gradlib cannot read it, and the compiled loss may be none of what it minimizes (a GAN's
+    train_step, a compute_loss that adds a term), so every per-example gradient would be of another loss."""
+    overridden = [name for name in FIT_HOOKS
+                  if getattr(type(model), name, None) is not getattr(keras.Model, name, None)]
+    if overridden:
+        which = " and ".join(f"{name}()" for name in overridden)
+        raise GradlibError(
+            f"{api}: {type(model).__name__} overrides {which}, so the loss model.fit minimizes need not be the one it "
+            f"was compiled with, and gradlib cannot read your {which}. Pass loss= the per-example loss it computes "
+            "(a Keras loss, a name such as 'mean_squared_error', or a callable (y_true, y_pred) -> (B,))")
 
 
 def _per_output(value: Any, keys: list, names: list[str] | None, what: str, api: str) -> list:

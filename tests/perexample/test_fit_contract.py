@@ -4,6 +4,8 @@ logits Keras keeps on a softmax output)."""
 
 from __future__ import annotations
 
+import re
+
 import keras
 import numpy as np
 import pytest
@@ -206,3 +208,66 @@ def test_a_dense_layer_on_integer_features_is_computed_as_keras_promotes_them():
         assert r.fallback == ()
         np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
         np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+
+
+class ExtraPenalty(keras.Model):
+    """model.fit minimizes the compiled loss plus a penalty of its own: no compiled loss says so."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = L.Dense(2)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        return super().compute_loss(x, y, y_pred, sample_weight, training) + 0.1 * keras.ops.sum(y_pred ** 2)
+
+
+class OwnStep(keras.Model):
+    """A train_step of its own (a GAN's, a custom loop): what it minimizes is its own code."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = L.Dense(2)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        return {}
+
+
+@pytest.mark.parametrize("api", ["per_example_gradients", "gradlib.scan"])
+@pytest.mark.parametrize("cls, which", [(ExtraPenalty, "compute_loss()"), (OwnStep, "train_step()")])
+def test_a_model_that_overrides_how_fit_computes_its_loss_must_name_its_loss(api, cls, which):
+    """With loss=None gradlib took the compiled loss ('mse'), which is not what ExtraPenalty's model.fit minimizes:
+    every per-example gradient was of another loss, silently. Given loss=, it computes that loss, checked against the
+    per-example loop."""
+    keras.utils.set_random_seed(3)
+    model = cls()
+    model.compile(loss="mse")
+    x = np.random.default_rng(3).normal(size=(4, 3)).astype("float32")
+    y = np.zeros((4, 2), "float32")
+    model(x)
+    with pytest.raises(gradlib.GradlibError, match=rf"^{api}: {cls.__name__} overrides {re.escape(which)}, so the loss "
+                                                   r"model.fit minimizes need not be the one it was compiled with.*"
+                                                   r"Pass loss= the per-example loss it computes"):
+        if api == "gradlib.scan":
+            gradlib.scan(model, (x, y), batch_size=2)
+        else:
+            per_example_gradients(model, x, y)
+    r = per_example_gradients(model, x, y, loss="mean_squared_error")
+    losses, norms = loop(model, x, y, lambda yt, yp: tf.reduce_mean(tf.square(yt - yp)))
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+
+
+def test_a_model_of_keras_own_classes_still_takes_its_compiled_loss():
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((3,)), L.Dense(2)])
+    model.compile(loss="mse")
+    x = np.random.default_rng(3).normal(size=(4, 3)).astype("float32")
+    r = per_example_gradients(model, x, np.zeros((4, 2), "float32"))
+    losses, _ = loop(model, x, np.zeros((4, 2), "float32"), lambda yt, yp: tf.reduce_mean(tf.square(yt - yp)))
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
