@@ -596,9 +596,8 @@ def _check_numbers(text: str, tree: ast.expr, dtype: str) -> None:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Constant):
             continue
-        value, col = abs(constant_value(node)), node.col_offset + 1
-        written = ast.get_source_segment(text, node) if hasattr(node, "end_col_offset") else None
-        written = written or repr(node.value)
+        value, col = abs(constant_value(node)), getattr(node, "col_offset", 0) + 1   # a rewritten tree's have none
+        written = ast.get_source_segment(text, node) or repr(node.value)
         mantissa = written.lower().replace("_", "").partition("e")[0]
         if len(written) > 24:   # a number of hundreds of digits: its start and its length
             written = f"{written[:12]}... ({len(written)} characters)"

@@ -78,3 +78,15 @@ def test_a_float32_input_computed_in_float64_keeps_its_small_value():
     r = gradlib.evaluate("x * y", {"x": [1e-40], "y": [2.0]}, dtype={"x": "float32", "y": "float64"})
     np.testing.assert_allclose(r.y, [2 * float(np.float32(1e-40))], rtol=1e-12)
     assert gradlib.evaluate("x * 2", {"x": [0.0, -0.0]}).jacobian.tolist() == [[2.0, 0.0], [0.0, 2.0]]
+
+
+def test_a_number_without_a_position_in_a_rewritten_tree_is_refused_too():
+    """gradlib rewrites trees (where()'s guard): a number it adds has no position, and must not raise AttributeError."""
+    import ast
+
+    from gradlib._language._syntax import _check_numbers
+
+    tree = ast.parse("x * 2", mode="eval").body
+    tree.right = ast.Constant(1e-50)
+    with pytest.raises(gradlib.ExpressionError, match=r"^the number 1e-50 at column 1 is smaller than float32"):
+        _check_numbers("x * 2", tree, "float32")
