@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ._errors import GradlibError
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "WAIT_SECONDS", "WORK_SLOTS", "call_traced", "configure_threads", "default_threads", "lowest_float",
-           "defined_gradient", "trace", "work_slot"]
+__all__ = ["CUSTOM_GRADIENT_ATTR", "WAIT_SECONDS", "WORK_SLOTS", "call_traced", "configure_threads", "default_threads",
+           "defined_gradient", "lowest_float", "trace", "work_slot"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))

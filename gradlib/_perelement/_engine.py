@@ -90,8 +90,8 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
         advice = _py_function_advice(where, custom_gradient(problem), method,
                                      eager_forward=chosen == "forward" and not use_compiled and not chunk)
         if advice:
-            raise GradlibError(f"fn calls tf.py_function, which method={chosen!r}"
-                               f"{' (auto' + chr(39) + 's choice)' if method == 'auto' else ''} cannot differentiate "
+            whose = " (auto's choice)" if method == "auto" else ""
+            raise GradlibError(f"fn calls tf.py_function, which method={chosen!r}{whose} cannot differentiate "
                                f"here: TensorFlow keeps its gradient for one gradient call only and pfor cannot "
                                f"vectorize it ({type(exc).__name__}: {error_gist(exc)}). {advice}") from exc
         chosen, chunk = "forward", 0
