@@ -61,6 +61,7 @@ def test_with_a_gradient_of_its_own_too_no_method_is_offered_that_cannot_take_it
                                                    r".*a tf.GradientTape of its own") as caught:
         gradlib.per_element_gradients(with_ste, V, method=method, compiled=compiled)
     assert "Use method='forward'" not in str(caught.value)
+    assert ("(auto's choice) cannot differentiate here" in str(caught.value)) == (method == "auto")
 
 
 def test_forward_mode_on_such_a_fn_does_not_send_the_user_to_the_reverse_methods_that_fail():
