@@ -352,11 +352,11 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
 
 def _minimize_message(opt: Val, loss: Val, node: ast.Call) -> str:
     name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
-    keras3 = "" if ".train." in opt.qual else (" (and a Keras 3 optimizer, which tf.keras gives with TensorFlow 2.16 "
-                                               "and later, has no minimize at all: AttributeError)")
+    raises = "RuntimeError (a tf.compat.v1 optimizer)" if ".train." in opt.qual else (
+        "AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no minimize at all; "
+        "tf_keras raises ValueError without tape=)")
     return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
-            "minimize must compute the loss itself to record it, so a tensor raises RuntimeError (tf.compat.v1 "
-            f"optimizers; ValueError in tf_keras without tape=){keras3}. Pass a callable, "
+            f"minimize must compute the loss itself to record it, so this raises {raises}. Pass a callable, "
             f"`{name}.minimize(lambda: <the loss expression>, var_list)`, or compute the gradients with a "
             f"GradientTape and call `{name}.apply_gradients(zip(grads, variables))`.")
 

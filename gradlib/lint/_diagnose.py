@@ -14,6 +14,7 @@ kept per tape state, target and source, and only the note on the asking line is 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ._calls import flat
 from ._values import Tape, Val, describe, owners
@@ -21,6 +22,47 @@ from ._values import Tape, Val, describe, owners
 __all__ = ["CANNOT", "diagnose"]
 
 _MAX_NODES = 20_000
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What TensorFlow does with a gradient call whose path is cut, so that every finding about it says the same.
+
+    The target is checked first: a NumPy value as the target raises AttributeError; a Python number raises TypeError
+    or AttributeError (TensorFlow reads it as a dtype code: TypeError unless the number is one, such as 1 or 3).
+    A tensor target gives None, or zeros when the call asks for ``unconnected_gradients=ZERO`` (``zeros`` None: its
+    options are not known, so it may).
+    """
+
+    call: str
+    raises: str = ""
+    zeros: bool | None = False
+
+    def of(self, what: str, zero_gradient: bool = False) -> str:
+        """``what`` ("the gradient with respect to x") is None, or zeros, or the call raises: one clause.
+        ``zero_gradient``: the operation that cuts the path has a zero gradient (tf.sign), not none."""
+        if self.raises:
+            return f"{self.call} raises {self.raises}"
+        if zero_gradient or self.zeros:
+            why = "tf.sign's gradient is zero everywhere" if zero_gradient else \
+                "the call asks for unconnected_gradients=ZERO"
+            return f"{what} is zeros ({why})"
+        if self.zeros is None:
+            return f"{what} is None (zeros if the call's options ask for unconnected_gradients=ZERO)"
+        return f"{what} is None (zeros with unconnected_gradients=ZERO)"
+
+
+def _outcome(tape: Tape, method: str, targets: list[Val], node: ast.Call) -> _Outcome:
+    call = f"{tape.name}.{method}"
+    python = next((t for t in targets if t.kind == "py" or t.opname in (".item()", ".tolist()")), None)
+    if python is not None:
+        return _Outcome(call, f"TypeError or AttributeError, since its target {describe(python)} is a Python number, "
+                              "not a tensor (which of the two depends on the number)")
+    numpy = next((t for t in targets if t.kind == "numpy"), None)
+    if numpy is not None:
+        return _Outcome(call, f"AttributeError, since its target {describe(numpy)} is a NumPy value, not a tensor "
+                              "(a value wrapped back into a tensor, tf.constant(...), would give None instead)")
+    return _Outcome(call, zeros=_asks_for_zeros(node, method))
 
 
 def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
@@ -37,6 +79,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     targets, wrt = flat(target), flat(sources)
     it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
     why, pairs, assumed = None, 0, False
+    out = _outcome(tape, method, targets, node)
     for t in targets:
         if t.kind not in ("tensor", "var", "numpy", "py", "unknown", "model"):
             continue
@@ -54,7 +97,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                 if method == "batch_jacobian":
                     _rows_interact(it, tape, t, s, node)
                 continue
-            undecided = _decide(it, tape, t, s, text, node, method)
+            undecided = _decide(it, tape, t, s, text, node, out)
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
 
@@ -79,27 +122,28 @@ CANNOT = {"source": "a source it cannot follow",
           "nothing": "no target or source it can follow"}
 
 
-def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, method: str) -> str | None:
+def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, out: _Outcome) -> str | None:
     """Report what is wrong with the pair (t, s) when the linter can tell; else say why it cannot (a CANNOT)."""
+    method = out.call.rsplit(".", 1)[1]
     between = _between(it, t, s)
     opaque, uncertain = _ancestry(it, t)
     if between is None:
         if opaque:
             return CANNOT["target"]
-        assigned = _through_assign(it, tape, t, s, method)
+        assigned = _through_assign(it, tape, t, s, out)
         for code, line, col, message, fix in assigned:
             it.report(code, line, col, message, fix)
-            it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+            it.report(code, node.lineno, node.col_offset, _symptom(out, s, code, line), None)
         return None if assigned else _unconnected(it, tape, t, s, node, method)
     if not _watchable(tape, s):
         if tape.blind:
             return CANNOT["blind"]
     elif any(u.id in between or tape.active_at(u.seq) for u in uncertain):
         return CANNOT["target"]
-    for code, line, col, message, fix in _explained(it, tape, t, s, text):
+    for code, line, col, message, fix in _explained(it, tape, t, s, text, out):
         it.report(code, line, col, message, fix)
         if line != node.lineno:
-            it.report(code, node.lineno, node.col_offset, _symptom(tape, method, s, code, line), None)
+            it.report(code, node.lineno, node.col_offset, _symptom(out, s, code, line, _ZERO in message), None)
     return None
 
 
@@ -113,7 +157,7 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
     if it.escaped or it.free_names or target.kind not in ("tensor", "var") or not _new_object(source) \
             or _unsure(source) or _unsure(target) or not _closed(it, target):     # the target may be marked since
         return CANNOT["path"]
-    if _asks_for_zeros(node, method):
+    if _asks_for_zeros(node, method) is not False:
         return None
     t, s = describe(target), describe(source)
     it.report("GT017", node.lineno, node.col_offset,
@@ -160,10 +204,11 @@ def _closed(it, target: Val) -> bool:
 _ARG_POSITION = {"gradient": 3, "jacobian": 2, "batch_jacobian": 2}
 
 
-def _asks_for_zeros(node: ast.Call, method: str) -> bool:
-    """Whether the call passes ``unconnected_gradients`` other than NONE (ZERO, "zero", or a value not known)."""
+def _asks_for_zeros(node: ast.Call, method: str) -> bool | None:
+    """Whether the call passes ``unconnected_gradients`` other than NONE: True for ZERO or "zero", None for a value
+    or options not known (it may ask for zeros), False when it does not."""
     if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
-        return True                                 # tape.gradient(y, x, **options): it may ask for zeros
+        return None                                 # tape.gradient(y, x, **options): it may ask for zeros
     given = next((k.value for k in node.keywords if k.arg == "unconnected_gradients"), None)
     position = _ARG_POSITION.get(method, 3)
     if given is None and len(node.args) > position:
@@ -171,7 +216,9 @@ def _asks_for_zeros(node: ast.Call, method: str) -> bool:
     if given is None:
         return False
     text = ast.unparse(given)
-    return not (text.endswith("UnconnectedGradients.NONE") or text.strip("'\"").lower() == "none")
+    if text.endswith("UnconnectedGradients.NONE") or text.strip("'\"").lower() == "none":
+        return False
+    return True if text.endswith("UnconnectedGradients.ZERO") or text.strip("'\"").lower() == "zero" else None
 
 
 def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
@@ -197,9 +244,13 @@ def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
     return it.memo[key]
 
 
-def _symptom(tape: Tape, method: str, source: Val, code: str, line: int) -> str:
-    return (f"{tape.name}.{method}(...) gets no gradient for {describe(source)} here (None, or zeros with "
-            f"unconnected_gradients=ZERO): the cause is on line {line} (see the {code} finding there).")
+def _symptom(out: _Outcome, source: Val, code: str, line: int, zero_gradient: bool = False) -> str:
+    raised = source.attrs.get("raises")
+    if raised is not None:
+        return (f"{out.call}(...) here is never reached: line {line} raises {raised} first (see the {code} finding "
+                "there).")
+    said = out.of(f"the gradient for {describe(source)}", zero_gradient)
+    return f"here {said}; the cause is on line {line} (see the {code} finding there)."
 
 
 def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
@@ -215,8 +266,8 @@ def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
                   "memory grows with each step). Open a new tape on each pass: put "
                   f"`with tf.GradientTape() as {tape.name}:` inside the loop.", None)
         it.report("GT014", node.lineno, node.col_offset,
-                  f"the second pass of this loop asks the non-persistent tape {tape.name} again: RuntimeError. Put "
-                  f"its `with` (line {line}) inside the loop.", None)
+                  f"the second pass of this loop asks the non-persistent tape {tape.name} again, which raises "
+                  f"RuntimeError. Put its `with` (line {line}) inside the loop.", None)
         return
     if len(tape.calls) == 2:
         line, col = _tape_line(tape)
@@ -240,7 +291,7 @@ def _in_a_loop_inside_the_block(it, tape: Tape, node: ast.Call) -> bool:
             and interval[1] is None and bool(it.loops) and it.loops[-1] > interval[0])
 
 
-def _through_assign(it, tape: Tape, target: Val, source: Val, method: str) -> list[tuple]:
+def _through_assign(it, tape: Tape, target: Val, source: Val, out: _Outcome) -> list[tuple]:
     """GT012: the target reads a variable after ``v.assign(f(source))``: assign is not differentiable."""
     found, seen, todo = [], set(), [target]
     while todo and len(seen) < _MAX_NODES:
@@ -256,7 +307,7 @@ def _through_assign(it, tape: Tape, target: Val, source: Val, method: str) -> li
                     finding = ("GT012", line, col,
                                f"`{text}` copies a value computed from {s} into the variable {v}: assign, assign_add "
                                f"and assign_sub are not differentiable, so the tape does not follow {s} through {v} "
-                               f"and {tape.name}.{method} with respect to {s} is None. Use the value itself (`{v}_new "
+                               f"and {out.of(f'{out.call} with respect to {s}')}. Use the value itself (`{v}_new "
                                f"= ...`, then compute with {v}_new) inside the block; assign only to update state.",
                                None)
                     if finding not in found:
@@ -300,11 +351,11 @@ def _tape_line(tape: Tape) -> tuple[int, int]:
     return tape.with_lines[0] if tape.with_lines else (tape.line, tape.col)
 
 
-def _explained(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
-    """``_explain``, worked out once per tape state, target and source (see the module docstring)."""
-    key = ("explain", id(tape), _state(tape), target.id, source.id, source.trainable, source.rebound, sources)
+def _explained(it, tape: Tape, target: Val, source: Val, sources: str, out: _Outcome) -> list[tuple]:
+    """``_explain``, worked out once per tape state, target, source and outcome (see the module docstring)."""
+    key = ("explain", id(tape), _state(tape), target.id, source.id, source.trainable, source.rebound, sources, out)
     if key not in it.memo:
-        it.memo[key] = _explain(it, tape, target, source, sources)
+        it.memo[key] = _explain(it, tape, target, source, sources, out)
     return it.memo[key]
 
 
@@ -315,26 +366,27 @@ def _state(tape: Tape) -> tuple:
             last and last[1], tape.name)
 
 
-def _explain(it, tape: Tape, target: Val, source: Val, sources: str) -> list[tuple]:
+def _explain(it, tape: Tape, target: Val, source: Val, sources: str, out: _Outcome) -> list[tuple]:
     between = _between(it, target, source)
     if between is None:
         return []
     if not _watchable(tape, source):
-        return _unwatched(it, tape, source, target)
+        return _unwatched(it, tape, source, target, out)
     findings = []
     for later in between.values():
         for parent in later.parents:
             if parent.id in between:
-                found = _edge(tape, source, parent, later, target, sources)
+                found = _edge(tape, source, parent, later, target, sources, out)
                 if found is not None and found not in findings:
                     findings.append(found)
-    for found in _breaks_behind_a_round_trip(tape, source, between, target, sources):
+    for found in _breaks_behind_a_round_trip(tape, source, between, target, sources, out):
         if found not in findings:
             findings.append(found)
     return findings
 
 
-def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: Val, sources: str) -> list[tuple]:
+def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: Val, sources: str,
+                                out: _Outcome) -> list[tuple]:
     """The breaks further down a path that a NumPy/Python round trip already cut: each is a mistake of its own.
 
     ``x.numpy()`` then ``tf.argmax`` on what came back: fixing the round trip alone still gives None, so both
@@ -353,7 +405,7 @@ def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: 
             behind.append(later)
     if target.id in flow:
         return []
-    return [_classify(tape, source, op, True, target, sources) for op in behind]
+    return [_classify(tape, source, op, True, target, sources, out) for op in behind]
 
 
 def _between(it, target: Val, source: Val) -> dict | None:
@@ -415,30 +467,34 @@ def _live(tape: Tape, source: Val, parent: Val, later: Val) -> bool:
     return tape.auto and source.kind in ("var", "model") and source.trainable and tape.active_at(later.seq)
 
 
-def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources: str) -> tuple | None:
+def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources: str,
+          out: _Outcome) -> tuple | None:
     live = _live(tape, source, parent, later)
     if live and source.id in later.rec.get(tape, ()):
         return None
     if not live and not _is_source(parent, source):
         return None                       # downstream of a cut already reported
-    return _classify(tape, source, later, live, target, sources)
+    return _classify(tape, source, later, live, target, sources, out)
 
 
-def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str) -> tuple | None:
+_ZERO = "a zero gradient"      # what GT010 says of tf.sign, whose gradient is zeros, not None
+
+
+def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str,
+              out: _Outcome) -> tuple | None:
     s, name = describe(source), tape.name
     if op.op == "numpy":
-        outcome = (f"the target {describe(target)} is a Python number, so {name}.gradient raises TypeError"
-                   if target.kind == "py" else f"the gradient with respect to {s} is None")
         return ("GT002", op.line, op.col,
                 f"`{op.text or op.opname}` takes the value out of TensorFlow ({op.opname} gives a NumPy or Python "
-                f"value): the tape sees whatever comes back as a new constant, and {outcome}. Use the TensorFlow "
-                "op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
+                f"value), so the tape cannot follow {s} through it: {out.of(f'the gradient with respect to {s}')}. "
+                "Use the TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
     if op.op == "nondiff":
+        sign = op.opname.rsplit(".", 1)[-1] == "sign"
         return ("GT010", op.line, op.col,
-                f"`{op.text or op.opname}` is not differentiable ({op.opname} has no gradient), and it is on the only "
-                f"path from {s} to {describe(target)}: the gradient is None (zeros for tf.sign). Use a smooth "
-                "stand-in (tf.nn.softmax instead of argmax, a sigmoid instead of a step) or keep the float value.",
-                None)
+                f"`{op.text or op.opname}` is not differentiable ({op.opname} has "
+                f"{_ZERO if sign else 'no gradient'}), and it is on the only path from {s} to "
+                f"{describe(target)}: {out.of('the gradient', sign)}. Use a smooth stand-in (tf.nn.softmax instead "
+                "of argmax, a sigmoid instead of a step) or keep the float value.", None)
     if op.op in ("stop", "merge"):
         return None
     op = _at_tape_level(op, tape)
@@ -446,12 +502,13 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
     if when == "before":
         return ("GT007", op.line, op.col,
                 f"`{op.text}` is computed before the `with` block of {name} (line {_tape_line(tape)[0]}): the tape "
-                f"only records operations run inside its block, so the gradient with respect to {s} is None. Move "
+                f"only records operations run inside its block, so {out.of(f'the gradient with respect to {s}')}. "
+                "Move "
                 "this line into the block" + (f", after {name}.watch({s})." if source.kind == "tensor" else "."),
                 ("move", op.line, _tape_line(tape)[0], "start"))
     if when == "inside":
-        return _late_watch(tape, source, op) if not live else None
-    return _after(tape, source, op, sources)
+        return _late_watch(tape, source, op, out) if not live else None
+    return _after(tape, source, op, sources, out)
 
 
 def _at_tape_level(op: Val, tape: Tape) -> Val:
@@ -462,35 +519,37 @@ def _at_tape_level(op: Val, tape: Tape) -> Val:
     return Val(op.kind, line, col, op.op, op.opname, text, op.parents, seq=op.seq)
 
 
-def _late_watch(tape: Tape, source: Val, op: Val) -> tuple | None:
+def _late_watch(tape: Tape, source: Val, op: Val, out: _Outcome) -> tuple | None:
     watch = tape.watched.get(source.id)
     if watch is None or watch[3] != "watch" or any(not p.known for p in op.parents):
         return None          # an unknown input may be a trainable variable: then TF recorded the op after all
     s = describe(source)
     return ("GT003", watch[1], watch[2],
             f"{tape.name}.watch({s}) comes after `{op.text}` (line {op.line}) used {s}: the tape only records "
-            f"operations on {s} from the watch on, so the gradient is None. Call {tape.name}.watch({s}) first "
+            f"operations on {s} from the watch on, so {out.of('the gradient')}. Call {tape.name}.watch({s}) first "
             "thing in the block.", None)
 
 
-def _after(tape: Tape, source: Val, op: Val, sources: str) -> tuple:
+def _after(tape: Tape, source: Val, op: Val, sources: str, out: _Outcome) -> tuple:
     s, name, end = describe(source), tape.name, _tape_line(tape)[0]
     if op.op in ("iter", "slice"):
         what = {"iteration": "iterates", "unpacking": "unpacks"}.get(op.opname, "slices")
         return ("GT001", op.line, op.col,
                 f"`{op.text}` {what} a tensor after the `with` block of {name} (line {end}) ended: the "
                 "unstack/strided_slice op is not recorded, so each piece is a new tensor not connected to "
-                f"{s} and its gradient is None (zeros with unconnected_gradients=ZERO). Unstack or slice inside the "
+                f"{s}: {out.of('its gradient')}. Unstack or slice inside the "
                 f"block (persistent tape), or use {name}.jacobian({describe(op.parents[0])}, {sources}) for every "
                 "row at once.", _unstack_fix(tape, op))
     if op.op == "gradient":
         return ("GT008", op.line, op.col,
                 f"`{op.text}` is taken after the outer tape {name}'s block (line {end}) ended: {name} did not record "
-                f"this first derivative, so the second derivative with respect to {s} is None. Indent this line into "
+                f"this first derivative, so {out.of(f'the second derivative with respect to {s}')}. Indent this line "
+                "into "
                 f"the `with` block of {name}.", ("indent", op.line))
     return ("GT011", op.line, op.col,
             f"`{op.text}` runs after the `with` block of {name} (line {end}) ended: the operation is not recorded, "
-            f"so the gradient with respect to {s} is None. Move it into the block.", ("move", op.line, end, "end"))
+            f"so {out.of(f'the gradient with respect to {s}')}. Move it into the block.",
+            ("move", op.line, end, "end"))
 
 
 def _inner_watch(it, tape: Tape, source: Val) -> tuple | None:
@@ -534,7 +593,7 @@ def _meets(it, source: Val, target: Val) -> str:
             "raises InvalidArgumentError.")
 
 
-def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
+def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[tuple]:
     if tape.blind:
         return []
     s, name = describe(source), tape.name
@@ -544,42 +603,46 @@ def _unwatched(it, tape: Tape, source: Val, target: Val) -> list[tuple]:
         other, (wl, wc) = inner
         return [("GT015", line, col,
                  f"{s} is watched only by the inner tape {other.name} (line {wl}), not by the outer tape {name}: "
-                 f"{name} does not record the first derivative's path from {s}, so the second derivative is None. "
+                 f"{name} does not record the first derivative's path from {s}, so "
+                 f"{out.of('the second derivative')}. "
                  f"Call {name}.watch({s}) first thing in the outer block too (before the inner tape starts).",
                  ("watch", line, col, s, name))]
     if source.id in tape.int_watches:
         wl, wc = tape.int_watches[source.id]
         found = [("GT004", wl, wc,
                   f"{s} is an integer tensor: {name}.watch({s}) is ignored (TensorFlow only logs a warning), because "
-                  "tapes record floating-point tensors only, so the gradient is None. Make it float "
+                  f"tapes record floating-point tensors only, so {out.of('the gradient')}. Make it float "
                   f"(tf.constant([1.0, 2.0]) or tf.cast({s}, tf.float32)) before watching it, "
                   + _meets(it, source, target), ("float", source.line))]
         if source.op == "const" and source.line != wl:
             found.append(("GT004", source.line, source.col,
-                          f"this makes {s} an integer tensor, which {name} cannot watch (line {wl}), so its gradient "
-                          "is None: give it float values (1.0, not 1) or dtype=tf.float32, " + _meets(it, source, target),
+                          f"this makes {s} an integer tensor, which {name} cannot watch (line {wl}), so "
+                          f"{out.of('its gradient')}: give it float values (1.0, not 1) or dtype=tf.float32, "
+                          + _meets(it, source, target),
                           ("float", source.line)))
         return found
     if source.kind == "var" and source.dtype == "int":
         return [("GT004", source.line, source.col,
-                 f"the variable {s} has an integer dtype: tapes only watch floating-point variables, so its gradient "
-                 "is None. Give it a float initial value (3.0, not 3) or dtype=tf.float32, " + _meets(it, source, target),
+                 f"the variable {s} has an integer dtype: tapes only watch floating-point variables, so "
+                 f"{out.of('its gradient')}. Give it a float initial value (3.0, not 3) or dtype=tf.float32, "
+                 + _meets(it, source, target),
                  ("float", source.line))]
     if source.kind in ("var", "model") and not source.trainable:
         return [("GT009", source.line, source.col,
-                 f"{s} is not trainable (trainable=False), so {name} does not watch it automatically and its "
-                 f"gradient is None. Drop trainable=False, or call {name}.watch({s}) at the start of the block.",
+                 f"{s} is not trainable (trainable=False), so {name} does not watch it automatically and "
+                 f"{out.of('its gradient')}. Drop trainable=False, or call {name}.watch({s}) at the start of the "
+                 "block.",
                  ("trainable", source.line))]
     if source.rebound is not None:
         rl, rc, var = source.rebound
         return [("GT005", rl, rc,
                  f"this rebinds {var}, a tf.Variable, to a plain Tensor: tapes watch trainable Variables "
-                 f"automatically but not Tensors, so the gradient with respect to {var} is None. Update the "
+                 f"automatically but not Tensors, so {out.of(f'the gradient with respect to {var}')}. Update the "
                  f"variable in place ({var}.assign(...), {var}.assign_add(...), {var}.assign_sub(...)).",
                  ("assign", rl))]
     why = ("the tape was made with watch_accessed_variables=False" if source.kind != "tensor"
            else "only trainable tf.Variables are watched automatically")
     return [("GT003", line, col,
-             f"{name} never watches {s}, and {why}: the gradient with respect to {s} is None. Call "
+             f"{name} never watches {s}, and {why}: {out.of(f'the gradient with respect to {s}')}. Call "
              f"{name}.watch({s}) first thing in this block"
              + (", or make it a tf.Variable." if source.kind == "tensor" else "."), ("watch", line, col, s, name))]

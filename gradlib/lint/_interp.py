@@ -329,6 +329,8 @@ class Interpreter:
                         f"`{old.name or 'v'}.{'assign_sub' if isinstance(node.op, ast.Sub) else 'assign_add'}(...)`.",
                         ("augassign", node.lineno))
         value = self.binop(old, self.ev(node.value, env), node.op, node)
+        if old.kind == "var":
+            value.attrs["raises"] = "RuntimeError"      # the program stops here: a later gradient call never runs
         if isinstance(node.target, (ast.Name, ast.Subscript)):
             self.bind(node.target, value, env, node)
 

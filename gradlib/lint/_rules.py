@@ -140,7 +140,10 @@ RULES = (
          "    y = x * x\nrows = [tape.gradient(y_i, x) for y_i in y]\n"),
     Rule("GT002", "A NumPy or Python round trip inside the tape",
          "`.numpy()`, `np.*(tensor)`, `float(t)`, `int(t)`, `math.*(t)`, `model.predict(x)` on the path to the "
-         "target: the value leaves TensorFlow, so the tape sees a new constant and the gradient is None.",
+         "target: the value leaves TensorFlow, so the tape cannot follow it. Wrapped back into a tensor "
+         "(`tf.constant(np.mean(t))`) the gradient is None (zeros with `unconnected_gradients=ZERO`); as the target "
+         "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "
+         "number: which one depends on the number).",
          "the call that leaves TensorFlow", "use the TensorFlow op (`tf.sin`, `tf.reduce_sum`, `model(x)`) and "
          "keep the value a tensor",
          _PRE + "import numpy as np\n\nx = tf.Variable([0.5, 1.0])\nwith tf.GradientTape() as tape:\n"
@@ -191,7 +194,8 @@ RULES = (
          "grad = tape.gradient(y, w)\n"),
     Rule("GT010", "A non-differentiable operation on the path",
          "`tf.argmax`, `tf.round`, `tf.floor`, `tf.sign`, comparisons, `tf.one_hot` or `tf.cast` to an integer "
-         "type between `x` and the target: these have no gradient, so it is None (zeros for `tf.sign`).",
+         "type between `x` and the target: these have no gradient, so it is None (zeros with "
+         "`unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is zeros.",
          "the non-differentiable operation", "use a smooth stand-in (`tf.nn.softmax` for argmax, a sigmoid for a "
          "step) or keep the float value; cast to integers only outside the path",
          _PRE + "x = tf.Variable([0.2, 0.7])\nwith tf.GradientTape() as tape:\n"

@@ -1,0 +1,114 @@
+"""Each finding's message says what TensorFlow does with the gradient call, and TensorFlow agrees.
+
+Every snippet of the lint corpus (tests/lint/lint_corpus, every folder), every program of lint_programs.py and
+every rule's example is run under TensorFlow in one subprocess (lint_corpus/outcomes.py), which records what each
+gradient call itself did, by the line it is written on: None, zeros, a real gradient, or the exception it raised;
+and where the snippet stopped on an exception no gradient call raised. The linter, which never runs the code,
+must have said the same: each finding's claim (the first outcome its message states: "is None", "is zeros",
+"raises SomeError", "a wrong number") is checked against the call on the finding's line when TensorFlow ran one
+there, else against what the failing calls of the snippet (or its crash) did. A snippet added to any of these
+joins the table; none is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradlib import lint
+from gradlib.lint import RULES
+from lint_programs import PROGRAMS
+
+CORPUS = Path(__file__).resolve().parent / "lint_corpus"
+FILES = sorted(CORPUS.glob("*/*.py")) + sorted(CORPUS.glob("unseen/*/*.py"))
+# The rule examples leave their gradient in a name of their own: what matters here is each call's own outcome.
+SNIPPETS = {**{str(p.relative_to(CORPUS)): p.read_text() for p in FILES if p.parent.name != "lint_corpus"},
+            **{f"programs/{name}": program.source for name, program in PROGRAMS.items()},
+            **{f"rules/{rule.code}": rule.example for rule in RULES}}
+
+_CLAIM = re.compile(r"\bis (None|zeros)\b|\braises (\w+Error(?: or \w+Error)?)|\b(a wrong number)\b")
+
+
+def claim(message: str) -> set[str] | None:
+    """What a message says the gradient call does: {"none"}, {"zeros"}, the exception names it may raise, or
+    {"real", "zeros"} for a wrong number (a value, but not the right one); None when it says nothing."""
+    found = _CLAIM.search(message)
+    if found is None:
+        return None
+    if found.group(1):
+        return {found.group(1).lower()}
+    if found.group(2):
+        return set(found.group(2).split(" or "))
+    return {"real", "zeros"}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory) -> dict[str, dict]:
+    """name -> {"calls": {line: set of outcomes}, "crash": (line, error) or None}, from one subprocess."""
+    folder = tmp_path_factory.mktemp("outcomes")
+    paths = {}
+    for name, source in SNIPPETS.items():
+        path = folder / (name.replace("/", "__"))
+        path = path.with_suffix(".py") if path.suffix != ".py" else path
+        path.write_text(source)
+        paths[str(path)] = name
+    done = subprocess.run([sys.executable, str(CORPUS / "outcomes.py"), *paths], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = {}
+    for path, run in json.loads(done.stdout).items():
+        calls: dict[int, set] = {}
+        for line, outcome in run["calls"]:
+            calls.setdefault(line, set()).add(outcome)
+        found[paths[path]] = {"calls": calls, "crash": run["crash"] and tuple(run["crash"])}
+    return found
+
+
+def allowed(run: dict, line: int) -> set[str]:
+    """What a finding on ``line`` may claim: what the call there did, when TensorFlow ran one there that failed (in
+    a loop, one pass may work and the next raise); else (the cause of a failure elsewhere, or a call that worked but
+    feeds one that failed, GT008's inner gradient) what the snippet's failing calls did or the error it stopped on."""
+    here = run["calls"].get(line, set())
+    if here - {"real"}:
+        return here
+    failed = {outcome for outcomes in run["calls"].values() for outcome in outcomes if outcome != "real"}
+    return failed | ({run["crash"][1]} if run["crash"] else set()) or here
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_each_finding_says_what_tensorflow_did(name, outcomes):
+    run, findings = outcomes[name], lint(SNIPPETS[name])
+    assert run["calls"] or run["crash"] or not findings, f"{name} ran no gradient call: make it runnable"
+    wrong = []
+    for finding in findings:
+        said, did = claim(finding.message), allowed(run, finding.line)
+        if said is None or not said & did:
+            wrong.append(f"{finding} -- TensorFlow: {sorted(did)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_table_covers_every_rule_and_every_kind_of_outcome(outcomes):
+    said = {frozenset(claim(f.message) or ()) for name in SNIPPETS for f in lint(SNIPPETS[name])}
+    assert {frozenset({"none"}), frozenset({"zeros"}), frozenset({"AttributeError"}),
+            frozenset({"RuntimeError"})} <= said, said
+    assert {f.rule for name in SNIPPETS for f in lint(SNIPPETS[name])} == {rule.code for rule in RULES}
+    assert len(SNIPPETS) >= 200, len(SNIPPETS)
+
+
+@pytest.mark.parametrize("message, said", [
+    ("so the gradient with respect to x is None (zeros with unconnected_gradients=ZERO).", {"none"}),
+    ("so the gradient with respect to x is zeros (the call asks for unconnected_gradients=ZERO).", {"zeros"}),
+    ("tape.gradient raises TypeError or AttributeError: the target is a Python number", {"TypeError",
+                                                                                          "AttributeError"}),
+    ("the second raises RuntimeError. ... a float value times an int raises InvalidArgumentError", {"RuntimeError"}),
+    ("returns a wrong number, not None and no error", {"real", "zeros"}),
+    ("takes the value out of TensorFlow", None),
+])
+def test_the_claim_is_the_first_outcome_a_message_states(message, said):
+    assert claim(message) == said
