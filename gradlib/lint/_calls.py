@@ -623,8 +623,9 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         return attribute(it, base, "shape", node)
     if name == "numpy" and base.kind in TENSORISH or name in _LEAVES_TF and base.kind == "unknown":
         return it.op("numpy", (base,), node, "numpy", base.dtype, opname=f".{name}()")
-    if base.kind == "numpy" or name in ("numpy", "item", "tolist"):
-        return it.op("numpy", (base,) + tuple(args), node, "op", base.dtype)
+    if base.kind == "numpy" or name in ("numpy", "item", "tolist"):   # .item(), .tolist(): Python numbers
+        kind = "py" if name in ("item", "tolist") else "numpy"
+        return it.op(kind, (base,) + tuple(args), node, "op", base.dtype)
     if name in ("read_value", "value"):
         return _diff(it, [base], {}, node, name)
     if name in ("assign", "assign_add", "assign_sub") and base.kind == "var" and args:

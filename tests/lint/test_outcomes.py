@@ -1,9 +1,10 @@
 """Each finding's message says what TensorFlow does with the gradient call, and TensorFlow agrees.
 
-Every snippet of the lint corpus (tests/lint/lint_corpus, every folder), every program of lint_programs.py and
-every rule's example is run under TensorFlow in one subprocess (lint_corpus/outcomes.py), which records what each
-gradient call itself did, by the line it is written on: None, zeros, a real gradient, or the exception it raised;
-and where the snippet stopped on an exception no gradient call raised. The linter, which never runs the code,
+Every snippet of the lint corpus (tests/lint/lint_corpus, every folder), every program of lint_programs.py, every
+rule's example and every variant of lint_variants.py is run under TensorFlow in one subprocess
+(lint_corpus/outcomes.py), which records what each gradient call itself did, by the line it is written on: None,
+zeros, a real gradient, or the exception it raised; and where the snippet stopped on an exception no gradient call
+raised. The linter, which never runs the code,
 must have said the same: each finding's claim (the first outcome its message states: "is None", "is zeros",
 "raises SomeError", "a wrong number") is checked against the call on the finding's line when TensorFlow ran one
 there, else against what the failing calls of the snippet (or its crash) did. A snippet added to any of these
@@ -24,13 +25,15 @@ import pytest
 from gradlib import lint
 from gradlib.lint import RULES
 from lint_programs import PROGRAMS
+from lint_variants import VARIANTS
 
 CORPUS = Path(__file__).resolve().parent / "lint_corpus"
 FILES = sorted(CORPUS.glob("*/*.py")) + sorted(CORPUS.glob("unseen/*/*.py"))
 # The rule examples leave their gradient in a name of their own: what matters here is each call's own outcome.
 SNIPPETS = {**{str(p.relative_to(CORPUS)): p.read_text() for p in FILES if p.parent.name != "lint_corpus"},
             **{f"programs/{name}": program.source for name, program in PROGRAMS.items()},
-            **{f"rules/{rule.code}": rule.example for rule in RULES}}
+            **{f"rules/{rule.code}": rule.example for rule in RULES},
+            **{f"variants/{name}": source for name, (_, source) in VARIANTS.items()}}
 
 _CLAIM = re.compile(r"\bis (None|zeros)\b|\braises (\w+Error(?: or \w+Error)?)|\b(a wrong number)\b")
 
