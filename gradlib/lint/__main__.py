@@ -7,7 +7,10 @@ The exit status (the worst over all files):
 checked completely (a bound of the analysis was reached, or the linter failed inside: what was found is
 printed, and a line on standard error says why); 2 a file could not be read, decoded or parsed.
 A file larger than the linter checks at once (``Limits.max_source_chars``/``max_source_lines``, or
-``MAX_BYTES``) is skipped with a note on standard error and does not change the status.
+``MAX_BYTES``) is skipped with a note on standard error and does not change the status. A file that cannot be
+read or parsed gets one line on standard error, and the summary line counts only the files that were checked (none:
+no summary). When the reader of standard output goes away (``gradlib-lint --rules | head -1``), the command stops
+quietly, with no traceback: status 0 for ``--rules``, else 3 (not everything was checked or printed).
 
 This module imports only the standard library and ``gradlib.lint`` (never TensorFlow, NumPy or pandas),
 so a pre-commit hook answers in milliseconds.
@@ -36,6 +39,24 @@ _RANK = {0: 0, 1: 1, 3: 2, 2: 3}
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; a closed standard output (the reader stopped: ``| head -1``) ends it quietly."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()              # inside the try: a closed pipe found at exit would print a traceback
+        return status
+    except BrokenPipeError:
+        _drop_stdout()
+        return 3
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device: Python flushes it again at exit, and that write must go nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _main(argv: list[str] | None) -> int:
     epilog = "exit status:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in EXIT_CODES.items())
     parser = argparse.ArgumentParser(prog=_prog(sys.argv[0] if sys.argv else ""), epilog=epilog,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -46,15 +67,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="no closing summary line (how many gradient calls could be followed) on standard error")
     args = parser.parse_args(argv)
     if args.rules:
-        for rule in RULES:
-            print(f"{rule.code}  {rule.title}. Points at: {rule.points_at}. Fix: {rule.fix}.")
+        try:
+            for rule in RULES:
+                print(f"{rule.code}  {rule.title}. Points at: {rule.points_at}. Fix: {rule.fix}.")
+            sys.stdout.flush()
+        except BrokenPipeError:         # `--rules | head -1`: the reader had what it wanted
+            _drop_stdout()
         return 0
     if not args.files:
         parser.error("give at least one FILE (or - for standard input)")
     status, tally = 0, _Tally()
     for path in args.files:
         status = max(status, _check(path, tally), key=_RANK.__getitem__)
-    if not args.quiet:
+    if not args.quiet and (tally.files or tally.skipped):
         print(tally.line(), file=sys.stderr)
     return status
 

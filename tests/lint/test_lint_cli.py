@@ -122,3 +122,43 @@ def test_the_summary_line_says_how_many_gradient_calls_were_followed(tmp_path):
     assert done.stderr.splitlines()[-1] == ("gradlib.lint: 2 findings; 1 of 1 gradient call could be followed. "
                                             "1 file checked.")
     assert _run(["-m", "gradlib.lint", "--quiet", str(clean)]).stderr == ""
+
+
+@pytest.mark.parametrize("args, status", [(["--rules"], 0), ([str(CORPUS / "broken" / "argmax.py")], 3)])
+def test_a_reader_that_stops_early_ends_the_command_quietly(args, status):
+    """`gradlib-lint --rules | head -1`: the reader closes the pipe before the command writes. No BrokenPipeError
+    traceback (issue 39); --rules has done its job (0), a lint cut short did not print everything (3)."""
+    child = subprocess.Popen([sys.executable, "-m", "gradlib.lint", *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, cwd=ROOT, env=ENV)
+    child.stdout.close()                     # before the command has started up, let alone written
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == status
+    assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err, err
+
+
+def test_head_of_the_rules_in_a_shell_pipeline_prints_one_line_and_nothing_on_standard_error():
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m gradlib.lint --rules | head -1"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT, env=ENV)
+    assert done.returncode == 0 and done.stdout.startswith("GT001  ") and done.stdout.count("\n") == 1
+    assert done.stderr == ""
+
+
+def test_a_missing_file_is_one_line_on_standard_error_and_exit_2(tmp_path):
+    missing = tmp_path / "missing.py"
+    done = _run(["-m", "gradlib.lint", str(missing)])
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"{missing}: error cannot read the file: No such file or directory"]
+
+
+@pytest.mark.parametrize("text, first", [("def f(:\n", ":1:6: error gradlib.lint could not parse the source"),
+                                         (None, ": error cannot read the file")])
+def test_the_summary_counts_only_the_files_that_were_checked(tmp_path, text, first):
+    bad = tmp_path / "bad.py"
+    if text is not None:
+        bad.write_text(text)
+    done = _run(["-m", "gradlib.lint", str(bad)])
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and first in done.stderr, done.stderr
+    assert "gradient call" not in done.stderr
+    done = _run(["-m", "gradlib.lint", str(bad), str(CORPUS / "broken" / "argmax.py")])
+    assert done.returncode == 2 and done.stderr.splitlines()[-1] == (
+        "gradlib.lint: 2 findings; 1 of 1 gradient call could be followed. 1 file checked.")
