@@ -143,6 +143,40 @@ with tf.GradientTape() as rec:  # <- GT003
     outputs = cube(inputs)
 result = rec.gradient(outputs, inputs)
 """),
+    # ---- a non-persistent tape asked twice: RuntimeError
+    "twice_renamed_split": ("broken/twice.py", _TF + """
+kernel = tf.Variable(0.5)
+with tf.GradientTape() as gt:  # <- GT006
+    first = kernel * kernel
+    second = first * kernel
+d_first = gt.gradient(first, kernel)
+d_second = gt.gradient(
+    second,
+    kernel,
+)
+result = [d_first, d_second]
+"""),
+    # ---- the target computed after the block: None
+    "after_the_block_mean_split": ("broken/reduce_after.py", _TF + """
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as tape:
+    y = x * x
+loss = tf.reduce_mean(  # <- GT011
+    y)
+result = tape.gradient(loss, x)
+"""),
+    # ---- computed before the block: None
+    "before_the_block_in_a_helper": ("broken/before_block.py", _TF + """
+def square(v):
+    return v * v
+
+
+x = tf.Variable(3.0)
+y = square(x)  # <- GT007
+with tf.GradientTape() as tape:
+    loss = y
+result = tape.gradient(loss, x)
+"""),
     # ---- iterated after the block, the call asking for zeros: zeros
     "seed_renamed_split": ("broken/seed_comprehension.py", _TF + """
 a = [tf.constant(1.0), tf.constant(2.0)]
