@@ -342,12 +342,17 @@ def _is_optimizer(qual: str) -> bool:
 def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     """``optimizer.minimize(loss, ...)`` given a loss tensor computed before, not a callable: GT013."""
     loss = args[0] if args else kwargs.get("loss")
-    traced = any(id(fn) in it.traced for fn in it.calling)        # in a tf.function, tf.compat.v1 minimize works
+    traced = _in_tf_function(it)        # in a tf.function, tf.compat.v1 minimize works
     if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and not (
             traced and ".train." in opt.qual) and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
         it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
     return _unknown_call(it, args, kwargs)
+
+
+def _in_tf_function(it) -> bool:
+    """Whether the code being run is inside a function wrapped in tf.function (traced: its tensors are symbolic)."""
+    return any(id(fn) in it.traced for fn in it.calling)
 
 
 def _minimize_message(opt: Val, loss: Val, node: ast.Call) -> str:
@@ -513,6 +518,10 @@ def _literal_dtype(args: list[Val], kwargs: dict) -> str | None:
 
 def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
     first = args[0] if args else Val("none")
+    if name in ("float", "int") and first.kind in TENSORISH and _in_tf_function(it):
+        # autograph makes float(t)/int(t) a tf.cast inside a tf.function (TensorFlow 2.21): float keeps the path
+        return _diff(it, [first], {}, node, "int(), which autograph makes a tf.cast to an integer type,"
+                     if name == "int" else "float()", "nondiff" if name == "int" else "op", name)
     if name in ("float", "int", "complex", "bool") and first.kind in TENSORISH:
         return it.op("py", (first,), node, "numpy", "float" if name != "int" else "int", opname=f"{name}()")
     if name in ("float", "int", "complex", "bool") and (first.kind == "numpy" or first.kind == "py" and first.parents):

@@ -14,6 +14,7 @@ kept per tape state, target and source, and only the note on the asking line is 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from ._calls import flat
@@ -143,7 +144,11 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, out: _Out
     for code, line, col, message, fix in _explained(it, tape, t, s, text, out):
         it.report(code, line, col, message, fix)
         if line != node.lineno:
-            it.report(code, node.lineno, node.col_offset, _symptom(out, s, code, line, _ZERO in message), None)
+            traced = re.search(_TRACED.format(r"(\w+)"), message)
+            note = (f"{out.call}(...) here is never reached: line {line} raises {traced[1]} first, when the function "
+                    f"is traced (see the {code} finding there).") if traced else \
+                _symptom(out, s, code, line, _ZERO in message)
+            it.report(code, node.lineno, node.col_offset, note, None)
     return None
 
 
@@ -478,11 +483,36 @@ def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources
 
 
 _ZERO = "a zero gradient"      # what GT010 says of tf.sign, whose gradient is zeros, not None
+_TRACED = "this line raises {} when the function is traced"
+
+
+def _symbolic(val: Val) -> str:
+    if val.kind == "var":
+        return f"the variable {describe(val)} has no value to give while the function is traced"
+    return f"{describe(val)} is a symbolic tensor with no value yet"
+
+
+def _traced_error(op: Val) -> str | None:
+    """What leaving TensorFlow raises inside a tf.function (TensorFlow 2.21: a tensor there is symbolic, and a
+    variable has no value to give), for the calls this was checked on; None for the others (tf.numpy_function works
+    there, and its gradient is None). float(t) and int(t) are not among them: autograph makes them a tf.cast."""
+    variable = bool(op.parents) and op.parents[0].kind == "var"
+    if op.opname == ".numpy()":
+        return "NotImplementedError" if variable else "AttributeError"
+    if op.opname.startswith("math."):
+        return "AttributeError" if variable else "TypeError"
+    return "NotImplementedError" if op.opname.startswith("np.") else None
 
 
 def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str,
               out: _Outcome) -> tuple | None:
     s, name = describe(source), tape.name
+    if op.op == "numpy" and op.attrs.get("traced") and _traced_error(op):
+        return ("GT002", op.line, op.col,
+                f"`{op.text or op.opname}` takes the value out of TensorFlow inside a tf.function, where "
+                f"{_symbolic(op.parents[0]) if op.parents else 'its input has no value yet'}: "
+                f"{_TRACED.format(_traced_error(op))}, and {name}.gradient is never reached. Use the "
+                "TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
     if op.op == "numpy":
         return ("GT002", op.line, op.col,
                 f"`{op.text or op.opname}` takes the value out of TensorFlow ({op.opname} gives a NumPy or Python "

@@ -671,8 +671,9 @@ class Interpreter:
         if too_big:             # not followed, and neither is anything made from it: "can't tell"
             rec, opaque, how = {}, True, "too big"
         line, col, text = self.position(node)
+        traced = how == "numpy" and any(id(fn) in self.traced for fn in self.calling)   # a symbolic tensor there
         return Val(kind, line, col, how, opname, text, tuple(parents), seq, rec, dtype, opaque=opaque, length=length,
-                   sites=tuple(self.sites))
+                   sites=tuple(self.sites), attrs={"traced": True} if traced else {})
 
     def record(self, parents: tuple, seq: int) -> dict:
         rec = {}

@@ -143,7 +143,8 @@ RULES = (
          "target: the value leaves TensorFlow, so the tape cannot follow it. Wrapped back into a tensor "
          "(`tf.constant(np.mean(t))`) the gradient is None (zeros with `unconnected_gradients=ZERO`); as the target "
          "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "
-         "number: which one depends on the number).",
+         "number: which one depends on the number). Inside a tf.function, `.numpy()`, `np.*` and `math.*` raise when "
+         "the function is traced (autograph makes `float(t)` a `tf.cast` there, which keeps the path).",
          "the call that leaves TensorFlow", "use the TensorFlow op (`tf.sin`, `tf.reduce_sum`, `model(x)`) and "
          "keep the value a tensor",
          _PRE + "import numpy as np\n\nx = tf.Variable([0.5, 1.0])\nwith tf.GradientTape() as tape:\n"
