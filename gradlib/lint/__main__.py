@@ -51,9 +51,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _drop_stdout() -> None:
     """Point standard output at the null device: Python flushes it again at exit, and that write must go nowhere."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):           # a stand-in for standard output with no file descriptor
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (kept open until exit, as standard output is)
 
 
 def _main(argv: list[str] | None) -> int:

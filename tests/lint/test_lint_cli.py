@@ -162,3 +162,25 @@ def test_the_summary_counts_only_the_files_that_were_checked(tmp_path, text, fir
     done = _run(["-m", "gradlib.lint", str(bad), str(CORPUS / "broken" / "argmax.py")])
     assert done.returncode == 2 and done.stderr.splitlines()[-1] == (
         "gradlib.lint: 2 findings; 1 of 1 gradient call could be followed. 1 file checked.")
+
+
+def test_a_closed_pipe_in_process_with_no_file_descriptor_is_quiet_too(monkeypatch, capsys):
+    """Called as a function (a pre-commit framework, a test) with a standard output that has no descriptor."""
+    from gradlib.lint import __main__ as cli
+
+    class Closed:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            raise ValueError("no descriptor")
+
+    for args, status in ((["--rules"], 0), ([str(CORPUS / "broken" / "argmax.py")], 3)):
+        monkeypatch.setattr(sys, "stdout", Closed())
+        assert cli.main(args) == status
+        assert sys.stdout.name == os.devnull        # what Python flushes at exit goes nowhere
+        sys.stdout.close()
+    assert "Traceback" not in capsys.readouterr().err
