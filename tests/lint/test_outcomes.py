@@ -1,14 +1,13 @@
 """Each finding's message says what TensorFlow does with the gradient call, and TensorFlow agrees.
 
 Every snippet of the lint corpus (tests/lint/lint_corpus, every folder), every program of lint_programs.py, every
-rule's example and every variant of lint_variants.py is run under TensorFlow in one subprocess
-(lint_corpus/outcomes.py), which records what each gradient call itself did, by the line it is written on: None,
-zeros, a real gradient, or the exception it raised; and where the snippet stopped on an exception no gradient call
-raised. The linter, which never runs the code,
-must have said the same: each finding's claim (the first outcome its message states: "is None", "is zeros",
-"raises SomeError", "a wrong number") is checked against the call on the finding's line when TensorFlow ran one
-there, else against what the failing calls of the snippet (or its crash) did. A snippet added to any of these
-joins the table; none is skipped.
+rule's example, every variant of lint_variants.py and every public report's reproducer (fix_programs.py) is run
+under TensorFlow in one subprocess (lint_corpus/outcomes.py), which records what each gradient call itself did, by
+the line it is written on: None, zeros, a real gradient, or the exception it raised; and where the snippet stopped
+on an exception no gradient call raised. The linter, which never runs the code, must have said the same: each
+finding's claim (the first outcome its message states: "is None", "is zeros", "raises SomeError", "a wrong
+number") is checked against the call on the finding's line when TensorFlow ran one there, else against what the
+failing calls of the snippet (or its crash) did. A snippet added to any of these joins the table; none is skipped.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ import pytest
 
 from gradlib import lint
 from gradlib.lint import RULES
+from fix_programs import REPORTS
 from lint_programs import PROGRAMS
 from lint_variants import VARIANTS
 
@@ -33,7 +33,8 @@ FILES = sorted(CORPUS.glob("*/*.py")) + sorted(CORPUS.glob("unseen/*/*.py"))
 SNIPPETS = {**{str(p.relative_to(CORPUS)): p.read_text() for p in FILES if p.parent.name != "lint_corpus"},
             **{f"programs/{name}": program.source for name, program in PROGRAMS.items()},
             **{f"rules/{rule.code}": rule.example for rule in RULES},
-            **{f"variants/{name}": source for name, (_, source) in VARIANTS.items()}}
+            **{f"variants/{name}": source for name, (_, source) in VARIANTS.items()},
+            **{f"reports/{report.name}": report.source for report in REPORTS}}
 
 _CLAIM = re.compile(r"\bis (None|zeros)\b|\braises (\w+Error(?: or \w+Error)?)|\b(a wrong number)\b")
 
