@@ -1,8 +1,9 @@
 """``python -m gradlib.scan``: each example's loss and gradient norm over a data set in files, to a results file.
 
 The model comes from the user's own code: ``--model package.module:function`` is imported (``importlib``, from
-the current directory or ``PYTHONPATH``) and called with no arguments, inside the strategy's scope; it returns a
-built Keras model (and may load the user's weights itself). No model file is ever loaded by this command.
+the current directory, which the command puts on the import path as ``python -m`` does, or ``PYTHONPATH``) and
+called with no arguments, inside the strategy's scope; it returns a built Keras model (and may load the user's
+weights itself). No model file is ever loaded by this command.
 
     python -m gradlib.scan --model mymodels:classifier --data train.npz --loss sparse_categorical_crossentropy \\
         --from-logits --out norms.csv
@@ -203,6 +204,7 @@ def _import(spec: str, flag: str) -> Any:
     if not _SPEC.match(spec):
         raise GradlibError(f"{flag} {spec!r} must be package.module:function, e.g. mymodels:classifier")
     module_name, attribute = spec.split(":")
+    _current_directory_importable()
     try:
         target: Any = importlib.import_module(module_name)
     except ImportError as exc:
@@ -217,6 +219,17 @@ def _import(spec: str, flag: str) -> Any:
     if not callable(target):
         raise GradlibError(f"{flag}: {spec!r} is a {type(target).__name__}, not a function")
     return target
+
+
+def _current_directory_importable() -> None:
+    """Put the current directory first on ``sys.path``, as ``python -m`` does (and uvicorn, gunicorn).
+
+    The ``gradlib-scan`` console script starts with its own folder (the environment's ``bin``) on ``sys.path``,
+    not the current directory, so ``--model mymodels:build`` run beside ``mymodels.py`` would not be found.
+    """
+    here = os.getcwd()
+    if not any(os.path.abspath(entry or os.curdir) == here for entry in sys.path):
+        sys.path.insert(0, here)
 
 
 def _loss(name: str, from_logits: bool, strategy: Any) -> Any:

@@ -505,3 +505,46 @@ def test_npz_arrays_are_read_as_numpy_reads_them(tmp_path):
             for got, want in ((got_x, expected["x"]), (got_y, expected["y"])):
                 assert got.dtype == want.dtype and got.shape == want.shape
                 np.testing.assert_array_equal(got, want)
+
+
+#: what pip writes as the ``gradlib-scan`` console script ([project.scripts] in pyproject.toml)
+CONSOLE_SCRIPT = """import re
+import sys
+from gradlib.scan.__main__ import main
+if __name__ == "__main__":
+    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def _project(folder):
+    """A user's project folder: ``mymodels.py`` (the model function) beside ``d.npz``."""
+    folder.mkdir()
+    (folder / "mymodels.py").write_text("from scan_models import classifier as build\n")
+    x, y = scan_models.arrays(41)
+    np.savez(folder / "d.npz", x=x, y=y)
+    return folder
+
+
+def test_the_console_script_imports_the_model_from_the_current_directory(expected, tmp_path):
+    """As pip installs it, the script's own folder (bin) is first on sys.path, not the current directory."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "gradlib-scan").write_text(CONSOLE_SCRIPT)
+    project = _project(tmp_path / "project")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)]), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    out = subprocess.run([sys.executable, str(tmp_path / "bin" / "gradlib-scan"), *BASE[2:], "--model", "mymodels:build",
+                          "--data", "d.npz", "--out", "r.csv"], env=env, capture_output=True, text=True, timeout=180,
+                         cwd=project)
+    assert out.returncode == 0, out.stderr[-2000:]
+    np.testing.assert_allclose(pd.read_csv(project / "r.csv")["norm"], expected.norms, rtol=1e-5)
+
+
+def test_main_called_in_a_program_imports_the_model_from_the_current_directory(expected, tmp_path, monkeypatch):
+    project = _project(tmp_path / "project")
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if os.path.abspath(p or os.curdir) != str(project)])
+    monkeypatch.delitem(sys.modules, "mymodels", raising=False)
+    code, _, err = run(*BASE[2:], "--model", "mymodels:build", "--data", "d.npz", "--out", "r.csv")
+    sys.modules.pop("mymodels", None)
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(project / "r.csv")["norm"], expected.norms, rtol=1e-5)
