@@ -548,3 +548,77 @@ def test_main_called_in_a_program_imports_the_model_from_the_current_directory(e
     sys.modules.pop("mymodels", None)
     assert code == 0, err
     np.testing.assert_allclose(pd.read_csv(project / "r.csv")["norm"], expected.norms, rtol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory):
+    """``two.npz``: arrays a and b for ``scan_models:two_inputs``, p and q equal to them, others for the refusals."""
+    folder = tmp_path_factory.mktemp("two")
+    (a, y), (b, _) = scan_models.arrays(41), scan_models.arrays(41, seed=2)
+    np.savez(folder / "two.npz", a=a, b=b, p=a, q=b, y=y, wide=np.ones((41, 7), np.float32), short=b[:40])
+    return folder / "two.npz", a, b, y
+
+
+def tape_norms(model, x, y):
+    """Each example's loss gradient norm by a plain GradientTape, one example at a time."""
+    import tensorflow as tf
+
+    norms = []
+    for i in range(len(y)):
+        with tf.GradientTape() as tape:
+            loss = CCE(y[i:i + 1], model([part[i:i + 1] for part in x]))
+        norms.append(np.sqrt(sum(float(tf.reduce_sum(g * g)) for g in tape.gradient(loss, model.trainable_variables))))
+    return np.array(norms)
+
+
+@pytest.mark.parametrize("keys, order", [("a,b", "ab"), ("b,a", "ab"), ("p,q", "ab"), ("q,p", "ba")])
+def test_a_model_of_two_inputs_reads_one_array_per_input(two, keys, order, tmp_path):
+    """By input name (in any order) or in model.inputs order: the library's numbers for the arrays so matched."""
+    path, a, b, y = two
+    x = [a, b] if order == "ab" else [b, a]
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", path, "--x-key", keys,
+                       "--out", tmp_path / "r.csv")
+    assert code == 0, err
+    norms = pd.read_csv(tmp_path / "r.csv")["norm"].to_numpy()
+    expected = gradlib.scan(scan_models.two_inputs(), (x, y), loss=CCE)
+    np.testing.assert_allclose(norms, expected.norms, rtol=1e-5)
+    np.testing.assert_allclose(norms, tape_norms(scan_models.two_inputs(), x, y), rtol=1e-4)
+    assert order == "ab" or not np.allclose(norms, tape_norms(scan_models.two_inputs(), [a, b], y), rtol=1e-2)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--x-key", "a"], "--x-key 'a' names 1 array\\(s\\) of 'two.npz', but the model takes 2 inputs \\('a', 'b'\\); "
+                       "give one array per input, in model.inputs order or by input name: --x-key a,b$"),
+    (["--x-key", "a,b,p"], "--x-key 'a,b,p' names 3 array\\(s\\) of 'two.npz', but the model takes 2 inputs"),
+    (["--x-key", "b,q"], "--x-key 'b,q': 'b' is the name of the model's input #1 but is given for input #0; give the "
+                         "arrays in model.inputs order \\('a', 'b'\\), or all of them by input name$"),
+    (["--x-key", "a,a"], "--x-key 'a,a' names an array twice; give the arrays of x, each once, separated by commas"),
+    (["--x-key", "a,"], "--x-key 'a,' has an empty name"),
+    (["--x-key", "a,y"], "--x-key 'a,y' names 'y', the array of y \\(--y-key\\)"),
+    (["--x-key", "a,nope"], "'two.npz' has no array 'nope' \\(it has a, b, p, q, y, wide, short\\)"),
+    (["--x-key", "p,wide"], "'two.npz': wide holds examples of shape \\(7,\\), but the model's input #1 \\('b'\\) takes "
+                            "examples of shape \\(5,\\)"),
+    (["--x-key", "a,short"], "'two.npz': short has 40 examples but y has 41 targets$"),
+    (["--x-key", "a,b", "--max-data-gb", 1803 / 2**30], "'two.npz': a \\(41, 5\\) of float32, b \\(41, 5\\) of float32 "
+                                                        "and y \\(41,\\) of int32 take 1,804 bytes, more than the "
+                                                        "limit of 1,803 "),
+])
+def test_bad_input_arrays_exit_2_with_what_and_where(two, argv, match, tmp_path):
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two[0], *argv,
+                       "--out", tmp_path / "r.csv")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.search(match, err.removeprefix("python -m gradlib.scan: error: ").rstrip("\n")), err
+
+
+def test_the_memory_limit_counts_every_input_array(two, tmp_path):
+    """1,804 bytes (a, b and y of two.npz) is the last good limit; 1,803 (above) the first bad one."""
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two[0], "--x-key", "a,b",
+                       "--max-data-gb", 1804 / 2**30, "--out", tmp_path / "r.csv")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("data", [["x.npy", "--targets", "y.npy"], ["d.csv", "--target", "label"]])
+def test_several_x_keys_are_for_npz_only(files, data, tmp_path):
+    argv = ["--data", files / data[0], *[files / a if a.endswith(".npy") else a for a in data[1:]]]
+    code, _, err = run(*BASE, *argv, "--x-key", "a,b", "--out", tmp_path / "r.csv")
+    assert code == 2 and "--x-key names arrays of a .npz file; " in err and err.count("\n") == 1, err
