@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
         out = _check_out(args.out)
         loss_name = _check_loss_flags(args)
         source = _files.source(args.data, targets=args.targets, x_key=args.x_key, y_key=args.y_key, target=args.target,
-                               max_bytes=_check_max_data(args.max_data_gb))
+                               x_columns=args.x_columns, max_bytes=_check_max_data(args.max_data_gb))
         config = _check_tf_config(os.environ.get("TF_CONFIG")) if args.strategy == "multiworker" else None
         strategy = _strategy(args.strategy, args.cpu_devices)   # the first TensorFlow work: after every file check
         model = _call_user(args.model, "--model", strategy)
@@ -142,6 +142,9 @@ def _parser() -> argparse.ArgumentParser:
                         "comma-separated, in model.inputs order or by input name: --x-key a,b")
     p.add_argument("--y-key", default="y", help="the array of y in a .npz (default: y)")
     p.add_argument("--target", help="the CSV column of y (default: the last); the other columns are x")
+    p.add_argument("--x-columns", action="append", metavar="COL[,COL...]",
+                   help="for a model with several inputs, one input's CSV columns; once per input, in model.inputs "
+                        "order: --x-columns a,b --x-columns c")
     p.add_argument("--loss", required=True, metavar="NAME|MODULE:FUNCTION",
                    help=f"one of {', '.join(LOSSES)}, or your loss: a Keras loss, or (y_true, y_pred) -> (B,)")
     p.add_argument("--from-logits", action="store_true", help="the model outputs logits (cross-entropy losses)")
@@ -311,9 +314,12 @@ def _check_examples_fit(source: _files.Source, model: Any) -> None:
     if not inputs or any(t.shape is None for t in inputs):
         return   # no inputs declared: the first batch tells
     if source.arrays is None:
-        if len(inputs) == 1:
+        if len(inputs) == 1 and not source.groups:
             _check_fit(f"{source.path.name!r} has {len(source.columns):,} feature columns (all but "
                        f"{source.target!r}), shape", (len(source.columns),), inputs[0])
+        for i, (t, group) in enumerate(zip(inputs, source.groups)):
+            _check_fit(f"--x-columns {','.join(group)!r} gives examples of shape", (len(group),), t,
+                       f"'s input #{i} ({t.name!r})")
         return
     x = source.arrays[0]
     if len(inputs) == 1:

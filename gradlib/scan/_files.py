@@ -63,7 +63,8 @@ class Source:
     """Where the examples come from: arrays already loaded, or a CSV file and its feature and target columns.
 
     ``arrays`` is ``(x, y)``: ``x`` one array, or, for a model with several inputs, a tuple of arrays (the
-    ``.npz`` arrays named by ``x_keys``, in that order until ``match_inputs`` puts them in the model's).
+    ``.npz`` arrays named by ``x_keys``, in that order until ``match_inputs`` puts them in the model's). A CSV
+    file's ``groups`` are a model's several inputs' columns (``--x-columns``), in ``model.inputs`` order.
     """
 
     path: Path
@@ -71,6 +72,7 @@ class Source:
     columns: tuple[str, ...] = ()
     target: str = ""
     x_keys: tuple[str, ...] = ("x",)
+    groups: tuple[tuple[str, ...], ...] = ()
 
     @property
     def examples(self) -> int | None:
@@ -93,7 +95,7 @@ class _Header:
 
 
 def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y", target: str | None = None,
-           max_bytes: int = MAX_DATA_BYTES) -> Source:
+           x_columns: Any = None, max_bytes: int = MAX_DATA_BYTES) -> Source:
     """Check the files named on the command line; raise ``InputError`` (a bad file) or ``GradlibError`` (flags)."""
     path = _check_file(data, "--data")
     suffix = path.suffix.lower()
@@ -105,6 +107,9 @@ def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y"
     if suffix != ".npz" and keys != ("x",):
         raise GradlibError(f"--x-key names arrays of a .npz file; {path.name!r} is not one (save several inputs as "
                            "np.savez('data.npz', a=a, b=b, y=y) and give --x-key a,b)")
+    if suffix != ".csv" and x_columns:
+        raise GradlibError(f"--x-columns names columns of a CSV file; {path.name!r} is not one (use --x-key a,b for "
+                           "the arrays of a .npz)")
     if suffix == ".npz":
         return check_npz(path, keys, y_key, max_bytes)
     if suffix == ".npy":
@@ -112,7 +117,7 @@ def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y"
             raise GradlibError(f"{path.name!r} holds only x: give the targets as a second .npy file with --targets y.npy")
         return check_npy(path, _check_file(targets, "--targets"), max_bytes)
     if suffix == ".csv":
-        return check_csv(path, target)
+        return check_csv(path, target, x_columns)
     raise InputError(f"--data {str(path)!r}: the file must end in one of {', '.join(SUFFIXES)}")
 
 
@@ -157,8 +162,11 @@ def match_inputs(source: Source, names: list[str] | None) -> Source:
     as ``model.fit`` takes it), else in ``model.inputs`` order (a tuple). A name of an input given at another
     input's place is refused, never read in the wrong place.
     """
+    if source.arrays is None:
+        _match_groups(source, names)
+        return source
     keys = source.x_keys
-    if source.arrays is None or names is None or (len(keys) == 1 and len(names) == 1):
+    if names is None or (len(keys) == 1 and len(names) == 1):
         return source
     if len(keys) != len(names):
         takes = f"{len(names)} input{'s' if len(names) > 1 else ''} ({', '.join(map(repr, names))})"
@@ -174,6 +182,18 @@ def match_inputs(source: Source, names: list[str] | None) -> Source:
                                f"#{names.index(key)} but is given for input #{i}; give the arrays in model.inputs "
                                f"order ({', '.join(map(repr, names))}), or all of them by input name")
     return source
+
+
+def _match_groups(source: Source, names: list[str] | None) -> None:
+    """A CSV file's ``--x-columns`` groups, one per model input, in ``model.inputs`` order."""
+    if names is None or len(source.groups or ((),)) == len(names):
+        return
+    takes = f"{len(names)} input{'s' if len(names) > 1 else ''} ({', '.join(map(repr, names))})"
+    if not source.groups:
+        raise GradlibError(f"{source.path.name!r}: the model takes {takes}; give each input's feature columns with "
+                           "--x-columns, once per input in model.inputs order: --x-columns a,b --x-columns c")
+    raise GradlibError(f"--x-columns gives {len(source.groups)} group(s) of columns of {source.path.name!r}, but the "
+                       f"model takes {takes}; give one --x-columns per input, in model.inputs order")
 
 
 def check_npy(path: Path, targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Source:
@@ -198,8 +218,12 @@ def check_npy(path: Path, targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Sou
     return Source(path, arrays=(arrays[0], arrays[1]))
 
 
-def check_csv(path: Path, target: str | None) -> Source:
-    """The header (column names, required, at most ``MAX_COLUMNS``) and the first record (one number per column)."""
+def check_csv(path: Path, target: str | None, x_columns: Any = None) -> Source:
+    """The header (column names, required, at most ``MAX_COLUMNS``) and the first record (one number per column).
+
+    ``x_columns``: for a model with several inputs, each input's columns (``["a,b", "c,d,e"]``, in ``model.inputs``
+    order); by default every column but the target is one input's.
+    """
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
             header = _line(f, path, "header")
@@ -218,7 +242,30 @@ def check_csv(path: Path, target: str | None) -> Source:
     if target not in header or len(header) < 2:
         raise GradlibError(f"--target {target!r} is not a column of {str(path)!r} (its columns: {', '.join(header)})")
     _check_numbers(path, header, first)
+    if x_columns:
+        groups = _check_groups(path, header, target, x_columns)
+        return Source(path, columns=tuple(c for group in groups for c in group), target=target, groups=groups)
     return Source(path, columns=tuple(c for c in header if c != target), target=target)
+
+
+def _check_groups(path: Path, header: list[str], target: str, x_columns: Any) -> tuple[tuple[str, ...], ...]:
+    """``--x-columns a,b --x-columns c``: each input's columns, every one a feature column of the file, used once."""
+    groups = tuple(tuple(c.strip() for c in str(value).split(",")) for value in x_columns)
+    seen: set[str] = set()
+    for value, group in zip(x_columns, groups):
+        for column in group:
+            if column == target:
+                why = f"names {target!r}, the target (--target)"
+            elif column not in header:
+                why = f"names {column!r}, which is not a column of {str(path)!r} (its columns: {', '.join(header)})"
+            elif column in seen:
+                why = f"names {column!r} again (each column is one input's feature)"
+            else:
+                seen.add(column)
+                continue
+            raise GradlibError(f"--x-columns {value!r} {why}; give each input's feature columns once, separated by "
+                               "commas: --x-columns a,b --x-columns c")
+    return groups
 
 
 def check_records(source: Source, classes: int | None = None) -> None:
@@ -293,7 +340,7 @@ def dataset(source: Source, classes: int | None = None) -> Any:
     with open(source.path, newline="", encoding="utf-8-sig") as f:
         header = next(csv.reader(f))
     width, target = len(header), header.index(source.target)
-    features = tf.constant([header.index(c) for c in source.columns], tf.int32)
+    features = [tf.constant([header.index(c) for c in group], tf.int32) for group in source.groups or (source.columns,)]
 
     def parse(lines: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         lines = tf.boolean_mask(lines, tf.strings.length(tf.strings.strip(lines)) > 0)   # blank lines: none
@@ -307,7 +354,8 @@ def dataset(source: Source, classes: int | None = None) -> Any:
             index = (y == tf.math.floor(y)) & (y >= 0) & (y < classes)
             checks.append(tf.debugging.assert_equal(tf.reduce_all(index), True, message="a target is not a class index"))
         with tf.control_dependencies(checks):
-            return tf.gather(values, features, axis=1), tf.identity(y)
+            x = tuple(tf.gather(values, f, axis=1) for f in features)
+            return (x if len(x) > 1 else x[0]), tf.identity(y)
 
     lines = tf.data.TextLineDataset(str(source.path)).skip(1)
     return lines.batch(_CSV_LINES).map(parse).unbatch()

@@ -622,3 +622,62 @@ def test_several_x_keys_are_for_npz_only(files, data, tmp_path):
     argv = ["--data", files / data[0], *[files / a if a.endswith(".npy") else a for a in data[1:]]]
     code, _, err = run(*BASE, *argv, "--x-key", "a,b", "--out", tmp_path / "r.csv")
     assert code == 2 and "--x-key names arrays of a .npz file; " in err and err.count("\n") == 1, err
+
+
+@pytest.fixture(scope="module")
+def two_csv(two):
+    """``two.csv``: the label first, then b's columns before a's (the groups, not the file's order, decide)."""
+    path, a, b, y = two
+    frame = pd.DataFrame(np.c_[b, a], columns=[f"b{i}" for i in range(5)] + [f"a{i}" for i in range(5)])
+    frame.insert(0, "label", y)
+    frame.to_csv(path.parent / "two.csv", index=False)
+    return path.parent / "two.csv", a, b, y
+
+
+A_COLUMNS, B_COLUMNS = ",".join(f"a{i}" for i in range(5)), ",".join(f"b{i}" for i in range(5))
+
+
+def test_a_csv_gives_a_model_of_two_inputs_one_group_of_columns_each(two_csv, tmp_path):
+    path, a, b, y = two_csv
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", path, "--target", "label",
+                       "--x-columns", A_COLUMNS, "--x-columns", B_COLUMNS, "--out", tmp_path / "r.csv")
+    assert code == 0, err
+    norms = pd.read_csv(tmp_path / "r.csv")["norm"].to_numpy()
+    np.testing.assert_allclose(norms, gradlib.scan(scan_models.two_inputs(), ([a, b], y), loss=CCE).norms, rtol=1e-5)
+    np.testing.assert_allclose(norms, tape_norms(scan_models.two_inputs(), [a, b], y), rtol=1e-4)
+
+
+@pytest.mark.parametrize("argv, match", [
+    ([], "'two.csv': the model takes 2 inputs \\('a', 'b'\\); give each input's feature columns with --x-columns, "
+         "once per input in model.inputs order: --x-columns a,b --x-columns c$"),
+    (["--x-columns", A_COLUMNS], "--x-columns gives 1 group\\(s\\) of columns of 'two.csv', but the model takes 2 "
+                                 "inputs \\('a', 'b'\\); give one --x-columns per input, in model.inputs order$"),
+    (["--x-columns", A_COLUMNS, "--x-columns", "b0,b1"], "--x-columns 'b0,b1' gives examples of shape \\(2,\\), but "
+                                                         "the model's input #1 \\('b'\\) takes examples of shape \\(5,\\)"),
+    (["--x-columns", "a0,label", "--x-columns", B_COLUMNS], "--x-columns 'a0,label' names 'label', the target "
+                                                            "\\(--target\\); give each input's feature columns once"),
+    (["--x-columns", "a0,zz", "--x-columns", B_COLUMNS], "--x-columns 'a0,zz' names 'zz', which is not a column of "
+                                                         "'.*two.csv' \\(its columns: label, b0, b1"),
+    (["--x-columns", A_COLUMNS, "--x-columns", "a4,b0"], "--x-columns 'a4,b0' names 'a4' again \\(each column is one "
+                                                         "input's feature\\)"),
+])
+def test_bad_column_groups_exit_2_with_what_and_where(two_csv, argv, match, tmp_path):
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two_csv[0], "--target", "label",
+                       *argv, "--out", tmp_path / "r.csv")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.search(match, err.removeprefix("python -m gradlib.scan: error: ").rstrip("\n")), err
+
+
+def test_column_groups_are_for_csv_only(two, tmp_path):
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two[0], "--x-columns", "a",
+                       "--out", tmp_path / "r.csv")
+    assert code == 2 and "--x-columns names columns of a CSV file; 'two.npz' is not one" in err, err
+
+
+def test_one_group_of_columns_picks_a_one_input_model_s_columns(files, expected, tmp_path):
+    argv = [*BASE, "--data", files / "d.csv", "--target", "label", "--out", tmp_path / "r.csv"]
+    code, _, err = run(*argv, "--x-columns", "a,b,c,d,e")
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "r.csv")["norm"], expected.norms, rtol=1e-5)
+    code, _, err = run(*argv, "--x-columns", "a,b,c,d")
+    assert code == 2 and "--x-columns 'a,b,c,d' gives examples of shape (4,), but the model's input #0" in err, err
