@@ -36,12 +36,12 @@ from ._result import index_labels
 from .._state import callable_key
 from .._runtime import lowest_float, trace
 
-__all__ = ["MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined",
-           "joined_outputs", "mixing_text", "output_names", "per_sample_gradients", "PerSampleResult", "several_inputs",
-           "several_outputs"]
+__all__ = ["LOOP_ROWS", "MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined",
+           "joined_outputs", "mixing_text", "output_labels", "output_names", "per_sample_gradients", "PerSampleResult",
+           "several_inputs", "several_outputs"]
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
-#: one eager ``tape.jacobian`` per sample; ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
+#: one eager tape per sample (``_loop``); ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
 PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "loop")
 #: the projection check's tolerance, relative to the scale of the per-sample terms it sums (float32 rounding
 #: in sums over a few hundred terms stays below 1e-5; a BatchNormalization over 1,000 samples mixes at 1e-3)
@@ -69,6 +69,8 @@ class PerSampleResult:
     #: for a function of several outputs, each output's name and per-sample shape, in the order of the rows
     #: (``y`` and the Jacobian's output axis are then the outputs joined: ``(B, their elements in that order)``)
     outputs: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
+    #: the name of a single output in ``row_labels``: a Keras model's name for it (``model.output_names``), else ``y``
+    output_name: str = "y"
 
     @property
     def batch_size(self) -> int:
@@ -84,11 +86,11 @@ class PerSampleResult:
 
     @property
     def row_labels(self) -> tuple[str, ...]:
-        """One label per output element of a sample: ``y[0]``, ``y[1]``, ...; for several outputs, each output's by
-        its name (``price[0]``, ``kind[1]``)."""
+        """One label per output element of a sample: ``y[0]``, ``y[1]``, ... (a Keras model's output by its name,
+        ``price[0]``); for several outputs, each output's by its name (``price[0]``, ``kind[1]``)."""
         if self.outputs:
             return tuple(label for name, shape in self.outputs for label in index_labels(name, shape))
-        return index_labels("y", self.output_shape)
+        return index_labels(self.output_name, self.output_shape)
 
     @property
     def col_labels(self) -> tuple[str, ...]:
@@ -148,7 +150,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         fn, x = joined(fn, inputs, isinstance(x, dict))
     xt = _check_batch(x, limits)
     if method == "loop" and xt.shape[0] > limits.max_eager_passes:
-        raise ExpressionError(f"method 'loop' runs one eager tape.jacobian per sample: {xt.shape[0]:,} here, and at "
+        raise ExpressionError(f"method 'loop' runs one eager GradientTape per sample: {xt.shape[0]:,} here, and at "
                               f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
     with _runtime.work_slot():
         start = time.perf_counter()
@@ -162,7 +164,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
                            inputs=tuple((name, tuple(t.shape[1:])) for name, t in inputs),
-                           outputs=_named(outputs, names))
+                           outputs=_named(outputs, names), output_name=_single_name(names))
 
 
 # ---------------------------------------------------------------- checks
@@ -286,6 +288,25 @@ def output_names(fn: Callable) -> tuple[str, ...]:
     """A Keras model's output names (to name the several outputs it returns as a list); ``()`` for a callable."""
     names = getattr(fn, "output_names", None) if hasattr(fn, "trainable_variables") else None
     return tuple(names) if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names) else ()
+
+
+def output_labels(fn: Callable, x: tf.Tensor, shape: tuple[int, ...], model: Callable | None = None) -> tuple[str, ...]:
+    """A sample's output elements labelled as ``PerSampleResult.row_labels`` labels them, for the second-order APIs.
+
+    ``fn`` is called on ``x`` (a batch; the call is remembered per function and sample shape), ``shape`` is a single
+    output's per-sample shape as the caller reports it, and ``model`` the user's model whose output names name the
+    outputs (``fn`` itself by default; a different one when ``fn`` joins its several inputs).
+    """
+    names = output_names(fn if model is None else model)
+    _, outputs = _output_shape(fn, x)
+    if outputs:
+        return tuple(label for name, part in _named(outputs, names) for label in index_labels(name, part))
+    return index_labels(_single_name(names), shape)
+
+
+def _single_name(names: tuple[str, ...]) -> str:
+    """A model's one output by its name (``model.output_names``), anything else ``y``."""
+    return names[0] if len(names) == 1 and names[0] else "y"
 
 
 def _named(outputs: tuple[tuple[Any, tuple[int, ...]], ...], names: tuple[str, ...]) -> tuple:
@@ -431,11 +452,25 @@ def _compute(fn: Callable, x: tf.Tensor, method: str):
 
 
 def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
-    """The least precise float dtype of fn's trace on ``x``; ``x``'s own where fn cannot be traced."""
-    try:
-        return lowest_float(trace(fn, [tf.TensorSpec(x.shape, x.dtype)]).graph, x.dtype.name)
-    except Exception:   # noqa: BLE001 - not traceable: the batch's dtype is all there is to go by
-        return x.dtype.name
+    """The least precise float dtype of fn's trace on ``x``; ``x``'s own where fn cannot be traced.
+
+    Remembered per function and batch shape (``_PRECISIONS``): ``method='loop'`` traced fn again on every call
+    only to read this, a trace per call of a method meant to run fn eagerly.
+    """
+    spec = tf.TensorSpec(x.shape, x.dtype)
+
+    def create() -> str:
+        try:
+            return lowest_float(trace(fn, [spec]).graph, x.dtype.name)
+        except Exception:   # noqa: BLE001 - not traceable: the batch's dtype is all there is to go by
+            return x.dtype.name
+
+    key = _key(fn, "precision", spec)
+    return create() if key is None else _PRECISIONS.get_or_create(key, create)
+
+
+#: (fn, batch shape and dtype, fn's fingerprint) -> the least precise float dtype its trace computes in
+_PRECISIONS = LRUCache(maxsize=128)
 
 
 def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str, str]:
@@ -516,15 +551,29 @@ def _projection(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
     return u.numpy(), g.numpy()
 
 
+#: a sample's output elements up to which ``loop`` takes one eager ``tape.gradient`` per element: in eager mode
+#: ``tape.jacobian`` traces a new pfor function on every call, about 130 ms a sample against 1.4 ms a gradient
+#: (a Dense model of 40 outputs on this 2-core machine); past it, ``tape.jacobian`` is the cheaper
+LOOP_ROWS = 64
+
+
 def _loop(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """The reference: one eager tape per sample and ``tape.jacobian`` of its output."""
+    """The reference: one eager tape per sample, and each of its output elements' gradient (``tape.jacobian``
+    for more than ``LOOP_ROWS`` of them)."""
     ys, jacs = [], []
     for b in range(int(x.shape[0])):
         xb = x[b:b + 1]
-        with tf.GradientTape() as tape:
+        with tf.GradientTape(persistent=True) as tape:
             tape.watch(xb)
             yb = joined_outputs(fn(xb), 1, "per_sample_gradients")
-        jb = tape.jacobian(yb, xb, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+            n = yb.shape.num_elements()
+            rows = tf.unstack(tf.reshape(yb, [-1])) if 0 < n <= LOOP_ROWS else None   # inside the tape
+        zero = tf.UnconnectedGradients.ZERO
+        if rows is None:
+            jb = tape.jacobian(yb, xb, unconnected_gradients=zero)
+        else:
+            jb = tf.stack([tf.convert_to_tensor(tape.gradient(row, xb, unconnected_gradients=zero)) for row in rows])
+        del tape
         ys.append(yb.numpy()[0])
         jacs.append(jb.numpy().reshape(yb.shape[1:] + xb.shape[1:]))
     return np.stack(ys), np.stack(jacs)

@@ -27,7 +27,7 @@ from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._runner import Outcome, Request, run, to_batch
-from .._perelement._persample import joined, joined_outputs, several_inputs
+from .._perelement._persample import joined, joined_outputs, output_labels, several_inputs
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
 
@@ -73,7 +73,8 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     full = out.value if kind == "hessian" else None
     diag = np.diagonal(out.value, axis1=-2, axis2=-1) if kind == "hessian" else out.value
     return PerSampleHessians(y=out.y.reshape((xt.shape[0],) + shape), jacobian=out.jacobian, hessians=full,
-                             diagonal=np.ascontiguousarray(diag), method=out.method, row_labels=labels("y", shape),
+                             diagonal=np.ascontiguousarray(diag), method=out.method,
+                             row_labels=output_labels(g, xt, shape, fn),
                              col_labels=_col_labels(xt, inputs),
                              warnings=_warnings(fn, xt, out, "each sample's Hessian"), seconds=seconds, cost=out.cost)
 
@@ -103,7 +104,7 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
     out, seconds = _run("laplacian", g, xt, "laplacian", method, check_independence, probes, limits, fn)
     shape = _shape_of(fn, xt, out)
     return LaplacianResult(y=out.y.reshape((xt.shape[0],) + shape), laplacian=out.value, standard_error=out.error,
-                           method=out.method, row_labels=labels("y", shape),
+                           method=out.method, row_labels=output_labels(g, xt, shape, fn),
                            warnings=_warnings(fn, xt, out, "the Laplacian"), seconds=seconds, cost=out.cost,
                            probes=probes)
 

@@ -1,8 +1,9 @@
 """``python -m gradlib.scan``: each example's loss and gradient norm over a data set in files, to a results file.
 
 The model comes from the user's own code: ``--model package.module:function`` is imported (``importlib``, from
-the current directory or ``PYTHONPATH``) and called with no arguments, inside the strategy's scope; it returns a
-built Keras model (and may load the user's weights itself). No model file is ever loaded by this command.
+the current directory, which the command puts on the import path as ``python -m`` does, or ``PYTHONPATH``) and
+called with no arguments, inside the strategy's scope; it returns a built Keras model (and may load the user's
+weights itself). No model file is ever loaded by this command.
 
     python -m gradlib.scan --model mymodels:classifier --data train.npz --loss sparse_categorical_crossentropy \\
         --from-logits --out norms.csv
@@ -95,10 +96,11 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
         out = _check_out(args.out)
         loss_name = _check_loss_flags(args)
         source = _files.source(args.data, targets=args.targets, x_key=args.x_key, y_key=args.y_key, target=args.target,
-                               max_bytes=_check_max_data(args.max_data_gb))
+                               x_columns=args.x_columns, max_bytes=_check_max_data(args.max_data_gb))
         config = _check_tf_config(os.environ.get("TF_CONFIG")) if args.strategy == "multiworker" else None
         strategy = _strategy(args.strategy, args.cpu_devices)   # the first TensorFlow work: after every file check
         model = _call_user(args.model, "--model", strategy)
+        source = _files.match_inputs(source, _input_names(model))
         _check_examples_fit(source, model)
         classes = _classes(model) if loss_name == "sparse_categorical_crossentropy" else None
         if classes is not None:
@@ -135,9 +137,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="your function that returns a built Keras model, e.g. mymodels:classifier")
     p.add_argument("--data", required=True, metavar="FILE", help="examples: a .npz (x and y), a .npy (x) or a .csv")
     p.add_argument("--targets", metavar="FILE.npy", help="the targets y, when --data is a .npy of x")
-    p.add_argument("--x-key", default="x", help="the array of x in a .npz (default: x)")
+    p.add_argument("--x-key", default="x", metavar="KEY[,KEY...]",
+                   help="the array of x in a .npz (default: x); for a model with several inputs one array per input, "
+                        "comma-separated, in model.inputs order or by input name: --x-key a,b")
     p.add_argument("--y-key", default="y", help="the array of y in a .npz (default: y)")
     p.add_argument("--target", help="the CSV column of y (default: the last); the other columns are x")
+    p.add_argument("--x-columns", action="append", metavar="COL[,COL...]",
+                   help="for a model with several inputs, one input's CSV columns; once per input, in model.inputs "
+                        "order: --x-columns a,b --x-columns c")
     p.add_argument("--loss", required=True, metavar="NAME|MODULE:FUNCTION",
                    help=f"one of {', '.join(LOSSES)}, or your loss: a Keras loss, or (y_true, y_pred) -> (B,)")
     p.add_argument("--from-logits", action="store_true", help="the model outputs logits (cross-entropy losses)")
@@ -203,6 +210,7 @@ def _import(spec: str, flag: str) -> Any:
     if not _SPEC.match(spec):
         raise GradlibError(f"{flag} {spec!r} must be package.module:function, e.g. mymodels:classifier")
     module_name, attribute = spec.split(":")
+    _current_directory_importable()
     try:
         target: Any = importlib.import_module(module_name)
     except ImportError as exc:
@@ -217,6 +225,17 @@ def _import(spec: str, flag: str) -> Any:
     if not callable(target):
         raise GradlibError(f"{flag}: {spec!r} is a {type(target).__name__}, not a function")
     return target
+
+
+def _current_directory_importable() -> None:
+    """Put the current directory first on ``sys.path``, as ``python -m`` does (and uvicorn, gunicorn).
+
+    The ``gradlib-scan`` console script starts with its own folder (the environment's ``bin``) on ``sys.path``,
+    not the current directory, so ``--model mymodels:build`` run beside ``mymodels.py`` would not be found.
+    """
+    here = os.getcwd()
+    if not any(os.path.abspath(entry or os.curdir) == here for entry in sys.path):
+        sys.path.insert(0, here)
 
 
 def _loss(name: str, from_logits: bool, strategy: Any) -> Any:
@@ -290,19 +309,42 @@ def _check_max_data(gigabytes: float) -> int:
 
 
 def _check_examples_fit(source: _files.Source, model: Any) -> None:
-    """Each example's shape (a row of x, or the CSV's feature columns) against the model's input, before scanning."""
+    """Each example's shape (a row of each x, or the CSV's feature columns) against the model's inputs."""
     inputs = getattr(model, "inputs", None)
-    if not inputs or len(inputs) != 1 or inputs[0].shape is None:
-        return   # several inputs or none declared: the first batch tells
-    takes = tuple(inputs[0].shape)[1:]
-    if source.arrays is not None:
-        shape, what = tuple(source.arrays[0].shape[1:]), f"{source.path.name!r}: x holds examples of shape"
-    else:
-        shape = (len(source.columns),)
-        what = f"{source.path.name!r} has {len(source.columns):,} feature columns (all but {source.target!r}), shape"
+    if not inputs or any(t.shape is None for t in inputs):
+        return   # no inputs declared: the first batch tells
+    if source.arrays is None:
+        if len(inputs) == 1 and not source.groups:
+            _check_fit(f"{source.path.name!r} has {len(source.columns):,} feature columns (all but "
+                       f"{source.target!r}), shape", (len(source.columns),), inputs[0])
+        for i, (t, group) in enumerate(zip(inputs, source.groups)):
+            _check_fit(f"--x-columns {','.join(group)!r} gives examples of shape", (len(group),), t,
+                       f"'s input #{i} ({t.name!r})")
+        return
+    x = source.arrays[0]
+    if len(inputs) == 1:
+        _check_fit(f"{source.path.name!r}: x holds examples of shape", x.shape[1:], inputs[0])
+        return
+    for i, (t, key) in enumerate(zip(inputs, source.x_keys)):
+        array, key = (x[t.name], t.name) if isinstance(x, dict) else (x[i], key)
+        _check_fit(f"{source.path.name!r}: {key} holds examples of shape", array.shape[1:], t,
+                   f"'s input #{i} ({t.name!r})")
+
+
+def _check_fit(what: str, shape: tuple, tensor: Any, which: str = "") -> None:
+    shape, takes = tuple(shape), tuple(tensor.shape)[1:]
     if len(shape) != len(takes) or any(t is not None and t != s for s, t in zip(shape, takes)):
-        raise GradlibError(f"{what} {shape}, but the model takes examples of shape {takes}; "
+        raise GradlibError(f"{what} {shape}, but the model{which} takes examples of shape {takes}; "
                            "give data that fits the model (or a model that fits the data)")
+
+
+def _input_names(model: Any) -> list[str] | None:
+    """The names of the model's inputs in ``model.inputs`` order, or ``None`` when it declares none."""
+    try:
+        inputs = model.inputs
+    except (AttributeError, ValueError):   # a subclassed model not yet called
+        return None
+    return [str(t.name) for t in inputs] if inputs else None
 
 
 def _classes(model: Any) -> int | None:

@@ -27,7 +27,7 @@ import math
 import os
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,7 +36,7 @@ import numpy as np
 from .._errors import GradlibError, InputError
 
 __all__ = ["MAX_COLUMNS", "MAX_DATA_BYTES", "MAX_LINE_CHARS", "Source", "check_csv", "check_labels", "check_npy",
-           "check_npz", "check_records", "dataset", "source"]
+           "check_npz", "check_records", "dataset", "match_inputs", "source"]
 
 #: the suffixes the command reads
 SUFFIXES = (".npz", ".npy", ".csv")
@@ -60,16 +60,23 @@ _READ_ERRORS = (OSError, EOFError, ValueError, zipfile.BadZipFile, zipfile.Large
 
 @dataclass(frozen=True)
 class Source:
-    """Where the examples come from: arrays already loaded, or a CSV file and its feature and target columns."""
+    """Where the examples come from: arrays already loaded, or a CSV file and its feature and target columns.
+
+    ``arrays`` is ``(x, y)``: ``x`` one array, or, for a model with several inputs, a tuple of arrays (the
+    ``.npz`` arrays named by ``x_keys``, in that order until ``match_inputs`` puts them in the model's). A CSV
+    file's ``groups`` are a model's several inputs' columns (``--x-columns``), in ``model.inputs`` order.
+    """
 
     path: Path
-    arrays: tuple[np.ndarray, np.ndarray] | None = None
+    arrays: tuple[Any, np.ndarray] | None = None
     columns: tuple[str, ...] = ()
     target: str = ""
+    x_keys: tuple[str, ...] = ("x",)
+    groups: tuple[tuple[str, ...], ...] = ()
 
     @property
     def examples(self) -> int | None:
-        return int(self.arrays[0].shape[0]) if self.arrays is not None else None
+        return int(self.arrays[1].shape[0]) if self.arrays is not None else None
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,7 @@ class _Header:
 
 
 def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y", target: str | None = None,
-           max_bytes: int = MAX_DATA_BYTES) -> Source:
+           x_columns: Any = None, max_bytes: int = MAX_DATA_BYTES) -> Source:
     """Check the files named on the command line; raise ``InputError`` (a bad file) or ``GradlibError`` (flags)."""
     path = _check_file(data, "--data")
     suffix = path.suffix.lower()
@@ -96,43 +103,97 @@ def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y"
         raise GradlibError(f"--targets is for .npy data (x and y in two files); {path.name!r} holds its targets itself")
     if suffix != ".csv" and target is not None:
         raise GradlibError(f"--target names a CSV column; {path.name!r} is not a CSV file (use --y-key for .npz)")
+    keys = _check_x_keys(x_key, y_key)
+    if suffix != ".npz" and keys != ("x",):
+        raise GradlibError(f"--x-key names arrays of a .npz file; {path.name!r} is not one (save several inputs as "
+                           "np.savez('data.npz', a=a, b=b, y=y) and give --x-key a,b)")
+    if suffix != ".csv" and x_columns:
+        raise GradlibError(f"--x-columns names columns of a CSV file; {path.name!r} is not one (use --x-key a,b for "
+                           "the arrays of a .npz)")
     if suffix == ".npz":
-        return check_npz(path, x_key, y_key, max_bytes)
+        return check_npz(path, keys, y_key, max_bytes)
     if suffix == ".npy":
         if targets is None:
             raise GradlibError(f"{path.name!r} holds only x: give the targets as a second .npy file with --targets y.npy")
         return check_npy(path, _check_file(targets, "--targets"), max_bytes)
     if suffix == ".csv":
-        return check_csv(path, target)
+        return check_csv(path, target, x_columns)
     raise InputError(f"--data {str(path)!r}: the file must end in one of {', '.join(SUFFIXES)}")
 
 
-def check_npz(path: Path, x_key: str, y_key: str, max_bytes: int = MAX_DATA_BYTES) -> Source:
-    """Each member's ``.npy`` header, checked against its uncompressed size and the limit, before it is inflated."""
+def check_npz(path: Path, x_key: str | tuple[str, ...], y_key: str, max_bytes: int = MAX_DATA_BYTES) -> Source:
+    """Each member's ``.npy`` header, checked against its uncompressed size and the limit, before it is inflated.
+
+    ``x_key``: the array of x, or several (a model with several inputs): the source's x is then a tuple of them.
+    """
+    x_keys = (x_key,) if isinstance(x_key, str) else tuple(x_key)
+    keys = (*x_keys, y_key)
     if _head(path, 4) != b"PK\x03\x04":
         raise InputError(f"{str(path)!r} is not a .npz archive (the zip of arrays that np.savez writes)")
     try:
         with zipfile.ZipFile(path) as archive:
             infos = {(i.filename[:-4] if i.filename.endswith(".npy") else i.filename): i for i in archive.infolist()}
-            missing = [k for k in (x_key, y_key) if k not in infos or not infos[k].filename.endswith(".npy")]
+            missing = [k for k in keys if k not in infos or not infos[k].filename.endswith(".npy")]
             if missing:
                 raise InputError(f"{path.name!r} has no array {missing[0]!r} (it has {', '.join(infos) or 'none'}); "
                                  "name the arrays with --x-key and --y-key")
             headers = []
-            for key in (x_key, y_key):
+            for key in keys:
                 with archive.open(infos[key]) as member:
                     headers.append(_check_header(path, _read_header(member, f"{path.name!r}: {key!r}", key),
                                                  infos[key].file_size, "member"))
-            _check_headers(path, *headers, max_bytes)
+            _check_headers(path, headers[:-1], headers[-1], max_bytes)
             arrays = []
-            for key, header in zip((x_key, y_key), headers):
+            for key, header in zip(keys, headers):
                 with archive.open(infos[key]) as member:
                     arrays.append(_read_data(path, member, header))
     except InputError:
         raise
     except _READ_ERRORS as exc:
         raise InputError(f"could not read {str(path)!r} as a .npz file: {exc}") from None
-    return Source(path, arrays=(arrays[0], arrays[1]))
+    x = arrays[0] if len(x_keys) == 1 else tuple(arrays[:-1])
+    return Source(path, arrays=(x, arrays[-1]), x_keys=x_keys)
+
+
+def match_inputs(source: Source, names: list[str] | None) -> Source:
+    """x's arrays matched with the model's inputs (``names`` in ``model.inputs`` order; ``None``: it declares none).
+
+    ``--x-key a,b`` gives one array per input: by input name when its names are the inputs' names (x becomes a dict,
+    as ``model.fit`` takes it), else in ``model.inputs`` order (a tuple). A name of an input given at another
+    input's place is refused, never read in the wrong place.
+    """
+    if source.arrays is None:
+        _match_groups(source, names)
+        return source
+    keys = source.x_keys
+    if names is None or (len(keys) == 1 and len(names) == 1):
+        return source
+    if len(keys) != len(names):
+        takes = f"{len(names)} input{'s' if len(names) > 1 else ''} ({', '.join(map(repr, names))})"
+        raise GradlibError(f"--x-key {','.join(keys)!r} names {len(keys)} array(s) of {source.path.name!r}, but the "
+                           f"model takes {takes}; give one array per input, in model.inputs order or by input "
+                           f"name: --x-key {','.join(names)}")
+    x = source.arrays[0]
+    if set(keys) == set(names):
+        return replace(source, arrays=(dict(zip(keys, x)), source.arrays[1]))
+    for i, key in enumerate(keys):
+        if key in names and names.index(key) != i:
+            raise GradlibError(f"--x-key {','.join(keys)!r}: {key!r} is the name of the model's input "
+                               f"#{names.index(key)} but is given for input #{i}; give the arrays in model.inputs "
+                               f"order ({', '.join(map(repr, names))}), or all of them by input name")
+    return source
+
+
+def _match_groups(source: Source, names: list[str] | None) -> None:
+    """A CSV file's ``--x-columns`` groups, one per model input, in ``model.inputs`` order."""
+    if names is None or len(source.groups or ((),)) == len(names):
+        return
+    takes = f"{len(names)} input{'s' if len(names) > 1 else ''} ({', '.join(map(repr, names))})"
+    if not source.groups:
+        raise GradlibError(f"{source.path.name!r}: the model takes {takes}; give each input's feature columns with "
+                           "--x-columns, once per input in model.inputs order: --x-columns a,b --x-columns c")
+    raise GradlibError(f"--x-columns gives {len(source.groups)} group(s) of columns of {source.path.name!r}, but the "
+                       f"model takes {takes}; give one --x-columns per input, in model.inputs order")
 
 
 def check_npy(path: Path, targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Source:
@@ -147,7 +208,7 @@ def check_npy(path: Path, targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Sou
                                              "file"))
         except OSError as exc:
             raise InputError(f"could not read {str(p)!r}: {exc.strerror or exc}") from None
-    _check_headers(path, *headers, max_bytes)
+    _check_headers(path, headers[:1], headers[1], max_bytes)
     arrays = []
     for p in (path, targets):
         try:
@@ -157,8 +218,12 @@ def check_npy(path: Path, targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Sou
     return Source(path, arrays=(arrays[0], arrays[1]))
 
 
-def check_csv(path: Path, target: str | None) -> Source:
-    """The header (column names, required, at most ``MAX_COLUMNS``) and the first record (one number per column)."""
+def check_csv(path: Path, target: str | None, x_columns: Any = None) -> Source:
+    """The header (column names, required, at most ``MAX_COLUMNS``) and the first record (one number per column).
+
+    ``x_columns``: for a model with several inputs, each input's columns (``["a,b", "c,d,e"]``, in ``model.inputs``
+    order); by default every column but the target is one input's.
+    """
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
             header = _line(f, path, "header")
@@ -177,7 +242,30 @@ def check_csv(path: Path, target: str | None) -> Source:
     if target not in header or len(header) < 2:
         raise GradlibError(f"--target {target!r} is not a column of {str(path)!r} (its columns: {', '.join(header)})")
     _check_numbers(path, header, first)
+    if x_columns:
+        groups = _check_groups(path, header, target, x_columns)
+        return Source(path, columns=tuple(c for group in groups for c in group), target=target, groups=groups)
     return Source(path, columns=tuple(c for c in header if c != target), target=target)
+
+
+def _check_groups(path: Path, header: list[str], target: str, x_columns: Any) -> tuple[tuple[str, ...], ...]:
+    """``--x-columns a,b --x-columns c``: each input's columns, every one a feature column of the file, used once."""
+    groups = tuple(tuple(c.strip() for c in str(value).split(",")) for value in x_columns)
+    seen: set[str] = set()
+    for value, group in zip(x_columns, groups):
+        for column in group:
+            if column == target:
+                why = f"names {target!r}, the target (--target)"
+            elif column not in header:
+                why = f"names {column!r}, which is not a column of {str(path)!r} (its columns: {', '.join(header)})"
+            elif column in seen:
+                why = f"names {column!r} again (each column is one input's feature)"
+            else:
+                seen.add(column)
+                continue
+            raise GradlibError(f"--x-columns {value!r} {why}; give each input's feature columns once, separated by "
+                               "commas: --x-columns a,b --x-columns c")
+    return groups
 
 
 def check_records(source: Source, classes: int | None = None) -> None:
@@ -252,7 +340,7 @@ def dataset(source: Source, classes: int | None = None) -> Any:
     with open(source.path, newline="", encoding="utf-8-sig") as f:
         header = next(csv.reader(f))
     width, target = len(header), header.index(source.target)
-    features = tf.constant([header.index(c) for c in source.columns], tf.int32)
+    features = [tf.constant([header.index(c) for c in group], tf.int32) for group in source.groups or (source.columns,)]
 
     def parse(lines: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         lines = tf.boolean_mask(lines, tf.strings.length(tf.strings.strip(lines)) > 0)   # blank lines: none
@@ -266,7 +354,8 @@ def dataset(source: Source, classes: int | None = None) -> Any:
             index = (y == tf.math.floor(y)) & (y >= 0) & (y < classes)
             checks.append(tf.debugging.assert_equal(tf.reduce_all(index), True, message="a target is not a class index"))
         with tf.control_dependencies(checks):
-            return tf.gather(values, features, axis=1), tf.identity(y)
+            x = tuple(tf.gather(values, f, axis=1) for f in features)
+            return (x if len(x) > 1 else x[0]), tf.identity(y)
 
     lines = tf.data.TextLineDataset(str(source.path)).skip(1)
     return lines.batch(_CSV_LINES).map(parse).unbatch()
@@ -345,15 +434,33 @@ def _read_data(path: Path, member: IO[bytes], header: _Header) -> np.ndarray:
     return np.frombuffer(data, header.dtype).reshape(header.shape, order="F" if header.fortran_order else "C")
 
 
-def _check_headers(path: Path, x: _Header, y: _Header, max_bytes: int) -> None:
-    """One target per example, and x and y together within the bytes the command may hold in memory."""
-    if x.shape[0] != y.shape[0]:
-        raise InputError(f"{path.name!r}: x has {x.shape[0]:,} examples but y has {y.shape[0]:,} targets")
-    total = x.nbytes + y.nbytes
+def _check_headers(path: Path, xs: list[_Header], y: _Header, max_bytes: int) -> None:
+    """One target per example, and every x and y together within the bytes the command may hold in memory."""
+    for x in xs:
+        if x.shape[0] != y.shape[0]:
+            raise InputError(f"{path.name!r}: {x.name} has {x.shape[0]:,} examples but {y.name} has {y.shape[0]:,} "
+                             "targets")
+    total = sum(x.nbytes for x in xs) + y.nbytes
     if total > max_bytes:
-        raise InputError(f"{path.name!r}: x {x.shape} of {x.dtype} and y {y.shape} of {y.dtype} take "
+        arrays = ", ".join(f"{x.name} {x.shape} of {x.dtype}" for x in xs)
+        raise InputError(f"{path.name!r}: {arrays} and {y.name} {y.shape} of {y.dtype} take "
                          f"{total:,} bytes, more than the limit of {max_bytes:,} ({max_bytes / 2**30:g} GiB) "
                          "for data held in memory; raise it with --max-data-gb, or stream the data as CSV")
+
+
+def _check_x_keys(x_key: str, y_key: str) -> tuple[str, ...]:
+    """``--x-key a,b``: the names of x's arrays, each once, none of them y's."""
+    keys = tuple(k.strip() for k in x_key.split(","))
+    if not all(keys):
+        problem = "has an empty name"
+    elif len(set(keys)) != len(keys):
+        problem = "names an array twice"
+    elif y_key in keys:
+        problem = f"names {y_key!r}, the array of y (--y-key)"
+    else:
+        return keys
+    raise GradlibError(f"--x-key {x_key!r} {problem}; give the arrays of x, each once, separated by commas: "
+                       "--x-key a,b")
 
 
 def _line(f: IO[str], path: Path, what: str) -> list[str]:

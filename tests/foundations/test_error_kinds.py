@@ -54,7 +54,7 @@ SMALL = gradlib.Limits(max_jacobian=10, max_eager_passes=2)
     (lambda: gradlib.per_sample_gradients(lambda x: x, np.ones((3, 2), np.float32), limits=SMALL),
      r"the per-sample Jacobians would have 12 entries \(batch 3 x 2 outputs x 2 inputs\); at most 10 are allowed"),
     (lambda: gradlib.per_sample_gradients(lambda x: x, np.ones((3, 1), np.float32), method="loop", limits=SMALL),
-     r"method 'loop' runs one eager tape.jacobian per sample: 3 here, and at most 2 are allowed"),
+     r"method 'loop' runs one eager GradientTape per sample: 3 here, and at most 2 are allowed"),
     (lambda: gradlib.per_example_gradients(_classifier(), *_batch(), loss=CCE, limits=SMALL),
      r"per_example_gradients would allocate about [\d,]+ floats for this batch \([\d,]+ per example, method .*\); "
      r"at most 10 are allowed"),

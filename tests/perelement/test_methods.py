@@ -363,7 +363,7 @@ def test_any_error_raised_by_the_users_function_becomes_a_gradlib_error():
 
 
 def test_the_per_sample_reference_loop_is_bounded():
-    with pytest.raises(gradlib.GradlibError, match=r"method 'loop' runs one eager tape.jacobian per sample: 300"):
+    with pytest.raises(gradlib.GradlibError, match=r"method 'loop' runs one eager GradientTape per sample: 300"):
         gradlib.per_sample_gradients(lambda x: x * 2.0, np.ones((300, 2), np.float32), method="loop")
 
 

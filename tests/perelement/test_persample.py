@@ -372,3 +372,36 @@ def test_a_warm_call_does_not_run_fn_eagerly_again_to_size_its_output():
     np.testing.assert_array_equal(again.jacobian, first.jacobian)
     other = per_sample_gradients(fn, x[:, :1])                      # another sample shape is checked anew
     assert calls[True] > eager_first and other.jacobian.shape == (2, 1, 1)
+
+
+def test_method_loop_traces_fn_once_per_function_and_shape():
+    """It traced fn again on every call (to read the precision it computes in), though it runs fn eagerly."""
+    log = _TraceLog()
+    log.traced = []
+
+    def fn(t):
+        if not tf.executing_eagerly():   # the Python body runs eagerly once per sample, traced only when traced
+            log.traced.append(tuple(t.shape))
+        return tf.tanh(t) * t[:, :1]
+
+    x = np.random.default_rng(3).normal(size=(4, 3)).astype("float32")
+    first = per_sample_gradients(fn, x, method="loop")
+    for _ in range(2):
+        again = per_sample_gradients(fn, x, method="loop")
+    other = per_sample_gradients(fn, x + 1, method="loop")           # other values, the same shape
+    assert log.traced == [(4, 3)]
+    per_sample_gradients(fn, x[:2], method="loop")                   # another shape is traced once more
+    assert log.traced == [(4, 3), (2, 3)]
+    np.testing.assert_array_equal(again.jacobian, first.jacobian)
+    np.testing.assert_allclose(other.jacobian, reference(fn, x + 1), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("rows", [1, _persample.LOOP_ROWS, _persample.LOOP_ROWS + 1])
+def test_method_loop_equals_a_tape_loop_on_either_side_of_its_row_bound(rows):
+    """Up to LOOP_ROWS output elements a gradient each, past it tape.jacobian: the same Jacobians."""
+    w = np.random.default_rng(rows).normal(size=(3, rows)).astype("float32")
+    fn = lambda t: tf.sin(t @ w) * t[:, :1]  # noqa: E731
+    x = np.random.default_rng(4).normal(size=(3, 3)).astype("float32")
+    r = per_sample_gradients(fn, x, method="loop")
+    assert r.jacobian.shape == (3, rows, 3)
+    np.testing.assert_allclose(r.jacobian, reference(fn, x), rtol=1e-5, atol=1e-6)

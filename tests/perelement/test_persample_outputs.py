@@ -140,3 +140,14 @@ def test_no_outputs_and_an_output_of_integers_are_refused():
         per_sample_gradients(lambda x: [], X)
     with pytest.raises(GradlibError, match=r"fn must return floating-point values; its output y\['n'\] is int32"):
         per_sample_gradients(lambda x: {"x": x, "n": tf.cast(x, tf.int32)}, X)
+
+
+def test_a_model_s_one_named_output_labels_its_rows():
+    """A functional model's single output was labelled ``y[0]`` though several outputs were labelled by name."""
+    keras.utils.set_random_seed(9)
+    i = keras.Input((3,))
+    model = keras.Model(i, keras.layers.Dense(2, name="price")(keras.layers.Dense(4, activation="tanh")(i)))
+    for method in ("auto", "loop"):
+        r = per_sample_gradients(model, X, method=method)
+        assert r.row_labels == ("price[0]", "price[1]") and r.output_name == "price" and r.outputs == ()
+        np.testing.assert_allclose(r.jacobian, reference(lambda v: [model(v)], X)[1], rtol=1e-5, atol=1e-6)

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -83,3 +84,53 @@ def test_the_second_order_example_prints_the_seed_s_hessians_and_a_zero_laplacia
     assert "[[40. 30. 24.]\n  [30.  0.  9.]\n  [24.  9.  0.]]" in out
     last = "".join("".join(out.splitlines()[-2:]).split()).replace("-0.", "0.")
     assert last == "[[0.][0.]]", out   # sin(a) e^b is harmonic: its Laplacian is 0 at every sample
+
+
+# ---------------------------------------------------------------- the pre-commit snippets
+
+
+def _yaml_blocks_after(heading: str) -> list[str]:
+    text = README.read_text()
+    return re.findall(r"```yaml\n(.*?)```", text[text.index(heading):], re.S)
+
+
+def _field(block: str, name: str) -> list[str]:
+    """Every value of ``name:`` in a YAML block (a list item's too), without its comment."""
+    return re.findall(rf"^\s*(?:- )?{name}:\s*(\S+)", block, re.M)
+
+
+def _hooks(manifest: str) -> dict[str, str]:
+    """``.pre-commit-hooks.yaml``'s hooks: id -> entry."""
+    return dict(zip(_field(manifest, "id"), _field(manifest, "entry")))
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=README.parent, capture_output=True, text=True, timeout=60)
+
+
+def _scripts(pyproject: str) -> set[str]:
+    return set(tomllib.loads(pyproject)["project"]["scripts"])
+
+
+def test_the_pre_commit_snippet_s_rev_is_a_commit_or_tag_of_this_repository_with_its_hook():
+    """It said rev: v0.1.0, a tag that does not exist: pre-commit failed to check it out."""
+    remote = _yaml_blocks_after("In pre-commit:")[0]
+    (rev,), ids = _field(remote, "rev"), _field(remote, "id")
+    if _git("rev-parse", "--git-dir").returncode != 0:
+        raise AssertionError("the README's rev is checked against the repository's history: run in a git checkout")
+    assert _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode == 0, f"no tag or commit {rev!r}"
+    tag = _git("tag", "--list", rev).stdout.strip() == rev
+    assert tag or re.fullmatch(r"[0-9a-f]{40}", rev), f"rev {rev!r} must be a tag or a full commit id (not a branch)"
+    assert _git("merge-base", "--is-ancestor", rev, "HEAD").returncode == 0, f"{rev} is not in this branch's history"
+    then = _hooks(_git("show", f"{rev}:.pre-commit-hooks.yaml").stdout)
+    scripts = _scripts(_git("show", f"{rev}:pyproject.toml").stdout)
+    assert ids and all(i in then and then[i] in scripts for i in ids), (ids, then, scripts)
+
+
+def test_the_pre_commit_snippets_use_the_hooks_this_repository_publishes():
+    remote, local = _yaml_blocks_after("In pre-commit:")[:2]
+    hooks = _hooks((README.parent / ".pre-commit-hooks.yaml").read_text())
+    scripts = _scripts((README.parent / "pyproject.toml").read_text())
+    assert _field(remote, "id") == ["gradlib-lint"] and all(i in hooks for i in _field(remote, "id"))
+    assert _field(local, "repo") == ["local"] and _field(local, "id") == ["gradlib-lint"]
+    assert _field(local, "entry") == [hooks["gradlib-lint"]] and hooks["gradlib-lint"] in scripts

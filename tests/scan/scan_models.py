@@ -25,6 +25,18 @@ def classifier():
     return model
 
 
+def two_inputs():
+    """A classifier of two inputs, ``a`` and ``b``, of the same shape (swapping them changes every number)."""
+    import keras
+
+    a, b = keras.Input((FEATURES,), name="a"), keras.Input((FEATURES,), name="b")
+    hidden = keras.layers.Concatenate()([keras.layers.Dense(4, activation="tanh")(a), keras.layers.Dense(2)(b)])
+    model = keras.Model([a, b], keras.layers.Dense(CLASSES)(hidden))
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(size=w.shape).astype(np.float32) for w in model.get_weights()])
+    return model
+
+
 def cross_entropy(y_true, y_pred):
     """A loss as a plain callable: sparse cross-entropy on logits, one value per example."""
     import tensorflow as tf

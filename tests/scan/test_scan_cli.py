@@ -505,3 +505,179 @@ def test_npz_arrays_are_read_as_numpy_reads_them(tmp_path):
             for got, want in ((got_x, expected["x"]), (got_y, expected["y"])):
                 assert got.dtype == want.dtype and got.shape == want.shape
                 np.testing.assert_array_equal(got, want)
+
+
+#: what pip writes as the ``gradlib-scan`` console script ([project.scripts] in pyproject.toml)
+CONSOLE_SCRIPT = """import re
+import sys
+from gradlib.scan.__main__ import main
+if __name__ == "__main__":
+    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def _project(folder):
+    """A user's project folder: ``mymodels.py`` (the model function) beside ``d.npz``."""
+    folder.mkdir()
+    (folder / "mymodels.py").write_text("from scan_models import classifier as build\n")
+    x, y = scan_models.arrays(41)
+    np.savez(folder / "d.npz", x=x, y=y)
+    return folder
+
+
+def test_the_console_script_imports_the_model_from_the_current_directory(expected, tmp_path):
+    """As pip installs it, the script's own folder (bin) is first on sys.path, not the current directory."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "gradlib-scan").write_text(CONSOLE_SCRIPT)
+    project = _project(tmp_path / "project")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)]), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    out = subprocess.run([sys.executable, str(tmp_path / "bin" / "gradlib-scan"), *BASE[2:], "--model", "mymodels:build",
+                          "--data", "d.npz", "--out", "r.csv"], env=env, capture_output=True, text=True, timeout=180,
+                         cwd=project)
+    assert out.returncode == 0, out.stderr[-2000:]
+    np.testing.assert_allclose(pd.read_csv(project / "r.csv")["norm"], expected.norms, rtol=1e-5)
+
+
+def test_main_called_in_a_program_imports_the_model_from_the_current_directory(expected, tmp_path, monkeypatch):
+    project = _project(tmp_path / "project")
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if os.path.abspath(p or os.curdir) != str(project)])
+    monkeypatch.delitem(sys.modules, "mymodels", raising=False)
+    code, _, err = run(*BASE[2:], "--model", "mymodels:build", "--data", "d.npz", "--out", "r.csv")
+    sys.modules.pop("mymodels", None)
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(project / "r.csv")["norm"], expected.norms, rtol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory):
+    """``two.npz``: arrays a and b for ``scan_models:two_inputs``, p and q equal to them, others for the refusals."""
+    folder = tmp_path_factory.mktemp("two")
+    (a, y), (b, _) = scan_models.arrays(41), scan_models.arrays(41, seed=2)
+    np.savez(folder / "two.npz", a=a, b=b, p=a, q=b, y=y, wide=np.ones((41, 7), np.float32), short=b[:40])
+    return folder / "two.npz", a, b, y
+
+
+def tape_norms(model, x, y):
+    """Each example's loss gradient norm by a plain GradientTape, one example at a time."""
+    import tensorflow as tf
+
+    norms = []
+    for i in range(len(y)):
+        with tf.GradientTape() as tape:
+            loss = CCE(y[i:i + 1], model([part[i:i + 1] for part in x]))
+        norms.append(np.sqrt(sum(float(tf.reduce_sum(g * g)) for g in tape.gradient(loss, model.trainable_variables))))
+    return np.array(norms)
+
+
+@pytest.mark.parametrize("keys, order", [("a,b", "ab"), ("b,a", "ab"), ("p,q", "ab"), ("q,p", "ba")])
+def test_a_model_of_two_inputs_reads_one_array_per_input(two, keys, order, tmp_path):
+    """By input name (in any order) or in model.inputs order: the library's numbers for the arrays so matched."""
+    path, a, b, y = two
+    x = [a, b] if order == "ab" else [b, a]
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", path, "--x-key", keys,
+                       "--out", tmp_path / "r.csv")
+    assert code == 0, err
+    norms = pd.read_csv(tmp_path / "r.csv")["norm"].to_numpy()
+    expected = gradlib.scan(scan_models.two_inputs(), (x, y), loss=CCE)
+    np.testing.assert_allclose(norms, expected.norms, rtol=1e-5)
+    np.testing.assert_allclose(norms, tape_norms(scan_models.two_inputs(), x, y), rtol=1e-4)
+    assert order == "ab" or not np.allclose(norms, tape_norms(scan_models.two_inputs(), [a, b], y), rtol=1e-2)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--x-key", "a"], "--x-key 'a' names 1 array\\(s\\) of 'two.npz', but the model takes 2 inputs \\('a', 'b'\\); "
+                       "give one array per input, in model.inputs order or by input name: --x-key a,b$"),
+    (["--x-key", "a,b,p"], "--x-key 'a,b,p' names 3 array\\(s\\) of 'two.npz', but the model takes 2 inputs"),
+    (["--x-key", "b,q"], "--x-key 'b,q': 'b' is the name of the model's input #1 but is given for input #0; give the "
+                         "arrays in model.inputs order \\('a', 'b'\\), or all of them by input name$"),
+    (["--x-key", "a,a"], "--x-key 'a,a' names an array twice; give the arrays of x, each once, separated by commas"),
+    (["--x-key", "a,"], "--x-key 'a,' has an empty name"),
+    (["--x-key", "a,y"], "--x-key 'a,y' names 'y', the array of y \\(--y-key\\)"),
+    (["--x-key", "a,nope"], "'two.npz' has no array 'nope' \\(it has a, b, p, q, y, wide, short\\)"),
+    (["--x-key", "p,wide"], "'two.npz': wide holds examples of shape \\(7,\\), but the model's input #1 \\('b'\\) takes "
+                            "examples of shape \\(5,\\)"),
+    (["--x-key", "a,short"], "'two.npz': short has 40 examples but y has 41 targets$"),
+    (["--x-key", "a,b", "--max-data-gb", 1803 / 2**30], "'two.npz': a \\(41, 5\\) of float32, b \\(41, 5\\) of float32 "
+                                                        "and y \\(41,\\) of int32 take 1,804 bytes, more than the "
+                                                        "limit of 1,803 "),
+])
+def test_bad_input_arrays_exit_2_with_what_and_where(two, argv, match, tmp_path):
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two[0], *argv,
+                       "--out", tmp_path / "r.csv")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.search(match, err.removeprefix("python -m gradlib.scan: error: ").rstrip("\n")), err
+
+
+def test_the_memory_limit_counts_every_input_array(two, tmp_path):
+    """1,804 bytes (a, b and y of two.npz) is the last good limit; 1,803 (above) the first bad one."""
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two[0], "--x-key", "a,b",
+                       "--max-data-gb", 1804 / 2**30, "--out", tmp_path / "r.csv")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("data", [["x.npy", "--targets", "y.npy"], ["d.csv", "--target", "label"]])
+def test_several_x_keys_are_for_npz_only(files, data, tmp_path):
+    argv = ["--data", files / data[0], *[files / a if a.endswith(".npy") else a for a in data[1:]]]
+    code, _, err = run(*BASE, *argv, "--x-key", "a,b", "--out", tmp_path / "r.csv")
+    assert code == 2 and "--x-key names arrays of a .npz file; " in err and err.count("\n") == 1, err
+
+
+@pytest.fixture(scope="module")
+def two_csv(two):
+    """``two.csv``: the label first, then b's columns before a's (the groups, not the file's order, decide)."""
+    path, a, b, y = two
+    frame = pd.DataFrame(np.c_[b, a], columns=[f"b{i}" for i in range(5)] + [f"a{i}" for i in range(5)])
+    frame.insert(0, "label", y)
+    frame.to_csv(path.parent / "two.csv", index=False)
+    return path.parent / "two.csv", a, b, y
+
+
+A_COLUMNS, B_COLUMNS = ",".join(f"a{i}" for i in range(5)), ",".join(f"b{i}" for i in range(5))
+
+
+def test_a_csv_gives_a_model_of_two_inputs_one_group_of_columns_each(two_csv, tmp_path):
+    path, a, b, y = two_csv
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", path, "--target", "label",
+                       "--x-columns", A_COLUMNS, "--x-columns", B_COLUMNS, "--out", tmp_path / "r.csv")
+    assert code == 0, err
+    norms = pd.read_csv(tmp_path / "r.csv")["norm"].to_numpy()
+    np.testing.assert_allclose(norms, gradlib.scan(scan_models.two_inputs(), ([a, b], y), loss=CCE).norms, rtol=1e-5)
+    np.testing.assert_allclose(norms, tape_norms(scan_models.two_inputs(), [a, b], y), rtol=1e-4)
+
+
+@pytest.mark.parametrize("argv, match", [
+    ([], "'two.csv': the model takes 2 inputs \\('a', 'b'\\); give each input's feature columns with --x-columns, "
+         "once per input in model.inputs order: --x-columns a,b --x-columns c$"),
+    (["--x-columns", A_COLUMNS], "--x-columns gives 1 group\\(s\\) of columns of 'two.csv', but the model takes 2 "
+                                 "inputs \\('a', 'b'\\); give one --x-columns per input, in model.inputs order$"),
+    (["--x-columns", A_COLUMNS, "--x-columns", "b0,b1"], "--x-columns 'b0,b1' gives examples of shape \\(2,\\), but "
+                                                         "the model's input #1 \\('b'\\) takes examples of shape \\(5,\\)"),
+    (["--x-columns", "a0,label", "--x-columns", B_COLUMNS], "--x-columns 'a0,label' names 'label', the target "
+                                                            "\\(--target\\); give each input's feature columns once"),
+    (["--x-columns", "a0,zz", "--x-columns", B_COLUMNS], "--x-columns 'a0,zz' names 'zz', which is not a column of "
+                                                         "'.*two.csv' \\(its columns: label, b0, b1"),
+    (["--x-columns", A_COLUMNS, "--x-columns", "a4,b0"], "--x-columns 'a4,b0' names 'a4' again \\(each column is one "
+                                                         "input's feature\\)"),
+])
+def test_bad_column_groups_exit_2_with_what_and_where(two_csv, argv, match, tmp_path):
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two_csv[0], "--target", "label",
+                       *argv, "--out", tmp_path / "r.csv")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.search(match, err.removeprefix("python -m gradlib.scan: error: ").rstrip("\n")), err
+
+
+def test_column_groups_are_for_csv_only(two, tmp_path):
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", two[0], "--x-columns", "a",
+                       "--out", tmp_path / "r.csv")
+    assert code == 2 and "--x-columns names columns of a CSV file; 'two.npz' is not one" in err, err
+
+
+def test_one_group_of_columns_picks_a_one_input_model_s_columns(files, expected, tmp_path):
+    argv = [*BASE, "--data", files / "d.csv", "--target", "label", "--out", tmp_path / "r.csv"]
+    code, _, err = run(*argv, "--x-columns", "a,b,c,d,e")
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "r.csv")["norm"], expected.norms, rtol=1e-5)
+    code, _, err = run(*argv, "--x-columns", "a,b,c,d")
+    assert code == 2 and "--x-columns 'a,b,c,d' gives examples of shape (4,), but the model's input #0" in err, err

@@ -272,3 +272,34 @@ def test_a_function_that_does_not_keep_the_batch_axis_first_is_refused_as_such()
     with pytest.raises(gradlib.GradlibError, match=r"fn must return one row per sample, but on a batch of shape "
                                                    r"\(1, 2\) it returned shape \(2, 1\)"):
         gradlib.laplacian(lambda v: tf.transpose(v ** 3), X[:2], check_independence=False)
+
+
+def named_output_model(outputs="list"):
+    """A price (1) and a kind (2, softplus) head, named; as a list, a dict (keys not the layers' names), or the price
+    head alone."""
+    keras.utils.set_random_seed(15)
+    i = keras.Input((2,), dtype="float64")
+    h = keras.layers.Dense(3, activation="tanh", dtype="float64")(i)
+    price = keras.layers.Dense(1, name="price", dtype="float64")(h)
+    kind = keras.layers.Dense(2, activation="softplus", name="kind", dtype="float64")(h)
+    return keras.Model(i, {"list": [price, kind], "dict": {"p": price, "k": kind}, "one": price}[outputs])
+
+
+@pytest.mark.parametrize("outputs, rows", [("list", ("price[0]", "kind[0]", "kind[1]")),
+                                           ("dict", ("p[0]", "k[0]", "k[1]")), ("one", ("price[0]",))])
+def test_rows_are_labelled_by_output_name_as_per_sample_gradients_labels_them(outputs, rows):
+    """Per-sample Hessians and Laplacians labelled every row ``y[k]``; each row is its output's, named."""
+    model = named_output_model(outputs)
+    heads = {"list": lambda y: y, "dict": lambda y: [y["p"], y["k"]], "one": lambda y: [y]}[outputs]
+    expected = loop_of_tapes(lambda v: tf.concat(heads(model(v)), axis=1), X)
+    price = loop_of_tapes(lambda v: heads(model(v))[0], X)   # the price head alone
+    hessians, laplacian = gradlib.per_sample_hessians(model, X), gradlib.laplacian(model, X)
+    assert hessians.row_labels == laplacian.row_labels == gradlib.per_sample_gradients(model, X).row_labels == rows
+    np.testing.assert_allclose(hessians.hessians, expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(hessians.hessians[:, :1], price, rtol=1e-9, atol=1e-12)   # the row named price
+    np.testing.assert_allclose(laplacian.laplacian, np.trace(expected, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+
+
+def test_a_sequential_model_s_output_has_no_name_and_stays_y():
+    model = mlp("tanh")
+    assert gradlib.per_sample_hessians(model, X).row_labels == gradlib.laplacian(model, X).row_labels == ("y[0]",)
