@@ -25,8 +25,8 @@ from plotly.subplots import make_subplots
 
 from ._format import format_number
 
-__all__ = ["BROKEN", "FONT_SIZE", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE", "TITLE_CHARS", "error_heatmap",
-           "field_heatmap", "gradient_bars", "gradient_table", "hessian_heatmap", "image_grid", "jacobian_heatmap",
+__all__ = ["BROKEN", "FONT_SIZE", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE", "TITLE_CHARS", "WARM_TIMED",
+           "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table", "hessian_heatmap", "image_grid", "jacobian_heatmap",
            "magnitude_heatmap", "mean_gradient_bars", "norm_histogram", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
@@ -242,10 +242,20 @@ def _seconds_text(seconds: float) -> str:
     return f"{seconds * 1000:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
 
 
+#: the ``timed`` value of a warm point in ``scaling_chart``'s frame: any other value is a single call, drawn apart
+WARM_TIMED = "warm median"
+
+
 def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the problem grows") -> go.Figure:
     """Log-log lines of seconds against ``x``, one line per method; with a ``compiled`` column, a filled marker
-    is a point that ran compiled and an open one a point that ran eagerly."""
-    table = frame.pivot_table(index="method", columns=x, values="seconds", aggfunc="median", sort=False)
+    is a point that ran compiled and an open one a point that ran eagerly. With a ``timed`` column, only the points
+    timed ``WARM_TIMED`` make the lines; each other point is a cross of its own, named by its ``timed`` value (a
+    first call, tracing included, is not a point of a warm line)."""
+    warm = frame["timed"] == WARM_TIMED if "timed" in frame else np.ones(len(frame), dtype=bool)
+    lines = frame.assign(seconds=frame["seconds"].where(warm))
+    table = lines.pivot_table(index="method", columns=x, values="seconds", aggfunc="median", sort=False, dropna=False)
+    if table.notna().to_numpy().any():
+        table = table.dropna(how="all")
     fig = _build("line", table.to_numpy(), [str(m) for m in table.index], [float(v) for v in table.columns],
                  title=title, x_title=_AXIS_TITLES.get(x, x), y_title="seconds (log scale)")
     if "compiled" in frame:
@@ -254,6 +264,11 @@ def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the prob
             how = ["compiled" if flag is True or flag == 1 else "eager" for flag in row]
             trace.update(marker={"symbol": ["circle" if h == "compiled" else "circle-open" for h in how], "size": 10},
                          customdata=how, hovertemplate=f"{trace.name}<br>%{{x}}: %{{y:.3~g}} s, %{{customdata}}<extra></extra>")
+    singles = frame[~warm].groupby(["method", "timed"], sort=False) if "timed" in frame else ()
+    for (method, timed), points in singles:
+        fig.add_scatter(x=points[x].astype(float).tolist(), y=points["seconds"].tolist(), mode="markers",
+                        name=f"{method}: {timed}", marker={"symbol": "x", "size": 11},
+                        hovertemplate=f"{method}<br>%{{x}}: %{{y:.3~g}} s, {timed}<extra></extra>")
     return _fit_title(fig)
 
 

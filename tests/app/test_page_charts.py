@@ -1,12 +1,12 @@
 """AppTest of the charts the pages draw: one colour per meaning, and the right kind of scale for each quantity."""
 
-import base64
 import json
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from chart_data import values
 from gradlib import figures
 
 
@@ -16,14 +16,6 @@ def charts(page: str) -> dict[str, dict]:
     at.switch_page(page).run()
     assert not at.exception
     return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-
-
-def values(data) -> np.ndarray:
-    """A trace's x, y or z as an array: Plotly JSON writes arrays as typed base64 ({"dtype", "bdata", "shape"})."""
-    if not isinstance(data, dict):
-        return np.asarray(data)
-    array = np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
-    return array.reshape([int(k) for k in data["shape"].split(",")]) if "shape" in data else array
 
 
 @pytest.fixture(scope="module")
