@@ -25,9 +25,10 @@ from plotly.subplots import make_subplots
 
 from ._format import format_number
 
-__all__ = ["BROKEN", "FONT_SIZE", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE", "TITLE_CHARS", "WARM_TIMED",
-           "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table", "hessian_heatmap", "image_grid", "jacobian_heatmap",
-           "magnitude_heatmap", "mean_gradient_bars", "norm_histogram", "scaling_chart", "timing_bars"]
+__all__ = ["BROKEN", "FONT_SIZE", "HESSIAN_VALUES_SHOWN", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE",
+           "TITLE_CHARS", "WARM_TIMED", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
+           "hessian_heatmap", "image_grid", "jacobian_heatmap", "magnitude_heatmap", "mean_gradient_bars",
+           "norm_histogram", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
@@ -63,11 +64,22 @@ def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequenc
                              y_title="output element"))
 
 
+#: a Hessian heatmap writes each value in its cell up to this many watched elements a side (at 390 px, 8 columns
+#: leave about 38 px a cell: room for a value as the charts write it, up to about 6 characters at the label size)
+HESSIAN_VALUES_SHOWN = 8
+
+
 def hessian_heatmap(matrix: Any, labels: Sequence[str], *, title: str = "Hessian") -> go.Figure:
-    """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero."""
+    """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero, each
+    value written in its cell (up to ``HESSIAN_VALUES_SHOWN`` a side) and named on hover with its row and column."""
     fig = _build("heatmap", matrix, labels, labels, title=title, x_title="watched element", y_title="watched element")
     # a cell is a second derivative, not the Jacobian's "d row / d column"
-    return _fit_title(fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>"))
+    fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>")
+    if len(labels) <= HESSIAN_VALUES_SHOWN:   # the values' trace writes the finite cells; the red marks their own
+        values = fig.data[0]
+        values.update(text=np.where(np.isfinite(np.asarray(values.z, dtype=float)), values.customdata, ""),
+                      texttemplate="%{text}", textfont={"size": LABEL_SIZE})
+    return _fit_title(fig)
 
 
 def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, title: str,
