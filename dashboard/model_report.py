@@ -27,8 +27,8 @@ import tensorflow as tf
 import gradlib
 from gradlib import keras_models
 
-__all__ = ["COMPILED_FASTER", "EAGER_FASTER", "GRADLIB_FASTER", "LOOP_SAMPLES", "REPEATS", "ModelReport", "Pitfalls", "comparison_lines",
-           "pitfalls", "report"]
+__all__ = ["COMPILED_FASTER", "EAGER_FASTER", "GRADLIB_FASTER", "LOOP_SAMPLES", "REPEATS", "ModelReport", "Pitfalls",
+           "comparison_lines", "pitfalls", "report"]
 
 #: the per-sample loop is timed on at most this many samples, then scaled to the batch
 LOOP_SAMPLES = 4
@@ -110,10 +110,12 @@ def comparison_lines(rep: ModelReport) -> list[str]:
                    f"both run tape.batch_jacobian compiled and gradlib's call does more (its check), so the difference "
                    "is this shared server's drift between calls"),
                   ("eager tape.batch_jacobian", rep.batch_jacobian_seconds, f"({how}), eager: one call, nothing traced",
-                   EAGER_FASTER, GRADLIB_FASTER["eager"].format(pfor=", and eager pfor vectorizes the model anew on every call"
-                                                      if rep.batch_jacobian_pfor else "")),
+                   EAGER_FASTER, GRADLIB_FASTER["eager"].format(
+                       pfor=", and eager pfor vectorizes the model anew on every call" if rep.batch_jacobian_pfor
+                       else "")),
                   ("per-sample tape.jacobian loop", rep.loop_seconds,
-                   f"eager, one tape per sample: timed on {rep.loop_samples} samples and scaled to the batch", EAGER_FASTER,
+                   f"eager, one tape per sample: timed on {rep.loop_samples} samples and scaled to the batch",
+                   EAGER_FASTER,
                    GRADLIB_FASTER["loop"]))
     for name, seconds, ran, other_wins, gradlib_wins in contenders:
         if not np.isfinite(seconds):

@@ -82,7 +82,8 @@ def show_poisson() -> None:
 
 #: each computation of the page, what the status box says while it runs, and the cached service that runs it
 STEPS = (("the seed's Hessians", "second_order_seed"), ("the nested-tape mistakes", "second_order_mistakes"),
-         ("each point's Laplacian over the grid (the slow part: several seconds the first time)", "second_order_poisson"))
+         ("each point's Laplacian over the grid (the slow part: several seconds the first time)",
+          "second_order_poisson"))
 
 
 def compute_with_status() -> None:

@@ -88,5 +88,6 @@ def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran
                           "ran as": ["jacobian", "jacobian", "forward"], "compiled": [True, True, False],
                           "seconds": [0.001, 0.002, 0.004]})
     three["ratio"] = three["seconds"] / three["seconds"].min()
-    assert measured_lines(three) == ["size 4 (4 outputs, 8 inputs): fastest warm **auto** (ran as jacobian), compiled, 1 ms; "
+    assert measured_lines(three) == ["size 4 (4 outputs, 8 inputs): "
+                                     "fastest warm **auto** (ran as jacobian), compiled, 1 ms; "
                                      "the others took jacobian 2x (compiled), forward 4x (eager)"]

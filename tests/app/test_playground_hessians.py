@@ -118,7 +118,8 @@ def test_the_hessians_choice_sits_near_the_top_and_each_heatmap_writes_its_value
     assert toggle < results, order[:toggle + 1]
     assert any("drawn after the first-order results" in c.value for c in at.caption)
     maps = {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-    expected = {"pg_hessian_0": [[0, 5, 4], [5, 0, 3], [4, 3, 0]], "pg_hessian_1": [[40, 30, 24], [30, 0, 9], [24, 9, 0]]}
+    expected = {"pg_hessian_0": [[0, 5, 4], [5, 0, 3], [4, 3, 0]],
+                "pg_hessian_1": [[40, 30, 24], [30, 0, 9], [24, 9, 0]]}
     for key, hessian in expected.items():
         heat = maps[key]["data"][0]
         np.testing.assert_allclose(values(heat["z"]), hessian, rtol=1e-6)
