@@ -317,9 +317,11 @@ def _show_timings(comparison: gradlib.Comparison, *, key: str) -> None:
     with left:
         st.table(frame.set_index("method"))
         repeats = max((len(t.warm) for t in comparison.timings.values()), default=0)
-        st.caption(f"The first call of a method may trace or fill a cache, so it is shown apart; the warm time is "
-                   f"the median of the {repeats} calls after it (when they fit in half a second; their range in brackets), "
-                   "and the chart shows it (log scale). On a shared server: compare ratios, not absolute times.")
+        st.caption(f"The first call of a method may trace or fill a cache, so it is shown apart (tracing included); "
+                   f"the warm time is the median of {repeats} calls that traced nothing, each run as the one before "
+                   "it (when they fit in half a second; their range in brackets), and the chart shows it (log scale); "
+                   "a method without warm calls is charted by its first call, labelled so. On a shared server: "
+                   "compare ratios, not absolute times.")
     with right:
         st.plotly_chart(figures.timing_bars(seconds, broken=broken, log=True), key=f"{key}_timings",
                         config={"displaylogo": False})
@@ -333,7 +335,10 @@ def timing_table(comparison: gradlib.Comparison) -> tuple[pd.DataFrame, dict[str
         t = comparison.timings.get(name)
         first = t.first if t else r.seconds
         warm = t.warm if t else ()
-        rows.append({"method": name, "ran as": r.method + (" compiled" if r.compiled else ""),
+        ran = r.method + (" compiled" if r.compiled else "")
+        if warm and t.ran_as and t.ran_as != ran:   # auto compiled (or XLA was adopted) after the first call
+            ran += f"; warm: {t.ran_as}"
+        rows.append({"method": name, "ran as": ran,
                      "first ms": f"{1000 * first:.3g}",
                      "warm ms": (f"{1000 * t.median:.3g} ({1000 * min(warm):.3g}-{1000 * max(warm):.3g})" if warm
                                  else "not timed")})

@@ -25,9 +25,10 @@ from plotly.subplots import make_subplots
 
 from ._format import format_number
 
-__all__ = ["BROKEN", "FONT_SIZE", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE", "TITLE_CHARS", "error_heatmap",
-           "field_heatmap", "gradient_bars", "gradient_table", "hessian_heatmap", "image_grid", "jacobian_heatmap",
-           "magnitude_heatmap", "mean_gradient_bars", "norm_histogram", "scaling_chart", "timing_bars"]
+__all__ = ["BROKEN", "FONT_SIZE", "HESSIAN_VALUES_SHOWN", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE",
+           "TITLE_CHARS", "WARM_TIMED", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",
+           "hessian_heatmap", "image_grid", "jacobian_heatmap", "magnitude_heatmap", "mean_gradient_bars",
+           "norm_histogram", "scaling_chart", "timing_bars"]
 
 #: larger than Plotly's default so that charts read on a projector
 FONT_SIZE = 15
@@ -63,11 +64,22 @@ def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequenc
                              y_title="output element"))
 
 
+#: a Hessian heatmap writes each value in its cell up to this many watched elements a side (at 390 px, 8 columns
+#: leave about 38 px a cell: room for a value as the charts write it, up to about 6 characters at the label size)
+HESSIAN_VALUES_SHOWN = 8
+
+
 def hessian_heatmap(matrix: Any, labels: Sequence[str], *, title: str = "Hessian") -> go.Figure:
-    """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero."""
+    """Heatmap of one output element's Hessian: watched elements down and across, on a scale centred at zero, each
+    value written in its cell (up to ``HESSIAN_VALUES_SHOWN`` a side) and named on hover with its row and column."""
     fig = _build("heatmap", matrix, labels, labels, title=title, x_title="watched element", y_title="watched element")
     # a cell is a second derivative, not the Jacobian's "d row / d column"
-    return _fit_title(fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>"))
+    fig.update_traces(hovertemplate="∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>")
+    if len(labels) <= HESSIAN_VALUES_SHOWN:   # the values' trace writes the finite cells; the red marks their own
+        values = fig.data[0]
+        values.update(text=np.where(np.isfinite(np.asarray(values.z, dtype=float)), values.customdata, ""),
+                      texttemplate="%{text}", textfont={"size": LABEL_SIZE})
+    return _fit_title(fig)
 
 
 def field_heatmap(values: Any, xs: Sequence[float], ys: Sequence[float], *, title: str,
@@ -242,10 +254,20 @@ def _seconds_text(seconds: float) -> str:
     return f"{seconds * 1000:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
 
 
+#: the ``timed`` value of a warm point in ``scaling_chart``'s frame: any other value is a single call, drawn apart
+WARM_TIMED = "warm median"
+
+
 def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the problem grows") -> go.Figure:
     """Log-log lines of seconds against ``x``, one line per method; with a ``compiled`` column, a filled marker
-    is a point that ran compiled and an open one a point that ran eagerly."""
-    table = frame.pivot_table(index="method", columns=x, values="seconds", aggfunc="median", sort=False)
+    is a point that ran compiled and an open one a point that ran eagerly. With a ``timed`` column, only the points
+    timed ``WARM_TIMED`` make the lines; each other point is a cross of its own, named by its ``timed`` value (a
+    first call, tracing included, is not a point of a warm line)."""
+    warm = frame["timed"] == WARM_TIMED if "timed" in frame else np.ones(len(frame), dtype=bool)
+    lines = frame.assign(seconds=frame["seconds"].where(warm))
+    table = lines.pivot_table(index="method", columns=x, values="seconds", aggfunc="median", sort=False, dropna=False)
+    if table.notna().to_numpy().any():
+        table = table.dropna(how="all")
     fig = _build("line", table.to_numpy(), [str(m) for m in table.index], [float(v) for v in table.columns],
                  title=title, x_title=_AXIS_TITLES.get(x, x), y_title="seconds (log scale)")
     if "compiled" in frame:
@@ -254,6 +276,11 @@ def scaling_chart(frame: Any, *, x: str = "size", title: str = "Time as the prob
             how = ["compiled" if flag is True or flag == 1 else "eager" for flag in row]
             trace.update(marker={"symbol": ["circle" if h == "compiled" else "circle-open" for h in how], "size": 10},
                          customdata=how, hovertemplate=f"{trace.name}<br>%{{x}}: %{{y:.3~g}} s, %{{customdata}}<extra></extra>")
+    singles = frame[~warm].groupby(["method", "timed"], sort=False) if "timed" in frame else ()
+    for (method, timed), points in singles:
+        fig.add_scatter(x=points[x].astype(float).tolist(), y=points["seconds"].tolist(), mode="markers",
+                        name=f"{method}: {timed}", marker={"symbol": "x", "size": 11},
+                        hovertemplate=f"{method}<br>%{{x}}: %{{y:.3~g}} s, {timed}<extra></extra>")
     return _fit_title(fig)
 
 

@@ -143,6 +143,8 @@ def show_timing(rep: model_report.ModelReport, *, key: str) -> None:
                f"them, compiled once: the median of {model_report.REPEATS} warm calls "
                f"({1000 * low:.3g} to {1000 * high:.3g} ms). Each contender's Jacobians were checked against "
                "gradlib's. Timed on a shared server: ratios drift from run to run.")
+    st.markdown("**What ran, and why the faster one is faster**\n\n"
+                + "\n".join(f"- {line}" for line in model_report.comparison_lines(rep)))
     st.plotly_chart(figures.timing_bars(rep.seconds(), title="Seconds for the whole batch (log scale)", log=True),
                     key=f"{key}_timing", config={"displaylogo": False})
 

@@ -60,8 +60,9 @@ def show_training(training) -> None:
     cols[0].metric("Accuracy, given labels", f"{training.accuracy(data.given):.1%}")
     cols[1].metric("Accuracy, true labels", f"{training.accuracy(data.true):.1%}")
     cols[2].metric("Training", f"{training.train_seconds:.1f} s")
-    cols[3].metric("Per-example norms", f"{1000 * training.gradient_seconds:.0f} ms",
-                   help=f"All {len(data.true):,} examples in one call; gradlib method: {training.method}")
+    cols[3].metric("Per-example norms, first call", f"{1000 * training.gradient_seconds:.0f} ms",
+                   help=f"All {len(data.true):,} examples in one call, the first on this model: one call, tracing "
+                        f"included (not a warm time); gradlib method: {training.method}")
 
 
 def show_catch(training, k: int) -> None:

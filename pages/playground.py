@@ -183,7 +183,7 @@ def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
     right.download_button("Download JSON", downloads.json_text(state, best), file_name="per_element_gradients.json",
                           mime="application/json", key="pg_download_json", on_click="ignore")
     st.markdown("### Share this state")
-    state = dataclasses.replace(state, order=2 if ss.get("pg_second") else 1)   # the toggle below, as it is now
+    state = dataclasses.replace(state, order=2 if ss.get("pg_second") else 1)   # the toggle above, as it is now
     try:
         params = share.encode(state)
     except gradlib.GradlibError as exc:
@@ -258,6 +258,11 @@ def main() -> None:
     loaded = preset_picker()
     table_key = restore_widgets()
     submitted, outputs, rows, methods = input_form(table_key)
+    # the choice sits under the form, near the top: at the bottom of the results it was 6,600 px down the page
+    second = st.toggle("Second order (Hessians)", key="pg_second", help=HELP_SECOND)
+    ss["pg_second_kept"] = second   # not a widget's key: it outlives a visit to another page
+    if second:
+        st.caption("The Hessians are drawn after the first-order results, under **Second order**.")
     if submitted and not submit(outputs, rows, methods):
         return                                   # the form keeps what was typed; nothing below is stale
     show_loaded(loaded)                          # after the submit: a computed function of one's own is no preset
@@ -269,8 +274,6 @@ def main() -> None:
     st.markdown("## Results")
     render.attempt("The results cannot be shown", lambda: render.show_comparison(comparison, key="pg"))
     render.attempt("The code, downloads and link cannot be shown", lambda: show_extras(state, comparison.best))
-    second = st.toggle("Second order (Hessians)", key="pg_second", help=HELP_SECOND)
-    ss["pg_second_kept"] = second   # not a widget's key: it outlives a visit to another page
     if second:
         show_second_order(state)
 

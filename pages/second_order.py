@@ -80,7 +80,31 @@ def show_poisson() -> None:
         st.warning(warning)
 
 
+#: each computation of the page, what the status box says while it runs, and the cached service that runs it
+STEPS = (("the seed's Hessians", "second_order_seed"), ("the nested-tape mistakes", "second_order_mistakes"),
+         ("each point's Laplacian over the grid (the slow part: several seconds the first time)",
+          "second_order_poisson"))
+
+
+def compute_with_status() -> None:
+    """Run the page's computations under a status box at its top, so a visitor sees the work on arrival (the grid's
+    Laplacians took 8-31 s at the bottom of a long page, with nothing shown above). The sections below read the same
+    cached results; a computation that fails is reported there, where its section is."""
+    with st.status("Computing the second-order examples in TensorFlow…", expanded=False) as status:
+        failed = []
+        for k, (what, name) in enumerate(STEPS):
+            status.update(label=f"Computing {what} ({k + 1} of {len(STEPS)})…")
+            try:
+                getattr(services, name)()
+            except Exception:   # noqa: BLE001 - the section below runs it again and shows the error where it belongs
+                failed.append(what.split(" (")[0])
+        status.update(label=f"Could not compute {', '.join(failed)}: see below" if failed else
+                      "Computed: the seed's Hessians, the nested-tape mistakes and the grid's Laplacians",
+                      state="error" if failed else "complete")
+
+
 def main() -> None:
+    compute_with_status()
     show_seed()
     st.divider()
     mistakes = render.attempt("The nested-tape mistakes could not run", services.second_order_mistakes)

@@ -31,11 +31,13 @@ GUIDE = """\
 | One call of a small problem | `unstack`, eager | no trace to pay for (tracing costs tenths of a second); its cost grows with the number of outputs |
 | Many outputs, few inputs, eager | `forward` (forward mode) | one pass per **input** instead of per output; eagerly each forward pass costs about three reverse passes, so it wins only when outputs outnumber inputs by more than that |
 | A typed function (the text), called more than once | `structured` | the Jacobian assembled from the function's operations (a diagonal per element-wise function, a matrix per product), with no backward pass; `auto` takes it, compiled, where its estimate is the lowest |
-| You are not sure | `auto` | runs eagerly while a problem is small and new, and compiles it once its eager calls have cost about as much as a trace (0.3 s): a few repeats below may still show it eager |
+| You are not sure | `auto` | runs eagerly while a problem is small and new, and compiles it once its eager calls have cost about as much as a trace (0.3 s); the timing below calls it until it has settled, so its warm time is the one it keeps |
 | Never | `naive` loop, or `tape.gradient` on a vector | zeros, or the column sums: not per-element gradients |
 """
 #: how a point is drawn: a filled marker ran compiled, an open one eagerly
-MARKERS_NOTE = "Filled markers ran as a compiled tf.function, open markers eagerly (the `compiled` column)."
+MARKERS_NOTE = ("Filled markers ran as a compiled tf.function, open markers eagerly (the `compiled` column). A line "
+                "joins warm times only; a cross is a method whose first call was too slow to repeat within the page's "
+                f"budget: that one call, tracing included ({scaling.ONE_CALL!r} in the `timed` column), not ranked.")
 
 
 def timing_form() -> tuple[bool, list[int], str, list[str], int]:
@@ -99,8 +101,11 @@ def main() -> None:
     st.markdown(GUIDE)
     st.markdown("## Time them yourself")
     st.markdown(f"The problem is a small tanh network, `{scaling.EXPRESSION}`, differentiated with respect to `x`; "
-                f"*wide* has {scaling.NARROW} outputs, *tall* {scaling.NARROW} inputs. Each time is the median of the "
-                "repeats, after one untimed call that traces the compiled methods.")
+                f"*wide* has {scaling.NARROW} outputs, *tall* {scaling.NARROW} inputs. Each warm time is the median of "
+                "the repeats, timed once a method's calls run as the one before them (nothing traced: `auto` "
+                "compiling, XLA tried); the first call, tracing included, is its own column. A first call over "
+                f"{scaling.SLOW_SECONDS:g} s is not repeated: it is shown as one call, tracing included, and not "
+                "ranked.")
     submitted, sizes, shape, methods, repeats = timing_form()
     if submitted:
         timings = run_timing(sizes, shape, methods, repeats)

@@ -32,14 +32,16 @@ TIMING_SECONDS = 0.5
 
 @dataclass(frozen=True)
 class Timing:
-    """One method's seconds: its first call (tracing included, if it traced) and its warm calls.
+    """One method's seconds: its first call (tracing included, if it traced) and its warm calls, each of which traced
+    nothing (``GradResult.traced``) and ran as the call before it did (the method, compiled or not, graph or XLA).
 
     >>> Timing(0.5, (0.002, 0.001, 0.003)).median, Timing(0.5, ()).median
     (0.002, nan)
     """
 
     first: float
-    warm: tuple[float, ...]   # empty when the warm calls would not fit in TIMING_SECONDS
+    warm: tuple[float, ...]   # empty when REPEATS warm calls did not fit in TIMING_SECONDS
+    ran_as: str = ""          # how the warm calls ran ("jacobian compiled"), when they were timed
 
     @property
     def median(self) -> float:
@@ -92,7 +94,7 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
     for method in dict.fromkeys(methods):
         try:
             results[method] = run(problem, method, limits=limits)
-            timings[method] = _timing(problem, method, limits, results[method].seconds)
+            timings[method] = _timing(problem, method, limits, results[method])
         except InputError as exc:
             errors[method] = str(exc)
         except ExpressionError as exc:   # over this method's limits: left out, with the refusal as its note
@@ -142,15 +144,30 @@ def _with_crosscheck(findings: tuple[Finding, ...], cross: CrossCheck) -> tuple[
     return findings[:dead] + (merged,) + findings[dead + 1:] + others
 
 
-def _timing(problem, method: str, limits: Limits, first: float) -> Timing:
-    """``REPEATS`` warm calls of ``method`` after its first one, when they fit in ``TIMING_SECONDS``: judged by
-    the first call (which may trace), then by the first warm call."""
-    if first > TIMING_SECONDS:
-        return Timing(first, ())
-    warm = [run(problem, method, limits=limits).seconds]
-    if warm[0] * REPEATS > TIMING_SECONDS:
-        return Timing(first, ())
-    return Timing(first, tuple(warm + [run(problem, method, limits=limits).seconds for _ in range(REPEATS - 1)]))
+def _ran_as(result: GradResult) -> str:
+    """How a call ran, as the timings table writes it: ``"jacobian compiled"``, ``"forward"`` (eager)."""
+    return result.method + (f" compiled ({result.compiled_as})" if result.compiled_as == "xla" else
+                            " compiled" if result.compiled else "")
+
+
+def _timing(problem, method: str, limits: Limits, first: GradResult) -> Timing:
+    """``REPEATS`` warm calls of ``method`` after its first one, when they fit in ``TIMING_SECONDS``: judged by the
+    first call (which may trace), by the first warm call, and by the seconds spent. A call that traced (``auto``
+    compiling after its eager calls, an XLA build or trial) or ran otherwise than the one before it is not warm:
+    the warm calls start again after it."""
+    if first.seconds > TIMING_SECONDS:
+        return Timing(first.seconds, ())
+    warm: list[float] = []
+    spent, previous = 0.0, first
+    while len(warm) < REPEATS:
+        if spent > TIMING_SECONDS or (warm and warm[0] * REPEATS > TIMING_SECONDS):
+            return Timing(first.seconds, ())
+        result = run(problem, method, limits=limits)
+        spent += result.seconds
+        alike = (_ran_as(result), result.compiled_as) == (_ran_as(previous), previous.compiled_as)
+        warm = warm + [result.seconds] if alike and not result.traced else []
+        previous = result
+    return Timing(first.seconds, tuple(warm), _ran_as(previous))
 
 
 def _watched(inputs: Sequence[Input]) -> list[Input]:

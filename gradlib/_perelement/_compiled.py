@@ -99,10 +99,13 @@ class Compiled:
         """``(y, J)`` as NumPy arrays, from whichever version is current."""
         return self.run(xs, cs)[:2]
 
-    def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str, str]:
-        """``(y, J, compiled_as, note)``: the arrays, which version computed them (``"graph"`` or ``"xla"``), and, once
-        after XLA was dropped for disagreeing with the graph, why (``""`` otherwise)."""
+    def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str, str, bool]:
+        """``(y, J, compiled_as, note, built)``: the arrays, which version computed them (``"graph"`` or ``"xla"``),
+        once after XLA was dropped for disagreeing with the graph, why (``""`` otherwise), and whether this call did
+        more than run that version (the graph's first run, which optimises it; building XLA; a trial call of XLA
+        beside the graph): then its seconds are not a warm call's."""
         compiled_as, fn = self._next()
+        built = not self._warm or compiled_as == "promote"
         if compiled_as == "promote":
             y, jac, compiled_as = self._promote(xs, cs)
         else:
@@ -111,7 +114,8 @@ class Compiled:
             self._record(compiled_as, time.perf_counter() - start)
             if compiled_as == "xla":
                 y, jac, compiled_as = self._checked(xs, cs, y, jac)
-        return y, jac, compiled_as, self._note()
+                built = built or compiled_as != "xla"   # the graph ran beside XLA: the trial
+        return y, jac, compiled_as, self._note(), built
 
     def _checked(self, xs: list, cs: list, y: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
         """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same

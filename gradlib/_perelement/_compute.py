@@ -49,6 +49,7 @@ class CompiledRun(NamedTuple):
     compiled_as: str      # "graph" or "xla"
     final: bool
     note: str = ""   # once, after XLA was dropped for giving other numbers than the graph: why
+    traced: bool = False   # this call traced or built what it ran (or tried XLA beside the graph): not a warm call
 
 
 def output_size(problem: Problem) -> int:
@@ -111,8 +112,8 @@ def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = T
         return y, np.zeros((y.size if _methods.TABLE[method].per_element else 1, 0)), False
     entry = _cached_compiled(problem, method, fallback) if compiled else None
     if entry is not None:
-        y, jac, compiled_as, note = entry.run(problem.xs, problem.cs)
-        return y, jac, CompiledRun(compiled_as, entry.settled, note)
+        y, jac, compiled_as, note, built = entry.run(problem.xs, problem.cs)
+        return y, jac, CompiledRun(compiled_as, entry.settled, note, built)
     y, jac = _methods.TABLE[method].eager(problem.f, problem.xs, problem.cs)
     return to_numpy(y), to_numpy(jac), False
 
@@ -163,7 +164,8 @@ def custom_gradient(problem: Problem) -> str:
 
 
 def compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence[int] | None = None):
-    """``(y, J, True)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns).
+    """``(y, J, ran)`` from ``chunk`` vectorized passes at a time (``jacobian``: rows, ``forward``: columns); ``ran``
+    is a ``CompiledRun`` that says whether this call traced the chunk's function.
 
     ``indices``: only those rows (or columns); the others are NaN. One traced function of fixed shape serves
     every chunk (the last one repeats its final index, and the repeats are cut). Chunks run compiled only:
@@ -172,6 +174,7 @@ def compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence
     by_rows = method == "jacobian"
     m, n = output_size(problem), problem.float_width
     wanted = np.arange(m if by_rows else n) if indices is None else np.asarray(indices)
+    traced = (problem.key, method, "chunk", chunk) not in _JACOBIAN_FUNCTIONS.keys()
     step = _chunk_function(problem, method, chunk)
     jac = np.full((m, n), np.nan)
     for start in range(0, len(wanted), chunk):
@@ -184,7 +187,7 @@ def compute_chunked(problem: Problem, method: str, chunk: int, indices: Sequence
         else:
             jac[:, part_of] = part[:, :len(part_of)]
     y = y.numpy()
-    return y, jac.astype(y.dtype), True
+    return y, jac.astype(y.dtype), CompiledRun("graph", True, "", traced)
 
 
 def to_numpy(value: Any) -> np.ndarray:

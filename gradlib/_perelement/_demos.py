@@ -53,7 +53,8 @@ def _iterate_outside() -> Demo:
     with tf.GradientTape(persistent=True) as g:
         g.watch(x)
         y = f(x)
-    broken = [_values(g.gradient(y_i, x, unconnected_gradients=ZERO)) for y_i in y]
+    broken = [_values(g.gradient(y_i, x)) for y_i in y]   # exactly the printed code: None, one per x
+    zeros = [_values(g.gradient(y_i, x, unconnected_gradients=ZERO)) for y_i in y]
     with tf.GradientTape(persistent=True) as g:
         g.watch(x)
         y = f(x)
@@ -62,10 +63,17 @@ def _iterate_outside() -> Demo:
     return Demo("iterate_outside", "Iterating y after the tape block",
                 "`for y_i in y` runs unstack after recording stopped: each y_i is a new tensor the tape never saw.",
                 "with tf.GradientTape(persistent=True) as g:\n    g.watch(x)\n    y = tf.stack([...])\n"
-                "# after the block: zeros / None\n[g.gradient(y_i, x) for y_i in y]",
+                "# after the block: None for every x\n[g.gradient(y_i, x) for y_i in y]",
                 "with tf.GradientTape(persistent=True) as g:\n    g.watch(x)\n    y = tf.stack([...])\n"
                 "    parts = tf.unstack(y)  # inside the tape\n[g.gradient(y_i, x) for y_i in parts]",
-                broken, fixed, ("x0", "x1", "x2"))
+                broken, fixed, ("x0", "x1", "x2"),
+                "With unconnected_gradients=tf.UnconnectedGradients.ZERO the broken loop gives "
+                f"{_rows_text(zeros)} instead of None: zeros that look like an answer.")
+
+
+def _rows_text(rows: list) -> str:
+    """``[[0.0, 0.0], [0.0, 0.0]]`` -> ``[[0, 0], [0, 0]]``, as TensorFlow computed them."""
+    return "[" + ", ".join("[" + ", ".join("None" if v is None else f"{v:g}" for v in r) + "]" for r in rows) + "]"
 
 
 def _numpy_round_trip() -> Demo:

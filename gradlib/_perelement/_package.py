@@ -46,7 +46,8 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
         broken=row.per_element and not row.correct, reason=row.reason, poisoned_rows=poisoned, repaired_rows=repair.rows,
         warnings=warnings, seconds=seconds, repaired_cells=repair.cells, other_mode=repair.mode,
         compiled_as=ran.compiled_as if isinstance(ran, CompiledRun) else ("graph" if ran else ""),
-        compiled_final=ran.final if isinstance(ran, CompiledRun) else True)
+        compiled_final=ran.final if isinstance(ran, CompiledRun) else True,
+        traced=isinstance(ran, CompiledRun) and ran.traced)
 
 
 @functools.lru_cache(maxsize=256)

@@ -45,6 +45,9 @@ class GradResult:
     compiled_as: str = ""
     #: False while gradlib is still trying graph against XLA for this problem (later calls may switch)
     compiled_final: bool = True
+    #: True when this call's ``seconds`` include tracing or building what it ran (a compiled method's first call, an
+    #: XLA build, a trial of XLA beside the graph, auto compiling a problem it ran eagerly before): not a warm time
+    traced: bool = False
     per_element: bool = True
     broken: bool = False
     reason: str = ""

@@ -1,12 +1,12 @@
 """AppTest of the charts the pages draw: one colour per meaning, and the right kind of scale for each quantity."""
 
-import base64
 import json
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from chart_data import values
 from gradlib import figures
 
 
@@ -16,14 +16,6 @@ def charts(page: str) -> dict[str, dict]:
     at.switch_page(page).run()
     assert not at.exception
     return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-
-
-def values(data) -> np.ndarray:
-    """A trace's x, y or z as an array: Plotly JSON writes arrays as typed base64 ({"dtype", "bdata", "shape"})."""
-    if not isinstance(data, dict):
-        return np.asarray(data)
-    array = np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
-    return array.reshape([int(k) for k in data["shape"].split(",")]) if "shape" in data else array
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +88,168 @@ def test_a_cell_the_check_left_out_is_named_not_checked_not_drawn_as_a_nan_error
     assert [[not np.isnan(v) for v in row] for row in values(cells["z"])] == [[True, False], [False, False]]
     assert cells["text"][0][0] == "not checked" and cells["colorscale"][0][1] != figures.BROKEN
     assert fd["data"][0]["customdata"][0][0] == "not checked"   # the values' hover says it too
+
+
+# ---------------------------------------------------------------- every chart is read (issue 36, item 3)
+# One row per chart a page draws: a reader that decodes the chart as the page sent it and compares its numbers with
+# an independent reference (a tape per sample, a closed form), the service's result, or the table beside it. A chart
+# a page draws that no row names, and no test named in READ_ELSEWHERE reads, fails the completeness test below.
+
+MODEL = "mlp_regressor"
+DEFAULT_PAGES = ("pages/playground.py", "pages/bug.py", "pages/models.py", "pages/per_example.py",
+                 "pages/second_order.py", "pages/strategies.py", "pages/why_zeros.py", "pages/lint.py")
+#: charts read by a test of their page's own file: (page, key) -> that test
+READ_ELSEWHERE = {
+    ("pages/playground.py", "pg_bars"): "test_the_playground_plots_the_seeds_numbers (this file)",
+    ("pages/playground.py", "pg_heatmap"): "test_the_playground_plots_the_seeds_numbers (this file)",
+    ("pages/playground.py", "pg_broken_bars"): "test_the_playground_plots_the_seeds_numbers (this file)",
+    ("pages/playground.py", "pg_fd"): "test_the_playground_plots_the_seeds_numbers (this file)",
+    ("pages/bug.py", "bug_table"): "test_page_bug.py::test_the_plotly_table_and_bars_hold_every_row",
+    ("pages/bug.py", "bug_bars"): "test_page_bug.py::test_the_plotly_table_and_bars_hold_every_row",
+    ("pages/models.py", "models_timing"): "test_page_models.py::test_charts_and_timing_are_shown",
+    ("pages/per_example.py", "pe_clip_bars"): "test_page_per_example.py::test_the_numbers_on_the_page_are_the_ones_"
+                                               "they_name",
+    ("pages/second_order.py", "seed-0"): "test_page_second_order.py::test_the_heatmaps_write_their_values_and_name_"
+                                         "row_and_column",
+    ("pages/second_order.py", "seed-1"): "test_page_second_order.py::test_the_heatmaps_write_their_values_and_name_"
+                                         "row_and_column",
+    # drawn only after an action: the Strategies chart after a timing run, the playground's Hessians once turned on
+    ("pages/strategies.py", "st_chart"): "test_page_strategies.py::test_a_timing_run_shows_progress_and_a_log_log_"
+                                         "chart_per_method",
+    ("pages/playground.py", "pg_hessian_0"): "test_playground_hessians.py::test_the_hessians_choice_sits_near_the_"
+                                             "top_and_each_heatmap_writes_its_values",
+}
+_OPENED: dict[str, AppTest] = {}
+
+
+def opened(page: str) -> AppTest:
+    """The page in its default state, opened once for all the rows that read it."""
+    if page not in _OPENED:
+        at = AppTest.from_file("../../app.py", default_timeout=300)
+        at.switch_page(page).run()
+        assert not at.exception
+        _OPENED[page] = at
+    return _OPENED[page]
+
+
+def drawn(at: AppTest) -> dict[str, dict]:
+    """The page's charts by their key (the id is ``$$ID-<hash>-<key>``), as the Plotly JSON it sent."""
+    return {c.proto.id.split("-", 2)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def bars_by_name(spec: dict) -> dict[str, np.ndarray]:
+    return {t["name"]: values(t["y"]) for t in spec["data"] if t["type"] == "bar"}
+
+
+def _model_jacobians() -> np.ndarray:
+    """The reference: one tape and tape.jacobian per sample of the Models page's default batch, (16, 3, 8)."""
+    import tensorflow as tf
+
+    from gradlib import keras_models
+    model = keras_models.get_model(MODEL)
+    x = keras_models.make_batch("random normal", keras_models.sample_shape(MODEL), 16, seed=0)
+    out = []
+    for b in range(len(x)):
+        xb = tf.constant(x[b:b + 1], tf.float32)
+        with tf.GradientTape() as tape:
+            tape.watch(xb)
+            y = model(xb)[0]
+        out.append(tape.jacobian(y, xb).numpy()[:, 0, :])
+    return np.stack(out)
+
+
+def read_models_heatmap(spec, at):
+    np.testing.assert_allclose(values(spec["data"][0]["z"]), _model_jacobians()[0], rtol=1e-4, atol=1e-6)
+    assert spec["data"][0]["y"] == ["y[0]", "y[1]", "y[2]"] and spec["data"][0]["x"][0] == "x[0]"
+    assert "sample 0" in spec["layout"]["title"]["text"]
+
+
+def read_models_saliency(spec, at):
+    bars = bars_by_name(spec)
+    assert list(bars) == ["y[0]", "y[1]", "y[2]"]
+    np.testing.assert_allclose(np.stack(list(bars.values())), np.abs(_model_jacobians()[0]), rtol=1e-4, atol=1e-6)
+
+
+def read_models_mean(spec, at):
+    np.testing.assert_allclose(values(spec["data"][0]["z"]), np.abs(_model_jacobians()).mean(axis=0), rtol=1e-4,
+                               atol=1e-6)
+
+
+def read_models_pitfalls(spec, at):
+    bars, jac = bars_by_name(spec), _model_jacobians()[0]
+    assert list(bars) == ["naive: y[0]", "naive: y[1]", "naive: y[2]", "summed: sum(y)", "correct: y[0]",
+                          "correct: y[1]", "correct: y[2]"]
+    expected = np.vstack([np.zeros_like(jac), jac.sum(axis=0, keepdims=True), jac])   # the summed row: column sums
+    np.testing.assert_allclose(np.stack(list(bars.values())), expected, rtol=1e-4, atol=1e-5)
+    page_table = next(t.value for t in at.table if t.value.index.name == "method")   # the table beside it
+    np.testing.assert_allclose(page_table.to_numpy(dtype=float), expected, rtol=1e-4, atol=1e-5)
+
+
+def read_playground_timings(spec, at):
+    """Each bar's seconds are the timing table's: its warm median, or its first call where the bar says so."""
+    frame = next(t.value for t in at.table if "warm ms" in t.value.columns)
+    bar = next(t for t in spec["data"] if t["type"] == "bar")
+    shown = dict(zip(bar["y"], values(bar["x"])))
+    assert len(shown) == len(frame)
+    for method, row in frame.iterrows():
+        label = method if row["warm ms"] != "not timed" else f"{method} (first call)"
+        written = row["warm ms"].split(" ")[0] if row["warm ms"] != "not timed" else row["first ms"]
+        assert f"{1000 * shown[label]:.3g}" == written, (method, shown[label], written)
+
+
+def read_second_order_exact(spec, at):
+    heat = spec["data"][0]
+    xs, ys = values(heat["x"]), values(heat["y"])
+    expected = -2 * np.pi ** 2 * np.sin(np.pi * xs)[None, :] * np.sin(np.pi * ys)[:, None]   # Δu, by hand
+    np.testing.assert_allclose(values(heat["z"]), expected, rtol=1e-6, atol=1e-6)
+    assert (xs[0], xs[-1], len(xs)) == (0.0, 1.0, 33)
+
+
+def read_second_order_tanh(spec, at):
+    from dashboard import services
+    p = services.second_order_poisson()
+    np.testing.assert_allclose(values(spec["data"][0]["z"]), p.tanh_laplacian, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(values(spec["data"][0]["x"]), p.xs)
+
+
+def read_per_example_histogram(spec, at):
+    from dashboard import services
+    training = services.digits_training(10, 0)
+    norms = {t["name"]: np.sort(values(t["x"])) for t in spec["data"]}
+    flipped = training.data.flipped
+    np.testing.assert_allclose(norms["label flipped"], np.sort(training.norms[flipped]), rtol=1e-6)
+    np.testing.assert_allclose(norms["label kept"], np.sort(training.norms[~flipped]), rtol=1e-6)
+
+
+def read_per_example_images(spec, at):
+    from dashboard import services
+    training = services.digits_training(10, 0)
+    top = at.dataframe[0].value["example"].to_numpy()
+    shown = [values(t["z"]) for t in spec["data"]]
+    np.testing.assert_allclose(np.stack(shown), training.data.images[top[:len(shown)]], atol=1e-6)
+
+
+CHARTS = {
+    ("pages/models.py", "models_heatmap"): read_models_heatmap,
+    ("pages/models.py", "models_saliency"): read_models_saliency,
+    ("pages/models.py", "models_mean"): read_models_mean,
+    ("pages/models.py", "models_pitfalls"): read_models_pitfalls,
+    ("pages/playground.py", "pg_timings"): read_playground_timings,
+    ("pages/second_order.py", "exact"): read_second_order_exact,
+    ("pages/second_order.py", "tanh"): read_second_order_tanh,
+    ("pages/per_example.py", "pe_hist"): read_per_example_histogram,
+    ("pages/per_example.py", "pe_images"): read_per_example_images,
+}
+
+
+@pytest.mark.parametrize("page, key", list(CHARTS), ids=[k for _, k in CHARTS])
+def test_each_chart_shows_the_numbers_it_claims(page, key):
+    at = opened(page)
+    CHARTS[page, key](drawn(at)[key], at)
+
+
+@pytest.mark.parametrize("page", DEFAULT_PAGES)
+def test_every_chart_a_page_draws_is_read_by_a_test(page):
+    keys = set(drawn(opened(page)))
+    unread = {k for k in keys if (page, k) not in CHARTS and (page, k) not in READ_ELSEWHERE}
+    assert not unread, f"{page} draws {sorted(unread)}: add a row to CHARTS that reads it"

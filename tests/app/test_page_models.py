@@ -98,6 +98,14 @@ def test_charts_and_timing_are_shown(default):
         assert shown_ratio(default, label) == pytest.approx(seconds[label] / gradlib_s, rel=0.006), label
     assert any("Which is which" in c.value and "tape.batch_jacobian(y, x)" in c.value for c in default.caption)
     assert not default.warning
+    # each contender's sentence: what ran, compiled or not, tracing included or not, at the chart's seconds
+    (why,) = [m.value for m in default.markdown if m.value.startswith("**What ran, and why the faster one is faster**")]
+    lines = why.splitlines()[2:]
+    assert [line.split("**")[1] for line in lines] == ["gradlib", "tf.function tape.batch_jacobian",
+                                                       "eager tape.batch_jacobian", "per-sample tape.jacobian loop"]
+    for line, (label, s) in zip(lines, seconds.items()):
+        assert f": {1000 * s:.3g} ms" in line, (label, line)
+    assert "compiled" in lines[0] and "tracing not included" in lines[0] and "eager: one call" in lines[2]
 
 
 @pytest.mark.parametrize("cell", keras_models.SEQUENCE_CELLS)
@@ -112,6 +120,10 @@ def test_every_sequence_layer_the_page_offers_computes_and_times(cell):
     seconds = timing_chart(at)
     assert list(seconds) == ["gradlib (one compiled call)", "tf.function tape.batch_jacobian" + suffix,
                              "eager tape.batch_jacobian" + suffix, "per-sample tape.jacobian loop"]
+    (why,) = [m.value for m in at.markdown if m.value.startswith("**What ran")]
+    method = "pfor" if cell == "conv1d" else "while_loop"
+    assert f"`per_sample_gradients` (method {method}), compiled" in why
+    assert f"**tf.function tape.batch_jacobian** ({method}), compiled" in why
 
 
 def test_a_failed_side_timing_still_shows_the_gradients_and_says_which_timing_is_missing(monkeypatch):

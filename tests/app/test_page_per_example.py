@@ -37,6 +37,9 @@ def test_the_default_page_trains_on_the_digits_and_ranks_the_flipped_labels(defa
     clipped, total = m["Examples clipped"].split(" of ")
     assert total == "1,797" and 0 < int(clipped.replace(",", "")) < 1797
     assert float(m["Clipped mean: norm"]) <= 1.0   # C = 1: a mean of vectors of norm at most 1
+    # the norms' time is the first call on a freshly trained model: labelled so, never as a warm time
+    (norms,) = [x for x in at.metric if x.label.startswith("Per-example norms")]
+    assert norms.label == "Per-example norms, first call" and "one call, tracing included" in norms.proto.help
 
 def test_the_charts_show_the_histogram_the_top_images_and_the_two_means(default):
     specs = [json.loads(c.proto.spec) for c in default.get("plotly_chart")]

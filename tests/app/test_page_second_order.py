@@ -40,6 +40,53 @@ def test_the_relu_network_s_zero_laplacian_is_explained(at):
     assert any("Poisson residual" in m.value for m in at.markdown)
 
 
+def test_a_status_at_the_top_shows_the_work_and_ends_complete(at):
+    """The grid's Laplacians ran 8-31 s at the bottom of a long page with nothing shown above: a status box is the
+    page's first element, names each computation while it runs and ends complete."""
+    shown = [c for c in at.main.children.values() if c.type != "empty"]   # a first visit may hold a placeholder
+    assert [c.type for c in shown[:3]] == ["title", "markdown", "status"], shown[:4]   # under the title and intro
+    first = shown[2]
+    assert first.proto.state == first.proto.State.COMPLETE
+    assert first.label == "Computed: the seed's Hessians, the nested-tape mistakes and the grid's Laplacians"
+
+
+def test_a_failed_computation_turns_the_status_to_an_error_and_is_shown_in_its_section(monkeypatch):
+    import gradlib
+
+    def broken(grid=33):
+        raise gradlib.GradlibError("the grid could not be computed")
+
+    from dashboard import services
+    monkeypatch.setattr(gradlib, "poisson_example", broken)
+    services.second_order_poisson.clear()   # the page's cache holds the grid from an earlier test: compute it anew
+    try:
+        at = AppTest.from_file("../../app.py", default_timeout=180)
+        at.switch_page("pages/second_order.py").run()
+    finally:
+        services.second_order_poisson.clear()   # and keep no failure for the tests after this one
+    assert not at.exception
+    first = next(c for c in at.main.children.values() if c.type == "status")
+    assert first.proto.state == first.proto.State.ERROR
+    assert first.label == "Could not compute each point's Laplacian over the grid: see below"
+    assert any("the grid could not be computed" in e.value for e in at.error)
+
+
+def test_the_heatmaps_write_their_values_and_name_row_and_column(at):
+    """The seed's Hessian heatmaps carried no values: each cell writes the number the table beside it shows."""
+    import json
+
+    from chart_data import values
+    maps = {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    tables = [t.value.values.tolist() for t in at.table]
+    for k, key in enumerate(("0", "1")):
+        heat = maps[key]["data"][0]
+        assert heat["text"] == tables[k], key                  # the table beside it, cell for cell
+        np.testing.assert_allclose(values(heat["z"]), np.array(tables[k], dtype=float))
+        assert heat["texttemplate"] == "%{text}" and "∂%{y} ∂%{x}" in heat["hovertemplate"]
+    for key in ("exact", "tanh"):   # 33 x 33 grids: the hover names the point and the value
+        assert maps[key]["data"][0]["hovertemplate"] == "x = %{x:.3~g}, y = %{y:.3~g}: %{z:.4~g}<extra></extra>"
+
+
 # ---------------------------------------------------------------- Pins (found by the sampled mutation run)
 
 

@@ -2,6 +2,8 @@
 
 import json
 
+import numpy as np
+from chart_data import values
 from streamlit.testing.v1 import AppTest
 
 
@@ -48,6 +50,13 @@ def test_a_timing_run_shows_progress_and_a_log_log_chart_per_method():
     frame = at.dataframe[0].value
     assert sorted(frame["outputs"].unique().tolist()) == [2, 4] and set(frame["inputs"]) == {8}
     assert (frame.groupby("size")["ratio"].min() == 1.0).all()
+    # the chart reads: each line's points are the table's warm seconds of that method, at the table's outputs
+    assert set(frame["timed"]) == {"warm median"}
+    for trace in spec["data"]:
+        rows = frame[frame["method"] == trace["name"]].sort_values("outputs")
+        np.testing.assert_allclose(values(trace["x"]), rows["outputs"])
+        np.testing.assert_allclose(values(trace["y"]), rows["seconds"])
+    assert "first call seconds" in frame and (frame["first call seconds"] > 0).all()
 
 
 def test_the_result_stays_when_another_widget_changes_without_rerunning_the_timing():
@@ -70,8 +79,8 @@ def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran
                             "compiled": [False, True, True, True], "seconds": [0.004, 0.001, 0.002, 0.003]})
     timings["ratio"] = timings["seconds"] / timings.groupby("size")["seconds"].transform("min")
     assert measured_lines(timings) == [
-        "size 4 (4 outputs, 8 inputs): fastest **jacobian**, compiled, 1 ms; the others took auto 4x (eager)",
-        "size 64 (64 outputs, 8 inputs): fastest **auto** (ran as unstack), compiled, 2 ms; "
+        "size 4 (4 outputs, 8 inputs): fastest warm **jacobian**, compiled, 1 ms; the others took auto 4x (eager)",
+        "size 64 (64 outputs, 8 inputs): fastest warm **auto** (ran as unstack), compiled, 2 ms; "
         "the others took jacobian 1.5x (compiled)",
     ]
     # three methods at one size: the others are listed with a comma (mutation run: no case had two others)
@@ -79,5 +88,6 @@ def test_what_this_run_measured_names_the_fastest_method_per_size_and_how_it_ran
                           "ran as": ["jacobian", "jacobian", "forward"], "compiled": [True, True, False],
                           "seconds": [0.001, 0.002, 0.004]})
     three["ratio"] = three["seconds"] / three["seconds"].min()
-    assert measured_lines(three) == ["size 4 (4 outputs, 8 inputs): fastest **auto** (ran as jacobian), compiled, 1 ms; "
+    assert measured_lines(three) == ["size 4 (4 outputs, 8 inputs): "
+                                     "fastest warm **auto** (ran as jacobian), compiled, 1 ms; "
                                      "the others took jacobian 2x (compiled), forward 4x (eager)"]

@@ -40,10 +40,33 @@ def test_no_error_and_one_section_per_demo(at):
     assert list(demo_tables(at)) == titles
 
 
-def test_iterating_outside_the_tape_gives_zeros_and_unstacking_inside_gives_the_rows(at):
+def test_iterating_outside_the_tape_gives_none_and_unstacking_inside_gives_the_rows(at):
+    """The table under the broken code showed zeros while the printed code returns None: what is shown is what the
+    printed code returns, and the zeros (with unconnected_gradients=ZERO) are named as such in the note."""
     broken, fixed = demo_tables(at)["Iterating y after the tape block"]
-    assert broken == [["0", "0", "0"], ["0", "0", "0"]]
+    assert broken == [["None", "None", "None"], ["None", "None", "None"]]
     assert fixed == [["20", "15", "12"], ["120", "45", "36"]]
+    assert any("unconnected_gradients=tf.UnconnectedGradients.ZERO the broken loop gives [[0, 0, 0], [0, 0, 0]] "
+               "instead of None" in i.value for i in at.info)
+
+
+def _run_printed(code: str, **extra) -> list:
+    """Run a demo's printed code (our own constant text, never a user's) on the seed: ``[...]`` is the seed's
+    stack, and the last line's value is what the code returns."""
+    import tensorflow as tf
+    scope = {"tf": tf, "x": [tf.constant(3.0), tf.constant(4.0), tf.constant(5.0)], **extra}
+    *body, last = code.replace("[...]", "[x[0] * x[1] * x[2], x[0] * x[1] * x[2] * x[0]]").splitlines()
+    exec("\n".join(body), scope)   # noqa: S102 - the page's own snippet, the point of the test
+    return eval(last, scope)       # noqa: S307
+
+
+def test_the_tables_are_what_the_printed_code_returns_in_tensorflow():
+    demo = gradlib.demonstrate("iterate_outside")
+    for code, shown in ((demo.broken_code, demo.broken), (demo.fixed_code, demo.fixed)):
+        returned = _run_printed(code)
+        as_rows = [[None if g is None else float(g) for g in row] for row in returned]
+        assert as_rows == shown, code
+    assert "None for every x" in demo.broken_code
 
 
 def test_a_numpy_round_trip_shows_none(at):

@@ -1,7 +1,10 @@
 """AppTest of the playground's second-order view: NaN second derivatives said, the toggle kept, refusals that can be acted on."""
 
+import json
+
 import numpy as np
 import tensorflow as tf
+from chart_data import values
 from streamlit.testing.v1 import AppTest
 
 from playground_session import open_playground
@@ -56,7 +59,8 @@ def test_the_second_order_toggle_survives_a_function_that_fails():
     at = open_playground(outputs="x*x*x", inputs='{"x": [1, 2]}', order="2")
     at.text_area(key="pg_outputs").set_value("x +")
     at.button(key="pg_submit").click().run()
-    assert "syntax error" in "\n".join(e.value for e in at.error) and not at.toggle
+    # the toggle stands above the form's result now, so a run that stops at the error still draws it, still on
+    assert "syntax error" in "\n".join(e.value for e in at.error) and at.toggle(key="pg_second").value
     at.text_area(key="pg_outputs").set_value("x*x")
     at.button(key="pg_submit").click().run()
     assert not at.exception and at.toggle(key="pg_second").value
@@ -94,3 +98,30 @@ def test_the_second_order_toggle_survives_a_visit_to_another_page():
     at.switch_page("pages/bug.py").run()
     at.switch_page("pages/playground.py").run()
     assert not at.toggle(key="pg_second").value and "order=" not in share_link(at)
+
+
+def _in_order(node):
+    """The page's elements in the order a visitor scrolls through them."""
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _in_order(child)
+
+
+def test_the_hessians_choice_sits_near_the_top_and_each_heatmap_writes_its_values():
+    """The toggle stood under every first-order result, 6,600 px down; the Hessian heatmaps carried no values.
+    The toggle now comes before the results' heading, and each heatmap's cells read as the nested tapes' numbers."""
+    at = open_playground(outputs="[x0*x1*x2, x0*x1*x2*x0]", inputs='{"x0": 3, "x1": 4, "x2": 5}', order="2")
+    assert not at.exception
+    order = [(n.type, getattr(n, "key", None) or getattr(n, "value", "")) for n in _in_order(at.main)]
+    toggle = next(i for i, (kind, what) in enumerate(order) if kind == "toggle")
+    results = next(i for i, (kind, what) in enumerate(order) if kind == "markdown" and what == "## Results")
+    assert toggle < results, order[:toggle + 1]
+    assert any("drawn after the first-order results" in c.value for c in at.caption)
+    maps = {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    expected = {"pg_hessian_0": [[0, 5, 4], [5, 0, 3], [4, 3, 0]],
+                "pg_hessian_1": [[40, 30, 24], [30, 0, 9], [24, 9, 0]]}
+    for key, hessian in expected.items():
+        heat = maps[key]["data"][0]
+        np.testing.assert_allclose(values(heat["z"]), hessian, rtol=1e-6)
+        assert heat["texttemplate"] == "%{text}" and heat["text"] == [[f"{v:g}" for v in row] for row in hessian]
+        assert "∂%{y} ∂%{x}" in heat["hovertemplate"] and heat["x"] == heat["y"] == ["x0", "x1", "x2"]

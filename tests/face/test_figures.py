@@ -192,6 +192,24 @@ def test_scaling_chart_marks_each_point_compiled_or_eager():
     assert "%{customdata}" in auto.hovertemplate
 
 
+def test_scaling_chart_draws_a_single_call_apart_from_the_warm_lines():
+    """A first call (tracing included) joined a warm line as if it were a warm time: it is a cross of its own,
+    named so, and the line holds only the warm points."""
+    frame = pd.DataFrame({"size": [4, 4, 64, 64], "method": ["unstack", "jacobian", "unstack", "jacobian"],
+                          "compiled": [False, True, False, True], "seconds": [0.01, 0.002, 4.2, 0.003],
+                          "timed": [figures.WARM_TIMED, figures.WARM_TIMED, "one call, tracing included",
+                                    figures.WARM_TIMED]})
+    fig = figures.scaling_chart(frame)
+    assert [t.name for t in fig.data] == ["unstack", "jacobian", "unstack: one call, tracing included"]
+    unstack, jacobian, single = fig.data
+    assert list(unstack.x) == [4.0, 64.0] and unstack.y[0] == 0.01 and np.isnan(unstack.y[1])
+    assert list(jacobian.y) == [0.002, 0.003]
+    assert (list(single.x), list(single.y), single.mode, single.marker.symbol) == ([64.0], [4.2], "markers", "x")
+    assert "one call, tracing included" in single.hovertemplate
+    alone = figures.scaling_chart(frame[frame["timed"] != figures.WARM_TIMED])   # no warm point at all
+    assert [t.name for t in alone.data][-1] == "unstack: one call, tracing included"
+
+
 def test_labels_that_do_not_match_the_matrix_are_refused():
     with pytest.raises(ValueError, match=r"shape \(2, 3\), but there are 2 row labels and 2 column labels"):
         figures.gradient_bars(SEED, ROWS, COLS[:2])

@@ -49,3 +49,21 @@ def test_the_legend_of_the_red_cells_sits_below_the_axis_title_and_a_heatmap_wit
     assert fig.layout.margin.b >= 40 and fig.layout.height == figures.hessian_heatmap([[1.0]], ["x[0]"]).layout.height + 34
     plain = figures.hessian_heatmap([[1.0]], ["x[0]"])   # no red cells: no legend, and no room kept for one
     assert len(plain.data) == 1 and plain.layout.margin.b == 10
+
+
+def test_each_hessian_value_is_written_in_its_cell_up_to_the_limit_and_the_hover_names_row_and_column():
+    """The Second order page's heatmaps carried no values: each finite value is now written in its cell, as the
+    charts write numbers (the red marks write their own 'nan'), up to HESSIAN_VALUES_SHOWN elements a side."""
+    import numpy as np
+
+    nan = math.nan
+    values, marks = figures.hessian_heatmap([[0.0, 5.0], [5.0, nan]], ["x[0]", "x[1]"]).data
+    assert values.texttemplate == "%{text}" and [list(r) for r in values.text] == [["0", "5"], ["5", ""]]
+    assert [list(r) for r in marks.text] == [["", ""], ["", "nan"]]
+    assert values.hovertemplate == "∂² / ∂%{y} ∂%{x} = %{customdata}<extra></extra>"   # row and column named
+    n = figures.HESSIAN_VALUES_SHOWN
+    last = figures.hessian_heatmap(np.eye(n) * 0.25, [f"x[{k}]" for k in range(n)]).data[0]
+    assert last.texttemplate == "%{text}" and last.text[n - 1][n - 1] == "0.25" and last.text[0][1] == "0"
+    first = figures.hessian_heatmap(np.eye(n + 1), [f"x[{k}]" for k in range(n + 1)]).data[0]
+    assert first.text is None and not first.texttemplate                # too many cells to write in: hover only
+    assert first.customdata[0][0] == "1"

@@ -294,13 +294,13 @@ def test_adopted_xla_is_checked_again_when_its_answer_is_not_finite(monkeypatch)
     entry = _compiled.Compiled(lambda jit: _methods.compile_method(
         _methods.jacobian, lambda xs, cs: _guarded_sqrt(xs[0]), [spec], [], jit_compile=jit))
     entry.xla, entry.uses_xla, entry.settled = entry._build(True), True, True   # as after a trial on positive inputs
-    y, jac, compiled_as, note = entry.run([tf.constant([1.0, 4.0, 9.0])], [])
+    y, jac, compiled_as, note, _ = entry.run([tf.constant([1.0, 4.0, 9.0])], [])
     assert compiled_as == "xla" and note == ""                    # finite and agreeing: XLA's answer stands
-    y, jac, compiled_as, note = entry.run([tf.constant([0.0, -1.0, 4.0])], [])
+    y, jac, compiled_as, note, built = entry.run([tf.constant([0.0, -1.0, 4.0])], [])
     assert compiled_as == "graph" and "differ from the graph's" in note
     np.testing.assert_allclose(jac, np.diag([0.0, 0.0, 0.25]))
     assert not entry.uses_xla and entry.xla is None
-    assert entry.run([tf.constant([0.0, -1.0, 4.0])], [])[2:] == ("graph", "")   # said once
+    assert entry.run([tf.constant([0.0, -1.0, 4.0])], [])[2:] == ("graph", "", False)   # said once
 
 
 @pytest.mark.parametrize(("reference", "other", "verdict"), [
@@ -405,3 +405,36 @@ def test_the_filter_drops_tensorflows_retracing_advice_only_inside_gradlibs_own_
         logger.removeHandler(records)
     assert records.messages == [advice, "Using a while_loop for converting SomeOp", "other thread: " + advice]
     assert filters_after == []
+
+@pytest.mark.parametrize("gain", [float("inf"), 0.0])
+def test_a_result_says_when_its_call_traced_or_built_what_it_ran(small_cache, monkeypatch, gain):
+    """The Strategies page showed a first call (tracing included) as a warm time, and auto's call that compiled it
+    sat among its warm calls: ``GradResult.traced`` says which calls' seconds include a trace, a graph's first run,
+    an XLA build or a trial of XLA beside the graph; each call after them, run alike, says it traced nothing."""
+    monkeypatch.setattr(_compiled, "XLA_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_PAYBACK", 0.0)
+    monkeypatch.setattr(_compiled, "XLA_GAIN", gain)   # inf: XLA adopted; 0: the graph kept
+    monkeypatch.setattr(_compiled, "_builds", 0)
+    w, x, _ = _tanh_layer(6, 6, seed=2)
+
+    def call(**options):
+        return gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64", **options)
+
+    runs = [call(method="jacobian", compiled=True) for _ in range(_compiled.SAMPLES + 2 + 2 * _compiled.TRIAL_SAMPLES)]
+    traced = [r.traced for r in runs]
+    assert traced[:1 + _compiled.SAMPLES] == [True] + [False] * _compiled.SAMPLES   # the trace, then warm graph calls
+    assert traced[1 + _compiled.SAMPLES] is True                                       # XLA built here
+    trial = traced[2 + _compiled.SAMPLES:]   # XLA and the graph in turn: an XLA call runs the graph beside it
+    assert trial == [True, False] * _compiled.TRIAL_SAMPLES and runs[-1].compiled_final
+    after = [call(method="jacobian", compiled=True) for _ in range(3)]
+    assert [(r.traced, r.compiled_as) for r in after] == [(False, "xla" if gain else "graph")] * 3
+    eager = [call(method="unstack", compiled=False) for _ in range(2)]
+    assert [r.traced for r in eager] == [False, False]
+
+
+def test_the_call_where_auto_compiles_a_problem_it_ran_eagerly_says_it_traced(small_cache, monkeypatch):
+    monkeypatch.setattr(_engine, "TRACE_SECONDS", 1e-9)   # one eager call is enough: the next one compiles
+    w, x, expected = _tanh_layer(3, 3, seed=4)
+    runs = [gradlib.evaluate("tanh(W @ x)", {"W": w, "x": x}, watch=["x"], dtype="float64") for _ in range(4)]
+    assert [(r.compiled, r.traced) for r in runs] == [(False, False), (True, True), (True, False), (True, False)]
+    np.testing.assert_allclose(runs[-1].jacobian, expected, rtol=1e-10)

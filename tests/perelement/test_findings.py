@@ -355,9 +355,10 @@ def test_compare_times_warm_calls_apart_from_the_first_only_when_they_fit(monkey
     c = gradlib.compare("x * x", {"x": [1.0, 2.0]}, methods=["jacobian"])
     assert calls == ["jacobian"] and c.timings["jacobian"].warm == () and np.isnan(c.timings["jacobian"].median)
 
-    class Ran:   # a run that took the given seconds
+    class Ran:   # a run that took the given seconds, ran as jacobian compiled and traced nothing
         def __init__(self, seconds):
-            self.seconds = seconds
+            self.seconds, self.method, self.compiled, self.traced = seconds, "jacobian", True, False
+            self.compiled_as = "graph"
 
     monkeypatch.setattr(_compare, "TIMING_SECONDS", 0.5)
     for first, warm, expected in [(0.6, [], ()),                        # the first call alone is over: no warm call
@@ -365,8 +366,37 @@ def test_compare_times_warm_calls_apart_from_the_first_only_when_they_fit(monkey
                                   (0.3, [0.1] * 5, (0.1,) * 5)]:        # a slow first call (tracing), fast warm ones
         took = iter(warm)
         monkeypatch.setattr(_compare, "run", lambda *a, **k: Ran(next(took)))
-        assert _compare._timing(None, "jacobian", gradlib.LIMITS, first) == _compare.Timing(first, expected)
+        ran_as = "jacobian compiled" if expected else ""
+        timing = _compare._timing(None, "jacobian", gradlib.LIMITS, Ran(first))
+        assert timing == _compare.Timing(first, expected, ran_as)
         assert next(took, None) is None   # exactly the warm calls listed were made
+
+
+@pytest.mark.parametrize("name, calls, expected", [
+    # auto runs eagerly until its eager calls cost about a trace, then compiles: that call traced
+    ("auto compiles", [("unstack", "", False, 0.004)] * 2 + [("jacobian", "graph", True, 0.2)]
+     + [("jacobian", "graph", False, 0.001)] * 5, ((0.001,) * 5, "jacobian compiled")),
+    # a graph builds XLA and tries it beside itself (each such call says it traced), then adopts it
+    ("XLA tried, then kept", [("jacobian", "graph", False, 0.002), ("jacobian", "graph", True, 0.1),
+                              ("jacobian", "graph", True, 0.003), ("jacobian", "xla", False, 0.0005),
+                              ("jacobian", "graph", True, 0.003)] + [("jacobian", "xla", False, 0.0005)] * 6,
+     ((0.0005,) * 5, "jacobian compiled (xla)")),
+])
+def test_compare_warm_calls_hold_no_call_that_traced(monkeypatch, name, calls, expected):
+    """A warm call that compiled auto (its ski-rental rule) or built XLA was in the warm median and range: only
+    calls that ran as the one before them, settled, are warm, and the timing says how they ran."""
+    from gradlib._perelement import _compare
+
+    class Ran:
+        def __init__(self, method, compiled_as, traced, seconds):
+            self.seconds, self.method, self.compiled, self.compiled_as = seconds, method, bool(compiled_as), compiled_as
+            self.traced = traced
+
+    took = iter(calls)
+    monkeypatch.setattr(_compare, "run", lambda *a, **k: Ran(*next(took)))
+    first = Ran("unstack", "", False, 0.01) if name.startswith("auto") else Ran("jacobian", "graph", True, 0.3)
+    assert _compare._timing(None, "auto", gradlib.LIMITS, first) == _compare.Timing(first.seconds, *expected), name
+    assert next(took, None) is None, name
 
 
 def test_the_timings_table_shows_the_first_call_apart_and_charts_the_warm_median():
