@@ -633,7 +633,13 @@ def test_every_layer_kind_matches_the_loop_or_is_refused(kind):
     keras.utils.set_random_seed(11)
     model = LAYER_KINDS[kind]()
     x, y = layer_kind_data(model)
-    losses, norms, grads = reference(model, x, y, CCE)
+    try:
+        losses, norms, grads = reference(model, x, y, CCE)
+    except tf.errors.UnimplementedError as error:   # e.g. Conv2D channels_first: no NCHW kernel on some CPUs
+        with pytest.raises(GradlibError, match="could not run the model and loss on a batch of shape .*"
+                           + type(error).__name__):
+            per_example_gradients(model, x, y, loss=CCE)
+        return
     try:
         full = per_example_gradients(model, x, y, loss=CCE)
     except GradlibError:
