@@ -1,0 +1,94 @@
+"""The forward Laplacian's layer rules take a model only when they are its real computation (issue 35): a class
+that computes something else in its call gets a tape method, checked against a per-sample loop of nested tapes."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+
+X = np.random.default_rng(35).normal(size=(5, 3))
+
+
+class CallOverridden(keras.Sequential):
+    """The red team's model: Keras' Sequential whose call computes more than its layers."""
+
+    def call(self, x, training=None, mask=None):
+        return super().call(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
+
+
+class TripledDense(keras.layers.Dense):
+    def call(self, x, training=None):
+        return super().call(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
+
+
+def layers(dense=keras.layers.Dense):
+    keras.utils.set_random_seed(4)
+    return [keras.Input((3,), dtype="float64"), dense(4, activation="tanh", dtype="float64"),
+            keras.layers.Dense(1, dtype="float64")]
+
+
+def loop_of_tapes(model, x):
+    """Per sample, eagerly: the Hessian of y[0] by two nested plain tapes on model(x) itself."""
+    out = []
+    for row in x:
+        xb = tf.constant(row[None])
+        with tf.GradientTape() as outer:
+            outer.watch(xb)
+            with tf.GradientTape() as inner:
+                inner.watch(xb)
+                y = model(xb)[0, 0]
+            g = inner.gradient(y, xb)[0]
+        out.append(outer.jacobian(g, xb)[:, 0, :].numpy())
+    return np.array(out)
+
+
+def instance_call(model):
+    """A model whose call is replaced on the instance: its class is Keras' own, its call is not."""
+    plain = model.call
+    model.call = lambda x, training=None, mask=None: plain(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
+    return model
+
+
+MODELS = {"sequential subclass overriding call": lambda: CallOverridden(layers()),
+          "Dense subclass overriding call": lambda: keras.Sequential(layers(TripledDense)),
+          "call replaced on the instance": lambda: instance_call(keras.Sequential(layers()))}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_a_model_whose_call_is_not_its_layers_gets_the_laplacian_of_its_call(name):
+    model = MODELS[name]()
+    hessians = loop_of_tapes(model, X)
+    lap = gradlib.laplacian(model, X)
+    diag = gradlib.per_sample_hessians(model, X, diagonal=True)
+    assert lap.method != "forward_laplacian" and diag.method != "forward_laplacian"
+    np.testing.assert_allclose(lap.laplacian[:, 0], np.trace(hessians, axis1=1, axis2=2), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(diag.diagonal[:, 0], np.diagonal(hessians, axis1=1, axis2=2), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(lap.y, model(X).numpy(), rtol=1e-12)
+
+
+def test_a_class_that_overrides_call_is_refused_forward_laplacian_by_its_layer_rules():
+    with pytest.raises(gradlib.ExpressionError, match=r"cannot use method='forward_laplacian': .*layer rules only"):
+        gradlib.laplacian(CallOverridden(layers()), X, method="forward_laplacian")
+
+
+def test_a_call_replaced_on_the_instance_is_caught_by_y_and_refused_when_named():
+    with pytest.raises(gradlib.ExpressionError, match=r"cannot use method='forward_laplacian' on this model: its "
+                                                      r"layer rules give a y that differs from the model's own call"):
+        gradlib.laplacian(instance_call(keras.Sequential(layers())), X, method="forward_laplacian")
+    r = gradlib.laplacian(instance_call(keras.Sequential(layers())), X)
+    assert any("differs from the model's own call" in w for w in r.warnings)
+
+
+def test_a_subclass_that_only_names_itself_keeps_the_forward_laplacian():
+    class Named(keras.Sequential):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+
+    model = Named(layers())
+    r = gradlib.laplacian(model, X)
+    assert r.method == "forward_laplacian"
+    np.testing.assert_allclose(r.laplacian[:, 0], np.trace(loop_of_tapes(model, X), axis1=1, axis2=2), rtol=1e-9)
