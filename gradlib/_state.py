@@ -142,7 +142,7 @@ KEEPS_THE_CALL = frozenset({
 def computes_as(obj: Any, cls: type) -> bool:
     """``obj`` is a ``cls`` and computes what ``cls`` does: every class from ``type(obj)`` up to ``cls`` defines
     only names in ``KEEPS_THE_CALL`` (an overridden ``call``, ``__call__``, ``build`` or weight property could
-    compute anything).
+    compute anything), and no ``call`` was put on the instance itself (Keras puts its own ``build`` there).
 
     >>> import keras
     >>> class Tripled(keras.layers.Dense):
@@ -151,7 +151,7 @@ def computes_as(obj: Any, cls: type) -> bool:
     >>> computes_as(keras.layers.Dense(2), keras.layers.Dense), computes_as(Tripled(2), keras.layers.Dense)
     (True, False)
     """
-    if not isinstance(obj, cls):
+    if not isinstance(obj, cls) or "call" in getattr(obj, "__dict__", {}):   # a call replaced on the instance
         return False
     for klass in type(obj).__mro__:
         if klass is cls:

@@ -158,6 +158,9 @@ def test_a_class_that_defines_what_a_call_runs_is_not_its_base():
     assert computes_as(OnlyInit(2), keras.layers.Dense)
     assert not computes_as(OwnBuild(2), keras.layers.Dense)
     assert not computes_as(keras.layers.Dense(2), keras.layers.Conv1D)
+    patched = keras.layers.Dense(2)
+    patched.call = lambda x: x * 3.0   # Keras' own class, another call
+    assert not computes_as(patched, keras.layers.Dense)
     assert plain_model(keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]))
     assert plain_model(OnlyTraining([keras.Input((2,)), keras.layers.Dense(1)]))
     assert not plain_model(OwnCall([keras.Input((2,)), keras.layers.Dense(1)]))
