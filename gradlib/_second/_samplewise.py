@@ -22,7 +22,7 @@ import tensorflow as tf
 from .. import _runtime
 from .._errors import ExpressionError, InputError
 from .._limits import LIMITS, Limits
-from .._state import fingerprint
+from .._state import fingerprint, plain_model
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
@@ -201,9 +201,14 @@ def _precision(fn: Callable, x: tf.Tensor) -> str:
 
 
 def _shape_of(fn: Callable, x: tf.Tensor, out: Outcome) -> tuple[int, ...]:
-    """A sample's output shape (flattened by the engine): ``fn``'s own, read from one sample."""
+    """A sample's output shape (flattened by the engine) for a Keras model: its declared ``output_shape`` when
+    that is its call's (``plain_model``), else the shape its call returns on one sample (a class of one's own may
+    return another shape of the same size); flat for any other callable."""
     size = out.y.shape[1]
     shape = getattr(fn, "output_shape", None)
+    if shape is not None and not plain_model(fn):
+        y = fn(x[:1])
+        shape = tuple(y.shape) if tf.is_tensor(y) else None
     if isinstance(shape, tuple) and shape[1:] and all(isinstance(n, int) for n in shape[1:]) \
             and math.prod(shape[1:]) == size:
         return tuple(shape[1:])

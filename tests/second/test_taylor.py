@@ -110,3 +110,44 @@ def test_a_subclass_that_only_names_itself_keeps_the_forward_laplacian():
     r = gradlib.laplacian(model, X)
     assert r.method == "forward_laplacian"
     np.testing.assert_allclose(r.laplacian[:, 0], np.trace(loop_of_tapes(model, X), axis1=1, axis2=2), rtol=1e-9)
+
+
+class Transposed(keras.Sequential):
+    """Declares (2, 3) per sample (its Reshape), returns (3, 2): the same size, another shape."""
+
+    def call(self, x, training=None, mask=None):
+        return tf.transpose(super().call(x), (0, 2, 1))
+
+
+def test_a_result_s_y_has_the_shape_of_the_model_s_call_not_its_declared_output_shape():
+    keras.utils.set_random_seed(5)
+    model = Transposed([keras.Input((3,), dtype="float64"), keras.layers.Dense(6, activation="tanh", dtype="float64"),
+                        keras.layers.Reshape((2, 3), dtype="float64")])
+    r = gradlib.per_sample_hessians(model, X, diagonal=True)
+    np.testing.assert_array_equal(r.y, model(X).numpy())
+    lap = gradlib.laplacian(model, X)
+    np.testing.assert_array_equal(lap.y, model(X).numpy())
+
+
+class ReluPlusSquares(keras.Sequential):
+    def call(self, x, training=None, mask=None):
+        return super().call(x) + tf.reduce_sum(x ** 2, -1, keepdims=True)
+
+
+class SquaredDense(keras.layers.Dense):
+    def call(self, x, training=None):
+        return super().call(x) ** 2
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ReluPlusSquares([keras.Input((3,), dtype="float64"), keras.layers.Dense(4, "relu", dtype="float64"),
+                             keras.layers.Dense(1, dtype="float64")]),
+    lambda: keras.Sequential([keras.Input((3,), dtype="float64"), SquaredDense(4, "relu", dtype="float64"),
+                              keras.layers.Dense(1, dtype="float64")])], ids=["model", "layer"])
+def test_layers_are_not_called_piecewise_linear_when_the_call_is_not_theirs(make):
+    keras.utils.set_random_seed(6)
+    model = make()
+    r = gradlib.laplacian(model, X)
+    np.testing.assert_allclose(r.laplacian[:, 0], np.trace(loop_of_tapes(model, X), axis1=1, axis2=2), rtol=1e-9)
+    assert np.abs(r.laplacian).min() > 0
+    assert not any("piecewise linear" in w for w in r.warnings), r.warnings
