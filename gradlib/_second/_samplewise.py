@@ -26,7 +26,7 @@ from .._state import fingerprint, plain_model
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
-from ._runner import Outcome, Request, run, to_batch
+from ._runner import Outcome, Request, refuse_discrete_inputs, run, to_batch
 from .._perelement._persample import joined, joined_outputs, several_inputs
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
@@ -137,6 +137,7 @@ def _check_batch(api: str, fn: Callable, x: Any, limits: Limits) -> tuple[Callab
     in the order of ``model.inputs``, or a dict by name, as ``model.fit`` takes them; a dict for any callable) are
     joined along their flattened features, as ``per_sample_gradients`` joins them: each sample's Hessian is then
     over every input's elements, in that order; ``inputs`` is ``((name, per-sample shape), ...)``, else ``()``."""
+    refuse_discrete_inputs(api, fn)
     parts = several_inputs(fn, x, api)
     if parts:
         g, tensor = joined(fn, parts, isinstance(x, dict))
