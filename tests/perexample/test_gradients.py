@@ -814,6 +814,8 @@ OWN_CALLS = {
     "call replaced on the instance": (replaced_call, "loop"),
     "Dense subclass": (lambda: keras.Sequential([keras.Input((5,)), TripledDense(7, activation="tanh"),
                                                  keras.layers.Dense(3)]), "layerwise+loop"),
+    "sequential subclass nested in a plain model": (lambda: keras.Sequential([keras.Input((5,)), CallOverridden(
+        [keras.Input((5,)), keras.layers.Dense(7, activation="tanh")]), keras.layers.Dense(3)]), "layerwise+loop"),
     "Dense subclass inside a nested model": (lambda: keras.Sequential([keras.Input((5,)), keras.Sequential(
         [keras.Input((5,)), TripledDense(7, activation="tanh")]), keras.layers.Dense(3)]), "layerwise+loop")}
 
