@@ -151,3 +151,21 @@ def test_layers_are_not_called_piecewise_linear_when_the_call_is_not_theirs(make
     np.testing.assert_allclose(r.laplacian[:, 0], np.trace(loop_of_tapes(model, X), axis1=1, axis2=2), rtol=1e-9)
     assert np.abs(r.laplacian).min() > 0
     assert not any("piecewise linear" in w for w in r.warnings), r.warnings
+
+
+class Doubled(keras.Sequential):
+    """Returns two outputs per sample where its last Dense layer has one unit."""
+
+    def call(self, x, training=None, mask=None):
+        y = super().call(x)
+        return tf.concat([y, y ** 2], axis=-1)
+
+
+def test_the_hessian_limit_counts_the_outputs_the_call_returns_at_its_last_good_and_first_bad_value():
+    model = Doubled(layers())   # 5 samples x 2 outputs x 3 x 3 inputs = 90 entries (the last kernel says 1 output)
+    r = gradlib.per_sample_hessians(model, X, limits=gradlib.Limits(max_hessian=90))
+    assert r.hessians.shape == (5, 2, 3, 3)
+    np.testing.assert_allclose(r.hessians[:, 0], loop_of_tapes(model, X), rtol=1e-9, atol=1e-12)
+    with pytest.raises(gradlib.ExpressionError, match=r"would return 90 second-order entries \(5 x 2 outputs x 3 x 3 "
+                                                      r"inputs\); at most 89 are allowed"):
+        gradlib.per_sample_hessians(model, X, limits=gradlib.Limits(max_hessian=89))
