@@ -175,7 +175,8 @@ def run(req: Request, limits: Limits) -> Outcome:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
     return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
-                                                         "Keras Sequential of Dense layers)"))
+                                                         "Keras Sequential of Dense layers taking each sample as "
+                                                         "its input)"))
 
 
 def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tuple[dict, tuple[str, ...], str]:

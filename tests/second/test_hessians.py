@@ -160,3 +160,9 @@ def test_a_dense_sequential_s_hessian_is_bounded_by_its_real_output_at_the_last_
     with pytest.raises(gradlib.ExpressionError, match=r"would return 25,000,000 second-order entries .* at most "
                                                       r"4,000,000"):
         gradlib.hessians(_dense(50), np.zeros((50, 2)))
+
+
+def test_a_dense_sequential_s_cost_says_its_sizes_are_guessed_when_hessians_joins_its_batch_into_one_sample():
+    # the kernels are per row of the model's batch; hessians' one sample is the whole (3, 2) batch
+    assert "sizes guessed" in gradlib.hessians(_dense(4), np.ones((3, 2))).cost
+    assert "sizes guessed" not in gradlib.hessians(_dense(4), np.ones((1, 2))).cost
