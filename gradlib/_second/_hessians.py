@@ -29,7 +29,7 @@ from .._state import fingerprint
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
-from ._runner import Request, custom_gradient_refusal, run, to_batch, trace_failure
+from ._runner import Request, custom_gradient_refusal, refuse_discrete_inputs, run, to_batch, trace_failure
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -63,6 +63,7 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
         GradlibError: ``fn`` fails or returns something that is not a floating-point tensor.
     """
     _orders.check_method("hessians", method, "hessian")
+    refuse_discrete_inputs("hessians", fn)
     form, names, tensors = _structure("hessians", xs, limits)
     g, v = _flat(fn, form, names, tensors)
     y_shape = tuple(_y_shape(fn, form, names, tensors))
@@ -102,6 +103,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
     """
     if method not in HVP_METHODS:
         raise ExpressionError(f"hvp got method={method!r}; choose one of {', '.join(HVP_METHODS)}")
+    refuse_discrete_inputs("hvp", fn)
     form, names, tensors = _structure("hvp", xs, limits)
     vform, vnames, vtensors = _structure("hvp", vs, limits, where="vs")
     if (vform, vnames, [tuple(t.shape) for t in vtensors]) != (form, names, [tuple(t.shape) for t in tensors]):

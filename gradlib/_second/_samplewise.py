@@ -22,11 +22,11 @@ import tensorflow as tf
 from .. import _runtime
 from .._errors import ExpressionError, InputError
 from .._limits import LIMITS, Limits
-from .._state import fingerprint
+from .._state import fingerprint, plain_model
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
-from ._runner import Outcome, Request, run, to_batch
+from ._runner import Outcome, Request, refuse_discrete_inputs, run, to_batch
 from .._perelement._persample import joined, joined_outputs, output_labels, several_inputs
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
@@ -138,6 +138,7 @@ def _check_batch(api: str, fn: Callable, x: Any, limits: Limits) -> tuple[Callab
     in the order of ``model.inputs``, or a dict by name, as ``model.fit`` takes them; a dict for any callable) are
     joined along their flattened features, as ``per_sample_gradients`` joins them: each sample's Hessian is then
     over every input's elements, in that order; ``inputs`` is ``((name, per-sample shape), ...)``, else ``()``."""
+    refuse_discrete_inputs(api, fn)
     parts = several_inputs(fn, x, api)
     if parts:
         g, tensor = joined(fn, parts, isinstance(x, dict))
@@ -202,9 +203,14 @@ def _precision(fn: Callable, x: tf.Tensor) -> str:
 
 
 def _shape_of(fn: Callable, x: tf.Tensor, out: Outcome) -> tuple[int, ...]:
-    """A sample's output shape (flattened by the engine): ``fn``'s own, read from one sample."""
+    """A sample's output shape (flattened by the engine) for a Keras model: its declared ``output_shape`` when
+    that is its call's (``plain_model``), else the shape its call returns on one sample (a class of one's own may
+    return another shape of the same size); flat for any other callable."""
     size = out.y.shape[1]
     shape = getattr(fn, "output_shape", None)
+    if shape is not None and not plain_model(fn):
+        y = fn(x[:1])
+        shape = tuple(y.shape) if tf.is_tensor(y) else None
     if isinstance(shape, tuple) and shape[1:] and all(isinstance(n, int) for n in shape[1:]) \
             and math.prod(shape[1:]) == size:
         return tuple(shape[1:])
