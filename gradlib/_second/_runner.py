@@ -29,6 +29,7 @@ from .._limits import Limits
 from .._runtime import defined_gradient, lowest_float
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
+from ._poisoning import Poisoning, poisoned_mask, repair
 from ._taylor import dense_layers, forward_laplacian
 from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
@@ -71,6 +72,7 @@ class Outcome:
     method: str
     notes: tuple[str, ...]
     cost: str
+    poisoning: Poisoning = Poisoning()
 
 
 def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
@@ -145,9 +147,22 @@ def run(req: Request, limits: Limits) -> Outcome:
                   "the trace",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
-    return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
+    value, poisoning = _repaired(req, out, limits)
+    return Outcome(out["y"], out["jacobian"], value, out.get("error"), method, notes,
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
-                                                         "Keras Sequential of Dense layers)"))
+                                                         "Keras Sequential of Dense layers)"), poisoning)
+
+
+def _repaired(req: Request, out: dict, limits: Limits) -> tuple[np.ndarray, Poisoning]:
+    """The NaN-poisoned cells of ``out``'s value (gradlib._second._poisoning), recomputed in forward over forward
+    mode under ``auto``; the value as it is otherwise."""
+    mask = poisoned_mask(req.x.numpy(), out["y"], out["value"], req.kind)
+    if not mask.any() or req.method != "auto":
+        return out["value"], Poisoning(np.argwhere(mask))
+    if _defined_gradient(req):
+        return out["value"], Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
+                                       "which forward mode does not follow")
+    return repair(req.g, req.x, out["value"], mask, req.kind, req.tileable, limits)
 
 
 def _output_size(req: Request, limits: Limits) -> int:
