@@ -83,6 +83,8 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     rows, cols = labels("y", y_shape), _col_labels(names, tensors)
     warnings += poisoning_warnings(out.poisoning, "the Hessians", out.method, cell_label("hessian", rows, cols, False),
                                    method == "auto")
+    warnings += poisoning_warnings(out.jacobian_poisoning, "the first derivatives (.jacobian)", out.method,
+                                   cell_label("jacobian", rows, cols, False), method == "auto")
     return HessianResult(y=out.y[0].reshape(y_shape), jacobian=out.jacobian[0], hessian=hessian.reshape(-1, n, n),
                          method=out.method, row_labels=rows, col_labels=cols,
                          warnings=warnings + ((warning,) if warning else ()), seconds=seconds, cost=out.cost,

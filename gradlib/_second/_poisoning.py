@@ -83,7 +83,8 @@ def repair(g: Callable, x: tf.Tensor, value: np.ndarray, mask: np.ndarray, kind:
     """``(value, poisoning)``: the cells of ``mask`` recomputed in forward over forward mode where that is finite.
 
     ``kind`` is ``hessian`` ``(B, out, d, d)``, ``diagonal`` ``(B, out, d)``, ``laplacian`` ``(B, out)``,
-    ``divergence`` ``(B,)`` or ``hvp`` ``(1, out, d)`` (then ``direction`` is the hvp's ``v``, ``(d,)``)."""
+    ``divergence`` ``(B,)``, ``hvp`` ``(1, out, d)`` (then ``direction`` is the hvp's ``v``, ``(d,)``) or
+    ``jacobian`` ``(B, out, d)``, the first derivatives every result carries."""
     cells = np.argwhere(mask)
     samples, outer, inner, place = _plan(mask, kind, int(x.shape[1]), direction)
     passes = -(-len(samples) // TILE_ROWS) if tileable else len(samples)
@@ -117,15 +118,15 @@ def _plan(mask: np.ndarray, kind: str, d: int, direction: np.ndarray | None):
                 out[b, k, i, j] = second[index[(b, min(i, j), max(i, j))], k]
             return out
         return triples[:, 0], eye[triples[:, 1]], eye[triples[:, 2]], place
-    if kind in ("diagonal", "hvp"):
+    if kind in ("diagonal", "hvp", "jacobian"):
         pairs = np.unique(np.argwhere(mask.any(axis=1)), axis=0)                  # (b, j)
         index = {tuple(p): r for r, p in enumerate(pairs.tolist())}
-        outer = eye[pairs[:, 1]] if kind == "diagonal" else np.tile(direction, (len(pairs), 1))
+        outer = np.tile(direction, (len(pairs), 1)) if kind == "hvp" else eye[pairs[:, 1]]
 
         def place(first, second):
             out = np.full(mask.shape, np.nan)
             for b, k, j in np.argwhere(mask):
-                out[b, k, j] = second[index[(b, j)], k]
+                out[b, k, j] = (first if kind == "jacobian" else second)[index[(b, j)], k]
             return out
         return pairs[:, 0], outer, eye[pairs[:, 1]], place
     bs = np.flatnonzero(mask.reshape(mask.shape[0], -1).any(axis=1))             # laplacian, divergence
@@ -181,7 +182,7 @@ def cell_label(kind: str, rows: Sequence[str], cols: Sequence[str], batch: bool)
         where = "" if not batch else f"sample {b}" + (": " if rest else "")
         if kind == "hessian":
             return f"{where}{rows[rest[0]]} at ({cols[rest[1]]}, {cols[rest[2]]})"
-        if kind in ("diagonal", "hvp"):
+        if kind in ("diagonal", "hvp", "jacobian"):
             at = f"({cols[rest[1]]}, {cols[rest[1]]})" if kind == "diagonal" else cols[rest[1]]
             return f"{where}{rows[rest[0]]} at {at}"
         return f"{where}{rows[rest[0]]}" if rest else where

@@ -73,6 +73,7 @@ class Outcome:
     notes: tuple[str, ...]
     cost: str
     poisoning: Poisoning = Poisoning()
+    jacobian_poisoning: Poisoning = Poisoning()     # of the first derivatives, ``jacobian``
 
 
 def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
@@ -147,22 +148,26 @@ def run(req: Request, limits: Limits) -> Outcome:
                   "the trace",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
-    value, poisoning = _repaired(req, out, limits)
-    return Outcome(out["y"], out["jacobian"], value, out.get("error"), method, notes,
+    value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
+    jacobian, jacobian_poisoning = (_repaired(req, out["y"], out["jacobian"], "jacobian", limits)   # returned too
+                                    if req.kind in ("hessian", "diagonal") else (out["jacobian"], Poisoning()))
+    return Outcome(out["y"], jacobian, value, out.get("error"), method, notes,
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
-                                                         "Keras Sequential of Dense layers)"), poisoning)
+                                                         "Keras Sequential of Dense layers)"), poisoning,
+                   jacobian_poisoning)
 
 
-def _repaired(req: Request, out: dict, limits: Limits) -> tuple[np.ndarray, Poisoning]:
-    """The NaN-poisoned cells of ``out``'s value (gradlib._second._poisoning), recomputed in forward over forward
-    mode under ``auto``; the value as it is otherwise."""
-    mask = poisoned_mask(req.x.numpy(), out["y"], out["value"], req.kind)
+def _repaired(req: Request, y: np.ndarray, value: np.ndarray, kind: str, limits: Limits) -> tuple[np.ndarray,
+                                                                                                  Poisoning]:
+    """The NaN-poisoned cells of ``value`` (gradlib._second._poisoning), recomputed in forward over forward mode
+    under ``auto``; the value as it is otherwise."""
+    mask = poisoned_mask(req.x.numpy(), y, value, kind)
     if not mask.any() or req.method != "auto":
-        return out["value"], Poisoning(np.argwhere(mask))
+        return value, Poisoning(np.argwhere(mask))
     if _defined_gradient(req):
-        return out["value"], Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
-                                       "which forward mode does not follow")
-    return repair(req.g, req.x, out["value"], mask, req.kind, req.tileable, limits)
+        return value, Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
+                                "which forward mode does not follow")
+    return repair(req.g, req.x, value, mask, kind, req.tileable, limits)
 
 
 def _output_size(req: Request, limits: Limits) -> int:

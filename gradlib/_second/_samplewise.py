@@ -225,8 +225,11 @@ def _warnings(fn: Callable, x: tf.Tensor, out: Outcome, what: str) -> tuple[str,
 
 def _poisoned(out: Outcome, kind: str, rows: tuple[str, ...], cols: tuple[str, ...], what: str,
               method: str) -> tuple[str, ...]:
-    """The warnings of the result's NaN-poisoned cells (gradlib._second._poisoning), each named by its sample."""
-    return poisoning_warnings(out.poisoning, what, out.method, cell_label(kind, rows, cols, True), method == "auto")
+    """The warnings of the result's NaN-poisoned cells (gradlib._second._poisoning), each named by its sample; for
+    Hessians, of the first derivatives (``.jacobian``) too."""
+    return poisoning_warnings(out.poisoning, what, out.method, cell_label(kind, rows, cols, True), method == "auto") + (
+        poisoning_warnings(out.jacobian_poisoning, "the first derivatives (.jacobian)", out.method,
+                           cell_label("jacobian", rows, cols, True), method == "auto") if cols else ())
 
 
 def _key(fn: Callable, sample: tuple[int, ...]) -> Hashable | None:

@@ -194,3 +194,23 @@ def test_poisoned_mask_leaves_out_nonfinite_outputs_and_inputs():
     value = np.full((2, 2), np.nan)
     assert poisoned_mask(x, y, value, "laplacian").tolist() == [[True, False], [False, False]]
     assert poisoned_mask(x, y, np.full(2, np.nan), "divergence").tolist() == [False, False]
+
+
+def test_the_first_derivatives_each_hessian_result_carries_are_repaired_too():
+    """log in the branch not taken: reverse mode's first derivative is NaN already (0 x inf), in .jacobian."""
+    def fn(x):
+        a = x[:, 0]
+        return tf.stack([tf.where(a > 0, tf.math.log(tf.abs(a)), tf.zeros_like(a)) + a, x[:, 1] ** 2], axis=1)
+
+    x = np.array([[0.0, 3.0], [2.0, -1.0]])
+    jacobian = [[[1.0, 0.0], [0.0, 6.0]], [[1.5, 0.0], [0.0, -2.0]]]   # d/dx0 (log x0 + x0) = 1/x0 + 1
+    r = gradlib.per_sample_hessians(fn, tf.constant(x))
+    assert np.allclose(r.jacobian, jacobian, rtol=1e-12), r.jacobian
+    assert any(w.startswith("repaired NaN poisoning") and "of the first derivatives (.jacobian)" in w
+               and "sample 0: y[0] at x[0]" in w for w in r.warnings), r.warnings
+    r = gradlib.per_sample_hessians(fn, tf.constant(x), method="nested_tapes")
+    assert np.isnan(r.jacobian[0]).any()
+    assert any(w.startswith("NaN in") and "of the first derivatives (.jacobian)" in w for w in r.warnings)
+    r = gradlib.evaluate("[where(x0 > 0, log(abs(x0)), 0) + x0, x1**2]", {"x0": 0.0, "x1": 3.0}, order=2,
+                         dtype="float64")
+    assert np.array_equal(r.jacobian, jacobian[0]) and np.array_equal(r.hessian[1], [[0.0, 0.0], [0.0, 2.0]])
