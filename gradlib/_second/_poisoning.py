@@ -62,9 +62,10 @@ def directional(g: Callable, x: tf.Tensor, samples: np.ndarray, outer: np.ndarra
     """Forward over forward, eagerly: for each row ``r``, ``J w`` and ``u^T H_k w`` of every output ``k`` of
     sample ``samples[r]`` (``w = inner[r]``, ``u = outer[r]``): two arrays ``(R, out)``.
 
-    A tileable ``g`` takes the rows as one batch of copies (``TILE_ROWS`` at a time); any other (a function of
-    one fixed input) one row at a time."""
-    step = TILE_ROWS if tileable else 1
+    A tileable ``g`` takes the rows as batches of copies, each as large as the batch ``x`` (which the method that
+    ran before held on a tape, with more besides) and at most ``TILE_ROWS``; any other (a function of one fixed
+    input) one row at a time."""
+    step = _rows_per_pass(x, tileable)
     firsts, seconds = [], []
     for s in range(0, len(samples), step):
         rows = slice(s, s + step)
@@ -87,7 +88,7 @@ def repair(g: Callable, x: tf.Tensor, value: np.ndarray, mask: np.ndarray, kind:
     ``jacobian`` ``(B, out, d)``, the first derivatives every result carries."""
     cells = np.argwhere(mask)
     samples, outer, inner, place = _plan(mask, kind, int(x.shape[1]), direction)
-    passes = -(-len(samples) // TILE_ROWS) if tileable else len(samples)
+    passes = -(-len(samples) // _rows_per_pass(x, tileable))
     if passes > limits.max_unrolled:
         return value, Poisoning(cells, why_not=f"forward over forward would take {passes:,} passes, and at most "
                                                f"{limits.max_unrolled:,} are allowed")
@@ -101,6 +102,10 @@ def repair(g: Callable, x: tf.Tensor, value: np.ndarray, mask: np.ndarray, kind:
     take = mask & np.isfinite(recomputed)
     fixed[take] = recomputed[take]
     return fixed, Poisoning(cells, np.argwhere(take), ran=True)
+
+
+def _rows_per_pass(x: tf.Tensor, tileable: bool) -> int:
+    return min(TILE_ROWS, int(x.shape[0])) if tileable else 1
 
 
 def _plan(mask: np.ndarray, kind: str, d: int, direction: np.ndarray | None):

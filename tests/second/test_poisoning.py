@@ -214,3 +214,24 @@ def test_the_first_derivatives_each_hessian_result_carries_are_repaired_too():
     r = gradlib.evaluate("[where(x0 > 0, log(abs(x0)), 0) + x0, x1**2]", {"x0": 0.0, "x1": 3.0}, order=2,
                          dtype="float64")
     assert np.array_equal(r.jacobian, jacobian[0]) and np.array_equal(r.hessian[1], [[0.0, 0.0], [0.0, 2.0]])
+
+
+def test_a_repair_over_max_unrolled_is_not_run_and_said_so():
+    """The repair's passes are bounded as a method's are: a batch of one needs one pass per input for its Laplacian
+    (3 here): refused at max_unrolled=2, run at 3, the last good value."""
+    def fn(x):
+        a = x[:, 0]
+        return tf.stack([tf.where(a > 0, tf.sqrt(tf.abs(a)), tf.zeros_like(a)), x[:, 1] ** 2 + x[:, 2]], axis=1)
+
+    x = tf.constant([[0.0, 3.0, 1.0]], tf.float64)
+    r = gradlib.laplacian(fn, x, limits=gradlib.Limits(max_unrolled=3))
+    assert r.laplacian.tolist() == [[0.0, 2.0]]
+    r = gradlib.laplacian(fn, x, method="nested_tapes")
+    assert np.isnan(r.laplacian).all()
+    from gradlib._second._poisoning import cell_label, poisoning_warnings, repair   # the bound itself
+
+    value, p = repair(fn, x, r.laplacian, np.isnan(r.laplacian), "laplacian", True, gradlib.Limits(max_unrolled=2))
+    assert np.isnan(value).all() and not p.ran and "would take 3 passes, and at most 2 are allowed" in p.why_not
+    said = poisoning_warnings(p, "the Laplacians", "loop", cell_label("laplacian", ("y[0]", "y[1]"), (), True), True)
+    assert len(said) == 1 and "(sample 0: y[0]; sample 0: y[1]) of the Laplacians" in said[0]
+    assert said[0].endswith("not repaired: forward over forward would take 3 passes, and at most 2 are allowed")
