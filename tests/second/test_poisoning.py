@@ -235,3 +235,13 @@ def test_a_repair_over_max_unrolled_is_not_run_and_said_so():
     said = poisoning_warnings(p, "the Laplacians", "loop", cell_label("laplacian", ("y[0]", "y[1]"), (), True), True)
     assert len(said) == 1 and "(sample 0: y[0]; sample 0: y[1]) of the Laplacians" in said[0]
     assert said[0].endswith("not repaired: forward over forward would take 3 passes, and at most 2 are allowed")
+
+
+def test_a_keras_model_with_the_where_in_a_lambda_layer():
+    import keras
+
+    inp = keras.Input((2,), dtype="float64")
+    model = keras.Model(inp, keras.layers.Lambda(batch_field, dtype="float64")(inp))
+    r = gradlib.per_sample_hessians(model, X)
+    assert np.allclose(r.hessians, own_output_tapes(X), rtol=1e-9)
+    assert any(w.startswith("repaired NaN poisoning") and "sample 0: y[1]" in w for w in r.warnings), r.warnings
