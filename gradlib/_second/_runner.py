@@ -30,6 +30,7 @@ from .._state import same_output
 from .._runtime import defined_gradient, lowest_float
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
+from ._poisoning import Poisoning, poisoned_mask, repair
 from ._taylor import dense_layers, forward_laplacian
 from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
@@ -72,6 +73,8 @@ class Outcome:
     method: str
     notes: tuple[str, ...]
     cost: str
+    poisoning: Poisoning = Poisoning()
+    jacobian_poisoning: Poisoning = Poisoning()     # of the first derivatives, ``jacobian``
 
 
 def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
@@ -173,10 +176,13 @@ def run(req: Request, limits: Limits) -> Outcome:
                   f"{method!r} (which calls the model) computed this instead",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
-    return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
+    value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
+    jacobian, jacobian_poisoning = (_repaired(req, out["y"], out["jacobian"], "jacobian", limits)   # returned too
+                                    if req.kind in ("hessian", "diagonal") else (out["jacobian"], Poisoning()))
+    return Outcome(out["y"], jacobian, value, out.get("error"), method, notes,
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
                                                          "Keras Sequential of Dense layers taking each sample as "
-                                                         "its input)"))
+                                                         "its input)"), poisoning, jacobian_poisoning)
 
 
 def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tuple[dict, tuple[str, ...], str]:
@@ -201,6 +207,19 @@ def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tup
                   f"{_orders.row(method).cost(s).text()}); later calls with this function and batch shape reuse "
                   "the trace",)
     return out, notes, precision
+
+
+def _repaired(req: Request, y: np.ndarray, value: np.ndarray, kind: str, limits: Limits) -> tuple[np.ndarray,
+                                                                                                  Poisoning]:
+    """The NaN-poisoned cells of ``value`` (gradlib._second._poisoning), recomputed in forward over forward mode
+    under ``auto``; the value as it is otherwise."""
+    mask = poisoned_mask(req.x.numpy(), y, value, kind)
+    if not mask.any() or req.method != "auto":
+        return value, Poisoning(np.argwhere(mask))
+    if _defined_gradient(req):
+        return value, Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
+                                "which forward mode does not follow")
+    return repair(req.g, req.x, value, mask, kind, req.tileable, limits)
 
 
 def _output_size(req: Request, limits: Limits) -> int:
