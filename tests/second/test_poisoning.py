@@ -244,4 +244,6 @@ def test_a_keras_model_with_the_where_in_a_lambda_layer():
     model = keras.Model(inp, keras.layers.Lambda(batch_field, dtype="float64")(inp))
     r = gradlib.per_sample_hessians(model, X)
     assert np.allclose(r.hessians, own_output_tapes(X), rtol=1e-9)
-    assert any(w.startswith("repaired NaN poisoning") and "sample 0: y[1]" in w for w in r.warnings), r.warnings
+    name = model.output_names[0]   # a functional model's single output is labelled by its name (as Keras names it)
+    assert r.row_labels == (f"{name}[0]", f"{name}[1]")
+    assert any(w.startswith("repaired NaN poisoning") and f"sample 0: {name}[1]" in w for w in r.warnings), r.warnings
