@@ -371,7 +371,8 @@ def find_mixing(jac: np.ndarray, u: np.ndarray, g: np.ndarray, dtype: str) -> tu
     batch_jacobian): the mixing found beyond ``MIXING_TOLERANCE`` (or ``None``), and whether every entry was
     finite. Where the function mixes samples, batch_jacobian silently sums other samples' outputs into each block
     and ``g`` differs from the blocks' prediction. Only finite entries count as evidence (an all-inf batch does
-    not mix)."""
+    not mix). The sums run in float64 whatever the batch's dtype (NumPy's einsum has no bfloat16)."""
+    jac, u, g = (np.asarray(a, np.float64) for a in (jac, u, g))
     b = u.shape[0]
     blocks, weights = jac.reshape(b, u[0].size, -1), u.reshape(b, -1)
     with np.errstate(all="ignore"):
