@@ -32,7 +32,7 @@ from .._errors import BatchMixingError, ExpressionError, GradlibError, InputErro
 from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._problem import float_tensor
-from ._result import index_labels
+from ._result import index_labels, output_name
 from .._state import callable_key
 from .._runtime import lowest_float, trace
 
@@ -88,7 +88,7 @@ class PerSampleResult:
         its name (``price[0]``, ``kind[1]``)."""
         if self.outputs:
             return tuple(label for name, shape in self.outputs for label in index_labels(name, shape))
-        return index_labels("y", self.output_shape)
+        return index_labels(output_name(name for name, _ in self.inputs), self.output_shape)
 
     @property
     def col_labels(self) -> tuple[str, ...]:

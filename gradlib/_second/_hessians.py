@@ -27,6 +27,7 @@ from .._limits import LIMITS, Limits
 from .._runtime import defined_gradient
 from .._state import fingerprint
 from . import _orders
+from .._perelement._result import output_name
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._runner import Request, custom_gradient_refusal, run, to_batch, trace_failure
@@ -79,7 +80,8 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     warnings = out.notes + nonfinite_warnings(v.numpy(), out.y)
     warning = piecewise_warning(hessian, activations(fn), "the Hessian")
     return HessianResult(y=out.y[0].reshape(y_shape), jacobian=out.jacobian[0], hessian=hessian.reshape(-1, n, n),
-                         method=out.method, row_labels=labels("y", y_shape), col_labels=_col_labels(names, tensors),
+                         method=out.method, row_labels=labels(output_name(names), y_shape),
+                         col_labels=_col_labels(names, tensors),
                          warnings=warnings + ((warning,) if warning else ()), seconds=seconds, cost=out.cost)
 
 
@@ -140,8 +142,9 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         except Exception as exc:   # noqa: BLE001 - fn failed as a graph: say so
             raise GradlibError(f"fn failed inside hvp's {used}: {type(exc).__name__}: {error_gist(exc)}") from exc
         seconds = time.perf_counter() - start
-    return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=labels("y", y_shape),
-                     col_labels=_col_labels(names, tensors), warnings=nonfinite_warnings(v.numpy(), y), seconds=seconds)
+    return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used,
+                     row_labels=labels(output_name(names), y_shape), col_labels=_col_labels(names, tensors),
+                     warnings=nonfinite_warnings(v.numpy(), y), seconds=seconds)
 
 
 def _hvp_function(g: Callable, v: tf.Tensor, method: str):

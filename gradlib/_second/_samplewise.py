@@ -28,6 +28,7 @@ from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labe
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._runner import Outcome, Request, run, to_batch
 from .._perelement._persample import joined, joined_outputs, several_inputs
+from .._perelement._result import output_name
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
 
@@ -73,8 +74,8 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     full = out.value if kind == "hessian" else None
     diag = np.diagonal(out.value, axis1=-2, axis2=-1) if kind == "hessian" else out.value
     return PerSampleHessians(y=out.y.reshape((xt.shape[0],) + shape), jacobian=out.jacobian, hessians=full,
-                             diagonal=np.ascontiguousarray(diag), method=out.method, row_labels=labels("y", shape),
-                             col_labels=_col_labels(xt, inputs),
+                             diagonal=np.ascontiguousarray(diag), method=out.method,
+                             row_labels=_row_labels(inputs, shape), col_labels=_col_labels(xt, inputs),
                              warnings=_warnings(fn, xt, out, "each sample's Hessian"), seconds=seconds, cost=out.cost)
 
 
@@ -99,11 +100,11 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
     """
     _orders.check_method("laplacian", method, "laplacian")
     probes = _check_probes("laplacian", method, probes)
-    g, xt, _ = _check_batch("laplacian", fn, x, limits)
+    g, xt, inputs = _check_batch("laplacian", fn, x, limits)
     out, seconds = _run("laplacian", g, xt, "laplacian", method, check_independence, probes, limits, fn)
     shape = _shape_of(fn, xt, out)
     return LaplacianResult(y=out.y.reshape((xt.shape[0],) + shape), laplacian=out.value, standard_error=out.error,
-                           method=out.method, row_labels=labels("y", shape),
+                           method=out.method, row_labels=_row_labels(inputs, shape),
                            warnings=_warnings(fn, xt, out, "the Laplacian"), seconds=seconds, cost=out.cost,
                            probes=probes)
 
@@ -150,6 +151,11 @@ def _check_batch(api: str, fn: Callable, x: Any, limits: Limits) -> tuple[Callab
                          "For a single sample, add a batch axis: x[None, :]; for one function of a few tensors, use "
                          "gradlib.hessians")
     return fn, tensor, ()
+
+
+def _row_labels(inputs: tuple, shape: tuple[int, ...]) -> tuple[str, ...]:
+    """A sample's output elements: ``y[0]``, ... (named otherwise if an input is named ``y``: ``output_name``)."""
+    return labels(output_name(name for name, _ in inputs), shape)
 
 
 def _col_labels(x: tf.Tensor, inputs: tuple) -> tuple[str, ...]:
