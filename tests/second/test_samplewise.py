@@ -259,3 +259,22 @@ def test_one_of_several_outputs_that_does_not_keep_the_batch_axis_is_refused_by_
     with pytest.raises(gradlib.GradlibError, match=rf"fn's output y\['bad'\] has shape \({shape[0]}, {shape[1]}\) on "
                                                    rf"{held}: every output must keep the batch axis first"):
         gradlib.laplacian(two, X, check_independence=False)
+
+
+def _forward_rules():
+    from gradlib._second._taylor import RULES   # the rule table itself: a new rule joins the test below
+    return sorted(RULES)
+
+
+@pytest.mark.parametrize("activation", _forward_rules())
+def test_every_forward_rule_through_layers_of_unequal_widths_equals_a_loop_of_tapes(activation):
+    """Issue 35, item 3, at second order: each rule carried through layers that widen, narrow and end in several
+    outputs (3 -> 7 -> 2 -> 4), a batch of 5, against plain nested tapes per sample in float64."""
+    model = mlp(inputs=3, widths=(7, 2), activation=activation, outputs=4, seed=35)
+    x = RNG.normal(size=(5, 3)) * 0.8 + 0.1   # off relu's kink
+    # a linear network's Hessians are 0 (the closed form; the tape returns None for them)
+    reference = np.zeros((5, 4, 3, 3)) if activation == "linear" else loop_of_tapes(model, x)
+    lap = gradlib.laplacian(model, x, method="forward_laplacian")
+    diag = gradlib.per_sample_hessians(model, x, diagonal=True, method="forward_laplacian")
+    np.testing.assert_allclose(lap.laplacian, np.trace(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(diag.diagonal, np.diagonal(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
