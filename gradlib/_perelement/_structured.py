@@ -38,7 +38,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError
+from .._errors import ExpressionError, error_gist
 from .._language._operations import OPERATIONS
 from .._language._syntax import arguments, constant_value
 
@@ -229,7 +229,7 @@ class _Walker:
         try:
             y, jac = RULES[name](self, *values)
         except (ValueError, tf.errors.InvalidArgumentError) as exc:   # a piece the rule could not place
-            raise RuleFailed(_misplaced(name, values, f"TensorFlow said: {str(exc).splitlines()[0]}")) from exc
+            raise RuleFailed(_misplaced(name, values, f"TensorFlow said: {error_gist(exc)}")) from exc
         rows = None if jac is None else jac.size if isinstance(jac, _Eye) else jac.shape[0]
         if rows is not None and rows != y.shape.num_elements():
             raise RuleFailed(_misplaced(name, values, f"its Jacobian has {rows} rows for {y.shape.num_elements()} "
