@@ -28,6 +28,7 @@ from .._limits import LIMITS, Limits
 from .._runtime import defined_gradient
 from .._state import fingerprint
 from . import _orders
+from .._perelement._result import output_name
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import Poisoning, cell_label, poisoned_mask, poisoning_warnings, repair
@@ -81,7 +82,7 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     hessian = out.value[0]
     warnings = out.notes + nonfinite_warnings(v.numpy(), out.y)
     warning = piecewise_warning(hessian, activations(fn), "the Hessian")
-    rows, cols = labels("y", y_shape), _col_labels(names, tensors)
+    rows, cols = labels(output_name(names), y_shape), _col_labels(names, tensors)
     warnings += poisoning_warnings(out.poisoning, "the Hessians", out.method, cell_label("hessian", rows, cols, False),
                                    method == "auto")
     warnings += poisoning_warnings(out.jacobian_poisoning, "the first derivatives (.jacobian)", out.method,
@@ -152,7 +153,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
             raise GradlibError(f"fn failed inside hvp's {used}: {type(exc).__name__}: {error_gist(exc)}") from exc
         products, poisoning = _hvp_repaired(g, v, y, products, t, method, defined, limits)
         seconds = time.perf_counter() - start
-    rows, cols = labels("y", y_shape), _col_labels(names, tensors)
+    rows, cols = labels(output_name(names), y_shape), _col_labels(names, tensors)
     warnings = nonfinite_warnings(v.numpy(), y) + poisoning_warnings(
         poisoning, "the Hessian-vector products", used, cell_label("hvp", rows, cols, False), method == "auto")
     return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=rows, col_labels=cols,

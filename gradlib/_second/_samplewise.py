@@ -73,7 +73,7 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     shape = _shape_of(fn, xt, out)
     full = out.value if kind == "hessian" else None
     diag = np.diagonal(out.value, axis1=-2, axis2=-1) if kind == "hessian" else out.value
-    rows, cols = output_labels(g, xt, shape, fn), _col_labels(xt, inputs)
+    rows, cols = output_labels(g, xt, shape, fn, [name for name, _ in inputs]), _col_labels(xt, inputs)
     poisoned = _poisoned(out, kind, rows, cols, "each sample's Hessian", method)
     return PerSampleHessians(y=out.y.reshape((xt.shape[0],) + shape), jacobian=out.jacobian, hessians=full,
                              diagonal=np.ascontiguousarray(diag), method=out.method, row_labels=rows, col_labels=cols,
@@ -102,10 +102,10 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
     """
     _orders.check_method("laplacian", method, "laplacian")
     probes = _check_probes("laplacian", method, probes)
-    g, xt, _ = _check_batch("laplacian", fn, x, limits)
+    g, xt, inputs = _check_batch("laplacian", fn, x, limits)
     out, seconds = _run("laplacian", g, xt, "laplacian", method, check_independence, probes, limits, fn)
     shape = _shape_of(fn, xt, out)
-    rows = output_labels(g, xt, shape, fn)
+    rows = output_labels(g, xt, shape, fn, [name for name, _ in inputs])
     poisoned = _poisoned(out, "laplacian", rows, (), "the Laplacians", method)
     return LaplacianResult(y=out.y.reshape((xt.shape[0],) + shape), laplacian=out.value, standard_error=out.error,
                            method=out.method, row_labels=rows,

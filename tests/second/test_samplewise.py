@@ -361,3 +361,22 @@ def test_a_per_sample_hessian_at_the_limit_s_last_good_value_stays_within_the_me
     with pytest.raises(gradlib.ExpressionError, match=r"would return 4,000,000 second-order entries \(400 x 1 outputs "
                                                       r"x 100 x 100 inputs\); at most 3,999,999 are allowed"):
         gradlib.per_sample_hessians(lambda v: v[:, :1], x, limits=gradlib.Limits(max_hessian=3_999_999))
+
+
+def _forward_rules():
+    from gradlib._second._taylor import RULES   # the rule table itself: a new rule joins the test below
+    return sorted(RULES)
+
+
+@pytest.mark.parametrize("activation", _forward_rules())
+def test_every_forward_rule_through_layers_of_unequal_widths_equals_a_loop_of_tapes(activation):
+    """Issue 35, item 3, at second order: each rule carried through layers that widen, narrow and end in several
+    outputs (3 -> 7 -> 2 -> 4), a batch of 5, against plain nested tapes per sample in float64."""
+    model = mlp(inputs=3, widths=(7, 2), activation=activation, outputs=4, seed=35)
+    x = RNG.normal(size=(5, 3)) * 0.8 + 0.1   # off relu's kink
+    # a linear network's Hessians are 0 (the closed form; the tape returns None for them)
+    reference = np.zeros((5, 4, 3, 3)) if activation == "linear" else loop_of_tapes(model, x)
+    lap = gradlib.laplacian(model, x, method="forward_laplacian")
+    diag = gradlib.per_sample_hessians(model, x, diagonal=True, method="forward_laplacian")
+    np.testing.assert_allclose(lap.laplacian, np.trace(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(diag.diagonal, np.diagonal(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
