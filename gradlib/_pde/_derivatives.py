@@ -15,17 +15,37 @@ inside ``tf.function``. Nothing leaves TensorFlow (no ``.numpy()``).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import functools
+from typing import Any, Callable, Sequence, TypeVar
 
 import tensorflow as tf
 
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from ._names import Derivative, check_names, derivative
 
-__all__ = ["Plan", "check_model", "check_x", "compute", "derivatives", "plan", "split_outputs"]
+__all__ = ["Plan", "check_model", "check_x", "compute", "derivatives", "entry_point", "plan", "split_outputs"]
 
 #: a parent's children, by order: (output, along) -> its children's ``along``
 Tree = dict[tuple[int, tuple[int, ...]], set[tuple[int, ...]]]
+
+
+F = TypeVar("F", bound=Callable)
+
+
+def entry_point(function: F) -> F:
+    """A public function of ``gradlib.pde``, called inside a caller's ``tf.function``: AutoGraph leaves its code as
+    written (``do_not_convert``), and a gradlib error leaves it as itself. Without ``ag_pass_through`` AutoGraph
+    turns every exception raised under the caller's function into a ``StagingError`` "in user code", gradlib's
+    refusal included: the caller could neither catch a ``GradlibError`` nor tell that gradlib refused."""
+    @tf.autograph.experimental.do_not_convert
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except GradlibError as exc:
+            exc.ag_pass_through = True
+            raise
+    return run  # type: ignore[return-value]
 
 
 class Plan:
@@ -51,6 +71,7 @@ def plan(coords: Any, outputs: Any, want: Any, api: str) -> Plan:
     return Plan(coords, outputs, tuple(derivative(name, outputs, coords, api) for name in want))
 
 
+@entry_point
 def derivatives(model: Callable, x: Any, coords: Sequence[str] = ("x", "t"),
                 want: Sequence[str] = ("u", "u_x", "u_t", "u_xx", "u_xt"), outputs: Sequence[str] | None = None
                 ) -> dict[str, tf.Tensor]:

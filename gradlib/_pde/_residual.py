@@ -21,7 +21,7 @@ import tensorflow as tf
 from .._errors import ExpressionError
 from .._language._operations import OPERATIONS
 from .._language._syntax import Program, free_names, parse
-from ._derivatives import Plan, check_model, check_x, compute
+from ._derivatives import Plan, check_model, check_x, compute, entry_point
 from ._names import Derivative, check_names, derivative_or_none
 
 __all__ = ["Residual", "residual"]
@@ -47,6 +47,7 @@ class Residual:
     def __repr__(self) -> str:
         return f"Residual({self.text!r}, coords={self.plan.coords}, outputs={self.plan.outputs})"
 
+    @entry_point
     def __call__(self, x: Any) -> tf.Tensor:
         x = check_x(x, self.plan.coords, _API)
         if x.dtype.name not in self._checked:
@@ -68,6 +69,7 @@ def _constant(value: Any, dtype: tf.DType) -> tf.Tensor:
     return tf.cast(value, dtype) if isinstance(value, tf.Variable) else tf.constant(value, dtype)
 
 
+@entry_point
 def residual(text: str, model: Callable, coords: Sequence[str] = ("x", "t"), outputs: Sequence[str] | None = None,
              constants: Mapping[str, Any] | None = None) -> Residual:
     """The residual ``text`` of ``model``'s outputs as a callable ``x -> tf.Tensor (N,)``, differentiable with

@@ -225,3 +225,14 @@ def test_the_model_failing_is_said_to_be_the_model_and_gradlib_failing_is_not():
     with pytest.raises(GradlibError) as info:   # the model ran; what it returned is the problem
         derivatives(lambda x: x, X, want=["u_x"])
     assert "the model failed" not in str(info.value)
+
+
+def test_a_refusal_inside_the_caller_s_tf_function_stays_gradlib_s_own_error():
+    # AutoGraph turns an exception raised under a converted function into a StagingError "in user code"
+    # unless it passes through: the caller must be able to catch GradlibError and read gradlib's message first
+    @tf.function
+    def step(x):
+        return derivatives(lambda x: x, x, want=["u_x"])
+
+    with pytest.raises(GradlibError, match=r"^gradlib.pde.derivatives: the model returns 2 outputs per point"):
+        step(X)

@@ -147,3 +147,14 @@ def test_points_that_do_not_fit_are_refused_at_the_call():
     with pytest.raises(ExpressionError, match=r"the number 1e39 at column 7 is larger than float32 can hold"):
         big(tf.zeros((2, 2)))
     assert big(tf.zeros((2, 2), tf.float64)).shape == (2,)
+
+
+def test_a_refusal_inside_the_caller_s_tf_function_stays_gradlib_s_own_error():
+    heat = residual("u_t - u_xx", wave)
+
+    @tf.function
+    def step(x):
+        return tf.reduce_mean(heat(tf.cast(x, tf.int32)) ** 2)
+
+    with pytest.raises(InputError, match=r"^gradlib.pde.residual: x has dtype int32"):
+        step(X)
