@@ -26,7 +26,8 @@ points (``check`` says whether it does).
 
 from __future__ import annotations
 
+from ._pde._check import PdeCheck, check
 from ._pde._residual import Residual, residual
 from ._pde._derivatives import derivatives
 
-__all__ = ["Residual", "derivatives", "residual"]
+__all__ = ["PdeCheck", "Residual", "check", "derivatives", "residual"]
