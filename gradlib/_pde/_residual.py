@@ -53,7 +53,9 @@ class Residual:
         if x.dtype.name not in self._checked:
             self.program.check_numbers(x.dtype.name)
             self._checked.add(x.dtype.name)
-        return self._compiled(x)
+        # eagerly, the compiled function; inside the caller's tf.function, the ops go straight into its graph (a
+        # nested function call would add a boundary that the weight gradients must cross)
+        return self._compiled(x) if tf.executing_eagerly() else self._evaluate(x)
 
     def _evaluate(self, x: tf.Tensor) -> tf.Tensor:
         values = compute(self.model, x, self.plan, _API)
