@@ -26,7 +26,7 @@ from .._perelement._persample import PROJECTION_SEED, find_mixing, mixing_text
 from ._derivatives import Plan, check_model, check_x, compute, entry_point, split_outputs
 from ._names import Derivative, check_names
 
-__all__ = ["PdeCheck", "check"]
+__all__ = ["PdeCheck", "check", "independence"]
 
 _API = "gradlib.pde.check"
 
@@ -86,6 +86,13 @@ def check(model: Callable, x: Any, coords: Sequence[str] = ("x", "t"), outputs: 
 def _directions(d: int) -> list[tuple[int, ...]]:
     """The value, each first derivative and each pure second derivative: ``()``, ``(j,)``, ``(j, j)``."""
     return [()] + [(j,) for j in range(d)] + [(j, j) for j in range(d)]
+
+
+def independence(model: Callable, x: tf.Tensor, plan: Plan, api: str) -> str:
+    """The mixing test alone, eagerly (a residual's first call): "" when the points are independent, else why not."""
+    firsts = Plan(plan.coords, plan.outputs, tuple(Derivative(_first(o, plan.coords, j), n, (j,))
+                                                   for n, o in enumerate(plan.outputs) for j in range(len(plan.coords))))
+    return _mixing(model, x, firsts, {k: v.numpy() for k, v in compute(model, x, firsts, api).items()})
 
 
 def _mixing(model: Callable, x: tf.Tensor, plan: Plan, values: dict[str, np.ndarray]) -> str:

@@ -18,9 +18,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 import tensorflow as tf
 
-from .._errors import ExpressionError
+from .._errors import BatchMixingError, ExpressionError
 from .._language._operations import OPERATIONS
 from .._language._syntax import Program, free_names, parse
+from ._check import independence
 from ._derivatives import Plan, check_model, check_x, compute, entry_point
 from ._names import Derivative, check_names, derivative_or_none
 
@@ -32,9 +33,11 @@ _API = "gradlib.pde.residual"
 class Residual:
     """A checked residual: call it on the points ``x`` ``(N, len(coords))`` for a ``tf.Tensor`` ``(N,)``."""
 
-    def __init__(self, program: Program, model: Callable, plan: Plan, constants: dict[str, Any]):
+    def __init__(self, program: Program, model: Callable, plan: Plan, constants: dict[str, Any],
+                 check_independence: bool = True):
         self.text, self.program, self.model, self.plan = program.text, program, model, plan
         self.constants = constants
+        self._unchecked = bool(check_independence)   # the points' independence, tested on the first eager call
         self._checked: set[str] = set()   # the dtypes whose numbers the text's literals were checked against
         # autograph off: the model is traced as the caller wrote it (a lambda is not rewritten, nor warned about)
         self._compiled = tf.function(self._evaluate, reduce_retracing=True, autograph=False)
@@ -53,9 +56,19 @@ class Residual:
         if x.dtype.name not in self._checked:
             self.program.check_numbers(x.dtype.name)
             self._checked.add(x.dtype.name)
+        if self._unchecked and tf.executing_eagerly():
+            self._check_independence(x)
         # eagerly, the compiled function; inside the caller's tf.function, the ops go straight into its graph (a
         # nested function call would add a boundary that the weight gradients must cross)
         return self._compiled(x) if tf.executing_eagerly() else self._evaluate(x)
+
+    def _check_independence(self, x: tf.Tensor) -> None:
+        """Once, on the first eager call: refuse a model that mixes points (each derivative would be the gradient
+        of a sum over the points, not the point's own)."""
+        found = independence(self.model, x, self.plan, _API)
+        if found:
+            raise BatchMixingError(f"{_API}: {found}; or pass check_independence=False to skip this test")
+        self._unchecked = False
 
     def _evaluate(self, x: tf.Tensor) -> tf.Tensor:
         values = compute(self.model, x, self.plan, _API)
@@ -73,7 +86,7 @@ def _constant(value: Any, dtype: tf.DType) -> tf.Tensor:
 
 @entry_point
 def residual(text: str, model: Callable, coords: Sequence[str] = ("x", "t"), outputs: Sequence[str] | None = None,
-             constants: Mapping[str, Any] | None = None) -> Residual:
+             constants: Mapping[str, Any] | None = None, check_independence: bool = True) -> Residual:
     """The residual ``text`` of ``model``'s outputs as a callable ``x -> tf.Tensor (N,)``, differentiable with
     respect to the model's weights (under the caller's tape, eagerly or in its ``tf.function`` step).
 
@@ -84,8 +97,12 @@ def residual(text: str, model: Callable, coords: Sequence[str] = ("x", "t"), out
         coords: the coordinates' names, one per column of the points.
         outputs: the names of the model's outputs, in order; ``None``: one output ``u``.
         constants: name -> a real number, or a scalar float ``tf.Variable`` (learned, as in an inverse problem).
+        check_independence: on the first call made eagerly, test once that the model does not mix points (one more
+            forward and backward pass) and refuse one that does. A first call inside ``tf.function`` cannot read
+            numbers: run ``gradlib.pde.check`` once before training.
 
     Raises:
+        BatchMixingError: (at the first eager call) the model mixes points.
         ExpressionError: the text is not in the language, names what is not an output, derivative, coordinate
             or constant (with its column), or is not one number per point; a name or constant is not acceptable.
     """
@@ -97,7 +114,7 @@ def residual(text: str, model: Callable, coords: Sequence[str] = ("x", "t"), out
     _check_pointwise(program)
     plan = Plan(coords, outputs, tuple(d for d in wanted if d is not None))
     check_model(model, plan, _API)
-    return Residual(program, model, plan, constants)
+    return Residual(program, model, plan, constants, check_independence)
 
 
 def _check_constants(constants: Any, coords: tuple[str, ...], outputs: tuple[str, ...]) -> dict[str, Any]:

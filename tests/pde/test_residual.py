@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from gradlib import ExpressionError, InputError
+from gradlib import BatchMixingError, ExpressionError, InputError
 from gradlib.pde import Residual, residual
 from test_derivatives import X, mlp, point_reference, wave
 
@@ -101,7 +101,7 @@ def test_it_is_traced_once_per_shape_family_not_per_call():
         traces.append(1)   # Python runs only when the function is traced
         return wave(x)
 
-    heat = residual("u_t - u_xx", model)
+    heat = residual("u_t - u_xx", model, check_independence=False)   # its test calls the model eagerly, once
     for n in (3, 3, 5, 7, 9):
         heat(tf.random.stateless_normal((n, 2), seed=(1, n), dtype=tf.float64))
     assert len(traces) <= 2
@@ -158,3 +158,21 @@ def test_a_refusal_inside_the_caller_s_tf_function_stays_gradlib_s_own_error():
 
     with pytest.raises(InputError, match=r"^gradlib.pde.residual: x has dtype int32"):
         step(X)
+
+
+def centred(x):
+    """Each point's u depends on the mean over the points (BatchNormalization's way of mixing them)."""
+    return tf.tanh(x[:, :1] - tf.reduce_mean(x[:, :1], axis=0)) * x[:, 1:]
+
+
+def test_the_first_eager_call_refuses_a_model_that_mixes_points_and_later_calls_do_not_test_again():
+    with pytest.raises(BatchMixingError, match=r"^gradlib.pde.residual: the samples of the batch are not independent"
+                                               r".*or pass check_independence=False to skip this test"):
+        residual("u_t - u_xx", centred)(X)
+    assert residual("u_t - u_xx", centred, check_independence=False)(X).shape == (4,)
+    calls = []
+    heat = residual("u_t - u_xx", lambda x: calls.append(1) or wave(x))
+    heat(X)
+    first = len(calls)   # the test's passes and the trace
+    heat(X)
+    assert first == 3 and len(calls) == first
