@@ -236,3 +236,12 @@ def test_a_refusal_inside_the_caller_s_tf_function_stays_gradlib_s_own_error():
 
     with pytest.raises(GradlibError, match=r"^gradlib.pde.derivatives: the model returns 2 outputs per point"):
         step(X)
+
+
+def test_gradlib_pde_is_reached_from_import_gradlib_alone():
+    import gradlib
+    import gradlib.pde
+
+    assert "pde" in dir(gradlib) and gradlib.pde is gradlib.__getattr__("pde")
+    assert gradlib.pde.derivatives is derivatives
+    assert gradlib.pde.__all__ == ["PdeCheck", "Residual", "check", "derivatives", "residual"]
