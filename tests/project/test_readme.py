@@ -134,3 +134,8 @@ def test_the_pre_commit_snippets_use_the_hooks_this_repository_publishes():
     assert _field(remote, "id") == ["gradlib-lint"] and all(i in hooks for i in _field(remote, "id"))
     assert _field(local, "repo") == ["local"] and _field(local, "id") == ["gradlib-lint"]
     assert _field(local, "entry") == [hooks["gradlib-lint"]] and hooks["gradlib-lint"] in scripts
+
+
+def test_the_pde_example_trains_a_burgers_residual_inside_tf_function():
+    out = _run(_block_after("## PDE residuals for physics-informed networks"))
+    assert out.splitlines() == ["()", "True", "{'u': (1000,), 'u_x': (1000,), 'u_xx': (1000,), 'u_xt': (1000,)}"]
