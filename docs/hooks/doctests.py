@@ -23,8 +23,12 @@ class _Fence(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         out: list[str] = []
         fenced = None   # the indent of the open fence
+        in_code = False   # inside a code block the text fenced itself
         for line in lines:
-            if fenced is None and _PROMPT.match(line) and not (out and out[-1].lstrip().startswith("```")):
+            if fenced is None and line.lstrip().startswith("```"):
+                in_code = not in_code
+                out.append(line)
+            elif fenced is None and not in_code and _PROMPT.match(line):
                 fenced = _PROMPT.match(line).group(1)
                 out += [f"{fenced}```pycon", line]
             elif fenced is not None and not line.strip():

@@ -13,10 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import griffe   # with mkdocstrings (requirements-docs.txt, which requirements-test.txt includes)
 import pytest
 import yaml
-
-griffe = pytest.importorskip("griffe")   # installed with requirements-docs.txt
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
