@@ -1,4 +1,5 @@
-"""The README's Python examples run as written and print what the README says they print."""
+"""The README's seed example, and the guide's examples that moved there from the README (docs/guide/), run as
+written and print what the text says they print."""
 
 from __future__ import annotations
 
@@ -10,13 +11,25 @@ import tomllib
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = README.parent / "docs" / "guide"
 
 
-def _block_after(heading: str) -> str:
-    """The first ```python block after ``heading`` in the README."""
-    text = README.read_text()
+def _block_after(heading: str, page: Path = README) -> str:
+    """The first ```python block after ``heading`` in the README (or a page of the guide)."""
+    text = page.read_text()
     start = text.index(heading)
     return re.search(r"```python\n(.*?)```", text[start:], re.S).group(1)
+
+
+def test_the_readme_keeps_the_two_commands_and_points_to_the_guide():
+    text = README.read_text()
+    two = text[text.index("## The two commands"):].split("\n## ")[0]
+    assert "pip install -r requirements.txt && streamlit run app.py      # or: make app" in two
+    assert "```bash\nmake test\n```" in two
+    assert "mkdocs serve" in text
+    for page in re.findall(r"\]\((docs/[\w/.-]+\.md)\)", text):
+        assert (README.parent / page).is_file(), page
+    assert len(text.splitlines()) < 150   # the first five minutes; the rest is in the guide
 
 
 def _run(code: str) -> str:
@@ -54,7 +67,7 @@ print("samples differ:", bool(np.abs(reference[0] - reference[1]).max() > 1e-3))
 
 
 def test_the_keras_example_prints_the_per_sample_shape_of_the_right_jacobians():
-    out = _run(_block_after("## Real models: Keras, per sample") + _PER_SAMPLE_REFERENCE)
+    out = _run(_block_after("## Each sample's Jacobian", GUIDE / "per-example.md") + _PER_SAMPLE_REFERENCE)
     lines = out.splitlines()
     assert lines[0] == "(5, 3, 8)"
     assert float(lines[1].split(": ")[1]) < 1e-5
@@ -63,23 +76,23 @@ def test_the_keras_example_prints_the_per_sample_shape_of_the_right_jacobians():
 
 
 def test_the_per_example_example_prints_its_shapes_and_the_ghost_norms_agree():
-    out = _run(_block_after("## Real models: per-example gradients of a training loss"))
+    out = _run(_block_after("## Each example's loss gradient", GUIDE / "per-example.md"))
     assert "(32,) (32,)\n" in out
     assert "[(32, 4, 8), (32, 8), (32, 8, 3), (32, 3)]\n" in out
     assert "ghost True\n" in out
 
 
 def test_the_scan_example_prints_the_shapes_and_writes_the_csv(tmp_path):
-    code = _block_after("## Scanning a whole data set")
+    code = _block_after("## On one machine", GUIDE / "scan.md")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(README.parent)})
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "(10000,) (10000,)" in done.stdout and "norm" in done.stdout
+    assert "(1000,) (1000,)" in done.stdout and "norm" in done.stdout
     assert (tmp_path / "norms.csv").read_text().startswith("index,loss,norm\n")
 
 
 def test_the_second_order_example_prints_the_seed_s_hessians_and_a_zero_laplacian():
-    out = _run(_block_after("## Second order: Hessians, Laplacians, divergences"))
+    out = _run(_block_after("# Second order", GUIDE / "second-order.md"))
     assert "[[ 0.  5.  4.]\n  [ 5.  0.  3.]\n  [ 4.  3.  0.]]" in out
     assert "[[40. 30. 24.]\n  [30.  0.  9.]\n  [24.  9.  0.]]" in out
     last = "".join("".join(out.splitlines()[-2:]).split()).replace("-0.", "0.")
