@@ -102,8 +102,8 @@ def test_the_second_order_example_prints_the_seed_s_hessians_and_a_zero_laplacia
 # ---------------------------------------------------------------- the pre-commit snippets
 
 
-def _yaml_blocks_after(heading: str) -> list[str]:
-    text = README.read_text()
+def _yaml_blocks_after(heading: str, page: Path = README) -> list[str]:
+    text = page.read_text()
     return re.findall(r"```yaml\n(.*?)```", text[text.index(heading):], re.S)
 
 
@@ -125,12 +125,22 @@ def _scripts(pyproject: str) -> set[str]:
     return set(tomllib.loads(pyproject)["project"]["scripts"])
 
 
+#: where a pre-commit snippet stands: the README's short one and the guide's
+PRE_COMMIT = ((README, "## Check your code in pre-commit"), (GUIDE / "lint.md", "## In pre-commit"))
+
+
 def test_the_pre_commit_snippet_s_rev_is_a_commit_or_tag_of_this_repository_with_its_hook():
     """It said rev: v0.1.0, a tag that does not exist: pre-commit failed to check it out."""
-    remote = _yaml_blocks_after("In pre-commit:")[0]
+    for page, heading in PRE_COMMIT:
+        _check_rev(_yaml_blocks_after(heading, page)[0])
+
+
+def _check_rev(remote: str) -> None:
     (rev,), ids = _field(remote, "rev"), _field(remote, "id")
     if _git("rev-parse", "--git-dir").returncode != 0:
         raise AssertionError("the README's rev is checked against the repository's history: run in a git checkout")
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone lacks the history the rev is checked against (git fetch --unshallow)")
     assert _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode == 0, f"no tag or commit {rev!r}"
     tag = _git("tag", "--list", rev).stdout.strip() == rev
     assert tag or re.fullmatch(r"[0-9a-f]{40}", rev), f"rev {rev!r} must be a tag or a full commit id (not a branch)"
@@ -141,14 +151,16 @@ def test_the_pre_commit_snippet_s_rev_is_a_commit_or_tag_of_this_repository_with
 
 
 def test_the_pre_commit_snippets_use_the_hooks_this_repository_publishes():
-    remote, local = _yaml_blocks_after("In pre-commit:")[:2]
+    (readme, readme_heading), (guide, guide_heading) = PRE_COMMIT
+    remote, local = _yaml_blocks_after(guide_heading, guide)[:2]
     hooks = _hooks((README.parent / ".pre-commit-hooks.yaml").read_text())
     scripts = _scripts((README.parent / "pyproject.toml").read_text())
-    assert _field(remote, "id") == ["gradlib-lint"] and all(i in hooks for i in _field(remote, "id"))
+    for snippet in (remote, _yaml_blocks_after(readme_heading, readme)[0]):
+        assert _field(snippet, "id") == ["gradlib-lint"] and all(i in hooks for i in _field(snippet, "id"))
     assert _field(local, "repo") == ["local"] and _field(local, "id") == ["gradlib-lint"]
     assert _field(local, "entry") == [hooks["gradlib-lint"]] and hooks["gradlib-lint"] in scripts
 
 
 def test_the_pde_example_trains_a_burgers_residual_inside_tf_function():
-    out = _run(_block_after("## PDE residuals for physics-informed networks"))
+    out = _run(_block_after("# PDE residuals for physics-informed networks", GUIDE / "pde.md"))
     assert out.splitlines() == ["()", "True", "{'u': (1000,), 'u_x': (1000,), 'u_xx': (1000,), 'u_xt': (1000,)}"]
