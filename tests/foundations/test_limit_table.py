@@ -154,3 +154,65 @@ def test_the_analysis_time_limit_stops_at_zero_and_not_with_room():
     assert lint(LOOPS, limits=Limits(max_source_seconds=30.0)).complete
     stopped = lint(LOOPS, limits=Limits(max_source_seconds=0.0))
     assert not stopped.complete and "(the limit, max_source_seconds)" in stopped.reason
+
+
+# ---------------------------------------------------------------- the app's own values, through its services
+
+#: the app's fields that differ from gradlib's defaults -> (accepted at the app's value, refused one past it, pattern)
+APP_ROWS = {
+    ("APP_LIMITS", "max_elements"): (
+        lambda n: _app_compare("sum(x) * s", {"x": np.ones(n).tolist(), "s": 1.0}, ("s",)),
+        lambda n: _app_compare("sum(x) * s", {"x": np.ones(n + 1).tolist(), "s": 1.0}, ("s",)),
+        r"has (at least )?{m} elements; at most {n} are allowed"),
+    ("APP_LIMITS", "max_jacobian"): (   # 500 x 500 entries, then 500 x 501
+        lambda n: _app_compare("x[0] * y", {"x": np.ones(500).tolist(), "y": np.ones(n // 500).tolist()}, ("x",)),
+        lambda n: _app_compare("x[0] * y", {"x": np.ones(500).tolist(), "y": np.ones(n // 500 + 1).tolist()},
+                               ("x",)),
+        r"would have 501 x 500 = {q} entries; at most {n} are allowed"),
+    ("APP_LIMITS", "max_hessian"): (   # one output, 500 x 500 inputs, then 501 x 501
+        lambda n: _app_hessians(int(n ** 0.5)), lambda n: _app_hessians(int(n ** 0.5) + 1),
+        r"would return {r} second-order entries .*; at most {n} are allowed"),
+    ("LINT_LIMITS", "max_source_chars"): (
+        lambda n: _app_lint("#" * (n - 1) + "\n"), lambda n: _app_lint("#" * n + "\n"),
+        r"got {m} characters; at most {n} are checked"),
+    ("LINT_LIMITS", "max_source_lines"): (
+        lambda n: _app_lint("x = 1\n" * n), lambda n: _app_lint("x = 1\n" * (n + 1)),
+        r"got {m} lines; at most {n} are checked"),
+}
+
+
+def _app_compare(text, inputs, watch):
+    from dashboard import services
+    return services.compare.__wrapped__(text, inputs, watch, "float32", ("jacobian",))
+
+
+def _app_hessians(k):
+    from dashboard import services
+    return services.hessians.__wrapped__("sum(x * x)", {"x": np.ones(k).tolist()}, None, "float32")
+
+
+def _app_lint(source):
+    from dashboard import services
+    return services.lint.__wrapped__(source)
+
+
+def test_every_app_limit_that_differs_from_the_default_has_a_row():
+    from dashboard import limits
+    differing = {(name, f.name) for name in ("APP_LIMITS", "LINT_LIMITS") for f in dataclasses.fields(Limits)
+                 if getattr(getattr(limits, name), f.name) != getattr(gradlib.LIMITS, f.name)}
+    assert differing - {("APP_LIMITS", "max_flops"), ("APP_LIMITS", "max_bytes"),
+                        ("LINT_LIMITS", "max_source_seconds")} == set(APP_ROWS)
+
+
+@pytest.mark.parametrize("name, field", sorted(APP_ROWS))
+def test_the_app_accepts_its_last_good_value_and_refuses_the_first_bad(name, field):
+    from dashboard import limits
+    n = getattr(getattr(limits, name), field)
+    accepted, refused, pattern = APP_ROWS[(name, field)]
+    result = accepted(n)
+    assert not getattr(result, "errors", None), result.errors   # compare keeps a method's refusal: none here
+    with pytest.raises((ExpressionError, LintError)) as info:
+        refused(n)
+    root = int(n ** 0.5) + 1
+    expected = pattern.format(n=_fmt(n), m=_fmt(n + 1), q=_fmt(501 * 500), r=_fmt(root * root))
+    assert re.search(expected, str(info.value)), f"{field}: {str(info.value)!r} does not match {expected!r}"
