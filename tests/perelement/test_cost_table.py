@@ -157,3 +157,31 @@ def test_a_second_order_estimate_is_its_closed_form(name, s):
     assert (cost.flops, cost.bytes, cost.unrolled) == pytest.approx((flops, peak, unrolled), rel=1e-12)
     assert cost.trace_seconds == pytest.approx(trace, rel=1e-12)
     assert cost.seconds == pytest.approx(flops / RATE + trace, rel=1e-12)
+
+
+# ---------------------------------------------------------------- the function's own work (what max_flops refuses)
+
+#: function -> (text of x, a vector of k elements (and A, 3 x k), the closed form of its work in k): every node counts
+#: the elements it produces, plus its row's ``work`` per element of the tensors it is given; matmul 2 per product
+WORK = {
+    "clip": ("clip(x, 0.0, 1.0)", lambda k: k + 1 + 1 + k + 1 * (k + 1 + 1)),
+    "softmax": ("softmax(x)", lambda k: k + k + 4 * k),
+    "log_softmax": ("log_softmax(x)", lambda k: k + k + 4 * k),
+    "logsumexp": ("logsumexp(x)", lambda k: k + 1 + 4 * k),
+    "norm": ("norm(x)", lambda k: k + 1 + 1 * k),
+    "cross_entropy": ("cross_entropy(x, x)", lambda k: k + k + 1 + 6 * 2 * k),
+    "matmul": ("matmul(A, x)", lambda k: 3 * k + k + 3 + 2 * 3 * k),
+}
+
+
+def test_every_function_with_work_of_its_own_has_a_closed_form():
+    from gradlib._language._operations import OPERATIONS
+    assert {name for name, row in OPERATIONS.items() if row.work} | {"matmul"} == set(WORK)
+
+
+@pytest.mark.parametrize("k", [2, 5])
+@pytest.mark.parametrize("name", sorted(WORK))
+def test_the_work_of_a_function_is_its_closed_form(name, k):
+    from gradlib._language._syntax import parse
+    text, closed = WORK[name]
+    assert parse(text, {"x": (k,), "A": (3, k)}).flops == closed(k)
