@@ -157,3 +157,31 @@ def test_tape_gradient_gives_the_column_sums_its_finding_shows():
 
 def test_gradlib_is_the_package_under_test():
     assert Path(gradlib.__file__).resolve().parents[1] == Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------- the finite-difference check's own summary
+
+#: a sentence of ``FiniteDifferenceCheck.summary`` -> (a case that says it, a near case that must not)
+SUMMARY = {
+    r"differ from central finite differences": (("relu(x)", [0.0, -2.0]), ("x*x", [1.0, 2.0])),
+    r"It is at a kink, where the function has no derivative": (("relu(x)", [0.0, -2.0]),
+                                                                ("where(x > 0, sqrt(x), 0.0)", [0.0, 1.0])),
+    r"\(y\[0\], x\[0\]\) could not be checked: the function is not defined \(NaN\) just below x\[0\]": (
+        ("sqrt(x)", [0.0, 1.0]), ("sqrt(x)", [0.5, 1.0])),
+    r"agree with every cell": (("x*x", [1.0, 2.0]), ("sqrt(x)", [0.0, 1.0])),
+    r"agree with all 3 checked cell\(s\)": (("sqrt(x)", [0.0, 1.0]), ("x*x", [1.0, 2.0])),
+    r"No cell could be checked": (("sqrt(x)", [0.0]), ("sqrt(x)", [0.0, 1.0])),
+}
+
+
+def _summary(case) -> str:
+    text, x = case
+    c = compare(text, {"x": x}, methods=["jacobian"])
+    return c.check.summary(c.best.row_labels, c.best.col_labels)
+
+
+@pytest.mark.parametrize("sentence", sorted(SUMMARY))
+def test_a_sentence_of_the_check_summary_appears_only_where_it_holds(sentence):
+    present, absent = SUMMARY[sentence]
+    assert re.search(sentence, _summary(present)), _summary(present)
+    assert not re.search(sentence, _summary(absent)), _summary(absent)
