@@ -145,6 +145,30 @@ def test_an_integer_input_gets_none_and_zeros_with_zero_as_its_finding_says():
     np.testing.assert_array_equal(tape.gradient(y, n, unconnected_gradients=tf.UnconnectedGradients.ZERO), [0, 0])
 
 
+def test_an_unused_input_gets_none_and_zeros_with_zero_as_its_finding_says():
+    finding = _matching(_findings_of(("x*x", {"x": [1.0, 2.0], "z": 1.0}, {})), "z does not reach any output")[0]
+    assert "tape.gradient gives None for them, zeros with unconnected_gradients=ZERO" in finding.text
+    x, z = tf.constant([1.0, 2.0]), tf.constant(1.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, z])
+        y = x * x
+    assert tape.gradient(y, z) is None
+    assert tape.gradient(y, z, unconnected_gradients=tf.UnconnectedGradients.ZERO).numpy() == 0.0
+
+
+def test_a_flat_input_and_a_kink_get_zeros_from_the_tape_as_their_findings_say():
+    # "no output changes with it" (relu below 0) and "TensorFlow takes the derivative as 0" (relu at 0): zeros,
+    # not None, from a plain tape
+    for x0, title in [(-1.0, "Every gradient with respect to x is zero here$"),
+                      (0.0, "Every gradient with respect to x is zero here, at a kink")]:
+        assert _matching(_findings_of(("relu(x)", {"x": [x0, -2.0]}, {})), title)
+        x = tf.constant([x0, -2.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.relu(x)
+        np.testing.assert_array_equal(tape.gradient(y, x), [0.0, 0.0])
+
+
 def test_tape_gradient_gives_the_column_sums_its_finding_shows():
     x = tf.constant([1.0, 2.0])
     with tf.GradientTape() as tape:
