@@ -129,10 +129,12 @@ def test_the_references_sit_on_the_kinks():
                                   [[1.0, 0.0]])
 
 
-FIRST_ORDER = [(m, False) for m in CORRECT_METHODS] + [(m, True) for m in CORRECT_METHODS]
+#: every correct method eagerly and compiled, and the default: auto, compiling as it decides
+FIRST_ORDER = [(m, False) for m in CORRECT_METHODS] + [(m, True) for m in CORRECT_METHODS] + [("auto", None)]
 
 
-@pytest.mark.parametrize("method, compiled", FIRST_ORDER, ids=[f"{m}-{'xla' if c else 'eager'}" for m, c in FIRST_ORDER])
+@pytest.mark.parametrize("method, compiled", FIRST_ORDER,
+                         ids=[f"{m}-{ {False: 'eager', True: 'xla', None: 'default'}[c]}" for m, c in FIRST_ORDER])
 @pytest.mark.parametrize("text, inputs, tf_code", CASES)
 def test_first_order_at_the_kink_is_the_tape(text, inputs, tf_code, method, compiled):
     expected = _tape_jacobian(tf_code, inputs)
@@ -145,7 +147,7 @@ def test_first_order_at_the_kink_is_the_tape(text, inputs, tf_code, method, comp
     np.testing.assert_array_equal(r.jacobian, expected, err_msg=f"{text} at {inputs}, method={method!r}")
 
 
-SECOND_ORDER = [row.name for row in SECOND_TABLE if "hessian" in row.kinds]
+SECOND_ORDER = [row.name for row in SECOND_TABLE if "hessian" in row.kinds] + ["auto"]
 
 
 @pytest.mark.parametrize("method", SECOND_ORDER)
