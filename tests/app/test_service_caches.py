@@ -88,11 +88,15 @@ ROWS = [
 ]
 
 
+#: fields that hold timings or the process's trace state (they differ between any two calls)
+_TIMED = ("second", "spread", "time", "timing", "cost", "traced", "compiled_final")
+
+
 def _observed(value):
     """What an answer says, without its timings (which differ between any two calls)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _observed(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not any(w in f.name for w in ("second", "spread", "time", "timing", "cost", "traced", "compiled_final"))}
+                if not any(w in f.name for w in _TIMED)}
     if isinstance(value, pd.DataFrame):   # scaling's, timed by the test's clock (``_counting_clock``)
         return _observed({c: value[c].to_numpy() for c in value.columns})
     if isinstance(value, dict):

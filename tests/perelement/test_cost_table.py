@@ -1,4 +1,5 @@
-"""Every cost estimate that decides a refusal or ``auto``'s choice, pinned at two shapes (or more) against its closed form.
+"""Every cost estimate that decides a refusal or ``auto``'s choice, pinned at two shapes (or more) against its
+closed form.
 
 First order: each row of ``gradlib._perelement._cost.COSTS`` (eager and compiled) and ``chunked``; second order:
 each row of ``gradlib._second._orders.TABLE``. The closed forms are written out here, term by term, from the

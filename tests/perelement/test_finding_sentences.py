@@ -45,7 +45,8 @@ ROWS = {
     "Every gradient with respect to x is zero here$": (("relu(x)", {"x": [-1.0, -2.0]}, {}), r"no output changes",
                                                        ("relu(x)", {"x": [-1.0, 2.0]}, {})),
     "Every gradient with respect to x is zero here, at a kink": (
-        ("relu(x)", {"x": [0.0, -2.0]}, {}), r"at \(y\[0\], x\[0\]\) it has a kink", ("relu(x)", {"x": [-1.0, -2.0]}, {})),
+        ("relu(x)", {"x": [0.0, -2.0]}, {}), r"at \(y\[0\], x\[0\]\) it has a kink",
+        ("relu(x)", {"x": [-1.0, -2.0]}, {})),
     "Infinite derivative": (("sqrt(x)", {"x": [0.0, 1.0]}, {}), r"like sqrt at 0", ("sqrt(x)", {"x": [0.5, 1.0]}, {})),
     "NaN poisoning": (("x*x", {"x": [float("nan"), 1.0]}, {}), r"gives NaN where the true value is finite",
                       ("x*x", {"x": [2.0, 1.0]}, {})),

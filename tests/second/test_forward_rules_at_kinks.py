@@ -17,7 +17,8 @@ import tensorflow as tf
 from gradlib import laplacian, per_sample_hessians
 from gradlib._second._taylor import RULES
 
-#: activation -> the batch the rows evaluate at: sample 0 puts every z at 0 (the kink, where there is one), sample 1 none
+#: activation -> the batch the rows evaluate at: sample 0 puts every z at 0 (the kink, where there is one),
+#: sample 1 none
 ROWS = {name: [[0.0, 0.0], [0.3, -0.7]] for name in
         ("linear", "tanh", "sigmoid", "softplus", "silu", "swish", "exponential", "elu", "relu")}
 
