@@ -23,6 +23,7 @@ bench:
 	$(PYTHON) -m benchmarks.mlp
 	$(PYTHON) -m benchmarks.per_example
 	$(PYTHON) -m benchmarks.scan
+	$(PYTHON) -m benchmarks.pde
 
 # Mutation testing (not part of `make test` or CI): mutate every module of gradlib/ and dashboard/, run the tests
 # that reach each mutant, print the kill rate per module. Configured in setup.cfg ([mutmut]); CPU heavy and long

@@ -18,8 +18,9 @@ import streamlit as st
 import gradlib
 from gradlib import figures
 
-__all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "METHOD_LABELS", "METHOD_WHAT", "TABLE_HEIGHT",
-           "attempt", "broken_beside_correct", "crosscheck_table", "escape", "matrix_frame", "method_legend", "nonfinite", "show_chart", "show_comparison", "show_error",
+__all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "METHOD_LABELS", "METHOD_WHAT",
+           "TABLE_HEIGHT", "agreement_frame", "attempt", "broken_beside_correct", "crosscheck_table", "escape",
+           "matrix_frame", "method_legend", "nonfinite", "show_chart", "show_comparison", "show_error",
            "show_findings", "show_matrix", "show_table", "show_vector", "timing_table", "unexpected_message"]
 
 _LOG = logging.getLogger(__name__)
@@ -234,13 +235,22 @@ def _show_agreement(comparison: gradlib.Comparison) -> None:
         st.info(f"None of the chosen methods ran, so there is nothing to compare; the results above are "
                 f"{comparison.reference!r}'s.")
         return
-    frame = pd.DataFrame([{
-        "method": a.method, "agrees": "yes" if a.agrees else "NO", "max |difference|": gradlib.format_number(a.max_abs_diff, 3),
-        "cells that differ": f"{a.differing}: {a.example}" if a.differing else "0",
-        "compared with": a.against,
-    } for a in comparison.agreement]).set_index("method")
+    frame = agreement_frame(comparison)
     show_table(frame)
-    st.caption(method_legend([a.method for a in comparison.agreement]))
+    st.caption(method_legend(list(frame.index)))
+
+
+def agreement_frame(comparison: gradlib.Comparison) -> pd.DataFrame:
+    """One row per chosen method: those that ran, how far from the reference; those that failed or were left out,
+    with why (a method that did not run is never dropped from the table)."""
+    rows = [{"method": a.method, "agrees": "yes" if a.agrees else "NO",
+             "max |difference|": gradlib.format_number(a.max_abs_diff, 3),
+             "cells that differ": f"{a.differing}: {a.example}" if a.differing else "0", "compared with": a.against}
+            for a in comparison.agreement]
+    for verdict, reasons in (("failed", comparison.errors), ("left out", comparison.skipped)):
+        rows += [{"method": method, "agrees": verdict, "max |difference|": "", "cells that differ": "",
+                  "compared with": "", "why": why} for method, why in reasons.items()]
+    return pd.DataFrame(rows).fillna("").set_index("method")
 
 
 def _show_crosscheck(comparison: gradlib.Comparison) -> None:

@@ -68,6 +68,8 @@ _LAZY = {
     "poisson_example": ("._second._mistakes", "poisson_example"),
     "ScanResult": ("._perexample._scan", "ScanResult"), "scan": ("._perexample._scan", "scan"),
 }
+#: the public submodules that need TensorFlow: ``gradlib.pde`` works after ``import gradlib`` alone
+_LAZY_MODULES = {"pde"}
 
 __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "CrossCheck", "DEMOS", "DTYPES",
@@ -136,6 +138,8 @@ def _load(module: str, attribute: str) -> Any:
 
 def __getattr__(name: str) -> Any:
     """Import a heavy public name on first use, then keep it here (later lookups do not come back)."""
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)   # importing a submodule binds it here
     if name not in _LAZY:
         raise AttributeError(f"module 'gradlib' has no attribute {name!r}")
     module, attribute = _LAZY[name]
@@ -145,4 +149,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | _LAZY_MODULES)

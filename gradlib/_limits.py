@@ -33,4 +33,5 @@ class Limits:
     max_source_seconds: float = 4.0     # gradlib.lint: wall-clock time of the analysis, checked between its steps
 
 
+#: the default limits, what every API checks unless given ``limits=``
 LIMITS = Limits()

@@ -1,4 +1,5 @@
-"""What a Python callable reads besides its arguments: the values a traced graph would freeze.
+"""What a Python callable reads besides its arguments (the values a traced graph would freeze), and whether a
+Keras model's structure may stand for its call (the section at the end).
 
 A ``tf.function`` trace turns every NumPy array and Python number the function reads into a constant of
 the graph. gradlib compiles a callable on its own (the caller never asked for ``tf.function``), so it must
@@ -32,7 +33,8 @@ from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
-__all__ = ["MAX_DEPTH", "callable_key", "fingerprint"]
+__all__ = ["KEEPS_THE_CALL", "MAX_DEPTH", "callable_key", "computes_as", "fingerprint", "plain_model", "same_output",
+           "tolerance"]
 
 #: how deep to follow functions that a function reads (f calls g which reads a global)
 MAX_DEPTH = 3
@@ -115,3 +117,85 @@ def callable_key(fn: Callable, *parts: Hashable) -> Hashable | None:
     except TypeError:
         return None
     return (fn, *parts, fingerprint(fn))
+
+
+# ---------------------------------------------------------------- a model's structure and its call
+# Some paths read a model instead of calling it: the forward Laplacian carries value, Jacobian and Laplacian through
+# each Dense kernel (gradlib._second._taylor), the per-example gradients run a model layer by layer and give the
+# layers they know rules of their own (gradlib._perexample._ghost), the cost estimates read layer sizes. Each is
+# right only when the object computes what Keras' own class computes: a subclass may compute something else in any
+# method a call runs (a keras.Sequential whose call returned super().call(x) * 3 had the Laplacian of its bare
+# layers, 96% off, silently). So every such shortcut asks this one proof: ``computes_as`` a known class (that class,
+# or subclasses defining nothing but KEEPS_THE_CALL), and where it computes y itself, ``same_output`` as the
+# model's own call. Where either fails the caller takes the tape path, which calls the model and is right for any
+# class.
+
+#: what a subclass may define and still compute its base class's call: its construction and config, the class's
+#: own metadata, and what only ``fit`` / ``evaluate`` run (never a call of the model on a batch)
+KEEPS_THE_CALL = frozenset({
+    "__init__", "get_config", "from_config", "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+    "__annotations__", "__annotate__", "__firstlineno__", "__static_attributes__", "__orig_bases__",
+    "__parameters__", "__type_params__", "__classcell__", "train_step", "test_step", "predict_step", "compile",
+    "compute_metrics", "get_compile_config", "compile_from_config"})
+
+
+def computes_as(obj: Any, cls: type) -> bool:
+    """``obj`` is a ``cls`` and computes what ``cls`` does: every class from ``type(obj)`` up to ``cls`` defines
+    only names in ``KEEPS_THE_CALL`` (an overridden ``call``, ``__call__``, ``build`` or weight property could
+    compute anything), and no ``call`` was put on the instance itself (Keras puts its own ``build`` there).
+
+    >>> import keras
+    >>> class Tripled(keras.layers.Dense):
+    ...     def call(self, x):
+    ...         return super().call(x) * 3.0
+    >>> computes_as(keras.layers.Dense(2), keras.layers.Dense), computes_as(Tripled(2), keras.layers.Dense)
+    (True, False)
+    """
+    if not isinstance(obj, cls) or "call" in getattr(obj, "__dict__", {}):   # a call replaced on the instance
+        return False
+    for klass in type(obj).__mro__:
+        if klass is cls:
+            return True
+        if not set(vars(klass)) <= KEEPS_THE_CALL:
+            return False
+    return False
+
+
+def plain_model(model: Any) -> bool:
+    """A Keras ``Sequential`` or functional ``Model`` that computes what Keras' own class does (``computes_as``):
+    its layers are then what its call runs, in the graph Keras keeps."""
+    import keras
+
+    functional = _functional_class()
+    return computes_as(model, keras.Sequential) or (functional is not None and computes_as(model, functional))
+
+
+def _functional_class() -> type | None:
+    """Keras' class of a functional model (what ``keras.Model(inputs, outputs)`` makes)."""
+    try:
+        from keras.src.models.functional import Functional
+        return Functional
+    except ImportError:   # a Keras that moved it: a shortcut then takes no functional model, which is only slower
+        return None
+
+
+def tolerance(dtype: str) -> float:
+    """The relative gap two computations of the same value in ``dtype`` may show (their rounding, not a bug)."""
+    return {"float16": 2e-2, "bfloat16": 5e-2, "float32": 1e-4}.get(str(dtype), 1e-9)
+
+
+def same_output(shortcut: Any, called: Any, dtype: str) -> bool:
+    """Whether a shortcut's ``y`` equals the model's own call's, elementwise within ``dtype``'s ``tolerance``
+    (relative to the largest finite magnitude; a NaN or infinity must be matched in place).
+
+    >>> same_output(np.array([[1.0]]), np.array([[1.0 + 1e-9]]), "float32")
+    True
+    """
+    a, b = np.asarray(shortcut, np.float64), np.asarray(called, np.float64)
+    if a.shape != b.shape:
+        return False
+    finite = np.isfinite(a) & np.isfinite(b)
+    if not np.array_equal(a[~finite], b[~finite], equal_nan=True):
+        return False
+    scale = max(1.0, float(np.abs(b[finite]).max(initial=0.0)))
+    return bool(np.all(np.abs(a[finite] - b[finite]) <= tolerance(dtype) * scale))

@@ -27,8 +27,11 @@ __all__ = ["ACTIVATIONS", "MAX_BATCH", "MAX_LAYERS", "MAX_UNITS", "MODELS", "BAT
            "SEQUENCE_CELLS", "classifier", "get_model", "make_batch", "mlp_regressor", "ModelSpec", "sample_shape",
            "sequence_model"]
 
+#: the activations a built-in model may use
 ACTIVATIONS = ("tanh", "relu", "sigmoid", "gelu", "softplus", "linear")
+#: the cells ``sequence_model`` can be built with
 SEQUENCE_CELLS = ("conv1d", "simple_rnn", "gru")
+#: the recurrent ones among them
 RECURRENT_CELLS = ("simple_rnn", "gru")
 MAX_UNITS = 256            # features, hidden units, outputs, steps: each at most this
 MAX_LAYERS = 4             # hidden layers of the MLPs
@@ -115,6 +118,7 @@ class ModelSpec:
         return params
 
 
+#: the built-in models by name (``get_model`` builds one)
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec for spec in (
         ModelSpec("mlp_regressor", "MLP regressor",
@@ -194,6 +198,7 @@ def sample_shape(name: str, **params: Any) -> tuple[int, ...]:
 
 # ---------------------------------------------------------------- input batches
 
+#: the kinds of input batch ``make_batch`` makes
 BATCH_PRESETS = ("random normal", "uniform [-1, 1]", "ramp", "zeros")
 #: The old name of ``BATCH_PRESETS`` (``gradlib.PRESETS`` is the playground's function presets, another thing).
 PRESETS = BATCH_PRESETS

@@ -213,10 +213,12 @@ def show_second_order(state: ShareState) -> None:
         st.warning(render.escape(warning))
     bad, total = render.nonfinite(result.hessian)
     if bad:
-        st.warning(f"{bad:,} of the {total:,} second derivatives are NaN or infinite (marked in the charts). These are "
-                   "TensorFlow's numbers from nested tapes: a value or a derivative that is not finite at these inputs "
-                   "(an overflow such as exp of a large number, sqrt or log at 0, or the branch of where\\(\\) not "
-                   "taken: see the diagnosis above) spreads NaN, even into elements of y that do not depend on it.")
+        st.warning(f"{bad:,} of the {total:,} second derivatives are NaN or infinite (marked in the charts). A cell "
+                   "that only NaN poisoning made NaN (0 times an infinite derivative in the branch of where\\(\\) "
+                   "not taken, or on another element's path) is recomputed and named in the warnings above; these "
+                   "are not finite on their own element's path: its value is not finite (an overflow such as exp of "
+                   "a large number) or a derivative in the branch taken is infinite (sqrt or log at 0), unless a "
+                   "warning above says that the repair did not run.")
     if n * n > render.MAX_HEATMAP_CELLS:
         st.caption(f"No charts: each Hessian has {n:,} x {n:,} = {n * n:,} values, more than a chart shows "
                    f"({render.MAX_HEATMAP_CELLS:,}). Watch fewer inputs.")

@@ -22,7 +22,7 @@ from .._limits import Limits
 from ._operations import OPERATIONS
 from ._syntax import Program, parse
 
-__all__ = ["RISKY", "guard", "guarded", "is_where"]
+__all__ = ["RISKY", "guard", "guarded", "is_where", "risky_branches"]
 
 #: function -> a value of its argument where it and its derivative are finite: what a guard puts in the cells a
 #: where() does not take. ``/`` guards its divisor with 1 and ``**`` (and pow) its base with 1.
@@ -55,6 +55,16 @@ def guarded(program: Program, shapes: Mapping[str, tuple[int, ...]], limits: Lim
         return parse(ast.unparse(tree), shapes, **({"limits": limits} if limits else {}))
     except GradlibError:
         return None
+
+
+def risky_branches(node: ast.Call) -> tuple[bool, bool]:
+    """Whether where() ``node``'s taken (``True``) and not-taken (``False``) branch each hold an operand that
+    ``guard`` would guard.
+
+    >>> risky_branches(ast.parse("where(x > 0, sqrt(x), 0)", mode="eval").body)
+    (True, False)
+    """
+    return tuple(any(True for _ in _risky_operands(copy.deepcopy(node.args[k]))) for k in (1, 2))
 
 
 def is_where(node: ast.AST) -> bool:

@@ -17,8 +17,10 @@ from .._limits import LIMITS, Limits
 __all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "RESERVED", "check_inputs", "check_not_flushed", "compute_dtype", "Input",
            "nonfinite_warnings", "promotion_warnings", "to_array"]
 
+#: the float dtypes an input or a computation may have
 FLOAT_DTYPES = ("float32", "float64")
 INT_DTYPES = ("int32", "int64")
+#: every dtype an input may have (an integer one reproduces the integer-watch pitfall)
 DTYPES = FLOAT_DTYPES + INT_DTYPES
 RESERVED = frozenset(FUNCTIONS) | {"axis"}   # names an input may not take
 

@@ -21,6 +21,7 @@ class Preset:
     dtype: Any = "float32"
 
 
+#: the ready-made problems, in the order the playground lists them
 PRESETS = (
     Preset("seed", "The seed question",
            "Two outputs of three watched scalars; per-element rows [20, 15, 12] and [120, 45, 36].",
@@ -58,4 +59,5 @@ PRESETS = (
            "x * n", {"x": [1.0, 2.0], "n": 3}, None, {"n": "int32"}),
 )
 
+#: the same, by ``Preset.key``
 PRESETS_BY_KEY = {p.key: p for p in PRESETS}

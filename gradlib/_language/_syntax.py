@@ -28,7 +28,7 @@ from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._operations import FUNCTIONS, OPERATIONS, STATIC, Operation, matmul
 
-__all__ = ["FUNCTIONS", "Part", "Program", "arguments", "constant_value", "parse"]
+__all__ = ["FUNCTIONS", "Part", "Program", "arguments", "constant_value", "free_names", "parse"]
 
 Shape = tuple[int, ...]
 
@@ -126,6 +126,26 @@ def _parse(text: str, shapes: Mapping[str, Shape], limits: Limits) -> Program:
     checker = _ShapeChecker(text, dict(shapes), limits)
     shape = checker.visit(tree)
     return Program(text, tree, shape, frozenset(checker.used), checker.flops, tuple(checker.parts))
+
+
+def free_names(text: str, *, limits: Limits = LIMITS) -> tuple[str, dict[str, int]]:
+    """The text as ``parse`` reads it and the names it uses (not the functions it calls), each with the column of
+    its first use, after the language's checks of the text and the tree (shapes are not checked). For a caller
+    whose names are defined by their spelling (``gradlib.pde``'s ``u_xt``): it learns which to give ``parse``.
+
+    >>> free_names(" u_t + u*u_x - nu*exp(u_xx)")[1]
+    {'u_t': 1, 'u': 7, 'u_x': 9, 'nu': 15, 'u_xx': 22}
+    """
+    text = _check_text(text, limits)
+    tree = _parse_tree(text)
+    _check_tree(tree, text, limits)
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    used = sorted((node.col_offset + 1, node.id) for node in ast.walk(tree)
+                  if isinstance(node, ast.Name) and id(node) not in called)
+    names: dict[str, int] = {}
+    for col, name in used:
+        names.setdefault(name, col)
+    return text, names
 
 
 # ---------------------------------------------------------------- text and tree checks

@@ -21,6 +21,7 @@ from .._language._syntax import Program
 from .._limits import LIMITS, Limits
 from ._methods import CORRECT_METHODS, METHODS
 from ._result import GradResult
+from ._structured import NotApplicable, RuleFailed
 
 __all__ = ["REPEATS", "TIMING_SECONDS", "Comparison", "Timing", "compare"]
 
@@ -90,13 +91,16 @@ def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | N
 
 def _compare(program: Program, checked: Sequence[Input], problem, methods: Sequence[str],
              limits: Limits, crosscheck: bool = False) -> Comparison:
-    results, errors, skipped, timings = {}, {}, {}, {}
+    results, errors, skipped, timings, uncovered = {}, {}, {}, {}, set()
     for method in dict.fromkeys(methods):
         try:
             results[method] = run(problem, method, limits=limits)
             timings[method] = _timing(problem, method, limits, results[method])
-        except InputError as exc:
+        except (InputError, RuleFailed) as exc:   # a bad input; a structured rule that could not place a piece
             errors[method] = str(exc)
+        except NotApplicable as exc:   # the method does not cover this function: left out, with the reason
+            skipped[method] = str(exc)
+            uncovered.add(method)
         except ExpressionError as exc:   # over this method's limits: left out, with the refusal as its note
             skipped[method] = str(exc)
         except GradlibError as exc:
@@ -117,9 +121,13 @@ def _compare(program: Program, checked: Sequence[Input], problem, methods: Seque
     if cross is not None:
         findings = _with_crosscheck(findings, cross)
     findings += tuple(Finding(m, f"{m} failed", msg, "warning") for m, msg in errors.items())
-    findings += tuple(Finding(m, "Left out: this problem is over its limits", msg, "info")
-                      for m, msg in skipped.items())
+    findings += tuple(Finding(m, _LEFT_OUT[m in uncovered], msg, "info") for m, msg in skipped.items())
     return Comparison(results, errors, reference, best, agreements, check, findings, skipped, timings, cross, note)
+
+
+#: the title of a left-out method's finding: over its limits (False), or not covering the function (True)
+_LEFT_OUT = {False: "Left out: this problem is over its limits",
+             True: "Left out: the method does not cover this function"}
 
 
 def _crosscheck(problem, limits: Limits) -> tuple[CrossCheck | None, str]:

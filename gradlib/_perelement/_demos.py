@@ -187,6 +187,7 @@ def _nan_poisoning() -> Demo:
 
 _DEMOS = {d.__name__[1:]: d for d in (_iterate_outside, _numpy_round_trip, _slice_outside, _integer_watch,
                                        _variable_replaced, _stack_is_differentiable, _nan_poisoning)}
+#: the names of the pitfalls ``demonstrate`` computes live
 DEMOS = tuple(_DEMOS)
 
 

@@ -170,6 +170,7 @@ class Method:
         return self.compiled
 
 
+#: the gradient methods, one ``Method`` row each by name (public as ``gradlib.METHOD_TABLE``)
 TABLE = {m.name: m for m in (
     Method("unstack", unstack, compiled=unstack, passes="outputs", what="per element, reverse mode"),
     Method("jacobian", jacobian, compiled=jacobian, chunked=jacobian_rows, what="tape.jacobian"),

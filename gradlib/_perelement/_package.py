@@ -13,7 +13,7 @@ from . import _methods
 from ._compute import CompiledRun
 from ._problem import Problem
 from ._repair import Repair, poisoned_rows
-from ._result import GradResult, index_labels, nan_cause
+from ._result import GradResult, index_labels, nan_cause, output_name
 
 __all__ = ["package"]
 
@@ -23,7 +23,8 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
     """The ``GradResult`` of ``method`` (asked for as ``requested``) on ``problem``; ``ran`` as ``compute`` said."""
     jac = _with_integer_columns(problem, jac)
     row = _methods.TABLE[method]
-    rows = index_labels("y", y.shape) if row.per_element else ("sum(y)",)
+    name = output_name(n for n, _ in problem.names)
+    rows = index_labels(name, y.shape) if row.per_element else (f"sum({name})",)
     cols = _column_labels(problem.names)
     warnings = problem.warnings
     if isinstance(ran, CompiledRun) and ran.note:

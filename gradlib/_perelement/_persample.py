@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Iterable
 
 import numpy as np
 import tensorflow as tf
@@ -32,7 +32,7 @@ from .._errors import BatchMixingError, ExpressionError, GradlibError, InputErro
 from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._problem import float_tensor
-from ._result import index_labels
+from ._result import index_labels, output_name
 from .._state import callable_key
 from .._runtime import lowest_float, trace
 
@@ -164,7 +164,8 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
                            inputs=tuple((name, tuple(t.shape[1:])) for name, t in inputs),
-                           outputs=_named(outputs, names), output_name=_single_name(names))
+                           outputs=_named(outputs, names),
+                           output_name=_single_name(names, [name for name, _ in inputs]))
 
 
 # ---------------------------------------------------------------- checks
@@ -290,23 +291,27 @@ def output_names(fn: Callable) -> tuple[str, ...]:
     return tuple(names) if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names) else ()
 
 
-def output_labels(fn: Callable, x: tf.Tensor, shape: tuple[int, ...], model: Callable | None = None) -> tuple[str, ...]:
+def output_labels(fn: Callable, x: tf.Tensor, shape: tuple[int, ...], model: Callable | None = None,
+                  inputs: Iterable[str] = ()) -> tuple[str, ...]:
     """A sample's output elements labelled as ``PerSampleResult.row_labels`` labels them, for the second-order APIs.
 
     ``fn`` is called on ``x`` (a batch; the call is remembered per function and sample shape), ``shape`` is a single
     output's per-sample shape as the caller reports it, and ``model`` the user's model whose output names name the
-    outputs (``fn`` itself by default; a different one when ``fn`` joins its several inputs).
+    outputs (``fn`` itself by default; a different one when ``fn`` joins its several inputs); ``inputs`` are the
+    inputs' names, which a single output's label never takes (``output_name``).
     """
     names = output_names(fn if model is None else model)
     _, outputs = _output_shape(fn, x)
     if outputs:
         return tuple(label for name, part in _named(outputs, names) for label in index_labels(name, part))
-    return index_labels(_single_name(names), shape)
+    return index_labels(_single_name(names, inputs), shape)
 
 
-def _single_name(names: tuple[str, ...]) -> str:
-    """A model's one output by its name (``model.output_names``), anything else ``y``."""
-    return names[0] if len(names) == 1 and names[0] else "y"
+def _single_name(names: tuple[str, ...], inputs: Iterable[str] = ()) -> str:
+    """A model's one output by its name (``model.output_names``), anything else ``y``; never an input's name
+    (``output_name``: a row's label is never a column's)."""
+    inputs = tuple(inputs)
+    return names[0] if len(names) == 1 and names[0] and names[0] not in inputs else output_name(inputs)
 
 
 def _named(outputs: tuple[tuple[Any, tuple[int, ...]], ...], names: tuple[str, ...]) -> tuple:
@@ -392,7 +397,8 @@ def find_mixing(jac: np.ndarray, u: np.ndarray, g: np.ndarray, dtype: str) -> tu
     batch_jacobian): the mixing found beyond ``MIXING_TOLERANCE`` (or ``None``), and whether every entry was
     finite. Where the function mixes samples, batch_jacobian silently sums other samples' outputs into each block
     and ``g`` differs from the blocks' prediction. Only finite entries count as evidence (an all-inf batch does
-    not mix)."""
+    not mix). The sums run in float64 whatever the batch's dtype (NumPy's einsum has no bfloat16)."""
+    jac, u, g = (np.asarray(a, np.float64) for a in (jac, u, g))
     b = u.shape[0]
     blocks, weights = jac.reshape(b, u[0].size, -1), u.reshape(b, -1)
     with np.errstate(all="ignore"):

@@ -6,7 +6,7 @@ import functools
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
@@ -14,7 +14,8 @@ import pandas as pd
 from .._format import format_number
 from ._methods import TABLE
 
-__all__ = ["CELL_STATUS", "GradResult", "index_labels", "nan_cause", "output_not_finite"]
+__all__ = ["CELL_STATUS", "OUTPUT_NAMES", "GradResult", "index_labels", "nan_cause", "output_name",
+           "output_not_finite"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,6 +222,22 @@ def index_labels(name: str, shape: tuple[int, ...]) -> tuple[str, ...]:
     if math.prod(shape) <= _CACHED_LABELS:
         return _small_labels(name, shape)
     return _labels(name, shape)
+
+
+#: the names the output's labels take, the first that no input has: ``y`` unless an input is named ``y``
+OUTPUT_NAMES = ("y", "out", "output", "f")
+
+
+def output_name(inputs: Iterable[str]) -> str:
+    """The name of the output in its labels (rows ``y[0]``, ``sum(y)``): ``y``, or, when an input is named so, the
+    next of ``OUTPUT_NAMES`` that no input has (then ``out2``, ``out3``, ...): a row's label is never a column's.
+
+    >>> output_name(["x", "W"]), output_name(["y"]), output_name(["y", "out", "output", "f", "out2"])
+    ('y', 'out', 'out3')
+    """
+    taken = set(inputs)
+    free = (n for n in (*OUTPUT_NAMES, *(f"out{k}" for k in range(2, len(taken) + 3))) if n not in taken)
+    return next(free)
 
 
 #: label sets up to this many elements are cached (a few hundred KB in all); larger ones are rebuilt

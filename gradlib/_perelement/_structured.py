@@ -38,18 +38,26 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError
+from .._errors import ExpressionError, error_gist
 from .._language._operations import OPERATIONS
 from .._language._syntax import arguments, constant_value
 
-__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "finite", "propagate", "structured", "unsupported"]
+__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "RuleFailed", "finite", "propagate", "structured",
+           "unsupported"]
 
 Shape = tuple[int, ...]
 
 
 class NotApplicable(ExpressionError):
     """The structured Jacobian does not cover this function (an operation without a rule, or a callable): ``auto``
-    runs a tape method instead; asked for by name, the method is refused with this (``compare`` leaves it out)."""
+    runs a tape method instead; asked for by name, the method is refused with this (``compare`` leaves it out and
+    says why)."""
+
+
+class RuleFailed(NotApplicable):
+    """A rule could not place its arguments' Jacobians (TensorFlow refused a reshape, or the rows do not match the
+    value): a gap in the rule, not in the function. ``auto`` runs a tape method instead; ``compare`` shows the
+    method as failed, with this reason."""
 
 
 # ---------------------------------------------------------------- a Jacobian: None (zero), an identity block, a matrix
@@ -198,13 +206,14 @@ class _Walker:
         return self.stack([self.visit(e) for e in node.elts], 0)
 
     def stack(self, items: list, axis: int, join: Callable = tf.stack):
+        """``join`` (stack or concat) of the values and of their Jacobians, each piece at its own shape: concat's
+        pieces differ in size along ``axis``."""
         values = [v for v, _ in items]
         y = join(values, axis=axis)
         if all(j is None for _, j in items):
             return y, None
-        shape = tuple(values[0].shape)
-        rank = len(shape) + (join is tf.stack)
-        return y, self.flat(join([self.tensor(j, shape) for _, j in items], axis=axis % rank))
+        rank = values[0].shape.rank + (join is tf.stack)
+        return y, self.flat(join([self.tensor(j, tuple(v.shape)) for v, j in items], axis=axis % rank))
 
     def _Subscript(self, node: ast.Subscript):
         value, jac = self.visit(node.value)
@@ -217,7 +226,15 @@ class _Walker:
         if name not in RULES:
             raise NotApplicable(_no_rule(name))
         operation, values = arguments(node, self.visit)
-        return RULES[name](self, *values)
+        try:
+            y, jac = RULES[name](self, *values)
+        except (ValueError, tf.errors.InvalidArgumentError) as exc:   # a piece the rule could not place
+            raise RuleFailed(_misplaced(name, values, f"TensorFlow said: {error_gist(exc)}")) from exc
+        rows = None if jac is None else jac.size if isinstance(jac, _Eye) else jac.shape[0]
+        if rows is not None and rows != y.shape.num_elements():
+            raise RuleFailed(_misplaced(name, values, f"its Jacobian has {rows} rows for {y.shape.num_elements()} "
+                                                         "values"))
+        return y, jac
 
 
 #: the comparisons of where()'s condition, as the language's builder computes them
@@ -239,6 +256,17 @@ def _whole(node: ast.expr | None) -> int | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_whole(node.operand)
     return int(node.value)
+
+
+def _misplaced(name: str, values: Sequence, why: str) -> str:
+    """Why the rule of ``name`` could not place its arguments' Jacobians (a bug of the rule: auto runs the tape)."""
+    def shape(a):
+        return tuple(a[0].shape) if isinstance(a, tuple) and tf.is_tensor(a[0]) else None
+
+    shapes = [[shape(v) for v in a] if isinstance(a, list) and a and shape(a[0]) else shape(a) for a in values]
+    shapes = [s for s in shapes if s is not None]
+    return (f"the structured rule of {name}() could not place the Jacobians of its arguments of shapes "
+            f"{', '.join(map(str, shapes))} ({why}); use method='auto', which takes a tape method then")
 
 
 def _no_rule(name: str) -> str:

@@ -32,6 +32,8 @@ from typing import Any, Callable
 import keras
 import tensorflow as tf
 
+from .._state import computes_as
+
 __all__ = ["Capture", "LAYER_RULES", "LayerRule", "accepts", "rule_for", "sequence_norm_sq"]
 
 
@@ -80,9 +82,10 @@ def _plain_float(layer: Any) -> bool:
 
 
 def _own_call(layer: Any, cls: type) -> bool:
-    """``layer`` is a ``cls`` whose ``call`` and ``__call__`` are ``cls``'s own (a subclass may compute something
-    else in either: the rule runs neither, so one that doubled its input was blamed as batch mixing)."""
-    return isinstance(layer, cls) and type(layer).call is cls.call and type(layer).__call__ is cls.__call__
+    """``layer`` is a ``cls`` that computes what ``cls`` does (``gradlib._state.computes_as``: a subclass may
+    compute something else in its ``call``, ``__call__`` or ``build``: the rule runs none of them, so one that
+    doubled its input was blamed as batch mixing)."""
+    return computes_as(layer, cls)
 
 
 def _float_input(layer: Any, x: tf.Tensor) -> tf.Tensor:

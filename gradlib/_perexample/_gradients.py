@@ -42,6 +42,7 @@ from .._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
 from .._runtime import trace
+from .._state import plain_model
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
@@ -418,7 +419,9 @@ class _Recorder:
 
     Functional and Sequential models are walked node by node with Keras' own graph runner (private API of
     Keras 3's ``Functional``; without it, or for a subclassed model, the whole model is one opaque call and
-    every variable takes the per-example loop: slower, still right).
+    every variable takes the per-example loop: slower, still right). A Sequential or functional model whose
+    class defines its own ``call`` (``gradlib._state.plain_model``) is such an opaque call too: walking its
+    layers ran the bare layers, not its call.
     """
 
     def __init__(self, training: bool):
@@ -429,15 +432,16 @@ class _Recorder:
         self.floats = 0   # floats of one example's activations: every call's outputs, a recurrent layer's steps
 
     def run(self, model: Any, x: Any) -> Any:
-        graph = getattr(model, "_functional", None) if isinstance(model, keras.Sequential) else model
-        if hasattr(graph, "_run_through_graph") and hasattr(graph, "_standardize_inputs"):
-            inputs = graph._standardize_inputs(x)
-            out = graph._run_through_graph(inputs, operation_fn=lambda op: functools.partial(self.call, op))
-            return out[0] if isinstance(out, (list, tuple)) and len(out) == 1 else out
-        if isinstance(model, keras.Sequential):
-            for layer in model.layers:
-                x = self.call(layer, x)
-            return x
+        if plain_model(model):   # its layers are its call; a class of one's own may compute anything in its call
+            graph = getattr(model, "_functional", None) if isinstance(model, keras.Sequential) else model
+            if hasattr(graph, "_run_through_graph") and hasattr(graph, "_standardize_inputs"):
+                inputs = graph._standardize_inputs(x)
+                out = graph._run_through_graph(inputs, operation_fn=lambda op: functools.partial(self.call, op))
+                return out[0] if isinstance(out, (list, tuple)) and len(out) == 1 else out
+            if isinstance(model, keras.Sequential):
+                for layer in model.layers:
+                    x = self.call(layer, x)
+                return x
         _refuse_training_batchnorm(model, self.training)
         self.others.append(model)
         return self.read(lambda: model(x, training=self.training), model, x)

@@ -10,6 +10,8 @@ public names are exported lazily by ``gradlib/__init__.py``.
 - ``_taylor``     the forward Laplacian's per-layer rules for Dense layers
 - ``_runner``     the one engine: size, choose, trace once (cached), run, check the batch's independence
 - ``_curvature``  the diagnoses in ``.warnings`` (piecewise-linear networks, pfor fallbacks)
+- ``_poisoning``  NaN-poisoned cells (a where() branch not taken): recomputed under ``auto`` in forward over
+                  forward mode, or named in ``.warnings``
 - ``_answers``    the results, plain data
 - ``_hessians``   ``hessians`` and ``hvp`` (a function of a few tensors)
 - ``_samplewise`` ``per_sample_hessians``, ``laplacian`` and ``divergence`` (a function of a batch)

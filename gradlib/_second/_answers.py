@@ -46,6 +46,9 @@ class HessianResult:
     warnings: tuple[str, ...] = field(default=())
     seconds: float = 0.0
     cost: str = ""
+    #: NaN cells of a finite output, ``(k, i, j)`` rows; those ``auto`` recomputed in forward over forward mode
+    poisoned_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), int))
+    repaired_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), int))
 
     def to_frame(self):
         """One row per entry: ``output``, ``input_i``, ``input_j``, ``value``."""
@@ -69,6 +72,10 @@ class PerSampleHessians:
     warnings: tuple[str, ...] = field(default=())
     seconds: float = 0.0
     cost: str = ""
+    #: NaN cells of a finite output: ``(b, k, i, j)`` rows of ``hessians`` (``(b, k, j)`` of ``diagonal`` when only
+    #: it was asked for); those ``auto`` recomputed in forward over forward mode
+    poisoned_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), int))
+    repaired_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), int))
 
     def to_frame(self):
         """One row per sample, output and input element of the diagonal: ``sample``, ``output``, ``input``,
@@ -92,6 +99,9 @@ class LaplacianResult:
     seconds: float = 0.0
     cost: str = ""
     probes: int = 0
+    #: NaN cells of a finite output, ``(b, k)`` rows; those ``auto`` recomputed in forward over forward mode
+    poisoned_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
+    repaired_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
 
     def to_frame(self):
         b, m = self.laplacian.shape
@@ -114,6 +124,9 @@ class DivergenceResult:
     seconds: float = 0.0
     cost: str = ""
     probes: int = 0
+    #: NaN samples of finite outputs, ``(b,)`` rows; those ``auto`` recomputed in forward mode
+    poisoned_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), int))
+    repaired_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), int))
 
     def to_frame(self):
         columns = {"sample": np.arange(self.divergence.shape[0]), "divergence": self.divergence}
@@ -133,6 +146,9 @@ class HvpResult:
     col_labels: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=())
     seconds: float = 0.0
+    #: NaN cells of a finite output, ``(k, i)`` rows; those ``auto`` recomputed in forward over forward mode
+    poisoned_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
+    repaired_cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
 
     def to_frame(self):
         m, n = self.hvp.shape

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import error_gist
+from .._state import plain_model
 from ._taylor import PIECEWISE_LINEAR, activation_name
 
 __all__ = ["activations", "nonfinite_warnings", "pfor_fallback", "piecewise_warning"]
@@ -30,13 +31,15 @@ _PIECEWISE_LAYERS = {"ReLU": "relu", "LeakyReLU": "leaky_relu", "PReLU": "prelu"
 def activations(model: Any) -> list[tuple[str, str]]:
     """``[(layer name, activation)]`` of a Keras model's layers (nested models included); ``[]`` for a callable."""
     layers = getattr(model, "layers", None)
-    if layers is None or not hasattr(model, "trainable_variables"):
-        return []
+    if layers is None or not hasattr(model, "trainable_variables") or not plain_model(model):
+        return []   # a class of one's own: its call need not be its layers, so they say nothing of its curvature
     import keras
 
     found = []
     for layer in layers:
-        if hasattr(layer, "layers"):
+        if not type(layer).__module__.startswith("keras.") or "call" in vars(layer):
+            found.append((layer.name, "its own call"))   # a layer class of one's own computes what it likes
+        elif hasattr(layer, "layers"):
             found += activations(layer)
         elif type(layer).__name__ in _PIECEWISE_LAYERS and type(layer) is getattr(keras.layers, type(layer).__name__):
             found.append((layer.name, _PIECEWISE_LAYERS[type(layer).__name__]))

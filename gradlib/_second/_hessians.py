@@ -18,6 +18,7 @@ import math
 import time
 from typing import Any, Callable, Hashable
 
+import numpy as np
 import tensorflow as tf
 
 from .. import _runtime
@@ -27,9 +28,11 @@ from .._limits import LIMITS, Limits
 from .._runtime import defined_gradient
 from .._state import fingerprint
 from . import _orders
+from .._perelement._result import output_name
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
-from ._runner import Request, custom_gradient_refusal, run, to_batch, trace_failure
+from ._poisoning import Poisoning, cell_label, poisoned_mask, poisoning_warnings, repair
+from ._runner import Request, custom_gradient_refusal, refuse_discrete_inputs, run, to_batch, trace_failure
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -63,6 +66,7 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
         GradlibError: ``fn`` fails or returns something that is not a floating-point tensor.
     """
     _orders.check_method("hessians", method, "hessian")
+    refuse_discrete_inputs("hessians", fn)
     form, names, tensors = _structure("hessians", xs, limits)
     g, v = _flat(fn, form, names, tensors)
     y_shape = tuple(_y_shape(fn, form, names, tensors))
@@ -78,9 +82,16 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     hessian = out.value[0]
     warnings = out.notes + nonfinite_warnings(v.numpy(), out.y)
     warning = piecewise_warning(hessian, activations(fn), "the Hessian")
+    rows, cols = labels(output_name(names), y_shape), _col_labels(names, tensors)
+    warnings += poisoning_warnings(out.poisoning, "the Hessians", out.method, cell_label("hessian", rows, cols, False),
+                                   method == "auto")
+    warnings += poisoning_warnings(out.jacobian_poisoning, "the first derivatives (.jacobian)", out.method,
+                                   cell_label("jacobian", rows, cols, False), method == "auto")
     return HessianResult(y=out.y[0].reshape(y_shape), jacobian=out.jacobian[0], hessian=hessian.reshape(-1, n, n),
-                         method=out.method, row_labels=labels("y", y_shape), col_labels=_col_labels(names, tensors),
-                         warnings=warnings + ((warning,) if warning else ()), seconds=seconds, cost=out.cost)
+                         method=out.method, row_labels=rows, col_labels=cols,
+                         warnings=warnings + ((warning,) if warning else ()), seconds=seconds, cost=out.cost,
+                         poisoned_cells=out.poisoning.cells[:, 1:].reshape(-1, 3),
+                         repaired_cells=out.poisoning.repaired[:, 1:].reshape(-1, 3))
 
 
 def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits = LIMITS) -> HvpResult:
@@ -102,6 +113,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
     """
     if method not in HVP_METHODS:
         raise ExpressionError(f"hvp got method={method!r}; choose one of {', '.join(HVP_METHODS)}")
+    refuse_discrete_inputs("hvp", fn)
     form, names, tensors = _structure("hvp", xs, limits)
     vform, vnames, vtensors = _structure("hvp", vs, limits, where="vs")
     if (vform, vnames, [tuple(t.shape) for t in vtensors]) != (form, names, [tuple(t.shape) for t in tensors]):
@@ -139,9 +151,26 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
             y, products = (a.numpy() for a in compiled(v, t))
         except Exception as exc:   # noqa: BLE001 - fn failed as a graph: say so
             raise GradlibError(f"fn failed inside hvp's {used}: {type(exc).__name__}: {error_gist(exc)}") from exc
+        products, poisoning = _hvp_repaired(g, v, y, products, t, method, defined, limits)
         seconds = time.perf_counter() - start
-    return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=labels("y", y_shape),
-                     col_labels=_col_labels(names, tensors), warnings=nonfinite_warnings(v.numpy(), y), seconds=seconds)
+    rows, cols = labels(output_name(names), y_shape), _col_labels(names, tensors)
+    warnings = nonfinite_warnings(v.numpy(), y) + poisoning_warnings(
+        poisoning, "the Hessian-vector products", used, cell_label("hvp", rows, cols, False), method == "auto")
+    return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=rows, col_labels=cols,
+                     warnings=warnings, seconds=seconds, poisoned_cells=poisoning.cells[:, 1:].reshape(-1, 2),
+                     repaired_cells=poisoning.repaired[:, 1:].reshape(-1, 2))
+
+
+def _hvp_repaired(g: Callable, v: tf.Tensor, y, products, t: tf.Tensor, method: str, defined: str, limits: Limits):
+    """The NaN-poisoned cells of the products (gradlib._second._poisoning), recomputed in forward over forward
+    mode under ``auto`` (not for an fn that defines its own gradient, which forward mode does not follow)."""
+    mask = poisoned_mask(v.numpy(), y, products, "hvp")
+    if not mask.any() or method != "auto":
+        return products, Poisoning(np.argwhere(mask))
+    if defined:
+        return products, Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
+                                   "which forward mode does not follow")
+    return repair(g, v, products, mask, "hvp", False, limits, direction=t.numpy()[0])
 
 
 def _hvp_function(g: Callable, v: tf.Tensor, method: str):

@@ -2,7 +2,7 @@
 seed's broken loop, an order up), and a small physics example (Laplacians over a 2-D grid).
 
 >>> [m.name for m in second_order_mistakes()]
-['gradient_after_outer_block', 'watched_by_inner_only', 'batch_jacobian_of_mixed_rows']
+['gradient_after_outer_block', 'watched_by_inner_only', 'batch_jacobian_of_mixed_rows', 'where_branch_not_taken']
 """
 
 from __future__ import annotations
@@ -123,9 +123,37 @@ def _mixed_rows() -> SecondOrderMistake:
         _numbers(broken), "gradlib.per_sample_hessians(\n    f, x, diagonal=True)", [2.0, 2.0], error)
 
 
+def _dead_branch(x):
+    a = x[:, 0]
+    return tf.stack([tf.where(a > 0, tf.sqrt(tf.abs(a)), tf.zeros_like(a)), x[:, 1] ** 2], axis=1)
+
+
+def _branch_not_taken() -> SecondOrderMistake:
+    x = tf.constant([[0.0, 3.0]])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = _dead_branch(x)
+        jac = inner.batch_jacobian(y, x)
+    broken = tf.linalg.trace(outer.batch_jacobian(jac, x))
+    fixed = laplacian(_dead_branch, x)
+    return SecondOrderMistake(
+        "where_branch_not_taken", "NaN from the branch of where() not taken",
+        "y = [where(x0 > 0, sqrt(|x0|), 0), x1^2] at x0 = 0: the Laplacians are 0 and 2. Nested tapes differentiate "
+        "both branches of where() and every output's path: the sqrt branch, not taken, gets a zero derivative, and "
+        "0 times its infinite second derivative is NaN, in x1^2's Laplacian too. gradlib finds such cells and "
+        "recomputes them in forward over forward mode, which follows only the branch taken and each output's own "
+        "path, and says so in .warnings: " + " ".join(fixed.warnings),
+        "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+        "        inner.watch(x)\n        y = f(x)\n    j = inner.batch_jacobian(y, x)\n"
+        "h = outer.batch_jacobian(j, x)\nlap = tf.linalg.trace(h)", _numbers(broken),
+        "gradlib.laplacian(f, x).laplacian", _numbers(fixed.laplacian))
+
+
 def second_order_mistakes() -> list[SecondOrderMistake]:
     """Every mistake, run now."""
-    return [_after_block(), _inner_only(), _mixed_rows()]
+    return [_after_block(), _inner_only(), _mixed_rows(), _branch_not_taken()]
 
 
 @dataclass(frozen=True, eq=False)

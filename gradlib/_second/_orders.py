@@ -172,6 +172,7 @@ def _hutchinson(s: Shape) -> Cost:
                 passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
 
 
+#: the second-order methods, one ``SecondMethod`` row each (public as ``gradlib.SECOND_METHOD_TABLE``)
 TABLE: tuple[SecondMethod, ...] = (
     SecondMethod("nested_tapes", "the TensorFlow guide's way: batch_jacobian of a batch_jacobian taken inside an outer "
                  "tape (pfor; a while_loop where pfor fails). The baseline", KINDS, True, False, False, False, _nested),
@@ -187,6 +188,7 @@ TABLE: tuple[SecondMethod, ...] = (
                  "with its standard error; opt-in", ("laplacian", "divergence"), False, True, True, False,
                  _hutchinson),
 )
+#: every second-order method's name, ``auto`` first
 SECOND_METHODS = ("auto",) + tuple(r.name for r in TABLE)
 _BY_NAME = {r.name: r for r in TABLE}
 

@@ -26,14 +26,16 @@ from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
 from .._limits import Limits
+from .._state import same_output
 from .._runtime import defined_gradient, lowest_float
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
+from ._poisoning import Poisoning, poisoned_mask, repair
 from ._taylor import dense_layers, forward_laplacian
 from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
 __all__ = ["FORWARD_METHODS", "MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
-           "run", "shape_of", "to_batch", "trace_failure"]
+           "refuse_discrete_inputs", "run", "shape_of", "to_batch", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
@@ -71,6 +73,8 @@ class Outcome:
     method: str
     notes: tuple[str, ...]
     cost: str
+    poisoning: Poisoning = Poisoning()
+    jacobian_poisoning: Poisoning = Poisoning()     # of the first derivatives, ``jacobian``
 
 
 def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
@@ -99,10 +103,34 @@ def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
     return tensor
 
 
+def refuse_discrete_inputs(api: str, fn: Any) -> None:
+    """Refuse a Keras model with an integer input (token ids, which an Embedding looks up), whatever dtype x has.
+
+    Ids are discrete: TensorFlow has no gradient through the lookup, and ids given as floats are cast back to
+    integers inside the model, so every first and second derivative came out exactly 0 (with a warning that
+    blamed ReLU or abs): a number, not an answer.
+    """
+    try:
+        inputs = list(getattr(fn, "inputs", None) or []) if hasattr(fn, "layers") else []
+    except (AttributeError, ValueError, TypeError):   # a subclassed model not built yet: it declares no inputs
+        return
+    for t in inputs:
+        dtype = tf.as_dtype(getattr(t, "dtype", None) or "float32")
+        if dtype.is_integer or dtype.is_bool:
+            name = str(getattr(t, "name", "x")).split(":")[0]
+            raise InputError(
+                f"{api} cannot differentiate this model by its input {name!r}: the model declares it {dtype.name} "
+                "(token ids, which an Embedding looks up), and ids are discrete: TensorFlow has no gradient through "
+                "the lookup, and ids given as floats are cast back to integers, so every second derivative would "
+                "be 0. Differentiate with respect to the embedded vectors instead (a model that starts at the "
+                "Embedding's output), or use gradlib.per_example_gradients for the weights")
+
+
 def shape_of(req: Request, outputs: int) -> _orders.Shape:
-    """The request as the cost table sees it: a Keras model's Dense sizes are read, anything else is guessed."""
+    """The request as the cost table sees it: ``outputs`` is the real call's (``_output_size``); a Keras model's
+    Dense sizes are read only when they are its computation on this very batch (``_rules_fit``), else guessed."""
     b, d = (int(n) for n in req.x.shape)
-    kernels, _ = dense_layers(req.model) if req.model is not None else ([], "")
+    kernels = _rules_fit(req, outputs)
     if kernels:
         sizes = [tuple(int(n) for n in k.shape) for k, _, _ in kernels]
         macs, floats, widest = sum(a * c for a, c in sizes), d + sum(c for _, c in sizes), max(c for _, c in sizes)
@@ -111,7 +139,19 @@ def shape_of(req: Request, outputs: int) -> _orders.Shape:
         floats = 8.0 * (d + outputs)
         macs, widest, layers, measured = floats * d, int(floats), 4, False
     return _orders.Shape(b, d, outputs, req.kind, req.x.dtype.size, float(macs), float(floats), layers,
-                         req.tileable, bool(kernels) and req.x.shape.rank == 2, req.probes, measured, widest)
+                         req.tileable, bool(kernels), req.probes, measured, widest)
+
+
+def _rules_fit(req: Request, outputs: int) -> list:
+    """The forward rules' kernels when they describe ``g`` on this batch: a Sequential of Dense layers proved to
+    compute as Keras' own (``dense_layers``), its first kernel taking a sample's ``d`` inputs and its last giving
+    the ``outputs`` the real call gave (``hessians`` flattens a whole batch into one sample: a Dense(50) on a (50, 2)
+    input is 2,500 outputs of 100 inputs, not 50 of 2), else ``[]``."""
+    kernels, _ = dense_layers(req.model) if req.model is not None else ([], "")
+    if not kernels or req.x.shape.rank != 2:
+        return []
+    first, last = kernels[0][0].shape, kernels[-1][0].shape
+    return kernels if int(first[0]) == int(req.x.shape[1]) and int(last[1]) == outputs else []
 
 
 def run(req: Request, limits: Limits) -> Outcome:
@@ -124,6 +164,29 @@ def run(req: Request, limits: Limits) -> Outcome:
             raise custom_gradient_refusal(req.api, method, _defined_gradient(req),
                                           "method='nested_tapes' or 'loop' (reverse over reverse)")
         method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
+    out, notes, precision = _execute(req, method, s, limits)
+    if method == "forward_laplacian" and not same_output(out["y"], out["called"], precision):
+        if req.method != "auto":
+            raise ExpressionError(f"{req.api} cannot use method='forward_laplacian' on this model: its layer rules "
+                                  "give a y that differs from the model's own call (it computes something other "
+                                  "than its Dense layers). Use method='auto'")
+        method = _orders.choose(s, limits, exclude=FORWARD_METHODS + ("forward_laplacian",))
+        out, notes, precision = _execute(req, method, s, limits)
+        notes += ("the forward Laplacian's layer rules gave a y that differs from the model's own call, so "
+                  f"{method!r} (which calls the model) computed this instead",)
+    if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
+        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
+    value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
+    jacobian, jacobian_poisoning = (_repaired(req, out["y"], out["jacobian"], "jacobian", limits)   # returned too
+                                    if req.kind in ("hessian", "diagonal") else (out["jacobian"], Poisoning()))
+    return Outcome(out["y"], jacobian, value, out.get("error"), method, notes,
+                   _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
+                                                         "Keras Sequential of Dense layers taking each sample as "
+                                                         "its input)"), poisoning, jacobian_poisoning)
+
+
+def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tuple[dict, tuple[str, ...], str]:
+    """``(the method's arrays, its notes, the least precise dtype it computes in)``: checked, traced, run."""
     why = _orders.row(method).applicable(s)
     if why:
         raise ExpressionError(f"{req.api} cannot use method={method!r}: {why}. Use method='auto'")
@@ -143,20 +206,25 @@ def run(req: Request, limits: Limits) -> Outcome:
         notes += (f"this first call spent {format_number(traced, 2)} s tracing method {method!r} (its estimate: "
                   f"{_orders.row(method).cost(s).text()}); later calls with this function and batch shape reuse "
                   "the trace",)
-    if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
-        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
-    return Outcome(out["y"], out["jacobian"], out["value"], out.get("error"), method, notes,
-                   _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
-                                                         "Keras Sequential of Dense layers)"))
+    return out, notes, precision
+
+
+def _repaired(req: Request, y: np.ndarray, value: np.ndarray, kind: str, limits: Limits) -> tuple[np.ndarray,
+                                                                                                  Poisoning]:
+    """The NaN-poisoned cells of ``value`` (gradlib._second._poisoning), recomputed in forward over forward mode
+    under ``auto``; the value as it is otherwise."""
+    mask = poisoned_mask(req.x.numpy(), y, value, kind)
+    if not mask.any() or req.method != "auto":
+        return value, Poisoning(np.argwhere(mask))
+    if _defined_gradient(req):
+        return value, Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
+                                "which forward mode does not follow")
+    return repair(req.g, req.x, value, mask, kind, req.tileable, limits)
 
 
 def _output_size(req: Request, limits: Limits) -> int:
-    """Call ``g`` once on the first sample (eagerly): the output must keep the batch axis. A Keras Sequential of
-    Dense layers on a flat batch is not called: its output is its last layer's units."""
-    kernels, _ = dense_layers(req.model) if req.model is not None and req.kind != "divergence" else ([], "")
-    if kernels:
-        _check_cells(req, int(kernels[-1][0].shape[1]), limits)
-        return int(kernels[-1][0].shape[1])
+    """Call ``g`` once on the first sample (eagerly): the output must keep the batch axis, and its real size is
+    what every bound and estimate reads (never a layer's declared units: a model's call may return more)."""
     try:
         y = tf.convert_to_tensor(req.g(req.x[:1]))
     except GradlibError:
@@ -291,9 +359,9 @@ def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:
         return lambda x: _tapes.hutchinson(g, x, kind, req.probes, _orders.TILE_ROWS, use_pfor)
     kernels, _ = dense_layers(req.model)
 
-    def taylor(x):
+    def taylor(x):   # "called": the model's own y, which the rules' must equal (gradlib._state.same_output)
         y, jac, value = forward_laplacian(kernels, x, kind)
-        return {"y": y, "jacobian": jac, "value": value}
+        return {"y": y, "jacobian": jac, "value": value, "called": tf.cast(g(x), y.dtype)}
     return taylor
 
 

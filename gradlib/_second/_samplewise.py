@@ -22,11 +22,12 @@ import tensorflow as tf
 from .. import _runtime
 from .._errors import ExpressionError, InputError
 from .._limits import LIMITS, Limits
-from .._state import fingerprint
+from .._state import fingerprint, plain_model
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
-from ._runner import Outcome, Request, run, to_batch
+from ._poisoning import cell_label, poisoning_warnings
+from ._runner import Outcome, Request, refuse_discrete_inputs, run, to_batch
 from .._perelement._persample import joined, joined_outputs, output_labels, several_inputs
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
@@ -72,11 +73,12 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     shape = _shape_of(fn, xt, out)
     full = out.value if kind == "hessian" else None
     diag = np.diagonal(out.value, axis1=-2, axis2=-1) if kind == "hessian" else out.value
+    rows, cols = output_labels(g, xt, shape, fn, [name for name, _ in inputs]), _col_labels(xt, inputs)
+    poisoned = _poisoned(out, kind, rows, cols, "each sample's Hessian", method)
     return PerSampleHessians(y=out.y.reshape((xt.shape[0],) + shape), jacobian=out.jacobian, hessians=full,
-                             diagonal=np.ascontiguousarray(diag), method=out.method,
-                             row_labels=output_labels(g, xt, shape, fn),
-                             col_labels=_col_labels(xt, inputs),
-                             warnings=_warnings(fn, xt, out, "each sample's Hessian"), seconds=seconds, cost=out.cost)
+                             diagonal=np.ascontiguousarray(diag), method=out.method, row_labels=rows, col_labels=cols,
+                             warnings=_warnings(fn, xt, out, "each sample's Hessian") + poisoned, seconds=seconds,
+                             cost=out.cost, poisoned_cells=out.poisoning.cells, repaired_cells=out.poisoning.repaired)
 
 
 def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None = None,
@@ -100,13 +102,16 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
     """
     _orders.check_method("laplacian", method, "laplacian")
     probes = _check_probes("laplacian", method, probes)
-    g, xt, _ = _check_batch("laplacian", fn, x, limits)
+    g, xt, inputs = _check_batch("laplacian", fn, x, limits)
     out, seconds = _run("laplacian", g, xt, "laplacian", method, check_independence, probes, limits, fn)
     shape = _shape_of(fn, xt, out)
+    rows = output_labels(g, xt, shape, fn, [name for name, _ in inputs])
+    poisoned = _poisoned(out, "laplacian", rows, (), "the Laplacians", method)
     return LaplacianResult(y=out.y.reshape((xt.shape[0],) + shape), laplacian=out.value, standard_error=out.error,
-                           method=out.method, row_labels=output_labels(g, xt, shape, fn),
-                           warnings=_warnings(fn, xt, out, "the Laplacian"), seconds=seconds, cost=out.cost,
-                           probes=probes)
+                           method=out.method, row_labels=rows,
+                           warnings=_warnings(fn, xt, out, "the Laplacian") + poisoned, seconds=seconds,
+                           cost=out.cost, probes=probes, poisoned_cells=out.poisoning.cells,
+                           repaired_cells=out.poisoning.repaired)
 
 
 def divergence(fn: Callable, x: Any, *, method: str = "auto", probes: int | None = None,
@@ -125,9 +130,11 @@ def divergence(fn: Callable, x: Any, *, method: str = "auto", probes: int | None
     probes = _check_probes("divergence", method, probes)
     g, xt, _ = _check_batch("divergence", fn, x, limits)
     out, seconds = _run("divergence", g, xt, "divergence", method, check_independence, probes, limits, fn)
+    poisoned = _poisoned(out, "divergence", (), (), "the divergences", method)
     return DivergenceResult(y=out.y.reshape(tuple(xt.shape)), divergence=out.value, standard_error=out.error,
-                            method=out.method, warnings=out.notes + nonfinite_warnings(xt.numpy(), out.y),
-                            seconds=seconds, cost=out.cost, probes=probes)
+                            method=out.method, warnings=out.notes + nonfinite_warnings(xt.numpy(), out.y) + poisoned,
+                            seconds=seconds, cost=out.cost, probes=probes, poisoned_cells=out.poisoning.cells,
+                            repaired_cells=out.poisoning.repaired)
 
 
 # ---------------------------------------------------------------- shared
@@ -138,6 +145,7 @@ def _check_batch(api: str, fn: Callable, x: Any, limits: Limits) -> tuple[Callab
     in the order of ``model.inputs``, or a dict by name, as ``model.fit`` takes them; a dict for any callable) are
     joined along their flattened features, as ``per_sample_gradients`` joins them: each sample's Hessian is then
     over every input's elements, in that order; ``inputs`` is ``((name, per-sample shape), ...)``, else ``()``."""
+    refuse_discrete_inputs(api, fn)
     parts = several_inputs(fn, x, api)
     if parts:
         g, tensor = joined(fn, parts, isinstance(x, dict))
@@ -202,9 +210,14 @@ def _precision(fn: Callable, x: tf.Tensor) -> str:
 
 
 def _shape_of(fn: Callable, x: tf.Tensor, out: Outcome) -> tuple[int, ...]:
-    """A sample's output shape (flattened by the engine): ``fn``'s own, read from one sample."""
+    """A sample's output shape (flattened by the engine) for a Keras model: its declared ``output_shape`` when
+    that is its call's (``plain_model``), else the shape its call returns on one sample (a class of one's own may
+    return another shape of the same size); flat for any other callable."""
     size = out.y.shape[1]
     shape = getattr(fn, "output_shape", None)
+    if shape is not None and not plain_model(fn):
+        y = fn(x[:1])
+        shape = tuple(y.shape) if tf.is_tensor(y) else None
     if isinstance(shape, tuple) and shape[1:] and all(isinstance(n, int) for n in shape[1:]) \
             and math.prod(shape[1:]) == size:
         return tuple(shape[1:])
@@ -214,6 +227,15 @@ def _shape_of(fn: Callable, x: tf.Tensor, out: Outcome) -> tuple[int, ...]:
 def _warnings(fn: Callable, x: tf.Tensor, out: Outcome, what: str) -> tuple[str, ...]:
     warning = piecewise_warning(out.value, activations(fn), what)
     return out.notes + nonfinite_warnings(x.numpy(), out.y) + ((warning,) if warning else ())
+
+
+def _poisoned(out: Outcome, kind: str, rows: tuple[str, ...], cols: tuple[str, ...], what: str,
+              method: str) -> tuple[str, ...]:
+    """The warnings of the result's NaN-poisoned cells (gradlib._second._poisoning), each named by its sample; for
+    Hessians, of the first derivatives (``.jacobian``) too."""
+    return poisoning_warnings(out.poisoning, what, out.method, cell_label(kind, rows, cols, True), method == "auto") + (
+        poisoning_warnings(out.jacobian_poisoning, "the first derivatives (.jacobian)", out.method,
+                           cell_label("jacobian", rows, cols, True), method == "auto") if cols else ())
 
 
 def _key(fn: Callable, sample: tuple[int, ...]) -> Hashable | None:

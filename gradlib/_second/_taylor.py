@@ -7,8 +7,11 @@ each unit of ``h`` ``(B, k)`` (or ``D``, its Hessian diagonal ``(B, k, d)``)::
     Ja = s'(z) Jz       La = s'(z) Lz + s''(z) sum_d Jz^2      Da = s'(z) Dz + s''(z) Jz^2
 
 which is the collapsed second-order Taylor recurrence: one pass, no tape, no pfor. Only a Keras Sequential
-of Dense layers with an activation in ``RULES`` qualifies (``dense_layers`` says which layer does not); any
-other model goes to a tape method, so this rule set can only be incomplete, never wrong.
+of Dense layers with an activation in ``RULES`` qualifies (``dense_layers`` says which layer does not), each
+proved to compute what Keras' own class does (``gradlib._state.computes_as``: a subclass overriding ``call``
+computes something else, and its Laplacian was that of its bare layers); the engine also checks the rules' ``y``
+against the model's own call. Any other model goes to a tape method, so this rule set can only be incomplete,
+never wrong.
 
 >>> import numpy as np
 >>> kernels = [(np.array([[2.0]]), np.array([0.0]), "tanh")]
@@ -22,6 +25,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import tensorflow as tf
+
+from .._state import computes_as
 
 __all__ = ["PIECEWISE_LINEAR", "RULES", "activation_name", "dense_layers", "forward_laplacian"]
 
@@ -100,12 +105,15 @@ def dense_layers(model: Any) -> tuple[list[tuple[Any, Any, str]], str]:
     ``([], the reason)`` (the first layer the rules do not cover)."""
     import keras
 
-    if not isinstance(model, keras.Sequential):
-        return [], "fn is not a Keras Sequential model"
+    if not computes_as(model, keras.Sequential):
+        return [], ("fn is not a Keras Sequential model" if not isinstance(model, keras.Sequential) else
+                    f"fn is a {type(model).__name__}, a Sequential whose class defines methods of its own (its call "
+                    "may compute something other than its layers)")
     kernels = []
     for layer in model.layers:
-        if type(layer) is not keras.layers.Dense:
-            return [], f"layer {layer.name!r} is a {type(layer).__name__}, not a Dense layer"
+        if not computes_as(layer, keras.layers.Dense):
+            return [], (f"layer {layer.name!r} is a {type(layer).__name__}, not a Dense layer"
+                        + (" (its class defines methods of its own)" if isinstance(layer, keras.layers.Dense) else ""))
         name = activation_name(layer.activation)
         if name is None:   # a user's own `def tanh(z)` is not Keras' tanh: its rule gave a wrong Laplacian
             return [], f"layer {layer.name!r} has an activation function of its own, which has no forward rule"

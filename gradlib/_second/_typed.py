@@ -12,13 +12,16 @@ watched here: TensorFlow's tape gives it no derivative, and a Hessian of zeros w
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError
+from .._errors import ExpressionError, GradlibError
+from .._language._branches import guard, guarded, is_where, risky_branches
 from .._language._inputs import Input, check_inputs, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._language._operations import notes
 from .._language._syntax import parse
@@ -26,6 +29,7 @@ from .._limits import LIMITS, Limits
 from . import _orders
 from ._answers import HessianResult
 from ._hessians import hessians
+from ._poisoning import cell_label
 
 __all__ = ["ORDERS", "typed_hessians"]
 
@@ -52,7 +56,8 @@ def typed_hessians(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[s
     check_not_flushed(checked)
     fn = _Typed(program, checked)
     result = hessians(fn, fn.watched(), method=method, limits=limits)
-    return dataclasses.replace(result, warnings=_warnings(program, checked) + result.warnings)
+    causes = _where_causes(program, fn, result, limits)
+    return dataclasses.replace(result, warnings=_warnings(program, checked) + result.warnings + causes)
 
 
 class _Typed:
@@ -72,18 +77,63 @@ class _Typed:
     def watched(self) -> dict[str, tf.Tensor]:
         return {i.name: tf.constant(i.value, dtype=self.dtype) for i in self.inputs if i.watched}
 
-    def __call__(self, xs: Mapping[str, tf.Tensor]):
+    def env(self, xs: Mapping[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         env = dict(xs)
         # constants (integer ones too) are cast to the computation's dtype inside, as the first order does
         env.update({i.name: tf.cast(tf.constant(i.value.astype(i.dtype)), self.dtype)
                     for i in self.inputs if not i.watched})
-        return self.program.build(env, self.dtype)
+        return env
+
+    def __call__(self, xs: Mapping[str, tf.Tensor]):
+        return self.program.build(self.env(xs), self.dtype)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Typed) and other.key == self.key
 
     def __hash__(self) -> int:
         return hash(self.key)
+
+
+def _where_causes(program, fn: _Typed, result: HessianResult, limits: Limits) -> tuple[str, ...]:
+    """The where() calls that cause NaN poisoning at these inputs, named: a where() whose branch not taken here holds
+    a function ``guard`` guards (sqrt, log, a divisor, a fractional power), when the guarded form (the same values,
+    gradlib._language._branches) gives the poisoned cells finite values with the same method."""
+    if not len(result.poisoned_cells):
+        return ()
+    dead = [node for node in ast.walk(program.tree) if is_where(node) and _dead_risky(program, fn, node)]
+    safe = guarded(program, {i.name: i.shape for i in fn.inputs}, limits) if dead else None
+    if safe is None:
+        return ()
+    try:
+        other = hessians(_Typed(safe, fn.inputs), fn.watched(), method=result.method, limits=limits).hessian
+    except GradlibError:
+        return ()
+    k, i, j = result.poisoned_cells.T
+    fixed = result.poisoned_cells[np.isfinite(other[k, i, j])]
+    if not len(fixed):
+        return ()
+    label = cell_label("hessian", result.row_labels, result.col_labels, False)
+    cells = "; ".join(label((0, *c)) for c in fixed.tolist()[:6]) + ("; ..." if len(fixed) > 6 else "")
+    wheres = "; ".join(f"{ast.unparse(node)}{_column(node)}, guarded {ast.unparse(guard(node))}" for node in dead)
+    return (f"the NaN poisoning comes from where(): {wheres}. where() computes and differentiates the branch it does "
+            f"not take as well, and that branch's derivatives are not finite here (0 x inf or 0 x NaN is NaN). The "
+            f"guarded form (the same values; gradlib.tensorflow_code writes it) gives method {result.method!r} finite "
+            f"values in "
+            f"{len(fixed):,} of the {len(result.poisoned_cells):,} NaN cell(s) ({cells})",)
+
+
+def _column(node: ast.AST) -> str:
+    """`` at column N`` of a node of the user's text; "" for one a tree rewrite made (it has no position)."""
+    return f" at column {node.col_offset + 1}" if hasattr(node, "col_offset") else ""
+
+
+def _dead_risky(program, fn: _Typed, node: ast.Call) -> bool:
+    """Whether where() ``node`` does not take, in some cell at these inputs, a branch that holds a risky function."""
+    taken, other = risky_branches(node)
+    if not (taken or other):
+        return False
+    condition = np.asarray(program.build(fn.env(fn.watched()), fn.dtype, node.args[0]))
+    return bool((taken and not condition.all()) or (other and condition.any()))
 
 
 def _check_compiled(compiled: Any) -> None:

@@ -129,6 +129,7 @@ class Rule:
 
 _PRE = "import tensorflow as tf\n\n"
 
+#: every rule of the linter, GT001 first (``python -m gradlib.lint --rules`` lists them)
 RULES = (
     Rule("GT001", "Iterating or slicing a tensor after the tape block",
          "`for y_i in y`, `[... for y_i in y]`, `y[0]`, `a, b = y`, `tf.unstack(y)` after the `with` block: "
@@ -260,4 +261,5 @@ RULES = (
          "    y = tf.constant([4.4])\ngrad = tape.gradient(y, x)\n"),
 )
 
+#: the same, by code (``"GT001"``)
 RULES_BY_CODE = {rule.code: rule for rule in RULES}

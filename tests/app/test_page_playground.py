@@ -438,3 +438,24 @@ def test_a_link_with_an_order_that_does_not_exist_opens_the_seed_and_says_why(or
     at = open_playground(outputs="x*x", inputs='{"x": [1, 2]}', order=order)
     assert "This share link cannot be opened" in errors(at) and "'order' must be 1" in errors(at)
     assert at.text_area(key="pg_outputs").value == SEED_TEXT
+
+
+def test_a_method_that_failed_is_shown_with_its_reason_not_dropped(monkeypatch):
+    """Issue 35, item 3: a structured rule that cannot place a piece fails 'structured' alone; the page says so, with
+    the reason, beside the tape methods' table (here the rule is broken on purpose, at shapes no other test traces)."""
+    from gradlib._perelement import _structured
+
+    def misplacing(walker, values, axis):   # concat's rule as it was: every piece at the first piece's shape
+        shape = tuple(values[0][0].shape)
+        joined = [walker.tensor(j, shape) for _, j in values]
+        return walker.flat(joined[0]), walker.flat(joined[0])
+
+    monkeypatch.setitem(_structured.RULES, "concat", misplacing)
+    at = open_playground(outputs="concat([tanh(W @ x), x])", inputs='{"W": [[1, 2, 3, 4, 5, 6, 7, 8, 9]], '
+                         '"x": [1, 2, 3, 4, 5, 6, 7, 8, 9]}', watch="x", method="jacobian,structured", dtype="float64")
+    shown = errors(at).replace("\\", "")   # without the page's Markdown escapes
+    assert "Method structured failed" in shown
+    assert "the structured rule of concat() could not place the Jacobians of its arguments" in shown
+    agreement = next(t.value for t in at.table if t.value.index.name == "method" and "agrees" in t.value.columns)
+    assert agreement.loc["jacobian", "agrees"] == "yes" and agreement.loc["structured", "agrees"] == "failed"
+    assert agreement.loc["structured", "why"].startswith("the structured rule of concat() could not place")

@@ -33,6 +33,8 @@ def test_each_mistake_is_shown_broken_beside_right(at):
     assert tables.count([["6", "12"]]) == 2
     assert [["3", "3"]] in tables and [["2", "2"]] in tables
     assert any("not independent" in e.value for e in at.error)
+    assert [["0", "2"]] in tables      # the Laplacians of [where(x0 > 0, sqrt|x0|, 0), x1^2] at x0 = 0, not NaN
+    assert any("NaN from the branch of where() not taken" in m.value for m in at.markdown)
 
 
 def test_the_relu_network_s_zero_laplacian_is_explained(at):

@@ -7,6 +7,8 @@ import tensorflow as tf
 from chart_data import values
 from streamlit.testing.v1 import AppTest
 
+import gradlib
+
 from playground_session import open_playground
 
 
@@ -22,26 +24,34 @@ def nested_tape_hessians(x: list[float]) -> np.ndarray:
     return np.stack([outer.jacobian(g, xt).numpy() for g in grads])
 
 
-def test_nan_second_derivatives_of_a_where_are_counted_and_explained():
+def test_nan_poisoning_of_a_where_is_repaired_and_blamed_on_the_where():
     """where(x > 0, sqrt(x), 0) at [0, -1, 4]: TensorFlow's nested tapes give NaN in 18 of the 27 second derivatives
     (the branch not taken, sqrt, has a non-finite derivative at 0 and -1), also for y[1], which is 0 near x = -1.
-    The view drew them as marked cells with no word; the first-order view above explains the same cause."""
+    The view counted them and blamed "a value or a derivative that is not finite at these inputs" (issue 35): the
+    true Hessians are finite (the taken branch's: 0, and -x**-1.5 / 4 = -1/32 at 4). Now they are repaired, and the
+    view names where() as the cause."""
     reference = nested_tape_hessians([0.0, -1.0, 4.0])
-    bad = int((~np.isfinite(reference)).sum())
-    assert (bad, reference.size) == (18, 27)
+    assert (int((~np.isfinite(reference)).sum()), reference.size) == (18, 27)
     at = open_playground(outputs="where(x > 0, sqrt(x), 0)", inputs='{"x": [0, -1, 4]}', order="2")
-    assert at.toggle(key="pg_second").value
-    said = [w.value for w in at.warning if "second derivatives are NaN or infinite" in w.value]
-    assert len(said) == 1 and said[0].startswith(f"{bad} of the {reference.size} second derivatives"), said
-    assert "where\\(\\) not taken" in said[0]
+    assert at.toggle(key="pg_second").value and not at.exception
+    warnings = [w.value for w in at.warning]
+    assert not [w for w in warnings if "second derivatives are NaN or infinite" in w], warnings
+    assert any(w.startswith("repaired NaN poisoning in 18 cell") for w in warnings), warnings
+    assert any("comes from where\\(\\): where\\(x \\> 0, sqrt\\(x\\), 0\\) at column 1" in w for w in warnings)
+    closed = np.zeros((3, 3, 3))
+    closed[2, 2, 2] = -0.25 * 4.0 ** -1.5
+    hessian = gradlib.evaluate("where(x > 0, sqrt(x), 0)", {"x": [0, -1, 4]}, order=2).hessian   # the page's call
+    assert np.allclose(hessian, closed, rtol=1e-6, atol=0)
 
 
-def test_nan_poisoning_preset_counts_the_nan_that_spread_into_an_independent_element():
+def test_nan_poisoning_preset_counts_only_the_cells_of_the_output_that_overflows():
     """y = [exp(exp(10 x0)), 2 x1]: exp overflows, and nested tapes put NaN in y[1]'s Hessian too (0 * inf), where
-    the true second derivatives are 0; the count beside gradlib's own warning says how many cells are affected."""
+    the true second derivatives are 0: those are repaired and named; the count is of y[0]'s cells alone."""
     at = open_playground(outputs="[exp(exp(10*x0)), 2*x1]", inputs='{"x0": 1.0, "x1": 1.0}', order="2")
     said = [w.value for w in at.warning if "second derivatives are NaN or infinite" in w.value]
-    assert len(said) == 1 and said[0].startswith("4 of the 8 second derivatives") and "overflow" in said[0]
+    assert len(said) == 1 and said[0].startswith("2 of the 8 second derivatives") and "overflow" in said[0]
+    assert any(w.value.startswith("repaired NaN poisoning in 2 cell") and "y\\[1\\] at" in w.value
+               for w in at.warning)
 
 
 def test_finite_hessians_get_no_such_warning():

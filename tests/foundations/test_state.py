@@ -1,19 +1,22 @@
 """A callable gradlib compiles on its own answers like the callable: values it reads are not frozen.
 
 ``auto`` compiles a problem of 64 outputs and 64 inputs; a trace turns the NumPy arrays and numbers a function
-reads into constants, so each test changes such a value after a compiled call and checks the next answer.
+reads into constants, so each test changes such a value after a compiled call and checks the next answer. The
+end: whether a Keras model's structure may stand for its call (what every shortcut that reads a model asks).
 """
 
 from __future__ import annotations
 
 import functools
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import gradlib
 from gradlib import _state
+from gradlib._state import computes_as, plain_model, same_output
 
 X = tf.constant(np.linspace(0.5, 1.5, 64), tf.float32)
 SCALE = np.array(1.0, np.float32)
@@ -116,3 +119,67 @@ def test_a_global_read_inside_a_nested_lambda_or_comprehension_is_seen():
         finally:
             NESTED[...] = 1.0
         assert _state.fingerprint(fn) == before
+
+
+# ---------------------------------------------------------------- a model's structure and its call
+
+
+class OwnCall(keras.Sequential):
+    def call(self, x, training=None, mask=None):
+        return super().call(x) * 3.0
+
+
+class OwnBuild(keras.layers.Dense):
+    def build(self, shape):
+        super().build(shape)
+
+
+class OnlyInit(keras.layers.Dense):
+    def __init__(self, units, **kwargs):
+        super().__init__(units, **kwargs)
+
+
+class OnlyTraining(keras.Sequential):
+    def train_step(self, data):
+        return super().train_step(data)
+
+
+class OwnCallFunctional(keras.Model):
+    def __init__(self):
+        inputs = keras.Input((2,))
+        super().__init__(inputs, keras.layers.Dense(1)(inputs))
+
+    def call(self, x, training=None, mask=None):
+        return super().call(x) * 3.0
+
+
+def test_a_class_that_defines_what_a_call_runs_is_not_its_base():
+    assert computes_as(keras.layers.Dense(2), keras.layers.Dense)
+    assert computes_as(OnlyInit(2), keras.layers.Dense)
+    assert not computes_as(OwnBuild(2), keras.layers.Dense)
+    assert not computes_as(keras.layers.Dense(2), keras.layers.Conv1D)
+    patched = keras.layers.Dense(2)
+    patched.call = lambda x: x * 3.0   # Keras' own class, another call
+    assert not computes_as(patched, keras.layers.Dense)
+    assert plain_model(keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]))
+    assert plain_model(OnlyTraining([keras.Input((2,)), keras.layers.Dense(1)]))
+    assert not plain_model(OwnCall([keras.Input((2,)), keras.layers.Dense(1)]))
+    inputs = keras.Input((2,))
+    assert plain_model(keras.Model(inputs, keras.layers.Dense(1)(inputs)))
+    assert not plain_model(OwnCallFunctional())
+
+
+@pytest.mark.parametrize("dtype, good, bad", [("float32", 0.99e-4, 1.01e-4), ("float64", 0.99e-9, 1.01e-9),
+                                              ("float16", 1.9e-2, 2.1e-2)])
+def test_same_output_at_the_last_good_and_first_bad_gap(dtype, good, bad):
+    y = np.array([[2.0, -1.0]])
+    assert same_output(y + [[0.0, good * 2]], y, dtype)        # relative to the largest magnitude, 2
+    assert not same_output(y + [[0.0, bad * 2]], y, dtype)
+
+
+def test_same_output_needs_the_same_shape_and_the_same_non_finite_cells():
+    assert not same_output(np.ones((2, 1)), np.ones((1, 2)), "float64")
+    assert same_output(np.array([np.nan, np.inf, 1.0]), np.array([np.nan, np.inf, 1.0]), "float64")
+    assert not same_output(np.array([np.nan, 1.0]), np.array([0.0, 1.0]), "float64")
+    assert not same_output(np.array([np.inf, 1.0]), np.array([-np.inf, 1.0]), "float64")
+    assert same_output(tf.constant([1.0]), tf.constant([1.0]), "float32")

@@ -822,3 +822,14 @@ def test_a_text_of_exactly_the_length_limit_is_checked_once_and_kept():
     text += "  "
     assert len(text) == 40
     assert parse(text, SHAPES, limits=limits) is parse(text, SHAPES, limits=limits)
+
+
+def test_free_names_are_the_names_read_with_their_first_column_and_the_text_is_checked_first():
+    from gradlib._language._syntax import free_names
+
+    assert free_names("  sin(u) + u_x*sin - where(u > 0, nu, 0)") == (
+        "sin(u) + u_x*sin - where(u > 0, nu, 0)", {"u": 5, "u_x": 10, "sin": 14, "nu": 33})
+    with pytest.raises(ExpressionError, match=r"quotes \(strings\) at column 12"):
+        free_names("__import__('os')")
+    with pytest.raises(ExpressionError, match=r"names starting with '_' are not allowed \('__class__'\)"):
+        free_names("u + __class__")

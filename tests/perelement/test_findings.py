@@ -138,8 +138,8 @@ def test_at_a_tie_of_maximum_both_columns_are_kinks_and_tensorflow_picks_one_sid
     assert c.check.kinks.tolist() == [[True, True]]
     assert finding(c, "Finite differences straddle a kink").text == KINK.format(n="2 cells")
     assert finding(c, "Finite differences straddle a kink").details == (
-        "(y, x) has slope 0 below x and 1 above (TensorFlow gives 1, central differences 0.5), (y, y) has slope 0 "
-        "below y and 1 above (TensorFlow gives 0, central differences 0.5).")
+        "(out, x) has slope 0 below x and 1 above (TensorFlow gives 1, central differences 0.5), (out, y) has slope 0 "
+        "below y and 1 above (TensorFlow gives 0, central differences 0.5).")   # the output is out: y is an input
     assert "Every gradient with respect to y is zero here, at a kink" in [t for _, t, _ in titles(c)]
 
 
@@ -245,7 +245,7 @@ def test_log_of_a_negative_number_has_a_finite_gradient_that_means_nothing():
      UNDEFINED + MEANINGLESS.format(g="-1")),
     ("sqrt(x)", {"x": [-4.0, 4.0]}, "(y[0], x[0]) = nan where y[0] = nan, (y[0], x[1]) = 0 where y[0] = nan",
      UNDEFINED),
-    ("x / y", {"x": 0.0, "y": 0.0}, "(y, x) = inf where y = nan, (y, y) = nan where y = nan", UNDEFINED),
+    ("x / y", {"x": 0.0, "y": 0.0}, "(out, x) = inf where out = nan, (out, y) = nan where out = nan", UNDEFINED),
     ("log(x)", {"x": 0.0}, "(y, x) = inf where y = -inf", INFINITE.format(y="-inf")),
     ("1 / x", {"x": 0.0}, "(y, x) = -inf where y = inf", INFINITE.format(y="inf")),
     ("[log(x), sqrt(x)]", {"x": -1.0}, "(y[0], x) = -1 where y[0] = nan, (y[1], x) = nan where y[1] = nan",

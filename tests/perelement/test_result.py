@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import gradlib
 
@@ -35,3 +36,43 @@ def test_to_csv_reads_back_as_the_values_and_the_jacobian():
     assert list(frame.index) == ["y[0]", "y[1]"] and list(frame.columns) == ["y (value)", "x[0]", "x[1]"]
     np.testing.assert_array_equal(frame["y (value)"].to_numpy(), [1.0, 4.0])
     np.testing.assert_array_equal(frame[["x[0]", "x[1]"]].to_numpy(), [[2.0, 0.0], [0.0, 4.0]])
+
+
+# ---------------------------------------------------------------- issue 35, item 6: a row's label is never a column's
+
+Y = {"y": np.array([0.0, 1.0])}
+Y_BATCH = {"y": np.array([[1.0, 0.5], [2.0, -1.0]])}
+#: every API that labels an output's rows and its inputs' columns, on an input named y (the output's usual name)
+LABELLED = {
+    "evaluate": lambda: gradlib.evaluate("log(y) * 2", Y),
+    "evaluate summed": lambda: gradlib.evaluate("log(y) * 2", Y, method="summed"),
+    "evaluate(order=2)": lambda: gradlib.evaluate("y * y * 2", Y, order=2),
+    "per_element_gradients": lambda: gradlib.per_element_gradients(lambda d: d["y"] * 2.0, Y),
+    "per_sample_gradients": lambda: gradlib.per_sample_gradients(lambda d: d["y"] ** 3, Y_BATCH),
+    "hessians": lambda: gradlib.hessians(lambda d: d["y"] ** 3, Y),
+    "hvp": lambda: gradlib.hvp(lambda d: d["y"] ** 3, Y, Y),
+    "per_sample_hessians": lambda: gradlib.per_sample_hessians(lambda d: d["y"] ** 3, Y_BATCH),
+    "laplacian": lambda: gradlib.laplacian(lambda d: d["y"] ** 3, Y_BATCH),
+}
+
+
+@pytest.mark.parametrize("api", list(LABELLED))
+def test_an_input_named_y_gets_other_labels_than_the_output_s_rows(api):
+    r = LABELLED[api]()
+    assert all(label.startswith(("out", "sum(out)")) for label in r.row_labels), r.row_labels
+    assert not set(r.row_labels) & set(getattr(r, "col_labels", ("y[0]", "y[1]")))
+
+
+def test_crosscheck_names_a_cell_by_the_output_s_row_and_the_input_s_column():
+    """It printed "(y[0], y[0]) eager inf": the output's row and the input's column under one name."""
+    cross = gradlib.crosscheck("log(y) * 2", Y, modes=["eager", "forward"])
+    details = next(m.details for m in cross.modes if m.mode == "forward")
+    assert details.startswith("(out[0], y[0]) eager inf, forward mode nan")
+    assert "(y[" not in details
+
+
+def test_the_output_keeps_its_name_y_unless_an_input_takes_it_and_then_the_next_free_one():
+    assert gradlib.evaluate("x * 2", {"x": [1.0]}).row_labels == ("y[0]",)
+    taken = {"y": 1.0, "out": 2.0, "output": 3.0, "f": 4.0, "out2": 5.0}
+    r = gradlib.evaluate("[y * out, output * f * out2]", taken)
+    assert r.row_labels == ("out3[0]", "out3[1]") and r.col_labels == ("y", "out", "output", "f", "out2")

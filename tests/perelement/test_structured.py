@@ -201,3 +201,135 @@ def test_the_estimate_counts_a_jacobian_of_n_columns_per_watched_node():
     p = problem.profile
     assert cost.work == p.forward + p.n * p.watched_work
     assert cost.bytes == (p.elements + p.n * p.watched_elements + 2 * p.m * p.n) * p.itemsize
+
+
+# -------------------------------------------------------- issue 35, item 3: operands of unequal sizes and shapes
+
+#: inputs of unequal sizes and shapes; Q (3, 1) and p (4,) broadcast to (3, 4), their product in (0.04, 0.36): the
+#: domain of every element-wise function (log, sqrt, asin, acos)
+UNEQUAL_INPUTS = {"Q": RNG.uniform(0.2, 0.6, (3, 1)), "p": RNG.uniform(0.2, 0.6, 4), "A": RNG.standard_normal((5, 4)),
+                  "W": RNG.standard_normal((3, 4)), "x": RNG.standard_normal(4), "s": RNG.standard_normal(()),
+                  "B": RNG.standard_normal((2, 3))}
+#: the rules that are not element-wise functions of one argument, each on operands of unequal sizes and shapes
+#: (broadcast where the operation broadcasts), its result joined to a piece of another size
+UNEQUAL = {
+    "maximum": "maximum(W, x) + maximum(Q, p * s)", "minimum": "minimum(Q, A[:3] * p)", "pow": "pow(Q, p) + pow(p, Q)",
+    "atan2": "atan2(Q, x) + atan2(s, W)", "where": "where(W > Q, W * p, s * Q)", "clip": "clip(W, Q - 0.5, x)",
+    "matmul": "concat([matmul(W, x), matmul(B, W) @ x, s * p], axis=0)", "dot": "concat([dot(A, x), dot(x, p) * x])",
+    "sum": "concat([sum(W * p, axis=1), sum(A * Q[0], axis=0), [sum(B)]])",
+    "mean": "concat([mean(A * x, axis=1), mean(W, axis=0) * s])",
+    "logsumexp": "concat([logsumexp(A * p, axis=1), [logsumexp(W * Q)]])",
+    "norm": "concat([norm(A * x, axis=1), [norm(Q * x)]])",
+    "softmax": "concat([softmax(A * x, axis=0), softmax(W * Q)], axis=0)",
+    "log_softmax": "concat([log_softmax(Q * x, axis=1), log_softmax(A, axis=0)])",
+    "cross_entropy": "concat([cross_entropy(softmax(Q * p), A[:3] * x), [cross_entropy(p, x * s, axis=0)]])",
+    "transpose": "concat([transpose(A * x), transpose(W * Q)], axis=1)", "reshape": "concat([reshape(A, [4, 5]), "
+                 "reshape(W * p, [4, 3])], axis=1)",
+    "concat": "concat([tanh(W @ x), x], axis=0) + 0 * s", "stack": "stack([W @ x, A[:3] @ p, B[0] * s], axis=1)",
+    "cumsum": "concat([cumsum(W * p, axis=1), cumsum(A, axis=0)], axis=0)",
+}
+#: more joins of pieces of unequal sizes and shapes, along every axis, with constants among them
+JOINS = ["concat([W @ x, x, Q[:, 0]])", "concat([A, W, reshape(p, [1, 4])], axis=0)",
+         "concat([W, reshape(B[0], [3, 1]), Q], 1)",
+         "concat([transpose(B), W * x], axis=-1)", "concat([W, 2 * Q], axis=1)", "concat([[s], x * 2, [s * s]])",
+         "stack([W, Q * p], axis=2)", "stack([x, p, W[0]], axis=-1)", "concat([W @ x, A @ x])[2:6]"]
+
+
+def _unequal(name: str) -> str:
+    """Rule ``name`` on operands of unequal sizes: an element-wise one of Q (3, 1) broadcast against p (4,), joined to
+    a piece of another shape; the others from UNEQUAL."""
+    if name in UNEQUAL:
+        return UNEQUAL[name]
+    return f"concat([{name}(Q * p), reshape({name}(p), [1, 4])], axis=0)"
+
+
+def _structured_and_tape_at(text: str, inputs):
+    problem = prepare("evaluate", text, inputs, ["auto"], watch=None, dtype="float64", limits=LIMITS)[2]
+    traced = _methods.compile_method(_structured.structured, problem.f, problem.xs, problem.cs)
+    got = tuple(t.numpy() for t in traced(problem.xs, problem.cs))
+    flat = tf.concat([tf.reshape(x, [-1]) for x in problem.xs], 0)
+    sizes = [int(tf.size(x)) for x in problem.xs]
+
+    def fn(v):
+        parts = tf.split(v, sizes)
+        return problem.f([tf.reshape(p, x.shape) for p, x in zip(parts, problem.xs)], problem.cs)
+
+    rows = []
+    for i in range(int(tf.size(fn(flat)))):   # a fresh tape per element; floor and round have no gradient: zeros
+        with tf.GradientTape() as tape:
+            tape.watch(flat)
+            y_i = tf.reshape(fn(flat), [-1])[i]
+        rows.append(tape.gradient(y_i, flat, unconnected_gradients=tf.UnconnectedGradients.ZERO).numpy())
+    return got, (fn(flat).numpy(), np.array(rows))
+
+
+def test_every_rule_has_an_example_of_unequal_operands_and_the_element_wise_ones_are_made_from_the_table():
+    assert set(UNEQUAL) <= set(_structured.RULES)
+    element_wise = set(_structured.RULES) - set(UNEQUAL)
+    assert all(OPERATIONS[name].params == ("x",) for name in element_wise)
+
+
+@pytest.mark.parametrize("text", [_unequal(name) for name in sorted(_structured.RULES)] + JOINS)
+def test_each_rule_on_operands_of_unequal_sizes_and_shapes_gives_a_fresh_tape_s_numbers(text):
+    (y, jac), (ty, tjac) = _structured_and_tape_at(text, UNEQUAL_INPUTS)
+    assert jac.shape == tjac.shape and y.size == jac.shape[0]
+    np.testing.assert_allclose(y.reshape(-1), ty.reshape(-1), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(jac, tjac, rtol=1e-10, atol=1e-10 * max(1.0, np.abs(tjac).max()))
+
+
+@pytest.mark.parametrize("m, n", [(3, 6), (64, 300)])
+def test_the_concat_of_the_issue_runs_under_auto_and_by_name_with_the_closed_form(m, n):
+    """Issue 35, item 3: the rule reshaped every piece to the first one's shape (3 values into 6): auto raised
+    TensorFlow's InvalidArgumentError and compare dropped 'structured' with TensorFlow's words."""
+    rng = np.random.default_rng(m)
+    inputs = {"W": rng.standard_normal((m, n)) / np.sqrt(n), "x": rng.standard_normal(n)}
+    h = np.tanh(inputs["W"] @ inputs["x"])
+    expected = np.vstack([(1 - h ** 2)[:, None] * inputs["W"], np.eye(n)])
+    text = "concat([tanh(W @ x), x], axis=0)"
+    for method in ("auto", "structured"):
+        r = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", method=method, compiled=True)
+        np.testing.assert_allclose(r.jacobian, expected, rtol=1e-10, atol=1e-12)
+    c = gradlib.compare(text, inputs, watch=["x"], dtype="float64", methods=["jacobian", "structured"])
+    assert (c.errors, c.skipped) == ({}, {}) and all(a.agrees for a in c.agreement)
+
+
+def _misplacing_concat(walker, values, axis):   # the rule as it was: every piece at the first piece's shape
+    shape = tuple(values[0][0].shape)
+    return tf.concat([v for v, _ in values], axis), walker.flat(
+        tf.concat([walker.tensor(j, shape) for _, j in values], axis))
+
+
+def test_a_rule_that_cannot_place_a_piece_is_refused_auto_falls_back_and_compare_says_it_failed(monkeypatch):
+    monkeypatch.setitem(_structured.RULES, "concat", _misplacing_concat)
+    inputs = {"W": RNG.standard_normal((3, 7)), "x": RNG.standard_normal(7)}   # shapes no other test traces
+    text = "concat([tanh(W @ x), x], axis=0)"
+    problem = prepare("evaluate", text, inputs, ["auto"], watch=["x"], dtype="float64", limits=LIMITS)[2]
+    with pytest.raises(_structured.RuleFailed, match=r"the structured rule of concat\(\) could not place the "
+                                                     r"Jacobians of its arguments of shapes \[\(3,\), \(7,\)\] "
+                                                     r"\(TensorFlow said: .*\); use method='auto'"):
+        _methods.compile_method(_structured.structured, problem.f, problem.xs, problem.cs)
+    r = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", compiled=True)
+    tape = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", method="jacobian")
+    assert r.method != "structured"
+    np.testing.assert_array_equal(r.jacobian, tape.jacobian)
+    c = gradlib.compare(text, inputs, watch=["x"], dtype="float64", methods=["jacobian", "structured"])
+    assert list(c.results) == ["jacobian"] and c.skipped == {}
+    assert c.errors["structured"].startswith("the structured rule of concat() could not place")
+    assert ("structured failed", c.errors["structured"]) in [(f.title, f.text) for f in c.diagnosis]
+
+
+def test_a_rule_whose_rows_do_not_match_its_value_is_refused(monkeypatch):
+    monkeypatch.setitem(_structured.RULES, "cumsum", lambda walker, x, axis: (x[0], walker.flat(
+        walker.tensor(x[1], tuple(x[0].shape))[:1])))
+    problem = prepare("evaluate", "cumsum(x)", {"x": [1.0, 2.0, 3.0]}, ["auto"], watch=None, dtype="float64",
+                      limits=LIMITS)[2]
+    with pytest.raises(_structured.RuleFailed, match=r"cumsum\(\) .* shapes \(3,\) \(its Jacobian has 1 rows for "
+                                                     r"3 values\)"):
+        _methods.compile_method(_structured.structured, problem.f, problem.xs, problem.cs)
+
+
+def test_compare_says_an_operation_without_a_rule_is_not_covered_not_over_its_limits():
+    c = gradlib.compare("prod(x)", {"x": [1.0, 2.0]}, methods=["jacobian", "structured"])
+    assert c.errors == {} and c.skipped["structured"].startswith("method 'structured' cannot run here: prod()")
+    assert [(f.method, f.title) for f in c.diagnosis if f.severity == "info" and f.method == "structured"] == [
+        ("structured", "Left out: the method does not cover this function")]

@@ -1,4 +1,5 @@
-"""The README's Python examples run as written and print what the README says they print."""
+"""The README's seed example, and the guide's examples that moved there from the README (docs/guide/), run as
+written and print what the text says they print."""
 
 from __future__ import annotations
 
@@ -9,14 +10,28 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = README.parent / "docs" / "guide"
 
 
-def _block_after(heading: str) -> str:
-    """The first ```python block after ``heading`` in the README."""
-    text = README.read_text()
+def _block_after(heading: str, page: Path = README) -> str:
+    """The first ```python block after ``heading`` in the README (or a page of the guide)."""
+    text = page.read_text()
     start = text.index(heading)
     return re.search(r"```python\n(.*?)```", text[start:], re.S).group(1)
+
+
+def test_the_readme_keeps_the_two_commands_and_points_to_the_guide():
+    text = README.read_text()
+    two = text[text.index("## The two commands"):].split("\n## ")[0]
+    assert "pip install -r requirements.txt && streamlit run app.py      # or: make app" in two
+    assert "```bash\nmake test\n```" in two
+    assert "mkdocs serve" in text
+    for page in re.findall(r"\]\((docs/[\w/.-]+\.md)\)", text):
+        assert (README.parent / page).is_file(), page
+    assert len(text.splitlines()) < 150   # the first five minutes; the rest is in the guide
 
 
 def _run(code: str) -> str:
@@ -54,7 +69,7 @@ print("samples differ:", bool(np.abs(reference[0] - reference[1]).max() > 1e-3))
 
 
 def test_the_keras_example_prints_the_per_sample_shape_of_the_right_jacobians():
-    out = _run(_block_after("## Real models: Keras, per sample") + _PER_SAMPLE_REFERENCE)
+    out = _run(_block_after("## Each sample's Jacobian", GUIDE / "per-example.md") + _PER_SAMPLE_REFERENCE)
     lines = out.splitlines()
     assert lines[0] == "(5, 3, 8)"
     assert float(lines[1].split(": ")[1]) < 1e-5
@@ -63,23 +78,23 @@ def test_the_keras_example_prints_the_per_sample_shape_of_the_right_jacobians():
 
 
 def test_the_per_example_example_prints_its_shapes_and_the_ghost_norms_agree():
-    out = _run(_block_after("## Real models: per-example gradients of a training loss"))
+    out = _run(_block_after("## Each example's loss gradient", GUIDE / "per-example.md"))
     assert "(32,) (32,)\n" in out
     assert "[(32, 4, 8), (32, 8), (32, 8, 3), (32, 3)]\n" in out
     assert "ghost True\n" in out
 
 
 def test_the_scan_example_prints_the_shapes_and_writes_the_csv(tmp_path):
-    code = _block_after("## Scanning a whole data set")
+    code = _block_after("## On one machine", GUIDE / "scan.md")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(README.parent)})
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "(10000,) (10000,)" in done.stdout and "norm" in done.stdout
+    assert "(1000,) (1000,)" in done.stdout and "norm" in done.stdout
     assert (tmp_path / "norms.csv").read_text().startswith("index,loss,norm\n")
 
 
 def test_the_second_order_example_prints_the_seed_s_hessians_and_a_zero_laplacian():
-    out = _run(_block_after("## Second order: Hessians, Laplacians, divergences"))
+    out = _run(_block_after("# Second order", GUIDE / "second-order.md"))
     assert "[[ 0.  5.  4.]\n  [ 5.  0.  3.]\n  [ 4.  3.  0.]]" in out
     assert "[[40. 30. 24.]\n  [30.  0.  9.]\n  [24.  9.  0.]]" in out
     last = "".join("".join(out.splitlines()[-2:]).split()).replace("-0.", "0.")
@@ -89,8 +104,8 @@ def test_the_second_order_example_prints_the_seed_s_hessians_and_a_zero_laplacia
 # ---------------------------------------------------------------- the pre-commit snippets
 
 
-def _yaml_blocks_after(heading: str) -> list[str]:
-    text = README.read_text()
+def _yaml_blocks_after(heading: str, page: Path = README) -> list[str]:
+    text = page.read_text()
     return re.findall(r"```yaml\n(.*?)```", text[text.index(heading):], re.S)
 
 
@@ -112,12 +127,22 @@ def _scripts(pyproject: str) -> set[str]:
     return set(tomllib.loads(pyproject)["project"]["scripts"])
 
 
+#: where a pre-commit snippet stands: the README's short one and the guide's
+PRE_COMMIT = ((README, "## Check your code in pre-commit"), (GUIDE / "lint.md", "## In pre-commit"))
+
+
 def test_the_pre_commit_snippet_s_rev_is_a_commit_or_tag_of_this_repository_with_its_hook():
     """It said rev: v0.1.0, a tag that does not exist: pre-commit failed to check it out."""
-    remote = _yaml_blocks_after("In pre-commit:")[0]
+    for page, heading in PRE_COMMIT:
+        _check_rev(_yaml_blocks_after(heading, page)[0])
+
+
+def _check_rev(remote: str) -> None:
     (rev,), ids = _field(remote, "rev"), _field(remote, "id")
     if _git("rev-parse", "--git-dir").returncode != 0:
         raise AssertionError("the README's rev is checked against the repository's history: run in a git checkout")
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone lacks the history the rev is checked against (git fetch --unshallow)")
     assert _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode == 0, f"no tag or commit {rev!r}"
     tag = _git("tag", "--list", rev).stdout.strip() == rev
     assert tag or re.fullmatch(r"[0-9a-f]{40}", rev), f"rev {rev!r} must be a tag or a full commit id (not a branch)"
@@ -128,9 +153,16 @@ def test_the_pre_commit_snippet_s_rev_is_a_commit_or_tag_of_this_repository_with
 
 
 def test_the_pre_commit_snippets_use_the_hooks_this_repository_publishes():
-    remote, local = _yaml_blocks_after("In pre-commit:")[:2]
+    (readme, readme_heading), (guide, guide_heading) = PRE_COMMIT
+    remote, local = _yaml_blocks_after(guide_heading, guide)[:2]
     hooks = _hooks((README.parent / ".pre-commit-hooks.yaml").read_text())
     scripts = _scripts((README.parent / "pyproject.toml").read_text())
-    assert _field(remote, "id") == ["gradlib-lint"] and all(i in hooks for i in _field(remote, "id"))
+    for snippet in (remote, _yaml_blocks_after(readme_heading, readme)[0]):
+        assert _field(snippet, "id") == ["gradlib-lint"] and all(i in hooks for i in _field(snippet, "id"))
     assert _field(local, "repo") == ["local"] and _field(local, "id") == ["gradlib-lint"]
     assert _field(local, "entry") == [hooks["gradlib-lint"]] and hooks["gradlib-lint"] in scripts
+
+
+def test_the_pde_example_trains_a_burgers_residual_inside_tf_function():
+    out = _run(_block_after("# PDE residuals for physics-informed networks", GUIDE / "pde.md"))
+    assert out.splitlines() == ["()", "True", "{'u': (1000,), 'u_x': (1000,), 'u_xx': (1000,), 'u_xt': (1000,)}"]

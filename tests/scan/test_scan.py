@@ -302,3 +302,22 @@ def test_a_record_of_one_field_under_a_wider_header_is_refused_not_skipped(tmp_p
     path.write_text("a,b,label\n1,2,0\n\n   \n7\n")
     with pytest.raises(gradlib.InputError, match=r"line 5 has 1 fields but the header names 3 columns"):
         check_records(check_csv(path, None))
+
+
+class CallOverridden(keras.Sequential):
+    """Its call computes more than its layers (issue 35): walking the layers ran the bare network."""
+
+    def call(self, x, training=None, mask=None):
+        return super().call(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
+
+
+def test_a_sequential_whose_call_is_its_own_is_scanned_as_its_call():
+    keras.utils.set_random_seed(5)
+    model = CallOverridden([keras.Input((5,)), keras.layers.Dense(7, activation="tanh"), keras.layers.Dense(3)])
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(13, 5)).astype(np.float32), rng.integers(0, 3, 13).astype(np.int32)
+    result = gradlib.scan(model, (x, y), loss=CCE, batch_size=4)
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
+    assert result.method == "loop"

@@ -125,3 +125,44 @@ def test_hvp_over_the_limits_is_refused_with_both_numbers():
                                                       r"here, and at most 2 are allowed"):
         gradlib.hvp(lambda x: x * x, tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 0.0, 0.0]),
                     limits=gradlib.Limits(max_unrolled=2))
+
+
+def _dense(units: int):
+    import keras
+
+    keras.utils.set_random_seed(7)
+    return keras.Sequential([keras.Input((2,), dtype="float64"), keras.layers.Dense(units, activation="tanh",
+                                                                                    dtype="float64")])
+
+
+def _whole_batch_hessian(fn, x):
+    """Nested plain tapes on the whole batch as one function: the Hessian of each element of fn(x)."""
+    x = tf.constant(x)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reshape(fn(x), (-1,))
+        jac = tf.reshape(inner.jacobian(y, x), (y.shape[0], -1))
+    return tf.reshape(outer.jacobian(jac, x), (y.shape[0], jac.shape[1], jac.shape[1])).numpy()
+
+
+def test_a_dense_sequential_s_hessian_is_bounded_by_its_real_output_at_the_last_good_and_first_bad_value():
+    # a (3, 2) batch through Dense(4): 12 outputs of 6 inputs, 12 x 6 x 6 = 432 entries (the last kernel's 4 units
+    # per sample read as the output made it 144: a (50, 2) batch into Dense(50) ran for minutes past the limit)
+    model, x = _dense(4), np.random.default_rng(1).normal(size=(3, 2))
+    r = gradlib.hessians(model, x, limits=gradlib.Limits(max_hessian=432))
+    assert r.hessian.shape == (12, 6, 6) and r.hessian.size == 432   # what is allocated at the limit is the limit
+    np.testing.assert_allclose(r.hessian, _whole_batch_hessian(model, x), rtol=1e-9, atol=1e-12)
+    with pytest.raises(gradlib.ExpressionError, match=r"hessians would return 432 second-order entries \(1 x 12 "
+                                                      r"outputs x 6 x 6 inputs\); at most 431 are allowed"):
+        gradlib.hessians(model, x, limits=gradlib.Limits(max_hessian=431))
+    with pytest.raises(gradlib.ExpressionError, match=r"would return 25,000,000 second-order entries .* at most "
+                                                      r"4,000,000"):
+        gradlib.hessians(_dense(50), np.zeros((50, 2)))
+
+
+def test_a_dense_sequential_s_cost_says_its_sizes_are_guessed_when_hessians_joins_its_batch_into_one_sample():
+    # the kernels are per row of the model's batch; hessians' one sample is the whole (3, 2) batch
+    assert "sizes guessed" in gradlib.hessians(_dense(4), np.ones((3, 2))).cost
+    assert "sizes guessed" not in gradlib.hessians(_dense(4), np.ones((1, 2))).cost

@@ -18,6 +18,9 @@ def test_each_mistake_gives_what_tensorflow_gives_and_the_fix_the_closed_form():
     mixed = found["batch_jacobian_of_mixed_rows"]
     assert mixed.broken == [3.0, 3.0] and mixed.fixed == [2.0, 2.0]   # tensorflow#38428
     assert "not independent" in mixed.fixed_error
+    dead = found["where_branch_not_taken"]     # Laplacians of [where(x0 > 0, sqrt|x0|, 0), x1^2] at (0, 3): 0 and 2
+    assert np.isnan(dead.broken).all() and dead.fixed == [0.0, 2.0]
+    assert "repaired NaN poisoning in 2 cell(s) (sample 0: y[0]; sample 0: y[1])" in dead.explanation
 
 
 def test_the_poisson_residual_of_the_known_solution_is_zero_and_relu_is_flagged():

@@ -259,3 +259,124 @@ def test_one_of_several_outputs_that_does_not_keep_the_batch_axis_is_refused_by_
     with pytest.raises(gradlib.GradlibError, match=rf"fn's output y\['bad'\] has shape \({shape[0]}, {shape[1]}\) on "
                                                    rf"{held}: every output must keep the batch axis first"):
         gradlib.laplacian(two, X, check_independence=False)
+
+
+# ---------------------------------------------------------------- what users bring (issue 35)
+
+
+class Center(keras.layers.Layer):
+    """Subtracts the batch's mean: each sample's output depends on every sample."""
+
+    def call(self, x):
+        return x - tf.reduce_mean(x, axis=0, keepdims=True)
+
+
+def batchnorm_model():
+    keras.utils.set_random_seed(11)
+    model = keras.Sequential([keras.Input((3,), dtype="float64"), keras.layers.Dense(4, "tanh", dtype="float64"),
+                              keras.layers.BatchNormalization(dtype="float64"), keras.layers.Dense(1, dtype="float64")])
+    model.layers[1].moving_mean.assign([0.1, -0.2, 0.3, 0.0])   # statistics of its own, not the identity's
+    model.layers[1].moving_variance.assign([0.5, 2.0, 1.5, 1.0])
+    return model
+
+
+def centering_model():
+    keras.utils.set_random_seed(12)
+    return keras.Sequential([keras.Input((3,), dtype="float64"), keras.layers.Dense(4, "tanh", dtype="float64"),
+                             Center(dtype="float64"), keras.layers.Dense(1, "tanh", dtype="float64")])
+
+
+MIXING = {"BatchNormalization in training mode": lambda: (lambda x, m=batchnorm_model(): m(x, training=True)),
+          "a layer that subtracts the batch mean": centering_model}
+
+
+@pytest.mark.parametrize("method", ("auto",) + TAPES + ("hutchinson",))
+@pytest.mark.parametrize("name", MIXING)
+def test_models_that_mix_the_samples_are_refused_at_second_order_by_every_method(name, method):
+    fn = MIXING[name]()
+    with pytest.raises(gradlib.BatchMixingError, match=r"laplacian: the samples of the batch are not independent"):
+        gradlib.laplacian(fn, X, method=method)
+    if method != "hutchinson":
+        with pytest.raises(gradlib.BatchMixingError, match=r"per_sample_hessians: the samples of the batch are not "
+                                                           r"independent"):
+            gradlib.per_sample_hessians(fn, X, method=method)
+
+
+@pytest.mark.parametrize("method", ("auto",) + TAPES)
+def test_batchnorm_in_inference_mode_equals_a_loop_of_tapes(method):
+    model = batchnorm_model()
+    reference = loop_of_tapes(model, X)
+    r = gradlib.per_sample_hessians(model, X, method=method)
+    np.testing.assert_allclose(r.hessians, reference, rtol=1e-9, atol=1e-12)
+    lap = gradlib.laplacian(model, X, method=method)
+    np.testing.assert_allclose(lap.laplacian, np.trace(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+
+
+def embedding_model():
+    keras.utils.set_random_seed(13)
+    return keras.Sequential([keras.Input((4,), dtype="int32", name="tokens"), keras.layers.Embedding(10, 3),
+                             keras.layers.Flatten(), keras.layers.Dense(1, activation="tanh")])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_an_embedding_model_is_refused_at_second_order_by_its_token_ids(dtype):
+    # ids cast to floats gave a Hessian of exactly 0 with a warning that blamed ReLU or abs
+    model, ids = embedding_model(), np.array([[1, 2, 3, 4], [0, 5, 9, 2]]).astype(dtype)
+    refusal = (r"cannot differentiate this model by its input 'tokens': the model declares it int32 \(token ids, "
+               r"which an Embedding looks up\).*every second derivative would be 0. Differentiate with respect to "
+               r"the embedded vectors instead")
+    for api in (gradlib.laplacian, gradlib.per_sample_hessians, gradlib.hessians):
+        with pytest.raises(gradlib.InputError, match=api.__name__ + " " + refusal):
+            api(model, ids)
+    with pytest.raises(gradlib.InputError, match="hvp " + refusal):
+        gradlib.hvp(model, ids.astype("float32"), np.ones((2, 4), "float32"))
+
+
+MEMORY = """
+import resource, numpy as np, keras, gradlib
+keras.utils.set_random_seed(0)
+model = keras.Sequential([keras.Input((100,)), keras.layers.Dense(32, activation="tanh"), keras.layers.Dense(1)])
+x = np.random.default_rng(0).normal(size=(400, 100)).astype("float32")
+gradlib.per_sample_hessians(model, x[:2])   # TensorFlow's own start-up is not the call's
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+r = gradlib.per_sample_hessians(model, x)
+print(r.hessians.size, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
+"""
+
+
+def test_a_per_sample_hessian_at_the_limit_s_last_good_value_stays_within_the_memory_limit():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    # 400 samples x 1 output x 100 x 100 inputs: exactly the default max_hessian. Its peak, in a process of its
+    # own (ru_maxrss is the process's), measured 107 MB against the 2 GB of max_bytes
+    out = subprocess.run([sys.executable, "-c", MEMORY], capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).resolve().parents[2], env={**__import__("os").environ,
+                                                                      "PYTHONPATH": str(Path(__file__).parents[2])})
+    size, grown = (int(n) for n in out.stdout.split()[-2:])
+    assert size == gradlib.LIMITS.max_hessian == 4_000_000
+    assert grown <= gradlib.LIMITS.max_bytes, f"the call grew the process by {grown:,} bytes"
+    x = np.zeros((400, 100), "float32")
+    with pytest.raises(gradlib.ExpressionError, match=r"would return 4,000,000 second-order entries \(400 x 1 outputs "
+                                                      r"x 100 x 100 inputs\); at most 3,999,999 are allowed"):
+        gradlib.per_sample_hessians(lambda v: v[:, :1], x, limits=gradlib.Limits(max_hessian=3_999_999))
+
+
+def _forward_rules():
+    from gradlib._second._taylor import RULES   # the rule table itself: a new rule joins the test below
+    return sorted(RULES)
+
+
+@pytest.mark.parametrize("activation", _forward_rules())
+def test_every_forward_rule_through_layers_of_unequal_widths_equals_a_loop_of_tapes(activation):
+    """Issue 35, item 3, at second order: each rule carried through layers that widen, narrow and end in several
+    outputs (3 -> 7 -> 2 -> 4), a batch of 5, against plain nested tapes per sample in float64."""
+    model = mlp(inputs=3, widths=(7, 2), activation=activation, outputs=4, seed=35)
+    x = RNG.normal(size=(5, 3)) * 0.8 + 0.1   # off relu's kink
+    # a linear network's Hessians are 0 (the closed form; the tape returns None for them)
+    reference = np.zeros((5, 4, 3, 3)) if activation == "linear" else loop_of_tapes(model, x)
+    lap = gradlib.laplacian(model, x, method="forward_laplacian")
+    diag = gradlib.per_sample_hessians(model, x, diagonal=True, method="forward_laplacian")
+    np.testing.assert_allclose(lap.laplacian, np.trace(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(diag.diagonal, np.diagonal(reference, axis1=2, axis2=3), rtol=1e-9, atol=1e-12)

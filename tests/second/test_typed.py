@@ -111,3 +111,42 @@ def test_the_hessian_limit_gives_both_numbers():
 def test_every_watched_input_the_function_does_not_use_is_named_once():
     r = gradlib.evaluate("x0 * x0", {"x0": 1.0, "x1": 2.0, "x2": 3.0}, order=2)
     assert "watched input(s) 'x1', 'x2' do not appear in the function: their second derivatives are zero" in r.warnings
+
+
+#: joins and broadcasts of operands of unequal sizes and shapes (issue 35, item 3, at second order)
+UNEQUAL = ["concat([tanh(W @ x), x * x], axis=0)", "concat([W * x, reshape(x, [1, 4]) ** 3], axis=0)",
+           "stack([W @ x, sin(W[:, :3] @ x[1:]), Q[:, 0] * x[0]], axis=1)", "sum(Q * x * x, axis=1)",
+           "concat([transpose(W * Q), reshape(x * x, [4, 1])], axis=1)"]
+
+
+@pytest.mark.parametrize("text", UNEQUAL)
+def test_operands_of_unequal_sizes_give_the_hessians_of_nested_tapes(text):
+    rng = np.random.default_rng(35)
+    inputs = {"W": rng.standard_normal((3, 4)), "x": rng.standard_normal(4), "Q": rng.standard_normal((3, 1))}
+    r = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64", order=2)
+    program = gradlib.evaluate(text, inputs, watch=["x"], dtype="float64")   # y, to count the elements
+    consts = {k: tf.constant(v) for k, v in inputs.items() if k != "x"}
+    expected = []
+    for k in range(program.y.size):
+        x = tf.constant(inputs["x"])
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y_k = tf.reshape(_reference(text, x, consts), [-1])[k]
+            g = inner.gradient(y_k, x)
+        expected.append(outer.jacobian(g, x, unconnected_gradients=tf.UnconnectedGradients.ZERO).numpy())
+    np.testing.assert_allclose(r.hessian, np.array(expected), rtol=1e-10, atol=1e-12)
+
+
+def _reference(text, x, c):
+    """The functions of UNEQUAL written with TensorFlow, by hand."""
+    W, Q = c["W"], c["Q"]
+    return {
+        UNEQUAL[0]: lambda: tf.concat([tf.tanh(tf.linalg.matvec(W, x)), x * x], 0),
+        UNEQUAL[1]: lambda: tf.concat([W * x, tf.reshape(x, [1, 4]) ** 3], 0),
+        UNEQUAL[2]: lambda: tf.stack([tf.linalg.matvec(W, x), tf.sin(tf.linalg.matvec(W[:, :3], x[1:])),
+                                      Q[:, 0] * x[0]], 1),
+        UNEQUAL[3]: lambda: tf.reduce_sum(Q * x * x, axis=1),
+        UNEQUAL[4]: lambda: tf.concat([tf.transpose(W * Q), tf.reshape(x * x, [4, 1])], 1),
+    }[text]()

@@ -1,0 +1,142 @@
+"""The checks a training step must not run, run once and eagerly: ``gradlib.pde.check(model, x, coords=...)``.
+
+* **Points that mix.** ``gradlib.pde`` takes each point's derivative as the gradient of a sum over the points,
+  which is that point's own only if no point's output depends on another's coordinates. As in
+  ``per_sample_gradients``, a random projection of the whole batch's gradient must equal what the per-point
+  gradients predict (``gradlib._perelement._persample.find_mixing``).
+* **NaN or infinite values** in the outputs, their first derivatives and their second derivatives along each
+  coordinate.
+* **Second derivatives that are 0 everywhere**: a piecewise-linear network (ReLU, or no activation) has
+  ``u_xx = 0`` wherever it is defined, so a residual with second derivatives cannot train it.
+
+The answer is plain data (a ``PdeCheck``), with one sentence per finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from .._errors import GradlibError
+from .._format import format_number
+from .._perelement._persample import PROJECTION_SEED, find_mixing, mixing_text
+from ._derivatives import Plan, check_model, check_x, compute, entry_point, split_outputs
+from ._names import Derivative, check_names
+
+__all__ = ["PdeCheck", "check", "independence"]
+
+_API = "gradlib.pde.check"
+
+
+@dataclass(frozen=True)
+class PdeCheck:
+    """What ``check`` found: ``findings`` holds one sentence per problem (empty: none)."""
+
+    points: int
+    coords: tuple[str, ...]
+    outputs: tuple[str, ...]
+    independent: bool
+    finite: bool
+    #: the outputs whose second derivatives along every coordinate are exactly 0 at every point
+    flat: tuple[str, ...]
+    findings: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Whether nothing was found."""
+        return not self.findings
+
+
+@entry_point
+def check(model: Callable, x: Any, coords: Sequence[str] = ("x", "t"), outputs: Sequence[str] | None = None
+          ) -> PdeCheck:
+    """Check, once and eagerly, that ``gradlib.pde``'s derivatives of ``model`` at ``x`` mean what they say.
+
+    Args:
+        model, x, coords, outputs: as ``gradlib.pde.derivatives`` takes them.
+
+    Returns:
+        A ``PdeCheck``: whether the points are independent, whether every value and derivative is finite, the
+        outputs whose second derivatives are all 0, and a sentence per finding.
+
+    Raises:
+        GradlibError: called inside a ``tf.function`` (the checks read numbers: run them before training), or
+            anything ``derivatives`` refuses.
+    """
+    if not tf.executing_eagerly():
+        raise GradlibError(f"{_API} reads numbers, so it runs eagerly: call it once before training, outside "
+                           "tf.function (the training step then calls gradlib.pde.residual or derivatives)")
+    coords, outputs = check_names(coords, outputs, _API)
+    wanted = [Derivative(f"{o}{'_' if k else ''}{''.join(coords[j] for j in along)}", n, along)
+              for n, o in enumerate(outputs) for k, along in enumerate(_directions(len(coords)))]
+    plan = Plan(coords, outputs, tuple(wanted))
+    check_model(model, plan, _API)
+    x = check_x(x, coords, _API)
+    values = {name: value.numpy() for name, value in compute(model, x, plan, _API).items()}
+    mixing = _mixing(model, x, plan, values)
+    nonfinite = [text for o in outputs for text in [_nonfinite(o, values, x.numpy(), coords)] if text]
+    flat = tuple(o for o in outputs if _flat(o, coords, values))
+    findings = ([mixing] if mixing else []) + nonfinite + [_flat_text(o, coords, len(x)) for o in flat]
+    return PdeCheck(int(x.shape[0]), coords, outputs, not mixing, not nonfinite, flat, tuple(findings))
+
+
+def _directions(d: int) -> list[tuple[int, ...]]:
+    """The value, each first derivative and each pure second derivative: ``()``, ``(j,)``, ``(j, j)``."""
+    return [()] + [(j,) for j in range(d)] + [(j, j) for j in range(d)]
+
+
+def independence(model: Callable, x: tf.Tensor, plan: Plan, api: str) -> str:
+    """The mixing test alone, eagerly (a residual's first call): "" when the points are independent, else why not."""
+    firsts = Plan(plan.coords, plan.outputs, tuple(Derivative(_first(o, plan.coords, j), n, (j,))
+                                                   for n, o in enumerate(plan.outputs) for j in range(len(plan.coords))))
+    return _mixing(model, x, firsts, {k: v.numpy() for k, v in compute(model, x, firsts, api).items()})
+
+
+def _mixing(model: Callable, x: tf.Tensor, plan: Plan, values: dict[str, np.ndarray]) -> str:
+    """A random projection of the whole batch's gradient against the per-point gradients' prediction."""
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(x)
+        columns = split_outputs(model(x), plan.outputs, x.shape[0], _API)
+        y = tf.stack([tf.cast(c, x.dtype) for c in columns], axis=1)
+    u = tf.random.stateless_normal(tf.shape(y), seed=PROJECTION_SEED, dtype=y.dtype)
+    g = tape.gradient(y, x, output_gradients=u, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    d = len(plan.coords)
+    jac = np.stack([np.stack([values[_first(o, plan.coords, j)] for j in range(d)], axis=-1) for o in plan.outputs],
+                   axis=1)
+    found, _ = find_mixing(jac, u.numpy(), g.numpy(), x.dtype.name)
+    if found is None:
+        return ""
+    return (f"{mixing_text(found)}: gradlib.pde takes each point's derivative as the gradient of a sum over the "
+            "points, so its derivatives here are not each point's own. Call the model with training=False (a "
+            "BatchNormalization in training mode mixes points) or remove the layer that mixes them")
+
+
+def _first(output: str, coords: tuple[str, ...], j: int) -> str:
+    return f"{output}_{coords[j]}"
+
+
+def _nonfinite(output: str, values: dict[str, np.ndarray], x: np.ndarray, coords: tuple[str, ...]) -> str:
+    """Where ``output`` or a derivative of it is NaN or infinite, in one sentence ("" where none is)."""
+    mine = {name: value for name, value in values.items() if name == output or name.startswith(f"{output}_")}
+    bad = {name: ~np.isfinite(value) for name, value in mine.items() if not np.isfinite(value).all()}
+    if not bad:
+        return ""
+    points = np.flatnonzero(np.any(list(bad.values()), axis=0))
+    at = ", ".join(f"{c} = {format_number(float(v), 4)}" for c, v in zip(coords, x[points[0]]))
+    return (f"{', '.join(bad)} {'is' if len(bad) == 1 else 'are'} NaN or infinite at {len(points)} of "
+            f"{values[output].size} points (the first: point {points[0]}, at {at}); a loss built on them is NaN too")
+
+
+def _flat(output: str, coords: tuple[str, ...], values: dict[str, np.ndarray]) -> bool:
+    return all(np.all(values[f"{output}_{c}{c}"] == 0) for c in coords)
+
+
+def _flat_text(output: str, coords: tuple[str, ...], points: int) -> str:
+    names = ", ".join(f"{output}_{c}{c}" for c in coords)
+    return (f"every second derivative of {output} ({names}) is exactly 0 at all {points} points: {output} is "
+            "piecewise linear in the coordinates (a ReLU network, or one without activation), so its second "
+            "derivatives are 0 wherever they exist and a residual that uses them cannot train it. Use a smooth "
+            "activation (tanh, sin, softplus); if the solution is linear, this is its true answer")

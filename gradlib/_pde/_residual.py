@@ -1,0 +1,173 @@
+"""A typed PDE residual (``"u_t + u*u_x - nu*u_xx"``) as a callable ``x -> tf.Tensor (N,)``, built once.
+
+The text is gradlib's expression language (``gradlib._language``: checked against an allow-list, never
+executed by Python). Its names are the model's outputs (``u``), derivatives by name (``u_x``, ``u_xt``), the
+coordinates (``x``, the column of the points) and the constants. Each point's residual is a number computed
+from that point's values alone, so only element-wise functions are taken (``sum(u)`` would add the points up).
+The callable computes the derivatives the text names and nothing else (``gradlib._pde._derivatives``) inside
+one ``tf.function``, traced on first use and differentiable with respect to the model's weights.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import numbers
+from typing import Any, Callable, Mapping, Sequence
+
+import tensorflow as tf
+
+from .._errors import BatchMixingError, ExpressionError
+from .._language._operations import OPERATIONS
+from .._language._syntax import Program, free_names, parse
+from ._check import independence
+from ._derivatives import Plan, check_model, check_x, compute, entry_point
+from ._names import Derivative, check_names, derivative_or_none
+
+__all__ = ["Residual", "residual"]
+
+_API = "gradlib.pde.residual"
+
+
+class Residual:
+    """A checked residual: call it on the points ``x`` ``(N, len(coords))`` for a ``tf.Tensor`` ``(N,)``."""
+
+    def __init__(self, program: Program, model: Callable, plan: Plan, constants: dict[str, Any],
+                 check_independence: bool = True):
+        self.text, self.program, self.model, self.plan = program.text, program, model, plan
+        self.constants = constants
+        self._unchecked = bool(check_independence)   # the points' independence, tested on the first eager call
+        self._checked: set[str] = set()   # the dtypes whose numbers the text's literals were checked against
+        # autograph off: the model is traced as the caller wrote it (a lambda is not rewritten, nor warned about)
+        self._compiled = tf.function(self._evaluate, reduce_retracing=True, autograph=False)
+
+    @property
+    def derivatives(self) -> tuple[str, ...]:
+        """The outputs and derivatives the text names: all that one call computes."""
+        return tuple(d.name for d in self.plan.wanted)
+
+    def __repr__(self) -> str:
+        return f"Residual({self.text!r}, coords={self.plan.coords}, outputs={self.plan.outputs})"
+
+    @entry_point
+    def __call__(self, x: Any) -> tf.Tensor:
+        x = check_x(x, self.plan.coords, _API)
+        if x.dtype.name not in self._checked:
+            self.program.check_numbers(x.dtype.name)
+            self._checked.add(x.dtype.name)
+        if self._unchecked and tf.executing_eagerly():
+            self._check_independence(x)
+        # eagerly, the compiled function; inside the caller's tf.function, the ops go straight into its graph (a
+        # nested function call would add a boundary that the weight gradients must cross)
+        return self._compiled(x) if tf.executing_eagerly() else self._evaluate(x)
+
+    def _check_independence(self, x: tf.Tensor) -> None:
+        """Once, on the first eager call: refuse a model that mixes points (each derivative would be the gradient
+        of a sum over the points, not the point's own)."""
+        found = independence(self.model, x, self.plan, _API)
+        if found:
+            raise BatchMixingError(f"{_API}: {found}; or pass check_independence=False to skip this test")
+        self._unchecked = False
+
+    def _evaluate(self, x: tf.Tensor) -> tf.Tensor:
+        values = compute(self.model, x, self.plan, _API)
+        env = {name: tf.cast(value, x.dtype) for name, value in values.items()}
+        env.update((name, x[:, k]) for k, name in enumerate(self.plan.coords) if name in self.program.names)
+        env.update((name, _constant(value, x.dtype)) for name, value in self.constants.items())
+        return tf.broadcast_to(self.program.build(env, x.dtype), tf.shape(x)[:1])
+
+
+def _constant(value: Any, dtype: tf.DType) -> tf.Tensor:
+    """A number in ``dtype`` itself (``tf.cast(0.0032, tf.float64)`` would round it to float32 first), or a learned
+    variable cast on the tape."""
+    return tf.cast(value, dtype) if isinstance(value, tf.Variable) else tf.constant(value, dtype)
+
+
+@entry_point
+def residual(text: str, model: Callable, coords: Sequence[str] = ("x", "t"), outputs: Sequence[str] | None = None,
+             constants: Mapping[str, Any] | None = None, check_independence: bool = True) -> Residual:
+    """The residual ``text`` of ``model``'s outputs as a callable ``x -> tf.Tensor (N,)``, differentiable with
+    respect to the model's weights (under the caller's tape, eagerly or in its ``tf.function`` step).
+
+    Args:
+        text: one expression in gradlib's language, like ``"u_t + u*u_x - nu*u_xx"``: its names are the outputs,
+            their derivatives by name (as ``derivatives`` takes them), the coordinates and the constants.
+        model: a Keras model or a callable on ``(N, len(coords))`` points (see ``derivatives``).
+        coords: the coordinates' names, one per column of the points.
+        outputs: the names of the model's outputs, in order; ``None``: one output ``u``.
+        constants: name -> a real number, or a scalar float ``tf.Variable`` (learned, as in an inverse problem).
+        check_independence: on the first call made eagerly, test once that the model does not mix points (one more
+            forward and backward pass) and refuse one that does. A first call inside ``tf.function`` cannot read
+            numbers: run ``gradlib.pde.check`` once before training.
+
+    Raises:
+        BatchMixingError: (at the first eager call) the model mixes points.
+        ExpressionError: the text is not in the language, names what is not an output, derivative, coordinate
+            or constant (with its column), or is not one number per point; a name or constant is not acceptable.
+    """
+    coords, outputs = check_names(coords, outputs, _API)
+    constants = _check_constants(constants, coords, outputs)
+    checked, used = free_names(text)
+    wanted = [_name(name, col, checked, coords, outputs, constants) for name, col in used.items()]
+    program = parse(checked, {name: () for name in used})
+    _check_pointwise(program)
+    plan = Plan(coords, outputs, tuple(d for d in wanted if d is not None))
+    check_model(model, plan, _API)
+    return Residual(program, model, plan, constants, check_independence)
+
+
+def _check_constants(constants: Any, coords: tuple[str, ...], outputs: tuple[str, ...]) -> dict[str, Any]:
+    if constants is None:
+        return {}
+    if not isinstance(constants, Mapping):
+        raise ExpressionError(f"{_API}: constants must be a dict of name -> number, like {{'nu': 0.01}}; "
+                              f"got {type(constants).__name__}")
+    for name, value in constants.items():
+        taken = "a coordinate" if name in coords else "an output" if name in outputs else (
+            "a derivative" if isinstance(name, str) and isinstance(derivative_or_none(name, outputs, coords),
+                                                                   Derivative) else "")
+        if not isinstance(name, str) or not name.isidentifier() or not name.isascii() or name.startswith("_") or taken:
+            why = f"is {taken}'s name" if taken else "must be a name of letters, digits and '_' (not first)"
+            raise ExpressionError(f"{_API}: the constant {name!r} {why}; rename it")
+        if not _real(value):
+            raise ExpressionError(f"{_API}: the constant {name!r} is {value!r}; give a finite real number, or a "
+                                  "scalar float tf.Variable to learn it")
+    return dict(constants)
+
+
+def _real(value: Any) -> bool:
+    if isinstance(value, tf.Variable):
+        return value.shape.rank == 0 and value.dtype.is_floating
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _name(name: str, col: int, text: str, coords: tuple[str, ...], outputs: tuple[str, ...],
+          constants: dict[str, Any]) -> Derivative | None:
+    """The derivative a name of the text stands for (``None``: a coordinate or a constant), or its refusal."""
+    if name in coords or name in constants:
+        return None
+    found = derivative_or_none(name, outputs, coords)
+    if isinstance(found, Derivative):
+        return found
+    close = (difflib.get_close_matches(name, list(constants), n=1, cutoff=0.5)   # a misspelled constant first (mu)
+             or difflib.get_close_matches(name, [*outputs, *coords], n=1))
+    why = found if "_" in name else f"unknown name {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+    raise ExpressionError(
+        f"{_API}: {why} (column {col}). The residual's names are the outputs ({', '.join(outputs)}), the "
+        f"coordinates ({', '.join(coords)}), the constants ({', '.join(constants) or 'none given'}) and "
+        f"derivatives like {outputs[0]}_{coords[0]} or {outputs[0]}_{coords[0]}{coords[-1]}", text=text, column=col)
+
+
+def _check_pointwise(program: Program) -> None:
+    """One number per point, computed from that point's values: element-wise functions only."""
+    for node in ast.walk(program.tree):
+        if isinstance(node, ast.Call) and not OPERATIONS[node.func.id].elementwise:
+            col = node.col_offset + 1
+            raise ExpressionError(
+                f"{_API}: {node.func.id}() at column {col} is not computed point by point: each point's residual "
+                "comes from that point's values alone (here each name is one number), so only element-wise "
+                "functions are allowed (sin, exp, where, maximum ...)", text=program.text, column=col)
+    if program.shape != ():
+        raise ExpressionError(f"{_API}: the residual gives shape {program.shape} at each point; it must give one "
+                              "number per point (write one residual per equation)", text=program.text, column=1)
