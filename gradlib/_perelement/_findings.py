@@ -10,6 +10,7 @@ import numpy as np
 
 from ._checks import KINK_TITLE, FiniteDifferenceCheck, differing_cells
 from .._format import format_number
+from ._problem import UNUSED_IN_TENSORFLOW
 from ._result import GradResult, nan_cause, output_not_finite
 
 __all__ = ["DETAIL_CELLS", "diagnose", "Finding"]
@@ -255,7 +256,7 @@ def _inputs(best: GradResult, used_names: frozenset[str] | None,
         said = [w for w in best.warnings if w.startswith("watched input(s) ")]
         findings.append(Finding(None, f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not reach any output",
                                 said[0] if said else f"{', '.join(map(repr, unused))} are watched but not used: "
-                                "their gradients are zero", "warning"))
+                                f"their gradients are zero ({UNUSED_IN_TENSORFLOW})", "warning"))
     finite_y = np.isfinite(best.y.reshape(-1)) if best.per_element else np.ones(best.jacobian.shape[0], bool)
     kinks = check.kinks if check is not None and check.kinks is not None else np.zeros(best.jacobian.shape, bool)
     start = 0

@@ -25,7 +25,10 @@ from .._limits import Limits
 from .._language._operations import notes
 from .._state import callable_key
 
-__all__ = ["Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
+__all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
+
+#: what TensorFlow gives for a watched input the function does not use (the Jacobian shows its zeros)
+UNUSED_IN_TENSORFLOW = "tape.gradient gives None for them, zeros with unconnected_gradients=ZERO"
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
     unused = [i.name for i in watched if i.name not in program.names]
     if unused:
         warnings += (f"watched input(s) {', '.join(map(repr, unused))} do not appear in the function: "
-                     "their gradients are zero",)
+                     f"their gradients are zero ({UNUSED_IN_TENSORFLOW})",)
     profile = _cost.Profile.of_program(program, [i.name for i in floats], sum(i.size for i in floats),
                                        tf_dtype.size)
     return Problem(f, xs, cs, tuple((i.name, i.shape) for i in watched),

@@ -61,7 +61,9 @@ def _exponential(z):
 def _elu(z):
     e = tf.exp(tf.minimum(z, 0))
     positive = z > 0
-    return tf.where(positive, z, e - 1), tf.where(positive, tf.ones_like(z), e), tf.where(positive, tf.zeros_like(z), e)
+    # TensorFlow's EluGrad gradient takes its x < 0 branch only: elu''(0) is 0 on the tape, not e^0 = 1
+    second = tf.where(z < 0, e, tf.zeros_like(z))
+    return tf.where(positive, z, e - 1), tf.where(positive, tf.ones_like(z), e), second
 
 
 def _relu(z):

@@ -94,7 +94,7 @@ def _check_text(source: object, limits: Limits) -> str:
         line = source.count("\n", 0, source.index("\x00")) + 1
         raise LintError(f"gradlib.lint got a null byte on line {line}: this is not Python source (a binary file?)",
                         line, 0)
-    lines = source.count("\n") + 1
+    lines = source.count("\n") + (not source.endswith("\n"))   # a final newline ends the last line, not a new one
     if lines > limits.max_source_lines:
         raise LintError(f"gradlib.lint got {lines:,} lines; at most {limits.max_source_lines:,} are checked at once.",
                         too_large=True)

@@ -105,7 +105,7 @@ def test_a_syntax_error_is_a_message_with_its_line_and_nothing_runs(tmp_path):
 
 def test_code_over_the_page_limit_is_refused_with_a_message():
     at = submit(open_page(), "x = 1\n" * 1_500)
-    assert "1,501 lines; at most 1,000" in at.error[0].value
+    assert "1,500 lines; at most 1,000" in at.error[0].value
 
 
 # Issue 20, item 6: this 118-character paste took 24 s and 3 GB of the server, and the page said it was clean.
