@@ -7,7 +7,7 @@ import ast
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["attribute", "call", "instantiate", "subscript"]
+__all__ = ["as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -44,8 +44,17 @@ def _value(val: Val | None):
 
 
 def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
+    if base.kind == "module" and "names" in base.attrs:         # a module of the project: what it defines
+        found = base.attrs["names"].vars.get(attr) or it.submodule(base, attr)
+        if found is not None and found.kind in ("class", "func", "module"):
+            return found
     if base.kind == "module":
         return Val("module", qual=normalise(f"{base.qual}.{attr}"), text=ast.unparse(node)[:40])
+    if base.kind == "class" and isinstance(base.node, ast.ClassDef):     # Base.__init__(self, ...): a function
+        for cls, env in mro(base):
+            method = method_of(cls, attr)
+            if method is not None:
+                return Val("func", node=method, attrs={"env": env}, name=attr, qual=attr)
     if base.kind == "tape" and attr in _TAPE_METHODS:
         return Val("tmethod", qual=attr, tape=base.tape)
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
@@ -53,7 +62,13 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "model":
         return _model_attribute(base, attr)
     if base.kind == "foreign" and attr in _MODEL_VARS:
-        return _model_attribute(_as_model(it, base, node), attr)
+        return _model_attribute(as_model(it, base, node), attr)
+    if base.kind == "object" and attr in _MODEL_VARS and base.attrs.get("__unseen_base__"):
+        return _model_attribute(as_model(it, base, node), attr)     # tf.Module, snt.Module: the variables it holds
+    if base.kind in ("object", "model") and attr not in base.attrs:
+        method = _class_method(base, attr)
+        if method is not None and _is_property(method.node):       # @property: reading it runs it
+            return call(it, method, [], {}, node)
     if base.kind == "object":
         return _object_attribute(base, attr) or _unseen_attribute(it, base, attr)
     if base.kind == "optimizer":
@@ -206,9 +221,16 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "model":
         return _hidden(_model_call(it, func, args, node), args, kwargs)
     if kind == "foreign":
-        return _hidden(_model_call(it, _as_model(it, func, node), args, node), args, kwargs, True)
+        return _hidden(_model_call(it, as_model(it, func, node), args, node), args, kwargs, True)
+    if kind == "object" and isinstance(func.node, ast.ClassDef) and func.attrs.get("__unseen_base__") \
+            and _object_attribute(func, "__call__") is None:     # its __call__ is the library base class's
+        return _hidden(_model_call(it, as_model(it, func, node), args, node), args, kwargs, True)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
-        return call(it, _object_attribute(func, "__call__") or Val("unknown", opaque=True), args, kwargs, node)
+        before = next(it.clock)
+        result = call(it, _object_attribute(func, "__call__") or Val("unknown", opaque=True), args, kwargs, node)
+        if func.attrs.get("__unseen_base__"):
+            _reads_module(it, as_model(it, func, node), result, before, args + list(kwargs.values()))
+        return result
     if kind == "bound":
         return _method(it, func.parents[0], func.qual, args, node)
     if kind == "dataset":
@@ -308,7 +330,7 @@ def _foreign_class(qual: str) -> bool:
         and not qual.startswith(_NOT_MODELS)
 
 
-def _as_model(it, obj: Val, node: ast.AST) -> Val:
+def as_model(it, obj: Val, node: ast.AST) -> Val:
     """An instance of a class from unseen code, used as a model (``disc(x)``, ``disc.trainable_variables``): one
     model made of its own variables. Its call is one opaque operation that may give a tuple (see _model_call); what it
     reads besides its input is hidden, so the "not connected" rule never reasons through it."""
@@ -316,6 +338,8 @@ def _as_model(it, obj: Val, node: ast.AST) -> Val:
         model = Val("model", obj.line, obj.col, "leaf", obj.qual, obj.text, seq=it.tick(), dtype="float",
                     name=obj.name)
         model.attrs["foreign"] = True
+        if obj.attrs.get("__owner__") is not None:         # a layer of a tf.Module of the source
+            model.attrs["__owner__"] = obj.attrs["__owner__"]
         obj.attrs["model"] = model
     return obj.attrs["model"]
 
@@ -654,10 +678,13 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     """
     if cls.qual == "tf.keras.Model":
         obj = _keras_model(it, cls.qual, [], {}, node)
-        obj.attrs["multi"] = _returns_tuple(cls.node)
+        obj.attrs["multi"] = _returns_tuple(next((c for c, _ in mro(cls) if method_of(c, "call")), cls.node))
         obj.node, obj.attrs["__env__"] = cls.node, cls.attrs.get("env")
     else:
         obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
+    obj.attrs["__mro__"] = mro(cls)
+    if obj.kind == "object" and any(klass.attrs.get("unseen_base") for klass in _classes(cls)):
+        obj.attrs["__unseen_base__"] = True
     init = _class_method(obj, "__init__")
     if init is not None:
         call(it, init, args, kwargs, node)
@@ -665,13 +692,70 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
 
 
 def _class_method(obj: Val, attr: str) -> Val | None:
-    """The method ``attr`` of a class of the source, bound to ``obj``, or None."""
+    """The method ``attr`` of a class of the source (or of a base class of the source it inherits it from), bound
+    to ``obj``, or None."""
     cls = obj.node
-    if isinstance(cls, ast.ClassDef):
-        for stmt in cls.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                return Val("method", node=stmt, parents=(obj,), attrs={"env": obj.attrs.get("__env__")})
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    for klass, env in obj.attrs.get("__mro__") or [(cls, obj.attrs.get("__env__"))]:
+        method = method_of(klass, attr)
+        if method is not None:
+            return Val("method", node=method, parents=(obj,), attrs={"env": env})
     return None
+
+
+_MAX_BASES = 16
+
+
+def mro(cls: Val) -> list[tuple[ast.ClassDef, object]]:
+    """(definition, the scope it was defined in) of ``cls`` and of its base classes of the source, nearest first
+    (depth first, each once, at most ``_MAX_BASES``): where a method is looked up."""
+    order, todo, seen = [], [cls], set()
+    while todo and len(order) < _MAX_BASES:
+        klass = todo.pop(0)
+        if id(klass.node) in seen or not isinstance(klass.node, ast.ClassDef):
+            continue
+        seen.add(id(klass.node))
+        order.append((klass.node, klass.attrs.get("env")))
+        todo[:0] = klass.attrs.get("bases", [])
+    return order
+
+
+def _reads_module(it, model: Val, result: Val, before: int, args: list[Val]) -> None:
+    """A ``tf.Module`` of the source called: what its ``__call__`` gave was computed from the variables it holds,
+    some made where the linter cannot see (a library base class, a variable made on first call), so a tape recording
+    now records it from them. Optimistic on purpose: it only makes a pair connected, and no rule fires on one."""
+    seq, given = next(it.clock), {leaf.id for arg in args for leaf in flat(arg)}
+    for leaf in flat(result):
+        made_here = leaf.seq >= before or leaf.kind == "unknown" and not leaf.seq and leaf.id not in given
+        if leaf.kind not in TENSORISH + ("unknown",) or not made_here:         # made by this call only
+            continue
+        for tape in it.stack:
+            if it.tracked(tape, model, seq):
+                leaf.rec[tape] = leaf.rec.get(tape, frozenset()) | {model.id}
+
+
+def _is_property(fn: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id in ("property", "cached_property") or isinstance(d, ast.Attribute)
+               and d.attr == "cached_property" for d in getattr(fn, "decorator_list", ()))
+
+
+def _classes(cls: Val) -> list[Val]:
+    """``cls`` and its base classes of the source (as ``mro``), as class values."""
+    order, todo, seen = [], [cls], set()
+    while todo and len(order) < _MAX_BASES:
+        klass = todo.pop(0)
+        if id(klass) not in seen:
+            seen.add(id(klass))
+            order.append(klass)
+            todo[:0] = klass.attrs.get("bases", [])
+    return order
+
+
+def method_of(cls: ast.ClassDef, name: str) -> ast.AST | None:
+    """The definition of the method ``name`` in the body of ``cls``, or None."""
+    return next((stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and stmt.name == name), None)
 
 
 def _returns_tuple(cls: ast.ClassDef) -> bool:
