@@ -815,12 +815,21 @@ def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
         owner = leaf.attrs.get("variables_of")
         if owner is not None:               # tape.watch(net.trainable_variables) of an unseen net: what reads net
             tape.watched.setdefault(owner.id, (it.tick(), node.lineno, node.col_offset, "variables"))   # is recorded
-        if leaf.kind not in TENSORISH + ("model",) or leaf.opaque:
+        if leaf.kind not in TENSORISH + ("model",) or leaf.opaque and not _one_tensor(leaf):
             tape.blind = tape.blind or leaf.kind not in ("py", "none")
         elif leaf.dtype == "int":
             tape.int_watches[leaf.id] = (node.lineno, node.col_offset)
         else:
             tape.watched.setdefault(leaf.id, (it.tick(), node.lineno, node.col_offset, "watch"))
+
+
+def _one_tensor(leaf: Val) -> bool:
+    """Whether ``leaf``, made from values the linter cannot see, is one tensor for sure: what a TensorFlow operation
+    or a Python operator on a tensor gave (``real + alpha * (fake - real)``, ``tf.convert_to_tensor(actions)``).
+    Watching it watches that tensor, nothing else: the tape stays followed (a rule never reasons from such a source,
+    its path runs through unseen values; a gradient of a value the tape recorded from it is connected)."""
+    return leaf.kind == "tensor" and leaf.op in ("op", "const") and not leaf.attrs.get("promoted") \
+        and not leaf.attrs.get("tuple") and not leaf.attrs.get("maybe")
 
 
 def _promote(leaf: Val) -> None:

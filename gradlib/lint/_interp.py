@@ -571,6 +571,9 @@ class Interpreter:
             return [value.attrs["elem"]] * n
         if value.kind == "numpy":
             return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
+        if value.kind == "unknown" and value.rec:    # `pred, w = net(x)` while a tape recorded: each part was too
+            return [Val("unknown", op="unknown", parents=(value,), seq=value.seq, rec=dict(value.rec), opaque=True)
+                    for _ in range(n)]
         return [Val("unknown", opaque=True) for _ in range(n)]
 
     def iterations(self, value: Val, node: ast.AST) -> list:
@@ -629,8 +632,9 @@ class Interpreter:
     def e_Call(self, node: ast.Call, env: Env) -> Val:
         func = self.super_method(node.func, env) or self.ev(node.func, env)
         args = [self.ev(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            args = [self.made(tuple(args))]
+        starred = next((k for k, a in enumerate(node.args) if isinstance(a, ast.Starred)), None)
+        if starred is not None:                         # f(a, b, *rest): a and b are known one by one
+            args = args[:starred] + [self.made(tuple(args[starred:]))]
         kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords if k.arg is not None}
         splats = [self.ev(k.value, env) for k in node.keywords if k.arg is None]
         if splats:                                      # f(**options): what it passes is not known one by one
@@ -1022,12 +1026,17 @@ def _merge_returns(it: Interpreter, values: list[Val]) -> Val:
 
 
 def _merge_names(scopes: list[dict], merge) -> dict:
+    """The names after branches. A name bound on some branches only (and not before) has, wherever it is read
+    afterwards without a NameError, a value one of those branches gave: that value, marked "maybe"."""
     merged = {}
     for name in set().union(*scopes):
         values = [s.get(name) for s in scopes]
-        first = values[0]
-        merged[name] = first if all(v is first for v in values) else Val("unknown", name=name, opaque=True) \
-            if any(v is None for v in values) else merge(values, name)
+        bound = [v for v in values if v is not None]
+        if len(bound) < len(values):
+            for value in bound:
+                value.attrs["maybe"] = True
+        first = bound[0]
+        merged[name] = first if all(v is first for v in bound) else merge(bound, name)
     return merged
 
 
