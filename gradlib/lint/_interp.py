@@ -76,6 +76,8 @@ class Interpreter:
         self.modules: dict[str, Env | None] = {}        # a project module's path -> its names (None while read)
         self.loading = 0                                # > 0 while another module's definitions are read
         self.method_class: dict[int, ast.ClassDef] = {}  # id of a method's definition -> its class
+        self.search: dict[str, tuple] = {}              # a module's path -> the folders it adds to sys.path
+        self.tree: ast.Module | None = None             # the linted file's syntax tree
         self.max_steps, self.max_work, self.deadline = max_steps, max_work, deadline
         self.steps = self.work = 0
         self.line = 0                                   # the line of the statement being run, for messages
@@ -108,6 +110,7 @@ class Interpreter:
     # ------------------------------------------------------------------ entry points
 
     def run_module(self, tree: ast.Module) -> None:
+        self.tree = tree
         self.graph_mode = _graph_mode(tree)
         self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) or isinstance(n, ast.Name)
                               and n.id in _REBINDERS for n in ast.walk(tree))
@@ -332,7 +335,10 @@ class Interpreter:
         """The names defined by the project module ``from <level dots><module> import`` means here, or None."""
         if self.project is None:
             return None
-        path = self.project.resolve(env.module, module, level)
+        key = env.module or ""
+        if key not in self.search:
+            self.search[key] = _search_path(self.tree if key == (self.path or "") else self.project.tree(key))
+        path = self.project.resolve(env.module, module, level, self.search[key])
         return self.load(path) if path is not None else None
 
     def project_module(self, value: Val, env: Env, module: str, level: int) -> None:
@@ -922,6 +928,19 @@ _REBINDERS = {"exec", "eval", "globals", "locals", "vars"}      # code that may 
 _GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
                 "disable_v2_behavior", "executing_eagerly", "as_default", "Estimator", "EstimatorSpec", "TPUEstimator",
                 "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step"}
+
+
+def _search_path(tree: ast.Module | None) -> tuple:
+    """The folders a module adds to ``sys.path`` by name at its top level (``sys.path.append("utils")``,
+    ``sys.path.insert(0, "lib")``): where its imports are also looked up."""
+    found = []
+    for stmt in tree.body if tree is not None else ():
+        call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+        if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "insert") \
+                and ast.unparse(call.func.value) == "sys.path" and call.args \
+                and isinstance(call.args[-1], ast.Constant) and isinstance(call.args[-1].value, str):
+            found.append(call.args[-1].value)
+    return tuple(found[:8])
 
 
 def _graph_mode(tree: ast.Module) -> bool:

@@ -48,10 +48,11 @@ class Project:
             return _norm(path)
         return _norm(os.path.relpath(os.path.abspath(path), self.root))
 
-    def resolve(self, importer: str | None, module: str | None, level: int) -> str | None:
+    def resolve(self, importer: str | None, module: str | None, level: int, extra: tuple = ()) -> str | None:
         """The project file (relative path) that ``from <level dots><module> import ...`` in ``importer`` means,
         or None: relative imports from the importer's package; absolute ones from the importer's folder, then
-        each folder above it up to the root (a script beside its modules, a package at the root)."""
+        each folder above it up to the root (a script beside its modules, a package at the root), then the
+        ``extra`` folders (relative to the root: what the importer's ``sys.path.append("utils")`` added)."""
         parts = [p for p in (module or "").split(".") if p]
         folder = os.path.dirname(importer or "")
         if level:
@@ -63,8 +64,11 @@ class Project:
         while True:
             found = self._find(folder, parts) if parts else None
             if found is not None or not folder:
-                return found
+                break
             folder = os.path.dirname(folder)
+        for folder in extra:
+            found = found or (self._find(_norm(folder), parts) if parts and not os.path.isabs(folder) else None)
+        return found
 
     def _find(self, folder: str, parts: list[str]) -> str | None:
         base = "/".join([folder] + parts if folder else parts)

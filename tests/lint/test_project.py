@@ -343,3 +343,16 @@ def minimize(logger, agent, args):
 def test_real_code_patterns_are_followed(name):
     result = lint(COVERAGE[name])
     assert (result.calls, result.checked, list(result), result.complete) == (1, 1, [], True), result.not_checked
+
+
+def test_a_folder_the_script_adds_to_sys_path_by_name_is_searched(tmp_path):
+    script = AGENT.replace("from algos.base import DiscriminatorBase", "import sys\nsys.path.append('lib')\n"
+                                                                       "from base import DiscriminatorBase")
+    root = _write(tmp_path, {"lib/base.py": DISC_BASE, "scripts/agent.py": script})
+    project = Project(root)
+    assert project.resolve("scripts/agent.py", "base", 0) is None
+    result = lint(script, project=project, path="scripts/agent.py")
+    assert [f.rule for f in result] == ["GT002", "GT002"] and result.checked == 2
+    unrelated = lint(script.replace("sys.path.append('lib')", "sys.path.append('elsewhere')"), project=project,
+                     path="scripts/agent.py")
+    assert list(unrelated) == []
