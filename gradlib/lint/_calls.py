@@ -688,6 +688,9 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     init = _class_method(obj, "__init__")
     if init is not None:
         call(it, init, args, kwargs, node)
+    build = _class_method(obj, "build") if obj.kind == "model" else None
+    if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
+        call(it, build, [Val("unknown", opaque=True)], {}, node)
     return obj
 
 

@@ -323,6 +323,25 @@ def step(auto, log_probs):
     if auto:
         return tape.gradient(alpha_loss, [log_alpha])
 """,
+    "variables a layer's build makes, read by its call": """
+import tensorflow as tf
+
+
+class Scale(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+        self.b = self.add_weight(shape=(input_shape[-1],), initializer="zeros")
+
+    def call(self, x):
+        return x * self.w + self.b
+
+
+layer = Scale()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    y = tf.reduce_sum(layer(x))
+grads = tape.gradient(y, [layer.w, layer.b])
+""",
     "arguments before a starred one": """
 import tensorflow as tf
 
