@@ -300,6 +300,9 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if _is_optimizer(qual):
         _unknown_call(it, args, kwargs)
         return Val("optimizer", qual=qual, text=ast.unparse(node)[:40])
+    if qual in ("tf.gradients", "tf.hessians") and _eager(it):
+        it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
+        return Val("unknown", opaque=True)
     kind = call_kind(qual)
     handler = _LIBRARY.get(kind)
     if handler is not None:
@@ -372,6 +375,21 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
         it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
     return _unknown_call(it, args, kwargs)
+
+
+def _eager(it) -> bool:
+    """Whether the code being run surely runs eagerly: run by the module itself (not a function run alone, whose
+    caller is not in sight), in no function wrapped in tf.function, in a file that builds no TF1 graph."""
+    return not it.alone and not it.graph_mode and not _in_tf_function(it)
+
+
+def _eager_gradients_message(qual: str, node: ast.Call) -> str:
+    name = ast.unparse(node.func)
+    instead = "nested tapes (`outer.jacobian` of an inner `tape.gradient`)" if qual.endswith("hessians") else \
+        "`with tf.GradientTape() as tape:` around the computation, then `tape.gradient(y, x)`"
+    return (f"`{name}(...)` runs eagerly here (TensorFlow 2 runs code outside a tf.function eagerly), and there it "
+            f"raises RuntimeError (\"tf.gradients is not supported when eager execution is enabled\"). Use {instead}, "
+            "or call it inside a function decorated with @tf.function.")
 
 
 def _in_tf_function(it) -> bool:

@@ -78,6 +78,7 @@ class Interpreter:
         self.method_class: dict[int, ast.ClassDef] = {}  # id of a method's definition -> its class
         self.search: dict[str, tuple] = {}              # a module's path -> the folders it adds to sys.path
         self.tree: ast.Module | None = None             # the linted file's syntax tree
+        self.alone = False                              # functions run on their own, their callers out of sight
         self.max_steps, self.max_work, self.deadline = max_steps, max_work, deadline
         self.steps = self.work = 0
         self.line = 0                                   # the line of the statement being run, for messages
@@ -147,7 +148,7 @@ class Interpreter:
 
     def run_functions_alone(self) -> None:
         """Each function once more on its own, its parameters unknown and outer tapes hidden."""
-        done = set()
+        done, self.alone = set(), True
         for node, env, cls in self.functions:
             if id(node) in done:
                 continue

@@ -258,6 +258,14 @@ RULES = (
          "value the target was computed from",
          _PRE + "x = tf.ones([2, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n"
          "    y = tf.constant([4.4])\ngrad = tape.gradient(y, x)\n"),
+    Rule("GT018", "tf.gradients or tf.hessians run eagerly",
+         "`tf.gradients(y, x)` (or `tf.hessians`, `tf.compat.v1.gradients`) in code that runs eagerly, outside a "
+         "tf.function: TensorFlow 2 raises RuntimeError (\"tf.gradients is not supported when eager execution is "
+         "enabled\"). Said for code the module runs itself, not for a function whose caller is not in sight.",
+         "the `tf.gradients` call",
+         "record the computation on a `tf.GradientTape` and call `tape.gradient(y, x)` (nested tapes for a "
+         "Hessian), or call `tf.gradients` inside a function decorated with `@tf.function`",
+         _PRE + "x = tf.constant([1.0, 2.0])\ny = x * x\ngrad = tf.gradients(y, x)\n"),
 )
 
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
