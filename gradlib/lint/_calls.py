@@ -374,7 +374,38 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
             traced and ".train." in opt.qual) and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
         it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
+    elif name == "minimize" and loss is not None and not it.graph_mode and not traced:
+        stale = _stale_loss(it, loss, node)
+        if stale is not None:
+            it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
     return _unknown_call(it, args, kwargs)
+
+
+def _stale_loss(it, loss: Val, node: ast.Call) -> Val | None:
+    """The tensor ``minimize(lambda: loss, ...)`` hands back when the callable only names a tensor computed before
+    the call (``lambda: loss``, ``lambda: self.loss``), else None."""
+    fn = loss.node if loss.kind == "func" else None
+    if not isinstance(fn, ast.Lambda) or fn.args.args or fn.args.vararg or fn.args.kwonlyargs \
+            or not isinstance(fn.body, (ast.Name, ast.Attribute)):
+        return None
+    value = it.call_user(loss, [], {}, node)
+    return value if value.kind == "tensor" and value.known and value.op not in ("merge",) \
+        and not value.attrs.get("maybe") else None
+
+
+def _stale_message(opt: Val, loss: Val, stale: Val, node: ast.Call) -> str:
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    body = ast.unparse(loss.node.body)[:40]
+    where = f" (line {stale.line})" if stale.line else ""
+    what = (f"the gradient minimize takes of every variable is None, so it raises ValueError (\"No gradients provided "
+            "for any variable\")") if ".train." in opt.qual else (
+        "this raises AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no "
+        "minimize at all); with tf_keras every gradient comes out None and minimize raises ValueError (\"No "
+        "gradients provided for any variable\")")
+    return (f"`lambda: {body}` hands minimize the tensor {body} computed before{where}: minimize records the "
+            f"callable on its own tape, which never saw {body} computed, so {what}. Compute the loss inside the "
+            f"callable, `{name}.minimize(lambda: <the loss expression>, var_list)`, or use a GradientTape and "
+            f"`{name}.apply_gradients(zip(grads, variables))`.")
 
 
 def _eager(it) -> bool:

@@ -217,7 +217,9 @@ RULES = (
     Rule("GT013", "A loss tensor passed to optimizer.minimize",
          "`loss = f(v)` computed first, then `optimizer.minimize(loss, var_list)`: minimize must compute the loss "
          "itself to record it, so a tensor raises RuntimeError (tf.compat.v1), ValueError (tf_keras without "
-         "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError).", "the `minimize` call",
+         "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError). A callable that only names a loss "
+         "computed before (`minimize(lambda: loss, var_list)`) records nothing: ValueError (\"No gradients "
+         "provided for any variable\").", "the `minimize` call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
          "`optimizer.apply_gradients`",
          _PRE + "v = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\nloss = v * v\n"
