@@ -844,9 +844,32 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
     return _unknown_call(it, args, {}, model)
 
 
+_SYMBOLIC = ("inputs", "input", "outputs", "output")
+
+
+def _symbolic(leaf: Val) -> bool:
+    """Whether ``leaf`` is a Keras model's symbolic tensors (``model.inputs``, ``model.output``) of a model the linter
+    sees (a Keras model object; not an unseen object's attribute, which may be anything)."""
+    return leaf.kind == "mmethod" and leaf.qual in _SYMBOLIC and bool(leaf.parents) \
+        and leaf.parents[0].kind == "model" and not leaf.parents[0].attrs.get("foreign")
+
+
+def _symbolic_message(tape: Tape, leaf: Val, node: ast.Call) -> str:
+    model = leaf.parents[0].name or "model"
+    return (f"`{ast.unparse(node)[:60]}` watches {model}.{leaf.qual}, the model's symbolic Keras tensors "
+            f"(KerasTensor), not the tensors it was called on: this raises ValueError (\"Passed in object ... of type 'KerasTensor', "
+            f"not tf.Tensor or tf.Variable\"), and no gradient with respect to them exists. Watch the tensor you pass "
+            f"to the model (`x = tf.convert_to_tensor(images)`, `{tape.name}.watch(x)`, `{model}(x)`) and ask for the "
+            f"gradient with respect to it.")
+
+
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if name == "watch":
-        _watch(it, tape, args[0] if args else kwargs.get("tensor", Val("unknown")), node)
+        watched = args[0] if args else kwargs.get("tensor", Val("unknown"))
+        symbolic = next((leaf for leaf in flat(watched) if _symbolic(leaf)), None)
+        if symbolic is not None:
+            it.report("GT019", node.lineno, node.col_offset, _symbolic_message(tape, symbolic, node), None)
+        _watch(it, tape, watched, node)
         return Val("none")
     if name == "stop_recording":
         return Val("pause", tape=tape)

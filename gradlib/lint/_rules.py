@@ -268,6 +268,15 @@ RULES = (
          "record the computation on a `tf.GradientTape` and call `tape.gradient(y, x)` (nested tapes for a "
          "Hessian), or call `tf.gradients` inside a function decorated with `@tf.function`",
          _PRE + "x = tf.constant([1.0, 2.0])\ny = x * x\ngrad = tf.gradients(y, x)\n"),
+    Rule("GT019", "The model's symbolic Keras inputs watched",
+         "`tape.watch(model.inputs)` (or `model.input`, `model.outputs`): those are the model's symbolic Keras "
+         "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError.",
+         "the `watch` call",
+         "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
+         "ask for the gradient with respect to it",
+         _PRE + "inputs = tf.keras.Input(shape=(3,))\n"
+         "model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))\nimages = tf.ones((2, 3))\nwith tf.GradientTape() as tape:\n    tape.watch(model.inputs)\n"
+         "    loss = tf.reduce_sum(model(images))\ngrad = tape.gradient(loss, model.inputs)\n"),
 )
 
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
