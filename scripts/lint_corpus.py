@@ -1,6 +1,6 @@
 """Run gradlib.lint on real code: every .py/.ipynb file that mentions GradientTape, per repository.
 
-Usage: python scripts/lint_corpus.py [--findings] [--json FILE] PATH...
+Usage: python scripts/lint_corpus.py [--findings] [--json FILE] [--alone] PATH...
 
 Each PATH is a git directory (a bare repository or a ``.git`` folder, e.g. what the ``fetch`` tool brings:
 the files are read from its HEAD commit, nothing is checked out) or a plain directory of checkouts (every
@@ -35,7 +35,12 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))   # PYTHONPATH first: 
 
 from gradlib.lint import LintError, lint  # noqa: E402
 
-__all__ = ["Repo", "lint_repo", "main", "notebook_code", "source_files"]
+try:                                             # a linter that reads a whole project (issue 37); else file by file
+    from gradlib.lint import Project  # noqa: E402
+except ImportError:
+    Project = None
+
+__all__ = ["Repo", "all_files", "lint_repo", "main", "notebook_code", "source_files"]
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
 _MARK = "GradientTape"
@@ -97,11 +102,17 @@ def gradient_calls(tree: ast.AST) -> list[int]:
 
 def source_files(path: Path) -> tuple[str, str, list[tuple[str, str]]]:
     """(name, commit, [(file path, text)]) for every .py/.ipynb file mentioning GradientTape under ``path``."""
+    name, commit, files = all_files(path)
+    return name, commit, [(p, t) for p, t in files if _MARK in t]
+
+
+def all_files(path: Path) -> tuple[str, str, list[tuple[str, str]]]:
+    """(name, commit, [(file path, text)]) for every .py/.ipynb file under ``path`` (the project's modules)."""
     if (path / "HEAD").is_file() and (path / "objects").is_dir():
         return _git_files(path)
     files = [(str(p.relative_to(path)), p.read_text(errors="replace")) for p in sorted(path.rglob("*"))
              if p.suffix in (".py", ".ipynb") and p.is_file()]
-    return path.name, "(working tree)", [(p, t) for p, t in files if _MARK in t]
+    return path.name, "(working tree)", files
 
 
 def _git_files(git_dir: Path) -> tuple[str, str, list[tuple[str, str]]]:
@@ -127,15 +138,17 @@ def _git_files(git_dir: Path) -> tuple[str, str, list[tuple[str, str]]]:
         size = int(header[2])
         blob = out[header_end + 1:header_end + 1 + size]
         at = header_end + 1 + size + 1
-        if _MARK.encode() in blob:
-            files.append((name, blob.decode("utf-8", "replace")))
+        files.append((name, blob.decode("utf-8", "replace")))
     parent = git_dir.parent if git_dir.name in (".git", "repo") else git_dir
     parent = parent.parent if parent.name == "repo" else parent
     return parent.name.replace("+", "/"), commit, files
 
 
-def lint_repo(path: Path) -> Repo:
-    name, commit, files = source_files(path)
+def lint_repo(path: Path, alone: bool = False) -> Repo:
+    name, commit, every = all_files(path)
+    project = None if alone or Project is None else \
+        Project("", {p: t for p, t in every if p.endswith(".py") and len(t) < 1_000_000})
+    files = [(p, t) for p, t in every if _MARK in t]
     repo = Repo(name, commit)
     for file_path, text in files:
         where = None
@@ -154,7 +167,7 @@ def lint_repo(path: Path) -> Repo:
         calls = gradient_calls(tree)
         start = time.perf_counter()
         try:
-            result = lint(text)
+            result = lint(text) if project is None else lint(text, project=project, path=file_path)
         except LintError as err:
             why = str(err).split(":")[0][:60]
             repo.refused[why] += 1
@@ -209,10 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", type=Path, help="git directories or directories of checkouts")
     parser.add_argument("--findings", action="store_true", help="print every finding with its source line")
     parser.add_argument("--json", type=Path, help="write the counts (and findings) to this JSON file")
+    parser.add_argument("--alone", action="store_true", help="lint each file alone (not with its project's modules)")
     args = parser.parse_args(argv)
     repos = []
     for path in args.paths:
-        repo = lint_repo(path)
+        repo = lint_repo(path, args.alone)
         repos.append(repo)
         print(_row(repo), flush=True)
         if args.findings:

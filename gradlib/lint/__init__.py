@@ -35,16 +35,18 @@ from .. import _runtime
 from .._limits import LIMITS, Limits
 from . import _diagnose, _fixes, _interp, _source
 from ._rules import RULES, RULES_BY_CODE, LintFinding, LintResult, Rule
+from ._project import OFFSET, Project
 from ._source import LintError
 
-__all__ = ["LintError", "LintFinding", "LintResult", "RULES", "RULES_BY_CODE", "Rule", "lint"]
+__all__ = ["LintError", "LintFinding", "LintResult", "Project", "RULES", "RULES_BY_CODE", "Rule", "lint"]
 
 _STRICT = os.environ.get("GRADLIB_LINT_STRICT") == "1"   # tests: let an internal error surface
 _MAX_CORRECTIONS = 10          # findings given a whole corrected source each (every one re-parses the source)
 _MAX_CORRECTED_CHARS = 200_000  # characters re-parsed to check the corrections, all together
 
 
-def lint(source: str, *, limits: Limits = LIMITS) -> LintResult:
+def lint(source: str, *, limits: Limits = LIMITS, project: Project | None = None,
+         path: str | None = None) -> LintResult:
     """Find GradientTape mistakes in ``source`` (Python code as text) without running it.
 
     Args:
@@ -52,6 +54,9 @@ def lint(source: str, *, limits: Limits = LIMITS) -> LintResult:
             (a UTF-8 byte order mark or a ``# -*- coding: ... -*-`` line, else UTF-8).
         limits: size bounds; ``max_source_chars``, ``max_source_lines``, ``max_source_depth``,
             ``max_source_steps``, ``max_source_work`` and ``max_source_seconds`` apply.
+        project: the project the source is part of (``Project(root)``): its other modules are read (never run)
+            where the source imports them, so their classes and functions are followed. None: the source alone.
+        path: where the source is in ``project`` (relative to its root), for its relative imports.
 
     Returns:
         A ``LintResult``: the findings (a list of ``LintFinding``), sorted by line and column, and
@@ -67,7 +72,7 @@ def lint(source: str, *, limits: Limits = LIMITS) -> LintResult:
         deadline = time.monotonic() + limits.max_source_seconds
         text, tree = _source.parse_source(source, limits)
         interpreter = _interp.Interpreter(_diagnose.diagnose, limits.max_source_steps, limits.max_source_work,
-                                          deadline)
+                                          deadline, project, project.relative(path) if project and path else None)
         stopped = _run(interpreter, tree)
         reasons = ([stopped] if stopped else []) + interpreter.gaps
         try:
@@ -134,8 +139,12 @@ def _findings(interpreter: _interp.Interpreter, text: str, tree, deadline: float
     allowed = min(_MAX_CORRECTIONS, max(1, _MAX_CORRECTED_CHARS // max(len(text), 1)))
     for line, col, code, message, fix in found:
         fixed = None
+        if fix is not None and any(isinstance(part, int) and part >= OFFSET for part in fix):
+            fix = None                      # an edit of another module of the project: not this file's to offer
         if fix is not None and corrections < allowed and time.monotonic() < deadline:
             corrections += 1
             fixed = _fixes.corrected(text, tree, fix)
+        if interpreter.project is not None:
+            message = interpreter.project.rewrite(message)
         findings.append(LintFinding(line, col, code, message, fixed))
     return findings

@@ -1,5 +1,11 @@
 """Command line: ``gradlib-lint FILE...`` or ``python -m gradlib.lint FILE...`` (``-`` reads standard input).
 
+A FILE may be a directory: every ``.py`` file under it is checked (hidden folders, ``__pycache__`` and virtual
+environments skipped). The files are read as one project: an import of another module of the project
+(``from .networks import Actor``, ``from pkg.nets import Critic``, a script's ``import nets``) is followed into that
+module's classes and functions, read but never run. The project's root is the working directory when every FILE is
+inside it, else the folder that holds them all; a module is looked up from the importing file's folder up to it.
+
 Prints ``path:line:col: GTnnn message`` per finding, and at the end one line on standard error saying how many
 gradient calls could be followed (the rules speak only for those; ``--quiet`` drops it).
 The exit status (the worst over all files):
@@ -22,7 +28,7 @@ import argparse
 import os
 import sys
 
-from . import RULES, LintError, lint
+from . import RULES, LintError, Project, lint
 from ._rules import coverage_sentence
 
 __all__ = ["EXIT_CODES", "MAX_BYTES", "main"]
@@ -64,7 +70,8 @@ def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog=_prog(sys.argv[0] if sys.argv else ""), epilog=epilog,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="Find GradientTape mistakes in Python files without running them.")
-    parser.add_argument("files", nargs="*", metavar="FILE", help="Python files to check; - reads standard input")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="Python files or directories to check (one project); - reads standard input")
     parser.add_argument("--rules", action="store_true", help="list the rules and exit")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no closing summary line (how many gradient calls could be followed) on standard error")
@@ -80,8 +87,10 @@ def _main(argv: list[str] | None) -> int:
     if not args.files:
         parser.error("give at least one FILE (or - for standard input)")
     status, tally = 0, _Tally()
-    for path in args.files:
-        status = max(status, _check(path, tally), key=_RANK.__getitem__)
+    files = _expand(args.files)
+    project = Project(_root([f for f in files if f != "-"]))
+    for path in files:
+        status = max(status, _check(path, tally, project), key=_RANK.__getitem__)
     if not args.quiet and (tally.files or tally.skipped):
         print(tally.line(), file=sys.stderr)
     return status
@@ -116,9 +125,34 @@ def _prog(argv0: str) -> str:
     return "gradlib-lint" if name.startswith("gradlib-lint") else "python -m gradlib.lint"
 
 
-def _check(path: str, tally: _Tally) -> int:
+_SKIPPED_DIRS = {"__pycache__", "venv", "env", "site-packages", "node_modules", "build", "dist"}
+
+
+def _expand(paths: list[str]) -> list[str]:
+    """The files to check: each path given, a directory replaced by the ``.py`` files under it, sorted."""
+    files = []
+    for path in paths:
+        if path == "-" or not os.path.isdir(path):
+            files.append(path)
+            continue
+        for folder, dirs, names in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+            files += [os.path.normpath(os.path.join(folder, n)) for n in sorted(names) if n.endswith(".py")]
+    return files
+
+
+def _root(files: list[str]) -> str:
+    """The project's root: the working directory when it holds every file, else their common folder."""
+    here = os.path.abspath(os.getcwd())
+    folders = [os.path.dirname(os.path.abspath(f)) for f in files]
+    if all(f == here or f.startswith(here + os.sep) for f in folders):
+        return here
+    return os.path.commonpath(folders) if folders else here
+
+
+def _check(path: str, tally: _Tally, project: Project | None = None) -> int:
     try:
-        result = lint(_read(path))
+        result = lint(_read(path), project=None if path == "-" else project, path=path)
     except LintError as err:
         if err.too_large:
             print(f"{path}: skipped (not checked): {err}", file=sys.stderr)

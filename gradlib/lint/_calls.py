@@ -7,7 +7,7 @@ import ast
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["attribute", "call", "instantiate", "subscript"]
+__all__ = ["as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -44,8 +44,17 @@ def _value(val: Val | None):
 
 
 def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
+    if base.kind == "module" and "names" in base.attrs:         # a module of the project: what it defines
+        found = base.attrs["names"].vars.get(attr) or it.submodule(base, attr)
+        if found is not None and found.kind in ("class", "func", "module"):
+            return found
     if base.kind == "module":
         return Val("module", qual=normalise(f"{base.qual}.{attr}"), text=ast.unparse(node)[:40])
+    if base.kind == "class" and isinstance(base.node, ast.ClassDef):     # Base.__init__(self, ...): a function
+        for cls, env in mro(base):
+            method = method_of(cls, attr)
+            if method is not None:
+                return Val("func", node=method, attrs={"env": env}, name=attr, qual=attr)
     if base.kind == "tape" and attr in _TAPE_METHODS:
         return Val("tmethod", qual=attr, tape=base.tape)
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
@@ -53,7 +62,13 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "model":
         return _model_attribute(base, attr)
     if base.kind == "foreign" and attr in _MODEL_VARS:
-        return _model_attribute(_as_model(it, base, node), attr)
+        return _model_attribute(as_model(it, base, node), attr)
+    if base.kind == "object" and attr in _MODEL_VARS and base.attrs.get("__unseen_base__"):
+        return _model_attribute(as_model(it, base, node), attr)     # tf.Module, snt.Module: the variables it holds
+    if base.kind in ("object", "model") and attr not in base.attrs:
+        method = _class_method(base, attr)
+        if method is not None and _is_property(method.node):       # @property: reading it runs it
+            return call(it, method, [], {}, node)
     if base.kind == "object":
         return _object_attribute(base, attr) or _unseen_attribute(it, base, attr)
     if base.kind == "optimizer":
@@ -206,9 +221,16 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "model":
         return _hidden(_model_call(it, func, args, node), args, kwargs)
     if kind == "foreign":
-        return _hidden(_model_call(it, _as_model(it, func, node), args, node), args, kwargs, True)
+        return _hidden(_model_call(it, as_model(it, func, node), args, node), args, kwargs, True)
+    if kind == "object" and isinstance(func.node, ast.ClassDef) and func.attrs.get("__unseen_base__") \
+            and _object_attribute(func, "__call__") is None:     # its __call__ is the library base class's
+        return _hidden(_model_call(it, as_model(it, func, node), args, node), args, kwargs, True)
     if kind == "object" and isinstance(func.node, ast.ClassDef):
-        return call(it, _object_attribute(func, "__call__") or Val("unknown", opaque=True), args, kwargs, node)
+        before = next(it.clock)
+        result = call(it, _object_attribute(func, "__call__") or Val("unknown", opaque=True), args, kwargs, node)
+        if func.attrs.get("__unseen_base__"):
+            _reads_module(it, as_model(it, func, node), result, before, args + list(kwargs.values()))
+        return result
     if kind == "bound":
         return _method(it, func.parents[0], func.qual, args, node)
     if kind == "dataset":
@@ -278,6 +300,9 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if _is_optimizer(qual):
         _unknown_call(it, args, kwargs)
         return Val("optimizer", qual=qual, text=ast.unparse(node)[:40])
+    if qual in ("tf.gradients", "tf.hessians") and _eager(it):
+        it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
+        return Val("unknown", opaque=True)
     kind = call_kind(qual)
     handler = _LIBRARY.get(kind)
     if handler is not None:
@@ -308,7 +333,7 @@ def _foreign_class(qual: str) -> bool:
         and not qual.startswith(_NOT_MODELS)
 
 
-def _as_model(it, obj: Val, node: ast.AST) -> Val:
+def as_model(it, obj: Val, node: ast.AST) -> Val:
     """An instance of a class from unseen code, used as a model (``disc(x)``, ``disc.trainable_variables``): one
     model made of its own variables. Its call is one opaque operation that may give a tuple (see _model_call); what it
     reads besides its input is hidden, so the "not connected" rule never reasons through it."""
@@ -316,6 +341,8 @@ def _as_model(it, obj: Val, node: ast.AST) -> Val:
         model = Val("model", obj.line, obj.col, "leaf", obj.qual, obj.text, seq=it.tick(), dtype="float",
                     name=obj.name)
         model.attrs["foreign"] = True
+        if obj.attrs.get("__owner__") is not None:         # a layer of a tf.Module of the source
+            model.attrs["__owner__"] = obj.attrs["__owner__"]
         obj.attrs["model"] = model
     return obj.attrs["model"]
 
@@ -347,7 +374,53 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
             traced and ".train." in opt.qual) and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
         it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
+    elif name == "minimize" and loss is not None and not it.graph_mode and not traced:
+        stale = _stale_loss(it, loss, node)
+        if stale is not None:
+            it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
     return _unknown_call(it, args, kwargs)
+
+
+def _stale_loss(it, loss: Val, node: ast.Call) -> Val | None:
+    """The tensor ``minimize(lambda: loss, ...)`` hands back when the callable only names a tensor computed before
+    the call (``lambda: loss``, ``lambda: self.loss``), else None."""
+    fn = loss.node if loss.kind == "func" else None
+    if not isinstance(fn, ast.Lambda) or fn.args.args or fn.args.vararg or fn.args.kwonlyargs \
+            or not isinstance(fn.body, (ast.Name, ast.Attribute)):
+        return None
+    value = it.call_user(loss, [], {}, node)
+    return value if value.kind == "tensor" and value.known and value.op not in ("merge",) \
+        and not value.attrs.get("maybe") else None
+
+
+def _stale_message(opt: Val, loss: Val, stale: Val, node: ast.Call) -> str:
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    body = ast.unparse(loss.node.body)[:40]
+    where = f" (line {stale.line})" if stale.line else ""
+    what = (f"the gradient minimize takes of every variable is None, so it raises ValueError (\"No gradients provided "
+            "for any variable\")") if ".train." in opt.qual else (
+        "this raises AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no "
+        "minimize at all); with tf_keras every gradient comes out None and minimize raises ValueError (\"No "
+        "gradients provided for any variable\")")
+    return (f"`lambda: {body}` hands minimize the tensor {body} computed before{where}: minimize records the "
+            f"callable on its own tape, which never saw {body} computed, so {what}. Compute the loss inside the "
+            f"callable, `{name}.minimize(lambda: <the loss expression>, var_list)`, or use a GradientTape and "
+            f"`{name}.apply_gradients(zip(grads, variables))`.")
+
+
+def _eager(it) -> bool:
+    """Whether the code being run surely runs eagerly: run by the module itself (not a function run alone, whose
+    caller is not in sight), in no function wrapped in tf.function, in a file that builds no TF1 graph."""
+    return not it.alone and not it.graph_mode and not _in_tf_function(it)
+
+
+def _eager_gradients_message(qual: str, node: ast.Call) -> str:
+    name = ast.unparse(node.func)
+    instead = "nested tapes (`outer.jacobian` of an inner `tape.gradient`)" if qual.endswith("hessians") else \
+        "`with tf.GradientTape() as tape:` around the computation, then `tape.gradient(y, x)`"
+    return (f"`{name}(...)` runs eagerly here (TensorFlow 2 runs code outside a tf.function eagerly), and there it "
+            f"raises RuntimeError (\"tf.gradients is not supported when eager execution is enabled\"). Use {instead}, "
+            "or call it inside a function decorated with @tf.function.")
 
 
 def _in_tf_function(it) -> bool:
@@ -654,24 +727,87 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     """
     if cls.qual == "tf.keras.Model":
         obj = _keras_model(it, cls.qual, [], {}, node)
-        obj.attrs["multi"] = _returns_tuple(cls.node)
+        obj.attrs["multi"] = _returns_tuple(next((c for c, _ in mro(cls) if method_of(c, "call")), cls.node))
         obj.node, obj.attrs["__env__"] = cls.node, cls.attrs.get("env")
     else:
         obj = Val("object", node=cls.node, attrs={"__env__": cls.attrs.get("env")}, line=node.lineno)
+    obj.attrs["__mro__"] = mro(cls)
+    if obj.kind == "object" and any(klass.attrs.get("unseen_base") for klass in _classes(cls)):
+        obj.attrs["__unseen_base__"] = True
     init = _class_method(obj, "__init__")
     if init is not None:
         call(it, init, args, kwargs, node)
+    build = _class_method(obj, "build") if obj.kind == "model" else None
+    if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
+        call(it, build, [Val("unknown", opaque=True)], {}, node)
     return obj
 
 
 def _class_method(obj: Val, attr: str) -> Val | None:
-    """The method ``attr`` of a class of the source, bound to ``obj``, or None."""
+    """The method ``attr`` of a class of the source (or of a base class of the source it inherits it from), bound
+    to ``obj``, or None."""
     cls = obj.node
-    if isinstance(cls, ast.ClassDef):
-        for stmt in cls.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                return Val("method", node=stmt, parents=(obj,), attrs={"env": obj.attrs.get("__env__")})
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    for klass, env in obj.attrs.get("__mro__") or [(cls, obj.attrs.get("__env__"))]:
+        method = method_of(klass, attr)
+        if method is not None:
+            return Val("method", node=method, parents=(obj,), attrs={"env": env})
     return None
+
+
+_MAX_BASES = 16
+
+
+def mro(cls: Val) -> list[tuple[ast.ClassDef, object]]:
+    """(definition, the scope it was defined in) of ``cls`` and of its base classes of the source, nearest first
+    (depth first, each once, at most ``_MAX_BASES``): where a method is looked up."""
+    order, todo, seen = [], [cls], set()
+    while todo and len(order) < _MAX_BASES:
+        klass = todo.pop(0)
+        if id(klass.node) in seen or not isinstance(klass.node, ast.ClassDef):
+            continue
+        seen.add(id(klass.node))
+        order.append((klass.node, klass.attrs.get("env")))
+        todo[:0] = klass.attrs.get("bases", [])
+    return order
+
+
+def _reads_module(it, model: Val, result: Val, before: int, args: list[Val]) -> None:
+    """A ``tf.Module`` of the source called: what its ``__call__`` gave was computed from the variables it holds,
+    some made where the linter cannot see (a library base class, a variable made on first call), so a tape recording
+    now records it from them. Optimistic on purpose: it only makes a pair connected, and no rule fires on one."""
+    seq, given = next(it.clock), {leaf.id for arg in args for leaf in flat(arg)}
+    for leaf in flat(result):
+        made_here = leaf.seq >= before or leaf.kind == "unknown" and not leaf.seq and leaf.id not in given
+        if leaf.kind not in TENSORISH + ("unknown",) or not made_here:         # made by this call only
+            continue
+        for tape in it.stack:
+            if it.tracked(tape, model, seq):
+                leaf.rec[tape] = leaf.rec.get(tape, frozenset()) | {model.id}
+
+
+def _is_property(fn: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id in ("property", "cached_property") or isinstance(d, ast.Attribute)
+               and d.attr == "cached_property" for d in getattr(fn, "decorator_list", ()))
+
+
+def _classes(cls: Val) -> list[Val]:
+    """``cls`` and its base classes of the source (as ``mro``), as class values."""
+    order, todo, seen = [], [cls], set()
+    while todo and len(order) < _MAX_BASES:
+        klass = todo.pop(0)
+        if id(klass) not in seen:
+            seen.add(id(klass))
+            order.append(klass)
+            todo[:0] = klass.attrs.get("bases", [])
+    return order
+
+
+def method_of(cls: ast.ClassDef, name: str) -> ast.AST | None:
+    """The definition of the method ``name`` in the body of ``cls``, or None."""
+    return next((stmt for stmt in cls.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and stmt.name == name), None)
 
 
 def _returns_tuple(cls: ast.ClassDef) -> bool:
@@ -708,9 +844,32 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
     return _unknown_call(it, args, {}, model)
 
 
+_SYMBOLIC = ("inputs", "input", "outputs", "output")
+
+
+def _symbolic(leaf: Val) -> bool:
+    """Whether ``leaf`` is a Keras model's symbolic tensors (``model.inputs``, ``model.output``) of a model the linter
+    sees (a Keras model object; not an unseen object's attribute, which may be anything)."""
+    return leaf.kind == "mmethod" and leaf.qual in _SYMBOLIC and bool(leaf.parents) \
+        and leaf.parents[0].kind == "model" and not leaf.parents[0].attrs.get("foreign")
+
+
+def _symbolic_message(tape: Tape, leaf: Val, node: ast.Call) -> str:
+    model = leaf.parents[0].name or "model"
+    return (f"`{ast.unparse(node)[:60]}` watches {model}.{leaf.qual}, the model's symbolic Keras tensors "
+            f"(KerasTensor), not the tensors it was called on: this raises ValueError (\"Passed in object ... of type 'KerasTensor', "
+            f"not tf.Tensor or tf.Variable\"), and no gradient with respect to them exists. Watch the tensor you pass "
+            f"to the model (`x = tf.convert_to_tensor(images)`, `{tape.name}.watch(x)`, `{model}(x)`) and ask for the "
+            f"gradient with respect to it.")
+
+
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if name == "watch":
-        _watch(it, tape, args[0] if args else kwargs.get("tensor", Val("unknown")), node)
+        watched = args[0] if args else kwargs.get("tensor", Val("unknown"))
+        symbolic = next((leaf for leaf in flat(watched) if _symbolic(leaf)), None)
+        if symbolic is not None:
+            it.report("GT019", node.lineno, node.col_offset, _symbolic_message(tape, symbolic, node), None)
+        _watch(it, tape, watched, node)
         return Val("none")
     if name == "stop_recording":
         return Val("pause", tape=tape)
@@ -731,12 +890,21 @@ def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
         owner = leaf.attrs.get("variables_of")
         if owner is not None:               # tape.watch(net.trainable_variables) of an unseen net: what reads net
             tape.watched.setdefault(owner.id, (it.tick(), node.lineno, node.col_offset, "variables"))   # is recorded
-        if leaf.kind not in TENSORISH + ("model",) or leaf.opaque:
+        if leaf.kind not in TENSORISH + ("model",) or leaf.opaque and not _one_tensor(leaf):
             tape.blind = tape.blind or leaf.kind not in ("py", "none")
         elif leaf.dtype == "int":
             tape.int_watches[leaf.id] = (node.lineno, node.col_offset)
         else:
             tape.watched.setdefault(leaf.id, (it.tick(), node.lineno, node.col_offset, "watch"))
+
+
+def _one_tensor(leaf: Val) -> bool:
+    """Whether ``leaf``, made from values the linter cannot see, is one tensor for sure: what a TensorFlow operation
+    or a Python operator on a tensor gave (``real + alpha * (fake - real)``, ``tf.convert_to_tensor(actions)``).
+    Watching it watches that tensor, nothing else: the tape stays followed (a rule never reasons from such a source,
+    its path runs through unseen values; a gradient of a value the tape recorded from it is connected)."""
+    return leaf.kind == "tensor" and leaf.op in ("op", "const") and not leaf.attrs.get("promoted") \
+        and not leaf.attrs.get("tuple") and not leaf.attrs.get("maybe")
 
 
 def _promote(leaf: Val) -> None:

@@ -94,13 +94,21 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                 elif s.kind == "unknown" and s.id in t.rec.get(tape, ()):
                     assumed = True   # a parameter, or what unseen code gave, taken to be a variable or watched
                 continue
-            if s.id in t.rec.get(tape, ()) and _watchable(tape, s):
+            if (s.id in t.rec.get(tape, ()) or _owner_read(tape, t, s)) and _watchable(tape, s):
                 if method == "batch_jacobian":
                     _rows_interact(it, tape, t, s, node)
                 continue
             undecided = _decide(it, tape, t, s, text, node, out)
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
+
+
+def _owner_read(tape: Tape, target: Val, source: Val) -> bool:
+    """Whether ``source``, a variable a Keras model of the source made (``self.w = self.add_weight(...)`` in its
+    ``build`` or ``__init__``), was read by a call of that model the tape recorded ``target`` from: a model's call
+    reads every variable it holds."""
+    recorded = target.rec.get(tape, ())
+    return source.kind == "var" and any(o.id in recorded for o in owners(source))
 
 
 def _reached(tape: Tape, target: Val, source: Val) -> bool:

@@ -18,7 +18,7 @@ import ast
 import itertools
 import time
 
-from . import _calls
+from . import _calls, _project
 from ._tables import normalise
 from ._values import TENSORISH, Tape, Val, owners
 
@@ -34,6 +34,9 @@ _BUILTINS = {"range", "len", "zip", "enumerate", "list", "tuple", "float", "int"
              "sum", "abs", "isinstance", "type", "str", "repr", "min", "max", "map", "filter", "sorted",
              "reversed", "dict", "set", "super", "hasattr", "getattr", "iter", "next", "round", "divmod", "pow"}
 _DEFAULT_MODULES = {"tf": "tf", "np": "np", "math": "math", "keras": "tf.keras"}
+_MAX_MODULES = 32       # other modules of the project one lint reads at most
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+                ast.AnnAssign)
 
 
 class Budget(Exception):
@@ -46,10 +49,11 @@ class Budget(Exception):
 class Env:
     """Names of one scope, falling back to the enclosing scope; ``hide_tapes`` hides outer tapes."""
 
-    def __init__(self, parent: Env | None = None, hide_tapes: bool = False):
+    def __init__(self, parent: Env | None = None, hide_tapes: bool = False, module: str | None = None):
         self.vars: dict[str, Val] = {}
         self.parent = parent
         self.hide_tapes = hide_tapes
+        self.module = module if module is not None or parent is None else parent.module   # its file in the project
 
     def lookup(self, name: str) -> Val | None:
         env, hide = self, False
@@ -65,8 +69,16 @@ class Env:
 class Interpreter:
     """Runs a module abstractly; ``diagnose`` is called at every gradient request."""
 
-    def __init__(self, diagnose, max_steps: int, max_work: int = 2_000_000, deadline: float = float("inf")):
+    def __init__(self, diagnose, max_steps: int, max_work: int = 2_000_000, deadline: float = float("inf"),
+                 project=None, path: str | None = None):
         self.diagnose = diagnose
+        self.project, self.path = project, path         # the other modules in sight (_project.Project), this file
+        self.modules: dict[str, Env | None] = {}        # a project module's path -> its names (None while read)
+        self.loading = 0                                # > 0 while another module's definitions are read
+        self.method_class: dict[int, ast.ClassDef] = {}  # id of a method's definition -> its class
+        self.search: dict[str, tuple] = {}              # a module's path -> the folders it adds to sys.path
+        self.tree: ast.Module | None = None             # the linted file's syntax tree
+        self.alone = False                              # functions run on their own, their callers out of sight
         self.max_steps, self.max_work, self.deadline = max_steps, max_work, deadline
         self.steps = self.work = 0
         self.line = 0                                   # the line of the statement being run, for messages
@@ -99,18 +111,44 @@ class Interpreter:
     # ------------------------------------------------------------------ entry points
 
     def run_module(self, tree: ast.Module) -> None:
+        self.tree = tree
         self.graph_mode = _graph_mode(tree)
         self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) or isinstance(n, ast.Name)
                               and n.id in _REBINDERS for n in ast.walk(tree))
-        env = Env()
+        self.block(tree.body, self.module_env(self.path))
+        self.run_functions_alone()
+
+    def module_env(self, path: str | None) -> Env:
+        env = Env(module=path or "")
         env.vars.update({k: Val("module", qual=v, name=k) for k, v in _DEFAULT_MODULES.items()})
         env.vars.update({k: Val("builtin", qual=k, name=k) for k in _BUILTINS})
-        self.block(tree.body, env)
-        self.run_functions_alone()
+        return env
+
+    def load(self, path: str) -> Env | None:
+        """The names another module of the project defines (its definitions read, its script never run), or None
+        when it cannot be read (or is being read: an import cycle)."""
+        if path in self.modules:
+            return self.modules[path]
+        self.modules[path] = None
+        tree = self.project.tree(path) if len(self.modules) <= _MAX_MODULES else None
+        if tree is None:
+            return None
+        env, stack, line = self.module_env(path), list(self.stack), self.line
+        self.loading += 1
+        self.stack.clear()
+        try:
+            for stmt in tree.body:
+                if isinstance(stmt, _DEFINITIONS):
+                    self.block([stmt], env)
+        finally:
+            self.loading -= 1
+            self.stack[:], self.line = stack, line
+        self.modules[path] = env
+        return env
 
     def run_functions_alone(self) -> None:
         """Each function once more on its own, its parameters unknown and outer tapes hidden."""
-        done = set()
+        done, self.alone = set(), True
         for node, env, cls in self.functions:
             if id(node) in done:
                 continue
@@ -251,6 +289,8 @@ class Interpreter:
             self.assumed.discard(key)
 
     def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
+        if line >= _project.OFFSET:          # another module's line: reported when that module is linted
+            return
         self.findings.setdefault((code, line, col), (message, fix))
 
     # ------------------------------------------------------------------ statements
@@ -270,16 +310,50 @@ class Interpreter:
             qual = normalise(alias.name)
             if alias.asname:
                 env.vars[alias.asname] = Val("module", qual=qual, name=alias.asname)
+                self.project_module(env.vars[alias.asname], env, alias.name, 0)
             else:
                 top = alias.name.split(".")[0]
                 env.vars[top] = Val("module", qual=normalise(top), name=top)
+                self.project_module(env.vars[top], env, top, 0)
 
     def s_ImportFrom(self, node: ast.ImportFrom, env: Env) -> None:
         base = normalise(node.module or "")
+        found = self.project_names(env, node.module, node.level)
         for alias in node.names:
-            if alias.name != "*":
-                env.vars[alias.asname or alias.name] = Val("module", qual=normalise(f"{base}.{alias.name}"),
-                                                           name=alias.asname or alias.name)
+            if alias.name == "*":
+                env.vars.update({k: v for k, v in (found.vars if found else {}).items() if not k.startswith("_")
+                                 and k not in _BUILTINS and k not in _DEFAULT_MODULES})
+                continue
+            name = alias.asname or alias.name
+            env.vars[name] = Val("module", qual=normalise(f"{base}.{alias.name}"), name=name)
+            value = found.vars.get(alias.name) if found is not None else None
+            if value is not None and value.kind in ("class", "func", "module"):
+                env.vars[name] = value              # a class or function of another module of the project
+            elif value is None:                     # `from . import nets`: a module of the project
+                self.project_module(env.vars[name], env, f"{node.module or ''}.{alias.name}", node.level)
+
+    def project_names(self, env: Env, module: str | None, level: int) -> Env | None:
+        """The names defined by the project module ``from <level dots><module> import`` means here, or None."""
+        if self.project is None:
+            return None
+        key = env.module or ""
+        if key not in self.search:
+            self.search[key] = _search_path(self.tree if key == (self.path or "") else self.project.tree(key))
+        path = self.project.resolve(env.module, module, level, self.search[key])
+        return self.load(path) if path is not None else None
+
+    def project_module(self, value: Val, env: Env, module: str, level: int) -> None:
+        """Give a module value the names of the project module it is (``import nets as n``; ``from . import n``)."""
+        found = self.project_names(env, module.strip("."), level)
+        if found is not None:
+            value.attrs["names"], value.attrs["import"] = found, (env, module.strip("."), level)
+
+    def submodule(self, package: Val, name: str) -> Val | None:
+        """``pkg.sub`` where ``pkg`` is a package of the project and ``sub`` one of its modules: that module."""
+        env, module, level = package.attrs["import"]
+        value = Val("module", qual=normalise(f"{package.qual}.{name}"), name=name)
+        self.project_module(value, env, f"{module}.{name}", level)
+        return value if "names" in value.attrs else None
 
     def s_FunctionDef(self, node: ast.FunctionDef, env: Env, cls: ast.ClassDef | None = None) -> None:
         func = Val("func", node=node, attrs={"env": env}, name=node.name, qual=node.name)
@@ -293,7 +367,8 @@ class Interpreter:
                 func = Val("unknown", name=node.name)
                 self.escaped = True                     # unseen code holds the function and may call it
         env.vars[node.name] = func
-        self.functions.append((node, env, cls))
+        if not self.loading:
+            self.functions.append((node, env, cls))
 
     s_AsyncFunctionDef = s_FunctionDef
 
@@ -303,12 +378,15 @@ class Interpreter:
             self.escaped = True
         keras = any(b.kind in ("module", "class") and b.qual.startswith("tf.keras") for b in bases)
         env.vars[node.name] = Val("class", node=node, name=node.name, qual="tf.keras.Model" if keras else node.name,
-                                  attrs={"env": env})
+                                  attrs={"env": env, "bases": [b for b in bases if b.kind == "class"],
+                                         "unseen_base": any(b.kind != "class" and b.qual != "object" for b in bases)})
         self.classes[id(node)] = env.vars[node.name]
         inner = Env(env)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions.append((stmt, inner, node))
+                self.method_class[id(stmt)] = node
+                if not self.loading:
+                    self.functions.append((stmt, inner, node))
 
     def s_Assign(self, node: ast.Assign, env: Env) -> None:
         value = self.ev(node.value, env)
@@ -470,6 +548,9 @@ class Interpreter:
                         and "__owner__" not in value.attrs and base not in owners(value):
                     value.attrs["__owner__"] = base      # self.dense = Dense(...): a path from it is one from self
                 value.name = value.name or ast.unparse(target)
+                if base.kind == "object" and base.attrs.get("__unseen_base__") and value is not base \
+                        and value.kind in ("var", "model", "foreign", "object") and "__owner__" not in value.attrs:
+                    value.attrs["__owner__"] = _calls.as_model(self, base, node)    # tf.Module: it holds them
                 base.attrs[target.attr] = value
                 if base.kind == "model" and target.attr == "trainable" and value.attrs.get("value") is False:
                     base.trainable = False
@@ -497,6 +578,9 @@ class Interpreter:
             return [value.attrs["elem"]] * n
         if value.kind == "numpy":
             return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
+        if value.kind == "unknown" and value.rec:    # `pred, w = net(x)` while a tape recorded: each part was too
+            return [Val("unknown", op="unknown", parents=(value,), seq=value.seq, rec=dict(value.rec), opaque=True)
+                    for _ in range(n)]
         return [Val("unknown", opaque=True) for _ in range(n)]
 
     def iterations(self, value: Val, node: ast.AST) -> list:
@@ -553,10 +637,11 @@ class Interpreter:
         return _calls.subscript(self, self.ev(node.value, env), self.ev(node.slice, env), node)
 
     def e_Call(self, node: ast.Call, env: Env) -> Val:
-        func = self.ev(node.func, env)
+        func = self.super_method(node.func, env) or self.ev(node.func, env)
         args = [self.ev(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            args = [self.made(tuple(args))]
+        starred = next((k for k, a in enumerate(node.args) if isinstance(a, ast.Starred)), None)
+        if starred is not None:                         # f(a, b, *rest): a and b are known one by one
+            args = args[:starred] + [self.made(tuple(args[starred:]))]
         kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords if k.arg is not None}
         splats = [self.ev(k.value, env) for k in node.keywords if k.arg is None]
         if splats:                                      # f(**options): what it passes is not known one by one
@@ -758,6 +843,25 @@ class Interpreter:
             return self.op("tensor", (left, right), node, "op")      # arithmetic on a value that left TensorFlow
         return self.made((left, right))
 
+    def super_method(self, node: ast.expr, env: Env) -> Val | None:
+        """``super().name`` in a method of a class of the source: the method of a base class of the source it
+        finds, bound to the method's ``self``; None when there is none to follow (a library base class)."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "super" and self.calling):
+            return None
+        fn = self.calling[-1]
+        cls = self.method_class.get(id(fn))
+        klass = self.classes.get(id(cls)) if cls is not None else None
+        params = fn.args.posonlyargs + fn.args.args if klass is not None else []
+        instance = env.lookup(params[0].arg) if params else None
+        if instance is None or instance.kind not in ("object", "model"):
+            return None
+        for base_node, base_env in _calls.mro(klass)[1:]:
+            method = _calls.method_of(base_node, node.attr)
+            if method is not None:
+                return Val("method", node=method, parents=(instance,), attrs={"env": base_env})
+        return None
+
     # ------------------------------------------------------------------ user functions
 
     def call_user(self, func: Val, args: list[Val], kwargs: dict, node: ast.AST) -> Val:
@@ -825,6 +929,19 @@ _REBINDERS = {"exec", "eval", "globals", "locals", "vars"}      # code that may 
 _GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
                 "disable_v2_behavior", "executing_eagerly", "as_default", "Estimator", "EstimatorSpec", "TPUEstimator",
                 "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step"}
+
+
+def _search_path(tree: ast.Module | None) -> tuple:
+    """The folders a module adds to ``sys.path`` by name at its top level (``sys.path.append("utils")``,
+    ``sys.path.insert(0, "lib")``): where its imports are also looked up."""
+    found = []
+    for stmt in tree.body if tree is not None else ():
+        call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+        if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "insert") \
+                and ast.unparse(call.func.value) == "sys.path" and call.args \
+                and isinstance(call.args[-1], ast.Constant) and isinstance(call.args[-1].value, str):
+            found.append(call.args[-1].value)
+    return tuple(found[:8])
 
 
 def _graph_mode(tree: ast.Module) -> bool:
@@ -929,12 +1046,17 @@ def _merge_returns(it: Interpreter, values: list[Val]) -> Val:
 
 
 def _merge_names(scopes: list[dict], merge) -> dict:
+    """The names after branches. A name bound on some branches only (and not before) has, wherever it is read
+    afterwards without a NameError, a value one of those branches gave: that value, marked "maybe"."""
     merged = {}
     for name in set().union(*scopes):
         values = [s.get(name) for s in scopes]
-        first = values[0]
-        merged[name] = first if all(v is first for v in values) else Val("unknown", name=name, opaque=True) \
-            if any(v is None for v in values) else merge(values, name)
+        bound = [v for v in values if v is not None]
+        if len(bound) < len(values):
+            for value in bound:
+                value.attrs["maybe"] = True
+        first = bound[0]
+        merged[name] = first if all(v is first for v in bound) else merge(bound, name)
     return merged
 
 

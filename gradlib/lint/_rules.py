@@ -218,7 +218,9 @@ RULES = (
     Rule("GT013", "A loss tensor passed to optimizer.minimize",
          "`loss = f(v)` computed first, then `optimizer.minimize(loss, var_list)`: minimize must compute the loss "
          "itself to record it, so a tensor raises RuntimeError (tf.compat.v1), ValueError (tf_keras without "
-         "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError).", "the `minimize` call",
+         "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError). A callable that only names a loss "
+         "computed before (`minimize(lambda: loss, var_list)`) records nothing: ValueError (\"No gradients "
+         "provided for any variable\").", "the `minimize` call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
          "`optimizer.apply_gradients`",
          _PRE + "v = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\nloss = v * v\n"
@@ -259,6 +261,23 @@ RULES = (
          "value the target was computed from",
          _PRE + "x = tf.ones([2, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n"
          "    y = tf.constant([4.4])\ngrad = tape.gradient(y, x)\n"),
+    Rule("GT018", "tf.gradients or tf.hessians run eagerly",
+         "`tf.gradients(y, x)` (or `tf.hessians`, `tf.compat.v1.gradients`) in code that runs eagerly, outside a "
+         "tf.function: TensorFlow 2 raises RuntimeError (\"tf.gradients is not supported when eager execution is "
+         "enabled\"). Said for code the module runs itself, not for a function whose caller is not in sight.",
+         "the `tf.gradients` call",
+         "record the computation on a `tf.GradientTape` and call `tape.gradient(y, x)` (nested tapes for a "
+         "Hessian), or call `tf.gradients` inside a function decorated with `@tf.function`",
+         _PRE + "x = tf.constant([1.0, 2.0])\ny = x * x\ngrad = tf.gradients(y, x)\n"),
+    Rule("GT019", "The model's symbolic Keras inputs watched",
+         "`tape.watch(model.inputs)` (or `model.input`, `model.outputs`): those are the model's symbolic Keras "
+         "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError.",
+         "the `watch` call",
+         "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
+         "ask for the gradient with respect to it",
+         _PRE + "inputs = tf.keras.Input(shape=(3,))\n"
+         "model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))\nimages = tf.ones((2, 3))\nwith tf.GradientTape() as tape:\n    tape.watch(model.inputs)\n"
+         "    loss = tf.reduce_sum(model(images))\ngrad = tape.gradient(loss, model.inputs)\n"),
 )
 
 #: the same, by code (``"GT001"``)

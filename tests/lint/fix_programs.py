@@ -326,8 +326,7 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_mean(prediction ** 2)
 result = tape.gradient(loss, model.variables)
 '''),
-    Report('tf31264', 'https://github.com/tensorflow/tensorflow/issues/31264', 7, None,
-           'tape.watch(model.inputs), symbolic Keras tensors: not modelled (issue 22 item 2)', '''\
+    Report('tf31264', 'https://github.com/tensorflow/tensorflow/issues/31264', 7, 'GT019', None, '''\
 import tensorflow as tf
 inputs = tf.keras.Input(shape=(3,))
 model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))

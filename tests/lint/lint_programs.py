@@ -871,6 +871,29 @@ with tf.GradientTape() as tape:
         y = tf.constant(1.0)
 result = tape.gradient(y, x)
 """, False, "unconnected guard"),
+    # ---- issue 37: minimize(lambda: self.loss), the loss computed before in a method: every gradient None
+    "minimize_lambda_of_an_attribute": _p("""
+class Trainer:
+    def __init__(self):
+        self.w = tf.Variable([0.5, -0.5])
+        self.opt = tf.compat.v1.train.AdamOptimizer(0.1)
+
+    def step(self):
+        self.loss = tf.reduce_sum(tf.square(self.w - 1.0))
+        self.opt.minimize(lambda: self.loss, var_list=[self.w])  # <- GT013
+        return [self.w.read_value()]
+
+
+result = Trainer().step()
+""", True, "issue 37 minimize"),
+    # ---- issue 37: minimize(lambda: loss) with a Keras optimizer (Keras 3 has no minimize: AttributeError)
+    "minimize_lambda_keras": _p("""
+w = tf.Variable([0.5, -0.5])
+opt = tf.keras.optimizers.SGD(0.1)
+loss = tf.reduce_sum(tf.square(w - 1.0))
+opt.minimize(lambda: loss, var_list=[w])  # <- GT013
+result = [w.read_value()]
+""", True, "issue 37 minimize"),
     "connected_by_a_list_changed_out_of_sight": _p("""
 import operator
 
