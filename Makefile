@@ -7,15 +7,17 @@ app:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PYTHON) -m streamlit run app.py
 
-# Set up and run the whole test suite (browser and load tests included).
+# Set up and run the whole test suite (browser and load tests included): everything but the browser and load
+# tests on every core (pytest-xdist), then those alone, serially, so that they time a server no other test loads.
 test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
-	$(PYTHON) -m pytest
+	$(PYTHON) -m pytest -n auto -m "not browser and not load"
+	$(PYTHON) -m pytest -m "browser or load"
 
 # Everything but the browser and load tests (no Chromium needed): the quick loop while working.
 test-fast:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
-	$(PYTHON) -m pytest -m "not browser and not load"
+	$(PYTHON) -m pytest -n auto -m "not browser and not load"
 
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine):
 # per-element Jacobians, then per-example gradients of a training loss.
