@@ -15,6 +15,7 @@ import gradlib
 from gradlib._perexample import _ghost
 from gradlib._perexample import _gradients as _perexample
 from gradlib import BatchMixingError, GradlibError, per_example_gradients
+from own_models import CallOverridden, TripledDense
 
 B = 6
 CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -786,16 +787,6 @@ def test_a_loss_reading_a_changed_global_is_traced_again_not_answered_with_the_o
 
 
 # ---------------------------------------------------------------- a class whose call is not its layers (issue 35)
-
-
-class CallOverridden(keras.Sequential):
-    def call(self, x, training=None, mask=None):
-        return super().call(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
-
-
-class TripledDense(keras.layers.Dense):
-    def call(self, x, training=None):
-        return super().call(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
 
 
 class FunctionalCallOverridden(keras.Model):

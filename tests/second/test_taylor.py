@@ -9,20 +9,9 @@ import pytest
 import tensorflow as tf
 
 import gradlib
+from own_models import CallOverridden, TripledDense
 
 X = np.random.default_rng(35).normal(size=(5, 3))
-
-
-class CallOverridden(keras.Sequential):
-    """The red team's model: Keras' Sequential whose call computes more than its layers."""
-
-    def call(self, x, training=None, mask=None):
-        return super().call(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
-
-
-class TripledDense(keras.layers.Dense):
-    def call(self, x, training=None):
-        return super().call(x) * 3.0 + tf.reduce_sum(x ** 2, -1, keepdims=True)
 
 
 def layers(dense=keras.layers.Dense):
