@@ -247,3 +247,36 @@ def test_a_keras_model_with_the_where_in_a_lambda_layer():
     name = model.output_names[0]   # a functional model's single output is labelled by its name (as Keras names it)
     assert r.row_labels == (f"{name}[0]", f"{name}[1]")
     assert any(w.startswith("repaired NaN poisoning") and f"sample 0: {name}[1]" in w for w in r.warnings), r.warnings
+
+
+# ---------------------------------------------------------------- repairs with cross terms (planted-bug survivors)
+# The cases above put x1**2 beside the where(): each poisoned output depends on one input, and vs == 1. A repair
+# that summed the wrong axis of the forward-over-forward block, or took x instead of vs as the direction, still gave
+# them right; here the poisoned output also depends on x0 (a cross term and a second derivative of its own).
+
+
+def crossed(x):
+    """y0 = where(x0 > 0, sqrt|x0|, 0); y1 = x1**2 + x0*x1 + 3*x0**2: Hessian of y1 [[6, 1], [1, 2]] everywhere."""
+    x0, x1 = x[..., 0], x[..., 1]
+    return tf.stack([tf.where(x0 > 0, tf.sqrt(tf.abs(x0)), tf.zeros_like(x0)), x1 ** 2 + x0 * x1 + 3 * x0 ** 2], -1)
+
+
+CROSSED_H1 = np.array([[6.0, 1.0], [1.0, 2.0]])
+
+
+def test_a_repaired_laplacian_keeps_the_poisoned_output_s_own_second_derivatives_and_cross_terms():
+    x = np.array([[0.0, 1.0], [0.0, -2.0]])
+    r = gradlib.laplacian(crossed, x)
+    np.testing.assert_allclose(r.laplacian, [[0.0, 8.0], [0.0, 8.0]], atol=1e-12)   # trace of CROSSED_H1
+    assert any(w.startswith("repaired NaN poisoning") for w in r.warnings), r.warnings
+    h = gradlib.per_sample_hessians(crossed, x)
+    np.testing.assert_allclose(h.hessians[:, 1], [CROSSED_H1, CROSSED_H1], atol=1e-12)
+    np.testing.assert_allclose(h.hessians[:, 0], np.zeros((2, 2, 2)), atol=1e-12)
+
+
+@pytest.mark.parametrize("vs", [[1.0, 2.0], [-0.5, 3.0]])
+def test_a_repaired_hvp_is_taken_along_vs_not_along_x(vs):
+    x = tf.constant([0.0, 3.0], tf.float64)
+    r = gradlib.hvp(crossed, x, tf.constant(vs, tf.float64))
+    np.testing.assert_allclose(r.hvp, [[0.0, 0.0], CROSSED_H1 @ np.array(vs)], atol=1e-12)
+    assert any(w.startswith("repaired NaN poisoning") for w in r.warnings), r.warnings
