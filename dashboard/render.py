@@ -20,7 +20,7 @@ from gradlib import figures
 
 __all__ = ["MAX_BAR_CELLS", "MAX_HEATMAP_CELLS", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "METHOD_LABELS", "METHOD_WHAT",
            "TABLE_HEIGHT", "agreement_frame", "attempt", "broken_beside_correct", "crosscheck_table", "escape",
-           "matrix_frame", "method_legend", "nonfinite", "show_chart", "show_comparison", "show_error",
+           "matrix_frame", "method_legend", "nonfinite", "output_label", "show_chart", "show_comparison", "show_error",
            "show_findings", "show_matrix", "show_table", "show_vector", "timing_table", "unexpected_message"]
 
 _LOG = logging.getLogger(__name__)
@@ -158,16 +158,27 @@ def _format_cell(value: Any) -> str:
 # ---------------------------------------------------------------- a whole comparison
 
 
+def output_label(row_labels: Sequence[str]) -> str:
+    """The output's name as its rows carry it: ``y``, or ``out`` when an input is named ``y`` (a header or caption
+    that said ``y`` there named the input).
+
+    >>> output_label(["out[0]", "out[1]"]), output_label(["y"]), output_label([])
+    ('out', 'y', 'y')
+    """
+    return row_labels[0].partition("[")[0] if len(row_labels) else "y"
+
+
 def show_comparison(comparison: gradlib.Comparison, *, key: str) -> None:
     """Everything a comparison holds, in order: y, the gradients, naive and summed, agreement, check, diagnosis."""
     best = comparison.best
-    st.markdown("### y")
-    st.caption(f"y has shape {list(best.y.shape)}; the per-element rows below are computed by "
+    y = output_label(best.row_labels)
+    st.markdown(f"### {y}")
+    st.caption(f"{y} has shape {list(best.y.shape)}; the per-element rows below are computed by "
                f"{METHOD_LABELS.get(comparison.reference, comparison.reference)} (method {best.method!r}).")
-    show_vector(best.y, best.row_labels)
+    show_vector(best.y, best.row_labels, y)
     shown = _show_warnings(comparison)
     st.markdown("### Per-element gradients")
-    st.caption("Row i is the gradient of the i-th element of y; one column per watched element.")
+    st.caption(f"Row i is the gradient of the i-th element of {y}; one column per watched element.")
     show_matrix(best.jacobian, best.row_labels, best.col_labels, index_name="d output / d")
     left, right = st.columns(2)
     with left:
