@@ -158,3 +158,22 @@ def test_the_hessian_limit_counts_the_outputs_the_call_returns_at_its_last_good_
     with pytest.raises(gradlib.ExpressionError, match=r"would return 90 second-order entries \(5 x 2 outputs x 3 x 3 "
                                                       r"inputs\); at most 89 are allowed"):
         gradlib.per_sample_hessians(model, X, limits=gradlib.Limits(max_hessian=89))
+
+
+class FrozenDense(keras.layers.Dense):
+    """A Dense layer whose call gives Keras' own value with no derivative through it (stop_gradient): the same y as
+    the layer rules compute, other derivatives. Only the class check can tell (the y check cannot)."""
+
+    def call(self, x, training=None):
+        return tf.stop_gradient(super().call(x))
+
+
+def test_a_dense_subclass_with_keras_own_value_but_other_derivatives_is_not_read_by_the_layer_rules():
+    # a planted bug that took any Dense subclass (isinstance) survived every test: same_output saw equal y's
+    model = keras.Sequential([keras.Input((3,), dtype="float64"), FrozenDense(4, activation="tanh", dtype="float64"),
+                              keras.layers.Dense(1, dtype="float64")])
+    r = gradlib.laplacian(model, X)
+    assert r.method != "forward_laplacian"
+    np.testing.assert_array_equal(r.laplacian, np.zeros((len(X), 1)))   # nothing reaches x through stop_gradient
+    with pytest.raises(gradlib.ExpressionError, match="forward_laplacian"):
+        gradlib.laplacian(model, X, method="forward_laplacian")
