@@ -11,23 +11,17 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sys
 import threading
-from typing import Any, Callable, Iterator, Sequence
+from typing import Iterator
 
 from ._errors import GradlibError
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "WAIT_SECONDS", "WORK_SLOTS", "call_traced", "configure_threads", "default_threads",
-           "defined_gradient", "lowest_float", "trace", "work_slot"]
+__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "work_slot"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
 #: how long a request waits for a free slot before it is refused
 WAIT_SECONDS = float(os.environ.get("GRADLIB_WAIT_SECONDS", "60"))
-#: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
-#: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``
-#: (tensorflow/python/ops/custom_gradient.py, ``_graph_mode_decorator``); ``gradient_override_map`` does the same
-CUSTOM_GRADIENT_ATTR = "_gradient_op_type"
 _slots = threading.BoundedSemaphore(WORK_SLOTS)
 _held = threading.local()   # how deeply this thread already holds a slot (nested calls take no second one)
 
@@ -123,86 +117,3 @@ def work_slot() -> Iterator[None]:
         if depth == 0:
             _use_filter(-1)
             _slots.release()
-
-
-def trace(fn: Callable, signature: Sequence[Any], *, jit_compile: bool | None = None) -> Any:
-    """``fn`` traced once into a concrete function for exactly ``signature`` (its arguments' ``tf.TensorSpec``s, nested
-    as ``fn`` takes them): every compiled function of gradlib is made here, with the same options.
-
-    ``autograph=False``: gradlib's own code has no tensor-dependent Python control flow, so AutoGraph's source
-    conversion would only add tracing time (and warnings about lambdas it cannot parse); a user's function that
-    needs AutoGraph is a ``tf.function`` already. ``reduce_retracing=False``: the signature is exact, so the
-    function never retraces. ``jit_compile=True`` asks XLA to fuse the graph (``_perelement/_compiled.py``
-    measures it before keeping it).
-    """
-    import tensorflow as tf   # here, not at the top: importing gradlib loads no TensorFlow
-
-    function = tf.function(fn, input_signature=list(signature), autograph=False, jit_compile=jit_compile,
-                           reduce_retracing=False)
-    return function.get_concrete_function()
-
-
-def defined_gradient(fn: Callable, signature: Sequence[Any]) -> str:
-    """The name of a gradient ``fn`` defines itself (``tf.custom_gradient``, ``gradient_override_map``), or ``""``.
-
-    Reverse mode (``tape.gradient``) follows such a gradient; forward mode (``tf.autodiff.ForwardAccumulator``)
-    inside a ``tf.function`` differentiates the operations ``fn`` runs instead, silently: a straight-through
-    ``round`` gets 0 where the tape gives 1. ``fn`` is traced once for ``signature`` (as ``trace`` takes it) and
-    every op is read, those of the functions it calls included. ``""`` too when ``fn`` cannot be traced: it then
-    runs eagerly, where forward mode follows the gradient the tape records.
-
-    >>> import tensorflow as tf
-    >>> ste = tf.custom_gradient(lambda x: (tf.round(x), lambda dy: dy))
-    >>> defined_gradient(lambda x: ste(x) * x, [tf.TensorSpec([2])]).startswith("CustomGradient-")
-    True
-    >>> defined_gradient(lambda x: tf.round(x) * x, [tf.TensorSpec([2])])
-    ''
-    """
-    try:
-        graph_def = trace(fn, signature).graph.as_graph_def()
-    except Exception:   # noqa: BLE001 - not traceable: it runs eagerly (see above)
-        return ""
-    nodes = [*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)]
-    names = [node.attr[CUSTOM_GRADIENT_ATTR].s.decode() for node in nodes if CUSTOM_GRADIENT_ATTR in node.attr]
-    return names[0] if names else ""
-
-
-#: floating-point dtypes, least precise first
-_FLOATS = ("float16", "bfloat16", "float32", "float64")
-
-
-def lowest_float(graph: Any, start: str) -> str:
-    """The least precise of ``start`` and the floating-point dtypes ``graph``'s ops compute in (the functions it calls
-    included): a float64 batch through a layer left at float32 (``keras.layers.Activation('tanh')`` without a dtype,
-    a ``tf.cast`` in fn) is computed to float32's precision, and checks of the result must allow for that.
-    """
-    graph_def = graph.as_graph_def()
-    found = {start}
-    for node in (*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)):
-        for value in node.attr.values():
-            for code in ([value.type] if value.type else value.list.type):
-                found.add(_DTYPE_NAMES.get(code, ""))
-    return next((name for name in _FLOATS if name in found), start)
-
-
-#: TensorFlow's DataType enum (tensorflow/core/framework/types.proto) -> name, for the floating-point ones
-_DTYPE_NAMES = {19: "float16", 14: "bfloat16", 1: "float32", 2: "float64"}
-
-
-def call_traced(function: Any, xs: Sequence[Any], cs: Sequence[Any]) -> Any:
-    """Call ``function`` (a concrete function from ``trace`` taking ``(xs, cs)``) on the tensors it was traced for.
-
-    ``ConcreteFunction.__call__`` binds its arguments to the signature again on every call (canonicalising,
-    flattening, checking each tensor's shape and dtype against its spec): 0.13-0.2 ms of a 1.1 ms warm
-    ``evaluate`` on the 256-wide MLP (docs/performance.md, issue 26). gradlib's compiled caches are keyed on the
-    shapes and dtypes of exactly these tensors, so the binding can only confirm what the key already says: the
-    flat list (``xs`` then ``cs``, the order the signature flattens to, then the function's captures) goes to
-    the traced graph through its public ``inference_fn``. Anything else (a value that is not a tensor, a
-    callable that is not a concrete function) takes the ordinary call and its checks. gradlib returns NumPy
-    arrays, never tensors a tape could follow, so not recording the call on a tape loses nothing.
-    """
-    tf = sys.modules.get("tensorflow")   # loaded: ``function`` was traced by it (no import on a warm call)
-    atomic = getattr(function, "inference_fn", None)
-    if tf is None or atomic is None or not all(isinstance(t, tf.Tensor) for t in (*xs, *cs)):
-        return function(xs, cs)
-    return atomic.call_preflattened([*xs, *cs, *function.captured_inputs])

@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import tensorflow as tf
 
+from .._callable._trace import polymorphic
 from .._errors import BatchMixingError, ExpressionError
 from .._language._operations import OPERATIONS
 from .._language._syntax import Program, free_names, parse
@@ -40,7 +41,7 @@ class Residual:
         self._unchecked = bool(check_independence)   # the points' independence, tested on the first eager call
         self._checked: set[str] = set()   # the dtypes whose numbers the text's literals were checked against
         # autograph off: the model is traced as the caller wrote it (a lambda is not rewritten, nor warned about)
-        self._compiled = tf.function(self._evaluate, reduce_retracing=True, autograph=False)
+        self._compiled = polymorphic(self._evaluate)
 
     @property
     def derivatives(self) -> tuple[str, ...]:

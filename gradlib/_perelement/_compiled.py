@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._runtime import call_traced
+from .._callable._trace import call_traced
 
 __all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK", "XLA_RTOL",
            "Compiled", "agree"]

@@ -24,7 +24,7 @@ from .._cache import LRUCache
 from ._compiled import Compiled
 from .._errors import GradlibError, error_gist
 from ._problem import Problem
-from .._runtime import defined_gradient, trace
+from .._callable._trace import defined_gradient, trace
 
 __all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked",
            "custom_gradient", "output_size", "to_numpy", "unreached"]
@@ -143,7 +143,7 @@ def custom_gradient(problem: Problem) -> str:
 
     Reverse mode (``tape.gradient``) follows such a gradient; forward mode inside a ``tf.function`` differentiates
     the operations ``f`` runs instead (a straight-through ``round`` gets 0 where the tape gives 1), with no error.
-    ``f`` is traced once per problem (``gradlib._runtime.defined_gradient``). Function text has none.
+    ``f`` is traced once per problem (``gradlib._callable._trace.defined_gradient``). Function text has none.
 
     >>> import tensorflow as tf
     >>> from gradlib._perelement._problem import callable_problem

@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 
 import tensorflow as tf
 
-from .._runtime import trace
+from .._callable._trace import trace
 from ._structured import structured
 
 __all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns",
@@ -134,7 +134,7 @@ def compile_method(method: Callable, f: Fn, xs: list, cs: list, *, jit_compile: 
 
     ``xs`` and ``cs`` may be tensors or ``tf.TensorSpec``: only their shapes and dtypes are kept.
     ``jit_compile=True`` asks XLA to fuse the graph: slower to build, faster to run on large problems
-    (``gradlib._perelement._compiled`` measures both before keeping XLA). The options: ``gradlib._runtime.trace``.
+    (``gradlib._perelement._compiled`` measures both before keeping XLA). The options: ``_callable._trace.trace``.
     """
     signature = [[tf.TensorSpec(x.shape, x.dtype) for x in xs], [tf.TensorSpec(c.shape, c.dtype) for c in cs]]
     return trace(lambda xs, cs: method(f, xs, cs), signature, jit_compile=jit_compile)

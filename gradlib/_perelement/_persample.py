@@ -33,8 +33,8 @@ from .._format import format_number
 from .._limits import LIMITS, Limits
 from ._problem import float_tensor
 from ._result import index_labels, output_name
-from .._state import callable_key
-from .._runtime import lowest_float, trace
+from .._callable._state import callable_key
+from .._callable._trace import lowest_float, trace
 
 __all__ = ["LOOP_ROWS", "MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined",
            "joined_outputs", "mixing_text", "output_labels", "output_names", "per_sample_gradients", "PerSampleResult",

@@ -38,7 +38,7 @@ from .._cache import LRUCache
 from .._errors import GradlibError, error_gist
 from .._format import format_number
 from ._problem import Problem
-from .._runtime import trace
+from .._callable._trace import trace
 
 __all__ = ["MAX_SHARE", "RTOL", "STEPS", "check", "check_result", "direction"]
 

@@ -23,7 +23,7 @@ from .._errors import ExpressionError, GradlibError, InputError
 from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._limits import Limits
 from .._language._operations import notes
-from .._state import callable_key
+from .._callable._state import callable_key
 
 __all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
 

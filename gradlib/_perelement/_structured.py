@@ -18,7 +18,7 @@ runs the tape methods. So does a Jacobian with a NaN or an infinity in it: the t
 poisoned rows, say what such a cell means.
 
 It is the row ``structured`` of the methods table (``gradlib._perelement._methods``): compiled like the others,
-traced once per problem signature (``gradlib._runtime.trace``) into the engine's bounded compiled cache, and
+traced once per problem signature (``gradlib._callable._trace.trace``) into the engine's bounded compiled cache, and
 costed by ``gradlib._perelement._cost.structured``; ``auto`` takes it where that estimate wins
 (``gradlib._perelement._engine``).
 

@@ -32,7 +32,7 @@ from typing import Any, Callable
 import keras
 import tensorflow as tf
 
-from .._state import computes_as
+from .._callable._state import computes_as
 
 __all__ = ["Capture", "LAYER_RULES", "LayerRule", "accepts", "rule_for", "sequence_norm_sq"]
 
@@ -82,7 +82,7 @@ def _plain_float(layer: Any) -> bool:
 
 
 def _own_call(layer: Any, cls: type) -> bool:
-    """``layer`` is a ``cls`` that computes what ``cls`` does (``gradlib._state.computes_as``: a subclass may
+    """``layer`` is a ``cls`` that computes what ``cls`` does (``gradlib._callable._state.computes_as``: a subclass may
     compute something else in its ``call``, ``__call__`` or ``build``: the rule runs none of them, so one that
     doubled its input was blamed as batch mixing)."""
     return computes_as(layer, cls)

@@ -41,8 +41,8 @@ from .._errors import BatchMixingError, ExpressionError, GradlibError, InputErro
 from .._format import format_number
 from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
-from .._runtime import trace
-from .._state import plain_model
+from .._callable._trace import trace
+from .._callable._state import plain_model
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
@@ -420,7 +420,7 @@ class _Recorder:
     Functional and Sequential models are walked node by node with Keras' own graph runner (private API of
     Keras 3's ``Functional``; without it, or for a subclassed model, the whole model is one opaque call and
     every variable takes the per-example loop: slower, still right). A Sequential or functional model whose
-    class defines its own ``call`` (``gradlib._state.plain_model``) is such an opaque call too: walking its
+    class defines its own ``call`` (``gradlib._callable._state.plain_model``) is such an opaque call too: walking its
     layers ran the bare layers, not its call.
     """
 

@@ -38,7 +38,8 @@ from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
-from .._runtime import trace, work_slot
+from .._callable._trace import trace
+from .._runtime import work_slot
 from ._structure import leaves, loss_state, resolve_loss, signature
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids, token_id_error, token_id_faults, token_tables
 

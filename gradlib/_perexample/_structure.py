@@ -29,7 +29,7 @@ import tensorflow as tf
 
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import Limits
-from .._state import fingerprint
+from .._callable._state import fingerprint
 
 try:   # the wrapper model.compile puts around a loss function (squeezes y_true to y_pred's rank, as Keras does)
     from keras.src.losses import LossFunctionWrapper
@@ -66,7 +66,7 @@ class PerOutputLoss:
 
 
 def loss_state(loss: Any) -> tuple:
-    """The numbers and arrays each loss function reads besides its arguments (``gradlib._state.fingerprint``).
+    """The numbers and arrays each loss function reads besides its arguments (``gradlib._callable._state.fingerprint``).
 
     A traced per-batch step freezes them, so they belong in its cache key: ``lambda y, p: mse(y, p / T)`` with a
     global ``T`` changed between calls gave the losses and gradients of the old ``T``, silently.

@@ -1,8 +1,8 @@
 """Second order: per-element Hessians, per-sample Hessians and Laplacians, divergences, Hessian-vector products.
 
 A private room of gradlib (issue 25). It imports gradlib's foundations (``_errors``, ``_limits``, ``_format``,
-``_cache``, ``_runtime``, and ``_state.fingerprint``: the values a traced function reads, for the compiled cache's
-key), the language (typed functions' Hessians) and, from the per-element engine, the per-sample mixing check. The
+``_cache``, ``_runtime``), the callable contract (``_callable``: the inputs' forms and checks, the cache key of a
+function, its trace) and the language (typed functions' Hessians). The
 public names are exported lazily by ``gradlib/__init__.py``.
 
 - ``_orders``     the method table: each row's kinds, cost estimate and limits; ``auto``'s choice

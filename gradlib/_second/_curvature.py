@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import error_gist
-from .._state import plain_model
+from .._callable._state import plain_model
 from ._taylor import PIECEWISE_LINEAR, activation_name
 
 __all__ = ["activations", "nonfinite_warnings", "pfor_fallback", "piecewise_warning"]

@@ -25,8 +25,8 @@ from .. import _runtime
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
-from .._runtime import defined_gradient
-from .._state import fingerprint
+from .._callable._trace import defined_gradient, trace
+from .._callable._state import fingerprint
 from . import _orders
 from .._perelement._result import output_name
 from ._answers import HessianResult, HvpResult, labels
@@ -198,7 +198,7 @@ def _hvp_function(g: Callable, v: tf.Tensor, method: str):
         return y, tf.stack([outer.gradient(p, x, unconnected_gradients=zero) for p in products], axis=1)
 
     body = forward_over_reverse if method == "forward_over_reverse" else reverse_over_reverse
-    return tf.function(body, input_signature=[spec, spec], autograph=False).get_concrete_function()
+    return trace(body, [spec, spec])
 
 
 # ---------------------------------------------------------------- xs in the forms per_element_gradients takes

@@ -26,8 +26,8 @@ from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
 from .._limits import Limits
-from .._state import same_output
-from .._runtime import defined_gradient, lowest_float
+from .._callable._state import same_output
+from .._callable._trace import defined_gradient, lowest_float, trace
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
@@ -339,8 +339,7 @@ def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, st
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):
     kernel = _kernel(req, method, use_pfor)
     start = time.perf_counter()
-    concrete = tf.function(kernel, input_signature=[spec], autograph=False,
-                           reduce_retracing=False).get_concrete_function()
+    concrete = trace(kernel, [spec])
     _TRACED.seconds = time.perf_counter() - start
     return concrete
 
@@ -359,7 +358,7 @@ def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:
         return lambda x: _tapes.hutchinson(g, x, kind, req.probes, _orders.TILE_ROWS, use_pfor)
     kernels, _ = dense_layers(req.model)
 
-    def taylor(x):   # "called": the model's own y, which the rules' must equal (gradlib._state.same_output)
+    def taylor(x):   # "called": the model's own y, which the rules' must equal (gradlib._callable._state.same_output)
         y, jac, value = forward_laplacian(kernels, x, kind)
         return {"y": y, "jacobian": jac, "value": value, "called": tf.cast(g(x), y.dtype)}
     return taylor

@@ -22,7 +22,7 @@ import tensorflow as tf
 from .. import _runtime
 from .._errors import ExpressionError, InputError
 from .._limits import LIMITS, Limits
-from .._state import fingerprint, plain_model
+from .._callable._state import fingerprint, plain_model
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning

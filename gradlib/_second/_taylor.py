@@ -8,7 +8,7 @@ each unit of ``h`` ``(B, k)`` (or ``D``, its Hessian diagonal ``(B, k, d)``)::
 
 which is the collapsed second-order Taylor recurrence: one pass, no tape, no pfor. Only a Keras Sequential
 of Dense layers with an activation in ``RULES`` qualifies (``dense_layers`` says which layer does not), each
-proved to compute what Keras' own class does (``gradlib._state.computes_as``: a subclass overriding ``call``
+proved to compute what Keras' own class does (``gradlib._callable._state.computes_as``: a subclass overriding ``call``
 computes something else, and its Laplacian was that of its bare layers); the engine also checks the rules' ``y``
 against the model's own call. Any other model goes to a tape method, so this rule set can only be incomplete,
 never wrong.
@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
-from .._state import computes_as
+from .._callable._state import computes_as
 
 __all__ = ["PIECEWISE_LINEAR", "RULES", "activation_name", "dense_layers", "forward_laplacian"]
 

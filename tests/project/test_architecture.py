@@ -101,12 +101,15 @@ def test_the_library_never_imports_the_app(path):
 
 
 #: the foundations every room may use; they import nothing of gradlib but each other
-FOUNDATIONS = {"gradlib._errors", "gradlib._limits", "gradlib._format", "gradlib._cache", "gradlib._runtime",
-               "gradlib._state"}
+FOUNDATIONS = {"gradlib._errors", "gradlib._limits", "gradlib._format", "gradlib._cache", "gradlib._runtime"}
+#: the callable contract (a user's function and its inputs): a room of the foundations' floor, which every room
+#: that takes a user's function may import
+CALLABLE = "gradlib._callable"
 #: each private room (docs/architecture.md) and the other rooms it may import besides the foundations
-ROOMS = {"gradlib._language": set(), "gradlib._perexample": set(), "gradlib.lint": set(),
-         "gradlib._perelement": {"gradlib._language"}, "gradlib._second": {"gradlib._language", "gradlib._perelement"},
-         "gradlib._pde": {"gradlib._language", "gradlib._perelement"}}
+ROOMS = {CALLABLE: set(), "gradlib._language": set(), "gradlib.lint": set(), "gradlib._perexample": {CALLABLE},
+         "gradlib._perelement": {CALLABLE, "gradlib._language"},
+         "gradlib._second": {CALLABLE, "gradlib._language", "gradlib._perelement"},
+         "gradlib._pde": {CALLABLE, "gradlib._language", "gradlib._perelement"}}
 #: the public face: what users import. No module of a room or a foundation imports it.
 FACE = {"gradlib", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.pde", "gradlib.scan"}
 
@@ -173,6 +176,45 @@ def test_the_room_rules_see_a_forbidden_import(tmp_path, monkeypatch):
     assert "gradlib._perelement._api" in _resolve(sample)
     with pytest.raises(AssertionError, match="gradlib._perelement._api"):
         test_each_room_imports_only_the_foundations_and_the_rooms_it_may(sample)
+
+
+def _tf_function_calls(path: Path) -> list[str]:
+    """The functions of ``path`` that call ``tf.function`` (or ``tensorflow.function``), by qualified name."""
+    found = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            name = f"{where}.{child.name}".lstrip(".") if isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else where
+            if isinstance(child, ast.Call) and ast.unparse(child.func) in ("tf.function", "tensorflow.function"):
+                found.append(where or "<module>")
+            visit(child, name)
+
+    visit(ast.parse(path.read_text()), "")
+    return found
+
+
+#: the one module that calls ``tf.function`` on a user's function (``trace``, ``polymorphic``): every room asks it
+TRACE = ROOT / "gradlib" / "_callable" / "_trace.py"
+#: calls of ``tf.function`` elsewhere in gradlib, each on a function of gradlib's own that reaches no user code,
+#: with the reason it may stay where it is ((module, function) -> why); empty today
+TF_FUNCTION_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+@pytest.mark.parametrize("path", [p for p in LIBRARY if p != TRACE], ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_callable_room_traces_a_user_s_function(path):
+    calls = [(_module_name(path), where) for where in _tf_function_calls(path)]
+    stray = [call for call in calls if call not in TF_FUNCTION_ALLOWED]
+    assert not stray, (f"{stray} call tf.function: ask gradlib._callable._trace (trace, polymorphic) for the variant "
+                       "needed, or allow-list gradlib's own function in TF_FUNCTION_ALLOWED with its reason")
+
+
+def test_the_trace_rule_sees_a_tf_function_call(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import tensorflow as tf\nclass A:\n    def f(self, g):\n        return tf.function(g)\n"
+                      "h = tf.function(len)\n")
+    assert _tf_function_calls(sample) == ["A.f", "<module>"]
+    assert _tf_function_calls(TRACE) == ["trace", "polymorphic"]
 
 
 def test_the_library_shows_few_entries_and_no_two_modules_share_a_file_name():

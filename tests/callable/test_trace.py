@@ -10,7 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 import gradlib
-from gradlib._runtime import call_traced, trace
+from gradlib._callable._trace import call_traced, trace
 from tensorflow.python.eager.polymorphic_function import function_type_utils
 
 

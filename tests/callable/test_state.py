@@ -15,8 +15,8 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _state
-from gradlib._state import computes_as, plain_model, same_output
+from gradlib._callable import _state
+from gradlib._callable._state import computes_as, plain_model, same_output
 
 X = tf.constant(np.linspace(0.5, 1.5, 64), tf.float32)
 SCALE = np.array(1.0, np.float32)
