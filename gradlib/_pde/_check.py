@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from .._errors import GradlibError
 from .._format import format_number
-from .._perelement._persample import PROJECTION_SEED, find_mixing, mixing_text
+from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from ._derivatives import Plan, check_model, check_x, compute, entry_point, split_outputs
 from ._names import Derivative, check_names
 

@@ -106,7 +106,7 @@ def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compil
     _check_method(method, "per_element_gradients")
     if not isinstance(check, bool):
         raise ExpressionError(f"per_element_gradients got check={check!r}; pass True or False")
-    return run(callable_problem(fn, xs, check=check), method, compiled=compiled, limits=limits)
+    return run(callable_problem(fn, xs, check=check, limits=limits), method, compiled=compiled, limits=limits)
 
 
 def run(problem: Problem, method: str, *, compiled: bool | None = None, limits: Limits = LIMITS) -> GradResult:

@@ -47,6 +47,7 @@ import tensorflow as tf
 from . import _cost, _methods
 from .. import _runtime
 from .._cache import LRUCache
+from .._callable._forms import check_callable
 from .._errors import ExpressionError, GradlibError, error_gist
 from .._format import format_number
 from .._limits import LIMITS, Limits
@@ -181,7 +182,7 @@ def crosscheck(fn: Callable | str, xs: Any, *, watch: Sequence[str] | None = Non
         problem = prepare("crosscheck", fn, xs, ["auto"], watch=watch, dtype=dtype, limits=limits)[2]
     else:
         _check_callable_options(fn, watch, dtype)
-        problem = callable_problem(fn, xs)
+        problem = callable_problem(fn, xs, api="crosscheck", limits=limits)
     with _runtime.work_slot():
         return crosscheck_problem(problem, modes, limits)
 
@@ -269,8 +270,7 @@ def _check_modes(modes: Any) -> None:
 
 
 def _check_callable_options(fn: Any, watch: Any, dtype: Any) -> None:
-    if not callable(fn):
-        raise ExpressionError(f"crosscheck needs a callable or function text as fn; got {type(fn).__name__}")
+    check_callable(fn, "crosscheck", text=True)
     if watch is not None or dtype != "float32":
         raise ExpressionError("crosscheck takes watch= and dtype= with function text only; for a callable, pass "
                               "the tensors to differentiate as xs, in the dtype wanted")

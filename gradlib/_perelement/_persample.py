@@ -21,33 +21,28 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any, Callable, Hashable
 
 import numpy as np
 import tensorflow as tf
 
 from .. import _runtime
 from .._cache import LRUCache
-from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
-from .._format import format_number
+from .._errors import BatchMixingError, ExpressionError, GradlibError, error_gist
 from .._limits import LIMITS, Limits
-from ._problem import float_tensor
-from ._result import index_labels, output_name
+from .._callable._forms import sample_batch
+from .._callable._labels import index_labels
+from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
+from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key
 from .._callable._trace import lowest_float, trace
 
-__all__ = ["LOOP_ROWS", "MIXING_TOLERANCE", "PER_SAMPLE_METHODS", "PROJECTION_SEED", "Mixing", "find_mixing", "joined",
-           "joined_outputs", "mixing_text", "output_labels", "output_names", "per_sample_gradients", "PerSampleResult",
-           "several_inputs", "several_outputs"]
+__all__ = ["API", "LOOP_ROWS", "PER_SAMPLE_METHODS", "per_sample_gradients", "PerSampleResult"]
 
 #: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
 #: one eager tape per sample (``_loop``); ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
 PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "loop")
-#: the projection check's tolerance, relative to the scale of the per-sample terms it sums (float32 rounding
-#: in sums over a few hundred terms stays below 1e-5; a BatchNormalization over 1,000 samples mixes at 1e-3)
-MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-10}
-#: the random cotangent ``u`` of the check (fixed: the same function and batch always get the same verdict)
-PROJECTION_SEED = (20, 26)
+API = "per_sample_gradients"
 _SAMPLE_FUNCTIONS = LRUCache(maxsize=32)
 
 
@@ -145,16 +140,13 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
     """
     _check_method(method)
     names = output_names(fn)
-    inputs = several_inputs(fn, x, "per_sample_gradients")
-    if inputs:
-        fn, x = joined(fn, inputs, isinstance(x, dict))
-    xt = _check_batch(x, limits)
+    fn, xt, inputs = sample_batch(fn, x, API, limits)
     if method == "loop" and xt.shape[0] > limits.max_eager_passes:
         raise ExpressionError(f"method 'loop' runs one eager GradientTape per sample: {xt.shape[0]:,} here, and at "
                               f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
     with _runtime.work_slot():
         start = time.perf_counter()
-        out_shape, outputs = _output_shape(fn, xt)
+        out_shape, outputs = sample_output(fn, xt, API)
         _check_size(xt, out_shape, limits)
         y, jac, projection, used, compiled, precision = _compute(fn, xt, method)
         unchecked = ""
@@ -163,9 +155,8 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
-                           inputs=tuple((name, tuple(t.shape[1:])) for name, t in inputs),
-                           outputs=_named(outputs, names),
-                           output_name=_single_name(names, [name for name, _ in inputs]))
+                           inputs=inputs, outputs=named_outputs(outputs, names),
+                           output_name=single_name(names, [name for name, _ in inputs]))
 
 
 # ---------------------------------------------------------------- checks
@@ -174,203 +165,6 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
 def _check_method(method: Any) -> None:
     if method not in PER_SAMPLE_METHODS:
         raise ExpressionError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
-
-
-def several_inputs(fn: Callable, x: Any, api: str) -> list[tuple[str, tf.Tensor]]:
-    """A Keras model's several inputs given as ``model.fit`` takes them, as ``[(name, batch)]`` (in a list for a
-    list, named by the model's inputs; in the dict's order for a dict); ``[]`` for one input.
-
-    A dict is always several inputs; a list only when ``fn`` is a model with that many inputs (for any other
-    callable a list is one batch, a list of per-sample rows).
-    """
-    inputs = getattr(fn, "inputs", None) if hasattr(fn, "trainable_variables") else None
-    try:
-        names = [str(getattr(t, "name", f"x{k}")).split(":")[0] for k, t in enumerate(inputs)] if inputs else []
-    except TypeError:
-        names = []
-    if isinstance(x, dict):
-        items = [(str(k), v) for k, v in x.items()]
-    elif len(names) > 1 and isinstance(x, (list, tuple)) and len(x) == len(names):
-        items = list(zip(names, x))
-    else:
-        return []
-    parts = [(name, float_tensor(v, api, f"x[{name!r}]")) for name, v in items]
-    for name, t in parts:
-        if t.shape.rank is None or t.shape.rank < 2 or t.shape[0] != parts[0][1].shape[0]:
-            raise InputError(f"{api} needs every input as a batch of shape (B, features...) with "
-                             f"the same B; x[{name!r}] has shape {tuple(t.shape)} and x[{parts[0][0]!r}] "
-                             f"{tuple(parts[0][1].shape)}")
-    if len({t.dtype for _, t in parts}) > 1:
-        raise InputError(f"{api} needs the inputs in one dtype to lay their derivatives side by side; got "
-                         + ", ".join(f"x[{name!r}] {t.dtype.name}" for name, t in parts) + ". Cast them to one")
-    return parts
-
-
-#: (fn, how x was given, the inputs' names and shapes) -> fn of the joined batch, kept so its cache key holds
-_JOINED = LRUCache(maxsize=32)
-
-
-def joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> tuple[Callable, tf.Tensor]:
-    """``(g, x)``: the inputs joined along their flattened features into one batch ``x``, and ``g(x)`` = ``fn``
-    of the inputs split back, as the dict or list they came in (so the Jacobian is over one tensor)."""
-    names = tuple(name for name, _ in parts)
-    shapes = tuple(tuple(t.shape[1:]) for _, t in parts)
-    sizes = [math.prod(shape) for shape in shapes]
-
-    def create():
-        def of_joined(x):
-            pieces = [tf.reshape(p, (-1,) + shape) for p, shape in zip(tf.split(x, sizes, axis=1), shapes)]
-            return fn(dict(zip(names, pieces)) if as_dict else pieces)
-        return of_joined
-
-    try:
-        g = _JOINED.get_or_create((fn, as_dict, names, shapes), create)
-    except TypeError:   # fn is not hashable: a new one, not cached
-        g = create()
-    x = tf.concat([tf.reshape(t, (t.shape[0], -1)) for _, t in parts], axis=1)
-    return g, x
-
-
-def several_outputs(y: Any, batch: int | None, api: str) -> list[tuple[Any, tf.Tensor]]:
-    """A function's several outputs (a list or tuple, or a dict, as a Keras model of several outputs returns them)
-    as ``[(index or key, tensor)]`` in that order; ``[]`` for one output.
-
-    Each must keep the batch axis first with ``batch`` rows (``batch`` being the size of the batch fn was called
-    on, ``None`` inside a trace of any batch size, where a row count fixed in the graph cannot follow the batch):
-    joined as they were, an output ``(out, B)`` or reduced over the batch would be taken for other samples.
-    """
-    if isinstance(y, dict):
-        items = list(y.items())
-    elif isinstance(y, (list, tuple)):
-        items = list(enumerate(y))
-    else:
-        return []
-    if not items:
-        raise GradlibError(f"fn returned {type(y).__name__}() with no outputs; {api} needs at least one, each of shape "
-                           "(B, outputs...)")
-    parts = []
-    for key, value in items:
-        try:
-            parts.append((key, tf.convert_to_tensor(value)))
-        except (TypeError, ValueError) as exc:
-            raise GradlibError(f"fn's output y[{key!r}] is not a tensor ({type(value).__name__}: {error_gist(exc)}); "
-                               f"{api} needs every output as a tensor of shape (B, outputs...)") from exc
-    for key, t in parts:
-        _check_output_rows(key, t, batch, api)
-    return parts
-
-
-def _check_output_rows(key: Any, t: tf.Tensor, batch: int | None, api: str) -> None:
-    rows = t.shape[0] if t.shape.rank else None
-    if t.shape.rank == 0 or (rows is not None and rows != batch):
-        held = "a batch of any size B" if batch is None else f"a batch of {batch:,} sample{'s' * (batch != 1)}"
-        want = "B rows" if batch is None else f"{batch:,} row{'s' * (batch != 1)}"
-        raise GradlibError(
-            f"fn's output y[{key!r}] has shape {tuple(t.shape)} on {held}: every output must keep the batch axis "
-            f"first, one row per sample ({want}, like the batch). {api} joins each sample's outputs; return "
-            "each output as (B, outputs...): not transposed, not reduced over the batch")
-    if not t.dtype.is_floating:
-        raise GradlibError(f"fn must return floating-point values; its output y[{key!r}] is {t.dtype.name}")
-
-
-def joined_outputs(y: Any, batch: int | None, api: str) -> tf.Tensor:
-    """``y`` as one tensor: itself for one output; several outputs (``several_outputs``) each flattened per sample
-    and joined in order along one axis, ``(B, their elements)``, in the most precise of their dtypes."""
-    parts = several_outputs(y, batch, api)
-    return _join(parts) if parts else tf.convert_to_tensor(y)
-
-
-def _join(parts: list[tuple[Any, tf.Tensor]]) -> tf.Tensor:
-    dtype = max((t.dtype for _, t in parts), key=lambda d: d.size)
-    return tf.concat([tf.reshape(tf.cast(t, dtype), (tf.shape(t)[0], -1)) for _, t in parts], axis=1)
-
-
-def output_names(fn: Callable) -> tuple[str, ...]:
-    """A Keras model's output names (to name the several outputs it returns as a list); ``()`` for a callable."""
-    names = getattr(fn, "output_names", None) if hasattr(fn, "trainable_variables") else None
-    return tuple(names) if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names) else ()
-
-
-def output_labels(fn: Callable, x: tf.Tensor, shape: tuple[int, ...], model: Callable | None = None,
-                  inputs: Iterable[str] = ()) -> tuple[str, ...]:
-    """A sample's output elements labelled as ``PerSampleResult.row_labels`` labels them, for the second-order APIs.
-
-    ``fn`` is called on ``x`` (a batch; the call is remembered per function and sample shape), ``shape`` is a single
-    output's per-sample shape as the caller reports it, and ``model`` the user's model whose output names name the
-    outputs (``fn`` itself by default; a different one when ``fn`` joins its several inputs); ``inputs`` are the
-    inputs' names, which a single output's label never takes (``output_name``).
-    """
-    names = output_names(fn if model is None else model)
-    _, outputs = _output_shape(fn, x)
-    if outputs:
-        return tuple(label for name, part in _named(outputs, names) for label in index_labels(name, part))
-    return index_labels(_single_name(names, inputs), shape)
-
-
-def _single_name(names: tuple[str, ...], inputs: Iterable[str] = ()) -> str:
-    """A model's one output by its name (``model.output_names``), anything else ``y``; never an input's name
-    (``output_name``: a row's label is never a column's)."""
-    inputs = tuple(inputs)
-    return names[0] if len(names) == 1 and names[0] and names[0] not in inputs else output_name(inputs)
-
-
-def _named(outputs: tuple[tuple[Any, tuple[int, ...]], ...], names: tuple[str, ...]) -> tuple:
-    """Several outputs' keys as names: a dict's keys; a list's indices by the model's output names, else ``y0``..."""
-    named = len(names) == len(outputs) and len(set(names)) == len(names)
-    return tuple(((names[key] if named else f"y{key}") if isinstance(key, int) else str(key), shape)
-                 for key, shape in outputs)
-
-
-def _check_batch(x: Any, limits: Limits) -> tf.Tensor:
-    tensor = float_tensor(x, "per_sample_gradients", "x")
-    if tensor.shape.rank is None or tensor.shape.rank < 2:
-        raise InputError(
-            f"per_sample_gradients needs a batch of shape (B, features...), but x has shape {tuple(tensor.shape)}. "
-            "For a single sample, add a batch axis: x[None, :]")
-    if tensor.shape.num_elements() == 0:
-        raise InputError(f"per_sample_gradients got an empty batch: x has shape {tuple(tensor.shape)}")
-    if tensor.shape.num_elements() > limits.max_elements:
-        raise InputError(f"x has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} are allowed")
-    return tensor
-
-
-def _call(fn: Callable, x: tf.Tensor) -> Any:
-    """``fn(x)`` with any failure turned into a GradlibError that says which shape it was given."""
-    try:
-        y = fn(x)
-        return y if isinstance(y, (list, tuple, dict)) else tf.convert_to_tensor(y)
-    except GradlibError:
-        raise
-    except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
-        raise GradlibError(f"fn failed on a batch of shape {tuple(x.shape)}: {type(exc).__name__}: "
-                           f"{error_gist(exc)}") from exc
-
-
-#: (fn, a sample's shape and dtype, fn's fingerprint) -> its output's per-sample shape: warm calls skip the eager
-#: call that sizes the output (on the Models page's MLP it cost about 6 of a warm call's 7 ms)
-_OUTPUT_SHAPES = LRUCache(maxsize=128)
-
-
-def _output_shape(fn: Callable, x: tf.Tensor) -> tuple[tuple[int, ...], tuple]:
-    """``_check_output``, remembered for ``fn`` and ``x``'s per-sample shape (checked once per function)."""
-    key = _key(fn, "output", tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype))
-    return _check_output(fn, x) if key is None else _OUTPUT_SHAPES.get_or_create(key, lambda: _check_output(fn, x))
-
-
-def _check_output(fn: Callable, x: tf.Tensor) -> tuple[tuple[int, ...], tuple]:
-    """Call ``fn`` once on the first sample (eagerly): the output must keep the batch axis. Returns a sample's
-    output shape (several outputs joined) and, for several outputs, ``((index or key, per-sample shape), ...)``."""
-    raw = _call(fn, x[:1])
-    parts = several_outputs(raw, 1, "per_sample_gradients")
-    y = _join(parts) if parts else raw
-    if y.shape.rank == 0 or y.shape[0] != 1:
-        raise GradlibError(
-            f"fn must return one row per sample, but on a batch of shape {tuple(x[:1].shape)} it returned shape "
-            f"{tuple(y.shape)}. per_sample_gradients needs y of shape (B, outputs...); for a function of the whole "
-            "batch use per_element_gradients")
-    if not y.dtype.is_floating:
-        raise GradlibError(f"fn must return floating-point values; it returned {y.dtype.name}")
-    return tuple(y.shape[1:]), tuple((key, tuple(t.shape[1:])) for key, t in parts)
 
 
 def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> None:
@@ -382,54 +176,13 @@ def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> Non
             "Use a smaller batch or fewer features")
 
 
-@dataclass(frozen=True)
-class Mixing:
-    """Where a batch's samples are seen to mix: the ``sample`` whose input changes another's output most, by how
-    much (``gap``) at the scale of the per-sample terms (``scale``)."""
-
-    sample: int
-    gap: float
-    scale: float
-
-
-def find_mixing(jac: np.ndarray, u: np.ndarray, g: np.ndarray, dtype: str) -> tuple[Mixing | None, bool]:
-    """``u^T dy/dx`` over the batch (``g``) against ``sum_k u[c, k] J[c, k, :]`` per sample ``c`` (``jac`` from
-    batch_jacobian): the mixing found beyond ``MIXING_TOLERANCE`` (or ``None``), and whether every entry was
-    finite. Where the function mixes samples, batch_jacobian silently sums other samples' outputs into each block
-    and ``g`` differs from the blocks' prediction. Only finite entries count as evidence (an all-inf batch does
-    not mix). The sums run in float64 whatever the batch's dtype (NumPy's einsum has no bfloat16)."""
-    jac, u, g = (np.asarray(a, np.float64) for a in (jac, u, g))
-    b = u.shape[0]
-    blocks, weights = jac.reshape(b, u[0].size, -1), u.reshape(b, -1)
-    with np.errstate(all="ignore"):
-        predicted = np.einsum("bk,bkd->bd", weights, blocks)
-        scale = np.einsum("bk,bkd->bd", np.abs(weights), np.abs(blocks))
-        gap = np.abs(g.reshape(b, -1) - predicted)
-    finite = np.isfinite(gap) & np.isfinite(scale)
-    if not finite.any():
-        return None, False
-    top = max(float(scale[finite].max()), 1e-30)
-    excess = np.where(finite, gap, 0.0)
-    if excess.max() <= MIXING_TOLERANCE.get(dtype, 1e-4) * top:
-        return None, bool(finite.all())
-    sample = int(np.unravel_index(np.argmax(excess), excess.shape)[0])
-    return Mixing(sample, float(excess.max()), float(scale[finite].max())), bool(finite.all())
-
-
-def mixing_text(m: Mixing) -> str:
-    """The first part of a mixing refusal: which sample, by how much."""
-    return (f"the samples of the batch are not independent: the input of sample {m.sample} changes the output of "
-            f"another sample (a random projection of dy/dx differs from the per-sample Jacobians by "
-            f"{format_number(m.gap, 3)}, at a scale of {format_number(m.scale, 3)})")
-
-
 def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray], dtype: str) -> str:
     """Every sample at once (``find_mixing``), ``projection`` being ``(u, g)`` with ``g`` the whole batch's
     vector-Jacobian product; the warning to report is returned when some entries are not finite."""
     mixing, finite = find_mixing(jac, *projection, dtype)
     if mixing is not None:
         raise BatchMixingError(
-            f"{mixing_text(mixing)}, so per-sample gradients do not exist. A layer mixes the batch, such as "
+            f"{API}: {mixing_text(mixing)}, so per-sample gradients do not exist. A layer mixes the batch, such as "
             "BatchNormalization in training mode: call the model with training=False, or use per_element_gradients "
             "on the whole batch")
     return "" if finite else ("the samples' independence could only be checked where the probe's Jacobian is "
@@ -532,7 +285,7 @@ def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
     """``(y, J, u, g)``: the per-sample Jacobians, and the check's random cotangent ``u`` with ``g = u^T dy/dx``."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
-        y = joined_outputs(fn(x), x.shape[0], "per_sample_gradients")
+        y = joined_outputs(fn(x), x.shape[0], API)
         flat = tf.reshape(y, [tf.shape(y)[0], -1])   # inside the tape (the seed's lesson); (B, n) for batch_jacobian
         # in x's dtype: without pfor, batch_jacobian writes x's gradients into a TensorArray of y's dtype, and a
         # float32 model on a float64 batch failed ("op elements double but list elements float")
@@ -552,7 +305,7 @@ def _projection(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """The check's ``(u, g)`` computed eagerly (for the ``loop`` method)."""
     with tf.GradientTape() as tape:
         tape.watch(x)
-        y = joined_outputs(fn(x), x.shape[0], "per_sample_gradients")
+        y = joined_outputs(fn(x), x.shape[0], API)
     u, g = _vjp(tape, y, x)
     return u.numpy(), g.numpy()
 
@@ -571,7 +324,7 @@ def _loop(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
         xb = x[b:b + 1]
         with tf.GradientTape(persistent=True) as tape:
             tape.watch(xb)
-            yb = joined_outputs(fn(xb), 1, "per_sample_gradients")
+            yb = joined_outputs(fn(xb), 1, API)
             n = yb.shape.num_elements()
             rows = tf.unstack(tf.reshape(yb, [-1])) if 0 < n <= LOOP_ROWS else None   # inside the tape
         zero = tf.UnconnectedGradients.ZERO

@@ -19,13 +19,15 @@ from typing import Any, Callable, Hashable, Sequence
 import tensorflow as tf
 
 from . import _cost
-from .._errors import ExpressionError, GradlibError, InputError
-from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
-from .._limits import Limits
-from .._language._operations import notes
+from .._callable._forms import check_callable, xs_form
+from .._callable._outputs import as_output
 from .._callable._state import callable_key
+from .._errors import ExpressionError
+from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
+from .._limits import LIMITS, Limits
+from .._language._operations import notes
 
-__all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem", "float_tensor"]
+__all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem"]
 
 #: what TensorFlow gives for a watched input the function does not use (the Jacobian shows its zeros)
 UNUSED_IN_TENSORFLOW = "tape.gradient gives None for them, zeros with unconnected_gradients=ZERO"
@@ -122,79 +124,25 @@ def expression_problem(program, inputs: Sequence[Input]) -> Problem:
 # ---------------------------------------------------------------- from a callable
 
 
-def callable_problem(fn: Callable, xs: Any, *, check: bool = False) -> Problem:
+def callable_problem(fn: Callable, xs: Any, *, check: bool = False, api: str = "per_element_gradients",
+                     limits: Limits = LIMITS) -> Problem:
     """The problem of ``per_element_gradients(fn, xs)``: ``xs`` one tensor, a list, or a dict of them (as
-    ``tape.gradient`` takes), floating point, one dtype; with ``check``, each answer is checked against ``fn``.
+    ``tape.gradient`` takes, checked by ``gradlib._callable._forms.xs_form``); with ``check``, each answer is checked
+    against ``fn``. ``api`` names the caller in refusals.
 
     ``fn`` gets ``xs`` in the form it was given; the Jacobian's columns follow the list's order or the dict's
     keys (named by them).
     """
-    single = not isinstance(xs, (list, tuple, dict))
-    keys = list(xs) if isinstance(xs, dict) else None
-    if keys is not None and not all(isinstance(k, str) and k for k in keys):
-        raise InputError(f"per_element_gradients takes xs as a dict with names (non-empty strings) as keys; got "
-                         f"keys {keys!r}")
-    items = [xs] if single else list(xs.values()) if keys is not None else list(xs)
-    wheres = ["xs"] if single else [f"xs[{k!r}]" for k in keys] if keys is not None else [
-        f"xs[{k}]" for k in range(len(items))]
-    tensors = [float_tensor(x, "per_element_gradients", where) for x, where in zip(items, wheres)]
-    if not tensors:
-        raise InputError(f"per_element_gradients needs at least one tensor in xs; got an empty {type(xs).__name__}")
-    _check_one_dtype(tensors)
-    _check_not_empty(tensors, wheres)
-    names = ("x",) if single else tuple(keys) if keys is not None else tuple(f"x{k}" for k in range(len(tensors)))
+    check_callable(fn, api)
+    form, names, tensors = xs_form(xs, api, limits)
 
     def f(watched: list, _cs: list):
-        given = watched[0] if single else dict(zip(keys, watched)) if keys is not None else list(watched)
-        return _as_output(fn(given))
+        given = watched[0] if form == "single" else dict(zip(names, watched)) if form == "dict" else list(watched)
+        return as_output(fn(given), api)
 
-    key = _callable_key(fn, "single" if single else tuple(keys) if keys is not None else "list", tensors)
+    key = _callable_key(fn, "single" if form == "single" else names if form == "dict" else "list", tensors)
     return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
                    (True,) * len(tensors), tensors[0].dtype.name, key, check=check)
-
-
-def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
-    """``x`` as a floating-point tensor for ``api``; Python ints become float32, integer tensors are refused."""
-    try:
-        tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{api} could not turn {where} into a tensor: {exc}") from None
-    if tensor.dtype.is_integer and isinstance(x, (int, list, tuple)):
-        tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
-    if not tensor.dtype.is_floating:
-        why = ("TensorFlow's tape does not watch integer tensors, so every gradient would be None"
-               if tensor.dtype.is_integer else "only real floating-point tensors have gradients here")
-        raise InputError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: {why}. "
-                           f"Cast it first: tf.cast({where}, tf.float32)")
-    return tensor
-
-
-def _check_not_empty(tensors: list, wheres: list[str]) -> None:
-    """Refuse an empty tensor, as ``evaluate`` refuses an empty input (every method failed on it inside NumPy)."""
-    for tensor, where in zip(tensors, wheres):
-        if tensor.shape.num_elements() == 0:
-            raise InputError(f"per_element_gradients got an empty {where}: shape {tuple(tensor.shape)}; give it at "
-                             "least one element")
-
-
-def _check_one_dtype(tensors: list) -> None:
-    dtypes = sorted({t.dtype.name for t in tensors})
-    if len(dtypes) > 1:
-        raise InputError(f"per_element_gradients needs xs of one dtype to lay their gradients side by side; got "
-                           f"{', '.join(dtypes)}. Cast them to one, for example tf.cast(x, tf.float64)")
-
-
-def _as_output(y: Any) -> tf.Tensor:
-    if isinstance(y, (list, tuple)):
-        y = tf.stack(y)   # inside the tape: stacking is differentiable, unlike iterating afterwards
-    try:
-        y = tf.convert_to_tensor(y)
-    except (TypeError, ValueError):
-        raise GradlibError(f"fn must return a tensor (or a list of tensors); it returned {type(y).__name__}") from None
-    if not y.dtype.is_floating:
-        raise GradlibError(f"fn returned a {y.dtype.name} tensor: only floating-point outputs have gradients. "
-                           "Return a float tensor (cast with tf.cast(y, tf.float32) if you must)")
-    return y
 
 
 def _callable_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:

@@ -23,16 +23,18 @@ import tensorflow as tf
 
 from .. import _runtime
 from .._cache import LRUCache
+from .._callable._forms import check_callable, xs_form
+from .._callable._outputs import as_output
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from .._callable._trace import defined_gradient, trace
 from .._callable._state import fingerprint
 from . import _orders
-from .._perelement._result import output_name
+from .._callable._labels import output_name
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import Poisoning, cell_label, poisoned_mask, poisoning_warnings, repair
-from ._runner import Request, custom_gradient_refusal, refuse_discrete_inputs, run, to_batch, trace_failure
+from ._runner import Request, custom_gradient_refusal, refuse_discrete_inputs, run, trace_failure
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -67,9 +69,9 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     """
     _orders.check_method("hessians", method, "hessian")
     refuse_discrete_inputs("hessians", fn)
-    form, names, tensors = _structure("hessians", xs, limits)
-    g, v = _flat(fn, form, names, tensors)
-    y_shape = tuple(_y_shape(fn, form, names, tensors))
+    form, names, tensors = _structure("hessians", fn, xs, limits)
+    g, v = _flat("hessians", fn, form, names, tensors)
+    y_shape = tuple(_y_shape("hessians", fn, form, names, tensors))
     if 0 in y_shape:   # it failed inside the traced method with "IndexError: list index out of range"
         raise GradlibError(f"hessians: fn returned an empty tensor (shape {y_shape}): there is no element to "
                            "differentiate. Return at least one element")
@@ -114,13 +116,13 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
     if method not in HVP_METHODS:
         raise ExpressionError(f"hvp got method={method!r}; choose one of {', '.join(HVP_METHODS)}")
     refuse_discrete_inputs("hvp", fn)
-    form, names, tensors = _structure("hvp", xs, limits)
-    vform, vnames, vtensors = _structure("hvp", vs, limits, where="vs")
+    form, names, tensors = _structure("hvp", fn, xs, limits)
+    vform, vnames, vtensors = _structure("hvp", fn, vs, limits, where="vs")
     if (vform, vnames, [tuple(t.shape) for t in vtensors]) != (form, names, [tuple(t.shape) for t in tensors]):
         raise InputError(f"hvp needs vs in the same form and shapes as xs: xs has "
                          f"{[tuple(t.shape) for t in tensors]}, vs has {[tuple(t.shape) for t in vtensors]}")
-    g, v = _flat(fn, form, names, tensors)
-    _, t = _flat(fn, form, names, [tf.cast(x, tensors[0].dtype) for x in vtensors])
+    g, v = _flat("hvp", fn, form, names, tensors)
+    _, t = _flat("hvp", fn, form, names, [tf.cast(x, tensors[0].dtype) for x in vtensors])
     used = "forward_over_reverse" if method == "auto" else method
     key = _key(fn, form, names, tensors)
     read = lambda: defined_gradient(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
@@ -132,7 +134,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         used = "reverse_over_reverse"
     with _runtime.work_slot():
         start = time.perf_counter()
-        y_shape = tuple(_y_shape(fn, form, names, tensors))
+        y_shape = tuple(_y_shape("hvp", fn, form, names, tensors))
         m = max(math.prod(y_shape), 1)
         if m * v.shape[1] > limits.max_hessian:
             raise ExpressionError(f"hvp would return {m:,} x {v.shape[1]:,} = {m * v.shape[1]:,} entries; at most "
@@ -204,30 +206,14 @@ def _hvp_function(g: Callable, v: tf.Tensor, method: str):
 # ---------------------------------------------------------------- xs in the forms per_element_gradients takes
 
 
-def _structure(api: str, xs: Any, limits: Limits, where: str = "xs") -> tuple[str, tuple[str, ...], list[tf.Tensor]]:
-    """``(form, names, tensors)``: form is ``single``, ``list`` or ``dict``; names label the columns."""
-    if isinstance(xs, dict):
-        keys = list(xs)
-        if not keys or not all(isinstance(k, str) and k for k in keys):
-            raise InputError(f"{api} takes {where} as a dict with names (non-empty strings) as keys; got keys {keys!r}")
-        form, names, items = "dict", tuple(keys), [xs[k] for k in keys]
-        wheres = [f"{where}[{k!r}]" for k in keys]
-    elif isinstance(xs, (list, tuple)):   # as per_element_gradients: a list is a list of tensors
-        if not xs:
-            raise InputError(f"{api} needs at least one tensor in {where}; got an empty {type(xs).__name__}")
-        form, names, items = "list", tuple(f"x{k}" for k in range(len(xs))), list(xs)
-        wheres = [f"{where}[{k}]" for k in range(len(xs))]
-    else:
-        form, names, items, wheres = "single", ("x",), [xs], [where]
-    tensors = [to_batch(x, api, w, limits) for x, w in zip(items, wheres)]
-    dtypes = sorted({t.dtype.name for t in tensors})
-    if len(dtypes) > 1:
-        raise InputError(f"{api} needs {where} of one dtype to lay their derivatives side by side; got "
-                         f"{', '.join(dtypes)}. Cast them to one, for example tf.cast(x, tf.float64)")
-    return form, names, tensors
+def _structure(api: str, fn: Callable, xs: Any, limits: Limits, where: str = "xs"):
+    """``(form, names, tensors)`` of ``xs`` as ``per_element_gradients`` takes it (``gradlib._callable._forms``)."""
+    check_callable(fn, api)
+    return xs_form(xs, api, limits, where)
 
 
-def _flat(fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[Callable, tf.Tensor]:
+def _flat(api: str, fn: Callable, form: str, names: tuple[str, ...],
+          tensors: list[tf.Tensor]) -> tuple[Callable, tf.Tensor]:
     """``(g, v)``: ``v`` the watched elements as one row ``(1, n)``, ``g(v)`` = ``fn`` of them, flattened ``(1, m)``."""
     shapes = [tuple(t.shape) for t in tensors]
     sizes = [math.prod(s) for s in shapes]
@@ -235,28 +221,19 @@ def _flat(fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tens
     def g(v):
         pieces = [tf.reshape(p, s) for p, s in zip(tf.split(v[0], sizes), shapes)]
         given = pieces[0] if form == "single" else dict(zip(names, pieces)) if form == "dict" else pieces
-        return tf.reshape(_output(fn(given)), (1, -1))
+        return tf.reshape(as_output(fn(given), api), (1, -1))
 
     return g, tf.concat([tf.reshape(t, (1, -1)) for t in tensors], axis=1)
 
 
-def _output(y: Any) -> tf.Tensor:
-    if isinstance(y, (list, tuple)):
-        y = tf.stack(y)   # inside the tape: stacking is differentiable, unlike iterating afterwards
-    try:
-        return tf.convert_to_tensor(y)
-    except (TypeError, ValueError):
-        raise GradlibError(f"fn must return a tensor (or a list of tensors); it returned {type(y).__name__}") from None
-
-
-def _y_shape(fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[int, ...]:
+def _y_shape(api: str, fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[int, ...]:
     given = tensors[0] if form == "single" else dict(zip(names, tensors)) if form == "dict" else list(tensors)
     try:
-        return tuple(_output(fn(given)).shape)
+        return tuple(as_output(fn(given), api).shape)
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so
-        raise GradlibError(f"fn failed on xs: {type(exc).__name__}: {error_gist(exc)}") from exc
+        raise GradlibError(f"{api}: fn failed on xs: {type(exc).__name__}: {error_gist(exc)}") from exc
 
 
 def _col_labels(names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ import numpy as np
 import tensorflow as tf
 
 from .._cache import LRUCache
+from .._callable._mixing import MIXING_TOLERANCE, find_mixing, mixing_text
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
 from .._limits import Limits
@@ -32,10 +33,9 @@ from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
 from ._taylor import dense_layers, forward_laplacian
-from .._perelement._persample import MIXING_TOLERANCE, find_mixing, mixing_text
 
 __all__ = ["FORWARD_METHODS", "MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
-           "refuse_discrete_inputs", "run", "shape_of", "to_batch", "trace_failure"]
+           "refuse_discrete_inputs", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
@@ -75,32 +75,6 @@ class Outcome:
     cost: str
     poisoning: Poisoning = Poisoning()
     jacobian_poisoning: Poisoning = Poisoning()     # of the first derivatives, ``jacobian``
-
-
-def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
-    """``x`` as a floating-point tensor of rank 2 or more with a non-empty batch, within ``max_elements``."""
-    if isinstance(x, dict) or (isinstance(x, (list, tuple)) and x and all(
-            hasattr(part, "shape") and len(getattr(part, "shape", ())) >= 2 for part in x)):
-        raise InputError(f"{api} takes {where} as one array of shape (B, d), the samples first, or a Keras model's "
-                         f"several inputs as a list in the order of model.inputs; got "
-                         f"{'a dict' if isinstance(x, dict) else f'{len(x)} arrays'} for an fn that is not a Keras "
-                         "model of that many inputs. Give several inputs of a function as a dict by name (fn then "
-                         "gets the dict), or join them into one array")
-    try:
-        tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{api} could not turn {where} into a tensor: {exc}") from None
-    if tensor.dtype.is_integer and isinstance(x, (int, float, list, tuple)):
-        tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
-    if not tensor.dtype.is_floating:
-        raise InputError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: TensorFlow's "
-                         f"tape does not watch integer tensors. Cast it first: tf.cast({where}, tf.float32)")
-    if tensor.shape.num_elements() == 0:
-        raise InputError(f"{api} got an empty {where}: shape {tuple(tensor.shape)}")
-    if tensor.shape.num_elements() > limits.max_elements:
-        raise InputError(f"{where} has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} "
-                         "are allowed")
-    return tensor
 
 
 def refuse_discrete_inputs(api: str, fn: Any) -> None:

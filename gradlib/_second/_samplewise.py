@@ -20,15 +20,16 @@ import numpy as np
 import tensorflow as tf
 
 from .. import _runtime
-from .._errors import ExpressionError, InputError
+from .._callable._forms import sample_batch
+from .._callable._outputs import joined_outputs, output_labels, sample_output
+from .._errors import ExpressionError
 from .._limits import LIMITS, Limits
 from .._callable._state import fingerprint, plain_model
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import cell_label, poisoning_warnings
-from ._runner import Outcome, Request, refuse_discrete_inputs, run, to_batch
-from .._perelement._persample import joined, joined_outputs, output_labels, several_inputs
+from ._runner import Outcome, Request, refuse_discrete_inputs, run
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
 
@@ -73,7 +74,8 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
     shape = _shape_of(fn, xt, out)
     full = out.value if kind == "hessian" else None
     diag = np.diagonal(out.value, axis1=-2, axis2=-1) if kind == "hessian" else out.value
-    rows, cols = output_labels(g, xt, shape, fn, [name for name, _ in inputs]), _col_labels(xt, inputs)
+    rows = output_labels(g, xt, shape, fn, [name for name, _ in inputs], "per_sample_hessians")
+    cols = _col_labels(xt, inputs)
     poisoned = _poisoned(out, kind, rows, cols, "each sample's Hessian", method)
     return PerSampleHessians(y=out.y.reshape((xt.shape[0],) + shape), jacobian=out.jacobian, hessians=full,
                              diagonal=np.ascontiguousarray(diag), method=out.method, row_labels=rows, col_labels=cols,
@@ -105,7 +107,7 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
     g, xt, inputs = _check_batch("laplacian", fn, x, limits)
     out, seconds = _run("laplacian", g, xt, "laplacian", method, check_independence, probes, limits, fn)
     shape = _shape_of(fn, xt, out)
-    rows = output_labels(g, xt, shape, fn, [name for name, _ in inputs])
+    rows = output_labels(g, xt, shape, fn, [name for name, _ in inputs], "laplacian")
     poisoned = _poisoned(out, "laplacian", rows, (), "the Laplacians", method)
     return LaplacianResult(y=out.y.reshape((xt.shape[0],) + shape), laplacian=out.value, standard_error=out.error,
                            method=out.method, row_labels=rows,
@@ -141,24 +143,12 @@ def divergence(fn: Callable, x: Any, *, method: str = "auto", probes: int | None
 
 
 def _check_batch(api: str, fn: Callable, x: Any, limits: Limits) -> tuple[Callable, tf.Tensor, tuple]:
-    """``(g, batch, inputs)``: ``fn`` and ``x`` as one function of one batch. A Keras model's several inputs (a list
-    in the order of ``model.inputs``, or a dict by name, as ``model.fit`` takes them; a dict for any callable) are
-    joined along their flattened features, as ``per_sample_gradients`` joins them: each sample's Hessian is then
-    over every input's elements, in that order; ``inputs`` is ``((name, per-sample shape), ...)``, else ``()``."""
+    """``(g, batch, inputs)`` as every per-sample API takes them (``gradlib._callable._forms.sample_batch``), a Keras
+    model's integer inputs refused, and fn's output checked once on one sample (``sample_output``)."""
     refuse_discrete_inputs(api, fn)
-    parts = several_inputs(fn, x, api)
-    if parts:
-        g, tensor = joined(fn, parts, isinstance(x, dict))
-        if tensor.shape.num_elements() > limits.max_elements:
-            raise InputError(f"x has {tensor.shape.num_elements():,} elements; at most {limits.max_elements:,} "
-                             "are allowed")
-        return g, tensor, tuple((name, tuple(t.shape[1:])) for name, t in parts)
-    tensor = to_batch(x, api, "x", limits)
-    if tensor.shape.rank < 2:
-        raise InputError(f"{api} needs a batch of shape (B, features...), but x has shape {tuple(tensor.shape)}. "
-                         "For a single sample, add a batch axis: x[None, :]; for one function of a few tensors, use "
-                         "gradlib.hessians")
-    return fn, tensor, ()
+    g, tensor, inputs = sample_batch(fn, x, api, limits)
+    sample_output(g, tensor, api)
+    return g, tensor, inputs
 
 
 def _col_labels(x: tf.Tensor, inputs: tuple) -> tuple[str, ...]:

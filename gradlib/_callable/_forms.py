@@ -1,0 +1,190 @@
+"""A user's inputs in the forms gradlib takes them, checked once, with one wording per refusal.
+
+Two families take inputs two ways. A per-element API (``per_element_gradients``, ``hessians``, ``hvp``,
+``crosscheck``) takes ``xs`` as ``tape.gradient`` does: one tensor, a list of tensors or a dict of them by name
+(``xs_form``). A per-sample API (``per_sample_gradients``, ``per_sample_hessians``, ``laplacian``, ``divergence``)
+takes a batch with the samples first, or a Keras model's several inputs as ``model.fit`` takes them, joined along
+their features (``sample_batch``). Every tensor of either passes ``checked_tensor``: floating point (Python numbers
+become float32), not empty, within ``limits.max_elements``. The refusal of one bad input is the same in every API
+of a family, with the API's name first (``tests/callable/`` runs each through each).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import tensorflow as tf
+
+from .._cache import LRUCache
+from .._errors import InputError
+from .._limits import Limits
+
+__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "sample_batch", "several_inputs",
+           "to_batch", "xs_form"]
+
+
+def check_callable(fn: Any, api: str, text: bool = False) -> None:
+    """Refuse an ``fn`` that cannot be called (``text``: function text is taken too, as ``crosscheck`` takes it)."""
+    if not callable(fn) and not (text and isinstance(fn, str)):
+        raise InputError(f"{api} needs fn to be a callable (a Python function or a Keras model"
+                         f"{', or function text' if text else ''}); got {type(fn).__name__}")
+
+
+def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
+    """``x`` as a floating-point tensor for ``api``; Python ints become float32, integer tensors are refused."""
+    try:
+        tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{api} could not turn {where} into a tensor: {exc}") from None
+    if tensor.dtype.is_integer and isinstance(x, (int, float, list, tuple)):
+        tensor = tf.cast(tensor, tf.float32)   # Python numbers: the user meant real numbers
+    if not tensor.dtype.is_floating:
+        why = ("TensorFlow's tape does not watch integer tensors, so every gradient would be None"
+               if tensor.dtype.is_integer else "only real floating-point tensors have gradients here")
+        raise InputError(f"{api} requires floating-point inputs, but {where} is {tensor.dtype.name}: {why}. "
+                         f"Cast it first: tf.cast({where}, tf.float32)")
+    return tensor
+
+
+def checked_tensor(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
+    """``float_tensor``, not empty and within ``limits.max_elements``."""
+    tensor = float_tensor(x, api, where)
+    _check_elements(tensor, api, where, limits)
+    return tensor
+
+
+def _check_elements(tensor: tf.Tensor, api: str, where: str, limits: Limits) -> None:
+    n = tensor.shape.num_elements()
+    if n == 0:
+        raise InputError(f"{api} got an empty {where}: shape {tuple(tensor.shape)}; give it at least one element")
+    if n > limits.max_elements:
+        raise InputError(f"{api}: {where} has {n:,} elements; at most {limits.max_elements:,} are allowed")
+
+
+# ---------------------------------------------------------------- the per-element family: xs as tape.gradient takes it
+
+
+def xs_form(xs: Any, api: str, limits: Limits, where: str = "xs") -> tuple[str, tuple[str, ...], list[tf.Tensor]]:
+    """``(form, names, tensors)`` of ``xs``: form is ``single``, ``list`` or ``dict``; ``names`` label the columns
+    (``x``; ``x0``, ``x1``, ...; the dict's keys), the tensors follow that order, checked and of one dtype."""
+    if isinstance(xs, dict):
+        keys = list(xs)
+        if keys and not all(isinstance(k, str) and k for k in keys):
+            raise InputError(f"{api} takes {where} as a dict with names (non-empty strings) as keys; got keys {keys!r}")
+        form, names, items, wheres = "dict", tuple(keys), [xs[k] for k in keys], [f"{where}[{k!r}]" for k in keys]
+    elif isinstance(xs, (list, tuple)):   # as tape.gradient takes it: a list is a list of tensors
+        if xs and all(isinstance(part, (list, tuple)) for part in xs):
+            raise InputError(f"{api} takes {where} as a tensor, a list of tensors or a dict of them, and {where} is a "
+                             f"nested Python list, which could mean one tensor or a list of them. Give "
+                             f"tf.constant({where}) for one tensor, or a list of tensors")
+        form, names, items = "list", tuple(f"x{k}" for k in range(len(xs))), list(xs)
+        wheres = [f"{where}[{k}]" for k in range(len(xs))]
+    else:
+        form, names, items, wheres = "single", ("x",), [xs], [where]
+    if not items:
+        raise InputError(f"{api} needs at least one tensor in {where}; got an empty {type(xs).__name__}")
+    tensors = [checked_tensor(x, api, w, limits) for x, w in zip(items, wheres)]
+    dtypes = sorted({t.dtype.name for t in tensors})
+    if len(dtypes) > 1:
+        raise InputError(f"{api} needs {where} of one dtype to lay their derivatives side by side; got "
+                         f"{', '.join(dtypes)}. Cast them to one, for example tf.cast(x, tf.float64)")
+    return form, names, tensors
+
+
+# ---------------------------------------------------------------- the per-sample family: a batch, the samples first
+
+#: where a per-sample API sends a function of the whole batch (or of a few tensors)
+WHOLE = {"per_sample_gradients": "per_element_gradients"}
+
+
+def to_batch(x: Any, api: str, where: str, limits: Limits) -> tf.Tensor:
+    """``x`` as one checked floating-point batch of rank 2 or more (``checked_tensor``); several arrays given for
+    an ``fn`` that is not a Keras model of that many inputs are refused (they would be stacked as samples)."""
+    if isinstance(x, dict) or (isinstance(x, (list, tuple)) and x and all(
+            hasattr(part, "shape") and len(getattr(part, "shape", ())) >= 2 for part in x)):
+        raise InputError(f"{api} takes {where} as one array of shape (B, d), the samples first, or a Keras model's "
+                         f"several inputs as a list in the order of model.inputs; got "
+                         f"{'a dict' if isinstance(x, dict) else f'{len(x)} arrays'} for an fn that is not a Keras "
+                         "model of that many inputs. Give several inputs of a function as a dict by name (fn then "
+                         "gets the dict), or join them into one array")
+    tensor = float_tensor(x, api, where)
+    _check_rank(tensor, api, where)
+    _check_elements(tensor, api, where, limits)
+    return tensor
+
+
+def _check_rank(tensor: tf.Tensor, api: str, where: str) -> None:
+    if tensor.shape.rank is None or tensor.shape.rank < 2:
+        raise InputError(f"{api} needs a batch of shape (B, features...), but {where} has shape "
+                         f"{tuple(tensor.shape)}. For a single sample, add a batch axis: {where}[None, :]; for one "
+                         f"function of a few tensors, use gradlib.{WHOLE.get(api, 'hessians')}")
+
+
+def sample_batch(fn: Callable, x: Any, api: str, limits: Limits) -> tuple[Callable, tf.Tensor, tuple]:
+    """``(g, batch, inputs)``: ``fn`` and ``x`` as one function of one checked batch. A Keras model's several inputs
+    (a list in the order of ``model.inputs``, or a dict by name, as ``model.fit`` takes them; a dict for any
+    callable, which then gets the dict) are joined along their flattened features: each sample's derivatives are
+    then over every input's elements, in that order; ``inputs`` is ``((name, per-sample shape), ...)``, else ``()``."""
+    check_callable(fn, api)
+    parts = several_inputs(fn, x, api)
+    if not parts:
+        return fn, to_batch(x, api, "x", limits), ()
+    g, tensor = joined(fn, parts, isinstance(x, dict))
+    _check_elements(tensor, api, "x", limits)
+    return g, tensor, tuple((name, tuple(t.shape[1:])) for name, t in parts)
+
+
+def several_inputs(fn: Callable, x: Any, api: str) -> list[tuple[str, tf.Tensor]]:
+    """A Keras model's several inputs given as ``model.fit`` takes them, as ``[(name, batch)]`` (in a list for a
+    list, named by the model's inputs; in the dict's order for a dict); ``[]`` for one input.
+
+    A dict is always several inputs; a list only when ``fn`` is a model with that many inputs (for any other
+    callable a list is one batch, a list of per-sample rows).
+    """
+    inputs = getattr(fn, "inputs", None) if hasattr(fn, "trainable_variables") else None
+    try:
+        names = [str(getattr(t, "name", f"x{k}")).split(":")[0] for k, t in enumerate(inputs)] if inputs else []
+    except TypeError:
+        names = []
+    if isinstance(x, dict):
+        items = [(str(k), v) for k, v in x.items()]
+    elif len(names) > 1 and isinstance(x, (list, tuple)) and len(x) == len(names):
+        items = list(zip(names, x))
+    else:
+        return []
+    parts = [(name, float_tensor(v, api, f"x[{name!r}]")) for name, v in items]
+    for name, t in parts:
+        if t.shape.rank is None or t.shape.rank < 2 or t.shape[0] != parts[0][1].shape[0]:
+            raise InputError(f"{api} needs every input as a batch of shape (B, features...) with "
+                             f"the same B; x[{name!r}] has shape {tuple(t.shape)} and x[{parts[0][0]!r}] "
+                             f"{tuple(parts[0][1].shape)}")
+    if len({t.dtype for _, t in parts}) > 1:
+        raise InputError(f"{api} needs the inputs in one dtype to lay their derivatives side by side; got "
+                         + ", ".join(f"x[{name!r}] {t.dtype.name}" for name, t in parts) + ". Cast them to one")
+    return parts
+
+
+#: (fn, how x was given, the inputs' names and shapes) -> fn of the joined batch, kept so its cache key holds
+_JOINED = LRUCache(maxsize=32)
+
+
+def joined(fn: Callable, parts: list[tuple[str, tf.Tensor]], as_dict: bool) -> tuple[Callable, tf.Tensor]:
+    """``(g, x)``: the inputs joined along their flattened features into one batch ``x``, and ``g(x)`` = ``fn``
+    of the inputs split back, as the dict or list they came in (so the Jacobian is over one tensor)."""
+    names = tuple(name for name, _ in parts)
+    shapes = tuple(tuple(t.shape[1:]) for _, t in parts)
+    sizes = [math.prod(shape) for shape in shapes]
+
+    def create():
+        def of_joined(x):
+            pieces = [tf.reshape(p, (-1,) + shape) for p, shape in zip(tf.split(x, sizes, axis=1), shapes)]
+            return fn(dict(zip(names, pieces)) if as_dict else pieces)
+        return of_joined
+
+    try:
+        g = _JOINED.get_or_create((fn, as_dict, names, shapes), create)
+    except TypeError:   # fn is not hashable: a new one, not cached
+        g = create()
+    x = tf.concat([tf.reshape(t, (t.shape[0], -1)) for _, t in parts], axis=1)
+    return g, x

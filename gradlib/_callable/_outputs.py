@@ -1,0 +1,168 @@
+"""A user's function's outputs: called on a batch, joined into rows, labelled by name.
+
+A function may return one tensor or several (a list or tuple, or a dict, as a Keras model of several outputs returns
+them). Each per-sample API joins a sample's outputs in that order (``joined_outputs``) and labels the rows by the
+outputs' names wherever the user gave them (a Keras model's ``output_names``, a dict's keys: ``output_labels``); a
+per-element API stacks a list (``as_output``). The first call on one sample (``sample_output``) checks that every
+output keeps the batch axis and is floating point, once per function and sample shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import tensorflow as tf
+
+from .._cache import LRUCache
+from .._errors import GradlibError, error_gist
+from ._labels import index_labels, output_name
+from ._state import callable_key
+
+__all__ = ["as_output", "call_batch", "joined_outputs", "named_outputs", "output_labels", "output_names",
+           "sample_output", "several_outputs", "single_name"]
+
+
+def several_outputs(y: Any, batch: int | None, api: str) -> list[tuple[Any, tf.Tensor]]:
+    """A function's several outputs (a list or tuple, or a dict, as a Keras model of several outputs returns them)
+    as ``[(index or key, tensor)]`` in that order; ``[]`` for one output.
+
+    Each must keep the batch axis first with ``batch`` rows (``batch`` being the size of the batch fn was called
+    on, ``None`` inside a trace of any batch size, where a row count fixed in the graph cannot follow the batch):
+    joined as they were, an output ``(out, B)`` or reduced over the batch would be taken for other samples.
+    """
+    if isinstance(y, dict):
+        items = list(y.items())
+    elif isinstance(y, (list, tuple)):
+        items = list(enumerate(y))
+    else:
+        return []
+    if not items:
+        raise GradlibError(f"{api}: fn returned {type(y).__name__}() with no outputs; it needs at least one, each of shape "
+                           "(B, outputs...)")
+    parts = []
+    for key, value in items:
+        try:
+            parts.append((key, tf.convert_to_tensor(value)))
+        except (TypeError, ValueError) as exc:
+            raise GradlibError(f"{api}: fn's output y[{key!r}] is not a tensor ({type(value).__name__}: {error_gist(exc)}); "
+                               f"every output must be a tensor of shape (B, outputs...)") from exc
+    for key, t in parts:
+        _check_output_rows(key, t, batch, api)
+    return parts
+
+
+def _check_output_rows(key: Any, t: tf.Tensor, batch: int | None, api: str) -> None:
+    rows = t.shape[0] if t.shape.rank else None
+    if t.shape.rank == 0 or (rows is not None and rows != batch):
+        held = "a batch of any size B" if batch is None else f"a batch of {batch:,} sample{'s' * (batch != 1)}"
+        want = "B rows" if batch is None else f"{batch:,} row{'s' * (batch != 1)}"
+        raise GradlibError(
+            f"{api}: fn's output y[{key!r}] has shape {tuple(t.shape)} on {held}: every output must keep the batch axis "
+            f"first, one row per sample ({want}, like the batch). It joins each sample's outputs; return "
+            "each output as (B, outputs...): not transposed, not reduced over the batch")
+    if not t.dtype.is_floating:
+        raise GradlibError(f"{api}: fn must return floating-point values; its output y[{key!r}] is {t.dtype.name}")
+
+
+def joined_outputs(y: Any, batch: int | None, api: str) -> tf.Tensor:
+    """``y`` as one tensor: itself for one output; several outputs (``several_outputs``) each flattened per sample
+    and joined in order along one axis, ``(B, their elements)``, in the most precise of their dtypes."""
+    parts = several_outputs(y, batch, api)
+    return _join(parts) if parts else tf.convert_to_tensor(y)
+
+
+def _join(parts: list[tuple[Any, tf.Tensor]]) -> tf.Tensor:
+    dtype = max((t.dtype for _, t in parts), key=lambda d: d.size)
+    return tf.concat([tf.reshape(tf.cast(t, dtype), (tf.shape(t)[0], -1)) for _, t in parts], axis=1)
+
+
+def output_names(fn: Callable) -> tuple[str, ...]:
+    """A Keras model's output names (to name the several outputs it returns as a list); ``()`` for a callable."""
+    names = getattr(fn, "output_names", None) if hasattr(fn, "trainable_variables") else None
+    return tuple(names) if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names) else ()
+
+
+def output_labels(fn: Callable, x: tf.Tensor, shape: tuple[int, ...], model: Callable | None = None,
+                  inputs: Iterable[str] = (), api: str = "per_sample_gradients") -> tuple[str, ...]:
+    """A sample's output elements labelled as ``PerSampleResult.row_labels`` labels them, for the second-order APIs.
+
+    ``fn`` is called on ``x`` (a batch; the call is remembered per function and sample shape), ``shape`` is a single
+    output's per-sample shape as the caller reports it, and ``model`` the user's model whose output names name the
+    outputs (``fn`` itself by default; a different one when ``fn`` joins its several inputs); ``inputs`` are the
+    inputs' names, which a single output's label never takes (``output_name``).
+    """
+    names = output_names(fn if model is None else model)
+    _, outputs = sample_output(fn, x, api)
+    if outputs:
+        return tuple(label for name, part in named_outputs(outputs, names) for label in index_labels(name, part))
+    return index_labels(single_name(names, inputs), shape)
+
+
+def single_name(names: tuple[str, ...], inputs: Iterable[str] = ()) -> str:
+    """A model's one output by its name (``model.output_names``), anything else ``y``; never an input's name
+    (``output_name``: a row's label is never a column's)."""
+    inputs = tuple(inputs)
+    return names[0] if len(names) == 1 and names[0] and names[0] not in inputs else output_name(inputs)
+
+
+def named_outputs(outputs: tuple[tuple[Any, tuple[int, ...]], ...], names: tuple[str, ...]) -> tuple:
+    """Several outputs' keys as names: a dict's keys; a list's indices by the model's output names, else ``y0``..."""
+    named = len(names) == len(outputs) and len(set(names)) == len(names)
+    return tuple(((names[key] if named else f"y{key}") if isinstance(key, int) else str(key), shape)
+                 for key, shape in outputs)
+
+
+def call_batch(fn: Callable, x: tf.Tensor, api: str) -> Any:
+    """``fn(x)`` with any failure turned into a GradlibError that says which shape it was given."""
+    try:
+        y = fn(x)
+        return y if isinstance(y, (list, tuple, dict)) else tf.convert_to_tensor(y)
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
+        raise GradlibError(f"{api}: fn failed on a batch of shape {tuple(x.shape)}: {type(exc).__name__}: "
+                           f"{error_gist(exc)}") from exc
+
+
+#: (fn, a sample's shape and dtype, fn's fingerprint) -> its output's per-sample shape: warm calls skip the eager
+#: call that sizes the output (on the Models page's MLP it cost about 6 of a warm call's 7 ms)
+_OUTPUT_SHAPES = LRUCache(maxsize=128)
+
+
+def sample_output(fn: Callable, x: tf.Tensor, api: str) -> tuple[tuple[int, ...], tuple]:
+    """``_check_output``, remembered for ``fn`` and ``x``'s per-sample shape (checked once per function)."""
+    key = callable_key(fn, "output", (None,) + tuple(x.shape[1:]), x.dtype.name)
+    check = lambda: _check_output(fn, x, api)  # noqa: E731
+    return check() if key is None else _OUTPUT_SHAPES.get_or_create(key, check)
+
+
+def _check_output(fn: Callable, x: tf.Tensor, api: str) -> tuple[tuple[int, ...], tuple]:
+    """Call ``fn`` once on the first sample (eagerly): the output must keep the batch axis. Returns a sample's
+    output shape (several outputs joined) and, for several outputs, ``((index or key, per-sample shape), ...)``."""
+    raw = call_batch(fn, x[:1], api)
+    parts = several_outputs(raw, 1, api)
+    y = _join(parts) if parts else raw
+    if y.shape.rank == 0 or y.shape[0] != 1:
+        raise GradlibError(
+            f"{api}: fn must return one row per sample, but on a batch of shape {tuple(x[:1].shape)} it returned shape "
+            f"{tuple(y.shape)}. {api} needs y of shape (B, outputs...); for a function of the whole batch use "
+            "per_element_gradients or hessians")
+    if not y.dtype.is_floating:
+        raise GradlibError(f"{api}: fn must return floating-point values; it returned {y.dtype.name}")
+    return tuple(y.shape[1:]), tuple((key, tuple(t.shape[1:])) for key, t in parts)
+
+
+def as_output(y: Any, api: str) -> tf.Tensor:
+    """A per-element API's ``fn(xs)`` as one floating-point tensor: a list or tuple of tensors stacked (inside the
+    caller's tape: stacking is differentiable, unlike iterating afterwards)."""
+    if isinstance(y, (list, tuple)):
+        y = tf.stack(y)
+    try:
+        y = tf.convert_to_tensor(y)
+    except (TypeError, ValueError):
+        raise GradlibError(f"{api}: fn must return a tensor (or a list of tensors); it returned "
+                           f"{type(y).__name__}") from None
+    if not y.dtype.is_floating:
+        raise GradlibError(f"{api}: fn returned a {y.dtype.name} tensor: only floating-point outputs have gradients. "
+                           "Return a float tensor (cast with tf.cast(y, tf.float32) if you must)")
+    return y
