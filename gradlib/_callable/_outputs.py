@@ -19,7 +19,7 @@ from ._labels import index_labels, output_name
 from ._state import callable_key
 
 __all__ = ["as_output", "call_batch", "joined_outputs", "named_outputs", "output_labels", "output_names",
-           "sample_output", "several_outputs", "single_name"]
+           "sample_output", "several_outputs", "single_name", "whole_labels", "whole_output"]
 
 
 def several_outputs(y: Any, batch: int | None, api: str) -> list[tuple[Any, tf.Tensor]]:
@@ -37,14 +37,15 @@ def several_outputs(y: Any, batch: int | None, api: str) -> list[tuple[Any, tf.T
     else:
         return []
     if not items:
-        raise GradlibError(f"{api}: fn returned {type(y).__name__}() with no outputs; it needs at least one, each of shape "
-                           "(B, outputs...)")
+        raise GradlibError(f"{api}: fn returned {type(y).__name__}() with no outputs; it needs at least one, each "
+                           "of shape (B, outputs...)")
     parts = []
     for key, value in items:
         try:
             parts.append((key, tf.convert_to_tensor(value)))
         except (TypeError, ValueError) as exc:
-            raise GradlibError(f"{api}: fn's output y[{key!r}] is not a tensor ({type(value).__name__}: {error_gist(exc)}); "
+            raise GradlibError(f"{api}: fn's output y[{key!r}] is not a tensor ({type(value).__name__}: "
+                               f"{error_gist(exc)}); "
                                f"every output must be a tensor of shape (B, outputs...)") from exc
     for key, t in parts:
         _check_output_rows(key, t, batch, api)
@@ -57,8 +58,8 @@ def _check_output_rows(key: Any, t: tf.Tensor, batch: int | None, api: str) -> N
         held = "a batch of any size B" if batch is None else f"a batch of {batch:,} sample{'s' * (batch != 1)}"
         want = "B rows" if batch is None else f"{batch:,} row{'s' * (batch != 1)}"
         raise GradlibError(
-            f"{api}: fn's output y[{key!r}] has shape {tuple(t.shape)} on {held}: every output must keep the batch axis "
-            f"first, one row per sample ({want}, like the batch). It joins each sample's outputs; return "
+            f"{api}: fn's output y[{key!r}] has shape {tuple(t.shape)} on {held}: every output must keep the batch "
+            f"axis first, one row per sample ({want}, like the batch). It joins each sample's outputs; return "
             "each output as (B, outputs...): not transposed, not reduced over the batch")
     if not t.dtype.is_floating:
         raise GradlibError(f"{api}: fn must return floating-point values; its output y[{key!r}] is {t.dtype.name}")
@@ -166,3 +167,32 @@ def as_output(y: Any, api: str) -> tf.Tensor:
         raise GradlibError(f"{api}: fn returned a {y.dtype.name} tensor: only floating-point outputs have gradients. "
                            "Return a float tensor (cast with tf.cast(y, tf.float32) if you must)")
     return y
+
+
+def whole_output(y: Any, api: str, names: tuple[str, ...] = ()) -> tuple[tf.Tensor, tuple]:
+    """A per-element API's ``fn(xs)`` as one tensor, and its named parts ``((name, shape), ...)``.
+
+    Outputs with names are joined, each flattened, in order: a dict by its keys, a Keras model's list of outputs by
+    ``names`` (its ``output_names``, one per output, distinct). A list or tuple without names is stacked (the seed's
+    ``[x0*x1, x0**2]``, one row per element), and its parts are ``()``: its rows are ``y[0]``, ``y[1]``, ...
+    """
+    named = isinstance(y, (list, tuple)) and len(names) == len(y) and len(set(names)) == len(names)
+    if not isinstance(y, dict) and not named:
+        return as_output(y, api), ()
+    items = [(str(k), v) for k, v in y.items()] if isinstance(y, dict) else list(zip(names, y))
+    if not items:
+        raise GradlibError(f"{api}: fn returned an empty dict: there is no output to differentiate. Return at least "
+                           "one")
+    parts = [(name, as_output(value, api)) for name, value in items]
+    dtype = max((t.dtype for _, t in parts), key=lambda d: d.size)
+    joined = tf.concat([tf.reshape(tf.cast(t, dtype), [-1]) for _, t in parts], axis=0)
+    return joined, tuple((name, tuple(t.shape)) for name, t in parts)
+
+
+def whole_labels(shape: tuple[int, ...], parts: tuple, names: tuple[str, ...],
+                 inputs: Iterable[str]) -> tuple[str, ...]:
+    """The rows of a per-element API's result: each named part's elements by its name (``price[0,1]``, ``kind[0]``);
+    a Keras model's one output by its name; else ``y[...]`` (never an input's name: ``single_name``)."""
+    if parts:
+        return tuple(label for name, part in parts for label in index_labels(name, part))
+    return index_labels(single_name(names, inputs), shape)

@@ -56,7 +56,7 @@ from ._compiled import XLA_RTOL, agree
 from ._compute import custom_gradient
 from ._findings import Finding
 from ._problem import Problem, callable_problem
-from ._result import index_labels, output_name
+from ._result import index_labels
 
 __all__ = ["COMPARE_MODES", "MODES", "MODE_NAMES", "XLA_BUILDS", "CrossCheck", "ModeCheck", "crosscheck",
            "crosscheck_problem", "findings"]
@@ -194,7 +194,7 @@ def crosscheck_problem(problem: Problem, modes: Sequence[str] = MODES, limits: L
     names = [(name, shape) for (name, shape), floats in zip(problem.names, problem.differentiable) if floats]
     cols = tuple(label for name, shape in names for label in index_labels(name, shape))
     y, reference = _eager(problem, limits, len(set(modes) | {"eager"}), chosen_modes)
-    rows = index_labels(output_name(n for n, _ in problem.names), y.shape)
+    rows = problem.row_labels(y.shape)
     rtol = XLA_RTOL.get(reference.dtype, 1e-4)
     checks = [ModeCheck("eager", "reference", "eager is the reference: one reverse pass per output, run as called.",
                         reference, 0.0, 0.0)]

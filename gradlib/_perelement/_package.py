@@ -24,7 +24,7 @@ def package(problem: Problem, method: str, requested: str, y: np.ndarray, jac: n
     jac = _with_integer_columns(problem, jac)
     row = _methods.TABLE[method]
     name = output_name(n for n, _ in problem.names)
-    rows = index_labels(name, y.shape) if row.per_element else (f"sum({name})",)
+    rows = problem.row_labels(y.shape) if row.per_element else (f"sum({name})",)
     cols = _column_labels(problem.names)
     warnings = problem.warnings
     if isinstance(ran, CompiledRun) and ran.note:

@@ -312,13 +312,17 @@ def _projection(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 #: a sample's output elements up to which ``loop`` takes one eager ``tape.gradient`` per element: in eager mode
 #: ``tape.jacobian`` traces a new pfor function on every call, about 130 ms a sample against 1.4 ms a gradient
-#: (a Dense model of 40 outputs on this 2-core machine); past it, ``tape.jacobian`` is the cheaper
+#: (a Dense model of 40 outputs on this 2-core machine); past it, ``tape.jacobian`` runs in one traced step per
+#: sample, traced once per function and sample shape (``_jacobian_step``)
 LOOP_ROWS = 64
+#: (fn, a sample's shape and dtype, fn's fingerprint) -> ``loop``'s traced step of one sample (None: fn cannot be
+#: traced, and its samples take the eager ``tape.jacobian``)
+_LOOP_STEPS = LRUCache(maxsize=32)
 
 
 def _loop(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """The reference: one eager tape per sample, and each of its output elements' gradient (``tape.jacobian``
-    for more than ``LOOP_ROWS`` of them)."""
+    """The reference: one tape per sample, and each of its output elements' gradient (``tape.jacobian``, traced
+    once per function and sample shape, for more than ``LOOP_ROWS`` of them)."""
     ys, jacs = [], []
     for b in range(int(x.shape[0])):
         xb = x[b:b + 1]
@@ -329,13 +333,38 @@ def _loop(fn: Callable, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
             rows = tf.unstack(tf.reshape(yb, [-1])) if 0 < n <= LOOP_ROWS else None   # inside the tape
         zero = tf.UnconnectedGradients.ZERO
         if rows is None:
-            jb = tape.jacobian(yb, xb, unconnected_gradients=zero)
+            step = _jacobian_step(fn, xb)
+            yb, jb = step(xb) if step is not None else (yb, tape.jacobian(yb, xb, unconnected_gradients=zero))
         else:
             jb = tf.stack([tf.convert_to_tensor(tape.gradient(row, xb, unconnected_gradients=zero)) for row in rows])
         del tape
         ys.append(yb.numpy()[0])
         jacs.append(jb.numpy().reshape(yb.shape[1:] + xb.shape[1:]))
     return np.stack(ys), np.stack(jacs)
+
+
+def _jacobian_step(fn: Callable, xb: tf.Tensor) -> Callable | None:
+    """One sample's ``(y, tape.jacobian)`` as a step traced once per function and sample shape (the eager
+    ``tape.jacobian`` traces its pfor function again on every call: once per sample); None when fn cannot be
+    traced (its samples then take the eager ``tape.jacobian``)."""
+    spec = tf.TensorSpec(tuple(xb.shape), xb.dtype)
+
+    def body(v):
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            y = joined_outputs(fn(v), 1, API)
+        return y, tape.jacobian(y, v, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+    def create():
+        try:
+            return trace(body, [spec])
+        except GradlibError:
+            raise
+        except Exception:   # noqa: BLE001 - not traceable (NumPy on a tensor, say): the eager tape is the reference
+            return None
+
+    key = _key(fn, "loop", spec)
+    return create() if key is None else _LOOP_STEPS.get_or_create(key, create)
 
 
 def _warnings(x: tf.Tensor, y: np.ndarray, method: str, used: str) -> tuple[str, ...]:

@@ -13,14 +13,14 @@ from a Python callable (``callable_problem``: its tensors checked to be floating
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Sequence
 
 import tensorflow as tf
 
 from . import _cost
 from .._callable._forms import check_callable, xs_form
-from .._callable._outputs import as_output
+from .._callable._outputs import output_names, whole_labels, whole_output
 from .._callable._state import callable_key
 from .._errors import ExpressionError
 from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
@@ -48,12 +48,22 @@ class Problem:
     size: int | None = None                           # the number of outputs, when known without running f
     profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
     check: bool = False                               # check each answer against f itself (``gradlib._perelement._probe``)
+    output_names: tuple[str, ...] = ()                # a Keras model's names of its outputs (``model.output_names``)
+    #: ``{"outputs": ((name, shape), ...)}`` of the named outputs f joins, set whenever f runs (eagerly or traced)
+    parts: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def structure(self) -> tuple | None:
         """Function text only: ``(program, names of xs, names of cs)``, what the structured Jacobian walks
         (``gradlib._perelement._structured``; ``f`` carries it, since a method sees only ``f``); None for a callable."""
         return getattr(self.f, "structure", None)
+
+    def row_labels(self, shape: tuple[int, ...]) -> tuple[str, ...]:
+        """The labels of the output's elements (``y`` of ``shape``): by the outputs' names wherever fn gave them
+        (``gradlib._callable._outputs.whole_labels``)."""
+        if len(self.output_names) > 1 and "outputs" not in self.parts:   # a warm compiled call ran no f: once here
+            self.f(self.xs, self.cs)
+        return whole_labels(shape, self.parts.get("outputs", ()), self.output_names, (n for n, _ in self.names))
 
     @property
     def width(self) -> int:
@@ -135,14 +145,16 @@ def callable_problem(fn: Callable, xs: Any, *, check: bool = False, api: str = "
     """
     check_callable(fn, api)
     form, names, tensors = xs_form(xs, api, limits)
+    outputs, parts = output_names(fn), {}
 
     def f(watched: list, _cs: list):
         given = watched[0] if form == "single" else dict(zip(names, watched)) if form == "dict" else list(watched)
-        return as_output(fn(given), api)
+        y, parts["outputs"] = whole_output(fn(given), api, outputs)
+        return y
 
     key = _callable_key(fn, "single" if form == "single" else names if form == "dict" else "list", tensors)
     return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
-                   (True,) * len(tensors), tensors[0].dtype.name, key, check=check)
+                   (True,) * len(tensors), tensors[0].dtype.name, key, check=check, output_names=outputs, parts=parts)
 
 
 def _callable_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:

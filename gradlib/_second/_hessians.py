@@ -24,13 +24,12 @@ import tensorflow as tf
 from .. import _runtime
 from .._cache import LRUCache
 from .._callable._forms import check_callable, xs_form
-from .._callable._outputs import as_output
+from .._callable._outputs import output_names, whole_labels, whole_output
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from .._callable._trace import defined_gradient, trace
 from .._callable._state import fingerprint
 from . import _orders
-from .._callable._labels import output_name
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import Poisoning, cell_label, poisoned_mask, poisoning_warnings, repair
@@ -71,7 +70,7 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     refuse_discrete_inputs("hessians", fn)
     form, names, tensors = _structure("hessians", fn, xs, limits)
     g, v = _flat("hessians", fn, form, names, tensors)
-    y_shape = tuple(_y_shape("hessians", fn, form, names, tensors))
+    y_shape, parts = _y_shape("hessians", fn, form, names, tensors)
     if 0 in y_shape:   # it failed inside the traced method with "IndexError: list index out of range"
         raise GradlibError(f"hessians: fn returned an empty tensor (shape {y_shape}): there is no element to "
                            "differentiate. Return at least one element")
@@ -84,7 +83,7 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
     hessian = out.value[0]
     warnings = out.notes + nonfinite_warnings(v.numpy(), out.y)
     warning = piecewise_warning(hessian, activations(fn), "the Hessian")
-    rows, cols = labels(output_name(names), y_shape), _col_labels(names, tensors)
+    rows, cols = whole_labels(y_shape, parts, output_names(fn), names), _col_labels(names, tensors)
     warnings += poisoning_warnings(out.poisoning, "the Hessians", out.method, cell_label("hessian", rows, cols, False),
                                    method == "auto")
     warnings += poisoning_warnings(out.jacobian_poisoning, "the first derivatives (.jacobian)", out.method,
@@ -134,7 +133,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         used = "reverse_over_reverse"
     with _runtime.work_slot():
         start = time.perf_counter()
-        y_shape = tuple(_y_shape("hvp", fn, form, names, tensors))
+        y_shape, parts = _y_shape("hvp", fn, form, names, tensors)
         m = max(math.prod(y_shape), 1)
         if m * v.shape[1] > limits.max_hessian:
             raise ExpressionError(f"hvp would return {m:,} x {v.shape[1]:,} = {m * v.shape[1]:,} entries; at most "
@@ -155,7 +154,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
             raise GradlibError(f"fn failed inside hvp's {used}: {type(exc).__name__}: {error_gist(exc)}") from exc
         products, poisoning = _hvp_repaired(g, v, y, products, t, method, defined, limits)
         seconds = time.perf_counter() - start
-    rows, cols = labels(output_name(names), y_shape), _col_labels(names, tensors)
+    rows, cols = whole_labels(y_shape, parts, output_names(fn), names), _col_labels(names, tensors)
     warnings = nonfinite_warnings(v.numpy(), y) + poisoning_warnings(
         poisoning, "the Hessian-vector products", used, cell_label("hvp", rows, cols, False), method == "auto")
     return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=rows, col_labels=cols,
@@ -221,15 +220,18 @@ def _flat(api: str, fn: Callable, form: str, names: tuple[str, ...],
     def g(v):
         pieces = [tf.reshape(p, s) for p, s in zip(tf.split(v[0], sizes), shapes)]
         given = pieces[0] if form == "single" else dict(zip(names, pieces)) if form == "dict" else pieces
-        return tf.reshape(as_output(fn(given), api), (1, -1))
+        return tf.reshape(whole_output(fn(given), api, output_names(fn))[0], (1, -1))
 
     return g, tf.concat([tf.reshape(t, (1, -1)) for t in tensors], axis=1)
 
 
-def _y_shape(api: str, fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[int, ...]:
+def _y_shape(api: str, fn: Callable, form: str, names: tuple[str, ...],
+             tensors: list[tf.Tensor]) -> tuple[tuple, tuple]:
+    """``(y's shape, its named parts)`` from one eager call (``gradlib._callable._outputs.whole_output``)."""
     given = tensors[0] if form == "single" else dict(zip(names, tensors)) if form == "dict" else list(tensors)
     try:
-        return tuple(as_output(fn(given), api).shape)
+        y, parts = whole_output(fn(given), api, output_names(fn))
+        return tuple(y.shape), parts
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so

@@ -405,3 +405,43 @@ def test_method_loop_equals_a_tape_loop_on_either_side_of_its_row_bound(rows):
     r = per_sample_gradients(fn, x, method="loop")
     assert r.jacobian.shape == (3, rows, 3)
     np.testing.assert_allclose(r.jacobian, reference(fn, x), rtol=1e-5, atol=1e-6)
+
+
+def _counting_traces(monkeypatch) -> list:
+    """A counter of TensorFlow's traces: every tf.function trace (an eager tape.jacobian's pfor function too)
+    builds its graph through ``func_graph_from_py_func``."""
+    from tensorflow.python.framework import func_graph
+
+    real, count = func_graph.func_graph_from_py_func, [0]
+
+    def counting(*args, **kwargs):
+        count[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(func_graph, "func_graph_from_py_func", counting)
+    return count
+
+
+def test_method_loop_past_its_row_bound_traces_once_per_function_and_shape_not_once_per_sample(monkeypatch):
+    # issue 39: past LOOP_ROWS outputs, the eager tape.jacobian traced a new pfor function for every sample (8 here,
+    # and 8 more on every call); its step is now traced once per function and sample shape
+    fn = lambda t: tf.tile(tf.tanh(t) * t[:, :1], [1, 40])  # noqa: E731 - 80 outputs per sample
+    x = np.random.default_rng(39).normal(size=(8, 2)).astype("float32")
+    count = _counting_traces(monkeypatch)
+    first = per_sample_gradients(fn, x, method="loop")
+    assert count[0] <= 2, count[0]   # the step, and the read of fn's precision: not one per sample
+    count[0] = 0
+    again = per_sample_gradients(fn, x, method="loop")
+    assert count[0] == 0, count[0]
+    monkeypatch.undo()
+    np.testing.assert_allclose(first.jacobian, reference(fn, x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(again.jacobian, first.jacobian)
+
+
+def test_method_loop_past_its_row_bound_still_takes_a_function_that_cannot_be_traced():
+    # NumPy on the tensor: no trace of fn exists, so each sample takes the eager tape.jacobian (the constant it
+    # makes has no gradient, as the eager tape says: the Jacobian of the NumPy part is 0)
+    fn = lambda t: tf.tile(t * tf.constant(np.cos(t.numpy())), [1, 40])  # noqa: E731
+    x = np.array([[0.5, 1.0], [2.0, -1.0]], np.float32)
+    r = per_sample_gradients(fn, x, method="loop", check_independence=False)
+    np.testing.assert_allclose(r.jacobian, reference(fn, x), rtol=1e-6)
