@@ -3,7 +3,7 @@
 * **Points that mix.** ``gradlib.pde`` takes each point's derivative as the gradient of a sum over the points,
   which is that point's own only if no point's output depends on another's coordinates. As in
   ``per_sample_gradients``, a random projection of the whole batch's gradient must equal what the per-point
-  gradients predict (``gradlib._perelement._persample.find_mixing``).
+  gradients predict (``gradlib._callable._mixing.find_mixing``).
 * **NaN or infinite values** in the outputs, their first derivatives and their second derivatives along each
   coordinate.
 * **Second derivatives that are 0 everywhere**: a piecewise-linear network (ReLU, or no activation) has

@@ -4,7 +4,7 @@
 A request is a function ``g`` of a batch ``(B, d)`` returning ``(B, out)`` (the entry points flatten what the
 user gave into that form). ``run`` returns plain NumPy data and the notes for ``.warnings``.
 
-The independence check is ``per_sample_gradients``' (gradlib._persample): for a random cotangent ``u``, the
+The independence check is ``per_sample_gradients``' (gradlib._callable._mixing): for a random cotangent ``u``, the
 whole batch's ``u^T dy/dx`` must equal ``sum_k u[c, k] J[c, k, :]`` for each sample ``c``, where ``J`` is each
 output column's gradient summed over the batch. A function that mixes samples breaks the equality, and a
 second derivative computed as a ``batch_jacobian`` of its gradient would be the derivative of a sum
