@@ -19,7 +19,7 @@ from ._labels import index_labels, output_name
 from ._state import callable_key
 
 __all__ = ["as_output", "call_batch", "joined_outputs", "named_outputs", "output_labels", "output_names",
-           "sample_output", "several_outputs", "single_name", "whole_labels", "whole_output"]
+           "sample_output", "several_outputs", "single_name", "whole_labels", "whole_output", "whole_failure"]
 
 
 def several_outputs(y: Any, batch: int | None, api: str) -> list[tuple[Any, tf.Tensor]]:
@@ -196,3 +196,10 @@ def whole_labels(shape: tuple[int, ...], parts: tuple, names: tuple[str, ...],
     if parts:
         return tuple(label for name, part in parts for label in index_labels(name, part))
     return index_labels(single_name(names, inputs), shape)
+
+
+def whole_failure(api: str, exc: BaseException, tensors: Iterable[Any]) -> GradlibError:
+    """A per-element API's refusal of an ``fn`` that failed on its inputs (``tensors``), in one wording for the
+    family: which API, the inputs' shapes, and fn's own error."""
+    shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+    return GradlibError(f"{api}: fn failed on inputs of shape {shapes}: {type(exc).__name__}: {error_gist(exc)}")

@@ -21,6 +21,7 @@ import tensorflow as tf
 
 from . import _methods
 from .._cache import LRUCache
+from .._callable._outputs import whole_failure
 from ._compiled import Compiled
 from .._errors import GradlibError, error_gist
 from ._problem import Problem
@@ -64,8 +65,7 @@ def output_size(problem: Problem) -> int:
         except GradlibError:
             raise
         except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
-            shapes = ", ".join(str(tuple(x.shape)) for x in problem.xs)
-            raise GradlibError(f"fn failed on inputs of shape {shapes}: {type(exc).__name__}: {error_gist(exc)}") from exc
+            raise whole_failure(problem.api, exc, problem.xs) from exc
 
     return size() if problem.key is None else _OUTPUT_SIZES.get_or_create(problem.key, size)
 

@@ -48,6 +48,7 @@ from . import _cost, _methods
 from .. import _runtime
 from .._cache import LRUCache
 from .._callable._forms import check_callable
+from .._callable._outputs import whole_failure
 from .._errors import ExpressionError, GradlibError, error_gist
 from .._format import format_number
 from .._limits import LIMITS, Limits
@@ -328,7 +329,7 @@ def _eager(problem: Problem, limits: Limits, copies: int, chosen_modes: bool = T
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
-        raise GradlibError(f"fn failed eagerly: {type(exc).__name__}: {error_gist(exc)}") from exc
+        raise whole_failure("crosscheck", exc, xs) from exc
     m = int(y.shape.num_elements())
     if m == 0:   # every mode 'agreed' on nothing
         raise GradlibError("crosscheck: fn returned an empty tensor: there is no element to differentiate. Return "

@@ -49,6 +49,7 @@ class Problem:
     profile: _cost.Profile | None = None              # what the methods cost, when f's intermediates are known
     check: bool = False                               # check each answer against f itself (``gradlib._perelement._probe``)
     output_names: tuple[str, ...] = ()                # a Keras model's names of its outputs (``model.output_names``)
+    api: str = "evaluate"                             # the API that made the problem, named in its refusals
     #: ``{"outputs": ((name, shape), ...)}`` of the named outputs f joins, set whenever f runs (eagerly or traced)
     parts: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -154,7 +155,8 @@ def callable_problem(fn: Callable, xs: Any, *, check: bool = False, api: str = "
 
     key = _callable_key(fn, "single" if form == "single" else names if form == "dict" else "list", tensors)
     return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
-                   (True,) * len(tensors), tensors[0].dtype.name, key, check=check, output_names=outputs, parts=parts)
+                   (True,) * len(tensors), tensors[0].dtype.name, key, check=check, output_names=outputs, parts=parts,
+                   api=api)
 
 
 def _callable_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:

@@ -24,7 +24,7 @@ import tensorflow as tf
 from .. import _runtime
 from .._cache import LRUCache
 from .._callable._forms import check_callable, xs_form
-from .._callable._outputs import output_names, whole_labels, whole_output
+from .._callable._outputs import output_names, whole_failure, whole_labels, whole_output
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from .._callable._trace import defined_gradient, trace
@@ -235,7 +235,7 @@ def _y_shape(api: str, fn: Callable, form: str, names: tuple[str, ...],
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so
-        raise GradlibError(f"{api}: fn failed on xs: {type(exc).__name__}: {error_gist(exc)}") from exc
+        raise whole_failure(api, exc, tensors) from exc
 
 
 def _col_labels(names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[str, ...]:

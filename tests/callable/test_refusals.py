@@ -42,6 +42,10 @@ def square(x):
     return x * x
 
 
+def raises(x):
+    raise ZeroDivisionError("boom")
+
+
 def mixes(x):   # each sample's output depends on every sample's input (as BatchNormalization in training)
     return x - tf.reduce_mean(x, axis=0)
 
@@ -73,6 +77,8 @@ PER_ELEMENT_REFUSALS = [
      "{api}: fn returned a string tensor: only floating-point outputs have gradients"),
     ("an output that is no tensor", lambda x: object(), tf.constant([1.0]), None, GradlibError,
      "{api}: fn must return a tensor (or a list of tensors); it returned object"),
+    ("a function that raises", raises, tf.constant([1.0, 2.0]), None, GradlibError,
+     "{api}: fn failed on inputs of shape (2,): ZeroDivisionError: boom"),
 ]
 
 PER_SAMPLE_REFUSALS = [
@@ -99,6 +105,8 @@ PER_SAMPLE_REFUSALS = [
      "{api}: fn must return one row per sample, but on a batch of shape (1, 2) it returned shape ()"),
     ("an output transposed", lambda x: tf.transpose(x * x), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], None,
      GradlibError, "{api}: fn must return one row per sample, but on a batch of shape (1, 2) it returned shape (2, 1)"),
+    ("a function that raises", raises, [[1.0, 2.0]], None, GradlibError,
+     "{api}: fn failed on a batch of shape (1, 2): ZeroDivisionError: boom"),
     ("outputs that mix samples", mixes, [[1.0, 2.0], [3.0, 5.0]], None, BatchMixingError,
      "{api}: the samples of the batch are not independent"),
 ]
