@@ -202,7 +202,7 @@ def test_the_compiled_cache_holds_32_functions_and_drops_the_least_recently_used
     (np.ones(3, np.float32), gradlib.InputError, r"needs a batch of shape \(B, features...\), but x has shape \(3,\)"),
     (np.ones((2, 3), np.int32), gradlib.InputError,
      "requires floating-point inputs, but x is int32: TensorFlow's tape does not watch integer"),
-    (np.ones((0, 3), np.float32), gradlib.InputError, r"empty batch: x has shape \(0, 3\)"),
+    (np.ones((0, 3), np.float32), gradlib.InputError, r"got an empty x: shape \(0, 3\); give it at least one"),
     ("abc", gradlib.InputError, "requires floating-point inputs, but x is string: only real floating-point"),
 ])
 def test_bad_batches_are_refused(x, error, message):
