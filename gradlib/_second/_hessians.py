@@ -28,7 +28,7 @@ from .._callable._outputs import output_names, whole_failure, whole_labels, whol
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from .._callable._trace import defined_gradient, trace
-from .._callable._state import fingerprint
+from .._callable._state import callable_key
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
@@ -243,12 +243,9 @@ def _col_labels(names: tuple[str, ...], tensors: list[tf.Tensor]) -> tuple[str, 
 
 
 def _key(fn: Callable, form: str, names: tuple[str, ...], tensors: list[tf.Tensor]) -> Hashable | None:
-    try:
-        hash(fn)
-    except TypeError:
-        return None
-    # a value fn reads (a NumPy array, a number in a closure) is frozen into a trace: a changed one is a new key
-    return ("hessians", fn, form, names, tuple((tuple(t.shape), t.dtype.name) for t in tensors), fingerprint(fn))
+    """The callable's key (``gradlib._callable._state.callable_key``: fn, these parts and the values it reads)."""
+    key = callable_key(fn, form, names, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
+    return None if key is None else ("hessians", *key)
 
 
 def _model(fn: Callable) -> Any:

@@ -24,7 +24,7 @@ from .._callable._forms import sample_batch
 from .._callable._outputs import joined_outputs, output_labels, sample_output
 from .._errors import ExpressionError
 from .._limits import LIMITS, Limits
-from .._callable._state import fingerprint, plain_model
+from .._callable._state import callable_key, plain_model
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
@@ -229,9 +229,6 @@ def _poisoned(out: Outcome, kind: str, rows: tuple[str, ...], cols: tuple[str, .
 
 
 def _key(fn: Callable, sample: tuple[int, ...]) -> Hashable | None:
-    try:
-        hash(fn)
-    except TypeError:
-        return None
-    # a value fn reads (a NumPy array, a number in a closure) is frozen into a trace: a changed one is a new key
-    return ("per_sample", fn, sample, fingerprint(fn))
+    """The callable's key (``gradlib._callable._state.callable_key``: fn, its sample shape and the values it reads)."""
+    key = callable_key(fn, sample)
+    return None if key is None else ("per_sample", *key)
