@@ -37,16 +37,16 @@ def several_outputs(y: Any, batch: int | None, api: str) -> list[tuple[Any, tf.T
     else:
         return []
     if not items:
-        raise GradlibError(f"{api}: fn returned {type(y).__name__}() with no outputs; it needs at least one, each "
-                           "of shape (B, outputs...)")
+        raise GradlibError(f"{api}: fn returned {type(y).__name__}() with no outputs; {api} needs at least one, "
+                           "each of shape (B, outputs...)")
     parts = []
     for key, value in items:
         try:
             parts.append((key, tf.convert_to_tensor(value)))
         except (TypeError, ValueError) as exc:
             raise GradlibError(f"{api}: fn's output y[{key!r}] is not a tensor ({type(value).__name__}: "
-                               f"{error_gist(exc)}); "
-                               f"every output must be a tensor of shape (B, outputs...)") from exc
+                               f"{error_gist(exc)}); {api} needs every output as a tensor of shape "
+                               "(B, outputs...)") from exc
     for key, t in parts:
         _check_output_rows(key, t, batch, api)
     return parts
@@ -59,7 +59,7 @@ def _check_output_rows(key: Any, t: tf.Tensor, batch: int | None, api: str) -> N
         want = "B rows" if batch is None else f"{batch:,} row{'s' * (batch != 1)}"
         raise GradlibError(
             f"{api}: fn's output y[{key!r}] has shape {tuple(t.shape)} on {held}: every output must keep the batch "
-            f"axis first, one row per sample ({want}, like the batch). It joins each sample's outputs; return "
+            f"axis first, one row per sample ({want}, like the batch). {api} joins each sample's outputs; return "
             "each output as (B, outputs...): not transposed, not reduced over the batch")
     if not t.dtype.is_floating:
         raise GradlibError(f"{api}: fn must return floating-point values; its output y[{key!r}] is {t.dtype.name}")
