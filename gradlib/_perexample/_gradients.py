@@ -46,7 +46,7 @@ from .._state import plain_model
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
-           "loss_vector", "losses_and_norms", "per_example_gradients", "per_example_terms", "weighted_gradient"]
+           "loss_vector", "per_example_gradients", "per_example_terms", "weighted_gradient"]
 
 #: how many examples the independence probe runs jointly and one by one
 PROBE_EXAMPLES = 3
@@ -251,18 +251,6 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
         check = (losses, alone if fallback else _alone_losses(model, loss, x, y, training))
     plan = _route(model, recorder, claimed, fallback, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan, check
-
-
-def losses_and_norms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *,
-                     training: bool = False) -> tuple[tf.Tensor, tf.Tensor]:
-    """Each example's loss and gradient norm, ``(B,)`` tensors each: the per-batch step, for ``tf.function``.
-
-    The fast path of ``per_example_gradients(..., norms_only=True)`` without its checks, caches or NumPy:
-    call it inside your own ``tf.function`` or ``strategy.run`` (the model must be built, the batch mixing
-    check is yours: ``per_example_terms`` gives its two sides, and the gradients and the plan).
-    """
-    losses, norms, _, _, _ = per_example_terms(model, loss, x, y, training=training)
-    return losses, norms
 
 
 def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights: tf.Tensor, *,
