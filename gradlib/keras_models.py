@@ -23,7 +23,7 @@ import numpy as np
 from ._cache import LRUCache
 from ._errors import ExpressionError
 
-__all__ = ["ACTIVATIONS", "MAX_BATCH", "MAX_LAYERS", "MAX_UNITS", "MODELS", "BATCH_PRESETS", "PRESETS", "RECURRENT_CELLS",
+__all__ = ["ACTIVATIONS", "MAX_BATCH", "MAX_LAYERS", "MAX_UNITS", "MODELS", "BATCH_PRESETS", "RECURRENT_CELLS",
            "SEQUENCE_CELLS", "classifier", "get_model", "make_batch", "mlp_regressor", "ModelSpec", "sample_shape",
            "sequence_model"]
 
@@ -200,8 +200,6 @@ def sample_shape(name: str, **params: Any) -> tuple[int, ...]:
 
 #: the kinds of input batch ``make_batch`` makes
 BATCH_PRESETS = ("random normal", "uniform [-1, 1]", "ramp", "zeros")
-#: The old name of ``BATCH_PRESETS`` (``gradlib.PRESETS`` is the playground's function presets, another thing).
-PRESETS = BATCH_PRESETS
 
 
 def make_batch(preset: str, shape: tuple[int, ...], batch_size: int, seed: int = 0) -> np.ndarray:

@@ -4,7 +4,9 @@ A row says what a function takes, the shape it gives (a rule the checker runs on
 anything is allocated) and the TensorFlow function that computes it: ``Operation.run`` calls that function
 and ``Operation.write`` writes the same call into the generated code, so the two cannot drift apart. A
 function that TensorFlow has no single op for is a small helper here (``clip``, ``dot``), named by its row;
-the generated script copies its source. Adding a function to the language is adding one row to ``OPERATIONS``.
+the generated script copies its source. A row also holds the function's derivative rule for every method that
+has rules of its own (``RULED_METHODS``: the structured Jacobian), or declares that the tape answers (``TAPE``).
+Adding a function to the language is adding one row to ``OPERATIONS``.
 
 >>> OPERATIONS["softmax"].write("x", -1)
 'tf.nn.softmax(x, axis=-1)'
@@ -17,12 +19,12 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 import tensorflow as tf
 
-__all__ = ["FUNCTIONS", "OPERATIONS", "Operation", "STATIC", "clip", "cross_entropy", "dot", "gelu", "helpers", "matmul",
-           "notes"]
+__all__ = ["FUNCTIONS", "Jacobians", "OPERATIONS", "Operation", "PARTIALS", "RULED_METHODS", "STATIC", "TAPE", "clip",
+           "cross_entropy", "dot", "gelu", "helpers", "matmul", "notes"]
 
 Shape = tuple[int, ...]
 
@@ -67,6 +69,10 @@ class Operation:
         note: what a user should know about its gradient, said as a warning of every result that calls it
             (a step function's derivative is 0 wherever it has one): ``{names}`` and ``{them}`` stand for
             the functions called that share the note (``notes``).
+        structured: its rule in the structured Jacobian, ``(jacobians, *arguments) -> (value, J)`` with the
+            arguments in ``params`` order (a tensor argument as ``(value, J)``, ``Jacobians``), or ``TAPE``: no
+            rule, the method is not applicable and ``auto`` runs a tape method. None (declared neither) is a gap
+            that tests/language/test_operations.py refuses; ``RULED_METHODS`` lists the methods with rules.
     """
 
     name: str
@@ -77,6 +83,7 @@ class Operation:
     default_axis: int | None = None
     work: float = 0.0
     note: str = ""
+    structured: Callable | str | None = None
 
     @property
     def required(self) -> int:
@@ -297,6 +304,229 @@ def _concat(call: Call, values: list[Shape], axis: int) -> Shape:
 _ELEMENTWISE = (_same, _broadcast, _where, _clip)
 
 
+# ---------------------------------------------------------------- derivative rules: the structured Jacobian's
+#
+# A row's ``structured`` rule computes the function's value and its Jacobian from its arguments' ``(value, J)``
+# (``J`` None is zero) with the Jacobian algebra of gradlib._perelement._structured (``Jacobians``). The rules
+# mirror TensorFlow's own gradients (``relu`` is 0 at 0, ``maximum`` takes ties to its first argument, ``pow``'s
+# exponent has the derivative 0 where the base is not positive), so the numbers are the tape's.
+
+
+class Jacobians(Protocol):
+    """What a structured rule is given besides its arguments: the algebra of Jacobians of ``n`` columns
+    (``gradlib._perelement._structured``); a ``jac`` is None (zero), a diagonal block or a ``(size, n)`` matrix."""
+
+    dtype: Any
+
+    def dense(self, jac: Any, shape: Shape) -> Any:
+        """The Jacobian as a ``(size, n)`` matrix."""
+
+    def tensor(self, jac: Any, shape: Shape) -> Any:
+        """The Jacobian as a tensor of shape ``shape + (n,)``."""
+
+    def flat(self, jac: Any) -> Any:
+        """A ``shape + (n,)`` tensor back to ``(size, n)``."""
+
+    def broadcast(self, jac: Any, shape: Shape, to: Shape) -> Any:
+        """The Jacobian of a value of ``shape`` broadcast to ``to``."""
+
+    def scale(self, jac: Any, factor: Callable[[], Any], shape: Shape) -> Any:
+        """Rows times ``factor()`` (broadcast to ``shape``): an element-wise function's diagonal."""
+
+    def elementwise(self, parts: Sequence[tuple[Any, Any, Callable[[], Any]]], to: Shape) -> Any:
+        """``sum_k diag(d_k) J_k`` over arguments ``(value, J_k, d_k)`` broadcast to ``to``."""
+
+    def along(self, jac: Any, shape: Shape, axis: int | None, reduce: Callable, keep: bool = False) -> Any:
+        """``reduce`` of the Jacobian's rows along ``axis`` of ``shape`` (all of them for None)."""
+
+    def binary(self, name: str, a: Any, ja: Any, b: Any, jb: Any) -> tuple[Any, Any]:
+        """``(y, J)`` of a binary element-wise function of ``PARTIALS`` (an operator or a row)."""
+
+    def matmul(self, a: Any, ja: Any, b: Any, jb: Any) -> tuple[Any, Any]:
+        """``(y, J)`` of ``a @ b`` (vectors and matrices; a stack of matrices is not applicable)."""
+
+    def stack(self, items: list, axis: int, join: Callable = tf.stack) -> tuple[Any, Any]:
+        """``(y, J)`` of ``join`` (``tf.stack`` or ``tf.concat``) of ``(value, J)`` items along ``axis``."""
+
+
+#: a declared fallback, in place of a rule: this method has no rule of its own for the function, and the tape
+#: answers (``structured=TAPE``: the structured Jacobian is not applicable, and ``auto`` runs a tape method)
+TAPE = "tape"
+#: the methods with derivative rules of their own, each a field of the row holding a rule or ``TAPE``. Forward mode
+#: (``tf.autodiff.ForwardAccumulator``) and second order (nested tapes, gradlib._second) differentiate every
+#: function of the language with TensorFlow's own autodiff: they have no rules to hold. A method that adds rules
+#: adds its name here and a field of that name to ``Operation`` (tests/language/test_operations.py checks each row).
+RULED_METHODS = ("structured",)
+
+
+def _unary(derivative: Callable[[Any, Any], Any], name: str) -> Callable:
+    """An element-wise function's rule from its derivative ``dy/dx`` given ``(x, y)``."""
+    def rule(jacobians: Jacobians, x):
+        (value, jac) = x
+        y = OPERATIONS[name].run(value)
+        return y, jacobians.scale(jac, lambda: derivative(value, y), tuple(y.shape))
+    return rule
+
+
+_SQRT_2_OVER_PI = 2.0 / math.sqrt(math.pi)
+_GELU_C = 0.7071067811865476
+
+
+def _d_gelu(x, y):
+    return 0.5 * tf.math.erfc(-x * _GELU_C) + 0.5 * x * _SQRT_2_OVER_PI * _GELU_C * tf.exp(-tf.square(x * _GELU_C))
+
+
+def _zero(x, y):
+    """A piecewise-constant function's derivative: TensorFlow's gradient is 0 (sign) or none at all (floor, round)."""
+    return tf.zeros_like(x)
+
+
+def _pow_exponent(a, b, y):
+    positive = a > 0   # TensorFlow's PowGrad: log(a) where a > 0, else 0 (no false singularity at a = 0)
+    return lambda: y * tf.where(positive, tf.math.log(tf.where(positive, a, tf.ones_like(a))), tf.zeros_like(a))
+
+
+def _ones(a):
+    return lambda: tf.ones_like(a)
+
+
+#: binary element-wise functions (the operators and the rows maximum, minimum, pow, atan2): name -> (a, b, y) ->
+#: (d/da, d/db), each a thunk (computed only when needed); ``Jacobians.binary`` reads it
+PARTIALS: dict[str, Callable] = {
+    "add": lambda a, b, y: (_ones(y), _ones(y)),
+    "subtract": lambda a, b, y: (_ones(y), lambda: -tf.ones_like(y)),
+    "multiply": lambda a, b, y: (lambda: b, lambda: a),
+    "divide": lambda a, b, y: (lambda: 1 / b, lambda: -a / b / b),
+    "pow": lambda a, b, y: (lambda: b * tf.pow(a, b - 1), _pow_exponent(a, b, y)),
+    "maximum": lambda a, b, y: (lambda: tf.cast(a >= b, y.dtype), lambda: tf.cast(~(a >= b), y.dtype)),
+    "minimum": lambda a, b, y: (lambda: tf.cast(a <= b, y.dtype), lambda: tf.cast(~(a <= b), y.dtype)),
+    "atan2": lambda a, b, y: (lambda: b / (tf.square(a) + tf.square(b)), lambda: -a / (tf.square(a) + tf.square(b))),
+}
+
+
+def _binary_rule(name: str) -> Callable:
+    def rule(jacobians: Jacobians, a, b):
+        return jacobians.binary(name, *a, *b)
+    return rule
+
+
+def _atan2_rule(jacobians: Jacobians, a, b):
+    (ya, ja), (xb, jb) = a, b
+    y = tf.math.atan2(ya, xb)
+    da, db = PARTIALS["atan2"](ya, xb, y)
+    return y, jacobians.elementwise([(ya, ja, da), (xb, jb, db)], tuple(y.shape))
+
+
+def _where_rule(jacobians: Jacobians, condition, x, y):
+    (c, _), (a, ja), (b, jb) = condition, x, y
+    out = tf.where(c, a, b)
+    shape = tuple(out.shape)
+    if ja is None and jb is None:
+        return out, None
+    ja, jb = (jacobians.dense(jacobians.broadcast(j, tuple(v.shape), shape), shape) for v, j in ((a, ja), (b, jb)))
+    pick = tf.reshape(tf.broadcast_to(c, shape), [-1, 1])
+    return out, tf.where(pick, ja, jb)
+
+
+def _clip_rule(jacobians: Jacobians, x, lo, hi):
+    low = jacobians.binary("maximum", *x, *lo)
+    return jacobians.binary("minimum", *low, *hi)
+
+
+def _matmul_rule(jacobians: Jacobians, a, b):
+    return jacobians.matmul(*a, *b)
+
+
+def _dot_rule(jacobians: Jacobians, a, b):
+    if a[0].shape.rank == 0 or b[0].shape.rank == 0:
+        return jacobians.binary("multiply", *a, *b)
+    return jacobians.matmul(*a, *b)
+
+
+def _sum_rule(jacobians: Jacobians, x, axis):
+    value, jac = x
+    return tf.reduce_sum(value, axis=axis), jacobians.along(jac, tuple(value.shape), axis, tf.reduce_sum)
+
+
+def _mean_rule(jacobians: Jacobians, x, axis):
+    value, jac = x
+    shape = tuple(value.shape)
+    count = math.prod(shape) if axis is None else shape[axis]
+    summed = jacobians.along(jac, shape, axis, tf.reduce_sum)
+    return tf.reduce_mean(value, axis=axis), None if summed is None else summed / count
+
+
+def _weighted(weights: Callable[[Any, Any], Any], name: str) -> Callable:
+    """A reduction whose derivative along the axis is ``weights(x, y kept as x's rank)``: logsumexp, norm."""
+    def rule(jacobians: Jacobians, x, axis):
+        value, jac = x
+        y = OPERATIONS[name].run(value, axis)
+        shape = tuple(value.shape)
+        kept = tf.reshape(y, [1] * len(shape)) if axis is None else tf.expand_dims(y, axis)
+        scaled = jacobians.scale(jac, lambda: weights(value, kept), shape)
+        return y, jacobians.along(scaled, shape, axis, tf.reduce_sum)
+    return rule
+
+
+def _softmax_rule(jacobians: Jacobians, x, axis):
+    value, jac = x
+    y = tf.nn.softmax(value, axis=axis)
+    if jac is None:
+        return y, None
+    shape = tuple(value.shape)
+    t = jacobians.tensor(jac, shape)
+    s = tf.expand_dims(y, -1)
+    return y, jacobians.flat(s * (t - tf.reduce_sum(s * t, axis=axis % len(shape), keepdims=True)))
+
+
+def _log_softmax_rule(jacobians: Jacobians, x, axis):
+    value, jac = x
+    y = tf.nn.log_softmax(value, axis=axis)
+    if jac is None:
+        return y, None
+    shape = tuple(value.shape)
+    t = jacobians.tensor(jac, shape)
+    s = tf.expand_dims(tf.exp(y), -1)
+    return y, jacobians.flat(t - tf.reduce_sum(s * t, axis=axis % len(shape), keepdims=True))
+
+
+def _cross_entropy_rule(jacobians: Jacobians, labels, logits, axis):
+    log_p = _log_softmax_rule(jacobians, logits, axis)
+    product = jacobians.binary("multiply", *labels, *log_p)
+    total = _sum_rule(jacobians, product, axis)
+    return -total[0], jacobians.scale(total[1], lambda: tf.constant(-1.0, jacobians.dtype), tuple(total[0].shape))
+
+
+def _transpose_rule(jacobians: Jacobians, x, perm):
+    value, jac = x
+    shape = tuple(value.shape)
+    order = list(perm) if perm is not None else list(range(len(shape)))[::-1]
+    y = tf.transpose(value, perm=order)
+    return y, None if jac is None else jacobians.flat(tf.transpose(jacobians.tensor(jac, shape), [*order, len(shape)]))
+
+
+def _reshape_rule(jacobians: Jacobians, x, shape):
+    value, jac = x
+    return tf.reshape(value, list(shape)), jac   # row-major: the rows keep their order
+
+
+def _concat_rule(jacobians: Jacobians, values, axis):
+    return jacobians.stack(values, axis, join=tf.concat)
+
+
+def _stack_rule(jacobians: Jacobians, values, axis):
+    return jacobians.stack(values, axis)
+
+
+def _cumsum_rule(jacobians: Jacobians, x, axis):
+    value, jac = x
+    shape = tuple(value.shape)
+    y = tf.math.cumsum(value, axis=axis)
+    if jac is None:
+        return y, None
+    return y, jacobians.flat(tf.math.cumsum(jacobians.tensor(jac, shape), axis=axis % len(shape)))
+
+
 # ---------------------------------------------------------------- the table
 
 _ONE = "takes exactly one argument, like {}(x)"
@@ -304,12 +534,13 @@ _TWO = "takes exactly two arguments, like {}(a, b)"
 _AXIS = "takes a tensor and an optional axis, like {0}(x) or {0}(x, axis=0)"
 
 
-def _elementwise(name: str, op: str | Callable) -> Operation:
-    return Operation(name, ("x",), _ONE.format(name), _same, op)
+def _elementwise(name: str, op: str | Callable, derivative: Callable[[Any, Any], Any]) -> Operation:
+    """An element-wise function of one argument, its structured rule from ``derivative(x, y)``: dy/dx."""
+    return Operation(name, ("x",), _ONE.format(name), _same, op, structured=_unary(derivative, name))
 
 
-def _reduction(name: str, op: str, work: float = 0.0) -> Operation:
-    return Operation(name, ("x", "axis"), _AXIS.format(name), _reduce, op, work=work)
+def _reduction(name: str, op: str, structured: Callable | str, work: float = 0.0) -> Operation:
+    return Operation(name, ("x", "axis"), _AXIS.format(name), _reduce, op, work=work, structured=structured)
 
 
 #: what every step function's row says of its gradient (``notes`` names the functions called)
@@ -320,50 +551,65 @@ _STEP_NOTE = ("{names} piecewise constant: the derivative is 0 wherever there is
 
 def _step(name: str, op: str) -> Operation:
     """A piecewise-constant function: its derivative is 0 wherever it is defined, and it has none at the steps."""
-    return Operation(name, ("x",), _ONE.format(name), _same, op, note=_STEP_NOTE)
+    return Operation(name, ("x",), _ONE.format(name), _same, op, note=_STEP_NOTE, structured=_unary(_zero, name))
 
 
-#: name -> its row: the table
+#: name -> its row: the table. An element-wise row's derivative is dy/dx given (x, y), as TensorFlow computes it.
 OPERATIONS: dict[str, Operation] = {row.name: row for row in [
-    *(_elementwise(name, op) for name, op in [
-        ("sin", "tf.sin"), ("cos", "tf.cos"), ("tan", "tf.tan"), ("exp", "tf.exp"), ("log", "tf.math.log"),
-        ("sqrt", "tf.sqrt"), ("tanh", "tf.tanh"), ("sigmoid", "tf.sigmoid"), ("relu", "tf.nn.relu"),
-        ("abs", "tf.abs"), ("square", "tf.square"), ("softplus", "tf.nn.softplus"), ("log1p", "tf.math.log1p"),
-        ("expm1", "tf.math.expm1"), ("erf", "tf.math.erf"), ("gelu", gelu), ("elu", "tf.nn.elu"),
-        ("sinh", "tf.sinh"), ("cosh", "tf.cosh"), ("atan", "tf.atan"), ("asin", "tf.asin"), ("acos", "tf.acos")]),
+    *(_elementwise(name, op, d) for name, op, d in [
+        ("sin", "tf.sin", lambda x, y: tf.cos(x)), ("cos", "tf.cos", lambda x, y: -tf.sin(x)),
+        ("tan", "tf.tan", lambda x, y: 1 / tf.square(tf.cos(x))), ("exp", "tf.exp", lambda x, y: y),
+        ("log", "tf.math.log", lambda x, y: tf.math.reciprocal(x)), ("sqrt", "tf.sqrt", lambda x, y: 0.5 / y),
+        ("tanh", "tf.tanh", lambda x, y: 1 - y * y), ("sigmoid", "tf.sigmoid", lambda x, y: y * (1 - y)),
+        ("relu", "tf.nn.relu", lambda x, y: tf.cast(y > 0, y.dtype)), ("abs", "tf.abs", lambda x, y: tf.sign(x)),
+        ("square", "tf.square", lambda x, y: 2 * x), ("softplus", "tf.nn.softplus", lambda x, y: tf.sigmoid(x)),
+        ("log1p", "tf.math.log1p", lambda x, y: tf.math.reciprocal(1 + x)),
+        ("expm1", "tf.math.expm1", lambda x, y: tf.exp(x)),
+        ("erf", "tf.math.erf", lambda x, y: _SQRT_2_OVER_PI * tf.exp(-tf.square(x))), ("gelu", gelu, _d_gelu),
+        ("elu", "tf.nn.elu", lambda x, y: tf.where(y > 0, tf.ones_like(y), y + 1)),
+        ("sinh", "tf.sinh", lambda x, y: tf.cosh(x)), ("cosh", "tf.cosh", lambda x, y: tf.sinh(x)),
+        ("atan", "tf.atan", lambda x, y: tf.math.reciprocal(1 + tf.square(x))),
+        ("asin", "tf.asin", lambda x, y: tf.math.rsqrt(1 - tf.square(x))),
+        ("acos", "tf.acos", lambda x, y: -tf.math.rsqrt(1 - tf.square(x)))]),
     *(_step(name, op) for name, op in [("sign", "tf.sign"), ("floor", "tf.floor"), ("round", "tf.round")]),
-    _reduction("sum", "tf.reduce_sum"),
-    _reduction("mean", "tf.reduce_mean"),
-    _reduction("prod", "tf.reduce_prod"),
-    _reduction("max", "tf.reduce_max"),
-    _reduction("min", "tf.reduce_min"),
-    _reduction("logsumexp", "tf.reduce_logsumexp", work=4),
-    _reduction("norm", "tf.norm", work=1),   # the L2 norm: sqrt(sum(x * x)) over all elements, or along axis
-    Operation("maximum", ("a", "b"), _TWO.format("maximum"), _broadcast, "tf.maximum"),
-    Operation("minimum", ("a", "b"), _TWO.format("minimum"), _broadcast, "tf.minimum"),
-    Operation("pow", ("a", "b"), _TWO.format("pow"), _broadcast, "tf.pow"),
-    Operation("atan2", ("y", "x"), "takes exactly two arguments, like atan2(y, x)", _broadcast, "tf.math.atan2"),
+    _reduction("sum", "tf.reduce_sum", _sum_rule),
+    _reduction("mean", "tf.reduce_mean", _mean_rule),
+    _reduction("prod", "tf.reduce_prod", TAPE),
+    _reduction("max", "tf.reduce_max", TAPE),
+    _reduction("min", "tf.reduce_min", TAPE),
+    _reduction("logsumexp", "tf.reduce_logsumexp", _weighted(lambda x, y: tf.exp(x - y), "logsumexp"), work=4),
+    # the L2 norm: sqrt(sum(x * x)) over all elements, or along axis
+    _reduction("norm", "tf.norm", _weighted(lambda x, y: x / y, "norm"), work=1),
+    Operation("maximum", ("a", "b"), _TWO.format("maximum"), _broadcast, "tf.maximum",
+              structured=_binary_rule("maximum")),
+    Operation("minimum", ("a", "b"), _TWO.format("minimum"), _broadcast, "tf.minimum",
+              structured=_binary_rule("minimum")),
+    Operation("pow", ("a", "b"), _TWO.format("pow"), _broadcast, "tf.pow", structured=_binary_rule("pow")),
+    Operation("atan2", ("y", "x"), "takes exactly two arguments, like atan2(y, x)", _broadcast, "tf.math.atan2",
+              structured=_atan2_rule),
     Operation("where", ("condition", "x", "y"), "takes a comparison and two values, like where(x > 0, sqrt(x), 0)",
-              _where, "tf.where"),
-    Operation("matmul", ("a", "b"), _TWO.format("matmul"), _matmul, matmul),
-    Operation("dot", ("a", "b"), _TWO.format("dot"), _dot, dot),
+              _where, "tf.where", structured=_where_rule),
+    Operation("matmul", ("a", "b"), _TWO.format("matmul"), _matmul, matmul, structured=_matmul_rule),
+    Operation("dot", ("a", "b"), _TWO.format("dot"), _dot, dot, structured=_dot_rule),
     Operation("clip", ("x", "lo", "hi"), "takes exactly three arguments, like clip(x, lo, hi)", _clip, clip,
-              work=1),
-    Operation("softmax", ("x", "axis"), _AXIS.format("softmax"), _along, "tf.nn.softmax", default_axis=-1, work=4),
+              work=1, structured=_clip_rule),
+    Operation("softmax", ("x", "axis"), _AXIS.format("softmax"), _along, "tf.nn.softmax", default_axis=-1, work=4,
+              structured=_softmax_rule),
     Operation("log_softmax", ("x", "axis"), _AXIS.format("log_softmax"), _along, "tf.nn.log_softmax",
-              default_axis=-1, work=4),
+              default_axis=-1, work=4, structured=_log_softmax_rule),
     Operation("cross_entropy", ("labels", "logits", "axis"), "takes labels, logits and an optional axis, like "
               "cross_entropy(p, z) or cross_entropy(p, z, axis=0)", _cross_entropy, cross_entropy,
-              default_axis=-1, work=6),
+              default_axis=-1, work=6, structured=_cross_entropy_rule),
     Operation("transpose", ("x", "perm"), "takes a tensor and an optional order of its axes written out, like "
-              "transpose(W) or transpose(x, [0, 2, 1])", _transpose, "tf.transpose"),
+              "transpose(W) or transpose(x, [0, 2, 1])", _transpose, "tf.transpose", structured=_transpose_rule),
     Operation("reshape", ("x", "shape"), "takes a tensor and a shape written out, like reshape(x, [2, 3])",
-              _reshape, "tf.reshape"),
+              _reshape, "tf.reshape", structured=_reshape_rule),
     Operation("concat", ("values", "axis"), "takes a list of values and an optional axis, like concat([a, b]) "
-              "or concat([a, b], axis=1)", _concat, "tf.concat", default_axis=0),
+              "or concat([a, b], axis=1)", _concat, "tf.concat", default_axis=0, structured=_concat_rule),
     Operation("stack", ("values", "axis"), "takes a list of values and an optional axis, like stack([a, b]) "
-              "or stack([a, b], axis=1)", _stack, "tf.stack", default_axis=0),
-    Operation("cumsum", ("x", "axis"), _AXIS.format("cumsum"), _scan, "tf.math.cumsum", default_axis=0),
+              "or stack([a, b], axis=1)", _stack, "tf.stack", default_axis=0, structured=_stack_rule),
+    Operation("cumsum", ("x", "axis"), _AXIS.format("cumsum"), _scan, "tf.math.cumsum", default_axis=0,
+              structured=_cumsum_rule),
 ]}
 #: name -> the TensorFlow function (or helper) it runs
 FUNCTIONS: dict[str, str] = {row.name: row.spelling for row in OPERATIONS.values()}

@@ -54,7 +54,7 @@ _NOT_STRUCTURED = LRUCache(maxsize=128)
 def run_method(problem: Problem, method: str, compiled: bool | None, limits: Limits) -> GradResult:
     """Run ``method`` on ``problem`` and package the result (``auto``: choose, then repair poisoned rows)."""
     start = time.perf_counter()
-    m, n = output_size(problem), problem.width
+    m = output_size(problem)
     _check_outputs(m, problem)
     check_size(m, problem, limits)
     if method == "structured":
@@ -62,15 +62,7 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     if method == "forward":
         _check_custom_gradient(problem)
     profile = problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
-    use_compiled = _use_compiled(method, m, n, problem, compiled)
-    if method == "auto":
-        chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
-                                                      _compilable(problem, compiled), limits)
-        if chosen == "forward" and custom_gradient(problem):   # forward mode would not follow fn's own gradient
-            chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
-                                                          _compilable(problem, compiled), limits, reverse_only=True)
-    else:
-        chosen, chunk = _plan.check_method(method, profile, use_compiled, limits), 0
+    chosen, use_compiled, chunk = _plan_method(problem, method, profile, compiled, limits)
     if method == "auto" and use_compiled and not chunk:
         fast = _from_structure(problem, profile, chosen, limits, start)
         if fast is not None:
@@ -84,19 +76,11 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - fn's own ops failed under this method: tf.py_function is one cause
-        where = calls_py_function(problem)
-        if not where:
-            raise
-        advice = _py_function_advice(where, custom_gradient(problem), method,
-                                     eager_forward=chosen == "forward" and not use_compiled and not chunk)
-        if advice:
-            whose = " (auto's choice)" if method == "auto" else ""
-            raise GradlibError(f"fn calls tf.py_function, which method={chosen!r}{whose} cannot differentiate "
-                               f"here: TensorFlow keeps its gradient for one gradient call only and pfor cannot "
-                               f"vectorize it ({type(exc).__name__}: {error_gist(exc)}). {advice}") from exc
+        _refuse_py_function(problem, exc, method, chosen, eager_forward=chosen == "forward" and not use_compiled
+                            and not chunk)
         chosen, chunk = "forward", 0
         y, jac, ran = compute(problem, chosen, False)
-        notes += (f"fn calls tf.py_function, which TensorFlow can differentiate only once per gradient call and pfor "
+        notes += ("fn calls tf.py_function, which TensorFlow can differentiate only once per gradient call and pfor "
                   "cannot vectorize: computed by eager forward mode, one pass per input",)
     if method == "auto" and not ran and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
@@ -117,6 +101,37 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _plan_method(problem: Problem, method: str, profile: _cost.Profile, compiled: bool | None,
+                 limits: Limits) -> tuple[str, bool, int]:
+    """What runs: ``(method, compiled or eager, chunk)``; the size of a chunk of passes, 0 for all at once. ``auto``
+    chooses within the limits, in reverse mode where fn defines its own gradient (forward mode would not follow
+    it); a method asked for by name is refused if it does not fit."""
+    m, n = output_size(problem), problem.width
+    use_compiled = _use_compiled(method, m, n, problem, compiled)
+    if method != "auto":
+        return _plan.check_method(method, profile, use_compiled, limits), use_compiled, 0
+    chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
+                                                  _compilable(problem, compiled), limits)
+    if chosen == "forward" and custom_gradient(problem):
+        chosen, use_compiled, chunk = _plan.plan_auto(profile, _choose(m, n, use_compiled), use_compiled,
+                                                      _compilable(problem, compiled), limits, reverse_only=True)
+    return chosen, use_compiled, chunk
+
+
+def _refuse_py_function(problem: Problem, exc: Exception, method: str, chosen: str, eager_forward: bool) -> None:
+    """Re-raise ``exc`` (fn failed under ``chosen``) unless fn calls ``tf.py_function``: then refuse with what to do,
+    or return when ``auto`` may still run eager forward mode, the one mode that takes it."""
+    where = calls_py_function(problem)
+    if not where:
+        raise exc
+    advice = _py_function_advice(where, custom_gradient(problem), method, eager_forward=eager_forward)
+    if advice:
+        whose = " (auto's choice)" if method == "auto" else ""
+        raise GradlibError(f"fn calls tf.py_function, which method={chosen!r}{whose} cannot differentiate "
+                           f"here: TensorFlow keeps its gradient for one gradient call only and pfor cannot "
+                           f"vectorize it ({type(exc).__name__}: {error_gist(exc)}). {advice}") from exc
 
 
 def _py_function_advice(where: str, defined: str, method: str, eager_forward: bool) -> str:

@@ -12,7 +12,6 @@ instead of calling it: ``structured`` assembles the Jacobian from function text'
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -162,12 +161,6 @@ class Method:
     what: str = ""                    # a few words: what it computes
     reason: str = ""                  # why the result is wrong, for the rows that are
     mode: str = "reverse"             # how it differentiates: "reverse" or "forward" (what NaN poisoning means)
-
-    @property
-    def graph(self) -> Callable | None:
-        """Deprecated: the old name of ``compiled`` (gradlib says "compiled" for a traced ``tf.function``)."""
-        warnings.warn("Method.graph is deprecated; use Method.compiled", DeprecationWarning, stacklevel=2)
-        return self.compiled
 
 
 #: the gradient methods, one ``Method`` row each by name (public as ``gradlib.METHOD_TABLE``)

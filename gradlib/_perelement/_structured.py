@@ -10,11 +10,13 @@ needs the matrix, so ``W1 @ x`` is ``W1`` itself. For ``tanh(W2 @ tanh(W1 @ x))`
 ``diag(1 - y**2) W2 diag(1 - h**2) W1``: one matrix product and two row scalings, where the tape runs one
 backward pass per output.
 
-The rules mirror TensorFlow's own gradients (``relu`` is 0 at 0, ``maximum`` takes ties to its first
-argument, ``pow``'s exponent has the derivative 0 where the base is not positive), so the numbers are the tape's.
-An operation without a rule (``prod``, ``max``, ``min``, a stack of matrices under ``@``) makes the method
-refuse with ``NotApplicable`` (an ``ExpressionError``), which the engine reads as "not applicable": ``auto`` then
-runs the tape methods. So does a Jacobian with a NaN or an infinity in it: the tape methods, with their repair of
+Each operation's rule is written in its row of the operations table (``gradlib._language._operations``, beside
+its value, shape and code); this module is the algebra the rules use (``Jacobians``) and the walk over the tree.
+The rules mirror TensorFlow's own gradients (``relu`` is 0 at 0, ``maximum`` takes ties to its first argument,
+``pow``'s exponent has the derivative 0 where the base is not positive), so the numbers are the tape's. An
+operation without a rule (a row declaring ``structured=TAPE``: ``prod``, ``max``, ``min``; a stack of matrices
+under ``@``) makes the method refuse with ``NotApplicable`` (an ``ExpressionError``), which the engine reads as
+"not applicable": ``auto`` then runs the tape methods. So does a Jacobian with a NaN or an infinity in it: the tape methods, with their repair of
 poisoned rows, say what such a cell means.
 
 It is the row ``structured`` of the methods table (``gradlib._perelement._methods``): compiled like the others,
@@ -39,7 +41,7 @@ import numpy as np
 import tensorflow as tf
 
 from .._errors import ExpressionError, error_gist
-from .._language._operations import OPERATIONS
+from .._language._operations import OPERATIONS, PARTIALS
 from .._language._syntax import arguments, constant_value
 
 __all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "RuleFailed", "finite", "propagate", "structured",
@@ -172,7 +174,7 @@ class _Walker:
 
     def binary(self, name: str, a, ja, b, jb):
         y = getattr(tf.math, name)(a, b) if name != "pow" else tf.pow(a, b)
-        da, db = _BINARY[name](a, b, y)
+        da, db = PARTIALS[name](a, b, y)
         return y, self.elementwise([(a, ja, lambda: da()), (b, jb, lambda: db())], tuple(y.shape))
 
     def matmul(self, a, ja, b, jb):
@@ -270,196 +272,14 @@ def _misplaced(name: str, values: Sequence, why: str) -> str:
 
 
 def _no_rule(name: str) -> str:
-    return f"{name}() has no rule in the structured Jacobian (gradlib._perelement._structured.RULES)"
+    return (f"{name}() has no rule in the structured Jacobian (its row in gradlib._language._operations.OPERATIONS "
+            "declares structured=TAPE)")
 
 
-# ---------------------------------------------------------------- the rules, one per operation
-
-
-def _unary(derivative: Callable[[tf.Tensor, tf.Tensor], tf.Tensor], name: str):
-    def rule(walker: _Walker, x):
-        (value, jac) = x
-        y = OPERATIONS[name].run(value)
-        return y, walker.scale(jac, lambda: derivative(value, y), tuple(y.shape))
-    return rule
-
-
-_SQRT_2_OVER_PI = 2.0 / math.sqrt(math.pi)
-_GELU_C = 0.7071067811865476
-#: element-wise functions: name -> dy/dx from (x, y), as TensorFlow's own gradient computes it
-_DERIVATIVES: dict[str, Callable[[tf.Tensor, tf.Tensor], tf.Tensor]] = {
-    "sin": lambda x, y: tf.cos(x), "cos": lambda x, y: -tf.sin(x), "tan": lambda x, y: 1 / tf.square(tf.cos(x)),
-    "exp": lambda x, y: y, "log": lambda x, y: tf.math.reciprocal(x), "sqrt": lambda x, y: 0.5 / y,
-    "tanh": lambda x, y: 1 - y * y, "sigmoid": lambda x, y: y * (1 - y),
-    "relu": lambda x, y: tf.cast(y > 0, y.dtype), "abs": lambda x, y: tf.sign(x), "square": lambda x, y: 2 * x,
-    "softplus": lambda x, y: tf.sigmoid(x), "log1p": lambda x, y: tf.math.reciprocal(1 + x),
-    "expm1": lambda x, y: tf.exp(x), "erf": lambda x, y: _SQRT_2_OVER_PI * tf.exp(-tf.square(x)),
-    "gelu": lambda x, y: 0.5 * tf.math.erfc(-x * _GELU_C) + 0.5 * x * _SQRT_2_OVER_PI * _GELU_C * tf.exp(
-        -tf.square(x * _GELU_C)),
-    "elu": lambda x, y: tf.where(y > 0, tf.ones_like(y), y + 1), "sinh": lambda x, y: tf.cosh(x),
-    "cosh": lambda x, y: tf.sinh(x), "atan": lambda x, y: tf.math.reciprocal(1 + tf.square(x)),
-    "asin": lambda x, y: tf.math.rsqrt(1 - tf.square(x)), "acos": lambda x, y: -tf.math.rsqrt(1 - tf.square(x)),
-    # piecewise constant: TensorFlow's gradient is 0 (sign) or none at all (floor, round: 0 here)
-    "sign": lambda x, y: tf.zeros_like(x), "floor": lambda x, y: tf.zeros_like(x),
-    "round": lambda x, y: tf.zeros_like(x),
-}
-
-
-def _pow_exponent(a, b, y):
-    positive = a > 0   # TensorFlow's PowGrad: log(a) where a > 0, else 0 (no false singularity at a = 0)
-    return lambda: y * tf.where(positive, tf.math.log(tf.where(positive, a, tf.ones_like(a))), tf.zeros_like(a))
-
-
-def _ones(a):
-    return lambda: tf.ones_like(a)
-
-
-#: binary element-wise functions: name -> (a, b, y) -> (d/da, d/db), each a thunk (computed only when needed)
-_BINARY: dict[str, Callable] = {
-    "add": lambda a, b, y: (_ones(y), _ones(y)),
-    "subtract": lambda a, b, y: (_ones(y), lambda: -tf.ones_like(y)),
-    "multiply": lambda a, b, y: (lambda: b, lambda: a),
-    "divide": lambda a, b, y: (lambda: 1 / b, lambda: -a / b / b),
-    "pow": lambda a, b, y: (lambda: b * tf.pow(a, b - 1), _pow_exponent(a, b, y)),
-    "maximum": lambda a, b, y: (lambda: tf.cast(a >= b, y.dtype), lambda: tf.cast(~(a >= b), y.dtype)),
-    "minimum": lambda a, b, y: (lambda: tf.cast(a <= b, y.dtype), lambda: tf.cast(~(a <= b), y.dtype)),
-    "atan2": lambda a, b, y: (lambda: b / (tf.square(a) + tf.square(b)), lambda: -a / (tf.square(a) + tf.square(b))),
-}
-
-
-def _binary(name: str):
-    def rule(walker: _Walker, a, b):
-        return walker.binary(name, *a, *b)
-    return rule
-
-
-def _atan2(walker: _Walker, a, b):
-    (ya, ja), (xb, jb) = a, b
-    y = tf.math.atan2(ya, xb)
-    da, db = _BINARY["atan2"](ya, xb, y)
-    return y, walker.elementwise([(ya, ja, da), (xb, jb, db)], tuple(y.shape))
-
-
-def _where(walker: _Walker, condition, x, y):
-    (c, _), (a, ja), (b, jb) = condition, x, y
-    out = tf.where(c, a, b)
-    shape = tuple(out.shape)
-    if ja is None and jb is None:
-        return out, None
-    ja, jb = (walker.dense(walker.broadcast(j, tuple(v.shape), shape), shape) for v, j in ((a, ja), (b, jb)))
-    pick = tf.reshape(tf.broadcast_to(c, shape), [-1, 1])
-    return out, tf.where(pick, ja, jb)
-
-
-def _clip(walker: _Walker, x, lo, hi):
-    low = walker.binary("maximum", *x, *lo)
-    return walker.binary("minimum", *low, *hi)
-
-
-def _matmul(walker: _Walker, a, b):
-    return walker.matmul(*a, *b)
-
-
-def _dot(walker: _Walker, a, b):
-    if a[0].shape.rank == 0 or b[0].shape.rank == 0:
-        return walker.binary("multiply", *a, *b)
-    return walker.matmul(*a, *b)
-
-
-def _sum(walker: _Walker, x, axis):
-    value, jac = x
-    return tf.reduce_sum(value, axis=axis), walker.along(jac, tuple(value.shape), axis, tf.reduce_sum)
-
-
-def _mean(walker: _Walker, x, axis):
-    value, jac = x
-    shape = tuple(value.shape)
-    count = math.prod(shape) if axis is None else shape[axis]
-    summed = walker.along(jac, shape, axis, tf.reduce_sum)
-    return tf.reduce_mean(value, axis=axis), None if summed is None else summed / count
-
-
-def _weighted(weights: Callable[[tf.Tensor, tf.Tensor], tf.Tensor], name: str):
-    """A reduction whose derivative along the axis is ``weights(x, y kept as x's rank)``: logsumexp, norm."""
-    def rule(walker: _Walker, x, axis):
-        value, jac = x
-        y = OPERATIONS[name].run(value, axis)
-        shape = tuple(value.shape)
-        kept = tf.reshape(y, [1] * len(shape)) if axis is None else tf.expand_dims(y, axis)
-        scaled = walker.scale(jac, lambda: weights(value, kept), shape)
-        return y, walker.along(scaled, shape, axis, tf.reduce_sum)
-    return rule
-
-
-def _softmax(walker: _Walker, x, axis):
-    value, jac = x
-    y = tf.nn.softmax(value, axis=axis)
-    if jac is None:
-        return y, None
-    shape = tuple(value.shape)
-    t = walker.tensor(jac, shape)
-    s = tf.expand_dims(y, -1)
-    return y, walker.flat(s * (t - tf.reduce_sum(s * t, axis=axis % len(shape), keepdims=True)))
-
-
-def _log_softmax(walker: _Walker, x, axis):
-    value, jac = x
-    y = tf.nn.log_softmax(value, axis=axis)
-    if jac is None:
-        return y, None
-    shape = tuple(value.shape)
-    t = walker.tensor(jac, shape)
-    s = tf.expand_dims(tf.exp(y), -1)
-    return y, walker.flat(t - tf.reduce_sum(s * t, axis=axis % len(shape), keepdims=True))
-
-
-def _cross_entropy(walker: _Walker, labels, logits, axis):
-    log_p = _log_softmax(walker, logits, axis)
-    product = walker.binary("multiply", *labels, *log_p)
-    total = _sum(walker, product, axis)
-    return -total[0], walker.scale(total[1], lambda: tf.constant(-1.0, walker.dtype), tuple(total[0].shape))
-
-
-def _transpose(walker: _Walker, x, perm):
-    value, jac = x
-    shape = tuple(value.shape)
-    order = list(perm) if perm is not None else list(range(len(shape)))[::-1]
-    y = tf.transpose(value, perm=order)
-    return y, None if jac is None else walker.flat(tf.transpose(walker.tensor(jac, shape), [*order, len(shape)]))
-
-
-def _reshape(walker: _Walker, x, shape):
-    value, jac = x
-    return tf.reshape(value, list(shape)), jac   # row-major: the rows keep their order
-
-
-def _concat(walker: _Walker, values, axis):
-    return walker.stack(values, axis, join=tf.concat)
-
-
-def _stack(walker: _Walker, values, axis):
-    return walker.stack(values, axis)
-
-
-def _cumsum(walker: _Walker, x, axis):
-    value, jac = x
-    shape = tuple(value.shape)
-    y = tf.math.cumsum(value, axis=axis)
-    return y, None if jac is None else walker.flat(tf.math.cumsum(walker.tensor(jac, shape), axis=axis % len(shape)))
-
-
-#: operation name -> its rule ``(walker, *arguments) -> (value, J)``, arguments in the row's ``params`` order
-#: (a tensor argument is ``(value, J)``). An operation of the language missing here makes the method refuse.
-RULES: dict[str, Callable] = {
-    **{name: _unary(d, name) for name, d in _DERIVATIVES.items()},
-    "maximum": _binary("maximum"), "minimum": _binary("minimum"), "pow": _binary("pow"), "atan2": _atan2,
-    "where": _where, "clip": _clip, "matmul": _matmul, "dot": _dot,
-    "sum": _sum, "mean": _mean,
-    "logsumexp": _weighted(lambda x, y: tf.exp(x - y), "logsumexp"),
-    "norm": _weighted(lambda x, y: x / y, "norm"),
-    "softmax": _softmax, "log_softmax": _log_softmax, "cross_entropy": _cross_entropy,
-    "transpose": _transpose, "reshape": _reshape, "concat": _concat, "stack": _stack, "cumsum": _cumsum,
-}
+#: operation name -> its rule ``(walker, *arguments) -> (value, J)``: each row's ``structured`` rule of the operations
+#: table (``gradlib._language._operations``, where rules are written), an index read at every call. A row that
+#: declares ``TAPE`` has none, and the method refuses a function that calls it.
+RULES: dict[str, Callable] = {name: row.structured for name, row in OPERATIONS.items() if callable(row.structured)}
 
 
 # ---------------------------------------------------------------- the method

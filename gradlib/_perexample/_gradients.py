@@ -46,7 +46,7 @@ from .._callable._state import plain_model
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
-           "loss_vector", "losses_and_norms", "per_example_gradients", "per_example_terms", "weighted_gradient"]
+           "loss_vector", "per_example_gradients", "per_example_terms", "weighted_gradient"]
 
 #: how many examples the independence probe runs jointly and one by one
 PROBE_EXAMPLES = 3
@@ -190,22 +190,28 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
     xt, yt = _check_batch(model, x, y, limits)
     check_token_ids(model, xt, "per_example_gradients")
     loss = _check_loss(model, loss, loss_weights, yt)
+    losses, norms, grads, plan, seconds = _computed(model, loss, norms_only, bool(training), xt, yt, limits)
+    reweighted = None if grads is not None else functools.partial(_reweighted, model, loss, bool(training), xt, yt)
+    return PerExampleResult(losses=losses, norms=norms, gradients=grads, method=plan.method,
+                            variable_names=tuple(v.path for v in model.trainable_variables), fallback=plan.fallback,
+                            seconds=seconds, warnings=_warnings(losses, norms),
+                            regularization=_regularization_gradient(model), _reweighted=reweighted)
+
+
+def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, yt: Any, limits: Limits):
+    """The checked batch's ``(losses, norms, gradients or None, plan, seconds)``, in a work slot: the compiled step
+    for this model, loss and signature (traced once), the floats it allocates bounded, the batch's mixing checked."""
     kind = "norms" if norms_only else "gradients"
     with _runtime.work_slot():
         start = time.perf_counter()
-        compiled, plan = _compiled(model, loss, kind, bool(training), xt, yt)
+        compiled, plan = _compiled(model, loss, kind, training, xt, yt)
         check_floats(plan, _structure.batch_size(xt), limits, "per_example_gradients", "for this batch",
                      "Use a smaller batch" + ("" if plan.method.startswith("ghost") else " or norms_only=True"))
         out = _run_compiled(compiled, xt, yt)
         losses, norms = out[0].numpy(), out[1].numpy()
         check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
         grads = [t.numpy() for t in out[4:]] if kind == "gradients" else None
-        seconds = time.perf_counter() - start
-    reweighted = None if grads is not None else functools.partial(_reweighted, model, loss, bool(training), xt, yt)
-    return PerExampleResult(losses=losses, norms=norms, gradients=grads, method=plan.method,
-                            variable_names=tuple(v.path for v in model.trainable_variables), fallback=plan.fallback,
-                            seconds=seconds, warnings=_warnings(losses, norms),
-                            regularization=_regularization_gradient(model), _reweighted=reweighted)
+        return losses, norms, grads, plan, time.perf_counter() - start
 
 
 # ---------------------------------------------------------------- the per-batch computation (traceable)
@@ -251,18 +257,6 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
         check = (losses, alone if fallback else _alone_losses(model, loss, x, y, training))
     plan = _route(model, recorder, claimed, fallback, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan, check
-
-
-def losses_and_norms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *,
-                     training: bool = False) -> tuple[tf.Tensor, tf.Tensor]:
-    """Each example's loss and gradient norm, ``(B,)`` tensors each: the per-batch step, for ``tf.function``.
-
-    The fast path of ``per_example_gradients(..., norms_only=True)`` without its checks, caches or NumPy:
-    call it inside your own ``tf.function`` or ``strategy.run`` (the model must be built, the batch mixing
-    check is yours: ``per_example_terms`` gives its two sides, and the gradients and the plan).
-    """
-    losses, norms, _, _, _ = per_example_terms(model, loss, x, y, training=training)
-    return losses, norms
 
 
 def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights: tf.Tensor, *,

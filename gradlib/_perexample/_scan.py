@@ -141,22 +141,13 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     dataset, total, arrays = _as_dataset(data)
     example = dataset.element_spec if arrays is None else _example_spec(arrays)
     _check_unbatched(example, model)
-    targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), example[1])
-    loss = resolve_loss(model, loss, loss_weights, targets, "gradlib.scan")   # the targets' specs of a batch
+    loss = _resolved_loss(model, loss, loss_weights, example)
     with work_slot():
         start = time.perf_counter()
         first = _probe(model, dataset if arrays is None else arrays, loss)
-        if arrays is not None and _local(strategy):
-            batches, spec = _array_batches(arrays, total, batch), _batch_spec(example, batch)
-        else:
-            distributed = strategy.experimental_distribute_dataset(_batches(
-                dataset if dataset is not None else _slices(arrays), batch, first))
-            batches, spec = distributed, distributed.element_spec
-        step, plans, tables = _compile(model, loss, strategy, spec)
-        check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
-                     "per replica and batch", "Use a smaller batch_size")
-        index, losses, norms = _run(step, batches, total, progress, tables)
-        losses, norms = _in_order(index, losses, norms)
+        batches, spec = _batched(strategy, dataset, arrays, total, example, batch, first)
+        step, plans, tables = _checked_step(model, loss, strategy, spec, batch, limits)
+        losses, norms = _in_order(*_run(step, batches, total, progress, tables))
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
                       batch_size=batch, seconds=time.perf_counter() - start)
 
@@ -173,6 +164,32 @@ def _as_dataset(data: Any) -> tuple[tf.data.Dataset | None, int | None, tuple[An
         return data, (count if count >= 0 else None), None
     x, y, count = _check_arrays(data)
     return None, count, (x, y)
+
+
+def _resolved_loss(model: Any, loss: Any, loss_weights: Any, example: Any) -> Any:
+    """The loss as ``resolve_loss`` reads it against the specs of a batch of the examples' targets."""
+    targets = tf.nest.map_structure(lambda s: tf.TensorSpec((None,) + tuple(s.shape), s.dtype), example[1])
+    return resolve_loss(model, loss, loss_weights, targets, "gradlib.scan")
+
+
+def _checked_step(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any, batch: int, limits: Limits):
+    """The compiled step for this model, loss, strategy and batch spec (``_compile``), refused when one replica's
+    batch would allocate more floats than ``limits`` allow."""
+    step, plans, tables = _compile(model, loss, strategy, spec)
+    check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
+                 "per replica and batch", "Use a smaller batch_size")
+    return step, plans, tables
+
+
+def _batched(strategy: tf.distribute.Strategy, dataset: Any, arrays: Any, total: int | None, example: Any,
+             batch: int, first: Any) -> tuple[Any, Any]:
+    """The batches a step reads and their spec: sliced from the arrays on one worker (no ``tf.data``), else the
+    data set batched and distributed by ``strategy`` (its first examples, already read by the probe, included)."""
+    if arrays is not None and _local(strategy):
+        return _array_batches(arrays, total, batch), _batch_spec(example, batch)
+    distributed = strategy.experimental_distribute_dataset(_batches(
+        dataset if dataset is not None else _slices(arrays), batch, first))
+    return distributed, distributed.element_spec
 
 
 def _slices(arrays: tuple[Any, Any]) -> tf.data.Dataset:

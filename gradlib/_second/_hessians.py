@@ -122,25 +122,12 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
                          f"{[tuple(t.shape) for t in tensors]}, vs has {[tuple(t.shape) for t in vtensors]}")
     g, v = _flat("hvp", fn, form, names, tensors)
     _, t = _flat("hvp", fn, form, names, [tf.cast(x, tensors[0].dtype) for x in vtensors])
-    used = "forward_over_reverse" if method == "auto" else method
     key = _key(fn, form, names, tensors)
-    read = lambda: defined_gradient(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
-    defined = ("" if used != "forward_over_reverse" else read() if key is None
-               else _HVP.get_or_create((key, "defined"), read))
-    if defined and used == "forward_over_reverse":   # forward mode would not follow fn's own gradient
-        if method != "auto":
-            raise custom_gradient_refusal("hvp", used, defined, "method='reverse_over_reverse'")
-        used = "reverse_over_reverse"
+    used, defined = _hvp_method(method, g, v, key)
     with _runtime.work_slot():
         start = time.perf_counter()
         y_shape, parts = _y_shape("hvp", fn, form, names, tensors)
-        m = max(math.prod(y_shape), 1)
-        if m * v.shape[1] > limits.max_hessian:
-            raise ExpressionError(f"hvp would return {m:,} x {v.shape[1]:,} = {m * v.shape[1]:,} entries; at most "
-                                  f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum)")
-        if m > limits.max_unrolled:
-            raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
-                                  f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
+        _check_hvp_size(max(math.prod(y_shape), 1), v.shape[1], limits)
         create = lambda: _hvp_function(g, v, used)  # noqa: E731
         try:
             compiled = create() if key is None else _HVP.get_or_create((key, used), create)
@@ -160,6 +147,31 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
     return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=rows, col_labels=cols,
                      warnings=warnings, seconds=seconds, poisoned_cells=poisoning.cells[:, 1:].reshape(-1, 2),
                      repaired_cells=poisoning.repaired[:, 1:].reshape(-1, 2))
+
+
+def _hvp_method(method: str, g: Callable, v: tf.Tensor, key: Any) -> tuple[str, str]:
+    """The method that runs and where fn defines its own gradient (``""``: nowhere): ``auto`` is forward over
+    reverse, or reverse over reverse where fn defines its own gradient, which forward mode would not follow (refused
+    when forward over reverse is asked for by name)."""
+    used = "forward_over_reverse" if method == "auto" else method
+    read = lambda: defined_gradient(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
+    defined = ("" if used != "forward_over_reverse" else read() if key is None
+               else _HVP.get_or_create((key, "defined"), read))
+    if defined and used == "forward_over_reverse":
+        if method != "auto":
+            raise custom_gradient_refusal("hvp", used, defined, "method='reverse_over_reverse'")
+        used = "reverse_over_reverse"
+    return used, defined
+
+
+def _check_hvp_size(m: int, n: int, limits: Limits) -> None:
+    """Refuse ``m`` outputs' products over ``n`` inputs beyond the limits: the answer's entries and the passes."""
+    if m * n > limits.max_hessian:
+        raise ExpressionError(f"hvp would return {m:,} x {n:,} = {m * n:,} entries; at most "
+                              f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum)")
+    if m > limits.max_unrolled:
+        raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
+                              f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
 
 
 def _hvp_repaired(g: Callable, v: tf.Tensor, y, products, t: tf.Tensor, method: str, defined: str, limits: Limits):

@@ -31,10 +31,7 @@ from ._answers import HessianResult
 from ._hessians import hessians
 from ._poisoning import cell_label
 
-__all__ = ["ORDERS", "typed_hessians"]
-
-#: the orders ``gradlib.evaluate`` computes: 1, the Jacobian (``GradResult``); 2, the Hessians (``HessianResult``)
-ORDERS = (1, 2)
+__all__ = ["typed_hessians"]
 
 
 def typed_hessians(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,

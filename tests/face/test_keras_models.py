@@ -123,7 +123,6 @@ def test_presets_have_the_asked_shape_and_ramp_spans_minus_one_to_one():
     assert not np.array_equal(make_batch("random normal", (2,), 3, seed=0), make_batch("random normal", (2,), 3, seed=1))
     with pytest.raises(ExpressionError, match=r"unknown preset 'gauss'; choose one of random normal, uniform \[-1, 1\], ramp, zeros$"):
         make_batch("gauss", (2,), 3)
-    assert keras_models.PRESETS is keras_models.BATCH_PRESETS  # the old name still works
 
 
 def test_no_user_model_file_is_ever_loaded():

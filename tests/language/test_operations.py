@@ -279,3 +279,38 @@ def test_how_many_arguments_each_row_requires_and_how_it_is_spelled():
     assert FUNCTIONS["logsumexp"] == "tf.reduce_logsumexp" and FUNCTIONS["softplus"] == "tf.nn.softplus"
     assert {name: row.default_axis for name, row in OPERATIONS.items() if row.default_axis is not None} == {
         "softmax": -1, "log_softmax": -1, "cross_entropy": -1, "concat": 0, "stack": 0, "cumsum": 0}
+
+
+# ---------------------------------------------------------------- each row holds its derivative rules (issue 38, item 3)
+
+
+def _missing_rules(table) -> list[str]:
+    """``name.method`` for each row of ``table`` that holds neither a rule nor the declared fallback ``TAPE`` for a
+    method with rules of its own."""
+    from gradlib._language._operations import RULED_METHODS, TAPE
+
+    return [f"{name}.{method}" for name, row in table.items() for method in RULED_METHODS
+            if not (callable(getattr(row, method)) or getattr(row, method) == TAPE)]
+
+
+def test_every_row_holds_a_rule_or_a_declared_fallback_for_every_method_with_rules():
+    assert not _missing_rules(OPERATIONS), "add the rule to the row, or declare structured=TAPE"
+
+
+def test_a_row_without_a_rule_and_without_a_fallback_is_caught():
+    import dataclasses
+
+    bare = dataclasses.replace(OPERATIONS["sin"], structured=None)   # a row added as before rules lived in rows
+    assert _missing_rules({**OPERATIONS, "sin": bare}) == ["sin.structured"]
+    assert _missing_rules({"sin": dataclasses.replace(bare, structured="tapes")}) == ["sin.structured"]   # a typo
+
+
+def test_the_structured_method_reads_its_rules_from_the_rows_and_refuses_a_declared_fallback():
+    from gradlib._language._operations import TAPE
+    from gradlib._perelement import _structured
+
+    assert _structured.RULES == {name: row.structured for name, row in OPERATIONS.items() if row.structured != TAPE}
+    declared = sorted(name for name, row in OPERATIONS.items() if row.structured == TAPE)
+    assert declared == ["max", "min", "prod"]
+    with pytest.raises(ExpressionError, match=r"prod\(\) has no rule in the structured Jacobian .*structured=TAPE"):
+        evaluate("prod(x)", {"x": [1.0, 2.0]}, method="structured")

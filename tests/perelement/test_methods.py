@@ -386,14 +386,6 @@ def test_a_row_no_mode_can_compute_is_not_reported_repaired_and_says_why():
     assert gradlib.CELL_STATUS[r.cell_status()[1, 0]] == "undefined"
 
 
-def test_method_graph_is_the_deprecated_name_of_method_compiled():
-    jacobian, naive = gradlib.METHOD_TABLE["jacobian"], gradlib.METHOD_TABLE["naive"]
-    with pytest.warns(DeprecationWarning, match=r"Method\.graph is deprecated; use Method\.compiled"):
-        assert jacobian.graph is jacobian.compiled is _methods.jacobian
-    with pytest.warns(DeprecationWarning):
-        assert naive.graph is None
-
-
 @pytest.mark.parametrize("method", PER_ELEMENT)
 def test_a_function_reading_its_variable_directly_is_told_why_its_jacobian_is_zero(method):
     """tape.jacobian(v * v, v) is 2v; per_element_gradients(lambda x: v * v, v) hands fn a copy of v's value,

@@ -245,3 +245,26 @@ def test_no_two_test_files_share_a_file_name():
     # pytest imports test files by their base name (no __init__.py in tests/): a repeated name fails collection
     names = [p.name for p in (ROOT / "tests").rglob("*.py") if p.name not in ("__init__.py", "conftest.py")]
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+
+
+#: the longest a function of the library or the app may be, its docstring included (issue 38, item 5)
+MAX_FUNCTION_LINES = 60
+
+
+def _long_functions(path: Path) -> list[str]:
+    return [f"{node.name} (line {node.lineno}): {node.end_lineno - node.lineno + 1} lines"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+
+
+@pytest.mark.parametrize("path", LIBRARY + APP, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_function_of_the_library_and_the_app_is_at_most_60_lines(path):
+    assert not _long_functions(path), f"{path.relative_to(ROOT)}: split by meaning {_long_functions(path)}"
+
+
+def test_the_length_rule_sees_a_long_function_and_counts_its_last_good_length(tmp_path):
+    sample = tmp_path / "sample.py"
+    body = "".join(f"    x{k} = {k}\n" for k in range(MAX_FUNCTION_LINES - 1))
+    sample.write_text(f"def fits():\n{body}\n\ndef long():\n{body}    return 0\n")
+    assert _long_functions(sample) == [f"long (line {MAX_FUNCTION_LINES + 3}): {MAX_FUNCTION_LINES + 1} lines"]
