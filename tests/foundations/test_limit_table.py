@@ -45,13 +45,14 @@ ROWS = {
                   r"is {m} characters long; at most {n} are allowed"),
     "max_nodes": (10, lambda n: evaluate(_nodes(n), X, limits=Limits(max_nodes=n)),
                   lambda n: evaluate(_nodes(n)[:-1] + ", 1]", X, limits=Limits(max_nodes=n)), ExpressionError,
-                  r"has more than {n} parts"),
+                  r"has {m} parts; at most {n} are allowed"),
     "max_depth": (3, lambda n: evaluate("(" * n + "x" + ")" * n, X, limits=Limits(max_depth=n)),
                   lambda n: evaluate("(" * (n + 1) + "x" + ")" * (n + 1), X, limits=Limits(max_depth=n)),
-                  ExpressionError, r"nests more than {n} levels deep at column {m}"),
+                  ExpressionError, r"nests {m} levels deep; at most {n} are allowed, and level {m} is at column {m};"),
     "max_tree_depth": (6, lambda n: evaluate("x" + " + x" * (n - 2), X, limits=Limits(max_tree_depth=n)),
                        lambda n: evaluate("x" + " + x" * (n - 1), X, limits=Limits(max_tree_depth=n)),
-                       ExpressionError, r"nests more than {n} levels deep"),
+                       ExpressionError,
+                       r"nests {m} levels deep; at most {n} are allowed, and level {m} is at column 1;"),
     "max_inputs": (3, lambda n: evaluate("x0", _inputs(n), limits=Limits(max_inputs=n)),
                    lambda n: evaluate("x0", _inputs(n + 1), limits=Limits(max_inputs=n)), ExpressionError,
                    r"too many inputs \({m}\); at most {n} are allowed"),
@@ -99,7 +100,19 @@ ROWS = {
     "max_source_depth": (3, lambda n: lint("x = " + "(" * n + "1" + ")" * n + "\n", limits=Limits(max_source_depth=n)),
                          lambda n: lint("x = " + "(" * (n + 1) + "1" + ")" * (n + 1) + "\n",
                                         limits=Limits(max_source_depth=n)), LintError,
-                         r"brackets nest more than {n} deep on line 1"),
+                         r"brackets nest {m} deep; at most {n} levels are allowed, and level {m} opens on line 1;"),
+}
+#: a limit checked in a second place too (another kind of input reaches it), one row each in the same form
+MORE_ROWS = {
+    # a run of signs nests one level per sign, as brackets do
+    ("max_depth", "signs"): (3, lambda n: evaluate("-" * n + "x", X, limits=Limits(max_depth=n)),
+                             lambda n: evaluate("-" * (n + 1) + "x", X, limits=Limits(max_depth=n)), ExpressionError,
+                             r"nests {m} levels deep; at most {n} are allowed, and level {m} is at column {m};"),
+    # x = a + a + ... of k terms: the module, the assignment, k - 1 additions, a name and its Load: k + 2 levels
+    ("max_source_depth", "syntax tree"): (
+        6, lambda n: lint("x = " + " + ".join(["a"] * (n - 2)) + "\n", limits=Limits(max_source_depth=n)),
+        lambda n: lint("x = " + " + ".join(["a"] * (n - 1)) + "\n", limits=Limits(max_source_depth=n)), LintError,
+        r"the code nests {m} levels deep; at most {n} are allowed, and level {m} is on line 1 "),
 }
 #: the limits that stop the analysis and report it (the result is incomplete), with what its reason says
 STOPPING = {"max_source_steps": r"after {n} steps \(the limit, max_source_steps\)",
@@ -115,9 +128,9 @@ def test_every_limit_has_a_row():
     assert set(ROWS) | set(STOPPING) | {"max_source_seconds"} == fields
 
 
-@pytest.mark.parametrize("field", sorted(ROWS))
+@pytest.mark.parametrize("field", sorted(ROWS) + sorted(MORE_ROWS))
 def test_the_last_good_value_is_accepted_and_the_first_bad_refused(field):
-    n, accepted, refused, error, pattern = ROWS[field]
+    n, accepted, refused, error, pattern = {**ROWS, **MORE_ROWS}[field]
     accepted(n)
     with pytest.raises(error) as info:
         refused(n)
