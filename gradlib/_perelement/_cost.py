@@ -230,20 +230,37 @@ def refusal(cost: Cost, limits: Limits, advice: str, who: str = "") -> Expressio
     "method 'summed' would need about 68 bytes of memory at its peak (one reverse pass); at most 10 bytes are allowed. Try less."
     """
     if cost.bytes > limits.max_bytes:
-        what = (f"about {size_text(cost.bytes)} of memory at its peak ({cost.detail}); at most "
-                f"{size_text(limits.max_bytes)} are allowed")
+        need, most = _apart(cost.bytes, limits.max_bytes, size_text)
+        what = f"about {need} of memory at its peak ({cost.detail}); at most {most} are allowed"
     else:
-        what = (f"about {format_number(cost.work, 2)} floating-point operations ({cost.detail}); at most "
-                f"{format_number(float(limits.max_flops), 2)} are allowed for one request")
+        need, most = _apart(cost.work, float(limits.max_flops), format_number)
+        what = (f"about {need} floating-point operations ({cost.detail}); at most {most} are allowed for one "
+                "request")
     return ExpressionError(f"{who or f'method {cost.method!r}'} would need {what}. {advice}".rstrip())
 
 
-def size_text(nbytes: float) -> str:
-    """Bytes for people: ``size_text(6.07e9)`` is ``'6.1 GB'``."""
+def size_text(nbytes: float, digits: int = 2) -> str:
+    """Bytes for people: ``size_text(6.07e9)`` is ``'6.1 GB'``; ``digits`` significant digits at the least."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if nbytes >= scale:
-            return f"{format_number(nbytes / scale, 2)} {unit}" if nbytes < 10 * scale else f"{format_number(round(nbytes / scale))} {unit}"
+            if nbytes < 10 * scale or digits > 2:
+                return f"{format_number(nbytes / scale, max(digits, 2))} {unit}"
+            return f"{format_number(round(nbytes / scale))} {unit}"
     return f"{format_number(round(nbytes))} bytes"
+
+
+def _apart(need: float, most: float, write: Callable[[float, int], str]) -> tuple[str, str]:
+    """``need`` and the limit ``most`` written with 2 significant digits, or as many more as tell them apart: an
+    estimate just over the limit read "about 1e+09 ... at most 1e+09 are allowed", as if it fitted.
+
+    >>> _apart(1_000_003_600.0, 1e9, format_number)
+    ('1.000004e+09', '1e+09')
+    """
+    for digits in range(2, 17):
+        texts = write(need, digits), write(most, digits)
+        if texts[0] != texts[1]:
+            return texts
+    return texts
 
 
 def _count(elements: float) -> str:

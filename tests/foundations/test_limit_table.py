@@ -213,8 +213,7 @@ def test_every_app_limit_that_differs_from_the_default_has_a_row():
     from dashboard import limits
     differing = {(name, f.name) for name in ("APP_LIMITS", "LINT_LIMITS") for f in dataclasses.fields(Limits)
                  if getattr(getattr(limits, name), f.name) != getattr(gradlib.LIMITS, f.name)}
-    assert differing - {("APP_LIMITS", "max_flops"), ("APP_LIMITS", "max_bytes"),
-                        ("LINT_LIMITS", "max_source_seconds")} == set(APP_ROWS)
+    assert differing - {("LINT_LIMITS", "max_source_seconds")} == set(APP_ROWS) | set(COST_ROWS)
 
 
 @pytest.mark.parametrize("name, field", sorted(APP_ROWS))
@@ -229,3 +228,68 @@ def test_the_app_accepts_its_last_good_value_and_refuses_the_first_bad(name, fie
     root = int(n ** 0.5) + 1
     expected = pattern.format(n=_fmt(n), m=_fmt(n + 1), q=_fmt(501 * 500), r=_fmt(root * root))
     assert re.search(expected, str(info.value)), f"{field}: {str(info.value)!r} does not match {expected!r}"
+
+
+# ---------------------------------------------------------------- the app's work and memory bounds, at its values
+
+def _flops_family(q: int, p: int = 100, r: int = 100):
+    """sum(A @ (B * x), axis=1), A p x q, B q x r, x watched (r): method jacobian's work, by the cost model's closed
+    form (gradlib/_perelement/_cost.py: forward + m (2 watched work + m + m + n)), and the request."""
+    forward = p * q + q * r + r + q * r + (2 * p * q * r + p * r) + p     # A, B, x, B * x, the product, the sum
+    watched_work = r + q * r + (2 * p * q * r + p * r) + p
+    work = forward + p * (2 * watched_work + p + p + r)
+    inputs = {"A": np.ones((p, q)).tolist(), "B": np.ones((q, r)).tolist(), "x": np.ones(r).tolist()}
+    return work, ("sum(A @ (B * x), axis=1)", inputs, ("x",))
+
+
+def _bytes_family(q: int, r: int = 250):
+    """sum(x * B, axis=1), B q x r, x watched (r): method jacobian's peak memory in float32, by the closed form
+    (4 bytes x (elements + m (m + 2 watched elements) + 2 m n)), and the request."""
+    elements, watched = r + 2 * q * r + q, r + q * r + q                   # x, B, x * B, the sum; all but B
+    nbytes = 4 * (elements + q * (q + 2 * watched) + 2 * q * r)
+    return nbytes, ("sum(x * B, axis=1)", {"x": np.ones(r).tolist(), "B": np.ones((q, r)).tolist()}, ("x",))
+
+
+#: the app's estimate bounds -> the family of requests whose estimate grows with q, and how the refusal writes it
+COST_ROWS = {("APP_LIMITS", "max_flops"): (_flops_family, r"about ([\d.e+]+) floating-point operations .*; at most "
+                                                          r"([\d.e+]+) are allowed"),
+             ("APP_LIMITS", "max_bytes"): (_bytes_family, r"about ([\d.]+) MB of memory .*; at most ([\d.]+) MB are "
+                                                          r"allowed")}
+
+
+def _last_good(family, limit: float) -> int:
+    q = 1
+    while family(q + 1)[0] <= limit:
+        q += 1
+    return q
+
+
+def _jacobian_refusal(request) -> str:
+    """The app's refusal of method jacobian for ``request``: raised (nothing fits) or kept beside the others."""
+    try:
+        result = _app_compare(*request)
+    except ExpressionError as exc:
+        return str(exc)
+    refused = {**result.errors, **result.skipped}
+    assert "jacobian" in refused, "the first bad value was accepted"
+    return str(refused["jacobian"])
+
+
+@pytest.mark.parametrize("name, field", sorted(COST_ROWS))
+def test_the_app_runs_the_last_request_its_estimate_bounds_allow_and_refuses_the_next(name, field):
+    from dashboard import limits
+    limit = getattr(getattr(limits, name), field)
+    family, pattern = COST_ROWS[(name, field)]
+    q = _last_good(family, limit)
+    assert family(q)[0] <= limit < family(q + 1)[0]
+    result = _app_compare(*family(q)[1])
+    assert not result.errors and not result.skipped, (result.errors, result.skipped)
+    assert result.results["jacobian"].jacobian.shape == result.best.jacobian.shape
+    message = _jacobian_refusal(family(q + 1)[1])
+    found = re.search(pattern, message)
+    assert found, message
+    need, most = (float(v) for v in found.groups())
+    scale = 1e6 if "MB" in pattern else 1.0
+    assert need != most and need * scale > limit and most * scale == limit, message   # both numbers, told apart
+    digits = len(found[1].split("e")[0].replace(".", "").lstrip("0"))
+    assert need * scale == pytest.approx(family(q + 1)[0], rel=10.0 ** (1 - digits)), message
