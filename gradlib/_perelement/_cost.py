@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from .._errors import ExpressionError
-from .._format import format_number
+from .._format import format_apart, format_number
 from .._limits import Limits
 
 __all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text",
@@ -230,10 +230,10 @@ def refusal(cost: Cost, limits: Limits, advice: str, who: str = "") -> Expressio
     "method 'summed' would need about 68 bytes of memory at its peak (one reverse pass); at most 10 bytes are allowed. Try less."
     """
     if cost.bytes > limits.max_bytes:
-        need, most = _apart(cost.bytes, limits.max_bytes, size_text)
+        need, most = format_apart(cost.bytes, limits.max_bytes, size_text)
         what = f"about {need} of memory at its peak ({cost.detail}); at most {most} are allowed"
     else:
-        need, most = _apart(cost.work, float(limits.max_flops), format_number)
+        need, most = format_apart(cost.work, float(limits.max_flops), format_number)
         what = (f"about {need} floating-point operations ({cost.detail}); at most {most} are allowed for one "
                 "request")
     return ExpressionError(f"{who or f'method {cost.method!r}'} would need {what}. {advice}".rstrip())
@@ -247,20 +247,6 @@ def size_text(nbytes: float, digits: int = 2) -> str:
                 return f"{format_number(nbytes / scale, max(digits, 2))} {unit}"
             return f"{format_number(round(nbytes / scale))} {unit}"
     return f"{format_number(round(nbytes))} bytes"
-
-
-def _apart(need: float, most: float, write: Callable[[float, int], str]) -> tuple[str, str]:
-    """``need`` and the limit ``most`` written with 2 significant digits, or as many more as tell them apart: an
-    estimate just over the limit read "about 1e+09 ... at most 1e+09 are allowed", as if it fitted.
-
-    >>> _apart(1_000_003_600.0, 1e9, format_number)
-    ('1.000004e+09', '1e+09')
-    """
-    for digits in range(2, 17):
-        texts = write(need, digits), write(most, digits)
-        if texts[0] != texts[1]:
-            return texts
-    return texts
 
 
 def _count(elements: float) -> str:
