@@ -258,8 +258,12 @@ def _check_rows(rows: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _check_depth(text: str, where: str, limit: int) -> None:
-    """Refuse JSON nested deeper than ``limit`` before ``json`` sees it (it recurses once per level)."""
-    depth, in_string, escaped = 0, False, False
+    """Refuse JSON nested deeper than ``limit`` before ``json`` sees it (it recurses once per level).
+
+    The text (bounded in length before) is read to its end, so the message names the depth it reaches.
+    """
+    depth = deepest = 0
+    first, in_string, escaped = None, False, False      # first: the column of the first level past the limit
     for col, char in enumerate(text, start=1):
         if in_string:
             if escaped:
@@ -273,11 +277,14 @@ def _check_depth(text: str, where: str, limit: int) -> None:
             in_string = True
         elif char in "[{":
             depth += 1
-            if depth > limit:
-                raise InputError(f"{where} is nested more than {limit} levels deep at column {col}; "
-                                 f"tensors have at most {APP_LIMITS.max_rank} dimensions")
+            deepest = max(deepest, depth)
+            if first is None and depth > limit:
+                first = col
         elif char in "]}":
             depth -= 1
+    if first is not None:
+        raise InputError(f"{where} is nested {deepest:,} levels deep; at most {limit} are allowed, and level "
+                         f"{limit + 1} is at column {first}; tensors have at most {APP_LIMITS.max_rank} dimensions")
 
 
 def _loads(text: str, where: str, depth: int) -> Any:

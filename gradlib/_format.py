@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 import statistics
 from numbers import Integral, Real
-from typing import Sequence
+from typing import Callable, Sequence
 
-__all__ = ["format_number", "format_ratio"]
+__all__ = ["format_apart", "format_number", "format_ratio"]
 
 
 def format_number(value: Real, digits: int = 6) -> str:
@@ -40,6 +40,23 @@ def format_number(value: Real, digits: int = 6) -> str:
     if isinstance(value, Integral) and not isinstance(value, bool):
         return f"{int(value):,}"
     return f"{float(value):.{digits}g}"
+
+
+def format_apart(need: float, most: float, write: Callable[[float, int], str] | None = None) -> tuple[str, str]:
+    """An estimate and the limit it passes, written with 2 significant digits or as many more as tell them apart:
+    "about 1e+09 ... at most 1e+09 are allowed" reads as if the estimate fitted.
+
+    ``write(value, digits)`` writes one number (default ``format_number``).
+
+    >>> format_apart(1_000_003_600.0, 1e9), format_apart(2e9, 1e9)
+    (('1.000004e+09', '1e+09'), ('2e+09', '1e+09'))
+    """
+    write = write or format_number
+    for digits in range(2, 18):
+        texts = write(need, digits), write(most, digits)
+        if texts[0] != texts[1]:
+            break
+    return texts
 
 
 def format_ratio(ratio: Real | Sequence[Real]) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 import streamlit as st
 
 import gradlib
-from dashboard import render, services
+from dashboard import progress, render, services
 from gradlib import figures
 
 
@@ -82,25 +82,41 @@ def show_poisson() -> None:
 
 #: each computation of the page, what the status box says while it runs, and the cached service that runs it
 STEPS = (("the seed's Hessians", "second_order_seed"), ("the nested-tape mistakes", "second_order_mistakes"),
-         ("each point's Laplacian over the grid (the slow part: several seconds the first time)",
-          "second_order_poisson"))
+         ("each point's Laplacian over the grid", "second_order_poisson"))
 
 
 def compute_with_status() -> None:
-    """Run the page's computations under a status box at its top, so a visitor sees the work on arrival (the grid's
-    Laplacians took 8-31 s at the bottom of a long page, with nothing shown above). The sections below read the same
-    cached results; a computation that fails is reported there, where its section is."""
-    with st.status("Computing the second-order examples in TensorFlow…", expanded=False) as status:
+    """Run the page's computations before its sections, which read the same cached results (a computation that fails
+    is reported there, where its section is). A status box at the top names each while it runs, only when what is
+    left is expected to take over ``progress.SLOW_SECONDS`` (the first visit: 8-31 s with nothing shown above was the
+    complaint); results in the cache show nothing."""
+    todo = [(what, name) for what, name in STEPS if progress.expected([name]) > 0]
+    if not progress.is_slow(name for _, name in todo):
+        for _, name in todo:
+            _compute(name)
+        return
+    seconds = gradlib.format_number(progress.expected(name for _, name in todo), 2)
+    with st.status(f"Computing the second-order examples in TensorFlow (about {seconds} s expected)…",
+                   expanded=False) as status:
         failed = []
-        for k, (what, name) in enumerate(STEPS):
-            status.update(label=f"Computing {what} ({k + 1} of {len(STEPS)})…")
-            try:
-                getattr(services, name)()
-            except Exception:   # noqa: BLE001 - the section below runs it again and shows the error where it belongs
-                failed.append(what.split(" (")[0])
+        for k, (what, name) in enumerate(todo):
+            status.update(label=f"Computing {what} ({k + 1} of {len(todo)})…")
+            if not _compute(name):
+                failed.append(what)
+        done = [what for what, _ in todo if what not in failed]
         status.update(label=f"Could not compute {', '.join(failed)}: see below" if failed else
-                      "Computed: the seed's Hessians, the nested-tape mistakes and the grid's Laplacians",
+                      f"Computed: {', '.join(done[:-1])} and {done[-1]}" if len(done) > 1 else f"Computed: {done[0]}",
                       state="error" if failed else "complete")
+
+
+def _compute(name: str) -> bool:
+    """Run the cached service ``name``; False when it fails (its section runs it again and shows the error)."""
+    try:
+        getattr(services, name)()
+    except Exception:   # noqa: BLE001 - the section below runs it again and shows the error where it belongs
+        return False
+    progress.finished(name)
+    return True
 
 
 def main() -> None:

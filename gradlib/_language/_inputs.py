@@ -272,7 +272,8 @@ def _nested_shape(raw: Any, where: str, limits: Limits) -> tuple[int, ...]:
             if leaf_depth is not None and depth >= leaf_depth:
                 raise InputError(f"{where}{_path(path)} is a list where a number was expected: the list is ragged")
             if depth >= limits.max_rank:
-                raise InputError(f"{where} is nested {depth + 1} deep; at most {limits.max_rank} dimensions are allowed")
+                raise InputError(f"{where} is nested {_nesting(depth, item)}; at most {limits.max_rank} dimensions "
+                                 "are allowed")
             if not item:
                 raise InputError(f"{where}{_path(path)} is an empty list; every list needs at least one number")
             shape = _agree(shape, depth, len(item), where, path)
@@ -316,6 +317,17 @@ def _describe(value: Any) -> str:
     if value is None:
         return "None (null)"
     return f"a {type(value).__name__}"
+
+
+def _nesting(depth: int, item: Any) -> str:
+    """How deep a list at ``depth`` nests along its first elements (its rank when it is not ragged), in words."""
+    seen = set()
+    while isinstance(item, (list, tuple)):
+        if id(item) in seen:
+            return "without end (a list that contains itself)"
+        seen.add(id(item))
+        item, depth = item[0] if item else None, depth + 1
+    return f"{depth:,} deep"
 
 
 def _path(path: tuple[int, ...]) -> str:

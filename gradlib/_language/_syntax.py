@@ -216,8 +216,13 @@ def _char_message(char: str, col: int) -> str:
 
 
 def _check_nesting(text: str, limits: Limits) -> None:
-    """Refuse deep nesting before Python's own parser sees it (it can overflow on thousands of levels)."""
-    depth = run = 0
+    """Refuse deep nesting before Python's own parser sees it (it can overflow on thousands of levels).
+
+    The whole text is read (it is at most ``max_chars`` long), so the message names the depth the text reaches,
+    not only that it passed the limit.
+    """
+    depth = run = deepest = 0
+    first = None                    # the column where the text first goes one level past the limit
     for col, char in enumerate(text, start=1):
         if char in "([":
             depth += 1
@@ -227,9 +232,13 @@ def _check_nesting(text: str, limits: Limits) -> None:
             run += 1
         elif char != " ":
             run = 0
-        if depth > limits.max_depth or run > limits.max_depth:
-            raise ExpressionError(f"the function nests more than {limits.max_depth} levels deep at column {col}; "
-                                  "simplify it", text=text, column=col)
+        deepest = max(deepest, depth, run)
+        if first is None and deepest > limits.max_depth:
+            first = col
+    if first is not None:
+        raise ExpressionError(f"the function nests {deepest:,} levels deep; at most {limits.max_depth} are allowed, "
+                              f"and level {limits.max_depth + 1} is at column {first}; simplify it",
+                              text=text, column=first)
 
 
 def _parse_tree(text: str) -> ast.expr:
@@ -258,13 +267,26 @@ def _check_tree(tree: ast.expr, text: str, limits: Limits) -> None:
         count += 1
         col = getattr(node, "col_offset", 0) + 1
         if count > limits.max_nodes:
-            raise ExpressionError(f"the function has more than {limits.max_nodes} parts; simplify it")
+            raise ExpressionError(f"the function has {_size(tree)[0]:,} parts; at most {limits.max_nodes:,} are "
+                                  "allowed; simplify it")
         if depth > limits.max_tree_depth:
-            raise ExpressionError(f"the function nests more than {limits.max_tree_depth} levels deep at column {col}; "
-                                  "simplify it (a chain like a + b + c + ... counts one level per term)",
+            raise ExpressionError(f"the function nests {_size(tree)[1]:,} levels deep; at most "
+                                  f"{limits.max_tree_depth} are allowed, and level {limits.max_tree_depth + 1} is at "
+                                  f"column {col}; simplify it (a chain like a + b + c + ... counts one level per term)",
                                   text=text, column=col)
         _check_node(node, text, col, conditions)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _size(tree: ast.AST) -> tuple[int, int]:
+    """The number of nodes of ``tree`` and its depth (the root is level 1), walked without recursion."""
+    count = deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count, deepest = count + 1, max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return count, deepest
 
 
 def _check_node(node: ast.AST, text: str, col: int, conditions: set[int]) -> None:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from .._errors import ExpressionError
-from .._format import format_number
+from .._format import format_apart, format_number
 from .._limits import Limits
 
 __all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text",
@@ -230,19 +230,22 @@ def refusal(cost: Cost, limits: Limits, advice: str, who: str = "") -> Expressio
     "method 'summed' would need about 68 bytes of memory at its peak (one reverse pass); at most 10 bytes are allowed. Try less."
     """
     if cost.bytes > limits.max_bytes:
-        what = (f"about {size_text(cost.bytes)} of memory at its peak ({cost.detail}); at most "
-                f"{size_text(limits.max_bytes)} are allowed")
+        need, most = format_apart(cost.bytes, limits.max_bytes, size_text)
+        what = f"about {need} of memory at its peak ({cost.detail}); at most {most} are allowed"
     else:
-        what = (f"about {format_number(cost.work, 2)} floating-point operations ({cost.detail}); at most "
-                f"{format_number(float(limits.max_flops), 2)} are allowed for one request")
+        need, most = format_apart(cost.work, float(limits.max_flops), format_number)
+        what = (f"about {need} floating-point operations ({cost.detail}); at most {most} are allowed for one "
+                "request")
     return ExpressionError(f"{who or f'method {cost.method!r}'} would need {what}. {advice}".rstrip())
 
 
-def size_text(nbytes: float) -> str:
-    """Bytes for people: ``size_text(6.07e9)`` is ``'6.1 GB'``."""
+def size_text(nbytes: float, digits: int = 2) -> str:
+    """Bytes for people: ``size_text(6.07e9)`` is ``'6.1 GB'``; ``digits`` significant digits at the least."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if nbytes >= scale:
-            return f"{format_number(nbytes / scale, 2)} {unit}" if nbytes < 10 * scale else f"{format_number(round(nbytes / scale))} {unit}"
+            if nbytes < 10 * scale or digits > 2:
+                return f"{format_number(nbytes / scale, max(digits, 2))} {unit}"
+            return f"{format_number(round(nbytes / scale))} {unit}"
     return f"{format_number(round(nbytes))} bytes"
 
 

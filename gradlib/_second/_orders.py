@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .._format import format_number
+from .._format import format_apart, format_number
 from .._errors import ExpressionError
 from .._limits import LIMITS, Limits
 
@@ -242,9 +242,9 @@ def check_budget(name: str, s: Shape, limits: Limits) -> None:
     """Refuse a named method whose estimate passes the limits, with both numbers."""
     c = row(name).cost(s)
     if c.bytes > limits.max_bytes:
-        raise ExpressionError(f"method {name!r} would need ~{format_number(c.bytes / 1e6, 2)} MB at its peak here "
-                              f"({sizes(s)}); at most {format_number(limits.max_bytes / 1e6, 2)} MB are "
-                              f"allowed. {smaller(s)}, or method='auto'")
+        need, most = format_apart(c.bytes / 1e6, limits.max_bytes / 1e6)
+        raise ExpressionError(f"method {name!r} would need ~{need} MB at its peak here ({sizes(s)}); at most {most} MB "
+                              f"are allowed. {smaller(s)}, or method='auto'")
     if c.unrolled > limits.max_unrolled:
         raise ExpressionError(f"method {name!r} would write {c.unrolled:,} passes one by one into its graph here; at "
                               f"most {limits.max_unrolled:,} are allowed (each costs trace time). Use method='auto'")

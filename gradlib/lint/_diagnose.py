@@ -436,8 +436,8 @@ def _walk_between(it, target: Val, source: Val) -> dict | None:
         if val.id not in ancestors:
             if len(ancestors) > _MAX_NODES:
                 it.charge(len(ancestors), "the values on the way to a gradient")
-                it.give_up(f"the gradient on line {it.line} depends on more than {_MAX_NODES:,} values, so it "
-                           "was not explained")
+                it.give_up(f"the gradient on line {it.line} depends on at least {len(ancestors):,} values, more "
+                           f"than {_MAX_NODES:,}, so it was not explained")
                 return None
             ancestors[val.id] = val
             todo.extend(_inputs(val))

@@ -184,8 +184,8 @@ class Interpreter:
         """Count ``amount`` units of work (elements built or walked, for ``what``) against the budget."""
         self.work += amount
         if self.work > self.max_work:
-            raise Budget(f"the analysis stopped on line {self.line}: it built more than {self.max_work:,} elements "
-                         f"(the limit, max_source_work), the last ones for {what}")
+            raise Budget(f"the analysis stopped on line {self.line}: it built {self.work:,} elements, more than "
+                         f"{self.max_work:,} (the limit, max_source_work), the last ones for {what}")
         if amount > _CLOCK_EVERY:
             self._check_clock()
 
@@ -252,8 +252,8 @@ class Interpreter:
         self.charge(len(items), "a list")
         value = Val("seq", items=items, **fields)
         if value.size > MAX_SIZE:
-            return self.give_up(f"a list on line {self.line} holds more than {MAX_SIZE:,} values, so it was not "
-                                "followed")
+            return self.give_up(f"a list on line {self.line} holds {value.size:,} values, more than {MAX_SIZE:,}, "
+                                "so it was not followed")
         return value
 
     def escape(self, values: list[Val], whole: bool = False) -> None:
@@ -749,9 +749,10 @@ class Interpreter:
         opaque = any(not p.known for p in parents)
         too_big = any(p.op == "too big" for p in parents)
         rec = {} if cut or too_big else self.record(parents, seq)   # what the known inputs carry, even next to
-        if any(len(sources) > MAX_DEPS for sources in rec.values()):                    # unknown ones
-            self.give_up(f"a value on line {self.line} depends on more than {MAX_DEPS:,} values a tape recorded, "
-                         "so it was not followed")
+        deps = max(map(len, rec.values()), default=0)                                   # unknown ones
+        if deps > MAX_DEPS:
+            self.give_up(f"a value on line {self.line} depends on {deps:,} values a tape recorded, more than "
+                         f"{MAX_DEPS:,}, so it was not followed")
             too_big = True
         if too_big:             # not followed, and neither is anything made from it: "can't tell"
             rec, opaque, how = {}, True, "too big"
@@ -833,8 +834,8 @@ class Interpreter:
             return self.op("numpy", (left, right), node, "op", _dtype(left, right))
         if kinds == {"seq"} and isinstance(op, ast.Add) and left.items is not None and right.items is not None:
             if left.size + right.size > MAX_SIZE:
-                return self.give_up(f"a list on line {self.line} holds more than {MAX_SIZE:,} values, so it was "
-                                    "not followed")
+                return self.give_up(f"a list on line {self.line} holds {left.size + right.size:,} values, more "
+                                    f"than {MAX_SIZE:,}, so it was not followed")
             return self.seq(left.items + right.items)
         if "model" in kinds:
             return self.op("tensor", (left, right), node, "op", "float")

@@ -105,33 +105,43 @@ def _check_text(source: object, limits: Limits) -> str:
 def _check_brackets(source: str, limits: Limits) -> None:
     """Refuse bracket nesting deeper than the limit before Python's parser sees it (only operator tokens count).
 
-    Code the tokenizer cannot read stops the count: the parser then reports that syntax error itself.
+    The count goes on past the limit to the end of the source, so the message names the depth reached; code the
+    tokenizer cannot read stops it (then the depth is "at least" what was counted, and below the limit the parser
+    reports that syntax error itself).
     """
-    depth = 0
+    depth = deepest = 0
+    first, complete = None, True        # first: where the source first goes one level past the limit
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type != tokenize.OP:
                 continue
             if token.string in ("(", "[", "{"):
                 depth += 1
-                if depth > limits.max_source_depth:
-                    line, col = token.start
-                    raise LintError(f"gradlib.lint: brackets nest more than {limits.max_source_depth} deep on line "
-                                    f"{line}; simplify the expression.", line, col)
+                deepest = max(deepest, depth)
+                if first is None and depth > limits.max_source_depth:
+                    first = token.start
             elif token.string in (")", "]", "}"):
                 depth = max(depth - 1, 0)
     except (tokenize.TokenError, SyntaxError):
-        return
+        complete = False
+    if first is not None:
+        (line, col), reached = first, f"{deepest:,}" if complete else f"at least {deepest:,}"
+        raise LintError(f"gradlib.lint: brackets nest {reached} deep; at most {limits.max_source_depth} levels are "
+                        f"allowed, and level {limits.max_source_depth + 1} opens on line {line}; simplify the "
+                        "expression.", line, col)
 
 
 def _check_tree(tree: ast.Module, limits: Limits) -> None:
     """Refuse syntax trees deeper than the limit (long operator chains, statement nesting), iteratively."""
-    todo = [(tree, 0)]
+    todo, deepest, first = [(tree, 0)], 0, None
     while todo:
         node, depth = todo.pop()
-        if depth > limits.max_source_depth:
-            line = getattr(node, "lineno", 1)
-            raise LintError(f"gradlib.lint: the code nests more than {limits.max_source_depth} levels deep on "
-                            f"line {line} (a long chain of operators or calls); split it into smaller statements.",
-                            line, getattr(node, "col_offset", 0))
+        deepest = max(deepest, depth)
+        if first is None and depth > limits.max_source_depth:
+            first = node
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    if first is not None:
+        line = getattr(first, "lineno", 1)
+        raise LintError(f"gradlib.lint: the code nests {deepest:,} levels deep; at most {limits.max_source_depth} "
+                        f"are allowed, and level {limits.max_source_depth + 1} is on line {line} (a long chain of "
+                        "operators or calls); split it into smaller statements.", line, getattr(first, "col_offset", 0))

@@ -123,8 +123,8 @@ def test_a_paste_too_big_to_follow_answers_fast_and_says_it_could_not_be_checked
     assert seconds < 5 and peak < 100e6, (seconds, peak / 1e6)
     assert not at.success and not at.error
     (warning,) = [w.value for w in at.warning]
-    assert warning.startswith("**This code could not be checked completely**: a list on line 4 holds more than "
-                              "10,000 values")
+    assert warning.startswith("**This code could not be checked completely**: a list on line 4 holds 16,384 "
+                              "values, more than 10,000,")
     assert "Nothing was found before that" in warning and "may still hold a GradientTape mistake" in warning
 
 

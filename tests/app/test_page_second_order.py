@@ -42,14 +42,64 @@ def test_the_relu_network_s_zero_laplacian_is_explained(at):
     assert any("Poisson residual" in m.value for m in at.markdown)
 
 
-def test_a_status_at_the_top_shows_the_work_and_ends_complete(at):
-    """The grid's Laplacians ran 8-31 s at the bottom of a long page with nothing shown above: a status box is the
-    page's first element, names each computation while it runs and ends complete."""
+def _open(monkeypatch, expected: dict | None = None) -> AppTest:
+    """The page in a process that has computed nothing yet as far as the estimate knows, with ``expected`` seconds
+    for each service (the cost table the page reads), so no test depends on how fast this machine is today."""
+    from dashboard import progress
+    progress.forget()
+    if expected is not None:
+        monkeypatch.setattr(progress, "EXPECTED", expected)
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    at.switch_page("pages/second_order.py").run()
+    assert not at.exception
+    return at
+
+
+def _statuses(at: AppTest) -> list:
+    return [c for c in at.main.children.values() if c.type == "status"]
+
+
+def test_a_status_at_the_top_names_the_work_expected_to_be_slow_and_ends_complete(monkeypatch):
+    """The grid's Laplacians ran 8-31 s at the bottom of a long page with nothing shown above: when the page's work
+    is expected to take over 2 s, a status box under the title says so, names each computation and ends complete."""
+    at = _open(monkeypatch, {"second_order_seed": 0.5, "second_order_mistakes": 0.5, "second_order_poisson": 1.5})
     shown = [c for c in at.main.children.values() if c.type != "empty"]   # a first visit may hold a placeholder
     assert [c.type for c in shown[:3]] == ["title", "markdown", "status"], shown[:4]   # under the title and intro
     first = shown[2]
     assert first.proto.state == first.proto.State.COMPLETE
-    assert first.label == "Computed: the seed's Hessians, the nested-tape mistakes and the grid's Laplacians"
+    assert first.label == ("Computed: the seed's Hessians, the nested-tape mistakes and each point's Laplacian over "
+                           "the grid")
+
+
+@pytest.mark.parametrize("seconds", [{"second_order_seed": 0.5, "second_order_mistakes": 0.5,
+                                      "second_order_poisson": 1.0},        # 2 s in all: not over the threshold
+                                     {"second_order_seed": 0.0, "second_order_mistakes": 0.0,
+                                      "second_order_poisson": 0.0}])
+def test_work_expected_to_be_quick_shows_no_status_and_the_sections_still_read_it(monkeypatch, seconds):
+    at = _open(monkeypatch, seconds)
+    assert not _statuses(at) and not at.get("spinner")
+    assert [["40", "30", "24"], ["30", "0", "9"], ["24", "9", "0"]] in [t.value.values.tolist() for t in at.table]
+    assert any("Poisson residual" in m.value for m in at.markdown)
+
+
+def test_a_second_visit_reads_the_cache_and_shows_no_status(monkeypatch):
+    _open(monkeypatch)                          # the measured table: a first visit is slow
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    at.switch_page("pages/second_order.py").run()   # the same process, within the hour: all of it cached
+    assert not at.exception and not _statuses(at)
+
+
+def test_only_what_is_not_cached_is_named_and_counted(monkeypatch):
+    from dashboard import progress
+    _open(monkeypatch)
+    progress.forget()
+    progress.finished("second_order_seed")
+    progress.finished("second_order_mistakes")
+    monkeypatch.setattr(progress, "EXPECTED", {**progress.EXPECTED, "second_order_poisson": 2.5})
+    at = AppTest.from_file("../../app.py", default_timeout=180)
+    at.switch_page("pages/second_order.py").run()
+    (status,) = _statuses(at)
+    assert status.label == "Computed: each point's Laplacian over the grid"
 
 
 def test_a_failed_computation_turns_the_status_to_an_error_and_is_shown_in_its_section(monkeypatch):
@@ -59,8 +109,10 @@ def test_a_failed_computation_turns_the_status_to_an_error_and_is_shown_in_its_s
         raise gradlib.GradlibError("the grid could not be computed")
 
     from dashboard import services
+    from dashboard import progress
     monkeypatch.setattr(gradlib, "poisson_example", broken)
     services.second_order_poisson.clear()   # the page's cache holds the grid from an earlier test: compute it anew
+    progress.forget()                        # and so the page expects it to take its time again
     try:
         at = AppTest.from_file("../../app.py", default_timeout=180)
         at.switch_page("pages/second_order.py").run()

@@ -10,15 +10,13 @@ service or a new parameter without a row fails.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
-import math
 
 import numpy as np
-import pandas as pd
 import pytest
 import streamlit as st
 
+from answers import observed, same
 from dashboard import services
 
 X = {"x": [1.0, 2.0], "y": [0.5, -1.0]}
@@ -88,39 +86,6 @@ ROWS = [
 ]
 
 
-#: fields that hold timings or the process's trace state (they differ between any two calls)
-_TIMED = ("second", "spread", "time", "timing", "cost", "traced", "compiled_final")
-
-
-def _observed(value):
-    """What an answer says, without its timings (which differ between any two calls)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _observed(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not any(w in f.name for w in _TIMED)}
-    if isinstance(value, pd.DataFrame):   # scaling's, timed by the test's clock (``_counting_clock``)
-        return _observed({c: value[c].to_numpy() for c in value.columns})
-    if isinstance(value, dict):
-        return {k: _observed(v) for k, v in value.items() if k != "timings"}
-    if isinstance(value, (list, tuple)):
-        return [_observed(v) for v in value]
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return np.round(value, 5)
-    if isinstance(value, float) and math.isnan(value):
-        return "nan"
-    return value
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
-    return a == b
-
-
 def _counting_clock():
     """A clock whose k-th interval is k ms: a scaling's timings depend on its calls alone, not on the machine."""
     state = {"now": 0.0, "reads": 0}
@@ -134,7 +99,7 @@ def _counting_clock():
 
 def _answer(call):
     try:
-        return _observed(call())
+        return observed(call())
     except Exception as e:   # noqa: BLE001 - a refusal is an answer too (the limits row)
         return ("refused", type(e).__name__, str(e))
 
@@ -155,10 +120,10 @@ def test_a_call_differing_in_one_parameter_is_not_answered_from_the_cache(servic
     second = {**first, parameter: value}
     cached.clear()
     expected = _answer(lambda: cached.__wrapped__(**second))
-    assert not _same(_answer(lambda: cached.__wrapped__(**first)), expected), \
+    assert not same(_answer(lambda: cached.__wrapped__(**first)), expected), \
         f"{service}: {parameter} changes nothing in the answer, so this row tests nothing"
     _answer(lambda: cached(**first))
-    assert _same(_answer(lambda: cached(**second)), expected), \
+    assert same(_answer(lambda: cached(**second)), expected), \
         f"{service}: a call differing only in {parameter} got the cached answer of the first"
 
 

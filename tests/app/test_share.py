@@ -13,6 +13,7 @@ from dashboard.share import (MAX_LENGTHS, ShareState, check_state, decode, encod
                              parse_value, query_string, rows_of)
 
 SEED = {"outputs": "[x0*x1*x2, x0*x1*x2*x0]", "inputs": '{"x0": 3, "x1": 4, "x2": 5}'}
+DIMENSIONS = "; tensors have at most 4 dimensions"   # the end of every nesting refusal of the app's JSON
 
 
 def test_no_share_parameters_means_no_state():
@@ -101,8 +102,9 @@ def test_malformed_links_say_what_is_wrong(params, match):
     ({"outputs": "x*x", "inputs": '{"x\u00e9": 1}'}, "is not a valid name"),
     ({"outputs": "x" * 2001, "inputs": '{"x": 1}'}, "'outputs' is 2,001 characters long; at most 2,000"),
     ({"outputs": "x*x", "inputs": '{"x": [' + "0," * 20_000 + "0]}"}, "'inputs' is 40,010 characters long"),
-    ({"outputs": "x*x", "inputs": '{"x": ' + "[" * 5000 + "]" * 5000 + "}"}, "nested more than 5 levels deep at column 11"),
-    ({"outputs": "x*x", "inputs": '{"x": ' + "[" * 6 + "1" + "]" * 6 + "}"}, "nested more than 5 levels deep"),
+    ({"outputs": "x*x", "inputs": '{"x": ' + "[" * 5000 + "]" * 5000 + "}"},
+     "nested 5,001 levels deep; at most 5 are allowed, and level 6 is at column 11"),
+    ({"outputs": "x*x", "inputs": '{"x": ' + "[" * 6 + "1" + "]" * 6 + "}"}, "nested 7 levels deep; at most 5 are allowed"),
     ({"outputs": "x*x", "inputs": '{"x": 1' + "0" * 5000 + "}"}, "cannot be read"),      # int too long to convert
     ({"outputs": "x*x", "inputs": '{"x": 1}', "watch": "x," * 400}, "'watch' is 800 characters long"),
     ({"outputs": "x*x", "inputs": '{"x": 1}', "method": "__class__"}, "method '__class__' is not a method"),
@@ -141,7 +143,7 @@ def test_parse_value_reads_numbers_vectors_and_matrices(text, value):
 
 
 @pytest.mark.parametrize("text, match", [("", "is empty"), ("[1, 2", "is not valid JSON"), ("1" * 10_001, "10,001 characters"),
-                                         ("[[[[[1]]]]]", "nested more than 4 levels")])
+                                         ("[[[[[1]]]]]", "nested 5 levels deep; at most 4")])
 def test_parse_value_refuses_what_is_not_a_value(text, match):
     with pytest.raises(InputError, match=match):
         parse_value(text, where="the value of input 'x'")
@@ -254,7 +256,7 @@ def refusal(call, *args, **kwargs) -> str:
     ({"outputs": "x", "inputs": X1, "dtype": "x:int8"},
      "share link: dtype 'int8' of 'x' is not one of float32, float64, int32, int64"),
     ({"outputs": "x", "inputs": '{"x": [[[[[[1]]]]]]}'},
-     "share link: 'inputs' is nested more than 5 levels deep at column 11; tensors have at most 4 dimensions"),
+     "share link: 'inputs' is nested 7 levels deep; at most 5 are allowed, and level 6 is at column 11" + DIMENSIONS),
 ])
 def test_each_bad_link_is_refused_with_this_message(params, message):
     assert refusal(decode, params) == message
@@ -301,7 +303,7 @@ def test_brackets_inside_json_strings_do_not_count_as_nesting_but_outside_them_t
     name = '[[[[[[\\"{{{{'
     assert parse_inputs('{"' + name + '": 1}') == {'[[[[[["{{{{': 1}
     assert refusal(parse_inputs, '{"a": "\\\\", "x": [[[[[1]]]]]}') == (
-        "share link: 'inputs' is nested more than 5 levels deep at column 22; tensors have at most 4 dimensions")
+        "share link: 'inputs' is nested 6 levels deep; at most 5 are allowed, and level 6 is at column 22" + DIMENSIONS)
     # closing brackets bring the depth back: five objects side by side are one level deep each
     assert parse_inputs('{"a": [1], "b": [[2]], "c": [[[3]]], "d": [[[[4]]]]}')["d"] == [[[[4]]]]
 
@@ -319,7 +321,7 @@ def test_a_typed_value_is_a_number_or_nested_lists_and_its_refusals_say_where():
     at_limit = " [" + ",".join(["1"] * 4999) + "]"
     assert len(at_limit) == MAX_VALUE_CHARS and parse_value(at_limit, where="w") == [1] * 4999
     assert refusal(parse_value, "[[[[[1]]]]]", where="input 'W'") == (
-        "input 'W' is nested more than 4 levels deep at column 5; tensors have at most 4 dimensions")
+        "input 'W' is nested 5 levels deep; at most 4 are allowed, and level 5 is at column 5" + DIMENSIONS)
     assert parse_value("[[[[1]]]]", where="w") == [[[[1]]]]
     assert refusal(parse_value, '"a', where="w") == (
         "w is not valid JSON: Unterminated string starting at at column 1. Write numbers and lists like [[1, 2], "
@@ -427,17 +429,17 @@ def test_an_escaped_quote_stays_inside_its_string_and_brackets_after_it_are_text
     assert parse_inputs('{"a\\"[[[[[[": 1}') == {'a"[[[[[[': 1}
     # an empty first string closes at once: the brackets after it count
     assert refusal(parse_inputs, '{"": 1, "x": [[[[[1]]]]]}') == (
-        "share link: 'inputs' is nested more than 5 levels deep at column 18; tensors have at most 4 dimensions")
+        "share link: 'inputs' is nested 6 levels deep; at most 5 are allowed, and level 6 is at column 18" + DIMENSIONS)
 
 
 def test_only_brackets_and_braces_nest_and_each_closing_one_undoes_one_level():
     assert refusal(parse_inputs, "X[[[[[[1]]]]]]") == (
-        "share link: 'inputs' is nested more than 5 levels deep at column 7; tensors have at most 4 dimensions")
+        "share link: 'inputs' is nested 6 levels deep; at most 5 are allowed, and level 6 is at column 7" + DIMENSIONS)
     assert refusal(parse_inputs, "XXXXXXX") == (
         "share link: 'inputs' is not valid JSON: Expecting value at column 1. Write numbers and lists like [[1, 2], "
         "[3, 4]]")
     assert refusal(parse_value, "[[[[1], [[1]]]]]", where="w") == (
-        "w is nested more than 4 levels deep at column 10; tensors have at most 4 dimensions")
+        "w is nested 5 levels deep; at most 4 are allowed, and level 5 is at column 10" + DIMENSIONS)
 
 
 def test_the_last_of_three_repeated_parameters_wins():

@@ -45,13 +45,14 @@ ROWS = {
                   r"is {m} characters long; at most {n} are allowed"),
     "max_nodes": (10, lambda n: evaluate(_nodes(n), X, limits=Limits(max_nodes=n)),
                   lambda n: evaluate(_nodes(n)[:-1] + ", 1]", X, limits=Limits(max_nodes=n)), ExpressionError,
-                  r"has more than {n} parts"),
+                  r"has {m} parts; at most {n} are allowed"),
     "max_depth": (3, lambda n: evaluate("(" * n + "x" + ")" * n, X, limits=Limits(max_depth=n)),
                   lambda n: evaluate("(" * (n + 1) + "x" + ")" * (n + 1), X, limits=Limits(max_depth=n)),
-                  ExpressionError, r"nests more than {n} levels deep at column {m}"),
+                  ExpressionError, r"nests {m} levels deep; at most {n} are allowed, and level {m} is at column {m};"),
     "max_tree_depth": (6, lambda n: evaluate("x" + " + x" * (n - 2), X, limits=Limits(max_tree_depth=n)),
                        lambda n: evaluate("x" + " + x" * (n - 1), X, limits=Limits(max_tree_depth=n)),
-                       ExpressionError, r"nests more than {n} levels deep"),
+                       ExpressionError,
+                       r"nests {m} levels deep; at most {n} are allowed, and level {m} is at column 1;"),
     "max_inputs": (3, lambda n: evaluate("x0", _inputs(n), limits=Limits(max_inputs=n)),
                    lambda n: evaluate("x0", _inputs(n + 1), limits=Limits(max_inputs=n)), ExpressionError,
                    r"too many inputs \({m}\); at most {n} are allowed"),
@@ -99,7 +100,19 @@ ROWS = {
     "max_source_depth": (3, lambda n: lint("x = " + "(" * n + "1" + ")" * n + "\n", limits=Limits(max_source_depth=n)),
                          lambda n: lint("x = " + "(" * (n + 1) + "1" + ")" * (n + 1) + "\n",
                                         limits=Limits(max_source_depth=n)), LintError,
-                         r"brackets nest more than {n} deep on line 1"),
+                         r"brackets nest {m} deep; at most {n} levels are allowed, and level {m} opens on line 1;"),
+}
+#: a limit checked in a second place too (another kind of input reaches it), one row each in the same form
+MORE_ROWS = {
+    # a run of signs nests one level per sign, as brackets do
+    ("max_depth", "signs"): (3, lambda n: evaluate("-" * n + "x", X, limits=Limits(max_depth=n)),
+                             lambda n: evaluate("-" * (n + 1) + "x", X, limits=Limits(max_depth=n)), ExpressionError,
+                             r"nests {m} levels deep; at most {n} are allowed, and level {m} is at column {m};"),
+    # x = a + a + ... of k terms: the module, the assignment, k - 1 additions, a name and its Load: k + 2 levels
+    ("max_source_depth", "syntax tree"): (
+        6, lambda n: lint("x = " + " + ".join(["a"] * (n - 2)) + "\n", limits=Limits(max_source_depth=n)),
+        lambda n: lint("x = " + " + ".join(["a"] * (n - 1)) + "\n", limits=Limits(max_source_depth=n)), LintError,
+        r"the code nests {m} levels deep; at most {n} are allowed, and level {m} is on line 1 "),
 }
 #: the limits that stop the analysis and report it (the result is incomplete), with what its reason says
 STOPPING = {"max_source_steps": r"after {n} steps \(the limit, max_source_steps\)",
@@ -115,9 +128,9 @@ def test_every_limit_has_a_row():
     assert set(ROWS) | set(STOPPING) | {"max_source_seconds"} == fields
 
 
-@pytest.mark.parametrize("field", sorted(ROWS))
+@pytest.mark.parametrize("field", sorted(ROWS) + sorted(MORE_ROWS))
 def test_the_last_good_value_is_accepted_and_the_first_bad_refused(field):
-    n, accepted, refused, error, pattern = ROWS[field]
+    n, accepted, refused, error, pattern = {**ROWS, **MORE_ROWS}[field]
     accepted(n)
     with pytest.raises(error) as info:
         refused(n)
@@ -200,8 +213,7 @@ def test_every_app_limit_that_differs_from_the_default_has_a_row():
     from dashboard import limits
     differing = {(name, f.name) for name in ("APP_LIMITS", "LINT_LIMITS") for f in dataclasses.fields(Limits)
                  if getattr(getattr(limits, name), f.name) != getattr(gradlib.LIMITS, f.name)}
-    assert differing - {("APP_LIMITS", "max_flops"), ("APP_LIMITS", "max_bytes"),
-                        ("LINT_LIMITS", "max_source_seconds")} == set(APP_ROWS)
+    assert differing - {("LINT_LIMITS", "max_source_seconds")} == set(APP_ROWS) | set(COST_ROWS)
 
 
 @pytest.mark.parametrize("name, field", sorted(APP_ROWS))
@@ -216,3 +228,68 @@ def test_the_app_accepts_its_last_good_value_and_refuses_the_first_bad(name, fie
     root = int(n ** 0.5) + 1
     expected = pattern.format(n=_fmt(n), m=_fmt(n + 1), q=_fmt(501 * 500), r=_fmt(root * root))
     assert re.search(expected, str(info.value)), f"{field}: {str(info.value)!r} does not match {expected!r}"
+
+
+# ---------------------------------------------------------------- the app's work and memory bounds, at its values
+
+def _flops_family(q: int, p: int = 100, r: int = 100):
+    """sum(A @ (B * x), axis=1), A p x q, B q x r, x watched (r): method jacobian's work, by the cost model's closed
+    form (gradlib/_perelement/_cost.py: forward + m (2 watched work + m + m + n)), and the request."""
+    forward = p * q + q * r + r + q * r + (2 * p * q * r + p * r) + p     # A, B, x, B * x, the product, the sum
+    watched_work = r + q * r + (2 * p * q * r + p * r) + p
+    work = forward + p * (2 * watched_work + p + p + r)
+    inputs = {"A": np.ones((p, q)).tolist(), "B": np.ones((q, r)).tolist(), "x": np.ones(r).tolist()}
+    return work, ("sum(A @ (B * x), axis=1)", inputs, ("x",))
+
+
+def _bytes_family(q: int, r: int = 250):
+    """sum(x * B, axis=1), B q x r, x watched (r): method jacobian's peak memory in float32, by the closed form
+    (4 bytes x (elements + m (m + 2 watched elements) + 2 m n)), and the request."""
+    elements, watched = r + 2 * q * r + q, r + q * r + q                   # x, B, x * B, the sum; all but B
+    nbytes = 4 * (elements + q * (q + 2 * watched) + 2 * q * r)
+    return nbytes, ("sum(x * B, axis=1)", {"x": np.ones(r).tolist(), "B": np.ones((q, r)).tolist()}, ("x",))
+
+
+#: the app's estimate bounds -> the family of requests whose estimate grows with q, and how the refusal writes it
+COST_ROWS = {("APP_LIMITS", "max_flops"): (_flops_family, r"about ([\d.e+]+) floating-point operations .*; at most "
+                                                          r"([\d.e+]+) are allowed"),
+             ("APP_LIMITS", "max_bytes"): (_bytes_family, r"about ([\d.]+) MB of memory .*; at most ([\d.]+) MB are "
+                                                          r"allowed")}
+
+
+def _last_good(family, limit: float) -> int:
+    q = 1
+    while family(q + 1)[0] <= limit:
+        q += 1
+    return q
+
+
+def _jacobian_refusal(request) -> str:
+    """The app's refusal of method jacobian for ``request``: raised (nothing fits) or kept beside the others."""
+    try:
+        result = _app_compare(*request)
+    except ExpressionError as exc:
+        return str(exc)
+    refused = {**result.errors, **result.skipped}
+    assert "jacobian" in refused, "the first bad value was accepted"
+    return str(refused["jacobian"])
+
+
+@pytest.mark.parametrize("name, field", sorted(COST_ROWS))
+def test_the_app_runs_the_last_request_its_estimate_bounds_allow_and_refuses_the_next(name, field):
+    from dashboard import limits
+    limit = getattr(getattr(limits, name), field)
+    family, pattern = COST_ROWS[(name, field)]
+    q = _last_good(family, limit)
+    assert family(q)[0] <= limit < family(q + 1)[0]
+    result = _app_compare(*family(q)[1])
+    assert not result.errors and not result.skipped, (result.errors, result.skipped)
+    assert result.results["jacobian"].jacobian.shape == result.best.jacobian.shape
+    message = _jacobian_refusal(family(q + 1)[1])
+    found = re.search(pattern, message)
+    assert found, message
+    need, most = (float(v) for v in found.groups())
+    scale = 1e6 if "MB" in pattern else 1.0
+    assert need != most and need * scale > limit and most * scale == limit, message   # both numbers, told apart
+    digits = len(found[1].split("e")[0].replace(".", "").lstrip("0"))
+    assert need * scale == pytest.approx(family(q + 1)[0], rel=10.0 ** (1 - digits)), message

@@ -28,6 +28,8 @@ BAD_INPUTS = [
     ({"x": []}, r"input 'x' is an empty list; every list needs at least one number"),
     ({"x": [[1.0], []]}, r"input 'x'\[1\] is an empty list"),
     ({"x": [[[[[1.0]]]]]}, r"input 'x' is nested 5 deep; at most 4 dimensions are allowed"),
+    ({"x": [[[[[[[1.0]]]]]]]}, r"input 'x' is nested 7 deep; at most 4 dimensions are allowed"),   # not "5"
+    ({"x": [[[[[]]]]]}, r"input 'x' is nested 5 deep; at most 4 dimensions are allowed"),   # an empty list nests too
     ({"x": [10**400]}, r"input 'x' holds a whole number too large for floating point"),
     ({"x": 10**400}, r"input 'x' holds a whole number too large for floating point"),
     ({"x": np.array([True, False])}, r"input 'x' has dtype bool; only real numbers are accepted"),

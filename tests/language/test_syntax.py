@@ -675,20 +675,20 @@ def test_the_length_limit_counts_characters_and_allows_exactly_the_limit():
 def test_the_bracket_nesting_limit_allows_exactly_the_limit_and_names_the_column_beyond():
     assert parse("(((x)))", SHAPES, limits=Limits(max_depth=3)).shape == (3,)
     assert refusal("((((x))))", Limits(max_depth=3)) == (
-        "the function nests more than 3 levels deep at column 4; simplify it", 4)
+        "the function nests 4 levels deep; at most 3 are allowed, and level 4 is at column 4; simplify it", 4)
     assert refusal("[[[[x]]]]", Limits(max_depth=3)) == (
-        "the function nests more than 3 levels deep at column 4; simplify it", 4)
+        "the function nests 4 levels deep; at most 3 are allowed, and level 4 is at column 4; simplify it", 4)
     # a run of signs nests too (each is an operator applied to the rest)
     assert parse("- - -x", SHAPES, limits=Limits(max_depth=3)).shape == (3,)
     assert refusal("-+-~x", Limits(max_depth=3)) == (
-        "the function nests more than 3 levels deep at column 4; simplify it", 4)
+        "the function nests 4 levels deep; at most 3 are allowed, and level 4 is at column 4; simplify it", 4)
 
 
 def test_the_parts_limit_counts_the_syntax_tree_and_allows_exactly_the_limit():
     text = "x + x * s"
     assert parse(text, SHAPES, limits=Limits(max_nodes=nodes(text))).shape == (3,)
     assert refusal(text, Limits(max_nodes=nodes(text) - 1)) == (
-        f"the function has more than {nodes(text) - 1} parts; simplify it", None)
+        f"the function has {nodes(text)} parts; at most {nodes(text) - 1} are allowed; simplify it", None)
 
 
 def test_the_tree_depth_limit_allows_exactly_the_limit_and_points_at_the_first_part_beyond():
@@ -696,9 +696,30 @@ def test_the_tree_depth_limit_allows_exactly_the_limit_and_points_at_the_first_p
     tree = ast.parse(text, mode="eval").body
     assert parse(text, SHAPES, limits=Limits(max_tree_depth=depth(tree))).shape == (3,)
     message, column = refusal(text, Limits(max_tree_depth=depth(tree) - 1))
-    assert message == (f"the function nests more than {depth(tree) - 1} levels deep at column {column}; simplify it "
+    assert message == (f"the function nests {depth(tree)} levels deep; at most {depth(tree) - 1} are allowed, and level "
+                       f"{depth(tree)} is at column {column}; simplify it "
                        "(a chain like a + b + c + ... counts one level per term)")
     assert text[column - 1] in "x-"
+
+
+@pytest.mark.parametrize("text, limits, reached, first", [
+    ("((((((x))))))", Limits(max_depth=3), 6, 4),
+    ("((((s)))) + ((((((s))))))", Limits(max_depth=3), 6, 4),          # the deepest part is not the first past the limit
+    ("-+-+-+-+-x", Limits(max_depth=3), 9, 4),
+])
+def test_the_nesting_refusal_names_the_depth_the_text_reaches_far_past_the_limit(text, limits, reached, first):
+    assert refusal(text, limits) == (f"the function nests {reached} levels deep; at most 3 are allowed, and level 4 is "
+                                     f"at column {first}; simplify it", first)
+
+
+@pytest.mark.parametrize("text", ["x + x * s + x * s - x", "-(-(-(-(-(-x)))))", "[x, x, x, s, s, s]"])
+def test_the_parts_and_tree_depth_refusals_name_the_whole_trees_count_far_past_the_limit(text):
+    tree = ast.parse(text, mode="eval").body
+    assert refusal(text, Limits(max_nodes=3))[0] == (f"the function has {nodes(text)} parts; at most 3 are allowed; "
+                                                     "simplify it")
+    message, column = refusal(text, Limits(max_tree_depth=2))
+    assert message.startswith(f"the function nests {depth(tree)} levels deep; at most 2 are allowed, and level 3 is "
+                              f"at column {column}; ")
 
 
 def test_the_elements_and_work_limits_refuse_the_part_that_exceeds_them():
@@ -799,14 +820,14 @@ def test_only_brackets_count_as_nesting_not_letters_beside_them():
     with pytest.raises(ExpressionError) as info:
         parse("XX + ((((s))))", shapes, limits=Limits(max_depth=3))
     assert (str(info.value).split("\n")[0], info.value.column) == (
-        "the function nests more than 3 levels deep at column 9; simplify it", 9)
+        "the function nests 4 levels deep; at most 3 are allowed, and level 4 is at column 9; simplify it", 9)
 
 
 def test_a_closed_bracket_ends_its_level_and_a_sign_run_ends_at_the_next_operand():
     limits = Limits(max_depth=3)
     assert parse("(s) + (((s)))", SHAPES, limits=limits).shape == ()
     assert refusal("(s) + ((((s))))", limits) == (
-        "the function nests more than 3 levels deep at column 10; simplify it", 10)
+        "the function nests 4 levels deep; at most 3 are allowed, and level 4 is at column 10; simplify it", 10)
     assert parse("s - - -s", SHAPES, limits=limits).shape == ()
 
 

@@ -209,9 +209,10 @@ _HOSTILE_IDS = ["lines", "chars", "brackets", "operator-chain", "unary-chain", "
 @pytest.mark.parametrize("source, match", [
     ("x = 1\n" * 6_000, r"got 6,000 lines; at most 5,000"),
     ("#" * (LIMITS.max_source_chars + 1), r"got 200,001 characters; at most 200,000"),
-    ("x = " + "(" * 5_000 + ")" * 5_000, r"brackets nest more than 100 deep on line 1"),
-    ("x = " + "+".join(["a"] * 20_000), r"nests more than 100 levels deep on line 1|could not parse"),
-    ("x = " + "-" * 50_000 + "a", r"could not parse the source|nests more than 100"),
+    ("x = " + "(" * 5_000 + ")" * 5_000,
+     r"brackets nest 5,000 deep; at most 100 levels are allowed, and level 101 opens on line 1;"),
+    ("x = " + "+".join(["a"] * 20_000), r"nests 20,002 levels deep; at most 100 are allowed|could not parse"),
+    ("x = " + "-" * 50_000 + "a", r"could not parse the source|nests [\d,]+ levels deep; at most 100"),
     ("x = 1\x00\n", r"null byte on line 1"),
     (b"\x89PNG\r\n\x1a\n\x00\xff", r"needs UTF-8 text"),
     (12, r"needs the source as a str; got int"),
@@ -334,10 +335,10 @@ def test_each_pasted_reproducer_stays_small_in_memory(name, peak_mb):
 
 
 @pytest.mark.parametrize("source, reason", [
-    (DOUBLING, r"^a list on line 4 holds more than 10,000 values, so it was not followed$"),
-    (NESTED, r"^a list on line 16 holds more than 10,000 values"),
-    (PRODUCTS, r"after 50,000 steps \(the limit, max_source_steps\).*a value on line 10 depends on more than 1,000 "
-               r"values a tape recorded"),
+    (DOUBLING, r"^a list on line 4 holds 16,384 values, more than 10,000, so it was not followed$"),   # 2 ** 14
+    (NESTED, r"^a list on line 16 holds 16,384 values, more than 10,000,"),   # a14: 2 ** 14
+    (PRODUCTS, r"after 50,000 steps \(the limit, max_source_steps\).*a value on line 10 depends on 1,001 values "
+               r"a tape recorded, more than 1,000,"),
 ], ids=["doubling", "nested", "products"])
 def test_what_is_too_big_to_follow_makes_the_result_incomplete_never_clean(source, reason):
     result = lint(source)
@@ -357,8 +358,8 @@ def test_a_gradient_asked_thousands_of_times_is_explained_once_and_each_line_get
 
 def test_the_work_budget_and_the_deadline_stop_the_analysis_and_say_so():
     result, _ = _timed(GRADIENT_LOOPS, max_source_work=1_000)
-    assert not result.complete and re.search(r"it built more than 1,000 elements \(the limit, max_source_work\)",
-                                              result.reason)
+    built = re.search(r"it built ([\d,]+) elements, more than 1,000 \(the limit, max_source_work\)", result.reason)
+    assert not result.complete and built and int(built[1].replace(",", "")) > 1_000, result.reason
     result, seconds = _timed(GRADIENT_LOOPS, max_source_seconds=0.0)
     assert seconds < 1 and re.fullmatch(r"the analysis ran out of time on line \d+ \(the limit, max_source_seconds\)",
                                         result.reason)
@@ -479,7 +480,8 @@ def test_an_encoding_python_would_refuse_is_refused(data, match):
 def test_brackets_inside_strings_and_comments_do_not_count_but_real_ones_do():
     source = "s = '" + "(" * 150 + "'  # " + "[" * 150 + "\nt = \"\"\"\n" + "{" * 150 + "\n\"\"\"\n"
     assert lint(source) == [] and lint(source).complete
-    with pytest.raises(LintError, match=r"brackets nest more than 100 deep on line 2") as info:
+    with pytest.raises(LintError, match=r"brackets nest 101 deep; at most 100 levels are allowed, and level 101 "
+                                         r"opens on line 2;") as info:
         lint("s = '((('\nx = " + "(" * 101 + "1" + ")" * 101 + "\n")
     assert (info.value.line, info.value.col) == (2, 104)
 
@@ -519,8 +521,8 @@ def test_cli_exits_3_on_the_118_character_paste_from_standard_input():
     done = _cli("-", stdin=DOUBLING)
     assert done.returncode == 3 and done.stdout == ""
     assert done.stderr.strip().splitlines()[-2] == (
-        "-: incomplete gradlib.lint could not check this file completely: a list on line 4 holds more than 10,000 "
-        "values, so it was not followed. What it found is printed above; the rest was not checked.")
+        "-: incomplete gradlib.lint could not check this file completely: a list on line 4 holds 16,384 values, "
+        "more than 10,000, so it was not followed. What it found is printed above; the rest was not checked.")
 
 
 WHILE_TWICE = """import tensorflow as tf

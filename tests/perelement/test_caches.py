@@ -12,7 +12,6 @@ cache the row names missed during the warm ``b`` (its key holds that input: a ke
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib
 import pkgutil
@@ -24,6 +23,8 @@ import tensorflow as tf
 
 import gradlib
 from gradlib._cache import LRUCache
+
+from answers import CLOCKED, observed, same
 
 X = np.array([1.0, 2.0], np.float32)
 XB = np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.25]], np.float32)
@@ -60,33 +61,8 @@ _CLOCKED = "the Jacobian was checked against fn itself on earlier calls only"
 
 
 def _observed(value):
-    """What a result says, without its timings: plain data to compare."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _observed(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not any(word in f.name for word in ("second", "time", "cost"))}
-    if isinstance(value, (tf.Tensor, tf.Variable)):
-        return np.asarray(value)
-    if isinstance(value, dict):
-        return {k: _observed(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_observed(v) for v in value if not (isinstance(v, str) and v.startswith(_CLOCKED))]
-    if isinstance(value, keras.Model):
-        return [value.name.split("_")[0], [np.asarray(w).shape for w in value.weights]]
-    return value
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.shape != b.shape or a.dtype != b.dtype:
-            return False
-        return a.dtype.kind not in "fc" and np.array_equal(a, b) or np.allclose(a, b, rtol=1e-6, atol=1e-7,
-                                                                                 equal_nan=True)
-    return a == b
+    """What a result says, without its timings and the probe's note about earlier calls: plain data to compare."""
+    return observed(value, timed=("second", "time", "cost"), clocked=(_CLOCKED,) + CLOCKED)
 
 
 def _times(c):
@@ -216,7 +192,7 @@ def test_a_request_differing_in_one_input_is_not_answered_from_the_cache(field, 
     cold_b = _observed(request_(b))
     _clear()
     cold_a = _observed(request_(a))
-    assert not _same(cold_a, cold_b), f"{field}: the two requests have the same answer, so the row tests nothing"
+    assert not same(cold_a, cold_b), f"{field}: the two requests have the same answer, so the row tests nothing"
     kept = {name: set(c.keys()) for name, c in CACHES.items() if isinstance(c, LRUCache)}
     asked: dict[int, list] = {}
     original = LRUCache.get_or_create
@@ -230,7 +206,7 @@ def test_a_request_differing_in_one_input_is_not_answered_from_the_cache(field, 
     warm_b = _observed(request_(b))
     after = _counts()
     monkeypatch.undo()
-    assert _same(warm_b, cold_b), f"{field}: the second request was answered otherwise than cold"
+    assert same(warm_b, cold_b), f"{field}: the second request was answered otherwise than cold"
     for name in caches:
         cache = CACHES[name]
         if isinstance(cache, LRUCache):

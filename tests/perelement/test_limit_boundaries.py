@@ -45,7 +45,7 @@ def test_max_chars():
 def test_max_nodes():
     # [x, x, ...] is a List and its Load, then a Name and its Load per element: 2 + 2 * 199 = 400 nodes
     assert evaluate("[" + ", ".join(["x"] * 199) + "]", X).y.shape == (199,)
-    with pytest.raises(ExpressionError, match=r"^the function has more than 400 parts; simplify it$"):
+    with pytest.raises(ExpressionError, match=r"^the function has 401 parts; at most 400 are allowed; simplify it$"):
         evaluate("[" + ", ".join(["x"] * 199 + ["1"]) + "]", X)   # one Constant more: 401
 
 
@@ -53,16 +53,17 @@ def test_max_nodes():
 def test_max_depth_of_the_text(opening, closing):
     assert np.ravel(evaluate(opening * 32 + "x" + closing * 32, X).y).size == 1
     col = 33 * len(opening)   # the 33rd opening
-    with pytest.raises(ExpressionError, match=rf"^the function nests more than 32 levels deep at column {col}; "
-                                              r"simplify it(\n|$)"):
+    with pytest.raises(ExpressionError, match=rf"^the function nests 33 levels deep; at most 32 are allowed, "
+                                              rf"and level 33 is at column {col}; simplify it(\n|$)"):
         evaluate(opening * 33 + "x" + closing * 33, X)
 
 
 def test_max_tree_depth():
     # x + x + ... nests to the left: 94 additions put the first x's Load at depth 96
     assert evaluate("x" + " + x" * 94, X).y == pytest.approx(95 * 1.5)
-    with pytest.raises(ExpressionError, match=r"^the function nests more than 96 levels deep at column 1; simplify it "
-                                              r"\(a chain like a \+ b \+ c \+ \.\.\. counts one level per term\)"):
+    with pytest.raises(ExpressionError, match=r"^the function nests 97 levels deep; at most 96 are allowed, and level "
+                                              r"97 is at column 1; simplify it \(a chain like a \+ b \+ c \+ \.\.\. "
+                                              r"counts one level per term\)"):
         evaluate("x" + " + x" * 95, X)
 
 
@@ -185,7 +186,8 @@ def test_max_flops_of_the_whole_request(text, inputs, parsed, total, detail):
     x = np.array([1.0, 2.0, 3.0])
     expected = np.diag(2 * x) if text == "x * x" else np.hstack([np.kron(np.eye(2), x), np.ones((2, 3))])
     np.testing.assert_array_equal(r.jacobian, expected)
-    need, allowed = (re.escape(f"{v:.2g}") for v in (total, total - 1))   # 1.4e+02: the + is a regex operator
+    # as many digits as tell the two apart: "about 1.4e+02 ... at most 1.4e+02" read as if it fitted
+    need, allowed = (re.escape(f"{v:g}") for v in (total, total - 1))
     with pytest.raises(ExpressionError, match=rf"^no method fits the limits: the cheapest, 'jacobian', would need "
                                               rf"about {need} floating-point operations \({detail} .*\); at most "
                                               rf"{allowed} are allowed for one request\. Watch fewer inputs"):
@@ -250,8 +252,8 @@ def test_share_link_parameter_lengths():
 
 def test_share_link_json_depth():
     assert share.decode({"outputs": "sum(x)", "inputs": '{"x": [[[[1]]]]}'}).inputs == {"x": [[[[1]]]]}
-    with pytest.raises(ExpressionError, match=r"nested more than 5 levels deep at column 11; tensors have at most 4 "
-                                              r"dimensions"):
+    with pytest.raises(ExpressionError, match=r"nested 6 levels deep; at most 5 are allowed, and level 6 is at "
+                                              r"column 11; tensors have at most 4 dimensions"):
         share.decode({"outputs": "sum(x)", "inputs": '{"x": [[[[[1]]]]]}'})
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -77,3 +79,19 @@ def test_a_cost_s_text_gives_each_of_its_numbers():
     # the text the refusals and the method table show (_orders.xǁCostǁtext__mutmut_3 wrote "~2 multiply-adds")
     assert _orders.Cost(1.5e9, 2.5e6, 3000, 0.25).text() == \
         "~1.5e+09 multiply-adds, ~2.5 MB peak, 3,000 unrolled passes, first call ~0.25 s"
+
+
+@pytest.mark.parametrize("below", [1.0, 1_000.0])
+def test_a_named_method_just_over_the_memory_bound_writes_both_numbers_apart(below):
+    """Both numbers were written to 2 digits: an estimate just over the bound read "~5.1e+02 MB ... at most 5.1e+02 MB
+    are allowed", as if it fitted. The last good value passes; one byte (or a kB) less is refused, told apart."""
+    s = mlp_shape(50, (256, 256, 256))
+    need = _orders.row("nested_tapes").cost(s).bytes
+    _orders.check_budget("nested_tapes", s, gradlib.Limits(max_bytes=need))
+    with pytest.raises(gradlib.ExpressionError, match=r"would need ~([\d.e+]+) MB at its peak here .*; at most "
+                                                      r"([\d.e+]+) MB are allowed") as info:
+        _orders.check_budget("nested_tapes", s, gradlib.Limits(max_bytes=need - below))
+    found = re.search(r"~([\d.e+]+) MB .*at most ([\d.e+]+) MB", str(info.value))
+    written, allowed = float(found[1]), float(found[2])
+    assert written > allowed   # told apart, each to as many digits as that takes (2 at the least)
+    assert written == pytest.approx(need / 1e6, rel=0.05) and allowed == pytest.approx((need - below) / 1e6, rel=0.05)
