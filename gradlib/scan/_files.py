@@ -1,4 +1,4 @@
-"""Data sets from files for ``python -m gradlib.scan``: ``.npz``, ``.npy`` files (x, one per input, and y), and CSV streamed by tf.data.
+"""Data sets from files for ``python -m gradlib.scan``: ``.npz``, ``.npy`` files, and CSV streamed by tf.data.
 
 The files are checked with NumPy and the ``csv`` module first (``check_*``: no TensorFlow op runs, so a
 multi-worker strategy can still be created after them); ``dataset`` then opens them. What a file declares is
