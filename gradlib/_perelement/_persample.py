@@ -30,7 +30,7 @@ from .. import _runtime
 from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
-from .._limits import LIMITS, Limits
+from .._limits import LIMITS, Limits, largest_fitting
 from ._problem import float_tensor
 from ._result import index_labels, output_name
 from .._state import callable_key
@@ -379,7 +379,15 @@ def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> Non
         raise ExpressionError(
             f"the per-sample Jacobians would have {entries:,} entries (batch {x.shape[0]} x {math.prod(out_shape)} "
             f"outputs x {math.prod(x.shape[1:])} inputs); at most {limits.max_jacobian:,} are allowed. "
-            "Use a smaller batch or fewer features")
+            + _batch_advice(int(x.shape[0]), entries, limits.max_jacobian))
+
+
+def _batch_advice(batch: int, entries: int, limit: int) -> str:
+    """The largest batch that fits, or, when not even one sample does, what one sample must lose."""
+    largest = largest_fitting(limit, batch, entries)
+    if largest:
+        return f"Use a batch of at most {largest:,}"
+    return f"Even one sample's Jacobian has {entries // batch:,} entries: use fewer features or return fewer outputs"
 
 
 @dataclass(frozen=True)

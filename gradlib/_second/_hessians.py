@@ -136,10 +136,14 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         m = max(math.prod(y_shape), 1)
         if m * v.shape[1] > limits.max_hessian:
             raise ExpressionError(f"hvp would return {m:,} x {v.shape[1]:,} = {m * v.shape[1]:,} entries; at most "
-                                  f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum)")
+                                  f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum) to "
+                                  f"at most {limits.max_hessian // v.shape[1]:,} elements"
+                                  + (f", or use at most {limits.max_hessian // m:,} input elements"
+                                     if limits.max_hessian // m else ""))
         if m > limits.max_unrolled:
             raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
-                                  f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
+                                  f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum) to "
+                                  f"at most {limits.max_unrolled:,} elements")
         create = lambda: _hvp_function(g, v, used)  # noqa: E731
         try:
             compiled = create() if key is None else _HVP.get_or_create((key, used), create)

@@ -14,6 +14,7 @@ second derivative computed as a ``batch_jacobian`` of its gradient would be the 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ import tensorflow as tf
 from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
-from .._limits import Limits
+from .._limits import Limits, largest_fitting
 from .._state import same_output
 from .._runtime import defined_gradient, lowest_float
 from . import _orders, _tapes
@@ -253,10 +254,33 @@ def _check_cells(req: Request, outputs: int, limits: Limits) -> None:
     if cells > limits.max_hessian:
         what = {"hessian": f"{b:,} x {outputs:,} outputs x {d:,} x {d:,} inputs",
                 "diagonal": f"{b:,} x {outputs:,} outputs x {d:,} inputs"}.get(req.kind, f"{b:,} x {outputs:,}")
-        advice = ("Use a smaller batch, fewer outputs, or ask for less (diagonal=True, or gradlib.laplacian for the "
-                  "trace only)") if req.tileable else "Watch fewer inputs or return fewer outputs"
         raise ExpressionError(f"{req.api} would return {cells:,} second-order entries ({what}); at most "
-                              f"{limits.max_hessian:,} are allowed. {advice}")
+                              f"{limits.max_hessian:,} are allowed. {_cells_advice(req, b, outputs, d, limits)}")
+
+
+def _cells_advice(req: Request, b: int, outputs: int, d: int, limits: Limits) -> str:
+    """What fits under ``limits.max_hessian``, each with its number, the others as they are; only what does fit.
+
+    A smaller batch is no advice when even one sample is over, nor ``diagonal=True`` when the diagonals are over too.
+    """
+    limit, per = limits.max_hessian, {"hessian": d * d, "diagonal": d}.get(req.kind, 1)
+    cells, options = b * outputs * per, []
+    if req.tileable and 0 < largest_fitting(limit, b, cells) < b:
+        options.append(f"a batch of at most {largest_fitting(limit, b, cells):,}")
+    fewer = largest_fitting(limit, outputs, cells)
+    if 0 < fewer < outputs:
+        options.append(f"at most {fewer:,} output{'s' if fewer > 1 else ''} per sample" if req.tileable else
+                       f"at most {fewer:,} output{'s' if fewer > 1 else ''}")
+    inputs = math.isqrt(limit // (b * outputs)) if req.kind == "hessian" else limit // (b * outputs)
+    if not req.tileable and 0 < inputs < d:
+        options.append(f"at most {inputs:,} watched element{'s' if inputs > 1 else ''} in all")
+    if req.tileable and req.kind == "hessian" and b * outputs * d <= limit:
+        options.append("diagonal=True (the diagonals only)")
+    if req.tileable and req.kind in ("hessian", "diagonal") and b * outputs <= limit:
+        options.append("gradlib.laplacian (the trace only)")
+    if not options:
+        return "Ask for less: no smaller batch, output or input alone fits"
+    return "It fits with " + ", or ".join(options)
 
 
 def trace_failure(when: str, exc: BaseException) -> GradlibError:
