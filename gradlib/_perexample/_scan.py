@@ -153,7 +153,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
             batches, spec = distributed, distributed.element_spec
         step, plans, tables = _compile(model, loss, strategy, spec)
         check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
-                     "per replica and batch", "Use a smaller batch_size")
+                     "per replica and batch", "Use batch_size={n} or less", scale=strategy.num_replicas_in_sync)
         index, losses, norms = _run(step, batches, total, progress, tables)
         losses, norms = _in_order(index, losses, norms)
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,

@@ -9,10 +9,12 @@ the advice followed, and (where the advice names a size) the call one past it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -44,6 +46,40 @@ def tape_jacobian(fn, x) -> np.ndarray:
         tape.watch(x)
         y = tf.reshape(fn(x), [-1])
     return tape.jacobian(y, x).numpy().reshape(int(y.shape[0]), -1)
+
+
+@functools.cache
+def classifier():
+    """A small Dense classifier (fixed weights) and a batch of 64 for per_example_gradients and scan."""
+    model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(7, activation="tanh"), keras.layers.Dense(3)])
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(size=w.shape).astype(np.float32) for w in model.get_weights()])
+    return model, rng.normal(size=(64, 5)).astype(np.float32), rng.integers(0, 3, 64)
+
+
+CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+@functools.cache
+def floats_limit() -> int:
+    """A max_jacobian that holds the floats of 10 examples (and the batch's own) but not 11, read from a refusal."""
+    model, x, y = classifier()
+    with pytest.raises(gradlib.ExpressionError) as refused:
+        gradlib.per_example_gradients(model, x, y, loss=CCE, limits=Limits(max_jacobian=1))
+    total, per = (int(g.replace(",", "")) for g in re.search(r"about ([\d,]+) floats .*\(([\d,]+) per example",
+                                                              str(refused.value)).groups())
+    return total - 64 * per + 10 * per
+
+
+def per_example(batch: int):
+    model, x, y = classifier()
+    return gradlib.per_example_gradients(model, x[:batch], y[:batch], loss=CCE,
+                                         limits=Limits(max_jacobian=floats_limit()))
+
+
+def scan(batch_size: int):
+    model, x, y = classifier()
+    return gradlib.scan(model, (x, y), loss=CCE, batch_size=batch_size, limits=Limits(max_jacobian=floats_limit()))
 
 
 @dataclass(frozen=True)
@@ -108,6 +144,13 @@ ROWS = {
         r"for a function of the whole batch use (per_element_gradients)$",
         lambda m: getattr(gradlib, m.group(1))(lambda x: tf.reduce_sum(x * x), tf.constant(BATCH)),
         check=lambda r, m: np.testing.assert_allclose(r.jacobian.reshape(-1), 2 * BATCH.reshape(-1), rtol=1e-12)),
+    # per-example gradients of a model, and scan
+    "per_example_gradients: a smaller batch": Row(
+        lambda: per_example(64), r"Use a batch of at most (\d+)", lambda m: per_example(n(m)),
+        lambda m: per_example(n(m) + 1)),
+    "scan: a smaller batch_size": Row(
+        lambda: scan(64), r"Use batch_size=(\d+) or less$", lambda m: scan(n(m)), lambda m: scan(n(m) + 1),
+        lambda r, m: np.testing.assert_allclose(r.norms, scan(1).norms, rtol=1e-5)),
     # second order: one function's Hessians
     "hessians: fewer outputs": Row(
         lambda: gradlib.hessians(lambda x: x * tf.reduce_sum(x), tf.constant(X12), limits=Limits(max_hessian=1000)),
