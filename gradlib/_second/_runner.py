@@ -176,7 +176,7 @@ def run(req: Request, limits: Limits) -> Outcome:
         notes += ("the forward Laplacian's layer rules gave a y that differs from the model's own call, so "
                   f"{method!r} (which calls the model) computed this instead",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
-        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
+        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision, req.model is not None)
     value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
     jacobian, jacobian_poisoning = (_repaired(req, out["y"], out["jacobian"], "jacobian", limits)   # returned too
                                     if req.kind in ("hessian", "diagonal") else (out["jacobian"], Poisoning()))
@@ -389,12 +389,16 @@ def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:
     return taylor
 
 
-def check_independent(api: str, jac: np.ndarray, u: np.ndarray, vjp: np.ndarray, dtype: str) -> tuple[str, ...]:
-    """Every sample at once (see the module's docstring); a note when some entries are not finite."""
+def check_independent(api: str, jac: np.ndarray, u: np.ndarray, vjp: np.ndarray, dtype: str,
+                      model: bool = False) -> tuple[str, ...]:
+    """Every sample at once (see the module's docstring); a note when some entries are not finite. ``model``: fn
+    is a Keras model (told to call it with training=False); a function is told what to do if it calls one."""
     mixing, finite = find_mixing(jac, u, vjp, dtype)
     if mixing is not None:
+        call = ("Call the model with training=False (a layer such as BatchNormalization in training mode mixes the "
+                "batch)" if model else "If fn calls a model, call it with training=False")
         raise BatchMixingError(
             f"{api}: {mixing_text(mixing)}, so per-sample second derivatives do not exist, and a batch_jacobian of "
-            "the gradient would silently be the derivative of the batch's sum (tensorflow#38428). Call a model with "
-            "training=False, or use gradlib.hessians on the whole batch")
+            f"the gradient would silently be the derivative of the batch's sum (tensorflow#38428). {call}, or use "
+            "gradlib.hessians on the whole batch")
     return () if finite else ("the samples' independence could only be checked where the Jacobian is finite",)
