@@ -86,13 +86,14 @@ def jacobian_advice(m: int, n: int, watched: int, limit: int) -> str:
     It fits with at most 499 outputs for these 501 watched elements (reduce the output, for example with sum or mean)
     at most 499 watched elements for these 501 outputs (use a smaller input)
     """
-    options = []
-    if largest_fitting(limit, m, m * n):
-        options.append(f"at most {largest_fitting(limit, m, m * n):,} outputs for these {n:,} watched elements "
+    options, outputs, elements = [], largest_fitting(limit, m, m * n), largest_fitting(limit, n, m * n)
+    if outputs:
+        options.append(f"at most {outputs:,} output{'s' if outputs > 1 else ''} for these {n:,} watched elements "
                        "(reduce the output, for example with sum or mean)")
-    if largest_fitting(limit, n, m * n):
+    if elements:
         how = "watch fewer inputs or use smaller ones" if watched > 1 else "use a smaller input"
-        options.append(f"at most {largest_fitting(limit, n, m * n):,} watched elements for these {m:,} outputs ({how})")
+        options.append(f"at most {elements:,} watched element{'s' if elements > 1 else ''} for these {m:,} outputs "
+                       f"({how})")
     return "It fits with " + ", or ".join(options) if options else "Reduce the output and watch fewer elements"
 
 
