@@ -222,6 +222,18 @@ ROWS = {
                               limits=Limits(max_unrolled=10)),
         lambda m: gradlib.hvp(lambda x: (x * x)[:n(m) + 1], tf.constant(X12), tf.constant(X12),
                               limits=Limits(max_unrolled=10))),
+    # the linter: every size limit the source is over, raised (both at once when both are over)
+    "lint: a source over the characters and the lines": Row(
+        lambda: gradlib.lint("x = 1\n" * 50_000),
+        r"Split it, or pass limits=gradlib\.Limits\(max_source_chars=(\d+), max_source_lines=(\d+)\) to lint it whole$",
+        lambda m: gradlib.lint("x = 1\n" * 50_000, limits=Limits(max_source_chars=n(m), max_source_lines=n(m, 2))),
+        lambda m: gradlib.lint("x = 1\n" * 50_000, limits=Limits(max_source_chars=n(m) - 1,
+                                                                   max_source_lines=n(m, 2)))),
+    "lint: a source over the lines": Row(
+        lambda: gradlib.lint("x = 1\n" * 6_000),
+        r"pass limits=gradlib\.Limits\(max_source_lines=(\d+)\) to lint it whole$",
+        lambda m: gradlib.lint("x = 1\n" * 6_000, limits=Limits(max_source_lines=n(m))),
+        lambda m: gradlib.lint("x = 1\n" * 6_000, limits=Limits(max_source_lines=n(m) - 1))),
     # the generated code
     "tensorflow_code's order": Row(
         lambda: gradlib.tensorflow_code("x*x", {"x": [1.0]}, order=3),
@@ -243,7 +255,8 @@ def test_following_a_refusals_advice_is_accepted(name):
 
 
 @pytest.mark.parametrize("name", [name for name, row in ROWS.items() if row.over is not None])
-def test_the_advised_size_is_the_largest_that_fits(name):
+def test_one_past_the_advised_size_is_refused_again(name):
+    """The size the advice names is the edge: the largest that fits (or, for a limit to raise, the least)."""
     row = ROWS[name]
     with pytest.raises(gradlib.GradlibError) as refused:
         row.refused()
