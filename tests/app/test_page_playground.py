@@ -467,5 +467,6 @@ def test_the_code_for_more_outputs_than_gradlib_loops_over_is_the_vectorized_jac
     at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
     code = next(c.value for c in at.code if "GradientTape" in c.value)
     assert "tf.unstack" not in code and "tape.jacobian" in code
-    assert any(c.value.startswith("Runnable as is: tape.jacobian, every element's gradient at once") for c in at.caption)
+    assert any(c.value.startswith("Runnable as is: tape.jacobian, every element's gradient at once")
+               for c in at.caption)
     assert not any("unstack inside the tape), then tape.jacobian" in c.value for c in at.caption)
