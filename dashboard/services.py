@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
+from gradlib.lint import LintError
 
 from . import digits
 from .limits import APP_LIMITS, LINT_LIMITS
@@ -59,9 +60,19 @@ def lint(source: str) -> gradlib.LintResult:
     """``gradlib.lint`` with the page's limits, cached on the source (the code is read, never run).
 
     gradlib.lint holds one of the process's work slots while it runs, and its analysis stops at the limits'
-    wall-clock bound (``max_source_seconds``) and work bounds; the result then says it is incomplete.
+    wall-clock bound (``max_source_seconds``) and work bounds; the result then says it is incomplete. A source
+    over the page's size is refused with what the page can do (gradlib.lint's own advice names ``limits=``).
     """
-    return gradlib.lint(source, limits=LINT_LIMITS)
+    try:
+        return gradlib.lint(source, limits=LINT_LIMITS)
+    except LintError as err:
+        if not err.too_large:
+            raise
+        size = str(err).split(". Split it, or pass limits=")[0]
+        raise LintError(f"{size}. Paste a part of at most {LINT_LIMITS.max_source_lines:,} lines and "
+                        f"{LINT_LIMITS.max_source_chars:,} characters, or run gradlib-lint on your machine "
+                        f"(it checks up to {gradlib.LIMITS.max_source_lines:,} lines of a file)",
+                        too_large=True) from None
 
 
 @st.cache_data(max_entries=len(gradlib.DEMOS) + 1, ttl=TTL, show_spinner="Running the demonstration in TensorFlow…")

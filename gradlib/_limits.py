@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LIMITS", "Limits"]
+__all__ = ["LIMITS", "Limits", "largest_fitting"]
 
 
 @dataclass(frozen=True)
@@ -35,3 +35,15 @@ class Limits:
 
 #: the default limits, what every API checks unless given ``limits=``
 LIMITS = Limits()
+
+
+def largest_fitting(limit: float, size: int, total: int) -> int:
+    """The largest value of the factor ``size`` of the product ``total`` that keeps it within ``limit``, the other
+    factors as they are: what a refusal advises ("a batch of at most 4"), so that following it is accepted.
+    0 when even 1 does not fit (then no smaller value of this factor helps).
+
+    >>> largest_fitting(250_000, 501, 501 * 501), largest_fitting(250_000, 1, 600 * 300 * 300)
+    (499, 0)
+    """
+    others = total // size if size else 0
+    return int(limit // others) if others else size

@@ -26,10 +26,15 @@ HELP_FUNCTION = (
     f"{', '.join(sorted(gradlib.FUNCTIONS))}. Nothing you type is run by Python.")
 HELP_SECOND = ("Also compute the Hessian of each output element (every second derivative d²y/dxᵢdxⱼ over the watched "
                "elements), with the TensorFlow code that computes it with nested tapes.")
-#: said under a refusal of the Hessians: gradlib's message names options of its Python API the playground has not
-HESSIANS_REFUSED = ("What you can change here: watch fewer inputs (untick *watch*), or make y smaller (sum or mean "
-                    "over it). A batch, method= or diagonal= named above are options of gradlib's Python API "
-                    "(gradlib.hessians, gradlib.per_sample_hessians), not of this page.")
+#: said under a refusal of the Hessians over the limits (``hessians_refused``): gradlib's message names the sizes that
+#: fit, and options of its Python API the playground has not
+HESSIANS_REFUSED = ("What you can change here, to the sizes named above: fewer watched elements ({fewer}), or a "
+                    "smaller y (sum or mean over it). A batch, method= or diagonal= named above are options of "
+                    "gradlib's Python API (gradlib.hessians, gradlib.per_sample_hessians), not of this page.")
+#: the code's caption, with the loop of one gradient per element, and without it (more outputs than gradlib would loop)
+CODE_CAPTION = "Runnable as is: one gradient per element (unstack inside the tape), then tape.jacobian."
+CODE_CAPTION_VECTORIZED = ("Runnable as is: tape.jacobian, every element's gradient at once (one backward pass per "
+                           "element would be more passes than gradlib runs for this many outputs).")
 #: how gradlib's refusals over a limit say so ("at most 250,000 are allowed", "the limits allow 5e+02 MB")
 LIMIT_WORDS = "allow"
 #: the second-order view draws one heatmap per output element, for at most this many elements
@@ -170,9 +175,9 @@ def same_function(a: ShareState, b: ShareState) -> bool:
 def show_extras(state: ShareState, best: gradlib.GradResult) -> None:
     """The TensorFlow code, the downloads and the share link of the current state."""
     st.markdown("### TensorFlow code for your function")
-    st.caption("Runnable as is: one gradient per element (unstack inside the tape), then tape.jacobian.")
     code = render.attempt("The TensorFlow code could not be written", lambda: services.code_for(state))
     if code is not None:
+        st.caption(CODE_CAPTION if "tf.unstack" in code else CODE_CAPTION_VECTORIZED)
         st.code(code, language="python")
     st.markdown("### Downloads")
     st.caption("Each file names the function, the inputs, the watched inputs and the dtypes it was computed from "
@@ -204,7 +209,7 @@ def show_second_order(state: ShareState) -> None:
     result = render.attempt("The Hessians cannot be computed", lambda: hessians_or_refusal(state, refused))
     if result is None:
         if any(LIMIT_WORDS in text for text in refused):   # over the server's limits, not a wrong input
-            st.caption(HESSIANS_REFUSED)
+            st.caption(hessians_refused(state))
         return
     m, n = len(result.row_labels), len(result.col_labels)
     st.caption(f"The Hessian of each element of y over the {n} watched element(s), method `{result.method}`"
@@ -227,6 +232,15 @@ def show_second_order(state: ShareState) -> None:
             st.plotly_chart(figures.hessian_heatmap(result.hessian[k], result.col_labels, title=f"Hessian of {label}"),
                             key=f"pg_hessian_{k}", config={"displaylogo": False})
     show_hessian_code(state)
+
+
+def hessians_refused(state: ShareState) -> str:
+    """What the page can change after a refusal over the limits. Unticking *watch* is offered only when another
+    input stays watched: with one watched input it leaves none, which is refused too."""
+    watched = [name for name in state.inputs if state.watch is None or name in state.watch]
+    fewer = (f"give {watched[0]} fewer values" if len(watched) == 1 else
+             "untick *watch* on an input, or give the watched inputs fewer values")
+    return HESSIANS_REFUSED.format(fewer=fewer)
 
 
 def hessians_or_refusal(state: ShareState, refused: list[str]) -> gradlib.HessianResult:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import math
 import numbers
 import re
 import textwrap
@@ -51,7 +52,10 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
     program = parse(outputs, {i.name: i.shape for i in checked}, limits=limits)
     names = code_names([i.name for i in checked])
     params = ", ".join(names[i.name] for i in checked)
-    return "\n".join(_function(program, checked, names, limits) + (_hessian if order == 2 else _jacobian)(params))
+    if order == 2:
+        return "\n".join(_function(program, checked, names, limits) + _hessian(params))
+    outputs = math.prod(program.shape)
+    return "\n".join(_function(program, checked, names, limits) + _jacobian(params, outputs, limits.max_eager_passes))
 
 
 def _function(program, checked: Sequence[Input], names: Mapping[str, str], limits: Limits) -> list[str]:
@@ -79,25 +83,36 @@ def _function(program, checked: Sequence[Input], names: Mapping[str, str], limit
     return lines + [f"    return {body}", ""]
 
 
-def _jacobian(params: str) -> list[str]:
-    return [   # each line fits the playground's code box at 1366 px (about 94 characters)
-        "# 1. Per element: unstack INSIDE the tape (iterating y after the block gives zeros).",
-        "with tf.GradientTape(persistent=True) as tape:",
-        "    tape.watch(watched)",
-        f"    y = f({params})",
-        "    y_elements = tf.unstack(tf.reshape(y, [-1]))",
-        "rows = [tape.gradient(y_i, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
-        "        for y_i in y_elements]",
-        "del tape",
-        "",
-        "# 2. All at once, vectorized: the Jacobian, shape y.shape + x.shape for each watched x.",
+def _jacobian(params: str, outputs: int, max_passes: int) -> list[str]:
+    """Both correct ways; one backward pass per element only when gradlib would run that many (``max_passes``)."""
+    if outputs > max_passes:   # the loop gradlib refuses for this many outputs (method 'unstack'): not offered
+        loop = [f"# y has {outputs:,} elements: one backward pass per element (unstack inside the tape) would run",
+                f"# {outputs:,} eager passes, more than the {max_passes:,} gradlib allows; the vectorized Jacobian",
+                "# gives every element's gradient at once (row k of the Jacobian is the gradient of y[k]).", ""]
+        prints = []
+    else:
+        loop = [
+            "# 1. Per element: unstack INSIDE the tape (iterating y after the block gives zeros).",
+            "with tf.GradientTape(persistent=True) as tape:",
+            "    tape.watch(watched)",
+            f"    y = f({params})",
+            "    y_elements = tf.unstack(tf.reshape(y, [-1]))",
+            "rows = [tape.gradient(y_i, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
+            "        for y_i in y_elements]",
+            "del tape",
+            "",
+        ]
+        prints = ['print("rows:", [[g.numpy().tolist() for g in row] for row in rows])']
+    return loop + [   # each line fits the playground's code box at 1366 px (about 94 characters)
+        "# 2. All at once, vectorized: the Jacobian, shape y.shape + x.shape for each watched x." if prints else
+        "# All at once, vectorized: the Jacobian, shape y.shape + x.shape for each watched x.",
         "with tf.GradientTape() as tape:",
         "    tape.watch(watched)",
         f"    y = f({params})",
         "jacobian = tape.jacobian(y, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO)",
         "",
         'print("y:", y.numpy().tolist())',
-        'print("rows:", [[g.numpy().tolist() for g in row] for row in rows])',
+        *prints,
         'print("jacobian:", [j.numpy().tolist() for j in jacobian])',
     ]
 

@@ -56,7 +56,7 @@ from ._api import prepare
 from ._compiled import XLA_RTOL, agree
 from ._compute import custom_gradient
 from ._findings import Finding
-from ._problem import Problem, callable_problem
+from ._problem import Problem, callable_problem, jacobian_advice
 from ._result import index_labels
 
 __all__ = ["COMPARE_MODES", "MODES", "MODE_NAMES", "XLA_BUILDS", "CrossCheck", "ModeCheck", "crosscheck",
@@ -283,13 +283,13 @@ def _check_eager(problem: Problem, m: int, copies: int, limits: Limits, chosen_m
     if copies * m * n > limits.max_jacobian:
         raise ExpressionError(
             f"crosscheck holds {copies} Jacobians of {m:,} x {n:,} entries, {copies * m * n:,} in all; at most "
-            f"{limits.max_jacobian:,} are allowed. " + ("Pass fewer modes, watch fewer inputs or reduce the output"
-                                                        if chosen_modes else "Watch fewer inputs or reduce the "
-                                                        "output (for example with sum or mean)"))
+            f"{limits.max_jacobian:,} are allowed. " + ("Pass fewer modes; or: " if chosen_modes else "")
+            + jacobian_advice(m, n, len(problem.names), limits.max_jacobian // copies))
     if m > limits.max_eager_passes:
         raise ExpressionError(
             f"crosscheck's eager reference runs one reverse pass per output element: {m:,} here, and at most "
-            f"{limits.max_eager_passes:,} are allowed. Reduce the output (for example with sum or mean)")
+            f"{limits.max_eager_passes:,} are allowed. Reduce the output (for example with sum or mean) to at most "
+            f"{limits.max_eager_passes:,} elements")
     cost = _cost.estimate("unstack", _profile(problem, m), False)   # an upper bound of the loop below
     if not _cost.fits(cost, limits):
         raise _cost.refusal(cost, limits, "Reduce the output or watch fewer inputs", who="crosscheck's eager reference")

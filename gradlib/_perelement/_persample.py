@@ -29,7 +29,7 @@ import tensorflow as tf
 from .. import _runtime
 from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, error_gist
-from .._limits import LIMITS, Limits
+from .._limits import LIMITS, Limits, largest_fitting
 from .._callable._forms import sample_batch
 from .._callable._labels import index_labels
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
@@ -173,7 +173,15 @@ def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> Non
         raise ExpressionError(
             f"the per-sample Jacobians would have {entries:,} entries (batch {x.shape[0]} x {math.prod(out_shape)} "
             f"outputs x {math.prod(x.shape[1:])} inputs); at most {limits.max_jacobian:,} are allowed. "
-            "Use a smaller batch or fewer features")
+            + _batch_advice(int(x.shape[0]), entries, limits.max_jacobian))
+
+
+def _batch_advice(batch: int, entries: int, limit: int) -> str:
+    """The largest batch that fits, or, when not even one sample does, what one sample must lose."""
+    largest = largest_fitting(limit, batch, entries)
+    if largest:
+        return f"Use a batch of at most {largest:,}"
+    return f"Even one sample's Jacobian has {entries // batch:,} entries: use fewer features or return fewer outputs"
 
 
 def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray], dtype: str) -> str:

@@ -38,9 +38,11 @@ def check_method(method: str, profile: _cost.Profile, compiled: bool, limits: Li
     passes = eager_passes(method, profile.m, profile.n, compiled)
     if passes > limits.max_eager_passes:
         what = {"outputs": "output element", "inputs": "watched element"}[_methods.TABLE[method].passes]
-        raise ExpressionError(
-            f"method {method!r} runs one eager pass per {what}: {passes:,} here, and at most "
-            f"{limits.max_eager_passes:,} are allowed. Use method='jacobian' or 'auto', which vectorize the passes")
+        vectorized = _fits("jacobian", compiled, profile, limits) or _fits("jacobian", True, profile, limits)
+        advice = ("Use method='jacobian' or 'auto', which vectorize the passes" if vectorized
+                  else _advice(profile, limits, method))
+        raise ExpressionError(f"method {method!r} runs one eager pass per {what}: {passes:,} here, and at most "
+                              f"{limits.max_eager_passes:,} are allowed. {advice}")
     cost = _cost.estimate(method, profile, compiled)
     if not _cost.fits(cost, limits):
         raise _cost.refusal(cost, limits, _advice(profile, limits, method))

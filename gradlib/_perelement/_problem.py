@@ -24,10 +24,10 @@ from .._callable._outputs import output_names, whole_labels, whole_output
 from .._callable._state import callable_key
 from .._errors import ExpressionError
 from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
-from .._limits import LIMITS, Limits
+from .._limits import LIMITS, Limits, largest_fitting
 from .._language._operations import notes
 
-__all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem"]
+__all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem", "jacobian_advice"]
 
 #: what TensorFlow gives for a watched input the function does not use (the Jacobian shows its zeros)
 UNUSED_IN_TENSORFLOW = "tape.gradient gives None for them, zeros with unconnected_gradients=ZERO"
@@ -88,7 +88,25 @@ def check_size(m: int, problem: Problem, limits: Limits) -> None:
     if m * n > limits.max_jacobian:
         raise ExpressionError(
             f"the Jacobian would have {m:,} x {n:,} = {m * n:,} entries; at most {limits.max_jacobian:,} are allowed. "
-            "Watch fewer inputs or reduce the output (for example with sum or mean)")
+            + jacobian_advice(m, n, len(problem.names), limits.max_jacobian))
+
+
+def jacobian_advice(m: int, n: int, watched: int, limit: int) -> str:
+    """What fits under ``limit`` entries: at most so many outputs for these watched elements, or the other way round.
+
+    >>> for option in jacobian_advice(501, 501, 1, 250_000).split(", or "): print(option)
+    It fits with at most 499 outputs for these 501 watched elements (reduce the output, for example with sum or mean)
+    at most 499 watched elements for these 501 outputs (use a smaller input)
+    """
+    options, outputs, elements = [], largest_fitting(limit, m, m * n), largest_fitting(limit, n, m * n)
+    if outputs:
+        options.append(f"at most {outputs:,} output{'s' if outputs > 1 else ''} for these {n:,} watched elements "
+                       "(reduce the output, for example with sum or mean)")
+    if elements:
+        how = "watch fewer inputs or use smaller ones" if watched > 1 else "use a smaller input"
+        options.append(f"at most {elements:,} watched element{'s' if elements > 1 else ''} for these {m:,} outputs "
+                       f"({how})")
+    return "It fits with " + ", or ".join(options) if options else "Reduce the output and watch fewer elements"
 
 
 # ---------------------------------------------------------------- from function text

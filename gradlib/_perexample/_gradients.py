@@ -206,7 +206,8 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
         start = time.perf_counter()
         compiled, plan = _compiled(model, loss, kind, training, xt, yt)
         check_floats(plan, _structure.batch_size(xt), limits, "per_example_gradients", "for this batch",
-                     "Use a smaller batch" + ("" if plan.method.startswith("ghost") else " or norms_only=True"))
+                     "Use a batch of at most {n}", "" if plan.method.startswith("ghost") or norms_only else
+                     "norms_only=True")
         out = _run_compiled(compiled, xt, yt)
         losses, norms = out[0].numpy(), out[1].numpy()
         check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
@@ -650,14 +651,20 @@ def _shapes(x: Any) -> str:
     return f"shape {shapes[0]}" if len(shapes) == 1 else f"shapes {', '.join(map(str, shapes))}"
 
 
-def check_floats(plan: Route, batch: int, limits: Limits, api: str, where: str, fix: str) -> None:
-    """Refuse a ``batch`` whose floats under ``plan`` exceed ``limits.max_jacobian`` (``api`` and ``fix`` name
-    the caller and what to change; ``where`` says what ``batch`` is)."""
+def check_floats(plan: Route, batch: int, limits: Limits, api: str, where: str, fix: str, other: str = "",
+                 scale: int = 1) -> None:
+    """Refuse a ``batch`` whose floats under ``plan`` exceed ``limits.max_jacobian`` (``api`` names the caller;
+    ``where`` says what ``batch`` is). ``fix`` names the largest batch that fits, times ``scale`` (``{n}``: "Use a
+    batch of at most {n}"); when not even one example fits, only ``other`` (what else to change) is advised."""
     floats = plan.floats_per_example * batch + plan.floats_per_batch
     if floats > limits.max_jacobian:
+        largest = max(limits.max_jacobian - plan.floats_per_batch, 0) // max(plan.floats_per_example, 1)
+        one = plan.floats_per_example + plan.floats_per_batch
+        advice = [fix.format(n=f"{largest * scale:,}") if largest else f"Even one example needs {one:,} floats"]
+        advice += [other] if other else []
         raise ExpressionError(
             f"{api} would allocate about {floats:,} floats {where} ({plan.floats_per_example:,} per example, method "
-            f"{plan.method}); at most {limits.max_jacobian:,} are allowed. {fix}")
+            f"{plan.method}); at most {limits.max_jacobian:,} are allowed. {', or '.join(advice)}")
 
 
 def _check_clip_norm(clip_norm: Any) -> float:

@@ -177,7 +177,7 @@ def _checked_step(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec:
     batch would allocate more floats than ``limits`` allow."""
     step, plans, tables = _compile(model, loss, strategy, spec)
     check_floats(plans[0], batch // strategy.num_replicas_in_sync, limits, "gradlib.scan",
-                 "per replica and batch", "Use a smaller batch_size")
+                 "per replica and batch", "Use batch_size={n} or less", scale=strategy.num_replicas_in_sync)
     return step, plans, tables
 
 

@@ -168,10 +168,14 @@ def _check_hvp_size(m: int, n: int, limits: Limits) -> None:
     """Refuse ``m`` outputs' products over ``n`` inputs beyond the limits: the answer's entries and the passes."""
     if m * n > limits.max_hessian:
         raise ExpressionError(f"hvp would return {m:,} x {n:,} = {m * n:,} entries; at most "
-                              f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum)")
+                              f"{limits.max_hessian:,} are allowed. Reduce the output (for example with sum) to "
+                              f"at most {limits.max_hessian // n:,} elements"
+                              + (f", or use at most {limits.max_hessian // m:,} input elements"
+                                 if limits.max_hessian // m else ""))
     if m > limits.max_unrolled:
         raise ExpressionError(f"hvp writes one pass per output element into its graph: {m:,} here, and at most "
-                              f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum)")
+                              f"{limits.max_unrolled:,} are allowed. Reduce the output (for example with sum) to "
+                              f"at most {limits.max_unrolled:,} elements")
 
 
 def _hvp_repaired(g: Callable, v: tf.Tensor, y, products, t: tf.Tensor, method: str, defined: str, limits: Limits):

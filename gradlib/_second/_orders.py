@@ -223,7 +223,13 @@ def choose(s: Shape, limits: Limits, exclude: tuple[str, ...] = ()) -> str:
     raise ExpressionError(
         f"no exact second-order method fits this request ({sizes(s)}): the leanest, {name}, needs {c.text()}, and the limits allow "
         f"{format_number(limits.max_bytes / 1e6, 2)} MB and {limits.max_unrolled:,} unrolled passes. "
-        f"{smaller(s)}" + (", or method='hutchinson' for an estimate" if s.kind in row("hutchinson").kinds else ""))
+        f"{smaller(s, lambda t: _any_fits(t, limits, exclude))}"
+        + (", or method='hutchinson' for an estimate" if s.kind in row("hutchinson").kinds else ""))
+
+
+def _any_fits(s: Shape, limits: Limits, exclude: tuple[str, ...]) -> bool:
+    """Some exact row ``auto`` would consider fits ``s`` within the limits."""
+    return any(_fits(r.name, limits)(s) for r in TABLE if not (r.opt_in or r.applicable(s) or r.name in exclude))
 
 
 def sizes(s: Shape) -> str:
@@ -232,22 +238,41 @@ def sizes(s: Shape) -> str:
     return f"{s.batch:,} samples x {inner}" if s.batch > 1 else inner
 
 
-def smaller(s: Shape) -> str:
-    """What to make smaller: the batch of a per-sample request; fewer watched inputs or outputs for one function's
+def smaller(s: Shape, fits: Callable[[Shape], bool] | None = None) -> str:
+    """What to make smaller: the batch of a per-sample request, to the largest that ``fits`` (the estimates are per
+    sample, so a batch that fits here fits when called); fewer watched elements or outputs for one function's
     Hessians (``hessians``, ``evaluate(order=2)``: a batch of one, which no caller chose)."""
-    return "Use a smaller batch" if s.batch > 1 else "Watch fewer inputs or return fewer outputs"
+    if s.batch <= 1:
+        return "Watch fewer elements or return fewer outputs"
+    if fits is None:
+        return "Use a smaller batch"
+    low, high = 0, s.batch - 1          # the largest batch in 1 .. batch - 1 that fits (0: not even one sample)
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if fits(replace(s, batch=mid)) else (low, mid - 1)
+    return f"Use a batch of at most {low:,}" if low else "Even one sample is over: return fewer outputs per sample"
+
+
+def _fits(name: str, limits: Limits) -> Callable[[Shape], bool]:
+    def fits(s: Shape) -> bool:
+        c = row(name).cost(s)
+        return c.bytes <= limits.max_bytes and c.unrolled <= limits.max_unrolled
+    return fits
 
 
 def check_budget(name: str, s: Shape, limits: Limits) -> None:
-    """Refuse a named method whose estimate passes the limits, with both numbers."""
+    """Refuse a named method whose estimate passes the limits, with both numbers; method='auto' is advised only when
+    a method it would choose fits (else it too would be refused)."""
     c = row(name).cost(s)
+    auto = ", or method='auto'" if _any_fits(s, limits, ()) else ""
     if c.bytes > limits.max_bytes:
         need, most = format_apart(c.bytes / 1e6, limits.max_bytes / 1e6)
         raise ExpressionError(f"method {name!r} would need ~{need} MB at its peak here ({sizes(s)}); at most {most} MB "
-                              f"are allowed. {smaller(s)}, or method='auto'")
+                              f"are allowed. {smaller(s, _fits(name, limits))}{auto}")
     if c.unrolled > limits.max_unrolled:
         raise ExpressionError(f"method {name!r} would write {c.unrolled:,} passes one by one into its graph here; at "
-                              f"most {limits.max_unrolled:,} are allowed (each costs trace time). Use method='auto'")
+                              f"most {limits.max_unrolled:,} are allowed (each costs trace time). "
+                              + ("Use method='auto'" if auto else f"{smaller(s, _fits(name, limits))}"))
 
 
 def with_probes(s: Shape, probes: int) -> Shape:

@@ -14,6 +14,7 @@ second derivative computed as a ``batch_jacobian`` of its gradient would be the 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from .._cache import LRUCache
 from .._callable._mixing import MIXING_TOLERANCE, find_mixing, mixing_text
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
-from .._limits import Limits
+from .._limits import Limits, largest_fitting
 from .._callable._state import same_output
 from .._callable._trace import defined_gradient, lowest_float, trace
 from . import _orders, _tapes
@@ -149,7 +150,7 @@ def run(req: Request, limits: Limits) -> Outcome:
         notes += ("the forward Laplacian's layer rules gave a y that differs from the model's own call, so "
                   f"{method!r} (which calls the model) computed this instead",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
-        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision)
+        notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision, req.model is not None)
     value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
     jacobian, jacobian_poisoning = (_repaired(req, out["y"], out["jacobian"], "jacobian", limits)   # returned too
                                     if req.kind in ("hessian", "diagonal") else (out["jacobian"], Poisoning()))
@@ -227,10 +228,33 @@ def _check_cells(req: Request, outputs: int, limits: Limits) -> None:
     if cells > limits.max_hessian:
         what = {"hessian": f"{b:,} x {outputs:,} outputs x {d:,} x {d:,} inputs",
                 "diagonal": f"{b:,} x {outputs:,} outputs x {d:,} inputs"}.get(req.kind, f"{b:,} x {outputs:,}")
-        advice = ("Use a smaller batch, fewer outputs, or ask for less (diagonal=True, or gradlib.laplacian for the "
-                  "trace only)") if req.tileable else "Watch fewer inputs or return fewer outputs"
         raise ExpressionError(f"{req.api} would return {cells:,} second-order entries ({what}); at most "
-                              f"{limits.max_hessian:,} are allowed. {advice}")
+                              f"{limits.max_hessian:,} are allowed. {_cells_advice(req, b, outputs, d, limits)}")
+
+
+def _cells_advice(req: Request, b: int, outputs: int, d: int, limits: Limits) -> str:
+    """What fits under ``limits.max_hessian``, each with its number, the others as they are; only what does fit.
+
+    A smaller batch is no advice when even one sample is over, nor ``diagonal=True`` when the diagonals are over too.
+    """
+    limit, per = limits.max_hessian, {"hessian": d * d, "diagonal": d}.get(req.kind, 1)
+    cells, options = b * outputs * per, []
+    if req.tileable and 0 < largest_fitting(limit, b, cells) < b:
+        options.append(f"a batch of at most {largest_fitting(limit, b, cells):,}")
+    fewer = largest_fitting(limit, outputs, cells)
+    if 0 < fewer < outputs:
+        options.append(f"at most {fewer:,} output{'s' if fewer > 1 else ''} per sample" if req.tileable else
+                       f"at most {fewer:,} output{'s' if fewer > 1 else ''}")
+    inputs = math.isqrt(limit // (b * outputs)) if req.kind == "hessian" else limit // (b * outputs)
+    if not req.tileable and 0 < inputs < d:
+        options.append(f"at most {inputs:,} watched element{'s' if inputs > 1 else ''} in all")
+    if req.tileable and req.kind == "hessian" and b * outputs * d <= limit:
+        options.append("diagonal=True (the diagonals only)")
+    if req.tileable and req.kind in ("hessian", "diagonal") and b * outputs <= limit:
+        options.append("gradlib.laplacian (the trace only)")
+    if not options:
+        return "Ask for less: no smaller batch, output or input alone fits"
+    return "It fits with " + ", or ".join(options)
 
 
 def trace_failure(when: str, exc: BaseException) -> GradlibError:
@@ -338,12 +362,16 @@ def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:
     return taylor
 
 
-def check_independent(api: str, jac: np.ndarray, u: np.ndarray, vjp: np.ndarray, dtype: str) -> tuple[str, ...]:
-    """Every sample at once (see the module's docstring); a note when some entries are not finite."""
+def check_independent(api: str, jac: np.ndarray, u: np.ndarray, vjp: np.ndarray, dtype: str,
+                      model: bool = False) -> tuple[str, ...]:
+    """Every sample at once (see the module's docstring); a note when some entries are not finite. ``model``: fn
+    is a Keras model (told to call it with training=False); a function is told what to do if it calls one."""
     mixing, finite = find_mixing(jac, u, vjp, dtype)
     if mixing is not None:
+        call = ("Call the model with training=False (a layer such as BatchNormalization in training mode mixes the "
+                "batch)" if model else "If fn calls a model, call it with training=False")
         raise BatchMixingError(
             f"{api}: {mixing_text(mixing)}, so per-sample second derivatives do not exist, and a batch_jacobian of "
-            "the gradient would silently be the derivative of the batch's sum (tensorflow#38428). Call a model with "
-            "training=False, or use gradlib.hessians on the whole batch")
+            f"the gradient would silently be the derivative of the batch's sum (tensorflow#38428). {call}, or use "
+            "gradlib.hessians on the whole batch")
     return () if finite else ("the samples' independence could only be checked where the Jacobian is finite",)

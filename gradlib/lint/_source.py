@@ -55,13 +55,24 @@ def parse_source(source: object, limits: Limits = LIMITS) -> tuple[str, ast.Modu
     return text, tree
 
 
+def _whole(source: str | bytes, limits: Limits, chars: int | None = None) -> str:
+    """The advice of a refusal by size: split the source, or raise every size limit it is over (the characters, at
+    most ``chars`` for bytes not yet decoded, and the lines), so that the call so changed is not refused again."""
+    newline = b"\n" if isinstance(source, bytes) else "\n"
+    chars = len(source) if chars is None else chars
+    lines = source.count(newline) + (not source.endswith(newline))
+    over = [f"max_source_chars={chars}"] if chars > limits.max_source_chars else []
+    over += [f"max_source_lines={lines}"] if lines > limits.max_source_lines else []
+    return f"Split it, or pass limits=gradlib.Limits({', '.join(over)}) to lint it whole"
+
+
 def _decode(source: object, limits: Limits) -> str:
     """``source`` as text: bytes decoded as Python decodes a source file; a leading byte order mark dropped."""
     if isinstance(source, (bytes, bytearray)):
         source = bytes(source)
         if len(source) > 4 * limits.max_source_chars:       # UTF-8 takes at most 4 bytes a character
             raise LintError(f"gradlib.lint got {len(source):,} bytes; at most {limits.max_source_chars:,} characters "
-                            "are checked at once. Lint the files one by one.", too_large=True)
+                            f"are checked at once. {_whole(source, limits, len(source))}", too_large=True)
         try:
             encoding, problem = tokenize.detect_encoding(io.BytesIO(source).readline)[0], None
         except SyntaxError as err:                  # an unknown coding, or a BOM that contradicts it, or not text
@@ -89,15 +100,15 @@ def _check_text(source: object, limits: Limits) -> str:
         raise LintError(f"gradlib.lint needs the source as a str; got {type(source).__name__}")
     if len(source) > limits.max_source_chars:
         raise LintError(f"gradlib.lint got {len(source):,} characters; at most {limits.max_source_chars:,} are "
-                        "checked at once. Lint the files one by one.", too_large=True)
+                        f"checked at once. {_whole(source, limits)}", too_large=True)
     if "\x00" in source:
         line = source.count("\n", 0, source.index("\x00")) + 1
         raise LintError(f"gradlib.lint got a null byte on line {line}: this is not Python source (a binary file?)",
                         line, 0)
     lines = source.count("\n") + (not source.endswith("\n"))   # a final newline ends the last line, not a new one
     if lines > limits.max_source_lines:
-        raise LintError(f"gradlib.lint got {lines:,} lines; at most {limits.max_source_lines:,} are checked at once.",
-                        too_large=True)
+        raise LintError(f"gradlib.lint got {lines:,} lines; at most {limits.max_source_lines:,} are checked at once. "
+                        f"{_whole(source, limits)}", too_large=True)
     _check_brackets(source, limits)
     return source
 

@@ -135,8 +135,10 @@ def _parser() -> argparse.ArgumentParser:
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]).replace("``", ""))
     p.add_argument("--model", required=True, metavar="MODULE:FUNCTION",
                    help="your function that returns a built Keras model, e.g. mymodels:classifier")
-    p.add_argument("--data", required=True, metavar="FILE", help="examples: a .npz (x and y), a .npy (x) or a .csv")
-    p.add_argument("--targets", metavar="FILE.npy", help="the targets y, when --data is a .npy of x")
+    p.add_argument("--data", required=True, action="append", metavar="FILE",
+                   help="examples: a .npz (x and y), a .npy (x) or a .csv; for a model with several inputs, one .npy "
+                        "per input, once per input in model.inputs order: --data a.npy --data b.npy --targets y.npy")
+    p.add_argument("--targets", metavar="FILE.npy", help="the targets y, when --data is a .npy of x (or several)")
     p.add_argument("--x-key", default="x", metavar="KEY[,KEY...]",
                    help="the array of x in a .npz (default: x); for a model with several inputs one array per input, "
                         "comma-separated, in model.inputs order or by input name: --x-key a,b")
@@ -324,6 +326,11 @@ def _check_examples_fit(source: _files.Source, model: Any) -> None:
     x = source.arrays[0]
     if len(inputs) == 1:
         _check_fit(f"{source.path.name!r}: x holds examples of shape", x.shape[1:], inputs[0])
+        return
+    if source.x_files:
+        for i, (t, path) in enumerate(zip(inputs, source.x_files)):
+            _check_fit(f"--data {path.name!r} holds examples of shape", x[i].shape[1:], t,
+                       f"'s input #{i} ({t.name!r})")
         return
     for i, (t, key) in enumerate(zip(inputs, source.x_keys)):
         array, key = (x[t.name], t.name) if isinstance(x, dict) else (x[i], key)

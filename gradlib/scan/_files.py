@@ -1,4 +1,4 @@
-"""Data sets from files for ``python -m gradlib.scan``: ``.npz``, ``.npy`` pairs, and CSV streamed by tf.data.
+"""Data sets from files for ``python -m gradlib.scan``: ``.npz``, ``.npy`` files, and CSV streamed by tf.data.
 
 The files are checked with NumPy and the ``csv`` module first (``check_*``: no TensorFlow op runs, so a
 multi-worker strategy can still be created after them); ``dataset`` then opens them. What a file declares is
@@ -63,8 +63,9 @@ class Source:
     """Where the examples come from: arrays already loaded, or a CSV file and its feature and target columns.
 
     ``arrays`` is ``(x, y)``: ``x`` one array, or, for a model with several inputs, a tuple of arrays (the
-    ``.npz`` arrays named by ``x_keys``, in that order until ``match_inputs`` puts them in the model's). A CSV
-    file's ``groups`` are a model's several inputs' columns (``--x-columns``), in ``model.inputs`` order.
+    ``.npz`` arrays named by ``x_keys``, in that order until ``match_inputs`` puts them in the model's; or the
+    ``.npy`` files ``x_files``, one per input, in ``model.inputs`` order). A CSV file's ``groups`` are a model's
+    several inputs' columns (``--x-columns``), in ``model.inputs`` order.
     """
 
     path: Path
@@ -73,6 +74,7 @@ class Source:
     target: str = ""
     x_keys: tuple[str, ...] = ("x",)
     groups: tuple[tuple[str, ...], ...] = ()
+    x_files: tuple[Path, ...] = ()
 
     @property
     def examples(self) -> int | None:
@@ -96,14 +98,25 @@ class _Header:
 
 def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y", target: str | None = None,
            x_columns: Any = None, max_bytes: int = MAX_DATA_BYTES) -> Source:
-    """Check the files named on the command line; raise ``InputError`` (a bad file) or ``GradlibError`` (flags)."""
-    path = _check_file(data, "--data")
+    """Check the files named on the command line; raise ``InputError`` (a bad file) or ``GradlibError`` (flags).
+
+    ``data``: one file, or (``--data`` given once per input of a model with several) a list of ``.npy`` files of x.
+    """
+    paths = [_check_file(d, "--data") for d in (data if isinstance(data, (list, tuple)) else [data])]
+    path = paths[0]
     suffix = path.suffix.lower()
+    if len(paths) > 1 and any(p.suffix.lower() != ".npy" for p in paths):
+        raise GradlibError(f"--data is given {len(paths)} times ({', '.join(repr(p.name) for p in paths)}); several "
+                           "--data are .npy files of x, one per model input (--data a.npy --data b.npy --targets "
+                           "y.npy); a .npz names its arrays with --x-key a,b, a CSV its columns with --x-columns")
     if suffix != ".npy" and targets is not None:
         raise GradlibError(f"--targets is for .npy data (x and y in two files); {path.name!r} holds its targets itself")
     if suffix != ".csv" and target is not None:
         raise GradlibError(f"--target names a CSV column; {path.name!r} is not a CSV file (use --y-key for .npz)")
     keys = _check_x_keys(x_key, y_key)
+    if suffix == ".npy" and keys != ("x",):
+        raise GradlibError(f"--x-key names arrays of a .npz file; {path.name!r} is a .npy file (give one .npy file per "
+                           "model input: --data a.npy --data b.npy --targets y.npy)")
     if suffix != ".npz" and keys != ("x",):
         raise GradlibError(f"--x-key names arrays of a .npz file; {path.name!r} is not one (save several inputs as "
                            "np.savez('data.npz', a=a, b=b, y=y) and give --x-key a,b)")
@@ -115,7 +128,7 @@ def source(data: Any, *, targets: Any = None, x_key: str = "x", y_key: str = "y"
     if suffix == ".npy":
         if targets is None:
             raise GradlibError(f"{path.name!r} holds only x: give the targets as a second .npy file with --targets y.npy")
-        return check_npy(path, _check_file(targets, "--targets"), max_bytes)
+        return check_npy(paths, _check_file(targets, "--targets"), max_bytes)
     if suffix == ".csv":
         return check_csv(path, target, x_columns)
     raise InputError(f"--data {str(path)!r}: the file must end in one of {', '.join(SUFFIXES)}")
@@ -165,6 +178,9 @@ def match_inputs(source: Source, names: list[str] | None) -> Source:
     if source.arrays is None:
         _match_groups(source, names)
         return source
+    if source.x_files:
+        _match_files(source, names)
+        return source
     keys = source.x_keys
     if names is None or (len(keys) == 1 and len(names) == 1):
         return source
@@ -184,6 +200,18 @@ def match_inputs(source: Source, names: list[str] | None) -> Source:
     return source
 
 
+def _match_files(source: Source, names: list[str] | None) -> None:
+    """Several ``--data`` ``.npy`` files of x, one per model input, in ``model.inputs`` order."""
+    files = source.x_files
+    if names is None or len(files) == len(names):
+        return
+    takes = f"{len(names)} input{'s' if len(names) > 1 else ''} ({', '.join(map(repr, names))})"
+    given = f"--data gives {len(files)} .npy file{'s' if len(files) > 1 else ''} of x"
+    raise GradlibError(f"{given} ({', '.join(repr(p.name) for p in files)}), but the model takes {takes}; give one "
+                       f"--data FILE.npy per input, in model.inputs order: "
+                       f"{' '.join(f'--data {n}.npy' for n in names)} --targets y.npy")
+
+
 def _match_groups(source: Source, names: list[str] | None) -> None:
     """A CSV file's ``--x-columns`` groups, one per model input, in ``model.inputs`` order."""
     if names is None or len(source.groups or ((),)) == len(names):
@@ -196,26 +224,41 @@ def _match_groups(source: Source, names: list[str] | None) -> None:
                        f"model takes {takes}; give one --x-columns per input, in model.inputs order")
 
 
-def check_npy(path: Path, targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Source:
-    """Both headers, checked against the files' sizes and the limit; then both files memory-mapped."""
-    headers = []
-    for p, name in ((path, "x"), (targets, "y")):
-        if _head(p, 6) != b"\x93NUMPY":
-            raise InputError(f"{str(p)!r} is not a .npy file (the format np.save writes)")
-        try:
-            with open(p, "rb") as f:
-                headers.append(_check_header(p, _read_header(f, repr(str(p)), name), os.fstat(f.fileno()).st_size,
-                                             "file"))
-        except OSError as exc:
-            raise InputError(f"could not read {str(p)!r}: {exc.strerror or exc}") from None
-    _check_headers(path, headers[:1], headers[1], max_bytes)
+def check_npy(path: Path | list[Path], targets: Path, max_bytes: int = MAX_DATA_BYTES) -> Source:
+    """Every header, checked against its file's size and the limit; then every file memory-mapped.
+
+    ``path``: the ``.npy`` file of x, or several (one per input of a model with several, in ``model.inputs``
+    order): the source's x is then a tuple of them.
+    """
+    paths = [path] if isinstance(path, Path) else list(path)
+    headers = [_npy_header(p, "x") for p in paths]
+    y = _npy_header(targets, "y")
+    for p, x in zip(paths[1:], headers[1:]):
+        if x.shape[0] != headers[0].shape[0]:
+            raise InputError(f"--data {p.name!r} has {x.shape[0]:,} examples but --data {paths[0].name!r} has "
+                             f"{headers[0].shape[0]:,}; give every input's examples in the same order, one row each")
+    if len(paths) > 1:   # the arrays are files: each is named by its file
+        headers = [replace(h, name=repr(p.name)) for p, h in zip(paths, headers)]
+        y = replace(y, name=repr(targets.name))
+    _check_headers(paths[0] if len(paths) == 1 else None, headers, y, max_bytes)
     arrays = []
-    for p in (path, targets):
+    for p in (*paths, targets):
         try:
             arrays.append(np.load(p, mmap_mode="r", allow_pickle=False))
         except (OSError, ValueError) as exc:
             raise InputError(f"could not read {str(p)!r} as a .npy file: {exc}") from None
-    return Source(path, arrays=(arrays[0], arrays[1]))
+    x = arrays[0] if len(paths) == 1 else tuple(arrays[:-1])
+    return Source(paths[0], arrays=(x, arrays[-1]), x_files=tuple(paths))
+
+
+def _npy_header(path: Path, name: str) -> _Header:
+    if _head(path, 6) != b"\x93NUMPY":
+        raise InputError(f"{str(path)!r} is not a .npy file (the format np.save writes)")
+    try:
+        with open(path, "rb") as f:
+            return _check_header(path, _read_header(f, repr(str(path)), name), os.fstat(f.fileno()).st_size, "file")
+    except OSError as exc:
+        raise InputError(f"could not read {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def check_csv(path: Path, target: str | None, x_columns: Any = None) -> Source:
@@ -434,16 +477,20 @@ def _read_data(path: Path, member: IO[bytes], header: _Header) -> np.ndarray:
     return np.frombuffer(data, header.dtype).reshape(header.shape, order="F" if header.fortran_order else "C")
 
 
-def _check_headers(path: Path, xs: list[_Header], y: _Header, max_bytes: int) -> None:
-    """One target per example, and every x and y together within the bytes the command may hold in memory."""
+def _check_headers(path: Path | None, xs: list[_Header], y: _Header, max_bytes: int) -> None:
+    """One target per example, and every x and y together within the bytes the command may hold in memory.
+
+    ``path``: the file the arrays are members of (named before them), or ``None`` when they are files themselves.
+    """
+    where = f"{path.name!r}: " if path is not None else ""
     for x in xs:
         if x.shape[0] != y.shape[0]:
-            raise InputError(f"{path.name!r}: {x.name} has {x.shape[0]:,} examples but {y.name} has {y.shape[0]:,} "
+            raise InputError(f"{where}{x.name} has {x.shape[0]:,} examples but {y.name} has {y.shape[0]:,} "
                              "targets")
     total = sum(x.nbytes for x in xs) + y.nbytes
     if total > max_bytes:
         arrays = ", ".join(f"{x.name} {x.shape} of {x.dtype}" for x in xs)
-        raise InputError(f"{path.name!r}: {arrays} and {y.name} {y.shape} of {y.dtype} take "
+        raise InputError(f"{where}{arrays} and {y.name} {y.shape} of {y.dtype} take "
                          f"{total:,} bytes, more than the limit of {max_bytes:,} ({max_bytes / 2**30:g} GiB) "
                          "for data held in memory; raise it with --max-data-gb, or stream the data as CSV")
 

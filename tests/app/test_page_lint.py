@@ -108,6 +108,20 @@ def test_code_over_the_page_limit_is_refused_with_a_message():
     assert "1,500 lines; at most 1,000" in at.error[0].value
 
 
+def test_the_page_s_refusal_by_size_advises_what_the_page_takes_and_it_is_accepted():
+    """gradlib.lint's refusal names limits=, which the page does not take: the page says how much to paste, and
+    a part of that size is checked; one line more is refused again."""
+    import re
+
+    at = submit(open_page(), "x = 1\n" * 1_500)
+    refusal = at.error[0].value.replace("\\", "")   # the page's Markdown escapes
+    assert "limits=" not in refusal and "gradlib-lint on your machine" in refusal, refusal
+    lines = int(re.search(r"Paste a part of at most ([\d,]+) lines", refusal).group(1).replace(",", ""))
+    at = submit(at, "x = 1\n" * lines)
+    assert not at.error and at.info[0].value.startswith("No gradient call")
+    assert "at most 1,000" in submit(at, "x = 1\n" * (lines + 1)).error[0].value
+
+
 # Issue 20, item 6: this 118-character paste took 24 s and 3 GB of the server, and the page said it was clean.
 DOUBLING = "a = [1]\nfor i in range(5):\n    for j in range(5):\n        a = a + a\n" + "a = a + a\n" * 5
 

@@ -459,3 +459,14 @@ def test_a_method_that_failed_is_shown_with_its_reason_not_dropped(monkeypatch):
     agreement = next(t.value for t in at.table if t.value.index.name == "method" and "agrees" in t.value.columns)
     assert agreement.loc["jacobian", "agrees"] == "yes" and agreement.loc["structured", "agrees"] == "failed"
     assert agreement.loc["structured", "why"].startswith("the structured rule of concat() could not place")
+
+
+def test_the_code_for_more_outputs_than_gradlib_loops_over_is_the_vectorized_jacobian_only():
+    """400 outputs: gradlib leaves 'unstack' out as over its limit (256 passes), and the code section offered that
+    same loop, captioned 'one gradient per element (unstack inside the tape)'. It now offers tape.jacobian only."""
+    at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
+    code = next(c.value for c in at.code if "GradientTape" in c.value)
+    assert "tf.unstack" not in code and "tape.jacobian" in code
+    assert any(c.value.startswith("Runnable as is: tape.jacobian, every element's gradient at once")
+               for c in at.caption)
+    assert not any("unstack inside the tape), then tape.jacobian" in c.value for c in at.caption)

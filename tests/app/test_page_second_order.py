@@ -161,3 +161,22 @@ def test_the_code_side_by_side_fits_its_column_on_a_laptop(at):
     their comments' ends (the very point of the example) out of sight."""
     too_long = lines_too_long(at)
     assert not too_long, too_long
+
+
+def test_the_refusal_shown_beside_the_mixed_rows_gives_advice_that_is_accepted(at):
+    """The page shows gradlib's refusal of per-sample Hessians of f(x) = x**2 + 0.5 * reverse(x)**2 (rows that read
+    each other). It said "Call a model with training=False", but f calls no model; the advice now fits a function,
+    and following it (gradlib.hessians on the whole batch) is accepted, with the closed form's Hessians."""
+    import re
+
+    import tensorflow as tf
+
+    import gradlib
+
+    refusal = next(e.value for e in at.error if "not independent" in e.value)
+    assert "Call a model with training=False" not in refusal and "If fn calls a model" in refusal
+    api = re.search(r"use gradlib\.(\w+) on the whole batch$", refusal.strip())
+    assert api, refusal
+    result = getattr(gradlib, api.group(1))(lambda x: x ** 2 + 0.5 * tf.reverse(x, [0]) ** 2,
+                                            tf.constant([[1.0], [2.0]]))
+    np.testing.assert_allclose(result.hessian, [[[2.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 2.0]]])

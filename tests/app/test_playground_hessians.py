@@ -1,6 +1,7 @@
 """AppTest of the playground's second-order view: NaN second derivatives said, the toggle kept, refusals that can be acted on."""
 
 import json
+import re
 
 import numpy as np
 import tensorflow as tf
@@ -85,7 +86,32 @@ def test_a_refused_hessian_view_says_what_can_be_changed_on_the_page():
     at = open_playground(outputs="x*sum(x)", inputs='{"x": [%s]}' % ", ".join(["1"] * 64), order="2")
     refusal = next(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
     assert "262,144" in refusal and "250,000" in refusal
-    assert any(c.value.startswith("What you can change here: watch fewer inputs") for c in at.caption)
+    assert any(c.value.startswith("What you can change here, to the sizes named above: fewer watched elements (give "
+                                  "x fewer values)") for c in at.caption)
+
+
+def _hessians_refused(at: AppTest) -> str:
+    return "\n".join(e.value for e in at.error if "The Hessians cannot be computed" in e.value)
+
+
+def test_following_the_hessian_view_s_advice_is_accepted_and_one_more_is_not():
+    """The advice named no size ('watch fewer inputs', with x the only input: unticking it leaves nothing watched).
+    It now names the largest that fits, 62 watched elements for x*sum(x) of 64; 62 draws, 63 is refused again."""
+    at = open_playground(outputs="x*sum(x)", inputs='{"x": [%s]}' % ", ".join(["1"] * 64), order="2")
+    advised = re.search(r"at most (\d+) watched elements in all", _hessians_refused(at))
+    assert advised and advised.group(1) == "62", _hessians_refused(at)
+    assert not any("untick" in c.value for c in at.caption)
+    fits = open_playground(outputs="x*sum(x)", inputs='{"x": [%s]}' % ", ".join(["1"] * 62), order="2")
+    assert not _hessians_refused(fits)
+    assert any("The Hessian of each element of y over the 62 watched element(s)" in c.value for c in fits.caption)
+    over = open_playground(outputs="x*sum(x)", inputs='{"x": [%s]}' % ", ".join(["1"] * 63), order="2")
+    assert "250,047" in _hessians_refused(over)
+
+
+def test_unticking_watch_is_advised_only_when_another_input_stays_watched():
+    at = open_playground(outputs="x*sum(x)*s", inputs='{"x": [%s], "s": 2}' % ", ".join(["1"] * 64), order="2")
+    assert "at most 62 watched elements in all" in _hessians_refused(at), _hessians_refused(at)
+    assert any("(untick *watch* on an input, or give the watched inputs fewer values)" in c.value for c in at.caption)
 
 
 def test_a_refusal_that_is_no_limit_gets_no_advice_about_sizes():

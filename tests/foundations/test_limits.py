@@ -156,7 +156,8 @@ def test_a_10_billion_entry_jacobian_is_refused_before_any_tape(tf_spy):
     x = np.linspace(0.0, 1.0, 100_000)
     with _fast(), _python_peak(20_000_000), pytest.raises(ExpressionError, match=(
             r"the Jacobian would have 100,000 x 100,000 = 10,000,000,000 entries; at most 4,000,000 are "
-            r"allowed\. Watch fewer inputs or reduce the output \(for example with sum or mean\)")):
+            r"allowed\. It fits with at most 40 outputs for these 100,000 watched elements \(reduce the output, "
+            r"for example with sum or mean\), or at most 40 watched elements")):
         evaluate("x*x", {"x": x})
     assert tf_spy["tapes"] == 0
     assert tf_spy["largest"] <= 100_000   # at most the input itself reached TensorFlow

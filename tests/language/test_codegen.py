@@ -410,3 +410,26 @@ def test_the_seed_s_script_fits_the_playground_s_code_box_on_a_laptop():
     and its end ('gives zeros)', the point of the comment) scrolled out of sight."""
     code = gradlib.tensorflow_code("[x0*x1*x2, x0*x1*x2*x0]", {"x0": 3.0, "x1": 4.0, "x2": 5.0})
     assert max(len(line) for line in code.splitlines()) <= 94, max(code.splitlines(), key=len)
+
+
+def test_the_per_element_loop_is_offered_only_for_as_many_outputs_as_gradlib_would_loop_over(tmp_path):
+    """The playground offered the unstack loop (one eager backward pass per element) for 400 outputs, which gradlib
+    itself refuses as method 'unstack' (over max_eager_passes): the script now gives the vectorized Jacobian only,
+    and says why. At the limit (256) the loop is still written; one past it, it is not."""
+    limits = gradlib.Limits(max_eager_passes=256)
+    at_limit = tensorflow_code("x*x", {"x": list(range(256))}, limits=limits)
+    over = tensorflow_code("x*x", {"x": [float(i) for i in range(257)]}, limits=limits)
+    assert "tf.unstack" in at_limit and "rows" in at_limit
+    assert "tf.unstack" not in over and "rows" not in over and "tape.jacobian" in over
+    assert "# y has 257 elements: one backward pass per element (unstack inside the tape) would run" in over
+    with pytest.raises(gradlib.ExpressionError, match="method 'unstack' runs one eager pass per output element: 257"):
+        gradlib.evaluate("x*x", {"x": [float(i) for i in range(257)]}, method="unstack", limits=limits)
+    script = tmp_path / "vectorized.py"
+    script.write_text(over)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = dict(line.partition(": ")[::2] for line in done.stdout.splitlines())
+    jacobian, y = np.array(ast.literal_eval(printed["jacobian"])[0]), np.array(ast.literal_eval(printed["y"]))
+    # x is a random placeholder (over MAX_LITERAL_ELEMENTS): d(x*x)/dx = 2x on the diagonal, so its square is 4y
+    np.testing.assert_allclose(jacobian - np.diag(np.diag(jacobian)), 0.0)
+    np.testing.assert_allclose(np.diag(jacobian) ** 2, 4 * y, rtol=1e-5)

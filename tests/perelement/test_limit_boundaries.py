@@ -119,7 +119,9 @@ def test_max_jacobian():
     assert evaluate("x * 2", {"x": np.ones(3)}, watch=["x"], limits=Limits(max_jacobian=9)).jacobian.shape == (3, 3)
     assert evaluate("[x, x] * 2", {"x": np.ones((2, 3))}, limits=Limits(max_jacobian=72)).jacobian.shape == (12, 6)
     with pytest.raises(ExpressionError, match=r"^the Jacobian would have 4 x 4 = 16 entries; at most 12 are allowed\. "
-                                              r"Watch fewer inputs or reduce the output"):
+                                              r"It fits with at most 3 outputs for these 4 watched elements \(reduce "
+                                              r"the output, for example with sum or mean\), or at most 3 watched "
+                                              r"elements for these 4 outputs \(use a smaller input\)$"):
         evaluate("x * 2", {"x": np.ones(4)}, limits=small)
     with pytest.raises(ExpressionError, match=r"the Jacobian would have 3 x 5 = 15 entries; at most 12 are allowed"):
         evaluate("x * y[0]", {"x": np.ones(3), "y": np.ones(2)}, watch=["x", "y"], limits=small)

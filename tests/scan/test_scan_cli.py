@@ -681,3 +681,84 @@ def test_one_group_of_columns_picks_a_one_input_model_s_columns(files, expected,
     np.testing.assert_allclose(pd.read_csv(tmp_path / "r.csv")["norm"], expected.norms, rtol=1e-5)
     code, _, err = run(*argv, "--x-columns", "a,b,c,d")
     assert code == 2 and "--x-columns 'a,b,c,d' gives examples of shape (4,), but the model's input #0" in err, err
+
+
+# ---------------------------------------------------------------- several .npy files, one per input (issue 39)
+
+@pytest.fixture(scope="module")
+def two_npy(two):
+    """``a.npy``, ``b.npy`` and ``y.npy`` for ``scan_models:two_inputs``; others for the refusals."""
+    path, a, b, y = two
+    folder = path.parent / "npy"
+    folder.mkdir()
+    for name, array in (("a", a), ("b", b), ("y", y), ("short", b[:40]), ("wide", np.ones((41, 7), np.float32)),
+                        ("y40", y[:40])):
+        np.save(folder / f"{name}.npy", array)
+    return folder, a, b, y
+
+
+@pytest.mark.parametrize("order", ["ab", "ba"])
+def test_a_model_of_two_inputs_reads_one_npy_file_per_input(two_npy, order, tmp_path):
+    """``--data a.npy --data b.npy``: the files in model.inputs order, whatever their names (b.npy first is b as a)."""
+    folder, a, b, y = two_npy
+    x = [a, b] if order == "ab" else [b, a]
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], *[f for name in order for f in
+                                                                        ("--data", folder / f"{name}.npy")],
+                       "--targets", folder / "y.npy", "--out", tmp_path / "r.csv")
+    assert code == 0, err
+    norms = pd.read_csv(tmp_path / "r.csv")["norm"].to_numpy()
+    np.testing.assert_allclose(norms, tape_norms(scan_models.two_inputs(), x, y), rtol=1e-4)
+    np.testing.assert_allclose(norms, gradlib.scan(scan_models.two_inputs(), (x, y), loss=CCE).norms, rtol=1e-5)
+
+
+@pytest.mark.parametrize("data, argv, match", [
+    (["a"], [], "--data gives 1 .npy file of x \\('a.npy'\\), but the model takes 2 inputs \\('a', 'b'\\); give one "
+                "--data FILE.npy per input, in model.inputs order: --data a.npy --data b.npy --targets y.npy$"),
+    (["a", "b", "a"], [], "--data gives 3 .npy files of x \\('a.npy', 'b.npy', 'a.npy'\\), but the model takes 2 "
+                          "inputs"),
+    (["a", "short"], [], "--data 'short.npy' has 40 examples but --data 'a.npy' has 41; give every input's examples "
+                         "in the same order, one row each$"),
+    (["a", "b"], ["--targets", "{d}/y40.npy"], "'a.npy' has 41 examples but 'y40.npy' has 40 targets$"),
+    (["a", "wide"], [], "--data 'wide.npy' holds examples of shape \\(7,\\), but the model's input #1 \\('b'\\) takes "
+                        "examples of shape \\(5,\\)"),
+    (["a", "b"], ["--max-data-gb", 1803 / 2**30], "'a.npy' \\(41, 5\\) of float32, 'b.npy' \\(41, 5\\) of float32 and "
+                                                  "'y.npy' \\(41,\\) of int32 take 1,804 bytes, more than the limit of "
+                                                  "1,803 "),
+    (["a", "b"], ["--x-key", "a,b"], "--x-key names arrays of a .npz file; 'a.npy' is a .npy file \\(give one .npy "
+                                     "file per model input: --data a.npy --data b.npy --targets y.npy\\)$"),
+])
+def test_bad_npy_files_exit_2_with_one_line(two_npy, data, argv, match, tmp_path):
+    folder = two_npy[0]
+    argv = [*[f for name in data for f in ("--data", folder / f"{name}.npy")],
+            *[str(a).replace("{d}", str(folder)) for a in argv]]
+    if "--targets" not in argv:
+        argv += ["--targets", folder / "y.npy"]
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], *argv, "--out", tmp_path / "r.csv")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.search(match, err.removeprefix("python -m gradlib.scan: error: ").rstrip("\n")), err
+
+
+def test_the_memory_limit_counts_every_npy_file(two_npy, tmp_path):
+    """1,804 bytes of data (a, b and y) is the last good limit, as for the same arrays in one .npz."""
+    folder = two_npy[0]
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", folder / "a.npy", "--data",
+                       folder / "b.npy", "--targets", folder / "y.npy", "--max-data-gb", 1804 / 2**30,
+                       "--out", tmp_path / "r.csv")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("second", ["two.npz", "two.csv"])
+def test_several_data_files_are_npy_files_only(two, two_csv, second, tmp_path):
+    folder = two[0].parent
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", folder / "npy" / "a.npy", "--data",
+                       folder / second, "--targets", folder / "npy" / "y.npy", "--out", tmp_path / "r.csv")
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"--data is given 2 times ('a.npy', {second!r}); several --data are .npy files of x, one per model input " \
+           "(--data a.npy --data b.npy --targets y.npy)" in err, err
+
+
+def test_one_npy_file_for_a_model_of_two_inputs_is_told_of_npy_files_not_npz_keys(files, tmp_path):
+    """The old advice, ``--x-key a,b``, is refused for a .npy file: the advice now names the form that is accepted."""
+    code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", files / "x.npy", "--targets",
+                       files / "y.npy", "--out", tmp_path / "r.csv")
+    assert code == 2 and "--x-key" not in err and "--data a.npy --data b.npy --targets y.npy" in err, err

@@ -56,19 +56,22 @@ def test_a_long_first_call_says_so(monkeypatch):
 
 def test_one_function_s_refusals_give_advice_it_can_follow():
     """``evaluate(order=2)`` and ``hessians`` compute one function (a batch of one that no caller chose): a refusal
-    over the limits says to watch fewer inputs or return fewer outputs, not "1 samples" and "a smaller batch", nor
+    over the limits says how many outputs or watched elements fit, not "1 samples" and "a smaller batch", nor
     diagonal=True or method='hutchinson', which they do not take (a review of the playground's second order)."""
     x = {"x": np.ones(200).tolist()}
     with pytest.raises(gradlib.ExpressionError) as cells:
         gradlib.evaluate("x*x", x, order=2)
     assert str(cells.value).endswith("second-order entries (1 x 200 outputs x 200 x 200 inputs); at most 4,000,000 "
-                                     "are allowed. Watch fewer inputs or return fewer outputs")
+                                     "are allowed. It fits with at most 100 outputs, or at most 141 watched elements "
+                                     "in all")
     assert "batch" not in str(cells.value) and "diagonal" not in str(cells.value)
     with pytest.raises(gradlib.ExpressionError) as budget:
         gradlib.evaluate("x*x", {"x": np.ones(30).tolist()}, order=2, method="forward_over_reverse",
                          limits=gradlib.Limits(max_bytes=1e4))
-    assert "(30 outputs x 30 inputs); at most 0.01 MB are allowed. Watch fewer inputs or return fewer outputs, or " \
-           "method='auto'" in str(budget.value)
+    assert str(budget.value).endswith("(30 outputs x 30 inputs); at most 0.01 MB are allowed. Watch fewer elements or "
+                                      "return fewer outputs")   # not "or method='auto'": auto is refused here too
+    with pytest.raises(gradlib.ExpressionError, match="no exact second-order method fits"):
+        gradlib.evaluate("x*x", {"x": np.ones(30).tolist()}, order=2, limits=gradlib.Limits(max_bytes=1e4))
     assert "samples" not in str(budget.value)
 
 
