@@ -31,6 +31,7 @@ from .._cache import LRUCache
 from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._format import format_number
 from .._limits import LIMITS, Limits
+from .._runtime import returns_numpy
 from ._problem import float_tensor
 from ._result import index_labels, output_name
 from .._state import callable_key
@@ -110,9 +111,14 @@ class PerSampleResult:
         return np.abs(self.jacobian).mean(axis=0).reshape(len(self.row_labels), len(self.col_labels))
 
 
+@returns_numpy("gradlib.per_sample_gradients", "gradlib.pde.derivatives or gradlib.pde.residual")
 def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_independence: bool = True,
                          limits: Limits = LIMITS) -> PerSampleResult:
     """Per-sample Jacobians of ``fn`` (a Keras model or any batched callable) over the batch ``x``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``;
+    a training step uses ``gradlib.pde.derivatives`` or ``gradlib.pde.residual`` (tensors on the tape).
 
     Args:
         fn: called as ``fn(x)`` on a batch of shape ``(B, inputs...)``; returns ``(B, outputs...)``, or several such

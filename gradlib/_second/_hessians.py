@@ -25,6 +25,7 @@ from .. import _runtime
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
+from .._runtime import returns_numpy
 from .._runtime import defined_gradient
 from .._state import fingerprint
 from . import _orders
@@ -42,8 +43,12 @@ HVP_METHODS = ("auto", "forward_over_reverse", "reverse_over_reverse")
 _HVP = LRUCache(maxsize=16)
 
 
+@returns_numpy("gradlib.hessians")
 def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LIMITS) -> HessianResult:
     """The Hessian of every element of ``fn(xs)`` with respect to ``xs``: shape ``(y.size, n, n)``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         fn: a callable taking ``xs`` as given (a Python function, a Keras model) and returning a tensor or a
@@ -94,8 +99,12 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
                          repaired_cells=out.poisoning.repaired[:, 1:].reshape(-1, 3))
 
 
+@returns_numpy("gradlib.hvp")
 def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits = LIMITS) -> HvpResult:
     """Hessian-vector products: ``H_k v`` for every element ``k`` of ``fn(xs)``, without forming any Hessian.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         fn: as for ``hessians``.
