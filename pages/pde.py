@@ -41,7 +41,11 @@ def restore_link() -> None:
             render.show_error("This link's inputs cannot be used", f"share link: equation {value!r} is not one of "
                               f"{', '.join(pde.PRESETS)}; the default is kept")
             continue
-        ss[_KEYS[key]] = min(max(value, PDE_GRID[0]), PDE_GRID[1]) if key == "grid" else value
+        if key == "grid" and not PDE_GRID[0] <= value <= PDE_GRID[1]:
+            render.show_error("This link's inputs cannot be used", f"share link: grid {value} points per side is "
+                              f"outside the app's limit, {PDE_GRID[0]} to {PDE_GRID[1]}; the default is kept")
+            continue
+        ss[_KEYS[key]] = value
 
 
 def inputs() -> pde.State:
