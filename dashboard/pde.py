@@ -94,9 +94,9 @@ def _network(preset: PdePreset, activation: str = "tanh") -> keras.Model:
     """The page's small seeded network: coords -> 16 -> 16 -> outputs, float64."""
     keras.utils.set_random_seed(40)
     return keras.Sequential([keras.Input((len(preset.coords),), dtype="float64"),
-                             keras.layers.Dense(16, activation=activation, dtype="float64"),
-                             keras.layers.Dense(16, activation=activation, dtype="float64"),
-                             keras.layers.Dense(len(preset.outputs), dtype="float64")])
+                             keras.layers.Dense(16, activation=activation, dtype="float64", name="hidden_1"),
+                             keras.layers.Dense(16, activation=activation, dtype="float64", name="hidden_2"),
+                             keras.layers.Dense(len(preset.outputs), dtype="float64", name="output")], name="network")
 
 
 def _constants(preset: PdePreset) -> dict[str, float]:
