@@ -104,13 +104,16 @@ def show_mistakes(state: pde.State) -> None:
             st.code(m.code, language="python")
         with right:
             st.caption("What TensorFlow gave just now:")
-            st.error(m.outcome)
+            st.warning(m.outcome)
             st.caption("What to do:")
             st.success(m.right)
 
 
 def show_step(state: pde.State) -> None:
     st.markdown("### A training step: the weight gradients of mean(residual²)")
+    if state.closed_form.strip():
+        st.info("A closed-form u has no weights to train: clear it to run the network's training step.")
+        return
     step = render.attempt("The training step could not be run", lambda: services.pde_step(state))
     if step is None:
         return

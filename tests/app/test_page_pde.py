@@ -78,7 +78,8 @@ def test_each_derivative_by_name_is_the_nested_tapes_one(at):
 
 
 def test_each_mistake_shows_what_tensorflow_gave(at):
-    errors = [e.value for e in at.error]
+    assert not at.error
+    errors = [w.value for w in at.warning]
     assert "outer.gradient returned None" in errors
     assert "largest |u_xx| over the points: 0" in errors
     assert any(e.startswith("12 of 12 weight gradients are None; gradlib warned: gradlib.laplacian returns NumPy")
@@ -120,6 +121,7 @@ def test_an_exact_heat_solution_typed_as_a_closed_form_gives_a_zero_residual():
     at = opened(equation="heat", u="exp(-2*0.1*pi**2*t)*sin(pi*x)*sin(pi*y)", grid="9", t="0.3")
     z = values(chart(at, "pde_residual_map")["data"][0]["z"])
     assert z.shape == (9, 9) and np.max(np.abs(z)) < 1e-12
+    assert not at.error and any("no weights to train" in i.value for i in at.info)
     assert at.number_input(key="pde_t").value == 0.3 and at.selectbox(key="pde_equation").value == "heat"
 
 
@@ -149,5 +151,5 @@ def test_navier_stokes_has_u_v_p_and_their_derivatives():
     at = opened(equation="navier_stokes", grid="5")
     names = at.selectbox(key="pde_derivative").options
     assert {"u", "v", "p", "p_x", "v_y", "u_xx"} <= set(names)
-    assert not [e.value for e in at.error if "could not" in e.value or "cannot" in e.value]
-    assert "outer.gradient returned None" in [e.value for e in at.error]   # the mistakes, on u
+    assert not at.error
+    assert "outer.gradient returned None" in [w.value for w in at.warning]   # the mistakes, on u
