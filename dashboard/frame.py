@@ -63,6 +63,7 @@ def pages() -> list[st.Page]:
                 url_path="per_example"),
         st.Page("pages/second_order.py", title="Second order", icon=":material/stacked_line_chart:",
                 url_path="second_order"),
+        st.Page("pages/pde.py", title="PDE residuals", icon=":material/waves:", url_path="pde"),
         st.Page("pages/lint.py", title="Check your code", icon=":material/fact_check:", url_path="lint"),
     ]
 

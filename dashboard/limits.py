@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gradlib
 
-__all__ = ["APP_LIMITS", "LINT_LIMITS"]
+__all__ = ["APP_LIMITS", "LINT_LIMITS", "PDE_GRID"]
 
 #: the public app's bounds, stricter than gradlib's defaults: every method's Jacobian is cached and drawn, and so is
 #: every Hessian of the playground's second-order view
@@ -13,3 +13,6 @@ APP_LIMITS = gradlib.Limits(max_elements=250_000, max_jacobian=250_000, max_flop
                             max_hessian=250_000)
 #: the "Check your code" page: a pasted snippet, not a whole project, checked in at most 3 s of analysis
 LINT_LIMITS = gradlib.Limits(max_source_chars=20_000, max_source_lines=1_000, max_source_seconds=3.0)
+#: the "PDE residuals" page: points per side of its grid (fewest, most); 64 x 64 = 4,096 collocation points, each with
+#: every first and second derivative by gradlib.pde and again by nested tapes (the page's reference)
+PDE_GRID = (3, 64)

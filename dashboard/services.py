@@ -19,11 +19,12 @@ from . import digits
 from .limits import APP_LIMITS, LINT_LIMITS
 from . import model_report as _model_report
 from . import scaling as _scaling
+from . import pde as _pde
 from . import second_order as _second_order
 from .share import ShareState
 
 __all__ = ["APP_LIMITS", "LINT_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
-           "hessians", "hessians_state",
+           "hessians", "hessians_state", "pde_mistakes", "pde_step", "pde_view",
            "digits_clipping", "digits_training", "lint", "model_report", "sample_pitfalls", "scaling", "second_order_mistakes",
            "second_order_poisson", "second_order_seed", "tensorflow_code"]
 
@@ -97,6 +98,25 @@ def second_order_mistakes() -> list[gradlib.SecondOrderMistake]:
 def second_order_poisson() -> gradlib.PoissonExample:
     """The physics example over the page's grid (fixed: nothing the visitor types decides it)."""
     return _second_order.poisson()
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="64MB",
+               show_spinner="Computing the residual and every derivative over the grid, and again by nested tapes…")
+def pde_view(state: _pde.State) -> _pde.View:
+    """The PDE page's residual and derivatives (``dashboard.pde.view``), keyed on every input (the whole state)."""
+    return _pde.view(state)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner="Running the nested-tape mistakes in TensorFlow…")
+def pde_mistakes(state: _pde.State) -> list[_pde.Mistake]:
+    """The PDE page's nested-tape mistakes for the state's equation (``dashboard.pde.mistakes``)."""
+    return _pde.mistakes(state)
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner="Running one training step, and again by nested tapes…")
+def pde_step(state: _pde.State) -> _pde.Step:
+    """The PDE page's training step (``dashboard.pde.training_step``), keyed on every input."""
+    return _pde.training_step(state)
 
 
 @st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, show_spinner=False)

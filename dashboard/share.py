@@ -26,8 +26,8 @@ from gradlib import DTYPES, FLOAT_DTYPES, METHODS, ExpressionError, InputError, 
 
 from .limits import APP_LIMITS
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_LENGTHS", "MAX_VALUE_CHARS", "ORDERS", "check_state", "decode", "encode", "from_rows",
-           "is_share_link", "link", "parse_inputs", "parse_value", "query_string", "rows_of", "ShareState"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_LENGTHS", "MAX_VALUE_CHARS", "ORDERS", "PDE_LENGTHS", "check_state", "decode",
+           "decode_pde", "encode", "encode_pde", "from_rows", "link_pde", "is_share_link", "link", "parse_inputs", "parse_value", "query_string", "rows_of", "ShareState"]
 
 #: the query parameters a share link may carry, and the longest value each may have
 MAX_LENGTHS = {"outputs": APP_LIMITS.max_chars, "inputs": 20_000, "watch": 600, "method": 200, "dtype": 800, "order": 8}
@@ -347,3 +347,63 @@ def _blank_to_none(value: Any) -> Any:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return value if str(value).strip() else None
+
+
+#: the "PDE residuals" page's link: its parameters and the longest value each may have
+PDE_LENGTHS = {"equation": 40, "residual": APP_LIMITS.max_chars, "u": APP_LIMITS.max_chars, "grid": 4, "t": 32}
+
+
+def encode_pde(fields: Mapping[str, Any]) -> dict[str, str]:
+    """The PDE page's query parameters from its inputs (``equation``, ``residual``, ``u``, ``grid``, ``t``); empty
+    texts are left out.
+
+    >>> encode_pde({"equation": "heat", "residual": "", "u": "sin(x)", "grid": 9, "t": 0.25})
+    {'equation': 'heat', 'u': 'sin(x)', 'grid': '9', 't': '0.25'}
+    """
+    params = {key: str(fields[key]) for key in PDE_LENGTHS if key in fields and str(fields[key]).strip()}
+    for key, value in params.items():
+        if len(value) > PDE_LENGTHS[key]:
+            raise ExpressionError(f"this state is too large to share: its {key!r} would be {len(value):,} characters "
+                                  f"long; a link allows {PDE_LENGTHS[key]:,}")
+    return params
+
+
+def link_pde(fields: Mapping[str, Any], base: str | None) -> str:
+    """The PDE page's share link on the page at ``base`` (its URL without a query).
+
+    >>> link_pde({"equation": "heat", "grid": 9}, "http://localhost:8501/pde?old=1")
+    'http://localhost:8501/pde?equation=heat&grid=9'
+    """
+    prefix = (base or "").split("?", 1)[0].split("#", 1)[0]
+    return f"{prefix}?{urlencode(encode_pde(fields), quote_via=quote, safe='')}"
+
+
+def decode_pde(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The PDE page's inputs a link carries (only those it carries), bounded and typed; the page checks the rest.
+
+    >>> decode_pde({"equation": "heat", "grid": "9", "t": "0.25", "embed": "true"})
+    {'equation': 'heat', 'grid': 9, 't': 0.25}
+
+    Raises:
+        ExpressionError: a parameter is too long, or ``grid`` / ``t`` is not a number (the message names it).
+    """
+    found = {}
+    for key, longest in PDE_LENGTHS.items():
+        if key not in params:
+            continue
+        value = params[key][-1] if isinstance(params[key], (list, tuple)) and params[key] else params[key]
+        if not isinstance(value, str) or len(value) > longest:
+            raise ExpressionError(f"share link: {key!r} must be text of at most {longest:,} characters")
+        found[key] = _pde_number(key, value) if key in ("grid", "t") else value
+    return found
+
+
+def _pde_number(key: str, text: str) -> int | float:
+    try:
+        number = int(text) if key == "grid" else float(text)
+    except ValueError:
+        raise ExpressionError(f"share link: {key!r} is {text!r}; give a "
+                              f"{'whole number' if key == 'grid' else 'number'}") from None
+    if key == "t" and not math.isfinite(number):
+        raise ExpressionError(f"share link: 't' is {text!r}; give a finite number")
+    return number

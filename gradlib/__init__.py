@@ -17,12 +17,12 @@ import numbers
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 # Cheap (standard library only): loaded at once.
-from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, NotDifferentiableWarning, error_gist
 from ._format import format_number, format_ratio
 from ._limits import LIMITS, Limits
 from .lint import LintError, LintFinding, LintResult, lint
 from ._language._presets import PRESETS, PRESETS_BY_KEY, Preset
-from ._runtime import work_slot
+from ._runtime import returns_numpy, work_slot
 # The command's package (cheap); the name ``gradlib.scan`` is the function, loaded on first use from its engine.
 from . import scan as _scan_package
 
@@ -75,20 +75,24 @@ __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "CrossCheck", "DEMOS", "DTYPES",
     "Demo", "DivergenceResult", "ExpressionError", "FLOAT_DTYPES", "FUNCTIONS", "Finding", "FiniteDifferenceCheck",
     "GradResult", "GradlibError", "HessianResult", "HvpResult", "InputError", "LIMITS", "LaplacianResult", "Limits",
-    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "ModeCheck", "PER_SAMPLE_METHODS",
-    "PRESETS", "PRESETS_BY_KEY", "PerExampleResult", "PerSampleHessians", "PerSampleResult", "PoissonExample",
-    "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "SecondOrderMistake", "check_inputs", "compare",
-    "configure_threads", "crosscheck", "demonstrate", "divergence", "error_gist", "evaluate", "format_number",
-    "format_ratio", "hessians", "hvp", "laplacian", "lint", "per_element_gradients", "per_example_gradients",
-    "per_sample_gradients", "per_sample_hessians", "poisson_example", "scan", "second_order_mistakes",
-    "tensorflow_code", "work_slot",
+    "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "ModeCheck",
+    "NotDifferentiableWarning", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
+    "PerSampleHessians", "PerSampleResult", "PoissonExample", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE",
+    "ScanResult", "SecondOrderMistake", "check_inputs", "compare", "configure_threads", "crosscheck", "demonstrate",
+    "divergence", "error_gist", "evaluate", "format_number", "format_ratio", "hessians", "hvp", "laplacian", "lint",
+    "per_element_gradients", "per_example_gradients", "per_sample_gradients", "per_sample_hessians", "poisson_example",
+    "scan", "second_order_mistakes", "tensorflow_code", "work_slot",
 ]
 
 
+@returns_numpy("gradlib.evaluate")
 def evaluate(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None, method: str = "auto",
              dtype: str | Mapping[str, str] = "float32", compiled: bool | None = None, limits: Limits = LIMITS,
              order: int = 1) -> GradResult | HessianResult:
     """The derivatives of the function ``outputs`` (text) at ``inputs``: per-element gradients, or Hessians.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         outputs: one expression in gradlib's language, such as ``"[x0*x1*x2, x0*x1*x2*x0]"``.

@@ -6,6 +6,9 @@
           │    └── InputError      bad input data: a value's numbers, shape or size, a data file or an upload
           └── BatchMixingError     per-sample gradients asked of a function that mixes samples
 
+    UserWarning
+     └── NotDifferentiableWarning   an API that returns NumPy ran under a recording tape (gradlib._runtime)
+
 ``InputError`` is a kind of ``ExpressionError`` so that code written when bad inputs raised
 ``ExpressionError`` still catches them; catch ``InputError`` to tell bad data from a bad function.
 
@@ -20,7 +23,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "InputError", "error_gist"]
+__all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "InputError", "NotDifferentiableWarning",
+           "error_gist"]
 
 
 class GradlibError(ValueError):
@@ -51,6 +55,11 @@ class InputError(ExpressionError):
 
 class BatchMixingError(GradlibError):
     """The samples of a batch are not independent, so per-sample gradients do not exist."""
+
+
+class NotDifferentiableWarning(UserWarning):
+    """A gradlib API that returns NumPy ran while a ``tf.GradientTape`` was recording: its answer is not on the
+    tape, so the gradients of anything computed from it (with respect to the model's weights) are ``None``."""
 
 
 def _with_pointer(message: str, text: str | None, column: int | None) -> str:

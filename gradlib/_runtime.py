@@ -1,5 +1,6 @@
 """The process around the computations: a bound on concurrent work, TensorFlow's retracing advice kept out of
-gradlib's own calls, and (opt-in, for a long-lived shared server) TensorFlow's thread pools.
+gradlib's own calls, (opt-in, for a long-lived shared server) TensorFlow's thread pools, and the warning when an
+API that returns NumPy runs under a recording tape (``returns_numpy``, at the end).
 
 Importing gradlib changes no process-wide TensorFlow setting: the thread pools stay as the host program set
 them until it calls ``configure_threads``, and the logger filter is on TensorFlow's logger only while a
@@ -9,14 +10,19 @@ gradlib computation runs, and drops only the retracing advice of the threads ins
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
 import logging
 import os
+import sys
 import threading
-from typing import Iterator
+import warnings
+from typing import Any, Callable, Iterator, TypeVar
 
-from ._errors import GradlibError
+from ._errors import GradlibError, NotDifferentiableWarning
 
-__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "work_slot"]
+__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "inside", "quiet", "recording",
+           "returns_numpy", "work_slot", "warning_text"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
@@ -117,3 +123,108 @@ def work_slot() -> Iterator[None]:
         if depth == 0:
             _use_filter(-1)
             _slots.release()
+
+
+# ---- A NumPy answer under a recording tape -------------------------------------------------------------------------
+# gradlib's inspection APIs (``evaluate``, ``per_element_gradients``, ``per_sample_hessians``, ``laplacian`` ...)
+# return NumPy arrays. Inside a user's ``tf.GradientTape`` a NumPy array is a constant: the tape records nothing
+# from it, and ``tape.gradient(loss, model.trainable_variables)`` of a loss built on it is a list of ``None``
+# (silently, the linter's GT002 for gradlib itself). Each such API is wrapped in ``returns_numpy``: called while
+# a tape (or a ``tf.autodiff.ForwardAccumulator``) is recording on this thread, it warns once per call site with
+# this class, naming the API and, where one exists, the tensor API to use instead (``gradlib.pde``).
+#
+# Only the outermost gradlib call warns: an API that calls another, or runs its own tapes, does not warn again,
+# and a tape paused by ``tape.stop_recording()`` does not record, so it does not warn either.
+#
+# The test for "a tape is recording" is TensorFlow's own ``could_possibly_record()``
+# (``tensorflow/python/eager/record.py`` since TensorFlow 2.13, ``tape.py`` before), reached defensively: if
+# neither exists, gradlib does not warn rather than fail.
+
+F = TypeVar("F", bound=Callable[..., Any])
+#: how many gradlib APIs are running in this context (only the outermost warns)
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("gradlib_api_depth", default=0)
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _could_possibly_record() -> Callable[[], bool] | None:
+    """TensorFlow's ``could_possibly_record``, wherever this version keeps it (``None`` if nowhere)."""
+    for module in ("tensorflow.python.eager.record", "tensorflow.python.eager.tape"):
+        try:
+            found = getattr(__import__(module, fromlist=["could_possibly_record"]), "could_possibly_record", None)
+        except ImportError:
+            continue
+        if callable(found):
+            return found
+    return None
+
+
+def recording() -> bool:
+    """Whether a gradient tape or forward accumulator is recording on this thread (``False`` if unknown).
+
+    >>> import tensorflow as tf
+    >>> with tf.GradientTape() as tape:
+    ...     inside_tape = recording()
+    ...     with tape.stop_recording():
+    ...         paused = recording()
+    >>> recording(), inside_tape, paused
+    (False, True, False)
+    """
+    if "tensorflow" not in sys.modules:   # no TensorFlow loaded: no tape can be recording
+        return False
+    probe = _could_possibly_record()
+    try:
+        return bool(probe()) if probe is not None else False
+    except Exception:   # a TensorFlow whose internals changed: no warning rather than a failure
+        return False
+
+
+@contextlib.contextmanager
+def inside() -> Iterator[None]:
+    """Mark the code in the block as gradlib's own: the APIs it calls do not warn (re-entrant)."""
+    token = _DEPTH.set(_DEPTH.get() + 1)
+    try:
+        yield
+    finally:
+        _DEPTH.reset(token)
+
+
+def returns_numpy(api: str, instead: str = "") -> Callable[[F], F]:
+    """Wrap the public API named ``api`` (``"gradlib.laplacian"``) so that, called under a recording tape, it warns
+    that its NumPy answer is not differentiable; ``instead`` names the tensor API to use, if one exists."""
+    def wrap(function: F) -> F:
+        @functools.wraps(function)
+        def api_call(*args: Any, **kwargs: Any) -> Any:
+            if _DEPTH.get() == 0 and recording():
+                warnings.warn(warning_text(api, instead), NotDifferentiableWarning, stacklevel=_user_level())
+            with inside():
+                return function(*args, **kwargs)
+        api_call.returns_numpy = api   # type: ignore[attr-defined]   (read by the tests: which APIs warn)
+        return api_call  # type: ignore[return-value]
+    return wrap
+
+
+def quiet(function: F) -> F:
+    """Run ``function`` (a demonstration on gradlib's own functions, no user's weights) as gradlib's own work: the
+    APIs it calls do not warn."""
+    @functools.wraps(function)
+    def own_work(*args: Any, **kwargs: Any) -> Any:
+        with inside():
+            return function(*args, **kwargs)
+    return own_work  # type: ignore[return-value]
+
+
+def warning_text(api: str, instead: str = "") -> str:
+    """The warning's text for ``api``."""
+    use = (f"for derivatives a training step can differentiate, use {instead}, which return tensors on your tape"
+           if instead else "compute what you differentiate with TensorFlow operations on the tape")
+    return (f"{api} returns NumPy arrays, and it was called while a tf.GradientTape is recording: its answer is a "
+            f"constant to the tape, so tape.gradient of anything computed from it with respect to the model's "
+            f"weights is None. Call it outside the tape (or inside tape.stop_recording()) to inspect values; {use}.")
+
+
+def _user_level() -> int:
+    """The ``stacklevel`` that points ``warnings.warn`` (called in ``api_call``) at the first frame outside gradlib."""
+    frame, level = sys._getframe(2), 2   # 1: api_call, 2: its caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level

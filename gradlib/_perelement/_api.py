@@ -16,6 +16,7 @@ from .._errors import ExpressionError
 from .._language._inputs import check_inputs
 from .._language._syntax import parse
 from .._limits import LIMITS, Limits
+from .._runtime import returns_numpy
 from ._methods import METHODS
 from ._problem import Problem, callable_problem, check_size, expression_problem
 from ._request import reused
@@ -24,6 +25,7 @@ from ._result import GradResult
 __all__ = ["evaluate", "per_element_gradients", "prepare", "run"]
 
 
+@returns_numpy("gradlib.evaluate")
 def evaluate(
     outputs: str,
     inputs: Mapping[str, Any],
@@ -79,9 +81,13 @@ def prepare(api: str, outputs: str, inputs: Mapping[str, Any], methods: Sequence
     return program, checked, problem
 
 
+@returns_numpy("gradlib.per_element_gradients")
 def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compiled: bool | None = None,
                           check: bool = True, limits: Limits = LIMITS) -> GradResult:
     """Per-element gradients of ``fn(xs)`` with respect to ``xs``: the Jacobian, row by row.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         fn: a callable (a Python function, a Keras model) taking ``xs`` as given and returning a tensor.

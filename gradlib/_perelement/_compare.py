@@ -19,6 +19,7 @@ from ._guard import TITLE as DEAD_BRANCH_TITLE, dead_branches
 from .._language._inputs import Input
 from .._language._syntax import Program
 from .._limits import LIMITS, Limits
+from .._runtime import returns_numpy
 from ._methods import CORRECT_METHODS, METHODS
 from ._result import GradResult
 from ._structured import NotApplicable, RuleFailed
@@ -72,10 +73,14 @@ class Comparison:
     crosscheck_note: str = ""
 
 
+@returns_numpy("gradlib.compare")
 def compare(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
             dtype: str | Mapping[str, str] = "float32", methods: Sequence[str] = METHODS,
             limits: Limits = LIMITS, crosscheck: bool = False) -> Comparison:
     """Run ``methods`` on the function ``outputs`` at ``inputs``; check and explain the results.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     With ``crosscheck``, the gradients are also computed eagerly, as a graph and under XLA (``gradlib.crosscheck``),
     and a mode that differs from eager is a finding of the diagnosis (it costs a trace and an XLA build per function).

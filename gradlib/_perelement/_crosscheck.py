@@ -52,6 +52,7 @@ from .._callable._outputs import whole_failure
 from .._errors import ExpressionError, GradlibError, error_gist
 from .._format import format_number
 from .._limits import LIMITS, Limits
+from .._runtime import returns_numpy
 from ._api import prepare
 from ._compiled import XLA_RTOL, agree
 from ._compute import custom_gradient
@@ -157,10 +158,14 @@ class CrossCheck:
         return text + (f" Left out: {_join(left_out)}." if left_out else "")
 
 
+@returns_numpy("gradlib.crosscheck")
 def crosscheck(fn: Callable | str, xs: Any, *, watch: Sequence[str] | None = None,
                dtype: str | Mapping[str, str] = "float32", modes: Sequence[str] = MODES,
                limits: Limits = LIMITS) -> CrossCheck:
     """The per-element gradients of ``fn`` at ``xs`` computed eagerly, as a graph, under XLA and in forward mode.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         fn: a callable taking ``xs`` as given (as ``per_element_gradients`` takes it), or function text in

@@ -10,6 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from .._errors import ExpressionError
+from .._runtime import quiet
 from ._methods import ZERO
 
 __all__ = ["DEMOS", "Demo", "demonstrate"]
@@ -191,6 +192,7 @@ _DEMOS = {d.__name__[1:]: d for d in (_iterate_outside, _numpy_round_trip, _slic
 DEMOS = tuple(_DEMOS)
 
 
+@quiet
 def demonstrate(name: str) -> Demo:
     """Run the demonstration ``name`` (one of ``DEMOS``) live and return what TensorFlow gave.
 

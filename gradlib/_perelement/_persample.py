@@ -36,6 +36,7 @@ from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key
 from .._callable._trace import lowest_float, trace
+from .._runtime import returns_numpy
 
 __all__ = ["API", "LOOP_ROWS", "PER_SAMPLE_METHODS", "per_sample_gradients", "PerSampleResult"]
 
@@ -105,9 +106,14 @@ class PerSampleResult:
         return np.abs(self.jacobian).mean(axis=0).reshape(len(self.row_labels), len(self.col_labels))
 
 
+@returns_numpy("gradlib.per_sample_gradients", "gradlib.pde.derivatives or gradlib.pde.residual")
 def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_independence: bool = True,
                          limits: Limits = LIMITS) -> PerSampleResult:
     """Per-sample Jacobians of ``fn`` (a Keras model or any batched callable) over the batch ``x``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``;
+    a training step uses ``gradlib.pde.derivatives`` or ``gradlib.pde.residual`` (tensors on the tape).
 
     Args:
         fn: called as ``fn(x)`` on a batch of shape ``(B, inputs...)``; returns ``(B, outputs...)``, or several such

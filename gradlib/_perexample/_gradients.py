@@ -43,6 +43,7 @@ from ._ghost import Capture, accepts, rule_for
 from .._limits import LIMITS, Limits
 from .._callable._trace import trace
 from .._callable._state import plain_model
+from .._runtime import returns_numpy
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
@@ -138,10 +139,14 @@ class PerExampleResult:
         return self.clipped_mean(np.inf)
 
 
+@returns_numpy("gradlib.per_example_gradients")
 def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_weights: Any = None,
                           norms_only: bool = False, training: bool = False,
                           limits: Limits = LIMITS) -> PerExampleResult:
     """Each example's loss, gradient norm and gradient with respect to ``model.trainable_variables``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         model: a Keras model (Sequential, functional or subclassed); layers without a fast rule are handled by

@@ -37,6 +37,7 @@ import tensorflow as tf
 from .._cache import LRUCache
 from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
+from .._runtime import returns_numpy
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
 from .._callable._trace import trace
 from .._runtime import work_slot
@@ -91,10 +92,14 @@ class ScanResult:
         self.to_frame().to_parquet(path, index=False)
 
 
+@returns_numpy("gradlib.scan")
 def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, batch_size: int = 256,
          strategy: tf.distribute.Strategy | None = None,
          progress: Callable[[int, int | None], None] | None = None, limits: Limits = LIMITS) -> ScanResult:
     """Each example's loss and gradient norm over a whole data set: streamed, compiled once, optionally distributed.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         model: a built Keras model (built in ``strategy.scope()`` when there is a strategy, as Keras requires).

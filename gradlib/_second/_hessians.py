@@ -29,6 +29,7 @@ from .._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._limits import LIMITS, Limits
 from .._callable._trace import defined_gradient, trace
 from .._callable._state import callable_key
+from .._runtime import returns_numpy
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
@@ -43,8 +44,12 @@ HVP_METHODS = ("auto", "forward_over_reverse", "reverse_over_reverse")
 _HVP = LRUCache(maxsize=16)
 
 
+@returns_numpy("gradlib.hessians")
 def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LIMITS) -> HessianResult:
     """The Hessian of every element of ``fn(xs)`` with respect to ``xs``: shape ``(y.size, n, n)``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         fn: a callable taking ``xs`` as given (a Python function, a Keras model) and returning a tensor or a
@@ -95,8 +100,12 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
                          repaired_cells=out.poisoning.repaired[:, 1:].reshape(-1, 3))
 
 
+@returns_numpy("gradlib.hvp")
 def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits = LIMITS) -> HvpResult:
     """Hessian-vector products: ``H_k v`` for every element ``k`` of ``fn(xs)``, without forming any Hessian.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
 
     Args:
         fn: as for ``hessians``.

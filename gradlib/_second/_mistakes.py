@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
+from .._runtime import quiet
 from .._errors import BatchMixingError, ExpressionError
 from ._samplewise import laplacian, per_sample_hessians
 
@@ -151,6 +152,7 @@ def _branch_not_taken() -> SecondOrderMistake:
         "gradlib.laplacian(f, x).laplacian", _numbers(fixed.laplacian))
 
 
+@quiet
 def second_order_mistakes() -> list[SecondOrderMistake]:
     """Every mistake, run now."""
     return [_after_block(), _inner_only(), _mixed_rows(), _branch_not_taken()]
@@ -184,6 +186,7 @@ def _solution(p):
     return (tf.sin(np.pi * p[:, 0]) * tf.sin(np.pi * p[:, 1]))[:, None]
 
 
+@quiet
 def poisson_example(grid: int = 33) -> PoissonExample:
     """The Laplacian of a known solution of the Poisson equation, of a tanh network and of a ReLU network, over a
     ``grid`` x ``grid`` grid on the unit square (``grid`` from 2 to 201)."""

@@ -25,6 +25,7 @@ from .._callable._outputs import joined_outputs, output_labels, sample_output
 from .._errors import ExpressionError
 from .._limits import LIMITS, Limits
 from .._callable._state import callable_key, plain_model
+from .._runtime import returns_numpy
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
@@ -37,9 +38,14 @@ __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
 DEFAULT_PROBES = 64
 
 
+@returns_numpy("gradlib.per_sample_hessians", "gradlib.pde.derivatives or gradlib.pde.residual")
 def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method: str = "auto",
                         check_independence: bool = True, limits: Limits = LIMITS) -> PerSampleHessians:
     """Each sample's Hessians (or their diagonals) of ``fn`` over the batch ``x``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``;
+    a training step uses ``gradlib.pde.derivatives`` or ``gradlib.pde.residual`` (tensors on the tape).
 
     Args:
         fn: a Keras model or any callable on a batch ``(B, inputs...)`` returning ``(B, outputs...)``, or several
@@ -83,9 +89,14 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
                              cost=out.cost, poisoned_cells=out.poisoning.cells, repaired_cells=out.poisoning.repaired)
 
 
+@returns_numpy("gradlib.laplacian", "gradlib.pde.derivatives or gradlib.pde.residual")
 def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None = None,
               check_independence: bool = True, limits: Limits = LIMITS) -> LaplacianResult:
     """Each sample's Laplacian of each output: ``sum_i d^2 y[b, k] / dx[b, i]^2``, shape ``(B, out)``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``;
+    a training step uses ``gradlib.pde.derivatives`` or ``gradlib.pde.residual`` (tensors on the tape).
 
     Args:
         fn: a Keras model or any callable on a batch ``(B, inputs...)`` returning ``(B, outputs...)``.
@@ -116,9 +127,14 @@ def laplacian(fn: Callable, x: Any, *, method: str = "auto", probes: int | None 
                            repaired_cells=out.poisoning.repaired)
 
 
+@returns_numpy("gradlib.divergence", "gradlib.pde.derivatives or gradlib.pde.residual")
 def divergence(fn: Callable, x: Any, *, method: str = "auto", probes: int | None = None,
                check_independence: bool = True, limits: Limits = LIMITS) -> DivergenceResult:
     """Each sample's divergence of the vector field ``fn`` (``(B, d) -> (B, d)``): ``sum_i dy[b, i] / dx[b, i]``.
+
+    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
+    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``;
+    a training step uses ``gradlib.pde.derivatives`` or ``gradlib.pde.residual`` (tensors on the tape).
 
     Methods: ``nested_tapes`` (one batch_jacobian, its trace), ``loop`` (one backward pass per input),
     ``forward_over_reverse`` (one forward pass per input, on copies of the batch), ``hutchinson`` (``v^T J v``

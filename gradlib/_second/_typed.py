@@ -26,6 +26,7 @@ from .._language._inputs import Input, check_inputs, check_not_flushed, compute_
 from .._language._operations import notes
 from .._language._syntax import parse
 from .._limits import LIMITS, Limits
+from .._runtime import returns_numpy
 from . import _orders
 from ._answers import HessianResult
 from ._hessians import hessians
@@ -34,6 +35,7 @@ from ._poisoning import cell_label
 __all__ = ["typed_hessians"]
 
 
+@returns_numpy("gradlib.evaluate")
 def typed_hessians(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[str] | None = None,
                    method: str = "auto", dtype: str | Mapping[str, str] = "float32", compiled: bool | None = None,
                    limits: Limits = LIMITS) -> HessianResult:

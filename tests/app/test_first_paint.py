@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "pages").glob("*.py"))
 TITLES = {"bug": "The bug, side by side", "lint": "Check your code", "models": "Keras models",
           "per_example": "Per-example gradients", "playground": "Playground", "second_order": "Second order",
-          "strategies": "Strategies", "why_zeros": "Why zeros?"}
+          "strategies": "Strategies", "why_zeros": "Why zeros?", "pde": "PDE residuals"}
 
 #: run in a fresh interpreter: TensorFlow cannot be imported there, so whatever a page draws before it asks for
 #: TensorFlow is all it draws; printed as JSON: per script, its titles, markdown, and exception messages

@@ -97,7 +97,7 @@ def test_a_cell_the_check_left_out_is_named_not_checked_not_drawn_as_a_nan_error
 
 MODEL = "mlp_regressor"
 DEFAULT_PAGES = ("pages/playground.py", "pages/bug.py", "pages/models.py", "pages/per_example.py",
-                 "pages/second_order.py", "pages/strategies.py", "pages/why_zeros.py", "pages/lint.py")
+                 "pages/second_order.py", "pages/strategies.py", "pages/why_zeros.py", "pages/lint.py", "pages/pde.py")
 #: charts read by a test of their page's own file: (page, key) -> that test
 READ_ELSEWHERE = {
     ("pages/playground.py", "pg_bars"): "test_the_playground_plots_the_seeds_numbers (this file)",
@@ -113,6 +113,9 @@ READ_ELSEWHERE = {
                                          "row_and_column",
     ("pages/second_order.py", "seed-1"): "test_page_second_order.py::test_the_heatmaps_write_their_values_and_name_"
                                          "row_and_column",
+    ("pages/pde.py", "pde_residual_map"): "test_page_pde.py::test_the_residual_map_is_burgers_residual_by_nested_"
+                                          "tapes_and_by_gradlib_pde",
+    ("pages/pde.py", "pde_derivative_map"): "test_page_pde.py::test_each_derivative_by_name_is_the_nested_tapes_one",
     # drawn only after an action: the Strategies chart after a timing run, the playground's Hessians once turned on
     ("pages/strategies.py", "st_chart"): "test_page_strategies.py::test_a_timing_run_shows_progress_and_a_log_log_"
                                          "chart_per_method",

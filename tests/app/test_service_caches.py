@@ -17,10 +17,12 @@ import pytest
 import streamlit as st
 
 from answers import observed, same
+from dashboard import pde as _pde
 from dashboard import services
 
 X = {"x": [1.0, 2.0], "y": [0.5, -1.0]}
 SAMPLE = np.array([[0.5, -1.0, 2.0, 0.25]], np.float32)
+_SMALL, _HEAT = {"grid": 4}, {"preset": "heat", "grid": 4}   # the PDE page's states, on a small grid
 
 
 def _services() -> dict[str, object]:
@@ -83,6 +85,13 @@ ROWS = [
     ("digits_clipping", "flip_percent", dict(flip_percent=0, seed=0, clip_norm=1.0), 20),
     ("digits_clipping", "seed", dict(flip_percent=0, seed=0, clip_norm=1.0), 1),
     ("digits_clipping", "clip_norm", dict(flip_percent=0, seed=0, clip_norm=1.0), 0.1),
+    # the PDE page's services take one frozen state: a row for each field of it that decides the answer
+    *[("pde_view", "state", dict(state=_pde.State(**first)), _pde.State(**{**first, **change})) for first, change in (
+        (_SMALL, {"preset": "poisson"}), (_SMALL, {"text": "u_t + u_x"}), (_SMALL, {"closed_form": "sin(x)*t"}),
+        (_SMALL, {"grid": 5}), (_HEAT, {"t": 0.2}))],
+    ("pde_mistakes", "state", dict(state=_pde.State()), _pde.State("navier_stokes")),
+    *[("pde_step", "state", dict(state=_pde.State(**first)), _pde.State(**{**first, **change})) for first, change in (
+        (_SMALL, {"preset": "heat"}), (_SMALL, {"text": "u_t + u_x"}), (_SMALL, {"grid": 5}), (_HEAT, {"t": 0.2}))],
 ]
 
 

@@ -9,6 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from gradlib import ExpressionError, InputError
+from dashboard import share
 from dashboard.share import (MAX_LENGTHS, ShareState, check_state, decode, encode, from_rows, is_share_link, link,
                              parse_value, query_string, rows_of)
 
@@ -511,3 +512,27 @@ def test_a_link_s_order_other_than_1_or_2_is_refused_whole(text):
 def test_a_state_s_order_is_checked(order):
     with pytest.raises(ExpressionError, match=f"the order must be 1 or 2; got {order!r}"):
         check_state(ShareState("x", {"x": 1.0}, order=order))
+
+
+# ---- the PDE page's link (dashboard.share.encode_pde / decode_pde)
+
+def test_a_pde_link_round_trips_its_inputs():
+    fields = {"equation": "heat", "residual": "u_t - k*(u_xx + u_yy)", "u": "sin(pi*x)*exp(-t)", "grid": 64, "t": 0.3}
+    assert share.decode_pde(share.encode_pde(fields)) == fields
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"grid": "abc"}, r"share link: 'grid' is 'abc'; give a whole number"),
+    ({"grid": "9.5"}, r"share link: 'grid' is '9.5'; give a whole number"),
+    ({"t": "nan"}, r"share link: 't' is 'nan'; give a finite number"),
+    ({"t": "x"}, r"share link: 't' is 'x'; give a number"),
+    ({"residual": "u" * (share.PDE_LENGTHS["residual"] + 1)}, r"'residual' must be text of at most"),
+])
+def test_a_bad_pde_link_is_refused_naming_the_parameter(params, message):
+    with pytest.raises(ExpressionError, match=message):
+        share.decode_pde(params)
+
+
+def test_the_longest_pde_residual_a_link_takes():
+    longest = "u" * share.PDE_LENGTHS["residual"]
+    assert share.decode_pde({"residual": longest}) == {"residual": longest}

@@ -15,7 +15,7 @@ from ._harness import (VIEWPORT, assert_close, assert_no_error_shown, find_table
 
 pytestmark = pytest.mark.browser
 PAGE_TITLES = ["The bug, side by side", "Playground", "Why zeros?", "Strategies", "Keras models", "Per-example gradients",
-               "Second order", "Check your code"]
+               "Second order", "PDE residuals", "Check your code"]
 
 
 @pytest.fixture
