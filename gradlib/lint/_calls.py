@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from . import _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
@@ -299,11 +300,17 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return Val("dataset", qual=qual)
     if _is_optimizer(qual):
         _unknown_call(it, args, kwargs)
-        return Val("optimizer", qual=qual, text=ast.unparse(node)[:40])
+        if ".train." not in qual:
+            _traced.created(it, "optimizer", node)
+        opt = Val("optimizer", node.lineno, node.col_offset, qual=qual, text=ast.unparse(node)[:40])
+        opt.attrs["slots"] = _traced.has_slots(qual, kwargs)
+        return opt
     if qual in ("tf.gradients", "tf.hessians") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
     kind = call_kind(qual)
+    if kind == "variable":
+        _traced.created(it, "variable", node)
     handler = _LIBRARY.get(kind)
     if handler is not None:
         return handler(it, qual, args, kwargs, node)
@@ -368,6 +375,7 @@ def _is_optimizer(qual: str) -> bool:
 
 def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     """``optimizer.minimize(loss, ...)`` given a loss tensor computed before, not a callable: GT013."""
+    _traced.applied(it, opt, name, node)
     loss = args[0] if args else kwargs.get("loss")
     traced = _in_tf_function(it)        # in a tf.function, tf.compat.v1 minimize works
     if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and not (

@@ -90,6 +90,8 @@ class Interpreter:
         self.stack: list[Tape] = []
         self.tapes: list[Tape] = []
         self.calling: list[ast.AST] = []
+        self.entries: list[int] = []                    # when each function being run was entered (a clock value)
+        self.applied: dict = {}                         # GT020: (tf.function, call) -> (its trace, the optimizer)
         self.sites: list[tuple[int, int, str]] = []
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
@@ -872,6 +874,7 @@ class Interpreter:
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
         self.calling.append(fn)
+        self.entries.append(next(self.clock))
         self.sites.append(self.position(node))
         self.returns.append([])
         stack = list(self.stack)
@@ -887,6 +890,7 @@ class Interpreter:
             self.stack[:] = stack
             self.returns.pop()
             self.sites.pop()
+            self.entries.pop()
             self.calling.pop()
 
     def position(self, node: ast.AST) -> tuple[int, int, str]:

@@ -278,6 +278,18 @@ RULES = (
          _PRE + "inputs = tf.keras.Input(shape=(3,))\n"
          "model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))\nimages = tf.ones((2, 3))\nwith tf.GradientTape() as tape:\n    tape.watch(model.inputs)\n"
          "    loss = tf.reduce_sum(model(images))\ngrad = tape.gradient(loss, model.inputs)\n"),
+    Rule("GT020", "A variable or an optimizer made inside a tf.function",
+         "`tf.Variable(...)` or a Keras optimizer (`tf.keras.optimizers.Adam()`, which makes its own variables) made "
+         "on every pass through a function wrapped in `tf.function`: its first call traces it twice, and the second "
+         "trace raises ValueError (\"tf.function only supports singleton tf.Variables created on the first call\"). "
+         "Also a new optimizer with slot variables (Adam, RMSprop, ...) passed to the same tf.function on each call: "
+         "the new object retraces it, and its apply_gradients raises the same ValueError.",
+         "the `tf.Variable` or the optimizer's construction",
+         "make it once outside the function (module level, `__init__`) and use it inside; pass the same optimizer "
+         "on every call",
+         _PRE + "x = tf.constant([1.0, 2.0])\n\n\n@tf.function\ndef step(x):\n    w = tf.Variable([0.5, 0.5])\n"
+         "    with tf.GradientTape() as tape:\n        loss = tf.reduce_sum(w * x)\n    return tape.gradient(loss, w)\n"
+         "\n\ngrad = step(x)\n"),
 )
 
 #: the same, by code (``"GT001"``)
