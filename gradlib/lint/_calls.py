@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from . import _traced
+from . import _built, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
@@ -61,7 +61,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
         return _regularization(it, base, node)
     if base.kind == "model":
-        return _model_attribute(base, attr)
+        return _built.read(base, attr, node, _model_attribute(base, attr))
     if base.kind == "foreign" and attr in _MODEL_VARS:
         return _model_attribute(as_model(it, base, node), attr)
     if base.kind == "object" and attr in _MODEL_VARS and base.attrs.get("__unseen_base__"):
@@ -499,6 +499,7 @@ def _function(it, qual, args, kwargs, node) -> Val:
     if args and args[0].kind == "func":
         if args[0].node is not None:
             it.traced.add(id(args[0].node))
+            it.wrapped.add(id(args[0].node))    # tf.function(f): f itself may also run eagerly, or be wrapped twice
         return args[0]
     return Val("func", qual="decorator") if not args else Val("unknown", opaque=True)
 
@@ -546,6 +547,7 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     model.trainable = flag is not False
     outputs = kwargs.get("outputs", args[1] if len(args) > 1 else None)
     model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
+    _built.made_layer(model, qual, args, kwargs)
     return model
 
 
@@ -745,6 +747,8 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     init = _class_method(obj, "__init__")
     if init is not None:
         call(it, init, args, kwargs, node)
+    if obj.kind == "model":
+        _built.made_subclass(obj, [c for c, _ in obj.attrs["__mro__"]], all(k.attrs.get("plain") for k in _classes(cls)))
     build = _class_method(obj, "build") if obj.kind == "model" else None
     if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
         call(it, build, [Val("unknown", opaque=True)], {}, node)
@@ -828,6 +832,7 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
+    _built.touched(model)
     out = it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
     if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
         out.attrs["promoted"] = True
@@ -836,6 +841,7 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
 
 def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kwargs: dict | None = None) -> Val:
     kwargs = kwargs or {}
+    _built.touched(model)
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
     if model.attrs.get("foreign"):                  # its methods are unseen code: predict may give a tensor there
@@ -888,6 +894,7 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
         return Val("unknown", opaque=True)
     target = args[0] if args else kwargs.get("target", Val("unknown", opaque=True))
     sources = args[1] if len(args) > 1 else kwargs.get("sources", kwargs.get("source", Val("unknown", opaque=True)))
+    _built.checked(it, sources, node, f"{tape.name}.{name}")
     it.diagnose(it, tape, target, sources, node)
     return _gradient_result(it, tape, target, sources, node)
 

@@ -34,6 +34,7 @@ _BUILTINS = {"range", "len", "zip", "enumerate", "list", "tuple", "float", "int"
              "sum", "abs", "isinstance", "type", "str", "repr", "min", "max", "map", "filter", "sorted",
              "reversed", "dict", "set", "super", "hasattr", "getattr", "iter", "next", "round", "divmod", "pow"}
 _DEFAULT_MODULES = {"tf": "tf", "np": "np", "math": "math", "keras": "tf.keras"}
+_KERAS_BASES = {"tf.keras.Model", "tf.keras.models.Model", "tf.keras.layers.Layer"}
 _MAX_MODULES = 32       # other modules of the project one lint reads at most
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
                 ast.AnnAssign)
@@ -105,6 +106,7 @@ class Interpreter:
         self.loops: list[int] = []                      # when each loop being run was entered (a clock value)
         self.graph_mode = False                         # the source also builds TF1 graphs (Session, placeholder)
         self.traced: set[int] = set()                   # ids of the functions wrapped in tf.function
+        self.wrapped: set[int] = set()                  # ... of those wrapped by a call, tf.function(f), not decorated
         # What may make the values seen here differ from the program's (read by the "not connected" rule only):
         self.uncertain = 0                              # inside a branch, or a loop whose passes are not all known
         self.escaped = False                            # code it cannot see got a function, method or class
@@ -381,6 +383,8 @@ class Interpreter:
         keras = any(b.kind in ("module", "class") and b.qual.startswith("tf.keras") for b in bases)
         env.vars[node.name] = Val("class", node=node, name=node.name, qual="tf.keras.Model" if keras else node.name,
                                   attrs={"env": env, "bases": [b for b in bases if b.kind == "class"],
+                                         "plain": all(b.kind == "class" or b.kind == "module" and b.qual in _KERAS_BASES
+                                                      for b in bases),
                                          "unseen_base": any(b.kind != "class" and b.qual != "object" for b in bases)})
         self.classes[id(node)] = env.vars[node.name]
         inner = Env(env)

@@ -290,6 +290,18 @@ RULES = (
          _PRE + "x = tf.constant([1.0, 2.0])\n\n\n@tf.function\ndef step(x):\n    w = tf.Variable([0.5, 0.5])\n"
          "    with tf.GradientTape() as tape:\n        loss = tf.reduce_sum(w * x)\n    return tape.gradient(loss, w)\n"
          "\n\ngrad = step(x)\n"),
+    Rule("GT021", "A model's variables read before it is built",
+         "`variables = model.trainable_variables` (or `trainable_weights`, `variables`, `weights`) read before the "
+         "model's first call, on a Keras layer, a `Sequential` whose layers got no input shape or a subclassed "
+         "`Model`: they make their variables when built, so the list is empty and stays empty; the gradient with "
+         "respect to it is an empty list, `optimizer.apply_gradients(zip(grads, variables))` raises ValueError, "
+         "and nothing trains.", "the read of the variables (and, as a note, the gradient call)",
+         "read `model.trainable_variables` after the first call (in the gradient call itself), or build the model "
+         "first (`tf.keras.Input(shape=...)` as its first layer, `model.build(input_shape)`)",
+         _PRE + "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nvariables = model.trainable_variables\n"
+         "x = tf.ones((2, 3))\nwith tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(x))\n"
+         "grad = tape.gradient(loss, variables)\n"
+         "tf.keras.optimizers.SGD(0.1).apply_gradients(zip(grad, variables))\n"),
 )
 
 #: the same, by code (``"GT001"``)

@@ -8,7 +8,8 @@ supports singleton tf.Variables created on the first call"), on the first call a
 variables (Adam's moments, RMSprop's averages) passed in as an argument makes them in its first apply_gradients:
 a new one handed to a later call retraces the function and raises the same.
 
-Only what the body surely runs is said: a creation under an ``if`` (the documented ``if self.v is None:`` pattern),
+Only functions decorated with ``@tf.function`` are judged (``tf.function(f)`` may wrap ``f`` twice, the documented
+fix). Only what the body surely runs is said: a creation under an ``if`` (the documented ``if self.v is None:`` pattern),
 in a loop, a conditional expression, a lambda or a helper is "can't tell". A file that builds TF1 graphs is silent.
 """
 
@@ -37,8 +38,10 @@ def has_slots(qual: str, kwargs: dict) -> bool:
 
 
 def _traced_function(it) -> ast.AST | None:
-    """The function being run when it is one wrapped in tf.function (the innermost call), else None."""
-    if it.graph_mode or not it.calling or id(it.calling[-1]) not in it.traced:
+    """The function being run when it is one decorated with tf.function (the innermost call), else None. A function
+    wrapped by a call, ``g = tf.function(f)``, is not: ``f`` may also run eagerly, or be wrapped twice (one
+    tf.function per optimizer, which is the fix), and the linter does not tell the wrappers apart."""
+    if it.graph_mode or not it.calling or id(it.calling[-1]) not in it.traced or id(it.calling[-1]) in it.wrapped:
         return None
     return it.calling[-1]
 
