@@ -305,7 +305,7 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         opt = Val("optimizer", node.lineno, node.col_offset, qual=qual, text=ast.unparse(node)[:40])
         opt.attrs["slots"] = _traced.has_slots(qual, kwargs)
         return opt
-    if qual in ("tf.gradients", "tf.hessians") and _eager(it):
+    if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
     kind = call_kind(qual)
@@ -458,7 +458,9 @@ def _numpy_call(it, qual, args, kwargs, node) -> Val:
     leaves = tuple(leaf for v in args + list(kwargs.values()) for leaf in flat(v))
     kind = "py" if qual.startswith("math.") else "numpy"
     if any(p.kind in TENSORISH + ("model",) for p in parents):
-        return it.op(kind, parents, node, "numpy", "float", opname=qual)
+        op = it.op(kind, parents, node, "numpy", "float", opname=qual)
+        _traced.left_tensorflow(it, op)
+        return op
     return it.op(kind, leaves, node, "op", _numpy_dtype(qual, args, kwargs))
 
 
@@ -548,6 +550,8 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     outputs = kwargs.get("outputs", args[1] if len(args) > 1 else None)
     model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
     _built.made_layer(model, qual, args, kwargs)
+    if qual.endswith("Model") and outputs is not None:
+        _built.made_functional(model, outputs)
     return model
 
 
@@ -632,6 +636,8 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
         return _diff(it, [first], {}, node, "abs")
     if name == "print":
         return Val("none")
+    if name == "super":                     # super(Cls, self) is super(): the proxy hands self to no unseen code
+        return Val("unknown", opaque=True)
     return _unknown_call(it, args, {})
 
 
@@ -714,7 +720,9 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if name == "get_shape" and base.kind in TENSORISH:
         return attribute(it, base, "shape", node)
     if name == "numpy" and base.kind in TENSORISH or name in _LEAVES_TF and base.kind == "unknown":
-        return it.op("numpy", (base,), node, "numpy", base.dtype, opname=f".{name}()")
+        op = it.op("numpy", (base,), node, "numpy", base.dtype, opname=f".{name}()")
+        _traced.left_tensorflow(it, op)
+        return op
     if base.kind == "numpy" or name in ("numpy", "item", "tolist"):   # .item(), .tolist(): Python numbers
         kind = "py" if name in ("item", "tolist") else "numpy"
         return it.op(kind, (base,) + tuple(args), node, "op", base.dtype)
@@ -748,7 +756,8 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     if init is not None:
         call(it, init, args, kwargs, node)
     if obj.kind == "model":
-        _built.made_subclass(obj, [c for c, _ in obj.attrs["__mro__"]], all(k.attrs.get("plain") for k in _classes(cls)))
+        plain = all(k.attrs.get("plain") for k in _classes(cls))
+        _built.made_subclass(obj, [c for c, _ in obj.attrs["__mro__"]], plain)
     build = _class_method(obj, "build") if obj.kind == "model" else None
     if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
         call(it, build, [Val("unknown", opaque=True)], {}, node)
@@ -894,7 +903,7 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
         return Val("unknown", opaque=True)
     target = args[0] if args else kwargs.get("target", Val("unknown", opaque=True))
     sources = args[1] if len(args) > 1 else kwargs.get("sources", kwargs.get("source", Val("unknown", opaque=True)))
-    _built.checked(it, sources, node, f"{tape.name}.{name}")
+    _built.checked(it, tape, sources, node, f"{tape.name}.{name}")
     it.diagnose(it, tape, target, sources, node)
     return _gradient_result(it, tape, target, sources, node)
 

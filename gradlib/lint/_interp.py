@@ -391,8 +391,16 @@ class Interpreter:
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.method_class[id(stmt)] = node
+                if any(self.is_tf_function(dec, env) for dec in stmt.decorator_list):
+                    self.traced.add(id(stmt))           # @tf.function on a method: its body runs traced
                 if not self.loading:
                     self.functions.append((stmt, inner, node))
+
+    def is_tf_function(self, dec: ast.expr, env: Env) -> bool:
+        """Whether the decorator ``dec`` is ``tf.function`` or ``tf.function(...)``."""
+        value = self.ev(dec, env)
+        return value.kind == "module" and value.qual == "tf.function" or value.kind == "func" \
+            and value.qual == "decorator"
 
     def s_Assign(self, node: ast.Assign, env: Env) -> None:
         value = self.ev(node.value, env)

@@ -9,17 +9,19 @@ variables (Adam's moments, RMSprop's averages) passed in as an argument makes th
 a new one handed to a later call retraces the function and raises the same.
 
 Only functions decorated with ``@tf.function`` are judged (``tf.function(f)`` may wrap ``f`` twice, the documented
-fix). Only what the body surely runs is said: a creation under an ``if`` (the documented ``if self.v is None:`` pattern),
-in a loop, a conditional expression, a lambda or a helper is "can't tell". A file that builds TF1 graphs is silent.
+fix). Only what the body surely runs is said: a creation under an ``if`` (the documented ``if self.v is None:``
+pattern), in a loop, a conditional expression, a lambda or a helper is "can't tell". A file that builds TF1 graphs
+is silent. The module also says what leaving TensorFlow (``.numpy()``, ``np.*``) raises in a traced function
+(``trace_error``), and reports it there even off the gradient's path (GT002, ``left_tensorflow``).
 """
 
 from __future__ import annotations
 
 import ast
 
-from ._values import Val
+from ._values import Val, describe
 
-__all__ = ["applied", "created", "has_slots"]
+__all__ = ["applied", "created", "has_slots", "left_tensorflow", "trace_error"]
 
 _SLOTLESS = ("SGD", "GradientDescentOptimizer")
 _SINGLETON = "(\"tf.function only supports singleton tf.Variables created on the first call\")"
@@ -35,6 +37,35 @@ def has_slots(qual: str, kwargs: dict) -> bool:
     momentum = kwargs.get("momentum")
     value = momentum.attrs.get("value") if momentum is not None else None
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def trace_error(op: Val) -> str | None:
+    """What leaving TensorFlow raises inside a tf.function (TensorFlow 2.21: a tensor there is symbolic, and a
+    variable has no value to give), for the calls this was checked on; None for the others (tf.numpy_function works
+    there, and its gradient is None). float(t) and int(t) are not among them: autograph makes them a tf.cast."""
+    variable = bool(op.parents) and op.parents[0].kind == "var"
+    if op.opname == ".numpy()":
+        return "NotImplementedError" if variable else "AttributeError"
+    if op.opname.startswith("math."):
+        return "AttributeError" if variable else "TypeError"
+    return "NotImplementedError" if op.opname.startswith("np.") else None
+
+
+def left_tensorflow(it, op: Val) -> None:
+    """GT002 on ``.numpy()``, ``np.*`` or ``math.*`` of a known tensor while a tape records inside a function
+    decorated with tf.function: it raises when the function is traced, whether or not the value reaches the target
+    (the rule on the gradient's path says it only when it does)."""
+    error = trace_error(op) if op.attrs.get("traced") and it.stack else None
+    if error is None or _traced_function(it) is None or not op.parents or any(
+            p.kind not in ("tensor", "var") or not p.known or p.attrs.get("promoted") for p in op.parents):
+        return
+    first = op.parents[0]
+    what = (f"the variable {describe(first)} has no value to give while the function is traced"
+            if first.kind == "var" else f"{describe(first)} is a symbolic tensor with no value yet")
+    it.report("GT002", op.line, op.col,
+              f"`{op.text or op.opname}` takes the value out of TensorFlow inside a tf.function, where {what}: this "
+              f"line raises {error} when the function is traced, and the gradient is never computed. Use the "
+              "TensorFlow op (tf.exp, tf.where, tf.reduce_sum, ...) and keep the value a tensor.")
 
 
 def _traced_function(it) -> ast.AST | None:
