@@ -26,7 +26,8 @@ from .share import ShareState
 
 __all__ = ["APP_LIMITS", "LINT_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
            "hessians", "hessians_state",
-           "digits_clipping", "digits_training", "lint", "lint_project", "model_report", "sample_pitfalls", "scaling", "second_order_mistakes",
+           "digits_clipping", "digits_training", "lint", "lint_project",
+           "model_report", "sample_pitfalls", "scaling", "second_order_mistakes",
            "second_order_poisson", "second_order_seed", "tensorflow_code"]
 
 #: how long a cached result lives, and how many of each kind the shared server keeps

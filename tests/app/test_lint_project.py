@@ -136,7 +136,8 @@ def test_an_entry_that_lies_about_its_size_is_never_read_past_the_limit():
 
 
 def _encrypted(data: bytes) -> bytes:
-    """The archive with its entries' "encrypted" flag set, in the local and the central headers (zipfile writes none)."""
+    """The archive with its entries' "encrypted" flag set, in the local and the central headers (zipfile writes
+    none)."""
     data = bytearray(data)
     for signature, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
         start = data.find(signature)

@@ -176,7 +176,8 @@ def test_a_long_lines_excerpt_comes_in_a_wide_and_a_phone_cut_each_with_its_care
 # ---------------------------------------------------------------------------- a small project (issue 37, item 6)
 
 NETS = b"import tensorflow as tf\n\n\ndef make_input():\n    return tf.constant([3.0, 4.0])\n"
-TRAIN = (b"import tensorflow as tf\n\nfrom nets import make_input\n\nx = make_input()\nwith tf.GradientTape() as tape:\n"
+TRAIN = (b"import tensorflow as tf\n\nfrom nets import make_input\n\nx = make_input()\n"
+         b"with tf.GradientTape() as tape:\n"
          b"    y = tf.reduce_sum(x * x)\ngrad = tape.gradient(y, x)\n")
 
 
@@ -223,7 +224,8 @@ def test_a_project_is_checked_as_a_whole_and_shown_file_by_file(files):
         "#### Line 6: GT003 A tensor that is never watched (or watched too late)",
         "#### Line 8: GT003 A tensor that is never watched (or watched too late)"]
     assert plain(at.error[0].value) == "2 findings in 1 of 2 files."
-    assert [plain(i.value) for i in at.info] == ["No gradient call (tape.gradient, jacobian or batch_jacobian) to check."]
+    assert [plain(i.value) for i in at.info] == [
+        "No gradient call (tape.gradient, jacobian or batch_jacobian) to check."]
     if isinstance(files, tuple):
         assert plain(at.caption[0].value) == "Not Python, so not read: project.zip/README.md."
 
@@ -233,7 +235,8 @@ def test_a_bad_upload_gets_one_message_naming_the_file():
     assert len(at.error) == 1 and "'project.zip/../train.py' is not a plain relative path" in plain(at.error[0].value)
     assert headings(at) == []
     at = upload([("a.py", b"x = 1\n" + b"#" * 20_000, "text/x-python")])
-    assert len(at.error) == 1 and "'a.py': the file is 20,006 bytes; at most 20,000 are accepted" in plain(at.error[0].value)
+    assert len(at.error) == 1
+    assert "'a.py': the file is 20,006 bytes; at most 20,000 are accepted" in plain(at.error[0].value)
 
 
 def test_a_file_the_linter_refuses_is_named_and_the_others_are_still_checked():
