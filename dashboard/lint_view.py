@@ -17,7 +17,8 @@ from gradlib.lint import RULES_BY_CODE
 from .render import escape
 
 __all__ = ["CAVEAT", "EXCERPT_WIDTH", "INCOMPLETE", "MAX_SHOWN", "PHONE_KEY", "WIDE_EXCERPT_WIDTH", "WIDE_KEY",
-           "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "show", "show_excerpt"]
+           "correction_diff", "excerpt", "incomplete_markdown", "message_markdown", "project_summary", "show",
+           "show_excerpt", "show_project"]
 
 CLEAN = ("No GradientTape mistake found. gradlib.lint reports only what it can prove from the code: what it "
          "cannot follow (a function defined elsewhere, values loaded from a file) gets no finding.")
@@ -129,11 +130,11 @@ def _all_clear(result, coverage: str | None) -> None:
         st.info(escape(coverage))
 
 
-def show(source: str, findings: Sequence[LintFinding]) -> None:
+def show(source: str, findings: Sequence[LintFinding], *, prefix: str = "") -> None:
     """Every finding under a heading with its line, the explanation and, when there is one, the correction.
 
     ``findings`` is gradlib's ``LintResult``: when it is not ``complete``, a warning says why and the page
-    never says that no mistake was found.
+    never says that no mistake was found. ``prefix`` keeps the excerpts' keys apart when several files are shown.
     """
     reason = getattr(findings, "reason", None)
     coverage = findings.coverage() if hasattr(findings, "coverage") else None
@@ -152,7 +153,7 @@ def show(source: str, findings: Sequence[LintFinding]) -> None:
     for finding in findings[:MAX_SHOWN]:
         rule = RULES_BY_CODE[finding.rule]
         st.markdown(f"#### Line {finding.line}: {finding.rule} {escape(rule.title)}")
-        show_excerpt(source, finding, key=f"{finding.line}_{finding.col}_{finding.rule}")
+        show_excerpt(source, finding, key=f"{prefix}{finding.line}_{finding.col}_{finding.rule}")
         st.markdown(message_markdown(finding.message))
         if finding.fixed is not None:
             st.markdown("**The correction:**")
@@ -163,3 +164,35 @@ def show(source: str, findings: Sequence[LintFinding]) -> None:
         rest = findings[MAX_SHOWN:]
         st.info(f"{len(rest)} more finding{'s' if len(rest) != 1 else ''} (lines {rest[0].line} to {rest[-1].line}) "
                 "are not shown: fix these first, then check again.")
+
+
+def project_summary(results: Sequence[tuple[str, object]]) -> str:
+    """One sentence over a project's files: the findings and the files they are in, and the files not checked."""
+    found = {path: len(r) for path, r in results if not isinstance(r, str) and len(r)}
+    refused = [path for path, r in results if isinstance(r, str)]
+    incomplete = [path for path, r in results if not isinstance(r, str) and getattr(r, "reason", None)]
+    total = sum(found.values())
+    head = (f"{total} finding{'s' if total != 1 else ''} in {len(found)} of {len(results)} file"
+            f"{'s' if len(results) != 1 else ''}" if total else
+            f"No GradientTape mistake found in the {len(results) - len(refused)} file"
+            f"{'s' if len(results) - len(refused) != 1 else ''} checked")
+    notes = ([f"{len(refused)} not checked"] if refused else []) + \
+        ([f"{len(incomplete)} not checked completely"] if incomplete else [])
+    return head + (f" ({', '.join(notes)})" if notes else "") + "."
+
+
+def show_project(texts: dict, results: Sequence[tuple[str, object]], skipped: Sequence[str] = ()) -> None:
+    """A project's findings file by file: a summary, then each file under its path, as ``show`` draws one file
+    (or why it was not checked)."""
+    clean = all(not isinstance(r, str) and not len(r) and r.reason is None for _, r in results)
+    (st.success if clean else st.error if any(not isinstance(r, str) and len(r) for _, r in results)
+     else st.warning)(escape(project_summary(results)))
+    if skipped:
+        listed = ", ".join(skipped[:10]) + (", ..." if len(skipped) > 10 else "")
+        st.caption(escape(f"Not Python, so not read: {listed}."))
+    for k, (path, result) in enumerate(results):
+        st.markdown(f"### {escape(path)}")
+        if isinstance(result, str):
+            st.warning(escape(f"{path}: {result}"))
+        else:
+            show(texts[path], result, prefix=f"f{k}_")

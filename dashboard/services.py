@@ -6,6 +6,8 @@ Nothing here imports TensorFlow directly; gradlib does.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from typing import Any, Sequence
 
 import numpy as np
@@ -13,10 +15,10 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
-from gradlib.lint import LintError
+from gradlib.lint import LintError, Project
 
 from . import digits
-from .limits import APP_LIMITS, LINT_LIMITS
+from .limits import APP_LIMITS, LINT_LIMITS, LINT_PROJECT
 from . import model_report as _model_report
 from . import scaling as _scaling
 from . import pde as _pde
@@ -25,7 +27,8 @@ from .share import ShareState
 
 __all__ = ["APP_LIMITS", "LINT_LIMITS", "MAX_ENTRIES", "TTL", "code_for", "compare", "compare_state", "demonstrate",
            "hessians", "hessians_state", "pde_mistakes", "pde_step", "pde_view",
-           "digits_clipping", "digits_training", "lint", "model_report", "sample_pitfalls", "scaling", "second_order_mistakes",
+           "digits_clipping", "digits_training", "lint", "lint_project",
+           "model_report", "sample_pitfalls", "scaling", "second_order_mistakes",
            "second_order_poisson", "second_order_seed", "tensorflow_code"]
 
 #: how long a cached result lives, and how many of each kind the shared server keeps
@@ -74,6 +77,27 @@ def lint(source: str) -> gradlib.LintResult:
                         f"{LINT_LIMITS.max_source_chars:,} characters, or run gradlib-lint on your machine "
                         f"(it checks up to {gradlib.LIMITS.max_source_lines:,} lines of a file)",
                         too_large=True) from None
+
+
+@st.cache_data(max_entries=MAX_ENTRIES, ttl=TTL, max_size="32MB", show_spinner="Checking the files…")
+def lint_project(files: tuple[tuple[str, str], ...]) -> tuple[tuple[str, Any], ...]:
+    """Each file of a project (path, source) linted with the others in sight (their imports followed, nothing run),
+    cached on all the files: (path, ``LintResult``), or (path, why it was not checked) for a file ``gradlib.lint``
+    refuses or that the project's time (``LINT_PROJECT.max_seconds``, shared by all its files) did not reach."""
+    project = Project(texts=dict(files), limits=LINT_LIMITS)
+    deadline, results = time.monotonic() + LINT_PROJECT.max_seconds, []
+    for path, source in files:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            results.append((path, f"not checked: the files before it used the {LINT_PROJECT.max_seconds:g} s a "
+                                  "project is given; check it on its own, or upload fewer files"))
+            continue
+        limits = dataclasses.replace(LINT_LIMITS, max_source_seconds=min(LINT_LIMITS.max_source_seconds, left))
+        try:
+            results.append((path, gradlib.lint(source, limits=limits, project=project, path=path)))
+        except gradlib.LintError as err:
+            results.append((path, f"cannot be checked: {err}"))
+    return tuple(results)
 
 
 @st.cache_data(max_entries=len(gradlib.DEMOS) + 1, ttl=TTL, show_spinner="Running the demonstration in TensorFlow…")

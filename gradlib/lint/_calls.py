@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from . import _built, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
@@ -60,7 +61,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
         return _regularization(it, base, node)
     if base.kind == "model":
-        return _model_attribute(base, attr)
+        return _built.read(base, attr, node, _model_attribute(base, attr))
     if base.kind == "foreign" and attr in _MODEL_VARS:
         return _model_attribute(as_model(it, base, node), attr)
     if base.kind == "object" and attr in _MODEL_VARS and base.attrs.get("__unseen_base__"):
@@ -299,11 +300,17 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return Val("dataset", qual=qual)
     if _is_optimizer(qual):
         _unknown_call(it, args, kwargs)
-        return Val("optimizer", qual=qual, text=ast.unparse(node)[:40])
-    if qual in ("tf.gradients", "tf.hessians") and _eager(it):
+        if ".train." not in qual:
+            _traced.created(it, "optimizer", node)
+        opt = Val("optimizer", node.lineno, node.col_offset, qual=qual, text=ast.unparse(node)[:40])
+        opt.attrs["slots"] = _traced.has_slots(qual, kwargs)
+        return opt
+    if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
     kind = call_kind(qual)
+    if kind == "variable":
+        _traced.created(it, "variable", node)
     handler = _LIBRARY.get(kind)
     if handler is not None:
         return handler(it, qual, args, kwargs, node)
@@ -368,6 +375,7 @@ def _is_optimizer(qual: str) -> bool:
 
 def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     """``optimizer.minimize(loss, ...)`` given a loss tensor computed before, not a callable: GT013."""
+    _traced.applied(it, opt, name, node)
     loss = args[0] if args else kwargs.get("loss")
     traced = _in_tf_function(it)        # in a tf.function, tf.compat.v1 minimize works
     if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and not (
@@ -450,7 +458,9 @@ def _numpy_call(it, qual, args, kwargs, node) -> Val:
     leaves = tuple(leaf for v in args + list(kwargs.values()) for leaf in flat(v))
     kind = "py" if qual.startswith("math.") else "numpy"
     if any(p.kind in TENSORISH + ("model",) for p in parents):
-        return it.op(kind, parents, node, "numpy", "float", opname=qual)
+        op = it.op(kind, parents, node, "numpy", "float", opname=qual)
+        _traced.left_tensorflow(it, op)
+        return op
     return it.op(kind, leaves, node, "op", _numpy_dtype(qual, args, kwargs))
 
 
@@ -491,6 +501,7 @@ def _function(it, qual, args, kwargs, node) -> Val:
     if args and args[0].kind == "func":
         if args[0].node is not None:
             it.traced.add(id(args[0].node))
+            it.wrapped.add(id(args[0].node))    # tf.function(f): f itself may also run eagerly, or be wrapped twice
         return args[0]
     return Val("func", qual="decorator") if not args else Val("unknown", opaque=True)
 
@@ -538,6 +549,9 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     model.trainable = flag is not False
     outputs = kwargs.get("outputs", args[1] if len(args) > 1 else None)
     model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
+    _built.made_layer(model, qual, args, kwargs)
+    if qual.endswith("Model") and outputs is not None:
+        _built.made_functional(model, outputs)
     return model
 
 
@@ -622,6 +636,8 @@ def _builtin(it, name: str, args: list[Val], node: ast.Call) -> Val:
         return _diff(it, [first], {}, node, "abs")
     if name == "print":
         return Val("none")
+    if name == "super":                     # super(Cls, self) is super(): the proxy hands self to no unseen code
+        return Val("unknown", opaque=True)
     return _unknown_call(it, args, {})
 
 
@@ -704,7 +720,9 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if name == "get_shape" and base.kind in TENSORISH:
         return attribute(it, base, "shape", node)
     if name == "numpy" and base.kind in TENSORISH or name in _LEAVES_TF and base.kind == "unknown":
-        return it.op("numpy", (base,), node, "numpy", base.dtype, opname=f".{name}()")
+        op = it.op("numpy", (base,), node, "numpy", base.dtype, opname=f".{name}()")
+        _traced.left_tensorflow(it, op)
+        return op
     if base.kind == "numpy" or name in ("numpy", "item", "tolist"):   # .item(), .tolist(): Python numbers
         kind = "py" if name in ("item", "tolist") else "numpy"
         return it.op(kind, (base,) + tuple(args), node, "op", base.dtype)
@@ -737,6 +755,9 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     init = _class_method(obj, "__init__")
     if init is not None:
         call(it, init, args, kwargs, node)
+    if obj.kind == "model":
+        plain = all(k.attrs.get("plain") for k in _classes(cls))
+        _built.made_subclass(obj, [c for c, _ in obj.attrs["__mro__"]], plain)
     build = _class_method(obj, "build") if obj.kind == "model" else None
     if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
         call(it, build, [Val("unknown", opaque=True)], {}, node)
@@ -820,6 +841,7 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
+    _built.touched(model)
     out = it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
     if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
         out.attrs["promoted"] = True
@@ -828,6 +850,7 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
 
 def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kwargs: dict | None = None) -> Val:
     kwargs = kwargs or {}
+    _built.touched(model)
     if name in ("call", "__call__"):
         return _model_call(it, model, args, node)
     if model.attrs.get("foreign"):                  # its methods are unseen code: predict may give a tensor there
@@ -880,6 +903,7 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
         return Val("unknown", opaque=True)
     target = args[0] if args else kwargs.get("target", Val("unknown", opaque=True))
     sources = args[1] if len(args) > 1 else kwargs.get("sources", kwargs.get("source", Val("unknown", opaque=True)))
+    _built.checked(it, tape, sources, node, f"{tape.name}.{name}")
     it.diagnose(it, tape, target, sources, node)
     return _gradient_result(it, tape, target, sources, node)
 

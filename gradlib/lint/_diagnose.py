@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ._calls import flat
+from ._traced import trace_error
 from ._values import Tape, Val, describe, owners
 
 __all__ = ["CANNOT", "diagnose"]
@@ -500,26 +501,14 @@ def _symbolic(val: Val) -> str:
     return f"{describe(val)} is a symbolic tensor with no value yet"
 
 
-def _traced_error(op: Val) -> str | None:
-    """What leaving TensorFlow raises inside a tf.function (TensorFlow 2.21: a tensor there is symbolic, and a
-    variable has no value to give), for the calls this was checked on; None for the others (tf.numpy_function works
-    there, and its gradient is None). float(t) and int(t) are not among them: autograph makes them a tf.cast."""
-    variable = bool(op.parents) and op.parents[0].kind == "var"
-    if op.opname == ".numpy()":
-        return "NotImplementedError" if variable else "AttributeError"
-    if op.opname.startswith("math."):
-        return "AttributeError" if variable else "TypeError"
-    return "NotImplementedError" if op.opname.startswith("np.") else None
-
-
 def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources: str,
               out: _Outcome) -> tuple | None:
     s, name = describe(source), tape.name
-    if op.op == "numpy" and op.attrs.get("traced") and _traced_error(op):
+    if op.op == "numpy" and op.attrs.get("traced") and trace_error(op):
         return ("GT002", op.line, op.col,
                 f"`{op.text or op.opname}` takes the value out of TensorFlow inside a tf.function, where "
                 f"{_symbolic(op.parents[0]) if op.parents else 'its input has no value yet'}: "
-                f"{_TRACED.format(_traced_error(op))}, and {name}.gradient is never reached. Use the "
+                f"{_TRACED.format(trace_error(op))}, and {name}.gradient is never reached. Use the "
                 "TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
     if op.op == "numpy":
         return ("GT002", op.line, op.col,

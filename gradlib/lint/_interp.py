@@ -34,6 +34,7 @@ _BUILTINS = {"range", "len", "zip", "enumerate", "list", "tuple", "float", "int"
              "sum", "abs", "isinstance", "type", "str", "repr", "min", "max", "map", "filter", "sorted",
              "reversed", "dict", "set", "super", "hasattr", "getattr", "iter", "next", "round", "divmod", "pow"}
 _DEFAULT_MODULES = {"tf": "tf", "np": "np", "math": "math", "keras": "tf.keras"}
+_KERAS_BASES = {"tf.keras.Model", "tf.keras.models.Model", "tf.keras.layers.Layer"}
 _MAX_MODULES = 32       # other modules of the project one lint reads at most
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
                 ast.AnnAssign)
@@ -90,6 +91,8 @@ class Interpreter:
         self.stack: list[Tape] = []
         self.tapes: list[Tape] = []
         self.calling: list[ast.AST] = []
+        self.entries: list[int] = []                    # when each function being run was entered (a clock value)
+        self.applied: dict = {}                         # GT020: (tf.function, call) -> (its trace, the optimizer)
         self.sites: list[tuple[int, int, str]] = []
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
@@ -103,6 +106,7 @@ class Interpreter:
         self.loops: list[int] = []                      # when each loop being run was entered (a clock value)
         self.graph_mode = False                         # the source also builds TF1 graphs (Session, placeholder)
         self.traced: set[int] = set()                   # ids of the functions wrapped in tf.function
+        self.wrapped: set[int] = set()                  # ... of those wrapped by a call, tf.function(f), not decorated
         # What may make the values seen here differ from the program's (read by the "not connected" rule only):
         self.uncertain = 0                              # inside a branch, or a loop whose passes are not all known
         self.escaped = False                            # code it cannot see got a function, method or class
@@ -379,14 +383,24 @@ class Interpreter:
         keras = any(b.kind in ("module", "class") and b.qual.startswith("tf.keras") for b in bases)
         env.vars[node.name] = Val("class", node=node, name=node.name, qual="tf.keras.Model" if keras else node.name,
                                   attrs={"env": env, "bases": [b for b in bases if b.kind == "class"],
+                                         "plain": all(b.kind == "class" or b.kind == "module" and b.qual in _KERAS_BASES
+                                                      for b in bases),
                                          "unseen_base": any(b.kind != "class" and b.qual != "object" for b in bases)})
         self.classes[id(node)] = env.vars[node.name]
         inner = Env(env)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.method_class[id(stmt)] = node
+                if any(self.is_tf_function(dec, env) for dec in stmt.decorator_list):
+                    self.traced.add(id(stmt))           # @tf.function on a method: its body runs traced
                 if not self.loading:
                     self.functions.append((stmt, inner, node))
+
+    def is_tf_function(self, dec: ast.expr, env: Env) -> bool:
+        """Whether the decorator ``dec`` is ``tf.function`` or ``tf.function(...)``."""
+        value = self.ev(dec, env)
+        return value.kind == "module" and value.qual == "tf.function" or value.kind == "func" \
+            and value.qual == "decorator"
 
     def s_Assign(self, node: ast.Assign, env: Env) -> None:
         value = self.ev(node.value, env)
@@ -873,6 +887,7 @@ class Interpreter:
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
         self.calling.append(fn)
+        self.entries.append(next(self.clock))
         self.sites.append(self.position(node))
         self.returns.append([])
         stack = list(self.stack)
@@ -888,6 +903,7 @@ class Interpreter:
             self.stack[:] = stack
             self.returns.pop()
             self.sites.pop()
+            self.entries.pop()
             self.calling.pop()
 
     def position(self, node: ast.AST) -> tuple[int, int, str]:

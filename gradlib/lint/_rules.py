@@ -145,7 +145,8 @@ RULES = (
          "(`tf.constant(np.mean(t))`) the gradient is None (zeros with `unconnected_gradients=ZERO`); as the target "
          "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "
          "number: which one depends on the number). Inside a tf.function, `.numpy()`, `np.*` and `math.*` raise when "
-         "the function is traced (autograph makes `float(t)` a `tf.cast` there, which keeps the path).",
+         "the function is traced (autograph makes `float(t)` a `tf.cast` there, which keeps the path), also off the "
+         "path to the target while a tape records.",
          "the call that leaves TensorFlow", "use the TensorFlow op (`tf.sin`, `tf.reduce_sum`, `model(x)`) and "
          "keep the value a tensor",
          _PRE + "import numpy as np\n\nx = tf.Variable([0.5, 1.0])\nwith tf.GradientTape() as tape:\n"
@@ -262,7 +263,8 @@ RULES = (
          _PRE + "x = tf.ones([2, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n"
          "    y = tf.constant([4.4])\ngrad = tape.gradient(y, x)\n"),
     Rule("GT018", "tf.gradients or tf.hessians run eagerly",
-         "`tf.gradients(y, x)` (or `tf.hessians`, `tf.compat.v1.gradients`) in code that runs eagerly, outside a "
+         "`tf.gradients(y, x)` (or `tf.hessians`, `tf.compat.v1.gradients`, `keras.backend.gradients`) in code that "
+         "runs eagerly, outside a "
          "tf.function: TensorFlow 2 raises RuntimeError (\"tf.gradients is not supported when eager execution is "
          "enabled\"). Said for code the module runs itself, not for a function whose caller is not in sight.",
          "the `tf.gradients` call",
@@ -278,6 +280,41 @@ RULES = (
          _PRE + "inputs = tf.keras.Input(shape=(3,))\n"
          "model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))\nimages = tf.ones((2, 3))\nwith tf.GradientTape() as tape:\n    tape.watch(model.inputs)\n"
          "    loss = tf.reduce_sum(model(images))\ngrad = tape.gradient(loss, model.inputs)\n"),
+    Rule("GT020", "A variable or an optimizer made inside a tf.function",
+         "`tf.Variable(...)` or a Keras optimizer (`tf.keras.optimizers.Adam()`, which makes its own variables) made "
+         "on every pass through a function wrapped in `tf.function`: its first call traces it twice, and the second "
+         "trace raises ValueError (\"tf.function only supports singleton tf.Variables created on the first call\"). "
+         "Also a new optimizer with slot variables (Adam, RMSprop, ...) passed to the same tf.function on each call: "
+         "the new object retraces it, and its apply_gradients raises the same ValueError.",
+         "the `tf.Variable` or the optimizer's construction",
+         "make it once outside the function (module level, `__init__`) and use it inside; pass the same optimizer "
+         "on every call",
+         _PRE + "x = tf.constant([1.0, 2.0])\n\n\n@tf.function\ndef step(x):\n    w = tf.Variable([0.5, 0.5])\n"
+         "    with tf.GradientTape() as tape:\n        loss = tf.reduce_sum(w * x)\n    return tape.gradient(loss, w)\n"
+         "\n\ngrad = step(x)\n"),
+    Rule("GT021", "A model's variables read before it is built",
+         "`variables = model.trainable_variables` (or `trainable_weights`, `variables`, `weights`) read before the "
+         "model's first call, on a Keras layer, a `Sequential` whose layers got no input shape or a subclassed "
+         "`Model`: they make their variables when built, so the list is empty and stays empty; the gradient with "
+         "respect to it is an empty list, `optimizer.apply_gradients(zip(grads, variables))` raises ValueError, "
+         "and nothing trains.", "the read of the variables (and, as a note, the gradient call)",
+         "read `model.trainable_variables` after the first call (in the gradient call itself), or build the model "
+         "first: call it once on a batch (`model(x)`), or give a Sequential `tf.keras.Input(shape=...)` as its first "
+         "layer (`model.build(input_shape)` does not build a subclassed model's layers in Keras 3)",
+         _PRE + "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nvariables = model.trainable_variables\n"
+         "x = tf.ones((2, 3))\nwith tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(x))\n"
+         "grad = tape.gradient(loss, variables)\n"
+         "tf.keras.optimizers.SGD(0.1).apply_gradients(zip(grad, variables))\n"),
+    Rule("GT022", "BatchNormalization's moving statistics as sources",
+         "`tape.gradient(loss, model.variables)` (or `model.weights`) of a model with a BatchNormalization layer: "
+         "those lists hold the non-trainable `moving_mean` and `moving_variance`, which the tape does not watch, so "
+         "their gradients are None (Keras' apply_gradients warns and skips them; code that clips or sums each "
+         "gradient fails on None).", "the read of `model.variables` (and, as a note, the gradient call)",
+         "ask for the gradient with respect to `model.trainable_variables`",
+         _PRE + "model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(4),\n"
+         "                             tf.keras.layers.BatchNormalization()])\nx = tf.random.normal((8, 3))\n"
+         "with tf.GradientTape() as tape:\n    loss = tf.reduce_mean(model(x, training=True) ** 2)\n"
+         "grad = tape.gradient(loss, model.variables)\n"),
 )
 
 #: the same, by code (``"GT001"``)

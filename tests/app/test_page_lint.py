@@ -1,5 +1,6 @@
 """AppTest of the "Check your code" page: examples, findings on their lines, corrections, refusals."""
 
+import re
 import time
 import tracemalloc
 
@@ -184,3 +185,76 @@ def test_a_long_lines_excerpt_comes_in_a_wide_and_a_phone_cut_each_with_its_care
         *_, shown, caret = text.splitlines()
         assert max(map(len, text.splitlines())) <= width and shown[caret.index("^")] == "y", text
         assert shown.endswith("for y_i in y]")
+
+
+# ---------------------------------------------------------------------------- a small project (issue 37, item 6)
+
+NETS = b"import tensorflow as tf\n\n\ndef make_input():\n    return tf.constant([3.0, 4.0])\n"
+TRAIN = (b"import tensorflow as tf\n\nfrom nets import make_input\n\nx = make_input()\n"
+         b"with tf.GradientTape() as tape:\n"
+         b"    y = tf.reduce_sum(x * x)\ngrad = tape.gradient(y, x)\n")
+
+
+def plain(text: str) -> str:
+    """Markdown text as read: without the backslashes that escape its punctuation."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def upload(files) -> AppTest:
+    at = open_page()
+    at.radio(key="lint_mode").set_value("Upload files or a .zip").run()
+    assert not at.exception
+    at.file_uploader(key="lint_files").set_value(files).run()
+    assert not at.exception
+    return at
+
+
+def _zip(entries: dict) -> bytes:
+    import io
+    import zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_the_upload_mode_says_what_it_accepts_before_any_file():
+    at = open_page()
+    at.radio(key="lint_mode").set_value("Upload files or a .zip").run()
+    assert not at.exception and not at.error
+    assert at.info[0].value.startswith("Up to 20 Python files of at most 20 kB each (100 kB together)")
+
+
+@pytest.mark.parametrize("files", [
+    [("nets.py", NETS, "text/x-python"), ("train.py", TRAIN, "text/x-python")],
+    ("project.zip", _zip({"nets.py": NETS, "train.py": TRAIN, "README.md": b"# hi\n"}), "application/zip"),
+], ids=["two files", "a zip"])
+def test_a_project_is_checked_as_a_whole_and_shown_file_by_file(files):
+    at = upload(files)
+    assert [m.value for m in at.markdown if m.value.startswith("### ")] == ["### nets.py", "### train.py"]
+    # the source comes from nets.py: train.py alone gets no finding, the project shows the unwatched constant
+    assert [plain(h) for h in headings(at)] == [
+        "#### Line 6: GT003 A tensor that is never watched (or watched too late)",
+        "#### Line 8: GT003 A tensor that is never watched (or watched too late)"]
+    assert plain(at.error[0].value) == "2 findings in 1 of 2 files."
+    assert [plain(i.value) for i in at.info] == [
+        "No gradient call (tape.gradient, jacobian or batch_jacobian) to check."]
+    if isinstance(files, tuple):
+        assert plain(at.caption[0].value) == "Not Python, so not read: project.zip/README.md."
+
+
+def test_a_bad_upload_gets_one_message_naming_the_file():
+    at = upload(("project.zip", _zip({"../train.py": TRAIN}), "application/zip"))
+    assert len(at.error) == 1 and "'project.zip/../train.py' is not a plain relative path" in plain(at.error[0].value)
+    assert headings(at) == []
+    at = upload([("a.py", b"x = 1\n" + b"#" * 20_000, "text/x-python")])
+    assert len(at.error) == 1
+    assert "'a.py': the file is 20,006 bytes; at most 20,000 are accepted" in plain(at.error[0].value)
+
+
+def test_a_file_the_linter_refuses_is_named_and_the_others_are_still_checked():
+    at = upload([("broken.py", b"def f(:\n", "text/x-python"), ("train.py", TRAIN, "text/x-python")])
+    assert not at.error
+    assert plain(at.warning[0].value) == "No GradientTape mistake found in the 1 file checked (1 not checked)."
+    assert plain(at.warning[1].value).startswith("broken.py: cannot be checked:")

@@ -19,7 +19,8 @@ import numpy as np
 
 from gradlib.lint import RULES, RULES_BY_CODE, lint
 
-__all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "all_programs", "corpus_corrections",
+__all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "all_programs",
+           "corpus_corrections",
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
 
 HERE = Path(__file__).resolve().parent
@@ -315,9 +316,7 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_sum(copy(x))
 result = tape.gradient(loss, model.trainable_variables)
 '''),
-    Report('tf26404', 'https://github.com/tensorflow/tensorflow/issues/26404', 7, None,
-           "model.variables holds BatchNormalization's non-trainable statistics: not modelled (issue "
-           '22 item 2)', '''\
+    Report('tf26404', 'https://github.com/tensorflow/tensorflow/issues/26404', 7, 'GT022', None, '''\
 import tensorflow as tf
 model = tf.keras.Sequential([tf.keras.layers.Dense(2), tf.keras.layers.BatchNormalization()])
 x = tf.reshape(tf.range(12.0), (4, 3))
@@ -358,7 +357,257 @@ with tf.GradientTape() as tape:
     loss = my_loss(v * 2.0)
 result = tape.gradient(loss, v)
 '''),
+    # Issue 37, item 4: reports collected after GT020-GT022 were written (UNSEEN_37 below).
+    Report('tf26812', 'https://github.com/tensorflow/tensorflow/issues/26812', 7, 'GT020', None, '''\
+import tensorflow as tf
+
+
+@tf.function
+def f():
+    a = tf.constant([[10.0, 10.0], [11.0, 1.0]])
+    b = tf.Variable(12.0)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.matmul(a, a) + b)
+    return tape.gradient(y, b)
+
+
+result = f()
+'''),
+    Report('tf27120', 'https://github.com/tensorflow/tensorflow/issues/27120', 10, 'GT020', None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+x = tf.ones((4, 3))
+target = tf.zeros((4, 1))
+
+
+@tf.function
+def train_one_step(x, target):
+    optim = tf.keras.optimizers.Adam(0.001)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - target) ** 2)
+    grad = tape.gradient(loss, model.trainable_variables)
+    clipped, _ = tf.clip_by_global_norm(grad, 5.0)
+    optim.apply_gradients(zip(clipped, model.trainable_variables))
+    return grad
+
+
+result = train_one_step(x, target)
+'''),
+    Report('tf42183', 'https://github.com/tensorflow/tensorflow/issues/42183', 11, 'GT020', None, '''\
+import tensorflow as tf
+
+y_N = tf.Variable([1.0, 2.0, 3.0])
+
+
+@tf.function
+def run():
+    with tf.GradientTape() as tape:
+        loss = -tf.reduce_mean(tf.math.log(y_N))
+    grads = tape.gradient(loss, [y_N])
+    tf.keras.optimizers.Adam(0.5).apply_gradients(zip(grads, [y_N]))
+    return grads
+
+
+result = run()
+'''),
+    Report('tf34983', 'https://github.com/tensorflow/tensorflow/issues/34983', 17, 'GT020', None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+x = tf.ones((4, 3))
+y = tf.zeros((4, 1))
+
+
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - y) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return grads
+
+
+for optimizer in [tf.keras.optimizers.Adam(0.01), tf.keras.optimizers.RMSprop(0.01)]:
+    result = train_step(x, y, optimizer)
+'''),
+    Report('tf26948', 'https://github.com/tensorflow/tensorflow/issues/26948', 4, 'GT021', None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+variables = model.trainable_variables
+x = tf.ones((4, 2))
+y = tf.ones((4, 1))
+optimizer = tf.keras.optimizers.SGD(0.1)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+result = tape.gradient(loss, variables)
+optimizer.apply_gradients(zip(result, variables))
+'''),
+    Report('tf29073', 'https://github.com/tensorflow/tensorflow/issues/29073', 15, 'GT021', None, '''\
+import tensorflow as tf
+
+
+class UNet(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.down = tf.keras.layers.Conv2D(4, 3, padding="same", activation="relu")
+        self.up = tf.keras.layers.Conv2DTranspose(1, 3, padding="same")
+
+    def call(self, x):
+        return self.up(self.down(x))
+
+
+u_net = UNet()
+weights = u_net.trainable_variables
+x = tf.ones((1, 8, 8, 1))
+optimizer = tf.keras.optimizers.Adam(0.01)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(u_net(x) ** 2)
+result = tape.gradient(loss, weights)
+optimizer.apply_gradients(zip(result, weights))
+'''),
+    Report('tf39358', 'https://github.com/tensorflow/tensorflow/issues/39358', 24, 'GT021', None, '''\
+import tensorflow as tf
+
+
+class Predict(tf.keras.layers.Layer):
+    def __init__(self, trainable=True):
+        super(Predict, self).__init__()
+        self.dense_layer = tf.keras.layers.Dense(8, activation="relu", trainable=trainable)
+        self.predict = tf.keras.layers.Dense(1, trainable=trainable)
+
+    def call(self, x):
+        return self.predict(self.dense_layer(x))
+
+
+class Regulation(tf.keras.Model):
+    def __init__(self, trainable=True):
+        super(Regulation, self).__init__()
+        self.head = Predict(trainable=trainable)
+
+    def call(self, x):
+        return self.head(x)
+
+
+model = Regulation(trainable=True)
+params = model.trainable_variables
+x = tf.ones((4, 5))
+optimizer = tf.keras.optimizers.SGD(0.1)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(model(x) ** 2)
+result = tape.gradient(loss, params)
+optimizer.apply_gradients(zip(result, params))
+'''),
+    Report('tf36792', 'https://github.com/tensorflow/tensorflow/issues/36792', 9, 'GT002', None, '''\
+import numpy as np
+import tensorflow as tf
+
+
+@tf.function
+def get_derivative(x, y):
+    with tf.GradientTape() as tape:
+        tape.watch(y)
+        y_sigma = 1 / (1 + np.exp(y))
+        f = (x + y_sigma) / ((x - y) ** 2)
+    return tape.gradient(f, y)
+
+
+result = get_derivative(tf.constant(1.0), tf.constant(3.0))
+'''),
+    Report('tf27491', 'https://github.com/tensorflow/tensorflow/issues/27491', 10, 'GT002', None, '''\
+import numpy as np
+import tensorflow as tf
+
+positions = tf.Variable(tf.random.uniform(shape=[4, 3]))
+
+
+@tf.function
+def step():
+    with tf.GradientTape() as tape:
+        near = np.argwhere(positions.numpy()[:, 0] > 0.5)[:, 0]
+        energy = tf.reduce_sum(tf.gather(positions, near) ** 2)
+    return tape.gradient(energy, positions)
+
+
+result = step()
+'''),
+    Report('srgan143', 'https://github.com/tensorlayer/SRGAN/issues/143', 10, 'GT022', None, '''\
+import tensorflow as tf
+
+G = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(8), tf.keras.layers.BatchNormalization(),
+                         tf.keras.layers.Dense(4)])
+g_optimizer = tf.keras.optimizers.Adam(0.001)
+lr_image = tf.random.normal((8, 4))
+hr_image = tf.random.normal((8, 4))
+with tf.GradientTape() as tape:
+    mse_loss = tf.reduce_mean((G(lr_image, training=True) - hr_image) ** 2)
+result = tape.gradient(mse_loss, G.weights)
+g_optimizer.apply_gradients(zip(result, G.weights))
+'''),
+    Report('yolo17', 'https://github.com/penny4860/tf2-eager-yolo3/issues/17', 19, 'GT022', None, '''\
+import tensorflow as tf
+
+
+class ConvBlock(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.conv = tf.keras.layers.Conv2D(4, 3, padding="same", use_bias=False)
+        self.norm = tf.keras.layers.BatchNormalization()
+
+    def call(self, x, training=False):
+        return tf.nn.leaky_relu(self.norm(self.conv(x), training=training))
+
+
+model = ConvBlock()
+optimizer = tf.keras.optimizers.Adam(0.001)
+images = tf.random.normal((2, 8, 8, 3))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(model(images, training=True) ** 2)
+result = tape.gradient(loss, model.variables)
+optimizer.apply_gradients(zip(result, model.variables))
+'''),
+    Report('dlwp169', 'https://github.com/fchollet/deep-learning-with-python-notebooks/issues/169', 7, 'GT018',
+           None, '''\
+import tensorflow as tf
+from tensorflow.keras import backend as K
+
+model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
+dream = tf.Variable(tf.ones((1, 4)))
+loss = K.mean(model(dream)[:, 1])
+grads = K.gradients(loss, dream)[0]
+result = grads
+'''),
+    Report('tf97599', 'https://github.com/tensorflow/tensorflow/issues/97599', 7, None,
+           'a raw tf.Variable set on a Keras 3 Model is not tracked (trainable_variables stays empty): not modelled',
+           '''\
+import tensorflow as tf
+
+
+class MyModelKeras(tf.keras.Model):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.w = tf.Variable(5.0)
+        self.b = tf.Variable(0.0)
+
+    def call(self, x):
+        return self.w * x + self.b
+
+
+model = MyModelKeras()
+x = tf.constant([1.0, 2.0, 3.0])
+y = tf.constant([2.0, 4.0, 6.0])
+optimizer = tf.keras.optimizers.SGD(0.1)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+optimizer.apply_gradients(zip(result, model.trainable_variables))
+'''),
 ]
+
+#: the public reports collected for issue 37's item 4, after the rules GT020-GT022 were written
+UNSEEN_37 = ('tf26812', 'tf27120', 'tf42183', 'tf34983', 'tf26948', 'tf29073', 'tf39358', 'tf36792', 'tf27491',
+             'srgan143', 'yolo17', 'dlwp169', 'tf97599')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32

@@ -36,17 +36,18 @@ SNIPPETS = {**{str(p.relative_to(CORPUS)): p.read_text() for p in FILES if p.par
             **{f"variants/{name}": source for name, (_, source) in VARIANTS.items()},
             **{f"reports/{report.name}": report.source for report in REPORTS}}
 
-_CLAIM = re.compile(r"\bis (None|zeros)\b|\braises (\w+Error(?: or \w+Error)?)|\b(a wrong number)\b")
+_CLAIM = re.compile(r"\bis (None|zeros|an empty list)\b|\braises (\w+Error(?: or \w+Error)?)|\b(a wrong number)\b")
 
 
 def claim(message: str) -> set[str] | None:
-    """What a message says the gradient call does: {"none"}, {"zeros"}, the exception names it may raise, or
+    """What a message says the gradient call does: {"none"}, {"zeros"}, {"empty"} (an empty list, no gradient at
+    all), the exception names it may raise, or
     {"real", "zeros"} for a wrong number (a value, but not the right one); None when it says nothing."""
     found = _CLAIM.search(message)
     if found is None:
         return None
     if found.group(1):
-        return {found.group(1).lower()}
+        return {"empty"} if found.group(1) == "an empty list" else {found.group(1).lower()}
     if found.group(2):
         return set(found.group(2).split(" or "))
     return {"real", "zeros"}
@@ -100,7 +101,8 @@ def test_each_finding_says_what_tensorflow_did(name, outcomes):
 def test_the_table_covers_every_rule_and_every_kind_of_outcome():
     said = {frozenset(claim(f.message) or ()) for name in SNIPPETS for f in lint(SNIPPETS[name])}
     assert {frozenset({"none"}), frozenset({"zeros"}), frozenset({"AttributeError"}), frozenset({"RuntimeError"}),
-            frozenset({"TypeError", "AttributeError"}), frozenset({"real", "zeros"})} <= said, said
+            frozenset({"TypeError", "AttributeError"}), frozenset({"real", "zeros"}), frozenset({"empty"}),
+            frozenset({"ValueError"})} <= said, said
     assert {f.rule for name in SNIPPETS for f in lint(SNIPPETS[name])} == {rule.code for rule in RULES}
     assert len(SNIPPETS) >= 200, len(SNIPPETS)
 
@@ -112,6 +114,7 @@ def test_the_table_covers_every_rule_and_every_kind_of_outcome():
                                                                                           "AttributeError"}),
     ("the second raises RuntimeError. ... a float value times an int raises InvalidArgumentError", {"RuntimeError"}),
     ("returns a wrong number, not None and no error", {"real", "zeros"}),
+    ("so this is an empty list, and it stays empty. ... apply_gradients raises ValueError", {"empty"}),
     ("takes the value out of TensorFlow", None),
 ])
 def test_the_claim_is_the_first_outcome_a_message_states(message, said):

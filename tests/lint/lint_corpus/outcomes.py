@@ -2,7 +2,8 @@
 
 Usage: python outcomes.py FILE...   Prints {file: {"calls": [[line, outcome], ...], "crash": [line, error] or null}}.
 ``tape.gradient``, ``jacobian`` and ``batch_jacobian`` are wrapped for the run: each call records "none" (a
-gradient is None), "zeros" (one is all zeros), "real", "symbolic" (traced by tf.function: no value to read) or
+gradient is None), "zeros" (one is all zeros), "empty" (no gradient at all: sources that were an empty list),
+"real", "symbolic" (traced by tf.function: no value to read) or
 the name of the exception it raised, at the line of the innermost frame of the snippet. "crash" is where the
 snippet stopped on an exception that no gradient call raised (``v += 1``, ``optimizer.minimize(tensor)``, or
 code after a call that used the None it got). prove.py gives one verdict a snippet; this says which call did what.
@@ -45,6 +46,8 @@ def _line() -> int:
 
 def _outcome(grads) -> str:
     leaves = _leaves(grads)
+    if not leaves:
+        return "empty"
     if any(g is None for g in leaves):
         return "none"
     if not tf.executing_eagerly():

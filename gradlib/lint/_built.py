@@ -1,0 +1,208 @@
+"""GT021 and GT022: what a Keras model's lists of variables hold when they are read.
+
+GT021, a model's variables read before the model has any.
+
+A Keras layer, a ``Sequential`` whose layers were given no input shape, or a subclassed ``Model`` makes its
+variables when it is built, on its first call. ``model.trainable_variables`` read before that is an empty list, and
+stays empty (each read makes a new list): ``tape.gradient(loss, variables)`` with it is an empty list, no gradient
+at all, and ``optimizer.apply_gradients(zip(grads, variables))`` raises ValueError. Nothing trains.
+
+A model is taken to be unbuilt only while the linter sees all that happened to it: made here by a Keras layer
+constructor (no ``input_shape``, ``input_dim``, ``batch_input_shape``, ``weights``), a ``Sequential`` of such layers,
+or a subclass of ``keras.Model`` of the source whose ``__init__`` only sets such layers and calls the base
+``__init__`` (no ``build`` method in sight). Any call, method, attribute read or hand-over to unseen code of the
+model (or of a layer in it) ends that: it may have been built.
+
+GT022, BatchNormalization's moving statistics as sources. ``model.variables`` and ``model.weights`` hold the
+non-trainable variables too: a BatchNormalization layer's ``moving_mean`` and ``moving_variance``, which a tape does
+not watch (they are not trainable; in training they are not even read, only updated by ``assign``). Their
+gradients are None (Keras' ``apply_gradients`` warns and skips them; code that uses each gradient fails on None).
+Said when the model is seen to hold a BatchNormalization layer: a ``Sequential`` of known layers, a functional
+``Model`` whose outputs were computed by one, or a subclassed model that set one in ``__init__``; not when the tape
+watched the model's variables itself.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._values import Val
+
+__all__ = ["checked", "made_functional", "made_layer", "made_subclass", "read", "touched", "unbuilt"]
+
+_SHAPED = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights", "input_tensor"}
+_NOT_LAYERS = {"Input", "InputLayer"}
+_VARIABLE_LISTS = {"trainable_variables", "trainable_weights", "variables", "weights"}
+_BASE_KEYWORDS = {None, "name", "trainable", "dtype", "autocast"}
+
+
+def made_layer(model: Val, qual: str, args: list[Val], kwargs: dict) -> None:
+    """Mark a model made by ``qual(*args, **kwargs)`` unbuilt when it surely is (see the module docstring), and note
+    the layers a ``Sequential`` of known layers holds."""
+    last = qual.rsplit(".", 1)[-1]
+    if last == "Sequential" and args and args[0].kind == "seq" and args[0].items is not None:
+        model.attrs["__held__"] = [layer for layer in args[0].items if layer.kind == "model"]
+    if _SHAPED & set(kwargs) or "**" in kwargs or last in _NOT_LAYERS:
+        return
+    if qual.startswith("tf.keras.layers.") and last != "Sequential":
+        model.attrs["__unbuilt__"], model.attrs["__layers__"] = True, []
+    elif last == "Sequential" and len(args) == 1 and args[0].kind == "seq" and args[0].items \
+            and all(unbuilt(layer) for layer in args[0].items) and set(kwargs) <= {"name", "trainable"}:
+        model.attrs["__unbuilt__"], model.attrs["__layers__"] = True, list(args[0].items)
+
+
+def made_subclass(model: Val, classes: list[ast.ClassDef], plain: bool) -> None:
+    """Mark an instance of a ``keras.Model`` subclass of the source unbuilt when its ``__init__`` (and its base
+    classes') only call the base ``__init__`` and set layers that are unbuilt, and no class in sight has ``build``;
+    ``plain``: every base class is one of the source or Keras' ``Model``/``Layer``."""
+    if not plain or not classes or any(_method(c, "build") for c in classes):
+        return
+    if not all(_plain_init(_method(c, "__init__")) for c in classes):
+        return
+    layers = [v for k, v in model.attrs.items() if isinstance(v, Val) and not k.startswith("__")]
+    if all(v.kind in ("py", "none") or unbuilt(v) for v in layers):
+        model.attrs["__unbuilt__"], model.attrs["__layers__"] = True, [v for v in layers if v.kind == "model"]
+
+
+_MAX_WALK = 2_000      # values walked back from a functional model's outputs to find its layers
+
+
+def made_functional(model: Val, outputs: Val | None) -> None:
+    """Note the layers a functional ``Model(inputs, outputs)`` holds: the models whose calls computed its outputs."""
+    todo, seen, held = list(_flat(outputs)) if outputs is not None else [], set(), []
+    while todo and len(seen) < _MAX_WALK:
+        value = todo.pop()
+        if value.id in seen:
+            continue
+        seen.add(value.id)
+        if value.kind == "model":
+            held.append(value)
+        else:
+            todo.extend(value.parents)
+    model.attrs["__held__"] = held
+
+
+def _flat(value: Val) -> list[Val]:
+    return [item for item in value.items or ()] if value.kind == "seq" else [value]
+
+
+def _batch_norm(model: Val, depth: int = 0) -> Val | None:
+    """A BatchNormalization layer ``model`` is, or holds (its layers, what its ``__init__`` set), or None."""
+    if model.kind != "model" or depth > 4:
+        return None
+    if model.opname.rsplit(".", 1)[-1] in ("BatchNormalization", "SyncBatchNormalization"):
+        return model
+    held = list(model.attrs.get("__held__", ())) + [v for k, v in model.attrs.items()
+                                                    if isinstance(v, Val) and not k.startswith("__")]
+    return next((found for layer in held if layer is not model for found in [_batch_norm(layer, depth + 1)]
+                 if found is not None), None)
+
+
+def unbuilt(model: Val) -> bool:
+    """Whether ``model`` surely has no variables yet (nothing that may have built it was seen)."""
+    return model.kind == "model" and bool(model.attrs.get("__unbuilt__")) and not model.attrs.get("maybe") \
+        and all(unbuilt(layer) for layer in model.attrs.get("__layers__", ()))
+
+
+def touched(model: Val) -> None:
+    """``model`` was called, asked a method or read: it may be built from now on, and so may every layer it holds
+    (calling a Sequential builds the Sequential inside it)."""
+    todo, seen = [model], set()
+    while todo and len(seen) < _MAX_WALK:
+        value = todo.pop()
+        if value.id in seen:
+            continue
+        seen.add(value.id)
+        if value.kind == "seq":
+            todo.extend(value.items or ())
+            continue
+        if value.kind != "model":
+            continue
+        value.attrs["__unbuilt__"] = False
+        todo.extend(value.attrs.get("__layers__", ()))
+        todo.extend(value.attrs.get("__held__", ()))
+        todo.extend(v for k, v in value.attrs.items() if isinstance(v, Val) and not k.startswith("__"))
+
+
+def read(model: Val, attr: str, node: ast.AST, value: Val) -> Val:
+    """``model.<attr>``, ``value`` the list the linter gives for it: marked as read while the model was unbuilt."""
+    if attr in _VARIABLE_LISTS and unbuilt(model):
+        value.attrs["__unbuilt__"] = (model, node.lineno, node.col_offset, ast.unparse(node)[:60])
+    elif attr in ("variables", "weights") and _batch_norm(model) is not None:
+        value.attrs["__moving__"] = (model, node.lineno, node.col_offset, ast.unparse(node)[:60])
+    elif attr not in _VARIABLE_LISTS:
+        touched(model)
+    return value
+
+
+def checked(it, tape, sources: Val, node: ast.Call, method: str) -> None:
+    """GT021 on ``tape.<method>(target, sources)`` whose sources are a model's variables read while it was unbuilt;
+    GT022 when they are all of a model's variables, BatchNormalization's moving statistics among them."""
+    if sources.kind != "seq" or sources.items is None or len(sources.items) != 1:
+        return
+    moving = sources.attrs.get("__moving__")
+    if moving is not None and sources.items[0] is moving[0] and not tape.blind \
+            and tape.watched.get(moving[0].id, (0, 0, 0, "auto"))[3] == "auto":
+        _moving(it, moving, node, method)
+    mark = sources.attrs.get("__unbuilt__")
+    if mark is None or sources.items[0] is not mark[0]:
+        return
+    model, line, col, text = mark
+    name = model.name or "model"
+    it.report("GT021", line, col,
+              f"`{text}` is read before {name} is built: a Keras layer, a Sequential without an input shape or a "
+              f"subclassed Model makes its variables on its first call, so this is an empty list, and it stays "
+              f"empty. `{method}(..., {ast.unparse(node.args[1])[:40] if len(node.args) > 1 else 'sources'})` on "
+              f"line {node.lineno} then is an empty list (no gradient at all), `optimizer.apply_gradients(zip(grads, "
+              f"variables))` raises ValueError, and nothing trains. Read `{text}` after the first call of {name} "
+              f"(right in the call: `tape.gradient(loss, {text})`), or build it first: call it once on a batch "
+              f"(`{name}(x)`), or give a Sequential `tf.keras.Input(shape=...)` as its first layer.")
+    it.report("GT021", node.lineno, node.col_offset,
+              f"here the gradient is an empty list: its sources, `{text}`, were read on line {line} before {name} "
+              f"was built (see the GT021 finding there).")
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.AST | None:
+    return next((s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name),
+                None)
+
+
+def _plain_init(init: ast.AST | None) -> bool:
+    """Whether an ``__init__`` only calls the base ``__init__`` (no positional arguments, no inputs or outputs) and
+    sets attributes of ``self`` (what it sets is judged by its value), or is absent."""
+    if init is None:
+        return True
+    for stmt in init.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Expr) and _base_init(stmt.value):
+            continue
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                                                and t.value.id == "self" for t in stmt.targets):
+            continue
+        return False
+    return True
+
+
+def _base_init(call: ast.expr) -> bool:
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"):
+        return False
+    positional = call.args[1:] if not isinstance(call.func.value, ast.Call) else call.args   # Base.__init__(self)
+    return not positional and all(k.arg in _BASE_KEYWORDS for k in call.keywords)
+
+
+def _moving(it, mark: tuple, node: ast.Call, method: str) -> None:
+    model, line, col, text = mark
+    name, layer = model.name or "model", _batch_norm(model)
+    bn = layer.name if layer is not None and layer.name and layer is not model else "its BatchNormalization layer"
+    fixed = text.rsplit(".", 1)[0] + ".trainable_variables"
+    it.report("GT022", line, col,
+              f"`{text}` holds the non-trainable variables of {name} too: the moving_mean and moving_variance of "
+              f"{bn}, which the tape does not watch (they are not trainable; in training they are not even read), "
+              f"so their gradient from `{method}` on line {node.lineno} is None (Keras' "
+              f"apply_gradients warns and skips them; code that clips or sums each gradient fails on None). Ask "
+              f"for the gradient with respect to `{fixed}`.")
+    if node.lineno != line:
+        it.report("GT022", node.lineno, node.col_offset,
+                  f"here the gradient of each moving statistic is None: its sources, `{text}`, hold them (line "
+                  f"{line}; see the GT022 finding there).")
