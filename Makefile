@@ -7,12 +7,13 @@ app:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PYTHON) -m streamlit run app.py
 
-# Set up and run the whole test suite (browser and load tests included): everything but the browser and load
-# tests on every core (pytest-xdist), then those alone, serially, so that they time a server no other test loads.
+# Set up and run the whole test suite (browser and load tests included): everything but the load test on every
+# core (pytest-xdist; the browser tests are one xdist group, so one worker runs them against one server while the
+# others run the library tests), then the load test alone, so that it times a server no other test loads.
 test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
-	$(PYTHON) -m pytest -n auto -m "not browser and not load"
-	$(PYTHON) -m pytest -m "browser or load"
+	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not load"
+	$(PYTHON) -m pytest -m load
 
 # Everything but the browser and load tests (no Chromium needed): the quick loop while working.
 test-fast:

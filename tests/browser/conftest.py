@@ -8,6 +8,7 @@ test fails. The helpers that drive pages live in ``_harness.py``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -59,6 +60,18 @@ def page(browser, app_server) -> Iterator[object]:
         yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Every browser test in one pytest-xdist group (`make test` runs them with `--dist loadgroup`): one worker
+    runs them all, one after another, so the session's server and Chromium start once and no two browser tests
+    drive the app at the same time, while the other worker runs the library tests (tryfirst: the group must be
+    set before xdist reads it)."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.hookimpl(hookwrapper=True)
