@@ -145,8 +145,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
                           limits: Limits = LIMITS) -> PerExampleResult:
     """Each example's loss, gradient norm and gradient with respect to ``model.trainable_variables``.
 
-    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
-    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
+    Returns NumPy, on no tape: under a recording tape it warns (``gradlib.NotDifferentiableWarning``).
 
     Args:
         model: a Keras model (Sequential, functional or subclassed); layers without a fast rule are handled by

@@ -97,9 +97,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
          strategy: tf.distribute.Strategy | None = None,
          progress: Callable[[int, int | None], None] | None = None, limits: Limits = LIMITS) -> ScanResult:
     """Each example's loss and gradient norm over a whole data set: streamed, compiled once, optionally distributed.
-
-    Returns NumPy (plain data, on no tape): called while a ``tf.GradientTape`` records, it warns with
-    ``gradlib.NotDifferentiableWarning``, since gradients of its answer with respect to weights are ``None``.
+    Returns NumPy, on no tape: under a recording tape it warns (``gradlib.NotDifferentiableWarning``).
 
     Args:
         model: a built Keras model (built in ``strategy.scope()`` when there is a strategy, as Keras requires).

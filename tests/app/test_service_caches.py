@@ -61,6 +61,9 @@ ROWS = [
     ("lint", "source", dict(source="import tensorflow as tf\nx = 1\n"),
      "import tensorflow as tf\nwith tf.GradientTape() as t:\n    y = x * x\nfor y_i in y:\n"
      "    t.gradient(y_i, x)\n"),
+    ("lint_project", "files", dict(files=(("a.py", "import tensorflow as tf\nx = 1\n"),)),
+     (("a.py", "import tensorflow as tf\nwith tf.GradientTape() as t:\n    y = x * x\nfor y_i in y:\n"
+               "    t.gradient(y_i, x)\n"),)),
     ("demonstrate", "name", dict(name="iterate_outside"), "integer_watch"),
     ("scaling", "sizes", dict(sizes=(2,), methods=("jacobian",), shape="square", repeats=1), (3,)),
     ("scaling", "methods", dict(sizes=(2,), methods=("jacobian",), shape="square", repeats=1), ("forward",)),
