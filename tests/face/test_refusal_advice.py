@@ -141,7 +141,7 @@ ROWS = {
                                                limits=Limits(max_eager_passes=5))),
     "per-sample gradients of a whole-batch function: per_element_gradients": Row(
         lambda: gradlib.per_sample_gradients(lambda x: tf.reduce_sum(x * x), BATCH),
-        r"for a function of the whole batch use (per_element_gradients)$",
+        r"for a function of the whole batch use (per_element_gradients) or hessians$",
         lambda m: getattr(gradlib, m.group(1))(lambda x: tf.reduce_sum(x * x), tf.constant(BATCH)),
         check=lambda r, m: np.testing.assert_allclose(r.jacobian.reshape(-1), 2 * BATCH.reshape(-1), rtol=1e-12)),
     # per-example gradients of a model, and scan
