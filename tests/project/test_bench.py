@@ -173,6 +173,9 @@ def test_a_slow_first_call_is_never_ranked_nor_called_fastest(monkeypatch):
     ("a graph tries XLA, then keeps it", [(0.002, "jacobian", True, "graph", False),
      (0.9, "jacobian", True, "graph", True), (0.003, "jacobian", True, "graph", True),
      (0.0008, "jacobian", True, "xla", False)] + [(0.001, "jacobian", True, "xla", False)] * 3, 0.001),
+    # a call that traced again but ran as the call before it (the same graph method): its tracing is not warm
+    ("a graph that retraced", [(0.002, "jacobian", True, "graph", False), (0.5, "jacobian", True, "graph", True),
+     (0.6, "jacobian", True, "graph", True)] + [(0.001, "jacobian", True, "graph", False)] * 3, 0.001),
 ])
 def test_a_warm_time_holds_no_call_that_changed_how_the_method_ran(monkeypatch, name, calls, expected):
     """``auto`` was shown as 39 ms (warm: 0.6 ms): the median of its eager calls and the call that compiled it. A
