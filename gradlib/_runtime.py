@@ -147,12 +147,11 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _could_possibly_record() -> Callable[[], bool] | None:
-    """TensorFlow's ``could_possibly_record``, wherever this version keeps it (``None`` if nowhere)."""
+    """TensorFlow's ``could_possibly_record``, wherever this version keeps it (``None`` if nowhere). Read from the
+    modules TensorFlow has loaded (``import tensorflow`` loads both), never imported here: a gradlib call imports
+    nothing (tests/language/test_sandbox.py)."""
     for module in ("tensorflow.python.eager.record", "tensorflow.python.eager.tape"):
-        try:
-            found = getattr(__import__(module, fromlist=["could_possibly_record"]), "could_possibly_record", None)
-        except ImportError:
-            continue
+        found = getattr(sys.modules.get(module), "could_possibly_record", None)
         if callable(found):
             return found
     return None
