@@ -17,12 +17,12 @@ import numbers
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 # Cheap (standard library only): loaded at once.
-from ._errors import BatchMixingError, ExpressionError, GradlibError, InputError, NotDifferentiableWarning, error_gist
-from ._format import format_number, format_ratio
-from ._limits import LIMITS, Limits
+from ._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, NotDifferentiableWarning, error_gist
+from ._foundations._format import format_number, format_ratio
+from ._foundations._limits import LIMITS, Limits
 from .lint import LintError, LintFinding, LintResult, lint
 from ._language._presets import PRESETS, PRESETS_BY_KEY, Preset
-from ._runtime import returns_numpy, work_slot
+from ._foundations._runtime import returns_numpy, work_slot
 # The command's package (cheap); the name ``gradlib.scan`` is the function, loaded on first use from its engine.
 from . import scan as _scan_package
 
@@ -53,7 +53,7 @@ _LAZY = {
     "PER_SAMPLE_METHODS": ("._perelement._persample", "PER_SAMPLE_METHODS"), "PerSampleResult": ("._perelement._persample", "PerSampleResult"),
     "per_sample_gradients": ("._perelement._persample", "per_sample_gradients"),
     "CELL_STATUS": ("._perelement._result", "CELL_STATUS"), "GradResult": ("._perelement._result", "GradResult"),
-    "configure_threads": ("._runtime", "configure_threads"),
+    "configure_threads": ("._foundations._runtime", "configure_threads"),
     "SECOND_METHODS": ("._second._orders", "SECOND_METHODS"), "SECOND_METHOD_TABLE": ("._second._orders", "TABLE"),
     "HessianResult": ("._second._answers", "HessianResult"), "HvpResult": ("._second._answers", "HvpResult"),
     "hessians": ("._second._hessians", "hessians"), "hvp": ("._second._hessians", "hvp"),

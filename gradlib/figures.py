@@ -23,7 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ._format import format_number
+from ._foundations._format import format_number
 
 __all__ = ["BROKEN", "FONT_SIZE", "HESSIAN_VALUES_SHOWN", "LABEL_SIZE", "NOT_CHECKED", "NOT_FINITE", "PALETTE",
            "TITLE_CHARS", "WARM_TIMED", "error_heatmap", "field_heatmap", "gradient_bars", "gradient_table",

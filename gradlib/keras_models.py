@@ -20,8 +20,8 @@ from typing import Any, Callable, Mapping
 import keras
 import numpy as np
 
-from ._cache import LRUCache
-from ._errors import ExpressionError
+from ._foundations._cache import LRUCache
+from ._foundations._errors import ExpressionError
 
 __all__ = ["ACTIVATIONS", "MAX_BATCH", "MAX_LAYERS", "MAX_UNITS", "MODELS", "BATCH_PRESETS", "RECURRENT_CELLS",
            "SEQUENCE_CELLS", "classifier", "get_model", "make_batch", "mlp_regressor", "ModelSpec", "sample_shape",

@@ -16,9 +16,9 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
-from .._cache import LRUCache
-from .._errors import InputError
-from .._limits import Limits
+from .._foundations._cache import LRUCache
+from .._foundations._errors import InputError
+from .._foundations._limits import Limits
 
 __all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "sample_batch", "several_inputs",
            "to_batch", "xs_form"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._format import format_number
+from .._foundations._format import format_number
 
 __all__ = ["MIXING_TOLERANCE", "PROJECTION_SEED", "Mixing", "find_mixing", "mixing_text"]
 

@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterable
 
 import tensorflow as tf
 
-from .._cache import LRUCache
-from .._errors import GradlibError, error_gist
+from .._foundations._cache import LRUCache
+from .._foundations._errors import GradlibError, error_gist
 from ._labels import index_labels, output_name
 from ._state import callable_key
 

@@ -17,8 +17,8 @@ import ast
 import copy
 from typing import Mapping
 
-from .._errors import GradlibError
-from .._limits import Limits
+from .._foundations._errors import GradlibError
+from .._foundations._limits import Limits
 from ._operations import OPERATIONS
 from ._syntax import Program, parse
 

@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._errors import ExpressionError
-from .._limits import LIMITS, Limits
+from .._foundations._errors import ExpressionError
+from .._foundations._limits import LIMITS, Limits
 from ._inputs import Input, check_inputs, compute_dtype
 from ._branches import guarded
 from ._syntax import arguments, parse

@@ -10,9 +10,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._errors import ExpressionError, InputError
+from .._foundations._errors import ExpressionError, InputError
 from ._syntax import FUNCTIONS
-from .._limits import LIMITS, Limits
+from .._foundations._limits import LIMITS, Limits
 
 __all__ = ["DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "RESERVED", "check_inputs", "check_not_flushed", "compute_dtype", "Input",
            "nonfinite_warnings", "promotion_warnings", "to_array"]

@@ -23,9 +23,9 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError
-from .._format import format_number
-from .._limits import LIMITS, Limits
+from .._foundations._errors import ExpressionError
+from .._foundations._format import format_number
+from .._foundations._limits import LIMITS, Limits
 from ._operations import FUNCTIONS, OPERATIONS, STATIC, Operation, matmul
 
 __all__ = ["FUNCTIONS", "Part", "Program", "arguments", "constant_value", "free_names", "parse"]

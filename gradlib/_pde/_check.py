@@ -20,8 +20,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._errors import GradlibError
-from .._format import format_number
+from .._foundations._errors import GradlibError
+from .._foundations._format import format_number
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from ._derivatives import Plan, check_model, check_x, compute, entry_point, split_outputs
 from ._names import Derivative, check_names

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import tensorflow as tf
 
-from .._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
 from ._names import Derivative, check_names, derivative
 
 __all__ = ["Plan", "check_model", "check_x", "compute", "derivatives", "entry_point", "plan", "split_outputs"]

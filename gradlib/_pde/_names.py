@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .._errors import ExpressionError
+from .._foundations._errors import ExpressionError
 
 __all__ = ["MAX_ORDER", "Derivative", "check_names", "derivative", "derivative_or_none"]
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 import tensorflow as tf
 
 from .._callable._trace import polymorphic
-from .._errors import BatchMixingError, ExpressionError
+from .._foundations._errors import BatchMixingError, ExpressionError
 from .._language._operations import OPERATIONS
 from .._language._syntax import Program, free_names, parse
 from ._check import independence

@@ -2,7 +2,7 @@
 
 A thin face: each checks its options, builds the problem (``gradlib._perelement._problem``; ``evaluate`` reuses a checked
 request, ``gradlib._perelement._request``) and hands it to the engine
-(``gradlib._perelement._engine.run_method``) inside one of the process's work slots (``gradlib._runtime``).
+(``gradlib._perelement._engine.run_method``) inside one of the process's work slots (``gradlib._foundations._runtime``).
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping, Sequence
 
-from .. import _runtime
+from .._foundations import _runtime
 from ._engine import run_method
-from .._errors import ExpressionError
+from .._foundations._errors import ExpressionError
 from .._language._inputs import check_inputs
 from .._language._syntax import parse
-from .._limits import LIMITS, Limits
-from .._runtime import returns_numpy
+from .._foundations._limits import LIMITS, Limits
+from .._foundations._runtime import returns_numpy
 from ._methods import METHODS
 from ._problem import Problem, callable_problem, check_size, expression_problem
 from ._request import reused

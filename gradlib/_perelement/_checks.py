@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._format import format_number
+from .._foundations._format import format_number
 from ._result import GradResult
 
 __all__ = ["KINK_TITLE", "MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells",

@@ -20,10 +20,10 @@ import numpy as np
 import tensorflow as tf
 
 from . import _methods
-from .._cache import LRUCache
+from .._foundations._cache import LRUCache
 from .._callable._outputs import whole_failure
 from ._compiled import Compiled
-from .._errors import GradlibError, error_gist
+from .._foundations._errors import GradlibError, error_gist
 from ._problem import Problem
 from .._callable._trace import defined_gradient, trace
 

@@ -43,9 +43,9 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .._errors import ExpressionError
-from .._format import format_apart, format_number
-from .._limits import Limits
+from .._foundations._errors import ExpressionError
+from .._foundations._format import format_apart, format_number
+from .._foundations._limits import Limits
 
 __all__ = ["COSTS", "Cost", "EAGER_OP_WORK", "Profile", "chunked", "estimate", "fits", "refusal", "size_text",
            "structured"]

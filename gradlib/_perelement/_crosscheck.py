@@ -45,14 +45,14 @@ import numpy as np
 import tensorflow as tf
 
 from . import _cost, _methods
-from .. import _runtime
-from .._cache import LRUCache
+from .._foundations import _runtime
+from .._foundations._cache import LRUCache
 from .._callable._forms import check_callable
 from .._callable._outputs import whole_failure
-from .._errors import ExpressionError, GradlibError, error_gist
-from .._format import format_number
-from .._limits import LIMITS, Limits
-from .._runtime import returns_numpy
+from .._foundations._errors import ExpressionError, GradlibError, error_gist
+from .._foundations._format import format_number
+from .._foundations._limits import LIMITS, Limits
+from .._foundations._runtime import returns_numpy
 from ._api import prepare
 from ._compiled import XLA_RTOL, agree
 from ._compute import custom_gradient

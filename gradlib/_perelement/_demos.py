@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError
-from .._runtime import quiet
+from .._foundations._errors import ExpressionError
+from .._foundations._runtime import quiet
 from ._methods import ZERO
 
 __all__ = ["DEMOS", "Demo", "demonstrate"]

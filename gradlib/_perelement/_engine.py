@@ -7,7 +7,7 @@ the output, decides between reverse and forward mode (``_choose``) and between a
 ``GradResult`` (``gradlib._perelement._package``).
 
 >>> import tensorflow as tf
->>> from gradlib._limits import LIMITS
+>>> from gradlib._foundations._limits import LIMITS
 >>> from gradlib._perelement._problem import callable_problem
 >>> r = run_method(callable_problem(lambda x: x * x, tf.constant([1.0, 2.0])), "auto", None, LIMITS)
 >>> r.jacobian.tolist(), r.method, r.compiled
@@ -20,10 +20,10 @@ import time
 from dataclasses import replace
 
 from . import _cost, _methods, _plan, _probe, _structured
-from .._cache import LRUCache
+from .._foundations._cache import LRUCache
 from ._compute import calls_py_function, compute, compute_chunked, custom_gradient, output_size, unreached
-from .._errors import GradlibError, error_gist
-from .._limits import Limits
+from .._foundations._errors import GradlibError, error_gist
+from .._foundations._limits import Limits
 from ._methods import CORRECT_METHODS
 from ._package import package
 from ._problem import Problem, check_size

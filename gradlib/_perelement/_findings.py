@@ -9,7 +9,7 @@ from typing import Mapping
 import numpy as np
 
 from ._checks import KINK_TITLE, FiniteDifferenceCheck, differing_cells
-from .._format import format_number
+from .._foundations._format import format_number
 from ._problem import UNUSED_IN_TENSORFLOW
 from ._result import GradResult, nan_cause, output_not_finite
 

@@ -22,12 +22,12 @@ import tensorflow as tf
 from ._api import run
 from ._checks import differing_cells
 from ._findings import DETAIL_CELLS, Finding
-from .._errors import GradlibError
-from .._format import format_number
+from .._foundations._errors import GradlibError
+from .._foundations._format import format_number
 from .._language._branches import guarded, is_where
 from .._language._inputs import Input
 from .._language._syntax import Program
-from .._limits import Limits
+from .._foundations._limits import Limits
 from ._problem import expression_problem
 from ._result import GradResult
 

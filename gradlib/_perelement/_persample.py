@@ -26,17 +26,17 @@ from typing import Any, Callable, Hashable
 import numpy as np
 import tensorflow as tf
 
-from .. import _runtime
-from .._cache import LRUCache
-from .._errors import BatchMixingError, ExpressionError, GradlibError, error_gist
-from .._limits import LIMITS, Limits, largest_fitting
+from .._foundations import _runtime
+from .._foundations._cache import LRUCache
+from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, error_gist
+from .._foundations._limits import LIMITS, Limits, largest_fitting
 from .._callable._forms import sample_batch
 from .._callable._labels import index_labels
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key
 from .._callable._trace import lowest_float, trace
-from .._runtime import returns_numpy
+from .._foundations._runtime import returns_numpy
 
 __all__ = ["API", "LOOP_ROWS", "PER_SAMPLE_METHODS", "per_sample_gradients", "PerSampleResult"]
 

@@ -4,7 +4,7 @@ Every decision reads the estimates of ``gradlib._perelement._cost`` and the ``Li
 is allocated. A method is ``(name, compiled)``: compiled ``forward`` is vectorized, eager ``forward`` a loop.
 
 >>> from gradlib._perelement._cost import Profile
->>> from gradlib._limits import Limits
+>>> from gradlib._foundations._limits import Limits
 >>> p = Profile(m=22_500, n=1, itemsize=4, forward=45_302, elements=45_302, watched_work=22_501,
 ...             watched_elements=22_501, operations=2)
 >>> plan_auto(p, usual="jacobian", compiled=True, compilable=True, limits=Limits())
@@ -14,9 +14,9 @@ is allocated. A method is ``(name, compiled)``: compiled ``forward`` is vectoriz
 from __future__ import annotations
 
 from . import _cost, _methods
-from .._errors import ExpressionError
-from .._format import format_number
-from .._limits import Limits
+from .._foundations._errors import ExpressionError
+from .._foundations._format import format_number
+from .._foundations._limits import Limits
 
 __all__ = ["NO_METHOD_FITS", "check_method", "eager_passes", "plan_auto", "plan_repair"]
 

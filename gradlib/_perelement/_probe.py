@@ -34,9 +34,9 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
-from .._cache import LRUCache
-from .._errors import GradlibError, error_gist
-from .._format import format_number
+from .._foundations._cache import LRUCache
+from .._foundations._errors import GradlibError, error_gist
+from .._foundations._format import format_number
 from ._problem import Problem
 from .._callable._trace import trace
 

@@ -22,9 +22,9 @@ from . import _cost
 from .._callable._forms import check_callable, xs_form
 from .._callable._outputs import output_names, whole_labels, whole_output
 from .._callable._state import callable_key
-from .._errors import ExpressionError
+from .._foundations._errors import ExpressionError
 from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
-from .._limits import LIMITS, Limits, largest_fitting
+from .._foundations._limits import LIMITS, Limits, largest_fitting
 from .._language._operations import notes
 
 __all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem", "jacobian_advice"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _cost, _plan
 from ._compute import compute, compute_chunked
-from .._limits import Limits
+from .._foundations._limits import Limits
 from ._problem import Problem
 
 __all__ = ["Repair", "poisoned_rows", "repair_poisoned"]

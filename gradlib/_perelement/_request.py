@@ -28,7 +28,7 @@ from typing import Any, Callable, Hashable, TypeVar
 
 import numpy as np
 
-from .._cache import LRUCache
+from .._foundations._cache import LRUCache
 
 __all__ = ["REUSED_BYTES", "reused"]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._callable._labels import OUTPUT_NAMES, index_labels, output_name
-from .._format import format_number
+from .._foundations._format import format_number
 from ._methods import TABLE
 
 __all__ = ["CELL_STATUS", "OUTPUT_NAMES", "GradResult", "index_labels", "nan_cause", "output_name",

@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError, error_gist
+from .._foundations._errors import ExpressionError, error_gist
 from .._language._operations import OPERATIONS, PARTIALS
 from .._language._syntax import arguments, constant_value
 

@@ -34,16 +34,16 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from .. import _runtime
+from .._foundations import _runtime
 from . import _structure
-from .._cache import LRUCache
-from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
-from .._format import format_number
+from .._foundations._cache import LRUCache
+from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._format import format_number
 from ._ghost import Capture, accepts, rule_for
-from .._limits import LIMITS, Limits
+from .._foundations._limits import LIMITS, Limits
 from .._callable._trace import trace
 from .._callable._state import plain_model
-from .._runtime import returns_numpy
+from .._foundations._runtime import returns_numpy
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",

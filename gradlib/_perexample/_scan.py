@@ -34,13 +34,13 @@ import numpy as np
 import pandas as pd
 import tensorflow as tf
 
-from .._cache import LRUCache
-from .._errors import ExpressionError, GradlibError, InputError, error_gist
-from .._limits import LIMITS, Limits
-from .._runtime import returns_numpy
+from .._foundations._cache import LRUCache
+from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._limits import LIMITS, Limits
+from .._foundations._runtime import returns_numpy
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
 from .._callable._trace import trace
-from .._runtime import work_slot
+from .._foundations._runtime import work_slot
 from ._structure import leaves, loss_state, resolve_loss, signature
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids, token_id_error, token_id_faults, token_tables
 

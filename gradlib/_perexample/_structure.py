@@ -27,8 +27,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError, GradlibError, InputError, error_gist
-from .._limits import Limits
+from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._limits import Limits
 from .._callable._state import fingerprint
 
 try:   # the wrapper model.compile puts around a loss function (squeezes y_true to y_pred's rank, as Keras does)

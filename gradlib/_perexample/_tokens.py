@@ -14,7 +14,7 @@ with ``GATHER_HINT``.
 >>> check_token_ids(model, np.array([[0, 4], [7, 1]]), "f")
 Traceback (most recent call last):
 ...
-gradlib._errors.InputError: f: x holds the token id 7 at x[1, 0] (1 id(s) out of range in all), outside the table \
+gradlib._foundations._errors.InputError: f: x holds the token id 7 at x[1, 0] (1 id(s) out of range in all), outside the table \
 of the Embedding layer 'tokens': its input_dim is 5, so ids must be 0 .. 4 (or -1 .. -5, counted from the end). \
 Fix the ids in x, or build the Embedding with input_dim at least 8 (the largest id + 1)
 """
@@ -28,7 +28,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from .._errors import InputError
+from .._foundations._errors import InputError
 
 __all__ = ["GATHER_HINT", "GATHER_OUT_OF_RANGE", "check_token_ids", "token_id_error", "token_id_faults", "token_tables"]
 

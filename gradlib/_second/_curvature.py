@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import error_gist
+from .._foundations._errors import error_gist
 from .._callable._state import plain_model
 from ._taylor import PIECEWISE_LINEAR, activation_name
 

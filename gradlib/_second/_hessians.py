@@ -21,15 +21,15 @@ from typing import Any, Callable, Hashable
 import numpy as np
 import tensorflow as tf
 
-from .. import _runtime
-from .._cache import LRUCache
+from .._foundations import _runtime
+from .._foundations._cache import LRUCache
 from .._callable._forms import check_callable, xs_form
 from .._callable._outputs import output_names, whole_failure, whole_labels, whole_output
-from .._errors import ExpressionError, GradlibError, InputError, error_gist
-from .._limits import LIMITS, Limits
+from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._limits import LIMITS, Limits
 from .._callable._trace import defined_gradient, trace
 from .._callable._state import callable_key
-from .._runtime import returns_numpy
+from .._foundations._runtime import returns_numpy
 from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning

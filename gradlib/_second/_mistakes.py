@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from .._runtime import quiet
-from .._errors import BatchMixingError, ExpressionError
+from .._foundations._runtime import quiet
+from .._foundations._errors import BatchMixingError, ExpressionError
 from ._samplewise import laplacian, per_sample_hessians
 
 __all__ = ["PoissonExample", "SecondOrderMistake", "poisson_example", "second_order_mistakes"]

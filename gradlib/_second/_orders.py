@@ -24,9 +24,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .._format import format_apart, format_number
-from .._errors import ExpressionError
-from .._limits import LIMITS, Limits
+from .._foundations._format import format_apart, format_number
+from .._foundations._errors import ExpressionError
+from .._foundations._limits import LIMITS, Limits
 
 __all__ = ["FIRST_CALL_SECONDS", "KINDS", "SECOND_METHODS", "TABLE", "Cost", "SecondMethod",
            "Shape", "check_budget", "check_method", "choose", "row", "with_probes"]

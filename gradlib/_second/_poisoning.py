@@ -23,8 +23,8 @@ from typing import Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._errors import error_gist
-from .._limits import Limits
+from .._foundations._errors import error_gist
+from .._foundations._limits import Limits
 
 __all__ = ["Poisoning", "cell_label", "directional", "poisoned_mask", "poisoning_warnings", "repair"]
 

@@ -23,11 +23,11 @@ from typing import Any, Callable, Hashable
 import numpy as np
 import tensorflow as tf
 
-from .._cache import LRUCache
+from .._foundations._cache import LRUCache
 from .._callable._mixing import MIXING_TOLERANCE, find_mixing, mixing_text
-from .._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
-from .._format import format_number
-from .._limits import Limits, largest_fitting
+from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._format import format_number
+from .._foundations._limits import Limits, largest_fitting
 from .._callable._state import same_output
 from .._callable._trace import defined_gradient, lowest_float, trace
 from . import _orders, _tapes

@@ -19,13 +19,13 @@ from typing import Any, Callable, Hashable
 import numpy as np
 import tensorflow as tf
 
-from .. import _runtime
+from .._foundations import _runtime
 from .._callable._forms import sample_batch
 from .._callable._outputs import joined_outputs, output_labels, sample_output
-from .._errors import ExpressionError
-from .._limits import LIMITS, Limits
+from .._foundations._errors import ExpressionError
+from .._foundations._limits import LIMITS, Limits
 from .._callable._state import callable_key, plain_model
-from .._runtime import returns_numpy
+from .._foundations._runtime import returns_numpy
 from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning

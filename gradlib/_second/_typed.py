@@ -20,13 +20,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._errors import ExpressionError, GradlibError
+from .._foundations._errors import ExpressionError, GradlibError
 from .._language._branches import guard, guarded, is_where, risky_branches
 from .._language._inputs import Input, check_inputs, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._language._operations import notes
 from .._language._syntax import parse
-from .._limits import LIMITS, Limits
-from .._runtime import returns_numpy
+from .._foundations._limits import LIMITS, Limits
+from .._foundations._runtime import returns_numpy
 from . import _orders
 from ._answers import HessianResult
 from ._hessians import hessians

@@ -31,8 +31,8 @@ import ast
 import os
 import time
 
-from .. import _runtime
-from .._limits import LIMITS, Limits
+from .._foundations import _runtime
+from .._foundations._limits import LIMITS, Limits
 from . import _diagnose, _fixes, _interp, _source
 from ._rules import RULES, RULES_BY_CODE, LintFinding, LintResult, Rule
 from ._project import OFFSET, Project

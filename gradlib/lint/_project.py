@@ -18,7 +18,7 @@ import ast
 import os
 import re
 
-from .._limits import LIMITS, Limits
+from .._foundations._limits import LIMITS, Limits
 from ._source import LintError, parse_source
 
 __all__ = ["MAX_MODULES", "OFFSET", "Project"]

@@ -13,8 +13,8 @@ import io
 import tokenize
 import warnings
 
-from .._errors import GradlibError
-from .._limits import LIMITS, Limits
+from .._foundations._errors import GradlibError
+from .._foundations._limits import LIMITS, Limits
 
 __all__ = ["LintError", "parse_source"]
 

@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
 
-from .._errors import GradlibError, error_gist
+from .._foundations._errors import GradlibError, error_gist
 from . import _files
 
 __all__ = ["LOSSES", "Progress", "main"]

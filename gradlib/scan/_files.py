@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .._errors import GradlibError, InputError
+from .._foundations._errors import GradlibError, InputError
 
 __all__ = ["MAX_COLUMNS", "MAX_DATA_BYTES", "MAX_LINE_CHARS", "Source", "check_csv", "check_labels", "check_npy",
            "check_npz", "check_records", "dataset", "match_inputs", "source"]

@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 from streamlit.testing.v1 import AppTest
 
-from gradlib._errors import error_gist
+from gradlib._foundations._errors import error_gist
 
 WRAPPED = ("{{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
            "Incompatible shapes: [2] vs. [3] [Op:AddV2] name: ")

@@ -1,4 +1,4 @@
-"""A NumPy answer asked for under a recording tape warns (gradlib._runtime): its weight gradients are None."""
+"""A NumPy answer asked for under a recording tape warns (gradlib._foundations._runtime): its weight gradients are None."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import tensorflow as tf
 
 import gradlib
 from gradlib import NotDifferentiableWarning
-from gradlib import _runtime
+from gradlib._foundations import _runtime
 
 #: every public API that returns NumPy computed from a user's function, model or text
 NUMPY_APIS = ("evaluate", "per_element_gradients", "compare", "crosscheck", "per_sample_gradients",

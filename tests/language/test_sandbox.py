@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from gradlib import ExpressionError, GradResult, evaluate
 from gradlib._language._syntax import FUNCTIONS, _check_tree, _ShapeChecker
-from gradlib._limits import LIMITS
+from gradlib._foundations._limits import LIMITS
 
 INPUTS = {"x0": 1.0, "x1": 2.0}
 MARK = "MARKER"   # replaced by a path in tmp_path: a payload that wrote a file would create it

@@ -407,7 +407,7 @@ def test_an_internal_failure_is_never_a_clean_verdict(monkeypatch, capsys, tmp_p
 
 def test_lint_holds_one_of_the_work_slots_while_it_runs(monkeypatch):
     import threading
-    from gradlib import _runtime
+    from gradlib._foundations import _runtime
     monkeypatch.setattr(_runtime, "_slots", threading.BoundedSemaphore(1))
     monkeypatch.setattr(_runtime, "WAIT_SECONDS", 0.05)
     _runtime._slots.acquire()

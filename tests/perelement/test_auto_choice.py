@@ -16,12 +16,12 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import _runtime
+from gradlib._foundations import _runtime
 from gradlib._perelement import _compiled
 from gradlib._perelement import _compute
 from gradlib._perelement import _engine
 from gradlib._perelement import _structured
-from gradlib._cache import LRUCache
+from gradlib._foundations._cache import LRUCache
 
 RNG = np.random.default_rng(4)
 

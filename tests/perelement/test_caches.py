@@ -22,7 +22,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._cache import LRUCache
+from gradlib._foundations._cache import LRUCache
 
 from answers import CLOCKED, observed, same
 

@@ -22,7 +22,7 @@ X = np.array([0.5, 1.0, 2.0])
 def _first_seen(monkeypatch):
     """auto compiles a problem once its eager calls have cost a trace: start each test as if never seen."""
     from gradlib._perelement import _engine
-    from gradlib._cache import LRUCache
+    from gradlib._foundations._cache import LRUCache
 
     monkeypatch.setattr(_engine, "_EAGER_SECONDS", LRUCache(maxsize=64))
 

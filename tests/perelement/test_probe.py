@@ -9,7 +9,7 @@ import tensorflow as tf
 
 import gradlib
 from gradlib._perelement import _probe
-from gradlib._cache import LRUCache
+from gradlib._foundations._cache import LRUCache
 from gradlib._perelement._problem import callable_problem
 
 V = tf.constant([1.0, 2.0, 3.0, 4.0])

@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._errors import ExpressionError, GradlibError
+from gradlib._foundations._errors import ExpressionError, GradlibError
 from gradlib._perelement._cost import Profile, size_text
 from gradlib._perelement._result import index_labels
 
@@ -77,7 +77,7 @@ def test_py_function_is_found_in_a_function_that_needs_its_inputs_static_shape()
 def test_the_check_against_fn_moves_each_input_by_its_own_part_of_the_step(monkeypatch):
     """``_probe.x__call__mutmut_14`` (the offset into the step walked backwards: the second input's part was empty,
     the check could not run, and a function hiding work from the tape in its second input went unnamed)."""
-    from gradlib._cache import LRUCache
+    from gradlib._foundations._cache import LRUCache
     from gradlib._perelement import _probe
 
     monkeypatch.setattr(_probe, "_SHARES", LRUCache(maxsize=4))

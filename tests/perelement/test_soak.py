@@ -15,7 +15,7 @@ import pytest
 
 import gradlib
 from gradlib._perelement import _compute
-from gradlib._cache import LRUCache
+from gradlib._foundations._cache import LRUCache
 
 FUNCTIONS = 600
 #: growth of the second half may reach half the first half's, or this many MiB (allocator noise)

@@ -15,7 +15,7 @@ import tensorflow as tf
 
 import gradlib
 from gradlib._language._operations import OPERATIONS
-from gradlib._limits import LIMITS
+from gradlib._foundations._limits import LIMITS
 from gradlib._perelement import _cost, _engine, _methods, _structured
 from gradlib._perelement._api import prepare
 

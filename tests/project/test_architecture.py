@@ -38,9 +38,11 @@ def test_every_module_declares_its_public_names_once_and_has_them(path):
 
 @pytest.mark.parametrize("path", LIBRARY + APP + PAGES + TOOLS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_imports_another_modules_underscore_names(path):
-    # ``from . import _runtime`` imports a module of the package; ``from ._api import _check`` reaches into one
+    # ``from .._foundations import _runtime`` imports a module of a package; ``from ._api import _check`` reaches
+    # into one
     reaches = [f"{node.module}.{alias.name}" for node in _imports(path) if isinstance(node, ast.ImportFrom)
-               and node.module not in (None, "__future__") for alias in node.names if alias.name.startswith("_")]
+               and node.module not in (None, "__future__") for alias in node.names if alias.name.startswith("_")
+               and not _is_module(f"{_absolute(path, node)}.{alias.name}")]
     assert not reaches, f"{path.relative_to(ROOT)} reaches into private names: {reaches}"
 
 
@@ -101,7 +103,7 @@ def test_the_library_never_imports_the_app(path):
 
 
 #: the foundations every room may use; they import nothing of gradlib but each other
-FOUNDATIONS = {"gradlib._errors", "gradlib._limits", "gradlib._format", "gradlib._cache", "gradlib._runtime"}
+FOUNDATIONS = {"gradlib._foundations._errors", "gradlib._foundations._limits", "gradlib._foundations._format", "gradlib._foundations._cache", "gradlib._foundations._runtime"}
 #: the callable contract (a user's function and its inputs): a room of the foundations' floor, which every room
 #: that takes a user's function may import
 CALLABLE = "gradlib._callable"
@@ -114,21 +116,25 @@ ROOMS = {CALLABLE: set(), "gradlib._language": set(), "gradlib.lint": set(), "gr
 FACE = {"gradlib", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.pde", "gradlib.scan"}
 
 
+def _absolute(path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of the module ``node`` imports from: ``from .. import x`` in gradlib/_second/_api.py gives
+    ``gradlib``."""
+    if not node.level:
+        return node.module or ""
+    parts = _module_name(path).rsplit(".", 1)[0].split(".")   # gradlib.lint.__init__ is in package gradlib.lint
+    return ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+
+
 def _resolve(path: Path) -> set[str]:
-    """The gradlib modules ``path`` imports, as absolute names: ``from .._errors import X`` gives ``gradlib._errors``,
-    ``from . import _cost`` ``gradlib._perelement._cost``, ``from .. import _runtime`` ``gradlib._runtime``."""
+    """The gradlib modules ``path`` imports, as absolute names: ``from .._foundations._errors import X`` gives
+    ``gradlib._foundations._errors``, ``from . import _cost`` ``gradlib._perelement._cost``."""
     name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
     for node in _imports(path):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.split(".")[0] == "gradlib"}
             continue
-        if node.level:
-            parts = package.split(".")
-            base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
-        else:
-            base = node.module or ""
+        base = _absolute(path, node)
         if base.split(".")[0] != "gradlib":
             continue
         modules = {f"{base}.{a.name}" for a in node.names if _is_module(f"{base}.{a.name}")}
@@ -219,7 +225,7 @@ def test_the_trace_rule_sees_a_tf_function_call(tmp_path):
 
 def test_the_library_shows_few_entries_and_no_two_modules_share_a_file_name():
     entries = sorted(p.name for p in (ROOT / "gradlib").iterdir() if p.name != "__pycache__")
-    assert len(entries) <= 17, entries   # 15 until gradlib.pde (issue 40): its room _pde/ and its face pde.py
+    assert len(entries) <= 15, entries   # the foundations are one package, _foundations/ (issue 38)
     names = [p.name for p in LIBRARY if not p.name.startswith("__")]
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
 

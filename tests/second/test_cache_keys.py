@@ -25,7 +25,7 @@ X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], np.float64)
 @pytest.fixture(autouse=True)
 def fresh_caches(monkeypatch):
     """Empty caches, so that both calls of a test meet only each other."""
-    from gradlib._cache import LRUCache
+    from gradlib._foundations._cache import LRUCache
 
     monkeypatch.setattr(_runner, "_COMPILED", LRUCache(maxsize=32))
     monkeypatch.setattr(_runner, "_DEFINED", LRUCache(maxsize=64))

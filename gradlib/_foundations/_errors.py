@@ -7,7 +7,7 @@
           └── BatchMixingError     per-sample gradients asked of a function that mixes samples
 
     UserWarning
-     └── NotDifferentiableWarning   an API that returns NumPy ran under a recording tape (gradlib._runtime)
+     └── NotDifferentiableWarning   an API that returns NumPy ran under a recording tape (gradlib._foundations._runtime)
 
 ``InputError`` is a kind of ``ExpressionError`` so that code written when bad inputs raised
 ``ExpressionError`` still catches them; catch ``InputError`` to tell bad data from a bad function.
