@@ -228,7 +228,7 @@ def test_a_preset_caption_goes_once_the_user_computes_a_function_of_their_own():
     at = open_playground()
     at.selectbox(key="pg_preset").select("tf_docs_square").run()
     loaded = [c.value for c in at.caption if c.value.startswith("Loaded:")]
-    assert len(loaded) == 1 and gradlib.PRESETS_BY_KEY["tf_docs_square"].title in loaded[0]
+    assert len(loaded) == 1 and gradlib.examples.PRESETS_BY_KEY["tf_docs_square"].title in loaded[0]
     at.button(key="pg_submit").click().run()                 # computing the preset as it is: still that preset
     assert [c.value for c in at.caption if c.value.startswith("Loaded:")] == loaded
     at.text_area(key="pg_outputs").input("x * x * x")

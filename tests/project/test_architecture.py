@@ -71,7 +71,7 @@ def test_the_app_and_the_tools_use_the_library_s_public_face_only(path):
 
 
 #: gradlib's public submodules: a name the app or the bench takes from gradlib is in ``__all__`` or one of these
-PUBLIC_SUBMODULES = {"figures", "keras_models", "lint", "pde", "scan"}
+PUBLIC_SUBMODULES = {"examples", "figures", "keras_models", "lint", "pde", "scan"}
 
 
 @pytest.mark.parametrize("path", APP + PAGES + TOOLS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -114,7 +114,8 @@ ROOMS = {CALLABLE: set(), "gradlib._language": set(), "gradlib.lint": set(), "gr
          "gradlib._second": {CALLABLE, "gradlib._language", "gradlib._perelement"},
          "gradlib._pde": {CALLABLE, "gradlib._language", "gradlib._perelement"}}
 #: the public face: what users import. No module of a room or a foundation imports it.
-FACE = {"gradlib", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.pde", "gradlib.scan"}
+FACE = {"gradlib", "gradlib.examples", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.pde",
+        "gradlib.scan"}
 
 
 def _absolute(path: Path, node: ast.ImportFrom) -> str:
