@@ -35,10 +35,13 @@ if TYPE_CHECKING:   # for the annotations only: importing them would load Tensor
 #: the public names that need TensorFlow, NumPy or pandas: name -> (module, name there), imported on first use
 _LAZY = {
     "per_element_gradients": ("._perelement._api", "per_element_gradients"),
-    "Agreement": ("._perelement._comparison._checks", "Agreement"), "FiniteDifferenceCheck": ("._perelement._comparison._checks", "FiniteDifferenceCheck"),
+    "Agreement": ("._perelement._comparison._checks", "Agreement"),
+    "FiniteDifferenceCheck": ("._perelement._comparison._checks", "FiniteDifferenceCheck"),
     "tensorflow_code": ("._language._codegen", "tensorflow_code"),
-    "Comparison": ("._perelement._comparison._compare", "Comparison"), "compare": ("._perelement._comparison._compare", "compare"),
-    "CrossCheck": ("._perelement._comparison._crosscheck", "CrossCheck"), "ModeCheck": ("._perelement._comparison._crosscheck", "ModeCheck"),
+    "Comparison": ("._perelement._comparison._compare", "Comparison"),
+    "compare": ("._perelement._comparison._compare", "compare"),
+    "CrossCheck": ("._perelement._comparison._crosscheck", "CrossCheck"),
+    "ModeCheck": ("._perelement._comparison._crosscheck", "ModeCheck"),
     "crosscheck": ("._perelement._comparison._crosscheck", "crosscheck"),
     "Finding": ("._perelement._comparison._findings", "Finding"),
     "DTYPES": ("._language._inputs", "DTYPES"), "FLOAT_DTYPES": ("._language._inputs", "FLOAT_DTYPES"),

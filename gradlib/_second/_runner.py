@@ -35,8 +35,8 @@ from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
 from ._taylor import dense_layers, forward_laplacian
 
-__all__ = ["FORWARD_METHODS", "Outcome", "Request", "check_independent", "custom_gradient_refusal", "refuse_discrete_inputs",
-           "run", "shape_of", "trace_failure"]
+__all__ = ["FORWARD_METHODS", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
+           "refuse_discrete_inputs", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do

@@ -271,7 +271,8 @@ def test_the_engine_never_imports_the_floor_above_it(path):
 
 @pytest.mark.parametrize("name", FLOOR)
 def test_a_module_of_the_upper_floor_never_imports_one_above_it(name):
-    imported = {m.removeprefix(UPPER_FLOOR + ".") for m in _resolve(ROOT.joinpath(*UPPER_FLOOR.split("."), f"{name}.py"))}
+    path = ROOT.joinpath(*UPPER_FLOOR.split("."), f"{name}.py")
+    imported = {m.removeprefix(UPPER_FLOOR + ".") for m in _resolve(path)}
     above = set(FLOOR[:FLOOR.index(name)])
     assert not imported & above, f"{UPPER_FLOOR}.{name} imports upwards: {sorted(imported & above)}"
 
