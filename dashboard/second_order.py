@@ -9,6 +9,7 @@ and a small physics example (Laplacians over a 2-D grid). Plain data; pages reac
 from __future__ import annotations
 
 import gradlib
+from gradlib import examples
 
 __all__ = ["GRID", "mistakes", "poisson", "seed"]
 
@@ -21,12 +22,12 @@ def seed() -> gradlib.HessianResult:
     return gradlib.hessians(lambda x: [x[0] * x[1] * x[2], x[0] * x[1] * x[2] * x[0]], [3.0, 4.0, 5.0])
 
 
-def mistakes() -> list[gradlib.SecondOrderMistake]:
+def mistakes() -> list[examples.SecondOrderMistake]:
     """Every nested-tape mistake, run now beside what is right."""
-    return gradlib.second_order_mistakes()
+    return examples.second_order_mistakes()
 
 
-def poisson(grid: int = GRID) -> gradlib.PoissonExample:
+def poisson(grid: int = GRID) -> examples.PoissonExample:
     """Laplacians over a ``grid`` x ``grid`` grid: a known solution's (and its Poisson residual), a tanh and a ReLU
     network's."""
-    return gradlib.poisson_example(grid)
+    return examples.poisson_example(grid)

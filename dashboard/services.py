@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
+from gradlib import examples
 from gradlib.lint import LintError, Project
 
 from . import digits
@@ -100,10 +101,10 @@ def lint_project(files: tuple[tuple[str, str], ...]) -> tuple[tuple[str, Any], .
     return tuple(results)
 
 
-@st.cache_data(max_entries=len(gradlib.DEMOS) + 1, ttl=TTL, show_spinner="Running the demonstration in TensorFlow…")
-def demonstrate(name: str) -> gradlib.Demo:
-    """``gradlib.demonstrate(name)``, computed live once per hour."""
-    return gradlib.demonstrate(name)
+@st.cache_data(max_entries=len(examples.DEMOS) + 1, ttl=TTL, show_spinner="Running the demonstration in TensorFlow…")
+def demonstrate(name: str) -> examples.Demo:
+    """``gradlib.examples.demonstrate(name)``, computed live once per hour."""
+    return examples.demonstrate(name)
 
 
 @st.cache_data(max_entries=1, ttl=TTL, show_spinner="Computing the seed's Hessians…")
@@ -113,13 +114,13 @@ def second_order_seed() -> gradlib.HessianResult:
 
 
 @st.cache_data(max_entries=1, ttl=TTL, show_spinner="Running the nested-tape mistakes in TensorFlow…")
-def second_order_mistakes() -> list[gradlib.SecondOrderMistake]:
+def second_order_mistakes() -> list[examples.SecondOrderMistake]:
     """Every nested-tape mistake and its fix, run live once per hour."""
     return _second_order.mistakes()
 
 
 @st.cache_data(max_entries=1, ttl=TTL, max_size="16MB", show_spinner="Computing Laplacians over the grid…")
-def second_order_poisson() -> gradlib.PoissonExample:
+def second_order_poisson() -> examples.PoissonExample:
     """The physics example over the page's grid (fixed: nothing the visitor types decides it)."""
     return _second_order.poisson()
 

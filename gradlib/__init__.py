@@ -21,7 +21,6 @@ from ._foundations._errors import BatchMixingError, ExpressionError, GradlibErro
 from ._foundations._format import format_number, format_ratio
 from ._foundations._limits import LIMITS, Limits
 from .lint import LintError, LintFinding, LintResult, lint
-from ._language._presets import PRESETS, PRESETS_BY_KEY, Preset
 from ._foundations._runtime import returns_numpy, work_slot
 # The command's package (cheap); the name ``gradlib.scan`` is the function, loaded on first use from its engine.
 from . import scan as _scan_package
@@ -36,13 +35,15 @@ if TYPE_CHECKING:   # for the annotations only: importing them would load Tensor
 #: the public names that need TensorFlow, NumPy or pandas: name -> (module, name there), imported on first use
 _LAZY = {
     "per_element_gradients": ("._perelement._api", "per_element_gradients"),
-    "Agreement": ("._perelement._checks", "Agreement"), "FiniteDifferenceCheck": ("._perelement._checks", "FiniteDifferenceCheck"),
+    "Agreement": ("._perelement._comparison._checks", "Agreement"),
+    "FiniteDifferenceCheck": ("._perelement._comparison._checks", "FiniteDifferenceCheck"),
     "tensorflow_code": ("._language._codegen", "tensorflow_code"),
-    "Comparison": ("._perelement._compare", "Comparison"), "compare": ("._perelement._compare", "compare"),
-    "CrossCheck": ("._perelement._crosscheck", "CrossCheck"), "ModeCheck": ("._perelement._crosscheck", "ModeCheck"),
-    "crosscheck": ("._perelement._crosscheck", "crosscheck"),
-    "DEMOS": ("._perelement._demos", "DEMOS"), "Demo": ("._perelement._demos", "Demo"), "demonstrate": ("._perelement._demos", "demonstrate"),
-    "Finding": ("._perelement._findings", "Finding"),
+    "Comparison": ("._perelement._comparison._compare", "Comparison"),
+    "compare": ("._perelement._comparison._compare", "compare"),
+    "CrossCheck": ("._perelement._comparison._crosscheck", "CrossCheck"),
+    "ModeCheck": ("._perelement._comparison._crosscheck", "ModeCheck"),
+    "crosscheck": ("._perelement._comparison._crosscheck", "crosscheck"),
+    "Finding": ("._perelement._comparison._findings", "Finding"),
     "DTYPES": ("._language._inputs", "DTYPES"), "FLOAT_DTYPES": ("._language._inputs", "FLOAT_DTYPES"),
     "check_inputs": ("._language._inputs", "check_inputs"),
     "FUNCTIONS": ("._language._syntax", "FUNCTIONS"),
@@ -62,26 +63,22 @@ _LAZY = {
     "DivergenceResult": ("._second._answers", "DivergenceResult"),
     "per_sample_hessians": ("._second._samplewise", "per_sample_hessians"),
     "laplacian": ("._second._samplewise", "laplacian"), "divergence": ("._second._samplewise", "divergence"),
-    "SecondOrderMistake": ("._second._mistakes", "SecondOrderMistake"),
-    "second_order_mistakes": ("._second._mistakes", "second_order_mistakes"),
-    "PoissonExample": ("._second._mistakes", "PoissonExample"),
-    "poisson_example": ("._second._mistakes", "poisson_example"),
     "ScanResult": ("._perexample._scan", "ScanResult"), "scan": ("._perexample._scan", "scan"),
 }
-#: the public submodules that need TensorFlow: ``gradlib.pde`` works after ``import gradlib`` alone
-_LAZY_MODULES = {"pde"}
+#: the public submodules bound here on first use: ``gradlib.pde`` (it needs TensorFlow) and ``gradlib.examples`` (the
+#: app's example functions and live demonstrations) work after ``import gradlib`` alone
+_LAZY_MODULES = {"examples", "pde"}
 
 __all__ = [
-    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "CrossCheck", "DEMOS", "DTYPES",
-    "Demo", "DivergenceResult", "ExpressionError", "FLOAT_DTYPES", "FUNCTIONS", "Finding", "FiniteDifferenceCheck",
+    "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "CrossCheck", "DTYPES",
+    "DivergenceResult", "ExpressionError", "FLOAT_DTYPES", "FUNCTIONS", "Finding", "FiniteDifferenceCheck",
     "GradResult", "GradlibError", "HessianResult", "HvpResult", "InputError", "LIMITS", "LaplacianResult", "Limits",
     "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "ModeCheck",
-    "NotDifferentiableWarning", "PER_SAMPLE_METHODS", "PRESETS", "PRESETS_BY_KEY", "PerExampleResult",
-    "PerSampleHessians", "PerSampleResult", "PoissonExample", "Preset", "SECOND_METHODS", "SECOND_METHOD_TABLE",
-    "ScanResult", "SecondOrderMistake", "check_inputs", "compare", "configure_threads", "crosscheck", "demonstrate",
-    "divergence", "error_gist", "evaluate", "format_number", "format_ratio", "hessians", "hvp", "laplacian", "lint",
-    "per_element_gradients", "per_example_gradients", "per_sample_gradients", "per_sample_hessians", "poisson_example",
-    "scan", "second_order_mistakes", "tensorflow_code", "work_slot",
+    "NotDifferentiableWarning", "PER_SAMPLE_METHODS", "PerExampleResult", "PerSampleHessians", "PerSampleResult",
+    "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "check_inputs", "compare", "configure_threads",
+    "crosscheck", "divergence", "error_gist", "evaluate", "format_number", "format_ratio", "hessians", "hvp",
+    "laplacian", "lint", "per_element_gradients", "per_example_gradients", "per_sample_gradients",
+    "per_sample_hessians", "scan", "tensorflow_code", "work_slot",
 ]
 
 

@@ -15,7 +15,8 @@ if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first
 
 import streamlit as st
 
-from gradlib import PRESETS_BY_KEY, figures, format_number
+from gradlib import figures, format_number
+from gradlib.examples import PRESETS_BY_KEY
 from dashboard import render, services
 
 SEED = PRESETS_BY_KEY["seed"]   # y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)

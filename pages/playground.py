@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 import gradlib
+from gradlib import examples
 from dashboard import downloads, frame, render, services, share
 from gradlib import figures
 from dashboard.share import ShareState
@@ -51,7 +52,7 @@ ss = st.session_state
 
 def preset_state(key: str) -> ShareState:
     """The playground state of the preset ``key``."""
-    p = gradlib.PRESETS_BY_KEY[key]
+    p = examples.PRESETS_BY_KEY[key]
     return ShareState(p.outputs, dict(p.inputs), p.watch, (), p.dtype if isinstance(p.dtype, str) else dict(p.dtype))
 
 
@@ -72,7 +73,7 @@ def first_load() -> None:
         notice = None
     except gradlib.GradlibError as exc:
         state, notice = None, str(exc)
-    apply(state or preset_state("seed"), title=None if state else gradlib.PRESETS_BY_KEY["seed"].title)
+    apply(state or preset_state("seed"), title=None if state else examples.PRESETS_BY_KEY["seed"].title)
     ss["pg_notice"] = notice
     ss["pg_second"] = state is not None and state.order == 2   # a link may open the Hessians too
 
@@ -80,8 +81,8 @@ def first_load() -> None:
 def load_preset() -> None:
     """The preset selector's callback: load the chosen preset, then clear the selector for the next choice."""
     key = ss.get("pg_preset")
-    if key in gradlib.PRESETS_BY_KEY:
-        apply(preset_state(key), title=gradlib.PRESETS_BY_KEY[key].title)
+    if key in examples.PRESETS_BY_KEY:
+        apply(preset_state(key), title=examples.PRESETS_BY_KEY[key].title)
     ss["pg_preset"] = None
 
 
@@ -103,15 +104,15 @@ def restore_widgets() -> str:
 
 def preset_picker() -> Any:
     """The preset selector; returns the place of its "Loaded:" caption, filled once the form is read."""
-    st.selectbox("Load a preset", [p.key for p in gradlib.PRESETS], index=None, key="pg_preset",
-                 format_func=lambda k: gradlib.PRESETS_BY_KEY[k].title, placeholder="Choose a preset…",
+    st.selectbox("Load a preset", [p.key for p in examples.PRESETS], index=None, key="pg_preset",
+                 format_func=lambda k: examples.PRESETS_BY_KEY[k].title, placeholder="Choose a preset…",
                  on_change=load_preset)
     return st.empty()
 
 
-def loaded_preset() -> gradlib.Preset | None:
+def loaded_preset() -> examples.Preset | None:
     """The preset whose function is the current one, if the current state came from a preset."""
-    return next((p for p in gradlib.PRESETS if p.title == ss.get("pg_title")), None)
+    return next((p for p in examples.PRESETS if p.title == ss.get("pg_title")), None)
 
 
 def show_loaded(slot: Any) -> None:

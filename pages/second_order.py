@@ -19,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 import gradlib
+from gradlib import examples
 from dashboard import progress, render, services
 from gradlib import figures
 
@@ -37,7 +38,7 @@ def show_seed() -> None:
                         key=f"seed-{k}", config={"displaylogo": False})
 
 
-def show_mistake(m: gradlib.SecondOrderMistake) -> None:
+def show_mistake(m: examples.SecondOrderMistake) -> None:
     st.markdown(f"### {m.title}")
     st.markdown(m.explanation)
     broken_col, fixed_col = st.columns(2)

@@ -19,10 +19,10 @@ if __name__ == "__main__":   # Streamlit runs a page as __main__: its head first
 
 import streamlit as st
 
-import gradlib
+from gradlib import examples
 from dashboard import render, services
 
-def show_demo(demo: gradlib.Demo) -> None:
+def show_demo(demo: examples.Demo) -> None:
     """One pitfall: the explanation, the broken code and its live result, the fix and its live result."""
     st.markdown(f"### {demo.title}")
     st.markdown(demo.explanation)
@@ -45,8 +45,8 @@ def show_demo(demo: gradlib.Demo) -> None:
 
 def main() -> None:
     st.markdown("**The cases:** " + " · ".join(f"{k + 1}. {name.replace('_', ' ')}"
-                                              for k, name in enumerate(gradlib.DEMOS)))
-    for name in gradlib.DEMOS:
+                                              for k, name in enumerate(examples.DEMOS)))
+    for name in examples.DEMOS:
         demo = render.attempt(f"The demonstration {name!r} could not run", lambda name=name: services.demonstrate(name))
         if demo is not None:
             show_demo(demo)

@@ -47,8 +47,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # module prefix -> the test folders that mirror it (the first prefix that matches wins)
 ROOMS = [
     ("gradlib._language.", ["tests/language"]),
-    ("gradlib._perelement._demos", ["tests/app"]),   # the seed's demonstrations: the bug page's tests read them
-    ("gradlib._perelement.", ["tests/perelement"]),
+    ("gradlib._perelement._comparison._demos", ["tests/app"]),   # the seed's demonstrations: the bug page's tests
+    ("gradlib._perelement._comparison.", ["tests/comparison", "tests/perelement"]),   # the floor above the engine
+    ("gradlib._perelement.", ["tests/perelement", "tests/comparison"]),   # compare's tests run the engine too
     ("gradlib._perexample._scan", ["tests/scan"]),
     ("gradlib._perexample.", ["tests/perexample"]),
     ("gradlib._second.", ["tests/second"]),

@@ -1,6 +1,6 @@
 """where()'s branch not taken, on the tree alone: ``guard`` rewrites a function so that the operands of its risky
 functions are finite in the cells a where() does not take (the NaN trap is explained in
-``gradlib._perelement._guard``, which finds it at a point).
+``gradlib._perelement._comparison._guard``, which finds it at a point).
 
 It is exact by construction: it guards only operands reached from a branch through element-wise operations, so
 each cell it changes is a cell that where() does not take.

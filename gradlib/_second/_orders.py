@@ -29,7 +29,7 @@ from .._foundations._errors import ExpressionError
 from .._foundations._limits import LIMITS, Limits
 
 __all__ = ["FIRST_CALL_SECONDS", "KINDS", "SECOND_METHODS", "TABLE", "Cost", "SecondMethod",
-           "Shape", "check_budget", "check_method", "choose", "row", "with_probes"]
+           "Shape", "check_budget", "check_method", "choose", "row"]
 
 #: what the second-order functions compute: full Hessians, their diagonals, their traces, a Jacobian's trace
 KINDS = ("hessian", "diagonal", "laplacian", "divergence")
@@ -273,7 +273,3 @@ def check_budget(name: str, s: Shape, limits: Limits) -> None:
         raise ExpressionError(f"method {name!r} would write {c.unrolled:,} passes one by one into its graph here; at "
                               f"most {limits.max_unrolled:,} are allowed (each costs trace time). "
                               + ("Use method='auto'" if auto else f"{smaller(s, _fits(name, limits))}"))
-
-
-def with_probes(s: Shape, probes: int) -> Shape:
-    return replace(s, probes=probes)

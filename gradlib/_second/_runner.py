@@ -24,7 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from .._foundations._cache import LRUCache
-from .._callable._mixing import MIXING_TOLERANCE, find_mixing, mixing_text
+from .._callable._mixing import find_mixing, mixing_text
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
 from .._foundations._limits import Limits, largest_fitting
@@ -35,7 +35,7 @@ from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
 from ._taylor import dense_layers, forward_laplacian
 
-__all__ = ["FORWARD_METHODS", "MIXING_TOLERANCE", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
+__all__ = ["FORWARD_METHODS", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
            "refuse_discrete_inputs", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do

@@ -228,7 +228,7 @@ def test_a_preset_caption_goes_once_the_user_computes_a_function_of_their_own():
     at = open_playground()
     at.selectbox(key="pg_preset").select("tf_docs_square").run()
     loaded = [c.value for c in at.caption if c.value.startswith("Loaded:")]
-    assert len(loaded) == 1 and gradlib.PRESETS_BY_KEY["tf_docs_square"].title in loaded[0]
+    assert len(loaded) == 1 and gradlib.examples.PRESETS_BY_KEY["tf_docs_square"].title in loaded[0]
     at.button(key="pg_submit").click().run()                 # computing the preset as it is: still that preset
     assert [c.value for c in at.caption if c.value.startswith("Loaded:")] == loaded
     at.text_area(key="pg_outputs").input("x * x * x")
@@ -326,7 +326,7 @@ def test_the_guarded_square_root_preset_gives_finite_rows_and_explains_the_trap(
 
 def test_the_page_shows_where_eager_graph_and_xla_differ(monkeypatch):
     """issue 21.2: where(x > 0, sqrt(x), 0) at x = [0, -1, 4]: XLA gives NaN in 6 cells where eager gives 0."""
-    monkeypatch.setattr("gradlib._perelement._crosscheck._builds", 0)   # whatever XLA builds the test process spent before
+    monkeypatch.setattr("gradlib._perelement._comparison._crosscheck._builds", 0)   # whatever XLA builds the test process spent before
     at = open_playground(outputs="where(x > 0, sqrt(x), 0)", inputs=json.dumps({"x": [0.0, -1.0, 4.0]}))
     assert "### Eager, graph and XLA" in headings(at)
     modes = table(at, "compared with eager")          # one column per mode (it fits a 390 px screen)
@@ -339,7 +339,7 @@ def test_the_page_shows_where_eager_graph_and_xla_differ(monkeypatch):
 
 
 def test_the_seed_agrees_in_every_mode_and_says_so_in_the_caption(monkeypatch):
-    monkeypatch.setattr("gradlib._perelement._crosscheck._builds", 0)
+    monkeypatch.setattr("gradlib._perelement._comparison._crosscheck._builds", 0)
     at = open_playground()
     assert table(at, "compared with eager").loc["agrees with eager"].tolist() == ["reference", "yes", "yes"]
     assert any(c.value.endswith("agree \\(within 0.0001, relative to the largest finite gradient or to 1 if that is smaller, and NaN and "

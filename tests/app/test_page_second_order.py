@@ -110,7 +110,7 @@ def test_a_failed_computation_turns_the_status_to_an_error_and_is_shown_in_its_s
 
     from dashboard import services
     from dashboard import progress
-    monkeypatch.setattr(gradlib, "poisson_example", broken)
+    monkeypatch.setattr(gradlib.examples, "poisson_example", broken)
     services.second_order_poisson.clear()   # the page's cache holds the grid from an earlier test: compute it anew
     progress.forget()                        # and so the page expects it to take its time again
     try:

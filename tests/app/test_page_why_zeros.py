@@ -36,7 +36,7 @@ def _walk(node):
 def test_no_error_and_one_section_per_demo(at):
     assert not at.error
     assert [t.value for t in at.title] == ["Why zeros?"]
-    titles = [gradlib.demonstrate(name).title for name in gradlib.DEMOS]
+    titles = [gradlib.examples.demonstrate(name).title for name in gradlib.examples.DEMOS]
     assert list(demo_tables(at)) == titles
 
 
@@ -61,7 +61,7 @@ def _run_printed(code: str, **extra) -> list:
 
 
 def test_the_tables_are_what_the_printed_code_returns_in_tensorflow():
-    demo = gradlib.demonstrate("iterate_outside")
+    demo = gradlib.examples.demonstrate("iterate_outside")
     for code, shown in ((demo.broken_code, demo.broken), (demo.fixed_code, demo.fixed)):
         returned = _run_printed(code)
         as_rows = [[None if g is None else float(g) for g in row] for row in returned]

@@ -72,9 +72,9 @@ def test_gradlib_own_tapes_and_nested_calls_do_not_warn_again():
     with pytest.warns(NotDifferentiableWarning) as seen:
         with tf.GradientTape():
             gradlib.evaluate("x*x", {"x": [1.0, 2.0]}, order=2)   # evaluate -> typed Hessians -> hessians
-            gradlib.second_order_mistakes()                      # runs its own tapes around laplacian
-            gradlib.poisson_example(3)
-            gradlib.demonstrate("nan_poisoning")                 # calls evaluate
+            gradlib.examples.second_order_mistakes()             # runs its own tapes around laplacian
+            gradlib.examples.poisson_example(3)
+            gradlib.examples.demonstrate("nan_poisoning")        # calls evaluate
     assert [str(w.message).split()[0] for w in seen] == ["gradlib.evaluate"]
 
 

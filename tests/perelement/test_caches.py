@@ -145,7 +145,7 @@ ROWS = [
     ("an input's rank, where structured gives up at run time", ["_perelement._engine._NOT_STRUCTURED"],
      lambda rank: gradlib.evaluate("A @ x", {"A": np.ones((2,) * (rank - 2) + (3, 3), np.float32),
                                              "x": np.ones(3, np.float32)}, watch=["x"], compiled=True), 3, 2),
-    ("the shape (crosscheck)", ["_perelement._crosscheck._TRACED"],
+    ("the shape (crosscheck)", ["_perelement._comparison._crosscheck._TRACED"],
      lambda n: gradlib.crosscheck(_SQUARE, np.arange(1, n + 1, dtype=np.float32)), 2, 3),
     ("a closure's value (per sample)", ["_perelement._persample._SAMPLE_FUNCTIONS",
                                         "_callable._outputs._OUTPUT_SHAPES"],

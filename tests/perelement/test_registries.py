@@ -55,7 +55,7 @@ def test_the_bench_times_every_correct_method_of_the_table_eagerly_and_compiled(
 def test_a_wrong_method_without_words_of_its_own_is_explained_by_its_table_reason():
     from dataclasses import replace
 
-    from gradlib._perelement._findings import diagnose
+    from gradlib._perelement._comparison._findings import diagnose
 
     comparison = gradlib.compare("[x0*x1, x1]", {"x0": 3, "x1": 4}, methods=["naive", "summed", "auto"])
     results = dict(comparison.results)

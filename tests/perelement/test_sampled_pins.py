@@ -91,7 +91,7 @@ def test_the_check_against_fn_moves_each_input_by_its_own_part_of_the_step(monke
 
 def test_a_failed_mode_s_text_ends_with_one_full_stop(monkeypatch):
     """``_crosscheck.x_crosscheck_problem__mutmut_106`` (the error's own full stop kept before the sentence's)."""
-    from gradlib._perelement import _crosscheck
+    from gradlib._perelement._comparison import _crosscheck
 
     def fails(problem):
         raise ValueError("the graph broke.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def test_the_app_and_the_tools_use_the_library_s_public_face_only(path):
 
 
 #: gradlib's public submodules: a name the app or the bench takes from gradlib is in ``__all__`` or one of these
-PUBLIC_SUBMODULES = {"figures", "keras_models", "lint", "pde", "scan"}
+PUBLIC_SUBMODULES = {"examples", "figures", "keras_models", "lint", "pde", "scan"}
 
 
 @pytest.mark.parametrize("path", APP + PAGES + TOOLS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -113,7 +114,8 @@ ROOMS = {CALLABLE: set(), "gradlib._language": set(), "gradlib.lint": set(), "gr
          "gradlib._second": {CALLABLE, "gradlib._language", "gradlib._perelement"},
          "gradlib._pde": {CALLABLE, "gradlib._language", "gradlib._perelement"}}
 #: the public face: what users import. No module of a room or a foundation imports it.
-FACE = {"gradlib", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.pde", "gradlib.scan"}
+FACE = {"gradlib", "gradlib.examples", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.pde",
+        "gradlib.scan"}
 
 
 def _absolute(path: Path, node: ast.ImportFrom) -> str:
@@ -236,15 +238,79 @@ def test_every_package_of_the_library_has_a_tests_folder_of_its_name():
     assert not missing, f"packages without tests/<name>/: {missing}"
 
 
-#: the per-element engine behind its door (``_api``, ``_compare``), each module above the ones it imports
+#: the per-element engine behind its door (``_api``), each module above the ones it imports
 ENGINE = ["_engine", "_package", "_repair", "_probe", "_compute", "_problem", "_plan", "_cost", "_compiled", "_methods"]
 
 
 @pytest.mark.parametrize("name", ENGINE)
 def test_an_engine_module_never_imports_its_door_or_one_above_it(name):
     imported = {m.removeprefix("gradlib._perelement.") for m in _resolve(ROOT / "gradlib" / "_perelement" / f"{name}.py")}
-    above = set(ENGINE[:ENGINE.index(name)]) | {"_api", "_compare"}
+    above = set(ENGINE[:ENGINE.index(name)]) | {"_api"}
     assert not imported & above, f"gradlib/_perelement/{name}.py imports upwards: {sorted(imported & above)}"
+
+
+#: the per-element room's upper floor: the comparison and its checks (``compare``, the finite-difference check and
+#: the agreement, the diagnosis, the dead-branch guard, ``crosscheck``, the seed's demonstrations). It imports the
+#: engine (``_api`` and the methods); no module of the engine imports it, so a call goes down and never comes back up
+UPPER_FLOOR = "gradlib._perelement._comparison"
+#: the upper floor's modules, each above the ones it imports (``_demos`` uses the engine only)
+FLOOR = ["_compare", "_crosscheck", "_guard", "_findings", "_checks", "_demos"]
+
+
+def _on_upper_floor(module: str) -> bool:
+    return module == UPPER_FLOOR or module.startswith(UPPER_FLOOR + ".")
+
+
+@pytest.mark.parametrize("path", [p for p in LIBRARY if p.parts[-2] == "_perelement"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_engine_never_imports_the_floor_above_it(path):
+    reached = sorted(m for m in _resolve(path) if _on_upper_floor(m))
+    assert not reached, (f"{_module_name(path)} (the engine) imports {reached}: the comparison sits above the engine; "
+                         "move what both need down into the engine")
+
+
+@pytest.mark.parametrize("name", FLOOR)
+def test_a_module_of_the_upper_floor_never_imports_one_above_it(name):
+    path = ROOT.joinpath(*UPPER_FLOOR.split("."), f"{name}.py")
+    imported = {m.removeprefix(UPPER_FLOOR + ".") for m in _resolve(path)}
+    above = set(FLOOR[:FLOOR.index(name)])
+    assert not imported & above, f"{UPPER_FLOOR}.{name} imports upwards: {sorted(imported & above)}"
+
+
+def test_the_floor_rule_sees_the_engine_import_the_comparison(tmp_path, monkeypatch):
+    # a planted import of the finite-difference check into the engine, one at call time as well: both are caught
+    planted = ROOT / "gradlib" / "_perelement" / "_engine.py"
+    sample = tmp_path / "_engine.py"
+    sample.write_text(planted.read_text() + "\nfrom ._comparison._checks import agreement\n\n\n"
+                      "def late():\n    from ._comparison import _guard\n    return _guard\n")
+    monkeypatch.setattr(sys.modules[__name__], "_module_name", lambda p: "gradlib._perelement._engine")
+    assert {f"{UPPER_FLOOR}._checks", f"{UPPER_FLOOR}._guard"} <= _resolve(sample)
+    with pytest.raises(AssertionError, match=r"_comparison\._checks.*_comparison\._guard"):
+        test_the_engine_never_imports_the_floor_above_it(sample)
+
+
+def _walk() -> list[tuple[str, str]]:
+    """The stops of docs/architecture.md's walk from the playground form to the table: (file, function) each."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("**The walk from the playground form to the table**")[1].split("\n**")[0]
+    return re.findall(r"^\d+\. `([\w/]+\.py)` `(\w+)`", section, re.M)
+
+
+def test_the_walk_from_the_playground_to_the_table_names_real_functions_in_at_most_20_stops():
+    stops = _walk()
+    assert 10 <= len(stops) <= 20, stops
+    missing = [f"{path} {name}" for path, name in stops if not any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+        for node in ast.walk(ast.parse((ROOT / path).read_text())))]
+    assert not missing, f"docs/architecture.md's walk names functions that are not there: {missing}"
+    floors = [path for path, _ in stops if path.startswith("gradlib/_perelement/")]
+    # once the walk has reached the comparison's own checks, it never goes back into the engine below
+    first_check = floors.index("gradlib/_perelement/_comparison/_checks.py")
+    assert all("/_comparison/" in path for path in floors[first_check:]), floors
+
+
+def test_the_floor_order_names_every_module_of_the_upper_floor():
+    assert sorted(p.stem for p in ROOT.joinpath(*UPPER_FLOOR.split(".")).glob("_[!_]*.py")) == sorted(FLOOR)
 
 
 def test_no_two_test_files_share_a_file_name():

@@ -19,7 +19,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-SUBMODULES = ("figures", "keras_models", "lint", "scan")
+SUBMODULES = ("examples", "figures", "keras_models", "lint", "scan")
 #: the pages whose ```python blocks are examples (the API pages are generated; the background pages have none)
 GUIDE = [DOCS / "index.md", *sorted((DOCS / "guide").glob("*.md"))]
 _ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT)}
@@ -90,10 +90,10 @@ def _where(name: str) -> str:
     ``gradlib.scan.scan`` and ``ScanResult`` are ``gradlib.scan`` and ``gradlib.ScanResult``)."""
     if name.startswith("gradlib.scan."):
         name = "gradlib." + name.removeprefix("gradlib.scan.")
-    text = (DOCS / "api" / "gradlib.md").read_text()
-    for path, heading in re.findall(r"^::: (\S+)\n    options:\n      heading: (\S+)", text, re.M):
-        if heading == name:
-            return path
+    for page in sorted((DOCS / "api").glob("*.md")):
+        for path, heading in re.findall(r"^::: (\S+)\n    options:\n      heading: (\S+)", page.read_text(), re.M):
+            if heading == name:
+                return path
     return name
 
 

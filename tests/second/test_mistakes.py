@@ -10,7 +10,7 @@ import gradlib
 
 
 def test_each_mistake_gives_what_tensorflow_gives_and_the_fix_the_closed_form():
-    found = {m.name: m for m in gradlib.second_order_mistakes()}
+    found = {m.name: m for m in gradlib.examples.second_order_mistakes()}
     assert found["gradient_after_outer_block"].broken == [None]
     assert found["watched_by_inner_only"].broken == [None]
     for name in ("gradient_after_outer_block", "watched_by_inner_only"):
@@ -24,7 +24,7 @@ def test_each_mistake_gives_what_tensorflow_gives_and_the_fix_the_closed_form():
 
 
 def test_the_poisson_residual_of_the_known_solution_is_zero_and_relu_is_flagged():
-    p = gradlib.poisson_example(5)
+    p = gradlib.examples.poisson_example(5)
     g = np.linspace(0, 1, 5)
     gx, gy = np.meshgrid(g, g)
     np.testing.assert_allclose(p.exact_laplacian, -2 * np.pi ** 2 * np.sin(np.pi * gx) * np.sin(np.pi * gy),
@@ -33,4 +33,4 @@ def test_the_poisson_residual_of_the_known_solution_is_zero_and_relu_is_flagged(
     assert p.tanh_method == "forward_laplacian" and np.abs(p.tanh_laplacian).max() > 0
     assert not p.relu_laplacian.any() and any("piecewise linear" in w for w in p.relu_warnings)
     with pytest.raises(gradlib.ExpressionError, match=r"poisson_example got grid=1; give a whole number from 2"):
-        gradlib.poisson_example(1)
+        gradlib.examples.poisson_example(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -36,8 +37,8 @@ def test_auto_never_takes_a_method_whose_first_call_is_estimated_long_when_a_qui
 def test_every_row_s_estimate_grows_with_the_batch_and_the_inputs():
     small, large = mlp_shape(10, (64,)), mlp_shape(50, (64,))
     for row in _orders.TABLE:
-        s = _orders.with_probes(small, 16) if row.opt_in else small
-        l = _orders.with_probes(large, 16) if row.opt_in else large
+        s = dataclasses.replace(small, probes=16) if row.opt_in else small
+        l = dataclasses.replace(large, probes=16) if row.opt_in else large
         assert row.cost(l).flops > row.cost(s).flops, row.name
 
 

@@ -12,8 +12,8 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._perelement._checks import finite_differences
-from gradlib._perelement._findings import diagnose
+from gradlib._perelement._comparison._checks import finite_differences
+from gradlib._perelement._comparison._findings import diagnose
 
 KINK_ADVICE = ("This is expected at kinks (abs, relu, maximum at a tie) and where the function is not finite; "
                "elsewhere it points at a wrong gradient.")
@@ -342,7 +342,7 @@ def test_compare_leaves_out_a_method_over_its_limits_as_a_note_not_a_failure():
 
 def test_compare_times_warm_calls_apart_from_the_first_only_when_they_fit(monkeypatch):
     """The playground compared first calls (tracing) of some methods with cached warm calls of others."""
-    from gradlib._perelement import _compare
+    from gradlib._perelement._comparison import _compare
     calls = []
     real = _compare.run
     monkeypatch.setattr(_compare, "run", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
@@ -385,7 +385,7 @@ def test_compare_times_warm_calls_apart_from_the_first_only_when_they_fit(monkey
 def test_compare_warm_calls_hold_no_call_that_traced(monkeypatch, name, calls, expected):
     """A warm call that compiled auto (its ski-rental rule) or built XLA was in the warm median and range: only
     calls that ran as the one before them, settled, are warm, and the timing says how they ran."""
-    from gradlib._perelement import _compare
+    from gradlib._perelement._comparison import _compare
 
     class Ran:
         def __init__(self, method, compiled_as, traced, seconds):
@@ -402,7 +402,7 @@ def test_compare_warm_calls_hold_no_call_that_traced(monkeypatch, name, calls, e
 def test_the_timings_table_shows_the_first_call_apart_and_charts_the_warm_median():
     import dataclasses
     from dashboard import render
-    from gradlib._perelement._compare import Timing
+    from gradlib._perelement._comparison._compare import Timing
     c = gradlib.compare("x * x", {"x": [1.0, 2.0]}, methods=["jacobian", "summed"])
     c = dataclasses.replace(c, timings={"jacobian": Timing(0.5, (0.003, 0.001, 0.002)), "summed": Timing(0.004, ())})
     frame, seconds = render.timing_table(c)

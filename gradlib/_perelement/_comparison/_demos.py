@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from .._foundations._errors import ExpressionError
-from .._foundations._runtime import quiet
-from ._methods import ZERO
+from ..._foundations._errors import ExpressionError
+from ..._foundations._runtime import quiet
+from .._methods import ZERO
 
 __all__ = ["DEMOS", "Demo", "demonstrate"]
 
@@ -173,7 +173,7 @@ def _stack_is_differentiable() -> Demo:
 
 
 def _nan_poisoning() -> Demo:
-    from ._api import evaluate
+    from .._api import evaluate
 
     text, inputs = "[exp(exp(10*x0)), 2*x1]", {"x0": 1.0, "x1": 1.0}
     broken = evaluate(text, inputs, method="jacobian").jacobian.tolist()

@@ -44,21 +44,21 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from . import _cost, _methods
-from .._foundations import _runtime
-from .._foundations._cache import LRUCache
-from .._callable._forms import check_callable
-from .._callable._outputs import whole_failure
-from .._foundations._errors import ExpressionError, GradlibError, error_gist
-from .._foundations._format import format_number
-from .._foundations._limits import LIMITS, Limits
-from .._foundations._runtime import returns_numpy
-from ._api import prepare
-from ._compiled import XLA_RTOL, agree
-from ._compute import custom_gradient
+from .. import _cost, _methods
+from ..._foundations import _runtime
+from ..._foundations._cache import LRUCache
+from ..._callable._forms import check_callable
+from ..._callable._outputs import whole_failure
+from ..._foundations._errors import ExpressionError, GradlibError, error_gist
+from ..._foundations._format import format_number
+from ..._foundations._limits import LIMITS, Limits
+from ..._foundations._runtime import returns_numpy
+from .._api import prepare
+from .._compiled import XLA_RTOL, agree
+from .._compute import custom_gradient
 from ._findings import Finding
-from ._problem import Problem, callable_problem, jacobian_advice
-from ._result import index_labels
+from .._problem import Problem, callable_problem, jacobian_advice
+from .._result import index_labels
 
 __all__ = ["COMPARE_MODES", "MODES", "MODE_NAMES", "XLA_BUILDS", "CrossCheck", "ModeCheck", "crosscheck",
            "crosscheck_problem", "findings"]

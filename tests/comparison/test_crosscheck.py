@@ -17,7 +17,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._perelement import _crosscheck
+from gradlib._perelement._comparison import _crosscheck
 
 
 def tape_per_output(fn, x: tf.Tensor) -> np.ndarray:

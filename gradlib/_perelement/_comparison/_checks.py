@@ -10,13 +10,13 @@ import math
 
 import numpy as np
 
-from .._foundations._format import format_number
-from ._result import GradResult
+from ..._foundations._format import format_number
+from .._result import GradResult
 
 __all__ = ["KINK_TITLE", "MAX_FD_COLUMNS", "UNCHECKED", "agreement", "Agreement", "differing_cells",
            "finite_differences", "FiniteDifferenceCheck"]
 
-#: the title of the diagnosis that explains a bad cell at a kink (``gradlib._perelement._findings``), named by the check's summary
+#: the title of the diagnosis that explains a bad cell at a kink (``_findings``), named by the check's summary
 KINK_TITLE = "Finite differences straddle a kink"
 #: finite differences evaluate the function 2n times; beyond this many watched elements the check is skipped
 MAX_FD_COLUMNS = 256
@@ -251,7 +251,7 @@ def agreement(result: GradResult, reference: GradResult, reference_name: str) ->
     """Compare ``result`` with ``reference``, every cell: rows for per-element methods, column sums for ``summed``.
 
     >>> import numpy as np
-    >>> from ._result import GradResult
+    >>> from .._result import GradResult
     >>> def r(j): return GradResult(np.zeros(1), np.array([j]), ("y[0]",), ("a", "b"), "m", "m", (("a", ()), ("b", ())))
     >>> agreement(r([np.inf, np.nan]), r([np.inf, 0.0]), "auto").example
     '(y[0], b): nan vs 0'

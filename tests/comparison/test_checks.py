@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gradlib
-from gradlib._perelement._checks import differing_cells, finite_differences
+from gradlib._perelement._comparison._checks import differing_cells, finite_differences
 from gradlib._perelement._result import CELL_STATUS
 
 SQRT = "[sqrt(x0-3), x1]"          # at x0 = 3: y[0] = 0 is finite, d y[0] / d x0 = inf (the true derivative)
@@ -166,8 +166,8 @@ import warnings
 
 import numpy as np
 
-from gradlib._perelement._checks import (MAX_FD_COLUMNS, Agreement, FiniteDifferenceCheck, agreement, differing_cells,
-                             finite_differences)
+from gradlib._perelement._comparison._checks import (MAX_FD_COLUMNS, Agreement, FiniteDifferenceCheck, agreement,
+                                                    differing_cells, finite_differences)
 from gradlib._perelement._result import GradResult
 
 ROWS6 = [f"y{i}" for i in range(6)]
@@ -396,7 +396,7 @@ def test_integer_columns_may_be_given_as_zeros_and_ones_and_never_set_the_scale(
 # Functions given as tables of their values at the points the probe may evaluate: every slope below is exact in
 # float64 (a step of 10 and its tenth, 1, are exact), so a threshold can be met with equality.
 
-from gradlib._perelement._checks import _one_sided  # noqa: E402  (the probe itself: its tolerance can be given exactly)
+from gradlib._perelement._comparison._checks import _one_sided  # noqa: E402  (the probe itself: its tolerance can be given exactly)
 
 
 def tabled(values):

@@ -19,17 +19,17 @@ from typing import Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from ._api import run
+from .._api import run
 from ._checks import differing_cells
 from ._findings import DETAIL_CELLS, Finding
-from .._foundations._errors import GradlibError
-from .._foundations._format import format_number
-from .._language._branches import guarded, is_where
-from .._language._inputs import Input
-from .._language._syntax import Program
-from .._foundations._limits import Limits
-from ._problem import expression_problem
-from ._result import GradResult
+from ..._foundations._errors import GradlibError
+from ..._foundations._format import format_number
+from ..._language._branches import guarded, is_where
+from ..._language._inputs import Input
+from ..._language._syntax import Program
+from ..._foundations._limits import Limits
+from .._problem import expression_problem
+from .._result import GradResult
 
 __all__ = ["MAX_WHERES", "TITLE", "dead_branches"]
 

@@ -8,21 +8,21 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .._foundations import _runtime
-from ._api import prepare, run
+from ..._foundations import _runtime
+from .._api import prepare, run
 from ._checks import Agreement, FiniteDifferenceCheck, agreement, finite_differences
-from ._cost import EAGER_OP_WORK
+from .._cost import EAGER_OP_WORK
 from ._crosscheck import COMPARE_MODES, MODE_NAMES, CrossCheck, crosscheck_problem, findings as crosscheck_findings
 from ._findings import Finding, diagnose
-from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from ..._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
 from ._guard import TITLE as DEAD_BRANCH_TITLE, dead_branches
-from .._language._inputs import Input
-from .._language._syntax import Program
-from .._foundations._limits import LIMITS, Limits
-from .._foundations._runtime import returns_numpy
-from ._methods import CORRECT_METHODS, METHODS
-from ._result import GradResult
-from ._structured import NotApplicable, RuleFailed
+from ..._language._inputs import Input
+from ..._language._syntax import Program
+from ..._foundations._limits import LIMITS, Limits
+from ..._foundations._runtime import returns_numpy
+from .._methods import CORRECT_METHODS, METHODS
+from .._result import GradResult
+from .._structured import NotApplicable, RuleFailed
 
 __all__ = ["REPEATS", "TIMING_SECONDS", "Comparison", "Timing", "compare"]
 

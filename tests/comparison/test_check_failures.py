@@ -13,7 +13,7 @@ import pytest
 
 import gradlib
 from gradlib import GradResult, compare
-from gradlib._perelement._checks import MAX_FD_COLUMNS, agreement, finite_differences
+from gradlib._perelement._comparison._checks import MAX_FD_COLUMNS, agreement, finite_differences
 
 X = np.array([0.5, 1.0, 2.0])
 

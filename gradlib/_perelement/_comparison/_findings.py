@@ -9,9 +9,9 @@ from typing import Mapping
 import numpy as np
 
 from ._checks import KINK_TITLE, FiniteDifferenceCheck, differing_cells
-from .._foundations._format import format_number
-from ._problem import UNUSED_IN_TENSORFLOW
-from ._result import GradResult, nan_cause, output_not_finite
+from ..._foundations._format import format_number
+from .._problem import UNUSED_IN_TENSORFLOW
+from .._result import GradResult, nan_cause, output_not_finite
 
 __all__ = ["DETAIL_CELLS", "diagnose", "Finding"]
 

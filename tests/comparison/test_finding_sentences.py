@@ -1,5 +1,5 @@
-"""Every finding of the diagnosis (gradlib._perelement._findings), one row: a case where it appears, saying the
-secondary fact it states (which input, which cells), and a near case where it must NOT appear.
+"""Every finding of the diagnosis (gradlib._perelement._comparison._findings), one row: a case where it appears,
+saying the secondary fact it states (which input, which cells), and a near case where it must NOT appear.
 
 ``test_every_finding_has_a_row`` reads the titles out of ``_findings.py`` itself (each ``Finding(...)`` call and the
 table of cell statuses), so a new finding without a row fails. The findings that say what TensorFlow does with a
@@ -19,7 +19,7 @@ import tensorflow as tf
 
 import gradlib
 from gradlib import Limits, compare
-from gradlib._perelement import _findings
+from gradlib._perelement._comparison import _findings
 
 METHODS = ["jacobian", "naive", "summed", "auto"]
 
