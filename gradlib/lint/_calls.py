@@ -892,6 +892,7 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         for layer in _keras_call.held_classes(model):
             _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
                                                   lambda: _keras_call.layers_made(layer, it.keras_layers)))
+            _traced.numpy_in_call(it, node, _memo(it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer)))
     cut = _memo(it, "assign_cut", model.node, lambda: _keras_call.assign_cut(model)) \
         if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
     if cut is not None and inputs:          # GT012: call returns what it assigned from its inputs, not the inputs

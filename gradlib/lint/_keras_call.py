@@ -7,6 +7,8 @@ things its ``call`` may do change what TensorFlow gives (issue 37), and both are
 - ``self.w.assign(x)`` (``assign_add``, ``assign_sub``) of a value computed from the call's inputs, with the
   returned value computed from the inputs only through such assigned attributes (tensorflow#54532): assign is not
   differentiable, so the output does not depend on the inputs for the tape (GT012, the gradient is None);
+- ``.numpy()`` of the call's input (or of a name computed from it) on every run of ``call`` (a Keras ``Loss``
+  subclass, a layer): run in a tf.function, the input is a symbolic tensor and this raises (GT002);
 - a Keras layer with weights made on every run of ``call`` (``tf.keras.layers.Dense(3)(x)``,
   calmiLovesAI/Basic_CNNs_TensorFlow2#13): run in a tf.function, it makes new variables on each trace (GT020).
 
@@ -22,7 +24,7 @@ import ast
 from ._traced import unconditional
 from ._values import Val
 
-__all__ = ["assign_cut", "held_classes", "imported_layers", "layers_made"]
+__all__ = ["assign_cut", "held_classes", "imported_layers", "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
 #: harmless there)
@@ -152,3 +154,25 @@ def imported_layers(tree: ast.Module | None) -> set[str]:
                 and stmt.module.endswith("layers"):
             names |= {a.asname or a.name for a in stmt.names if a.name in _WEIGHTED}
     return names
+
+
+def numpy_in_call(model: Val) -> list[tuple[int, int, str, str]]:
+    """(line, col, text, class name) of each ``<name>.numpy()`` that ``call`` of ``model``'s class runs on every run,
+    ``<name>`` an input of ``call`` or a plain name assigned from one before (in the body's own statements)."""
+    fn = _call_method(model)
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
+    if fn is None or len(params) < 2:
+        return []
+    tainted, found = set(params[1:]), []
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy" \
+                    and not node.args and isinstance(node.func.value, ast.Name) and node.func.value.id in tainted \
+                    and unconditional(fn, node):
+                found.append((node.lineno, node.col_offset, ast.unparse(node)[:60], _class_name(model)))
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            names = {t.id for t in stmt.targets}
+            tainted = tainted | names if _names(stmt.value) & tainted else tainted - names
+        elif not isinstance(stmt, (ast.Expr, ast.Return)):
+            break                                   # a branch or a loop: what follows is not followed
+    return found

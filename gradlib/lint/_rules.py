@@ -146,8 +146,8 @@ RULES = (
          "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "
          "number: which one depends on the number). Inside a tf.function, `.numpy()`, `np.*` and `math.*` raise when "
          "the function is traced (autograph makes `float(t)` a `tf.cast` there, which keeps the path), also off the "
-         "path to the target, and also in a function it calls (a loss or a metric function), while its trace records "
-         "on a tape.",
+         "path to the target, and also in a function it calls (a loss or a metric function) or in the `call` of a "
+         "Keras loss or layer of the source, while its trace records on a tape.",
          "the call that leaves TensorFlow", "use the TensorFlow op (`tf.sin`, `tf.reduce_sum`, `model(x)`) and "
          "keep the value a tensor",
          _PRE + "import numpy as np\n\nx = tf.Variable([0.5, 1.0])\nwith tf.GradientTape() as tape:\n"

@@ -26,7 +26,7 @@ import ast
 
 from ._values import Val, describe
 
-__all__ = ["applied", "created", "has_slots", "layer_in_call", "left_tensorflow", "trace_error", "traced_frame",
+__all__ = ["applied", "created", "has_slots", "layer_in_call", "left_tensorflow", "numpy_in_call", "trace_error", "traced_frame",
            "unconditional"]
 
 _SLOTLESS = ("SGD", "GradientDescentOptimizer")
@@ -144,6 +144,22 @@ def layer_in_call(it, node: ast.Call, made: list[tuple[int, int, str, str]]) -> 
                   f"`{name}` twice, and the second trace raises ValueError {_SINGLETON}. Make the layer once, in "
                   f"`{cls}.__init__` (`self.dense = {text.split('(')[0]}(...)`), and call it in `call`; its weights "
                   "are then trained too.")
+
+
+def numpy_in_call(it, node: ast.Call, found: list[tuple[int, int, str, str]]) -> None:
+    """GT002 on each ``.numpy()`` of its input that the ``call`` of a layer, model or Keras loss of the source runs
+    (``found``, from ``_keras_call.numpy_in_call``), when it is called at ``node`` on every trace of a tf.function
+    whose trace records on a tape: the input is a symbolic tensor there."""
+    frame = traced_frame(it) if found else None
+    if frame is None or not _records(it, frame) or not _surely_runs(it, frame, node):
+        return
+    name = getattr(it.calling[frame], "name", "the function")
+    for line, col, text, cls in found:
+        it.report("GT002", line, col,
+                  f"`{text}` in `{cls}.call` takes the value out of TensorFlow, and `{cls}` is called in `{name}`, a "
+                  f"tf.function (line {node.lineno}), where its input is a symbolic tensor with no value yet: this line "
+                  "raises AttributeError when the function is traced, and the gradient is never computed. Use the "
+                  "TensorFlow op (tf.exp, tf.where, tf.reduce_sum, tf.print to print) and keep the value a tensor.")
 
 
 def applied(it, opt: Val, name: str, node: ast.Call) -> None:
