@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from . import _built, _traced
+from . import _built, _keras_call, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
@@ -378,10 +378,11 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
     _traced.applied(it, opt, name, node)
     loss = args[0] if args else kwargs.get("loss")
     traced = _in_tf_function(it)        # in a tf.function, tf.compat.v1 minimize works
-    if name == "minimize" and loss is not None and "tape" not in kwargs and not it.graph_mode and not (
+    fresh = _fresh_tape(kwargs.get("tape"))
+    if name == "minimize" and loss is not None and ("tape" not in kwargs or fresh) and not it.graph_mode and not (
             traced and ".train." in opt.qual) and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
-        it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node), None)
+        it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node, fresh), None)
     elif name == "minimize" and loss is not None and not it.graph_mode and not traced:
         stale = _stale_loss(it, loss, node)
         if stale is not None:
@@ -389,10 +390,41 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
     return _unknown_call(it, args, kwargs)
 
 
+def _reads_now(value: Val, start: int) -> bool:
+    """Whether an operation made at ``start`` or later (while the callable ran) on the way to ``value`` read a
+    variable, called a model or took a value of unknown kind: then the callable computes the loss afresh."""
+    todo, seen = [value], set()
+    while todo:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if len(seen) > 10_000 or not val.known or val.kind in ("var", "model", "unknown"):
+            return True
+        if val.seq >= start:                    # made while the callable ran: what it was made from counts
+            todo.extend(val.parents)
+    return False
+
+
+def _fresh_tape(tape: Val | None) -> bool:
+    """Whether ``tape`` is a tf.GradientTape that never recorded (``minimize(loss, var_list,
+    tape=tf.GradientTape())``): it holds no path from any variable to the loss."""
+    return tape is not None and tape.kind == "tape" and tape.tape is not None and not tape.tape.intervals \
+        and not tape.tape.blind
+
+
 def _stale_loss(it, loss: Val, node: ast.Call) -> Val | None:
     """The tensor ``minimize(lambda: loss, ...)`` hands back when the callable only names a tensor computed before
-    the call (``lambda: loss``, ``lambda: self.loss``), else None."""
+    the call (``lambda: loss``, ``lambda: self.loss``, or a ``def`` whose body is ``return`` of an expression of
+    such tensors and constants, no call of a model or a variable read in it), else None."""
     fn = loss.node if loss.kind == "func" else None
+    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not fn.args.args and not fn.args.vararg \
+            and not fn.args.kwonlyargs and not fn.decorator_list and len(fn.body) == 1 \
+            and isinstance(fn.body[0], ast.Return) and fn.body[0].value is not None:
+        start = it.tick()
+        value = it.call_user(loss, [], {}, node)
+        return value if value.kind == "tensor" and value.known and value.op not in ("merge",) \
+            and not value.attrs.get("maybe") and not _reads_now(value, start) else None
     if not isinstance(fn, ast.Lambda) or fn.args.args or fn.args.vararg or fn.args.kwonlyargs \
             or not isinstance(fn.body, (ast.Name, ast.Attribute)):
         return None
@@ -403,17 +435,22 @@ def _stale_loss(it, loss: Val, node: ast.Call) -> Val | None:
 
 def _stale_message(opt: Val, loss: Val, stale: Val, node: ast.Call) -> str:
     name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
-    body = ast.unparse(loss.node.body)[:40]
+    body = ast.unparse(loss.node.body)[:40] if isinstance(loss.node, ast.Lambda) else ""
     where = f" (line {stale.line})" if stale.line else ""
     what = (f"the gradient minimize takes of every variable is None, so it raises ValueError (\"No gradients provided "
             "for any variable\")") if ".train." in opt.qual else (
         "this raises AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no "
         "minimize at all); with tf_keras every gradient comes out None and minimize raises ValueError (\"No "
         "gradients provided for any variable\")")
+    fix = (f"Compute the loss inside the callable, `{name}.minimize(lambda: <the loss expression>, var_list)`, or "
+           f"use a GradientTape and `{name}.apply_gradients(zip(grads, variables))`.")
+    if not isinstance(loss.node, ast.Lambda):
+        body = ast.unparse(loss.node.body[0].value)[:50]
+        return (f"`{loss.node.name}` (line {loss.node.lineno}) returns {body}, computed only from tensors made before "
+                f"the call and no variable read in it: minimize records the callable on its own tape, which sees no "
+                f"operation on any variable, so {what}. {fix}")
     return (f"`lambda: {body}` hands minimize the tensor {body} computed before{where}: minimize records the "
-            f"callable on its own tape, which never saw {body} computed, so {what}. Compute the loss inside the "
-            f"callable, `{name}.minimize(lambda: <the loss expression>, var_list)`, or use a GradientTape and "
-            f"`{name}.apply_gradients(zip(grads, variables))`.")
+            f"callable on its own tape, which never saw {body} computed, so {what}. {fix}")
 
 
 def _eager(it) -> bool:
@@ -436,11 +473,16 @@ def _in_tf_function(it) -> bool:
     return any(id(fn) in it.traced for fn in it.calling)
 
 
-def _minimize_message(opt: Val, loss: Val, node: ast.Call) -> str:
+def _minimize_message(opt: Val, loss: Val, node: ast.Call, fresh: bool = False) -> str:
     name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
     raises = "RuntimeError (a tf.compat.v1 optimizer)" if ".train." in opt.qual else (
         "AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no minimize at all; "
         "tf_keras raises ValueError without tape=)")
+    if fresh:
+        raises = ("TypeError (a tf.compat.v1 optimizer's minimize takes no tape)" if ".train." in opt.qual else
+                  "AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no minimize "
+                  "at all); with tf_keras, the tape passed was made in the call and never recorded the loss, so every "
+                  "gradient is None and minimize raises ValueError (\"No gradients provided for any variable\")")
     return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
             f"minimize must compute the loss itself to record it, so this raises {raises}. Pass a callable, "
             f"`{name}.minimize(lambda: <the loss expression>, var_list)`, or compute the gradients with a "
@@ -502,6 +544,9 @@ def _function(it, qual, args, kwargs, node) -> Val:
         if args[0].node is not None:
             it.traced.add(id(args[0].node))
             it.wrapped.add(id(args[0].node))    # tf.function(f): f itself may also run eagerly, or be wrapped twice
+            f = args[0]                         # the wrapper: a call through it runs f traced (GT020, GT002)
+            return Val("func", f.line, f.col, node=f.node, attrs={**f.attrs, "wrapper": True}, name=f.name,
+                       qual=f.qual)
         return args[0]
     return Val("func", qual="decorator") if not args else Val("unknown", opaque=True)
 
@@ -842,10 +887,30 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
-    out = it.op("tensor", (model,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    inputs = _tensor_parents(args)
+    if not model.attrs.get("foreign") and _traced.traced_frame(it) is not None:
+        for layer in _keras_call.held_classes(model):
+            _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
+                                                  lambda: _keras_call.layers_made(layer, it.keras_layers)))
+            _traced.numpy_in_call(it, node, _memo(it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer)))
+    cut = _memo(it, "assign_cut", model.node, lambda: _keras_call.assign_cut(model)) \
+        if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
+    if cut is not None and inputs:          # GT012: call returns what it assigned from its inputs, not the inputs
+        value = it.op("tensor", inputs, node, "op", "float", opname=f"{cut[3]}.call")
+        model.attrs.setdefault("__call_assigns__", []).append((value,) + cut[:3] + (next(it.clock),))
+        inputs = ()
+    out = it.op("tensor", (model,) + inputs, node, "op", "float", opname=model.name or "model")
     if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
         out.attrs["promoted"] = True
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
+
+
+def _memo(it, what: str, node: ast.AST, work):
+    """``work()`` once per syntax node (a class's ``call`` read once, however often its model is called)."""
+    key = ("keras_call", what, id(node))
+    if key not in it.memo:
+        it.memo[key] = (node, work())       # the node is kept with the answer: its id is not reused meanwhile
+    return it.memo[key][1]
 
 
 def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kwargs: dict | None = None) -> Val:
@@ -857,6 +922,13 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
         return _unknown_call(it, args, kwargs, model)
     if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
+    if name == "set_weights" and args and it.stack:     # GT023: the new values reach the variables through NumPy
+        copied = _tensor_parents(args)
+        if copied:
+            value = it.op("tensor", copied, node, "op", "float", opname=".set_weights()")
+            model.attrs.setdefault("__assigns__", []).append((value, node.lineno, node.col_offset,
+                                                               ast.unparse(node)[:60], next(it.clock)))
+        return Val("none")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
         return Val("none")
     if name in ("add_weight", "add_variable"):

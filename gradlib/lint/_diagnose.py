@@ -315,10 +315,18 @@ def _through_assign(it, tape: Tape, target: Val, source: Val, out: _Outcome) -> 
         seen.add(val.id)
         todo.extend(val.parents)
         for parent in val.parents:
-            for value, line, col, text, seq in parent.attrs.get("__assigns__", ()) if parent.kind == "var" else ():
+            entries = list(parent.attrs.get("__assigns__", ())) if parent.kind in ("var", "model") else []
+            inside = parent.attrs.get("__call_assigns__", ()) if parent.kind == "model" else ()
+            for value, line, col, text, seq in inside:
+                if seq < val.seq and (value is source or _between(it, value, source) is not None):
+                    finding = ("GT012", line, col, _call_assign_message(text, describe(source), parent, out), None)
+                    if finding not in found:
+                        found.append(finding)
+            for value, line, col, text, seq in entries:
                 if seq < val.seq and (value is source or _between(it, value, source) is not None):
                     s, v = describe(source), describe(parent)
-                    finding = ("GT012", line, col,
+                    finding = ("GT023", line, col, _set_weights_message(text, s, v, out), None) \
+                        if parent.kind == "model" else ("GT012", line, col,
                                f"`{text}` copies a value computed from {s} into the variable {v}: assign, assign_add "
                                f"and assign_sub are not differentiable, so the tape does not follow {s} through {v} "
                                f"and {out.of(f'{out.call} with respect to {s}')}. Use the value itself (`{v}_new "
@@ -328,6 +336,23 @@ def _through_assign(it, tape: Tape, target: Val, source: Val, out: _Outcome) -> 
                         found.append(finding)
     it.charge(len(seen), "the values a gradient depends on")
     return found
+
+
+def _call_assign_message(text: str, s: str, model: Val, out: _Outcome) -> str:
+    cls = getattr(model.node, "name", "the model")
+    return (f"`{text}` in `{cls}.call` copies a value computed from the call's input into a variable, and what "
+            f"`call` returns is computed from that variable, not from the input: assign, assign_add and assign_sub are "
+            f"not differentiable, so the tape does not follow {s} through `{cls}` and "
+            f"{out.of(f'{out.call} with respect to {s}')}. Compute with the value itself in `call` (`w = x`, then use "
+            "`w`); assign only to keep state.")
+
+
+def _set_weights_message(text: str, s: str, model: str, out: _Outcome) -> str:
+    return (f"`{text}` copies values computed from {s} into {model}'s variables: set_weights goes through NumPy "
+            f"(and get_weights gives NumPy arrays), so the tape does not follow {s} into {model} and "
+            f"{out.of(f'{out.call} with respect to {s}')}. Compute with the values themselves (call the layers' "
+            f"operations on them, e.g. `tf.matmul(x, new_kernel)`), or ask for the gradient with respect to "
+            f"{model}.trainable_variables.")
 
 
 def _rows_interact(it, tape: Tape, target: Val, source: Val, node: ast.Call) -> None:

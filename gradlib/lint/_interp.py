@@ -18,7 +18,7 @@ import ast
 import itertools
 import time
 
-from . import _calls, _project
+from . import _calls, _keras_call, _project
 from ._tables import normalise
 from ._values import TENSORISH, Tape, Val, owners
 
@@ -79,6 +79,7 @@ class Interpreter:
         self.method_class: dict[int, ast.ClassDef] = {}  # id of a method's definition -> its class
         self.search: dict[str, tuple] = {}              # a module's path -> the folders it adds to sys.path
         self.tree: ast.Module | None = None             # the linted file's syntax tree
+        self.keras_layers: set[str] = set()             # weighted Keras layers it imports by bare name (Dense)
         self.alone = False                              # functions run on their own, their callers out of sight
         self.max_steps, self.max_work, self.deadline = max_steps, max_work, deadline
         self.steps = self.work = 0
@@ -94,6 +95,8 @@ class Interpreter:
         self.entries: list[int] = []                    # when each function being run was entered (a clock value)
         self.applied: dict = {}                         # GT020: (tf.function, call) -> (its trace, the optimizer)
         self.sites: list[tuple[int, int, str]] = []
+        self.call_nodes: list[ast.AST] = []             # the call site of each function being run
+        self.via_wrapper: list[bool] = []               # ... whether it was called through g = tf.function(f)
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
         self.findings: dict = {}
@@ -117,6 +120,7 @@ class Interpreter:
     def run_module(self, tree: ast.Module) -> None:
         self.tree = tree
         self.graph_mode = _graph_mode(tree)
+        self.keras_layers = _keras_call.imported_layers(tree)
         self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) or isinstance(n, ast.Name)
                               and n.id in _REBINDERS for n in ast.walk(tree))
         self.block(tree.body, self.module_env(self.path))
@@ -889,6 +893,8 @@ class Interpreter:
         self.calling.append(fn)
         self.entries.append(next(self.clock))
         self.sites.append(self.position(node))
+        self.call_nodes.append(node)
+        self.via_wrapper.append(bool(func.attrs.get("wrapper")))
         self.returns.append([])
         stack = list(self.stack)
         try:
@@ -902,6 +908,8 @@ class Interpreter:
         finally:
             self.stack[:] = stack
             self.returns.pop()
+            self.via_wrapper.pop()
+            self.call_nodes.pop()
             self.sites.pop()
             self.entries.pop()
             self.calling.pop()
@@ -945,7 +953,9 @@ _REBINDERS = {"exec", "eval", "globals", "locals", "vars"}      # code that may 
 
 _GRAPH_MARKS = {"Session", "InteractiveSession", "MonitoredSession", "placeholder", "disable_eager_execution",
                 "disable_v2_behavior", "executing_eagerly", "as_default", "Estimator", "EstimatorSpec", "TPUEstimator",
-                "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step"}
+                "TPUEstimatorSpec", "get_global_step", "get_or_create_global_step",
+                # tf.function bodies then run eagerly: nothing is traced, so no rule may claim a trace error
+                "run_functions_eagerly", "experimental_run_functions_eagerly"}
 
 
 def _search_path(tree: ast.Module | None) -> tuple:

@@ -146,7 +146,8 @@ RULES = (
          "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "
          "number: which one depends on the number). Inside a tf.function, `.numpy()`, `np.*` and `math.*` raise when "
          "the function is traced (autograph makes `float(t)` a `tf.cast` there, which keeps the path), also off the "
-         "path to the target while a tape records.",
+         "path to the target, and also in a function it calls (a loss or a metric function) or in the `call` of a "
+         "Keras loss or layer of the source, while its trace records on a tape.",
          "the call that leaves TensorFlow", "use the TensorFlow op (`tf.sin`, `tf.reduce_sum`, `model(x)`) and "
          "keep the value a tensor",
          _PRE + "import numpy as np\n\nx = tf.Variable([0.5, 1.0])\nwith tf.GradientTape() as tape:\n"
@@ -211,7 +212,8 @@ RULES = (
          "loss = tf.reduce_sum(y)\ngrad = tape.gradient(loss, x)\n"),
     Rule("GT012", "A variable assigned on the path",
          "`w.assign(f(x))` (or `assign_add`/`assign_sub`) and then a target computed from `w`: assign is not "
-         "differentiable, so the tape does not follow `x` through `w` and the gradient with respect to `x` is None.",
+         "differentiable, so the tape does not follow `x` through `w` and the gradient with respect to `x` is None. Also "
+         "`self.w.assign(x)` in the `call` of a model of the source whose output is computed from `self.w`, not `x`.",
          "the `assign` call", "compute with the value itself (`w_new = f(x)`, then use `w_new`); assign only to "
          "update state after the gradient",
          _PRE + "x = tf.Variable(2.0)\nw = tf.Variable(1.0)\nwith tf.GradientTape() as tape:\n    w.assign(x * 3.0)\n"
@@ -220,8 +222,10 @@ RULES = (
          "`loss = f(v)` computed first, then `optimizer.minimize(loss, var_list)`: minimize must compute the loss "
          "itself to record it, so a tensor raises RuntimeError (tf.compat.v1), ValueError (tf_keras without "
          "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError). A callable that only names a loss "
-         "computed before (`minimize(lambda: loss, var_list)`) records nothing: ValueError (\"No gradients "
-         "provided for any variable\").", "the `minimize` call",
+         "computed before (`minimize(lambda: loss, var_list)`, or a `def` that returns an expression of such "
+         "tensors) records nothing: ValueError (\"No gradients provided for any variable\"); so does a tape made in "
+         "the call, `minimize(loss, var_list, tape=tf.GradientTape())`, which never recorded the loss.",
+         "the `minimize` call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
          "`optimizer.apply_gradients`",
          _PRE + "v = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\nloss = v * v\n"
@@ -282,7 +286,9 @@ RULES = (
          "    loss = tf.reduce_sum(model(images))\ngrad = tape.gradient(loss, model.inputs)\n"),
     Rule("GT020", "A variable or an optimizer made inside a tf.function",
          "`tf.Variable(...)` or a Keras optimizer (`tf.keras.optimizers.Adam()`, which makes its own variables) made "
-         "on every pass through a function wrapped in `tf.function`: its first call traces it twice, and the second "
+         "on every pass through a function wrapped in `tf.function` (decorated, or called through `g = tf.function(f)`), "
+         "or through a function it calls (a loss), or a Keras layer with weights made in the `call` of a layer it "
+         "runs: its first call traces it twice, and the second "
          "trace raises ValueError (\"tf.function only supports singleton tf.Variables created on the first call\"). "
          "Also a new optimizer with slot variables (Adam, RMSprop, ...) passed to the same tf.function on each call: "
          "the new object retraces it, and its apply_gradients raises the same ValueError.",
@@ -315,6 +321,17 @@ RULES = (
          "                             tf.keras.layers.BatchNormalization()])\nx = tf.random.normal((8, 3))\n"
          "with tf.GradientTape() as tape:\n    loss = tf.reduce_mean(model(x, training=True) ** 2)\n"
          "grad = tape.gradient(loss, model.variables)\n"),
+    Rule("GT023", "Weights copied into a model with set_weights on the path",
+         "`copy.set_weights(values)` inside the tape, with `values` computed from the source (`[w * scale for w in "
+         "model.weights]`, or `model.get_weights()` of another model), then a target computed by `copy`: set_weights "
+         "assigns the values through NumPy (get_weights gives NumPy arrays), so the tape does not follow the source "
+         "into `copy` and the gradient with respect to it is None.", "the `set_weights` call (and, as a note, the "
+         "gradient call)", "compute with the values themselves (call the layers' operations on them, "
+         "`tf.matmul(x, kernel * scale)`), or ask for the gradient with respect to `copy.trainable_variables`",
+         _PRE + "model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])\n"
+         "x = tf.ones((4, 3))\nscale = tf.constant(0.5)\nwith tf.GradientTape() as tape:\n    tape.watch(scale)\n"
+         "    model.set_weights([w * scale for w in model.weights])\n    loss = tf.reduce_sum(model(x) ** 2)\n"
+         "grad = tape.gradient(loss, scale)\n"),
 )
 
 #: the same, by code (``"GT001"``)

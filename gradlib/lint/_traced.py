@@ -8,10 +8,15 @@ supports singleton tf.Variables created on the first call"), on the first call a
 variables (Adam's moments, RMSprop's averages) passed in as an argument makes them in its first apply_gradients:
 a new one handed to a later call retraces the function and raises the same.
 
-Only functions decorated with ``@tf.function`` are judged (``tf.function(f)`` may wrap ``f`` twice, the documented
-fix). Only what the body surely runs is said: a creation under an ``if`` (the documented ``if self.v is None:``
-pattern), in a loop, a conditional expression, a lambda or a helper is "can't tell". A file that builds TF1 graphs
-is silent. The module also says what leaving TensorFlow (``.numpy()``, ``np.*``) raises in a traced function
+A function decorated with ``@tf.function`` is judged, and one called through a wrapper ``g = tf.function(f)`` (a
+call of ``f`` itself runs eagerly); so are the functions they call (a loss, a metric), but not a constructor or a
+``build`` on the way (a layer builds its variables once, on the first trace). The new-optimizer-per-call form is
+judged on decorated functions only (one wrapper per optimizer, ``tf.function(f)`` twice, is the documented fix).
+Only what surely runs is said: a creation under an ``if`` (the documented ``if self.v is None:`` pattern), in a
+loop, a conditional expression or a lambda, or in a helper whose call is under one, is "can't tell". A Keras layer
+with weights made in the ``call`` of a layer of the source that runs in a tf.function (``layer_in_call``) makes new
+variables on each trace too. A file that builds TF1 graphs, or runs tf.functions eagerly
+(``tf.config.run_functions_eagerly``), is silent. The module also says what leaving TensorFlow (``.numpy()``, ``np.*``) raises in a traced function
 (``trace_error``), and reports it there even off the gradient's path (GT002, ``left_tensorflow``).
 """
 
@@ -21,7 +26,8 @@ import ast
 
 from ._values import Val, describe
 
-__all__ = ["applied", "created", "has_slots", "left_tensorflow", "trace_error"]
+__all__ = ["applied", "created", "has_slots", "layer_in_call", "left_tensorflow", "numpy_in_call", "trace_error", "traced_frame",
+           "unconditional"]
 
 _SLOTLESS = ("SGD", "GradientDescentOptimizer")
 _SINGLETON = "(\"tf.function only supports singleton tf.Variables created on the first call\")"
@@ -52,52 +58,115 @@ def trace_error(op: Val) -> str | None:
 
 
 def left_tensorflow(it, op: Val) -> None:
-    """GT002 on ``.numpy()``, ``np.*`` or ``math.*`` of a known tensor while a tape records inside a function
-    decorated with tf.function: it raises when the function is traced, whether or not the value reaches the target
+    """GT002 on ``.numpy()``, ``np.*`` or ``math.*`` of a known tensor inside a function decorated with tf.function
+    (or called through ``g = tf.function(f)``), or a helper it calls (a loss or a metric), while that function's
+    trace records on a tape: it raises when the function is traced, whether or not the value reaches the target
     (the rule on the gradient's path says it only when it does)."""
-    error = trace_error(op) if op.attrs.get("traced") and it.stack else None
-    if error is None or _traced_function(it) is None or not op.parents or any(
+    error = trace_error(op) if op.attrs.get("traced") else None
+    frame = traced_frame(it) if error is not None else None
+    if frame is None or not _records(it, frame) or not op.parents or any(
             p.kind not in ("tensor", "var") or not p.known or p.attrs.get("promoted") for p in op.parents):
         return
     first = op.parents[0]
     what = (f"the variable {describe(first)} has no value to give while the function is traced"
             if first.kind == "var" else f"{describe(first)} is a symbolic tensor with no value yet")
+    where = "" if frame == len(it.calling) - 1 else \
+        f" (`{getattr(it.calling[-1], 'name', 'this function')}` runs inside `{it.calling[frame].name}`)"
     it.report("GT002", op.line, op.col,
-              f"`{op.text or op.opname}` takes the value out of TensorFlow inside a tf.function, where {what}: this "
-              f"line raises {error} when the function is traced, and the gradient is never computed. Use the "
+              f"`{op.text or op.opname}` takes the value out of TensorFlow inside a tf.function{where}, where {what}: "
+              f"this line raises {error} when the function is traced, and the gradient is never computed. Use the "
               "TensorFlow op (tf.exp, tf.where, tf.reduce_sum, ...) and keep the value a tensor.")
 
 
-def _traced_function(it) -> ast.AST | None:
-    """The function being run when it is one decorated with tf.function (the innermost call), else None. A function
-    wrapped by a call, ``g = tf.function(f)``, is not: ``f`` may also run eagerly, or be wrapped twice (one
-    tf.function per optimizer, which is the fix), and the linter does not tell the wrappers apart."""
-    if it.graph_mode or not it.calling or id(it.calling[-1]) not in it.traced or id(it.calling[-1]) in it.wrapped:
+def traced_frame(it) -> int | None:
+    """The index in ``it.calling`` of the innermost function being run that runs traced: decorated with tf.function,
+    or called through a wrapper ``g = tf.function(f)``; the functions it calls in turn (a loss, a metric, a layer's
+    ``call``) run traced with it. None when there is none, or when the code between runs a constructor or a
+    ``build`` (a layer builds its variables once, on the first trace) or the file runs tf.functions eagerly."""
+    if it.graph_mode:
         return None
-    return it.calling[-1]
+    for index in range(len(it.calling) - 1, -1, -1):
+        fn = it.calling[index]
+        if getattr(fn, "name", "") in ("__init__", "build"):
+            return None
+        if id(fn) in it.traced and (id(fn) not in it.wrapped or it.via_wrapper[index]):
+            return index
+    return None
+
+
+def _records(it, frame: int) -> bool:
+    """Whether a tape records now, or one recorded in the trace of ``it.calling[frame]`` (the gradient work is there)."""
+    entry = it.entries[frame]
+    return bool(it.stack) or any(t.intervals and t.intervals[0][0] >= entry for t in it.tapes)
+
+
+def _surely_runs(it, frame: int, node: ast.AST) -> bool:
+    """Whether every trace of ``it.calling[frame]`` runs ``node``: it sits unconditionally in the innermost function
+    being run, and each call that led there from the traced function sits unconditionally in its caller."""
+    if not unconditional(it.calling[-1], node):
+        return False
+    return all(unconditional(it.calling[i - 1], it.call_nodes[i]) for i in range(frame + 1, len(it.calling)))
 
 
 def created(it, what: str, node: ast.Call) -> None:
     """``tf.Variable(...)`` or a Keras optimizer (``what``: "variable" or "optimizer") made at ``node``: GT020 when
-    the innermost function is a tf.function whose body surely runs ``node``."""
-    fn = _traced_function(it)
-    if fn is None or not _unconditional(fn, node):
+    it runs on every trace of a tf.function (in its body, or in a helper its body surely calls)."""
+    frame = traced_frame(it)
+    if frame is None or not _surely_runs(it, frame, node):
         return
+    fn = it.calling[frame]
     name = getattr(fn, "name", "the function")
+    kind = "wrapped in tf.function" if id(fn) in it.wrapped else "decorated with tf.function"
+    helper = "" if frame == len(it.calling) - 1 else \
+        f" (in `{getattr(it.calling[-1], 'name', 'a helper')}`, which `{name}` calls)"
     made = ("makes a new tf.Variable" if what == "variable" else
             "makes a new Keras optimizer, and with it new variables (its iterations and learning rate),")
     it.report("GT020", node.lineno, node.col_offset,
-              f"`{ast.unparse(node)[:60]}` in `{name}`, a function wrapped in tf.function, {made} each time "
+              f"`{ast.unparse(node)[:60]}`{helper} runs in `{name}`, a function {kind}, and {made} each time "
               f"`{name}` is traced: its first call traces it twice, and the second trace raises ValueError "
               f"{_SINGLETON}. Make it once, outside the function (at module level, or in `__init__` as "
               f"`self.{'v' if what == 'variable' else 'optimizer'} = ...`), and use it inside"
               f"{' (`v.assign(...)` to reset its value)' if what == 'variable' else ''}.")
 
 
+def layer_in_call(it, node: ast.Call, made: list[tuple[int, int, str, str]]) -> None:
+    """GT020 on each Keras layer with weights that the ``call`` of a model of the source makes on every run
+    (``made``, from ``_keras_call.layers_made``), when that model is called at ``node`` on every trace of a
+    tf.function: the new layer makes its variables on each trace."""
+    frame = traced_frame(it) if made else None
+    if frame is None or not _surely_runs(it, frame, node):
+        return
+    name = getattr(it.calling[frame], "name", "the function")
+    for line, col, text, cls in made:
+        it.report("GT020", line, col,
+                  f"`{text}` makes a new Keras layer each time `{cls}.call` runs, and it runs in `{name}`, a tf.function "
+                  f"(line {node.lineno}): the new layer makes new variables on each trace; the first call traces "
+                  f"`{name}` twice, and the second trace raises ValueError {_SINGLETON}. Make the layer once, in "
+                  f"`{cls}.__init__` (`self.dense = {text.split('(')[0]}(...)`), and call it in `call`; its weights "
+                  "are then trained too.")
+
+
+def numpy_in_call(it, node: ast.Call, found: list[tuple[int, int, str, str]]) -> None:
+    """GT002 on each ``.numpy()`` of its input that the ``call`` of a layer, model or Keras loss of the source runs
+    (``found``, from ``_keras_call.numpy_in_call``), when it is called at ``node`` on every trace of a tf.function
+    whose trace records on a tape: the input is a symbolic tensor there."""
+    frame = traced_frame(it) if found else None
+    if frame is None or not _records(it, frame) or not _surely_runs(it, frame, node):
+        return
+    name = getattr(it.calling[frame], "name", "the function")
+    for line, col, text, cls in found:
+        it.report("GT002", line, col,
+                  f"`{text}` in `{cls}.call` takes the value out of TensorFlow, and `{cls}` is called in `{name}`, a "
+                  f"tf.function (line {node.lineno}), where its input is a symbolic tensor with no value yet: this line "
+                  "raises AttributeError when the function is traced, and the gradient is never computed. Use the "
+                  "TensorFlow op (tf.exp, tf.where, tf.reduce_sum, tf.print to print) and keep the value a tensor.")
+
+
 def applied(it, opt: Val, name: str, node: ast.Call) -> None:
     """``opt.apply_gradients(...)`` (or ``minimize``) in a tf.function, ``opt`` one of its parameters: GT020 when a
     different optimizer with slots reached the same call in an earlier trace (a new one on each call)."""
-    fn = _traced_function(it)
+    frame = traced_frame(it)
+    fn = it.calling[frame] if frame == len(it.calling) - 1 and id(it.calling[-1]) not in it.wrapped else None
     if fn is None or name not in ("apply_gradients", "minimize", "apply") or opt.kind != "optimizer" \
             or not opt.attrs.get("slots") or not _parameter(fn, node):
         return
@@ -126,7 +195,7 @@ _PLAIN_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Ret
 _CONDITIONAL = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _unconditional(fn: ast.AST, target: ast.AST) -> bool:
+def unconditional(fn: ast.AST, target: ast.AST) -> bool:
     """Whether every run of ``fn``'s body runs ``target``: it sits in a plain statement of the body, or of a
     ``with`` block in it (not ``tf.init_scope()``), outside any conditional expression."""
     body = getattr(fn, "body", None)

@@ -19,7 +19,9 @@ import numpy as np
 
 from gradlib.lint import RULES, RULES_BY_CODE, lint
 
-__all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "all_programs",
+__all__ = ["BROKEN", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "UNSEEN_37B", "UNSEEN_37B_CAUGHT",
+           "UNSEEN_37B_PREFIT",
+           "all_programs",
            "corpus_corrections",
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
 
@@ -303,8 +305,7 @@ with tf.GradientTape() as tape:
     y = x ** 2
 result = tape.gradient(y, x)
 '''),
-    Report('tf34335', 'https://github.com/tensorflow/tensorflow/issues/34335', 8, None,
-           'set_weights(get_weights()) copies the values through NumPy: not modelled', '''\
+    Report('tf34335', 'https://github.com/tensorflow/tensorflow/issues/34335', 8, 'GT023', None, '''\
 import tensorflow as tf
 model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 model.build((None, 1))
@@ -603,11 +604,287 @@ with tf.GradientTape() as tape:
 result = tape.gradient(loss, model.trainable_variables)
 optimizer.apply_gradients(zip(result, model.trainable_variables))
 '''),
+    # Issue 37, item 4 again (UNSEEN_37B below): 13 more public reports, collected on 2026-12-05 and rebuilt
+    # small here (each cites its report; no code copied), linted with the rules as they were (75760ef) before
+    # any rule was changed for them.
+    Report('tf56909', 'https://github.com/tensorflow/tensorflow/issues/56909', 7, 'GT013',
+           None, '''\
+import tensorflow as tf
+
+w = tf.Variable([1.0, 2.0])
+x = tf.constant([3.0, 4.0])
+optimizer = tf.keras.optimizers.Adam(0.1)
+loss = tf.reduce_sum((w * x) ** 2)
+optimizer.minimize(loss, var_list=[w], tape=tf.GradientTape())
+result = [w]
+'''),
+    Report('tf40508', 'https://github.com/tensorflow/tensorflow/issues/40508', 10, 'GT002',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+x = tf.ones((4, 3))
+y = tf.zeros((4, 2))
+
+
+def loss(y_true, y_pred):
+    err = y_true - y_pred
+    print(err.numpy())
+    return tf.reduce_mean(tf.square(err))
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        value = loss(y, model(x))
+    return tape.gradient(value, model.trainable_variables)
+
+
+result = train_step(x, y)
+'''),
+    Report('tf54532', 'https://github.com/tensorflow/tensorflow/issues/54532', 9, 'GT012',
+           None, '''\
+import tensorflow as tf
+
+
+class DummyModel(tf.keras.Model):
+    def build(self, input_shape):
+        self.w = self.add_weight(name="w", shape=(), initializer="zeros")
+
+    def call(self, x):
+        self.w.assign(x)
+        return self.w * self.w
+
+
+model = DummyModel()
+x = tf.Variable(3.0)
+with tf.GradientTape() as tape:
+    y = model(x)
+result = tape.gradient(y, x)
+'''),
+    Report('tf53541', 'https://github.com/tensorflow/tensorflow/issues/53541', 9, 'GT023',
+           None, '''\
+import tensorflow as tf
+
+learner = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+x = tf.ones((4, 3))
+scale = tf.constant(0.1)
+with tf.GradientTape() as tape:
+    tape.watch(scale)
+    new_weights = [w * scale for w in learner.weights]
+    learner.set_weights(new_weights)
+    loss = tf.reduce_sum(learner(x) ** 2)
+result = tape.gradient(loss, scale)
+'''),
+    Report('tf27660', 'https://github.com/tensorflow/tensorflow/issues/27660', 11, 'GT011',
+           None, '''\
+import tensorflow as tf
+
+
+def f(x):
+    return x ** 2
+
+
+def grad(x):
+    with tf.GradientTape() as t:
+        t.watch(x)
+    return t.gradient(f(x), x)
+
+
+result = grad(tf.convert_to_tensor(9.0))
+'''),
+    Report('tf30234', 'https://github.com/tensorflow/tensorflow/issues/30234', 10, 'GT012',
+           None, '''\
+import tensorflow as tf
+
+w = tf.Variable([1.0, 2.0])
+fast = tf.Variable([0.0, 0.0])
+x = tf.constant([0.5, -1.0])
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        inner_loss = tf.reduce_sum((w * x) ** 2)
+    g = inner.gradient(inner_loss, w)
+    fast.assign(w - 0.1 * g)
+    outer_loss = tf.reduce_sum((fast * x - 1.0) ** 2)
+result = outer.gradient(outer_loss, w)
+'''),
+    Report('attrpriors6', 'https://github.com/suinleelab/attributionpriors/issues/6', 18, 'GT020',
+           None, '''\
+import tensorflow as tf
+
+x = tf.ones((4, 3))
+y = tf.zeros((4, 1))
+
+
+@tf.function
+def train_step(model, optimizer, x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - y) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return grads
+
+
+for trial in range(2):
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    result = train_step(model, optimizer, x, y)
+'''),
+    Report('attunet1', 'https://github.com/dhirajmaji7/Attention-Res-UNet-with-Guided-Decoder-for-Semantic-Segmentation-of-Brain-tumors/issues/1', 10, 'GT020',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="softmax")])
+x = tf.ones((4, 3))
+y = tf.one_hot([0, 1, 1, 0], 2)
+
+
+def weighted_log_loss(y_true, y_pred):
+    class_weights = [0.3, 0.7]
+    weights = tf.Variable(class_weights)
+    return -tf.reduce_mean(tf.reduce_sum(y_true * tf.math.log(y_pred) * weights, axis=-1))
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = weighted_log_loss(y, model(x))
+    return tape.gradient(loss, model.trainable_variables)
+
+
+result = train_step(x, y)
+'''),
+    Report('tf36880', 'https://github.com/tensorflow/tensorflow/issues/36880', 20, 'GT017',
+           'a layer held by the model but not used by its call: its variables are not connected (not modelled)', '''\
+import tensorflow as tf
+
+
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.linear1 = tf.keras.layers.Dense(4)
+        self.linear2 = tf.keras.layers.Dense(1)
+
+    def call(self, x):
+        output = self.linear1(x)
+        output = self.linear2(x)
+        return output
+
+
+model = Net()
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(model(x))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf51489', 'https://github.com/tensorflow/tensorflow/issues/51489', 22, 'GT013',
+           None, '''\
+import tensorflow as tf
+
+
+class Dense(tf.Module):
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.w = tf.Variable(tf.random.normal([n_in, n_out]))
+        self.b = tf.Variable(tf.zeros([n_out]))
+
+    def __call__(self, x):
+        return tf.nn.relu(tf.matmul(x, self.w) + self.b)
+
+
+layer = Dense(2, 4)
+output = layer(tf.constant([[7.0, 3.0]]))
+
+
+def loss_fn():
+    return tf.reduce_mean(tf.square(tf.ones([1, 4]) - output))
+
+
+tf.compat.v1.train.AdamOptimizer(0.4).minimize(loss_fn, var_list=layer.trainable_variables)
+result = layer.trainable_variables
+'''),
+    Report('basiccnn13', 'https://github.com/calmiLovesAI/Basic_CNNs_TensorFlow2/issues/13', 6, 'GT020',
+           None, '''\
+import tensorflow as tf
+
+
+class Block(tf.keras.layers.Layer):
+    def call(self, x):
+        y = tf.keras.layers.Dense(3)(x)
+        return tf.concat([x, y], axis=-1)
+
+
+model = tf.keras.Sequential([tf.keras.Input((2,)), Block(), tf.keras.layers.Dense(1)])
+x = tf.ones((4, 2))
+
+
+@tf.function
+def train_step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(model(x) ** 2)
+    return tape.gradient(loss, model.trainable_variables)
+
+
+result = train_step(x)
+'''),
+    Report('tf59652', 'https://github.com/tensorflow/tensorflow/issues/59652', 10, 'GT017',
+           "a layer's output computed apart from the model call that gives the target: the source is not followed", '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3, activation="relu"),
+                             tf.keras.layers.Dense(2)])
+x = tf.ones((1, 4))
+with tf.GradientTape() as tape:
+    features = model.layers[0](x)
+    tape.watch(features)
+    class_channel = model(x)[:, 0]
+result = tape.gradient(class_channel, features)
+'''),
+    Report('tf39817', 'https://github.com/tensorflow/tensorflow/issues/39817', 11, 'GT002',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(5)])
+optimizer = tf.keras.optimizers.SGD(0.1)
+x = tf.random.normal((4, 5))
+y = tf.random.normal((4, 5))
+
+
+def custom_error(y_true, y_pred):
+    order = tf.argsort(tf.nn.softmax(y_pred), axis=-1, direction="DESCENDING")
+    return order.numpy()[:, :2]
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        pred = model(x)
+        loss = tf.reduce_mean((pred - y) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return grads, custom_error(y, pred)
+
+
+result, top = train_step(x, y)
+'''),
 ]
 
 #: the public reports collected for issue 37's item 4, after the rules GT020-GT022 were written
 UNSEEN_37 = ('tf26812', 'tf27120', 'tf42183', 'tf34983', 'tf26948', 'tf29073', 'tf39358', 'tf36792', 'tf27491',
              'srgan143', 'yolo17', 'dlwp169', 'tf97599')
+
+#: a second set for issue 37's item 4, collected on 2026-12-05 by searching GitHub issues ("No gradients provided for
+#: any variable", "tape.gradient returns None", "tf.function-decorated function tried to create variables", "'Tensor'
+#: object has no attribute 'numpy'", "set_weights gradient", "assign inside call gradient None") before any rule was
+#: changed for them
+UNSEEN_37B = ('tf56909', 'tf40508', 'tf54532', 'tf53541', 'tf27660', 'tf30234', 'attrpriors6', 'attunet1', 'tf36880',
+              'tf51489', 'basiccnn13', 'tf59652', 'tf39817')
+#: those of UNSEEN_37B the linter caught on their line at 75760ef, with the rules as they were when collected
+UNSEEN_37B_PREFIT = ('tf27660', 'tf30234', 'attrpriors6')
+#: ... and after the rules were fitted to the misses (GT002 and GT020 in what a tf.function calls, GT013 on a fresh
+#: tape and a def of a stale loss, GT012 in a model's call, GT020 on a layer made in call, GT023)
+UNSEEN_37B_CAUGHT = ('tf56909', 'tf40508', 'tf54532', 'tf53541', 'tf27660', 'tf30234', 'attrpriors6', 'attunet1',
+                     'tf51489', 'basiccnn13', 'tf39817')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
@@ -624,6 +901,7 @@ REPORT_FIXES = {
     "dlwp284:3:GT003": "[2 * np.ones((2, 2))]",
     "tf31265:4:GT006": "[v.numpy(), w.numpy() ** 2]",
     "taourl_trainable:2:GT009": "[2 * x.numpy()]",
+    "tf27660:11:GT011": "[2 * 9.0]",
 }
 
 

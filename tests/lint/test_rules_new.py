@@ -6,12 +6,15 @@ each label and that the linter flags exactly the marked lines is tested with the
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from gradlib import lint
 from gradlib.lint import RULES_BY_CODE
 from lint_programs import PROGRAMS, call_lines, marks
+
+CORPUS = Path(__file__).resolve().parent / "lint_corpus"
 
 
 @pytest.mark.parametrize("name, verdict", [
@@ -237,3 +240,79 @@ def test_values_it_cannot_see_into_are_followed_and_rules_fire_only_where_the_pa
     assert marks(program.source) <= found, [str(f) for f in result]
     assert {line for line, _ in found - marks(program.source)} <= call_lines(program.source)
     assert bool(found) == bool(marks(program.source))
+
+
+def test_gt013_on_a_tape_made_in_the_minimize_call_and_not_on_a_tape_that_recorded_the_loss():
+    """tensorflow#56909: `minimize(loss, var_list, tape=tf.GradientTape())` hands minimize a tape that never recorded
+    the loss. A tape that did record it (tf_keras' documented use) is left alone."""
+    head = ("import tensorflow as tf\nw = tf.Variable([1.0, 2.0])\nopt = tf.keras.optimizers.Adam(0.1)\n")
+    fresh = head + "loss = tf.reduce_sum(w * w)\nopt.minimize(loss, var_list=[w], tape=tf.GradientTape())\n"
+    recorded = head + ("with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(w * w)\n"
+                       "opt.minimize(loss, var_list=[w], tape=tape)\n")
+    (finding,) = lint(fresh)
+    assert (finding.rule, finding.line) == ("GT013", 5) and "never recorded the loss" in finding.message
+    assert lint(recorded) == []
+
+
+def test_gt013_on_a_def_that_only_returns_tensors_computed_before_and_not_on_one_that_reads_a_variable():
+    """tensorflow#51489: `def loss_fn(): return f(output)` with `output` computed before the call."""
+    head = ("import tensorflow as tf\nw = tf.Variable([1.0, 2.0])\nout = w * 2.0\n"
+            "opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\n")
+    stale = head + "def loss_fn():\n    return tf.reduce_sum(out ** 2)\nopt.minimize(loss_fn, var_list=[w])\n"
+    fresh = head + "def loss_fn():\n    return tf.reduce_sum((w * 2.0) ** 2)\nopt.minimize(loss_fn, var_list=[w])\n"
+    helper = head + ("def forward():\n    return w * 2.0\ndef loss_fn():\n    return tf.reduce_sum(forward() ** 2)\n"
+                     "opt.minimize(loss_fn, var_list=[w])\n")
+    (finding,) = lint(stale)
+    assert (finding.rule, finding.line) == ("GT013", 7) and "`loss_fn` (line 5)" in finding.message
+    assert lint(fresh) == [] and lint(helper) == []
+
+
+def test_gt002_and_gt020_reach_into_what_a_tf_function_calls_but_not_into_build_or_an_eager_call():
+    """tensorflow#40508, #39817 and the UNet report: a loss or metric function a tf.function calls runs traced too;
+    a layer's build (run once, on the first trace) and a file that runs tf.functions eagerly are left alone."""
+    head = "import tensorflow as tf\nw = tf.Variable([1.0, 2.0])\n"
+    helper = head + "def loss_fn(v):\n    k = tf.Variable(2.0)\n    return tf.reduce_sum(v * k)\n"
+    step = ("@tf.function\ndef step():\n    with tf.GradientTape() as tape:\n        loss = loss_fn(w)\n"
+            "    return tape.gradient(loss, w)\nresult = step()\n")
+    assert [(f.rule, f.line) for f in lint(helper + step)] == [("GT020", 4)]
+    eager = helper + step.replace("@tf.function\n", "")
+    assert lint(eager) == []
+    assert lint(helper.replace("k = tf.Variable(2.0)", "k = tf.Variable(2.0) if v is None else 2.0") + step) == []
+    assert lint("import tensorflow as tf\ntf.config.run_functions_eagerly(True)\n" + helper[len("import tensorflow "
+                                                                                                "as tf\n"):] + step) == []
+
+
+def test_gt020_for_a_function_called_through_tf_function_f_and_not_for_f_called_itself():
+    body = ("import tensorflow as tf\nx = tf.constant([1.0, 2.0])\ndef f(x):\n    w = tf.Variable([0.5, 0.5])\n"
+            "    with tf.GradientTape() as tape:\n        loss = tf.reduce_sum(w * x)\n"
+            "    return tape.gradient(loss, w)\ng = tf.function(f)\n")
+    (finding,) = lint(body + "result = g(x)\n")
+    assert (finding.rule, finding.line) == ("GT020", 4) and "wrapped in tf.function" in finding.message
+    assert lint(body + "result = f(x)\n") == []
+
+
+def test_gt023_says_set_weights_goes_through_numpy_and_what_to_ask_for_instead():
+    (cause, note) = lint(RULES_BY_CODE["GT023"].example)
+    assert cause.rule == note.rule == "GT023" and "through NumPy" in cause.message and "is None" in cause.message
+    assert "model.trainable_variables" in cause.message and "cause is on line 8" in note.message
+
+
+def test_a_layer_made_in_call_is_gt020_only_in_a_tf_function_and_only_for_a_layer_with_weights():
+    """calmiLovesAI/Basic_CNNs_TensorFlow2#13. Called eagerly it is another mistake (new, untrained weights on
+    every call) that raises nothing: not this rule's claim. Flatten makes no variable: harmless in a tf.function."""
+    source = (CORPUS / "broken" / "layer_made_in_call_in_tf_function.py").read_text()
+    assert [(f.rule, f.line) for f in lint(source)] == [("GT020", 6)]
+    assert lint(source.replace("@tf.function\n", "")) == []
+    assert lint(source.replace("tf.keras.layers.Dense(3)(x)", "tf.keras.layers.Flatten()(x)")) == []
+    branch = source.replace("        extra = tf.keras.layers.Dense(3)(x)  # <- GT020\n",
+                            "        extra = x\n        if self.trainable:\n            extra = tf.keras.layers.Dense(3)(x)\n")
+    assert lint(branch) == []
+
+
+def test_assign_in_a_models_call_is_gt012_only_when_call_returns_the_assigned_value_alone():
+    source = (CORPUS / "broken" / "assign_in_model_call.py").read_text()
+    (cause, note) = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT012", 10, 18) and "Posterior.call" in cause.message
+    assert lint(source.replace("return self.w * self.w", "return self.w * x")) == []
+    assert lint(source.replace("        self.w.assign(x * 2.0)  # <- GT012\n",
+                               "        if x is not None:\n            self.w.assign(x * 2.0)\n")) == []

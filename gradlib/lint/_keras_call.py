@@ -1,0 +1,178 @@
+"""What the ``call`` of a Keras layer or model written in the source does that one opaque operation hides.
+
+The linter takes a call of such a model as one operation on its inputs and its weights (``_calls._model_call``). Two
+things its ``call`` may do change what TensorFlow gives (issue 37), and both are read here from the syntax of
+``call`` alone, never run:
+
+- ``self.w.assign(x)`` (``assign_add``, ``assign_sub``) of a value computed from the call's inputs, with the
+  returned value computed from the inputs only through such assigned attributes (tensorflow#54532): assign is not
+  differentiable, so the output does not depend on the inputs for the tape (GT012, the gradient is None);
+- ``.numpy()`` of the call's input (or of a name computed from it) on every run of ``call`` (a Keras ``Loss``
+  subclass, a layer): run in a tf.function, the input is a symbolic tensor and this raises (GT002);
+- a Keras layer with weights made on every run of ``call`` (``tf.keras.layers.Dense(3)(x)``,
+  calmiLovesAI/Basic_CNNs_TensorFlow2#13): run in a tf.function, it makes new variables on each trace (GT020).
+
+Only a ``call`` whose body is straight-line code is read (assignments to plain names, expression statements, a
+``return``; ``with`` blocks for the layers): a branch, a loop or a ``try`` makes the first check silent, and a
+layer made under one is not said to be made on every run.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._traced import unconditional
+from ._values import Val
+
+__all__ = ["assign_cut", "held_classes", "imported_layers", "layers_made", "numpy_in_call"]
+
+#: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
+#: harmless there)
+_WEIGHTED = {"Dense", "EinsumDense", "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+             "Conv3DTranspose", "SeparableConv1D", "SeparableConv2D", "DepthwiseConv1D", "DepthwiseConv2D", "Embedding",
+             "LSTM", "GRU", "SimpleRNN", "BatchNormalization", "LayerNormalization", "GroupNormalization",
+             "MultiHeadAttention", "PReLU"}
+_ASSIGNS = ("assign", "assign_add", "assign_sub")
+_MAX_WALK = 1_000
+
+
+def _call_method(model: Val) -> ast.FunctionDef | None:
+    cls = model.node
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "call"), None)
+
+
+def held_classes(model: Val) -> list[Val]:
+    """``model`` and the layers it holds (a Sequential's layers, a subclass's attributes) that are instances of a
+    class of the source with its own ``call``."""
+    found, todo, seen = [], [model], set()
+    while todo and len(seen) < _MAX_WALK:
+        value = todo.pop()
+        if value.id in seen:
+            continue
+        seen.add(value.id)
+        if value.kind == "seq":
+            todo.extend(value.items or ())
+            continue
+        if value.kind != "model":
+            continue
+        if _call_method(value) is not None:
+            found.append(value)
+        todo.extend(value.attrs.get("__layers__", ()))
+        todo.extend(value.attrs.get("__held__", ()))
+        todo.extend(v for k, v in value.attrs.items() if isinstance(v, Val) and not k.startswith("__"))
+    return found
+
+
+def _names(expr: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+
+
+def _self_attrs(expr: ast.AST, me: str) -> set[str]:
+    return {n.attr for n in ast.walk(expr) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+            and n.value.id == me}
+
+
+def _assign_call(stmt: ast.stmt, me: str) -> tuple[str, ast.Call] | None:
+    """``self.<a>.assign(v)`` as a statement: (a, the call)."""
+    call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+    func = call.func if call is not None else None
+    if isinstance(func, ast.Attribute) and func.attr in _ASSIGNS and call.args \
+            and isinstance(func.value, ast.Attribute) and isinstance(func.value.value, ast.Name) \
+            and func.value.value.id == me:
+        return func.value.attr, call
+    return None
+
+
+def assign_cut(model: Val) -> tuple[int, int, str, str] | None:
+    """(line, col, text, class name) of ``self.<a>.assign(<from the inputs>)`` in ``call`` when what ``call``
+    returns depends on the inputs only through attributes so assigned; None otherwise (or when it cannot tell)."""
+    fn = _call_method(model)
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
+    if fn is None or len(params) < 2 or fn.args.vararg or fn.args.kwarg:
+        return None
+    me, tainted, via, assigned = params[0], set(params[1:]), set(), None
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue                                        # the docstring
+        hit = _assign_call(stmt, me)
+        if hit is not None:
+            if _names(hit[1].args[0]) & tainted:
+                via.add(hit[0])
+                assigned = assigned or (stmt.lineno, stmt.col_offset, ast.unparse(hit[1])[:60])
+            continue
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            names = {t.id for t in stmt.targets}
+            if _names(stmt.value) & tainted:
+                tainted |= names
+            else:
+                tainted -= names
+            if _self_attrs(stmt.value, me) & via:
+                via |= {f"local:{n}" for n in names}
+            continue
+        if isinstance(stmt, ast.Return) and stmt.value is not None and assigned is not None:
+            reads = _self_attrs(stmt.value, me) & via or any(f"local:{n}" in via for n in _names(stmt.value))
+            if not _names(stmt.value) & tainted and reads:
+                return assigned + (_class_name(model),)
+        return None
+    return None
+
+
+def _class_name(model: Val) -> str:
+    return getattr(model.node, "name", "the model")
+
+
+def layers_made(model: Val, weighted_names: set[str]) -> list[tuple[int, int, str, str]]:
+    """(line, col, text, class name) of each Keras layer with weights that ``call`` of ``model``'s class makes on
+    every run: in a plain statement of its body (or of a ``with`` block in it), outside any conditional expression.
+    ``weighted_names`` are the bare names the module imported from ``keras.layers`` (``from ... import Dense``)."""
+    fn = _call_method(model)
+    found = []
+    for node in ast.walk(fn) if fn is not None else ():
+        if isinstance(node, ast.Call) and _weighted_layer(node.func, weighted_names) and unconditional(fn, node):
+            found.append((node.lineno, node.col_offset, ast.unparse(node)[:60], _class_name(model)))
+    return found
+
+
+def _weighted_layer(func: ast.expr, weighted_names: set[str]) -> bool:
+    """``tf.keras.layers.Dense``, ``layers.Conv2D``, ``keras.layers.LSTM`` (a dotted name through ``layers``), or a
+    bare name imported from a Keras layers module."""
+    if isinstance(func, ast.Name):
+        return func.id in weighted_names
+    if isinstance(func, ast.Attribute) and func.attr in _WEIGHTED:
+        base = ast.unparse(func.value)
+        return base == "layers" or base.endswith(".layers")
+    return False
+
+
+def imported_layers(tree: ast.Module | None) -> set[str]:
+    """The bare names of weighted Keras layers ``tree`` imports (``from tensorflow.keras.layers import Dense``)."""
+    names = set()
+    for stmt in tree.body if tree is not None else ():
+        if isinstance(stmt, ast.ImportFrom) and stmt.module and "keras" in stmt.module \
+                and stmt.module.endswith("layers"):
+            names |= {a.asname or a.name for a in stmt.names if a.name in _WEIGHTED}
+    return names
+
+
+def numpy_in_call(model: Val) -> list[tuple[int, int, str, str]]:
+    """(line, col, text, class name) of each ``<name>.numpy()`` that ``call`` of ``model``'s class runs on every run,
+    ``<name>`` an input of ``call`` or a plain name assigned from one before (in the body's own statements)."""
+    fn = _call_method(model)
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
+    if fn is None or len(params) < 2:
+        return []
+    tainted, found = set(params[1:]), []
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy" \
+                    and not node.args and isinstance(node.func.value, ast.Name) and node.func.value.id in tainted \
+                    and unconditional(fn, node):
+                found.append((node.lineno, node.col_offset, ast.unparse(node)[:60], _class_name(model)))
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            names = {t.id for t in stmt.targets}
+            tainted = tainted | names if _names(stmt.value) & tainted else tainted - names
+        elif not isinstance(stmt, (ast.Expr, ast.Return)):
+            break                                   # a branch or a loop: what follows is not followed
+    return found
