@@ -5,8 +5,9 @@ TensorFlow ops (``MatMul``, ``BiasAdd``, ``Tanh``, ...). The ops that lie betwee
 are walked in the order they were made, and each one's Jacobian follows from its inputs' by the same algebra the
 typed functions use (``gradlib._perelement._structured``): a watched input is an identity block kept as its
 diagonal, an element-wise op scales rows (its derivative from the operations table's row, ``GRAPH_UNARY``; the
-binary ones from ``PARTIALS``, ties and kinks as TensorFlow's gradients take them), ``MatMul`` by a constant mixes
-them, ``Reshape``, ``ExpandDims``, ``Squeeze`` and ``Identity`` keep them. An op that does not depend on a watched
+binary ones from ``PARTIALS``, ties and kinks as TensorFlow's gradients take them), ``MatMul`` mixes them,
+``Reshape``, ``ExpandDims``, ``Squeeze`` and ``Identity`` keep them, ``Transpose``, ``ConcatV2`` and ``Pack`` move
+them, ``Softmax`` and ``LogSoftmax`` take the language's rules along the last axis. An op that does not depend on a watched
 input (a ``Const``, a ``ReadVariableOp`` of a layer's weights, a shape computation) has no Jacobian at all, and an
 op whose outputs are not floating point carries none (the tape follows no integer or boolean tensor).
 
@@ -110,10 +111,22 @@ def _transpose(walker, op, ins):
     return walker.flat(tf.transpose(walker.tensor(jac, _shape(value)), [*perm, len(perm)]))
 
 
+def _softmax(walker, op, ins):   # Softmax and LogSoftmax: along the last axis, the language's rows
+    name = "softmax" if op.type == "Softmax" else "log_softmax"
+    return OPERATIONS[name].structured(walker, ins[0], -1)[1]
+
+
+def _join(walker, op, ins):   # ConcatV2 (its axis the last input) and Pack (its axis an attribute)
+    if op.type == "Pack":
+        return walker.stack(ins, int(op.get_attr("axis")))[1]
+    return walker.stack(ins[:-1], int(tf.get_static_value(op.inputs[-1])), join=tf.concat)[1]
+
+
 #: op type -> its rule ``(algebra, op, [(input, its Jacobian or None)]) -> the Jacobian of its first output``
 GRAPH_RULES: dict[str, Callable] = {
     **{t: _same_rows for t in _SAME_ROWS}, **{t: _unary for t in GRAPH_UNARY},
     **{t: _binary for t in GRAPH_BINARY}, "Neg": _neg, "MatMul": _matmul, "Transpose": _transpose,
+    "Softmax": _softmax, "LogSoftmax": _softmax, "ConcatV2": _join, "Pack": _join,
     "Cast": _same_rows}   # a cast to the same dtype only (``_uncovered``)
 
 
@@ -129,8 +142,8 @@ def _uncovered(op, dtype) -> str:
         return f"{where} gives {y.dtype.name} {y.shape}, not {dtype.name} of a known shape as the watched inputs"
     if op.type == "BiasAdd" and op.get_attr("data_format") not in (b"NHWC", "NHWC") and y.shape.rank > 2:
         return f"{where} adds its bias along the channels first (NCHW)"
-    if op.type == "Transpose" and tf.get_static_value(op.inputs[1]) is None:
-        return f"{where} has a permutation known only when it runs"
+    if op.type in ("Transpose", "ConcatV2") and tf.get_static_value(op.inputs[-1]) is None:
+        return f"{where} has a permutation or an axis known only when it runs"
     if op.type == "MatMul" and any(t.shape.rank != 2 for t in op.inputs):
         return f"{where} multiplies values of shapes {[_shape(t) for t in op.inputs]}"
     return ""

@@ -22,7 +22,8 @@ poisoned rows, say what such a cell means.
 It is the row ``structured`` of the methods table (``gradlib._perelement._methods``): compiled like the others,
 traced once per problem signature (``gradlib._callable._trace.trace``) into the engine's bounded compiled cache, and
 costed by ``gradlib._perelement._cost.structured``; ``auto`` takes it where that estimate wins
-(``gradlib._perelement._engine``).
+(``gradlib._perelement._engine``). A callable's trace is walked with the same algebra (``algebra``), op by op
+(``gradlib._perelement._opgraph``).
 
 >>> import tensorflow as tf
 >>> from gradlib._language._syntax import parse
@@ -322,8 +323,9 @@ def propagate(program, x_names: Sequence[str], c_names: Sequence[str], xs: list,
 
 
 def structured(f: Callable, xs: list, cs: list):
-    """Method ``structured`` of the methods table: ``(y, J)`` of function text's ``f`` from its structure, read
-    from ``f.structure`` (``gradlib._perelement._problem``); a callable has none and is refused."""
+    """``(y, J)`` of function text's ``f`` from its structure, read from ``f.structure``
+    (``gradlib._perelement._problem``); a callable has none and is refused here (the methods table's row
+    ``structured`` reads a callable's trace instead: ``gradlib._perelement._opgraph``)."""
     structure = getattr(f, "structure", None)
     if structure is None:
         raise NotApplicable(CALLABLE_REFUSAL)
@@ -334,10 +336,9 @@ def structured(f: Callable, xs: list, cs: list):
     return propagate(program, x_names, c_names, xs, cs)
 
 
-#: why a callable cannot use method 'structured'
-CALLABLE_REFUSAL = ("method 'structured' assembles the Jacobian from a typed function's operations, and a Python "
-                    "callable shows none: pass the function as text to gradlib.evaluate, or use method='auto', "
-                    "'jacobian' or 'forward'")
+#: why this walk over a typed tree cannot take a callable
+CALLABLE_REFUSAL = ("the structured Jacobian of a typed function reads its operations, and a Python callable shows "
+                    "none: its trace is read by gradlib._perelement._opgraph")
 
 
 def finite(*arrays: np.ndarray) -> bool:

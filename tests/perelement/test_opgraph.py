@@ -143,6 +143,26 @@ def test_keras_sequential_dense_models_give_the_tape_s_numbers(activation, dtype
         _close(r.jacobian, expected, dtype)
 
 
+def test_a_softmax_head_and_a_model_of_named_outputs_give_the_tape_s_numbers(seed):
+    keras.utils.set_random_seed(7)
+    inputs = keras.Input((6,))
+    hidden = keras.layers.Dense(5, activation="tanh")(inputs)
+    models = [keras.Sequential([keras.Input((6,)), keras.layers.Dense(8, activation="relu"),
+                                keras.layers.Dense(4, activation="softmax")]),
+              keras.Model(inputs, {"p": keras.layers.Dense(2)(hidden),    # joined by ConcatV2 of the two outputs
+                                   "q": keras.layers.Dense(3, activation="log_softmax")(hidden)})]
+    x = tf.constant(np.random.default_rng(2).standard_normal((3, 6)), tf.float32)
+    for model in models:   # the reference: the tape method, which joins the named outputs in the same order
+        r = gradlib.per_element_gradients(model, x, method="structured", compiled=True)
+        tape = gradlib.per_element_gradients(model, x, method="jacobian", compiled=False)
+        assert r.row_labels == tape.row_labels
+        _close(r.jacobian, tape.jacobian, "float32")
+    xs = [tf.constant(v) for v in seed[1].values()]      # the seed's stack of products (Pack, Mul)
+    r = gradlib.per_element_gradients(lambda v: tf.stack([v[0] * v[1] * v[2], v[0] * v[1] * v[2] * v[0]]), xs,
+                                      method="structured")
+    assert r.jacobian.tolist() == [[20.0, 15.0, 12.0], [120.0, 45.0, 36.0]]
+
+
 def _tanh_layer(n: int, seed: int = 0):
     w = tf.constant(np.random.default_rng(seed).standard_normal((n, n)) / np.sqrt(n))
     return w, tf.constant(np.random.default_rng(seed + 1).standard_normal(n))
