@@ -227,10 +227,6 @@ def _call_for(name: str, w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> Calla
     _, method, mode = (name.split() + ["", ""])[:3]
     compiled = {"eager": False, "compiled": True}.get(mode)
     check = mode != "check=False"
-    if method == "structured":   # it reads a typed function's operations: the text, not the callable
-        inputs = {"W1": w1, "W2": w2, "x": x}
-        return lambda: gradlib.evaluate(EXPRESSION, inputs, watch=["x"], method=method, compiled=compiled,
-                                        limits=BENCH_LIMITS)
     return lambda: gradlib.per_element_gradients(f, xt, method=method, compiled=compiled, check=check)
 
 
