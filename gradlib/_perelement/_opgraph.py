@@ -138,7 +138,9 @@ def _uncovered(op, dtype) -> str:
     if CUSTOM_GRADIENT_ATTR in op.node_def.attr:
         return f"{where} defines its own gradient (tf.custom_gradient), which only the tape follows"
     y = op.outputs[0]
-    if len(op.outputs) != 1 or y.dtype != dtype or not y.shape.is_fully_defined():
+    if len(op.outputs) != 1:
+        return f"{where} has {len(op.outputs)} outputs"
+    if y.dtype != dtype or not y.shape.is_fully_defined():
         return f"{where} gives {y.dtype.name} {y.shape}, not {dtype.name} of a known shape as the watched inputs"
     if op.type == "BiasAdd" and op.get_attr("data_format") not in (b"NHWC", "NHWC") and y.shape.rank > 2:
         return f"{where} adds its bias along the channels first (NCHW)"
