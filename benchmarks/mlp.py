@@ -10,7 +10,8 @@ not a requirement). On a shared machine absolute times drift: compare the ratios
     python -m benchmarks.mlp --sizes 64,256 --repeats 7 --csv bench.csv --json bench.json
     python -m benchmarks.mlp --side-by-side-only    # only the interleaved runs below, at n = 256
 
-Side by side (``side_by_side``, printed first): on the 256-wide MLP, JAX ``jit(jacrev)`` (when importable),
+Side by side (``side_by_side``, printed first): on the 256-wide MLP (then on the shapes of ``SHAPES``: a wide
+hidden layer, and a tall Jacobian), JAX ``jit(jacrev)`` (when importable),
 TensorFlow's own ``tf.function`` tape jacobian, gradlib ``auto`` on the callable and ``evaluate`` on the text,
 warm, one call of each in turn (interleaved, so that a burst of load on the shared machine hits them all), in
 several runs; each run's medians and their ratios, and the spread of the ratios over the runs (not the best).
@@ -38,7 +39,7 @@ import tensorflow as tf
 
 import gradlib
 
-__all__ = ["EXPRESSION", "SIZES", "Row", "contenders", "main", "measure", "mlp_suite", "mlp_weights",
+__all__ = ["EXPRESSION", "SHAPES", "SIZES", "Row", "contenders", "main", "measure", "mlp_suite", "mlp_weights",
            "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "table", "tape_jacobian",
            "targets", "tf_mlp"]
 
@@ -226,10 +227,6 @@ def _call_for(name: str, w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> Calla
     _, method, mode = (name.split() + ["", ""])[:3]
     compiled = {"eager": False, "compiled": True}.get(mode)
     check = mode != "check=False"
-    if method == "structured":   # it reads a typed function's operations: the text, not the callable
-        inputs = {"W1": w1, "W2": w2, "x": x}
-        return lambda: gradlib.evaluate(EXPRESSION, inputs, watch=["x"], method=method, compiled=compiled,
-                                        limits=BENCH_LIMITS)
     return lambda: gradlib.per_element_gradients(f, xt, method=method, compiled=compiled, check=check)
 
 
@@ -276,10 +273,12 @@ def per_sample_suite(repeats: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- side by side, interleaved
 
-CALLABLE, EVALUATE, TF_TAPE, JAX_REV = ("gradlib auto (callable)", f"evaluate({EXPRESSION!r})",
-                                        "tf.function tape.jacobian", "jax.jit(jax.jacrev)")
-#: the ratios the issue sets targets for: (numerator, denominator, target)
-SIDE_RATIOS = ((EVALUATE, CALLABLE, 1.15), (EVALUATE, JAX_REV, 1.5), (CALLABLE, JAX_REV, 3.0))
+CALLABLE, EVALUATE, TF_TAPE, JAX_REV, JAX_FWD = ("gradlib auto (callable)", f"evaluate({EXPRESSION!r})",
+                                                 "tf.function tape.jacobian", "jax.jit(jax.jacrev)",
+                                                 "jax.jit(jax.jacfwd)")
+#: the ratios the issue sets targets for: (numerator, denominator, target); against jacfwd, JAX's other mode, none
+SIDE_RATIOS = ((EVALUATE, CALLABLE, 1.15), (EVALUATE, JAX_REV, 1.5), (CALLABLE, JAX_REV, 1.5),
+               (CALLABLE, JAX_FWD, math.nan))
 
 
 def _tf_tape_jacobian(f: Callable, xt: tf.Tensor) -> Callable[[], np.ndarray]:
@@ -292,14 +291,21 @@ def _tf_tape_jacobian(f: Callable, xt: tf.Tensor) -> Callable[[], np.ndarray]:
     return lambda: jac(xt).numpy()
 
 
+#: the other shapes of the side-by-side runs, (outputs, inputs, hidden): a wide hidden layer, and a tall Jacobian
+#: (many outputs of few inputs); the square 256-wide MLP is (256, 256, 256)
+SHAPES = {"wide": (256, 256, 1024), "tall": (1024, 64, 256)}
+
+
 def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[str, Callable] | None = None,
-                 log: Callable[[str], None] = lambda m: None) -> dict[str, list[float]]:
+                 log: Callable[[str], None] = lambda m: None,
+                 shape: tuple[int, int, int] | None = None) -> dict[str, list[float]]:
     """Per contender, its median warm seconds in each of ``runs`` runs of ``calls`` interleaved calls.
 
     Every contender is checked against the float64 reference first and called until steady (gradlib's tier
-    settled). ``extra``: more contenders, name -> a call returning a Jacobian or a ``GradResult``.
+    settled). ``extra``: more contenders, name -> a call returning a Jacobian or a ``GradResult``. ``shape``:
+    ``(outputs, inputs, hidden)`` instead of the ``size``-wide square MLP.
     """
-    w1, w2, x = mlp_weights(size, size)
+    w1, w2, x = mlp_weights(*(shape or (size, size, size)))
     reference = reference_jacobian(w1, w2, x)
     f, xt = tf_mlp(w1, w2), tf.constant(x)
     inputs = {"W1": w1, "W2": w2, "x": x}
@@ -308,8 +314,8 @@ def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[st
                                               EVALUATE: lambda: gradlib.evaluate(EXPRESSION, inputs, watch=["x"],
                                                                                  limits=BENCH_LIMITS)}
     if jax_available():
-        jac, xj = jax_jacobian(w1, w2), np.asarray(x)
-        calls_of[JAX_REV] = lambda: jac(xj)
+        jac, jac_fwd, xj = jax_jacobian(w1, w2), jax_jacobian(w1, w2, "fwd"), np.asarray(x)
+        calls_of[JAX_REV], calls_of[JAX_FWD] = (lambda: jac(xj)), (lambda: jac_fwd(xj))
     calls_of.update(extra or {})
     for name, call in calls_of.items():
         out = call()
@@ -331,17 +337,18 @@ def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[st
     return medians
 
 
-def side_by_side_markdown(medians: dict[str, list[float]], size: int = 256) -> str:
+def side_by_side_markdown(medians: dict[str, list[float]], size: int = 256, title: str = "") -> str:
     """Each contender's median warm ms per run, then the ratios per run with their median [lowest, highest]."""
     runs = len(next(iter(medians.values())))
-    lines = [f"**tanh MLP, n = {size}: warm calls interleaved, {runs} runs (median of each run's calls, ms)**", "",
+    lines = [f"**tanh MLP, {title or f'n = {size}'}: warm calls interleaved, {runs} runs (median of each run's calls, "
+             "ms)**", "",
              "| contender | " + " | ".join(f"run {r + 1}" for r in range(runs)) + " |",
              "|---|" + "---:|" * runs]
     lines += [f"| {name} | " + " | ".join(f"{s * 1e3:.3f}" for s in seconds) + " |" for name, seconds in medians.items()]
     lines += ["", "| ratio | " + " | ".join(f"run {r + 1}" for r in range(runs)) + " | median [lowest, highest] | "
               "target |", "|---|" + "---:|" * (runs + 2)]
     for top, bottom, target in SIDE_RATIOS + tuple((n, CALLABLE, math.nan) for n in medians
-                                                   if n not in (CALLABLE, EVALUATE, TF_TAPE, JAX_REV)):
+                                                   if n not in (CALLABLE, EVALUATE, TF_TAPE, JAX_REV, JAX_FWD)):
         if top not in medians or bottom not in medians:
             continue
         ratios = [a / b for a, b in zip(medians[top], medians[bottom])]
@@ -398,6 +405,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if 256 in sizes or args.side_by_side_only:   # the issue's sizes: printed first, before the long tables
         medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True))
         print("\n### side by side\n\n" + side_by_side_markdown(medians), flush=True)
+        for name, shape in SHAPES.items():
+            medians = side_by_side(shape=shape, runs=args.side_by_side_runs,
+                                   log=lambda m: print(m, file=sys.stderr, flush=True))
+            title = f"{name}: {shape[0]} outputs, {shape[1]} inputs, hidden {shape[2]}"
+            print("\n" + side_by_side_markdown(medians, title=title), flush=True)
         if args.side_by_side_only:
             return 0
     rows: list[Row] = []

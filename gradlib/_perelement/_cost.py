@@ -12,7 +12,7 @@ Every method differentiates the same function, but they allocate very differentl
   tensors' arithmetic (``EAGER_OP_WORK``, ``FORWARD_OP_FACTOR``). Eager ``unstack`` also differentiates the
   ``m``-way unstack in every pass, one operation per output: its time grows as ``m**2``;
 * ``summed`` is one reverse pass;
-* ``structured`` (function text only) propagates an ``(size, n)`` Jacobian through every node: ``n`` times
+* ``structured`` (function text, or a callable's traced ops) propagates an ``(size, n)`` Jacobian through every node: ``n`` times
   the watched part's work, and no pass at all.
 
 The estimates count elements of the function's own tensors (from its checked syntax tree; see
@@ -158,7 +158,8 @@ def forward(p: Profile, compiled: bool) -> Cost:
 def structured(p: Profile, compiled: bool) -> Cost:
     """The Jacobian propagated through a typed function (``gradlib._perelement._structured``): every node that
     depends on the watched inputs holds a ``(size, n)`` Jacobian and does ``n`` times its own work on it (an
-    upper bound: an input's identity block costs nothing to multiply). A callable has no structure to read."""
+    upper bound: an input's identity block costs nothing to multiply). A callable's profile comes from one trace of it
+    (``gradlib._perelement._opgraph.read``), which shows its real intermediates."""
     work = p.forward + p.n * p.watched_work
     memory = p.elements + p.n * p.watched_elements + 2 * p.m * p.n
     detail = f"the Jacobian propagated through the function's {p.operations:,} operations, {p.n:,} columns each"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from . import _cost, _methods, _plan, _probe, _structured
+from . import _cost, _methods, _opgraph, _plan, _probe, _structured
 from .._foundations._cache import LRUCache
 from ._compute import calls_py_function, compute, compute_chunked, custom_gradient, output_size, unreached
 from .._foundations._errors import GradlibError, error_gist
@@ -57,31 +57,19 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     m = output_size(problem)
     _check_outputs(m, problem)
     check_size(m, problem, limits)
-    if method == "structured":
-        _check_structured(problem)
+    read = _check_structured(problem) if method == "structured" else None
     if method == "forward":
         _check_custom_gradient(problem)
-    profile = problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
+    profile = read or problem.profile or _cost.Profile.of_callable(m, problem.float_width, problem.itemsize)
     chosen, use_compiled, chunk = _plan_method(problem, method, profile, compiled, limits)
+    fast = None
     if method == "auto" and use_compiled and not chunk:
         fast = _from_structure(problem, profile, chosen, limits, start)
         if fast is not None:
             return fast
-    notes: tuple[str, ...] = ()
-    try:
-        if chunk:
-            y, jac, ran = compute_chunked(problem, chosen, chunk)
-        else:
-            y, jac, ran = compute(problem, chosen, use_compiled, fallback=compiled is None)
-    except GradlibError:
-        raise
-    except Exception as exc:   # noqa: BLE001 - fn's own ops failed under this method: tf.py_function is one cause
-        _refuse_py_function(problem, exc, method, chosen, eager_forward=chosen == "forward" and not use_compiled
-                            and not chunk)
-        chosen, chunk = "forward", 0
-        y, jac, ran = compute(problem, chosen, False)
-        notes += ("fn calls tf.py_function, which TensorFlow can differentiate only once per gradient call and pfor "
-                  "cannot vectorize: computed by eager forward mode, one pass per input",)
+        fast = _from_graph(problem, chosen, limits)
+    chosen, y, jac, ran, notes = ("structured", *fast, ()) if fast else _computed(problem, method, chosen,
+                                                                                   use_compiled, chunk, compiled)
     if method == "auto" and not ran and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
     poisoned = poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
@@ -101,6 +89,24 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _computed(problem: Problem, method: str, chosen: str, use_compiled: bool, chunk: int, compiled: bool | None):
+    """``(chosen, y, J, ran, notes)``: ``chosen`` run as planned; where fn's own ops fail under it because fn calls
+    ``tf.py_function``, eager forward mode instead (or the refusal that says what to do)."""
+    try:
+        if chunk:
+            return (chosen, *compute_chunked(problem, chosen, chunk), ())
+        return (chosen, *compute(problem, chosen, use_compiled, fallback=compiled is None), ())
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - fn's own ops failed under this method: tf.py_function is one cause
+        _refuse_py_function(problem, exc, method, chosen, eager_forward=chosen == "forward" and not use_compiled
+                            and not chunk)
+        y, jac, ran = compute(problem, "forward", False)
+        return "forward", y, jac, ran, (
+            "fn calls tf.py_function, which TensorFlow can differentiate only once per gradient call and pfor cannot "
+            "vectorize: computed by eager forward mode, one pass per input",)
 
 
 def _plan_method(problem: Problem, method: str, profile: _cost.Profile, compiled: bool | None,
@@ -191,14 +197,20 @@ def _check_custom_gradient(problem: Problem) -> None:
                            f"straight-through round gets 0 where the tape gives 1). {instead}")
 
 
-def _check_structured(problem: Problem) -> None:
-    """Refuse method ``structured`` on a callable, or on function text that calls an operation without a rule."""
-    if problem.structure is None:
-        raise _structured.NotApplicable(_structured.CALLABLE_REFUSAL)
-    why = _structured.unsupported(problem.structure[0])
+def _check_structured(problem: Problem) -> _cost.Profile | None:
+    """Refuse method ``structured`` on function text that calls an operation without a rule, or on a callable whose
+    trace has an op without one (or cannot be traced); a callable's profile as its trace shows it (None for text)."""
+    if problem.structure is not None:
+        why, profile = _structured.unsupported(problem.structure[0]), None
+    elif not problem.xs:
+        return None
+    else:
+        reading = _opgraph.read(problem.f, problem.xs, problem.cs, problem.key)
+        why, profile = reading.why, reading.profile
     if why:
         raise _structured.NotApplicable(f"method 'structured' cannot run here: {why}; use method='auto', which "
                                         "takes a tape method then")
+    return profile
 
 
 def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limits: Limits,
@@ -223,6 +235,28 @@ def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limit
     if not _structured.finite(y, jac):
         return None
     return package(problem, "structured", "auto", y, jac, ran, (), Repair(), time.perf_counter() - start)
+
+
+def _from_graph(problem: Problem, chosen: str, limits: Limits) -> tuple | None:
+    """``auto``'s choice of ``structured`` for a callable run compiled (``gradlib._perelement._opgraph``): ``(y, J,
+    ran)`` when one trace of fn shows a rule for every op between its watched inputs and its output, the estimate
+    from that trace's real intermediates fits ``limits`` and is below that of ``chosen`` (the tape method auto would
+    run, estimated on the same intermediates), and every cell is finite. ``None``: ``chosen`` runs instead (with its
+    repair of NaN-poisoned rows); a refusal found while building it is remembered, as for function text."""
+    if problem.structure is not None or problem.key is None or not problem.xs or problem.key in _NOT_STRUCTURED.keys():
+        return None
+    profile = _opgraph.read(problem.f, problem.xs, problem.cs, problem.key).profile
+    if profile is None:
+        return None
+    cost = _cost.estimate("structured", profile, True)
+    if not _cost.fits(cost, limits) or cost.work >= _cost.estimate(chosen, profile, True).work:
+        return None
+    try:
+        y, jac, ran = compute(problem, "structured", True)
+    except _structured.NotApplicable:
+        _NOT_STRUCTURED.get_or_create(problem.key, lambda: True)
+        return None
+    return (y, jac, ran) if _structured.finite(y, jac) else None
 
 
 def _compilable(problem: Problem, compiled: bool | None) -> bool:

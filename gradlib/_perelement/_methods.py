@@ -2,7 +2,7 @@
 unwatched constants ``cs``; each returns ``(y, J)`` with ``J`` of shape ``(y.size, n)``, where ``n``
 counts the elements of ``xs``, flattened in order. They run eagerly or inside ``tf.function``. One reads ``f``
 instead of calling it: ``structured`` assembles the Jacobian from function text's operations, which ``f`` carries
-(``gradlib._perelement._structured``), and refuses a callable.
+(``gradlib._perelement._structured``), or from the ops of a callable's trace (``gradlib._perelement._opgraph``).
 
 >>> import tensorflow as tf
 >>> y, J = jacobian(lambda xs, cs: xs[0] * xs[0], [tf.constant([1.0, 2.0])], [])
@@ -18,7 +18,8 @@ from typing import Callable, Sequence
 import tensorflow as tf
 
 from .._callable._trace import trace
-from ._structured import structured
+from . import _opgraph
+from ._structured import structured as typed_structured
 
 __all__ = ["CORRECT_METHODS", "METHODS", "TABLE", "ZERO", "Method", "compile_method", "Fn", "forward", "forward_columns",
            "forward_loop", "jacobian", "jacobian_rows", "naive", "structured", "summed", "unstack"]
@@ -126,6 +127,14 @@ def summed(f: Fn, xs: list, cs: list):
         tape.watch(xs)
         y = f(xs, cs)
     return y, _row(tape.gradient(y, xs, unconnected_gradients=ZERO))[None, :]
+
+
+def structured(f: Fn, xs: list, cs: list):
+    """The structured Jacobian: from function text's operations (``gradlib._perelement._structured``), or from the
+    ops of a callable's trace (``gradlib._perelement._opgraph``), which refuses an op without a rule."""
+    if getattr(f, "structure", None) is not None:
+        return typed_structured(f, xs, cs)
+    return _opgraph.from_graph(f, xs, cs)
 
 
 def compile_method(method: Callable, f: Fn, xs: list, cs: list, *, jit_compile: bool = False):

@@ -22,7 +22,8 @@ poisoned rows, say what such a cell means.
 It is the row ``structured`` of the methods table (``gradlib._perelement._methods``): compiled like the others,
 traced once per problem signature (``gradlib._callable._trace.trace``) into the engine's bounded compiled cache, and
 costed by ``gradlib._perelement._cost.structured``; ``auto`` takes it where that estimate wins
-(``gradlib._perelement._engine``).
+(``gradlib._perelement._engine``). A callable's trace is walked with the same algebra (``algebra``), op by op
+(``gradlib._perelement._opgraph``).
 
 >>> import tensorflow as tf
 >>> from gradlib._language._syntax import parse
@@ -44,7 +45,7 @@ from .._foundations._errors import ExpressionError, error_gist
 from .._language._operations import OPERATIONS, PARTIALS
 from .._language._syntax import arguments, constant_value
 
-__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "RuleFailed", "finite", "propagate", "structured",
+__all__ = ["CALLABLE_REFUSAL", "NotApplicable", "RULES", "RuleFailed", "algebra", "finite", "propagate", "structured",
            "unsupported"]
 
 Shape = tuple[int, ...]
@@ -183,9 +184,13 @@ class _Walker:
             raise NotApplicable(f"@ of values of shapes {tuple(a.shape)} and {tuple(b.shape)}: the structured "
                                 "Jacobian covers vectors and matrices, not stacks of matrices")
         y = OPERATIONS["matmul"].run(a, b)
+        return y, self.product(a, ja, b, jb, tuple(y.shape))
+
+    def product(self, a, ja, b, jb, shape: Shape):
+        """The Jacobian of ``a @ b`` (vectors and matrices, of ``shape``): ``a @ J_b + J_a @ b``."""
         left = None if jb is None else self._constant_left(a, jb, tuple(b.shape))
         right = None if ja is None else self._constant_right(ja, tuple(a.shape), b)
-        return y, self.add(left, right, tuple(y.shape))
+        return self.add(left, right, shape)
 
     def _constant_left(self, a, jb, b_shape: Shape):
         """``a @ J_b``: rows of ``b`` mixed by ``a``."""
@@ -199,6 +204,9 @@ class _Walker:
 
     def _constant_right(self, ja, a_shape: Shape, b):
         """``J_a @ b``: each row of ``a`` times ``b``."""
+        if len(a_shape) == 1 and isinstance(ja, _Eye):   # diag(d) @ b: b's rows scaled, transposed, in place
+            b2 = b if b.shape.rank == 2 else b[:, None]
+            return _place(tf.transpose(b2) * ja.diagonal(self.dtype)[None, :], ja.offset, self.n)
         t = self.tensor(ja, a_shape)   # (p, k, n) or (k, n)
         spec = {(2, 2): "pkn,kq->pqn", (2, 1): "pkn,k->pn", (1, 2): "kn,kq->qn", (1, 1): "kn,k->n"}[
             (len(a_shape), b.shape.rank)]
@@ -291,26 +299,33 @@ def unsupported(program) -> str:
     return _no_rule(missing[0]) if missing else ""
 
 
+def algebra(xs: Sequence[tf.Tensor]) -> tuple[_Walker, list]:
+    """The Jacobian algebra over the watched ``xs`` (``n`` columns, their dtype) and each x's own Jacobian: an
+    identity block in its columns, kept as its diagonal. The walk over a typed tree (``propagate``) and over a
+    callable's traced graph (``gradlib._perelement._opgraph``) both start here."""
+    n = sum(int(x.shape.num_elements()) for x in xs)
+    blocks, offset = [], 0
+    for x in xs:
+        size = int(x.shape.num_elements())
+        blocks.append(_Eye(None, offset, size))
+        offset += size
+    return _Walker({}, n, xs[0].dtype), blocks
+
+
 def propagate(program, x_names: Sequence[str], c_names: Sequence[str], xs: list, cs: list):
     """``(y, J)`` of ``program`` at the watched ``xs`` (named ``x_names``) and constants ``cs`` (``c_names``,
     cast to the watched dtype as the problem's own function does), ``J`` of shape ``(y.size, n)``."""
-    dtype = xs[0].dtype
-    n = sum(int(x.shape.num_elements()) for x in xs)
-    env: dict[str, tuple[tf.Tensor, Any]] = {}
-    offset = 0
-    for name, x in zip(x_names, xs):
-        size = int(x.shape.num_elements())
-        env[name] = (x, _Eye(None, offset, size))
-        offset += size
-    env.update({name: (tf.cast(c, dtype), None) for name, c in zip(c_names, cs)})
-    walker = _Walker(env, n, dtype)
+    walker, blocks = algebra(xs)
+    walker.env.update({name: (x, block) for name, x, block in zip(x_names, xs, blocks)})
+    walker.env.update({name: (tf.cast(c, walker.dtype), None) for name, c in zip(c_names, cs)})
     y, jac = walker.visit(program.tree)
     return y, walker.dense(jac, tuple(y.shape))
 
 
 def structured(f: Callable, xs: list, cs: list):
-    """Method ``structured`` of the methods table: ``(y, J)`` of function text's ``f`` from its structure, read
-    from ``f.structure`` (``gradlib._perelement._problem``); a callable has none and is refused."""
+    """``(y, J)`` of function text's ``f`` from its structure, read from ``f.structure``
+    (``gradlib._perelement._problem``); a callable has none and is refused here (the methods table's row
+    ``structured`` reads a callable's trace instead: ``gradlib._perelement._opgraph``)."""
     structure = getattr(f, "structure", None)
     if structure is None:
         raise NotApplicable(CALLABLE_REFUSAL)
@@ -321,10 +336,9 @@ def structured(f: Callable, xs: list, cs: list):
     return propagate(program, x_names, c_names, xs, cs)
 
 
-#: why a callable cannot use method 'structured'
-CALLABLE_REFUSAL = ("method 'structured' assembles the Jacobian from a typed function's operations, and a Python "
-                    "callable shows none: pass the function as text to gradlib.evaluate, or use method='auto', "
-                    "'jacobian' or 'forward'")
+#: why this walk over a typed tree cannot take a callable
+CALLABLE_REFUSAL = ("the structured Jacobian of a typed function reads its operations, and a Python callable shows "
+                    "none: its trace is read by gradlib._perelement._opgraph")
 
 
 def finite(*arrays: np.ndarray) -> bool:

@@ -123,6 +123,8 @@ ROWS = [
     ("a closure's value (first order, XLA)", ["_perelement._compute._JACOBIAN_FUNCTIONS",
                                               "_perelement._compute._OUTPUT_SIZES", "_perelement._probe._SHARES"],
      lambda c: gradlib.per_element_gradients(_times(c), X, method="jacobian", compiled=True), 2.0, 3.0),
+    ("a closure's value (auto compiled: the structured Jacobian read from the trace)", ["_perelement._opgraph._READINGS"],
+     lambda c: gradlib.per_element_gradients(_times(c), X, compiled=True), 2.0, 3.0),
     ("a closure's value (auto, eager)", ["_perelement._engine._EAGER_SECONDS"],
      lambda c: gradlib.per_element_gradients(_times(c), X), 2.0, 3.0),
     ("which inputs a closure reaches", ["_perelement._compute._UNREACHED"],

@@ -161,13 +161,15 @@ def test_a_jacobian_with_a_nan_or_an_infinity_is_left_to_the_tape_methods_and_th
     assert r.jacobian[0, 0] == np.inf and np.array_equal(r.jacobian[1:], tape.jacobian[1:])
 
 
-def test_a_callable_never_takes_it_and_asking_for_it_is_refused():
+def test_a_callable_takes_it_from_its_trace_and_one_with_an_op_without_a_rule_is_refused_by_name():
+    """Issue 41: a callable's structure is read from its trace (``gradlib._perelement._opgraph``, tested in
+    test_opgraph.py); before, every callable was refused."""
     x = tf.constant(RNG.standard_normal(40))
-    r = gradlib.per_element_gradients(lambda v: tf.tanh(v * 2.0), x, compiled=True)
-    assert r.method == "jacobian"
-    with pytest.raises(gradlib.ExpressionError, match=r"method 'structured' assembles the Jacobian from a typed "
-                                                      r"function's operations, and a Python callable shows none"):
-        gradlib.per_element_gradients(lambda v: tf.tanh(v * 2.0), x, method="structured")
+    r = gradlib.per_element_gradients(lambda v: tf.tanh(v * 2.0), x, method="structured")
+    np.testing.assert_allclose(r.jacobian, np.diag(2 * (1 - np.tanh(2 * x.numpy()) ** 2)), rtol=1e-12, atol=1e-15)
+    with pytest.raises(gradlib.ExpressionError, match=r"method 'structured' cannot run here: op 'Cumprod' \(Cumprod\) "
+                                                      r"has no rule in the structured Jacobian"):
+        gradlib.per_element_gradients(lambda v: tf.math.cumprod(v * 2.0), x, method="structured")
 
 
 @pytest.mark.parametrize("compiled", [False, True])
