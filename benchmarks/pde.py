@@ -26,6 +26,7 @@ its calls (after its trace). Every contender's loss and weight gradients are com
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -229,9 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     points, rounds = (1_000, 3) if args.quick else (args.points, args.rounds)
     os.environ.setdefault("DDE_BACKEND", "tensorflow")
-    try:
-        import deepxde  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("deepxde") is None:
         print("DeepXDE is not installed: it is skipped (pip install -r requirements-bench.txt)")
     print(f"{rounds} rounds of {args.calls} calls each, interleaved; ratios: the other's time over gradlib.pde's "
           "(above 1: gradlib is faster), median [lowest, highest round]")
