@@ -8,7 +8,9 @@ Hessian is formed. The gradient of a sum is each point's own gradient only when 
 samples** (point i's output depends on point i's coordinates alone: no BatchNormalization in training mode, no
 attention across points); ``gradlib.pde.check`` tests that once, eagerly.
 
-The passes run under nested ``tf.GradientTape``s (one per order) that watch ``x`` only: inside a caller's
+For a Keras ``Sequential`` of Dense layers with forward rules, orders 1 and 2 come from one forward pass instead
+(``_jet``: no tapes, the same numbers); the rest of this module is the general path. The passes run under nested
+``tf.GradientTape``s (one per order) that watch ``x`` only: inside a caller's
 tape they are recorded like any op, so the result is differentiable with respect to the weights, eagerly and
 inside ``tf.function``. Nothing leaves TensorFlow (no ``.numpy()``).
 """
