@@ -18,9 +18,10 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
+from .._callable._state import same_output
 from .._second._taylor import dense_layers, forward_jet, plain_dtypes
 
-__all__ = ["jet_kernels", "jet_values"]
+__all__ = ["jet_agrees", "jet_kernels", "jet_values"]
 
 
 def jet_kernels(model: Callable, plan: Any) -> list:
@@ -45,3 +46,18 @@ def jet_values(kernels: list, x: tf.Tensor, plan: Any) -> dict[str, tf.Tensor]:
     y, first, second = forward_jet(kernels, x, firsts, pairs)
     found = {0: lambda d: y, 1: lambda d: first[d.along[0]], 2: lambda d: second[d.along]}
     return {d.name: found[len(d.along)](d)[:, d.output] for d in plan.wanted}
+
+
+def jet_agrees(model: Callable, x: tf.Tensor, plan: Any) -> bool:
+    """Whether the jet's outputs equal the model's own call at ``x`` (to its dtype's rounding), read eagerly once
+    (a residual's first eager call): a second guard beside the structural proof of ``dense_layers``. True where
+    the jet does not apply; False where the model's call fails (nested tapes then report it)."""
+    kernels = jet_kernels(model, plan)
+    if not kernels:
+        return True
+    y, _, _ = forward_jet(kernels, x, (), ())
+    try:
+        called = tf.reshape(tf.cast(model(x), y.dtype), tf.shape(y))
+    except Exception:   # noqa: BLE001 - the user's model failed: the tape path calls it and says so
+        return False
+    return same_output(y.numpy(), called.numpy(), y.dtype.name)

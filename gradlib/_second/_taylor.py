@@ -28,8 +28,8 @@ import tensorflow as tf
 
 from .._callable._state import computes_as
 
-__all__ = ["FACTORED", "PIECEWISE_LINEAR", "RULES", "activation_name", "dense_layers", "forward_jet", "forward_laplacian",
-           "plain_dtypes"]
+__all__ = ["FACTORED", "PIECEWISE_LINEAR", "RULES", "activation_name", "dense_layers", "forward_jet",
+           "forward_laplacian", "plain_dtypes"]
 
 
 def _tanh(z):
@@ -167,7 +167,8 @@ def _times(carried: tf.Tensor, w: tf.Tensor) -> tf.Tensor:
 def plain_dtypes(kernels: list[tuple[Any, Any, str]], layers: list[Any]) -> bool:
     """Whether every layer computes in its kernels' dtype (no mixed precision: a ``mixed_float16`` Dense rounds each
     product to float16, which rules run in the kernels' float32 would not), all in one dtype."""
-    dtypes = {getattr(layer, "compute_dtype", None) for layer in layers} | {tf.as_dtype(k.dtype).name for k, _, _ in kernels}
+    dtypes = {getattr(layer, "compute_dtype", None) for layer in layers}
+    dtypes |= {tf.as_dtype(k.dtype).name for k, _, _ in kernels}
     return len(dtypes) == 1
 
 

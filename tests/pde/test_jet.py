@@ -160,3 +160,23 @@ def test_a_float32_network_on_float64_points_gives_what_nested_tapes_give():
     for name in ("u", "u_x", "u_xx"):
         assert jet[name].dtype == tapes[name].dtype, name
         np.testing.assert_allclose(jet[name].numpy(), tapes[name].numpy(), rtol=2e-5, atol=1e-6, err_msg=name)
+
+
+def test_a_residual_whose_jet_disagrees_with_the_models_call_takes_nested_tapes(monkeypatch):
+    from gradlib._pde import _jet
+
+    model = dense("tanh", widths=(2, 8, 1))
+    x = X[:, :2]
+    honest = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})(x)
+    real = _jet.forward_jet
+
+    def off(kernels, x, firsts, pairs):   # a jet whose value is not the model's: the guard must see it
+        y, first, second = real(kernels, x, firsts, pairs)
+        return y + 1.0, first, second
+    monkeypatch.setattr(_jet, "forward_jet", off)
+    r = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})
+    np.testing.assert_allclose(r(x).numpy(), honest.numpy(), rtol=1e-10, atol=1e-12)
+    assert r._jet is False
+    wrong = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})
+    wrong._jet = True   # without the guard, the shifted jet reaches the answer (so the test above can fail)
+    assert np.abs(wrong(x).numpy() - honest.numpy()).max() > 1e-3
