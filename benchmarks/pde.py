@@ -16,8 +16,8 @@ All steps run in one process on the same model and points. The first call of eac
 falls on all alike) and taking each one's median. A ratio is a contender's time over gradlib's in one round, in
 wall-clock time and in the process's CPU time (all threads: the work done, which other processes on a shared
 machine disturb less); printed as the median with the lowest and highest round (the spread, never the best).
-``--memory`` also runs each step alone in a fresh process and prints the growth of its peak resident memory over
-its calls (after its trace). Every contender's loss and weight gradients are compared with nested tapes'.
+Unless ``--no-memory``, each step also runs alone in a fresh process, which prints the peak of its resident memory
+over its calls above what it held before them (after its trace and first call; Linux only). Every contender's loss and weight gradients are compared with nested tapes'.
 
     python3 -m benchmarks.pde                    # 10,000 points, 15 rounds of 3 calls, memory
     python3 -m benchmarks.pde --quick            # 1,000 points, 3 rounds, no memory
@@ -182,20 +182,25 @@ def ratio_text(ratios: list[float]) -> str:
     return f"{statistics.median(ratios):.2f}x [{min(ratios):.2f}, {max(ratios):.2f}]"
 
 
-def memory(case: str, name: str, points: int, calls: int = 3) -> float:
-    """The growth of the peak resident memory (MB) of ``calls`` calls of one step, alone in this process, after
-    its trace (so that the graph's own memory is not counted)."""
-    import resource
-    import tensorflow as tf
+def _status_kb(key: str) -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(key))
 
+
+def memory(case: str, name: str, points: int, calls: int = 3) -> float:
+    """The peak resident memory (MB) of ``calls`` calls of one step, alone in this process, above the memory held
+    before them: traced and called once first, the peak then reset (Linux's ``/proc/self/clear_refs``), so that
+    neither the imports nor the trace count."""
     model = _model(len(CASES[case][1]))
     x = _points(case, points)
     step = _steps(case, model)[name]
-    step.get_concrete_function(tf.TensorSpec(x.shape, x.dtype))
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    _call(step, x)
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")   # resets VmHWM, the peak resident size, to the present one
+    before = _status_kb("VmRSS")
     for _ in range(calls):
         _call(step, x)
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    return (_status_kb("VmHWM") - before) / 1024
 
 
 def _memory_alone(case: str, name: str, points: int) -> float:
@@ -235,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{rounds} rounds of {args.calls} calls each, interleaved; ratios: the other's time over gradlib.pde's "
           "(above 1: gradlib is faster), median [lowest, highest round]")
     print("| case | points | contender / gradlib.pde | median ms (wall) | speed-up, wall | speed-up, CPU "
-          "| first calls (s) | peak memory growth (MB) | gradlib's weight gradients: largest relative gap to "
+          "| first calls (s) | peak memory of the calls (MB) | gradlib's weight gradients: largest relative gap to "
           "nested tapes' (DeepXDE's on its row) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for case in CASES:
