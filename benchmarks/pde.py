@@ -1,4 +1,4 @@
-"""Benchmark: a PINN's compiled training step, gradlib.pde.residual against hand-written nested tapes (issue 40).
+"""Benchmark: a PINN's compiled training step, gradlib.pde.residual against nested tapes and DeepXDE (issue 40).
 
 Two cases on tanh MLPs with three hidden layers of 64: Burgers (``u_t + u*u_x - nu*u_xx``, 2 inputs) and a 3-D
 Poisson residual (``u_xx + u_yy + u_zz - f``, 3 inputs), each at ``--points`` collocation points. Each contender
@@ -6,21 +6,31 @@ is one ``tf.function`` step: the residual, its mean square and the weight gradie
 
 - ``nested tapes``: an outer tape around an inner one, the inner gradient's columns taken under the outer tape,
   one outer gradient per second derivative (the baseline);
+- ``DeepXDE``: ``dde.grad.jacobian`` / ``dde.grad.hessian`` of its TensorFlow 2 backend (``tf.gradients`` with
+  its per-step memo), as DeepXDE's own training step calls them (a benchmark-only extra,
+  ``requirements-bench.txt``: skipped with a line when it is not installed);
 - ``gradlib.pde``: ``tf.reduce_mean(residual(x) ** 2)`` under the same weight tape.
 
-Both steps run in one process on the same model and points: the first call of each (its trace) is timed, then
-``--rounds`` rounds alternate the two (so the machine's load falls on both alike), each round the median of
-``--calls`` calls. The ratio is nested tapes' time over gradlib's per round: the median with the lowest and
-highest round (the spread, never the best). The two steps' losses and weight gradients are compared.
+All steps run in one process on the same model and points. The first call of each (its trace) is timed; then
+``--rounds`` rounds, each calling the contenders in turn ``--calls`` times (A B C A B C ...: the machine's load
+falls on all alike) and taking each one's median. A ratio is a contender's time over gradlib's in one round, in
+wall-clock time and in the process's CPU time (all threads: the work done, which other processes on a shared
+machine disturb less); printed as the median with the lowest and highest round (the spread, never the best).
+Unless ``--no-memory``, each step also runs alone in a fresh process, which prints the peak of its resident memory
+over its calls above what it held before them (after its trace and first call; Linux only). Every contender's loss and weight gradients are compared with nested tapes'.
 
-    python3 -m benchmarks.pde                    # 10,000 points, 5 rounds of 3 calls
-    python3 -m benchmarks.pde --quick            # 1,000 points, 3 rounds
+    python3 -m benchmarks.pde                    # 10,000 points, 15 rounds of 3 calls, memory
+    python3 -m benchmarks.pde --quick            # 1,000 points, 3 rounds, no memory
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -31,6 +41,7 @@ NU = 0.0032
 #: name -> (residual text, coordinates)
 CASES = {"burgers 2-64x3-1": ("u_t + u*u_x - nu*u_xx", ("x", "t")),
          "poisson 3-D 3-64x3-1": ("u_xx + u_yy + u_zz + 3*sin(x)*sin(y)*sin(z)", ("x", "y", "z"))}
+BASELINE, DEEPXDE, GRADLIB = "nested tapes", "DeepXDE", "gradlib.pde"
 
 
 def _model(inputs: int):
@@ -39,6 +50,12 @@ def _model(inputs: int):
     keras.utils.set_random_seed(0)
     return keras.Sequential([keras.Input((inputs,))] + [keras.layers.Dense(64, activation="tanh")
                                                         for _ in range(3)] + [keras.layers.Dense(1)])
+
+
+def _source(case: str, x):
+    import tensorflow as tf
+
+    return 3 * tf.sin(x[:, 0]) * tf.sin(x[:, 1]) * tf.sin(x[:, 2])
 
 
 def _by_hand(case: str, model):
@@ -59,9 +76,32 @@ def _by_hand(case: str, model):
                 u_xx = outer.gradient(columns[0], x)[:, 0]
                 r = columns[1] + u * columns[0] - NU * u_xx
             else:
-                laplacian = sum(outer.gradient(columns[k], x)[:, k] for k in range(3))
-                r = laplacian + 3 * tf.sin(x[:, 0]) * tf.sin(x[:, 1]) * tf.sin(x[:, 2])
+                r = sum(outer.gradient(columns[k], x)[:, k] for k in range(3)) + _source(case, x)
             del outer
+            loss = tf.reduce_mean(r ** 2)
+        return loss, weights.gradient(loss, model.trainable_variables)
+    return step
+
+
+def _deepxde(case: str, model):
+    """The step as DeepXDE's TensorFlow 2 backend computes a PDE's derivatives, or None without DeepXDE."""
+    os.environ.setdefault("DDE_BACKEND", "tensorflow")
+    try:
+        import deepxde as dde
+    except ImportError:
+        return None
+    import tensorflow as tf
+
+    @tf.function
+    def step(x):
+        dde.grad.clear()   # DeepXDE's memo holds one step's derivatives (its model clears it per step)
+        with tf.GradientTape() as weights:
+            u = model(x)
+            if case.startswith("burgers"):
+                u_x, u_t = dde.grad.jacobian(u, x, i=0, j=0), dde.grad.jacobian(u, x, i=0, j=1)
+                r = u_t + u * u_x - NU * dde.grad.hessian(u, x, i=0, j=0)
+            else:
+                r = sum(dde.grad.hessian(u, x, i=k, j=k) for k in range(3)) + _source(case, x)[:, None]
             loss = tf.reduce_mean(r ** 2)
         return loss, weights.gradient(loss, model.trainable_variables)
     return step
@@ -82,65 +122,132 @@ def _gradlib(case: str, model):
     return step
 
 
-def _timed(step, x, calls: int) -> float:
-    times = []
-    for _ in range(calls):
-        start = time.perf_counter()
-        loss, grads = step(x)
-        float(loss), [g.numpy() for g in grads if g is not None]   # wait for every result
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _steps(case: str, model) -> dict:
+    steps = {BASELINE: _by_hand(case, model), DEEPXDE: _deepxde(case, model), GRADLIB: _gradlib(case, model)}
+    return {name: step for name, step in steps.items() if step is not None}
+
+
+def _points(case: str, points: int):
+    import tensorflow as tf
+
+    return tf.random.stateless_uniform((points, len(CASES[case][1])), seed=(4, 0), minval=-1.0, maxval=1.0)
+
+
+def _call(step, x) -> tuple[float, float]:
+    """One call's wall-clock and CPU seconds, waiting for every result."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    loss, grads = step(x)
+    float(loss), [g.numpy() for g in grads if g is not None]
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _gap(grads_a, grads_b) -> float:
+    """The largest relative gap between two lists of weight gradients (a None against a tensor: 1)."""
+    return max(float(np.max(np.abs(a.numpy() - b.numpy())) / (np.max(np.abs(a.numpy())) + 1e-30))
+               if a is not None and b is not None else float(a is not b) for a, b in zip(grads_a, grads_b))
 
 
 def measure(case: str, points: int, rounds: int, calls: int) -> dict:
-    """First calls, per-round medians and the agreement of the two steps on one case."""
-    import tensorflow as tf
-
-    coords = CASES[case][1]
-    model = _model(len(coords))
-    x = tf.random.stateless_uniform((points, len(coords)), seed=(4, 0), minval=-1.0, maxval=1.0)
-    steps = {"nested tapes": _by_hand(case, model), "gradlib.pde": _gradlib(case, model)}
+    """First calls, per-round medians (wall and CPU), ratios to gradlib and agreement with nested tapes."""
+    model = _model(len(CASES[case][1]))
+    x = _points(case, points)
+    steps = _steps(case, model)
     first, results = {}, {}
     for name, step in steps.items():
         start = time.perf_counter()
         results[name] = step(x)
         float(results[name][0])
         first[name] = time.perf_counter() - start
-    seconds: dict[str, list[float]] = {name: [] for name in steps}
+    wall: dict[str, list[float]] = {name: [] for name in steps}
+    cpu: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(rounds):
-        for name, step in steps.items():
-            seconds[name].append(_timed(step, x, calls))
-    (loss_a, grads_a), (loss_b, grads_b) = results["nested tapes"], results["gradlib.pde"]
-    # the output bias gets None from both (a Laplacian does not depend on it): a None against a tensor is a gap of 1
-    gap = max(float(np.max(np.abs(a.numpy() - b.numpy())) / (np.max(np.abs(a.numpy())) + 1e-30))
-              if a is not None and b is not None else float(a is not b) for a, b in zip(grads_a, grads_b))
-    ratios = [a / b for a, b in zip(seconds["nested tapes"], seconds["gradlib.pde"])]
-    return {"case": case, "points": points, "first": first, "seconds": seconds, "ratios": ratios,
-            "loss": (float(loss_a), float(loss_b)), "max_rel_gradient_gap": gap}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in steps}
+        for _ in range(calls):
+            for name, step in steps.items():
+                times[name].append(_call(step, x))
+        for name, pairs in times.items():
+            wall[name].append(statistics.median(w for w, _ in pairs))
+            cpu[name].append(statistics.median(c for _, c in pairs))
+    ratios = {name: {"wall": [a / b for a, b in zip(wall[name], wall[GRADLIB])],
+                     "cpu": [a / b for a, b in zip(cpu[name], cpu[GRADLIB])]} for name in steps if name != GRADLIB}
+    base_loss, base_grads = results[BASELINE]
+    gaps = {name: _gap(base_grads, grads) for name, (_, grads) in results.items() if name != BASELINE}
+    losses = {name: float(loss) for name, (loss, _) in results.items()}
+    return {"case": case, "points": points, "first": first, "wall": wall, "cpu": cpu, "ratios": ratios,
+            "loss": losses, "gaps": gaps, "base_loss": float(base_loss)}
 
 
 def ratio_text(ratios: list[float]) -> str:
-    """``1.05x [0.98, 1.10]``: nested tapes' time over gradlib's, the median and the spread of the rounds."""
+    """``1.05x [0.98, 1.10]``: a contender's time over gradlib's, the median and the spread of the rounds."""
     return f"{statistics.median(ratios):.2f}x [{min(ratios):.2f}, {max(ratios):.2f}]"
+
+
+def _status_kb(key: str) -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(key))
+
+
+def memory(case: str, name: str, points: int, calls: int = 3) -> float:
+    """The peak resident memory (MB) of ``calls`` calls of one step, alone in this process, above the memory held
+    before them: traced and called once first, the peak then reset (Linux's ``/proc/self/clear_refs``), so that
+    neither the imports nor the trace count."""
+    model = _model(len(CASES[case][1]))
+    x = _points(case, points)
+    step = _steps(case, model)[name]
+    _call(step, x)
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")   # resets VmHWM, the peak resident size, to the present one
+    before = _status_kb("VmRSS")
+    for _ in range(calls):
+        _call(step, x)
+    return (_status_kb("VmHWM") - before) / 1024
+
+
+def _memory_alone(case: str, name: str, points: int) -> float:
+    out = subprocess.run([sys.executable, "-m", "benchmarks.pde", "--memory-of", name, "--case", case,
+                          "--points", str(points)], capture_output=True, text=True, timeout=600, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _print(r: dict, memory_mb: dict | None) -> None:
+    ms = {name: 1e3 * statistics.median(s) for name, s in r["wall"].items()}
+    for name, ratios in r["ratios"].items():
+        print(f"| {r['case']} | {r['points']:,} | {name} / gradlib.pde | {ms[name]:.1f} / {ms[GRADLIB]:.1f} "
+              f"| {ratio_text(ratios['wall'])} | {ratio_text(ratios['cpu'])} "
+              f"| {r['first'][name]:.2f} / {r['first'][GRADLIB]:.2f} "
+              f"| {'' if memory_mb is None else f'{memory_mb[name]:.0f} / {memory_mb[GRADLIB]:.0f}'} "
+              f"| {r['gaps'][GRADLIB if name == BASELINE else name]:.1e} |",
+              flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--calls", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="1,000 points, 3 rounds")
+    parser.add_argument("--quick", action="store_true", help="1,000 points, 3 rounds, no memory")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
+    parser.add_argument("--memory-of", help=argparse.SUPPRESS)   # a child: one step's memory, in MB
+    parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memory_of:
+        print(memory(args.case, args.memory_of, args.points))
+        return 0
     points, rounds = (1_000, 3) if args.quick else (args.points, args.rounds)
-    print("| case | points | nested tapes (ms) | gradlib.pde (ms) | speed-up (median [spread]) | first calls (s) "
-          "| weight gradients: largest relative gap |")
-    print("|---|---|---|---|---|---|---|")
+    os.environ.setdefault("DDE_BACKEND", "tensorflow")
+    if importlib.util.find_spec("deepxde") is None:
+        print("DeepXDE is not installed: it is skipped (pip install -r requirements-bench.txt)")
+    print(f"{rounds} rounds of {args.calls} calls each, interleaved; ratios: the other's time over gradlib.pde's "
+          "(above 1: gradlib is faster), median [lowest, highest round]")
+    print("| case | points | contender / gradlib.pde | median ms (wall) | speed-up, wall | speed-up, CPU "
+          "| first calls (s) | peak memory of the calls (MB) | gradlib's weight gradients: largest relative gap to "
+          "nested tapes' (DeepXDE's on its row) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for case in CASES:
         r = measure(case, points, rounds, args.calls)
-        ms = {name: 1e3 * statistics.median(s) for name, s in r["seconds"].items()}
-        print(f"| {case} | {points:,} | {ms['nested tapes']:.1f} | {ms['gradlib.pde']:.1f} | {ratio_text(r['ratios'])} "
-              f"| {r['first']['nested tapes']:.2f} / {r['first']['gradlib.pde']:.2f} "
-              f"| {r['max_rel_gradient_gap']:.1e} |", flush=True)
+        memory_mb = None if args.quick or args.no_memory else {
+            name: _memory_alone(case, name, points) for name in r["wall"]}
+        _print(r, memory_mb)
     return 0
 
 

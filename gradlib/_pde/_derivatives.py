@@ -8,7 +8,9 @@ Hessian is formed. The gradient of a sum is each point's own gradient only when 
 samples** (point i's output depends on point i's coordinates alone: no BatchNormalization in training mode, no
 attention across points); ``gradlib.pde.check`` tests that once, eagerly.
 
-The passes run under nested ``tf.GradientTape``s (one per order) that watch ``x`` only: inside a caller's
+For a Keras ``Sequential`` of Dense layers with forward rules, orders 1 and 2 come from one forward pass instead
+(``_jet``: no tapes, the same numbers); the rest of this module is the general path. The passes run under nested
+``tf.GradientTape``s (one per order) that watch ``x`` only: inside a caller's
 tape they are recorded like any op, so the result is differentiable with respect to the weights, eagerly and
 inside ``tf.function``. Nothing leaves TensorFlow (no ``.numpy()``).
 """
@@ -21,6 +23,7 @@ from typing import Any, Callable, Sequence, TypeVar
 import tensorflow as tf
 
 from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from ._jet import jet_kernels, jet_values
 from ._names import Derivative, check_names, derivative
 
 __all__ = ["Plan", "check_model", "check_x", "compute", "derivatives", "entry_point", "plan", "split_outputs"]
@@ -212,8 +215,12 @@ def _column(part: Any, name: str, points: int | None, api: str) -> tf.Tensor:
     return part
 
 
-def compute(model: Callable, x: tf.Tensor, plan_: Plan, api: str) -> dict[str, tf.Tensor]:
-    """Each asked derivative of ``model`` at ``x``, by name (the tensors stay on the caller's tapes)."""
+def compute(model: Callable, x: tf.Tensor, plan_: Plan, api: str, jet: bool = True) -> dict[str, tf.Tensor]:
+    """Each asked derivative of ``model`` at ``x``, by name (the tensors stay on the caller's tapes): by the forward
+    jet where it applies (``jet=False``: never), else by nested tapes."""
+    kernels = jet_kernels(model, plan_) if jet else []
+    if kernels:
+        return jet_values(kernels, x, plan_)
     values: dict[tuple[int, tuple[int, ...]], tf.Tensor] = {}
     tapes = [tf.GradientTape(persistent=True, watch_accessed_variables=False) for _ in range(plan_.order)]
     open_: list[tf.GradientTape] = []

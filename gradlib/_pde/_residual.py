@@ -24,6 +24,7 @@ from .._language._operations import OPERATIONS
 from .._language._syntax import Program, free_names, parse
 from ._check import independence
 from ._derivatives import Plan, check_model, check_x, compute, entry_point
+from ._jet import jet_agrees
 from ._names import Derivative, check_names, derivative_or_none
 
 __all__ = ["Residual", "residual"]
@@ -39,6 +40,7 @@ class Residual:
         self.text, self.program, self.model, self.plan = program.text, program, model, plan
         self.constants = constants
         self._unchecked = bool(check_independence)   # the points' independence, tested on the first eager call
+        self._jet: bool | None = None   # the forward jet's outputs equal the model's call (read on a first eager call)
         self._checked: set[str] = set()   # the dtypes whose numbers the text's literals were checked against
         # autograph off: the model is traced as the caller wrote it (a lambda is not rewritten, nor warned about)
         self._compiled = polymorphic(self._evaluate)
@@ -59,6 +61,8 @@ class Residual:
             self._checked.add(x.dtype.name)
         if self._unchecked and tf.executing_eagerly():
             self._check_independence(x)
+        if self._jet is None and tf.executing_eagerly():
+            self._jet = jet_agrees(self.model, x, self.plan)
         # eagerly, the compiled function; inside the caller's tf.function, the ops go straight into its graph (a
         # nested function call would add a boundary that the weight gradients must cross)
         return self._compiled(x) if tf.executing_eagerly() else self._evaluate(x)
@@ -72,7 +76,7 @@ class Residual:
         self._unchecked = False
 
     def _evaluate(self, x: tf.Tensor) -> tf.Tensor:
-        values = compute(self.model, x, self.plan, _API)
+        values = compute(self.model, x, self.plan, _API, jet=self._jet is not False)
         env = {name: tf.cast(value, x.dtype) for name, value in values.items()}
         env.update((name, x[:, k]) for k, name in enumerate(self.plan.coords) if name in self.program.names)
         env.update((name, _constant(value, x.dtype)) for name, value in self.constants.items())

@@ -74,7 +74,10 @@ def test_each_derivative_by_name_is_the_nested_tapes_one(at):
         fig = chart(at, "pde_derivative_map")
         np.testing.assert_allclose(values(fig["data"][0]["z"]), d[name].reshape(33, 33), rtol=1e-9, atol=1e-12)
         assert fig["layout"]["title"]["text"].replace("<br>", " ") == f"{name} over (x, t)"
-        assert any(f"nested tapes| for {name}: 0" in c.value for c in at.caption)
+        # the forward jet and nested tapes round differently: a float64 gap of rounding, shown as the page gives it
+        gaps = [float(c.value.split(f"nested tapes| for {name}: ")[1]) for c in at.caption
+                if f"nested tapes| for {name}: " in c.value]
+        assert len(gaps) == 1 and gaps[0] <= 1e-12, gaps
 
 
 def test_each_mistake_shows_what_tensorflow_gave(at):

@@ -112,7 +112,7 @@ CALLABLE = "gradlib._callable"
 ROOMS = {CALLABLE: set(), "gradlib._language": set(), "gradlib.lint": set(), "gradlib._perexample": {CALLABLE},
          "gradlib._perelement": {CALLABLE, "gradlib._language"},
          "gradlib._second": {CALLABLE, "gradlib._language", "gradlib._perelement"},
-         "gradlib._pde": {CALLABLE, "gradlib._language", "gradlib._perelement"}}
+         "gradlib._pde": {CALLABLE, "gradlib._language", "gradlib._perelement", "gradlib._second"}}
 #: the public face: what users import. No module of a room or a foundation imports it.
 FACE = {"gradlib", "gradlib.examples", "gradlib.figures", "gradlib.keras_models", "gradlib.lint", "gradlib.pde",
         "gradlib.scan"}

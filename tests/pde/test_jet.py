@@ -1,0 +1,182 @@
+"""The forward jet (gradlib._pde._jet): a Dense network's derivatives along the named coordinates in one forward
+pass, equal to nested tapes and to a per-point Hessian loop in float64, weight gradients included; every model or
+plan it has no rule for goes to nested tapes (and still gets the right numbers)."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from gradlib.pde import derivatives, residual
+from gradlib._pde._derivatives import compute, plan
+from gradlib._pde._jet import jet_kernels
+
+COORDS = ("x", "y", "t")
+WANT = ["u", "v", "u_x", "u_t", "v_y", "u_xx", "u_yy", "u_tt", "u_xt", "v_xy", "v_tt"]
+ACTIVATIONS = ("tanh", "sigmoid", "softplus", "silu", "elu", "exponential", "relu")
+X = tf.constant(np.random.default_rng(3).uniform(-1.5, 1.5, size=(9, 3)), tf.float64)
+
+
+def dense(activation="tanh", widths=(3, 12, 12, 2), dtype="float64", seed=0, last="linear"):
+    keras.utils.set_random_seed(seed)
+    layers = [keras.layers.Dense(n, activation=activation if k < len(widths) - 2 else last, dtype=dtype)
+              for k, n in enumerate(widths[1:])]
+    return keras.Sequential([keras.Input((widths[0],), dtype=dtype)] + layers)
+
+
+def per_point(model, x, output):
+    """Each point alone under nested tapes: its gradient (d,) and Hessian (d, d) of one output."""
+    grads, hessians = [], []
+    for i in range(x.shape[0]):
+        xi = x[i:i + 1]
+        with tf.GradientTape(persistent=True) as outer:
+            outer.watch(xi)
+            with tf.GradientTape() as inner:
+                inner.watch(xi)
+                u = model(xi)[0, output]
+            g = inner.gradient(u, xi)[0]
+            columns = [g[j] for j in range(x.shape[1])]
+        grads.append(g.numpy())
+        hessians.append(np.stack([outer.gradient(c, xi)[0].numpy() for c in columns]))
+    return np.array(grads), np.array(hessians)
+
+
+def _plan(want=WANT, outputs=("u", "v")):
+    return plan(COORDS, outputs, want, "test")
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_the_jet_equals_a_per_point_hessian_loop_and_nested_tapes(activation):
+    model = dense(activation)
+    p = _plan()
+    assert jet_kernels(model, p), "the jet must take a plain Dense Sequential"
+    jet, tapes = compute(model, X, p, "test"), compute(model, X, p, "test", jet=False)
+    for name in WANT:
+        np.testing.assert_allclose(jet[name].numpy(), tapes[name].numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
+    for k, o in enumerate(("u", "v")):
+        g, h = per_point(model, X, k)
+        for name in [n for n in WANT if n.startswith(o + "_")]:
+            along = [COORDS.index(c) for c in name[2:]]
+            want = g[:, along[0]] if len(along) == 1 else h[:, along[0], along[1]]
+            np.testing.assert_allclose(jet[name].numpy(), want, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_weight_gradients_through_the_jet_equal_nested_tapes(compiled):
+    model = dense("tanh", widths=(3, 16, 16, 16, 2))
+    p = _plan(["u", "u_x", "u_t", "u_xx", "u_yy", "u_xt", "v_tt"])
+
+    def loss(jet):
+        with tf.GradientTape() as tape:
+            d = compute(model, X, p, "test", jet=jet)
+            r = d["u_t"] + d["u"] * d["u_x"] - 0.01 * (d["u_xx"] + d["u_yy"]) + d["u_xt"] * d["v_tt"]
+            value = tf.reduce_mean(r ** 2)
+        return value, tape.gradient(value, model.trainable_variables)
+    run = tf.function(loss) if compiled else loss
+    (a, ga), (b, gb) = run(True), run(False)
+    assert abs(float(a) - float(b)) <= 1e-12 * abs(float(b)) and float(b) > 0
+    assert len(ga) == len(gb) == 8
+    for x, y in zip(ga, gb):
+        assert np.abs(y.numpy()).max() > 0
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-9, atol=1e-13)
+
+
+def test_a_residual_on_a_dense_network_takes_the_jet_and_trains_like_nested_tapes():
+    model = dense("tanh", widths=(2, 16, 16, 1))
+    x = X[:, :2]
+    burgers = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})
+    assert jet_kernels(model, burgers.plan)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(burgers(x) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    with tf.GradientTape() as tape:
+        d = compute(model, x, burgers.plan, "test", jet=False)
+        by_tapes = tf.reduce_mean((d["u_t"] + d["u"] * d["u_x"] - 0.01 * d["u_xx"]) ** 2)
+    for a, b in zip(grads, tape.gradient(by_tapes, model.trainable_variables)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-14)
+
+
+class Tripled(keras.layers.Dense):
+    def call(self, x):
+        return super().call(x) * 3.0
+
+
+def _own_tanh(z):
+    return tf.tanh(z)
+
+
+def _models_without_a_rule():
+    keras.utils.set_random_seed(1)
+    inputs = keras.Input((3,), dtype="float64")
+    functional = keras.Model(inputs, keras.layers.Dense(2, dtype="float64")(
+        keras.layers.Dense(8, activation="tanh", dtype="float64")(inputs)))
+    return {"an activation of the user's own": dense(_own_tanh),
+            "a Dense subclass that computes something else": keras.Sequential(
+                [keras.Input((3,), dtype="float64"), Tripled(8, activation="tanh", dtype="float64"),
+                 keras.layers.Dense(2, dtype="float64")]),
+            "a layer without a rule": keras.Sequential(
+                [keras.Input((3,), dtype="float64"), keras.layers.Dense(8, activation="gelu", dtype="float64"),
+                 keras.layers.LayerNormalization(dtype="float64"), keras.layers.Dense(2, dtype="float64")]),
+            "a functional model": functional,
+            "a model not built yet": keras.Sequential([keras.layers.Dense(8, activation="tanh", dtype="float64"),
+                                                       keras.layers.Dense(2, dtype="float64")])}
+
+
+@pytest.mark.parametrize("case", list(_models_without_a_rule()))
+def test_a_model_without_rules_goes_to_nested_tapes_and_gets_the_right_numbers(case):
+    model = _models_without_a_rule()[case]
+    p = _plan(["u", "u_x", "u_xx", "u_xt"])
+    assert not jet_kernels(model, p)
+    d = derivatives(model, X, coords=COORDS, want=["u_x", "u_xx", "u_xt"], outputs=("u", "v"))
+    g, h = per_point(model, X, 0)
+    tol = 1e-6 if "built" in case else 1e-10   # built by its first call, a Sequential reads its input as float32
+    np.testing.assert_allclose(d["u_x"].numpy(), g[:, 0], rtol=tol, atol=tol)
+    np.testing.assert_allclose(d["u_xx"].numpy(), h[:, 0, 0], rtol=tol, atol=tol)
+    np.testing.assert_allclose(d["u_xt"].numpy(), h[:, 0, 2], rtol=tol, atol=tol)
+
+
+def test_orders_three_and_four_and_plain_values_go_to_nested_tapes():
+    model = dense("tanh")
+    assert not jet_kernels(model, _plan(["u_xxx"])) and not jet_kernels(model, _plan(["u", "v"]))
+    assert jet_kernels(model, _plan(["u_x"])) and jet_kernels(model, _plan(["u_xt"]))
+
+
+def test_a_mixed_precision_model_goes_to_nested_tapes():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        model = dense("tanh", dtype=None)
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert model.layers[0].compute_dtype == "float16"
+    assert not jet_kernels(model, _plan(["u_xx"]))
+
+
+def test_a_float32_network_on_float64_points_gives_what_nested_tapes_give():
+    model = dense("tanh", dtype="float32")
+    p = _plan(["u", "u_x", "u_xx"])
+    jet, tapes = compute(model, X, p, "test"), compute(model, X, p, "test", jet=False)
+    for name in ("u", "u_x", "u_xx"):
+        assert jet[name].dtype == tapes[name].dtype, name
+        np.testing.assert_allclose(jet[name].numpy(), tapes[name].numpy(), rtol=2e-5, atol=1e-6, err_msg=name)
+
+
+def test_a_residual_whose_jet_disagrees_with_the_models_call_takes_nested_tapes(monkeypatch):
+    from gradlib._pde import _jet
+
+    model = dense("tanh", widths=(2, 8, 1))
+    x = X[:, :2]
+    honest = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})(x)
+    real = _jet.forward_jet
+
+    def off(kernels, x, firsts, pairs):   # a jet whose value is not the model's: the guard must see it
+        y, first, second = real(kernels, x, firsts, pairs)
+        return y + 1.0, first, second
+    monkeypatch.setattr(_jet, "forward_jet", off)
+    r = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})
+    np.testing.assert_allclose(r(x).numpy(), honest.numpy(), rtol=1e-10, atol=1e-12)
+    assert r._jet is False
+    wrong = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})
+    wrong._jet = True   # without the guard, the shifted jet reaches the answer (so the test above can fail)
+    assert np.abs(wrong(x).numpy() - honest.numpy()).max() > 1e-3
