@@ -89,3 +89,25 @@ def test_an_output_is_never_labelled_by_an_input_s_name():
     result = gradlib.per_element_gradients(model, X)
     assert result.col_labels[0] == "x[0,0]" and result.row_labels == ("y[0,0]", "y[1,0]")
     assert gradlib.per_element_gradients(lambda d: d["y"] * 2.0, {"y": tf.constant([1.0])}).row_labels == ("out[0]",)
+
+
+def test_a_function_whose_output_depends_on_the_input_s_dtype_is_sized_again_for_each_dtype():
+    # the remembered output shape is keyed on the sample's dtype too: a float64 call after a float32 one of the same
+    # function and shape must not reuse the float32 call's rows
+    fn = lambda x: x * 2.0 if x.dtype == tf.float32 else tf.concat([x, x * 3.0], axis=1)   # noqa: E731
+    r32 = gradlib.per_sample_gradients(fn, np.ones((3, 2), np.float32))
+    r64 = gradlib.per_sample_gradients(fn, np.ones((3, 2), np.float64))
+    assert r32.row_labels == ("y[0]", "y[1]") and r32.jacobian.shape == (3, 2, 2)
+    assert r64.row_labels == ("y[0]", "y[1]", "y[2]", "y[3]") and r64.jacobian.shape == (3, 4, 2)
+    np.testing.assert_array_equal(r64.jacobian[1], [[1, 0], [0, 1], [3, 0], [0, 3]])
+
+
+def test_the_size_limit_reads_the_output_of_this_dtype_not_one_remembered_for_another():
+    # the output's size is remembered per function, sample shape AND dtype: a float32 call that fits must not let a
+    # float64 call of the same function and shape, whose output is 500 times wider, past the Jacobian limit
+    fn = lambda x: x * 2.0 if x.dtype == tf.float32 else tf.tile(x, [1, 500])   # noqa: E731
+    limits = gradlib.Limits(max_jacobian=120)
+    assert gradlib.per_sample_gradients(fn, np.ones((3, 2), np.float32), limits=limits).jacobian.shape == (3, 2, 2)
+    with pytest.raises(gradlib.ExpressionError, match=r"^the per-sample Jacobians would have 6,000 entries \(batch 3 "
+                       r"x 1000 outputs x 2 inputs\); at most 120 are allowed"):
+        gradlib.per_sample_gradients(fn, np.ones((3, 2), np.float64), limits=limits)
