@@ -193,3 +193,26 @@ def test_a_tf_function_with_a_fixed_batch_in_its_signature_is_refused_on_the_one
     r = gradlib.hessians(lambda v: fixed(v), tf.constant(X[:, :2]))
     assert r.hessian.shape == (3, 6, 6)
     np.testing.assert_allclose(r.hessian[0, :2, :2], np.diag(6 * X[0, :2]) + [[0, 1], [1, 0]], rtol=1e-12)
+
+
+def test_hvp_of_a_keras_model_with_named_outputs_labels_its_rows_by_output_name():
+    import keras
+
+    keras.utils.set_random_seed(15)
+    i = keras.Input((2,), dtype="float64")
+    h = keras.layers.Dense(3, activation="tanh", dtype="float64")(i)
+    model = keras.Model(i, [keras.layers.Dense(1, name="price", dtype="float64")(h),
+                            keras.layers.Dense(2, activation="softplus", name="kind", dtype="float64")(h)])
+    x, v = tf.constant([[0.3, -0.2]], tf.float64), np.array([1.0, 2.0])
+    expected = []
+    for k in range(3):   # nested plain tapes on each element of the joined outputs
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y_k = tf.concat(model(x), axis=1)[0, k]
+            g = inner.gradient(y_k, x)
+        expected.append(outer.jacobian(g, x)[0, :, 0, :].numpy() @ v)
+    r = gradlib.hvp(model, x, tf.constant([v]))
+    assert r.row_labels == ("price[0,0]", "kind[0,0]", "kind[0,1]") and r.col_labels == ("x[0,0]", "x[0,1]")
+    np.testing.assert_allclose(r.hvp, expected, rtol=1e-12, atol=1e-15)
