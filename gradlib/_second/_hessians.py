@@ -151,7 +151,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         products, poisoning = _hvp_repaired(g, v, y, products, t, method, defined, limits)
         seconds = time.perf_counter() - start
     rows, cols = whole_labels(y_shape, parts, output_names(fn), names), _col_labels(names, tensors)
-    warnings = nonfinite_warnings(v.numpy(), y) + poisoning_warnings(
+    warnings = nonfinite_warnings(v.numpy(), y) + _direction_warnings(t.numpy()) + poisoning_warnings(
         poisoning, "the Hessian-vector products", used, cell_label("hvp", rows, cols, False), method == "auto")
     return HvpResult(y=y[0].reshape(y_shape), hvp=products[0], method=used, row_labels=rows, col_labels=cols,
                      warnings=warnings, seconds=seconds, poisoned_cells=poisoning.cells[:, 1:].reshape(-1, 2),
@@ -187,10 +187,19 @@ def _check_hvp_size(m: int, n: int, limits: Limits) -> None:
                               f"at most {limits.max_unrolled:,} elements")
 
 
+def _direction_warnings(t: np.ndarray) -> tuple[str, ...]:
+    if np.isfinite(t).all():
+        return ()
+    return ("vs holds NaN or infinite values; the Hessian-vector products along it are not finite",)
+
+
 def _hvp_repaired(g: Callable, v: tf.Tensor, y, products, t: tf.Tensor, method: str, defined: str, limits: Limits):
     """The NaN-poisoned cells of the products (gradlib._second._poisoning), recomputed in forward over forward
-    mode under ``auto`` (not for an fn that defines its own gradient, which forward mode does not follow)."""
-    mask = poisoned_mask(v.numpy(), y, products, "hvp")
+    mode under ``auto`` (not for an fn that defines its own gradient, which forward mode does not follow).
+
+    A direction that is not finite poisons nothing: its products are NaN for that reason (0 x inf is NaN), and
+    forward over forward along it is no repair (it turned H v's 0 x inf into 0, and blamed fn for a NaN of vs)."""
+    mask = poisoned_mask(np.concatenate([v.numpy(), t.numpy()], axis=1), y, products, "hvp")
     if not mask.any() or method != "auto":
         return products, Poisoning(np.argwhere(mask))
     if defined:

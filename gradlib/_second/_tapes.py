@@ -23,7 +23,7 @@ __all__ = ["PROBE_SEED", "PROJECTION_SEED", "first_order", "forward_over_reverse
 ZERO = tf.UnconnectedGradients.ZERO
 #: the independence check's random cotangent (fixed: the same function and batch always get the same verdict)
 PROJECTION_SEED = (20, 26)
-#: Hutchinson's probes (fixed: an estimate is reproducible)
+#: Hutchinson's probes (fixed: an estimate is reproducible; drawn in float32, so alike in every dtype)
 PROBE_SEED = (25, 2)
 
 
@@ -164,7 +164,9 @@ def hutchinson(g: Callable, x: tf.Tensor, kind: str, probes: int, rows: int, use
     out = first_order(g, x, use_pfor)
     b, d = int(x.shape[0]), int(x.shape[1])
     outputs = 1 if kind == "divergence" else int(out["y"].shape[1])
-    uniform = tf.random.stateless_uniform((probes, b, d), seed=PROBE_SEED, dtype=x.dtype)
+    # drawn in float32 whatever x's dtype: a stateless draw in float64 is another stream, and the same request in
+    # float32 and float64 got other probes (estimates 1.5 apart, not float32's rounding)
+    uniform = tf.random.stateless_uniform((probes, b, d), seed=PROBE_SEED, dtype=tf.float32)
     v = tf.where(uniform < 0.5, tf.constant(-1, x.dtype), tf.constant(1, x.dtype))
     samples = []
     for chunk in _chunks(probes, b, rows):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("test_density", ROOT / "scripts" / "test_density.py")
@@ -30,8 +29,6 @@ def test_a_room_s_density_is_its_test_lines_over_its_code_lines(tmp_path):
     assert measure.density("_room", tmp_path) == (2, 3, 1.5)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38, item 6 is not done: tests/second is thinner than tests/perelement "
-                                       "(python scripts/test_density.py gives the two ratios)")
 def test_second_order_has_at_least_as_many_test_lines_per_code_line_as_first_order():
     _, _, first = measure.density("_perelement")
     _, _, second = measure.density("_second")

@@ -120,7 +120,7 @@ def test_per_sample_kind_the_hessians_their_diagonal_and_the_laplacian_of_one_fn
 
 def _hutchinson_divergence(a: np.ndarray, x: np.ndarray, probes: int) -> np.ndarray:
     """The estimate of div(x -> x @ a), mean over the probes of v^T a^T v, with gradlib's fixed +-1 probes."""
-    uniform = tf.random.stateless_uniform((probes, *x.shape), seed=PROBE_SEED, dtype=tf.float64).numpy()
+    uniform = tf.random.stateless_uniform((probes, *x.shape), seed=PROBE_SEED, dtype=tf.float32).numpy()
     v = np.where(uniform < 0.5, -1.0, 1.0)
     return np.einsum("sbi,ij,sbj->sb", v, a, v).mean(axis=0)
 
