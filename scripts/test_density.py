@@ -2,7 +2,8 @@
 
 Usage: python scripts/test_density.py [ROOM...]   (default: _perelement _second)
 
-A room's code is ``gradlib/<room>/*.py``; its tests are ``tests/<room without the underscore>/*.py``. Both are
+A room's code is ``gradlib/<room>/**.py``; its tests are ``tests/<room without the underscore>/*.py`` and, for each
+sub-room (a package inside it), ``tests/<sub-room without the underscore>/*.py``. Both are
 counted alike, in lines that hold code: blank lines, comment lines and docstrings are left out (a docstring says
 what the code does, it neither runs nor checks anything). tests/project/test_density.py asserts that second order
 is at least as thick as first order.
@@ -36,9 +37,12 @@ def code_lines(source: str) -> int:
 
 
 def density(room: str, root: Path = ROOT) -> tuple[int, int, float]:
-    """``(code lines, test lines, test lines per code line)`` of ``gradlib/<room>`` and ``tests/<room>``."""
-    code = sum(code_lines(p.read_text()) for p in sorted((root / "gradlib" / room).glob("*.py")))
-    tests = sum(code_lines(p.read_text()) for p in sorted((root / "tests" / room.lstrip("_")).glob("*.py")))
+    """``(code lines, test lines, test lines per code line)`` of ``gradlib/<room>`` and ``tests/<room>``, a room's
+    sub-rooms included (``gradlib/_perelement/_comparison/`` and its tests, ``tests/comparison/``)."""
+    modules = sorted((root / "gradlib" / room).rglob("*.py"))
+    folders = [room] + sorted({p.parent.name for p in modules if p.name == "__init__.py"} - {room})
+    code = sum(code_lines(p.read_text()) for p in modules)
+    tests = sum(code_lines(p.read_text()) for f in folders for p in sorted((root / "tests" / f.lstrip("_")).glob("*.py")))
     return code, tests, tests / code
 
 

@@ -27,6 +27,13 @@ def test_a_room_s_density_is_its_test_lines_over_its_code_lines(tmp_path):
     (tmp_path / "gradlib" / "_room" / "a.py").write_text("x = 1\ny = 2\n")
     (tmp_path / "tests" / "room" / "test_a.py").write_text("def test_x():\n    assert 1\n    assert 2\n")
     assert measure.density("_room", tmp_path) == (2, 3, 1.5)
+    # a sub-room (a package inside the room) counts with the room, its tests from tests/<sub-room>
+    (tmp_path / "gradlib" / "_room" / "_floor").mkdir()
+    (tmp_path / "gradlib" / "_room" / "_floor" / "__init__.py").write_text('"""doc"""\n')
+    (tmp_path / "gradlib" / "_room" / "_floor" / "b.py").write_text("z = 3\n")
+    (tmp_path / "tests" / "floor").mkdir()
+    (tmp_path / "tests" / "floor" / "test_b.py").write_text("def test_z():\n    assert 3\n")
+    assert measure.density("_room", tmp_path) == (3, 5, 5 / 3)
 
 
 def test_second_order_has_at_least_as_many_test_lines_per_code_line_as_first_order():
