@@ -149,8 +149,6 @@ def _check_watched_floats(inputs: Sequence[Input]) -> None:
             f"evaluate(order=2) cannot differentiate input {i.name!r}: it is {i.dtype}, and TensorFlow's tape gives "
             "integer tensors no derivative (its Hessian would be zeros, which is wrong). Make it float32 or float64, "
             f"or leave it out of watch")
-    if not any(i.watched for i in inputs):
-        raise ExpressionError("evaluate(order=2) needs at least one watched input; watch=[] watches none")
 
 
 def _warnings(program, inputs: Sequence[Input]) -> tuple[str, ...]:
