@@ -9,7 +9,9 @@ app:
 
 # Set up and run the whole test suite (browser and load tests included): everything but the load test on every
 # core (pytest-xdist; the browser tests are one xdist group, so one worker runs them against one server while the
-# others run the library tests), then the load test alone, so that it times a server no other test loads.
+# others run the library tests; each file with a module- or session-scoped fixture is one group too, tests/conftest.py,
+# so that fixture runs once, not once per worker), then the load test alone, so that it times a server no other
+# test loads.
 test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
 	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not load"
@@ -18,7 +20,7 @@ test:
 # Everything but the browser and load tests (no Chromium needed): the quick loop while working.
 test-fast:
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
-	$(PYTHON) -m pytest -n auto -m "not browser and not load"
+	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not browser and not load"
 
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine):
 # per-element Jacobians, then per-example gradients of a training loss.

@@ -1,4 +1,5 @@
-"""Shared fixtures for the gradlib tests (keep this small: one fixture per shared need)."""
+"""Shared fixtures for the gradlib tests (keep this small: one fixture per shared need), and the hook that keeps each
+module- or session-scoped fixture of the tests to one run under pytest-xdist."""
 
 from __future__ import annotations
 
@@ -12,3 +13,43 @@ SEED_INPUTS = {"x0": 3.0, "x1": 4.0, "x2": 5.0}
 def seed():
     """The seed question's function and inputs: y = [x0*x1*x2, x0*x1*x2*x0] at x = (3, 4, 5)."""
     return SEED_TEXT, dict(SEED_INPUTS)
+
+
+def shared_fixture_groups(items) -> dict[str, str]:
+    """nodeid -> xdist group, for every test of a file that uses a module- or session-scoped fixture of the tests.
+
+    pytest-xdist runs such a fixture once per worker that runs one of its tests (a mkdocs build, a wheel build, a
+    TensorFlow subprocess, a Streamlit run): a file's tests in one group run on one worker, so its fixtures run
+    once. A session fixture shared by several files (tests/lint's ``tf_verdicts``) joins them into one group. The
+    fixtures of pytest and its plugins (``tmp_path_factory``: baseid "") are not the tests' work and join nothing.
+    Tests already in a group (the browser tests) keep theirs."""
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    def grouped(item) -> bool:
+        return item.get_closest_marker("xdist_group") is None and hasattr(item, "_fixtureinfo")
+
+    for item in filter(grouped, items):
+        file = item.nodeid.split("::")[0]
+        for definition in (d for defs in item._fixtureinfo.name2fixturedefs.values() for d in defs if d.baseid):
+            if definition.scope == "module":
+                root(file)
+            elif definition.scope == "session":
+                parent[root(f"session:{definition.argname}:{definition.baseid}")] = root(file)
+    return {item.nodeid: root(item.nodeid.split("::")[0]) for item in filter(grouped, items)
+            if item.nodeid.split("::")[0] in parent}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Put each file with a shared fixture in one xdist group (`make test` runs `--dist loadgroup`). tryfirst: the
+    group must be set before xdist reads it; tests/browser/conftest.py's hook (registered later) runs before this
+    one, so the browser tests already carry their group."""
+    groups = shared_fixture_groups(items)
+    for item in items:
+        if item.nodeid in groups:
+            item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
