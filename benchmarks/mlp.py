@@ -37,10 +37,11 @@ import pandas as pd
 import tensorflow as tf
 
 import gradlib
+from benchmarks import history
 
 __all__ = ["EXPRESSION", "SIZES", "Row", "contenders", "main", "measure", "mlp_suite", "mlp_weights",
-           "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "table", "tape_jacobian",
-           "targets", "tf_mlp"]
+           "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "side_ratios", "table",
+           "tape_jacobian", "targets", "tf_mlp"]
 
 SIZES = (16, 64, 256, 1024)
 QUICK_SIZES = (16, 64, 256)
@@ -351,6 +352,12 @@ def side_by_side_markdown(medians: dict[str, list[float]], size: int = 256) -> s
     return "\n".join(lines)
 
 
+def side_ratios(medians: dict[str, list[float]]) -> dict[str, tuple[list[float], str]]:
+    """The issue's side-by-side ratios per run, as ``benchmarks.history`` records them (lower is better)."""
+    return {f"{top} / {bottom}": ([a / b for a, b in zip(medians[top], medians[bottom])], "lower")
+            for top, bottom, _ in SIDE_RATIOS if top in medians and bottom in medians}
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -398,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if 256 in sizes or args.side_by_side_only:   # the issue's sizes: printed first, before the long tables
         medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True))
         print("\n### side by side\n\n" + side_by_side_markdown(medians), flush=True)
+        history.record("mlp", side_ratios(medians))
         if args.side_by_side_only:
             return 0
     rows: list[Row] = []
