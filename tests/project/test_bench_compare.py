@@ -120,3 +120,15 @@ def test_the_tracked_history_is_a_valid_history():
         assert len(record["commit"]) == 40 and record["ratios"]
         for ratio in record["ratios"].values():
             assert ratio["low"] <= ratio["median"] <= ratio["high"] and ratio["better"] in ("lower", "higher")
+
+
+def test_the_benchmarks_hand_the_history_their_per_round_ratios():
+    from benchmarks import mlp, scan
+
+    medians = {mlp.EVALUATE: [1.0, 2.0], mlp.CALLABLE: [2.0, 2.0], mlp.JAX_REV: [0.5, 1.0]}
+    assert mlp.side_ratios(medians) == {f"{mlp.EVALUATE} / {mlp.CALLABLE}": ([0.5, 1.0], "lower"),
+                                        f"{mlp.EVALUATE} / {mlp.JAX_REV}": ([2.0, 2.0], "lower"),
+                                        f"{mlp.CALLABLE} / {mlp.JAX_REV}": ([4.0, 2.0], "lower")}
+    large = [scan.Row(scan.PLAIN, ratio=[1.0]), scan.Row(scan.SCAN, ratio=[1.5, 1.7])]
+    small = {256: [scan.Row(scan.SCAN, ratio=[3.0])]}
+    assert scan._scan_ratios(large, small) == [("", [1.5, 1.7]), (f" ({scan.SMALL}, 256 examples)", [3.0])]
