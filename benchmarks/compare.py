@@ -24,7 +24,7 @@ from typing import Sequence
 
 from benchmarks.history import HISTORY
 
-__all__ = ["THRESHOLD", "Comparison", "compare", "load", "main", "worse_by"]
+__all__ = ["THRESHOLD", "Comparison", "compare", "load", "main", "ratio_text", "worse_by"]
 
 THRESHOLD = 0.20
 
@@ -92,7 +92,7 @@ def _compare_two(bench: str, options: str, previous: dict | None, last: dict, th
         after = last["ratios"].get(name)
         if after is None:
             out.missing.append(name)
-            out.lines.append(f"  MISSING  {name}: {_text(before)} before, not in the last record")
+            out.lines.append(f"  MISSING  {name}: {ratio_text(before)} before, not in the last record")
             continue
         better = after.get("better", before.get("better", "lower"))
         change = worse_by(before["median"], after["median"], better)
@@ -100,10 +100,10 @@ def _compare_two(bench: str, options: str, previous: dict | None, last: dict, th
         if bad:
             out.worse.append(name)
         verdict = "WORSE   " if bad else "ok      "
-        out.lines.append(f"  {verdict} {name}: {_text(before)} -> {_text(after)} ({change:+.0%} worse; "
+        out.lines.append(f"  {verdict} {name}: {ratio_text(before)} -> {ratio_text(after)} ({change:+.0%} worse; "
                          f"{better} is better)")
     for name in last["ratios"].keys() - previous["ratios"].keys():
-        out.lines.append(f"  new      {name}: {_text(last['ratios'][name])}")
+        out.lines.append(f"  new      {name}: {ratio_text(last['ratios'][name])}")
     return out
 
 
@@ -112,7 +112,8 @@ def _at(entry: dict) -> str:
     return f"{str(entry.get('commit', 'unknown'))[:10]}{dirty}, {entry.get('date', '?')}, load {entry.get('load', '?')}"
 
 
-def _text(ratio: dict) -> str:
+def ratio_text(ratio: dict) -> str:
+    """A recorded ratio as `0.6x [0.4, 0.9]`: its median [lowest, highest] round, three significant digits."""
     return f"{ratio['median']:.3g}x [{ratio['low']:.3g}, {ratio['high']:.3g}]"
 
 

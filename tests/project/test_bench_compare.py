@@ -4,6 +4,7 @@ ratios are named worse, at the threshold's last good and first bad value, missin
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -132,3 +133,19 @@ def test_the_benchmarks_hand_the_history_their_per_round_ratios():
     large = [scan.Row(scan.PLAIN, ratio=[1.0]), scan.Row(scan.SCAN, ratio=[1.5, 1.7])]
     small = {256: [scan.Row(scan.SCAN, ratio=[3.0])]}
     assert scan._scan_ratios(large, small) == [("", [1.5, 1.7]), (f" ({scan.SMALL}, 256 examples)", [3.0])]
+
+
+README_CLAIM = re.compile(r"^- `(?P<name>[^`]+)`: \*\*(?P<text>[^*]+)\*\* \(record `(?P<bench>\w+)` at commit "
+                          r"`(?P<commit>[0-9a-f]{10})`, (?P<date>[\d-]+)", re.M)
+
+
+def test_the_readme_s_speed_claims_are_records_of_the_history():
+    section = (ROOT / "README.md").read_text().split("## Speed", 1)[1].split("\n## ", 1)[0]
+    claims = list(README_CLAIM.finditer(section))
+    assert claims, "the README's Speed section states no ratio from the history"
+    records = compare.load(history.HISTORY)
+    for claim in claims:
+        found = [r for r in records if r["bench"] == claim["bench"] and r["commit"].startswith(claim["commit"])
+                 and r["date"].startswith(claim["date"]) and claim["name"] in r["ratios"]]
+        assert found, f"no record of {claim['name']!r} by {claim['bench']} at {claim['commit']}"
+        assert compare.ratio_text(found[-1]["ratios"][claim["name"]]) == claim["text"]
