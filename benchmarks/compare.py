@@ -100,7 +100,7 @@ def _compare_two(bench: str, options: str, previous: dict | None, last: dict, th
         if bad:
             out.worse.append(name)
         verdict = "WORSE   " if bad else "ok      "
-        out.lines.append(f"  {verdict} {name}: {ratio_text(before)} -> {ratio_text(after)} ({change:+.0%} worse; "
+        out.lines.append(f"  {verdict} {name}: {ratio_text(before)} -> {ratio_text(after)} ({abs(change):.0%} {'worse' if change > 0 else 'better'}; "
                          f"{better} is better)")
     for name in last["ratios"].keys() - previous["ratios"].keys():
         out.lines.append(f"  new      {name}: {ratio_text(last['ratios'][name])}")
@@ -114,7 +114,12 @@ def _at(entry: dict) -> str:
 
 def ratio_text(ratio: dict) -> str:
     """A recorded ratio as `0.6x [0.4, 0.9]`: its median [lowest, highest] round, three significant digits."""
-    return f"{ratio['median']:.3g}x [{ratio['low']:.3g}, {ratio['high']:.3g}]"
+    return f"{_number(ratio['median'])}x [{_number(ratio['low'])}, {_number(ratio['high'])}]"
+
+
+def _number(value: float) -> str:
+    """Three significant digits, without an exponent for large values (2,477, not 2.48e+03)."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

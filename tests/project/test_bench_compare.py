@@ -54,7 +54,7 @@ def test_a_lower_is_better_ratio_20_percent_worse_passes_and_a_hair_more_fails(t
     name = "dense: gradlib norms only / plain batch gradient"
     ok = run(write(tmp_path / "ok.jsonl", entry({name: ([0.5], "lower")}), entry({name: ([last_good], "lower")})))
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert f"ok       {name}: 0.5x [0.5, 0.5] -> 0.6x [0.6, 0.6] (+20% worse; lower is better)" in ok.stdout
+    assert f"ok       {name}: 0.5x [0.5, 0.5] -> 0.6x [0.6, 0.6] (20% worse; lower is better)" in ok.stdout
     bad = run(write(tmp_path / "bad.jsonl", entry({name: ([0.5], "lower")}), entry({name: ([first_bad], "lower")})))
     assert bad.returncode == 1
     assert f"WORSE    {name}" in bad.stdout
@@ -135,8 +135,8 @@ def test_the_benchmarks_hand_the_history_their_per_round_ratios():
     assert scan._scan_ratios(large, small) == [("", [1.5, 1.7]), (f" ({scan.SMALL}, 256 examples)", [3.0])]
 
 
-README_CLAIM = re.compile(r"^- `(?P<name>[^`]+)`: \*\*(?P<text>[^*]+)\*\* \(record `(?P<bench>\w+)` at commit "
-                          r"`(?P<commit>[0-9a-f]{10})`, (?P<date>[\d-]+)", re.M)
+README_CLAIM = re.compile(r"^- `(?P<name>[^`]+)`: \*\*(?P<text>[^*]+)\*\*\s+\(record\s+`(?P<bench>\w+)`\s+at\s+commit\s+"
+                          r"`(?P<commit>[0-9a-f]{10})`,\s+(?P<date>[\dT:Z-]+)", re.M)
 
 
 def test_the_readme_s_speed_claims_are_records_of_the_history():
