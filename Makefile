@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: app test test-fast bench mutate mutate-sample
+.PHONY: app test test-fast bench bench-compare mutate mutate-sample
 
 # Set up and run the dashboard.
 app:
@@ -23,12 +23,21 @@ test-fast:
 	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not browser and not load"
 
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine):
-# per-element Jacobians, then per-example gradients of a training loss.
+# per-element Jacobians, per-example gradients of a training loss, scan, per-sample Jacobians, second order, PDE.
+# Each appends its headline ratios, with the commit, to the tracked history (benchmarks/history.py);
+# `make bench-compare` then names every ratio more than 20% worse than in the run before (exit code 1).
+BENCH_HISTORY ?= benchmarks/history.jsonl
 bench:
-	$(PYTHON) -m benchmarks.mlp
-	$(PYTHON) -m benchmarks.per_example
-	$(PYTHON) -m benchmarks.scan
-	$(PYTHON) -m benchmarks.pde
+	BENCH_HISTORY=$(BENCH_HISTORY) $(PYTHON) -m benchmarks.mlp
+	BENCH_HISTORY=$(BENCH_HISTORY) $(PYTHON) -m benchmarks.per_example
+	BENCH_HISTORY=$(BENCH_HISTORY) $(PYTHON) -m benchmarks.scan
+	BENCH_HISTORY=$(BENCH_HISTORY) $(PYTHON) -m benchmarks.per_sample
+	BENCH_HISTORY=$(BENCH_HISTORY) $(PYTHON) -m benchmarks.second_order
+	BENCH_HISTORY=$(BENCH_HISTORY) $(PYTHON) -m benchmarks.pde
+	-$(PYTHON) -m benchmarks.compare --history $(BENCH_HISTORY)
+
+bench-compare:
+	$(PYTHON) -m benchmarks.compare --history $(BENCH_HISTORY)
 
 # Mutation testing (not part of `make test` or CI): mutate every module of gradlib/ and dashboard/, run the tests
 # that reach each mutant, print the kill rate per module. Configured in setup.cfg ([mutmut]); CPU heavy and long

@@ -38,10 +38,11 @@ import pandas as pd
 import tensorflow as tf
 
 import gradlib
+from benchmarks import history
 
 __all__ = ["EXPRESSION", "SHAPES", "SIZES", "Row", "contenders", "main", "measure", "mlp_suite", "mlp_weights",
-           "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "table", "tape_jacobian",
-           "targets", "tf_mlp"]
+           "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "side_ratios", "table",
+           "tape_jacobian", "targets", "tf_mlp"]
 
 SIZES = (16, 64, 256, 1024)
 QUICK_SIZES = (16, 64, 256)
@@ -358,6 +359,12 @@ def side_by_side_markdown(medians: dict[str, list[float]], size: int = 256, titl
     return "\n".join(lines)
 
 
+def side_ratios(medians: dict[str, list[float]]) -> dict[str, tuple[list[float], str]]:
+    """The issue's side-by-side ratios per run, as ``benchmarks.history`` records them (lower is better)."""
+    return {f"{top} / {bottom}": ([a / b for a, b in zip(medians[top], medians[bottom])], "lower")
+            for top, bottom, _ in SIDE_RATIOS if top in medians and bottom in medians}
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -405,11 +412,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if 256 in sizes or args.side_by_side_only:   # the issue's sizes: printed first, before the long tables
         medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True))
         print("\n### side by side\n\n" + side_by_side_markdown(medians), flush=True)
+        ratios = side_ratios(medians)
         for name, shape in SHAPES.items():
             medians = side_by_side(shape=shape, runs=args.side_by_side_runs,
                                    log=lambda m: print(m, file=sys.stderr, flush=True))
             title = f"{name}: {shape[0]} outputs, {shape[1]} inputs, hidden {shape[2]}"
             print("\n" + side_by_side_markdown(medians, title=title), flush=True)
+            ratios |= {f"{name}: {key}": value for key, value in side_ratios(medians).items()}
+        history.record("mlp", ratios)
         if args.side_by_side_only:
             return 0
     rows: list[Row] = []

@@ -35,6 +35,8 @@ import time
 
 import numpy as np
 
+from benchmarks import history
+
 __all__ = ["CASES", "main", "measure", "ratio_text"]
 
 NU = 0.0032
@@ -243,11 +245,15 @@ def main(argv: list[str] | None = None) -> int:
           "| first calls (s) | peak memory of the calls (MB) | gradlib's weight gradients: largest relative gap to "
           "nested tapes' (DeepXDE's on its row) |")
     print("|---|---|---|---|---|---|---|---|---|")
+    recorded = {}
     for case in CASES:
         r = measure(case, points, rounds, args.calls)
         memory_mb = None if args.quick or args.no_memory else {
             name: _memory_alone(case, name, points) for name in r["wall"]}
         _print(r, memory_mb)
+        recorded |= {f"{case}: {name} / gradlib.pde (CPU)": (ratios["cpu"], "higher")
+                     for name, ratios in r["ratios"].items()}
+    history.record("pde", recorded)
     return 0
 
 

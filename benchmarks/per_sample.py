@@ -20,6 +20,7 @@ import numpy as np
 
 import gradlib
 from gradlib import keras_models
+from benchmarks import history
 
 __all__ = ["benchmark_per_sample", "main"]
 
@@ -53,8 +54,10 @@ def _timed(fn: Callable[[], Any]) -> float:
 
 
 def main() -> int:
-    for key, value in benchmark_per_sample(repeats=7).items():
+    result = benchmark_per_sample(repeats=7)
+    for key, value in result.items():
         print(f"- {key}: {value}")
+    history.record("per_sample", {"per-sample loop / gradlib per_sample_gradients": (result["speedup_rounds"], "higher")})
     return 0
 
 

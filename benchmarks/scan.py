@@ -49,6 +49,7 @@ import numpy as np
 import tensorflow as tf
 
 import gradlib
+from benchmarks import history
 
 __all__ = ["CONTENDERS", "PLAIN", "SCAN", "SMALL_SIZES", "Row", "main", "markdown", "memory", "memory_child",
            "memory_markdown", "small_model", "small_scans", "targets", "throughput"]
@@ -263,6 +264,12 @@ def targets(rows: Sequence[Row], runs: Sequence[dict[str, int]], small: dict[int
     return out
 
 
+def _scan_ratios(rows: Sequence[Row], small: dict[int, list[Row]]) -> list[tuple[str, list[float]]]:
+    """(label, scan's per-round ratios to the plain batch gradients) of the large set and each small scan."""
+    groups = ([("", rows)] if rows else []) + [(f" ({SMALL}, {n:,} examples)", r) for n, r in small.items()]
+    return [(label, next(r for r in group if r.contender == SCAN).ratio) for label, group in groups]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m benchmarks.scan", description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=20_480)
@@ -295,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     for line in targets(rows, memory_runs, small):
         print(line)
+    history.record("scan", {f"{SCAN} / plain batch gradients{label}": (group_ratio, "lower")
+                            for label, group_ratio in _scan_ratios(rows, small)})
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": [{**asdict(r), "spread": r.spread()} for r in rows], "memory": memory_runs,

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import history
+
 __all__ = ["BASELINE", "CONTENDERS", "SHAPES", "child", "main", "markdown", "run_shape"]
 
 BATCH = 1024
@@ -160,9 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         print("JAX is importable, but its contender is not written yet: skipped")
     except ImportError:
         print("JAX is not installed here: its contender is skipped")
+    ratios: dict[str, tuple[list[float], str]] = {}
     for shape in shapes:
         rows = run_shape(shape, rounds)
         print(markdown(shape, rows), "\n", flush=True)
+        ratios.update({f"{shape}: {BASELINE} / {r['contender']}": (r["ratio"], "higher") for r in rows
+                       if "ratio" in r and r["contender"] != BASELINE})
+    history.record("second_order", ratios)
     return 0
 
 

@@ -42,6 +42,22 @@ class LRUCache:
                 self._data.popitem(last=False)
         return value
 
+    def get(self, key: Hashable, default: object = None) -> object:
+        """The value kept for ``key`` (now the most recently used), or ``default``; counts no hit or miss."""
+        with self._lock:
+            if key not in self._data:
+                return default
+            self._data.move_to_end(key)
+            return self._data[key]
+
+    def put(self, key: Hashable, value: object) -> None:
+        """Keep ``value`` for ``key`` (replacing any), dropping the least recently used entries beyond ``maxsize``."""
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
+
     def __len__(self) -> int:
         return len(self._data)
 

@@ -6,9 +6,11 @@ over the examples is hundreds of times slower. Here one forward pass records, fo
 one backward pass of the summed loss gives ``dL_i/dz_i`` for every example at once (example ``i``'s loss
 depends on no other example's ``z``), and each layer's rule turns that into per-example gradient norms (or,
 when asked, the gradients). Variables of any other layer (or read by more than one call) take a loop over the
-examples, each run alone as a batch of one: always correct, only slower. Every call compares each example's
-loss in the batch with its loss alone; a model whose examples are not independent (BatchNormalization in
-training mode, a batch-centering layer) has no per-example gradients and is refused.
+examples, each run alone as a batch of one: always correct, only slower. Each example's loss in the batch is
+compared with its loss alone on the first call of a compiled step for each batch signature, and again whenever
+the model's weights change (``_verified``: a fingerprint of the weights computed in the same pass); a model whose
+examples are not independent (BatchNormalization in training mode, a batch-centering layer) has no per-example
+gradients and is refused.
 
 >>> import keras
 >>> model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, use_bias=False)])
@@ -39,6 +41,7 @@ from . import _structure
 from .._foundations._cache import LRUCache
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
+from . import _verified
 from ._ghost import Capture, accepts, rule_for
 from .._foundations._limits import LIMITS, Limits
 from .._callable._trace import trace
@@ -186,7 +189,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
         ExpressionError: a request over the limits (a kind of ``GradlibError``).
         GradlibError: a bad model, batch or loss.
         BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode),
-            checked on every call for every example.
+            checked per batch signature and weights (docs/guide/per-example.md says what is checked when).
         GradlibError: a model that adds a loss during its call (``activity_regularizer``, ``add_loss``).
         InputError: labels the loss broadcasts across the batch, or the model and loss failing on this batch.
     """
@@ -204,18 +207,23 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
 
 def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, yt: Any, limits: Limits):
     """The checked batch's ``(losses, norms, gradients or None, plan, seconds)``, in a work slot: the compiled step
-    for this model, loss and signature (traced once), the floats it allocates bounded, the batch's mixing checked."""
+    for this model, loss and signature (traced once), the floats it allocates bounded, the batch's mixing checked
+    (where the step's record has no check of this batch signature at these weights, ``_verified``)."""
     kind = "norms" if norms_only else "gradients"
     with _runtime.work_slot():
         start = time.perf_counter()
-        compiled, plan = _compiled(model, loss, kind, training, xt, yt)
+        compiled, plan, record = _compiled(model, loss, kind, training, xt, yt)
         check_floats(plan, _structure.batch_size(xt), limits, "per_example_gradients", "for this batch",
                      "Use a batch of at most {n}", "" if plan.method.startswith("ghost") or norms_only else
                      "norms_only=True")
-        out = _run_compiled(compiled, xt, yt)
+        signature = (_structure.signature(xt), _structure.signature(yt))   # the batch size included
+        last = record.get(signature)
+        out = _run_compiled(compiled, xt, yt, np.zeros(2, np.int32) if last is None else last, last is None)
         losses, norms = out[0].numpy(), out[1].numpy()
         check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
-        grads = [t.numpy() for t in out[4:]] if kind == "gradients" else None
+        if bool(out[5]):   # checked on this call, and independent: not again for this signature at these weights
+            record.put(signature, out[4].numpy())
+        grads = [t.numpy() for t in out[6:]] if kind == "gradients" else None
         return losses, norms, grads, plan, time.perf_counter() - start
 
 
@@ -223,7 +231,8 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
 
 
 def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, training: bool = False,
-                      gradients: bool = False) -> tuple[tf.Tensor, tf.Tensor, list[tf.Tensor] | None, Route, tuple]:
+                      gradients: bool = False,
+                      verify: tf.Tensor | None = None) -> tuple[tf.Tensor, tf.Tensor, list[tf.Tensor] | None, Route, tuple]:
     """``(losses, norms, gradients or None, plan, check)`` of one batch, as tensors: runs inside ``tf.function``.
 
     One forward pass through the model's layers (each rule's layer run by its rule), one backward pass of the
@@ -231,7 +240,9 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     a loop over the examples, each run alone as a batch of one (``_one_by_one``). Call it inside a
     ``tf.function`` (or ``strategy.run``); the model must be built. The ``plan`` is plain Python, fixed at trace
     time. ``check`` is ``(joint, alone)``: each example's loss computed in the batch and alone, two ``(B,)``
-    tensors that ``check_independent`` compares (see there for what their equality proves).
+    tensors that ``check_independent`` compares (see there for what their equality proves); where the loop did not
+    run, the alone side costs a forward pass, and a bool tensor ``verify`` runs it only where true (elsewhere both
+    are ``losses``: ``per_example_gradients`` checks once per step, batch signature and weights, ``_verified``).
     """
     recorder = _Recorder(training)
     with tf.GradientTape(persistent=True) as tape:
@@ -256,12 +267,25 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
         grads = None
         terms = [c.rule.norm_sq(c.layer, c.a, g) for c, g in zip(claimed, dz)] + looped
         norm_sq = tf.add_n([tf.cast(t, losses.dtype) for t in terms])
-    if random:   # the batch's draws differ from any other pass's: both sides of the check run in inference mode
-        check = (loss_vector(loss, y, model(x, training=False)), _alone_losses(model, loss, x, y, False))
-    else:
-        check = (losses, alone if fallback else _alone_losses(model, loss, x, y, training))
+    check = _check_pair(model, loss, x, y, training, random, losses, alone if fallback else None, verify)
     plan = _route(model, recorder, claimed, fallback, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan, check
+
+
+def _check_pair(model: Any, loss: Any, x: Any, y: tf.Tensor, training: bool, random: bool, losses: tf.Tensor,
+                alone: tf.Tensor | None, verify: tf.Tensor | None) -> tuple[tf.Tensor, tf.Tensor]:
+    """``(joint, alone)`` for ``check_independent``. The loop's losses (``alone``) come free; otherwise the alone
+    side is one more forward pass (``_alone_losses``), run only where ``verify`` (a bool tensor) holds, ``(losses,
+    losses)`` elsewhere: nothing compared. With random layers in training mode both sides are inference passes."""
+    if random:   # the batch's draws differ from any other pass's: both sides of the check run in inference mode
+        both = lambda: (loss_vector(loss, y, model(x, training=False)), _alone_losses(model, loss, x, y, False))  # noqa: E731
+    elif alone is not None:
+        return losses, alone
+    else:
+        both = lambda: (losses, _alone_losses(model, loss, x, y, training))  # noqa: E731
+    if verify is None:
+        return both()
+    return tf.cond(verify, both, lambda: (losses, losses))
 
 
 def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights: tf.Tensor, *,
@@ -559,8 +583,11 @@ def _mixing_error(why: str, api: str = "per_example_gradients") -> BatchMixingEr
 # ---------------------------------------------------------------- compiling once per model, loss and shapes
 
 
-def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor, y: tf.Tensor) -> tuple[Any, Route]:
-    """The traced per-batch function for this model, loss, kind and batch signature (cached, bounded)."""
+def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor,
+              y: tf.Tensor) -> tuple[Any, Route, LRUCache]:
+    """The traced per-batch function for this model, loss, kind and batch signature (cached, bounded), its route,
+    and its record of checked batch signatures (``_verified``; a step not cached, for a loss that cannot be a key,
+    is traced and checked on every call)."""
     specs = (_structure.specs(x), _structure.specs(y))
     create = lambda: _trace(model, loss, kind, training, specs, x, y)  # noqa: E731
     try:
@@ -577,27 +604,30 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
     _check_independent(model, loss, x, y, training)
     plans: list[Route] = []
 
-    def body(xb, yb):
+    def body(xb, yb, last, unchecked):   # the weights' fingerprint, and the check where it is not the last checked
+        fingerprint = _verified.weights_fingerprint(model.variables)
+        verify = tf.logical_or(unchecked, tf.reduce_any(tf.not_equal(fingerprint, last)))
         losses, norms, grads, plan, check = per_example_terms(model, loss, xb, yb, training=training,
-                                                              gradients=kind == "gradients")
+                                                              gradients=kind == "gradients", verify=verify)
         plans.append(plan)
-        return (losses, norms, *check, *(grads or ()))
+        return (losses, norms, *check, fingerprint, verify, *(grads or ()))
 
     try:
-        concrete = trace(body, specs)
+        concrete = trace(body, (*specs, _verified.FINGERPRINT_SPEC, tf.TensorSpec((), tf.bool)))
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
         raise GradlibError(f"per_example_gradients could not run the model on a batch of {_shapes(x)}: "
                            f"{error_gist(exc)}") from exc
-    return concrete, plans[-1]
+    return concrete, plans[-1], _verified.record()
 
 
-def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor) -> list[tf.Tensor]:
-    """The traced function on this batch; a failure of the user's model or loss on it (labels out of range,
-    say) is said in one line, with the shapes it had."""
+def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor, last: np.ndarray, unchecked: bool) -> list[tf.Tensor]:
+    """The traced function on this batch (``last``: the weights' fingerprint its batch signature was last checked
+    at, ``unchecked`` when never); a failure of the user's model or loss on it (labels out of range, say) is said
+    in one line, with the shapes it had."""
     try:
-        return compiled(x, y)
+        return compiled(x, y, tf.constant(last, tf.int32), tf.constant(unchecked))
     except tf.errors.OpError as exc:
         what = (f"{GATHER_HINT} and y the targets the loss expects" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 "y holds the targets the loss expects (e.g. labels below the number of classes)")
@@ -693,8 +723,8 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     on the model's outputs (a loss that broadcasts labels of the wrong shape across the batch mixes examples:
     the labels are blamed), then the model. Random layers (Dropout) make two training-mode passes differ
     anyway, so such models are probed in inference mode; BatchNormalization in training mode is refused by
-    name. Every call then compares the whole batch (``check_independent``); this early probe gives the clear
-    messages before anything is traced.
+    name. The traced step then compares the whole batch (``check_independent``, once per batch signature and
+    weights); this early probe gives the clear messages before anything is traced.
     """
     _refuse_training_batchnorm(model, training)
     k = min(PROBE_EXAMPLES, _structure.batch_size(x))

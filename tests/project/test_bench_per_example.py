@@ -44,11 +44,20 @@ def row(contender, warm, plain):
 
 def test_targets_are_judged_round_by_round():
     plain = [1.0, 1.0, 2.0]
-    rows = [row(bench.PLAIN, plain, plain), row(bench.NORMS, [1.5, 2.5, 3.0], plain),
-            row("tf.vectorized_map (compiled)", [30.0, 30.0, 30.0], plain)]
+    rows = [row(bench.PLAIN, plain, plain), row(bench.NORMS, [0.8, 0.9, 1.0], plain),
+            row("tf.vectorized_map (compiled)", [25.0, 20.0, 20.0], plain)]
     assert bench.targets(rows) == [
-        "gradlib norms only / plain batch gradient: 1.5x [1.5, 2.5] (target at most 2: met in 2 of 3 rounds)",
-        "tf.vectorized_map / gradlib norms only: 12x [10, 20] (target at least 15: met in 1 of 3 rounds)"]
+        "gradlib norms only / plain batch gradient: 0.8x [0.5, 0.9] (target at most 0.8: met in 2 of 3 rounds)",
+        "tf.vectorized_map / gradlib norms only: 22.2x [20, 31.2] (target at least 25: met in 1 of 3 rounds)"]
+
+
+def test_the_headline_ratios_are_the_rows_per_round_ratios_and_the_vmap_speed_up():
+    plain = [1.0, 2.0]
+    rows = [row(bench.PLAIN, plain, plain), row(bench.NORMS, [0.5, 1.5], plain),
+            row("tf.vectorized_map (compiled)", [20.0, 30.0], plain)]
+    assert bench.headline(rows) == {
+        f"dense: {bench.NORMS} / {bench.PLAIN}": ([0.5, 0.75], "lower"),
+        f"dense: tf.vectorized_map / {bench.NORMS}": ([40.0, 20.0], "higher")}
 
 
 def test_the_command_writes_the_tables_json_and_csv(tmp_path, capsys, monkeypatch):
