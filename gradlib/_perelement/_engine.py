@@ -224,17 +224,10 @@ def _from_structure(problem: Problem, profile: _cost.Profile, chosen: str, limit
         return None
     if _structured.unsupported(problem.structure[0]):
         return None
-    cost = _cost.estimate("structured", profile, True)
-    if not _cost.fits(cost, limits) or cost.work >= _cost.estimate(chosen, profile, True).work:
+    fast = _structured_if_cheaper(problem, profile, chosen, limits)
+    if fast is None:
         return None
-    try:
-        y, jac, ran = compute(problem, "structured", True)
-    except _structured.NotApplicable:
-        _NOT_STRUCTURED.get_or_create(problem.key, lambda: True)
-        return None
-    if not _structured.finite(y, jac):
-        return None
-    return package(problem, "structured", "auto", y, jac, ran, (), Repair(), time.perf_counter() - start)
+    return package(problem, "structured", "auto", *fast, (), Repair(), time.perf_counter() - start)
 
 
 def _from_graph(problem: Problem, chosen: str, limits: Limits) -> tuple | None:
@@ -248,6 +241,12 @@ def _from_graph(problem: Problem, chosen: str, limits: Limits) -> tuple | None:
     profile = _opgraph.read(problem.f, problem.xs, problem.cs, problem.key).profile
     if profile is None:
         return None
+    return _structured_if_cheaper(problem, profile, chosen, limits)
+
+
+def _structured_if_cheaper(problem: Problem, profile: _cost.Profile, chosen: str, limits: Limits) -> tuple | None:
+    """``(y, J, ran)`` of ``structured`` run compiled when its estimate on ``profile`` fits ``limits``, is below
+    that of ``chosen`` and every cell is finite; ``None`` otherwise. A refusal found while tracing is remembered."""
     cost = _cost.estimate("structured", profile, True)
     if not _cost.fits(cost, limits) or cost.work >= _cost.estimate(chosen, profile, True).work:
         return None

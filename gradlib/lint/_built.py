@@ -25,10 +25,12 @@ watched the model's variables itself.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from ._values import Val
 
-__all__ = ["checked", "made_functional", "made_layer", "made_subclass", "read", "touched", "unbuilt"]
+__all__ = ["checked", "held_models", "made_functional", "made_layer", "made_subclass", "read", "touched",
+           "unbuilt"]
 
 _SHAPED = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights", "input_tensor"}
 _NOT_LAYERS = {"Input", "InputLayer"}
@@ -107,8 +109,15 @@ def unbuilt(model: Val) -> bool:
 def touched(model: Val) -> None:
     """``model`` was called, asked a method or read: it may be built from now on, and so may every layer it holds
     (calling a Sequential builds the Sequential inside it)."""
+    for value in held_models(model, _MAX_WALK):
+        value.attrs["__unbuilt__"] = False
+
+
+def held_models(model: Val, limit: int) -> Iterator[Val]:
+    """``model`` and every model or layer it holds (a Sequential's items, its layers, held values, attributes), each
+    once, at most ``limit`` values walked."""
     todo, seen = [model], set()
-    while todo and len(seen) < _MAX_WALK:
+    while todo and len(seen) < limit:
         value = todo.pop()
         if value.id in seen:
             continue
@@ -118,7 +127,7 @@ def touched(model: Val) -> None:
             continue
         if value.kind != "model":
             continue
-        value.attrs["__unbuilt__"] = False
+        yield value
         todo.extend(value.attrs.get("__layers__", ()))
         todo.extend(value.attrs.get("__held__", ()))
         todo.extend(v for k, v in value.attrs.items() if isinstance(v, Val) and not k.startswith("__"))

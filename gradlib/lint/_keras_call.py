@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 
+from ._built import held_models
 from ._traced import unconditional
 from ._values import Val
 
@@ -46,23 +47,7 @@ def _call_method(model: Val) -> ast.FunctionDef | None:
 def held_classes(model: Val) -> list[Val]:
     """``model`` and the layers it holds (a Sequential's layers, a subclass's attributes) that are instances of a
     class of the source with its own ``call``."""
-    found, todo, seen = [], [model], set()
-    while todo and len(seen) < _MAX_WALK:
-        value = todo.pop()
-        if value.id in seen:
-            continue
-        seen.add(value.id)
-        if value.kind == "seq":
-            todo.extend(value.items or ())
-            continue
-        if value.kind != "model":
-            continue
-        if _call_method(value) is not None:
-            found.append(value)
-        todo.extend(value.attrs.get("__layers__", ()))
-        todo.extend(value.attrs.get("__held__", ()))
-        todo.extend(v for k, v in value.attrs.items() if isinstance(v, Val) and not k.startswith("__"))
-    return found
+    return [value for value in held_models(model, _MAX_WALK) if _call_method(value) is not None]
 
 
 def _names(expr: ast.AST) -> set[str]:
