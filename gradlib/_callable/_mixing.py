@@ -60,6 +60,9 @@ def find_mixing(jac: np.ndarray, u: np.ndarray, g: np.ndarray, dtype: str) -> tu
 
 def mixing_text(m: Mixing) -> str:
     """The first part of a mixing refusal: which sample, by how much."""
+    scale = (f"at a scale of {format_number(m.scale, 3)}" if m.scale > 0 else
+             "where the per-sample Jacobians are all zero: each sample alone does not move its output, as for "
+             "x - mean(x) over the batch")
     return (f"the samples of the batch are not independent: the input of sample {m.sample} changes the output of "
             f"another sample (a random projection of dy/dx differs from the per-sample Jacobians by "
-            f"{format_number(m.gap, 3)}, at a scale of {format_number(m.scale, 3)})")
+            f"{format_number(m.gap, 3)}, {scale})")

@@ -50,3 +50,19 @@ def test_an_api_s_refusal_reports_a_gap_below_its_scale_for_a_small_leak():
         gradlib.per_sample_gradients(leak, np.linspace(1.0, 2.0, 8).reshape(4, 2))
     gap, scale = (float(v) for v in re.search(r"by ([\d.e+-]+), at a scale of ([\d.e+-]+)", str(caught.value)).groups())
     assert 0 < gap < scale and gap / scale < 0.05
+
+
+def test_a_zero_scale_is_said_as_per_sample_jacobians_that_are_all_zero():
+    """x - mean(x) over the batch: each sample alone (a batch of one) has output 0 whatever its input, so every
+    per-sample Jacobian is 0, while the whole batch's projection is not; "at a scale of 0" read as a bug."""
+    centred = lambda x: x - tf.reduce_mean(x, axis=0)   # noqa: E731
+    with pytest.raises(gradlib.BatchMixingError) as caught:
+        gradlib.per_sample_gradients(centred, np.linspace(-1.0, 2.0, 12).reshape(4, 3))
+    text = str(caught.value)
+    assert "where the per-sample Jacobians are all zero" in text and "at a scale of" not in text
+    gap = float(re.search(r"by ([\d.e+-]+), where", text).group(1))
+    assert gap > 0.1
+    found, _ = _check(0.01, (0.0, 0.0))
+    assert found is None                     # a zero cotangent: no gap, no refusal at all
+    assert "at a scale of 2)" in mixing_text(Mixing(0, 0.5, 2.0))
+    assert "all zero" in mixing_text(Mixing(0, 0.5, 0.0)) and "all zero" not in mixing_text(Mixing(0, 0.5, 1e-30))
