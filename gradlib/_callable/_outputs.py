@@ -122,7 +122,22 @@ def call_batch(fn: Callable, x: tf.Tensor, api: str) -> Any:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed: say so, with its message
         raise GradlibError(f"{api}: fn failed on a batch of shape {tuple(x.shape)}: {type(exc).__name__}: "
-                           f"{error_gist(exc)}") from exc
+                           f"{error_gist(exc)}{signature_advice(fn, x)}") from exc
+
+
+def signature_advice(fn: Callable, x: tf.Tensor) -> str:
+    """What to change when ``fn`` is a ``tf.function`` whose fixed ``input_signature`` does not take ``x``'s shape
+    (a per-sample API calls fn on batches of any size, one sample first): "" for anything else."""
+    specs = getattr(fn, "input_signature", None)
+    if not specs or len(specs) != 1 or not isinstance(specs[0], tf.TensorSpec):
+        return ""
+    fixed = specs[0].shape
+    if fixed.is_compatible_with(x.shape):
+        return ""
+    wanted = [None] + list(x.shape[1:])
+    return (f". fn is a tf.function whose input_signature fixes its input to shape {fixed}, and a batch of any "
+            f"size is called here: declare tf.TensorSpec({wanted}, tf.{x.dtype.name}) (a leading None for the batch) "
+            "or pass fn.python_function")
 
 
 #: (fn, a sample's shape and dtype, fn's fingerprint) -> its output's per-sample shape: warm calls skip the eager

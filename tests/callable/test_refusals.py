@@ -164,3 +164,33 @@ def test_the_table_covers_every_api_of_both_families():
               "per_sample_hessians", "laplacian", "divergence"}
     assert set(PER_ELEMENT) | set(PER_SAMPLE) == public
     assert public <= set(gradlib.__all__)
+
+
+@tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+def _one_sample_signature(x):
+    return x * x
+
+
+@pytest.mark.parametrize("api", PER_SAMPLE)
+def test_every_per_sample_api_advises_a_fixed_input_signature_and_the_advice_is_accepted(api):
+    """A tf.function whose input_signature fixes one sample's shape cannot take a batch: every per-sample API says
+    which spec to declare, and both changes it offers (that spec, or fn.python_function) are taken."""
+    x = np.linspace(0.5, 2.0, 12).reshape(4, 3).astype(np.float32)
+    with pytest.raises(GradlibError) as caught:
+        PER_SAMPLE[api](_one_sample_signature, x, Limits())
+    text = str(caught.value)
+    assert text.startswith(f"{api}: fn failed on a batch of shape (1, 3)")
+    assert "input_signature fixes its input to shape (3,)" in text
+    assert "declare tf.TensorSpec([None, 3], tf.float32)" in text and "fn.python_function" in text
+    declared = tf.function(_one_sample_signature.python_function,
+                           input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    for fixed in (declared, _one_sample_signature.python_function):
+        assert PER_SAMPLE[api](fixed, x, Limits()) is not None
+
+
+def test_a_signature_that_takes_the_batch_or_a_plain_failure_gets_no_signature_advice():
+    from gradlib._callable._outputs import signature_advice
+    batch = tf.zeros((1, 3))
+    assert signature_advice(_one_sample_signature, batch).startswith(". fn is a tf.function")
+    assert signature_advice(tf.function(square, input_signature=[tf.TensorSpec([None, 3])]), batch) == ""
+    assert signature_advice(tf.function(square), batch) == "" and signature_advice(square, batch) == ""
