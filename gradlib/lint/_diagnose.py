@@ -101,6 +101,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                     _rows_interact(it, tape, t, s, node)
                 if s.kind == "model" and isinstance(s.node, ast.ClassDef) and not out.raises and out.zeros is False:
                     _dead_layers(it, tape, t, s, node, method)
+                if s.kind == "model" and not s.attrs.get("foreign") and not out.raises:
+                    _int_weights(it, tape, s, node, out)
                 continue
             undecided = _decide(it, tape, t, s, text, node, out)
             why = why or undecided
@@ -136,6 +138,20 @@ def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method
               f"unconnected_gradients=ZERO; "
               f"`apply_gradients` then skips them, with a warning that gradients do not exist for them). Use the "
               f"layer's output in `call` (e.g. feed it to the next layer), or remove the layer from the model.", None)
+
+
+def _int_weights(it, tape: Tape, model: Val, node: ast.Call, out: _Outcome) -> None:
+    """GT004 for a trainable integer weight a layer of ``model`` makes (``_keras_call.int_weights``): among the
+    sources, its gradient is None."""
+    for line, col, text, cls in _keras_call.int_weights(model):
+        it.report("GT004", line, col,
+                  f"`{text}` in `{cls}` makes a trainable variable of an integer dtype: tapes only watch "
+                  f"floating-point variables, so {out.of('its gradient')} wherever it is among the sources "
+                  f"(`apply_gradients` skips it, with a warning that gradients do not exist for it). Give it a float "
+                  f"dtype (cast it where an integer is needed), or trainable=False if it is not meant to train.", None)
+        it.report("GT004", node.lineno, node.col_offset,
+                  f"here {out.of('the gradient for the integer variable ' + text)}; the cause is on line {line} "
+                  f"(see the GT004 finding there).", None)
 
 
 def _owner_read(tape: Tape, target: Val, source: Val) -> bool:

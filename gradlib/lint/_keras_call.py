@@ -12,6 +12,8 @@ things its ``call`` may do change what TensorFlow gives (issue 37), and both are
 - ``tf.numpy_function(f, [x], ...)`` (``tf.compat.v1.py_func``) of the call's input, with the returned value computed
   from the inputs only through it (cleverhans-lab/cleverhans#432): TensorFlow records no gradient through it, so the
   output does not depend on the inputs for the tape (GT002, the gradient is None);
+- ``self.w = self.add_weight(..., dtype="int32")`` in ``build`` or ``__init__`` of a layer the model runs
+  (tensorflow#73631): a trainable integer variable, whose gradient is None (GT004);
 - a layer the model holds whose output ``call`` computes and then drops (``output = self.linear1(x)`` overwritten by
   ``output = self.linear2(x)``, tensorflow#36880): its variables are not on the path, their gradients are None
   (GT017);
@@ -31,7 +33,7 @@ from ._built import held_models
 from ._traced import unconditional
 from ._values import Val
 
-__all__ = ["assign_cut", "bridge_cut", "dead_layers", "held_classes", "imported_layers", "layers_made", "numpy_in_call"]
+__all__ = ["assign_cut", "bridge_cut", "dead_layers", "held_classes", "imported_layers", "int_weights", "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
 #: harmless there)
@@ -164,6 +166,46 @@ def bridge_cut(model: Val) -> tuple[int, int, str, str] | None:
         else:
             tainted, cut = tainted - names, cut - names
     return None
+
+
+_INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+
+def _int_weight(stmt: ast.stmt, me: str) -> ast.Call | None:
+    """``self.<a> = self.add_weight(..., dtype=<an integer type>)``, trainable left as it is: the call."""
+    call = stmt.value if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) else None
+    func = call.func if call is not None else None
+    if not (isinstance(func, ast.Attribute) and func.attr in ("add_weight", "add_variable")
+            and isinstance(func.value, ast.Name) and func.value.id == me):
+        return None
+    given = {kw.arg: kw.value for kw in call.keywords}
+    dtype, trainable = given.get("dtype"), given.get("trainable")
+    if dtype is None or None in given or trainable is not None and not (
+            isinstance(trainable, ast.Constant) and trainable.value is True):
+        return None
+    text = dtype.value if isinstance(dtype, ast.Constant) else ast.unparse(dtype)
+    return call if isinstance(text, str) and text.rsplit(".", 1)[-1] in _INT_DTYPES else None
+
+
+def _weight_text(call: ast.Call) -> str:
+    dtype = next(kw.value for kw in call.keywords if kw.arg == "dtype")
+    return f"{ast.unparse(call.func)[:30]}(..., dtype={ast.unparse(dtype)[:20]})"
+
+
+def int_weights(model: Val) -> list[tuple[int, int, str, str]]:
+    """(line, col, text, class name) of each trainable integer weight that ``build`` or ``__init__`` of ``model``'s
+    class, or of a layer of a Sequential ``model`` is (all run when it is called), makes in a plain statement."""
+    layers = [model] if isinstance(model.node, ast.ClassDef) else list(model.attrs.get("__layer_list__") or ())
+    found = []
+    for layer in layers:
+        cls = layer.node
+        for fn in (s for s in getattr(cls, "body", ()) if isinstance(s, ast.FunctionDef)
+                   and s.name in ("build", "__init__") and s.args.args):
+            for stmt in fn.body:
+                call = _int_weight(stmt, fn.args.args[0].arg)
+                if call is not None:
+                    found.append((call.lineno, call.col_offset, _weight_text(call), cls.name))
+    return found
 
 
 _KERAS_BASES = {"tf.keras.Model", "keras.Model", "Model", "tf.keras.models.Model", "keras.models.Model", "models.Model",

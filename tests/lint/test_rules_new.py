@@ -375,3 +375,13 @@ def test_a_symbolic_layer_output_watched_is_gt019():
     (finding,) = lint(source)
     assert (finding.rule, finding.line) == ("GT019", 8) and "KerasTensor" in finding.message
     assert "keras.Model(model.inputs, [layer.output, model.output])" in finding.message
+
+
+def test_a_trainable_integer_weight_a_layer_builds_is_gt004_and_a_non_trainable_counter_is_not():
+    """tensorflow#73631: ``add_weight(dtype="int32")`` left trainable is among model.trainable_variables, and its
+    gradient is None; with trainable=False (a counter) it is not a source at all."""
+    source = (CORPUS / "broken" / "int_weight_in_layer_build.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT004", 6, 17) and "integer dtype" in cause.message
+    assert lint(source.replace('dtype="int32")', 'dtype="int32", trainable=False)')) == []
+    assert lint(source.replace('dtype="int32")', 'dtype="float32")')) == []
