@@ -29,8 +29,8 @@ from collections.abc import Iterator
 
 from ._values import Val
 
-__all__ = ["checked", "held_models", "made_functional", "made_layer", "made_subclass", "read", "touched",
-           "unbuilt"]
+__all__ = ["checked", "fresh", "held_models", "layer_list", "made_functional", "made_layer", "made_subclass", "read",
+           "sealed", "touched", "unbuilt"]
 
 _SHAPED = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights", "input_tensor"}
 _NOT_LAYERS = {"Input", "InputLayer"}
@@ -82,6 +82,54 @@ def made_functional(model: Val, outputs: Val | None) -> None:
         else:
             todo.extend(value.parents)
     model.attrs["__held__"] = held
+
+
+#: Keras layers whose call reads only its inputs and its own weights and gives a new tensor (a layer with weights);
+#: Lambda and the layers of the source are not among them: their call may read anything
+_FRESH = {"Dense", "EinsumDense", "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+          "Conv3DTranspose", "SeparableConv1D", "SeparableConv2D", "DepthwiseConv1D", "DepthwiseConv2D", "Embedding",
+          "LSTM", "GRU", "SimpleRNN", "LayerNormalization", "GroupNormalization", "BatchNormalization", "PReLU"}
+#: Keras layers without weights whose call reads only its inputs
+_PLAIN = {"Flatten", "Reshape", "Dropout", "Activation", "ReLU", "LeakyReLU", "Softmax", "MaxPooling1D", "MaxPooling2D",
+          "MaxPooling3D", "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "GlobalAveragePooling1D",
+          "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Concatenate", "Add", "Multiply",
+          "Permute", "RepeatVector", "ZeroPadding2D", "UpSampling2D", "SpatialDropout2D", "GaussianNoise"}
+
+
+def layer_list(model: Val, qual: str, args: list[Val], node: ast.AST) -> None:
+    """Note ``model.layers`` of a ``Sequential([...])`` whose items are all in sight: its layers in order, the
+    ``Input`` items left out (Keras does not list them), each a Keras layer or model the linter made."""
+    if qual.rsplit(".", 1)[-1] != "Sequential" or not args or args[0].items is None \
+            or not isinstance(node, ast.Call) or not node.args or not isinstance(node.args[0], ast.List) \
+            or len(node.args[0].elts) != len(args[0].items):
+        return
+    layers = [item for item, elt in zip(args[0].items, node.args[0].elts)
+              if not (isinstance(elt, ast.Call) and ast.unparse(elt.func).rsplit(".", 1)[-1] in _NOT_LAYERS)]
+    if all(layer.kind == "model" and not layer.attrs.get("foreign") for layer in layers):
+        model.attrs["__layer_list__"] = layers
+
+
+def sealed(model: Val, depth: int = 0) -> bool:
+    """Whether what a call of ``model`` gives is computed from its inputs and its own weights only: a Keras layer
+    of ``_FRESH``/``_PLAIN``, or a Sequential of such layers (or of such Sequentials), all made in sight."""
+    if model.kind != "model" or model.opaque or model.attrs.get("foreign") or depth > 6 \
+            or isinstance(model.node, ast.ClassDef) or model.attrs.get("maybe") or model.attrs.get("from_attr") \
+            or model.attrs.get("hidden"):
+        return False
+    last = model.opname.rsplit(".", 1)[-1]
+    if model.opname.startswith("tf.keras.layers.") and (last in _FRESH or last in _PLAIN):
+        return True
+    layers = model.attrs.get("__layer_list__")
+    return last == "Sequential" and bool(layers) and all(sealed(layer, depth + 1) for layer in layers)
+
+
+def fresh(model: Val, depth: int = 0) -> bool:
+    """Whether a call of ``model`` (sealed) surely gives a new tensor, never its input itself: a layer with weights,
+    or a Sequential holding one."""
+    last = model.opname.rsplit(".", 1)[-1]
+    if last in _FRESH:
+        return True
+    return depth < 6 and any(fresh(layer, depth + 1) for layer in model.attrs.get("__layer_list__") or ())
 
 
 def _flat(value: Val) -> list[Val]:

@@ -133,6 +133,8 @@ def _regularization(it, model: Val, node: ast.AST) -> Val:
 def _model_attribute(model: Val, attr: str) -> Val:
     if attr in model.attrs:
         return _read_attribute(model.attrs[attr])
+    if attr == "layers" and model.attrs.get("__layer_list__") is not None:     # a Sequential of layers in sight
+        return Val("seq", items=list(model.attrs["__layer_list__"]), text=f"{model.name or 'model'}.layers")
     method = _class_method(model, attr) if attr not in ("call", "__call__") else None
     if method is not None:
         return method
@@ -437,7 +439,7 @@ def _stale_message(opt: Val, loss: Val, stale: Val, node: ast.Call) -> str:
     name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
     body = ast.unparse(loss.node.body)[:40] if isinstance(loss.node, ast.Lambda) else ""
     where = f" (line {stale.line})" if stale.line else ""
-    what = (f"the gradient minimize takes of every variable is None, so it raises ValueError (\"No gradients provided "
+    what = ("the gradient minimize takes of every variable is None, so it raises ValueError (\"No gradients provided "
             "for any variable\")") if ".train." in opt.qual else (
         "this raises AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no "
         "minimize at all); with tf_keras every gradient comes out None and minimize raises ValueError (\"No "
@@ -595,6 +597,7 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     outputs = kwargs.get("outputs", args[1] if len(args) > 1 else None)
     model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
     _built.made_layer(model, qual, args, kwargs)
+    _built.layer_list(model, qual, args, node)
     if qual.endswith("Model") and outputs is not None:
         _built.made_functional(model, outputs)
     return model
@@ -899,10 +902,30 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{cut[3]}.call")
         model.attrs.setdefault("__call_assigns__", []).append((value,) + cut[:3] + (next(it.clock),))
         inputs = ()
+    bridged = _bridged_layer(it, model) if inputs else None
+    if bridged is not None:                 # GT002: a layer's call gives NumPy's result, not a path from the input
+        value = it.op("tensor", inputs, node, "op", "float", opname=f"{bridged[3]}.call")
+        model.attrs.setdefault("__call_bridges__", []).append((value,) + bridged[:3] + (next(it.clock),))
+        inputs = ()
     out = it.op("tensor", (model,) + inputs, node, "op", "float", opname=model.name or "model")
+    out.attrs["__call_of__"] = model        # GT017: a tensor of its own, when the model is sealed (_built.fresh)
     if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
         out.attrs["promoted"] = True
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
+
+
+def _bridged_layer(it, model: Val) -> tuple | None:
+    """A NumPy bridge of the input (``_keras_call.bridge_cut``) in the ``call`` of ``model`` (a class of the source) or
+    of one of the layers of a Sequential of layers in sight, each run in turn on the input: either cuts the path."""
+    if model.attrs.get("foreign"):
+        return None
+    layers = [model] if isinstance(model.node, ast.ClassDef) else list(model.attrs.get("__layer_list__") or ())
+    for layer in layers:
+        if isinstance(layer.node, ast.ClassDef) and not layer.attrs.get("foreign"):
+            cut = _memo(it, "bridge_cut", layer.node, lambda: _keras_call.bridge_cut(layer))
+            if cut is not None:
+                return cut
+    return None
 
 
 def _memo(it, what: str, node: ast.AST, work):
@@ -931,6 +954,11 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
         return Val("none")
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
         return Val("none")
+    if name in ("add", "pop"):                      # Sequential.add/pop: its list of layers changes
+        model.attrs.pop("__layer_list__", None)
+    if name == "get_layer":                         # one of its layers, which one not followed: seen, never sealed
+        return Val("model", opname="get_layer", text=ast.unparse(node)[:40], name=ast.unparse(node)[:40],
+                   attrs={"__owner__": model, "__part__": True})
     if name in ("add_weight", "add_variable"):
         return _variable(it, "tf.Variable", [], {"trainable": kwargs.get("trainable", Val("py", attrs={"value": True})),
                                                    "dtype": kwargs.get("dtype")} if kwargs.get("dtype") else
@@ -951,6 +979,13 @@ def _symbolic(leaf: Val) -> bool:
 
 def _symbolic_message(tape: Tape, leaf: Val, node: ast.Call) -> str:
     model = leaf.parents[0].name or "model"
+    if leaf.qual in ("output", "outputs"):          # a layer's or model's output in the Keras graph (Grad-CAM)
+        return (f"`{ast.unparse(node)[:60]}` watches {model}.{leaf.qual}, a symbolic Keras tensor (KerasTensor) of "
+                f"the model's graph, not a tensor computed when the model ran: this raises ValueError (\"Passed in "
+                f"object ... of type 'KerasTensor', not tf.Tensor or tf.Variable\"), and no gradient with respect to "
+                f"it exists. Build a model that returns that output too (`keras.Model(model.inputs, [layer.output, "
+                f"model.output])`), call it inside the block, and ask for the gradient with respect to the tensor the "
+                f"call gives.")
     return (f"`{ast.unparse(node)[:60]}` watches {model}.{leaf.qual}, the model's symbolic Keras tensors "
             f"(KerasTensor), not the tensors it was called on: this raises ValueError (\"Passed in object ... of type 'KerasTensor', "
             f"not tf.Tensor or tf.Variable\"), and no gradient with respect to them exists. Watch the tensor you pass "

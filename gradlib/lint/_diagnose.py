@@ -17,6 +17,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from . import _built, _keras_call
 from ._calls import flat
 from ._traced import trace_error
 from ._values import Tape, Val, describe, owners
@@ -98,10 +99,59 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             if (s.id in t.rec.get(tape, ()) or _owner_read(tape, t, s)) and _watchable(tape, s):
                 if method == "batch_jacobian":
                     _rows_interact(it, tape, t, s, node)
+                if s.kind == "model" and isinstance(s.node, ast.ClassDef) and not out.raises and out.zeros is False:
+                    _dead_layers(it, tape, t, s, node, method)
+                if s.kind == "model" and not s.attrs.get("foreign") and not out.raises:
+                    _int_weights(it, tape, s, node, out)
                 continue
             undecided = _decide(it, tape, t, s, text, node, out)
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
+
+
+def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method: str) -> None:
+    """GT017 for the variables of a layer ``model`` holds whose output its ``call`` drops (``_keras_call.dead_layers``),
+    when the target reaches the model only through its calls: no other read of that layer, nothing unseen."""
+    dead = _keras_call.dead_layers(model) if not model.attrs.get("foreign") else []
+    if not dead or it.escaped:
+        return
+    layers = {layer.id for _, layer, _ in dead}
+    seen, todo = set(), [target]
+    while todo and len(seen) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val.id in layers or val.kind == "unknown" or val.opaque or val.opname.endswith(".losses") \
+                or val.kind == "model" and val is not model and not _built.sealed(val):
+            return                          # the layer read another way, or code the linter cannot see
+        todo.extend(_inputs(val))
+    it.charge(len(seen), "the values a gradient depends on")
+    if len(seen) > _MAX_NODES:
+        return
+    cls, src = getattr(model.node, "name", "the model"), ast.unparse(node.args[1])[:40]
+    names = ", ".join(f"self.{attr} (called on line {line})" for attr, _, line in dead)
+    it.report("GT017", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}`: {src} holds the variables of {names}, but what `{cls}.call` returns is "
+              f"not computed from that layer's output (the call's result is overwritten or never used), so the "
+              f"gradient {tape.name}.{method} gives for each of those variables is None (zeros with "
+              f"unconnected_gradients=ZERO; "
+              f"`apply_gradients` then skips them, with a warning that gradients do not exist for them). Use the "
+              f"layer's output in `call` (e.g. feed it to the next layer), or remove the layer from the model.", None)
+
+
+def _int_weights(it, tape: Tape, model: Val, node: ast.Call, out: _Outcome) -> None:
+    """GT004 for a trainable integer weight a layer of ``model`` makes (``_keras_call.int_weights``): among the
+    sources, its gradient is None."""
+    for line, col, text, cls in _keras_call.int_weights(model):
+        it.report("GT004", line, col,
+                  f"`{text}` in `{cls}` makes a trainable variable of an integer dtype: tapes only watch "
+                  f"floating-point variables, so {out.of('its gradient')} wherever it is among the sources "
+                  f"(`apply_gradients` skips it, with a warning that gradients do not exist for it). Give it a float "
+                  f"dtype (cast it where an integer is needed), or trainable=False if it is not meant to train.", None)
+        it.report("GT004", node.lineno, node.col_offset,
+                  f"here {out.of('the gradient for the integer variable ' + text)}; the cause is on line {line} "
+                  f"(see the GT004 finding there).", None)
 
 
 def _owner_read(tape: Tape, target: Val, source: Val) -> bool:
@@ -168,10 +218,15 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
     of the program (``_closed``), and nothing it cannot see could have changed them; else "can't tell". Silent
     (but checked) where the call asks for ``unconnected_gradients=ZERO``: zeros is what the user wants there.
     """
-    if it.escaped or it.free_names or target.kind not in ("tensor", "var") or not _new_object(source) \
-            or _unsure(source) or _unsure(target) or not _closed(it, target):     # the target may be marked since
+    separate = _separate_call(it, target, source)
+    if separate is None and (it.escaped or it.free_names or target.kind not in ("tensor", "var")
+                             or not _new_object(source) or _unsure(source) or _unsure(target)
+                             or not _closed(it, target)):     # the target may be marked since
         return CANNOT["path"]
     if _asks_for_zeros(node, method) is not False:
+        return None
+    if separate is not None:
+        it.report("GT017", node.lineno, node.col_offset, _separate_message(tape, method, target, source, node), None)
         return None
     t, s = describe(target), describe(source)
     it.report("GT017", node.lineno, node.col_offset,
@@ -180,6 +235,29 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
               f"unconnected_gradients=ZERO). Compute {t} from {s} (inside the `with` block), or ask for the "
               f"gradient with respect to the value {t} was computed from.", None)
     return None
+
+
+def _separate_call(it, target: Val, source: Val) -> Val | None:
+    """The model whose call of its own made ``source`` (``features = model.layers[0](x)``, ``base(x)``), when the
+    target is computed only by calls of Keras models that read nothing but their inputs and weights (``_built.sealed``)
+    and values the linter saw made: the target's own model call runs its layers again from its input, so ``source``
+    (a new tensor) is not on its path. None when that is not sure."""
+    model = source.attrs.get("__call_of__")
+    if model is None or it.escaped or it.free_names or target.kind != "tensor" or source.kind != "tensor" \
+            or source.opaque or _unsure(target) or not _built.sealed(model) or not _built.fresh(model):
+        return None
+    return model if _closed(it, target, sealed=True) else None
+
+
+def _separate_message(tape: Tape, method: str, target: Val, source: Val, node: ast.Call) -> str:
+    t, s = describe(target), describe(source)
+    return (f"`{ast.unparse(node)[:60]}`: {s} is the output of a call of its own (`{source.text or s}`, line "
+            f"{source.line}), and {t} comes from another model call, which runs its layers again from its input and "
+            f"never uses {s}: no operation leads from {s} to {t}, so {tape.name}.{method} with respect to {s} is None "
+            f"(zeros with unconnected_gradients=ZERO), watched or not. Compute {t} from {s} (call the layers that "
+            f"follow on {s}), or build one model that gives both (`keras.Model(model.inputs, [layer.output, "
+            f"model.output])`), call it once inside the block and ask for the gradient with respect to its first "
+            f"output.")
 
 
 def _new_object(source: Val) -> bool:
@@ -195,12 +273,12 @@ def _unsure(val: Val) -> bool:
                 or val.attrs.get("from_attr") or val.attrs.get("hidden"))
 
 
-def _closed(it, target: Val) -> bool:
+def _closed(it, target: Val, sealed: bool = False) -> bool:
     """Whether every value ``target`` depends on is known for sure: made by code the linter followed, with all
     its inputs among its parents (``hidden``), not bound on some branches or passes only (``maybe``), not read
     from an attribute another method may have set, not handed to unseen code, and no Keras model on the way
     (its layers may read any variable)."""
-    key = ("closed", target.id)
+    key = ("closed", target.id, sealed)
     if key not in it.memo:
         seen, todo, closed = set(), [target], True
         while todo and closed:
@@ -208,7 +286,7 @@ def _closed(it, target: Val) -> bool:
             if val.id in seen:
                 continue
             seen.add(val.id)
-            closed = not _unsure(val) and len(seen) <= _MAX_NODES
+            closed = (not _unsure(val) or sealed and _built.sealed(val)) and len(seen) <= _MAX_NODES
             todo.extend(_inputs(val))
         it.charge(len(seen), "the values a gradient depends on")
         it.memo[key] = closed
@@ -322,6 +400,12 @@ def _through_assign(it, tape: Tape, target: Val, source: Val, out: _Outcome) -> 
                     finding = ("GT012", line, col, _call_assign_message(text, describe(source), parent, out), None)
                     if finding not in found:
                         found.append(finding)
+            bridges = parent.attrs.get("__call_bridges__", ()) if parent.kind == "model" else ()
+            for value, line, col, text, seq in bridges:
+                if seq < val.seq and (value is source or _between(it, value, source) is not None):
+                    finding = ("GT002", line, col, _bridge_message(text, describe(source), parent, out), None)
+                    if finding not in found:
+                        found.append(finding)
             for value, line, col, text, seq in entries:
                 if seq < val.seq and (value is source or _between(it, value, source) is not None):
                     s, v = describe(source), describe(parent)
@@ -345,6 +429,14 @@ def _call_assign_message(text: str, s: str, model: Val, out: _Outcome) -> str:
             f"not differentiable, so the tape does not follow {s} through `{cls}` and "
             f"{out.of(f'{out.call} with respect to {s}')}. Compute with the value itself in `call` (`w = x`, then use "
             "`w`); assign only to keep state.")
+
+
+def _bridge_message(text: str, s: str, model: Val, out: _Outcome) -> str:
+    name = model.name or getattr(model.node, "name", "the model")
+    return (f"`{text}` in a layer's `call` hands the call's input to NumPy, and what the layer returns is NumPy's "
+            f"result: TensorFlow records no gradient through tf.numpy_function, so the tape does not follow {s} "
+            f"through `{name}` and {out.of(f'{out.call} with respect to {s}')}. Write the operation with TensorFlow "
+            "ops (`tf.sinh(x)` for `np.sinh`), or give it a gradient with `@tf.custom_gradient`.")
 
 
 def _set_weights_message(text: str, s: str, model: str, out: _Outcome) -> str:

@@ -9,6 +9,14 @@ things its ``call`` may do change what TensorFlow gives (issue 37), and both are
   differentiable, so the output does not depend on the inputs for the tape (GT012, the gradient is None);
 - ``.numpy()`` of the call's input (or of a name computed from it) on every run of ``call`` (a Keras ``Loss``
   subclass, a layer): run in a tf.function, the input is a symbolic tensor and this raises (GT002);
+- ``tf.numpy_function(f, [x], ...)`` (``tf.compat.v1.py_func``) of the call's input, with the returned value computed
+  from the inputs only through it (cleverhans-lab/cleverhans#432): TensorFlow records no gradient through it, so the
+  output does not depend on the inputs for the tape (GT002, the gradient is None);
+- ``self.w = self.add_weight(..., dtype="int32")`` in ``build`` or ``__init__`` of a layer the model runs
+  (tensorflow#73631): a trainable integer variable, whose gradient is None (GT004);
+- a layer the model holds whose output ``call`` computes and then drops (``output = self.linear1(x)`` overwritten by
+  ``output = self.linear2(x)``, tensorflow#36880): its variables are not on the path, their gradients are None
+  (GT017);
 - a Keras layer with weights made on every run of ``call`` (``tf.keras.layers.Dense(3)(x)``,
   calmiLovesAI/Basic_CNNs_TensorFlow2#13): run in a tf.function, it makes new variables on each trace (GT020).
 
@@ -25,7 +33,7 @@ from ._built import held_models
 from ._traced import unconditional
 from ._values import Val
 
-__all__ = ["assign_cut", "held_classes", "imported_layers", "layers_made", "numpy_in_call"]
+__all__ = ["assign_cut", "bridge_cut", "dead_layers", "held_classes", "imported_layers", "int_weights", "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
 #: harmless there)
@@ -102,6 +110,140 @@ def assign_cut(model: Val) -> tuple[int, int, str, str] | None:
                 return assigned + (_class_name(model),)
         return None
     return None
+
+
+_BRIDGES = {"numpy_function", "py_func"}
+
+
+def _bridge(node: ast.AST) -> bool:
+    """``tf.numpy_function(...)``, ``tf.compat.v1.py_func(...)``: NumPy between TensorFlow values, no gradient."""
+    return isinstance(node, ast.Call) and ast.unparse(node.func).rsplit(".", 1)[-1] in _BRIDGES
+
+
+def _outside_bridges(expr: ast.AST) -> set[str]:
+    """The names ``expr`` reads outside any NumPy bridge call in it."""
+    if _bridge(expr):
+        return set()
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    return set().union(*(_outside_bridges(child) for child in ast.iter_child_nodes(expr)))
+
+
+def _bridged(expr: ast.AST, tainted: set[str], cut: set[str]) -> ast.Call | None:
+    """The first bridge call in ``expr`` given a value of the inputs, or the value of one (``cut``): a cut path."""
+    for node in ast.walk(expr):
+        if _bridge(node) and _names(node) & tainted:
+            return node
+    return next((n for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in cut), None)
+
+
+def bridge_cut(model: Val) -> tuple[int, int, str, str] | None:
+    """(line, col, text, class name) of the NumPy bridge of the input in ``call`` when what ``call`` returns depends
+    on the inputs only through such bridges; None otherwise (or when it cannot tell: not straight-line code)."""
+    fn = _call_method(model)
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
+    if fn is None or len(params) < 2 or fn.args.vararg or fn.args.kwarg:
+        return None
+    tainted, cut, where = set(params[1:]), set(), None
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.Return)) else None
+        if value is None or isinstance(stmt, ast.Assign) and not all(isinstance(t, ast.Name) for t in stmt.targets):
+            return None
+        through = _bridged(value, tainted, cut)
+        if through is not None and _bridge(through):
+            where = where or (through.lineno, through.col_offset, ast.unparse(through)[:60])
+        if isinstance(stmt, ast.Return):
+            if _outside_bridges(value) & tainted or through is None or where is None:
+                return None
+            return where + (_class_name(model),)
+        names = {t.id for t in stmt.targets}
+        if _outside_bridges(value) & tainted:
+            tainted, cut = tainted | names, cut - names
+        elif through is not None:
+            tainted, cut = tainted - names, cut | names
+        else:
+            tainted, cut = tainted - names, cut - names
+    return None
+
+
+_INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+
+def _int_weight(stmt: ast.stmt, me: str) -> ast.Call | None:
+    """``self.<a> = self.add_weight(..., dtype=<an integer type>)``, trainable left as it is: the call."""
+    call = stmt.value if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) else None
+    func = call.func if call is not None else None
+    if not (isinstance(func, ast.Attribute) and func.attr in ("add_weight", "add_variable")
+            and isinstance(func.value, ast.Name) and func.value.id == me):
+        return None
+    given = {kw.arg: kw.value for kw in call.keywords}
+    dtype, trainable = given.get("dtype"), given.get("trainable")
+    if dtype is None or None in given or trainable is not None and not (
+            isinstance(trainable, ast.Constant) and trainable.value is True):
+        return None
+    text = dtype.value if isinstance(dtype, ast.Constant) else ast.unparse(dtype)
+    return call if isinstance(text, str) and text.rsplit(".", 1)[-1] in _INT_DTYPES else None
+
+
+def _weight_text(call: ast.Call) -> str:
+    dtype = next(kw.value for kw in call.keywords if kw.arg == "dtype")
+    return f"{ast.unparse(call.func)[:30]}(..., dtype={ast.unparse(dtype)[:20]})"
+
+
+def int_weights(model: Val) -> list[tuple[int, int, str, str]]:
+    """(line, col, text, class name) of each trainable integer weight that ``build`` or ``__init__`` of ``model``'s
+    class, or of a layer of a Sequential ``model`` is (all run when it is called), makes in a plain statement."""
+    layers = [model] if isinstance(model.node, ast.ClassDef) else list(model.attrs.get("__layer_list__") or ())
+    found = []
+    for layer in layers:
+        cls = layer.node
+        for fn in (s for s in getattr(cls, "body", ()) if isinstance(s, ast.FunctionDef)
+                   and s.name in ("build", "__init__") and s.args.args):
+            for stmt in fn.body:
+                call = _int_weight(stmt, fn.args.args[0].arg)
+                if call is not None:
+                    found.append((call.lineno, call.col_offset, _weight_text(call), cls.name))
+    return found
+
+
+_KERAS_BASES = {"tf.keras.Model", "keras.Model", "Model", "tf.keras.models.Model", "keras.models.Model", "models.Model",
+                "tf.keras.layers.Layer", "keras.layers.Layer", "layers.Layer", "Layer"}
+
+
+def dead_layers(model: Val) -> list[tuple[str, Val, int]]:
+    """(attribute, layer, line) of each layer ``model`` holds that its ``call`` calls (so it is built and has
+    variables) but whose output never reaches what ``call`` returns (the call on ``line``), read from the syntax.
+
+    Only for a class whose bases are Keras' ``Model``/``Layer`` and whose ``call`` is straight-line (plain-name
+    assignments, then a ``return``) and uses ``self`` only to call layers it holds: otherwise a helper method, an
+    attribute or a loop may use the layer, and nothing is said."""
+    cls, fn = model.node, _call_method(model)
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
+    if fn is None or len(params) < 2 or not cls.bases or cls.keywords \
+            or not all(ast.unparse(b) in _KERAS_BASES for b in cls.bases):
+        return []
+    me = params[0]
+    held = {k: v for k, v in model.attrs.items() if isinstance(v, Val) and not k.startswith("__") and v.kind == "model"}
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not held or not body or not isinstance(body[-1], ast.Return) or body[-1].value is None \
+            or not all(isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets) for s in body[:-1]):
+        return []
+    calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and isinstance(n.func.value, ast.Name) and n.func.value.id == me]
+    uses = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == me)
+    if uses != len(calls) or any(c.func.attr not in held for c in calls):
+        return []                           # self used otherwise: an attribute read, a method, self passed on
+    live, reach = _names(body[-1].value), _self_attrs(body[-1].value, me)
+    for stmt in reversed(body[:-1]):
+        names = {t.id for t in stmt.targets}
+        if names & live:
+            live = (live - names) | _names(stmt.value)
+            reach |= _self_attrs(stmt.value, me)
+    used = {value.id for attr in reach for value in held_models(held[attr], _MAX_WALK)}
+    return [(c.func.attr, held[c.func.attr], c.lineno) for c in calls
+            if c.func.attr not in reach and held[c.func.attr].id not in used]
 
 
 def _class_name(model: Val) -> str:

@@ -316,3 +316,72 @@ def test_assign_in_a_models_call_is_gt012_only_when_call_returns_the_assigned_va
     assert lint(source.replace("return self.w * self.w", "return self.w * x")) == []
     assert lint(source.replace("        self.w.assign(x * 2.0)  # <- GT012\n",
                                "        if x is not None:\n            self.w.assign(x * 2.0)\n")) == []
+
+
+# ---------------------------------------------------------------------------- issue 37, the third unseen set
+
+
+def test_a_source_made_by_a_call_of_its_own_is_gt017_only_when_every_model_on_the_way_is_sealed():
+    """keras-team/keras#13499 and #9992, tensorflow#59652: ``model.layers[0](x)`` (or ``base(x)``) computed apart from
+    the model call that gives the target. Said only when each model on the target's path reads nothing but its inputs
+    and weights (Keras layers in sight); a Lambda, a class of the source or an unseen model there: can't tell."""
+    source = (CORPUS / "broken" / "layer_output_called_apart.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT017", 10)
+    assert "call of its own" in finding.message and "is None" in finding.message and "keras.Model(" in finding.message
+    lam = source.replace("tf.keras.layers.Dense(2)])", "tf.keras.layers.Lambda(lambda t: t + hidden)])")
+    assert lint(lam) == []
+    unseen = "from somewhere import build\n" + source.replace(
+        "model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(4, activation=\"relu\"),\n"
+        "                             tf.keras.layers.Dense(2)])", "model = build()")
+    assert lint(unseen) == []
+    added = source.replace("x = tf.random.normal", "model.add(tf.keras.layers.Dense(2))\nx = tf.random.normal")
+    assert lint(added) == []                # Sequential.add: its layers are not known one by one any more
+    fed = source.replace("model(x)[:, 1]", "model.layers[1](hidden)[:, 1]")
+    assert lint(fed) == []
+
+
+def test_a_layer_whose_output_call_drops_is_gt017_only_for_straight_line_call_that_uses_self_only_for_layers():
+    """tensorflow#36880. A layer held and called but dropped: its variables' gradients are None. A helper method,
+    a branch, or self passed on: can't tell. A layer never called has no variables: nothing to say."""
+    source = (CORPUS / "broken" / "layer_output_dropped_in_call.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT017", 20) and "self.first (called on line 11)" in finding.message
+    assert "for each of those variables is None" in finding.message
+    assert lint(source.replace("h = self.second(x)", "h = self.second(h)")) == []
+    assert lint(source.replace("        return h\n", "        return self.combine(h)\n\n    def combine(self, h):\n"
+                                                      "        return h\n")) == []
+    assert lint(source.replace("        h = self.second(x)\n", "        if x is not None:\n"
+                                                                "            h = self.second(x)\n")) == []
+    assert lint(source.replace("loss = tf.reduce_mean(model(x) ** 2)",
+                               "loss = tf.reduce_mean(model(x) ** 2) + tf.reduce_sum(model.first(x))")) == []
+
+
+def test_a_numpy_bridge_in_a_layers_call_is_gt002_only_when_the_output_comes_through_it_alone():
+    """cleverhans-lab/cleverhans#432: ``tf.numpy_function`` of the call's input, the layer's output computed from
+    its result only: no gradient through it. Used for a mask next to a path of TensorFlow ops: fine."""
+    source = (CORPUS / "broken" / "numpy_function_in_layer_call.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT002", 7, 16) and "tf.numpy_function" in cause.message
+    assert lint(source.replace("return tf.reshape(squashed, (-1, 3))",
+                               "return tf.reshape(squashed, (-1, 3)) + inputs")) == []
+    assert lint(source.replace("tf.numpy_function(np.tanh, [inputs], tf.float32)", "tf.tanh(inputs)")) == []
+
+
+def test_a_symbolic_layer_output_watched_is_gt019():
+    """ayulockin/interpretabilitycnn#1: ``tape.watch(model.get_layer(name).output)`` raises ValueError (a
+    KerasTensor); the fix is a model that returns that output, called inside the block."""
+    source = (CORPUS / "broken" / "watch_layer_output.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT019", 8) and "KerasTensor" in finding.message
+    assert "keras.Model(model.inputs, [layer.output, model.output])" in finding.message
+
+
+def test_a_trainable_integer_weight_a_layer_builds_is_gt004_and_a_non_trainable_counter_is_not():
+    """tensorflow#73631: ``add_weight(dtype="int32")`` left trainable is among model.trainable_variables, and its
+    gradient is None; with trainable=False (a counter) it is not a source at all."""
+    source = (CORPUS / "broken" / "int_weight_in_layer_build.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT004", 6, 17) and "integer dtype" in cause.message
+    assert lint(source.replace('dtype="int32")', 'dtype="int32", trainable=False)')) == []
+    assert lint(source.replace('dtype="int32")', 'dtype="float32")')) == []
