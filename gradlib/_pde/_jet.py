@@ -14,6 +14,7 @@ this rule set can only be incomplete, never wrong.
 
 from __future__ import annotations
 
+import concurrent.futures
 from typing import Any, Callable
 
 import numpy as np
@@ -71,8 +72,9 @@ def jet_agrees(model: Callable, x: tf.Tensor, plan: Any) -> bool:
 
     Eagerly, at ``GUARD_POINTS`` of ``x``'s points spread evenly over the batch (its first and last included).
     Inside a trace (a residual first called in the caller's ``tf.function``), ``x`` has no values: the guard runs
-    eagerly (``tf.init_scope``, outside the caller's graph and tapes) at ``GUARD_POINTS`` fixed points drawn
-    uniformly in ``[-1, 1]`` per coordinate. The second derivatives come from the same rules as the first, which
+    eagerly in a thread of its own (TensorFlow's graphs and tapes are per thread: there it is outside the caller's
+    graph and tapes, and its own tape records, which under ``tf.init_scope`` it would not) at ``GUARD_POINTS``
+    fixed points drawn uniformly in ``[-1, 1]`` per coordinate. The second derivatives come from the same rules as the first, which
     this guard checks; they are not compared (a tape's second pass would cost what the jet saves).
     """
     kernels = jet_kernels(model, plan)
@@ -80,10 +82,13 @@ def jet_agrees(model: Callable, x: tf.Tensor, plan: Any) -> bool:
         return True
     if tf.executing_eagerly():
         return _agrees(model, kernels, _spread(x), len(plan.coords))
-    with tf.init_scope():
+
+    def fixed() -> bool:
         points = tf.random.stateless_uniform((GUARD_POINTS, len(plan.coords)), seed=PROJECTION_SEED,
                                              minval=-1.0, maxval=1.0, dtype=x.dtype)
         return _agrees(model, kernels, points, len(plan.coords))
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        return thread.submit(fixed).result()
 
 
 def _spread(x: tf.Tensor) -> tf.Tensor:

@@ -205,29 +205,40 @@ def test_the_guard_compares_first_derivatives_too_at_a_few_of_many_points(monkey
     honest = residual(BURGERS[0], model, **BURGERS[1])(x)
     seen = []
     real_agrees = _jet._agrees
-    monkeypatch.setattr(_jet, "_agrees", lambda m, k, points, d: seen.append(points.shape[0]) or real_agrees(m, k, points, d))
+    monkeypatch.setattr(_jet, "_agrees",
+                        lambda m, k, points, d: seen.append(points.shape[0]) or real_agrees(m, k, points, d))
     _shifted_first(monkeypatch, 1e-3)   # u right, u_x wrong by 1e-3: only the derivatives' check can see it
     r = residual(BURGERS[0], model, **BURGERS[1])
     np.testing.assert_allclose(r(x).numpy(), honest.numpy(), rtol=1e-10, atol=1e-12)
     assert r._jet is False and seen == [_jet.GUARD_POINTS]
 
 
-def test_a_residual_first_called_inside_tf_function_guards_the_jet_at_fixed_points(monkeypatch):
-    model = dense("tanh", widths=(2, 8, 1))
-    x = X[:, :2]
-    honest = residual(BURGERS[0], model, **BURGERS[1])(x)
-    _shifted_first(monkeypatch, 0.5)
-    r = residual(BURGERS[0], model, **BURGERS[1])
-
+def _first_called_in_a_step(r, model, x):
     @tf.function
     def step(points):
         with tf.GradientTape() as tape:
             loss = tf.reduce_mean(r(points) ** 2)
         return r(points), tape.gradient(loss, model.trainable_variables)
-
     value, grads = step(x)
-    assert r._jet is False and all(g is not None for g in grads)
-    np.testing.assert_allclose(value.numpy(), honest.numpy(), rtol=1e-10, atol=1e-12)
+    assert all(g is not None for g in grads)
+    return value
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_residual_first_called_inside_tf_function_guards_the_jet_at_fixed_points(monkeypatch, dtype):
+    model = dense("tanh", widths=(2, 8, 1), dtype=dtype)
+    x = tf.cast(X[:, :2], dtype)
+    eager = residual(BURGERS[0], model, **BURGERS[1])
+    honest = eager(x)
+    assert eager._jet is True
+    right = residual(BURGERS[0], model, **BURGERS[1])
+    _first_called_in_a_step(right, model, x)
+    assert right._jet is True   # a right jet passes the guard there (its tape records, outside the caller's)
+    _shifted_first(monkeypatch, 0.5)
+    wrong = residual(BURGERS[0], model, **BURGERS[1])
+    value = _first_called_in_a_step(wrong, model, x)
+    assert wrong._jet is False
+    np.testing.assert_allclose(value.numpy(), honest.numpy(), rtol=1e-5 if dtype == "float32" else 1e-10, atol=1e-6)
 
 
 def test_a_dense_sequential_skips_the_eager_mixing_pass_and_any_other_model_takes_it(monkeypatch):
