@@ -123,6 +123,7 @@ def _gradlib(case: str, model):
         with tf.GradientTape() as weights:
             loss = tf.reduce_mean(residual(x) ** 2)
         return loss, weights.gradient(loss, model.trainable_variables)
+    step.residual = residual   # read after the first call: whether it took the forward jet
     return step
 
 
@@ -181,7 +182,7 @@ def measure(case: str, points: int, rounds: int, calls: int) -> dict:
     gaps = {name: _gap(base_grads, grads) for name, (_, grads) in results.items() if name != BASELINE}
     losses = {name: float(loss) for name, (loss, _) in results.items()}
     return {"case": case, "points": points, "first": first, "traced": traced, "wall": wall, "cpu": cpu,
-            "ratios": ratios,
+            "ratios": ratios, "jet": steps[GRADLIB].residual._jet is True,
             "loss": losses, "gaps": gaps, "base_loss": float(base_loss)}
 
 
@@ -274,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         _print(r, memory_mb)
         firsts.append(f"{r['case']}: " + ", ".join(f"{name} {r['first'][name]:.2f} s ({r['traced'][name]:.2f} trace + "
                                                    f"{r['first'][name] - r['traced'][name]:.2f} optimization and run)"
-                                                   for name in r["first"]))
+                                                   for name in r["first"])
+                      + ("; gradlib.pde took the forward jet" if r["jet"] else
+                         "; gradlib.pde took NESTED TAPES (the forward jet's guard refused it)"))
         recorded |= {f"{case}: {name} / gradlib.pde (CPU)": (ratios["cpu"], "higher")
                      for name, ratios in r["ratios"].items()}
     print("First calls: each step's first call, its trace included (AutoGraph, the residual's and the weight "
