@@ -28,7 +28,7 @@ __all__ = ["GUARD_POINTS", "jet_agrees", "jet_kernels", "jet_values", "rowwise"]
 
 #: the points the guard compares the jet with the model's own call at (at most): a jet built from the wrong rules
 #: computes another function, which differs at every generic point, so a few points spread over the batch show it as
-#: well as all of them, at a fixed cost (a residual's first call at 10,000 points then costs ~1 ms more, not a pass)
+#: well as all of them, at a fixed cost (not a pass over every point of a large batch)
 GUARD_POINTS = 64
 
 

@@ -36,8 +36,8 @@ class Residual:
     """A checked residual: call it on the points ``x`` ``(N, len(coords))`` for a ``tf.Tensor`` ``(N,)``."""
 
     #: AutoGraph's mark of its own artifacts: a caller's ``tf.function`` calls the residual as it is. Without it,
-    #: AutoGraph converts ``__call__`` (an object's method is looked up past ``do_not_convert``'s mark on it):
-    #: 0.06 s of every first call's trace, for a function it then runs unconverted anyway
+    #: AutoGraph converts ``__call__`` (an object's method is looked up past ``do_not_convert``'s mark on it) in
+    #: every first call's trace, for a function it then runs unconverted anyway
     autograph_info__ = frozenset()
 
     def __init__(self, program: Program, model: Callable, plan: Plan, constants: dict[str, Any],
