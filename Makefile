@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: app test test-fast bench bench-compare mutate mutate-sample
+.PHONY: app test test-fast bench bench-deps bench-compare mutate mutate-sample
 
 # Set up and run the dashboard.
 app:
@@ -38,6 +38,14 @@ bench:
 
 bench-compare:
 	$(PYTHON) -m benchmarks.compare --history $(BENCH_HISTORY)
+
+# The benchmark-only extras (requirements-bench.txt: DeepXDE, which the PDE bench races; without them it skips
+# DeepXDE with a line), then tf-keras, which DeepXDE's TensorFlow backend imports through tensorflow-probability:
+# with --no-deps, since its requirement names the package `tensorflow` and pip would otherwise fetch a second
+# TensorFlow beside tensorflow-cpu. Not run by `make bench`: `make bench-deps bench` runs both.
+bench-deps:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps tf-keras==2.21.0
 
 # Mutation testing (not part of `make test` or CI): mutate every module of gradlib/ and dashboard/, run the tests
 # that reach each mutant, print the kill rate per module. Configured in setup.cfg ([mutmut]); CPU heavy and long

@@ -24,7 +24,7 @@ from .._language._operations import OPERATIONS
 from .._language._syntax import Program, free_names, parse
 from ._check import independence
 from ._derivatives import Plan, check_model, check_x, compute, entry_point
-from ._jet import jet_agrees
+from ._jet import jet_agrees, rowwise
 from ._names import Derivative, check_names, derivative_or_none
 
 __all__ = ["Residual", "residual"]
@@ -35,12 +35,17 @@ _API = "gradlib.pde.residual"
 class Residual:
     """A checked residual: call it on the points ``x`` ``(N, len(coords))`` for a ``tf.Tensor`` ``(N,)``."""
 
+    #: AutoGraph's mark of its own artifacts: a caller's ``tf.function`` calls the residual as it is. Without it,
+    #: AutoGraph converts ``__call__`` (an object's method is looked up past ``do_not_convert``'s mark on it) in
+    #: every first call's trace, for a function it then runs unconverted anyway
+    autograph_info__ = frozenset()
+
     def __init__(self, program: Program, model: Callable, plan: Plan, constants: dict[str, Any],
                  check_independence: bool = True):
         self.text, self.program, self.model, self.plan = program.text, program, model, plan
         self.constants = constants
         self._unchecked = bool(check_independence)   # the points' independence, tested on the first eager call
-        self._jet: bool | None = None   # the forward jet's outputs equal the model's call (read on a first eager call)
+        self._jet: bool | None = None   # the forward jet's outputs equal the model's call (read on the first call)
         self._checked: set[str] = set()   # the dtypes whose numbers the text's literals were checked against
         # autograph off: the model is traced as the caller wrote it (a lambda is not rewritten, nor warned about)
         self._compiled = polymorphic(self._evaluate)
@@ -59,10 +64,13 @@ class Residual:
         if x.dtype.name not in self._checked:
             self.program.check_numbers(x.dtype.name)
             self._checked.add(x.dtype.name)
-        if self._unchecked and tf.executing_eagerly():
-            self._check_independence(x)
-        if self._jet is None and tf.executing_eagerly():
+        if self._jet is None:   # eagerly at a few of x's points, or (first called in a trace) at fixed points
             self._jet = jet_agrees(self.model, x, self.plan)
+        if self._unchecked and tf.executing_eagerly():
+            if rowwise(self.model):
+                self._unchecked = False   # a Sequential of plain Dense layers maps each point alone: none can mix
+            else:
+                self._check_independence(x)
         # eagerly, the compiled function; inside the caller's tf.function, the ops go straight into its graph (a
         # nested function call would add a boundary that the weight gradients must cross)
         return self._compiled(x) if tf.executing_eagerly() else self._evaluate(x)
@@ -103,8 +111,10 @@ def residual(text: str, model: Callable, coords: Sequence[str] = ("x", "t"), out
         outputs: the names of the model's outputs, in order; ``None``: one output ``u``.
         constants: name -> a real number, or a scalar float ``tf.Variable`` (learned, as in an inverse problem).
         check_independence: on the first call made eagerly, test once that the model does not mix points (one more
-            forward and backward pass) and refuse one that does. A first call inside ``tf.function`` cannot read
-            numbers: run ``gradlib.pde.check`` once before training.
+            forward and backward pass) and refuse one that does; a Keras ``Sequential`` of plain ``Dense`` layers
+            is proved not to mix by its structure, without the pass. A first call inside ``tf.function`` cannot
+            read the points: run ``gradlib.pde.check`` once before training. (The forward jet's guard runs on the
+            first call either way: ``gradlib._pde._jet.jet_agrees`` says at which points.)
 
     Raises:
         BatchMixingError: (at the first eager call) the model mixes points.

@@ -180,3 +180,90 @@ def test_a_residual_whose_jet_disagrees_with_the_models_call_takes_nested_tapes(
     wrong = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})
     wrong._jet = True   # without the guard, the shifted jet reaches the answer (so the test above can fail)
     assert np.abs(wrong(x).numpy() - honest.numpy()).max() > 1e-3
+
+
+def _shifted_first(monkeypatch, shift):
+    """forward_jet with its first derivative along coordinate 0 moved by ``shift`` (its value left right)."""
+    from gradlib._pde import _jet
+
+    real = _jet.forward_jet
+
+    def off(kernels, x, firsts, pairs):
+        y, first, second = real(kernels, x, firsts, pairs)
+        return y, {j: v + shift if j == 0 else v for j, v in first.items()}, second
+    monkeypatch.setattr(_jet, "forward_jet", off)
+
+
+BURGERS = ("u_t + u*u_x - nu*u_xx", {"coords": ("x", "t"), "constants": {"nu": 0.01}})
+
+
+def test_the_guard_compares_first_derivatives_too_at_a_few_of_many_points(monkeypatch):
+    from gradlib._pde import _jet
+
+    model = dense("tanh", widths=(2, 8, 1))
+    x = tf.constant(np.random.default_rng(5).uniform(-1, 1, size=(1000, 2)), tf.float64)
+    honest = residual(BURGERS[0], model, **BURGERS[1])(x)
+    seen = []
+    real_agrees = _jet._agrees
+    monkeypatch.setattr(_jet, "_agrees",
+                        lambda m, k, points, d: seen.append(points.shape[0]) or real_agrees(m, k, points, d))
+    _shifted_first(monkeypatch, 1e-3)   # u right, u_x wrong by 1e-3: only the derivatives' check can see it
+    r = residual(BURGERS[0], model, **BURGERS[1])
+    np.testing.assert_allclose(r(x).numpy(), honest.numpy(), rtol=1e-10, atol=1e-12)
+    assert r._jet is False and seen == [_jet.GUARD_POINTS]
+
+
+def _first_called_in_a_step(r, model, x):
+    @tf.function
+    def step(points):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(r(points) ** 2)
+        return r(points), tape.gradient(loss, model.trainable_variables)
+    value, grads = step(x)
+    assert all(g is not None for g in grads)
+    return value
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_residual_first_called_inside_tf_function_guards_the_jet_at_fixed_points(monkeypatch, dtype):
+    model = dense("tanh", widths=(2, 8, 1), dtype=dtype)
+    x = tf.cast(X[:, :2], dtype)
+    eager = residual(BURGERS[0], model, **BURGERS[1])
+    honest = eager(x)
+    assert eager._jet is True
+    right = residual(BURGERS[0], model, **BURGERS[1])
+    _first_called_in_a_step(right, model, x)
+    assert right._jet is True   # a right jet passes the guard there (its tape records, outside the caller's)
+    _shifted_first(monkeypatch, 0.5)
+    wrong = residual(BURGERS[0], model, **BURGERS[1])
+    value = _first_called_in_a_step(wrong, model, x)
+    assert wrong._jet is False
+    np.testing.assert_allclose(value.numpy(), honest.numpy(), rtol=1e-5 if dtype == "float32" else 1e-10, atol=1e-6)
+
+
+def test_a_dense_sequential_skips_the_eager_mixing_pass_and_any_other_model_takes_it(monkeypatch):
+    from gradlib._pde import _residual
+
+    tested = []
+    monkeypatch.setattr(_residual, "independence", lambda *args: tested.append(1) or "")
+    model = dense("tanh", widths=(2, 8, 1))
+    residual(BURGERS[0], model, **BURGERS[1])(X[:, :2])
+    assert tested == []   # a Sequential of plain Dense layers maps each point alone (and the guard checked its jet)
+    residual(BURGERS[0], lambda x: model(x), **BURGERS[1])(X[:, :2])
+    assert tested == [1]
+
+
+def test_autograph_leaves_the_residual_unconverted_inside_a_callers_tf_function(monkeypatch):
+    from tensorflow.python.autograph.impl import api
+
+    converted = []
+    real = api._convert_actual
+    monkeypatch.setattr(api, "_convert_actual", lambda entity, ctx: converted.append(entity) or real(entity, ctx))
+    r = residual(BURGERS[0], dense("tanh", widths=(2, 8, 1)), **BURGERS[1])
+
+    @tf.function
+    def step(points):
+        return tf.reduce_mean(r(points) ** 2)
+
+    step(X[:, :2])
+    assert converted and not [e for e in converted if "Residual" in getattr(e, "__qualname__", "")], converted
