@@ -21,7 +21,8 @@ from gradlib.lint import RULES, RULES_BY_CODE, lint
 
 __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "UNSEEN_37B", "UNSEEN_37B_CAUGHT",
            "UNSEEN_37B_CAUGHT_NOW", "UNSEEN_37B_PREFIT", "UNSEEN_37C",
-           "UNSEEN_37C_CAUGHT", "UNSEEN_37C_PREFIT", "UNSEEN_37D", "UNSEEN_37D_PREFIT",
+           "UNSEEN_37C_CAUGHT", "UNSEEN_37C_PREFIT", "UNSEEN_37D", "UNSEEN_37D_CAUGHT",
+           "UNSEEN_37D_PREFIT",
            "all_programs",
            "corpus_corrections",
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
@@ -1140,7 +1141,7 @@ result = tape.gradient(loss, x)
     # small here (each cites its report; no code copied), linted with the rules as they were (0516f23) before any
     # rule was changed for them; the correct twin of each is tests/lint/lint_corpus/unseen/correct/r37d_<name>.py.
     Report('tf33095', 'https://github.com/tensorflow/tensorflow/issues/33095', 7, 'GT010',
-           'tf.stop_gradient on the only path to the variables asked for is not seen as cutting it', '''\
+           None, '''\
 import tensorflow as tf
 
 teacher = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
@@ -1180,7 +1181,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('keras5521', 'https://github.com/keras-team/keras/issues/5521', 5, 'GT010',
-           'tf.floor in the function of a Lambda layer of a Sequential is not followed', '''\
+           None, '''\
 import tensorflow as tf
 
 
@@ -1211,7 +1212,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(loss, [weights, threshold])
 '''),
     Report('keras12606', 'https://github.com/keras-team/keras/issues/12606', 5, 'GT010',
-           'tf.argmax in the function of a Lambda layer of a functional model is not followed', '''\
+           None, '''\
 import tensorflow as tf
 
 
@@ -1329,7 +1330,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(score, spatial_map_layer)
 '''),
     Report('keras19874', 'https://github.com/keras-team/keras/issues/19874', 7, 'GT019',
-           'tape.watch of Keras 3 variables (model.trainable_variables) raises ValueError; no rule says so', '''\
+           None, '''\
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(4, activation="tanh"),
@@ -1402,6 +1403,10 @@ UNSEEN_37D = ('tf33095', 'keras13502', 'tf8625', 'keras5521', 'tf47083', 'keras1
 #: those of UNSEEN_37D the linter caught on their line at 0516f23, with the rules as they were when collected: the
 #: pre-fit recall (7 of 15, 47%)
 UNSEEN_37D_PREFIT = ('tf8625', 'tf47083', 'so78712449', 'tf36436', 'tf15682', 'tf38751', 'tf104521')
+#: ... and after the rules were generalized by kind (GT010 on tf.stop_gradient on the only path from a source asked for,
+#: GT010 on a Lambda layer of a function without a gradient that nothing with weights follows, GT019 on tape.watch of
+#: Keras 3 variables): 11 of 15
+UNSEEN_37D_CAUGHT = UNSEEN_37D_PREFIT + ('tf33095', 'keras5521', 'keras12606', 'keras19874')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
@@ -1423,6 +1428,11 @@ REPORT_FIXES = {
     "tf45604:9:GT011": "(lambda n, k1, b1, k2, b2: (lambda pre: (lambda h, d: (lambda dh: [n.T @ dh, dh.sum(0), "
                        "h.T @ d, d.sum(0)])((d @ k2.T) * (pre > 0)))(np.maximum(pre, 0), -np.ones((len(n), 2)) "
                        "/ (2 * len(n))))(n @ k1 + b1))(noise.numpy(), *weights(generator))",
+    # the fourth set: the critic's input gradient (relu MLP) and a tanh MLP's second derivative, by the chain rule
+    "tf36436:8:GT003": "[(lambda u, k1, b1, k2, b2: ((u @ k1 + b1 > 0) * k2.T) @ k1.T)(alpha.numpy() * real.numpy() "
+                       "+ (1 - alpha.numpy()) * fake.numpy(), *weights(critic))]",
+    "so78712449:6:GT015": "[(lambda x, k1, b1, k2, b2: (lambda t: (-2 * t * (1 - t ** 2) * k1 ** 2) @ k2)"
+                          "(np.tanh(x @ k1 + b1)))(x.numpy(), *weights(model))]",
 }
 
 
