@@ -598,6 +598,11 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
     _built.made_layer(model, qual, args, kwargs)
     _built.layer_list(model, qual, args, node)
+    if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
+        cut = _keras_call.lambda_cut(args[0])
+        model.attrs["__lambda_cut__"] = cut and (cut[0], cut[1] or node, cut[2])    # a TF function: the Lambda's line
+    elif qual.endswith("Model") and outputs is not None and outputs.kind == "tensor":   # its output is a Lambda's
+        model.attrs["__lambda_cut__"] = outputs.attrs.get("__lambda_cut__")
     if qual.endswith("Model") and outputs is not None:
         _built.made_functional(model, outputs)
     return model
@@ -902,6 +907,12 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{cut[3]}.call")
         model.attrs.setdefault("__call_assigns__", []).append((value,) + cut[:3] + (next(it.clock),))
         inputs = ()
+    cut = _lambda_tail(model) if inputs else None
+    if cut is not None:                     # GT010: the last layer with weights is cut off by a Lambda after it
+        how, where, text = cut
+        out = it.op("tensor", (model,) + inputs, where or node, how, "float", opname=text)
+        out.attrs["__lambda_cut__"] = (how, where or node, text)    # a functional model ending here is cut too
+        return out
     bridged = _bridged_layer(it, model) if inputs else None
     if bridged is not None:                 # GT002: a layer's call gives NumPy's result, not a path from the input
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{bridged[3]}.call")
@@ -913,6 +924,23 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         out.attrs["promoted"] = True
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
+
+
+def _lambda_tail(model: Val) -> tuple | None:
+    """The cut of a ``Lambda`` layer (``_keras_call.lambda_cut``) that is ``model`` itself or a layer of a Sequential
+    in sight after which no layer has weights (each sealed: its call reads only its input and its weights), so that
+    nothing the call gives reaches back through it: then neither the inputs nor any weight of the model reach the
+    output for the tape. None otherwise (a layer with weights after it keeps a path, which this does not split)."""
+    if model.attrs.get("foreign") or model.attrs.get("maybe"):
+        return None
+    layers = list(model.attrs.get("__layer_list__") or ()) or [model]
+    for k in range(len(layers) - 1, -1, -1):
+        cut = layers[k].attrs.get("__lambda_cut__")
+        if cut is not None:
+            return cut if all(_built.sealed(after) and not _built.fresh(after) for after in layers[k + 1:]) else None
+        if not (_built.sealed(layers[k]) and not _built.fresh(layers[k])) and layers[k] is not model:
+            return None
+    return None
 
 def _bridged_layer(it, model: Val) -> tuple | None:
     """A NumPy bridge of the input (``_keras_call.bridge_cut``) in the ``call`` of ``model`` (a class of the source) or
@@ -993,12 +1021,31 @@ def _symbolic_message(tape: Tape, leaf: Val, node: ast.Call) -> str:
             f"gradient with respect to it.")
 
 
+
+def _keras_variables(node: ast.Call, watched: Val) -> bool:
+    """``tape.watch(model.trainable_variables)`` (``.weights``, ``layer.kernel``, ...) of a Keras model or layer in
+    sight (keras-team/keras#19874): Keras 3's variables are not tf.Variable objects to ``watch``."""
+    arg = node.args[0] if node.args else None
+    if not (isinstance(arg, ast.Attribute) and arg.attr in _MODEL_VARS | _MODEL_WEIGHTS):
+        return False
+    leaves = flat(watched)
+    return bool(leaves) and all(leaf.kind == "model" and not leaf.attrs.get("foreign") for leaf in leaves)
+
+
+def _keras_variables_message(tape: Tape, node: ast.Call) -> str:
+    return (f"`{ast.unparse(node)[:60]}` watches Keras variables: with Keras 3 (the Keras of TensorFlow 2.16 and "
+            f"later) they are keras.Variable objects, not tf.Variable, and this raises ValueError (\"Passed in object "
+            f"... of type 'Variable', not tf.Tensor or tf.Variable\"). A model's trainable variables are recorded "
+            f"without a watch: remove this line and pass them to {tape.name}.gradient as they are.")
+
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if name == "watch":
         watched = args[0] if args else kwargs.get("tensor", Val("unknown"))
         symbolic = next((leaf for leaf in flat(watched) if _symbolic(leaf)), None)
         if symbolic is not None:
             it.report("GT019", node.lineno, node.col_offset, _symbolic_message(tape, symbolic, node), None)
+        elif _keras_variables(node, watched):
+            it.report("GT019", node.lineno, node.col_offset, _keras_variables_message(tape, node), None)
         _watch(it, tape, watched, node)
         return Val("none")
     if name == "stop_recording":

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import _built, _keras_call
 from ._calls import flat
@@ -40,6 +40,7 @@ class _Outcome:
     call: str
     raises: str = ""
     zeros: bool | None = False
+    mixed: bool = False     # another source of the same call reaches the target (a stop_gradient is then a mistake)
 
     def of(self, what: str, zero_gradient: bool = False) -> str:
         """``what`` ("the gradient with respect to x") is None, or zeros, or the call raises: one clause.
@@ -104,10 +105,18 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                 if s.kind == "model" and not s.attrs.get("foreign") and not out.raises:
                     _int_weights(it, tape, s, node, out)
                 continue
-            undecided = _decide(it, tape, t, s, text, node, out)
+            undecided = _decide(it, tape, t, s, text, node, replace(out, mixed=_another_reaches(tape, t, s, wrt)))
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
 
+
+
+def _another_reaches(tape: Tape, target: Val, source: Val, wrt: list[Val]) -> bool:
+    """Whether a source of the call other than ``source`` reaches ``target`` for the tape (tensorflow#33095: the
+    variables of two models asked for together, one of them cut off by tf.stop_gradient)."""
+    return any(other is not source and other.kind in ("tensor", "var", "model") and not other.opaque
+               and (other.id in target.rec.get(tape, ()) or _owner_read(tape, target, other)) and _watchable(tape, other)
+               for other in wrt)
 
 def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method: str) -> None:
     """GT017 for the variables of a layer ``model`` holds whose output its ``call`` drops (``_keras_call.dead_layers``),
@@ -639,6 +648,11 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"{_ZERO if sign else 'no gradient'}), and it is on the only path from {s} to "
                 f"{describe(target)}: {out.of('the gradient', sign)}. Use a smooth stand-in (tf.nn.softmax instead "
                 "of argmax, a sigmoid instead of a step) or keep the float value.", None)
+    if op.op == "stop" and out.mixed:   # tensorflow#33095: asked for next to sources that reach the target
+        return ("GT010", op.line, op.col,
+                f"`{op.text or op.opname}` stops the gradient, and it is on the only path from {s} to "
+                f"{describe(target)}: {out.of('the gradient')}. If {s} is meant to stay fixed, leave it out of the "
+                "sources (and out of apply_gradients); if it is meant to learn, drop the stop_gradient.", None)
     if op.op in ("stop", "merge"):
         return None
     op = _at_tape_level(op, tape)

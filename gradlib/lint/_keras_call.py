@@ -30,10 +30,12 @@ from __future__ import annotations
 import ast
 
 from ._built import held_models
+from ._tables import call_kind, normalise
 from ._traced import unconditional
 from ._values import Val
 
-__all__ = ["assign_cut", "bridge_cut", "dead_layers", "held_classes", "imported_layers", "int_weights", "layers_made", "numpy_in_call"]
+__all__ = ["assign_cut", "bridge_cut", "dead_layers", "held_classes", "imported_layers", "int_weights", "lambda_cut",
+           "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
 #: harmless there)
@@ -303,3 +305,43 @@ def numpy_in_call(model: Val) -> list[tuple[int, int, str, str]]:
         elif not isinstance(stmt, (ast.Expr, ast.Return)):
             break                                   # a branch or a loop: what follows is not followed
     return found
+
+
+def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
+    """(how, node, text) when the function of a ``keras.layers.Lambda`` gives no gradient to its input: a TensorFlow
+    function without one (``tf.math.ceil``, ``tf.stop_gradient``; how "nondiff" or "stop"), or a ``def``/``lambda`` of
+    the source of one parameter whose returned value reads it only inside such calls (keras-team/keras#5521, #12606,
+    #13502); None otherwise or when it cannot tell (a branch, several statements, an unseen function)."""
+    if fn.kind in ("func", "module") and fn.node is None and fn.qual and fn.qual.startswith("tf."):
+        how = call_kind(normalise(fn.qual))
+        return (how, None, fn.qual) if how in ("nondiff", "stop") else None
+    node = fn.node if fn.kind == "func" else None
+    if isinstance(node, ast.Lambda):
+        body, args = node.body, node.args
+    elif isinstance(node, ast.FunctionDef) and len(node.body) == 1 and isinstance(node.body[0], ast.Return) \
+            and node.body[0].value is not None:
+        body, args = node.body[0].value, node.args
+    else:
+        return None
+    if len(args.args) != 1 or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        return None
+    name, cuts = args.args[0].arg, []
+    if not _reads_only_through_cuts(body, name, cuts) or not cuts:
+        return None
+    return cuts[0]
+
+
+def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:
+    """Whether ``name`` is read in ``expr`` only inside calls of TensorFlow functions without a gradient (each such
+    call is added to ``cuts`` as (how, node, text))."""
+    if isinstance(expr, ast.Call):
+        how = call_kind(normalise(ast.unparse(expr.func)))
+        if how in ("nondiff", "stop"):
+            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr)):
+                cuts.append((how, expr, normalise(ast.unparse(expr.func))))
+            return True
+    if isinstance(expr, ast.Name):
+        return expr.id != name
+    if isinstance(expr, (ast.Lambda, ast.NamedExpr)):
+        return False
+    return all(_reads_only_through_cuts(child, name, cuts) for child in ast.iter_child_nodes(expr))

@@ -21,7 +21,8 @@ from gradlib.lint import RULES, RULES_BY_CODE, lint
 
 __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "UNSEEN_37B", "UNSEEN_37B_CAUGHT",
            "UNSEEN_37B_CAUGHT_NOW", "UNSEEN_37B_PREFIT", "UNSEEN_37C",
-           "UNSEEN_37C_CAUGHT", "UNSEEN_37C_PREFIT",
+           "UNSEEN_37C_CAUGHT", "UNSEEN_37C_PREFIT", "UNSEEN_37D", "UNSEEN_37D_CAUGHT",
+           "UNSEEN_37D_PREFIT",
            "all_programs",
            "corpus_corrections",
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
@@ -1136,6 +1137,227 @@ with tf.GradientTape() as tape:
     loss = -tf.reduce_sum(tf.math.log(model(x)[:, 0]))
 result = tape.gradient(loss, x)
 '''),
+    # Issue 37, item 4, a fourth time (UNSEEN_37D below): 15 more public reports, collected on 2026-12-05 and rebuilt
+    # small here (each cites its report; no code copied), linted with the rules as they were (0516f23) before any
+    # rule was changed for them; the correct twin of each is tests/lint/lint_corpus/unseen/correct/r37d_<name>.py.
+    Report('tf33095', 'https://github.com/tensorflow/tensorflow/issues/33095', 7, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+teacher = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+student = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+x = tf.random.normal((4, 3))
+with tf.GradientTape() as tape:
+    target = tf.stop_gradient(teacher(x))
+    loss = tf.reduce_mean((student(x) - target) ** 2)
+result = tape.gradient(loss, student.trainable_variables + teacher.trainable_variables)
+'''),
+    Report('keras13502', 'https://github.com/keras-team/keras/issues/13502', 5, 'GT010',
+           'a Lambda(tf.stop_gradient) layer in a functional model is not seen as cutting the layers before it', '''\
+import tensorflow as tf
+
+inputs = tf.keras.Input((6,))
+features = tf.keras.layers.Dense(4, activation="relu")(inputs)
+frozen = tf.keras.layers.Lambda(tf.stop_gradient)(features)
+outputs = tf.keras.layers.Dense(2)(frozen)
+model = tf.keras.Model(inputs, outputs)
+x = tf.random.normal((3, 6))
+y = tf.random.normal((3, 2))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf8625', 'https://github.com/tensorflow/tensorflow/issues/8625', 8, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(1)])
+x = tf.random.normal((8, 5))
+y_true = tf.constant([[0.0], [1.0]] * 4)
+with tf.GradientTape() as tape:
+    y_prob = tf.sigmoid(model(x))
+    y_pred = tf.floor(y_prob + 0.5)
+    loss = tf.reduce_mean(tf.abs(y_true - y_pred))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('keras5521', 'https://github.com/keras-team/keras/issues/5521', 5, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+
+def floor_sampling(x):
+    return tf.floor(x + tf.random.uniform(tf.shape(x), 0, 1))
+
+
+model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(6, activation="sigmoid"),
+                             tf.keras.layers.Lambda(floor_sampling)])
+x = tf.random.normal((3, 4))
+keys = tf.constant([[1.0, 0.0, 1.0, 1.0, 0.0, 1.0]] * 3)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - keys) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf47083', 'https://github.com/tensorflow/tensorflow/issues/47083', 9, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+weights = tf.Variable([9.0, 8.0, 3.0, 2.0])
+threshold = tf.Variable(10.0)
+leaks = tf.constant([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0]])
+target = tf.constant([1.0, 0.0])
+with tf.GradientTape() as tape:
+    score = tf.reduce_sum(leaks * weights, axis=1) / threshold
+    answer = tf.cast(tf.cast(score, tf.int32), tf.float32)
+    loss = tf.reduce_mean((answer - target) ** 2)
+result = tape.gradient(loss, [weights, threshold])
+'''),
+    Report('keras12606', 'https://github.com/keras-team/keras/issues/12606', 5, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+
+def custom_layer(probabilities):
+    return tf.cast(tf.argmax(probabilities, axis=1), tf.float32)[:, None]
+
+
+inputs = tf.keras.Input((5,))
+hidden = tf.keras.layers.Dense(7, activation="relu")(inputs)
+softmax = tf.keras.layers.Dense(3, activation="softmax")(hidden)
+predictions = tf.keras.layers.Lambda(custom_layer)(softmax)
+model = tf.keras.Model(inputs, predictions)
+x = tf.random.normal((4, 5))
+y = tf.constant([[0.0], [1.0], [2.0], [1.0]])
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('keras15716', 'https://github.com/keras-team/keras/issues/15716', 4, 'GT010',
+           'tf.math.ceil as a Lambda layer of a Sequential is not followed', '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4), tf.keras.layers.PReLU(),
+                             tf.keras.layers.Lambda(tf.math.ceil), tf.keras.layers.Dense(1)])
+x = tf.random.normal((5, 3))
+y = tf.random.normal((5, 1))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('so78712449', 'https://coderapp.vercel.app/answer/78712449', 6, 'GT015',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(8, activation="tanh"),
+                             tf.keras.layers.Dense(1)])
+x = tf.random.uniform((10, 1), -5.0, 5.0)
+with tf.GradientTape(persistent=True) as tape2:
+    with tf.GradientTape(persistent=True) as tape1:
+        tape1.watch(x)
+        psi = model(x)
+    dpsi_dx = tape1.gradient(psi, x)
+d2psi_dx2 = tape2.gradient(dpsi_dx, x)
+result = d2psi_dx2
+'''),
+    Report('tf36436', 'https://github.com/tensorflow/tensorflow/issues/36436', 8, 'GT003',
+           None, '''\
+import tensorflow as tf
+
+critic = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(8, activation="relu"),
+                              tf.keras.layers.Dense(1)])
+real = tf.random.normal((6, 4))
+fake = tf.random.normal((6, 4))
+alpha = tf.random.uniform((6, 1))
+with tf.GradientTape() as gp_tape:
+    interpolated = alpha * real + (1.0 - alpha) * fake
+    score = critic(interpolated)
+grads = gp_tape.gradient(score, interpolated)
+result = grads
+'''),
+    Report('tf15682', 'https://github.com/tensorflow/tensorflow/issues/15682', 4, 'GT007',
+           None, '''\
+import tensorflow as tf
+
+v = tf.Variable(1.0)
+v_add_1 = v + 1.0
+
+
+def loss():
+    return 2.0 * v_add_1
+
+
+with tf.GradientTape() as tape:
+    value = loss()
+result = tape.gradient(value, v)
+'''),
+    Report('tf38751', 'https://github.com/tensorflow/tensorflow/issues/38751', 7, 'GT002',
+           None, '''\
+import tensorflow as tf
+
+encoder = tf.keras.Sequential([tf.keras.Input((4, 4, 3)), tf.keras.layers.Conv2D(2, 3),
+                               tf.keras.layers.Flatten()])
+image = tf.Variable(tf.ones([1, 4, 4, 3]))
+with tf.GradientTape() as tape:
+    features = encoder.predict(image, verbose=0)
+    loss = tf.reduce_sum(tf.square(features))
+result = tape.gradient(loss, image)
+'''),
+    Report('cleverhans1051', 'https://github.com/cleverhans-lab/cleverhans/issues/1051', 10, 'GT017',
+           'a source made by an expression of its own while the model is called on the same expression written again', '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
+x = tf.random.normal((2, 4))
+eta = tf.random.uniform((2, 4), -0.1, 0.1)
+with tf.GradientTape() as tape:
+    adv_x = x + eta
+    tape.watch(adv_x)
+    logits = model(x + eta)
+result = tape.gradient(logits, adv_x)
+'''),
+    Report('tf104521', 'https://github.com/tensorflow/tensorflow/issues/104521', 10, 'GT019',
+           None, '''\
+import tensorflow as tf
+
+inputs = tf.keras.Input((6, 6, 1))
+spatial = tf.keras.layers.Conv2D(2, 3, name="spatial")(inputs)
+outputs = tf.keras.layers.Dense(3)(tf.keras.layers.GlobalAveragePooling2D()(spatial))
+model = tf.keras.Model(inputs, outputs)
+spatial_map_layer = model.get_layer("spatial").output
+image = tf.random.normal((1, 6, 6, 1))
+with tf.GradientTape() as tape:
+    tape.watch(spatial_map_layer)
+    score = model(image)[:, 0]
+result = tape.gradient(score, spatial_map_layer)
+'''),
+    Report('keras19874', 'https://github.com/keras-team/keras/issues/19874', 7, 'GT019',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(4, activation="tanh"),
+                             tf.keras.layers.Dense(1)])
+r = tf.random.uniform((5, 1))
+with tf.GradientTape() as tape:
+    tape.watch(model.trainable_variables)
+    loss = tf.reduce_mean(model(r) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tfmaml3', 'https://github.com/hereismari/tensorflow-maml/issues/3', 11, 'GT005',
+           "a tensor assigned to a Keras 3 layer's kernel (a property without setter) raises AttributeError", '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1)])
+copy = tf.keras.models.clone_model(model)
+x = tf.random.normal((5, 1))
+y = 3.0 * x
+with tf.GradientTape() as outer:
+    with tf.GradientTape() as inner:
+        inner_loss = tf.reduce_mean((model(x) - y) ** 2)
+    kernel_grad, bias_grad = inner.gradient(inner_loss, model.trainable_variables)
+    copy.layers[0].kernel = model.layers[0].kernel - 0.01 * kernel_grad
+    copy.layers[0].bias = model.layers[0].bias - 0.01 * bias_grad
+    outer_loss = tf.reduce_mean((copy(x) - y) ** 2)
+result = outer.gradient(outer_loss, model.trainable_variables)
+'''),
 ]
 
 #: the public reports collected for issue 37's item 4, after the rules GT020-GT022 were written
@@ -1172,6 +1394,20 @@ UNSEEN_37C_PREFIT = ('tf45604', 'tf37141', 'kerasio406', 'tf58614', 'keras17444'
 #: integer weight a layer's build makes): all 16
 UNSEEN_37C_CAUGHT = UNSEEN_37C_PREFIT + ('interpcnn1', 'keras13499', 'keras9992', 'cleverhans432', 'tf73631')
 
+#: a fourth set for issue 37's item 4, collected on 2026-12-05 by searching GitHub issues and Q&A pages ("No gradients
+#: provided", "gradient returns None", "Gradients do not exist for variables", stop_gradient, custom Lambda layers,
+#: WGAN-GP, PINN second derivatives, MAML, Keras 3 tape.watch, Grad-CAM, FGSM) before any rule was changed for them and
+#: before the linter was run on any of them; none of them was in this file before
+UNSEEN_37D = ('tf33095', 'keras13502', 'tf8625', 'keras5521', 'tf47083', 'keras12606', 'keras15716', 'so78712449',
+              'tf36436', 'tf15682', 'tf38751', 'cleverhans1051', 'tf104521', 'keras19874', 'tfmaml3')
+#: those of UNSEEN_37D the linter caught on their line at 0516f23, with the rules as they were when collected: the
+#: pre-fit recall (7 of 15, 47%)
+UNSEEN_37D_PREFIT = ('tf8625', 'tf47083', 'so78712449', 'tf36436', 'tf15682', 'tf38751', 'tf104521')
+#: ... and after the rules were generalized by kind (GT010 on tf.stop_gradient on the only path from a source asked for,
+#: GT010 on a Lambda layer of a function without a gradient that nothing with weights follows, GT019 on tape.watch of
+#: Keras 3 variables): 11 of 15
+UNSEEN_37D_CAUGHT = UNSEEN_37D_PREFIT + ('tf33095', 'keras5521', 'keras12606', 'keras19874')
+
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
 #: tensor (InvalidArgumentError), and b still int; the message says what to do.
@@ -1192,6 +1428,11 @@ REPORT_FIXES = {
     "tf45604:9:GT011": "(lambda n, k1, b1, k2, b2: (lambda pre: (lambda h, d: (lambda dh: [n.T @ dh, dh.sum(0), "
                        "h.T @ d, d.sum(0)])((d @ k2.T) * (pre > 0)))(np.maximum(pre, 0), -np.ones((len(n), 2)) "
                        "/ (2 * len(n))))(n @ k1 + b1))(noise.numpy(), *weights(generator))",
+    # the fourth set: the critic's input gradient (relu MLP) and a tanh MLP's second derivative, by the chain rule
+    "tf36436:8:GT003": "[(lambda u, k1, b1, k2, b2: ((u @ k1 + b1 > 0) * k2.T) @ k1.T)(alpha.numpy() * real.numpy() "
+                       "+ (1 - alpha.numpy()) * fake.numpy(), *weights(critic))]",
+    "so78712449:6:GT015": "[(lambda x, k1, b1, k2, b2: (lambda t: (-2 * t * (1 - t ** 2) * k1 ** 2) @ k2)"
+                          "(np.tanh(x @ k1 + b1)))(x.numpy(), *weights(model))]",
 }
 
 

@@ -385,3 +385,42 @@ def test_a_trainable_integer_weight_a_layer_builds_is_gt004_and_a_non_trainable_
     assert (cause.rule, cause.line, note.line) == ("GT004", 6, 17) and "integer dtype" in cause.message
     assert lint(source.replace('dtype="int32")', 'dtype="int32", trainable=False)')) == []
     assert lint(source.replace('dtype="int32")', 'dtype="float32")')) == []
+
+
+def test_a_source_that_stop_gradient_cuts_off_next_to_sources_that_learn_is_gt010():
+    """tensorflow#33095: the variables of a model whose output only reaches the loss through tf.stop_gradient get
+    None; asked for next to variables that do reach it they are a mistake; with a second path (the loss also reads the
+    model), or asked for alone (a deliberate cut), they are not reported."""
+    source = (CORPUS / "broken" / "stop_gradient_on_the_only_path.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 7, 9) and "stops the gradient" in cause.message
+    assert "leave it out of the sources" in cause.message
+    assert lint(source.replace("loss = tf.reduce_mean(head(codes) ** 2)",
+                               "loss = tf.reduce_mean(head(codes) ** 2) + tf.reduce_mean(encoder(x) ** 2)")) == []
+    alone = source.replace("head.trainable_variables + encoder.trainable_variables", "encoder.trainable_variables")
+    assert lint(alone) == []        # asked for alone, the stop_gradient is taken as deliberate (test_interp.py)
+
+
+def test_a_lambda_layer_without_a_gradient_is_gt010_only_when_nothing_with_weights_follows_and_x_is_read_through_it():
+    """keras-team/keras#5521, #12606: a Lambda of tf.round (or a def/lambda reading its input only inside calls
+    without a gradient) as the model's last layer cuts every weight off; read outside such a call too, or followed by
+    a layer with weights (only the layers before get None, which one source cannot say), it stays silent."""
+    source = (CORPUS / "broken" / "lambda_of_a_step_last_layer.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 5, 13) and "tf.round has no gradient" in cause.message
+    assert lint(source.replace("return tf.round(x)", "return tf.round(x) + x")) == []
+    assert lint(source.replace("tf.keras.layers.Lambda(step)])", "tf.keras.layers.Lambda(step), "
+                                                                 "tf.keras.layers.Dense(1)])")) == []
+    direct = source.replace("tf.keras.layers.Lambda(step)", "tf.keras.layers.Lambda(tf.math.ceil)")
+    assert [(f.rule, f.line) for f in lint(direct)][:1] == [("GT010", 9)]
+    assert lint(source.replace("tf.keras.layers.Lambda(step)", "tf.keras.layers.Lambda(tf.math.tanh)")) == []
+
+
+def test_watching_a_keras_models_variables_is_gt019_and_tf_variables_or_an_unseen_model_are_not():
+    """keras-team/keras#19874: Keras 3 variables are not tf.Variable objects, and tape.watch of them raises
+    ValueError; a list of tf.Variable, or the variables of a model from unseen code, stay silent."""
+    source = (CORPUS / "broken" / "watch_keras_model_variables.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT019", 6) and "Keras 3" in finding.message
+    assert "ValueError" in finding.message and "remove this line" in finding.message
+    assert lint((CORPUS / "correct" / "watch_a_list_of_tf_variables.py").read_text()) == []
