@@ -7,9 +7,10 @@ typed functions use (``gradlib._perelement._structured``): a watched input is an
 diagonal, an element-wise op scales rows (its derivative from the operations table's row, ``GRAPH_UNARY``; the
 binary ones from ``PARTIALS``, ties and kinks as TensorFlow's gradients take them), ``MatMul`` mixes them,
 ``Reshape``, ``ExpandDims``, ``Squeeze`` and ``Identity`` keep them, ``Transpose``, ``ConcatV2`` and ``Pack`` move
-them, ``Softmax`` and ``LogSoftmax`` take the language's rules along the last axis. An op that does not depend on a watched
-input (a ``Const``, a ``ReadVariableOp`` of a layer's weights, a shape computation) has no Jacobian at all, and an
-op whose outputs are not floating point carries none (the tape follows no integer or boolean tensor).
+them, ``Softmax`` and ``LogSoftmax`` take the language's rules along the last axis, ``Sum`` and ``Mean`` add (and
+average) rows along their axes. An op that does not depend on a watched input (a ``Const``, a ``ReadVariableOp`` of
+a layer's weights, a shape computation) has no Jacobian at all, and an op whose outputs are not floating point
+carries none (the tape follows no integer or boolean tensor).
 
 One op on that path without a rule, or one that defines its own gradient (``tf.custom_gradient``), and the whole
 function is left to the tape (``NotApplicable``): there is no mixing of the two within one function. So is an op
@@ -122,12 +123,23 @@ def _join(walker, op, ins):   # ConcatV2 (its axis the last input) and Pack (its
     return walker.stack(ins[:-1], int(tf.get_static_value(op.inputs[-1])), join=tf.concat)[1]
 
 
+def _reduce(walker, op, ins):   # Sum and Mean over the axes of their second input, keep_dims as TensorFlow's attribute
+    jac, shape = ins[0][1], _shape(ins[0][0])
+    axes = sorted({int(a) % max(len(shape), 1) for a in tf.nest.flatten(tf.get_static_value(op.inputs[1]).tolist())})
+    keep, reduce = bool(op.get_attr("keep_dims")), tf.reduce_sum if op.type == "Sum" else tf.reduce_mean
+    if not axes or not shape:
+        return jac
+    if len(axes) == len(shape) and not keep and op.type == "Sum":   # a watched input's sum: its diagonal, one row
+        return walker.along(jac, shape, None, reduce)
+    return walker.flat(reduce(walker.tensor(jac, shape), axis=axes, keepdims=keep))
+
+
 #: op type -> its rule ``(algebra, op, [(input, its Jacobian or None)]) -> the Jacobian of its first output``
 GRAPH_RULES: dict[str, Callable] = {
     **{t: _same_rows for t in _SAME_ROWS}, **{t: _unary for t in GRAPH_UNARY},
     **{t: _binary for t in GRAPH_BINARY}, "Neg": _neg, "MatMul": _matmul, "Transpose": _transpose,
     "Softmax": _softmax, "LogSoftmax": _softmax, "ConcatV2": _join, "Pack": _join,
-    "Cast": _same_rows}   # a cast to the same dtype only (``_uncovered``)
+    "Sum": _reduce, "Mean": _reduce, "Cast": _same_rows}   # a cast to the same dtype only (``_uncovered``)
 
 
 def _uncovered(op, dtype) -> str:
@@ -144,7 +156,7 @@ def _uncovered(op, dtype) -> str:
         return f"{where} gives {y.dtype.name} {y.shape}, not {dtype.name} of a known shape as the watched inputs"
     if op.type == "BiasAdd" and op.get_attr("data_format") not in (b"NHWC", "NHWC") and y.shape.rank > 2:
         return f"{where} adds its bias along the channels first (NCHW)"
-    if op.type in ("Transpose", "ConcatV2") and tf.get_static_value(op.inputs[-1]) is None:
+    if op.type in ("Transpose", "ConcatV2", "Sum", "Mean") and tf.get_static_value(op.inputs[-1]) is None:
         return f"{where} has a permutation or an axis known only when it runs"
     if op.type == "MatMul" and any(t.shape.rank != 2 for t in op.inputs):
         return f"{where} multiplies values of shapes {[_shape(t) for t in op.inputs]}"
@@ -240,6 +252,8 @@ def read(f: Callable, xs: list, cs: list, key: Hashable | None = None) -> Readin
 
 def _work(op) -> float:
     size = sum(t.shape.num_elements() or 0 for t in op.outputs if t.dtype.is_floating and t.shape.is_fully_defined())
+    if op.type in ("Sum", "Mean") and op.inputs[0].shape.is_fully_defined():   # one addition per element it reads
+        return float(op.inputs[0].shape.num_elements())
     if op.type == "MatMul" and all(t.shape.is_fully_defined() for t in op.inputs):
         a = op.inputs[0].shape.as_list()
         return 2.0 * size * (a[0] if op.get_attr("transpose_a") else a[1])
