@@ -324,3 +324,67 @@ def test_the_limits_cover_the_identity_a_reduction_of_a_watched_input_builds():
         gradlib.per_element_gradients(fn, x, method="structured", limits=gradlib.Limits(max_bytes=cost.bytes - 1))
     r = gradlib.per_element_gradients(fn, x, method="structured", limits=gradlib.Limits(max_bytes=cost.bytes))
     _close(r.jacobian, _fresh_tape(lambda t: fn(t[0]), [x]), "float64")
+
+
+# ---------------------------------------------------------------- a user's own tf.function, called inside fn
+
+def _layers(seed: int = 8):
+    rng = np.random.default_rng(seed)
+    w = tf.constant(rng.standard_normal((6, 5)) / 2.0)
+    v = tf.Variable(rng.standard_normal(6))
+
+    @tf.function
+    def layer(t):
+        return tf.tanh(tf.linalg.matvec(w, t)) + v          # reads a variable: a StatefulPartitionedCall
+
+    @tf.function
+    def block(t):
+        return tf.nn.relu(layer(t)) * tf.reduce_mean(t)      # a call within a call
+    return layer, block, tf.constant(rng.standard_normal(5))
+
+
+def test_a_user_s_own_tf_function_is_walked_through_its_body_with_the_tape_s_numbers():
+    layer, block, x = _layers()
+    cases = [lambda t: layer(t) * 2.0, lambda t: block(t) - layer(t), block,
+             lambda t: tf.concat([block(t), layer(t * t)], 0)]
+    for fn in cases:
+        expected = _fresh_tape(lambda ts: fn(ts[0]), [x])
+        for compiled in (True, False):
+            r = gradlib.per_element_gradients(fn, x, method="structured", compiled=compiled)
+            np.testing.assert_allclose(r.jacobian, expected, rtol=1e-12, atol=1e-14)
+    assert "PartitionedCall" in str([op.type for op in _opgraph.walk_plan(
+        *(lambda g: (g.outputs[0], g.inputs[:1]))(tf.function(block).get_concrete_function(
+            tf.TensorSpec([5], tf.float64)).graph))])
+
+
+def test_a_tf_function_with_a_random_op_or_an_op_without_a_rule_is_left_to_the_tape_by_name():
+    _, block, x = _layers(9)
+
+    @tf.function
+    def noisy(t):
+        return t * tf.random.stateless_uniform([5], [1, 2], dtype=tf.float64) + tf.random.uniform([5], dtype=tf.float64)
+
+    @tf.function
+    def summed(t):
+        return tf.math.cumsum(block(t))
+    for fn, what in ((noisy, r"op 'RandomUniform' has a state"), (summed, r"op 'Cumsum' \(Cumsum\) has no rule")):
+        with pytest.raises(gradlib.ExpressionError, match=r"in the function '__inference_\w+' that op '\w+' calls, "
+                                                          + what):
+            gradlib.per_element_gradients(fn, x, method="structured")
+    r = gradlib.per_element_gradients(summed, x, compiled=True)
+    _close(r.jacobian, _fresh_tape(lambda ts: summed(ts[0]), [x]), "float64")
+
+
+def test_the_estimate_counts_the_body_of_a_called_function():
+    rng = np.random.default_rng(12)
+    w1, w2 = tf.constant(rng.standard_normal((512, 16))), tf.constant(rng.standard_normal((16, 512)))
+    inner = tf.function(lambda t: tf.tanh(tf.linalg.matvec(w1, t)))
+    fn = lambda t: tf.linalg.matvec(w2, inner(t))   # noqa: E731
+    x = tf.constant(rng.standard_normal(16))
+    profile = _opgraph.read(lambda xs, cs: fn(xs[0]), [x], []).profile
+    assert profile.watched_elements >= 2 * 512 + 16            # the body's hidden layer: its MatMul and its Tanh
+    cost = _cost.estimate("structured", profile, True)
+    with pytest.raises(gradlib.ExpressionError, match=r"method 'structured' would need about .* of memory"):
+        gradlib.per_element_gradients(fn, x, method="structured", limits=gradlib.Limits(max_bytes=cost.bytes - 1))
+    r = gradlib.per_element_gradients(fn, x, method="structured", limits=gradlib.Limits(max_bytes=cost.bytes))
+    _close(r.jacobian, _fresh_tape(lambda t: fn(t[0]), [x]), "float64")
