@@ -72,7 +72,9 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
                                                                                    use_compiled, chunk, compiled)
     if method == "auto" and not ran and problem.key is not None:
         _EAGER_SECONDS.get_or_create(problem.key, lambda: [0.0])[0] += time.perf_counter() - start
-    poisoned = poisoned_rows(y, jac) if chosen in CORRECT_METHODS else ()
+    # the structured fast path returns only answers without NaN or infinity (``_structured_if_cheaper``): no row of
+    # it is poisoned, and a warm call skips the pass over the Jacobian that would say so
+    poisoned = poisoned_rows(y, jac) if chosen in CORRECT_METHODS and not fast else ()
     repair = Repair()
     if poisoned and method == "auto" and chosen != "forward" and custom_gradient(problem):
         notes += ("NaN poisoning not repaired: the other mode, forward mode, would not follow the gradient fn defines "

@@ -7,9 +7,10 @@ typed functions use (``gradlib._perelement._structured``): a watched input is an
 diagonal, an element-wise op scales rows (its derivative from the operations table's row, ``GRAPH_UNARY``; the
 binary ones from ``PARTIALS``, ties and kinks as TensorFlow's gradients take them), ``MatMul`` mixes them,
 ``Reshape``, ``ExpandDims``, ``Squeeze`` and ``Identity`` keep them, ``Transpose``, ``ConcatV2`` and ``Pack`` move
-them, ``Softmax`` and ``LogSoftmax`` take the language's rules along the last axis. An op that does not depend on a watched
-input (a ``Const``, a ``ReadVariableOp`` of a layer's weights, a shape computation) has no Jacobian at all, and an
-op whose outputs are not floating point carries none (the tape follows no integer or boolean tensor).
+them, ``Softmax`` and ``LogSoftmax`` take the language's rules along the last axis, ``Sum`` and ``Mean`` add (and
+average) rows along their axes. An op that does not depend on a watched input (a ``Const``, a ``ReadVariableOp`` of
+a layer's weights, a shape computation) has no Jacobian at all, and an op whose outputs are not floating point
+carries none (the tape follows no integer or boolean tensor).
 
 One op on that path without a rule, or one that defines its own gradient (``tf.custom_gradient``), and the whole
 function is left to the tape (``NotApplicable``): there is no mixing of the two within one function. So is an op
@@ -28,6 +29,7 @@ the limits); ``from_graph`` is the method itself, walking the graph its own trac
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Hashable, Sequence
 
@@ -40,7 +42,7 @@ from .._foundations._errors import error_gist
 from .._language._operations import OPERATIONS, PARTIALS
 from ._structured import NotApplicable, RuleFailed, algebra
 
-__all__ = ["GRAPH_BINARY", "GRAPH_RULES", "GRAPH_UNARY", "Reading", "from_graph", "read", "walk_plan"]
+__all__ = ["GRAPH_BINARY", "GRAPH_RULES", "GRAPH_UNARY", "MAX_CALL_DEPTH", "Reading", "from_graph", "read", "walk_plan"]
 
 #: op type -> the language's element-wise row whose derivative it takes (each row's own op is that op type:
 #: tests/perelement/test_opgraph.py traces every row to hold this)
@@ -122,12 +124,61 @@ def _join(walker, op, ins):   # ConcatV2 (its axis the last input) and Pack (its
     return walker.stack(ins[:-1], int(tf.get_static_value(op.inputs[-1])), join=tf.concat)[1]
 
 
+def _reduce(walker, op, ins):   # Sum and Mean over the axes of their second input, keep_dims as TensorFlow's attribute
+    jac, shape = ins[0][1], _shape(ins[0][0])
+    axes = sorted({int(a) % max(len(shape), 1) for a in tf.nest.flatten(tf.get_static_value(op.inputs[1]).tolist())})
+    keep, reduce = bool(op.get_attr("keep_dims")), tf.reduce_sum if op.type == "Sum" else tf.reduce_mean
+    if not axes or not shape:
+        return jac
+    if len(axes) == len(shape) and not keep and op.type == "Sum":   # a watched input's sum: its diagonal, one row
+        return walker.along(jac, shape, None, reduce)
+    return walker.flat(reduce(walker.tensor(jac, shape), axis=axes, keepdims=keep))
+
+
+#: the ops that call a function of the graph's library: a ``tf.function`` of the user's own, a Keras layer's call
+_CALLS = ("PartitionedCall", "StatefulPartitionedCall")
+
+
+def _body(op):
+    """The traced graph of the function a call op runs, from the library of the graph the op is in: read once per op
+    (``walk_plan`` reads every call before the walk imports a body, whose library could shadow a name). A call op
+    the walk imported (a call within a called function) reads it through the op it copies."""
+    known = _BODIES.setdefault(op.graph, {})
+    if op.name not in known:
+        known[op.name] = getattr(op.graph._get_function(op.get_attr("f").name), "graph", None)   # noqa: SLF001
+    if known[op.name] is not None:
+        return known[op.name]
+    for scope, original in _IMPORTED.get(op.graph, {}).items():
+        if op.name.startswith(scope + "/"):
+            return _body(original.get_operation_by_name(op.name[len(scope) + 1:]))
+    raise NotApplicable(f"op {op.type!r} ({op.name}) calls a function whose traced graph is not at hand")
+
+
+#: graph -> {call op's name: the traced graph it calls}, and graph -> {scope of a body the walk imported into it:
+#: that body's traced graph}
+_BODIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_IMPORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _call(walker, op, ins):
+    """A call of the user's own ``tf.function``: its body imported into this graph onto the call's inputs (ops that
+    compute the same values as the call), walked by the same rules; the Jacobian of the body's output."""
+    body = _body(op)
+    scope = f"{op.name}_structured".replace("/", "_")
+    (y,) = tf.graph_util.import_graph_def(body.as_graph_def(), {p.name: t for p, (t, _) in zip(body.inputs, ins)},
+                                          return_elements=[body.outputs[0].name], name=scope)
+    _IMPORTED.setdefault(y.graph, {})[scope] = body
+    carried = {t.name: jac for t, jac in ins if jac is not None}
+    plan = [o for o in _plan(y, set(carried), walker.dtype) if o.name.startswith(scope + "/")]
+    return _walk(walker, plan, carried).get(y.name)
+
+
 #: op type -> its rule ``(algebra, op, [(input, its Jacobian or None)]) -> the Jacobian of its first output``
 GRAPH_RULES: dict[str, Callable] = {
     **{t: _same_rows for t in _SAME_ROWS}, **{t: _unary for t in GRAPH_UNARY},
     **{t: _binary for t in GRAPH_BINARY}, "Neg": _neg, "MatMul": _matmul, "Transpose": _transpose,
     "Softmax": _softmax, "LogSoftmax": _softmax, "ConcatV2": _join, "Pack": _join,
-    "Cast": _same_rows}   # a cast to the same dtype only (``_uncovered``)
+    "Sum": _reduce, "Mean": _reduce, "Cast": _same_rows, **{t: _call for t in _CALLS}}   # a cast to the same dtype only (``_uncovered``)
 
 
 def _uncovered(op, dtype) -> str:
@@ -138,13 +189,13 @@ def _uncovered(op, dtype) -> str:
     if CUSTOM_GRADIENT_ATTR in op.node_def.attr:
         return f"{where} defines its own gradient (tf.custom_gradient), which only the tape follows"
     y = op.outputs[0]
-    if len(op.outputs) != 1:
+    if len(op.outputs) != 1 and op.type not in _CALLS:   # a call's other outputs: ``_plan`` checks them
         return f"{where} has {len(op.outputs)} outputs"
     if y.dtype != dtype or not y.shape.is_fully_defined():
         return f"{where} gives {y.dtype.name} {y.shape}, not {dtype.name} of a known shape as the watched inputs"
     if op.type == "BiasAdd" and op.get_attr("data_format") not in (b"NHWC", "NHWC") and y.shape.rank > 2:
         return f"{where} adds its bias along the channels first (NCHW)"
-    if op.type in ("Transpose", "ConcatV2") and tf.get_static_value(op.inputs[-1]) is None:
+    if op.type in ("Transpose", "ConcatV2", "Sum", "Mean") and tf.get_static_value(op.inputs[-1]) is None:
         return f"{where} has a permutation or an axis known only when it runs"
     if op.type == "MatMul" and any(t.shape.rank != 2 for t in op.inputs):
         return f"{where} multiplies values of shapes {[_shape(t) for t in op.inputs]}"
@@ -164,13 +215,18 @@ def _ancestors(y: tf.Tensor) -> set:
 
 def walk_plan(y: tf.Tensor, xs: Sequence[tf.Tensor]) -> list:
     """The ops from the watched ``xs`` (tensors of ``y``'s graph) to ``y`` that carry a Jacobian, in the order they
-    were made; ``NotApplicable`` names the first that the walk cannot take."""
+    were made; ``NotApplicable`` names the first that the walk cannot take (inside a called function's body too)."""
     dtype = xs[0].dtype
     if not hasattr(y, "graph") or not hasattr(y, "op"):
         raise NotApplicable("fn's output is not a tensor of its trace")
     if y.dtype != dtype:
         raise NotApplicable(f"fn's output is {y.dtype.name}, not {dtype.name} as its watched inputs")
-    wanted, carried, plan = _ancestors(y), {x.name for x in xs}, []
+    return _plan(y, {x.name for x in xs}, dtype)
+
+
+def _plan(y: tf.Tensor, carried: set, dtype, depth: int = 0) -> list:
+    """``walk_plan`` from the tensors named ``carried``; a call op's body is planned too (``_body_plan``)."""
+    wanted, carried, plan = _ancestors(y), set(carried), []
     for op in y.graph.get_operations():
         if op.name not in wanted or not any(t.name in carried for t in op.inputs):
             continue
@@ -180,9 +236,60 @@ def walk_plan(y: tf.Tensor, xs: Sequence[tf.Tensor]) -> list:
         why = _uncovered(op, dtype)
         if why:
             raise NotApplicable(f"{why}: the tape differentiates this function instead")
+        if op.type in _CALLS:
+            _check_other_outputs(op, wanted)
+            _body_plan(op, carried, dtype, depth)
         carried.add(op.outputs[0].name)
         plan.append(op)
     return plan
+
+
+def _check_other_outputs(op, wanted: set) -> None:
+    """A call op's outputs after the first (a function traced for a tape returns its intermediates too) may feed no
+    op ``y`` is computed from: the walk carries the first output's Jacobian only."""
+    others = {t.name for t in op.outputs[1:]}
+    used = [o.name for o in op.graph.get_operations() if o.name in wanted and any(t.name in others for t in o.inputs)]
+    if used:
+        raise NotApplicable(f"op {op.type!r} ({op.name}) has {len(op.outputs)} outputs and op {used[0]!r} reads one "
+                            "after the first, which the walk does not carry")
+
+
+#: stateful ops that give the walk's imported copy of a body the same values as fn's own call: reading a variable
+_SAME_STATE = ("ReadVariableOp", "VarHandleOp")
+
+
+def _stateful(body, depth: int) -> str:
+    """The name of the first op of ``body`` (or of a function it calls) with a state other than a variable read."""
+    for op in body.get_operations():
+        if op.type in _CALLS and depth < MAX_CALL_DEPTH:
+            inner = _stateful(_body(op), depth + 1)
+            if inner:
+                return inner
+        elif op.op_def.is_stateful and op.type not in _SAME_STATE:
+            return op.type
+    return ""
+
+
+#: calls within calls followed at most this deep (a deeper one leaves the function to the tape)
+MAX_CALL_DEPTH = 8
+
+
+def _body_plan(op, carried: set, dtype, depth: int) -> list:
+    """The plan of the body of call op ``op`` from the inputs the call gets carried tensors on (what ``_profile``
+    counts); ``NotApplicable`` names an op of the body the walk cannot take."""
+    if depth >= MAX_CALL_DEPTH:
+        raise NotApplicable(f"op {op.type!r} ({op.name}) calls functions more than {MAX_CALL_DEPTH} deep")
+    body = _body(op)
+    state = _stateful(body, depth)
+    if state:
+        raise NotApplicable(f"in the function {op.get_attr('f').name!r} that op {op.name!r} calls, op {state!r} has "
+                            "a state (a random number, a variable it writes), which the walk's own copy of the "
+                            "function would not share with fn's call: the tape differentiates this function instead")
+    inner = {p.name for p, t in zip(body.inputs, op.inputs) if t.name in carried}
+    try:
+        return _plan(body.outputs[0], inner, dtype, depth + 1)
+    except NotApplicable as exc:
+        raise NotApplicable(f"in the function {op.get_attr('f').name!r} that op {op.name!r} calls, {exc}") from None
 
 
 def from_graph(f: Callable, xs: list, cs: list):
@@ -193,7 +300,12 @@ def from_graph(f: Callable, xs: list, cs: list):
     y = f(xs, cs)
     plan = walk_plan(y, xs)
     walker, blocks = algebra(xs)
-    jacobians = {x.name: block for x, block in zip(xs, blocks)}
+    jacobians = _walk(walker, plan, {x.name: block for x, block in zip(xs, blocks)})
+    return y, walker.dense(jacobians.get(y.name), _shape(y))
+
+
+def _walk(walker, plan: list, jacobians: dict) -> dict:
+    """Every op of ``plan`` by its rule, from ``jacobians`` (tensor name -> its Jacobian), which it fills."""
     for op in plan:
         ins = [(t, jacobians.get(t.name)) for t in op.inputs]
         try:
@@ -206,7 +318,7 @@ def from_graph(f: Callable, xs: list, cs: list):
             raise RuleFailed(f"the structured rule of op {op.type!r} ({op.name}) gave {rows} rows for "
                              f"{op.outputs[0].shape.num_elements()} values; use method='auto'")
         jacobians[op.outputs[0].name] = jac
-    return y, walker.dense(jacobians.get(y.name), _shape(y))
+    return jacobians
 
 
 @dataclass(frozen=True)
@@ -240,14 +352,31 @@ def read(f: Callable, xs: list, cs: list, key: Hashable | None = None) -> Readin
 
 def _work(op) -> float:
     size = sum(t.shape.num_elements() or 0 for t in op.outputs if t.dtype.is_floating and t.shape.is_fully_defined())
+    if op.type in ("Sum", "Mean") and op.inputs[0].shape.is_fully_defined():   # one addition per element it reads
+        return float(op.inputs[0].shape.num_elements())
     if op.type == "MatMul" and all(t.shape.is_fully_defined() for t in op.inputs):
         a = op.inputs[0].shape.as_list()
         return 2.0 * size * (a[0] if op.get_attr("transpose_a") else a[1])
     return float(size)
 
 
+def _inlined(plan: list, carried: set, dtype) -> tuple[list, list]:
+    """``(ops, plan)`` of the bodies ``plan``'s call ops run, those they call included: every op of each body, and
+    the ops of its plan (what the walk imports and holds)."""
+    ops, inner = [], []
+    carried = carried | {op.outputs[0].name for op in plan}
+    for op in plan:
+        if op.type in _CALLS:
+            body, body_plan = _body(op), _body_plan(op, carried, dtype, 0)
+            deeper = _inlined(body_plan, {p.name for p, t in zip(body.inputs, op.inputs) if t.name in carried}, dtype)
+            ops += body.get_operations() + deeper[0]
+            inner += body_plan + deeper[1]
+    return ops, inner
+
+
 def _profile(graph, plan: list, y: tf.Tensor, xs: Sequence[tf.Tensor]) -> _cost.Profile:
-    ops = graph.get_operations()
+    body_ops, body_plan = _inlined(plan, {x.name for x in xs}, xs[0].dtype)
+    ops, plan = graph.get_operations() + body_ops * 2, plan + body_plan   # a body runs in the call and imported
     elements = sum(t.shape.num_elements() or 0 for op in ops for t in op.outputs
                    if t.dtype.is_floating and t.shape.is_fully_defined())
     n = sum(int(x.shape.num_elements()) for x in xs)

@@ -22,3 +22,14 @@ def test_side_by_side_refuses_a_contender_off_the_reference():
     wrong = lambda: bench.reference_jacobian(w1, w2, x) + 1e-2   # noqa: E731
     with pytest.raises(AssertionError, match=r"wrong is off the reference by 1\.0e-02"):
         bench.side_by_side(size=6, runs=1, calls=1, extra={"wrong": wrong})
+
+
+def test_the_targets_are_against_the_faster_of_jaxs_modes_in_each_run_and_the_table_names_it():
+    medians = {bench.CALLABLE: [3.0, 3.0, 3.0], bench.EVALUATE: [3.0, 3.0, 3.0], bench.JAX_REV: [1.0, 4.0, 6.0],
+               bench.JAX_FWD: [2.0, 2.0, 3.0]}
+    assert bench.jax_best(medians) == ([1.0, 2.0, 3.0], "jacfwd in 2 of 3 runs, else jacrev")
+    assert bench.jax_best({bench.JAX_REV: [1.0], bench.JAX_FWD: [2.0]})[1] == "jacrev"
+    text = bench.side_by_side_markdown(medians, 6)
+    line = next(line for line in text.splitlines() if line.startswith(f"| {bench.CALLABLE} / {bench.JAX_BEST}"))
+    assert "(jacfwd in 2 of 3 runs, else jacrev)" in line
+    assert "| 3.00 | 1.50 | 1.00 |" in line and line.endswith("at most 1.5: met in 2 of 3 |")

@@ -130,6 +130,12 @@ def test_the_benchmarks_hand_the_history_their_per_round_ratios():
     assert mlp.side_ratios(medians) == {f"{mlp.EVALUATE} / {mlp.CALLABLE}": ([0.5, 1.0], "lower"),
                                         f"{mlp.EVALUATE} / {mlp.JAX_REV}": ([2.0, 2.0], "lower"),
                                         f"{mlp.CALLABLE} / {mlp.JAX_REV}": ([4.0, 2.0], "lower")}
+    # with both of JAX's modes, the targets' ratios are to the faster one in each run
+    both = medians | {mlp.JAX_FWD: [0.25, 4.0]}
+    ratios = mlp.side_ratios(both)
+    assert ratios[f"{mlp.CALLABLE} / {mlp.JAX_BEST}"] == ([8.0, 2.0], "lower")
+    assert ratios[f"{mlp.EVALUATE} / {mlp.JAX_BEST}"] == ([4.0, 2.0], "lower")
+    assert ratios[f"{mlp.CALLABLE} / {mlp.JAX_FWD}"] == ([8.0, 0.5], "lower")
     large = [scan.Row(scan.PLAIN, ratio=[1.0]), scan.Row(scan.SCAN, ratio=[1.5, 1.7])]
     small = {256: [scan.Row(scan.SCAN, ratio=[3.0])]}
     assert scan._scan_ratios(large, small) == [("", [1.5, 1.7]), (f" ({scan.SMALL}, 256 examples)", [3.0])]
