@@ -40,7 +40,8 @@ RATE = 1.5e10
 #: rows per vectorized pass of the tiled methods (copies of the batch, one per tangent or probe), at most
 TILE_ROWS = 16_384
 #: the forward Laplacian's chunks: elements of one chunk's carried Jacobian (rows x inputs x widest layer), at most
-#: (4 MB in float32: it stays in the cache; the bench measured 1-4 MB fastest, docs/performance.md "Second order")
+#: (4 MB in float32, which the bench machine's 32 MB L3 cache holds with room for the chunk's other arrays; the
+#: round-robin rows of ``benchmarks.second_order`` compare the chunks with the rules on the whole batch)
 CHUNK_FLOATS = 2 ** 20
 #: the forward Laplacian's chunks computed at the same time (``tf.map_fn``'s ``parallel_iterations``)
 PARALLEL_CHUNKS = 2
