@@ -8,6 +8,7 @@ public names are exported lazily by ``gradlib/__init__.py``.
 - ``_orders``     the method table: each row's kinds, cost estimate and limits; ``auto``'s choice
 - ``_tapes``      the tape methods (nested tapes, the loop over input dimensions, forward over reverse, Hutchinson)
 - ``_taylor``     the forward Laplacian's per-layer rules for Dense layers
+- ``_forward_laplacian`` those rules run in chunks of the batch that stay in the cache (``auto``'s Dense path)
 - ``_runner``     the one engine: size, choose, trace once (cached), run, check the batch's independence
 - ``_curvature``  the diagnoses in ``.warnings`` (piecewise-linear networks, pfor fallbacks)
 - ``_poisoning``  NaN-poisoned cells (a where() branch not taken): recomputed under ``auto`` in forward over

@@ -28,8 +28,8 @@ from .._foundations._format import format_apart, format_number
 from .._foundations._errors import ExpressionError
 from .._foundations._limits import LIMITS, Limits
 
-__all__ = ["FIRST_CALL_SECONDS", "KINDS", "SECOND_METHODS", "TABLE", "Cost", "SecondMethod",
-           "Shape", "check_budget", "check_method", "choose", "row"]
+__all__ = ["CHUNK_FLOATS", "FIRST_CALL_SECONDS", "KINDS", "PARALLEL_CHUNKS", "SECOND_METHODS", "TABLE", "Cost",
+           "SecondMethod", "Shape", "check_budget", "check_method", "choose", "chunk_rows", "row"]
 
 #: what the second-order functions compute: full Hessians, their diagonals, their traces, a Jacobian's trace
 KINDS = ("hessian", "diagonal", "laplacian", "divergence")
@@ -39,6 +39,12 @@ FIRST_CALL_SECONDS = 2.0
 RATE = 1.5e10
 #: rows per vectorized pass of the tiled methods (copies of the batch, one per tangent or probe), at most
 TILE_ROWS = 16_384
+#: the forward Laplacian's chunks: elements of one chunk's carried Jacobian (rows x inputs x widest layer), at most
+#: (4 MB in float32, which the bench machine's 32 MB L3 cache holds with room for the chunk's other arrays; the
+#: round-robin rows of ``benchmarks.second_order`` compare the chunks with the rules on the whole batch)
+CHUNK_FLOATS = 2 ** 20
+#: the forward Laplacian's chunks computed at the same time (``tf.map_fn``'s ``parallel_iterations``)
+PARALLEL_CHUNKS = 2
 
 
 @dataclass(frozen=True)
@@ -160,9 +166,30 @@ def _forward_over_reverse(s: Shape) -> Cost:
                 passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
 
 
+def chunk_rows(batch: int, inputs: int, widest: int) -> int:
+    """The forward Laplacian's samples per chunk: as many as keep ``rows x inputs x widest`` within
+    ``CHUNK_FLOATS`` (a power of two, at least 1), never more than the batch.
+
+    >>> chunk_rows(1024, 50, 256), chunk_rows(1024, 10, 256), chunk_rows(3, 50, 256), chunk_rows(9, 5000, 5000)
+    (64, 256, 3, 1)
+    """
+    rows = 1
+    while rows * 2 * inputs * max(widest, 1) <= CHUNK_FLOATS:
+        rows *= 2
+    return max(1, min(rows, batch))
+
+
 def _forward_laplacian(s: Shape) -> Cost:
-    carried = s.itemsize * s.batch * max(s.widest, s.outputs) * s.inputs * 4
-    return Cost(_forward(s) * (1 + 1.5 * s.inputs), carried + _result_bytes(s), 1, 0.3)
+    """Per chunk being computed (``PARALLEL_CHUNKS`` at a time), the carried Jacobian and what each layer makes of
+    it (its product by the kernel, the squares, the next Jacobian: 4 such arrays; a Hessian diagonal carries its
+    own beside the Jacobian: 8); over the whole batch, the model's own call (checked against the rules' y), the
+    batch padded to whole chunks and its copy into the loop, and the result."""
+    widest = max(s.widest, s.outputs)
+    rows = chunk_rows(s.batch, s.inputs, widest)
+    live = rows * min(PARALLEL_CHUNKS, math.ceil(s.batch / rows))
+    carried = s.itemsize * live * widest * s.inputs * (4 if s.kind == "laplacian" else 8)
+    whole = s.itemsize * (s.batch + rows) * (2 * s.floats + 2 * s.inputs)
+    return Cost(_forward(s) * (1 + 1.5 * s.inputs), carried + whole + _result_bytes(s), 1, 0.3)
 
 
 def _hutchinson(s: Shape) -> Cost:
