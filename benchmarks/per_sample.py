@@ -11,9 +11,11 @@ the median with the lowest and highest of the rounds (the spread, not the best).
 Then the recurrent models (issue 41, item 4): Keras GRU, LSTM and SimpleRNN models (batch 32, 10 steps, 8 features,
 32 units, a Dense head of 4), gradlib's ``per_sample_gradients`` (``auto``) against the ``tf.function`` a user would
 write, ``tape.batch_jacobian`` inside it, with pfor (TensorFlow's default) and without (``while_loop``). Each
-contender's first call (its tracing included) is timed once and reported apart; then in each of the interleaved
-rounds every contender is called ``calls`` times warm (tracing not included) and the round's ratio is the peer's
-mean time over gradlib's (above 1: gradlib is faster). Each contender returns NumPy (the peers' ``.numpy()`` is
+contender's first call (its tracing included) is timed once and reported apart; gradlib is then called until its
+compiled version is final (graph, or XLA once the calls paid for its build: ``SETTLE_SECONDS``, as
+``benchmarks.mlp`` does), each contender once more untimed; then in each of the interleaved rounds every contender
+is called ``calls`` times warm (tracing not included) and the round's ratio is the peer's mean time over gradlib's
+(above 1: gradlib is faster). Each contender returns NumPy (the peers' ``.numpy()`` is
 timed, as gradlib's conversion is). The Jacobians are compared with each other.
 """
 
@@ -56,6 +58,20 @@ def benchmark_per_sample(repeats: int = 3, *, batch: int = 96, loop_repeats: int
         "speedup_text": gradlib.format_ratio([loop_seconds / s for s in rounds]), "target_speedup": 20.0,
         "max_abs_diff": float(np.abs(fast.jacobian - loop.jacobian).max()),
     }
+
+
+#: gradlib is called until its compiled version is final (graph or XLA, ``compiled_final``), within this budget
+SETTLE_SECONDS, SETTLE_CALLS = 12.0, 3000
+
+
+def _settle(call: Callable[[], Any]) -> int:
+    """Call gradlib until it settles between graph and XLA (its steady state in a loop); the calls made."""
+    calls, start = 0, time.perf_counter()
+    while calls < SETTLE_CALLS and time.perf_counter() - start < SETTLE_SECONDS:
+        calls += 1
+        if call().compiled_final:
+            break
+    return calls
 
 
 def _timed(fn: Callable[[], Any]) -> float:
@@ -104,13 +120,17 @@ def benchmark_recurrent(kind: str, rounds: int = 7, *, calls: int = 5, batch: in
         start = time.perf_counter()
         answers[name] = call()
         first[name] = time.perf_counter() - start
+    warmup = _settle(lambda: gradlib.per_sample_gradients(model, x))
+    for name, call in contenders.items():   # each one's second call (gradlib's first unchecked one) is not timed
+        call()
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(rounds):
         for name, call in contenders.items():
             times[name].append(_timed(lambda: [call() for _ in range(calls)]) / calls)
     ratios = {name: [p / g for p, g in zip(times[name], times["gradlib"])] for name in ("pfor", "while_loop")}
+    last = gradlib.per_sample_gradients(model, x)
     return {"model": f"{kind} {steps} steps x {features} features, 32 units, Dense 4", "batch": batch,
-            "method": gradlib.per_sample_gradients(model, x).method,
+            "method": last.method, "compiled_as": last.compiled_as, "warmup_calls": warmup,
             "first_call_seconds": first, "warm_seconds": {k: statistics.median(v) for k, v in times.items()},
             "ratio_rounds": ratios, "ratio_text": {k: gradlib.format_ratio(v) for k, v in ratios.items()},
             "max_abs_diff": max(float(np.abs(answers["gradlib"] - answers[k]).max()) for k in ratios)}
@@ -129,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         ratios["per-sample loop / gradlib per_sample_gradients"] = (result["speedup_rounds"], "higher")
     for kind in RECURRENT:
         result = benchmark_recurrent(kind, args.rounds)
-        print(f"\n### {result['model']}, batch {result['batch']}: gradlib method {result['method']}")
+        print(f"\n### {result['model']}, batch {result['batch']}: gradlib method {result['method']} "
+              f"({result['compiled_as']}, after {result['warmup_calls']} warm-up calls)")
         print("- first call (tracing included), s: " + ", ".join(f"{k} {v:.2f}" for k, v in
                                                                result["first_call_seconds"].items()))
         print("- warm median per call, ms: " + ", ".join(f"{k} {1e3 * v:.2f}" for k, v in
