@@ -43,7 +43,6 @@ from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
 from .._callable._trace import lowest_float, trace
-from .._callable import _verified
 from ._compiled import Compiled
 from ._tiled import TILED_OUTPUTS, checked_body, fast_build
 from .._foundations._runtime import returns_numpy
@@ -239,10 +238,10 @@ _NOT_FINITE = ("the samples' independence could only be checked where the probe'
 
 
 def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]):
-    """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final))``, with ``(u, g)`` the check's projection
-    (see ``_check_independent``; None where ``tiled`` ran its own check) and ``precision`` the least precise float
-    dtype fn computes in (a float64 batch through a float32 model is checked at float32's tolerance, not refused as
-    mixing at float64's)."""
+    """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final))``, with ``(u, g)``
+    the check's projection (see ``_check_independent``; None where ``tiled`` ran its own check) and ``precision``
+    the least precise float dtype fn computes in (a float64 batch through a float32 model is checked at float32's
+    tolerance, not refused as mixing at float64's)."""
     if method == "loop":
         y, jac = _loop(fn, x)
         return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True)
@@ -276,13 +275,12 @@ def _guarded(call: Callable[[], Any], x: tf.Tensor) -> Any:
 @dataclass(eq=False)
 class _TiledStep:
     """The tiled method for one function and batch shape: its checking step (``_tiled.checked_body``), its pass
-    alone (``fast``: a graph, promoted to XLA when that pays, ``_compiled``), the weights' fingerprint alone, the
+    alone with the weights' fingerprint (``fast``: a graph, promoted to XLA when that pays, ``_compiled``), the
     fingerprint the batch was last checked at, and whether its check ever failed (then ``auto`` takes the while_loop
     for this function and shape, as long as the step is cached)."""
 
     checked: Any
     fast: Compiled
-    fingerprint: Any
     last: np.ndarray | None = None
     refused: bool = False
 
@@ -297,19 +295,20 @@ def _tiled_step(fn: Callable, x: tf.Tensor, out_shape: tuple[int, ...], variable
 
     def create() -> _TiledStep:
         checked = trace(checked_body(fn, out_shape, variables, API), [spec])
-        fingerprint = trace(lambda: _verified.weights_fingerprint(variables), [])
-        return _TiledStep(checked, Compiled(fast_build(fn, spec, out_shape, API)), fingerprint)
+        return _TiledStep(checked, Compiled(fast_build(fn, spec, out_shape, variables, API)))
 
     key = _key(fn, "tiled", spec)
     return create() if key is None else _TILED_STEPS.get_or_create(key, create)
 
 
 def _run_tiled(step: _TiledStep, x: tf.Tensor, precision: str) -> tuple | None:
-    """``(y, J, warning, (compiled as, final))`` from the tiled pass alone when the batch was checked at these weights' fingerprint, else
-    from the checking step (the projection check, and the tiled ``y`` against ``fn(x)``); None when that fails."""
-    if step.last is not None and np.array_equal(step.fingerprint().numpy(), step.last):
-        y, jac, compiled_as, note, _ = _guarded(lambda: step.fast.run([x], []), x)
-        return y, jac, note, (compiled_as, step.fast.settled)
+    """``(y, J, warning, (compiled as, final))`` from the tiled pass when the batch was checked at the weights'
+    fingerprint it returns beside them, else from the checking step (the projection check, and the tiled ``y``
+    against ``fn(x)``); None when that fails."""
+    if step.last is not None:
+        y, jac, fingerprint, compiled_as, note, _ = _guarded(lambda: step.fast.run([x], []), x)
+        if np.array_equal(fingerprint, step.last):
+            return y, jac, note, (compiled_as, step.fast.settled)
     y, jac, u, g, called, fingerprint = (t.numpy() for t in _guarded(lambda: step.checked(x), x))
     mixing, finite = find_mixing(jac, u, g, precision)
     if mixing is not None or not same_output(y, called, precision):

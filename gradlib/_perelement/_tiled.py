@@ -56,10 +56,15 @@ def tiled_jacobian(fn: Callable, x: tf.Tensor, out_shape: Sequence[int], api: st
     return y[:b], tf.reshape(jac, shape)
 
 
-def fast_build(fn: Callable, spec: tf.TensorSpec, out_shape: Sequence[int], api: str) -> Callable[[bool], Any]:
-    """``build(jit_compile) -> concrete ([x], []) -> (y, J)``: the tiled pass alone, as ``_compiled.Compiled`` takes
-    it (a graph first, XLA once the calls have paid for its build and it agreed with the graph and ran faster)."""
-    return lambda jit: trace(lambda xs, cs: tiled_jacobian(fn, xs[0], out_shape, api), [[spec], []], jit_compile=jit)
+def fast_build(fn: Callable, spec: tf.TensorSpec, out_shape: Sequence[int], variables: Sequence[Any],
+               api: str) -> Callable[[bool], Any]:
+    """``build(jit_compile) -> concrete ([x], []) -> (y, J, fingerprint)``: the tiled pass and the ``variables``'
+    fingerprint in one call, as ``_compiled.Compiled`` takes it (a graph first, XLA once the calls have paid for its
+    build and it agreed with the graph and ran faster)."""
+    def body(xs, cs):
+        return (*tiled_jacobian(fn, xs[0], out_shape, api), _verified.weights_fingerprint(variables))
+
+    return lambda jit: trace(body, [[spec], []], jit_compile=jit)
 
 
 def checked_body(fn: Callable, out_shape: Sequence[int], variables: Sequence[Any], api: str) -> Callable:
