@@ -27,7 +27,8 @@ import tensorflow as tf
 import gradlib
 from gradlib import keras_models
 
-__all__ = ["COMPILED_FASTER", "EAGER_FASTER", "GRADLIB_FASTER", "LOOP_SAMPLES", "REPEATS", "ModelReport", "Pitfalls",
+__all__ = ["COMPILED_FASTER", "EAGER_FASTER", "GRADLIB_FASTER", "LOOP_SAMPLES", "REPEATS", "TILED_SLOWER", "ModelReport",
+           "Pitfalls",
            "comparison_lines", "pitfalls", "report"]
 
 #: the per-sample loop is timed on at most this many samples, then scaled to the batch
@@ -86,6 +87,12 @@ COMPILED_FASTER = ("it is traced for this batch's exact shape, while gradlib's f
                    "random projection behind its check that samples do not mix (computed with "
                    "check_independence=False too); it also checks the batch and copies four arrays out to NumPy (y, "
                    "the Jacobians and the check's two)")
+#: the same for gradlib's tiled method (a recurrent model, issue 41), which is traced for the batch's exact shape and
+#: checks only on its first call per batch shape and weights: what still differs is how each gets the rows
+TILED_SLOWER = ("gradlib's tiled method runs the model once over the batch repeated per output element and one "
+                "backward pass, where batch_jacobian runs the model once and vectorizes one backward pass per output "
+                "with pfor (or loops over them); on a model this size the two are close, and this shared server's "
+                "drift between calls decides")
 #: why an eager contender beats gradlib's warm call, when it does (a model of a few units on a batch of one or two)
 EAGER_FASTER = ("gradlib's call has costs that do not shrink with the model (running a graph, its check's extra "
                 "backward pass, copying four arrays out), and a model this small does not repay them")
@@ -106,7 +113,7 @@ def comparison_lines(rep: ModelReport) -> list[str]:
              f"tracing not included: {_ms(rep.gradlib_seconds)}."]
     contenders = (("tf.function tape.batch_jacobian", rep.compiled_batch_jacobian_seconds,
                    f"({how}), compiled, traced for this batch's shape: the median of {REPEATS} warm calls, tracing not "
-                   "included", COMPILED_FASTER.format(loop=loop),
+                   "included", TILED_SLOWER if method == "tiled" else COMPILED_FASTER.format(loop=loop),
                    f"both run tape.batch_jacobian compiled and gradlib's call does more (its check), so the difference "
                    "is this shared server's drift between calls"),
                   ("eager tape.batch_jacobian", rep.batch_jacobian_seconds, f"({how}), eager: one call, nothing traced",

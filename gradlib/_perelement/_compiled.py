@@ -99,34 +99,35 @@ class Compiled:
         """``(y, J)`` as NumPy arrays, from whichever version is current."""
         return self.run(xs, cs)[:2]
 
-    def run(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray, str, str, bool]:
-        """``(y, J, compiled_as, note, built)``: the arrays, which version computed them (``"graph"`` or ``"xla"``),
+    def run(self, xs: list, cs: list) -> tuple:
+        """``(y, J, compiled_as, note, built)``: the arrays (and any further outputs of the function after ``J``, all
+        compared between graph and XLA alike), which version computed them (``"graph"`` or ``"xla"``),
         once after XLA was dropped for disagreeing with the graph, why (``""`` otherwise), and whether this call did
         more than run that version (the graph's first run, which optimises it; building XLA; a trial call of XLA
         beside the graph): then its seconds are not a warm call's."""
         compiled_as, fn = self._next()
         built = not self._warm or compiled_as == "promote"
         if compiled_as == "promote":
-            y, jac, compiled_as = self._promote(xs, cs)
+            *outs, compiled_as = self._promote(xs, cs)
         else:
             start = time.perf_counter()
-            y, jac = _run(fn, xs, cs)
+            outs = _run(fn, xs, cs)
             self._record(compiled_as, time.perf_counter() - start)
             if compiled_as == "xla":
-                y, jac, compiled_as = self._checked(xs, cs, y, jac)
+                *outs, compiled_as = self._checked(xs, cs, outs)
                 built = built or compiled_as != "xla"   # the graph ran beside XLA: the trial
-        return y, jac, compiled_as, self._note(), built
+        return (*outs, compiled_as, self._note(), built)
 
-    def _checked(self, xs: list, cs: list, y: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
+    def _checked(self, xs: list, cs: list, outs: tuple) -> tuple:
         """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same
         inputs; the graph's numbers are returned unless XLA is adopted, and a disagreement drops XLA."""
-        if self.uses_xla and np.isfinite(y).all() and np.isfinite(jac).all():
-            return y, jac, "xla"
-        gy, gjac = _run(self.graph, xs, cs)
-        why = agree((gy, gjac), (y, jac))
+        if self.uses_xla and all(np.isfinite(a).all() for a in outs[:2]):
+            return (*outs, "xla")
+        graph = _run(self.graph, xs, cs)
+        why = agree(graph, outs)
         if why:
             self._drop(why)
-        return (y, jac, "xla") if self.uses_xla and not why else (gy, gjac, "graph")
+        return (*outs, "xla") if self.uses_xla and not why else (*graph, "graph")
 
     def _drop(self, why: str) -> None:
         with self._lock:
@@ -175,7 +176,7 @@ class Compiled:
             self.xla, self.settled = xla, xla is None   # the trial decides between them (see _record)
         if why:
             self._drop(why)
-        return (*_run(self.graph, xs, cs), "graph")
+        return (*_run(self.graph, xs, cs), "graph")   # y, J and any further outputs
 
     def _record(self, compiled_as: str, seconds: float) -> None:
         with self._lock:
@@ -240,6 +241,6 @@ def agree(reference: tuple[np.ndarray, ...], other: tuple[np.ndarray, ...]) -> s
     return ""
 
 
-def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
-    y, jac = call_traced(fn, xs, cs)
-    return y.numpy(), jac.numpy()
+def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, ...]:
+    """``(y, J, ...)``: every output of the traced function as NumPy."""
+    return tuple(t.numpy() for t in call_traced(fn, xs, cs))

@@ -10,6 +10,13 @@ input breaks that equality (with probability one for a random ``u``), so a layer
 (BatchNormalization in training mode, a shift along the batch axis) raises ``BatchMixingError`` instead of
 giving a silently wrong answer.
 
+What is checked when: ``pfor``, ``while_loop`` and ``loop`` check the whole batch on every call. ``tiled`` (``auto``'s
+choice for a model that runs a loop: a recurrent layer) checks on its first call for each batch shape and again
+whenever the fingerprint of the floating-point variables fn reads changes (``_tiled``, ``_callable._verified``), with
+``check_independence`` or without (the check also proves the tiled answer is the batch's own); where the check fails,
+``auto`` takes ``while_loop`` (whose own check then refuses a batch that mixes) and ``method='tiled'`` is an error.
+Not caught then: mixing that depends on the samples' values, on a later batch of the same shape at the same weights.
+
 >>> import tensorflow as tf
 >>> r = per_sample_gradients(lambda x: x * x, tf.constant([[1.0, 2.0], [3.0, 4.0]]))
 >>> r.jacobian.tolist()
@@ -34,15 +41,20 @@ from .._callable._forms import sample_batch
 from .._callable._labels import index_labels
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
-from .._callable._state import callable_key
+from .._callable._state import callable_key, same_output
 from .._callable._trace import lowest_float, trace
+from ._compiled import Compiled
+from ._tiled import TILED_OUTPUTS, checked_body, fast_build
 from .._foundations._runtime import returns_numpy
 
 __all__ = ["API", "LOOP_ROWS", "PER_SAMPLE_METHODS", "per_sample_gradients", "PerSampleResult"]
 
-#: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``loop``: the reference,
-#: one eager tape per sample (``_loop``); ``auto``: ``pfor``, falling back to ``while_loop`` if pfor fails.
-PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "loop")
+#: ``pfor``: batch_jacobian vectorized; ``while_loop``: batch_jacobian without pfor; ``tiled``: the batch repeated
+#: once per output element, one backward pass (``_tiled``); ``loop``: the reference, one eager tape per sample
+#: (``_loop``); ``auto``: ``tiled`` for a function that runs a loop (a recurrent layer) and has at most
+#: ``TILED_OUTPUTS`` outputs per sample (``while_loop`` past it, or where the tiled check fails), else ``pfor``,
+#: falling back to ``while_loop`` if pfor fails.
+PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "tiled", "loop")
 API = "per_sample_gradients"
 _SAMPLE_FUNCTIONS = LRUCache(maxsize=32)
 
@@ -67,6 +79,11 @@ class PerSampleResult:
     outputs: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
     #: the name of a single output in ``row_labels``: a Keras model's name for it (``model.output_names``), else ``y``
     output_name: str = "y"
+    #: which version computed it: ``"graph"``, or ``"xla"`` once the tiled method's calls paid for XLA's build and it
+    #: agreed with the graph and ran faster (``_compiled``); ``""`` for ``loop``
+    compiled_as: str = ""
+    #: False while the tiled method may still switch between graph and XLA (a benchmark calls until it is True)
+    compiled_final: bool = True
 
     @property
     def batch_size(self) -> int:
@@ -127,8 +144,10 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
             feature of every input, in that order, flattened (``col_labels`` names them).
         method: one of ``PER_SAMPLE_METHODS``.
         check_independence: check every sample (one extra backward pass over the batch) and refuse a function
-            whose samples are not independent.
+            whose samples are not independent: on every call, except with ``tiled`` (see below).
         limits: ``max_jacobian`` bounds the entries of all the Jacobians together.
+
+    What is checked when: see the module's docstring (``tiled`` checks once per batch shape and weights).
 
     Returns:
         A ``PerSampleResult`` with ``jacobian`` of shape ``(B, outputs..., inputs...)``.
@@ -154,13 +173,15 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         start = time.perf_counter()
         out_shape, outputs = sample_output(fn, xt, API)
         _check_size(xt, out_shape, limits)
-        y, jac, projection, used, compiled, precision = _compute(fn, xt, method)
-        unchecked = ""
-        if check_independence and xt.shape[0] >= 2:
+        _check_tiled(method, out_shape)
+        y, jac, projection, used, compiled, precision, unchecked, tier = _compute(fn, xt, method, out_shape)
+        unchecked = unchecked if check_independence else ""
+        if check_independence and xt.shape[0] >= 2 and projection is not None:   # None: tiled checked its own
             unchecked = _check_independent(jac, projection, precision)
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
+                           compiled_as=tier[0], compiled_final=tier[1],
                            inputs=inputs, outputs=named_outputs(outputs, names),
                            output_name=single_name(names, [name for name, _ in inputs]))
 
@@ -182,6 +203,13 @@ def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> Non
             + _batch_advice(int(x.shape[0]), entries, limits.max_jacobian))
 
 
+def _check_tiled(method: str, out_shape: tuple[int, ...]) -> None:
+    if method == "tiled" and math.prod(out_shape) > TILED_OUTPUTS:
+        raise ExpressionError(f"method 'tiled' repeats the batch once per output element of a sample: "
+                              f"{math.prod(out_shape):,} here, and at most {TILED_OUTPUTS} are allowed (each copy "
+                              "holds a forward pass). Use method='auto' or 'while_loop'")
+
+
 def _batch_advice(batch: int, entries: int, limit: int) -> str:
     """The largest batch that fits, or, when not even one sample does, what one sample must lose."""
     largest = largest_fitting(limit, batch, entries)
@@ -199,29 +227,95 @@ def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray
             f"{API}: {mixing_text(mixing)}, so per-sample gradients do not exist. A layer mixes the batch, such as "
             "BatchNormalization in training mode: call the model with training=False, or use per_element_gradients "
             "on the whole batch")
-    return "" if finite else ("the samples' independence could only be checked where the probe's Jacobian is "
-                              "finite: it holds NaN or infinite values")
+    return "" if finite else _NOT_FINITE
+
+
+_NOT_FINITE = ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN "
+               "or infinite values")
 
 
 # ---------------------------------------------------------------- computing
 
 
-def _compute(fn: Callable, x: tf.Tensor, method: str):
-    """``(y, J, (u, g), method used, compiled, precision)``, with ``(u, g)`` the check's projection (see
-    ``_check_independent``) and ``precision`` the least precise float dtype fn computes in (a float64 batch through a
-    float32 model is checked at float32's tolerance, not refused as mixing at float64's)."""
+def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]):
+    """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final))``, with ``(u, g)``
+    the check's projection (see ``_check_independent``; None where ``tiled`` ran its own check) and ``precision``
+    the least precise float dtype fn computes in (a float64 batch through a float32 model is checked at float32's
+    tolerance, not refused as mixing at float64's)."""
     if method == "loop":
         y, jac = _loop(fn, x)
-        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x)
+        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True)
+    compiled, used, precision = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
+    if used == "tiled":   # compiled: fn's own trace
+        step = _guarded(lambda: _tiled_step(fn, x, out_shape, compiled.variables), x)
+        done = None if step.refused else _run_tiled(step, x, precision)
+        if done is not None:
+            return (*done[:2], None, "tiled", True, precision, done[2], done[3])
+        compiled, used, precision = _guarded(lambda: _cached_compiled(fn, x, "while_loop", out_shape), x)
+    y, jac, u, g = _guarded(lambda: [t.numpy() for t in compiled(x)], x)
+    if method == "tiled":   # the tiled check failed: batch_jacobian's check says whether the samples mix
+        _check_independent(jac, (u, g), precision)
+        raise GradlibError(f"{API}: method 'tiled' does not hold for this function: its Jacobians on the repeated "
+                           "batch differ from the batch's own (an output that depends on the batch's size, or random "
+                           "draws). Use method='auto' or 'while_loop'")
+    return y, jac, (u, g), used, True, precision, "", ("graph", True)
+
+
+def _guarded(call: Callable[[], Any], x: tf.Tensor) -> Any:
+    """``call()`` (a trace or a run of fn's compiled Jacobian), fn's failure said in one line, like ``_call``."""
     try:
-        compiled, used, precision = _cached_compiled(fn, x, method)
-        y, jac, u, g = (t.numpy() for t in compiled(x))
+        return call()
     except GradlibError:
         raise
-    except Exception as exc:   # noqa: BLE001 - fn failed when traced or run as a graph: say so, like _call
+    except Exception as exc:   # noqa: BLE001 - fn failed when traced or run as a graph: say so
         raise GradlibError(f"fn failed inside the compiled per-sample Jacobian on a batch of shape "
                            f"{tuple(x.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
-    return y, jac, (u, g), used, True, precision
+
+
+@dataclass(eq=False)
+class _TiledStep:
+    """The tiled method for one function and batch shape: its checking step (``_tiled.checked_body``), its pass
+    alone with the weights' fingerprint (``fast``: a graph, promoted to XLA when that pays, ``_compiled``), the
+    fingerprint the batch was last checked at, and whether its check ever failed (then ``auto`` takes the while_loop
+    for this function and shape, as long as the step is cached)."""
+
+    checked: Any
+    fast: Compiled
+    last: np.ndarray | None = None
+    refused: bool = False
+
+
+#: (fn, the batch's exact shape and dtype, fn's fingerprint) -> its ``_TiledStep`` (exact: XLA compiles one shape)
+_TILED_STEPS = LRUCache(maxsize=32)
+
+
+def _tiled_step(fn: Callable, x: tf.Tensor, out_shape: tuple[int, ...], variables: Any) -> _TiledStep:
+    """The cached ``_TiledStep`` for ``fn`` and ``x``'s exact shape (``variables``: those fn's trace reads)."""
+    spec = tf.TensorSpec(tuple(x.shape), x.dtype)
+
+    def create() -> _TiledStep:
+        checked = trace(checked_body(fn, out_shape, variables, API), [spec])
+        return _TiledStep(checked, Compiled(fast_build(fn, spec, out_shape, variables, API)))
+
+    key = _key(fn, "tiled", spec)
+    return create() if key is None else _TILED_STEPS.get_or_create(key, create)
+
+
+def _run_tiled(step: _TiledStep, x: tf.Tensor, precision: str) -> tuple | None:
+    """``(y, J, warning, (compiled as, final))`` from the tiled pass when the batch was checked at the weights'
+    fingerprint it returns beside them, else from the checking step (the projection check, and the tiled ``y``
+    against ``fn(x)``); None when that fails."""
+    if step.last is not None:
+        y, jac, fingerprint, compiled_as, note, _ = _guarded(lambda: step.fast.run([x], []), x)
+        if np.array_equal(fingerprint, step.last):
+            return y, jac, note, (compiled_as, step.fast.settled)
+    y, jac, u, g, called, fingerprint = (t.numpy() for t in _guarded(lambda: step.checked(x), x))
+    mixing, finite = find_mixing(jac, u, g, precision)
+    if mixing is not None or not same_output(y, called, precision):
+        step.refused = True
+        return None
+    step.last = fingerprint if finite else None   # checked where finite only: checked again on the next call
+    return y, jac, "" if finite else _NOT_FINITE, ("graph", step.fast.settled)
 
 
 def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
@@ -246,14 +340,14 @@ def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
 _PRECISIONS = LRUCache(maxsize=128)
 
 
-def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str, str]:
-    """The cached compiled function for ``fn`` and ``x``'s shape, the method it runs (``auto`` remembers its
-    fallback) and the least precise float dtype it computes in."""
+def _cached_compiled(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]) -> tuple[Any, str, str]:
+    """The cached compiled function for ``fn`` and ``x``'s shape (a ``_TiledStep`` for ``tiled``), the method it
+    runs (``auto`` remembers its choice) and the least precise float dtype it computes in."""
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, method, spec)
 
     def create():
-        compiled, used = _trace(fn, spec, method)
+        compiled, used = _trace(fn, spec, method, out_shape)
         return compiled, used, lowest_float(compiled.graph, spec.dtype.name)
 
     return _SAMPLE_FUNCTIONS.get_or_create(key, create) if key is not None else create()
@@ -263,15 +357,21 @@ def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:
     return callable_key(fn, method, tuple(spec.shape), spec.dtype.name)
 
 
-def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
+def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int, ...]):
     """Trace once with pfor; if pfor cannot vectorize an op, ``auto`` falls back to a while_loop.
 
-    ``auto`` skips pfor for functions that run a loop themselves (recurrent layers): vectorizing a
-    while_loop's body is slow to trace and no faster to run (a GRU over 12 steps, batch 32: 31 s to
-    trace with pfor, 2.6 s with a while_loop; then 0.28 s vs 0.23 s per call).
+    ``auto`` skips pfor for functions that run a loop themselves (recurrent layers): vectorizing a while_loop's
+    body is slow to trace (a Keras GRU, LSTM or SimpleRNN of 10 steps: 6-11 s) and ran 1.5-3x slower than the
+    tiled method (``_tiled``), which ``auto`` takes for them up to ``TILED_OUTPUTS`` outputs per sample, and
+    batch_jacobian's while_loop past it (``python3 -m benchmarks.per_sample`` times all three against the
+    ``tf.function`` batch_jacobian a user would write).
     """
-    if method == "auto" and _has_loop(fn, spec):
-        return _concrete(fn, spec, use_pfor=False), "while_loop"
+    if method in ("auto", "tiled"):
+        plain = trace(fn, [spec])
+        if method == "tiled" or _has_loop(plain):
+            if method == "tiled" or math.prod(out_shape) <= TILED_OUTPUTS:
+                return plain, "tiled"   # fn's own trace: its variables; the steps are traced per exact shape
+            return _concrete(fn, spec, use_pfor=False), "while_loop"
     if method in ("auto", "pfor"):
         try:
             return _concrete(fn, spec, use_pfor=True), "pfor"
@@ -284,9 +384,9 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str):
     return _concrete(fn, spec, use_pfor=False), "while_loop"
 
 
-def _has_loop(fn: Callable, spec: tf.TensorSpec) -> bool:
-    """Whether ``fn``'s graph (or a function it calls) contains a while_loop."""
-    graph = trace(fn, [spec]).graph.as_graph_def()
+def _has_loop(plain: Any) -> bool:
+    """Whether ``fn``'s trace ``plain`` (or a function it calls) contains a while_loop."""
+    graph = plain.graph.as_graph_def()
     nodes = list(graph.node) + [node for function in graph.library.function for node in function.node_def]
     return any(node.op in ("While", "StatelessWhile") for node in nodes)
 

@@ -41,7 +41,7 @@ from . import _structure
 from .._foundations._cache import LRUCache
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
-from . import _verified
+from .._callable import _verified
 from ._ghost import Capture, accepts, rule_for
 from .._foundations._limits import LIMITS, Limits
 from .._callable._trace import trace

@@ -216,9 +216,10 @@ def test_each_timing_says_what_ran_and_why_the_faster_one_is_faster(name, times,
 
 
 def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monkeypatch):
-    """What COMPILED_FASTER states, checked on gradlib's own compiled function for a GRU: its batch dimension is
-    unknown to the graph (the user's tf.function knows it), and it returns the projection's two arrays beside y and
-    the Jacobians even with check_independence=False."""
+    """What COMPILED_FASTER states, checked on gradlib's own compiled function for a GRU run by batch_jacobian's
+    while_loop: its batch dimension is unknown to the graph (the user's tf.function knows it), and it returns the
+    projection's two arrays beside y and the Jacobians even with check_independence=False. (``auto`` runs the
+    tiled method on a GRU since issue 41, whose page gives TILED_SLOWER: see the next test.)"""
     from gradlib._perelement import _persample
     params = {"steps": 3, "features": 2, "units": 2, "outputs": 1, "cell": "gru"}
     model = keras_models.get_model("sequence", **params)
@@ -226,8 +227,20 @@ def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monk
     calls = []
     real = _persample._cached_compiled
     monkeypatch.setattr(_persample, "_cached_compiled", lambda *a: calls.append(real(*a)) or calls[-1])
-    r = gradlib.per_sample_gradients(model, x, check_independence=False)
+    r = gradlib.per_sample_gradients(model, x, check_independence=False, method="while_loop")
     ((compiled, used, _),) = calls
     assert used == r.method == "while_loop"
     assert compiled.inputs[0].shape.as_list() == [None, 3, 2]   # traced for every batch size
     assert len(compiled.outputs) == 4                           # y, J, and the check's u and g
+
+
+def test_a_recurrent_model_s_page_gives_the_tiled_method_s_reason():
+    """auto runs a GRU tiled (issue 41): when the user's tf.function is faster, the page says what differs in the
+    tiled method, not COMPILED_FASTER's unknown batch size and per-call projection, which it no longer has."""
+    lines = model_report.comparison_lines(_report(0.0163, 0.0042, 0.5, 15.0, method="tiled"))
+    text = "\n".join(lines)
+    assert lines[0].startswith("**gradlib**: `per_sample_gradients` (method tiled)")
+    assert model_report.TILED_SLOWER in text and "traced once for every batch size" not in text
+    params = {"steps": 3, "features": 2, "units": 2, "outputs": 1, "cell": "gru"}
+    x = make_batch("random normal", keras_models.sample_shape("sequence", **params), 4, seed=2).astype(np.float32)
+    assert gradlib.per_sample_gradients(keras_models.get_model("sequence", **params), x).method == "tiled"

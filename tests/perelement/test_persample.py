@@ -56,14 +56,18 @@ def test_sequence_jacobian_keeps_time_and_feature_axes():
     np.testing.assert_array_equal(r.matrix(1), r.jacobian[1].reshape(2, 10))
 
 
-def test_recurrent_model_uses_the_while_loop_and_is_right():
+def test_recurrent_model_uses_the_tiled_method_and_is_right():
+    """A model that runs a loop (a SimpleRNN): auto takes the tiled method (issue 41), with no warning, and its
+    Jacobians are the per-sample loop's; method='while_loop' still runs batch_jacobian without pfor."""
     params = {"steps": 4, "features": 2, "units": 3, "outputs": 2, "cell": "simple_rnn"}
     model = keras_models.get_model("sequence", **params)
     x = keras_models.make_batch("random normal", (4, 2), 3, seed=2)
     r = per_sample_gradients(model, x)
-    assert r.method == "while_loop"
-    assert any("while_loop" in w for w in r.warnings)
+    assert (r.method, r.warnings) == ("tiled", ())
     np.testing.assert_allclose(r.jacobian, reference(model, x), rtol=1e-5, atol=1e-6)
+    w = per_sample_gradients(model, x, method="while_loop")
+    assert w.method == "while_loop"
+    np.testing.assert_allclose(w.jacobian, reference(model, x), rtol=1e-5, atol=1e-6)
 
 
 def test_each_sample_matches_per_element_gradients_on_that_sample():
@@ -271,7 +275,7 @@ def test_mixing_is_still_caught_when_some_entries_are_not_finite():
 
 
 def test_unknown_method_is_refused():
-    with pytest.raises(GradlibError, match="method='jacfwd'; choose one of auto, pfor, while_loop, loop"):
+    with pytest.raises(GradlibError, match="method='jacfwd'; choose one of auto, pfor, while_loop, tiled, loop"):
         per_sample_gradients(lambda t: t, np.ones((2, 2), np.float32), method="jacfwd")
 
 

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from gradlib import BatchMixingError, per_example_gradients
 from gradlib._perexample import _gradients as _perexample
-from gradlib._perexample import _verified
+from gradlib._callable import _verified
 
 CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 

@@ -7,6 +7,8 @@ plain batch gradients instead of 0.5-0.7 (issue 41). Whether a traced step mixes
 variables the graph reads (a weight can gate a batch-mixing term: ``x + (alpha > 1) * mean(x, axis=0)``). So the
 check runs once per compiled step, batch signature (the batch size included) and weights' fingerprint, and again
 whenever any of them changes; each step keeps a ``record`` of the fingerprint each signature was last checked at.
+``per_sample_gradients``' tiled method (recurrent models, ``_perelement._tiled``) keeps the same fingerprint per
+traced step and batch shape, computed in the same call as its Jacobians.
 
 The fingerprint is computed inside the traced step on every call (no separate call, no ``.numpy()`` of the
 weights): every floating-point variable of the model (trainable or not: a BatchNormalization's moving statistics
