@@ -460,7 +460,7 @@ def _check_arrays(data: Any) -> tuple[Any, Any, int]:
     if not (isinstance(data, (tuple, list)) and len(data) == 2):
         several = isinstance(data, (tuple, list)) and len(data) > 2
         raise GradlibError(
-            f"gradlib.scan needs data= a tf.data.Dataset of (x, y) examples or a pair of arrays (x, y), got "
+            "gradlib.scan needs data= a tf.data.Dataset of (x, y) examples or a pair of arrays (x, y), got "
             + (f"a {type(data).__name__} of {len(data)} items; for a model with several inputs, give x as a list or "
                "dict of arrays: data=([x1, x2], y)" if several else type(data).__name__))
     x, y = (_arrays(value, name) for name, value in zip("xy", data))

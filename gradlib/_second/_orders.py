@@ -26,7 +26,7 @@ from typing import Callable
 
 from .._foundations._format import format_apart, format_number
 from .._foundations._errors import ExpressionError
-from .._foundations._limits import LIMITS, Limits
+from .._foundations._limits import Limits
 
 __all__ = ["CHUNK_FLOATS", "FIRST_CALL_SECONDS", "KINDS", "PARALLEL_CHUNKS", "SECOND_METHODS", "TABLE", "Cost",
            "SecondMethod", "Shape", "check_budget", "check_method", "choose", "chunk_rows", "row"]
