@@ -218,11 +218,11 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
                      "norms_only=True")
         signature = (_structure.signature(xt), _structure.signature(yt))   # the batch size included
         last = record.get(signature)
-        out = _run_compiled(compiled, xt, yt, np.zeros(2, np.int32) if last is None else last, last is None)
+        out = _run_compiled(compiled, xt, yt, last)
         losses, norms = out[0].numpy(), out[1].numpy()
-        check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
-        if bool(out[5]):   # checked on this call, and independent: not again for this signature at these weights
-            record.put(signature, out[4].numpy())
+        if bool(out[5]):   # checked on this call (elsewhere both sides are the losses): independent, then on record
+            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
+            record.put(signature, out[4])
         grads = [t.numpy() for t in out[6:]] if kind == "gradients" else None
         return losses, norms, grads, plan, time.perf_counter() - start
 
@@ -622,18 +622,26 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
     return concrete, plans[-1], _verified.record()
 
 
-def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor, last: np.ndarray, unchecked: bool) -> list[tf.Tensor]:
+def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor, last: tf.Tensor | None) -> list[tf.Tensor]:
     """The traced function on this batch (``last``: the weights' fingerprint its batch signature was last checked
-    at, ``unchecked`` when never); a failure of the user's model or loss on it (labels out of range, say) is said
-    in one line, with the shapes it had."""
+    at, ``None`` when never); a failure of the user's model or loss on it (labels out of range, say) is said in one
+    line, with the shapes it had."""
+    never, unchecked = _unchecked()
     try:
-        return compiled(x, y, tf.constant(last, tf.int32), tf.constant(unchecked))
+        return compiled(x, y, never if last is None else last, unchecked[last is None])
     except tf.errors.OpError as exc:
         what = (f"{GATHER_HINT} and y the targets the loss expects" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 "y holds the targets the loss expects (e.g. labels below the number of classes)")
         raise InputError(f"per_example_gradients: the model and loss failed on this batch (x of shape "
                          f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_gist(exc)}. Check that {what}"
                          ) from None
+
+
+@functools.lru_cache(maxsize=1)
+def _unchecked() -> tuple[tf.Tensor, dict[bool, tf.Tensor]]:
+    """The step's inputs for a signature never checked (a zero fingerprint) and the two flags, made once (each
+    ``tf.constant`` of a call cost as much as a small op)."""
+    return tf.zeros((2,), tf.int32), {True: tf.constant(True), False: tf.constant(False)}
 
 
 def _regularization_gradient(model: Any) -> list[np.ndarray] | None:
