@@ -82,13 +82,14 @@ class ModelReport:
 #: on a one-unit MLP, batch 1, gradlib's call spent about half its time in Python around the graph (cProfile)
 COMPILED_FASTER = ("it is traced for this batch's exact shape, while gradlib's function is traced once for every batch "
                    "size (the batch dimension is unknown to its graph, so "
-                   "{loop} works out sizes at run time), and gradlib's call also runs one more backward pass, the "
-                   "random projection behind its check that samples do not mix (computed with "
-                   "check_independence=False too); it also checks the batch and copies four arrays out to NumPy (y, "
-                   "the Jacobians and the check's two)")
+                   "{loop} works out sizes at run time), and gradlib's call hashes the weights on every call and, on "
+                   "the first call for a batch shape and after the weights change, runs one more backward pass, the "
+                   "random projection behind its check that samples do not mix; it also checks the batch and copies y "
+                   "and the Jacobians out to NumPy (and the check's two arrays when it ran)")
 #: why an eager contender beats gradlib's warm call, when it does (a model of a few units on a batch of one or two)
-EAGER_FASTER = ("gradlib's call has costs that do not shrink with the model (running a graph, its check's extra "
-                "backward pass, copying four arrays out), and a model this small does not repay them")
+EAGER_FASTER = ("gradlib's call has costs that do not shrink with the model (running a graph, hashing the weights, "
+                "its check's extra backward pass on a first call, copying the arrays out), and a model this small does "
+                "not repay them")
 #: why gradlib's warm call beats an eager contender
 GRADLIB_FASTER = {"eager": "gradlib runs one compiled graph for the whole batch, where the eager call dispatches each "
                            "operation from Python{pfor}",

@@ -8,7 +8,9 @@ sample is checked, at the cost of one extra backward pass over the whole batch: 
 ``sum_k u[c, k] J[c, k, :]`` for each sample ``c``. Any sample whose output depends on another sample's
 input breaks that equality (with probability one for a random ``u``), so a layer that mixes the batch
 (BatchNormalization in training mode, a shift along the batch axis) raises ``BatchMixingError`` instead of
-giving a silently wrong answer.
+giving a silently wrong answer. The compiled methods run that check once per compiled function, batch shape and
+weights' fingerprint (every floating-point variable fn's graph reads, hashed in the same step:
+``gradlib._callable._weights``), and again whenever one of them changes; ``loop`` checks every call.
 
 >>> import tensorflow as tf
 >>> r = per_sample_gradients(lambda x: x * x, tf.constant([[1.0, 2.0], [3.0, 4.0]]))
@@ -36,6 +38,7 @@ from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key
 from .._callable._trace import lowest_float, trace
+from .._callable._weights import FINGERPRINT_SPEC, record, weights_fingerprint
 from .._foundations._runtime import returns_numpy
 
 __all__ = ["API", "LOOP_ROWS", "PER_SAMPLE_METHODS", "per_sample_gradients", "PerSampleResult"]
@@ -154,10 +157,13 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         start = time.perf_counter()
         out_shape, outputs = sample_output(fn, xt, API)
         _check_size(xt, out_shape, limits)
-        y, jac, projection, used, compiled, precision = _compute(fn, xt, method)
+        check = bool(check_independence) and xt.shape[0] >= 2
+        y, jac, projection, used, compiled, precision, passed = _compute(fn, xt, method, check)
         unchecked = ""
-        if check_independence and xt.shape[0] >= 2:
+        if check and projection is not None:   # None: checked before at this shape and these weights
             unchecked = _check_independent(jac, projection, precision)
+            if not unchecked:
+                passed()
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
@@ -206,22 +212,30 @@ def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray
 # ---------------------------------------------------------------- computing
 
 
-def _compute(fn: Callable, x: tf.Tensor, method: str):
-    """``(y, J, (u, g), method used, compiled, precision)``, with ``(u, g)`` the check's projection (see
-    ``_check_independent``) and ``precision`` the least precise float dtype fn computes in (a float64 batch through a
-    float32 model is checked at float32's tolerance, not refused as mixing at float64's)."""
+def _compute(fn: Callable, x: tf.Tensor, method: str, check: bool):
+    """``(y, J, (u, g), method used, compiled, precision, passed)``, with ``(u, g)`` the check's projection (see
+    ``_check_independent``; ``None`` where the compiled step skipped it: not ``check``, or this batch shape checked
+    at these weights before), ``precision`` the least precise float dtype fn computes in (a float64 batch through a
+    float32 model is checked at float32's tolerance, not refused as mixing at float64's) and ``passed`` what puts a
+    check that found nothing on the step's record."""
     if method == "loop":
         y, jac = _loop(fn, x)
-        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x)
+        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), lambda: None
     try:
-        compiled, used, precision = _cached_compiled(fn, x, method)
-        y, jac, u, g = (t.numpy() for t in compiled(x))
+        compiled, used, precision, checks = _cached_compiled(fn, x, method)
+        signature = (tuple(x.shape), x.dtype.name)   # the batch size included
+        last = checks.get(signature)
+        never = last is None
+        y, jac, u, g, fingerprint, verified = compiled(x, tf.zeros((2,), tf.int32) if never else last,
+                                                       tf.constant(never), tf.constant(check))
+        y, jac, verified = y.numpy(), jac.numpy(), bool(verified)
+        projection = (u.numpy(), g.numpy()) if verified else None
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - fn failed when traced or run as a graph: say so, like _call
         raise GradlibError(f"fn failed inside the compiled per-sample Jacobian on a batch of shape "
                            f"{tuple(x.shape)}: {type(exc).__name__}: {error_gist(exc)}") from exc
-    return y, jac, (u, g), used, True, precision
+    return y, jac, projection, used, True, precision, lambda: checks.put(signature, fingerprint)
 
 
 def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
@@ -246,15 +260,16 @@ def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
 _PRECISIONS = LRUCache(maxsize=128)
 
 
-def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str, str]:
+def _cached_compiled(fn: Callable, x: tf.Tensor, method: str) -> tuple[Any, str, str, LRUCache]:
     """The cached compiled function for ``fn`` and ``x``'s shape, the method it runs (``auto`` remembers its
-    fallback) and the least precise float dtype it computes in."""
+    fallback), the least precise float dtype it computes in and its record of checked batch shapes (dies with it;
+    a function that cannot be cached gets a new one, checked on every call)."""
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, method, spec)
 
     def create():
         compiled, used = _trace(fn, spec, method)
-        return compiled, used, lowest_float(compiled.graph, spec.dtype.name)
+        return compiled, used, lowest_float(compiled.graph, spec.dtype.name), record()
 
     return _SAMPLE_FUNCTIONS.get_or_create(key, create) if key is not None else create()
 
@@ -292,11 +307,25 @@ def _has_loop(fn: Callable, spec: tf.TensorSpec) -> bool:
 
 
 def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):
-    return trace(lambda x: _batch_jacobian(fn, x, use_pfor), [spec])
+    """The compiled step ``(x, last, never, check) -> (y, J, u, g, fingerprint, verified)``: the check's projection
+    only where ``check`` and (``never`` checked, or the weights' ``fingerprint`` differs from ``last``), zeros
+    elsewhere. The weights are every variable fn's graph reads (trainable or not, ``_read_variables``)."""
+    flag = tf.TensorSpec((), tf.bool)
+    return trace(lambda x, last, never, check: _batch_jacobian(fn, x, use_pfor, (last, never, check)),
+                 [spec, FINGERPRINT_SPEC, flag, flag])
 
 
-def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
-    """``(y, J, u, g)``: the per-sample Jacobians, and the check's random cotangent ``u`` with ``g = u^T dy/dx``."""
+def _read_variables() -> tuple | None:
+    """The variables the graph being traced has read so far, trainable or not (what its concrete function's
+    ``variables`` will list); ``None`` where this TensorFlow does not say (the check then runs on every call).
+    Read from the trace itself: tracing fn a second time only to ask cost a trace per compiled function."""
+    watched = getattr(tf.compat.v1.get_default_graph(), "_watched_variables", None)
+    return None if watched is None else tuple(sorted(watched, key=lambda v: v.name))
+
+
+def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool, amortized: tuple | None = None):
+    """``(y, J, u, g)``: the per-sample Jacobians, and the check's random cotangent ``u`` with ``g = u^T dy/dx``;
+    with ``amortized = (last, never, check)``, ``(y, J, u, g, fingerprint, verified)`` (``_concrete``)."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = joined_outputs(fn(x), x.shape[0], API)
@@ -304,10 +333,18 @@ def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
         # in x's dtype: without pfor, batch_jacobian writes x's gradients into a TensorArray of y's dtype, and a
         # float32 model on a float64 batch failed ("op elements double but list elements float")
         flat = tf.cast(flat, x.dtype) if flat.dtype != x.dtype and flat.dtype.is_floating else flat
+    variables = _read_variables() if amortized is not None else ()
     jac = tape.batch_jacobian(flat, x, unconnected_gradients=tf.UnconnectedGradients.ZERO,
                               experimental_use_pfor=use_pfor)
-    u, g = _vjp(tape, y, x)
-    return y, tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0)), u, g
+    jac = tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0))
+    if amortized is None:
+        return (y, jac, *_vjp(tape, y, x))
+    last, never, check = amortized
+    fingerprint = weights_fingerprint(variables or ())
+    changed = tf.reduce_any(tf.not_equal(fingerprint, last)) if variables is not None else tf.constant(True)
+    verified = tf.logical_and(check, tf.logical_or(never, changed))
+    u, g = tf.cond(verified, lambda: _vjp(tape, y, x), lambda: (tf.zeros_like(y), tf.zeros_like(x)))
+    return y, jac, u, g, fingerprint, verified
 
 
 def _vjp(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:

@@ -626,22 +626,14 @@ def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor, last: tf.Tensor | N
     """The traced function on this batch (``last``: the weights' fingerprint its batch signature was last checked
     at, ``None`` when never); a failure of the user's model or loss on it (labels out of range, say) is said in one
     line, with the shapes it had."""
-    never, unchecked = _unchecked()
     try:
-        return compiled(x, y, never if last is None else last, unchecked[last is None])
+        return compiled(x, y, tf.zeros((2,), tf.int32) if last is None else last, tf.constant(last is None))
     except tf.errors.OpError as exc:
         what = (f"{GATHER_HINT} and y the targets the loss expects" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 "y holds the targets the loss expects (e.g. labels below the number of classes)")
         raise InputError(f"per_example_gradients: the model and loss failed on this batch (x of shape "
                          f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_gist(exc)}. Check that {what}"
                          ) from None
-
-
-@functools.lru_cache(maxsize=1)
-def _unchecked() -> tuple[tf.Tensor, dict[bool, tf.Tensor]]:
-    """The step's inputs for a signature never checked (a zero fingerprint) and the two flags, made once (each
-    ``tf.constant`` of a call cost as much as a small op)."""
-    return tf.zeros((2,), tf.int32), {True: tf.constant(True), False: tf.constant(False)}
 
 
 def _regularization_gradient(model: Any) -> list[np.ndarray] | None:

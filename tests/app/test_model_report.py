@@ -217,8 +217,9 @@ def test_each_timing_says_what_ran_and_why_the_faster_one_is_faster(name, times,
 
 def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monkeypatch):
     """What COMPILED_FASTER states, checked on gradlib's own compiled function for a GRU: its batch dimension is
-    unknown to the graph (the user's tf.function knows it), and it returns the projection's two arrays beside y and
-    the Jacobians even with check_independence=False."""
+    unknown to the graph (the user's tf.function knows it), and it returns the projection's two arrays (zeros where
+    the check did not run, as with check_independence=False), the weights' fingerprint and whether it checked beside
+    y and the Jacobians."""
     from gradlib._perelement import _persample
     params = {"steps": 3, "features": 2, "units": 2, "outputs": 1, "cell": "gru"}
     model = keras_models.get_model("sequence", **params)
@@ -227,7 +228,7 @@ def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monk
     real = _persample._cached_compiled
     monkeypatch.setattr(_persample, "_cached_compiled", lambda *a: calls.append(real(*a)) or calls[-1])
     r = gradlib.per_sample_gradients(model, x, check_independence=False)
-    ((compiled, used, _),) = calls
+    ((compiled, used, _, _),) = calls
     assert used == r.method == "while_loop"
     assert compiled.inputs[0].shape.as_list() == [None, 3, 2]   # traced for every batch size
-    assert len(compiled.outputs) == 4                           # y, J, and the check's u and g
+    assert len(compiled.outputs) == 6                           # y, J, the check's u and g, fingerprint, verified
