@@ -13,12 +13,20 @@ contenders:
   public API (results converted to NumPy, like every contender's);
 - ``jax.jit(jax.vmap(jax.grad))``: the same model written in JAX, only when JAX is importable.
 
-The contenders are timed round-robin in several rounds; each round's times are divided by that round's
-plain batch gradient, and the tables report the median ratio with the lowest and highest of the rounds
-(the spread), not the best. Every contender's norms are checked against the loop's.
+The contenders are timed interleaved, call by call: in each round every contender is called in turn (norms,
+plain, ``vectorized_map``, ...; the order rotates from round to round), ``CALLS`` times over (once when a call
+takes more than ``SLOW_SECONDS``), so a burst of load on a shared machine hits neighbouring calls of every
+contender alike. Each call is timed twice: wall clock (``time.perf_counter``) and the process's CPU time
+(``time.process_time``, every thread's: what the call computed, not the time it waited for a core). A round's
+time is the median of its calls; its ratio is that over the same round's plain batch gradient. The tables give
+the median ratio of the rounds with their quartiles and their lowest and highest (the spread), never the best;
+``--runs`` repeats the whole measurement (a fresh model each time) and reports each run's median and quartiles
+beside the rounds of all runs pooled. Every contender's norms are checked against the loop's.
 
-    python3 -m benchmarks.per_example                   # all three models, 5 rounds
-    python3 -m benchmarks.per_example --quick           # smaller batches, 3 rounds
+    python3 -m benchmarks.per_example                   # all three models, 3 runs of 9 rounds
+    python3 -m benchmarks.per_example --quick           # smaller batches, 1 run of 3 rounds
+    python3 -m benchmarks.per_example --problems dense --runs 3 --rounds 15 \
+        --contenders "plain batch gradient,tf.vectorized_map (compiled),gradlib norms only"
     python3 -m benchmarks.per_example --json pe.json --csv pe.csv
 """
 
@@ -27,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -41,15 +50,18 @@ import tensorflow as tf
 import gradlib
 from benchmarks import history
 
-__all__ = ["CONTENDERS", "NORMS", "PLAIN", "PROBLEMS", "Problem", "Row", "headline", "main", "markdown", "run_problem",
-           "targets"]
+__all__ = ["CONTENDERS", "NORMS", "PLAIN", "PROBLEMS", "Problem", "Row", "headline", "main", "markdown", "per_run", "pooled",
+           "quartiles", "run_problem", "spread_text", "targets"]
 
 #: full per-example gradients of the 784-512-256-10 model at batch 256 are 137 million floats: the benchmark
 #: lifts the default limits, which protect a shared server
 BENCH_LIMITS = gradlib.Limits(max_elements=4_000_000, max_jacobian=400_000_000)
 LOSS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-#: a warm contender is called this many times per round (the median is that round's time), fewer when slow
-CALLS, SLOW_SECONDS = 7, 0.5
+#: a warm contender is called this many times per round, interleaved with the others (the median is that round's
+#: time), once when its first call took more than SLOW_SECONDS
+CALLS, SLOW_SECONDS = 5, 0.5
+#: the default number of runs and rounds per run
+RUNS, ROUNDS = 3, 9
 PLAIN = "plain batch gradient"
 NORMS = "gradlib norms only"
 
@@ -100,7 +112,8 @@ PROBLEMS = {
 
 @dataclass
 class Row:
-    """One contender on one problem: its first call, its warm time per round and its ratio to the plain gradient."""
+    """One contender on one problem: its first call, its warm time per round (wall and CPU) and its ratios to the
+    plain gradient's in the same round; ``runs`` holds each run's number of rounds (pooled rows: several)."""
 
     problem: str
     contender: str
@@ -111,6 +124,9 @@ class Row:
     ratio: list[float] = field(default_factory=list)         # warm / plain batch gradient, per round
     max_norm_error: float = math.nan                          # max relative error of the norms against the loop
     error: str = ""
+    cpu_s: list[float] = field(default_factory=list)         # the process's CPU time, one median per round
+    cpu_ratio: list[float] = field(default_factory=list)     # CPU time / the plain gradient's CPU time, per round
+    runs: list[int] = field(default_factory=list)            # rounds per run, in order
 
     @property
     def warm_median_s(self) -> float:
@@ -259,15 +275,16 @@ def _method(out: Any) -> str:
     return out.method if isinstance(out, gradlib.PerExampleResult) else ""
 
 
-def _timed(fn: Callable, x: np.ndarray, y: np.ndarray) -> tuple[float, Any]:
-    start = time.perf_counter()
+def _timed(fn: Callable, x: np.ndarray, y: np.ndarray) -> tuple[float, float, Any]:
+    """``(wall seconds, CPU seconds of the process, output)`` of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
     out = fn(x, y)
-    return time.perf_counter() - start, out
+    return time.perf_counter() - wall, time.process_time() - cpu, out
 
 
 def run_problem(problem: Problem, *, rounds: int, batch: int | None = None, contenders: Sequence[str] | None = None,
                 progress: Callable[[str], None] = lambda message: None) -> list[Row]:
-    """Time every contender on ``problem`` in ``rounds`` round-robin rounds; norms checked against the loop."""
+    """Time every contender on ``problem`` in ``rounds`` interleaved rounds; norms checked against the loop."""
     keras.utils.set_random_seed(0)
     model = problem.build()
     rng = np.random.default_rng(0)
@@ -284,7 +301,7 @@ def run_problem(problem: Problem, *, rounds: int, batch: int | None = None, cont
         progress(f"{problem.name}: first call of {name}")
         try:
             functions[name] = CONTENDERS[name](model)
-            rows[name].first_s, out = _timed(functions[name], x, y)
+            rows[name].first_s, _, out = _timed(functions[name], x, y)
             rows[name].method = _method(out)
             norms = _norms(out)
             if norms is not None:
@@ -292,89 +309,189 @@ def run_problem(problem: Problem, *, rounds: int, batch: int | None = None, cont
         except Exception as exc:   # noqa: BLE001 - a contender that cannot run is reported in its row
             rows[name].error = f"{type(exc).__name__}: {gradlib.error_gist(exc)}"[:200]
             functions.pop(name, None)
+    slow = {name for name in functions if rows[name].first_s > SLOW_SECONDS}
     for r in range(rounds):
-        for name, fn in functions.items():
-            progress(f"{problem.name}: round {r + 1} of {rounds}, {name}")
-            first = _timed(fn, x, y)[0]
-            times = [first] + [_timed(fn, x, y)[0] for _ in range(0 if first > SLOW_SECONDS else CALLS - 1)]
-            rows[name].warm_s.append(statistics.median(times))
-        for row in rows.values():
-            if row.warm_s and len(row.warm_s) == r + 1 and rows[PLAIN].warm_s:
-                row.ratio.append(row.warm_s[-1] / rows[PLAIN].warm_s[-1])
+        progress(f"{problem.name}: round {r + 1} of {rounds}")
+        _round(functions, rows, slow, r, x, y)
+    for row in rows.values():
+        row.runs = [len(row.warm_s)] if row.warm_s else []
     return list(rows.values())
+
+
+def _round(functions: dict[str, Callable], rows: dict[str, Row], slow: set[str], r: int, x: np.ndarray,
+           y: np.ndarray) -> None:
+    """One round: every contender called in turn (the order rotated by ``r``), ``CALLS`` times over (``slow`` ones
+    once); each row gets the median wall and CPU time of its calls and their ratios to the plain gradient's."""
+    order = list(functions)
+    order = order[r % len(order):] + order[:r % len(order)]
+    walls: dict[str, list[float]] = {name: [] for name in order}
+    cpus: dict[str, list[float]] = {name: [] for name in order}
+    for k in range(CALLS):
+        for name in order:
+            if k and name in slow:
+                continue
+            wall, cpu, _ = _timed(functions[name], x, y)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    for name in order:
+        rows[name].warm_s.append(statistics.median(walls[name]))
+        rows[name].cpu_s.append(statistics.median(cpus[name]))
+    plain = rows[PLAIN]
+    for name in order:
+        rows[name].ratio.append(rows[name].warm_s[-1] / plain.warm_s[-1])
+        rows[name].cpu_ratio.append(rows[name].cpu_s[-1] / plain.cpu_s[-1] if plain.cpu_s[-1] > 0 else math.nan)
+
+
+def pooled(rows: Sequence[Row]) -> list[Row]:
+    """The rows of several runs, one per problem and contender, their rounds concatenated in run order (``runs``
+    the rounds of each), the first run's first call, the largest norm error and the first error."""
+    out: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        key = (row.problem, row.contender)
+        if key not in out:
+            out[key] = Row(row.problem, row.contender, row.batch, row.method, row.first_s,
+                           max_norm_error=row.max_norm_error, error=row.error)
+        merged = out[key]
+        merged.warm_s += row.warm_s
+        merged.ratio += row.ratio
+        merged.cpu_s += row.cpu_s
+        merged.cpu_ratio += row.cpu_ratio
+        merged.runs += row.runs or ([0] if not row.warm_s else [])
+        merged.max_norm_error = max(merged.max_norm_error, row.max_norm_error) \
+            if not math.isnan(row.max_norm_error) else merged.max_norm_error
+        merged.error = merged.error or row.error
+    return list(out.values())
+
+
+def per_run(values: Sequence[float], runs: Sequence[int]) -> list[list[float]]:
+    """``values`` (the rounds of all runs) split into each run's rounds."""
+    out, at = [], 0
+    for n in runs:
+        out.append(list(values[at:at + n]))
+        at += n
+    return out
+
+
+def quartiles(values: Sequence[float]) -> tuple[float, float, float, float, float]:
+    """``(median, lower quartile, upper quartile, lowest, highest)`` of ``values`` (NaNs left out)."""
+    values = [v for v in values if not math.isnan(v)]
+    if not values:
+        return (math.nan,) * 5
+    if len(values) == 1:
+        return (values[0],) * 5
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return statistics.median(values), q1, q3, min(values), max(values)
+
+
+def spread_text(values: Sequence[float]) -> str:
+    """``0.62x (quartiles 0.58-0.66, range 0.5-0.9)``: the median of the rounds, then their spread."""
+    median, q1, q3, low, high = quartiles(values)
+    if math.isnan(median):
+        return "n/a"
+    if len(values) == 1:
+        return gradlib.format_ratio(median)
+    d = lambda v: gradlib.format_ratio(v)[:-1]  # noqa: E731 - the digits, without the x
+    return f"{gradlib.format_ratio(median)} (quartiles {d(q1)}-{d(q3)}, range {d(low)}-{d(high)})"
 
 
 # ---------------------------------------------------------------- reporting
 
 
 def frame(rows: Sequence[Row]) -> pd.DataFrame:
-    """One line per contender: times in ms, the ratio to the plain gradient with its spread over rounds."""
+    """One line per contender: times in ms, the ratios to the plain gradient (wall and CPU) with their spread."""
     out = []
     for row in rows:
         median, low, high = row.spread()
+        _, q1, q3, _, _ = quartiles(row.ratio)
+        cpu, cpu_q1, cpu_q3, cpu_low, cpu_high = quartiles(row.cpu_ratio)
         out.append({"problem": row.problem, "batch": row.batch, "contender": row.contender, "method": row.method,
                     "first_ms": 1000 * row.first_s, "warm_ms": 1000 * row.warm_median_s,
-                    "x_plain": median, "x_plain_low": low, "x_plain_high": high,
-                    "max_norm_error": row.max_norm_error, "error": row.error})
+                    "x_plain": median, "x_plain_low": low, "x_plain_high": high, "x_plain_q1": q1, "x_plain_q3": q3,
+                    "cpu_x_plain": cpu, "cpu_x_plain_q1": cpu_q1, "cpu_x_plain_q3": cpu_q3,
+                    "cpu_x_plain_low": cpu_low, "cpu_x_plain_high": cpu_high, "rounds": len(row.ratio),
+                    "runs": len(row.runs), "max_norm_error": row.max_norm_error, "error": row.error})
     return pd.DataFrame(out)
 
 
 def markdown(rows: Sequence[Row], problem: Problem) -> str:
     lines = [f"**{problem.description}, batch {rows[0].batch}**", "",
-             "| contender | gradlib method | first call ms | warm ms (median of rounds) | warm / plain batch gradient "
-             "(median [lowest, highest] of rounds) | norms: max relative error vs loop |",
-             "|---|---|---:|---:|---:|---:|"]
+             "| contender | gradlib method | first call ms | warm ms (median of rounds) | wall / plain batch gradient "
+             "(median of rounds, quartiles, range) | CPU time / plain batch gradient's | norms: max relative error "
+             "vs loop |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for row in rows:
         if row.error:
-            lines.append(f"| {row.contender} | | | | failed: {row.error} | |")
+            lines.append(f"| {row.contender} | | | | failed: {row.error} | | |")
             continue
         error = "" if math.isnan(row.max_norm_error) else f"{row.max_norm_error:.1e}"
         lines.append(f"| {row.contender} | {row.method} | {1000 * row.first_s:,.1f} | {1000 * row.warm_median_s:,.2f} | "
-                     f"{gradlib.format_ratio(row.ratio)} | {error} |")
+                     f"{spread_text(row.ratio)} | {spread_text(row.cpu_ratio)} | {error} |")
     return "\n".join(lines)
 
 
+def _judged(name: str, values: Sequence[float], runs: Sequence[int], bound: float, lower: bool,
+            moonshot: float | None = None) -> str:
+    """One target line: the pooled rounds' median and spread, each run's median, and where the bound held."""
+    held = (lambda v: v <= bound) if lower else (lambda v: v >= bound)
+    medians = [statistics.median(r) for r in per_run(values, runs) if r]
+    text = (f"{name}: {spread_text(values)} over {len(values)} rounds of {len(medians)} run(s); run medians "
+            f"{', '.join(gradlib.format_ratio(m) for m in medians)} (target at {'most' if lower else 'least'} "
+            f"{bound:g}: met by {sum(map(held, medians))} of {len(medians)} run medians, in "
+            f"{sum(map(held, values))} of {len(values)} rounds")
+    if moonshot is not None:
+        text += f"; moonshot {moonshot:g}: {sum(m <= moonshot for m in medians)} of {len(medians)} run medians"
+    return text + ")"
+
+
 def targets(rows: Sequence[Row]) -> list[str]:
-    """Issue 41's two speed targets on the Dense problem, judged per round (same run, same load)."""
+    """Issue 41's two speed targets on the Dense problem, judged per run and per round (same run, same load), on
+    wall-clock time and on CPU time. ``rows``: ``run_problem``'s, or ``pooled`` over several runs."""
     by = {row.contender: row for row in rows if row.problem == "dense"}
     norms, vmap = by.get(NORMS), by.get("tf.vectorized_map (compiled)")
     if norms is None or not norms.ratio:
         return []
-    out = []
-    met = sum(r <= 0.8 for r in norms.ratio)
-    out.append(f"gradlib norms only / plain batch gradient: {gradlib.format_ratio(norms.ratio)} "
-               f"(target at most 0.8: met in {met} of {len(norms.ratio)} rounds)")
+    runs = norms.runs or [len(norms.ratio)]
+    out = [_judged(f"gradlib norms only / {PLAIN} (wall)", norms.ratio, runs, 0.8, True, 0.5)]
+    if norms.cpu_ratio:
+        out.append(_judged(f"gradlib norms only / {PLAIN} (CPU time)", norms.cpu_ratio, runs, 0.8, True, 0.5))
     if vmap is not None and vmap.warm_s:
-        speedups = [v / n for v, n in zip(vmap.warm_s, norms.warm_s)]
-        met = sum(s >= 25 for s in speedups)
-        out.append(f"tf.vectorized_map / gradlib norms only: {gradlib.format_ratio(speedups)} "
-                   f"(target at least 25: met in {met} of "
-                   f"{len(speedups)} rounds)")
+        out.append(_judged("tf.vectorized_map / gradlib norms only (wall)",
+                           [v / n for v, n in zip(vmap.warm_s, norms.warm_s)], runs, 25, False))
+    if vmap is not None and vmap.cpu_s and norms.cpu_s:
+        out.append(_judged("tf.vectorized_map / gradlib norms only (CPU time)",
+                           [v / n for v, n in zip(vmap.cpu_s, norms.cpu_s)], runs, 25, False))
     return out
 
 
 def headline(rows: Sequence[Row]) -> dict[str, tuple[list[float], str]]:
     """The ratios the history keeps (``benchmarks.history``): per problem, gradlib's norms and gradients over the
-    plain batch gradient, and ``tf.vectorized_map`` over gradlib's norms (a speed-up), per round."""
+    plain batch gradient, and ``tf.vectorized_map`` over gradlib's norms (a speed-up), per round; the same on the
+    CPU times, named with ``(CPU)``."""
     out: dict[str, tuple[list[float], str]] = {}
     for problem in dict.fromkeys(row.problem for row in rows):
         by = {row.contender: row for row in rows if row.problem == problem}
         for name in (NORMS, "gradlib gradients"):
             if name in by:
                 out[f"{problem}: {name} / {PLAIN}"] = (by[name].ratio, "lower")
+                if by[name].cpu_ratio:
+                    out[f"{problem}: {name} / {PLAIN} (CPU)"] = (by[name].cpu_ratio, "lower")
         vmap, norms = by.get("tf.vectorized_map (compiled)"), by.get(NORMS)
         if vmap is not None and norms is not None:
             out[f"{problem}: tf.vectorized_map / {NORMS}"] = ([v / n for v, n in zip(vmap.warm_s, norms.warm_s)],
                                                              "higher")
+            if vmap.cpu_s and norms.cpu_s:
+                out[f"{problem}: tf.vectorized_map / {NORMS} (CPU)"] = (
+                    [v / n for v, n in zip(vmap.cpu_s, norms.cpu_s)], "higher")
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m benchmarks.per_example", description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", default=",".join(PROBLEMS), help="comma-separated: " + ", ".join(PROBLEMS))
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds per run")
+    parser.add_argument("--runs", type=int, default=RUNS, help="runs, each with a fresh model, reported apart")
     parser.add_argument("--batch", type=int, default=None, help="override every problem's batch size")
-    parser.add_argument("--quick", action="store_true", help="batch 32, 3 rounds")
+    parser.add_argument("--quick", action="store_true", help="batch 32, 1 run of 3 rounds")
     parser.add_argument("--contenders", help="comma-separated contenders to time (the plain gradient always runs)")
     parser.add_argument("--json", help="write every row, with the per-round times, here")
     parser.add_argument("--csv", help="write the summary table here")
@@ -387,15 +504,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if chosen and any(c not in CONTENDERS for c in chosen):
         parser.error(f"unknown contender {next(c for c in chosen if c not in CONTENDERS)!r}; choose from "
                      f"{', '.join(CONTENDERS)}")
-    rounds, batch = (3, 32) if args.quick else (args.rounds, args.batch)
+    runs, rounds, batch = (1, 3, 32) if args.quick else (max(args.runs, 1), args.rounds, args.batch)
     print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}, JAX "
-          f"{'importable' if jax_available() else 'not importable (its row is skipped)'}; {rounds} rounds", flush=True)
+          f"{'importable' if jax_available() else 'not importable (its row is skipped)'}; {runs} run(s) of {rounds} "
+          f"rounds, {CALLS} interleaved calls per round; load average {_load()}", flush=True)
     everything: list[Row] = []
     for name in names:
-        rows = run_problem(PROBLEMS[name], rounds=rounds, batch=batch, contenders=chosen,
-                           progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+        rows = []
+        for run in range(runs):
+            rows += run_problem(PROBLEMS[name], rounds=rounds, batch=batch, contenders=chosen,
+                                progress=lambda m: print(f"  run {run + 1}: {m}", file=sys.stderr, flush=True))
+        rows = pooled(rows)
         everything += rows
         print("\n" + markdown(rows, PROBLEMS[name]), flush=True)
+    print(f"\nload average at the end: {_load()}")
     for line in targets(everything):
         print(line)
     history.record("per_example", headline(everything))
@@ -405,6 +527,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.csv:
         frame(everything).to_csv(args.csv, index=False)
     return 0
+
+
+def _load() -> str:
+    try:
+        return ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    except OSError:
+        return "n/a"
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ giving a silently wrong answer.
 
 What is checked when: ``pfor``, ``while_loop`` and ``loop`` check the whole batch on every call. ``tiled`` (``auto``'s
 choice for a model that runs a loop: a recurrent layer) checks on its first call for each batch shape and again
-whenever the fingerprint of the floating-point variables fn reads changes (``_tiled``, ``_callable._verified``), with
+whenever the fingerprint of the floating-point variables fn reads changes (``_tiled``, ``_callable._weights``), with
 ``check_independence`` or without (the check also proves the tiled answer is the batch's own); where the check fails,
 ``auto`` takes ``while_loop`` (whose own check then refuses a batch that mixes) and ``method='tiled'`` is an error.
 Not caught then: mixing that depends on the samples' values, on a later batch of the same shape at the same weights.

@@ -14,7 +14,7 @@ at any batch size and with no random draws. ``checked_body`` runs the check ever
 Jacobians) and compares the tiled ``y`` with ``fn(x)``; passing it proves both that the samples do not mix and that
 these Jacobians are the batch's own (the projection's equality, for a random ``u``, leaves no other Jacobian). It
 runs on the first call of a compiled function for each batch size, and again whenever the fingerprint of the
-floating-point variables the function reads changes (``_callable._verified``); otherwise the call is the tiled
+floating-point variables the function reads changes (``_callable._weights``); otherwise the call is the tiled
 pass alone. What it allocates: the model's forward pass over ``n`` copies of the batch (``n`` times one forward
 pass's activations), which is why ``TILED_OUTPUTS`` bounds ``n``.
 """
@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 import tensorflow as tf
 
-from .._callable import _verified
+from .._callable import _weights
 from .._callable._mixing import PROJECTION_SEED
 from .._callable._outputs import joined_outputs
 from .._callable._trace import trace
@@ -62,7 +62,7 @@ def fast_build(fn: Callable, spec: tf.TensorSpec, out_shape: Sequence[int], vari
     fingerprint in one call, as ``_compiled.Compiled`` takes it (a graph first, XLA once the calls have paid for its
     build and it agreed with the graph and ran faster)."""
     def body(xs, cs):
-        return (*tiled_jacobian(fn, xs[0], out_shape, api), _verified.weights_fingerprint(variables))
+        return (*tiled_jacobian(fn, xs[0], out_shape, api), _weights.weights_fingerprint(variables))
 
     return lambda jit: trace(body, [[spec], []], jit_compile=jit)
 
@@ -70,9 +70,9 @@ def fast_build(fn: Callable, spec: tf.TensorSpec, out_shape: Sequence[int], vari
 def checked_body(fn: Callable, out_shape: Sequence[int], variables: Sequence[Any], api: str) -> Callable:
     """The checking step: ``x -> (y, J, u, g, y_called, fingerprint)``: the tiled ``(y, J)``, ``fn(x)`` itself
     (``y_called``), the check's random cotangent ``u`` and ``g = u^T d fn(x) / dx``, and the fingerprint of the
-    ``variables`` (``_verified``) the check holds for."""
+    ``variables`` (``_callable._weights``) the check holds for."""
     def body(x):
-        fingerprint = _verified.weights_fingerprint(variables)
+        fingerprint = _weights.weights_fingerprint(variables)
         y, jac = tiled_jacobian(fn, x, out_shape, api)
         with tf.GradientTape() as tape:
             tape.watch(x)

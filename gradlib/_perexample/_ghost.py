@@ -151,6 +151,9 @@ def _dense_forward(layer, x, training):
 
 
 def _dense_norm_sq(layer, a, g):
+    if a.shape.rank == 2:   # one step: ||a_i||^2 (plus the bias's 1) times ||g_i||^2, without a copy of [a, 1]
+        a_sq = tf.reduce_sum(tf.square(a), axis=1)
+        return (a_sq + 1 if layer.bias is not None else a_sq) * tf.reduce_sum(tf.square(g), axis=1)
     return sequence_norm_sq(_with_ones(_steps(a), layer.bias is not None), _steps(g))
 
 

@@ -8,7 +8,7 @@ depends on no other example's ``z``), and each layer's rule turns that into per-
 when asked, the gradients). Variables of any other layer (or read by more than one call) take a loop over the
 examples, each run alone as a batch of one: always correct, only slower. Each example's loss in the batch is
 compared with its loss alone on the first call of a compiled step for each batch signature, and again whenever
-the model's weights change (``_verified``: a fingerprint of the weights computed in the same pass); a model whose
+the model's weights change (``_callable._weights``: a fingerprint of the weights computed in the same pass); a model whose
 examples are not independent (BatchNormalization in training mode, a batch-centering layer) has no per-example
 gradients and is refused.
 
@@ -41,7 +41,7 @@ from . import _structure
 from .._foundations._cache import LRUCache
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
-from .._callable import _verified
+from .._callable import _weights
 from ._ghost import Capture, accepts, rule_for
 from .._foundations._limits import LIMITS, Limits
 from .._callable._trace import trace
@@ -208,7 +208,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
 def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, yt: Any, limits: Limits):
     """The checked batch's ``(losses, norms, gradients or None, plan, seconds)``, in a work slot: the compiled step
     for this model, loss and signature (traced once), the floats it allocates bounded, the batch's mixing checked
-    (where the step's record has no check of this batch signature at these weights, ``_verified``)."""
+    (where the step's record has no check of this batch signature at these weights, ``_callable._weights``)."""
     kind = "norms" if norms_only else "gradients"
     with _runtime.work_slot():
         start = time.perf_counter()
@@ -218,11 +218,11 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
                      "norms_only=True")
         signature = (_structure.signature(xt), _structure.signature(yt))   # the batch size included
         last = record.get(signature)
-        out = _run_compiled(compiled, xt, yt, np.zeros(2, np.int32) if last is None else last, last is None)
+        out = _run_compiled(compiled, xt, yt, last)
         losses, norms = out[0].numpy(), out[1].numpy()
-        check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
-        if bool(out[5]):   # checked on this call, and independent: not again for this signature at these weights
-            record.put(signature, out[4].numpy())
+        if bool(out[5]):   # checked on this call (elsewhere both sides are the losses): independent, then on record
+            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
+            record.put(signature, out[4])
         grads = [t.numpy() for t in out[6:]] if kind == "gradients" else None
         return losses, norms, grads, plan, time.perf_counter() - start
 
@@ -242,7 +242,7 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     time. ``check`` is ``(joint, alone)``: each example's loss computed in the batch and alone, two ``(B,)``
     tensors that ``check_independent`` compares (see there for what their equality proves); where the loop did not
     run, the alone side costs a forward pass, and a bool tensor ``verify`` runs it only where true (elsewhere both
-    are ``losses``: ``per_example_gradients`` checks once per step, batch signature and weights, ``_verified``).
+    are ``losses``: ``per_example_gradients`` checks once per step, batch signature and weights, ``_callable._weights``).
     """
     recorder = _Recorder(training)
     with tf.GradientTape(persistent=True) as tape:
@@ -586,7 +586,7 @@ def _mixing_error(why: str, api: str = "per_example_gradients") -> BatchMixingEr
 def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor,
               y: tf.Tensor) -> tuple[Any, Route, LRUCache]:
     """The traced per-batch function for this model, loss, kind and batch signature (cached, bounded), its route,
-    and its record of checked batch signatures (``_verified``; a step not cached, for a loss that cannot be a key,
+    and its record of checked batch signatures (``_callable._weights``; a step not cached, for a loss that cannot be a key,
     is traced and checked on every call)."""
     specs = (_structure.specs(x), _structure.specs(y))
     create = lambda: _trace(model, loss, kind, training, specs, x, y)  # noqa: E731
@@ -605,7 +605,7 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
     plans: list[Route] = []
 
     def body(xb, yb, last, unchecked):   # the weights' fingerprint, and the check where it is not the last checked
-        fingerprint = _verified.weights_fingerprint(model.variables)
+        fingerprint = _weights.weights_fingerprint(model.variables)
         verify = tf.logical_or(unchecked, tf.reduce_any(tf.not_equal(fingerprint, last)))
         losses, norms, grads, plan, check = per_example_terms(model, loss, xb, yb, training=training,
                                                               gradients=kind == "gradients", verify=verify)
@@ -613,21 +613,21 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
         return (losses, norms, *check, fingerprint, verify, *(grads or ()))
 
     try:
-        concrete = trace(body, (*specs, _verified.FINGERPRINT_SPEC, tf.TensorSpec((), tf.bool)))
+        concrete = trace(body, (*specs, _weights.FINGERPRINT_SPEC, tf.TensorSpec((), tf.bool)))
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
         raise GradlibError(f"per_example_gradients could not run the model on a batch of {_shapes(x)}: "
                            f"{error_gist(exc)}") from exc
-    return concrete, plans[-1], _verified.record()
+    return concrete, plans[-1], _weights.record()
 
 
-def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor, last: np.ndarray, unchecked: bool) -> list[tf.Tensor]:
+def _run_compiled(compiled: Any, x: tf.Tensor, y: tf.Tensor, last: tf.Tensor | None) -> list[tf.Tensor]:
     """The traced function on this batch (``last``: the weights' fingerprint its batch signature was last checked
-    at, ``unchecked`` when never); a failure of the user's model or loss on it (labels out of range, say) is said
-    in one line, with the shapes it had."""
+    at, ``None`` when never); a failure of the user's model or loss on it (labels out of range, say) is said in one
+    line, with the shapes it had."""
     try:
-        return compiled(x, y, tf.constant(last, tf.int32), tf.constant(unchecked))
+        return compiled(x, y, tf.zeros((2,), tf.int32) if last is None else last, tf.constant(last is None))
     except tf.errors.OpError as exc:
         what = (f"{GATHER_HINT} and y the targets the loss expects" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 "y holds the targets the loss expects (e.g. labels below the number of classes)")

@@ -2,7 +2,7 @@
 
 Every field that decides whether a step mixes examples is changed at its last good and first bad value, on a step
 whose check is already on record: the weights (one ulp of a gate), the batch size, the training flag, the loss's
-state and the model. The fingerprint is proved against an exact reference in Python integers.
+state and the model. The fingerprint is proved against a reference hashing NumPy's bytes of the weights.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from gradlib import BatchMixingError, per_example_gradients
 from gradlib._perexample import _gradients as _perexample
-from gradlib._callable import _verified
+from gradlib._callable import _weights
 
 CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
@@ -71,7 +71,7 @@ def test_a_check_on_record_is_not_run_again_and_one_ulp_of_a_weight_runs_it():
     record = record_of(model)
     (signature,) = record.keys()
     recorded = record.get(signature)
-    assert np.array_equal(recorded, _verified.weights_fingerprint(model.variables).numpy())
+    assert np.array_equal(recorded, _weights.weights_fingerprint(model.variables).numpy())
     again = per_example_gradients(model, x, y, loss=CCE, norms_only=True)
     np.testing.assert_array_equal(again.norms, first.norms)
     assert np.array_equal(record.get(signature), recorded)
@@ -93,7 +93,7 @@ def test_new_weights_are_checked_and_recorded():
     per_example_gradients(model, x, y, loss=CCE, norms_only=True)
     after = record.get(signature)
     assert not np.array_equal(after, before)
-    assert np.array_equal(after, _verified.weights_fingerprint(model.variables).numpy())
+    assert np.array_equal(after, _weights.weights_fingerprint(model.variables).numpy())
 
 
 def test_a_new_batch_size_on_a_checked_step_is_checked():
@@ -162,19 +162,13 @@ def test_gradients_and_norms_are_checked_separately():
 # ---------------------------------------------------------------- the fingerprint
 
 
-def exact_fingerprint(variables):
-    """``sum_j u_j^T W_j V_j`` modulo 2**32 in Python integers, from each variable's bits read by NumPy."""
-    total = np.zeros(2, dtype=object)
+def bytes_fingerprint(variables):
+    """The fingerprint from each floating-point variable's bytes as NumPy stores them (a ``uint8`` row, not the
+    variable), hashed by ``tf.fingerprint`` (FarmHash 64), the hashes in order hashed again, as two int32 words."""
     floats = [v for v in variables if np.issubdtype(np.dtype(v.dtype), np.floating)]
-    for j, v in enumerate(floats):
-        value = np.asarray(v.numpy())
-        bits = value.view({2: np.int16, 4: np.int32, 8: np.int32}[value.dtype.itemsize]).astype(np.int64)
-        rows = int(np.prod(value.shape[:-1])) if value.ndim > 1 else 1
-        words = bits.reshape(rows, -1).astype(object)
-        u, w = (t.numpy().astype(object) for t in _verified._multipliers(j, *words.shape))
-        total = total + (u @ words @ w)[0]
-    wrapped = np.array([int(t) % 2 ** 32 for t in total], dtype=np.uint64).astype(np.uint32)
-    return wrapped.view(np.int32)
+    rows = [np.frombuffer(np.ascontiguousarray(v.numpy()).tobytes(), np.uint8)[None] for v in floats]
+    hashes = np.concatenate([tf.fingerprint(tf.constant(r)).numpy() for r in rows], axis=0)
+    return tf.fingerprint(tf.constant(hashes.reshape(1, -1))).numpy().reshape(-1).view(np.int32)
 
 
 def mixed_variables():
@@ -186,16 +180,20 @@ def mixed_variables():
     return model.variables + extra
 
 
-def test_the_fingerprint_is_the_exact_sum_modulo_2_32():
+def test_the_fingerprint_is_the_hash_of_the_floats_bytes_in_order():
     variables = mixed_variables()
     assert any(v.dtype == "int64" for v in variables)   # a seed state: not read
-    assert np.array_equal(_verified.weights_fingerprint(variables).numpy(), exact_fingerprint(variables))
+    assert np.array_equal(_weights.weights_fingerprint(variables).numpy(), bytes_fingerprint(variables))
+    seed = next(v for v in variables if v.dtype == "int64")
+    before = _weights.weights_fingerprint(variables).numpy()
+    seed.assign(seed + 1)   # a random layer's draw: not a weight, no new check
+    assert np.array_equal(_weights.weights_fingerprint(variables).numpy(), before)
 
 
 @pytest.mark.parametrize("which", ["first", "last", "middle"])
-def test_one_ulp_of_any_weight_changes_both_words(which):
+def test_one_ulp_of_any_weight_changes_the_fingerprint(which):
     variables = mixed_variables()
-    before = _verified.weights_fingerprint(variables).numpy()
+    before = _weights.weights_fingerprint(variables).numpy()
     for v in [v for v in variables if np.issubdtype(np.dtype(v.dtype), np.floating)]:
         value = np.array(v.numpy())
         flat = value.reshape(-1)
@@ -203,16 +201,16 @@ def test_one_ulp_of_any_weight_changes_both_words(which):
         old = flat[i]
         flat[i] = np.nextafter(old, np.inf if old <= 0 else -np.inf).astype(value.dtype)
         v.assign(value)
-        changed = _verified.weights_fingerprint(variables).numpy()
-        assert (changed != before).all(), (v.path, which)
+        changed = _weights.weights_fingerprint(variables).numpy()
+        assert not np.array_equal(changed, before), (v.path, which)
         flat[i] = old
         v.assign(value)
-        assert np.array_equal(_verified.weights_fingerprint(variables).numpy(), before)
+        assert np.array_equal(_weights.weights_fingerprint(variables).numpy(), before)
 
 
 def test_swapping_two_weights_or_two_variables_changes_the_fingerprint():
     a, b = keras.Variable(np.arange(6, dtype="float32").reshape(2, 3)), keras.Variable(np.ones((2, 3), "float32"))
-    before = _verified.weights_fingerprint([a, b]).numpy()
-    assert not np.array_equal(_verified.weights_fingerprint([b, a]).numpy(), before)
+    before = _weights.weights_fingerprint([a, b]).numpy()
+    assert not np.array_equal(_weights.weights_fingerprint([b, a]).numpy(), before)
     a.assign(np.array([[1, 0, 2], [3, 4, 5]], "float32"))
-    assert not np.array_equal(_verified.weights_fingerprint([a, b]).numpy(), before)
+    assert not np.array_equal(_weights.weights_fingerprint([a, b]).numpy(), before)
