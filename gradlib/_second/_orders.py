@@ -10,6 +10,7 @@ a ``kind`` (``hessian``, ``diagonal``, ``laplacian``, ``divergence``). What one 
 costs per sample (``macs``, ``floats``, ``layers``) is read from a Keras model's Dense layers, or guessed for
 any other callable (``measured=False``: the estimate says so).
 
+>>> from gradlib._foundations._limits import LIMITS
 >>> s = Shape(batch=1024, inputs=50, outputs=1, kind="laplacian", itemsize=4, macs=144_128, floats=769,
 ...           layers=4, tileable=True, dense=True)
 >>> choose(s, LIMITS)

@@ -32,7 +32,7 @@ X3 = tf.constant([1.0, 2.0, 3.0])
     (lambda: gradlib.per_element_gradients(lambda x: x, X3, method="fast"),
      "per_element_gradients got method='fast'; choose one of"),
     (lambda: gradlib.per_sample_gradients(lambda x: x, np.ones((2, 3), np.float32), method="fast"),
-     "per_sample_gradients got method='fast'; choose one of auto, pfor, while_loop, loop"),
+     "per_sample_gradients got method='fast'; choose one of auto, pfor, while_loop, tiled, loop"),
     (lambda: gradlib.examples.demonstrate("fast"), "demonstrate got 'fast'; choose one of"),
 ], ids=["evaluate", "compare", "per_element_gradients", "per_sample_gradients", "demonstrate"])
 def test_a_bad_method_or_name_is_the_same_error_in_every_api(call, message):
