@@ -118,6 +118,14 @@ def shape_of(req: Request, outputs: int) -> _orders.Shape:
                          req.tileable, bool(kernels), req.probes, measured, widest)
 
 
+def _rules_misfit(req: Request) -> str:
+    """Why the forward rules do not describe ``g`` (what ``_rules_fit`` found), for a refusal: the first layer
+    that has no rule, or that ``g`` is not a model."""
+    if req.model is None:
+        return "fn is not a Keras model"
+    return dense_layers(req.model)[1] or "the model's Dense layers do not take a sample of x as their input"
+
+
 def _rules_fit(req: Request, outputs: int) -> list:
     """The forward rules' kernels when they describe ``g`` on this batch: a Sequential of Dense layers proved to
     compute as Keras' own (``dense_layers``), its first kernel taking a sample's ``d`` inputs and its last giving
@@ -164,6 +172,8 @@ def run(req: Request, limits: Limits) -> Outcome:
 def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tuple[dict, tuple[str, ...], str]:
     """``(the method's arrays, its notes, the least precise dtype it computes in)``: checked, traced, run."""
     why = _orders.row(method).applicable(s)
+    if why and _orders.row(method).needs_dense and not s.dense:
+        why += f" ({_rules_misfit(req)})"
     if why:
         raise ExpressionError(f"{req.api} cannot use method={method!r}: {why}. Use method='auto'")
     _orders.check_budget(method, s, limits)

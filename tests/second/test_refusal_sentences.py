@@ -109,8 +109,27 @@ def test_fn_that_fails_only_on_the_whole_batch_is_named_with_the_compiled_method
 def test_the_forward_laplacian_on_a_function_is_refused_with_what_it_needs():
     with pytest.raises(ExpressionError, match=r"^laplacian cannot use method='forward_laplacian': forward_laplacian "
                                               r"has layer rules only for a Keras Sequential of Dense layers with the "
-                                              r"common activations\. Use method='auto'$"):
+                                              r"common activations \(fn is not a Keras model\)\. Use "
+                                              r"method='auto'$"):
         gradlib.laplacian(lambda x: x[:, :1] ** 3, X, method="forward_laplacian")
+
+
+@pytest.mark.parametrize("layers, reason", [
+    (lambda k: [k.layers.Dense(4, activation="relu6", name="hidden"), k.layers.Dense(1)],
+     "layer 'hidden' has the activation 'relu6', which has no forward rule"),
+    (lambda k: [k.layers.Dense(4, activation="tanh"), k.layers.Dropout(0.1, name="drop"), k.layers.Dense(1)],
+     "layer 'drop' is a Dropout, not a Dense layer"),
+], ids=["activation", "layer"])
+def test_the_forward_laplacian_refusal_names_the_layer_without_a_rule(layers, reason):
+    import keras
+
+    model = keras.Sequential([keras.Input((3,))] + layers(keras))
+    with pytest.raises(ExpressionError) as info:
+        gradlib.laplacian(model, X, method="forward_laplacian")
+    assert str(info.value) == ("laplacian cannot use method='forward_laplacian': forward_laplacian has layer rules "
+                               "only for a Keras Sequential of Dense layers with the common activations "
+                               f"({reason}). Use method='auto'")
+    assert gradlib.laplacian(model, X).method != "forward_laplacian"   # the advice, followed, is accepted
 
 
 @pytest.mark.parametrize("call, message", [
