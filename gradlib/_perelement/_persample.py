@@ -26,6 +26,7 @@ Not caught then: mixing that depends on the samples' values, on a later batch of
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
@@ -84,6 +85,9 @@ class PerSampleResult:
     compiled_as: str = ""
     #: False while the tiled method may still switch between graph and XLA (a benchmark calls until it is True)
     compiled_final: bool = True
+    #: True when this call's ``seconds`` include tracing or building what it ran (the first call for a function and
+    #: batch shape, the tiled method's first fast pass, XLA's build or its trial beside the graph): not a warm time
+    traced: bool = False
 
     @property
     def batch_size(self) -> int:
@@ -170,7 +174,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         raise ExpressionError(f"method 'loop' runs one eager GradientTape per sample: {xt.shape[0]:,} here, and at "
                               f"most {limits.max_eager_passes:,} are allowed. Use method='auto', which vectorizes them")
     with _runtime.work_slot():
-        start = time.perf_counter()
+        start, traces = time.perf_counter(), _traces()
         out_shape, outputs = sample_output(fn, xt, API)
         _check_size(xt, out_shape, limits)
         _check_tiled(method, out_shape)
@@ -181,7 +185,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
-                           compiled_as=tier[0], compiled_final=tier[1],
+                           compiled_as=tier[0], compiled_final=tier[1], traced=tier[2] or _traces() != traces,
                            inputs=inputs, outputs=named_outputs(outputs, names),
                            output_name=single_name(names, [name for name, _ in inputs]))
 
@@ -238,13 +242,13 @@ _NOT_FINITE = ("the samples' independence could only be checked where the probe'
 
 
 def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]):
-    """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final))``, with ``(u, g)``
+    """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final, built))``, with ``(u, g)``
     the check's projection (see ``_check_independent``; None where ``tiled`` ran its own check) and ``precision``
     the least precise float dtype fn computes in (a float64 batch through a float32 model is checked at float32's
     tolerance, not refused as mixing at float64's)."""
     if method == "loop":
         y, jac = _loop(fn, x)
-        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True)
+        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True, False)
     compiled, used, precision = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
     if used == "tiled":   # compiled: fn's own trace
         step = _guarded(lambda: _tiled_step(fn, x, out_shape, compiled.variables), x)
@@ -258,7 +262,7 @@ def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]
         raise GradlibError(f"{API}: method 'tiled' does not hold for this function: its Jacobians on the repeated "
                            "batch differ from the batch's own (an output that depends on the batch's size, or random "
                            "draws). Use method='auto' or 'while_loop'")
-    return y, jac, (u, g), used, True, precision, "", ("graph", True)
+    return y, jac, (u, g), used, True, precision, "", ("graph", True, False)
 
 
 def _guarded(call: Callable[[], Any], x: tf.Tensor) -> Any:
@@ -293,6 +297,7 @@ def _tiled_step(fn: Callable, x: tf.Tensor, out_shape: tuple[int, ...], variable
     """The cached ``_TiledStep`` for ``fn`` and ``x``'s exact shape (``variables``: those fn's trace reads)."""
     spec = tf.TensorSpec(tuple(x.shape), x.dtype)
 
+    @_counted
     def create() -> _TiledStep:
         checked = trace(checked_body(fn, out_shape, variables, API), [spec])
         return _TiledStep(checked, Compiled(fast_build(fn, spec, out_shape, variables, API)))
@@ -302,20 +307,20 @@ def _tiled_step(fn: Callable, x: tf.Tensor, out_shape: tuple[int, ...], variable
 
 
 def _run_tiled(step: _TiledStep, x: tf.Tensor, precision: str) -> tuple | None:
-    """``(y, J, warning, (compiled as, final))`` from the tiled pass when the batch was checked at the weights'
+    """``(y, J, warning, (compiled as, final, built))`` from the tiled pass when the batch was checked at the weights'
     fingerprint it returns beside them, else from the checking step (the projection check, and the tiled ``y``
     against ``fn(x)``); None when that fails."""
     if step.last is not None:
-        y, jac, fingerprint, compiled_as, note, _ = _guarded(lambda: step.fast.run([x], []), x)
+        y, jac, fingerprint, compiled_as, note, built = _guarded(lambda: step.fast.run([x], []), x)
         if np.array_equal(fingerprint, step.last):
-            return y, jac, note, (compiled_as, step.fast.settled)
+            return y, jac, note, (compiled_as, step.fast.settled, built)
     y, jac, u, g, called, fingerprint = (t.numpy() for t in _guarded(lambda: step.checked(x), x))
     mixing, finite = find_mixing(jac, u, g, precision)
     if mixing is not None or not same_output(y, called, precision):
         step.refused = True
         return None
     step.last = fingerprint if finite else None   # checked where finite only: checked again on the next call
-    return y, jac, "" if finite else _NOT_FINITE, ("graph", step.fast.settled)
+    return y, jac, "" if finite else _NOT_FINITE, ("graph", step.fast.settled, False)
 
 
 def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
@@ -326,6 +331,7 @@ def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
     """
     spec = tf.TensorSpec(x.shape, x.dtype)
 
+    @_counted
     def create() -> str:
         try:
             return lowest_float(trace(fn, [spec]).graph, x.dtype.name)
@@ -346,11 +352,28 @@ def _cached_compiled(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[i
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, method, spec)
 
+    @_counted
     def create():
         compiled, used = _trace(fn, spec, method, out_shape)
         return compiled, used, lowest_float(compiled.graph, spec.dtype.name)
 
     return _SAMPLE_FUNCTIONS.get_or_create(key, create) if key is not None else create()
+
+
+#: this thread's count of the traces per_sample_gradients' caches made (a call that made one is not a warm call)
+_TRACES = threading.local()
+
+
+def _traces() -> int:
+    return getattr(_TRACES, "count", 0)
+
+
+def _counted(create: Callable[[], Any]) -> Callable[[], Any]:
+    """``create``, counted in ``_TRACES`` each time it runs (a cache miss: a trace)."""
+    def counted() -> Any:
+        _TRACES.count = _traces() + 1
+        return create()
+    return counted
 
 
 def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:
@@ -469,6 +492,7 @@ def _jacobian_step(fn: Callable, xb: tf.Tensor) -> Callable | None:
             y = joined_outputs(fn(v), 1, API)
         return y, tape.jacobian(y, v, unconnected_gradients=tf.UnconnectedGradients.ZERO)
 
+    @_counted
     def create():
         try:
             return trace(body, [spec])

@@ -449,3 +449,19 @@ def test_method_loop_past_its_row_bound_still_takes_a_function_that_cannot_be_tr
     x = np.array([[0.5, 1.0], [2.0, -1.0]], np.float32)
     r = per_sample_gradients(fn, x, method="loop", check_independence=False)
     np.testing.assert_allclose(r.jacobian, reference(fn, x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("method, builds", [("pfor", 1), ("while_loop", 1), ("loop", 1), ("tiled", 2)])
+def test_a_call_says_whether_it_traced_or_built_what_it_ran(method, builds):
+    """``traced``: the first call for a function and batch shape traces; the tiled method also runs its fast pass
+    for the first time on the second call (that pass optimises its graph then); every later call is warm. A new
+    batch shape traces again for tiled (traced for the batch's exact shape) and loop (which traces fn on the batch
+    once per shape to read the precision it computes in); pfor and while_loop are traced for any batch size."""
+    import keras
+
+    model = keras.Sequential([keras.Input((3, 2)), keras.layers.SimpleRNN(2), keras.layers.Dense(1)])
+    x = np.random.default_rng(5).normal(size=(4, 3, 2)).astype(np.float32)
+    flags = [gradlib.per_sample_gradients(model, x, method=method, check_independence=False).traced
+             for _ in range(builds + 2)]
+    assert flags == [True] * builds + [False, False]
+    assert gradlib.per_sample_gradients(model, x[:3], method=method).traced == (method in ("tiled", "loop"))
