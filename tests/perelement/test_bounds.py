@@ -68,6 +68,7 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
         from dashboard.services import APP_LIMITS
         c = gradlib.compare("a*b*s", inputs, watch=["s"], limits=APP_LIMITS)
         out["compare"] = sorted(c.results), c.skipped, c.best.method
+        out["best_ones"] = bool((c.best.jacobian == 1.0).all()) and c.best.jacobian.shape == (22_500, 1)
         out["compare_errors"] = c.errors
     """)
     assert out["refusal"] == (
@@ -77,7 +78,10 @@ def test_a_22500_output_jacobian_is_refused_with_its_estimate_and_auto_takes_for
     assert out["auto"] == ["forward", 22_500, 1.0, 1.0]          # d(a*b*s)/ds = a*b = 1 everywhere
     assert out["40000"].startswith("method 'jacobian' would need about 19 GB of memory at its peak (40,000 reverse")
     results, errors, best = out["compare"]   # every method the playground runs for a link that names none
-    assert results == ["auto", "forward", "structured", "summed"] and best == "forward" and out["compare_errors"] == {}
+    assert results == ["auto", "forward", "structured", "summed"] and out["compare_errors"] == {}
+    # auto runs forward mode eagerly until this problem's eager calls have cost TRACE_SECONDS (0.3 s), then
+    # compiled, where the structured walk is cheaper: under load the evaluate above can reach that, so either is auto's
+    assert best in ("forward", "structured") and out["best_ones"]
     assert sorted(errors) == ["jacobian", "naive", "unstack"]
     assert errors["jacobian"].startswith("method 'jacobian' would need about 6.1 GB of memory at its peak")
     assert errors["jacobian"].endswith("at most 500 MB are allowed. Use method='forward' (about 541 kB, 1.1e+05 "
