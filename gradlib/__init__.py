@@ -45,7 +45,7 @@ _LAZY = {
     "crosscheck": ("._perelement._comparison._crosscheck", "crosscheck"),
     "Finding": ("._perelement._comparison._findings", "Finding"),
     "DTYPES": ("._language._inputs", "DTYPES"), "FLOAT_DTYPES": ("._language._inputs", "FLOAT_DTYPES"),
-    "check_inputs": ("._language._inputs", "check_inputs"),
+    "check_inputs": ("._language._inputs", "check_inputs"), "Input": ("._language._inputs", "Input"),
     "FUNCTIONS": ("._language._syntax", "FUNCTIONS"),
     "CORRECT_METHODS": ("._perelement._methods", "CORRECT_METHODS"), "METHODS": ("._perelement._methods", "METHODS"),
     "METHOD_TABLE": ("._perelement._methods", "TABLE"), "Method": ("._perelement._methods", "Method"),
@@ -72,7 +72,7 @@ _LAZY_MODULES = {"examples", "pde"}
 __all__ = [
     "Agreement", "BatchMixingError", "CELL_STATUS", "CORRECT_METHODS", "Comparison", "CrossCheck", "DTYPES",
     "DivergenceResult", "ExpressionError", "FLOAT_DTYPES", "FUNCTIONS", "Finding", "FiniteDifferenceCheck",
-    "GradResult", "GradlibError", "HessianResult", "HvpResult", "InputError", "LIMITS", "LaplacianResult", "Limits",
+    "GradResult", "GradlibError", "HessianResult", "HvpResult", "Input", "InputError", "LIMITS", "LaplacianResult", "Limits",
     "LintError", "LintFinding", "LintResult", "METHODS", "METHOD_TABLE", "Method", "ModeCheck",
     "NotDifferentiableWarning", "PER_SAMPLE_METHODS", "PerExampleResult", "PerSampleHessians", "PerSampleResult",
     "SECOND_METHODS", "SECOND_METHOD_TABLE", "ScanResult", "check_inputs", "compare", "configure_threads",
