@@ -1,0 +1,85 @@
+"""Benchmark: one warm call of a callable's structured Jacobian split into its compiled graph and the Python around it.
+
+    python -m benchmarks.split                 # the tall shape of benchmarks.mlp (1024 outputs of 64 inputs)
+    python -m benchmarks.split --shape wide --calls 300
+
+Per round, interleaved: the whole call ``gradlib.per_element_gradients(fn, x)`` (auto), the compiled version it ran
+alone (its concrete function called on the same inputs, its outputs made NumPy, as ``Compiled.run`` does), and JAX's
+``jit(jacfwd)`` when importable. The Python around the graph is the whole call less the graph alone: the callable's
+key and fingerprint, the plan, the finiteness check, the packaging. Medians per round, then their median and spread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Sequence
+
+import tensorflow as tf
+
+import gradlib
+from benchmarks.mlp import SHAPES, jax_available, jax_jacobian, mlp_weights, tf_mlp
+from gradlib._perelement import _compute, _problem
+from gradlib._perelement._compiled import _run
+
+__all__ = ["main", "split"]
+
+
+def _median_call(call, calls: int) -> float:
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200) -> dict[str, list[float]]:
+    """Per contender, its median warm seconds in each of ``rounds`` rounds of ``calls`` calls (rounds interleaved)."""
+    w1, w2, x = mlp_weights(*shape)
+    f, xt = tf_mlp(w1, w2), tf.constant(x)
+    for _ in range(30):   # until the compiled version is settled (graph or XLA)
+        result = gradlib.per_element_gradients(f, xt)
+    if result.method != "structured":
+        raise AssertionError(f"auto ran {result.method!r}, not the structured Jacobian this splits")
+    problem = _problem.callable_problem(f, xt)
+    entry = _compute._JACOBIAN_FUNCTIONS.get((problem.key, "structured"))   # noqa: SLF001 - the bench reads it
+    version = entry.xla if entry.uses_xla else entry.graph
+    calls_of = {"whole call": lambda: gradlib.per_element_gradients(f, xt),
+                f"compiled {'XLA' if entry.uses_xla else 'graph'} alone": lambda: _run(version, problem.xs,
+                                                                                       problem.cs)}
+    if jax_available():
+        jac, xj = jax_jacobian(w1, w2, "fwd"), x
+        calls_of["jax.jit(jax.jacfwd)"] = lambda: jac(xj)   # NumPy, as benchmarks.mlp times it
+    medians: dict[str, list[float]] = {name: [] for name in calls_of}
+    for _ in range(rounds):
+        for name, call in calls_of.items():
+            medians[name].append(_median_call(call, calls))
+    return medians
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.split", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="tall")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=200)
+    args = parser.parse_args(argv)
+    shape = SHAPES[args.shape]
+    medians = split(shape, args.rounds, args.calls)
+    names = list(medians)
+    whole, alone = medians[names[0]], medians[names[1]]
+    medians["Python around the graph"] = [a - b for a, b in zip(whole, alone)]
+    print(f"### one warm call, {args.shape}: {shape[0]} outputs, {shape[1]} inputs, hidden {shape[2]} "
+          f"({args.rounds} rounds of {args.calls} calls, median per round, ms)\n")
+    print("| part | " + " | ".join(f"round {r + 1}" for r in range(args.rounds)) + " | median [lowest, highest] |")
+    print("|---|" + "---:|" * (args.rounds + 1))
+    for name, seconds in medians.items():
+        print(f"| {name} | " + " | ".join(f"{s * 1e3:.3f}" for s in seconds) +
+              f" | {statistics.median(seconds) * 1e3:.3f} [{min(seconds) * 1e3:.3f}, {max(seconds) * 1e3:.3f}] |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
