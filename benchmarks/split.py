@@ -2,13 +2,16 @@
 
     python -m benchmarks.split                 # the tall shape of benchmarks.mlp (1024 outputs of 64 inputs)
     python -m benchmarks.split --shape wide --calls 300
+    python -m benchmarks.split --after-jax     # each gradlib call right after a JAX jacfwd call, as the bench interleaves
 
 Per round, interleaved: the whole call ``gradlib.per_element_gradients(fn, x)`` (auto); within those same calls, the
 compiled version's own run (``gradlib._perelement._compiled._run``: its concrete function called and its outputs made
 NumPy), timed in place; the same run alone in a loop of its own (its weights stay in the CPU's caches there, so it is
 faster than in place); and JAX's ``jit(jacfwd)`` when importable. The Python around the graph is the whole call less
 the graph in place: the callable's key and fingerprint, the plan, the finiteness check, the packaging. Medians per
-round, then their median and spread.
+round, then their median and spread. With ``--after-jax`` each timed gradlib call (whole, and the graph alone) comes
+right after an untimed call of JAX's ``jit(jacfwd)``, as in ``benchmarks.mlp``'s interleaved rounds (JAX's own calls
+are then timed after an untimed gradlib call): what the two runtimes cost each other on a shared machine.
 """
 
 from __future__ import annotations
@@ -25,19 +28,23 @@ import gradlib
 from benchmarks.mlp import SHAPES, jax_available, jax_jacobian, mlp_weights, tf_mlp
 from gradlib._perelement import _compiled, _compute, _problem
 
-__all__ = ["main", "split"]
+__all__ = ["AFTER", "main", "split"]
+
+#: the title's note on a run with ``--after-jax``
+AFTER = "; each timed call right after an untimed call of the other runtime"
 
 
-def _median_call(call, calls: int) -> float:
+def _median_call(call, calls: int, before=lambda: None) -> float:
     times = []
     for _ in range(calls):
+        before()
         start = time.perf_counter()
         call()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
-def _whole_and_in_place(call, calls: int) -> tuple[float, float]:
+def _whole_and_in_place(call, calls: int, before) -> tuple[float, float]:
     """Median seconds of ``calls`` whole calls, and of the compiled run inside each (``_compiled._run`` timed)."""
     run, inside = _compiled._run, []   # noqa: SLF001 - the bench times gradlib's own step
 
@@ -50,14 +57,16 @@ def _whole_and_in_place(call, calls: int) -> tuple[float, float]:
 
     _compiled._run = timed_run
     try:
-        whole = _median_call(call, calls)
+        whole = _median_call(call, calls, before)
     finally:
         _compiled._run = run
     return whole, statistics.median(inside)
 
 
-def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200) -> dict[str, list[float]]:
-    """Per contender, its median warm seconds in each of ``rounds`` rounds of ``calls`` calls (rounds interleaved)."""
+def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200,
+          after_jax: bool = False) -> dict[str, list[float]]:
+    """Per contender, its median warm seconds in each of ``rounds`` rounds of ``calls`` calls (rounds interleaved);
+    ``after_jax``: each gradlib call right after an untimed JAX call, and each JAX call after an untimed gradlib one."""
     w1, w2, x = mlp_weights(*shape)
     f, xt = tf_mlp(w1, w2), tf.constant(x)
     for _ in range(30):   # until the compiled version is settled (graph or XLA)
@@ -68,19 +77,26 @@ def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200) -> dic
     entry = _compute._JACOBIAN_FUNCTIONS.get((problem.key, "structured"))   # noqa: SLF001 - the bench reads it
     version = entry.xla if entry.uses_xla else entry.graph
     kind = "XLA" if entry.uses_xla else "graph"
+    whole_call = lambda: gradlib.per_element_gradients(f, xt)   # noqa: E731
     calls_of = {f"compiled {kind} alone": lambda: _compiled._run(version, problem.xs, problem.cs)}
+    jax_call = None
     if jax_available():
         jac, xj = jax_jacobian(w1, w2, "fwd"), x
-        calls_of["jax.jit(jax.jacfwd)"] = lambda: jac(xj)   # NumPy, as benchmarks.mlp times it
+        jax_call = lambda: jac(xj)   # noqa: E731 - NumPy, as benchmarks.mlp times it
+        calls_of["jax.jit(jax.jacfwd)"] = jax_call
+    if after_jax and jax_call is None:
+        raise SystemExit("--after-jax needs JAX (pip install jax)")
+    before_of = {name: (whole_call if name.startswith("jax") else jax_call) if after_jax else (lambda: None)
+                 for name in calls_of}
     names = ["whole call", f"compiled {kind} in place", "Python around the graph", *calls_of]
     medians: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(rounds):
-        whole, in_place = _whole_and_in_place(lambda: gradlib.per_element_gradients(f, xt), calls)
+        whole, in_place = _whole_and_in_place(whole_call, calls, jax_call if after_jax else lambda: None)
         medians["whole call"].append(whole)
         medians[f"compiled {kind} in place"].append(in_place)
         medians["Python around the graph"].append(whole - in_place)
         for name, call in calls_of.items():
-            medians[name].append(_median_call(call, calls))
+            medians[name].append(_median_call(call, calls, before_of[name]))
     return medians
 
 
@@ -89,11 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shape", choices=sorted(SHAPES), default="tall")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--after-jax", action="store_true", help="each timed call right after the other runtime's")
     args = parser.parse_args(argv)
     shape = SHAPES[args.shape]
-    medians = split(shape, args.rounds, args.calls)
+    medians = split(shape, args.rounds, args.calls, args.after_jax)
     print(f"### one warm call, {args.shape}: {shape[0]} outputs, {shape[1]} inputs, hidden {shape[2]} "
-          f"({args.rounds} rounds of {args.calls} calls, median per round, ms)\n")
+          f"({args.rounds} rounds of {args.calls} calls, median per round, ms{AFTER if args.after_jax else ''})\n")
     print("| part | " + " | ".join(f"round {r + 1}" for r in range(args.rounds)) + " | median [lowest, highest] |")
     print("|---|" + "---:|" * (args.rounds + 1))
     for name, seconds in medians.items():
