@@ -4,12 +4,13 @@
     python -m benchmarks.split --shape wide --calls 300
     python -m benchmarks.split --after-jax     # each gradlib call right after a JAX jacfwd call, as the bench interleaves
 
-Per round, interleaved: the whole call ``gradlib.per_element_gradients(fn, x)`` (auto); within those same calls, the
-compiled version's own run (``gradlib._perelement._compiled._run``: its concrete function called and its outputs made
-NumPy), timed in place; the same run alone in a loop of its own (its weights stay in the CPU's caches there, so it is
-faster than in place); and JAX's ``jit(jacfwd)`` when importable. The Python around the graph is the whole call less
-the graph in place: the callable's key and fingerprint, the plan, the finiteness check, the packaging. Medians per
-round, then their median and spread. With ``--after-jax`` each timed gradlib call (whole, and the graph alone) comes
+Per round, interleaved: the whole call ``gradlib.per_element_gradients(fn, x)`` (auto); within those same calls,
+TensorFlow's execution of the compiled function (its ``execute`` of the function's call, the graph or XLA running,
+timed in place: read from TensorFlow's own module, so that the bench uses gradlib's public face only); the same
+execution alone in a loop of its own, on the inputs it was given in place (its weights stay in the CPU's caches
+there, so it is faster than in place); and JAX's ``jit(jacfwd)`` when importable. The Python around the graph is the
+whole call less the execution in place: the callable's key and fingerprint, the plan, calling the concrete function,
+the outputs made NumPy, the finiteness check, the packaging. Medians per round, then their median and spread. With ``--after-jax`` each timed gradlib call (whole, and the graph alone) comes
 right after an untimed call of JAX's ``jit(jacfwd)``, as in ``benchmarks.mlp``'s interleaved rounds (JAX's own calls
 are then timed after an untimed gradlib call): what the two runtimes cost each other on a shared machine.
 """
@@ -25,8 +26,8 @@ from typing import Sequence
 import tensorflow as tf
 
 import gradlib
-from benchmarks.mlp import SHAPES, jax_available, jax_jacobian, mlp_weights, tf_mlp
-from gradlib._perelement import _compiled, _compute, _problem
+from benchmarks.mlp import SHAPES, steady, jax_available, jax_jacobian, mlp_weights, tf_mlp
+from tensorflow.python.eager import execute
 
 __all__ = ["AFTER", "main", "split"]
 
@@ -44,23 +45,31 @@ def _median_call(call, calls: int, before=lambda: None) -> float:
     return statistics.median(times)
 
 
-def _whole_and_in_place(call, calls: int, before) -> tuple[float, float]:
-    """Median seconds of ``calls`` whole calls, and of the compiled run inside each (``_compiled._run`` timed)."""
-    run, inside = _compiled._run, []   # noqa: SLF001 - the bench times gradlib's own step
+def _whole_and_in_place(call, calls: int, before) -> tuple[float, float, tuple]:
+    """Median seconds of ``calls`` whole calls, of TensorFlow's function executions inside each (summed per call),
+    and the arguments of the last execution (to run it alone)."""
+    run, inside, last = execute.execute, [], {}
 
-    def timed_run(*args):
+    def timed_execute(*args, **kwargs):
         start = time.perf_counter()
         try:
-            return run(*args)
+            return run(*args, **kwargs)
         finally:
-            inside.append(time.perf_counter() - start)
+            inside[-1] += time.perf_counter() - start
+            last["call"] = (args, kwargs)
 
-    _compiled._run = timed_run
+    def timed_call():
+        inside.append(0.0)
+        call()
+
+    execute.execute = timed_execute
     try:
-        whole = _median_call(call, calls, before)
+        whole = _median_call(timed_call, calls, before)
     finally:
-        _compiled._run = run
-    return whole, statistics.median(inside)
+        execute.execute = run
+    if not last:
+        raise AssertionError("the whole call executed no compiled function: gradlib ran eagerly")
+    return whole, statistics.median(inside), last["call"]
 
 
 def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200,
@@ -69,16 +78,15 @@ def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200,
     ``after_jax``: each gradlib call right after an untimed JAX call, and each JAX call after an untimed gradlib one."""
     w1, w2, x = mlp_weights(*shape)
     f, xt = tf_mlp(w1, w2), tf.constant(x)
-    for _ in range(30):   # until the compiled version is settled (graph or XLA)
-        result = gradlib.per_element_gradients(f, xt)
-    if result.method != "structured":
-        raise AssertionError(f"auto ran {result.method!r}, not the structured Jacobian this splits")
-    problem = _problem.callable_problem(f, xt)
-    entry = _compute._JACOBIAN_FUNCTIONS.get((problem.key, "structured"))   # noqa: SLF001 - the bench reads it
-    version = entry.xla if entry.uses_xla else entry.graph
-    kind = "XLA" if entry.uses_xla else "graph"
     whole_call = lambda: gradlib.per_element_gradients(f, xt)   # noqa: E731
-    calls_of = {f"compiled {kind} alone": lambda: _compiled._run(version, problem.xs, problem.cs)}
+    steady(whole_call, whole_call())   # until the compiled version is settled (graph or XLA), as benchmarks.mlp
+    result = whole_call()
+    if result.method != "structured" or not result.compiled_final:
+        raise AssertionError(f"auto ran {result.method!r} (settled: {result.compiled_final}), not the settled "
+                             "structured Jacobian this splits")
+    kind = result.compiled_as   # "graph" or "xla"
+    executed = _whole_and_in_place(whole_call, 1, lambda: None)[2]
+    calls_of = {f"compiled {kind} alone": lambda: execute.execute(*executed[0], **executed[1])}
     jax_call = None
     if jax_available():
         jac, xj = jax_jacobian(w1, w2, "fwd"), x
@@ -91,7 +99,7 @@ def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200,
     names = ["whole call", f"compiled {kind} in place", "Python around the graph", *calls_of]
     medians: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(rounds):
-        whole, in_place = _whole_and_in_place(whole_call, calls, jax_call if after_jax else lambda: None)
+        whole, in_place, _ = _whole_and_in_place(whole_call, calls, jax_call if after_jax else lambda: None)
         medians["whole call"].append(whole)
         medians[f"compiled {kind} in place"].append(in_place)
         medians["Python around the graph"].append(whole - in_place)
