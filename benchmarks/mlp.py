@@ -42,7 +42,7 @@ import gradlib
 from benchmarks import history
 
 __all__ = ["EXPRESSION", "JAX_BEST", "SHAPES", "SIZES", "Row", "contenders", "jax_best", "main", "measure",
-           "mlp_suite", "mlp_weights", "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "side_ratios", "table",
+           "mlp_suite", "mlp_weights", "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "side_ratios", "steady", "table",
            "tape_jacobian", "targets", "tf_mlp"]
 
 SIZES = (16, 64, 256, 1024)
@@ -157,7 +157,7 @@ def _timed(call: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
-def _steady(call: Callable[[], Any], out: Any) -> int:
+def steady(call: Callable[[], Any], out: Any) -> int:
     """Call a gradlib contender until it is in its steady state; return the calls made.
 
     A compiled result waits for gradlib to settle its tier (graph or XLA); an eager ``auto`` result may
@@ -180,7 +180,7 @@ def measure(row: Row, call: Callable[[], Any], jacobian_of: Callable[[Any], np.n
     gc.collect()
     row.first_s, out = _timed(call)
     row.max_error = float(np.abs(jacobian_of(out) - reference).max())
-    row.warmup_calls = _steady(call, out)
+    row.warmup_calls = steady(call, out)
     warm = []
     for _ in range(1 if row.first_s > SLOW_SECONDS else repeats):
         seconds, out = _timed(call)
@@ -349,7 +349,7 @@ def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[st
         error = float(np.abs(_jacobian_of(out) - reference).max())
         if error > 1e-4:
             raise AssertionError(f"{name} is off the reference by {error:.1e}")
-        _steady(call, out)
+        steady(call, out)
         log(f"side by side: {name} checked and warm")
     medians: dict[str, list[float]] = {name: [] for name in calls_of}
     for r in range(runs):
