@@ -3,6 +3,8 @@ module- or session-scoped fixture of the tests to one run under pytest-xdist."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
@@ -53,3 +55,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid in groups:
             item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+
+
+def pytest_collection_finish(session):
+    """Move what collection built (thousands of test items, TensorFlow's and Keras' modules) out of the garbage
+    collector's reach: without it every full collection of the oldest generation walks all of it again, in each
+    xdist worker, for objects that live until the session ends. Tests' own garbage is collected as before."""
+    gc.collect()
+    gc.freeze()

@@ -39,24 +39,30 @@ def reference():
     """The float64 model at the batch each dtype holds (X rounded to it), and its per-sample Jacobians and Hessians
     by plain nested tapes, one sample at a time, and per-example loss gradients by one tape per example."""
     model = _model("float64")
+
+    @tf.function(reduce_retracing=True)   # one trace for every sample: eager tape.jacobian would trace one per call
+    def one_sample(xb, target):
+        with tf.GradientTape(persistent=True) as outer:
+            outer.watch(xb)
+            with tf.GradientTape() as inner:
+                inner.watch(xb)
+                y = model(xb)[0]
+            j = inner.jacobian(y, xb, unconnected_gradients=ZERO)[:, 0]   # (out, d)
+            rows = [j[k] for k in range(3)]
+        hess = tf.stack([outer.jacobian(r, xb, unconnected_gradients=ZERO)[:, 0] for r in rows])
+        with tf.GradientTape() as tape:
+            loss = keras.losses.MeanSquaredError()(target, model(xb))   # what fit minimizes
+        return j, hess, tape.gradient(loss, model.trainable_variables)
+
     out = {}
     for dtype in DTYPES:
         x = tf.cast(tf.cast(X, dtype), tf.float64).numpy()
         jac, hess, grads = [], [], []
         for row, target in zip(x, TARGET):
-            xb = tf.constant(row[None])
-            with tf.GradientTape(persistent=True) as outer:
-                outer.watch(xb)
-                with tf.GradientTape() as inner:
-                    inner.watch(xb)
-                    y = model(xb)[0]
-                j = inner.jacobian(y, xb, unconnected_gradients=ZERO)[:, 0]   # (out, d)
-                rows = [j[k] for k in range(3)]
-            hess.append(np.stack([outer.jacobian(r, xb, unconnected_gradients=ZERO)[:, 0].numpy() for r in rows]))
+            j, h, g = one_sample(tf.constant(row[None]), tf.constant(target[None]))
             jac.append(j.numpy())
-            with tf.GradientTape() as tape:
-                loss = keras.losses.MeanSquaredError()(target[None], model(xb))   # what fit minimizes
-            grads.append([g.numpy() for g in tape.gradient(loss, model.trainable_variables)])
+            hess.append(h.numpy())
+            grads.append([w.numpy() for w in g])
         out[dtype] = x, np.array(jac), np.array(hess), grads
     return model.get_weights(), out
 
