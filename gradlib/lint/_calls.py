@@ -225,6 +225,8 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
         return _hidden(_model_call(it, func, args, node), args, kwargs)
     if kind == "foreign":
         return _hidden(_model_call(it, as_model(it, func, node), args, node), args, kwargs, True)
+    if kind == "object" and _keras_metric(func):                 # a stateful metric: its value is read from variables
+        return _diff(it, args, {}, node, f"{func.qual} (a Keras metric object)", "nondiff", "float")
     if kind == "object" and isinstance(func.node, ast.ClassDef) and func.attrs.get("__unseen_base__") \
             and _object_attribute(func, "__call__") is None:     # its __call__ is the library base class's
         return _hidden(_model_call(it, as_model(it, func, node), args, node), args, kwargs, True)
@@ -241,6 +243,13 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "omethod":
         return _optimizer_method(it, func.parents[0], func.qual, args, kwargs, node)
     return _unknown_call(it, args, kwargs, func if kind == "unknown" else None)
+
+
+def _keras_metric(obj: Val) -> bool:
+    """``tf.keras.metrics.Accuracy()`` and every other Keras metric class: calling one updates its variables and
+    returns ``result()``, read from them, so no gradient flows back to what it was given."""
+    prefix, _, last = obj.qual.rpartition(".")
+    return prefix == "tf.keras.metrics" and last[:1].isupper() and obj.node is None
 
 
 def _unknown_call(it, args: list[Val], kwargs: dict, callee: Val | None = None) -> Val:

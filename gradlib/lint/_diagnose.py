@@ -646,8 +646,7 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
         return ("GT010", op.line, op.col,
                 f"`{op.text or op.opname}` is not differentiable ({op.opname} has "
                 f"{_ZERO if sign else 'no gradient'}), and it is on the only path from {s} to "
-                f"{describe(target)}: {out.of('the gradient', sign)}. Use a smooth stand-in (tf.nn.softmax instead "
-                "of argmax, a sigmoid instead of a step) or keep the float value.", None)
+                f"{describe(target)}: {out.of('the gradient', sign)}. {_nondiff_fix(op.opname)}", None)
     if op.op == "stop" and out.mixed:   # tensorflow#33095: asked for next to sources that reach the target
         return ("GT010", op.line, op.col,
                 f"`{op.text or op.opname}` stops the gradient, and it is on the only path from {s} to "
@@ -666,6 +665,11 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 ("move", op.line, _tape_line(tape)[0], "start"))
     if when == "inside":
         return _late_watch(tape, source, op, out) if not live else None
+    if when == "paused":
+        return ("GT011", op.line, op.col,
+                f"`{op.text}` runs inside `with {name}.stop_recording():` (line {tape.paused_at(op.seq)}): the tape "
+                f"does not record it, so {out.of(f'the gradient with respect to {s}')}. Compute it outside the "
+                "stop_recording block, inside the tape's own block.", None)
     return _after(tape, source, op, sources, out)
 
 
@@ -804,3 +808,12 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
              f"{name} never watches {s}, and {why}: {out.of(f'the gradient with respect to {s}')}. Call "
              f"{name}.watch({s}) first thing in this block"
              + (", or make it a tf.Variable." if source.kind == "tensor" else "."), ("watch", line, col, s, name))]
+
+
+def _nondiff_fix(opname: str) -> str:
+    """What to do instead of a non-differentiable operation: a loss for a Keras metric, else a smooth stand-in."""
+    if opname.startswith("tf.keras.metrics."):
+        return ("A metric measures, it does not train: compute the loss with a tf.keras.losses function "
+                "(tf.keras.losses.binary_crossentropy, ...) and keep the metric for reporting.")
+    return ("Use a smooth stand-in (tf.nn.softmax instead of argmax, a sigmoid instead of a step) or keep the float "
+            "value.")

@@ -461,6 +461,7 @@ class Interpreter:
                 entered.append(("tape", cm.tape))
             elif cm.kind == "pause" and cm.tape in self.stack:
                 self.stack.remove(cm.tape)
+                cm.tape.pauses.append([self.tick(), None, node.lineno])
                 entered.append(("pause", cm.tape))
             if item.optional_vars is not None:
                 self.bind(item.optional_vars, cm if cm.kind == "tape" else Val("unknown"), env, node)
@@ -472,6 +473,7 @@ class Interpreter:
                     tape.intervals[-1][1] = next(self.clock)
                     self.stack.remove(tape)
                 else:
+                    tape.pauses[-1][1] = next(self.clock)
                     self.stack.append(tape)
 
     s_AsyncWith = s_With

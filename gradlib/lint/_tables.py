@@ -24,7 +24,9 @@ _NONDIFF = {"argmax", "argmin", "round", "floor", "ceil", "sign", "equal", "not_
 _SLICING = {"unstack", "split", "gather", "gather_nd", "slice", "strided_slice", "boolean_mask"}
 _TUPLES = {"nn.moments", "top_k", "linalg.eigh", "linalg.eig", "linalg.svd", "linalg.qr", "unique_with_counts",
            "meshgrid", "nn.sufficient_statistics", "nn.weighted_moments", "nn.fused_batch_norm", "custom_gradient"}
-_NUMPY_BRIDGES = {"numpy_function", "py_func", "make_ndarray"}
+_NUMPY_BRIDGES = {"numpy_function", "py_func", "make_ndarray", "get_static_value"}
+#: Keras calls that return a NumPy array: keras.ops.convert_to_numpy, keras.backend.get_value/eval/batch_get_value
+_KERAS_TO_NUMPY = {"convert_to_numpy", "get_value", "batch_get_value", "eval"}
 _INT_NAMES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string"}
 _FLOAT_NAMES = {"float16", "float32", "float64", "bfloat16", "double", "half", "float", "complex64", "complex128"}
 _SUBMODULES = ("math.", "nn.", "linalg.", "dtypes.", "experimental.numpy.", "raw_ops.")
@@ -89,6 +91,8 @@ def _keras_kind(name: str) -> str:
     last = name.rsplit(".", 1)[-1]
     if name.startswith(("optimizers.", "callbacks.", "metrics.", "initializers.", "regularizers.", "utils.")):
         return "opaque"
+    if name.startswith(("backend.", "ops.")) and last in _KERAS_TO_NUMPY:
+        return "numpy"
     if name.startswith(("losses.", "activations.", "backend.", "ops.")):
         return "nondiff" if last in _NONDIFF else "keras_fn"
     if name in ("Input", "layers.Input", "models.load_model", "saving.load_model"):

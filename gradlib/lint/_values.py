@@ -36,13 +36,22 @@ class Tape:
     blind: bool = False                                 # watched something unknown or escaped to unknown code
     depth: int = 0                                      # how many inlined calls deep it was made
 
+    pauses: list = field(default_factory=list)          # [enter seq, exit seq or None, line] per stop_recording
+
     def active_at(self, seq: int) -> bool:
-        return any(start <= seq and (end is None or seq < end) for start, end in self.intervals)
+        return any(start <= seq and (end is None or seq < end) for start, end in self.intervals) \
+            and self.paused_at(seq) is None
+
+    def paused_at(self, seq: int) -> int | None:
+        """The line of the ``with tape.stop_recording():`` an operation at ``seq`` ran in, else None."""
+        return next((line for start, end, line in self.pauses if start <= seq and (end is None or seq < end)), None)
 
     def when(self, seq: int) -> str:
-        """'before', 'inside' or 'after' the tape's recording, for an operation at ``seq``."""
+        """'before', 'inside', 'paused' or 'after' the tape's recording, for an operation at ``seq``."""
         if self.active_at(seq):
             return "inside"
+        if self.paused_at(seq) is not None:
+            return "paused"
         if not self.intervals or seq < self.intervals[0][0]:
             return "before"
         return "after"

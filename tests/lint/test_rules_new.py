@@ -424,3 +424,36 @@ def test_watching_a_keras_models_variables_is_gt019_and_tf_variables_or_an_unsee
     assert (finding.rule, finding.line) == ("GT019", 6) and "Keras 3" in finding.message
     assert "ValueError" in finding.message and "remove this line" in finding.message
     assert lint((CORPUS / "correct" / "watch_a_list_of_tf_variables.py").read_text()) == []
+
+
+def test_a_keras_call_that_returns_numpy_on_the_path_is_gt002_and_silent_when_it_only_logs():
+    """The numpy round trip of tensorflow#31919 under Keras' own spellings: keras.ops.convert_to_numpy and
+    keras.backend.get_value give NumPy arrays, so the gradient is None; the same call on a value that is only logged
+    stays silent."""
+    source = (CORPUS / "broken" / "keras_ops_convert_to_numpy_in_tape.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT002", 7, 9) and "convert_to_numpy" in cause.message
+    backend = source.replace("keras.ops.convert_to_numpy(", "keras.backend.get_value(")
+    assert [(f.rule, f.line) for f in lint(backend)] == [("GT002", 7), ("GT002", 9)]
+    assert lint((CORPUS / "correct" / "keras_ops_convert_to_numpy_for_logging.py").read_text()) == []
+
+
+def test_a_keras_metric_on_the_path_is_gt010_and_silent_beside_the_loss():
+    """A Keras metric object called as the loss gives None (its value is read from its variables); updated beside
+    a real loss, or a metric function that is a loss (mean_squared_error), it stays silent (metric functions such as
+    binary_accuracy are left unknown: silent)."""
+    source = (CORPUS / "broken" / "keras_metric_as_loss.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 8, 9) and "tf.keras.losses" in cause.message
+    smooth = source.replace("accuracy(y, model(x))", "tf.reduce_mean(tf.keras.metrics.mean_squared_error(y, model(x)))")
+    assert lint(smooth) == []
+    assert lint((CORPUS / "correct" / "keras_metric_beside_the_loss.py").read_text()) == []
+
+
+def test_the_target_computed_inside_stop_recording_is_gt011_and_a_side_value_there_is_silent():
+    """Operations inside ``with tape.stop_recording():`` are not recorded: a target made there has gradient None;
+    a side value made there (a norm for logging) while the target is made outside stays silent."""
+    source = (CORPUS / "broken" / "target_in_stop_recording.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT011", 7, 8) and "stop_recording" in cause.message
+    assert lint((CORPUS / "correct" / "stop_recording_for_a_side_value.py").read_text()) == []

@@ -1,0 +1,8 @@
+import tensorflow as tf
+
+x = tf.Variable([1.0, 2.0])
+with tf.GradientTape() as tape:
+    y = x * 2.0
+    with tape.stop_recording():
+        loss = tf.reduce_sum(y * y)  # <- GT011
+result = tape.gradient(loss, x)
