@@ -457,3 +457,18 @@ def test_the_target_computed_inside_stop_recording_is_gt011_and_a_side_value_the
     cause, note = lint(source)
     assert (cause.rule, cause.line, note.line) == ("GT011", 7, 8) and "stop_recording" in cause.message
     assert lint((CORPUS / "correct" / "stop_recording_for_a_side_value.py").read_text()) == []
+
+
+def test_gt002_in_a_tf_function_names_the_error_of_what_leaves_tensorflow_first():
+    """Python evaluates the operands first: on tensorflow#39892's line ``np.mean((y_true - y_pred.numpy()) ** 2)``
+    TensorFlow raises the inner .numpy()'s AttributeError (test_outcomes runs it), and the finding on np.mean named
+    np.mean's NotImplementedError; np.mean of a symbolic tensor alone still names NotImplementedError."""
+    from fix_programs import REPORTS
+
+    (report,) = [r for r in REPORTS if r[0] == "tf39892"]
+    code = report[-1]
+    findings = [f for f in lint(code) if f.rule == "GT002" and f.line == 10]
+    assert len(findings) == 2 and all("this line raises AttributeError when the function" in f.message
+                                      for f in findings)
+    alone = [f for f in lint(code.replace("y_pred.numpy()", "y_pred")) if f.rule == "GT002" and f.line == 10]
+    assert len(alone) == 1 and "this line raises NotImplementedError when the function" in alone[0].message
