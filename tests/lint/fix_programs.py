@@ -1578,6 +1578,18 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_sum(head(features))
 result = tape.gradient(loss, cnn.trainable_variables)
 '''),
+    Report('willogy3', 'https://insights.willogy.io/tensorflow-part-3-automatic-differentiation/', 4, 'GT006',
+           None, '''\
+import tensorflow as tf
+
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+    y1 = x ** 2
+    y2 = x ** 3
+dy1_dx = tape.gradient(y1, x)
+dy2_dx = tape.gradient(y2, x)
+result = [dy1_dx, dy2_dx]
+'''),
 ]
 
 #: the public reports collected for issue 37's item 4, after the rules GT020-GT022 were written
@@ -1632,13 +1644,15 @@ UNSEEN_37D_CAUGHT = UNSEEN_37D_PREFIT + ('tf33095', 'keras5521', 'keras12606', '
 #: None", "No gradients provided", argmax/round/cast in a loss, assign, custom_gradient, .numpy() in a tf.function,
 #: non-persistent tape, watch) after the rules were generalized by kind (75271fa) and before any rule was changed for
 #: them; labelled with the line and rule before the linter was run on any of them; none of them was in this file before.
-#: 14, not 15: tensorflow#15695 (a sliced assign on a kernel) was dropped because under TensorFlow 2 it gives a real
-#: gradient (its TF1 LookupError does not reproduce).
-UNSEEN_37E = ('keras11157', 'tf2177', 'stylegan2_14', 'tf31945', 'tf40652', 'keras16128', 'so51257037', 'tf39582', 'tf31439', 'tf115258', 'tf20524', 'tf39892', 'tf14931', 'tf17735')
-#: those of UNSEEN_37E the linter caught on their line at 75271fa, with the rules as they were when collected: the
-#: pre-fit recall (11 of 14, 79%); 0 findings on the 14 correct twins (lint_corpus/unseen/correct/r37e_*.py)
+#: tensorflow#15695 (a sliced assign on a kernel) was dropped because under TensorFlow 2 it gives a real gradient (its
+#: TF1 LookupError does not reproduce); the 15th, willogy3, was taken afterwards, blind: the first hit of a search
+#: ("tape.gradient returns None tensorflow 2 stackoverflow" on Q&A pages) not used before and failing under TF2.
+UNSEEN_37E = ('keras11157', 'tf2177', 'stylegan2_14', 'tf31945', 'tf40652', 'keras16128', 'so51257037', 'tf39582', 'tf31439', 'tf115258', 'tf20524', 'tf39892', 'tf14931', 'tf17735', 'willogy3')
+#: those of UNSEEN_37E the linter caught on their line at 75271fa, with the rules as they were when collected (willogy3:
+#: at 7abb73b, rules unchanged for it): the pre-fit recall (12 of 15, 80%); 0 findings on the 15 correct twins
+#: (lint_corpus/unseen/correct/r37e_*.py)
 UNSEEN_37E_PREFIT = ('keras11157', 'tf2177', 'stylegan2_14', 'tf40652', 'tf39582', 'tf31439', 'tf115258', 'tf20524',
-                     'tf39892', 'tf14931', 'tf17735')
+                     'tf39892', 'tf14931', 'tf17735', 'willogy3')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
@@ -1670,6 +1684,7 @@ REPORT_FIXES = {
                             "(*weights(G), *weights(D))",
     "tf115258:4:GT007": "[np.where(x.numpy() > 0, 2 * x.numpy(), -1.0)]",
     "tf40652:5:GT007": "(lambda k, b: [2 * (r.numpy() @ k + b) @ k.T])(*weights(model))",
+    "willogy3:4:GT006": "[2 * x.numpy(), 3 * x.numpy() ** 2]",
 }
 
 

@@ -128,15 +128,15 @@ def test_the_recall_on_the_fourth_unseen_set_after_fitting():
     assert len(UNSEEN_37D_CAUGHT) == 11 and set(UNSEEN_37D_PREFIT) < set(UNSEEN_37D_CAUGHT)
 
 def test_the_fifth_unseen_set_is_kept_apart_and_its_pre_fit_record_is_honest():
-    """UNSEEN_37E: 14 reports collected after the rules were generalized by kind (75271fa) and before any rule was
-    changed for them or the linter was run on any of them; with those rules it caught 11 on their line
-    (UNSEEN_37E_PREFIT, 79%: the honest recall, docs/lint.md). Each of those must still be caught, and each report has
+    """UNSEEN_37E: 15 reports collected after the rules were generalized by kind (75271fa) and before any rule was
+    changed for them or the linter was run on any of them (the 15th, willogy3, at 7abb73b); with those rules it caught
+    12 on their line (UNSEEN_37E_PREFIT, 80%: the honest recall, docs/lint.md). Each of those must still be caught, and each report has
     a correct twin in the corpus (its test: no finding, a real gradient)."""
     earlier = set(UNSEEN_37) | set(UNSEEN_37B) | set(UNSEEN_37C) | set(UNSEEN_37D)
-    assert len(UNSEEN_37E) == 14 and not set(UNSEEN_37E) & earlier
+    assert len(UNSEEN_37E) == 15 and not set(UNSEEN_37E) & earlier
     urls = {r.url for r in REPORTS if r.name in UNSEEN_37E}
-    assert len(urls) == 14 and not urls & {r.url for r in REPORTS if r.name not in UNSEEN_37E}
-    assert len(UNSEEN_37E_PREFIT) == 11 and set(UNSEEN_37E_PREFIT) <= set(_caught(UNSEEN_37E))
+    assert len(urls) == 15 and not urls & {r.url for r in REPORTS if r.name not in UNSEEN_37E}
+    assert len(UNSEEN_37E_PREFIT) == 12 and set(UNSEEN_37E_PREFIT) <= set(_caught(UNSEEN_37E))
     assert all((CORPUS / "unseen" / "correct" / f"r37e_{name}.py").is_file() for name in UNSEEN_37E)
 
 
