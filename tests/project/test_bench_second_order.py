@@ -29,5 +29,5 @@ def test_the_guide_and_gradlib_children_agree_on_a_tiny_shape(tmp_path, monkeypa
 
 def test_the_peak_s_rise_is_the_high_water_mark_above_the_reset_and_never_below_zero(monkeypatch):
     monkeypatch.setattr(second_order, "_peak_mb", lambda: 100.5)
-    assert second_order._rise_mb(100.0) == 0.5           # the mark rose half a MB above the memory at the reset
+    assert second_order._rise_mb(100.0) == 0.5   # the mark rose half a MB above the memory at the reset
     assert second_order._rise_mb(100.66) == 0.0   # freed below the reset's reading (CI saw -0.16 MB): 0
