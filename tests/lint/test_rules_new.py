@@ -472,3 +472,29 @@ def test_gt002_in_a_tf_function_names_the_error_of_what_leaves_tensorflow_first(
                                       for f in findings)
     alone = [f for f in lint(code.replace("y_pred.numpy()", "y_pred")) if f.rule == "GT002" and f.line == 10]
     assert len(alone) == 1 and "this line raises NotImplementedError when the function" in alone[0].message
+
+
+def test_gt002_names_the_innermost_error_of_a_chain_on_one_line_a_variable_s_included():
+    """``scale.numpy()`` on a tf.Variable is evaluated before the math.exp and the np.mean around it, and a traced
+    variable's .numpy() raises NotImplementedError (TensorFlow 2.21, run by hand: "numpy() is only available when
+    eager execution is enabled"); math.exp alone would raise TypeError. Every finding on the line names the
+    innermost error: not the nearer math.exp's, and not the outer op's own, as if the variable were not there."""
+    code = "\n".join([
+        "import math", "", "import numpy as np", "import tensorflow as tf", "",
+        "inp = tf.keras.Input((4,))",
+        "model = tf.keras.Model(inp, tf.keras.layers.Dense(2)(inp))",
+        "opt = tf.keras.optimizers.SGD(0.1)",
+        "scale = tf.Variable(2.0)", "", "",
+        "def scaled_loss(y_true, y_pred):",
+        "    return tf.constant(np.mean(y_true * math.exp(tf.reduce_sum(y_pred * scale.numpy()))))", "", "",
+        "@tf.function",
+        "def train_step(x, y):",
+        "    with tf.GradientTape() as tape:",
+        "        loss = scaled_loss(y, model(x))",
+        "    grads = tape.gradient(loss, model.trainable_variables)",
+        "    opt.apply_gradients(zip(grads, model.trainable_variables))",
+        "    return grads", "", "",
+        "result = train_step(tf.random.normal((3, 4)), tf.ones((3, 2)))", ""])
+    findings = [f for f in lint(code) if f.rule == "GT002" and f.line == 13]
+    assert sorted(f.message.split("`")[1].split("(")[0] for f in findings) == ["math.exp", "np.mean", "scale.numpy"]
+    assert all("this line raises NotImplementedError when the function" in f.message for f in findings)

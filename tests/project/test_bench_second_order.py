@@ -25,3 +25,9 @@ def test_the_guide_and_gradlib_children_agree_on_a_tiny_shape(tmp_path, monkeypa
         r["max_rel_diff"] = 0.0
     table = second_order.markdown("tiny", rows + [{"contender": "broken", "error": "boom"}])
     assert "| gradlib auto | forward_laplacian |" in table and "| broken | failed: boom |" in table
+
+
+def test_the_peak_s_rise_is_the_high_water_mark_above_the_reset_and_never_below_zero(monkeypatch):
+    monkeypatch.setattr(second_order, "_peak_mb", lambda: 100.5)
+    assert second_order._rise_mb(100.0) == 0.5   # the mark rose half a MB above the memory at the reset
+    assert second_order._rise_mb(100.66) == 0.0   # freed below the reset's reading (CI saw -0.16 MB): 0

@@ -132,6 +132,19 @@ def test_the_forward_laplacian_refusal_names_the_layer_without_a_rule(layers, re
     assert gradlib.laplacian(model, X).method != "forward_laplacian"   # the advice, followed, is accepted
 
 
+def test_only_the_layer_rules_refusal_says_why_the_rules_do_not_fit():
+    """A refusal for another reason (here: hutchinson on a fn that takes one fixed input, as ``hessians`` passes it
+    on) is not followed by ``(fn is not a Keras model)``: that reason belongs to the forward rules alone. No public
+    call reaches this refusal today (``hessians`` refuses hutchinson first), so the runner is asked directly."""
+    from gradlib._second._runner import Request, run
+
+    req = Request("laplacian", cube, tf.constant(X), "laplacian", "hutchinson", None, tileable=False, probes=8)
+    with pytest.raises(ExpressionError) as info:
+        run(req, gradlib.LIMITS)
+    assert str(info.value) == ("laplacian cannot use method='hutchinson': hutchinson runs fn on copies of the batch, "
+                               "and this fn takes one fixed input. Use method='auto'")
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: gradlib.hessians(lambda x: x ** 3, tf.constant([1.0]), method="forward_laplacian"),
      "hessians got method='forward_laplacian'; choose one of auto, nested_tapes, loop, forward_over_reverse"),
