@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from . import _built, _keras_call
 from ._calls import flat
-from ._traced import trace_error
+from ._traced import raised_first, trace_error
 from ._values import Tape, Val, describe, owners
 
 __all__ = ["CANNOT", "diagnose"]
@@ -634,7 +634,7 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
         return ("GT002", op.line, op.col,
                 f"`{op.text or op.opname}` takes the value out of TensorFlow inside a tf.function, where "
                 f"{_symbolic(op.parents[0]) if op.parents else 'its input has no value yet'}: "
-                f"{_TRACED.format(trace_error(op))}, and {name}.gradient is never reached. Use the "
+                f"{_TRACED.format(raised_first(op, trace_error(op)))}, and {name}.gradient is never reached. Use the "
                 "TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
     if op.op == "numpy":
         return ("GT002", op.line, op.col,

@@ -26,8 +26,8 @@ import ast
 
 from ._values import Val, describe
 
-__all__ = ["applied", "created", "has_slots", "layer_in_call", "left_tensorflow", "numpy_in_call", "trace_error", "traced_frame",
-           "unconditional"]
+__all__ = ["applied", "created", "has_slots", "layer_in_call", "left_tensorflow", "numpy_in_call", "raised_first",
+           "trace_error", "traced_frame", "unconditional"]
 
 _SLOTLESS = ("SGD", "GradientDescentOptimizer")
 _SINGLETON = "(\"tf.function only supports singleton tf.Variables created on the first call\")"
@@ -57,21 +57,27 @@ def trace_error(op: Val) -> str | None:
     return "NotImplementedError" if op.opname.startswith("np.") else None
 
 
-def _raised_first(op: Val, error: str) -> str:
-    """What the line really raises: Python evaluates an op's operands before the op, so an operand on the same line
-    that left TensorFlow too raised first (``np.mean((t - y.numpy()) ** 2)``: ``y.numpy()``'s AttributeError, not
-    ``np.mean``'s NotImplementedError); the deepest such operand's error, else ``error``."""
-    best, stack, seen = (0, error), [(p, 1) for p in op.parents], set()
-    while stack:
-        value, depth = stack.pop()
-        if value.line != op.line or (value.id, depth) in seen:
-            continue
-        seen.add((value.id, depth))
-        inner = trace_error(value) if value.parents and value.parents[0].kind in ("tensor", "var") else None
-        if inner is not None and depth > best[0]:
-            best = (depth, inner)
-        stack.extend((p, depth + 1) for p in value.parents)
-    return best[1]
+def raised_first(op: Val, error: str) -> str:
+    """What the line really raises: Python evaluates an op's operands before the op, left to right, so an operand on
+    the same line that left TensorFlow too raised first (``np.mean((t - y.numpy()) ** 2)``: ``y.numpy()``'s
+    AttributeError, not ``np.mean``'s NotImplementedError); the first such operand in that order, else ``error``."""
+    seen: set[int] = set()
+
+    def first(value: Val) -> str | None:   # post-order: a value's operands, left to right, then the value
+        if value.line != op.line or value.id in seen:
+            return None
+        seen.add(value.id)
+        for parent in value.parents:
+            inner = first(parent)
+            if inner is not None:
+                return inner
+        return trace_error(value) if value.parents and value.parents[0].kind in ("tensor", "var") else None
+
+    for parent in op.parents:
+        inner = first(parent)
+        if inner is not None:
+            return inner
+    return error
 
 
 def left_tensorflow(it, op: Val) -> None:
@@ -84,7 +90,7 @@ def left_tensorflow(it, op: Val) -> None:
     if frame is None or not _records(it, frame) or not op.parents or any(
             p.kind not in ("tensor", "var") or not p.known or p.attrs.get("promoted") for p in op.parents):
         return
-    error = _raised_first(op, error)
+    error = raised_first(op, error)
     first = op.parents[0]
     what = (f"the variable {describe(first)} has no value to give while the function is traced"
             if first.kind == "var" else f"{describe(first)} is a symbolic tensor with no value yet")

@@ -498,3 +498,23 @@ def test_gt002_names_the_innermost_error_of_a_chain_on_one_line_a_variable_s_inc
     findings = [f for f in lint(code) if f.rule == "GT002" and f.line == 13]
     assert sorted(f.message.split("`")[1].split("(")[0] for f in findings) == ["math.exp", "np.mean", "scale.numpy"]
     assert all("this line raises NotImplementedError when the function" in f.message for f in findings)
+    (note,) = [f.message for f in lint(code) if f.line == 20]   # the gradient's own note names the same error
+    assert note.startswith("tape.gradient(...) here is never reached: line 13 raises NotImplementedError first")
+
+
+def test_gt002_names_the_error_of_the_operand_python_evaluates_first_not_the_deepest():
+    """Operands run left to right: in ``np.add(y_pred.numpy(), np.exp(np.log(scale.numpy())))`` the first argument's
+    .numpy() of a symbolic tensor raises AttributeError (TensorFlow 2.21, run by hand: "'SymbolicTensor' object has
+    no attribute 'numpy'") before the deeper variable's .numpy() (NotImplementedError) is reached."""
+    from gradlib.lint._traced import raised_first
+    from gradlib.lint._values import Val
+
+    tensor, var = Val("tensor", line=1, text="y_pred"), Val("var", line=1, text="scale")
+    first = Val("numpy", line=1, opname=".numpy()", parents=(tensor,))
+    deep = Val("numpy", line=1, opname=".numpy()", parents=(var,))
+    chain = Val("numpy", line=1, opname="np.exp", parents=(Val("numpy", line=1, opname="np.log", parents=(deep,)),))
+    assert raised_first(Val("numpy", line=1, opname="np.add", parents=(first, chain)), "TypeError") == "AttributeError"
+    assert raised_first(Val("numpy", line=1, opname="np.add", parents=(chain, first)), "TypeError") == \
+        "NotImplementedError"
+    elsewhere = Val("numpy", line=2, opname="np.add", parents=(first,))   # an operand made on another line
+    assert raised_first(elsewhere, "TypeError") == "TypeError"
