@@ -4,7 +4,8 @@
 what a TensorFlow user would write (``tape.batch_jacobian``, eagerly and inside a ``tf.function``; a per-sample
 ``tape.jacobian`` loop). Warm calls are timed ``REPEATS`` times after an untimed first call, and their median
 shown; a gradlib call that still traced or built what it ran (``PerSampleResult.traced``: the tiled method's first
-fast pass, an XLA trial) is not a warm call and is left out, up to ``REPEATS`` of them. A timing that fails leaves its gradients shown and says which timing is missing (``ModelReport.missing``).
+fast pass, an XLA trial) is not a warm call and is left out, up to ``MAX_BUILDS`` of them. A timing that fails leaves
+its gradients shown and says which timing is missing (``ModelReport.missing``).
 ``pitfalls`` shows the two wrong answers on one sample beside the right one. Results are plain data.
 
 This module and ``digits`` are the app's only TensorFlow code: the eager ``tape.batch_jacobian`` baseline is
