@@ -244,8 +244,8 @@ _NOT_FINITE = ("the samples' independence could only be checked where the probe'
 def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]):
     """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final, built))``, with
     ``(u, g)`` the check's projection (see ``_check_independent``; None where ``tiled`` ran its own check) and
-    ``precision`` the least precise float dtype fn computes in (a float64 batch through a float32 model is checked at float32's
-    tolerance, not refused as mixing at float64's)."""
+    ``precision`` the least precise float dtype fn computes in (a float64 batch through a float32 model is checked
+    at float32's tolerance, not refused as mixing at float64's)."""
     if method == "loop":
         y, jac = _loop(fn, x)
         return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True, False)
