@@ -102,8 +102,8 @@ TILED_SLOWER = ("gradlib's tiled method runs the model once over the batch repea
 #: which ran on its first call for this batch shape and weights (``gradlib._perelement._persample``)
 TILED_FASTER = ("gradlib's tiled method runs the model once over the batch repeated per output element and one "
                 "backward pass, where batch_jacobian without pfor runs one backward pass per output element, one "
-                "after another in a while_loop; its check that samples do not mix ran on its first call for this "
-                "batch shape and weights, not in these warm calls")
+                "after another in a while_loop; gradlib's check that samples do not mix ran on gradlib's first call "
+                "for this batch shape and weights, not in these warm calls")
 #: why an eager contender beats gradlib's warm call, when it does (a model of a few units on a batch of one or two)
 EAGER_FASTER = ("gradlib's call has costs that do not shrink with the model (running a graph, its check's extra "
                 "backward pass, copying four arrays out), and a model this small does not repay them")
