@@ -1954,6 +1954,9 @@ REPORT_FIXES = {
     "tf115258:4:GT007": "[np.where(x.numpy() > 0, 2 * x.numpy(), -1.0)]",
     "tf40652:5:GT007": "(lambda k, b: [2 * (r.numpy() @ k + b) @ k.T])(*weights(model))",
     "willogy3:4:GT006": "[2 * x.numpy(), 3 * x.numpy() ** 2]",
+    # the sixth set: the batch Hessian of a tanh MLP, sum over hidden units h of k2[h, k] tanh''(.) k1[i, h] k1[j, h]
+    "tf45234:8:GT008": "(lambda k1, b1, k2, b2: (lambda t: [np.einsum('hk,bh,ih,jh->bkij', k2, -2 * t * (1 - t ** 2), "
+                       "k1, k1)])(np.tanh(x.numpy() @ k1 + b1)))(*weights(model))",
 }
 
 
