@@ -827,6 +827,10 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
 
 def _nondiff_fix(opname: str) -> str:
     """What to do instead of a non-differentiable operation: a loss for a Keras metric, else a smooth stand-in."""
+    if opname.startswith("tf.data."):
+        return ("A tf.data function runs in the dataset's own graph, which no tape records: compute the value with "
+                "tensor ops on the data itself (tf.reduce_sum, tf.foldl over a tensor) inside the block, and keep "
+                "tf.data for feeding batches.")
     if opname.startswith("tf.keras.metrics."):
         return ("A metric measures, it does not train: compute the loss with a tf.keras.losses function "
                 "(tf.keras.losses.binary_crossentropy, ...) and keep the metric for reporting.")
