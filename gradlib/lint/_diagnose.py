@@ -141,6 +141,16 @@ def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method
     if len(seen) > _MAX_NODES:
         return
     cls, src = getattr(model.node, "name", "the model"), ast.unparse(node.args[1])[:40]
+    stored = [(attr, _keras_call.stored_output(model, attr)) for attr, _, _ in dead]
+    if all(where is not None for _, where in stored):
+        for attr, (line, col, text) in stored:
+            it.report("GT012", line, col,
+                      f"`{text}` in `{cls}.call` stores the output of self.{attr} in a variable: assign is not "
+                      f"differentiable, and what `{cls}.call` returns reads that output only through the variable, so "
+                      f"the gradient {tape.name}.{method} gives for self.{attr}'s variables (in {src}) is None (zeros "
+                      "with unconnected_gradients=ZERO). Use the computed tensor in what `call` returns, and keep the "
+                      "variable for state that is not trained through.", None)
+        return
     names = ", ".join(f"self.{attr} (called on line {line})" for attr, _, line in dead)
     it.report("GT017", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}`: {src} holds the variables of {names}, but what `{cls}.call` returns is "

@@ -532,3 +532,13 @@ def test_a_dataset_reduce_on_the_path_is_gt010_and_a_reduce_of_the_data_alone_is
     unseen = source.replace("lambda total, s: total + (s * w - 1.0) ** 2", "reducer")
     assert lint("from helpers import reducer\n" + unseen) == []
 
+
+def test_a_held_layers_output_that_reaches_call_only_through_an_assign_is_gt012_on_the_assign():
+    """A layer's ``call`` that stores a held layer's output in a variable with ``assign`` and returns a value read from
+    that variable (keras-team/keras#16128): the held layer's variables get None; GT012 on the assign. The same
+    value used in what ``call`` returns and also stored stays silent."""
+    source = (CORPUS / "broken" / "layer_output_only_through_an_assign.py").read_text()
+    (cause,) = lint(source)
+    assert (cause.rule, cause.line) == ("GT012", 11) and "self.gate" in cause.message and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "layer_output_used_and_stored.py").read_text()) == []
+
