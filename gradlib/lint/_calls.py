@@ -77,6 +77,8 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "dataset":
         if attr == "as_numpy_iterator":
             return Val("numpy")
+        if attr == "reduce":                                # Dataset.reduce(initial, fn): one value, no gradient
+            return Val("dataset", qual=attr, parents=(base,))
         return Val("dataset", qual=attr)                   # .batch(32), .shuffle(...), .map(f): still a dataset
     if base.kind == "seq" and attr in _SEQ_METHODS:
         return Val("bound", qual=attr, parents=(base,))
@@ -239,10 +241,21 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if kind == "bound":
         return _method(it, func.parents[0], func.qual, args, node)
     if kind == "dataset":
-        return func
+        return _dataset_reduce(it, func, args, node) if func.qual == "reduce" and func.parents else func
     if kind == "omethod":
         return _optimizer_method(it, func.parents[0], func.qual, args, kwargs, node)
     return _unknown_call(it, args, kwargs, func if kind == "unknown" else None)
+
+
+def _dataset_reduce(it, func: Val, args: list[Val], node: ast.Call) -> Val:
+    """``ds.reduce(initial, fn)``: ``fn`` runs inside the dataset's own graph, which no tape records, so the value it
+    gives has no gradient with respect to ``initial`` or to what ``fn`` reads (tensorflow#36306). ``fn`` is followed
+    on ``initial`` and one element to learn what it reads; an ``fn`` the linter cannot follow leaves it unknown."""
+    if len(args) < 2 or not _is_code(args[1]):
+        _unknown_call(it, args, {})
+        return Val("unknown", opaque=True)
+    reduced = call(it, args[1], [args[0], it.element(func.parents[0], node)], {}, node)
+    return _diff(it, [reduced, args[0]], {}, node, "tf.data.Dataset.reduce", "nondiff", "float")
 
 
 def _keras_metric(obj: Val) -> bool:

@@ -41,14 +41,16 @@ class _Outcome:
     raises: str = ""
     zeros: bool | None = False
     mixed: bool = False     # another source of the same call reaches the target (a stop_gradient is then a mistake)
+    always_zeros: bool = False   # batch_jacobian: a target its tape did not record gives zeros, not None
 
     def of(self, what: str, zero_gradient: bool = False) -> str:
         """``what`` ("the gradient with respect to x") is None, or zeros, or the call raises: one clause.
         ``zero_gradient``: the operation that cuts the path has a zero gradient (tf.sign), not none."""
         if self.raises:
             return f"{self.call} raises {self.raises}"
-        if zero_gradient or self.zeros:
+        if zero_gradient or self.zeros or self.always_zeros:
             why = "tf.sign's gradient is zero everywhere" if zero_gradient else \
+                "batch_jacobian fills what its tape did not record with zeros" if self.always_zeros else \
                 "the call asks for unconnected_gradients=ZERO"
             return f"{what} is zeros ({why})"
         if self.zeros is None:
@@ -66,7 +68,7 @@ def _outcome(tape: Tape, method: str, targets: list[Val], node: ast.Call) -> _Ou
     if numpy is not None:
         return _Outcome(call, f"AttributeError, since its target {describe(numpy)} is a NumPy value, not a tensor "
                               "(a value wrapped back into a tensor, tf.constant(...), would give None instead)")
-    return _Outcome(call, zeros=_asks_for_zeros(node, method))
+    return _Outcome(call, zeros=_asks_for_zeros(node, method), always_zeros=method == "batch_jacobian")
 
 
 def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
@@ -139,6 +141,16 @@ def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method
     if len(seen) > _MAX_NODES:
         return
     cls, src = getattr(model.node, "name", "the model"), ast.unparse(node.args[1])[:40]
+    stored = [(attr, _keras_call.stored_output(model, attr)) for attr, _, _ in dead]
+    if all(where is not None for _, where in stored):
+        for attr, (line, col, text) in stored:
+            it.report("GT012", line, col,
+                      f"`{text}` in `{cls}.call` stores the output of self.{attr} in a variable: assign is not "
+                      f"differentiable, and what `{cls}.call` returns reads that output only through the variable, so "
+                      f"the gradient {tape.name}.{method} gives for self.{attr}'s variables (in {src}) is None (zeros "
+                      "with unconnected_gradients=ZERO). Use the computed tensor in what `call` returns, and keep the "
+                      "variable for state that is not trained through.", None)
+        return
     names = ", ".join(f"self.{attr} (called on line {line})" for attr, _, line in dead)
     it.report("GT017", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}`: {src} holds the variables of {names}, but what `{cls}.call` returns is "
@@ -708,10 +720,23 @@ def _after(tape: Tape, source: Val, op: Val, sources: str, out: _Outcome) -> tup
                 f"this first derivative, so {out.of(f'the second derivative with respect to {s}')}. Indent this line "
                 "into "
                 f"the `with` block of {name}.", ("indent", op.line))
+    if op.opname.endswith(".losses"):
+        return ("GT011", op.line, op.col, _losses_after_message(op, name, end, s, out), None)
     return ("GT011", op.line, op.col,
             f"`{op.text}` runs after the `with` block of {name} (line {end}) ended: the operation is not recorded, "
             f"so {out.of(f'the gradient with respect to {s}')}. Move it into the block.",
             ("move", op.line, end, "end"))
+
+
+def _losses_after_message(op: Val, name: str, end: int, s: str, out: _Outcome) -> str:
+    """GT011 for ``model.losses`` read after the block: no correction, since moving the read into the block helps
+    only when the layers add losses (regularizers, add_loss); with none the list is empty."""
+    return (f"`{op.text}` is read after the `with` block of {name} (line {end}) ended. It holds only the losses the "
+            "layers add (weight regularizers, add_loss), computed when read, so they are not recorded; with none it "
+            f"holds no tensor at all. Either way {out.of(f'the gradient with respect to {s}')}. Compute the training "
+            "loss "
+            f"from the model's output inside the block (a tf.keras.losses function), and add tf.add_n({op.text}) "
+            "there when the layers add losses.")
 
 
 def _inner_watch(it, tape: Tape, source: Val) -> tuple | None:
@@ -812,6 +837,10 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
 
 def _nondiff_fix(opname: str) -> str:
     """What to do instead of a non-differentiable operation: a loss for a Keras metric, else a smooth stand-in."""
+    if opname.startswith("tf.data."):
+        return ("A tf.data function runs in the dataset's own graph, which no tape records: compute the value with "
+                "tensor ops on the data itself (tf.reduce_sum, tf.foldl over a tensor) inside the block, and keep "
+                "tf.data for feeding batches.")
     if opname.startswith("tf.keras.metrics."):
         return ("A metric measures, it does not train: compute the loss with a tf.keras.losses function "
                 "(tf.keras.losses.binary_crossentropy, ...) and keep the metric for reporting.")

@@ -229,23 +229,49 @@ def dead_layers(model: Val) -> list[tuple[str, Val, int]]:
     me = params[0]
     held = {k: v for k, v in model.attrs.items() if isinstance(v, Val) and not k.startswith("__") and v.kind == "model"}
     body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    stored = {_assign_call(s, me)[0] for s in body[:-1] if _assign_call(s, me) is not None} - set(held)
+    body = [s for s in body if _assign_call(s, me) is None or s is body[-1]]
     if not held or not body or not isinstance(body[-1], ast.Return) or body[-1].value is None \
             or not all(isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets) for s in body[:-1]):
         return []
     calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
              and isinstance(n.func.value, ast.Name) and n.func.value.id == me]
+    reads = [n for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+             and n.value.id == me and n.attr in stored]
     uses = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == me)
-    if uses != len(calls) or any(c.func.attr not in held for c in calls):
-        return []                           # self used otherwise: an attribute read, a method, self passed on
+    if uses != len(calls) + len(reads) or any(c.func.attr not in held for c in calls):
+        return []       # self used otherwise: an attribute read (other than a variable call assigns), self passed on
     live, reach = _names(body[-1].value), _self_attrs(body[-1].value, me)
     for stmt in reversed(body[:-1]):
         names = {t.id for t in stmt.targets}
         if names & live:
             live = (live - names) | _names(stmt.value)
             reach |= _self_attrs(stmt.value, me)
-    used = {value.id for attr in reach for value in held_models(held[attr], _MAX_WALK)}
+    used = {value.id for attr in reach & set(held) for value in held_models(held[attr], _MAX_WALK)}
     return [(c.func.attr, held[c.func.attr], c.lineno) for c in calls
             if c.func.attr not in reach and held[c.func.attr].id not in used]
+
+
+def stored_output(model: Val, attr: str) -> tuple[int, int, str] | None:
+    """(line, col, text) of the ``self.<v>.assign(...)`` statement of ``call`` whose value is computed from the
+    output of the held layer ``self.<attr>`` (directly, or through plain names assigned from it), if any: the
+    layer's output then reaches what ``call`` returns only through a variable (keras-team/keras#16128)."""
+    fn = _call_method(model)
+    if fn is None or not fn.args.args:
+        return None
+    me, fed = fn.args.args[0].arg, set()
+    for stmt in fn.body:
+        hit = _assign_call(stmt, me)
+        if hit is not None and (_calls_layer(hit[1].args[0], me, attr) or _names(hit[1].args[0]) & fed):
+            return stmt.lineno, stmt.col_offset, ast.unparse(hit[1])[:60]
+        if isinstance(stmt, ast.Assign) and (_calls_layer(stmt.value, me, attr) or _names(stmt.value) & fed):
+            fed |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    return None
+
+
+def _calls_layer(expr: ast.AST, me: str, attr: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == attr
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == me for n in ast.walk(expr))
 
 
 def _class_name(model: Val) -> str:

@@ -22,7 +22,7 @@ from gradlib.lint import RULES, RULES_BY_CODE, lint
 __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "UNSEEN_37B", "UNSEEN_37B_CAUGHT",
            "UNSEEN_37B_CAUGHT_NOW", "UNSEEN_37B_PREFIT", "UNSEEN_37C",
            "UNSEEN_37C_CAUGHT", "UNSEEN_37C_PREFIT", "UNSEEN_37D", "UNSEEN_37D_CAUGHT",
-           "UNSEEN_37D_PREFIT",
+           "UNSEEN_37D_PREFIT", "UNSEEN_37E", "UNSEEN_37E_PREFIT", "UNSEEN_37F", "UNSEEN_37F_PREFIT",
            "all_programs",
            "corpus_corrections",
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
@@ -1590,6 +1590,266 @@ dy1_dx = tape.gradient(y1, x)
 dy2_dx = tape.gradient(y2, x)
 result = [dy1_dx, dy2_dx]
 '''),
+    # Issue 37, item 4, a sixth time (UNSEEN_37F below): 15 more public reports, collected on 2026-12-05 and rebuilt
+    # small, labelled (line and rule) before the linter was run on any of them and before any rule was changed for
+    # them; the correct twin of each is tests/lint/lint_corpus/unseen/correct/r37f_<name>.py.
+    Report('tf61199', 'https://github.com/tensorflow/tensorflow/issues/61199', 9, 'GT023',
+           "a model copy given the meta model's weights by set_weights inside the outer tape and then stepped by apply_gradients: not followed", '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(4, activation="tanh"), tf.keras.layers.Dense(1)])
+model_copy = tf.keras.models.clone_model(model)
+x = tf.random.uniform((8, 1))
+y = tf.sin(x)
+train_optimizer = tf.keras.optimizers.SGD(0.01)
+with tf.GradientTape() as test_tape:
+    model_copy.set_weights(model.get_weights())
+    with tf.GradientTape() as train_tape:
+        train_loss = tf.reduce_mean((model_copy(x) - y) ** 2)
+    grads = train_tape.gradient(train_loss, model_copy.trainable_variables)
+    train_optimizer.apply_gradients(zip(grads, model_copy.trainable_variables))
+    test_loss = tf.reduce_mean((model_copy(x) - y) ** 2)
+result = test_tape.gradient(test_loss, model.trainable_variables)
+'''),
+    Report('tf42244', 'https://github.com/tensorflow/tensorflow/issues/42244', 7, 'GT012',
+           "a tf.Variable made inside a layer's call, assigned the input by a sliced assign and returned: that assign is not followed", '''\
+import tensorflow as tf
+
+
+class ImagePaste(tf.keras.layers.Layer):
+    def call(self, positions):
+        canvas = tf.Variable(tf.zeros((4, 6)))
+        canvas[:, :2].assign(positions)
+        return tf.convert_to_tensor(canvas)
+
+
+generator = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+discriminator = tf.keras.Sequential([tf.keras.Input((6,)), tf.keras.layers.Dense(1)])
+paste = ImagePaste()
+noise = tf.random.normal((4, 3))
+with tf.GradientTape() as tape:
+    score = discriminator(paste(generator(noise)))
+    loss = -tf.reduce_mean(score)
+result = tape.gradient(loss, generator.trainable_variables)
+'''),
+    Report('tf28836', 'https://github.com/tensorflow/tensorflow/issues/28836', 19, 'GT007',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
+cross_entropy = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+cnn_optimizer = tf.keras.optimizers.Adam(0.01)
+
+
+@tf.function
+def train_step(logits, labels):
+    with tf.GradientTape() as cnn_tape:
+        loss = cross_entropy(labels, logits)
+    gradient_of_cnn = cnn_tape.gradient(loss, model.trainable_variables)
+    cnn_optimizer.apply_gradients(zip(gradient_of_cnn, model.trainable_variables))
+    return gradient_of_cnn
+
+
+images = tf.random.normal((5, 4))
+labels = tf.constant([0, 1, 2, 1, 0])
+logits = model(images)
+result = train_step(logits, labels)
+'''),
+    Report('keras4175', 'https://github.com/keras-team/keras/issues/4175', 9, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, activation="sigmoid")])
+x = tf.random.normal((6, 3))
+y = tf.constant([[0.0], [1.0], [1.0], [0.0], [1.0], [0.0]])
+
+
+def custom_loss(y_true, y_pred):
+    rounded = tf.round(y_pred)
+    return tf.reduce_mean(tf.square(y_true - rounded))
+
+
+with tf.GradientTape() as tape:
+    loss = custom_loss(y, model(x))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf36306', 'https://github.com/tensorflow/tensorflow/issues/36306', 7, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+data = tf.range(10, dtype=tf.float32)
+ds = tf.data.Dataset.from_tensor_slices(data)
+u = tf.Variable(1.0)
+with tf.GradientTape() as g:
+    loss = ds.reduce(tf.constant(0.0), lambda total, y: total + (y - u) ** 2)
+result = g.gradient(loss, u)
+'''),
+    Report('tf38453', 'https://github.com/tensorflow/tensorflow/issues/38453', 8, 'GT010',
+           'a for loop over a tf.data.Dataset inside a tf.function: not known to cut the path', '''\
+import tensorflow as tf
+
+dataset = tf.data.Dataset.from_tensor_slices([2.0, 3.0])
+
+
+@tf.function
+def fun(x):
+    for data in dataset:
+        x = x * data
+    return x
+
+
+a = tf.constant(1.0)
+with tf.GradientTape() as tape:
+    tape.watch(a)
+    c = fun(a)
+result = tape.gradient(c, a)
+'''),
+    Report('keras20274', 'https://github.com/keras-team/keras/issues/20274', 10, 'GT019',
+           'tape.watch(model.trainable_variables.value): the attribute read on the list hides the Keras variables from GT019', '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(8, activation="tanh"), tf.keras.layers.Dense(1)])
+X_train = tf.random.uniform((10, 2))
+data_train = tf.random.uniform((10, 1))
+
+
+def get_grad(model, X_train, data_train):
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(model.trainable_variables.value)
+        loss = tf.reduce_mean((model(X_train) - data_train) ** 2)
+    g = tape.gradient(loss, model.trainable_variables)
+    del tape
+    return loss, g
+
+
+loss, result = get_grad(model, X_train, data_train)
+'''),
+    Report('intgrad5', 'https://github.com/hiranumn/IntegratedGradients/issues/5', 7, 'GT004',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((5,), dtype="int32"), tf.keras.layers.Embedding(20, 4),
+                             tf.keras.layers.GlobalAveragePooling1D(), tf.keras.layers.Dense(2)])
+ids = tf.constant([[3, 7, 1, 0, 12]])
+with tf.GradientTape() as tape:
+    tape.watch(ids)
+    score = model(ids)[:, 1]
+result = tape.gradient(score, ids)
+'''),
+    Report('tf51622', 'https://github.com/tensorflow/tensorflow/issues/51622', 16, 'GT013',
+           None, '''\
+import tensorflow as tf
+
+x_train = [1.0, 2.0, 3.0]
+y_train = [1.0, 2.0, 3.0]
+W = tf.Variable(tf.random.normal([1]), name="weight")
+b = tf.Variable(tf.random.normal([1]), name="bias")
+
+
+@tf.function
+def cost():
+    y_model = W * x_train + b
+    return tf.reduce_mean(tf.square(y_train - y_model))
+
+
+cost_value = cost()
+tf.compat.v1.train.AdamOptimizer(0.01).minimize(cost_value, var_list=[W, b])
+result = [W, b]
+'''),
+    Report('tf29944', 'https://github.com/tensorflow/tensorflow/issues/29944', 12, 'GT013',
+           None, '''\
+import numpy as np
+import tensorflow as tf
+
+N = 100
+n = 4
+np.random.seed(0)
+X = tf.Variable(np.random.randn(n, 1))
+C = tf.constant(np.random.randn(N, n))
+D = tf.constant(np.random.randn(N, 1))
+f_batch_tensorflow = tf.reduce_sum(tf.square(tf.matmul(C, X) - D))
+optimizer = tf.compat.v1.train.AdamOptimizer(0.1)
+optimizer.minimize(f_batch_tensorflow, [X])
+result = [X]
+'''),
+    Report('keras14066', 'https://github.com/keras-team/keras/issues/14066', 10, 'GT017',
+           'caught as GT011 on its line (model.losses read as a target computed after the block), not as a target that does not depend on the sources', '''\
+import tensorflow as tf
+
+i1 = tf.keras.Input((10,), name="i1")
+a = tf.keras.layers.Dense(1, name="fc1")(i1)
+model = tf.keras.Model(inputs=[i1], outputs=[a])
+model.compile(optimizer="adam", loss="mse")
+x = tf.random.uniform((32, 10))
+with tf.GradientTape() as tape:
+    prediction = model(x)
+result = tape.gradient(model.losses, model.trainable_weights)
+'''),
+    Report('tf29781', 'https://github.com/tensorflow/tensorflow/issues/29781', 5, 'GT018',
+           None, '''\
+import tensorflow as tf
+
+x = tf.Variable([1.0, 1.0])
+f = 100 * (x[1] - x[0] ** 2) ** 2 + (1 - x[0]) ** 2
+hessian_matrix = tf.hessians(f, x)
+result = hessian_matrix
+'''),
+    Report('tf45234', 'https://github.com/tensorflow/tensorflow/issues/45234', 8, 'GT011',
+           'caught as GT008 on its line (an inner gradient outside an outer tape), not GT011: one persistent tape whose batch_jacobian is taken after its block', '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3, activation="tanh"), tf.keras.layers.Dense(2)])
+x = tf.random.normal((4, 2))
+with tf.GradientTape(persistent=True) as tape:
+    tape.watch(x)
+    y = model(x)
+grads = tape.batch_jacobian(y, x)
+hessian = tape.batch_jacobian(grads, x)
+result = hessian
+'''),
+    Report('tf41594', 'https://github.com/tensorflow/tensorflow/issues/41594', 11, 'GT010',
+           'a for loop over a tf.data.Dataset inside the tape, in a tf.function: not known to cut the path', '''\
+import tensorflow as tf
+
+data = tf.data.Dataset.from_tensor_slices(tf.constant([1.0, 2.0, 3.0], dtype=tf.double))
+par = tf.Variable(0.5, dtype=tf.double)
+
+
+@tf.function
+def training_step(data, par):
+    loss = tf.constant(0, dtype=tf.double)
+    with tf.GradientTape() as tape:
+        for d in data:
+            loss += (d - par) ** 2
+    return tape.gradient(loss, par)
+
+
+result = training_step(data, par)
+'''),
+    Report('tf34503', 'https://github.com/tensorflow/tensorflow/issues/34503', 7, None,
+           'no rule: a tf.custom_gradient whose gradient function is itself a custom_gradient of dy alone, so the second-order gradient does not reach x (None)', '''\
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def op(x):
+    @tf.custom_gradient
+    def grad(dy):
+        def grad2(ddy):
+            return ddy * 1.0
+        return dy * 5, grad2
+    return x * 5, grad
+
+
+x = tf.random.normal((1,))
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    with tf.GradientTape() as tape2:
+        tape2.watch(x)
+        y = op(x)
+    dydx = tape2.gradient(y, x)
+result = tape.gradient(dydx, x)
+'''),
 ]
 
 #: the public reports collected for issue 37's item 4, after the rules GT020-GT022 were written
@@ -1654,6 +1914,15 @@ UNSEEN_37E = ('keras11157', 'tf2177', 'stylegan2_14', 'tf31945', 'tf40652', 'ker
 UNSEEN_37E_PREFIT = ('keras11157', 'tf2177', 'stylegan2_14', 'tf40652', 'tf39582', 'tf31439', 'tf115258', 'tf20524',
                      'tf39892', 'tf14931', 'tf17735', 'willogy3')
 
+#: a sixth set for issue 37's item 4, collected on 2026-12-05 by searching GitHub issues and Q&A pages (see the commit
+#: that added it for the queries and the hits skipped) before any rule was changed for them and before the linter was
+#: run on any of them; none of them was in this file before. tf51622 and tf29944 passed a loss tensor to a Keras 2
+#: optimizer's minimize; Keras 3 has no minimize, so the same mistake is shown with tf.compat.v1.train.AdamOptimizer.
+UNSEEN_37F = ('tf61199', 'tf42244', 'tf28836', 'keras4175', 'tf36306', 'tf38453', 'keras20274', 'intgrad5', 'tf51622', 'tf29944', 'keras14066', 'tf29781', 'tf45234', 'tf41594', 'tf34503')
+#: those of UNSEEN_37F the linter caught on their line at 7b93f42, with the rules as they were when collected: the
+#: pre-fit recall (6 of 15, 40%); 0 findings on the 15 correct twins (lint_corpus/unseen/correct/r37f_*.py)
+UNSEEN_37F_PREFIT = ('tf28836', 'keras4175', 'intgrad5', 'tf51622', 'tf29944', 'tf29781')
+
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
 #: tensor (InvalidArgumentError), and b still int; the message says what to do.
@@ -1685,6 +1954,9 @@ REPORT_FIXES = {
     "tf115258:4:GT007": "[np.where(x.numpy() > 0, 2 * x.numpy(), -1.0)]",
     "tf40652:5:GT007": "(lambda k, b: [2 * (r.numpy() @ k + b) @ k.T])(*weights(model))",
     "willogy3:4:GT006": "[2 * x.numpy(), 3 * x.numpy() ** 2]",
+    # the sixth set: the batch Hessian of a tanh MLP, sum over hidden units h of k2[h, k] tanh''(.) k1[i, h] k1[j, h]
+    "tf45234:8:GT008": "(lambda k1, b1, k2, b2: (lambda t: [np.einsum('hk,bh,ih,jh->bkij', k2, -2 * t * (1 - t ** 2), "
+                       "k1, k1)])(np.tanh(x.numpy() @ k1 + b1)))(*weights(model))",
 }
 
 

@@ -518,3 +518,27 @@ def test_gt002_names_the_error_of_the_operand_python_evaluates_first_not_the_dee
         "NotImplementedError"
     elsewhere = Val("numpy", line=2, opname="np.add", parents=(first,))   # an operand made on another line
     assert raised_first(elsewhere, "TypeError") == "TypeError"
+
+
+def test_a_dataset_reduce_on_the_path_is_gt010_and_a_reduce_of_the_data_alone_is_silent():
+    """``ds.reduce(initial, fn)`` runs ``fn`` in the dataset's own graph, which no tape records (tensorflow#36306):
+    with ``fn`` reading a source the gradient is None; a reduce of the data alone, the source used after it inside
+    the block, stays silent; a reducer the linter cannot follow leaves the call unknown (silent)."""
+    source = (CORPUS / "broken" / "dataset_reduce_on_the_path.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 6, 7) and "tf.data" in cause.message
+    assert "is None" in cause.message
+    assert lint((CORPUS / "correct" / "dataset_reduce_of_the_data_only.py").read_text()) == []
+    unseen = source.replace("lambda total, s: total + (s * w - 1.0) ** 2", "reducer")
+    assert lint("from helpers import reducer\n" + unseen) == []
+
+
+def test_a_held_layers_output_that_reaches_call_only_through_an_assign_is_gt012_on_the_assign():
+    """A layer's ``call`` that stores a held layer's output in a variable with ``assign`` and returns a value read from
+    that variable (keras-team/keras#16128): the held layer's variables get None; GT012 on the assign. The same
+    value used in what ``call`` returns and also stored stays silent."""
+    source = (CORPUS / "broken" / "layer_output_only_through_an_assign.py").read_text()
+    (cause,) = lint(source)
+    assert (cause.rule, cause.line) == ("GT012", 11) and "self.gate" in cause.message and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "layer_output_used_and_stored.py").read_text()) == []
+
