@@ -121,7 +121,7 @@ def _nested(s):
 
 def _loop(s):
     k = _k(s)
-    return (s.batch * s.macs * (3 + 2.5 * k), s.itemsize * s.batch * s.floats * 40 + _result(s), k,
+    return (s.batch * s.macs * (3 + 2.5 * k), s.itemsize * s.batch * s.floats * 40 + _result(s) + 60e6 + 0.2e6 * k * s.layers, k,
             0.3 + 0.03 * k * s.layers)
 
 
