@@ -9,11 +9,13 @@ summary of the values ``fn`` can see, and a changed value means a new trace.
 Seen: the function's default arguments, its closure cells, and the module globals its code names (also
 inside nested lambdas and comprehensions), following functions it reads the same way (to ``MAX_DEPTH``),
 and a ``functools.partial``'s arguments. Each value counts if it is a Python or NumPy number, a NumPy
-array (by its content, so in-place changes count), or a short list or tuple of numbers.
+array or an eager TensorFlow tensor (by its content, so in-place changes count), a TensorFlow variable (by identity:
+a graph reads its value live, but a name rebound to another variable must mean a new trace), or a short list or
+tuple of numbers.
 
 Not seen (documented in the README): attributes of objects (``self.scale``, a module attribute read as
 ``np.pi`` or ``config.scale``), containers other than short lists of numbers, and functions reached through
-objects. TensorFlow variables need nothing: a graph reads them live.
+objects.
 
 >>> import numpy as np
 >>> scale = np.array([1.0, 2.0])
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import sys
 import types
 from typing import Any, Callable, Hashable, Iterator
 
@@ -100,6 +103,13 @@ def _summary(value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.dtype != object:
         digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
         return ("ndarray", value.shape, value.dtype.str, digest)
+    tf = sys.modules.get("tensorflow")   # only when TensorFlow is loaded (the lint CLI never loads it)
+    if tf is not None and isinstance(value, tf.Variable):
+        return ("variable", id(value))   # read live by a graph, but a name rebound to another variable is another one
+    if tf is not None and isinstance(value, tf.__internal__.EagerTensor):   # frozen into a trace as a constant
+        array = value.numpy()
+        digest = hashlib.blake2b(np.ascontiguousarray(array).tobytes(), digest_size=16).hexdigest()
+        return ("tensor", array.shape, array.dtype.str, digest)
     if isinstance(value, (list, tuple)) and len(value) <= MAX_SEQUENCE:
         items = [_summary(v) for v in value]
         if all(i is not None and i[0] in ("bool", "int", "float", "complex") for i in items):
