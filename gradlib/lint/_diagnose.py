@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from . import _built, _keras_call
 from ._calls import flat
-from ._traced import raised_first, trace_error
+from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
 
 __all__ = ["CANNOT", "diagnose"]
@@ -837,6 +837,10 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
 
 def _nondiff_fix(opname: str) -> str:
     """What to do instead of a non-differentiable operation: a loss for a Keras metric, else a smooth stand-in."""
+    if opname == DATASET_LOOP:
+        return ("Autograph runs such a loop as the dataset's own reduction, in a graph no tape records: open the tape "
+                "inside the loop body (one gradient a batch), or loop over a tensor of the data (`for s in t`, "
+                "tf.range) instead of the dataset, or run the loop outside the tf.function.")
     if opname.startswith("tf.data."):
         return ("A tf.data function runs in the dataset's own graph, which no tape records: compute the value with "
                 "tensor ops on the data itself (tf.reduce_sum, tf.foldl over a tensor) inside the block, and keep "

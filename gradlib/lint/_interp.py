@@ -18,7 +18,7 @@ import ast
 import itertools
 import time
 
-from . import _calls, _keras_call, _project
+from . import _calls, _keras_call, _project, _traced
 from ._tables import normalise
 from ._values import TENSORISH, Tape, Val, owners
 
@@ -494,9 +494,22 @@ class Interpreter:
             self.uncertain -= not exact
         if not exact:
             _mark_changed(before, env.vars)
+        if value.kind == "dataset" and _traced.traced_frame(self) is not None:
+            self.through_dataset_loop(before, env, node)
         self.block(node.orelse, env)
 
     s_AsyncFor = s_For
+
+    def through_dataset_loop(self, before: dict, env: Env, node: ast.For) -> None:
+        """A ``for`` over a ``tf.data`` dataset inside a tf.function: autograph runs the body as the dataset's own
+        reduction, in a graph no tape records (tensorflow#38453, #41594), so each tensor the loop carries out (a name
+        bound before the loop and rebound in it) has no gradient with respect to what the body read. A tape opened
+        inside the body records its pass as usual."""
+        for name, value in env.vars.items():
+            if before.get(name) is not None and before[name] is not value and value.kind in TENSORISH:
+                carried = self.op("tensor", (value,), node, "nondiff", value.dtype, opname=_traced.DATASET_LOOP)
+                carried.name = name
+                env.vars[name] = carried
 
     def s_While(self, node: ast.While, env: Env) -> None:
         before = dict(env.vars)

@@ -542,3 +542,18 @@ def test_a_held_layers_output_that_reaches_call_only_through_an_assign_is_gt012_
     assert (cause.rule, cause.line) == ("GT012", 11) and "self.gate" in cause.message and "is None" in cause.message
     assert lint((CORPUS / "correct" / "layer_output_used_and_stored.py").read_text()) == []
 
+
+
+def test_a_for_over_a_dataset_in_a_tf_function_is_gt010_on_the_loop_and_silent_where_the_tape_is_in_the_body():
+    """Inside a tf.function autograph runs ``for s in ds`` as the dataset's own reduction, which no tape records
+    (tensorflow#38453, #41594): what the loop carries out has no gradient, None. Silent when the tape is opened inside
+    the body, when the loop is over a tensor, when it runs eagerly, and when only the data goes through the loop."""
+    source = (CORPUS / "broken" / "dataset_loop_in_tf_function.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 11, 13) and "is None" in cause.message
+    assert "open the tape inside the loop body" in cause.message
+    for twin in ("dataset_loop_tape_in_the_body", "tensor_loop_in_tf_function", "dataset_loop_run_eagerly"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+    data_only = source.replace("(s * w - 1.0) ** 2", "s").replace("    return tape", "        loss = loss * w\n"
+                                                                   "    return tape")
+    assert lint(data_only) == [] and lint(data_only).checked == 1
