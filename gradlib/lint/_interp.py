@@ -18,7 +18,7 @@ import ast
 import itertools
 import time
 
-from . import _calls, _keras_call, _project, _traced
+from . import _calls, _custom_gradient, _keras_call, _project, _traced
 from ._tables import normalise
 from ._values import TENSORISH, Tape, Val, owners
 
@@ -370,6 +370,8 @@ class Interpreter:
             if dec_val.kind == "module" and dec_val.qual == "tf.function" or dec_val.kind == "func" \
                     and dec_val.qual == "decorator":
                 self.traced.add(id(node))
+            if dec_val.kind == "module" and dec_val.qual == "tf.custom_gradient" and not self.loading:
+                _custom_gradient.check(self, node, env)
             if not (dec_val.kind == "module" and dec_val.qual in ("tf.function", "functools.wraps")
                     or dec_val.kind == "func" and dec_val.qual == "decorator"):
                 func = Val("unknown", name=node.name)

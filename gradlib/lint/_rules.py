@@ -332,6 +332,18 @@ RULES = (
          "x = tf.ones((4, 3))\nscale = tf.constant(0.5)\nwith tf.GradientTape() as tape:\n    tape.watch(scale)\n"
          "    model.set_weights([w * scale for w in model.weights])\n    loss = tf.reduce_sum(model(x) ** 2)\n"
          "grad = tape.gradient(loss, scale)\n"),
+    Rule("GT024", "A tf.custom_gradient function that reads a variable, with a grad_fn without `variables`",
+         "`@tf.custom_gradient def f(x):` whose body reads a trainable `tf.Variable` it is not given as an argument "
+         "(`return x * w, grad`) while the gradient function it returns takes no `variables` keyword (`def grad(dy):`): "
+         "TensorFlow watches the variables the function reads and, when there are any, requires `grad` to take them; "
+         "calling `f` raises TypeError (\"@tf.custom_gradient grad_fn must accept keyword argument 'variables'\"), "
+         "with or without a tape, eagerly or in a tf.function.",
+         "the gradient function's `def`",
+         "`def grad(dy, variables=None):` returning `(input gradients, [one gradient for each variable])`, or pass the "
+         "variable to `f` as an argument and return its gradient with the others",
+         _PRE + "w = tf.Variable(2.0)\n\n\n@tf.custom_gradient\ndef scaled(x):\n    def grad(dy):\n"
+         "        return dy * w\n    return x * w, grad\n\n\nx = tf.constant(3.0)\nwith tf.GradientTape() as tape:\n"
+         "    tape.watch(x)\n    y = scaled(x)\ngrad = tape.gradient(y, x)\n"),
 )
 
 #: the same, by code (``"GT001"``)

@@ -1395,8 +1395,8 @@ gen_grads = tape.gradient(gen_loss, G.trainable_variables)
 disc_grads = tape.gradient(disc_loss, D.trainable_variables)
 result = disc_grads
 '''),
-    Report('tf31945', 'https://github.com/tensorflow/tensorflow/issues/31945', 8, None,
-           'no rule: a tf.custom_gradient function that reads a tf.Variable while its grad_fn takes no `variables` keyword (TypeError at the call)', '''\
+    Report('tf31945', 'https://github.com/tensorflow/tensorflow/issues/31945', 8, 'GT024',
+           None, '''\
 import tensorflow as tf
 
 w = tf.Variable(2.0)

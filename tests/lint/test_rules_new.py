@@ -557,3 +557,23 @@ def test_a_for_over_a_dataset_in_a_tf_function_is_gt010_on_the_loop_and_silent_w
     data_only = source.replace("(s * w - 1.0) ** 2", "s").replace("    return tape", "        loss = loss * w\n"
                                                                    "    return tape")
     assert lint(data_only) == [] and lint(data_only).checked == 1
+
+
+def test_a_custom_gradient_that_reads_a_variable_with_a_grad_fn_without_variables_is_gt024():
+    """``@tf.custom_gradient`` whose body reads a trainable variable it is not given while its ``grad`` takes no
+    ``variables`` keyword: the call raises TypeError (tensorflow#31945). Silent with ``variables=None`` or
+    ``**kwargs`` (the signature TensorFlow asks for), with the variable passed as an argument, with a non-trainable variable (TensorFlow watches only
+    trainable ones), when only ``grad`` reads it, or when the body reads only its shape."""
+    source = (CORPUS / "broken" / "custom_gradient_reads_a_variable.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT024", 8) and "raises TypeError" in finding.message
+    assert "def grad(dy, variables=None):" in finding.message and "scale" in finding.message
+    for twin in ("custom_gradient_with_variables_keyword", "custom_gradient_variable_as_argument"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+    near = {"kwargs": source.replace("def grad(dy):", "def grad(dy, **kwargs):"),
+            "not trainable": source.replace("tf.Variable(2.0)", "tf.Variable(2.0, trainable=False)"),
+            "only grad": source.replace("return x * scale, grad", "return x * 2.0, grad"),
+            "shape only": source.replace("return x * scale, grad", "return x * float(scale.shape.rank or 2), grad"),
+            "a constant": source.replace("tf.Variable(2.0)", "tf.constant(2.0)")}
+    for why, program in near.items():
+        assert not [f for f in lint(program) if f.rule == "GT024"], why
