@@ -1116,6 +1116,12 @@ def _promote(leaf: Val) -> None:
         leaf.attrs["promoted"] = True
 
 
+def _taken_by(grad: Val, tape: Tape) -> Val:
+    """A gradient, marked with the tape that took it (GT008 words a tape's own first derivative apart)."""
+    grad.attrs["tape"] = tape
+    return grad
+
+
 def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> Val:
     stack = list(it.stack)
     it.stack[:] = [t for t in stack if t is not tape]
@@ -1123,7 +1129,8 @@ def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) 
         parents = tuple(flat(target))
         if sources.kind == "seq" and sources.items is not None:
             it.charge(len(parents) * len(sources.items), "the gradients of targets by sources")
-            return it.seq([_diff(it, list(parents) + [s], {}, node, "gradient", "gradient") for s in sources.items])
-        return _diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient")
+            return it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape)
+                           for s in sources.items])
+        return _taken_by(_diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient"), tape)
     finally:
         it.stack[:] = stack

@@ -714,6 +714,13 @@ def _after(tape: Tape, source: Val, op: Val, sources: str, out: _Outcome) -> tup
                 f"{s}: {out.of('its gradient')}. Unstack or slice inside the "
                 f"block (persistent tape), or use {name}.jacobian({describe(op.parents[0])}, {sources}) for every "
                 "row at once.", _unstack_fix(tape, op))
+    if op.op == "gradient" and op.attrs.get("tape") is tape:     # one persistent tape, its own first derivative
+        return ("GT008", op.line, op.col,
+                f"`{op.text}` is taken after the `with` block of {name} (line {end}) ended, and {name} then "
+                f"differentiates it again: {name} did not record this first derivative, so "
+                f"{out.of(f'the second derivative with respect to {s}')}. Indent this line into the `with` block of "
+                f"{name}{' (a persistent tape records its own first derivative there)' if tape.persistent else ''}.",
+                ("indent", op.line))
     if op.op == "gradient":
         return ("GT008", op.line, op.col,
                 f"`{op.text}` is taken after the outer tape {name}'s block (line {end}) ended: {name} did not record "

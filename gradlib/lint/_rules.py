@@ -187,7 +187,8 @@ RULES = (
          "grad = tape.gradient(loss, x)\n"),
     Rule("GT008", "The inner gradient of nested tapes taken outside the outer tape",
          "`dy = inner.gradient(y, x)` after the outer block has ended: the outer tape did not record the first "
-         "derivative, so the second derivative is None.", "the inner gradient call",
+         "derivative, so the second derivative is None (zeros for batch_jacobian). Also one persistent tape's own first "
+         "derivative taken after its block and differentiated again by it.", "the inner gradient call",
          "indent the inner `gradient` call into the outer `with` block",
          _PRE + "x = tf.Variable(2.0)\nwith tf.GradientTape() as outer:\n    with tf.GradientTape() as inner:\n"
          "        y = x ** 3\ndy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)\n"),

@@ -12,6 +12,7 @@ import pytest
 
 from gradlib import lint
 from gradlib.lint import RULES_BY_CODE
+from fix_programs import REPORTS
 from lint_programs import PROGRAMS, call_lines, marks
 
 CORPUS = Path(__file__).resolve().parent / "lint_corpus"
@@ -463,8 +464,6 @@ def test_gt002_in_a_tf_function_names_the_error_of_what_leaves_tensorflow_first(
     """Python evaluates the operands first: on tensorflow#39892's line ``np.mean((y_true - y_pred.numpy()) ** 2)``
     TensorFlow raises the inner .numpy()'s AttributeError (test_outcomes runs it), and the finding on np.mean named
     np.mean's NotImplementedError; np.mean of a symbolic tensor alone still names NotImplementedError."""
-    from fix_programs import REPORTS
-
     (report,) = [r for r in REPORTS if r[0] == "tf39892"]
     code = report[-1]
     findings = [f for f in lint(code) if f.rule == "GT002" and f.line == 10]
@@ -577,3 +576,15 @@ def test_a_custom_gradient_that_reads_a_variable_with_a_grad_fn_without_variable
             "a constant": source.replace("tf.Variable(2.0)", "tf.constant(2.0)")}
     for why, program in near.items():
         assert not [f for f in lint(program) if f.rule == "GT024"], why
+
+
+def test_a_persistent_tapes_own_first_derivative_taken_after_its_block_is_gt008_in_the_words_of_one_tape():
+    """tensorflow#45234: one persistent tape whose batch_jacobian is taken after its block and differentiated again by
+    the same tape. GT008's kind (a first derivative the differentiating tape did not record), said without an "outer
+    tape"; nested tapes keep their wording."""
+    (report,) = [r for r in REPORTS if r.name == "tf45234"]
+    cause, note = lint(report.source)
+    assert (cause.rule, cause.line, note.line) == ("GT008", 8, 9) and "outer" not in cause.message
+    assert "is zeros" in cause.message and "a persistent tape records its own first derivative" in cause.message
+    (nested, _) = lint((CORPUS / "broken" / "nested_outside.py").read_text())
+    assert nested.rule == "GT008" and "the outer tape outer's block" in nested.message
