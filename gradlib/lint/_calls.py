@@ -1060,6 +1060,24 @@ def _keras_variables_message(tape: Tape, node: ast.Call) -> str:
             f"... of type 'Variable', not tf.Tensor or tf.Variable\"). A model's trainable variables are recorded "
             f"without a watch: remove this line and pass them to {tape.name}.gradient as they are.")
 
+def _attribute_of_a_variable_list(node: ast.Call, watched: Val) -> bool:
+    """``tape.watch(model.trainable_variables.value)`` (keras-team/keras#20274): an attribute a Python list does not
+    have, read on the list of a Keras model's variables in sight."""
+    arg = node.args[0] if node.args else None
+    if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Attribute) and arg.value.attr in _MODEL_VARS
+            and not hasattr(list, arg.attr)):
+        return False
+    return bool(watched.parents) and all(p.kind == "model" and not p.attrs.get("foreign") for p in watched.parents)
+
+
+def _list_attribute_message(tape: Tape, node: ast.Call) -> str:
+    arg = node.args[0]
+    return (f"`{ast.unparse(node)[:60]}` reads `.{arg.attr}` on `{ast.unparse(arg.value)[:40]}`, a Python list of "
+            f"the model's variables, not a variable: this raises AttributeError (\"'list' object has no attribute "
+            f"'{arg.attr}'\") and the gradient is never computed. A model's trainable variables are recorded without "
+            f"a watch: remove this line and pass `{ast.unparse(arg.value)[:40]}` to {tape.name}.gradient as it is.")
+
+
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if name == "watch":
         watched = args[0] if args else kwargs.get("tensor", Val("unknown"))
@@ -1068,6 +1086,8 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
             it.report("GT019", node.lineno, node.col_offset, _symbolic_message(tape, symbolic, node), None)
         elif _keras_variables(node, watched):
             it.report("GT019", node.lineno, node.col_offset, _keras_variables_message(tape, node), None)
+        elif _attribute_of_a_variable_list(node, watched):
+            it.report("GT019", node.lineno, node.col_offset, _list_attribute_message(tape, node), None)
         _watch(it, tape, watched, node)
         return Val("none")
     if name == "stop_recording":

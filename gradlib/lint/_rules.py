@@ -278,7 +278,9 @@ RULES = (
          _PRE + "x = tf.constant([1.0, 2.0])\ny = x * x\ngrad = tf.gradients(y, x)\n"),
     Rule("GT019", "The model's symbolic Keras inputs watched",
          "`tape.watch(model.inputs)` (or `model.input`, `model.outputs`): those are the model's symbolic Keras "
-         "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError.",
+         "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError. Also "
+         "`tape.watch(model.trainable_variables)` of Keras 3 variables (ValueError), and an attribute read on that list "
+         "(`model.trainable_variables.value`: AttributeError, a list has none).",
          "the `watch` call",
          "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
          "ask for the gradient with respect to it",

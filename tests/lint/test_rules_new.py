@@ -588,3 +588,18 @@ def test_a_persistent_tapes_own_first_derivative_taken_after_its_block_is_gt008_
     assert "is zeros" in cause.message and "a persistent tape records its own first derivative" in cause.message
     (nested, _) = lint((CORPUS / "broken" / "nested_outside.py").read_text())
     assert nested.rule == "GT008" and "the outer tape outer's block" in nested.message
+
+
+def test_an_attribute_read_on_a_keras_models_variable_list_in_a_watch_is_gt019():
+    """``tape.watch(model.trainable_variables.value)`` (keras-team/keras#20274): the list has no ``value``, so the
+    watch raises AttributeError. Watching each variable's ``value`` works and stays silent, as does one variable's, and
+    the same read on a model the linter cannot see."""
+    source = (CORPUS / "broken" / "watch_attribute_of_a_variable_list.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT019", 6) and "raises AttributeError" in finding.message
+    assert "remove this line" in finding.message
+    assert lint((CORPUS / "correct" / "watch_the_value_of_each_variable.py").read_text()) == []
+    assert lint(source.replace("net.trainable_weights.value", "net.trainable_weights[0].value")) == []
+    unseen = source.replace("net = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, "
+                            "activation=\"tanh\")])", "from nets import net")
+    assert "from nets import net" in unseen and lint(unseen) == []
