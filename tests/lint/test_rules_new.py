@@ -603,3 +603,13 @@ def test_an_attribute_read_on_a_keras_models_variable_list_in_a_watch_is_gt019()
     unseen = source.replace("net = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, "
                             "activation=\"tanh\")])", "from nets import net")
     assert "from nets import net" in unseen and lint(unseen) == []
+
+
+def test_set_weights_into_a_clone_model_copy_is_gt023_and_the_clone_trained_on_its_own_variables_is_silent():
+    """``tf.keras.models.clone_model(meta)`` makes a new model with variables of its own (it was a value from unseen
+    code, taken to be connected to ``meta``): ``learner.set_weights(meta.get_weights())`` in the outer tape, the
+    learner stepped by ``apply_gradients``, then the gradient with respect to ``meta`` (tensorflow#61199, MAML): None,
+    GT023 on the set_weights. The clone trained on its own variables stays silent."""
+    cause, note = lint((CORPUS / "broken" / "set_weights_into_a_clone.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT023", 9, 14) and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "clone_trained_on_its_own_variables.py").read_text()) == []
