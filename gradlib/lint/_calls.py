@@ -59,6 +59,8 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "tape" and attr in _TAPE_METHODS:
         return Val("tmethod", qual=attr, tape=base.tape)
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
+        if _built.no_losses(base) and not _adds_losses(it):
+            return it.seq([], attrs={"no_losses_of": base}, text=f"{base.name or 'model'}.losses")
         return _regularization(it, base, node)
     if base.kind == "model":
         return _built.read(base, attr, node, _model_attribute(base, attr))
@@ -121,6 +123,15 @@ def _unseen_attribute(it, base: Val, attr: str) -> Val:
         else:
             reads[attr] = it.made((base,))
     return reads[attr]
+
+
+def _adds_losses(it) -> bool:
+    """Whether the source may add losses after a layer is made: an ``add_loss`` call or a regularizer set on an
+    attribute anywhere in it (looked at once)."""
+    if "adds_losses" not in it.memo:
+        it.memo["adds_losses"] = it.tree is None or any(
+            isinstance(n, ast.Attribute) and (n.attr == "add_loss" or "regularizer" in n.attr) for n in ast.walk(it.tree))
+    return it.memo["adds_losses"]
 
 
 def _regularization(it, model: Val, node: ast.AST) -> Val:
@@ -620,6 +631,8 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
     _built.made_layer(model, qual, args, kwargs)
     _built.layer_list(model, qual, args, node)
+    model.attrs["__regularized__"] = "**" in kwargs or len(args) > 4 or any(a.kind == "unknown" for a in args) \
+        or any("regularizer" in key for key in kwargs)
     if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
         cut = _keras_call.lambda_cut(args[0])
         model.attrs["__lambda_cut__"] = cut and (cut[0], cut[1] or node, cut[2])    # a TF function: the Lambda's line

@@ -86,6 +86,10 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
     why, pairs, assumed = None, 0, False
     out = _outcome(tape, method, targets, node)
+    if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
+        it.report("GT017", node.lineno, node.col_offset, _no_losses_message(tape, method, target, text, out), None)
+        it.followed(node, None)
+        return
     for t in targets:
         if t.kind not in ("tensor", "var", "numpy", "py", "unknown", "model"):
             continue
@@ -111,6 +115,15 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
 
+
+
+def _no_losses_message(tape: Tape, method: str, target: Val, sources: str, out: _Outcome) -> str:
+    model = describe(target.attrs["no_losses_of"])
+    return (f"`{target.text}` is an empty list: no layer of {model} adds a loss (no weight regularizer, no add_loss), "
+            f"so the target holds no tensor and {out.of(f'the gradient {tape.name}.{method} gives for each of {sources}')}"
+            f", wherever it is read. Compute the training loss from the model's output inside the block (a "
+            f"tf.keras.losses function) and ask for its gradient; add tf.add_n({target.text}) to it when layers add "
+            "losses.")
 
 
 def _another_reaches(tape: Tape, target: Val, source: Val, wrt: list[Val]) -> bool:

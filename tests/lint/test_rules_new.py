@@ -613,3 +613,24 @@ def test_set_weights_into_a_clone_model_copy_is_gt023_and_the_clone_trained_on_i
     cause, note = lint((CORPUS / "broken" / "set_weights_into_a_clone.py").read_text())
     assert (cause.rule, cause.line, note.line) == ("GT023", 9, 14) and "is None" in cause.message
     assert lint((CORPUS / "correct" / "clone_trained_on_its_own_variables.py").read_text()) == []
+
+
+def test_model_losses_of_a_model_whose_layers_add_no_loss_is_gt017_wherever_it_is_read():
+    """``model.losses`` of a Sequential or functional model whose layers are all Keras layers made in sight without a
+    regularizer is an empty list (keras-team/keras#14066): a gradient of it is None inside the block as after it, so
+    GT017 on the call, not GT011. A regularizer, options passed as ``**kwargs``, an ``add_loss`` in the file, or a
+    functional model built through a function the linter cannot see leave the old reasoning."""
+    source = (CORPUS / "broken" / "model_losses_of_no_layer.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT017", 8) and "is an empty list" in finding.message
+    assert "is None" in finding.message
+    assert lint((CORPUS / "correct" / "model_losses_of_regularized_layers.py").read_text()) == []
+    (report,) = [r for r in REPORTS if r.name == "keras14066"]
+    assert [(f.line, f.rule) for f in lint(report.source)] == [(10, "GT017")]
+    near = {"regularizer": report.source.replace('name="fc1")', 'name="fc1", kernel_regularizer="l2")'),
+            "splat": report.source.replace('name="fc1")', '**options)').replace("i1 = ", "options = {}\ni1 = "),
+            "add_loss": report.source + "model.add_loss(lambda: 0.0)\n",
+            "unseen": report.source.replace('a = tf.keras.layers.Dense(1, name="fc1")(i1)',
+                                            "from blocks import head\na = head(i1)")}
+    for why, program in near.items():
+        assert not [f for f in lint(program) if f.rule == "GT017"], why
