@@ -816,6 +816,9 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         return it.op(kind, (base,) + tuple(args), node, "op", base.dtype)
     if name in ("read_value", "value"):
         return _diff(it, [base], {}, node, name)
+    if name in ("assign", "assign_add", "assign_sub") and base.op == "slice" and len(base.parents) == 1 \
+            and base.parents[0].kind == "var":          # v[:, :2].assign(x): a sliced assign writes into v
+        base = base.parents[0]
     if name in ("assign", "assign_add", "assign_sub") and base.kind == "var" and args:
         base.attrs.setdefault("__assigns__", []).append((args[0], node.lineno, node.col_offset,
                                                           ast.unparse(node)[:60], next(it.clock)))

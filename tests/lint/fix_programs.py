@@ -1612,7 +1612,7 @@ with tf.GradientTape() as test_tape:
 result = test_tape.gradient(test_loss, model.trainable_variables)
 '''),
     Report('tf42244', 'https://github.com/tensorflow/tensorflow/issues/42244', 7, 'GT012',
-           "a tf.Variable made inside a layer's call, assigned the input by a sliced assign and returned: that assign is not followed", '''\
+           "a tf.Variable made inside a layer's call, assigned the input by a sliced assign and returned: the sliced assign is GT012 in plain code (sliced_assign_on_the_path), but a variable local to a custom layer's call is not followed through the layer's call", '''\
 import tensorflow as tf
 
 

@@ -634,3 +634,13 @@ def test_model_losses_of_a_model_whose_layers_add_no_loss_is_gt017_wherever_it_i
                                             "from blocks import head\na = head(i1)")}
     for why, program in near.items():
         assert not [f for f in lint(program) if f.rule == "GT017"], why
+
+
+def test_a_sliced_assign_on_the_path_is_gt012_and_the_variables_own_gradient_is_silent():
+    """``canvas[:, :2].assign(f(x))`` writes into ``canvas`` like ``canvas.assign``: not differentiable, so a target
+    read from ``canvas`` has no gradient with respect to ``x`` (None; it was said as GT017, no path at all). The
+    gradient with respect to ``canvas`` itself, and the same update written with tensor ops, stay silent."""
+    cause, note = lint((CORPUS / "broken" / "sliced_assign_on_the_path.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT012", 6, 8) and "is None" in cause.message
+    for twin in ("sliced_update_with_tensor_ops", "sliced_assign_then_gradient_of_the_variable"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
