@@ -119,8 +119,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
 
 def _no_losses_message(tape: Tape, method: str, target: Val, sources: str, out: _Outcome) -> str:
     model = describe(target.attrs["no_losses_of"])
-    return (f"`{target.text}` is an empty list: no layer of {model} adds a loss (no weight regularizer, no add_loss), "
-            f"so the target holds no tensor and {out.of(f'the gradient {tape.name}.{method} gives for each of {sources}')}"
+    return (f"`{target.text}` holds no tensor (an empty list): no layer of {model} adds a loss (no weight "
+            f"regularizer, no add_loss), so {out.of(f'the gradient {tape.name}.{method} gives for each of {sources}')}"
             f", wherever it is read. Compute the training loss from the model's output inside the block (a "
             f"tf.keras.losses function) and ask for its gradient; add tf.add_n({target.text}) to it when layers add "
             "losses.")
