@@ -858,9 +858,11 @@ class Interpreter:
         if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown", "seq"}:  # x @ w, [[1.]] * v
             dtype = _dtype(left, right)
             length = left.length if left.kind in TENSORISH else right.length
+            operands = tuple(leaf for v in (left, right)      # a list meets a tensor: TensorFlow packs its elements
+                             for leaf in (_calls.flat(v) if v.kind == "seq" else (v,)))
             if isinstance(op, ast.FloorDiv):
-                return self.op("tensor", (left, right), node, "nondiff", dtype, opname="floor division (//)")
-            return self.op("tensor", (left, right), node, "op", dtype, length=length)
+                return self.op("tensor", operands, node, "nondiff", dtype, opname="floor division (//)")
+            return self.op("tensor", operands, node, "op", dtype, length=length)
         if kinds <= {"py"}:
             if left.parents or right.parents:     # a number that left TensorFlow keeps where it came from
                 return self.op("py", (left, right), node, "op", _dtype(left, right))
