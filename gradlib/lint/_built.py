@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from ._values import Val
 
 __all__ = ["checked", "fresh", "held_models", "layer_list", "made_functional", "made_layer", "made_subclass", "read",
-           "sealed", "touched", "unbuilt"]
+           "no_losses", "sealed", "touched", "unbuilt"]
 
 _SHAPED = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights", "input_tensor"}
 _NOT_LAYERS = {"Input", "InputLayer"}
@@ -70,8 +70,10 @@ _MAX_WALK = 2_000      # values walked back from a functional model's outputs to
 
 
 def made_functional(model: Val, outputs: Val | None) -> None:
-    """Note the layers a functional ``Model(inputs, outputs)`` holds: the models whose calls computed its outputs."""
-    todo, seen, held = list(_flat(outputs)) if outputs is not None else [], set(), []
+    """Note the layers a functional ``Model(inputs, outputs)`` holds: the models whose calls computed its outputs;
+    and whether those are all of them (the outputs come from its layers' calls and TensorFlow operations only, back to
+    values unseen code made from no value but Python ones: its ``Input``)."""
+    todo, seen, held, whole = list(_flat(outputs)) if outputs is not None else [], set(), [], outputs is not None
     while todo and len(seen) < _MAX_WALK:
         value = todo.pop()
         if value.id in seen:
@@ -81,7 +83,27 @@ def made_functional(model: Val, outputs: Val | None) -> None:
             held.append(value)
         else:
             todo.extend(value.parents)
+            whole = whole and (value.op != "unknown" or not value.attrs.get("callee") and all(
+                p.kind in ("py", "none") for p in value.parents))
     model.attrs["__held__"] = held
+    model.attrs["__held_whole__"] = whole and not todo
+
+
+def no_losses(model: Val, depth: int = 0) -> bool:
+    """Whether ``model.losses`` is surely an empty list: a Keras layer made in sight with no regularizer option, or a
+    Sequential or functional Model whose layers are all such layers and all known (keras-team/keras#14066)."""
+    if model.kind != "model" or model.opaque or model.attrs.get("foreign") or depth > 6 \
+            or isinstance(model.node, ast.ClassDef) or model.attrs.get("maybe") or model.attrs.get("from_attr") \
+            or model.attrs.get("hidden"):
+        return False
+    last = model.opname.rsplit(".", 1)[-1]
+    if model.opname.startswith("tf.keras.layers.") and last != "Sequential":
+        return model.attrs.get("__regularized__") is False
+    if last == "Sequential":
+        layers = model.attrs.get("__layer_list__")
+    else:
+        layers = model.attrs.get("__held__") if last == "Model" and model.attrs.get("__held_whole__") else None
+    return bool(layers) and all(no_losses(layer, depth + 1) for layer in layers)
 
 
 #: Keras layers whose call reads only its inputs and its own weights and gives a new tensor (a layer with weights);

@@ -59,6 +59,8 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind == "tape" and attr in _TAPE_METHODS:
         return Val("tmethod", qual=attr, tape=base.tape)
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
+        if _built.no_losses(base) and not _adds_losses(it):
+            return it.seq([], attrs={"no_losses_of": base}, text=f"{base.name or 'model'}.losses")
         return _regularization(it, base, node)
     if base.kind == "model":
         return _built.read(base, attr, node, _model_attribute(base, attr))
@@ -121,6 +123,15 @@ def _unseen_attribute(it, base: Val, attr: str) -> Val:
         else:
             reads[attr] = it.made((base,))
     return reads[attr]
+
+
+def _adds_losses(it) -> bool:
+    """Whether the source may add losses after a layer is made: an ``add_loss`` call or a regularizer set on an
+    attribute anywhere in it (looked at once)."""
+    if "adds_losses" not in it.memo:
+        it.memo["adds_losses"] = it.tree is None or any(
+            isinstance(n, ast.Attribute) and (n.attr == "add_loss" or "regularizer" in n.attr) for n in ast.walk(it.tree))
+    return it.memo["adds_losses"]
 
 
 def _regularization(it, model: Val, node: ast.AST) -> Val:
@@ -620,6 +631,8 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     model.attrs["multi"] = qual.endswith("Model") and outputs is not None and outputs.kind != "tensor"
     _built.made_layer(model, qual, args, kwargs)
     _built.layer_list(model, qual, args, node)
+    model.attrs["__regularized__"] = "**" in kwargs or len(args) > 4 or any(a.kind == "unknown" for a in args) \
+        or any("regularizer" in key for key in kwargs)
     if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
         cut = _keras_call.lambda_cut(args[0])
         model.attrs["__lambda_cut__"] = cut and (cut[0], cut[1] or node, cut[2])    # a TF function: the Lambda's line
@@ -803,6 +816,9 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         return it.op(kind, (base,) + tuple(args), node, "op", base.dtype)
     if name in ("read_value", "value"):
         return _diff(it, [base], {}, node, name)
+    if name in ("assign", "assign_add", "assign_sub") and base.op == "slice" and len(base.parents) == 1 \
+            and base.parents[0].kind == "var":          # v[:, :2].assign(x): a sliced assign writes into v
+        base = base.parents[0]
     if name in ("assign", "assign_add", "assign_sub") and base.kind == "var" and args:
         base.attrs.setdefault("__assigns__", []).append((args[0], node.lineno, node.col_offset,
                                                           ast.unparse(node)[:60], next(it.clock)))
@@ -1060,6 +1076,24 @@ def _keras_variables_message(tape: Tape, node: ast.Call) -> str:
             f"... of type 'Variable', not tf.Tensor or tf.Variable\"). A model's trainable variables are recorded "
             f"without a watch: remove this line and pass them to {tape.name}.gradient as they are.")
 
+def _attribute_of_a_variable_list(node: ast.Call, watched: Val) -> bool:
+    """``tape.watch(model.trainable_variables.value)`` (keras-team/keras#20274): an attribute a Python list does not
+    have, read on the list of a Keras model's variables in sight."""
+    arg = node.args[0] if node.args else None
+    if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Attribute) and arg.value.attr in _MODEL_VARS
+            and not hasattr(list, arg.attr)):
+        return False
+    return bool(watched.parents) and all(p.kind == "model" and not p.attrs.get("foreign") for p in watched.parents)
+
+
+def _list_attribute_message(tape: Tape, node: ast.Call) -> str:
+    arg = node.args[0]
+    return (f"`{ast.unparse(node)[:60]}` reads `.{arg.attr}` on `{ast.unparse(arg.value)[:40]}`, a Python list of "
+            f"the model's variables, not a variable: this raises AttributeError (\"'list' object has no attribute "
+            f"'{arg.attr}'\") and the gradient is never computed. A model's trainable variables are recorded without "
+            f"a watch: remove this line and pass `{ast.unparse(arg.value)[:40]}` to {tape.name}.gradient as it is.")
+
+
 def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
     if name == "watch":
         watched = args[0] if args else kwargs.get("tensor", Val("unknown"))
@@ -1068,6 +1102,8 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
             it.report("GT019", node.lineno, node.col_offset, _symbolic_message(tape, symbolic, node), None)
         elif _keras_variables(node, watched):
             it.report("GT019", node.lineno, node.col_offset, _keras_variables_message(tape, node), None)
+        elif _attribute_of_a_variable_list(node, watched):
+            it.report("GT019", node.lineno, node.col_offset, _list_attribute_message(tape, node), None)
         _watch(it, tape, watched, node)
         return Val("none")
     if name == "stop_recording":
@@ -1116,6 +1152,12 @@ def _promote(leaf: Val) -> None:
         leaf.attrs["promoted"] = True
 
 
+def _taken_by(grad: Val, tape: Tape) -> Val:
+    """A gradient, marked with the tape that took it (GT008 words a tape's own first derivative apart)."""
+    grad.attrs["tape"] = tape
+    return grad
+
+
 def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> Val:
     stack = list(it.stack)
     it.stack[:] = [t for t in stack if t is not tape]
@@ -1123,7 +1165,8 @@ def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) 
         parents = tuple(flat(target))
         if sources.kind == "seq" and sources.items is not None:
             it.charge(len(parents) * len(sources.items), "the gradients of targets by sources")
-            return it.seq([_diff(it, list(parents) + [s], {}, node, "gradient", "gradient") for s in sources.items])
-        return _diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient")
+            return it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape)
+                           for s in sources.items])
+        return _taken_by(_diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient"), tape)
     finally:
         it.stack[:] = stack

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from . import _built, _keras_call
 from ._calls import flat
-from ._traced import raised_first, trace_error
+from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
 
 __all__ = ["CANNOT", "diagnose"]
@@ -86,6 +86,10 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
     why, pairs, assumed = None, 0, False
     out = _outcome(tape, method, targets, node)
+    if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
+        it.report("GT017", node.lineno, node.col_offset, _no_losses_message(tape, method, target, text, out), None)
+        it.followed(node, None)
+        return
     for t in targets:
         if t.kind not in ("tensor", "var", "numpy", "py", "unknown", "model"):
             continue
@@ -111,6 +115,15 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
 
+
+
+def _no_losses_message(tape: Tape, method: str, target: Val, sources: str, out: _Outcome) -> str:
+    model = describe(target.attrs["no_losses_of"])
+    return (f"`{target.text}` holds no tensor (an empty list): no layer of {model} adds a loss (no weight "
+            f"regularizer, no add_loss), so {out.of(f'the gradient {tape.name}.{method} gives for each of {sources}')}"
+            f", wherever it is read. Compute the training loss from the model's output inside the block (a "
+            f"tf.keras.losses function) and ask for its gradient; add tf.add_n({target.text}) to it when layers add "
+            "losses.")
 
 
 def _another_reaches(tape: Tape, target: Val, source: Val, wrt: list[Val]) -> bool:
@@ -714,6 +727,13 @@ def _after(tape: Tape, source: Val, op: Val, sources: str, out: _Outcome) -> tup
                 f"{s}: {out.of('its gradient')}. Unstack or slice inside the "
                 f"block (persistent tape), or use {name}.jacobian({describe(op.parents[0])}, {sources}) for every "
                 "row at once.", _unstack_fix(tape, op))
+    if op.op == "gradient" and op.attrs.get("tape") is tape:     # one persistent tape, its own first derivative
+        return ("GT008", op.line, op.col,
+                f"`{op.text}` is taken after the `with` block of {name} (line {end}) ended, and {name} then "
+                f"differentiates it again: {name} did not record this first derivative, so "
+                f"{out.of(f'the second derivative with respect to {s}')}. Indent this line into the `with` block of "
+                f"{name}{' (a persistent tape records its own first derivative there)' if tape.persistent else ''}.",
+                ("indent", op.line))
     if op.op == "gradient":
         return ("GT008", op.line, op.col,
                 f"`{op.text}` is taken after the outer tape {name}'s block (line {end}) ended: {name} did not record "
@@ -837,6 +857,10 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
 
 def _nondiff_fix(opname: str) -> str:
     """What to do instead of a non-differentiable operation: a loss for a Keras metric, else a smooth stand-in."""
+    if opname == DATASET_LOOP:
+        return ("Autograph runs such a loop as the dataset's own reduction, in a graph no tape records: open the tape "
+                "inside the loop body (one gradient a batch), or loop over a tensor of the data (`for s in t`, "
+                "tf.range) instead of the dataset, or run the loop outside the tf.function.")
     if opname.startswith("tf.data."):
         return ("A tf.data function runs in the dataset's own graph, which no tape records: compute the value with "
                 "tensor ops on the data itself (tf.reduce_sum, tf.foldl over a tensor) inside the block, and keep "

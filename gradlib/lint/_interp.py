@@ -18,7 +18,7 @@ import ast
 import itertools
 import time
 
-from . import _calls, _keras_call, _project
+from . import _calls, _custom_gradient, _keras_call, _project, _traced
 from ._tables import normalise
 from ._values import TENSORISH, Tape, Val, owners
 
@@ -370,6 +370,8 @@ class Interpreter:
             if dec_val.kind == "module" and dec_val.qual == "tf.function" or dec_val.kind == "func" \
                     and dec_val.qual == "decorator":
                 self.traced.add(id(node))
+            if dec_val.kind == "module" and dec_val.qual == "tf.custom_gradient" and not self.loading:
+                _custom_gradient.check(self, node, env)
             if not (dec_val.kind == "module" and dec_val.qual in ("tf.function", "functools.wraps")
                     or dec_val.kind == "func" and dec_val.qual == "decorator"):
                 func = Val("unknown", name=node.name)
@@ -494,9 +496,22 @@ class Interpreter:
             self.uncertain -= not exact
         if not exact:
             _mark_changed(before, env.vars)
+        if value.kind == "dataset" and _traced.traced_frame(self) is not None:
+            self.through_dataset_loop(before, env, node)
         self.block(node.orelse, env)
 
     s_AsyncFor = s_For
+
+    def through_dataset_loop(self, before: dict, env: Env, node: ast.For) -> None:
+        """A ``for`` over a ``tf.data`` dataset inside a tf.function: autograph runs the body as the dataset's own
+        reduction, in a graph no tape records (tensorflow#38453, #41594), so each tensor the loop carries out (a name
+        bound before the loop and rebound in it) has no gradient with respect to what the body read. A tape opened
+        inside the body records its pass as usual."""
+        for name, value in env.vars.items():
+            if before.get(name) is not None and before[name] is not value and value.kind in TENSORISH:
+                carried = self.op("tensor", (value,), node, "nondiff", value.dtype, opname=_traced.DATASET_LOOP)
+                carried.name = name
+                env.vars[name] = carried
 
     def s_While(self, node: ast.While, env: Env) -> None:
         before = dict(env.vars)
@@ -843,9 +858,11 @@ class Interpreter:
         if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown", "seq"}:  # x @ w, [[1.]] * v
             dtype = _dtype(left, right)
             length = left.length if left.kind in TENSORISH else right.length
+            operands = tuple(leaf for v in (left, right)      # a list meets a tensor: TensorFlow packs its elements
+                             for leaf in (_calls.flat(v) if v.kind == "seq" else (v,)))
             if isinstance(op, ast.FloorDiv):
-                return self.op("tensor", (left, right), node, "nondiff", dtype, opname="floor division (//)")
-            return self.op("tensor", (left, right), node, "op", dtype, length=length)
+                return self.op("tensor", operands, node, "nondiff", dtype, opname="floor division (//)")
+            return self.op("tensor", operands, node, "op", dtype, length=length)
         if kinds <= {"py"}:
             if left.parents or right.parents:     # a number that left TensorFlow keeps where it came from
                 return self.op("py", (left, right), node, "op", _dtype(left, right))

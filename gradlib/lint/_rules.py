@@ -187,7 +187,8 @@ RULES = (
          "grad = tape.gradient(loss, x)\n"),
     Rule("GT008", "The inner gradient of nested tapes taken outside the outer tape",
          "`dy = inner.gradient(y, x)` after the outer block has ended: the outer tape did not record the first "
-         "derivative, so the second derivative is None.", "the inner gradient call",
+         "derivative, so the second derivative is None (zeros for batch_jacobian). Also one persistent tape's own first "
+         "derivative taken after its block and differentiated again by it.", "the inner gradient call",
          "indent the inner `gradient` call into the outer `with` block",
          _PRE + "x = tf.Variable(2.0)\nwith tf.GradientTape() as outer:\n    with tf.GradientTape() as inner:\n"
          "        y = x ** 3\ndy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)\n"),
@@ -277,7 +278,9 @@ RULES = (
          _PRE + "x = tf.constant([1.0, 2.0])\ny = x * x\ngrad = tf.gradients(y, x)\n"),
     Rule("GT019", "The model's symbolic Keras inputs watched",
          "`tape.watch(model.inputs)` (or `model.input`, `model.outputs`): those are the model's symbolic Keras "
-         "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError.",
+         "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError. Also "
+         "`tape.watch(model.trainable_variables)` of Keras 3 variables (ValueError), and an attribute read on that list "
+         "(`model.trainable_variables.value`: AttributeError, a list has none).",
          "the `watch` call",
          "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
          "ask for the gradient with respect to it",
@@ -332,6 +335,18 @@ RULES = (
          "x = tf.ones((4, 3))\nscale = tf.constant(0.5)\nwith tf.GradientTape() as tape:\n    tape.watch(scale)\n"
          "    model.set_weights([w * scale for w in model.weights])\n    loss = tf.reduce_sum(model(x) ** 2)\n"
          "grad = tape.gradient(loss, scale)\n"),
+    Rule("GT024", "A tf.custom_gradient function that reads a variable, with a grad_fn without `variables`",
+         "`@tf.custom_gradient def f(x):` whose body reads a trainable `tf.Variable` it is not given as an argument "
+         "(`return x * w, grad`) while the gradient function it returns takes no `variables` keyword (`def grad(dy):`): "
+         "TensorFlow watches the variables the function reads and, when there are any, requires `grad` to take them; "
+         "calling `f` raises TypeError (\"@tf.custom_gradient grad_fn must accept keyword argument 'variables'\"), "
+         "with or without a tape, eagerly or in a tf.function.",
+         "the gradient function's `def`",
+         "`def grad(dy, variables=None):` returning `(input gradients, [one gradient for each variable])`, or pass the "
+         "variable to `f` as an argument and return its gradient with the others",
+         _PRE + "w = tf.Variable(2.0)\n\n\n@tf.custom_gradient\ndef scaled(x):\n    def grad(dy):\n"
+         "        return dy * w\n    return x * w, grad\n\n\nx = tf.constant(3.0)\nwith tf.GradientTape() as tape:\n"
+         "    tape.watch(x)\n    y = scaled(x)\ngrad = tape.gradient(y, x)\n"),
 )
 
 #: the same, by code (``"GT001"``)

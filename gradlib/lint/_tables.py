@@ -97,6 +97,8 @@ def _keras_kind(name: str) -> str:
         return "nondiff" if last in _NONDIFF else "keras_fn"
     if name in ("Input", "layers.Input", "models.load_model", "saving.load_model"):
         return "unknown"
+    if name == "models.clone_model":                 # a new model of the same layers, with variables of its own
+        return "keras_model"
     if last[:1].isupper() and (name.startswith(("layers.", "models.", "applications.")) or "." not in name):
         return "keras_model"
     return "unknown"

@@ -26,9 +26,12 @@ import ast
 
 from ._values import Val, describe
 
-__all__ = ["applied", "created", "has_slots", "layer_in_call", "left_tensorflow", "numpy_in_call", "raised_first",
+__all__ = ["DATASET_LOOP", "applied", "created", "has_slots", "layer_in_call", "left_tensorflow", "numpy_in_call", "raised_first",
            "trace_error", "traced_frame", "unconditional"]
 
+#: the operation a ``for`` over a tf.data dataset inside a tf.function stands for (autograph makes it the dataset's own
+#: reduction): what it carries out of the loop has no gradient
+DATASET_LOOP = "a for loop over a tf.data.Dataset in a tf.function"
 _SLOTLESS = ("SGD", "GradientDescentOptimizer")
 _SINGLETON = "(\"tf.function only supports singleton tf.Variables created on the first call\")"
 

@@ -12,6 +12,7 @@ import pytest
 
 from gradlib import lint
 from gradlib.lint import RULES_BY_CODE
+from fix_programs import REPORTS
 from lint_programs import PROGRAMS, call_lines, marks
 
 CORPUS = Path(__file__).resolve().parent / "lint_corpus"
@@ -463,8 +464,6 @@ def test_gt002_in_a_tf_function_names_the_error_of_what_leaves_tensorflow_first(
     """Python evaluates the operands first: on tensorflow#39892's line ``np.mean((y_true - y_pred.numpy()) ** 2)``
     TensorFlow raises the inner .numpy()'s AttributeError (test_outcomes runs it), and the finding on np.mean named
     np.mean's NotImplementedError; np.mean of a symbolic tensor alone still names NotImplementedError."""
-    from fix_programs import REPORTS
-
     (report,) = [r for r in REPORTS if r[0] == "tf39892"]
     code = report[-1]
     findings = [f for f in lint(code) if f.rule == "GT002" and f.line == 10]
@@ -542,3 +541,106 @@ def test_a_held_layers_output_that_reaches_call_only_through_an_assign_is_gt012_
     assert (cause.rule, cause.line) == ("GT012", 11) and "self.gate" in cause.message and "is None" in cause.message
     assert lint((CORPUS / "correct" / "layer_output_used_and_stored.py").read_text()) == []
 
+
+
+def test_a_for_over_a_dataset_in_a_tf_function_is_gt010_on_the_loop_and_silent_where_the_tape_is_in_the_body():
+    """Inside a tf.function autograph runs ``for s in ds`` as the dataset's own reduction, which no tape records
+    (tensorflow#38453, #41594): what the loop carries out has no gradient, None. Silent when the tape is opened inside
+    the body, when the loop is over a tensor, when it runs eagerly, and when only the data goes through the loop."""
+    source = (CORPUS / "broken" / "dataset_loop_in_tf_function.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 11, 13) and "is None" in cause.message
+    assert "open the tape inside the loop body" in cause.message
+    for twin in ("dataset_loop_tape_in_the_body", "tensor_loop_in_tf_function", "dataset_loop_run_eagerly"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+    data_only = source.replace("(s * w - 1.0) ** 2", "s").replace("    return tape", "        loss = loss * w\n"
+                                                                   "    return tape")
+    assert lint(data_only) == [] and lint(data_only).checked == 1
+
+
+def test_a_custom_gradient_that_reads_a_variable_with_a_grad_fn_without_variables_is_gt024():
+    """``@tf.custom_gradient`` whose body reads a trainable variable it is not given while its ``grad`` takes no
+    ``variables`` keyword: the call raises TypeError (tensorflow#31945). Silent with ``variables=None`` or
+    ``**kwargs`` (the signature TensorFlow asks for), with the variable passed as an argument, with a non-trainable variable (TensorFlow watches only
+    trainable ones), when only ``grad`` reads it, or when the body reads only its shape."""
+    source = (CORPUS / "broken" / "custom_gradient_reads_a_variable.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT024", 8) and "raises TypeError" in finding.message
+    assert "def grad(dy, variables=None):" in finding.message and "scale" in finding.message
+    for twin in ("custom_gradient_with_variables_keyword", "custom_gradient_variable_as_argument"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+    near = {"kwargs": source.replace("def grad(dy):", "def grad(dy, **kwargs):"),
+            "not trainable": source.replace("tf.Variable(2.0)", "tf.Variable(2.0, trainable=False)"),
+            "only grad": source.replace("return x * scale, grad", "return x * 2.0, grad"),
+            "shape only": source.replace("return x * scale, grad", "return x * float(scale.shape.rank or 2), grad"),
+            "a constant": source.replace("tf.Variable(2.0)", "tf.constant(2.0)")}
+    for why, program in near.items():
+        assert not [f for f in lint(program) if f.rule == "GT024"], why
+
+
+def test_a_persistent_tapes_own_first_derivative_taken_after_its_block_is_gt008_in_the_words_of_one_tape():
+    """tensorflow#45234: one persistent tape whose batch_jacobian is taken after its block and differentiated again by
+    the same tape. GT008's kind (a first derivative the differentiating tape did not record), said without an "outer
+    tape"; nested tapes keep their wording."""
+    (report,) = [r for r in REPORTS if r.name == "tf45234"]
+    cause, note = lint(report.source)
+    assert (cause.rule, cause.line, note.line) == ("GT008", 8, 9) and "outer" not in cause.message
+    assert "is zeros" in cause.message and "a persistent tape records its own first derivative" in cause.message
+    (nested, _) = lint((CORPUS / "broken" / "nested_outside.py").read_text())
+    assert nested.rule == "GT008" and "the outer tape outer's block" in nested.message
+
+
+def test_an_attribute_read_on_a_keras_models_variable_list_in_a_watch_is_gt019():
+    """``tape.watch(model.trainable_variables.value)`` (keras-team/keras#20274): the list has no ``value``, so the
+    watch raises AttributeError. Watching each variable's ``value`` works and stays silent, as does one variable's, and
+    the same read on a model the linter cannot see."""
+    source = (CORPUS / "broken" / "watch_attribute_of_a_variable_list.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT019", 6) and "raises AttributeError" in finding.message
+    assert "remove this line" in finding.message
+    assert lint((CORPUS / "correct" / "watch_the_value_of_each_variable.py").read_text()) == []
+    assert lint(source.replace("net.trainable_weights.value", "net.trainable_weights[0].value")) == []
+    unseen = source.replace("net = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, "
+                            "activation=\"tanh\")])", "from nets import net")
+    assert "from nets import net" in unseen and lint(unseen) == []
+
+
+def test_set_weights_into_a_clone_model_copy_is_gt023_and_the_clone_trained_on_its_own_variables_is_silent():
+    """``tf.keras.models.clone_model(meta)`` makes a new model with variables of its own (it was a value from unseen
+    code, taken to be connected to ``meta``): ``learner.set_weights(meta.get_weights())`` in the outer tape, the
+    learner stepped by ``apply_gradients``, then the gradient with respect to ``meta`` (tensorflow#61199, MAML): None,
+    GT023 on the set_weights. The clone trained on its own variables stays silent."""
+    cause, note = lint((CORPUS / "broken" / "set_weights_into_a_clone.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT023", 9, 14) and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "clone_trained_on_its_own_variables.py").read_text()) == []
+
+
+def test_model_losses_of_a_model_whose_layers_add_no_loss_is_gt017_wherever_it_is_read():
+    """``model.losses`` of a Sequential or functional model whose layers are all Keras layers made in sight without a
+    regularizer is an empty list (keras-team/keras#14066): a gradient of it is None inside the block as after it, so
+    GT017 on the call, not GT011. A regularizer, options passed as ``**kwargs``, an ``add_loss`` in the file, or a
+    functional model built through a function the linter cannot see leave the old reasoning."""
+    source = (CORPUS / "broken" / "model_losses_of_no_layer.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT017", 8) and "holds no tensor (an empty list)" in finding.message
+    assert "is None" in finding.message
+    assert lint((CORPUS / "correct" / "model_losses_of_regularized_layers.py").read_text()) == []
+    (report,) = [r for r in REPORTS if r.name == "keras14066"]
+    assert [(f.line, f.rule) for f in lint(report.source)] == [(10, "GT017")]
+    near = {"regularizer": report.source.replace('name="fc1")', 'name="fc1", kernel_regularizer="l2")'),
+            "splat": report.source.replace('name="fc1")', '**options)').replace("i1 = ", "options = {}\ni1 = "),
+            "add_loss": report.source + "model.add_loss(lambda: 0.0)\n",
+            "unseen": report.source.replace('a = tf.keras.layers.Dense(1, name="fc1")(i1)',
+                                            "from blocks import head\na = head(i1)")}
+    for why, program in near.items():
+        assert not [f for f in lint(program) if f.rule == "GT017"], why
+
+
+def test_a_sliced_assign_on_the_path_is_gt012_and_the_variables_own_gradient_is_silent():
+    """``canvas[:, :2].assign(f(x))`` writes into ``canvas`` like ``canvas.assign``: not differentiable, so a target
+    read from ``canvas`` has no gradient with respect to ``x`` (None; it was said as GT017, no path at all). The
+    gradient with respect to ``canvas`` itself, and the same update written with tensor ops, stay silent."""
+    cause, note = lint((CORPUS / "broken" / "sliced_assign_on_the_path.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT012", 6, 8) and "is None" in cause.message
+    for twin in ("sliced_update_with_tensor_ops", "sliced_assign_then_gradient_of_the_variable"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin

@@ -1,0 +1,16 @@
+import tensorflow as tf
+
+scores = tf.data.Dataset.from_tensor_slices(tf.constant([1.0, 2.0, 4.0]))
+w = tf.Variable(0.5)
+
+
+@tf.function
+def loss_gradient():
+    loss = tf.constant(0.0)
+    with tf.GradientTape() as tape:
+        for s in scores:  # <- GT010
+            loss += (s * w - 1.0) ** 2
+    return tape.gradient(loss, w)
+
+
+result = loss_gradient()

@@ -1,0 +1,8 @@
+import tensorflow as tf
+
+net = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="tanh")])
+x = tf.random.uniform((5, 3))
+with tf.GradientTape() as tape:
+    tape.watch(net.trainable_weights.value)  # <- GT019
+    loss = tf.reduce_mean(net(x) ** 2)
+result = tape.gradient(loss, net.trainable_weights)
