@@ -4,18 +4,8 @@ module- or session-scoped fixture of the tests to one run under pytest-xdist."""
 from __future__ import annotations
 
 import gc
-import os
 
 import pytest
-
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Each xdist worker is one of several processes sharing the machine's cores (``-n auto``: one per core): with
-    # TensorFlow's default pools (one thread per core, intra-op and inter-op) each worker's threads compete with
-    # the others' and spin while they wait. One thread per pool per worker. TensorFlow reads these when its
-    # runtime starts (the first computation, after collection); GRADLIB_TF_THREADS is what the dashboard's
-    # ``configure_threads()`` sets in-process (tests/app). A test that sets its own (a subprocess's env) keeps it.
-    for _name in ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "GRADLIB_TF_THREADS"):
-        os.environ.setdefault(_name, "1")
 
 SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
 SEED_INPUTS = {"x0": 3.0, "x1": 4.0, "x2": 5.0}
