@@ -6,16 +6,24 @@ the graph. gradlib compiles a callable on its own (the caller never asked for ``
 not change the answer when such a value changes: the compiled cache is keyed on ``fingerprint(fn)``, a
 summary of the values ``fn`` can see, and a changed value means a new trace.
 
-Seen: the function's default arguments, its closure cells, and the module globals its code names (also
-inside nested lambdas and comprehensions), following functions it reads the same way (to ``MAX_DEPTH``),
-and a ``functools.partial``'s arguments. Each value counts if it is a Python or NumPy number, a NumPy
-array or an eager TensorFlow tensor (by its content, so in-place changes count), a TensorFlow variable (by identity:
-a graph reads its value live, but a name rebound to another variable must mean a new trace), or a short list or
-tuple of numbers.
+Seen: the function's default arguments, its closure cells, and the module globals its code names (also inside
+nested lambdas and comprehensions); for a bound method or a callable object (its class's ``__call__``, or a Keras
+layer's own ``call``), the attributes of ``self`` its code names (``self.scale``), and methods and properties of
+``self`` it calls, read the same way; attributes of objects and modules it reads (``config.scale``,
+``self.cfg.scale``) by the names its code uses; functions it reads, followed the same way (to ``MAX_DEPTH``); a
+``functools.partial``'s arguments; lists, tuples and dicts of any of these. Each value counts by what a trace
+freezes: a Python or NumPy number, a NumPy array or an eager TensorFlow tensor by its content (so in-place
+changes count), a TensorFlow variable by identity (a graph reads its value live, but a name rebound to another
+variable captured another one), and any other object by identity (a name rebound to another model, layer or
+function means a new trace). Objects are held weakly where Python allows it. A value the function itself
+changes (``calls["n"] += 1``, ``self.calls += 1``, ``log.append(...)``: read from its source, ``mutated``) is not
+read: it changes whenever the function runs, so reading it would trace again on every call (a function that
+changes a value and also computes with it has no one answer to keep).
 
-Not seen (documented in the README): attributes of objects (``self.scale``, a module attribute read as
-``np.pi`` or ``config.scale``), containers other than short lists of numbers, and functions reached through
-objects.
+Not seen (documented in the guide): code of the libraries in ``LIBRARIES`` (TensorFlow, Keras, NumPy ...: their
+functions are counted by identity, never read into), attributes a function reads by a computed name
+(``getattr(self, name)``), contents of containers past ``MAX_ITEMS`` values, and a NumPy array or list changed in
+place inside an object past ``MAX_DEPTH``.
 
 >>> import numpy as np
 >>> scale = np.array([1.0, 2.0])
@@ -28,47 +36,289 @@ False
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import inspect
 import sys
+import textwrap
 import types
+import weakref
 from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
-__all__ = ["KEEPS_THE_CALL", "MAX_DEPTH", "callable_key", "computes_as", "fingerprint", "plain_model", "same_output",
-           "tolerance"]
+__all__ = ["KEEPS_THE_CALL", "LIBRARIES", "MAX_DEPTH", "MAX_ITEMS", "MUTATORS", "callable_key", "computes_as", "fingerprint",
+           "mutated", "plain_model", "same_output", "tolerance"]
 
-#: how deep to follow functions that a function reads (f calls g which reads a global)
+#: how deep to follow functions and objects that a function reads (f calls g which reads a global's attribute)
 MAX_DEPTH = 3
-#: lists and tuples of numbers up to this length count as values; longer ones are not read
-MAX_SEQUENCE = 1_000
+#: values one fingerprint reads by content at most (items of containers included); past it, containers count
+#: by identity
+MAX_ITEMS = 10_000
+#: packages whose code reads no value a user changes between calls: their functions, classes and modules count by
+#: identity and are not read into (following them would cost every call, and their own counters would retrace)
+LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", "jax", "jaxlib", "scipy", "pandas", "gradlib",
+                       "builtins", "functools", "math", "operator", "abc", "typing", "collections"})
 
 
 def fingerprint(fn: Callable) -> tuple:
-    """A hashable summary of the numbers and arrays ``fn`` reads from outside its arguments."""
-    out: list[tuple] = []
-    _visit(fn, out, set(), 0)
-    return tuple(out)
+    """A hashable summary of the values ``fn`` reads from outside its arguments (see the module)."""
+    reader = _Reader()
+    reader.follow(fn, 0)
+    return tuple(reader.out)
 
 
-def _visit(fn: Any, out: list, seen: set[int], depth: int) -> None:
-    if isinstance(fn, functools.partial):
-        out.extend(("partial", k, v) for k, v in _values(list(enumerate(fn.args)) + sorted(fn.keywords.items())))
-        fn = fn.func
-    fn = getattr(fn, "__func__", fn)   # a bound method: its function (self's attributes are not followed)
-    if not isinstance(fn, types.FunctionType) or id(fn) in seen or depth > MAX_DEPTH:
-        return
-    seen.add(id(fn))
-    named: list[tuple[str, Any]] = [(f"default {i}", v) for i, v in enumerate(fn.__defaults__ or ())]
-    named += [(f"default {k}", v) for k, v in sorted((fn.__kwdefaults__ or {}).items())]
-    named += [(f"closure {name}", cell) for name, cell in zip(fn.__code__.co_freevars, _cells(fn))]
-    named += [(f"global {name}", fn.__globals__[name]) for name in sorted(set(_names(fn.__code__)))
-              if name in fn.__globals__]
-    for name, value in named:
+class _Same:
+    """An object in a key by identity (never by its own ``__eq__``), held weakly where Python allows it: a dead
+    object equals nothing, so a new object at the same address is a new key."""
+
+    __slots__ = ("_id", "_ref", "__weakref__")
+
+    def __init__(self, obj: Any) -> None:
+        self._id = id(obj)
+        try:
+            self._ref = weakref.ref(obj)
+        except TypeError:   # e.g. a list or a dict: held while the key lives
+            self._ref = lambda obj=obj: obj
+
+    def __hash__(self) -> int:
+        return self._id
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Same):
+            return NotImplemented
+        mine = self._ref()
+        return mine is not None and mine is other._ref()
+
+    def __repr__(self) -> str:
+        return f"<object {self._id:#x}>"
+
+
+class _Reader:
+    """One fingerprint's walk: what it has read (``out``), what it has followed (``seen``) and its budget."""
+
+    def __init__(self) -> None:
+        self.out: list[tuple] = []
+        self.seen: set[int] = set()
+        self.items = 0
+        self.mutated: set[str] = set()   # names the functions followed so far change themselves
+
+    def follow(self, fn: Any, depth: int) -> None:
+        """Read what the callable ``fn`` reads into ``out``."""
+        if isinstance(fn, functools.partial):
+            self.out.extend(("partial", k, self.summary(v, frozenset(), depth))
+                            for k, v in list(enumerate(fn.args)) + sorted(fn.keywords.items()))
+            fn = fn.func
+        owner = None
+        if isinstance(fn, types.MethodType):
+            owner, fn = fn.__self__, fn.__func__
+        elif not isinstance(fn, (types.FunctionType, type)) and not _library(fn):   # a callable object
+            owner, fn = fn, _own_call(type(fn))
+        if not isinstance(fn, types.FunctionType) or _library(fn) or depth > MAX_DEPTH:
+            return
+        mark = (id(fn), id(owner))
+        if mark in self.seen:
+            return
+        self.seen.add(mark)
+        names = frozenset(_names(fn.__code__))
+        self.mutated |= mutated(fn.__code__)
+        named: list[tuple[str, str, Any]] = [("default", str(i), v) for i, v in enumerate(fn.__defaults__ or ())]
+        named += [("default", k, v) for k, v in sorted((fn.__kwdefaults__ or {}).items())]
+        named += [("closure", name, cell) for name, cell in zip(fn.__code__.co_freevars, _cells(fn))]
+        named += [("global", name, fn.__globals__[name]) for name in sorted(names) if name in fn.__globals__]
+        if owner is not None:
+            named += [("self", name, v) for name, v in _attributes(owner, names)]
+        self.out.extend((fn.__qualname__, f"{kind} {name}", self.value(name, v, names, depth))
+                        for kind, name, v in named)
+
+    def value(self, name: str, value: Any, names: frozenset, depth: int) -> Any:
+        """``summary``, or nothing of a value the functions change themselves (see ``mutated``): a count rebound
+        on every run is another int object each time, so even its identity would trace again."""
+        if name in self.mutated:
+            return ("changed by the function",)
+        return self.summary(value, names, depth)
+
+    def summary(self, value: Any, names: frozenset, depth: int) -> Any:
+        """A hashable stand-in for ``value``: its content where a trace freezes it, else its identity (and what
+        of it the code reads by ``names``)."""
+        self.items += 1
+        if isinstance(value, np.generic) and not isinstance(value, np.object_):
+            value = value.item()
+        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+            return (type(value).__name__, repr(value))   # repr: NaN equals itself here
+        if isinstance(value, np.ndarray) and value.dtype != object:
+            return ("ndarray", value.shape, value.dtype.str, _digest(value))
+        tf = sys.modules.get("tensorflow")   # only when TensorFlow is loaded (the lint CLI never loads it)
+        if tf is not None and isinstance(value, tf.Variable):
+            return ("variable", _Same(value))   # read live by a graph, but another variable is another capture
+        if tf is not None and isinstance(value, tf.__internal__.EagerTensor):   # frozen into a trace as a constant
+            return _tensor_summary(value)
+        if isinstance(value, (list, tuple, dict)):
+            items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+            if self.items + len(items) > MAX_ITEMS or depth > MAX_DEPTH:
+                return (type(value).__name__, "not read", _Same(value))
+            return (type(value).__name__, tuple((repr(k) if isinstance(value, dict) else k,
+                                                 self.summary(v, names, depth + 1)) for k, v in items))
         if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
-            _visit(value, out, seen, depth + 1)
-    out.extend((fn.__qualname__, name, v) for name, v in _values(named))
+            self.follow(value, depth + 1)
+            return ("callable", _Same(value.__func__ if isinstance(value, types.MethodType) else value),
+                    _Same(value.__self__) if isinstance(value, types.MethodType) else None)
+        if depth >= MAX_DEPTH or _library(value) or id(value) in self.seen:
+            return ("object", _Same(value))
+        self.seen.add(id(value))
+        if callable(value) and not isinstance(value, type):   # a callable object the code calls: what its call reads
+            self.follow(value, depth + 1)
+        return ("object", _Same(value), tuple((name, self.value(name, v, names, depth + 1))
+                                              for name, v in _attributes(value, names)))
+
+
+#: methods that change the container they are called on
+MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "pop", "popitem", "popleft", "remove", "clear",
+                      "update", "setdefault", "add", "discard", "sort", "reverse"})
+
+
+@functools.lru_cache(maxsize=1024)
+def mutated(code: types.CodeType) -> frozenset[str]:
+    """The names whose values the code of a function changes, read from its source (parsed, never run): the container
+    of an item assignment or deletion (``calls["n"] += 1``: ``calls``; ``self.log[k] = v``: ``log``), an assigned
+    attribute (``self.calls += 1``: ``calls``), the object a changing method is called on (``log.append(y)``:
+    ``log``), and a name the function declares ``global`` or ``nonlocal`` and assigns. Empty when the source cannot be
+    read (a function made at a prompt): then such a value is read by content, and the function traces again after
+    each run that changed it (right, only slower).
+
+    >>> def step(x):
+    ...     CALLS["n"] += 1
+    ...     LOG.append(x)
+    ...     return x * SCALE
+    >>> sorted(mutated(step.__code__))
+    ['CALLS', 'LOG']
+    """
+    try:
+        source = textwrap.dedent("".join(inspect.getsourcelines(code)[0]))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError, ValueError):   # no source, or a lambda's line that is not a statement
+        return frozenset()
+    declared = {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            out |= _container(node.func.value)
+            continue
+        else:
+            continue
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+            elif isinstance(target, ast.Subscript):
+                out |= _container(target.value)
+            elif isinstance(target, ast.Attribute):
+                out.add(target.attr)
+            elif isinstance(target, ast.Name) and target.id in declared:
+                out.add(target.id)
+    return frozenset(out)
+
+
+def _container(node: ast.AST) -> set[str]:
+    """The name an expression for a container ends in: ``log`` for ``log``, ``self.log`` and ``log[0]``."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return set()
+
+
+def _digest(array: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(array).tobytes(), digest_size=16).hexdigest()
+
+
+#: an eager tensor's summary by the tensor's id, while it lives: a tensor never changes after it is made, so its
+#: bytes are hashed once (hashing a 256x256 closure constant on every call cost ~0.4 ms, as much as the warm call)
+_TENSORS: dict[int, tuple[Any, tuple]] = {}
+
+
+def _tensor_summary(tensor: Any) -> tuple:
+    known = _TENSORS.get(id(tensor))
+    if known is not None and known[0]() is tensor:
+        return known[1]
+    array = tensor.numpy()
+    summary = ("tensor", array.shape, array.dtype.str, _digest(array))
+    key = id(tensor)
+    _TENSORS[key] = (weakref.ref(tensor, lambda _, key=key: _TENSORS.pop(key, None)), summary)
+    return summary
+
+
+def _library(obj: Any) -> bool:
+    """``obj`` (a module, class, function or instance) comes from a package in ``LIBRARIES``."""
+    if isinstance(obj, types.ModuleType):
+        module = obj.__name__
+    elif isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        module = getattr(obj, "__module__", None) or ""
+    else:
+        module = type(obj).__module__ or ""
+    return module.split(".", 1)[0] in LIBRARIES
+
+
+def _own_call(cls: type) -> Any:
+    """The function a call of an instance of ``cls`` runs that the user wrote: ``__call__``, or a Keras layer's
+    ``call`` when ``__call__`` is the library's."""
+    for name in ("__call__", "call"):
+        for klass in cls.__mro__:
+            if name in vars(klass):
+                function = vars(klass)[name]
+                if isinstance(function, types.FunctionType) and not _library(function):
+                    return function
+                break
+    return None
+
+
+def _attributes(obj: Any, names: frozenset) -> Iterator[tuple[str, Any]]:
+    """The attributes of ``obj`` named in ``names``, read without running any code (no ``getattr``): the
+    instance's own, then its class's (a method or a property's getter bound to ``obj``, so what it reads is
+    read too)."""
+    own = _dict(obj)
+    found = set()
+    for name in sorted(names & own.keys()):
+        found.add(name)
+        yield name, own[name]
+    if isinstance(obj, types.ModuleType):
+        return
+    klass = obj if isinstance(obj, type) else type(obj)
+    for cls in klass.__mro__:
+        if _library(cls):
+            break
+        for name in sorted((names & vars(cls).keys()) - found):
+            found.add(name)
+            value = vars(cls)[name]
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if isinstance(value, property):
+                value = value.fget
+            if isinstance(value, types.MemberDescriptorType) and not isinstance(obj, type):   # a __slots__ field
+                try:
+                    value = value.__get__(obj, klass)
+                except AttributeError:   # not set
+                    continue
+            if isinstance(value, types.FunctionType) and not isinstance(obj, type):
+                value = types.MethodType(value, obj)
+            yield name, value
+
+
+def _dict(obj: Any) -> dict:
+    try:
+        own = vars(obj)
+    except TypeError:   # no __dict__ (slots, builtins)
+        return {}
+    return own if isinstance(own, (dict, types.MappingProxyType)) else {}
 
 
 def _cells(fn: types.FunctionType) -> Iterator[Any]:
@@ -80,41 +330,11 @@ def _cells(fn: types.FunctionType) -> Iterator[Any]:
 
 
 def _names(code: types.CodeType) -> Iterator[str]:
-    """The global names ``code`` reads, including those of nested lambdas and comprehensions."""
+    """The global and attribute names ``code`` reads, including those of nested lambdas and comprehensions."""
     yield from code.co_names
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             yield from _names(const)
-
-
-def _values(named: list[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
-    for name, value in named:
-        summary = _summary(value)
-        if summary is not None:
-            yield name, summary
-
-
-def _summary(value: Any) -> Any:
-    """A hashable stand-in for a number, an array or a short list of numbers; ``None`` for anything else."""
-    if isinstance(value, np.generic) and not isinstance(value, np.object_):
-        value = value.item()
-    if isinstance(value, (bool, int, float, complex)):
-        return (type(value).__name__, repr(value))   # repr: NaN equals itself here
-    if isinstance(value, np.ndarray) and value.dtype != object:
-        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
-        return ("ndarray", value.shape, value.dtype.str, digest)
-    tf = sys.modules.get("tensorflow")   # only when TensorFlow is loaded (the lint CLI never loads it)
-    if tf is not None and isinstance(value, tf.Variable):
-        return ("variable", id(value))   # read live by a graph, but a name rebound to another variable is another one
-    if tf is not None and isinstance(value, tf.__internal__.EagerTensor):   # frozen into a trace as a constant
-        array = value.numpy()
-        digest = hashlib.blake2b(np.ascontiguousarray(array).tobytes(), digest_size=16).hexdigest()
-        return ("tensor", array.shape, array.dtype.str, digest)
-    if isinstance(value, (list, tuple)) and len(value) <= MAX_SEQUENCE:
-        items = [_summary(v) for v in value]
-        if all(i is not None and i[0] in ("bool", "int", "float", "complex") for i in items):
-            return (type(value).__name__, tuple(items))
-    return None
 
 
 def callable_key(fn: Callable, *parts: Hashable) -> Hashable | None:

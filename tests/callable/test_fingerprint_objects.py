@@ -1,0 +1,310 @@
+"""A callable that reads a value through an object, a container or a method: changing it must not leave the
+compiled graph answering with the old value.
+
+Before the fingerprint read them, each case below kept its first trace after the change (``tanh(x @ self.W)`` after
+``net.W = ...``: the Jacobian was off by up to 2.9, silently). Each test compiles (``compiled=True``), changes one
+value the way a user would, and compares the next answer with an eager tape's.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import gradlib
+from gradlib._callable import _state
+from gradlib._callable._state import MAX_DEPTH, MAX_ITEMS, fingerprint
+
+RNG = np.random.default_rng(0)
+X = tf.constant(RNG.normal(size=(1, 8)).astype(np.float32))
+
+
+def _w() -> np.ndarray:
+    return RNG.normal(size=(8, 16)).astype(np.float32)
+
+
+class Net:
+    def __init__(self) -> None:
+        self.W = _w()
+        self._hidden = _w()
+
+    def __call__(self, x):
+        return tf.tanh(x @ self.W)
+
+    def method(self, x):
+        return tf.tanh(x @ self.W)
+
+    @property
+    def weights(self):
+        return self._hidden
+
+    def through_property(self, x):
+        return tf.tanh(x @ self.weights)
+
+    def helper(self, x):
+        return x @ self._hidden
+
+    def through_helper(self, x):
+        return tf.tanh(self.helper(x))
+
+
+class Config:
+    W = _w()
+
+
+class Slotted:
+    __slots__ = ("W",)
+
+    def __init__(self) -> None:
+        self.W = _w()
+
+    def __call__(self, x):
+        return tf.tanh(x @ self.W)
+
+
+class Holder:
+    pass
+
+
+CFG = Holder()
+CFG.W = _w()
+NESTED = Holder()
+NESTED.inner = Holder()
+NESTED.inner.W = _w()
+LIST = [_w()]
+DICT = {"W": tf.constant(_w())}
+ACT = tf.tanh
+MODEL = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh")])
+
+
+class Wrapped(keras.layers.Layer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = np.float32(1.0)
+
+    def call(self, x):
+        return tf.tanh(x * self.scale)
+
+
+def by_config(x):
+    return tf.tanh(x @ Config.W)
+
+
+def by_object(x):
+    return tf.tanh(x @ CFG.W)
+
+
+def by_nested_object(x):
+    return tf.tanh(x @ NESTED.inner.W)
+
+
+def by_list(x):
+    return tf.tanh(x @ LIST[0])
+
+
+def by_dict(x):
+    return tf.tanh(x @ DICT["W"])
+
+
+def by_global_function(x):
+    return ACT(x @ Config.W)
+
+
+def by_global_model(x):
+    return MODEL(x)
+
+
+NET = Net()
+WRAPPED = Wrapped()
+SLOTTED = Slotted()
+
+
+def _set(obj, name, value):
+    return lambda: setattr(obj, name, value() if callable(value) else value)
+
+
+def _global(name, value):
+    return lambda: globals().__setitem__(name, value())
+
+
+CASES = {
+    "callable object's attribute": (NET, _set(NET, "W", _w)),
+    "bound method's attribute": (NET.method, _set(NET, "W", _w)),
+    "attribute behind a property": (NET.through_property, _set(NET, "_hidden", _w)),
+    "attribute read by a helper method": (NET.through_helper, _set(NET, "_hidden", _w)),
+    "class attribute": (by_config, _set(Config, "W", _w)),
+    "__slots__ field": (SLOTTED, _set(SLOTTED, "W", _w)),
+    "object's attribute": (by_object, _set(CFG, "W", _w)),
+    "attribute of an attribute": (by_nested_object, _set(NESTED.inner, "W", _w)),
+    "array in a list": (by_list, lambda: LIST.__setitem__(0, _w())),
+    "array in a list, in place": (by_list, lambda: np.negative(LIST[0], out=LIST[0])),
+    "tensor in a dict": (by_dict, lambda: DICT.__setitem__("W", tf.constant(_w()))),
+    "global function rebound": (by_global_function, _global("ACT", lambda: tf.sin)),
+    "global model rebound": (by_global_model, _global(
+        "MODEL", lambda: keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh")]))),
+    "Keras layer's own attribute": (WRAPPED, _set(WRAPPED, "scale", np.float32(3.0))),
+}
+
+
+def _tape(f) -> np.ndarray:
+    with tf.GradientTape() as tape:
+        tape.watch(X)
+        y = tf.reshape(f(X), [-1])
+    return tape.jacobian(y, X).numpy().reshape(y.shape[0], -1)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_value_read_through_an_object_or_container_changed_gives_the_new_jacobian(case):
+    f, change = CASES[case]
+    first = gradlib.per_element_gradients(f, X, compiled=True)
+    assert first.compiled
+    np.testing.assert_allclose(first.jacobian.reshape(-1, 8), _tape(f), atol=1e-5)
+    before = fingerprint(f)
+    change()
+    assert fingerprint(f) != before
+    after = gradlib.per_element_gradients(f, X, compiled=True)
+    reference = _tape(f)
+    assert np.abs(first.jacobian.reshape(-1, 8) - reference).max() > 1e-3   # the change changes the answer
+    np.testing.assert_allclose(after.jacobian.reshape(-1, 8), reference, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_unchanged_callable_keeps_its_fingerprint(case):
+    f, _ = CASES[case]
+    gradlib.per_element_gradients(f, X, compiled=True)   # a call may build a model or a layer: then stable
+    assert fingerprint(f) == fingerprint(f)
+
+
+def test_a_list_is_read_by_content_up_to_the_item_budget():
+    for n, read in ((MAX_ITEMS - 1, True), (MAX_ITEMS, False)):   # the partial's argument itself is one item
+        values = [0.0] * n
+        f = functools.partial(lambda x, v: x, v=values)
+        before = fingerprint(f)
+        values[-1] = 1.0
+        assert (fingerprint(f) != before) is read, n
+        values.append(2.0)   # past the budget the list still counts by identity: another list is another key
+        assert (fingerprint(functools.partial(f.func, v=list(values))) != fingerprint(f))
+
+
+def _chain(length: int) -> Holder:
+    root = node = Holder()
+    for _ in range(length):
+        node.next = Holder()
+        node = node.next
+    node.W = np.zeros(3)
+    return root
+
+
+def test_objects_are_read_into_up_to_max_depth():
+    # f reads CHAIN.next...next.W: the root is read at depth 0, so an array MAX_DEPTH attributes down is read
+    for length, read in ((MAX_DEPTH - 1, True), (MAX_DEPTH, False)):
+        chain = _chain(length)
+        f = (lambda x: x * chain.next.next.W) if length == 2 else (lambda x: x * chain.next.next.next.W)
+        assert length in (2, 3) and MAX_DEPTH == 3
+        before = fingerprint(f)
+        node = chain
+        for _ in range(length):
+            node = node.next
+        node.W[0] = 1.0
+        assert (fingerprint(f) != before) is read, length
+
+
+def test_an_object_counts_by_identity_and_is_held_weakly():
+    a, b = Holder(), Holder()
+    assert _state._Same(a) == _state._Same(a) and _state._Same(a) != _state._Same(b)
+    key = _state._Same(b)
+    del b
+    import gc
+    gc.collect()
+    assert key != key   # a dead object equals nothing: a new object at its address is a new key
+
+
+def test_library_objects_are_not_read_into():
+    # a Keras model's own call is the library's: its identity counts, its code and attributes are not followed
+    f = lambda x: MODEL(x)   # noqa: E731
+    summaries = [entry for entry in fingerprint(f) if entry[1] == "global MODEL"]
+    assert len(summaries) == 1 and summaries[0][2][0] == "object" and len(summaries[0][2]) == 2
+
+
+# ---------------------------------------------------------------- values the function changes itself
+
+RUNS = {"graph": 0}
+COUNT = [0]
+LOG: list = []
+
+
+def counts_in_a_dict(x):
+    if not tf.executing_eagerly():
+        RUNS["graph"] += 1
+    return tf.tanh(x @ Config.W)
+
+
+def counts_in_a_list(x):
+    if not tf.executing_eagerly():
+        COUNT[0] += 1
+    return tf.tanh(x @ Config.W)
+
+
+def logs(x):
+    if not tf.executing_eagerly():
+        LOG.append(x.shape)
+    return tf.tanh(x @ Config.W)
+
+
+class Counting:
+    def __init__(self) -> None:
+        self.calls = 0
+        self.W = _w()
+
+    def __call__(self, x):
+        if not tf.executing_eagerly():
+            self.calls += 1
+        return tf.tanh(x @ self.W)
+
+
+COUNTING = Counting()
+COUNTERS = {"dict item": (counts_in_a_dict, lambda: RUNS["graph"]), "list item": (counts_in_a_list, lambda: COUNT[0]),
+            "appended list": (logs, lambda: len(LOG)), "own attribute": (COUNTING, lambda: COUNTING.calls)}
+
+
+@pytest.mark.parametrize("case", list(COUNTERS))
+def test_a_function_that_counts_its_own_traces_is_traced_once(case):
+    # the count changes when TensorFlow traces the function: read by content, it made a new key after every trace
+    f, graph_runs = COUNTERS[case]
+    first = gradlib.per_element_gradients(f, X, compiled=True)
+    traced = graph_runs()
+    assert traced >= 1
+    for _ in range(3):
+        r = gradlib.per_element_gradients(f, X, compiled=True)
+        np.testing.assert_allclose(r.jacobian, first.jacobian, rtol=1e-6)
+    assert graph_runs() == traced
+    np.testing.assert_allclose(first.jacobian.reshape(-1, 8), _tape(f), atol=1e-5)
+
+
+def test_a_counting_object_still_sees_a_changed_weight():
+    before = fingerprint(COUNTING)
+    COUNTING.calls += 5   # what the function changes itself: not read
+    assert fingerprint(COUNTING) == before
+    COUNTING.W = _w()   # what it only reads: read
+    assert fingerprint(COUNTING) != before
+
+
+def _changes(x):
+    global REBOUND
+    A["k"] = 1
+    del B[0]
+    C.d[0], (E.f, G[1]) = 1, (2, 3)
+    H.append(x)
+    I.j.update({})
+    REBOUND = x
+    local = x   # a local name: not a value the function reads from outside
+    local += 1
+    return x * K * L.m * N[0]
+
+
+def test_mutated_names_each_way_a_function_changes_a_value_and_nothing_it_only_reads():
+    assert _state.mutated(_changes.__code__) == {"A", "B", "d", "f", "G", "H", "j", "REBOUND"}
