@@ -40,6 +40,7 @@ import ast
 import functools
 import hashlib
 import inspect
+import linecache
 import sys
 import textwrap
 import types
@@ -58,7 +59,7 @@ MAX_DEPTH = 3
 MAX_ITEMS = 10_000
 #: packages whose code reads no value a user changes between calls: their functions, classes and modules count by
 #: identity and are not read into (following them would cost every call, and their own counters would retrace)
-LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", "jax", "jaxlib", "scipy", "pandas", "gradlib",
+LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", "jax", "jaxlib", "scipy", "pandas",
                        "builtins", "functools", "math", "operator", "abc", "typing", "collections"})
 
 
@@ -194,10 +195,14 @@ def mutated(code: types.CodeType) -> frozenset[str]:
     >>> sorted(mutated(step.__code__))
     ['CALLS', 'LOG']
     """
+    # the lines as inspect.getsourcelines finds them, without its search of every loaded module for the file's
+    # module (0.7 s on a first call with TensorFlow loaded)
+    lines = linecache.getlines(code.co_filename)
+    if not lines or not 0 < code.co_firstlineno <= len(lines):
+        return frozenset()
     try:
-        source = textwrap.dedent("".join(inspect.getsourcelines(code)[0]))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError, ValueError):   # no source, or a lambda's line that is not a statement
+        tree = ast.parse(textwrap.dedent("".join(inspect.getblock(lines[code.co_firstlineno - 1:]))))
+    except (SyntaxError, ValueError, IndentationError):   # a lambda's line that is not a statement
         return frozenset()
     declared = {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     out: set[str] = set()

@@ -114,6 +114,19 @@ def _scan(loss):
     return gradlib.scan(model, tf.data.Dataset.from_tensor_slices((XB, y)), loss=loss, batch_size=2)
 
 
+_RUNS: list = []
+
+
+def _maybe_counting(use):
+    """A function that changes a value it reads (its runs, counted in a list), or one that does not."""
+    if use:
+        def counting(x):
+            _RUNS.append(1)
+            return x * 2.0
+        return counting
+    return lambda x: x * 3.0
+
+
 _LAP = lambda x: tf.reduce_sum(x ** 3, axis=1, keepdims=True)  # noqa: E731
 _CUBE = lambda x: x ** 3  # noqa: E731
 _SQUARE = lambda x: x * x  # noqa: E731
@@ -127,6 +140,8 @@ ROWS = [
      lambda c: gradlib.per_element_gradients(_times(c), X, compiled=True), 2.0, 3.0),
     ("a closure's value (auto, eager)", ["_perelement._engine._EAGER_SECONDS"],
      lambda c: gradlib.per_element_gradients(_times(c), X), 2.0, 3.0),
+    ("what a closure changes itself (read from its source)", ["_callable._state.mutated"],
+     lambda use: gradlib.per_element_gradients(_maybe_counting(use), X, compiled=True), True, False),
     ("which inputs a closure reaches", ["_perelement._compute._UNREACHED"],
      lambda use: gradlib.per_element_gradients(_maybe_unreached(use), [X, X]), True, False),
     ("whether a closure defines its gradient", ["_perelement._compute._CUSTOM_GRADIENTS"],
