@@ -16,9 +16,9 @@ freezes: a Python or NumPy number, a NumPy array or an eager TensorFlow tensor b
 changes count), a TensorFlow variable by identity (a graph reads its value live, but a name rebound to another
 variable captured another one), and any other object by identity (a name rebound to another model, layer or
 function means a new trace). Objects are held weakly where Python allows it. A value the function itself
-changes (``calls["n"] += 1``, ``self.calls += 1``, ``log.append(...)``: read from its source, ``mutated``) is not
-read: it changes whenever the function runs, so reading it would trace again on every call (a function that
-changes a value and also computes with it has no one answer to keep).
+changes (``calls["n"] += 1``, ``self.calls += 1``, ``log.append(...)``: read from its source, ``mutated``) counts
+by identity only, a number or string not at all: it changes whenever the function runs, so reading it would trace
+again on every call (a function that changes a value and also computes with it has no one answer to keep).
 
 Not seen (documented in the guide): code of the libraries in ``LIBRARIES`` (TensorFlow, Keras, NumPy ...: their
 functions are counted by identity, never read into), attributes a function reads by a computed name
@@ -134,10 +134,14 @@ class _Reader:
                         for kind, name, v in named)
 
     def value(self, name: str, value: Any, names: frozenset, depth: int) -> Any:
-        """``summary``, or nothing of a value the functions change themselves (see ``mutated``): a count rebound
-        on every run is another int object each time, so even its identity would trace again."""
+        """``summary``, or only the identity of a value the functions change themselves (see ``mutated``), and
+        nothing of a number or string: a count rebound on every run is another int object each time, so even its
+        identity would trace again. A list changed in place keeps its identity; a variable or an array a function
+        makes once (``if self.W is None: self.W = ...``) and the user later replaces is another object."""
         if name in self.mutated:
-            return ("changed by the function",)
+            if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+                return ("changed by the function",)
+            return ("changed by the function", _Same(value))
         return self.summary(value, names, depth)
 
     def summary(self, value: Any, names: frozenset, depth: int) -> Any:

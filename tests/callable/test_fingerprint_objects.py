@@ -267,6 +267,28 @@ class Counting:
 
 
 COUNTING = Counting()
+
+
+class Lazy:
+    """Makes its weight on its first call (the function assigns self.W itself)."""
+
+    def __init__(self) -> None:
+        self.W = None
+
+    def __call__(self, x):
+        if self.W is None:
+            self.W = tf.Variable(_w())
+        return tf.tanh(x @ self.W)
+
+
+def test_a_weight_the_function_makes_itself_and_the_user_replaces_gives_the_new_jacobian():
+    lazy = Lazy()
+    first = gradlib.per_element_gradients(lazy, X, compiled=True)
+    np.testing.assert_allclose(first.jacobian.reshape(-1, 8), _tape(lazy), atol=1e-5)
+    lazy.W = tf.Variable(_w())   # another variable: the trace captured the first one
+    after = gradlib.per_element_gradients(lazy, X, compiled=True)
+    assert np.abs(first.jacobian.reshape(-1, 8) - _tape(lazy)).max() > 1e-3
+    np.testing.assert_allclose(after.jacobian.reshape(-1, 8), _tape(lazy), atol=1e-5)
 COUNTERS = {"dict item": (counts_in_a_dict, lambda: RUNS["graph"]), "list item": (counts_in_a_list, lambda: COUNT[0]),
             "appended list": (logs, lambda: len(LOG)), "own attribute": (COUNTING, lambda: COUNTING.calls)}
 
