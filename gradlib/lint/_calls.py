@@ -610,6 +610,9 @@ def _cast(it, qual, args, kwargs, node) -> Val:
 def _nondiff(it, qual, args, kwargs, node) -> Val:
     short = qual.rsplit(".", 1)[-1]
     dtype = "float" if short in ("round", "floor", "ceil", "sign", "rint") else "int"
+    if short == "confusion_matrix":         # counts of (labels, predictions): neither has a gradient (keras#9712)
+        inputs = list(args[:2]) + [kwargs[k] for k in ("labels", "predictions") if k in kwargs]
+        return _diff(it, inputs, {}, node, qual, "nondiff", dtype)
     return _diff(it, args[:1], {}, node, qual, "nondiff", dtype)
 
 
@@ -950,6 +953,14 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         how, where, text = cut
         out = it.op("tensor", (model,) + inputs, where or node, how, "float", opname=text)
         out.attrs["__lambda_cut__"] = (how, where or node, text)    # a functional model ending here is cut too
+        return out
+    cut = _memo(it, "weight_cut", model.node, lambda: _keras_call.weight_cut(model)) \
+        if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
+    if cut is not None:                     # GT010: the layer's own weights reach what call returns only through it
+        weights = tuple(w for w in (model.attrs.get(a) for a in sorted(cut[3])) if w is not None and w.kind == "var")
+        behind = it.op("tensor", weights or (model,), cut[0], "nondiff", "float", opname=cut[1].split("(", 1)[0])
+        out = it.op("tensor", (behind,) + inputs, node, "op", "float", opname=model.name or "model")
+        out.attrs["__call_of__"] = model
         return out
     bridged = _bridged_layer(it, model) if inputs else None
     if bridged is not None:                 # GT002: a layer's call gives NumPy's result, not a path from the input

@@ -1926,7 +1926,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(loss, [input1, input2])
 '''),
     Report('abcnet6', 'https://github.com/layog/Accurate-Binary-Convolution-Network/issues/6', 13, 'GT010',
-           "tf.sign of the shifted filters in a custom layer's call: tf.sign (gradient zeros) is not known as a cut on the path", '''\
+           None, '''\
 import tensorflow as tf
 
 
@@ -2055,7 +2055,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(vae_loss, encoder.trainable_variables + decoder.trainable_variables)
 '''),
     Report('keras9169', 'https://github.com/keras-team/keras/issues/9169', 8, 'GT010',
-           "tf.one_hot(tf.argmax(...)) in a function wrapped in a Lambda layer that is the functional model's output: not followed into the Lambda's function", '''\
+           None, '''\
 import tensorflow as tf
 
 M = 4
@@ -2079,7 +2079,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('keras9712', 'https://github.com/keras-team/keras/issues/9712', 12, 'GT010',
-           'tf.math.confusion_matrix counts (after tf.boolean_mask) as the loss: not known as a cut on the path', '''\
+           None, '''\
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.Input((4, 3)), tf.keras.layers.LSTM(5), tf.keras.layers.Dense(2)])
