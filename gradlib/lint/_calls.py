@@ -532,6 +532,8 @@ def _stack_length(qual: str, args: list[Val]) -> int | None:
 
 def _numpy_call(it, qual, args, kwargs, node) -> Val:
     parents = _tensor_parents(args, kwargs)
+    if qual.rsplit(".", 1)[-1] in ("numpy_function", "py_func") and args:
+        parents += _closure_models(args[0])     # tensorflow#47288: the model read inside the NumPy function
     leaves = tuple(leaf for v in args + list(kwargs.values()) for leaf in flat(v))
     kind = "py" if qual.startswith("math.") else "numpy"
     if any(p.kind in TENSORISH + ("model",) for p in parents):
@@ -539,6 +541,26 @@ def _numpy_call(it, qual, args, kwargs, node) -> Val:
         _traced.left_tensorflow(it, op)
         return op
     return it.op(kind, leaves, node, "op", _numpy_dtype(qual, args, kwargs))
+
+
+def _closure_models(fn: Val) -> tuple:
+    """The models and variables of the source that a ``def``/``lambda`` handed to tf.numpy_function reads as free names:
+    what it computes from them comes back as NumPy's result, with no path the tape can follow."""
+    env = fn.attrs.get("env") if fn.kind == "func" else None
+    node = fn.node
+    if env is None or not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        return ()
+    args = node.args
+    bound = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | \
+        {a.arg for a in (args.vararg, args.kwarg) if a is not None} | \
+        {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    found = {}
+    for name in sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                       - bound):
+        value = env.lookup(name)
+        if value is not None and value.kind in ("var", "model") and value.known:
+            found[value.id] = value
+    return tuple(found.values())
 
 
 def _numpy_dtype(qual: str, args: list[Val], kwargs: dict) -> str | None:

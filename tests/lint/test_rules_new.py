@@ -676,3 +676,12 @@ def test_a_sign_on_the_only_path_from_a_layers_own_weights_is_gt010_zeros_and_st
     assert lint((CORPUS / "correct" / "sign_of_a_layers_weights_straight_through.py").read_text()) == []
     held = source.replace("tf.sign(self.kernel)", "tf.sign(self.kernel) * self.scale")
     assert lint(held) == []
+
+
+def test_a_numpy_function_whose_function_reads_the_model_is_gt002_and_silent_beside_another_path():
+    """``tf.numpy_function(f, [], ...)`` of a ``def`` that calls the model itself (tensorflow#47288): what comes back is
+    NumPy's result, so a loss computed only from it gives None for the model; GT002 on the numpy_function. The same
+    function used for a value beside the model's own call in the loss stays silent."""
+    cause, note = lint((CORPUS / "broken" / "numpy_function_of_a_closure_over_the_model.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT002", 13, 15) and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "numpy_function_reads_the_model_beside_the_path.py").read_text()) == []
