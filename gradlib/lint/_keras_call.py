@@ -204,28 +204,8 @@ def weight_cut(model: Val) -> tuple[ast.Call, str, str, set[str]] | None:
     if not weights or not _self_attrs(fn, me) <= weights or any(isinstance(n, ast.Name) and n.id == me and not
                                                                 _is_attr_base(n, fn) for n in ast.walk(fn)):
         return None
-    live, cut_names = {me}, {}
-    for stmt in fn.body[:-1]:
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-            continue
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-            return None
-        target, cuts = stmt.targets[0].id, []
-        if not all(_reads_only_through_cuts(stmt.value, name, cuts) for name in live):
-            live.add(target)
-            cut_names.pop(target, None)
-            continue
-        through = cuts + [cut_names[n] for n in sorted(_names(stmt.value)) if n in cut_names]
-        live.discard(target)
-        if through:
-            cut_names[target] = through[0]
-        else:
-            cut_names.pop(target, None)
-    body, cuts = fn.body[-1].value, []
-    if not all(_reads_only_through_cuts(body, name, cuts) for name in live):
-        return None
-    cuts += [cut_names[n] for n in sorted(_names(body)) if n in cut_names]
-    cut = next((c for c in cuts if c[0] == "nondiff"), None)
+    cuts = _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, me)
+    cut = next((c for c in cuts or () if c[0] == "nondiff"), None)
     return (cut[1], ast.unparse(cut[1])[:60], _class_name(model), weights) if cut is not None else None
 
 
@@ -415,14 +395,22 @@ def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
         return None
     if len(args.args) != 1 or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
         return None
-    live, cut_names = {args.args[0].arg}, {}
-    for stmt in node.body[:-1] if isinstance(node, ast.FunctionDef) else ():
+    cuts = _cuts_on_the_way(node.body[:-1] if isinstance(node, ast.FunctionDef) else [], body, args.args[0].arg)
+    return cuts[0] if cuts else None
+
+
+def _cuts_on_the_way(statements: list, returned: ast.expr, name: str) -> list | None:
+    """The cuts (``_reads_only_through_cuts``) through which ``returned``, after the straight-line ``statements``
+    (assignments to plain names; a docstring), reads ``name``: empty when it reads it directly somewhere too, None
+    when the statements are not straight-line code (a branch, a loop, an unpacking: not followed, keras#9169)."""
+    live, cut_names = {name}, {}
+    for stmt in statements:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue                                        # the docstring
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-            return None                 # a branch, a loop, an unpacking: what follows is not followed (keras#9169)
+            return None
         target, cuts = stmt.targets[0].id, []
-        if not all(_reads_only_through_cuts(stmt.value, name, cuts) for name in live):
+        if not all(_reads_only_through_cuts(stmt.value, read, cuts) for read in live):
             live.add(target)
             cut_names.pop(target, None)
             continue
@@ -433,10 +421,9 @@ def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
         else:
             cut_names.pop(target, None)
     cuts = []
-    if not all(_reads_only_through_cuts(body, name, cuts) for name in live):
-        return None
-    cuts += [cut_names[n] for n in sorted(_names(body)) if n in cut_names]
-    return cuts[0] if cuts else None
+    if not all(_reads_only_through_cuts(returned, read, cuts) for read in live):
+        return []
+    return cuts + [cut_names[n] for n in sorted(_names(returned)) if n in cut_names]
 
 
 def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:
