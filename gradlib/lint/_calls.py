@@ -532,6 +532,8 @@ def _stack_length(qual: str, args: list[Val]) -> int | None:
 
 def _numpy_call(it, qual, args, kwargs, node) -> Val:
     parents = _tensor_parents(args, kwargs)
+    if qual.rsplit(".", 1)[-1] in ("numpy_function", "py_func") and args:
+        parents += _closure_models(args[0])     # tensorflow#47288: the model read inside the NumPy function
     leaves = tuple(leaf for v in args + list(kwargs.values()) for leaf in flat(v))
     kind = "py" if qual.startswith("math.") else "numpy"
     if any(p.kind in TENSORISH + ("model",) for p in parents):
@@ -539,6 +541,26 @@ def _numpy_call(it, qual, args, kwargs, node) -> Val:
         _traced.left_tensorflow(it, op)
         return op
     return it.op(kind, leaves, node, "op", _numpy_dtype(qual, args, kwargs))
+
+
+def _closure_models(fn: Val) -> tuple:
+    """The models and variables of the source that a ``def``/``lambda`` handed to tf.numpy_function reads as free names:
+    what it computes from them comes back as NumPy's result, with no path the tape can follow."""
+    env = fn.attrs.get("env") if fn.kind == "func" else None
+    node = fn.node
+    if env is None or not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        return ()
+    args = node.args
+    bound = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | \
+        {a.arg for a in (args.vararg, args.kwarg) if a is not None} | \
+        {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    found = {}
+    for name in sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                       - bound):
+        value = env.lookup(name)
+        if value is not None and value.kind in ("var", "model") and value.known:
+            found[value.id] = value
+    return tuple(found.values())
 
 
 def _numpy_dtype(qual: str, args: list[Val], kwargs: dict) -> str | None:
@@ -610,6 +632,9 @@ def _cast(it, qual, args, kwargs, node) -> Val:
 def _nondiff(it, qual, args, kwargs, node) -> Val:
     short = qual.rsplit(".", 1)[-1]
     dtype = "float" if short in ("round", "floor", "ceil", "sign", "rint") else "int"
+    if short == "confusion_matrix":         # counts of (labels, predictions): neither has a gradient (keras#9712)
+        inputs = list(args[:2]) + [kwargs[k] for k in ("labels", "predictions") if k in kwargs]
+        return _diff(it, inputs, {}, node, qual, "nondiff", dtype)
     return _diff(it, args[:1], {}, node, qual, "nondiff", dtype)
 
 
@@ -950,6 +975,14 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         how, where, text = cut
         out = it.op("tensor", (model,) + inputs, where or node, how, "float", opname=text)
         out.attrs["__lambda_cut__"] = (how, where or node, text)    # a functional model ending here is cut too
+        return out
+    cut = _memo(it, "weight_cut", model.node, lambda: _keras_call.weight_cut(model)) \
+        if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
+    if cut is not None:                     # GT010: the layer's own weights reach what call returns only through it
+        weights = tuple(w for w in (model.attrs.get(a) for a in sorted(cut[3])) if w is not None and w.kind == "var")
+        behind = it.op("tensor", weights or (model,), cut[0], "nondiff", "float", opname=cut[1].split("(", 1)[0])
+        out = it.op("tensor", (behind,) + inputs, node, "op", "float", opname=model.name or "model")
+        out.attrs["__call_of__"] = model
         return out
     bridged = _bridged_layer(it, model) if inputs else None
     if bridged is not None:                 # GT002: a layer's call gives NumPy's result, not a path from the input

@@ -868,5 +868,13 @@ def _nondiff_fix(opname: str) -> str:
     if opname.startswith("tf.keras.metrics."):
         return ("A metric measures, it does not train: compute the loss with a tf.keras.losses function "
                 "(tf.keras.losses.binary_crossentropy, ...) and keep the metric for reporting.")
+    if opname.rsplit(".", 1)[-1] in ("sign", "round"):
+        op = f"tf.{opname.rsplit('.', 1)[-1]}"
+        return ("To binarize or quantize and still train, keep a straight-through path: "
+                f"`w + tf.stop_gradient({op}(w) - w)` has the value of {op}(w) and the identity's gradient.")
+    if opname.rsplit(".", 1)[-1] in ("confusion_matrix", "count_nonzero", "histogram_fixed_width"):
+        return ("A count has no gradient: count with the probabilities themselves (a soft count, "
+                "tf.reduce_sum(labels * p) for the true positives), or train on a loss such as "
+                "tf.keras.losses.binary_crossentropy and keep the count for reporting.")
     return ("Use a smooth stand-in (tf.nn.softmax instead of argmax, a sigmoid instead of a step) or keep the float "
             "value.")

@@ -35,6 +35,7 @@ from ._traced import unconditional
 from ._values import Val
 
 __all__ = ["assign_cut", "bridge_cut", "dead_layers", "held_classes", "imported_layers", "int_weights", "lambda_cut",
+           "weight_cut",
            "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
@@ -168,6 +169,49 @@ def bridge_cut(model: Val) -> tuple[int, int, str, str] | None:
         else:
             tainted, cut = tainted - names, cut - names
     return None
+
+
+_MAKES_WEIGHT = ("add_weight", "add_variable", "Variable")
+
+
+def _weight_attrs(cls: ast.ClassDef) -> set[str]:
+    """The attributes ``build`` or ``__init__`` of ``cls`` binds to a weight it makes (``self.w = self.add_weight(...)``,
+    ``tf.Variable(...)``)."""
+    found = set()
+    for fn in cls.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name in ("build", "__init__") and fn.args.args:
+            me = fn.args.args[0].arg
+            for stmt in ast.walk(fn):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call) \
+                        and ast.unparse(stmt.value.func).rsplit(".", 1)[-1] in _MAKES_WEIGHT:
+                    target = stmt.targets[0]
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == me:
+                        found.add(target.attr)
+    return found
+
+
+def weight_cut(model: Val) -> tuple[ast.Call, str, str, set[str]] | None:
+    """(the call, its text, the class name, the weights' attributes) of a TensorFlow function without a gradient (tf.sign, tf.round, ...) in
+    ``call`` when the layer's own weights reach what ``call`` returns only through such calls (layog/Accurate-Binary-
+    Convolution-Network#6: ``tf.sign`` of the shifted filters); None otherwise or when it cannot tell (``call`` reads
+    an attribute that is not a weight made in ``build``/``__init__``, or is not straight-line code)."""
+    fn = _call_method(model)
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
+    if fn is None or len(params) < 2 or not isinstance(fn.body[-1], ast.Return) or fn.body[-1].value is None:
+        return None
+    me, weights = params[0], _weight_attrs(model.node)
+    if not weights or not _self_attrs(fn, me) <= weights or any(isinstance(n, ast.Name) and n.id == me and not
+                                                                _is_attr_base(n, fn) for n in ast.walk(fn)):
+        return None
+    cuts = _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, me)
+    cut = next((c for c in cuts or () if c[0] == "nondiff"), None)
+    return (cut[1], ast.unparse(cut[1])[:60], _class_name(model), weights) if cut is not None else None
+
+
+def _is_attr_base(name: ast.Name, fn: ast.FunctionDef) -> bool:
+    """Whether ``name`` is read as the object of an attribute (``self.kernel``), not on its own."""
+    return any(isinstance(n, ast.Attribute) and n.value is name for n in ast.walk(fn))
 
 
 _INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
@@ -344,17 +388,42 @@ def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
     node = fn.node if fn.kind == "func" else None
     if isinstance(node, ast.Lambda):
         body, args = node.body, node.args
-    elif isinstance(node, ast.FunctionDef) and len(node.body) == 1 and isinstance(node.body[0], ast.Return) \
-            and node.body[0].value is not None:
-        body, args = node.body[0].value, node.args
+    elif isinstance(node, ast.FunctionDef) and isinstance(node.body[-1], ast.Return) \
+            and node.body[-1].value is not None:
+        body, args = node.body[-1].value, node.args
     else:
         return None
     if len(args.args) != 1 or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
         return None
-    name, cuts = args.args[0].arg, []
-    if not _reads_only_through_cuts(body, name, cuts) or not cuts:
-        return None
-    return cuts[0]
+    cuts = _cuts_on_the_way(node.body[:-1] if isinstance(node, ast.FunctionDef) else [], body, args.args[0].arg)
+    return cuts[0] if cuts else None
+
+
+def _cuts_on_the_way(statements: list, returned: ast.expr, name: str) -> list | None:
+    """The cuts (``_reads_only_through_cuts``) through which ``returned``, after the straight-line ``statements``
+    (assignments to plain names; a docstring), reads ``name``: empty when it reads it directly somewhere too, None
+    when the statements are not straight-line code (a branch, a loop, an unpacking: not followed, keras#9169)."""
+    live, cut_names = {name}, {}
+    for stmt in statements:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue                                        # the docstring
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            return None
+        target, cuts = stmt.targets[0].id, []
+        if not all(_reads_only_through_cuts(stmt.value, read, cuts) for read in live):
+            live.add(target)
+            cut_names.pop(target, None)
+            continue
+        through = cuts + [cut_names[n] for n in sorted(_names(stmt.value)) if n in cut_names]
+        live.discard(target)
+        if through:
+            cut_names[target] = through[0]
+        else:
+            cut_names.pop(target, None)
+    cuts = []
+    if not all(_reads_only_through_cuts(returned, read, cuts) for read in live):
+        return []
+    return cuts + [cut_names[n] for n in sorted(_names(returned)) if n in cut_names]
 
 
 def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:

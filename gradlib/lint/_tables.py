@@ -20,7 +20,8 @@ _CONSTANTS = {"constant", "ones", "zeros", "fill", "eye", "range", "linspace", "
 _NONDIFF = {"argmax", "argmin", "round", "floor", "ceil", "sign", "equal", "not_equal", "greater",
             "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_not", "is_nan",
             "is_finite", "is_inf", "size", "shape", "rank", "unique", "one_hot", "count_nonzero",
-            "argsort", "searchsorted", "floordiv", "histogram_fixed_width", "rint", "in_top_k"}
+            "argsort", "searchsorted", "floordiv", "histogram_fixed_width", "rint", "in_top_k",
+            "confusion_matrix"}
 _SLICING = {"unstack", "split", "gather", "gather_nd", "slice", "strided_slice", "boolean_mask"}
 _TUPLES = {"nn.moments", "top_k", "linalg.eigh", "linalg.eig", "linalg.svd", "linalg.qr", "unique_with_counts",
            "meshgrid", "nn.sufficient_statistics", "nn.weighted_moments", "nn.fused_batch_norm", "custom_gradient"}

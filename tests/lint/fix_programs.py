@@ -22,7 +22,8 @@ from gradlib.lint import RULES, RULES_BY_CODE, lint
 __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "UNSEEN_37B", "UNSEEN_37B_CAUGHT",
            "UNSEEN_37B_CAUGHT_NOW", "UNSEEN_37B_PREFIT", "UNSEEN_37C",
            "UNSEEN_37C_CAUGHT", "UNSEEN_37C_PREFIT", "UNSEEN_37D", "UNSEEN_37D_CAUGHT",
-           "UNSEEN_37D_PREFIT", "UNSEEN_37E", "UNSEEN_37E_PREFIT", "UNSEEN_37F", "UNSEEN_37F_PREFIT",
+           "UNSEEN_37D_PREFIT", "UNSEEN_37E", "UNSEEN_37E_PREFIT", "UNSEEN_37F", "UNSEEN_37F_PREFIT", "UNSEEN_37G",
+           "UNSEEN_37G_PREFIT",
            "all_programs",
            "corpus_corrections",
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
@@ -1854,6 +1855,318 @@ with tf.GradientTape() as tape:
     dydx = tape2.gradient(y, x)
 result = tape.gradient(dydx, x)
 '''),
+    # Issue 37, item 4, a seventh time (UNSEEN_37G below): 15 more public reports, collected on 2026-12-06 and
+    # rebuilt small, labelled (line and rule) before the linter was run on any of them and before any rule was
+    # changed for them; the correct twin of each is tests/lint/lint_corpus/unseen/correct/r37g_<name>.py. Adapted:
+    #   tf21364: TF 1.9 eager (tfe) code under TF2; tf.log is tf.math.log.
+    #   dsse57878: TF1: the loss read a placeholder fed with sess.run of the network output; here the same values,
+    #     taken with .numpy() before the tape, made a constant in it; minimize shown as tape.gradient.
+    #   tf14894: TF1 minimize of the loss tensor shown as tape.gradient.
+    #   abcnet6: the ABC-Net convolution shown as a dense custom layer with the same tf.sign line; TensorFlow gives
+    #     zeros.
+    #   tf39996: a Colab link only; rebuilt from the maintainer's answer (a computation in a tf.Module's __init__,
+    #     before the tape).
+    #   keras10850: K.gradients on the nested model's symbolic output shown as the same path under a tape.
+    #   cade3: a Keras 2 optimizer's minimize; Keras 3 has none and tf.compat.v1's takes no Keras variables, so the
+    #     same mistake is shown with tf.compat.v1.train.AdamOptimizer on tf.Variables.
+    #   tf52260: a Keras 2 GAN built with K.argmax and fit; the same path under a tape.
+    #   keras10819: the Keras example's add_loss and fit; the same loss under a tape.
+    #   keras9169: Keras 2 fit; the same model and loss under a tape.
+    #   keras9712: Keras 2 fit with K.tf ops; under a tape; num_classes=2 keeps cm 2x2.
+    #   tf47288: the environment and model steps that np_train_step runs in NumPy reduced to one model call.
+    Report('tf21364', 'https://github.com/tensorflow/tensorflow/issues/21364', 13, 'GT003',
+           None, '''\
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+    return tf.math.log(1 + e), grad
+
+
+with tf.GradientTape() as tape:
+    x = tf.constant(100.0)
+    y = log1pexp(x)
+result = tape.gradient(y, [x])
+'''),
+    Report('dsse57878', 'https://datascience.stackexchange.com/questions/57878/how-to-use-a-loss-function-that-is-not-differentiable', 6, 'GT007',
+           "the network's output taken out with .numpy() before the block and made a constant in it: the network's input is a list comprehension over itertools.product, code the linter does not follow, so it cannot tell (with a literal input it says GT007 on line 6)", '''\
+import itertools
+import tensorflow as tf
+
+find_code = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3, activation="sigmoid")])
+input_bit = tf.constant([list(k) for k in itertools.product([0.0, 1.0], repeat=2)])
+code_preview = find_code(input_bit).numpy()
+with tf.GradientTape() as tape:
+    code_out = tf.constant(code_preview)
+    distances = []
+    for i in range(0, 3):
+        for j in range(i + 1, 3):
+            distances.append(tf.linalg.norm(code_out[i] - code_out[j]))
+    loss = -tf.reduce_min(distances)
+result = tape.gradient(loss, find_code.trainable_variables)
+'''),
+    Report('tf14894', 'https://github.com/tensorflow/tensorflow/issues/14894', 7, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+input1 = tf.Variable([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], name="input1")
+input2 = tf.Variable([2.0, 3.0, 4.0, 6.0, 8.0, 9.0], name="input2")
+values_range = tf.constant([0.0, 10.0], dtype=tf.float32)
+with tf.GradientTape() as tape:
+    source_hist = tf.histogram_fixed_width(input1, values_range, 11)
+    template_hist = tf.histogram_fixed_width(input2, values_range, 11)
+    source_hist = tf.cast(source_hist, tf.float32)
+    template_hist = tf.cast(template_hist, tf.float32)
+    loss = 2 * tf.nn.l2_loss(source_hist - template_hist)
+result = tape.gradient(loss, [input1, input2])
+'''),
+    Report('abcnet6', 'https://github.com/layog/Accurate-Binary-Convolution-Network/issues/6', 13, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+
+class ABCDense(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 4), initializer="random_normal")
+        self.shift_parameters = self.add_weight(shape=(3,), initializer="random_normal")
+
+    def call(self, inputs):
+        stddev = tf.math.reduce_std(self.kernel)
+        tiled_filters = self.kernel[None] - tf.reduce_mean(self.kernel)
+        expanded_stddev = self.shift_parameters[:, None, None] * stddev
+        binarized_filters = tf.sign(tiled_filters + expanded_stddev, name="binarized_filters")
+        return tf.reduce_sum(tf.matmul(inputs, binarized_filters), axis=0)
+
+
+layer = ABCDense()
+x = tf.random.normal((5, 6))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(layer(x) ** 2)
+result = tape.gradient(loss, [layer.shift_parameters])
+'''),
+    Report('tf39996', 'https://github.com/tensorflow/tensorflow/issues/39996', 14, 'GT007',
+           None, '''\
+import tensorflow as tf
+
+
+class MyModule(tf.Module):
+    def __init__(self, phi):
+        super().__init__()
+        self.scale = tf.exp(phi)
+
+    def fun(self, x):
+        return tf.reduce_sum(self.scale * x)
+
+
+phi = tf.Variable(tf.zeros(5), trainable=True)
+m = MyModule(phi)
+with tf.GradientTape() as tape:
+    x = tf.ones(5)
+    tape.watch(phi)
+    res = m.fun(x)
+result = tape.gradient(res, phi)
+'''),
+    Report('keras10850', 'https://github.com/keras-team/keras/issues/10850', 13, 'GT017',
+           "the inner conv output computed by a separate functional model over a nested model's layers, and the target by the outer model: the two calls are not told apart", '''\
+import tensorflow as tf
+
+sub_cnn_model = tf.keras.Sequential([tf.keras.Input((28, 28, 1)),
+                                     tf.keras.layers.Conv2D(3, 3, activation="relu", name="subconv1"),
+                                     tf.keras.layers.Flatten(), tf.keras.layers.Dense(1)])
+model = tf.keras.Sequential([tf.keras.Input((28, 28, 1)), tf.keras.layers.Lambda(lambda x: x, name="pre_processing"),
+                             sub_cnn_model, tf.keras.layers.Lambda(lambda x: x, name="post_processing")])
+conv_model = tf.keras.Model(sub_cnn_model.inputs, sub_cnn_model.get_layer("subconv1").output)
+images = tf.random.uniform((2, 28, 28, 1))
+with tf.GradientTape() as tape:
+    conv_output = conv_model(images)
+    output = model(images)
+result = tape.gradient(output, conv_output)
+'''),
+    Report('cade3', 'https://github.com/whyisyoung/CADE/issues/3', 8, 'GT013',
+           None, '''\
+import tensorflow as tf
+
+encoder_kernel = tf.Variable(tf.random.normal((6, 3)), name="encoder_0/kernel")
+decoder_kernel = tf.Variable(tf.random.normal((3, 6)), name="decoder_0/kernel")
+optimizer = tf.compat.v1.train.AdamOptimizer(0.001)
+x = tf.random.normal((8, 6))
+loss = tf.reduce_mean(tf.square(tf.matmul(tf.nn.relu(tf.matmul(x, encoder_kernel)), decoder_kernel) - x))
+train_op = optimizer.minimize(loss=lambda: loss, var_list=[encoder_kernel, decoder_kernel])
+result = [encoder_kernel, decoder_kernel]
+'''),
+    Report('tf52260', 'https://github.com/tensorflow/tensorflow/issues/52260', 11, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+timestep = 6
+generator = tf.keras.Sequential([tf.keras.Input((timestep,)), tf.keras.layers.Dense(timestep * 4),
+                                 tf.keras.layers.Reshape((timestep, 4))])
+discriminator = tf.keras.Sequential([tf.keras.Input((timestep,)), tf.keras.layers.Dense(1, activation="sigmoid")])
+discriminator.trainable = False
+noise = tf.random.normal((8, timestep))
+with tf.GradientTape() as tape:
+    b = generator(noise)
+    c = tf.cast(tf.argmax(b, axis=-1), tf.float32)
+    output_d = discriminator(c)
+    loss = tf.reduce_mean(tf.keras.losses.binary_crossentropy(tf.ones_like(output_d), output_d))
+result = tape.gradient(loss, generator.trainable_variables)
+'''),
+    Report('tf60048', 'https://github.com/tensorflow/tensorflow/issues/60048', 15, None,
+           'no rule: the target of tape.jacobian is a tf.TensorArray (not stacked), which has no shape: AttributeError', '''\
+import tensorflow as tf
+
+elems = tf.ones(shape=[2])
+
+
+def init_tensor_array(elems):
+    ta = tf.TensorArray(dtype=tf.float32, size=4, dynamic_size=True)
+    ta = ta.write(0, elems)
+    return ta
+
+
+with tf.GradientTape() as tape:
+    tape.watch(elems)
+    t = init_tensor_array(elems)
+result = tape.jacobian(t, elems)
+'''),
+    Report('keras10819', 'https://github.com/keras-team/keras/issues/10819', 17, 'GT017',
+           "the VAE loss reduced to the KL term while the decoder's variables are asked for: a source the target is not computed from, not seen through the functional encoder and the decoder", '''\
+import tensorflow as tf
+
+original_dim, latent_dim = 8, 2
+inputs = tf.keras.Input((original_dim,))
+h = tf.keras.layers.Dense(4, activation="relu")(inputs)
+encoder = tf.keras.Model(inputs, [tf.keras.layers.Dense(latent_dim)(h), tf.keras.layers.Dense(latent_dim)(h)])
+decoder = tf.keras.Sequential([tf.keras.Input((latent_dim,)),
+                               tf.keras.layers.Dense(original_dim, activation="sigmoid")])
+x = tf.random.uniform((5, original_dim))
+with tf.GradientTape() as tape:
+    z_mean, z_log_var = encoder(x)
+    z = z_mean + tf.exp(0.5 * z_log_var) * tf.random.normal(tf.shape(z_mean))
+    outputs = decoder(z)
+    reconstruction_loss = tf.keras.losses.binary_crossentropy(x, outputs) * original_dim
+    kl_loss = -0.5 * tf.reduce_sum(1 + z_log_var - tf.square(z_mean) - tf.exp(z_log_var), axis=-1)
+    vae_loss = tf.reduce_mean(kl_loss)
+result = tape.gradient(vae_loss, encoder.trainable_variables + decoder.trainable_variables)
+'''),
+    Report('keras9169', 'https://github.com/keras-team/keras/issues/9169', 8, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+M = 4
+
+
+def decodeSignal(x):
+    x = tf.nn.softmax(x)
+    Y = tf.one_hot(tf.argmax(x, axis=-1), depth=M)
+    return Y
+
+
+input_layer = tf.keras.Input((M,))
+relay = tf.keras.layers.Dense(M, activation="relu")(input_layer)
+relay = tf.keras.layers.Dense(M)(relay)
+relay_softmax = tf.keras.layers.Lambda(decodeSignal, output_shape=(M,))(relay)
+model = tf.keras.Model(input_layer, relay_softmax)
+onehot_symbols = tf.one_hot([0, 1, 2, 3, 1, 0], depth=M)
+loss_fn = tf.keras.losses.CategoricalCrossentropy()
+with tf.GradientTape() as tape:
+    loss = loss_fn(onehot_symbols, model(onehot_symbols))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('keras9712', 'https://github.com/keras-team/keras/issues/9712', 12, 'GT010',
+           None, '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((4, 3)), tf.keras.layers.LSTM(5), tf.keras.layers.Dense(2)])
+x = tf.random.normal((16, 4, 3))
+y = tf.cast(tf.random.uniform((16, 2), maxval=2, dtype=tf.int32), tf.float32)
+
+
+def getBalance(x_true, x_pred):
+    trade_index = tf.not_equal(x_pred[:, 1], 0)
+    x_true_tradeable = tf.boolean_mask(x_true[:, 0], trade_index)
+    x_pred_tradeable = tf.boolean_mask(x_pred[:, 0], trade_index)
+    cm = tf.math.confusion_matrix(x_true_tradeable, x_pred_tradeable, num_classes=2)
+    correctPredictions = cm[0, 0] + cm[1, 1]
+    wrongPredictions = cm[1, 0] + cm[0, 1]
+    TotalTrades = correctPredictions + wrongPredictions
+    Accuracy = (correctPredictions / TotalTrades) * 100
+    return tf.cast(Accuracy, tf.float32)
+
+
+with tf.GradientTape() as tape:
+    loss = getBalance(y, model(x))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf47288', 'https://github.com/tensorflow/tensorflow/issues/47288', 15, 'GT002',
+           None, '''\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
+states = np.random.rand(6, 4).astype("float32")
+
+
+def np_train_step():
+    actor_logits = model(states).numpy()
+    rewards = np.ones(6, dtype="float32")
+    return rewards, actor_logits
+
+
+with tf.GradientTape() as tape:
+    rewards, actor_logits = tf.numpy_function(np_train_step, [], [tf.float32, tf.float32])
+    action_probs = tf.nn.softmax(actor_logits)
+    loss = -tf.reduce_mean(rewards * tf.reduce_max(action_probs, axis=-1))
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('tf55296', 'https://github.com/tensorflow/tensorflow/issues/55296', 8, 'GT012',
+           "the weights assigned into the model's variables in a list comprehension inside a helper, then a tf.custom_gradient copy: the assign on the path is not followed through the helper", '''\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+x = tf.random.normal((4, 3))
+
+
+def call_model_with_weights(model, x, weights):
+    vars = [var.assign(val) for var, val in zip(model.trainable_weights, weights)]
+    y = model(x)
+    len_vars = len(weights)
+
+    @tf.custom_gradient
+    def copy_gradient(var, val, y):
+        def grad(*upstream):
+            var_up = upstream[:len_vars]
+            y_up = upstream[len_vars:]
+            return var_up, var_up, y_up
+        return (var, y), grad
+
+    _, _y = copy_gradient(model.trainable_weights, weights, y)
+    return _y
+
+
+weights = [tf.convert_to_tensor(w) for w in model.trainable_weights]
+with tf.GradientTape() as tape:
+    tape.watch(weights)
+    y = call_model_with_weights(model, x, weights)
+result = tape.gradient(y, weights)
+'''),
+    Report('tf32478', 'https://github.com/tensorflow/tensorflow/issues/32478', 8, None,
+           'no rule: apply_gradients given the gradient tensor and the variable as two arguments instead of a list of (gradient, variable) pairs: ValueError', '''\
+import tensorflow as tf
+
+optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.001)
+x = tf.Variable(2 * tf.ones((5, 1)))
+with tf.GradientTape(persistent=True) as t:
+    y = x ** 2
+    dy_dx = t.gradient(y, x)
+    optimizer.apply_gradients(dy_dx, x)
+result = [dy_dx]
+'''),
 ]
 
 #: the public reports collected for issue 37's item 4, after the rules GT020-GT022 were written
@@ -1927,6 +2240,14 @@ UNSEEN_37F = ('tf61199', 'tf42244', 'tf28836', 'keras4175', 'tf36306', 'tf38453'
 #: pre-fit recall (6 of 15, 40%); 0 findings on the 15 correct twins (lint_corpus/unseen/correct/r37f_*.py)
 UNSEEN_37F_PREFIT = ('tf28836', 'keras4175', 'intgrad5', 'tf51622', 'tf29944', 'tf29781')
 
+#: a seventh set for issue 37's item 4, collected on 2026-12-06 by searching GitHub issues and Q&A pages (see the commit
+#: that added it for the queries and the hits skipped) before any rule was changed for them and before the linter was
+#: run on any of them; none of them was in this file before. Two have no rule (tf60048, tf32478).
+UNSEEN_37G = ('tf21364', 'dsse57878', 'tf14894', 'abcnet6', 'tf39996', 'keras10850', 'cade3', 'tf52260', 'tf60048', 'keras10819', 'keras9169', 'keras9712', 'tf47288', 'tf55296', 'tf32478')
+#: those of UNSEEN_37G the linter caught on their line at 4d3c00a, with the rules as they were when collected: the
+#: pre-fit recall (5 of 15, 33%); 0 findings on the 15 correct twins (lint_corpus/unseen/correct/r37g_*.py)
+UNSEEN_37G_PREFIT = ('tf21364', 'tf14894', 'tf39996', 'cade3', 'tf52260')
+
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
 #: tensor (InvalidArgumentError), and b still int; the message says what to do.
@@ -1958,6 +2279,9 @@ REPORT_FIXES = {
     "tf115258:4:GT007": "[np.where(x.numpy() > 0, 2 * x.numpy(), -1.0)]",
     "tf40652:5:GT007": "(lambda k, b: [2 * (r.numpy() @ k + b) @ k.T])(*weights(model))",
     "willogy3:4:GT006": "[2 * x.numpy(), 3 * x.numpy() ** 2]",
+    # the seventh set: log1pexp's own gradient at x (1 - 1 / (1 + e^x)), and d/dphi of sum(exp(phi) * 1)
+    "tf21364:13:GT003": "[1 - 1 / (1 + np.exp(x.numpy()))]",
+    "tf39996:14:GT007": "[np.exp(phi.numpy())]",
     # the sixth set: the batch Hessian of a tanh MLP, sum over hidden units h of k2[h, k] tanh''(.) k1[i, h] k1[j, h]
     "tf45234:8:GT008": "(lambda k1, b1, k2, b2: (lambda t: [np.einsum('hk,bh,ih,jh->bkij', k2, -2 * t * (1 - t ** 2), "
                        "k1, k1)])(np.tanh(x.numpy() @ k1 + b1)))(*weights(model))",

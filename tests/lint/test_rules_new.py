@@ -644,3 +644,44 @@ def test_a_sliced_assign_on_the_path_is_gt012_and_the_variables_own_gradient_is_
     assert (cause.rule, cause.line, note.line) == ("GT012", 6, 8) and "is None" in cause.message
     for twin in ("sliced_update_with_tensor_ops", "sliced_assign_then_gradient_of_the_variable"):
         assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+
+
+def test_a_confusion_matrix_as_the_loss_is_gt010_and_soft_counts_are_silent():
+    """``tf.math.confusion_matrix`` counts (labels, predictions) with no gradient for either (keras-team/keras#9712): a
+    loss computed from its counts gives None; the same accuracy counted with the probabilities stays silent."""
+    cause, note = lint((CORPUS / "broken" / "confusion_matrix_as_the_loss.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT010", 8, 11) and "is None" in cause.message
+    assert "soft count" in cause.message
+    assert lint((CORPUS / "correct" / "soft_counts_as_the_loss.py").read_text()) == []
+
+
+def test_a_lambda_of_a_def_of_several_lines_that_cuts_its_input_is_gt010_and_a_straight_through_path_is_silent():
+    """A ``def`` of straight-line statements wrapped in a Lambda layer that is the model's output, whose returned value
+    reads the input only through ``tf.one_hot(tf.argmax(...))`` (keras-team/keras#9169): None for every weight before
+    it, GT010 on that line; the same function returning a straight-through value stays silent."""
+    cause, note = lint((CORPUS / "broken" / "lambda_of_a_def_of_several_lines.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT010", 6, 16) and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "lambda_of_a_def_with_a_straight_through_path.py").read_text()) == []
+
+
+def test_a_sign_on_the_only_path_from_a_layers_own_weights_is_gt010_zeros_and_straight_through_is_silent():
+    """``tf.sign`` of a custom layer's own weight in its ``call`` (layog/Accurate-Binary-Convolution-Network#6): the
+    weights reach what ``call`` returns only through it, so their gradient is zeros; GT010 on the sign, with the
+    straight-through fix. The straight-through version stays silent, and so does a layer whose ``call`` reads an
+    attribute that is not a weight it made (not followed)."""
+    source = (CORPUS / "broken" / "sign_of_a_layers_own_weights.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 9, 17) and "is zeros" in cause.message
+    assert "tf.stop_gradient(tf.sign(w) - w)" in cause.message
+    assert lint((CORPUS / "correct" / "sign_of_a_layers_weights_straight_through.py").read_text()) == []
+    held = source.replace("tf.sign(self.kernel)", "tf.sign(self.kernel) * self.scale")
+    assert lint(held) == []
+
+
+def test_a_numpy_function_whose_function_reads_the_model_is_gt002_and_silent_beside_another_path():
+    """``tf.numpy_function(f, [], ...)`` of a ``def`` that calls the model itself (tensorflow#47288): what comes back is
+    NumPy's result, so a loss computed only from it gives None for the model; GT002 on the numpy_function. The same
+    function used for a value beside the model's own call in the loss stays silent."""
+    cause, note = lint((CORPUS / "broken" / "numpy_function_of_a_closure_over_the_model.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT002", 13, 15) and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "numpy_function_reads_the_model_beside_the_path.py").read_text()) == []
