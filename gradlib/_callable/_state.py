@@ -189,8 +189,9 @@ def mutated(code: types.CodeType) -> frozenset[str]:
     of an item assignment or deletion (``calls["n"] += 1``: ``calls``; ``self.log[k] = v``: ``log``), an assigned
     attribute (``self.calls += 1``: ``calls``), the object a changing method is called on (``log.append(y)``:
     ``log``), and a name the function declares ``global`` or ``nonlocal`` and assigns. Empty when the source cannot be
-    read (a function made at a prompt): then such a value is read by content, and the function traces again after
-    each run that changed it (right, only slower).
+    read (a function made at a prompt), or the lines at the code's place are not its ``def`` (the file changed
+    after it was loaded): then such a value is read by content, and the function traces again after each run that
+    changed it (right, only slower).
 
     >>> def step(x):
     ...     CALLS["n"] += 1
@@ -207,6 +208,8 @@ def mutated(code: types.CodeType) -> frozenset[str]:
     try:
         tree = ast.parse(textwrap.dedent("".join(inspect.getblock(lines[code.co_firstlineno - 1:]))))
     except (SyntaxError, ValueError, IndentationError):   # a lambda's line that is not a statement
+        return frozenset()
+    if not _defines(tree, code.co_name):   # the file changed since the code was loaded: these lines are not it
         return frozenset()
     declared = {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     out: set[str] = set()
@@ -233,6 +236,14 @@ def mutated(code: types.CodeType) -> frozenset[str]:
             elif isinstance(target, ast.Name) and target.id in declared:
                 out.add(target.id)
     return frozenset(out)
+
+
+def _defines(tree: ast.Module, name: str) -> bool:
+    """The parsed lines are the function called ``name`` (a ``def`` of that name first, or a lambda)."""
+    if name == "<lambda>":
+        return any(isinstance(node, ast.Lambda) for node in ast.walk(tree))
+    return bool(tree.body) and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and tree.body[0].name == name
 
 
 def _container(node: ast.AST) -> set[str]:

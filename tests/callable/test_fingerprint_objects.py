@@ -9,6 +9,7 @@ value the way a user would, and compares the next answer with an eager tape's.
 from __future__ import annotations
 
 import functools
+import linecache
 
 import keras
 import numpy as np
@@ -344,3 +345,22 @@ def test_mutated_reads_the_source_without_searching_every_module(monkeypatch):
 
     monkeypatch.setattr("inspect.getmodule", searched)
     assert _state.mutated(counts.__code__) == {"TALLY"}
+
+
+def test_mutated_reads_nothing_from_lines_that_are_no_longer_the_function(tmp_path, monkeypatch):
+    # a file edited after its module was loaded: the lines at the code's first line are another function's
+    def counts(x):
+        TALLY.append(x)
+        return x
+
+    other = ["def another(x):\n", "    SCALE.append(x)\n", "    return x\n"]
+    path = counts.__code__.co_filename
+    lines = linecache.getlines(path)
+    first = counts.__code__.co_firstlineno - 1
+    monkeypatch.setattr(linecache, "getlines", lambda name, *a: lines[:first] + other + lines[first + 3:]
+                        if name == path else [])
+    _state.mutated.cache_clear()
+    try:
+        assert _state.mutated(counts.__code__) == frozenset()
+    finally:
+        _state.mutated.cache_clear()
