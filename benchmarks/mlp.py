@@ -14,7 +14,8 @@ Side by side (``side_by_side``, printed first): on the 256-wide MLP (then on the
 hidden layer, and a tall Jacobian), JAX ``jit(jacrev)`` and ``jit(jacfwd)`` (when importable; the ratios with a
 target are to the faster of the two in each run, named in the table),
 TensorFlow's own ``tf.function`` tape jacobian, gradlib ``auto`` on the callable and ``evaluate`` on the text,
-warm, one call of each in turn (interleaved, so that a burst of load on the shared machine hits them all), in
+warm, one call of each in turn (interleaved, so that a burst of load on the shared machine hits them all; the
+order shuffled anew for each pass, ``passes``, so that no contender always follows the same one), in
 several runs; each run's medians and their ratios, and the spread of the ratios over the runs (not the best).
 
 It uses gradlib's public API only: what ran (graph or XLA, and whether that choice is final) comes from
@@ -28,6 +29,7 @@ import argparse
 import gc
 import json
 import math
+import random
 import statistics
 import sys
 import time
@@ -42,7 +44,7 @@ import gradlib
 from benchmarks import history
 
 __all__ = ["EXPRESSION", "JAX_BEST", "SHAPES", "SIZES", "Row", "contenders", "jax_best", "main", "measure",
-           "mlp_suite", "mlp_weights", "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "side_ratios", "steady", "table",
+           "mlp_suite", "mlp_weights", "passes", "reference_jacobian", "seed_loop", "side_by_side", "side_by_side_markdown", "side_ratios", "steady", "table",
            "tape_jacobian", "targets", "tf_mlp"]
 
 SIZES = (16, 64, 256, 1024)
@@ -355,13 +357,27 @@ def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[st
     for r in range(runs):
         times: dict[str, list[float]] = {name: [] for name in calls_of}
         gc.collect()
-        for _ in range(calls):
-            for name, call in calls_of.items():
-                times[name].append(_timed(call)[0])
+        for order in passes(list(calls_of), calls, seed=r):
+            for name in order:
+                times[name].append(_timed(calls_of[name])[0])
         for name in calls_of:
             medians[name].append(statistics.median(times[name]))
         log(f"side by side: run {r + 1} of {runs} done")
     return medians
+
+
+def passes(names: list[str], calls: int, seed: int = 0) -> list[list[str]]:
+    """The order of each of ``calls`` passes over the contenders: shuffled anew for each pass (seeded, so a run is
+    repeatable). In one fixed order each contender always ran right after the same one: JAX's jacfwd right after
+    JAX's jacrev, on the same weights still in the CPU's cache, and gradlib right after the 8 ms of TensorFlow's
+    tape jacobian, which evicts them; the position, not the contender, then decided part of its time."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(calls):
+        order = list(names)
+        rng.shuffle(order)
+        out.append(order)
+    return out
 
 
 def side_by_side_markdown(medians: dict[str, list[float]], size: int = 256, title: str = "") -> str:
