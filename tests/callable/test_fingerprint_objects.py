@@ -344,3 +344,39 @@ def test_mutated_reads_the_source_without_searching_every_module(monkeypatch):
 
     monkeypatch.setattr("inspect.getmodule", searched)
     assert _state.mutated(counts.__code__) == {"TALLY"}
+
+
+# ---------------------------------------------------------------- a function reached at MAX_DEPTH
+
+DEEP_W = _w()
+
+
+def _level3(x):
+    return tf.tanh(x @ DEEP_W)
+
+
+def _level2(x):
+    return _level3(x)
+
+
+def _level1(x):
+    return _level2(x)
+
+
+def through_three_functions(x):
+    return _level1(x)
+
+
+def test_a_function_reached_at_max_depth_is_read():
+    # the callable is depth 0, so _level3 is reached at depth MAX_DEPTH: what it reads is read (a follow that
+    # stopped one level early froze DEEP_W, and the Jacobian after a change was the old one)
+    assert MAX_DEPTH == 3
+    first = gradlib.per_element_gradients(through_three_functions, X, compiled=True)
+    np.testing.assert_allclose(first.jacobian.reshape(-1, 8), _tape(through_three_functions), atol=1e-5)
+    before = fingerprint(through_three_functions)
+    globals()["DEEP_W"] = _w()
+    assert fingerprint(through_three_functions) != before
+    after = gradlib.per_element_gradients(through_three_functions, X, compiled=True)
+    reference = _tape(through_three_functions)
+    assert np.abs(first.jacobian.reshape(-1, 8) - reference).max() > 1e-3
+    np.testing.assert_allclose(after.jacobian.reshape(-1, 8), reference, atol=1e-5)
