@@ -380,3 +380,27 @@ def test_a_function_reached_at_max_depth_is_read():
     reference = _tape(through_three_functions)
     assert np.abs(first.jacobian.reshape(-1, 8) - reference).max() > 1e-3
     np.testing.assert_allclose(after.jacobian.reshape(-1, 8), reference, atol=1e-5)
+
+
+# ---------------------------------------------------------------- a dict's keys
+
+PARTS = {"encoder": _w(), "decoder": _w()}
+
+
+def by_named_part(x):
+    return tf.tanh(x @ PARTS["encoder"])
+
+
+def test_a_dict_rebuilt_with_its_keys_swapped_gives_the_new_jacobian():
+    # the same values in the same order under swapped keys: a summary of the values alone kept the old key, and the
+    # compiled graph answered with the old "encoder"
+    first = gradlib.per_element_gradients(by_named_part, X, compiled=True)
+    np.testing.assert_allclose(first.jacobian.reshape(-1, 8), _tape(by_named_part), atol=1e-5)
+    before = fingerprint(by_named_part)
+    globals()["PARTS"] = {"decoder": PARTS["encoder"], "encoder": PARTS["decoder"]}
+    assert fingerprint(by_named_part) != before
+    after = gradlib.per_element_gradients(by_named_part, X, compiled=True)
+    reference = _tape(by_named_part)
+    assert np.abs(first.jacobian.reshape(-1, 8) - reference).max() > 1e-3
+    np.testing.assert_allclose(after.jacobian.reshape(-1, 8), reference, atol=1e-5)
+
