@@ -404,3 +404,24 @@ def test_a_dict_rebuilt_with_its_keys_swapped_gives_the_new_jacobian():
     assert np.abs(first.jacobian.reshape(-1, 8) - reference).max() > 1e-3
     np.testing.assert_allclose(after.jacobian.reshape(-1, 8), reference, atol=1e-5)
 
+
+
+# ---------------------------------------------------------------- a tensor rebound in a loop
+
+SCALE = tf.constant(1.0)
+
+
+def by_scale(x):
+    return tf.tanh(x * SCALE)
+
+
+def test_a_tensor_rebound_in_a_loop_changes_the_fingerprint_each_time():
+    # the old tensor dies when the name is rebound, so a new one is often made at its address: a digest cached by
+    # address alone gave the new tensor the old one's digest, and a cache keyed on it the old scale's graph
+    addresses, fingerprints = [], []
+    for scale in range(1, 9):
+        globals()["SCALE"] = tf.constant(float(scale))
+        addresses.append(id(SCALE))
+        fingerprints.append(fingerprint(by_scale))
+    assert len(set(fingerprints)) == len(fingerprints)   # eight values, eight keys
+    assert len(set(addresses)) < len(addresses)   # an address was reused: the case a cache by address alone gets wrong
