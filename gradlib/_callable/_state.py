@@ -101,7 +101,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.out: list[tuple] = []
-        self.seen: set[int] = set()
+        self.seen: set[tuple] = set()   # (function, owner) followed; (object, names, depth) read
         self.items = 0
         self.mutated: set[str] = set()   # names the functions followed so far change themselves
 
@@ -169,9 +169,12 @@ class _Reader:
             self.follow(value, depth + 1)
             return ("callable", _Same(value.__func__ if isinstance(value, types.MethodType) else value),
                     _Same(value.__self__) if isinstance(value, types.MethodType) else None)
-        if depth >= MAX_DEPTH or _library(value) or id(value) in self.seen:
+        # an object met again is read again for another function's names (or nearer the top): seen by its identity
+        # alone, SHARED.W named only by a helper was never read when the caller had met SHARED first
+        visit = (id(value), names, depth)
+        if depth >= MAX_DEPTH or _library(value) or visit in self.seen:
             return ("object", _Same(value))
-        self.seen.add(id(value))
+        self.seen.add(visit)
         if callable(value) and not isinstance(value, type):   # a callable object the code calls: what its call reads
             self.follow(value, depth + 1)
         return ("object", _Same(value), tuple((name, self.value(name, v, names, depth + 1))

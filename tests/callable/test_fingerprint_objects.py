@@ -425,3 +425,52 @@ def test_a_tensor_rebound_in_a_loop_changes_the_fingerprint_each_time():
         fingerprints.append(fingerprint(by_scale))
     assert len(set(fingerprints)) == len(fingerprints)   # eight values, eight keys
     assert len(set(addresses)) < len(addresses)   # an address was reused: the case a cache by address alone gets wrong
+
+
+# ---------------------------------------------------------------- one object read by two functions
+
+SHARED = Holder()
+SHARED.W = _w()
+SHARED.b = np.float32(0.5)
+
+
+def _projected(x):
+    return x @ SHARED.W
+
+
+def by_shared_object(x):
+    # reads SHARED.b itself, and SHARED.W through _projected: the object is met first with this function's names
+    return tf.tanh(_projected(x) + SHARED.b)
+
+
+def test_an_object_read_by_two_functions_is_read_with_the_names_of_each():
+    # an object met again by another function was skipped as seen, so SHARED.W (named only in _projected) was never
+    # read: after SHARED.W changed the compiled graph answered with the old one (and the check blamed randomness)
+    first = gradlib.per_element_gradients(by_shared_object, X, compiled=True)
+    np.testing.assert_allclose(first.jacobian.reshape(-1, 8), _tape(by_shared_object), atol=1e-5)
+    before = fingerprint(by_shared_object)
+    SHARED.W = _w()
+    assert fingerprint(by_shared_object) != before
+    after = gradlib.per_element_gradients(by_shared_object, X, compiled=True)
+    reference = _tape(by_shared_object)
+    assert np.abs(first.jacobian.reshape(-1, 8) - reference).max() > 1e-3
+    np.testing.assert_allclose(after.jacobian.reshape(-1, 8), reference, atol=1e-5)
+
+
+def test_an_object_met_deep_first_is_read_again_where_it_is_met_near_the_top():
+    # f meets BOX first two levels down (DEEP.p.box: its own attributes then count by identity, at MAX_DEPTH) and
+    # then as the global NEAR itself: BOX.inner.v must be read there, not skipped as seen
+    box = Holder()
+    box.inner = Holder()
+    box.inner.v = 1.0
+    deep = Holder()
+    deep.p = Holder()
+    deep.p.box = box
+    f = lambda x: x * DEEP.p.box.inner.v + x * NEAR.inner.v   # noqa: E731
+    f.__globals__["DEEP"], f.__globals__["NEAR"] = deep, box   # sorted: DEEP is read before NEAR
+    try:
+        before = fingerprint(f)
+        box.inner.v = 2.0
+        assert fingerprint(f) != before
+    finally:
+        del f.__globals__["DEEP"], f.__globals__["NEAR"]
