@@ -83,6 +83,8 @@ PARTS = {"encoder": _w(), "decoder": _w()}
 SHARED = Holder()
 SHARED.W = _w()
 SHARED.b = np.float32(0.5)
+INPLACE = Holder()
+INPLACE.W = _w()
 MODEL = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh")])
 
 
@@ -144,6 +146,12 @@ def by_named_part(x):
     return tf.tanh(x @ PARTS["encoder"])
 
 
+def with_a_record_of_its_own(x):
+    record = Holder()
+    record.W = x.shape[-1]   # an attribute of its own object: no change of the INPLACE.W it reads
+    return tf.tanh(x @ INPLACE.W)
+
+
 def _projected(x):
     return x @ SHARED.W
 
@@ -186,6 +194,8 @@ CASES = {
     "dict rebuilt with its keys swapped": (by_named_part, _global(
         "PARTS", lambda: {"decoder": PARTS["encoder"], "encoder": PARTS["decoder"]})),
     "object read by two functions": (by_shared_object, _set(SHARED, "W", _w)),
+    "attribute in place, beside the function's own": (with_a_record_of_its_own,
+                                                       lambda: np.negative(INPLACE.W, out=INPLACE.W)),
 }
 
 
@@ -364,6 +374,10 @@ def _changes(x):
     REBOUND = x
     local = x   # a local name: not a value the function reads from outside
     local += 1
+    own = Holder()   # an object the function makes: what it changes on it is no change of L.m or of a global log
+    own.m = x
+    own.log[0] = x
+    own.log.append(x)
     return x * K * L.m * N[0]
 
 
