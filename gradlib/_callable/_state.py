@@ -101,7 +101,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.out: list[tuple] = []
-        self.seen: set[int] = set()
+        self.seen: set[tuple] = set()   # (function, owner) followed; (object, names, depth) read
         self.items = 0
         self.mutated: set[str] = set()   # names the functions followed so far change themselves
 
@@ -169,9 +169,12 @@ class _Reader:
             self.follow(value, depth + 1)
             return ("callable", _Same(value.__func__ if isinstance(value, types.MethodType) else value),
                     _Same(value.__self__) if isinstance(value, types.MethodType) else None)
-        if depth >= MAX_DEPTH or _library(value) or id(value) in self.seen:
+        # an object met again is read again for another function's names (or nearer the top): seen by its identity
+        # alone, SHARED.W named only by a helper was never read when the caller had met SHARED first
+        visit = (id(value), names, depth)
+        if depth >= MAX_DEPTH or _library(value) or visit in self.seen:
             return ("object", _Same(value))
-        self.seen.add(id(value))
+        self.seen.add(visit)
         if callable(value) and not isinstance(value, type):   # a callable object the code calls: what its call reads
             self.follow(value, depth + 1)
         return ("object", _Same(value), tuple((name, self.value(name, v, names, depth + 1))
@@ -188,10 +191,11 @@ def mutated(code: types.CodeType) -> frozenset[str]:
     """The names whose values the code of a function changes, read from its source (parsed, never run): the container
     of an item assignment or deletion (``calls["n"] += 1``: ``calls``; ``self.log[k] = v``: ``log``), an assigned
     attribute (``self.calls += 1``: ``calls``), the object a changing method is called on (``log.append(y)``:
-    ``log``), and a name the function declares ``global`` or ``nonlocal`` and assigns. Empty when the source cannot be
-    read (a function made at a prompt), or the lines at the code's place are not its ``def`` (the file changed
-    after it was loaded): then such a value is read by content, and the function traces again after each run that
-    changed it (right, only slower).
+    ``log``), and a name the function declares ``global`` or ``nonlocal`` and assigns; not what it changes on an
+    object it made itself (``stats = Stats(); stats.W = 0`` is no change of a ``config.W`` it reads). Empty when the
+    source cannot be read (a function made at a prompt), or the lines at the code's place are not its ``def`` (the
+    file changed after it was loaded): then such a value is read by content, and the function traces again after
+    each run that changed it (right, only slower).
 
     >>> def step(x):
     ...     CALLS["n"] += 1
@@ -212,6 +216,10 @@ def mutated(code: types.CodeType) -> frozenset[str]:
     if not _defines(tree, code.co_name):   # the file changed since the code was loaded: these lines are not it
         return frozenset()
     declared = {name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    # names the function binds: what it changes on them is its own (matched by name alone, ``stats.W = 0`` hid an
+    # in-place change of the config.W it reads)
+    made_here = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    made_here -= declared
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.Delete)):
@@ -219,7 +227,8 @@ def mutated(code: types.CodeType) -> frozenset[str]:
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             targets = [node.target]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
-            out |= _container(node.func.value)
+            if _root(node.func.value) not in made_here:
+                out |= _container(node.func.value)
             continue
         else:
             continue
@@ -229,6 +238,8 @@ def mutated(code: types.CodeType) -> frozenset[str]:
                 targets.extend(target.elts)
             elif isinstance(target, ast.Starred):
                 targets.append(target.value)
+            elif isinstance(target, (ast.Subscript, ast.Attribute)) and _root(target.value) in made_here:
+                continue
             elif isinstance(target, ast.Subscript):
                 out |= _container(target.value)
             elif isinstance(target, ast.Attribute):
@@ -255,6 +266,13 @@ def _container(node: ast.AST) -> set[str]:
     if isinstance(node, ast.Attribute):
         return {node.attr}
     return set()
+
+
+def _root(node: ast.AST) -> str | None:
+    """The name an expression for an object starts from: ``self`` for ``self.log[0]``; None for a call's result."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _digest(array: np.ndarray) -> str:

@@ -79,6 +79,13 @@ NESTED.inner.W = _w()
 LIST = [_w()]
 DICT = {"W": tf.constant(_w())}
 ACT = tf.tanh
+DEEP_W = _w()
+PARTS = {"encoder": _w(), "decoder": _w()}
+SHARED = Holder()
+SHARED.W = _w()
+SHARED.b = np.float32(0.5)
+INPLACE = Holder()
+INPLACE.W = _w()
 MODEL = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh")])
 
 
@@ -119,6 +126,42 @@ def by_global_model(x):
     return MODEL(x)
 
 
+def _level3(x):
+    return tf.tanh(x @ DEEP_W)
+
+
+def _level2(x):
+    return _level3(x)
+
+
+def _level1(x):
+    return _level2(x)
+
+
+def through_three_functions(x):
+    # the callable is depth 0, so _level3 is reached at depth MAX_DEPTH: what it reads is read
+    return _level1(x)
+
+
+def by_named_part(x):
+    return tf.tanh(x @ PARTS["encoder"])
+
+
+def with_a_record_of_its_own(x):
+    record = Holder()
+    record.W = x.shape[-1]   # an attribute of its own object: no change of the INPLACE.W it reads
+    return tf.tanh(x @ INPLACE.W)
+
+
+def _projected(x):
+    return x @ SHARED.W
+
+
+def by_shared_object(x):
+    # reads SHARED.b itself and SHARED.W through _projected: the object is met first with this function's names
+    return tf.tanh(_projected(x) + SHARED.b)
+
+
 NET = Net()
 WRAPPED = Wrapped()
 SLOTTED = Slotted()
@@ -148,6 +191,12 @@ CASES = {
     "global model rebound": (by_global_model, _global(
         "MODEL", lambda: keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="tanh")]))),
     "Keras layer's own attribute": (WRAPPED, _set(WRAPPED, "scale", np.float32(3.0))),
+    "function reached at MAX_DEPTH": (through_three_functions, _global("DEEP_W", _w)),
+    "dict rebuilt with its keys swapped": (by_named_part, _global(
+        "PARTS", lambda: {"decoder": PARTS["encoder"], "encoder": PARTS["decoder"]})),
+    "object read by two functions": (by_shared_object, _set(SHARED, "W", _w)),
+    "attribute in place, beside the function's own": (with_a_record_of_its_own,
+                                                       lambda: np.negative(INPLACE.W, out=INPLACE.W)),
 }
 
 
@@ -326,6 +375,10 @@ def _changes(x):
     REBOUND = x
     local = x   # a local name: not a value the function reads from outside
     local += 1
+    own = Holder()   # an object the function makes: what it changes on it is no change of L.m or of a global log
+    own.m = x
+    own.log[0] = x
+    own.log.append(x)
     return x * K * L.m * N[0]
 
 
@@ -364,3 +417,45 @@ def test_mutated_reads_nothing_from_lines_that_are_no_longer_the_function(tmp_pa
         assert _state.mutated(counts.__code__) == frozenset()
     finally:
         _state.mutated.cache_clear()
+
+
+# ---------------------------------------------------------------- a tensor rebound in a loop
+
+SCALE = tf.constant(1.0)
+
+
+def by_scale(x):
+    return tf.tanh(x * SCALE)
+
+
+def test_a_tensor_rebound_in_a_loop_changes_the_fingerprint_each_time():
+    # the old tensor dies when the name is rebound, so a new one is often made at its address: a digest cached by
+    # address alone gave the new tensor the old one's digest, and a cache keyed on it the old scale's graph
+    addresses, fingerprints = [], []
+    for scale in range(1, 9):
+        globals()["SCALE"] = tf.constant(float(scale))
+        addresses.append(id(SCALE))
+        fingerprints.append(fingerprint(by_scale))
+    assert len(set(fingerprints)) == len(fingerprints)   # eight values, eight keys
+    assert len(set(addresses)) < len(addresses)   # an address was reused: the case a cache by address alone gets wrong
+
+
+# ---------------------------------------------------------------- an object met twice
+
+def test_an_object_met_deep_first_is_read_again_where_it_is_met_near_the_top():
+    # f meets BOX first two levels down (DEEP.p.box: its own attributes then count by identity, at MAX_DEPTH) and
+    # then as the global NEAR itself: BOX.inner.v must be read there, not skipped as seen
+    box = Holder()
+    box.inner = Holder()
+    box.inner.v = 1.0
+    deep = Holder()
+    deep.p = Holder()
+    deep.p.box = box
+    f = lambda x: x * DEEP.p.box.inner.v + x * NEAR.inner.v   # noqa: E731
+    f.__globals__["DEEP"], f.__globals__["NEAR"] = deep, box   # sorted: DEEP is read before NEAR
+    try:
+        before = fingerprint(f)
+        box.inner.v = 2.0
+        assert fingerprint(f) != before
+    finally:
+        del f.__globals__["DEEP"], f.__globals__["NEAR"]
