@@ -118,6 +118,22 @@ class Compiled:
                 built = built or compiled_as != "xla"   # the graph ran beside XLA: the trial
         return (*outs, compiled_as, self._note(), built)
 
+    def settled_run(self, xs: list, cs: list) -> tuple | None:
+        """``(y, J, compiled_as)`` of a warm call once the choice of version is final and nothing is left to say:
+        what ``run`` then does (a settled ``_record`` keeps no time), without its bookkeeping. ``None`` before that, or
+        for an XLA answer with NaN or infinity, which ``run`` checks against the graph."""
+        with self._lock:
+            if not (self.settled and self._warm) or self._busy or (self.disagreement and not self._said):
+                return None
+            self.calls += 1
+            compiled_as, fn = ("xla", self.xla) if self.uses_xla else ("graph", self.graph)
+        if fn is None:
+            return None
+        outs = _run(fn, xs, cs)
+        if compiled_as == "xla" and not all(np.isfinite(a).all() for a in outs[:2]):
+            return None
+        return (*outs, compiled_as)
+
     def _checked(self, xs: list, cs: list, outs: tuple) -> tuple:
         """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same
         inputs; the graph's numbers are returned unless XLA is adopted, and a disagreement drops XLA."""
