@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
+import time
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._perelement import _compiled, _compute, _warm
+from gradlib._foundations import _runtime
+from gradlib._perelement import _compiled, _compute, _probe, _warm
 
 RNG = np.random.default_rng(3)
 W1 = RNG.standard_normal((16, 4)).astype(np.float32)
@@ -200,3 +203,74 @@ def test_a_variable_as_xs_and_numpy_inputs_take_the_cold_path():
     assert _recalled(f, tf.Variable(X)) is None and _recalled(f, X) is None
     np.testing.assert_allclose(gradlib.per_element_gradients(f, tf.Variable(X), compiled=True).jacobian,
                                _reference(f, tf.constant(X)), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- found by planting bugs in the warm path (plant41b)
+
+
+def _tape_jacobian(fn, xs: dict) -> np.ndarray:
+    """The eager tape's Jacobian of ``fn(xs)``: its columns for each tensor of ``xs`` in the dict's order."""
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(list(xs.values()))
+        y = tf.reshape(fn(xs), [-1])
+    blocks = [tape.jacobian(y, t, unconnected_gradients=tf.UnconnectedGradients.ZERO) for t in xs.values()]
+    return np.concatenate([b.numpy().reshape(int(tf.size(y)), -1) for b in blocks], axis=1)
+
+
+def test_a_dict_in_another_key_order_gets_its_columns_in_that_order():
+    f = _mlp()
+    fn = lambda d: f(d["a"] * d["b"])  # noqa: E731
+    a, b = tf.constant(X), tf.constant(X + 1.0)
+    _warmed(fn, {"a": a, "b": b})
+    swapped = {"b": b, "a": a}
+    result = gradlib.per_element_gradients(fn, swapped, compiled=True)
+    assert [label[0] for label in result.col_labels] == ["b"] * 4 + ["a"] * 4
+    np.testing.assert_allclose(result.jacobian, _tape_jacobian(fn, swapped), rtol=1e-4, atol=1e-5)
+
+
+def test_check_names_a_half_seen_fn_on_every_call_while_it_stays_cheap(monkeypatch):
+    """Until ``check`` retires, every call is checked against ``fn``, also once its compiled function has settled:
+    a part of fn's value the tape does not see (``stop_gradient``) is named in every answer's warnings."""
+    monkeypatch.setattr(_probe, "MAX_SHARE", math.inf)   # the check never costs too much: it never retires
+    f = _mlp()
+    g = lambda x: f(x) + tf.stop_gradient(f(x) * f(x))  # noqa: E731
+    for _ in range(8):
+        result = gradlib.per_element_gradients(g, tf.constant(X), compiled=True)
+        assert any(w.startswith("the Jacobian disagrees with fn itself") for w in result.warnings), result.warnings
+    assert result.method == "structured" and result.compiled_final   # settled: a warm answer was possible
+    np.testing.assert_allclose(result.jacobian, _reference(g, tf.constant(X)), rtol=1e-4, atol=1e-5)
+
+
+def test_a_warm_answer_still_names_an_input_fn_does_not_use():
+    f = _mlp()
+    fn = lambda xs: f(xs[0])  # noqa: E731
+    xs = [tf.constant(X), tf.constant(X * 2.0)]
+    _warmed(fn, xs, check=False)
+    warm = gradlib.per_element_gradients(fn, xs, compiled=True, check=False)
+    assert any(w.startswith("no path the tape can follow leads from 'x1' to fn's output") for w in warm.warnings)
+    reference = _tape_jacobian(lambda d: fn(list(d.values())), {"x0": xs[0], "x1": xs[1]})
+    np.testing.assert_allclose(warm.jacobian, reference, rtol=1e-4, atol=1e-5)
+
+
+def test_a_warm_answer_s_seconds_are_its_own_call_s():
+    f, x = _mlp(), tf.constant(X)
+    _warmed(f, x)
+    seconds = []
+    for _ in range(5):
+        start = time.perf_counter()
+        result = gradlib.per_element_gradients(f, x, compiled=True)
+        wall = time.perf_counter() - start
+        assert 0 < result.seconds <= wall
+        seconds.append(result.seconds)
+    assert len(set(seconds)) > 1   # measured on each call, not one earlier call's time kept
+
+
+def test_a_warm_call_waits_for_a_work_slot_as_a_cold_one_does(monkeypatch):
+    f, x = _mlp(), tf.constant(X)
+    _warmed(f, x)
+    taken = threading.BoundedSemaphore(1)
+    taken.acquire()   # every slot held by another computation
+    monkeypatch.setattr(_runtime, "_slots", taken)
+    monkeypatch.setattr(_runtime, "WAIT_SECONDS", 0.05)
+    with pytest.raises(gradlib.GradlibError, match="the server is busy"):
+        gradlib.per_element_gradients(f, x, compiled=True)
