@@ -13,7 +13,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "call_traced", "defined_gradient", "lowest_float", "polymorphic", "trace"]
+__all__ = ["CUSTOM_GRADIENT_ATTR", "call_traced", "defined_gradient", "fixed_caller", "lowest_float", "polymorphic",
+           "trace"]
 
 #: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
 #: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``
@@ -102,6 +103,28 @@ def call_traced(function: Any, xs: Sequence[Any], cs: Sequence[Any]) -> Any:
     if tf is None or atomic is None or not all(isinstance(t, tf.Tensor) for t in (*xs, *cs)):
         return function(xs, cs)
     return atomic.call_preflattened([*xs, *cs, *function.captured_inputs])
+
+
+def fixed_caller(function: Any) -> Callable[[Sequence[Any], Sequence[Any]], Sequence[Any]] | None:
+    """``call_traced`` for the warm calls of ``function`` (a concrete function from ``trace``), with what it reads
+    again on every call read once: the flat list of its captures (each a tensor fixed at tracing, a constant or a
+    variable's handle) and the packing of its outputs (a flat tuple of tensors: packing them gives them back in
+    that order). 15 us of a warm ``per_element_gradients`` on the tall MLP. ``None`` when a capture is read at call
+    time (a deferred capture, a callable) or the outputs are nested: then ``call_traced`` answers every call."""
+    tf = sys.modules.get("tensorflow")
+    atomic, captured = getattr(function, "inference_fn", None), getattr(function, "_captured_inputs", None)
+    outputs = getattr(function, "structured_outputs", None)
+    if (tf is None or atomic is None or captured is None or any(callable(c) for c in captured)
+            or not isinstance(outputs, (tuple, list)) or not all(isinstance(o, tf.Tensor) for o in outputs)):
+        return None
+    captures = tuple(function.captured_inputs)
+    if not all(isinstance(c, tf.Tensor) for c in captures):
+        return None
+
+    def call(xs: Sequence[Any], cs: Sequence[Any]) -> Sequence[Any]:
+        return atomic.call_flat(*xs, *cs, *captures)
+
+    return call
 
 
 def polymorphic(fn: Callable) -> Any:

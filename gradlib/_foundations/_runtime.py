@@ -93,14 +93,18 @@ _filter_lock = threading.Lock()
 _filter_users = 0   # computations running now; the filter is on TensorFlow's logger while this is above 0
 
 
+#: tf.get_logger() without importing TF: ``logging.getLogger`` gives one object per name for the process's life
+_TF_LOGGER = logging.getLogger("tensorflow")
+
+
 def _use_filter(delta: int) -> None:
     global _filter_users
     with _filter_lock:
         _filter_users += delta
         if delta > 0 and _filter_users == 1:
-            logging.getLogger("tensorflow").addFilter(_FILTER)   # tf.get_logger(), without importing TF
+            _TF_LOGGER.addFilter(_FILTER)
         elif delta < 0 and _filter_users == 0:
-            logging.getLogger("tensorflow").removeFilter(_FILTER)
+            _TF_LOGGER.removeFilter(_FILTER)
 
 
 @contextlib.contextmanager

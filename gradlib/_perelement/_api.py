@@ -11,6 +11,7 @@ import math
 from typing import Any, Callable, Mapping, Sequence
 
 from .._foundations import _runtime
+from . import _warm
 from ._engine import run_method
 from .._foundations._errors import ExpressionError
 from .._language._inputs import check_inputs
@@ -112,6 +113,9 @@ def per_element_gradients(fn: Callable, xs: Any, *, method: str = "auto", compil
     _check_method(method, "per_element_gradients")
     if not isinstance(check, bool):
         raise ExpressionError(f"per_element_gradients got check={check!r}; pass True or False")
+    warm = _warm.recall(fn, xs, method, compiled, check, limits)   # a request answered before: its graph only
+    if warm is not None:
+        return warm
     return run(callable_problem(fn, xs, check=check, limits=limits), method, compiled=compiled, limits=limits)
 
 

@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._callable._trace import call_traced
+from .._callable._trace import call_traced, fixed_caller
 
 __all__ = ["SAMPLES", "TRIAL_SAMPLES", "XLA_GAIN", "XLA_MAX_BUILDS", "XLA_MIN_SECONDS", "XLA_PAYBACK", "XLA_RTOL",
            "Compiled", "agree"]
@@ -94,6 +94,7 @@ class Compiled:
         self.disagreement = ""               # why XLA was dropped for giving other numbers than the graph
         self._said = False                   # whether a result has carried that disagreement yet
         self._lock = threading.Lock()
+        self._callers: dict = {}             # the settled version -> its ``fixed_caller`` (``settled_run``)
 
     def __call__(self, xs: list, cs: list) -> tuple[np.ndarray, np.ndarray]:
         """``(y, J)`` as NumPy arrays, from whichever version is current."""
@@ -117,6 +118,25 @@ class Compiled:
                 *outs, compiled_as = self._checked(xs, cs, outs)
                 built = built or compiled_as != "xla"   # the graph ran beside XLA: the trial
         return (*outs, compiled_as, self._note(), built)
+
+    def settled_run(self, xs: list, cs: list) -> tuple | None:
+        """``(y, J, compiled_as)`` of a warm call once the choice of version is final and nothing is left to say:
+        what ``run`` then does (a settled ``_record`` keeps no time), without its bookkeeping. ``None`` before that, or
+        for an XLA answer with NaN or infinity, which ``run`` checks against the graph."""
+        with self._lock:
+            if not (self.settled and self._warm) or self._busy or (self.disagreement and not self._said):
+                return None
+            self.calls += 1
+            compiled_as, fn = ("xla", self.xla) if self.uses_xla else ("graph", self.graph)
+            if fn is None:
+                return None
+            if fn not in self._callers:
+                self._callers = {fn: fixed_caller(fn)}   # the settled version's; a dropped one is not kept
+            caller = self._callers[fn]
+        outs = tuple(t.numpy() for t in caller(xs, cs)) if caller is not None else _run(fn, xs, cs)
+        if compiled_as == "xla" and not all(np.isfinite(a).all() for a in outs[:2]):
+            return None
+        return (*outs, compiled_as)
 
     def _checked(self, xs: list, cs: list, outs: tuple) -> tuple:
         """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same

@@ -14,7 +14,7 @@ Which method runs, and how, is the engine's choice (``gradlib._perelement._engin
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -27,7 +27,7 @@ from .._foundations._errors import GradlibError, error_gist
 from ._problem import Problem
 from .._callable._trace import defined_gradient, trace
 
-__all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "compute", "compute_chunked",
+__all__ = ["CompiledRun", "PY_FUNCTION_OPS", "calls_py_function", "cached_compiled", "compute", "compute_chunked",
            "custom_gradient", "output_size", "to_numpy", "unreached"]
 
 #: the ops of ``tf.py_function`` / ``tf.numpy_function``: Python run inside TensorFlow
@@ -116,6 +116,12 @@ def compute(problem: Problem, method: str, compiled: bool, *, fallback: bool = T
         return y, jac, CompiledRun(compiled_as, entry.settled, note, built)
     y, jac = _methods.TABLE[method].eager(problem.f, problem.xs, problem.cs)
     return to_numpy(y), to_numpy(jac), False
+
+
+def cached_compiled(key: Hashable, method: str) -> Compiled | None:
+    """The ``Compiled`` of ``method`` kept for the problem of ``key`` now, or ``None`` (never traced, evicted, or
+    not traceable); it counts no hit or miss."""
+    return _JACOBIAN_FUNCTIONS.get((key, method))  # type: ignore[return-value]
 
 
 def calls_py_function(problem: Problem) -> str:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from . import _cost, _methods, _opgraph, _plan, _probe, _structured
+from . import _cost, _methods, _opgraph, _plan, _probe, _structured, _warm
 from .._foundations._cache import LRUCache
-from ._compute import calls_py_function, compute, compute_chunked, custom_gradient, output_size, unreached
+from ._compute import (CompiledRun, cached_compiled, calls_py_function, compute, compute_chunked, custom_gradient,
+                       output_size, unreached)
 from .._foundations._errors import GradlibError, error_gist
 from .._foundations._limits import Limits
 from ._methods import CORRECT_METHODS
@@ -90,7 +91,30 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
                   f"{_cost.size_text(limits.max_bytes)}",)
     seconds = time.perf_counter() - start
     result = package(problem, chosen, method, y, jac, ran, poisoned, repair, seconds)
+    if fast:
+        _remember_warm(problem, compiled, limits, m, ran, result)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _remember_warm(problem: Problem, compiled: bool | None, limits: Limits, m: int, ran, result: GradResult) -> None:
+    """Keep what ``auto`` decided for a callable whose structured Jacobian ran settled (graph or XLA chosen for
+    good) with nothing said once, so that the same request answers warm (``gradlib._perelement._warm``). The recipe
+    holds while the same compiled function is kept, structured is not refused, auto still compiles the problem
+    (where its eager history decided that) and ``check`` has retired (``gradlib._perelement._probe.retired``)."""
+    entry = cached_compiled(problem.key, "structured")
+    if (problem.api != "per_element_gradients" or entry is None or not isinstance(ran, CompiledRun) or not ran.final
+            or ran.traced or ran.note):
+        return
+    key, check = problem.key, problem.check
+    by_history = compiled is None and min(m, FORWARD_PASS_COST * problem.width) <= EAGER_PASSES
+
+    def holds() -> bool:
+        return (cached_compiled(key, "structured") is entry and _NOT_STRUCTURED.get(key) is None
+                and (not by_history or _EAGER_SECONDS.get(key, [0.0])[0] >= TRACE_SECONDS)
+                and (not check or _probe.retired(key)))
+
+    warm = replace(result, warnings=problem.warnings + _unreached_note(problem))
+    _warm.remember(_warm.recipe_key(key, compiled, check, limits), _warm.Recipe(entry, holds, warm))
 
 
 def _computed(problem: Problem, method: str, chosen: str, use_compiled: bool, chunk: int, compiled: bool | None):

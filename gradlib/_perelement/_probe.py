@@ -40,7 +40,7 @@ from .._foundations._format import format_number
 from ._problem import Problem
 from .._callable._trace import trace
 
-__all__ = ["MAX_SHARE", "RTOL", "STEPS", "check", "check_result", "direction"]
+__all__ = ["MAX_SHARE", "RTOL", "STEPS", "check", "check_result", "direction", "retired"]
 
 #: the step along the direction, by dtype: about the cube root of the dtype's epsilon (rounding vs curvature)
 STEPS = {"float32": 5e-3, "float64": 6e-6}
@@ -112,6 +112,13 @@ def check_result(problem: Problem, y: np.ndarray, jac: np.ndarray, seconds: floa
     warning = check(problem, y, jac)
     state[0] = (time.perf_counter() - start) / max(seconds, 1e-9)
     return (_explained(warning, problem, custom_gradient),) if warning else ()
+
+
+def retired(key) -> bool:
+    """Whether ``check_result`` has nothing left to do or say for the problem of ``key``: its check costs over
+    ``MAX_SHARE`` of a call and the result that said so has been given (every later call returns ``()``)."""
+    state = _SHARES.get(key)
+    return state is not None and state[0] > MAX_SHARE and state[1]
 
 
 def _explained(warning: str, problem: Problem, custom_gradient: Callable[[Problem], str]) -> str:

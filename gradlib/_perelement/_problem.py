@@ -27,7 +27,8 @@ from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfini
 from .._foundations._limits import LIMITS, Limits, largest_fitting
 from .._language._operations import notes
 
-__all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "check_size", "expression_problem", "jacobian_advice"]
+__all__ = ["UNUSED_IN_TENSORFLOW", "Problem", "callable_problem", "callable_problem_key", "check_size",
+           "expression_problem", "jacobian_advice"]
 
 #: what TensorFlow gives for a watched input the function does not use (the Jacobian shows its zeros)
 UNUSED_IN_TENSORFLOW = "tape.gradient gives None for them, zeros with unconnected_gradients=ZERO"
@@ -171,12 +172,14 @@ def callable_problem(fn: Callable, xs: Any, *, check: bool = False, api: str = "
         y, parts["outputs"] = whole_output(fn(given), api, outputs)
         return y
 
-    key = _callable_key(fn, "single" if form == "single" else names if form == "dict" else "list", tensors)
+    key = callable_problem_key(fn, "single" if form == "single" else names if form == "dict" else "list", tensors)
     return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
                    (True,) * len(tensors), tensors[0].dtype.name, key, check=check, output_names=outputs, parts=parts,
                    api=api)
 
 
-def _callable_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:
+def callable_problem_key(fn: Callable, form: Hashable, tensors: list) -> Hashable | None:
+    """The key of ``fn``'s problem at ``tensors`` given in ``form`` (``"single"``, ``"list"``, or the dict's names):
+    ``fn``, the form, each tensor's shape and dtype, and the fingerprint of what ``fn`` reads (``callable_key``)."""
     key = callable_key(fn, form, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
     return None if key is None else ("callable", *key)

@@ -10,7 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 import gradlib
-from gradlib._callable._trace import call_traced, trace
+from gradlib._callable._trace import call_traced, fixed_caller, trace
 from tensorflow.python.eager.polymorphic_function import function_type_utils
 
 
@@ -32,6 +32,31 @@ def test_call_traced_gives_the_ordinary_calls_numbers_with_captures():
     for a, b in zip(got, expected):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     np.testing.assert_allclose(got[0].numpy(), np.tanh([1.0 * 0.5 - 2.0, 3.0 * 0.5 - 4.0]) * [2.0, 3.0], rtol=1e-6)
+
+
+def test_a_fixed_caller_gives_the_ordinary_calls_numbers_and_follows_a_variable_it_captures():
+    v = tf.Variable([[1.0, -2.0], [3.0, -4.0]])
+
+    def fn(xs, cs):
+        return tf.tanh(v @ xs[0][:, None])[:, 0] * cs[0], xs[0] * 2.0
+
+    spec = tf.TensorSpec([2], tf.float32)
+    traced = trace(fn, [[spec], [spec]])
+    call = fixed_caller(traced)
+    assert call is not None
+    xs, cs = [tf.constant([0.5, -1.0])], [tf.constant([2.0, 3.0])]
+    for _ in range(2):
+        got, expected = call(xs, cs), traced(xs, cs)
+        assert len(got) == len(expected) == 2
+        for a, b in zip(got, expected):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+        v.assign(v * -0.5)   # read live through the captured handle, as by the ordinary call
+
+
+def test_a_fixed_caller_is_refused_for_nested_outputs_and_for_what_is_not_a_concrete_function():
+    spec = tf.TensorSpec([2], tf.float32)
+    nested = trace(lambda xs, cs: {"y": xs[0] * 2.0, "j": (xs[0], xs[0] + 1.0)}, [[spec], []])
+    assert fixed_caller(nested) is None and fixed_caller(lambda xs, cs: xs) is None
 
 
 def test_call_traced_takes_the_ordinary_call_for_values_that_are_not_tensors():

@@ -138,6 +138,9 @@ ROWS = [
      lambda c: gradlib.per_element_gradients(_times(c), X, method="jacobian", compiled=True), 2.0, 3.0),
     ("a closure's value (auto compiled: the structured Jacobian read from the trace)", ["_perelement._opgraph._READINGS"],
      lambda c: gradlib.per_element_gradients(_times(c), X, compiled=True), 2.0, 3.0),
+    ("a closure's value (a warm call of auto, answered from its recipe)", ["_perelement._warm._RECIPES"],
+     lambda c: [gradlib.per_element_gradients(_times(c), tf.constant(X), compiled=True) for _ in range(6)][-1],
+     2.0, 3.0),
     ("a closure's value (auto, eager)", ["_perelement._engine._EAGER_SECONDS"],
      lambda c: gradlib.per_element_gradients(_times(c), X), 2.0, 3.0),
     ("what a closure changes itself (read from its source)", ["_callable._state.mutated"],
@@ -216,13 +219,18 @@ def test_a_request_differing_in_one_input_is_not_answered_from_the_cache(field, 
     assert not same(cold_a, cold_b), f"{field}: the two requests have the same answer, so the row tests nothing"
     kept = {name: set(c.keys()) for name, c in CACHES.items() if isinstance(c, LRUCache)}
     asked: dict[int, list] = {}
-    original = LRUCache.get_or_create
+    original, original_get = LRUCache.get_or_create, LRUCache.get
 
     def recording(cache, key, create):
         asked.setdefault(id(cache), []).append(key)
         return original(cache, key, create)
 
+    def recording_get(cache, key, default=None):
+        asked.setdefault(id(cache), []).append(key)
+        return original_get(cache, key, default)
+
     monkeypatch.setattr(LRUCache, "get_or_create", recording)
+    monkeypatch.setattr(LRUCache, "get", recording_get)
     before = _counts()
     warm_b = _observed(request_(b))
     after = _counts()
