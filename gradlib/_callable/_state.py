@@ -101,7 +101,8 @@ class _Reader:
 
     def __init__(self) -> None:
         self.out: list[tuple] = []
-        self.seen: set[tuple] = set()   # (function, owner) followed; (object, names, depth) read
+        self.seen: set[tuple] = set()   # (object, names, depth) read
+        self.followed: dict[tuple, int] = {}   # (function, owner) -> the least depth it was followed at
         self.items = 0
         self.mutated: set[str] = set()   # names the functions followed so far change themselves
 
@@ -118,10 +119,10 @@ class _Reader:
             owner, fn = fn, _own_call(type(fn))
         if not isinstance(fn, types.FunctionType) or _library(fn) or depth > MAX_DEPTH:
             return
-        mark = (id(fn), id(owner))
-        if mark in self.seen:
+        mark = (id(fn), id(owner))   # followed again where it is met nearer the top: met first at MAX_DEPTH, the
+        if self.followed.get(mark, MAX_DEPTH + 1) <= depth:   # objects it reads counted by identity alone
             return
-        self.seen.add(mark)
+        self.followed[mark] = depth
         names = frozenset(_names(fn.__code__))
         self.mutated |= mutated(fn.__code__)
         named: list[tuple[str, str, Any]] = [("default", str(i), v) for i, v in enumerate(fn.__defaults__ or ())]

@@ -459,3 +459,35 @@ def test_an_object_met_deep_first_is_read_again_where_it_is_met_near_the_top():
         assert fingerprint(f) != before
     finally:
         del f.__globals__["DEEP"], f.__globals__["NEAR"]
+
+
+# ---------------------------------------------------------------- a function met deep first, then near the top
+
+HCFG = Holder()
+HCFG.W = np.zeros(3)
+
+
+def _reads_hcfg(x):
+    return x * HCFG.W
+
+
+def _chain_two(x):
+    return _chain_one(x)
+
+
+def _chain_one(x):
+    return _reads_hcfg(x)
+
+
+def test_a_function_met_at_max_depth_first_is_followed_again_where_it_is_met_near_the_top():
+    # f names _reads_hcfg itself (depth 1) and through _chain_two -> _chain_one (depth 3, where the objects it reads
+    # count by identity alone); the globals are read in sorted order, so it was first followed at depth 3 and then
+    # skipped at depth 1: HCFG.W changed in place was missed
+    f = lambda x: _chain_two(x) + _reads_hcfg(x)   # noqa: E731
+    assert sorted(n for n in f.__code__.co_names if n.startswith("_")) == ["_chain_two", "_reads_hcfg"]
+    before = fingerprint(f)
+    HCFG.W[0] = 1.0
+    try:
+        assert fingerprint(f) != before
+    finally:
+        HCFG.W[0] = 0.0
