@@ -23,7 +23,8 @@ again on every call (a function that changes a value and also computes with it h
 Not seen (documented in the guide): code of the libraries in ``LIBRARIES`` (TensorFlow, Keras, NumPy ...: their
 functions are counted by identity, never read into), attributes a function reads by a computed name
 (``getattr(self, name)``), contents of containers past ``MAX_ITEMS`` values, and a NumPy array or list changed in
-place inside an object past ``MAX_DEPTH``.
+place inside an object past ``MAX_DEPTH``. Where a value cannot be read at all (a dict key whose ``__repr__``
+raises), the fingerprint is one no later call equals: ``fn`` is traced anew each time, never answered stale.
 
 >>> import numpy as np
 >>> scale = np.array([1.0, 2.0])
@@ -66,7 +67,12 @@ LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", "jax", "jaxli
 def fingerprint(fn: Callable) -> tuple:
     """A hashable summary of the values ``fn`` reads from outside its arguments (see the module)."""
     reader = _Reader()
-    reader.follow(fn, 0)
+    try:
+        reader.follow(fn, 0)
+    except Exception:   # noqa: BLE001 - a value that cannot be read (a key's __repr__ that raises, a tensor NumPy
+        # cannot hold, source too deep to parse): a key no later call equals, so fn is traced anew each time (right,
+        # only slower), never answered from a trace of values nobody read
+        return (("not read", object()),)
     return tuple(reader.out)
 
 

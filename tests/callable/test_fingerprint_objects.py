@@ -491,3 +491,35 @@ def test_a_function_met_at_max_depth_first_is_followed_again_where_it_is_met_nea
         assert fingerprint(f) != before
     finally:
         HCFG.W[0] = 0.0
+
+
+# ---------------------------------------------------------------- a value that cannot be read
+
+
+class _BadKey:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+    def __hash__(self):
+        return 1
+
+
+UNREADABLE = {_BadKey(): 1.0}
+SCALED = np.array([2.0], np.float32)
+
+
+def by_unreadable(x):
+    return tf.tanh(x * SCALED) + 0.0 * len(UNREADABLE)
+
+
+def test_a_value_that_cannot_be_read_makes_a_key_no_call_equals_and_the_answer_stays_right():
+    assert fingerprint(by_unreadable) != fingerprint(by_unreadable)   # never answered from an old trace
+    x = tf.constant([0.5, -0.25])
+    first = gradlib.per_element_gradients(by_unreadable, x, compiled=True)
+    SCALED[0] = 3.0   # not read by the key: the next call traces anew, so it is seen anyway
+    try:
+        after = gradlib.per_element_gradients(by_unreadable, x, compiled=True)
+        np.testing.assert_allclose(np.diag(first.jacobian), 2.0 / np.cosh(2.0 * x.numpy()) ** 2, rtol=1e-5)
+        np.testing.assert_allclose(np.diag(after.jacobian), 3.0 / np.cosh(3.0 * x.numpy()) ** 2, rtol=1e-5)
+    finally:
+        SCALED[0] = 2.0
