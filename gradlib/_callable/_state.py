@@ -112,8 +112,9 @@ class _Reader:
         self.items = 0
         self.mutated: set[str] = set()   # names the functions followed so far change themselves
 
-    def follow(self, fn: Any, depth: int) -> None:
-        """Read what the callable ``fn`` reads into ``out``."""
+    def follow(self, fn: Any, depth: int, path: str | None = None) -> None:
+        """Read what the callable ``fn`` reads into ``out``; ``path``: where its owner (``self``) was read from, as
+        ``mutated`` names it (``self.cfg`` for a method of the object at ``self.cfg``)."""
         if isinstance(fn, functools.partial):
             self.out.extend(("partial", k, self.summary(v, frozenset(), depth))
                             for k, v in list(enumerate(fn.args)) + sorted(fn.keywords.items()))
@@ -125,35 +126,40 @@ class _Reader:
             owner, fn = fn, _own_call(type(fn))
         if not isinstance(fn, types.FunctionType) or _library(fn) or depth > MAX_DEPTH:
             return
-        mark = (id(fn), id(owner))   # followed again where it is met nearer the top: met first at MAX_DEPTH, the
+        mark = (id(fn), id(owner), path)   # followed again where it is met nearer the top: met first at MAX_DEPTH, the
         if self.followed.get(mark, MAX_DEPTH + 1) <= depth:   # objects it reads counted by identity alone
             return
         self.followed[mark] = depth
         names = frozenset(_names(fn.__code__))
-        self.mutated |= mutated(fn.__code__)
-        named: list[tuple[str, str, Any]] = [("default", str(i), v) for i, v in enumerate(fn.__defaults__ or ())]
+        self.mutated |= {_rebase(changed, path or "self") for changed in mutated(fn.__code__)}
+        code = fn.__code__
+        defaults = fn.__defaults__ or ()
+        named: list[tuple[str, str, Any]] = [
+            ("default", name, v) for name, v in zip(code.co_varnames[code.co_argcount - len(defaults):code.co_argcount],
+                                                    defaults)]
         named += [("default", k, v) for k, v in sorted((fn.__kwdefaults__ or {}).items())]
         named += [("closure", name, cell) for name, cell in zip(fn.__code__.co_freevars, _cells(fn))]
         named += [("global", name, fn.__globals__[name]) for name in sorted(names) if name in fn.__globals__]
         if owner is not None:
             named += [("self", name, v) for name, v in _attributes(owner, names)]
-        self.out.extend((fn.__qualname__, f"{kind} {name}", self.value(name, v, names, depth))
+        self.out.extend((fn.__qualname__, f"{kind} {name}",
+                         self.value(f"{path or 'self'}.{name}" if kind == "self" else name, v, names, depth))
                         for kind, name, v in named)
 
-    def value(self, name: str, value: Any, names: frozenset, depth: int) -> Any:
+    def value(self, path: str, value: Any, names: frozenset, depth: int) -> Any:
         """``summary``, or only the identity of a value the functions change themselves (see ``mutated``), and
         nothing of a number or string: a count rebound on every run is another int object each time, so even its
         identity would trace again. A list changed in place keeps its identity; a variable or an array a function
         makes once (``if self.W is None: self.W = ...``) and the user later replaces is another object."""
-        if name in self.mutated:
+        if path in self.mutated:
             if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
                 return ("changed by the function",)
             return ("changed by the function", _Same(value))
-        return self.summary(value, names, depth)
+        return self.summary(value, names, depth, path)
 
-    def summary(self, value: Any, names: frozenset, depth: int) -> Any:
+    def summary(self, value: Any, names: frozenset, depth: int, path: str | None = None) -> Any:
         """A hashable stand-in for ``value``: its content where a trace freezes it, else its identity (and what
-        of it the code reads by ``names``)."""
+        of it the code reads by ``names``); ``path``: the name it was read by (``CFG.inner``), None in a container."""
         self.items += 1
         if isinstance(value, np.generic) and not isinstance(value, np.object_):
             value = value.item()
@@ -173,7 +179,9 @@ class _Reader:
             return (type(value).__name__, tuple((repr(k) if isinstance(value, dict) else k,
                                                  self.summary(v, names, depth + 1)) for k, v in items))
         if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
-            self.follow(value, depth + 1)
+            # a method read as an attribute of the object at P is bound to it: its self is P
+            self.follow(value, depth + 1, path.rsplit(".", 1)[0] if path and isinstance(value, types.MethodType)
+                        else None)
             return ("callable", _Same(value.__func__ if isinstance(value, types.MethodType) else value),
                     _Same(value.__self__) if isinstance(value, types.MethodType) else None)
         # an object met again is read again for another function's names (or nearer the top): seen by its identity
@@ -183,8 +191,8 @@ class _Reader:
             return ("object", _Same(value))
         self.seen.add(visit)
         if callable(value) and not isinstance(value, type):   # a callable object the code calls: what its call reads
-            self.follow(value, depth + 1)
-        return ("object", _Same(value), tuple((name, self.value(name, v, names, depth + 1))
+            self.follow(value, depth + 1, path)
+        return ("object", _Same(value), tuple((name, self.value(f"{path}.{name}", v, names, depth + 1))
                                               for name, v in _attributes(value, names)))
 
 
@@ -195,10 +203,10 @@ MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "pop", "popite
 
 @functools.lru_cache(maxsize=1024)
 def mutated(code: types.CodeType) -> frozenset[str]:
-    """The names whose values the code of a function changes, read from its source (parsed, never run): the container
-    of an item assignment or deletion (``calls["n"] += 1``: ``calls``; ``self.log[k] = v``: ``log``), an assigned
-    attribute (``self.calls += 1``: ``calls``), the object a changing method is called on (``log.append(y)``:
-    ``log``), and a name the function declares ``global`` or ``nonlocal`` and assigns; not what it changes on an
+    """The paths of the values the code of a function changes (``_path``), read from its source (parsed, never run):
+    the container of an item assignment or deletion (``calls["n"] += 1``: ``calls``; ``self.log[k] = v``:
+    ``self.log``), an assigned attribute (``self.calls += 1``: ``self.calls``; ``CFG.n = 0``: ``CFG.n``), the object
+    a changing method is called on (``log.append(y)``: ``log``), and a name the function declares ``global`` or ``nonlocal`` and assigns; not what it changes on an
     object it made itself (``stats = Stats(); stats.W = 0`` is no change of a ``config.W`` it reads). Empty when the
     source cannot be read (a function made at a prompt), or the lines at the code's place are not its ``def`` (the
     file changed after it was loaded): then such a value is read by content, and the function traces again after
@@ -227,6 +235,7 @@ def mutated(code: types.CodeType) -> frozenset[str]:
     # in-place change of the config.W it reads)
     made_here = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
     made_here -= declared
+    first = code.co_varnames[0] if code.co_argcount else None   # a method's self
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.Delete)):
@@ -235,7 +244,7 @@ def mutated(code: types.CodeType) -> frozenset[str]:
             targets = [node.target]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             if _root(node.func.value) not in made_here:
-                out |= _container(node.func.value)
+                out |= _path(node.func.value, first)
             continue
         else:
             continue
@@ -248,9 +257,9 @@ def mutated(code: types.CodeType) -> frozenset[str]:
             elif isinstance(target, (ast.Subscript, ast.Attribute)) and _root(target.value) in made_here:
                 continue
             elif isinstance(target, ast.Subscript):
-                out |= _container(target.value)
+                out |= _path(target.value, first)
             elif isinstance(target, ast.Attribute):
-                out.add(target.attr)
+                out |= _path(target, first)
             elif isinstance(target, ast.Name) and target.id in declared:
                 out.add(target.id)
     return frozenset(out)
@@ -264,15 +273,25 @@ def _defines(tree: ast.Module, name: str) -> bool:
         and tree.body[0].name == name
 
 
-def _container(node: ast.AST) -> set[str]:
-    """The name an expression for a container ends in: ``log`` for ``log``, ``self.log`` and ``log[0]``."""
-    while isinstance(node, ast.Subscript):
+def _path(node: ast.AST, first: str | None) -> set[str]:
+    """The path of what an expression changes, as the reader names values: ``log`` for ``log`` and ``log[0]``,
+    ``self.log`` for ``self.log[0]`` and ``self.log[0].x`` (an item changed is its container changed), ``CFG.W``
+    for ``CFG.W``; the function's first parameter (a method's self) is named ``self``. Empty for a call's result."""
+    parts: list[str] = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript):
+            parts.clear()
+        else:
+            parts.append(node.attr)
         node = node.value
-    if isinstance(node, ast.Name):
-        return {node.id}
-    if isinstance(node, ast.Attribute):
-        return {node.attr}
-    return set()
+    if not isinstance(node, ast.Name):
+        return set()
+    return {".".join(["self" if node.id == first else node.id] + parts[::-1])}
+
+
+def _rebase(changed: str, owner: str) -> str:
+    """A ``mutated`` path of a method, with its ``self`` replaced by where its owner was read from."""
+    return owner + changed[4:] if changed == "self" or changed.startswith("self.") else changed
 
 
 def _root(node: ast.AST) -> str | None:

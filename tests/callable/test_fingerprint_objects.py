@@ -383,7 +383,7 @@ def _changes(x):
 
 
 def test_mutated_names_each_way_a_function_changes_a_value_and_nothing_it_only_reads():
-    assert _state.mutated(_changes.__code__) == {"A", "B", "d", "f", "G", "H", "j", "REBOUND"}
+    assert _state.mutated(_changes.__code__) == {"A", "B", "C.d", "E.f", "G", "H", "I.j", "REBOUND"}
 
 
 def test_mutated_reads_the_source_without_searching_every_module(monkeypatch):
@@ -523,3 +523,35 @@ def test_a_value_that_cannot_be_read_makes_a_key_no_call_equals_and_the_answer_s
         np.testing.assert_allclose(np.diag(after.jacobian), 3.0 / np.cosh(3.0 * x.numpy()) ** 2, rtol=1e-5)
     finally:
         SCALED[0] = 2.0
+
+
+# ---------------------------------------------------------------- the same attribute name on two objects
+
+OTHER = Holder()
+OTHER.weights = _w()
+
+
+class LogsItsWeights:
+    """Logs the weights it was called with in its own list and reads another object's weights: only its own list is
+    what it changes."""
+
+    def __init__(self) -> None:
+        self.weights: list = []
+
+    def __call__(self, x):
+        self.weights.append(OTHER.weights.shape)
+        return tf.tanh(x @ OTHER.weights)
+
+
+def test_what_a_method_changes_on_self_is_not_the_same_name_on_another_object():
+    # matched by attribute name alone, self.weights.append(...) made OTHER.weights count by identity, so changing it in
+    # place kept the old trace
+    assert _state.mutated(LogsItsWeights.__call__.__code__) == {"self.weights"}
+    f = LogsItsWeights()
+    first = gradlib.per_element_gradients(f, X, compiled=True)
+    assert first.compiled
+    np.testing.assert_allclose(first.jacobian.reshape(-1, 8), _tape(f), atol=1e-5)
+    np.negative(OTHER.weights, out=OTHER.weights)
+    after = gradlib.per_element_gradients(f, X, compiled=True)
+    assert np.abs(first.jacobian.reshape(-1, 8) - _tape(f)).max() > 1e-3
+    np.testing.assert_allclose(after.jacobian.reshape(-1, 8), _tape(f), atol=1e-5)
