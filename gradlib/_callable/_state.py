@@ -248,21 +248,28 @@ def mutated(code: types.CodeType) -> frozenset[str]:
             continue
         else:
             continue
-        while targets:
-            target = targets.pop()
-            if isinstance(target, (ast.Tuple, ast.List)):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
-            elif isinstance(target, (ast.Subscript, ast.Attribute)) and _root(target.value) in made_here:
-                continue
-            elif isinstance(target, ast.Subscript):
-                out |= _path(target.value, first)
-            elif isinstance(target, ast.Attribute):
-                out |= _path(target, first)
-            elif isinstance(target, ast.Name) and target.id in declared:
-                out.add(target.id)
+        out |= _assigned(targets, first, declared, made_here)
     return frozenset(out)
+
+
+def _assigned(targets: list[ast.AST], first: str | None, declared: set[str], made_here: set[str]) -> set[str]:
+    """The paths an assignment's targets change (``mutated``): unpacked, not rooted at a name the function binds."""
+    out: set[str] = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)) and _root(target.value) in made_here:
+            continue
+        elif isinstance(target, ast.Subscript):
+            out |= _path(target.value, first)
+        elif isinstance(target, ast.Attribute):
+            out |= _path(target, first)
+        elif isinstance(target, ast.Name) and target.id in declared:
+            out.add(target.id)
+    return out
 
 
 def _defines(tree: ast.Module, name: str) -> bool:
