@@ -110,11 +110,12 @@ class _Reader:
         self.seen: set[tuple] = set()   # (object, names, depth) read
         self.followed: dict[tuple, int] = {}   # (function, owner) -> the least depth it was followed at
         self.items = 0
-        self.mutated: set[str] = set()   # names the functions followed so far change themselves
+        self.mutated: set[str] = set()   # paths the functions followed so far change themselves (``_scope``)
+        self.at: dict[str, int] = {}   # path -> the object read there (a method's owner is at its parent path)
 
     def follow(self, fn: Any, depth: int, path: str | None = None) -> None:
-        """Read what the callable ``fn`` reads into ``out``; ``path``: where its owner (``self``) was read from, as
-        ``mutated`` names it (``self.cfg`` for a method of the object at ``self.cfg``)."""
+        """Read what the callable ``fn`` reads into ``out``; ``path``: where its owner (``self``) was read from
+        (``<globals 0x..>.CFG.inner`` for a method of the object at ``CFG.inner``), else the owner's identity."""
         if isinstance(fn, functools.partial):
             self.out.extend(("partial", k, self.summary(v, frozenset(), depth))
                             for k, v in list(enumerate(fn.args)) + sorted(fn.keywords.items()))
@@ -126,12 +127,15 @@ class _Reader:
             owner, fn = fn, _own_call(type(fn))
         if not isinstance(fn, types.FunctionType) or _library(fn) or depth > MAX_DEPTH:
             return
+        if owner is not None:
+            path = path if path is not None else _anonymous(owner)
+            self.at[path] = id(owner)
         mark = (id(fn), id(owner), path)   # followed again where it is met nearer the top: met first at MAX_DEPTH, the
         if self.followed.get(mark, MAX_DEPTH + 1) <= depth:   # objects it reads counted by identity alone
             return
         self.followed[mark] = depth
         names = frozenset(_names(fn.__code__))
-        self.mutated |= {_rebase(changed, path or "self") for changed in mutated(fn.__code__)}
+        self.mutated |= {_scope(changed, fn, path) for changed in mutated(fn.__code__)}
         code = fn.__code__
         defaults = fn.__defaults__ or ()
         named: list[tuple[str, str, Any]] = [
@@ -143,7 +147,7 @@ class _Reader:
         if owner is not None:
             named += [("self", name, v) for name, v in _attributes(owner, names)]
         self.out.extend((fn.__qualname__, f"{kind} {name}",
-                         self.value(f"{path or 'self'}.{name}" if kind == "self" else name, v, names, depth))
+                         self.value(f"{path}.{name}" if kind == "self" else _scope(name, fn, None), v, names, depth))
                         for kind, name, v in named)
 
     def value(self, path: str, value: Any, names: frozenset, depth: int) -> Any:
@@ -177,11 +181,14 @@ class _Reader:
             if self.items + len(items) > MAX_ITEMS or depth > MAX_DEPTH:
                 return (type(value).__name__, "not read", _Same(value))
             return (type(value).__name__, tuple((repr(k) if isinstance(value, dict) else k,
-                                                 self.summary(v, names, depth + 1)) for k, v in items))
+                                                 self.summary(v, names, depth + 1, path and f"{path}[{k!r}]"))
+                                                for k, v in items))
         if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
-            # a method read as an attribute of the object at P is bound to it: its self is P
-            self.follow(value, depth + 1, path.rsplit(".", 1)[0] if path and isinstance(value, types.MethodType)
-                        else None)
+            # a method read as an attribute of the object at P is bound to it: its self is P; a bound method stored
+            # on another object (``self.act = other.forward``) is not, and is named by its owner's identity
+            parent = path.rsplit(".", 1)[0] if path and isinstance(value, types.MethodType) else None
+            self.follow(value, depth + 1,
+                        parent if parent is not None and self.at.get(parent) == id(value.__self__) else None)
             return ("callable", _Same(value.__func__ if isinstance(value, types.MethodType) else value),
                     _Same(value.__self__) if isinstance(value, types.MethodType) else None)
         # an object met again is read again for another function's names (or nearer the top): seen by its identity
@@ -190,6 +197,8 @@ class _Reader:
         if depth >= MAX_DEPTH or _library(value) or visit in self.seen:
             return ("object", _Same(value))
         self.seen.add(visit)
+        path = path if path is not None else _anonymous(value)   # in a container, or a partial's argument
+        self.at[path] = id(value)
         if callable(value) and not isinstance(value, type):   # a callable object the code calls: what its call reads
             self.follow(value, depth + 1, path)
         return ("object", _Same(value), tuple((name, self.value(f"{path}.{name}", v, names, depth + 1))
@@ -235,7 +244,6 @@ def mutated(code: types.CodeType) -> frozenset[str]:
     # in-place change of the config.W it reads)
     made_here = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
     made_here -= declared
-    first = code.co_varnames[0] if code.co_argcount else None   # a method's self
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.Delete)):
@@ -244,15 +252,15 @@ def mutated(code: types.CodeType) -> frozenset[str]:
             targets = [node.target]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             if _root(node.func.value) not in made_here:
-                out |= _path(node.func.value, first)
+                out |= _path(node.func.value)
             continue
         else:
             continue
-        out |= _assigned(targets, first, declared, made_here)
+        out |= _assigned(targets, declared, made_here)
     return frozenset(out)
 
 
-def _assigned(targets: list[ast.AST], first: str | None, declared: set[str], made_here: set[str]) -> set[str]:
+def _assigned(targets: list[ast.AST], declared: set[str], made_here: set[str]) -> set[str]:
     """The paths an assignment's targets change (``mutated``): unpacked, not rooted at a name the function binds."""
     out: set[str] = set()
     while targets:
@@ -264,9 +272,9 @@ def _assigned(targets: list[ast.AST], first: str | None, declared: set[str], mad
         elif isinstance(target, (ast.Subscript, ast.Attribute)) and _root(target.value) in made_here:
             continue
         elif isinstance(target, ast.Subscript):
-            out |= _path(target.value, first)
+            out |= _path(target.value)
         elif isinstance(target, ast.Attribute):
-            out |= _path(target, first)
+            out |= _path(target)
         elif isinstance(target, ast.Name) and target.id in declared:
             out.add(target.id)
     return out
@@ -280,10 +288,11 @@ def _defines(tree: ast.Module, name: str) -> bool:
         and tree.body[0].name == name
 
 
-def _path(node: ast.AST, first: str | None) -> set[str]:
+def _path(node: ast.AST) -> set[str]:
     """The path of what an expression changes, as the reader names values: ``log`` for ``log`` and ``log[0]``,
     ``self.log`` for ``self.log[0]`` and ``self.log[0].x`` (an item changed is its container changed), ``CFG.W``
-    for ``CFG.W``; the function's first parameter (a method's self) is named ``self``. Empty for a call's result."""
+    for ``CFG.W``, each rooted at the name the function wrote (``_scope`` says which object it is). Empty for a
+    call's result."""
     parts: list[str] = []
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         if isinstance(node, ast.Subscript):
@@ -293,12 +302,34 @@ def _path(node: ast.AST, first: str | None) -> set[str]:
         node = node.value
     if not isinstance(node, ast.Name):
         return set()
-    return {".".join(["self" if node.id == first else node.id] + parts[::-1])}
+    return {".".join([node.id] + parts[::-1])}
 
 
-def _rebase(changed: str, owner: str) -> str:
-    """A ``mutated`` path of a method, with its ``self`` replaced by where its owner was read from."""
-    return owner + changed[4:] if changed == "self" or changed.startswith("self.") else changed
+def _scope(changed: str, fn: types.FunctionType, owner: str | None) -> str:
+    """A path as ``fn`` names it (``mutated``'s ``self.log``, ``CFG.W``, ``n``), as the reader names it: rooted at
+    the object it starts from, never at a bare name that another function or module would use for another object.
+    A method's first parameter is ``owner`` (where its owner was read from, or its identity); a global is a name in
+    fn's own module (two modules' ``CFG`` are two objects); a closure's name is its cell; a parameter is fn's (its
+    default). Matched by name alone, a hook in a list whose method sets ``self.scale = 1.0`` made the model's own
+    number ``self.scale`` count as changed by the function, so not at all: changing it kept the old compiled
+    Jacobian, silently."""
+    root, dot, rest = changed.partition(".")
+    rest = dot + rest
+    code = fn.__code__
+    if owner is not None and code.co_argcount and root == code.co_varnames[0]:   # a method's self
+        return owner + rest
+    flags = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    if root in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + flags]:
+        return f"<parameter {id(fn):#x}>.{root}{rest}"
+    if root in code.co_freevars:
+        return f"<cell {id(fn.__closure__[code.co_freevars.index(root)]):#x}>{rest}"
+    return f"<globals {id(fn.__globals__):#x}>.{root}{rest}"
+
+
+def _anonymous(obj: Any) -> str:
+    """The path of an object read where it has no name (an item of a container, a partial's argument, the owner
+    of a bound method stored on another object): its identity, which no other object read at once shares."""
+    return f"<{id(obj):#x}>"
 
 
 def _root(node: ast.AST) -> str | None:

@@ -9,7 +9,9 @@ value the way a user would, and compares the next answer with an eager tape's.
 from __future__ import annotations
 
 import functools
+import importlib
 import linecache
+import sys
 
 import keras
 import numpy as np
@@ -555,3 +557,77 @@ def test_what_a_method_changes_on_self_is_not_the_same_name_on_another_object():
     after = gradlib.per_element_gradients(f, X, compiled=True)
     assert np.abs(first.jacobian.reshape(-1, 8) - _tape(f)).max() > 1e-3
     np.testing.assert_allclose(after.jacobian.reshape(-1, 8), _tape(f), atol=1e-5)
+
+
+# What one function changes is named from the object it starts at, not by a bare path that another object shares:
+# matched by name, each case below made the model's own number ``scale`` count as changed by the function, so not
+# at all, and changing it kept the old compiled Jacobian (silently: 4 and 8 where 6 and 12 were right).
+class _SetsItsScale:
+    def __init__(self) -> None:
+        self.scale = 0.0
+
+    def __call__(self, y):
+        self.scale = 1.0   # a hook's own state, the same attribute name as the model's
+        return y
+
+    def forward(self, y):
+        self.scale = 1.0
+        return y
+
+
+class _ScaledByHooks:
+    def __init__(self, how: str) -> None:
+        self.scale = 2.0
+        hook = _SetsItsScale()
+        self.hooks = [hook] if how == "list" else {"h": hook}
+        self.act = hook.forward   # a bound method of another object, stored on this one
+
+    def __call__(self, x):
+        hooks = list(self.hooks.values()) if isinstance(self.hooks, dict) else self.hooks
+        y = self.scale * x * x
+        for hook in hooks:
+            y = hook(y)
+        return y
+
+    def through_act(self, x):
+        return self.act(self.scale * x * x)
+
+
+def _through_module(tmp_path, monkeypatch):
+    """Two modules, each with its own ``cfg``: one's helper changes its ``cfg.scale``, the other reads its own."""
+    (tmp_path / "_fp_marks.py").write_text(   # add_mark sorts before cfg: followed before the model's cfg is read
+        "import types\ncfg = types.SimpleNamespace(scale=0.0)\n\n\ndef add_mark(y):\n    cfg.scale = 1.0\n    return y\n")
+    (tmp_path / "_fp_model.py").write_text(
+        "import types\nfrom _fp_marks import add_mark\ncfg = types.SimpleNamespace(scale=2.0)\n\n\n"
+        "def model(x):\n    return add_mark(cfg.scale * x * x)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("_fp_model")
+    return module.model, lambda: setattr(module.cfg, "scale", 3.0)
+
+
+@pytest.mark.parametrize("case", ["a hook in a list", "a hook in a dict", "another object's bound method",
+                                  "another module's global of the same name"])
+def test_what_another_object_changes_by_the_same_path_does_not_hide_a_changed_number(case, tmp_path, monkeypatch):
+    if case == "another module's global of the same name":
+        f, change = _through_module(tmp_path, monkeypatch)
+    else:
+        model = _ScaledByHooks("dict" if "dict" in case else "list")
+        f = model.through_act if "bound" in case else model
+        change = functools.partial(setattr, model, "scale", 3.0)
+    x = tf.constant([1.0, 2.0])
+    for _ in range(2):   # the first call's hook changes its own scale: the second call's key is the settled one
+        np.testing.assert_allclose(gradlib.per_element_gradients(f, x, compiled=True).jacobian, np.diag([4.0, 8.0]))
+    change()
+    after = gradlib.per_element_gradients(f, x, compiled=True)
+    assert after.compiled
+    np.testing.assert_allclose(after.jacobian, np.diag([6.0, 12.0]))
+    # what the hook changes on itself is named as the hook's own attributes are read: not in the key, so a hook
+    # that sets another value on each run does not trace again on each call
+    first = fingerprint(f)
+    hook = sys.modules["_fp_marks"].cfg if "module" in case else _hook(model)
+    hook.scale = 5.0
+    assert fingerprint(f) == first
+
+
+def _hook(model: _ScaledByHooks) -> _SetsItsScale:
+    return model.act.__self__
