@@ -348,6 +348,18 @@ def test_bad_losses_are_refused_with_what_to_do(kwargs, match):
     assert isinstance(info.value, gradlib.ExpressionError) == ("loss=" in match)
 
 
+@pytest.mark.parametrize("size, match", [
+    (3, r"the loss returned shape \(3,\) for one example alone.*sample weights it closes over"),   # numpy's error
+    (6, r"the loss failed on y_true of shape \(3,\) .*also called on parts of the batch.*put such weights in y"),
+])
+def test_a_loss_that_closes_over_the_batch_s_sample_weights_is_refused_saying_why(size, match):
+    """Found by hunt 42: at B = 3, NumPy's "operands could not be broadcast" came out of gradlib's probe."""
+    x, y = data("dense", size=size)
+    weights = np.linspace(0.5, 2.0, size).astype(np.float32)
+    with pytest.raises(GradlibError, match=match):
+        per_example_gradients(built("dense"), x, y, loss=lambda t, p: CCE.call(t, p) * weights)
+
+
 def test_bad_batches_and_models_are_refused():
     x, y = data("dense")
     with pytest.raises(gradlib.InputError, match="6 examples in x but 5 targets in y"):
