@@ -777,6 +777,15 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     alone = np.concatenate([_alone(attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
         _structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, alone)
+    again = _first_gap(joint, attempt(lambda: loss_vector(loss, yk, model(xk, training=True)).numpy(), xk)) \
+        if i is not None and mode else None
+    if again is not None:
+        raise GradlibError(
+            "per_example_gradients: the model draws random numbers in training mode outside a layer gradlib knows "
+            f"as random (example {again}'s loss changed between two passes over the same batch): gradlib recognizes a "
+            "random layer by its seed_generator, as Keras' Dropout and GaussianNoise have, and runs every example's "
+            "loss and gradient from one draw. Draw with keras.random and a keras.random.SeedGenerator kept as the "
+            "layer's seed_generator attribute, or use training=False")
     if i is not None:
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")
