@@ -86,11 +86,18 @@ def first_order_cut(fn: Callable, signature: Sequence[Any]) -> str:
     return graph_cut(graph)
 
 
-def graph_cut(graph: Any) -> str:
-    """``first_order_cut`` of a graph already built (a ``tf.function``'s being traced included): its ops and those of
-    the functions it calls."""
+def graph_cut(graph: Any, since: int = 0) -> str:
+    """``first_order_cut`` of a graph already built (a ``tf.function``'s being traced included), read from its ops
+    from the ``since``-th on (those a call made: not the rest of a user's training step) and, when they call
+    functions, from the functions the graph holds."""
+    ops = graph.get_operations()[since:]
+    for op in ops:
+        if op.type == "StopGradient" and any(c.type == "SquaredDifference" for c in op.outputs[0].consumers()):
+            return op.name
+    if not any(op.type in ("PartitionedCall", "StatefulPartitionedCall") for op in ops):
+        return ""
     graph_def = graph.as_graph_def()
-    nodes = [*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)]
+    nodes = [node for function in graph_def.library.function for node in function.node_def]
     stops = {node.name for node in nodes if node.op == "StopGradient"}
     for node in nodes:
         if node.op == "SquaredDifference":

@@ -91,3 +91,23 @@ def test_a_layer_normalization_model_is_refused_naming_the_layer_and_its_first_d
 def test_a_stop_gradient_of_the_user_s_own_is_not_taken_for_the_moments_one():
     r = gradlib.per_sample_hessians(lambda x: x ** 2 * tf.stop_gradient(x), X[:, :1])
     np.testing.assert_allclose(r.hessians[:, 0, 0, 0], 2 * X[:, 0], rtol=1e-12)
+
+
+def test_in_a_training_step_a_layer_normalization_outside_the_pde_model_is_not_blamed():
+    keras.utils.set_random_seed(1)
+    pinn = keras.Sequential([keras.Input((2,)), keras.layers.Dense(4, activation="gelu"), keras.layers.Dense(1)])
+    other = layer_norm_model()   # another network of the same step, not differentiated twice
+    x = tf.constant(X[:, :2], tf.float32)
+
+    @tf.function
+    def step(points):
+        return other(points)[:, 0] + gradlib.pde.derivatives(pinn, points, want=["u_xx"])["u_xx"]
+
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            u = pinn(x)[:, 0]
+        u_x = inner.gradient(u, x)[:, 0]
+    np.testing.assert_allclose(step(x).numpy(), other(x)[:, 0].numpy() + outer.gradient(u_x, x)[:, 0].numpy(),
+                               rtol=1e-5, atol=1e-6)
