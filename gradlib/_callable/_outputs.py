@@ -69,7 +69,15 @@ def joined_outputs(y: Any, batch: int | None, api: str) -> tf.Tensor:
     """``y`` as one tensor: itself for one output; several outputs (``several_outputs``) each flattened per sample
     and joined in order along one axis, ``(B, their elements)``, in the most precise of their dtypes."""
     parts = several_outputs(y, batch, api)
-    return _join(parts) if parts else tf.convert_to_tensor(y)
+    if parts:
+        return _join(parts)
+    y = tf.convert_to_tensor(y)
+    if batch is not None and y.shape.rank and y.shape[0] is not None and y.shape[0] != batch:
+        raise GradlibError(
+            f"{api}: fn's output has shape {tuple(y.shape)} on a batch of {batch:,} sample{'s' * (batch != 1)}: it "
+            f"must keep the batch axis first, one row per sample ({batch:,} row{'s' * (batch != 1)}, like the "
+            "batch); return (B, outputs...): not transposed, not reduced over the batch")
+    return y
 
 
 def _join(parts: list[tuple[Any, tf.Tensor]]) -> tf.Tensor:

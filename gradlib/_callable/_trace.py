@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "call_traced", "defined_gradient", "fixed_caller", "lowest_float", "polymorphic",
-           "trace"]
+__all__ = ["CUSTOM_GRADIENT_ATTR", "call_traced", "defined_gradient", "first_order_cut", "fixed_caller", "graph_cut", "lowest_float",
+           "polymorphic", "trace"]
 
 #: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
 #: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``
@@ -62,6 +62,50 @@ def defined_gradient(fn: Callable, signature: Sequence[Any]) -> str:
     nodes = [*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)]
     names = [node.attr[CUSTOM_GRADIENT_ATTR].s.decode() for node in nodes if CUSTOM_GRADIENT_ATTR in node.attr]
     return names[0] if names else ""
+
+
+def first_order_cut(fn: Callable, signature: Sequence[Any]) -> str:
+    """The name of a ``tf.stop_gradient`` in ``fn`` that keeps its first derivative right and makes its second wrong,
+    or ``""``: the one ``tf.nn.moments`` puts on the mean, ``squared_difference(x, stop_gradient(mean))``.
+
+    That variance has the right gradient (its derivative along the mean is 0 at the mean), but not the right
+    Hessian: nested tapes give ``2/n I`` where it is ``2/n (I - 1/n)``. Keras' ``LayerNormalization`` (TensorFlow
+    backend) computes its variance so, and so every second derivative through it, by any tape or forward mode,
+    is silently off. ``fn`` is traced once for ``signature``; ``""`` when it cannot be traced.
+
+    >>> import tensorflow as tf
+    >>> first_order_cut(lambda x: tf.nn.moments(x, axes=[1])[1], [tf.TensorSpec([2, 3])]).endswith("StopGradient")
+    True
+    >>> first_order_cut(lambda x: tf.math.reduce_variance(x, axis=1), [tf.TensorSpec([2, 3])])
+    ''
+    """
+    try:
+        graph = trace(fn, signature).graph
+    except Exception:   # noqa: BLE001 - not traceable: the caller's own trace reports why
+        return ""
+    return graph_cut(graph)
+
+
+def graph_cut(graph: Any, since: int = 0) -> str:
+    """``first_order_cut`` of a graph already built (a ``tf.function``'s being traced included), read from its ops
+    from the ``since``-th on (those a call made: not the rest of a user's training step) and, when they call
+    functions, from the functions the graph holds."""
+    ops = graph.get_operations()[since:]
+    for op in ops:
+        if op.type == "StopGradient" and any(c.type == "SquaredDifference" for c in op.outputs[0].consumers()):
+            return op.name
+    if not any(op.type in ("PartitionedCall", "StatefulPartitionedCall") for op in ops):
+        return ""
+    graph_def = graph.as_graph_def()
+    nodes = [node for function in graph_def.library.function for node in function.node_def]
+    stops = {node.name for node in nodes if node.op == "StopGradient"}
+    for node in nodes:
+        if node.op == "SquaredDifference":
+            for name in node.input:
+                name = name.lstrip("^").split(":")[0]
+                if name in stops:
+                    return name
+    return ""
 
 
 #: floating-point dtypes, least precise first

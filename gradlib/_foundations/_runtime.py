@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from ._errors import GradlibError, NotDifferentiableWarning
 
 __all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "inside", "quiet", "recording",
-           "returns_numpy", "work_slot", "warning_text"]
+           "returns_numpy", "tracing", "work_slot", "warning_text"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
@@ -181,6 +181,17 @@ def recording() -> bool:
         return False
 
 
+def tracing() -> bool:
+    """Whether this thread is tracing a ``tf.function`` (building a graph: tensors there have no values).
+
+    >>> import tensorflow as tf
+    >>> tracing(), bool(tf.function(lambda: tf.constant(tracing()))())
+    (False, True)
+    """
+    tf = sys.modules.get("tensorflow")
+    return bool(tf is not None and not tf.executing_eagerly())
+
+
 @contextlib.contextmanager
 def inside() -> Iterator[None]:
     """Mark the code in the block as gradlib's own: the APIs it calls do not warn (re-entrant)."""
@@ -197,6 +208,11 @@ def returns_numpy(api: str, instead: str = "") -> Callable[[F], F]:
     def wrap(function: F) -> F:
         @functools.wraps(function)
         def api_call(*args: Any, **kwargs: Any) -> Any:
+            if _DEPTH.get() == 0 and tracing():
+                raise GradlibError(
+                    f"{api} was called inside a tf.function, where its inputs are symbolic tensors with no values: "
+                    "it runs eagerly and returns NumPy arrays. Call it outside the tf.function"
+                    + (f", or use {instead}, which return tensors and run inside one" if instead else ""))
             if _DEPTH.get() == 0 and recording():
                 warnings.warn(warning_text(api, instead), NotDifferentiableWarning, stacklevel=_user_level())
             with inside():

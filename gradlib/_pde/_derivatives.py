@@ -23,6 +23,8 @@ from typing import Any, Callable, Sequence, TypeVar
 import tensorflow as tf
 
 from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._callable._trace import graph_cut
+from .._second._runner import first_order_cut_error, refuse_first_order_cut
 from ._jet import jet_kernels, jet_values
 from ._names import Derivative, check_names, derivative
 
@@ -228,8 +230,11 @@ def compute(model: Callable, x: tf.Tensor, plan_: Plan, api: str, jet: bool = Tr
         for tape in reversed(tapes):   # the outermost records the most: every pass below it
             open_.append(tape.__enter__())
             tape.watch(x)
+        since = 0 if tf.executing_eagerly() else len(tf.compat.v1.get_default_graph().get_operations())
         for k, column in enumerate(_forward(model, x, plan_.outputs, api)):
             values[k, ()] = column
+        if plan_.order >= 2:
+            _refuse_first_order_cut(model, x, api, since)
         for tape, level in zip(tapes, plan_.parents):
             open_.pop().__exit__(None, None, None)   # this order's tape stops; the ones above record its passes
             _differentiate(tape, x, level, values)
@@ -237,6 +242,27 @@ def compute(model: Callable, x: tf.Tensor, plan_: Plan, api: str, jet: bool = Tr
         while open_:
             open_.pop().__exit__(None, None, None)
     return {d.name: values[d.output, d.along] for d in plan_.wanted}
+
+
+def _refuse_first_order_cut(model: Callable, x: tf.Tensor, api: str, since: int) -> None:
+    """Refuse second derivatives through ``tf.nn.moments``' stop_gradient (a Keras LayerNormalization): read from the
+    ops the model's call added to the graph being traced (from the ``since``-th: not the rest of the user's step; no
+    extra trace), or eagerly from one trace per model."""
+    if tf.executing_eagerly():
+        refuse_first_order_cut(api, model, (None,) + tuple(x.shape[1:]), x.dtype, _hashable(("pde", model)))
+        return
+    name = graph_cut(tf.compat.v1.get_default_graph(), since)
+    if name:
+        raise first_order_cut_error(api, name)
+
+
+def _hashable(key: Any) -> Any:
+    """``key`` when it can key a cache, else ``None`` (then nothing is cached)."""
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _forward(model: Callable, x: tf.Tensor, outputs: tuple[str, ...], api: str) -> list[tf.Tensor]:

@@ -427,6 +427,11 @@ def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
         # in x's dtype: without pfor, batch_jacobian writes x's gradients into a TensorArray of y's dtype, and a
         # float32 model on a float64 batch failed ("op elements double but list elements float")
         flat = tf.cast(flat, x.dtype) if flat.dtype != x.dtype and flat.dtype.is_floating else flat
+    # traced for any batch size: an output reduced over the batch, (1, ...), passes the eager probe on one sample
+    # and met batch_jacobian's bare "Condition x == y did not hold" (hunt 42)
+    tf.debugging.assert_equal(tf.shape(flat)[0], tf.shape(x)[0], message=(
+        f"{API}: the output of fn does not keep the batch axis first, one row per sample; return (B, outputs...): not "
+        "transposed, not reduced over the batch. Output rows, batch size"))
     jac = tape.batch_jacobian(flat, x, unconnected_gradients=tf.UnconnectedGradients.ZERO,
                               experimental_use_pfor=use_pfor)
     u, g = _vjp(tape, y, x)

@@ -48,7 +48,7 @@ STEPS = {"float32": 5e-3, "float64": 6e-6}
 RTOL = {"float32": 1e-2, "float64": 1e-6}
 #: the check keeps running on a problem's calls while it costs at most this share of the call it checks
 MAX_SHARE = 0.1
-#: problem key -> [the check's cost over its call's, whether its skipping was said]
+#: problem key -> [the check's cost over its call's, whether its skipping was said, the warning its last check gave]
 _SHARES = LRUCache(maxsize=128)
 #: the causes named when the Jacobian and the function disagree
 CAUSES = ("NumPy or .numpy()/float() on a watched tensor", "tf.numpy_function", "a cast to an integer",
@@ -96,13 +96,16 @@ def check_result(problem: Problem, y: np.ndarray, jac: np.ndarray, seconds: floa
     """``check``'s warning (if any) for an answer that took ``seconds``, while checking stays cheap.
 
     Every call of a problem is checked while the check costs at most ``MAX_SHARE`` of the call it checks; after
-    that only the problem's first call was, and the first unchecked result says so once. A disagreement is
+    that only the problem's first call was, and the first unchecked result says so once; a warning the last check
+    gave (fn random, or invisible to the tape) is given again with every later result, which it concerns as much. A disagreement is
     expected where fn defines its own gradient (``custom_gradient(problem)`` names it): then that is said instead.
     """
     if problem.key is None:
         return tuple(_explained(w, problem, custom_gradient) for w in filter(None, [check(problem, y, jac)]))
-    state = _SHARES.get_or_create(problem.key, lambda: [0.0, False])
+    state = _SHARES.get_or_create(problem.key, lambda: [0.0, False, ""])
     if state[0] > MAX_SHARE:
+        if state[2]:   # what the last check found holds for every call of this problem: said again, not re-checked
+            return (state[2],)
         if state[1]:
             return ()
         state[1] = True
@@ -111,14 +114,15 @@ def check_result(problem: Problem, y: np.ndarray, jac: np.ndarray, seconds: floa
     start = time.perf_counter()
     warning = check(problem, y, jac)
     state[0] = (time.perf_counter() - start) / max(seconds, 1e-9)
-    return (_explained(warning, problem, custom_gradient),) if warning else ()
+    state[2] = _explained(warning, problem, custom_gradient) if warning else ""
+    return (state[2],) if warning else ()
 
 
 def retired(key) -> bool:
     """Whether ``check_result`` has nothing left to do or say for the problem of ``key``: its check costs over
     ``MAX_SHARE`` of a call and the result that said so has been given (every later call returns ``()``)."""
     state = _SHARES.get(key)
-    return state is not None and state[0] > MAX_SHARE and state[1]
+    return state is not None and state[0] > MAX_SHARE and state[1] and not state[2]
 
 
 def _explained(warning: str, problem: Problem, custom_gradient: Callable[[Problem], str]) -> str:

@@ -331,13 +331,27 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
             values = tf.convert_to_tensor(loss(y_true, y_pred))
         except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
             raise GradlibError(f"per_example_gradients: the loss failed on y_true of shape {tuple(y_true.shape)} and "
-                               f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}") from exc
+                               f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}. {_PARTS}") from exc
     if values.shape.rank != 1:
         raise GradlibError(
             f"per_example_gradients needs one loss per example, shape (B,), but the loss returned shape "
             f"{tuple(values.shape)}. Reduce the other axes in your loss, e.g. tf.reduce_mean(..., axis=-1)")
     if not values.dtype.is_floating:
         raise GradlibError(f"per_example_gradients: the loss must return floating-point values, not {values.dtype.name}")
+    return values
+
+
+#: why a loss may see fewer examples than the batch, and what it must be then
+_PARTS = ("The loss is also called on parts of the batch (its first examples, one example alone), so it must compute "
+          "each example's loss from that example's y_true and y_pred only: a loss that reads an array of the whole "
+          "batch (sample weights it closes over) cannot be split by example; put such weights in y instead")
+
+
+def _alone(values: np.ndarray) -> np.ndarray:
+    """One example's loss, computed alone: refused unless it is one value."""
+    if values.shape != (1,):
+        raise GradlibError(f"per_example_gradients: the loss returned shape {values.shape} for one example alone; "
+                           f"it must return one value per example. {_PARTS}")
     return values
 
 
@@ -747,9 +761,8 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
     if k < 2:
         return
-    rows = np.concatenate([attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1),
-                                                       tf.nest.map_structure(lambda t: _example(t, i), pred)).numpy(), xk)
-                           for i in range(k)])
+    rows = np.concatenate([_alone(attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), tf.nest.map_structure(
+        lambda t: _example(t, i), pred)).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, rows)
     if i is not None:
         outputs = tf.nest.flatten(pred)
@@ -761,10 +774,18 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
             f"y has {_shapes(y)} and the model's output {_shapes(pred)}: the loss broadcasts one against the "
             f"other. Give y the shape the loss expects ({target}or labels with a loss for labels such as "
             "SparseCategoricalCrossentropy)")
-    alone = np.concatenate([attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1),
-                                                        model(_structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)
-                            for i in range(k)])
+    alone = np.concatenate([_alone(attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
+        _structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, alone)
+    again = _first_gap(joint, attempt(lambda: loss_vector(loss, yk, model(xk, training=True)).numpy(), xk)) \
+        if i is not None and mode else None
+    if again is not None:
+        raise GradlibError(
+            "per_example_gradients: the model draws random numbers in training mode outside a layer gradlib knows "
+            f"as random (example {again}'s loss changed between two passes over the same batch): gradlib recognizes a "
+            "random layer by its seed_generator, as Keras' Dropout and GaussianNoise have, and runs every example's "
+            "loss and gradient from one draw. Draw with keras.random and a keras.random.SeedGenerator kept as the "
+            "layer's seed_generator attribute, or use training=False")
     if i is not None:
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")

@@ -456,6 +456,11 @@ def _output_names(model: Any) -> list[str] | None:
         return None
     if not outputs:
         return None
+    struct = getattr(model, "_outputs_struct", None)
+    if isinstance(struct, dict) and len(struct) == len(outputs):
+        # keras.Model(x, {"p": ..., "q": ...}) returns that dict, and model.fit takes y and loss keyed by its keys
+        # (output_names are its layers' names then); in the order of model.outputs, the dict flattened
+        return [str(k) for k in keras.tree.flatten({k: k for k in struct})]
     names = getattr(model, "output_names", None)
     return [str(n) for n in names] if names and len(names) == len(outputs) else [f"output_{i}" for i in
                                                                                   range(len(outputs))]

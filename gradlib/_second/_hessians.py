@@ -34,7 +34,8 @@ from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import Poisoning, cell_label, poisoned_mask, poisoning_warnings, repair
-from ._runner import Request, custom_gradient_refusal, refuse_discrete_inputs, run, trace_failure
+from ._runner import (Request, custom_gradient_refusal, refuse_discrete_inputs, refuse_first_order_cut, run,
+                      trace_failure)
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -132,6 +133,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
     g, v = _flat("hvp", fn, form, names, tensors)
     _, t = _flat("hvp", fn, form, names, [tf.cast(x, tensors[0].dtype) for x in vtensors])
     key = _key(fn, form, names, tensors)
+    refuse_first_order_cut("hvp", g, v.shape, v.dtype, key)
     used, defined = _hvp_method(method, g, v, key)
     with _runtime.work_slot():
         start = time.perf_counter()

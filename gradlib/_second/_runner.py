@@ -29,7 +29,7 @@ from .._foundations._errors import BatchMixingError, ExpressionError, GradlibErr
 from .._foundations._format import format_number
 from .._foundations._limits import Limits, largest_fitting
 from .._callable._state import same_output
-from .._callable._trace import defined_gradient, lowest_float, trace
+from .._callable._trace import defined_gradient, first_order_cut, lowest_float, trace
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
@@ -37,7 +37,7 @@ from ._forward_laplacian import chunked_forward_laplacian
 from ._taylor import dense_layers
 
 __all__ = ["FORWARD_METHODS", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
-           "refuse_discrete_inputs", "run", "shape_of", "trace_failure"]
+           "first_order_cut_error", "refuse_discrete_inputs", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
@@ -45,6 +45,8 @@ FORWARD_METHODS = ("forward_over_reverse", "hutchinson")
 _COMPILED = LRUCache(maxsize=32)
 #: (key, shape, dtype) -> the gradient fn defines itself, "" when none
 _DEFINED = LRUCache(maxsize=64)
+#: (key, shape, dtype) -> the stop_gradient that makes fn's second derivatives wrong (``first_order_cut``), "" when none
+_CUT = LRUCache(maxsize=64)
 _TRACED = threading.local()   # how long this thread's last trace took (a first call says so when it is long)
 
 
@@ -160,6 +162,8 @@ def run(req: Request, limits: Limits) -> Outcome:
                   f"{method!r} (which calls the model) computed this instead",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision, req.model is not None)
+    if req.kind != "divergence":   # after the check: a model that mixes the batch is refused for that first
+        refuse_first_order_cut(req.api, req.g, req.x.shape, req.x.dtype, req.key)
     value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
     jacobian, jacobian_poisoning = (_repaired(req, out["y"], out["jacobian"], "jacobian", limits)   # returned too
                                     if req.kind in ("hessian", "diagonal") else (out["jacobian"], Poisoning()))
@@ -288,6 +292,29 @@ def custom_gradient_refusal(api: str, method: str, name: str, instead: str) -> G
                         "tape does not (it differentiates the operations fn runs, so its second derivatives disagree "
                         f"with nested tape.gradient calls). Use {instead}, or "
                         "method='auto', which keeps to reverse mode for such a function")
+
+
+def refuse_first_order_cut(api: str, g: Callable, shape: Any, dtype: Any, key: Hashable | None) -> None:
+    """Refuse ``g`` when its graph holds ``tf.nn.moments``' stop_gradient (``first_order_cut``): every method,
+    nested tapes and forward mode alike, would return second derivatives that are off (a Keras LayerNormalization's
+    by 0.6% to 50%), and no method of TensorFlow's differentiates around it. ``g`` is traced once per ``key`` (the
+    function's, ``None``: not cached), shape and dtype."""
+    spec = tf.TensorSpec(tuple(shape), dtype)
+    read = lambda: first_order_cut(g, [spec])  # noqa: E731
+    name = read() if key is None else _CUT.get_or_create((key, tuple(spec.shape), spec.dtype.name), read)
+    if name:
+        raise first_order_cut_error(api, name)
+
+
+def first_order_cut_error(api: str, name: str) -> GradlibError:
+    """The refusal of second derivatives through ``tf.nn.moments``' stop_gradient, the op ``name``."""
+    return GradlibError(
+        f"{api} cannot take second derivatives of this fn: it computes a variance with tf.nn.moments (op "
+        f"{name!r}; Keras' LayerNormalization and GroupNormalization do), whose tf.stop_gradient on the mean keeps "
+        "the first derivative right but not the second (TensorFlow's tapes give 2/n where the variance's second "
+        "derivative is 2/n (1 - 1/n)), so every method would return wrong numbers. Compute the variance without "
+        "it, e.g. tf.reduce_mean(tf.square(x - tf.reduce_mean(x, axis, keepdims=True)), axis) or "
+        "tf.math.reduce_variance, in a layer of your own; first derivatives are right")
 
 
 def _defined_gradient(req: Request) -> str:

@@ -95,3 +95,24 @@ def test_every_numpy_api_warns_and_says_so_in_its_docstring(name):
     api = getattr(gradlib, name)
     assert getattr(api, "returns_numpy", None) == f"gradlib.{name}"
     assert "Returns NumPy" in api.__doc__ and "NotDifferentiableWarning" in api.__doc__
+
+
+PER_EXAMPLE_LOSS = keras.losses.MeanSquaredError()
+#: name -> a call on tensors, as it would run inside a user's tf.function (hunt 42: each let a TensorFlow error out,
+#: "Cannot convert a symbolic tf.Tensor" or "'SymbolicTensor' object has no attribute 'numpy'", blaming fn)
+IN_GRAPH = {
+    "per_element_gradients": lambda m, x: gradlib.per_element_gradients(lambda v: v * v, x).jacobian,
+    "per_sample_gradients": lambda m, x: gradlib.per_sample_gradients(m, x).jacobian,
+    "per_example_gradients": lambda m, x: gradlib.per_example_gradients(m, x, x[:, :1], loss=PER_EXAMPLE_LOSS).norms,
+    "laplacian": lambda m, x: gradlib.laplacian(m, x).laplacian,
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_GRAPH))
+def test_called_inside_a_tf_function_it_refuses_in_its_own_words(name):
+    model, call = _model(), IN_GRAPH[name]
+    step = tf.function(lambda x: call(model, x), autograph=False)
+    with pytest.raises(gradlib.GradlibError, match=rf"^gradlib\.{name} was called inside a tf\.function, where its "
+                                                   r"inputs are symbolic tensors.*Call it outside the tf\.function"):
+        step(tf.constant(X))
+    assert np.all(np.isfinite(call(model, tf.constant(X))))   # eagerly, the same call answers

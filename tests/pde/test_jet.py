@@ -118,7 +118,7 @@ def _models_without_a_rule():
                  keras.layers.Dense(2, dtype="float64")]),
             "a layer without a rule": keras.Sequential(
                 [keras.Input((3,), dtype="float64"), keras.layers.Dense(8, activation="gelu", dtype="float64"),
-                 keras.layers.LayerNormalization(dtype="float64"), keras.layers.Dense(2, dtype="float64")]),
+                 keras.layers.UnitNormalization(dtype="float64"), keras.layers.Dense(2, dtype="float64")]),
             "a functional model": functional,
             "a model not built yet": keras.Sequential([keras.layers.Dense(8, activation="tanh", dtype="float64"),
                                                        keras.layers.Dense(2, dtype="float64")])}

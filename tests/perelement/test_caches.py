@@ -80,6 +80,11 @@ def _maybe_custom(use):
     return lambda x: (_STE(x) if use else tf.round(x)) * x
 
 
+def _maybe_moments(use):
+    """A sample's variance by tf.nn.moments (refused at second order: its stop_gradient), or computed plainly."""
+    return lambda x: (tf.nn.moments(x, axes=[-1])[1] if use else tf.math.reduce_variance(x, axis=-1))[..., None]
+
+
 def _or_refusal(call):
     """The result, or gradlib's refusal (a request a cache must not turn into another's answer)."""
     try:
@@ -186,6 +191,8 @@ ROWS = [
     ("whether a closure defines its gradient (Hessians)", ["_second._runner._DEFINED"],
      lambda use: _or_refusal(lambda: gradlib.hessians(_maybe_custom(use), np.array([0.3, 0.6], np.float32),
                                                       method="forward_over_reverse")), True, False),
+    ("whether a closure's variance is tf.nn.moments' (Laplacian)", ["_second._runner._CUT"],
+     lambda use: _or_refusal(lambda: gradlib.laplacian(_maybe_moments(use), XB)), True, False),
     ("the method (Hessians)", ["_second._runner._COMPILED"],
      lambda m: gradlib.hessians(_CUBE, X, method=m), "loop", "nested_tapes"),
     ("the probes (Laplacian)", ["_second._runner._COMPILED"],

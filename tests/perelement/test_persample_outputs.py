@@ -119,6 +119,15 @@ def test_an_output_reduced_over_the_batch_is_refused_by_name(method, held):
         per_sample_gradients(reduced, X, method=method)
 
 
+@pytest.mark.parametrize("method", ["auto", "pfor", "while_loop", "loop"])
+def test_a_single_output_reduced_over_the_batch_is_refused_by_name(method):
+    """Found by hunt 42: one output, (1, 3) for 4 samples, met batch_jacobian's bare "Condition x == y did not hold"."""
+    with pytest.raises(GradlibError, match=r"per_sample_gradients: the output of fn does not keep the batch axis first"
+                                           r"|per_sample_gradients: fn's output has shape \(1, 3\) on a batch of 4 "
+                                           r"samples: it must keep the batch axis first"):
+        per_sample_gradients(lambda x: tf.reduce_mean(x, axis=0, keepdims=True), X, method=method)
+
+
 @pytest.mark.parametrize("method", ["auto", "loop"])
 def test_a_model_of_two_outputs_that_mixes_the_batch_is_still_refused(method):
     keras.utils.set_random_seed(8)

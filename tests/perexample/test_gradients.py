@@ -324,6 +324,24 @@ def test_dropout_in_training_mode_is_not_mistaken_for_batch_mixing():
     close(inference.norms, reference(model, x, y, CCE)[1])
 
 
+class Noisy(keras.layers.Layer):
+    """Gaussian noise in training mode, drawn by tf.random (no seed_generator: gradlib cannot know it is random)."""
+
+    def call(self, x, training=None):
+        return x + tf.random.normal(tf.shape(x)) if training else x
+
+
+def test_a_layer_of_one_s_own_that_draws_randomly_is_named_random_not_batch_mixing():
+    """Found by hunt 42: its examples are independent, and the refusal said they were not (BatchMixingError)."""
+    model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(4), Noisy(), keras.layers.Dense(3)])
+    x, y = data("dense")
+    with pytest.raises(GradlibError, match=r"the model draws random numbers in training mode outside a layer gradlib "
+                                           r"knows as random .*seed_generator.*or use training=False") as info:
+        per_example_gradients(model, x, y, loss=CCE, training=True)
+    assert not isinstance(info.value, BatchMixingError)
+    close(per_example_gradients(model, x, y, loss=CCE).norms, reference(model, x, y, CCE)[1])   # inference: no noise
+
+
 def test_a_custom_layer_that_mixes_the_batch_is_caught_by_the_probe():
     class Center(keras.layers.Layer):
         def call(self, x):
@@ -346,6 +364,18 @@ def test_bad_losses_are_refused_with_what_to_do(kwargs, match):
         per_example_gradients(built("dense"), x, y, **kwargs)
     # a bad option (a loss name or type) is an ExpressionError in every API; a loss that runs badly is not
     assert isinstance(info.value, gradlib.ExpressionError) == ("loss=" in match)
+
+
+@pytest.mark.parametrize("size, match", [
+    (3, r"the loss returned shape \(3,\) for one example alone.*sample weights it closes over"),   # numpy's error
+    (6, r"the loss failed on y_true of shape \(3,\) .*also called on parts of the batch.*put such weights in y"),
+])
+def test_a_loss_that_closes_over_the_batch_s_sample_weights_is_refused_saying_why(size, match):
+    """Found by hunt 42: at B = 3, NumPy's "operands could not be broadcast" came out of gradlib's probe."""
+    x, y = data("dense", size=size)
+    weights = np.linspace(0.5, 2.0, size).astype(np.float32)
+    with pytest.raises(GradlibError, match=match):
+        per_example_gradients(built("dense"), x, y, loss=lambda t, p: CCE.call(t, p) * weights)
 
 
 def test_bad_batches_and_models_are_refused():

@@ -103,6 +103,22 @@ def test_two_outputs_with_a_loss_and_a_weight_per_output_match_the_loop(dict_out
     assert not np.allclose(plain.losses, reference[0], rtol=1e-2)
 
 
+def test_dict_outputs_keyed_otherwise_than_their_layers_are_matched_by_their_keys_as_keras_does():
+    """Found by hunt 42: keras.Model(x, {"z": ..., "a": ...}) with unnamed layers was refused ("y['z'] is not one of
+    the outputs ('dense', 'dense_1')") where model.fit takes y, loss and loss_weights keyed by the dict's keys."""
+    keras.utils.set_random_seed(6)
+    inp = keras.Input((4,))
+    h = keras.layers.Dense(6, activation="tanh")(inp)
+    model = keras.Model(inp, {"z": keras.layers.Dense(2)(h), "a": keras.layers.Dense(3)(h)})
+    d = batch(3)
+    y = {"z": d["reg"], "a": d["cls"]}
+    losses, weights = {"z": "mean_squared_error", "a": CCE}, {"z": 2.0, "a": 0.3}
+    reference = keras_loop(model, d["x"], y, loss=losses, loss_weights=weights)
+    check(model, d["x"], y, reference, loss=losses, loss_weights=weights)
+    check(model, d["x"], y, reference)   # the compiled loss (keras_loop compiled it)
+    check(model, d["x"], [d["cls"], d["reg"]], reference, loss=[CCE, "mse"], loss_weights=[0.3, 2.0])   # flattened
+
+
 def test_one_loss_for_every_output_and_an_output_without_a_loss_match_the_loop():
     model, d = two_outputs(), batch(2)
     targets = [d["reg"][:, :1] * np.ones((1, 3), np.float32), d["reg"]]

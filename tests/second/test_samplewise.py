@@ -115,7 +115,7 @@ def test_every_forward_rule_s_derivatives_equal_tensorflow_s_own(activation):
 def test_a_layer_without_a_rule_goes_to_a_tape_method_and_stays_right():
     keras.utils.set_random_seed(3)
     model = keras.Sequential([keras.Input((3,), dtype="float64"), keras.layers.Dense(4, activation="tanh", dtype="float64"),
-                              keras.layers.LayerNormalization(dtype="float64"), keras.layers.Dense(1, dtype="float64")])
+                              keras.layers.UnitNormalization(dtype="float64"), keras.layers.Dense(1, dtype="float64")])
     r = gradlib.laplacian(model, X)
     assert r.method != "forward_laplacian"
     np.testing.assert_allclose(r.laplacian, np.trace(loop_of_tapes(model, X), axis1=2, axis2=3), rtol=1e-9, atol=1e-12)
