@@ -119,15 +119,15 @@ def _keep_fixed(fn: Any, reader: "_Reader", out: tuple) -> None:
     if type(fn) is not types.FunctionType or reader.mutated or _library(fn):
         _FIXED.pop(key, None)
         return
-    code = fn.__code__
-    names = _code_names(code)
-    namespace = fn.__globals__
-    if not all(_fixed(value) for _, _, value in _named(fn, names)):
+    code, namespace, kwdefaults = fn.__code__, fn.__globals__, fn.__kwdefaults__
+    fixed = _Fixed(code, fn.__defaults__, None if kwdefaults is None else tuple(kwdefaults.items()), tuple(_cells(fn)),
+                   tuple((name, namespace.get(name, _ABSENT)) for name in sorted(frozenset(_names(code)))), out)
+    # every value the walk read (and every default, of which it reads those its parameters take)
+    read = (*(fixed.defaults or ()), *(v for _, v in fixed.kwdefaults or ()), *fixed.cells,
+            *(v for _, v in fixed.globals if v is not _ABSENT))
+    if not all(_fixed(value) for value in read):
         _FIXED.pop(key, None)
         return
-    kwdefaults = fn.__kwdefaults__
-    fixed = _Fixed(code, fn.__defaults__, None if kwdefaults is None else tuple(kwdefaults.items()), tuple(_cells(fn)),
-                   tuple((name, namespace.get(name, _ABSENT)) for name in sorted(names)), out)
     _FIXED[key] = (weakref.ref(fn, lambda _, key=key: _FIXED.pop(key, None)), fixed)
 
 
@@ -211,9 +211,16 @@ class _Reader:
         if self.followed.get(mark, MAX_DEPTH + 1) <= depth:   # objects it reads counted by identity alone
             return
         self.followed[mark] = depth
-        names = _code_names(fn.__code__)
+        names = frozenset(_names(fn.__code__))
         self.mutated |= {_rebase(changed, path or "self") for changed in mutated(fn.__code__)}
-        named = _named(fn, names)
+        code = fn.__code__
+        defaults = fn.__defaults__ or ()
+        named: list[tuple[str, str, Any]] = [
+            ("default", name, v) for name, v in zip(code.co_varnames[code.co_argcount - len(defaults):code.co_argcount],
+                                                    defaults)]
+        named += [("default", k, v) for k, v in sorted((fn.__kwdefaults__ or {}).items())]
+        named += [("closure", name, cell) for name, cell in zip(fn.__code__.co_freevars, _cells(fn))]
+        named += [("global", name, fn.__globals__[name]) for name in sorted(names) if name in fn.__globals__]
         if owner is not None:
             named += [("self", name, v) for name, v in _attributes(owner, names)]
         self.out.extend((fn.__qualname__, f"{kind} {name}",
@@ -464,26 +471,6 @@ def _dict(obj: Any) -> dict:
     except TypeError:   # no __dict__ (slots, builtins)
         return {}
     return own if isinstance(own, (dict, types.MappingProxyType)) else {}
-
-
-def _named(fn: types.FunctionType, names: frozenset) -> list[tuple[str, str, Any]]:
-    """``(kind, name, value)`` of what ``fn`` itself reads: its defaults, its closure's cells and the globals of
-    ``names`` (its code's, ``_code_names``)."""
-    code = fn.__code__
-    defaults = fn.__defaults__ or ()
-    named: list[tuple[str, str, Any]] = [
-        ("default", name, v) for name, v in zip(code.co_varnames[code.co_argcount - len(defaults):code.co_argcount],
-                                                defaults)]
-    named += [("default", k, v) for k, v in sorted((fn.__kwdefaults__ or {}).items())]
-    named += [("closure", name, cell) for name, cell in zip(code.co_freevars, _cells(fn))]
-    named += [("global", name, fn.__globals__[name]) for name in sorted(names) if name in fn.__globals__]
-    return named
-
-
-@functools.lru_cache(maxsize=1024)
-def _code_names(code: types.CodeType) -> frozenset[str]:
-    """``_names`` of ``code``, once per code object."""
-    return frozenset(_names(code))
 
 
 def _cells(fn: types.FunctionType) -> Iterator[Any]:
