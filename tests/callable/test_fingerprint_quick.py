@@ -1,6 +1,6 @@
-"""The fingerprint's quick path (``_state._Fixed``): a plain function whose every value read is summed up by which object
-it is (a closure's tensors, a number, a module) keeps its fingerprint while each of those is the same object. Every
-way such a value can be another object must take the walk again and give the walk's answer."""
+"""The fingerprint's quick path (``_state._Fixed``): a plain function whose every value read is summed up by which
+object it is (a closure's tensors, a number, a module) keeps its fingerprint while each of those is the same object.
+Every way such a value can be another object must take the walk again and give the walk's answer."""
 
 from __future__ import annotations
 

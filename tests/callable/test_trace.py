@@ -7,6 +7,7 @@ Issue 26: ``ConcreteFunction.__call__`` re-binds its arguments to the signature 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import gradlib
@@ -85,3 +86,30 @@ def test_a_warm_evaluate_does_not_bind_its_arguments_again(monkeypatch):
     y = np.tanh(inputs["W2"] @ h)
     closed_form = (1 - y ** 2)[:, None] * inputs["W2"] @ ((1 - h ** 2)[:, None] * inputs["W1"])
     np.testing.assert_allclose(warm.jacobian, closed_form, rtol=2e-5, atol=2e-5)
+
+
+def test_a_fixed_caller_runs_the_function_without_call_flat_and_an_error_keeps_tensorflows_own_message(monkeypatch):
+    spec = tf.TensorSpec([2], tf.float32)
+    traced = trace(lambda xs, cs: (tf.debugging.check_numerics(xs[0] * 2.0, "doubled x"),), [[spec], []])
+    call = fixed_caller(traced)
+    calls = []
+    original = type(traced.inference_fn).call_flat
+    monkeypatch.setattr(type(traced.inference_fn), "call_flat",
+                        lambda self, *args: calls.append(args) or original(self, *args))
+    (got,) = call([tf.constant([0.5, -1.0])], [])
+    np.testing.assert_array_equal(got.numpy(), [1.0, -2.0])
+    assert not calls   # the runtime's call of the function, once its checks are known to pass
+    with pytest.raises(tf.errors.InvalidArgumentError, match="doubled x"):
+        call([tf.constant([np.inf, 1.0])], [])
+    assert len(calls) == 1   # the failed call is made again by call_flat, which raises with its context
+
+
+def test_a_fixed_caller_inside_a_graph_takes_the_ordinary_call():
+    spec = tf.TensorSpec([2], tf.float32)
+    call = fixed_caller(trace(lambda xs, cs: (xs[0] * 3.0,), [[spec], []]))
+
+    @tf.function(autograph=False)
+    def outer(x):
+        return call([x], [])[0]
+
+    np.testing.assert_array_equal(outer(tf.constant([1.0, 2.0])).numpy(), [3.0, 6.0])
