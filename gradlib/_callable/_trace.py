@@ -123,14 +123,8 @@ def fixed_caller(function: Any) -> Callable[[Sequence[Any], Sequence[Any]], Sequ
     execute = _executor(atomic)
 
     def call(xs: Sequence[Any], cs: Sequence[Any]) -> Sequence[Any]:
-        if execute is not None:
-            try:
-                outputs = execute([*xs, *cs, *captures])
-            except Exception:   # noqa: BLE001 - the ordinary call raises it again, with TensorFlow's own context
-                outputs = None
-            if outputs is not None:
-                return outputs
-        return atomic.call_flat(*xs, *cs, *captures)
+        outputs = execute([*xs, *cs, *captures]) if execute is not None else None
+        return outputs if outputs is not None else atomic.call_flat(*xs, *cs, *captures)
 
     return call
 
@@ -143,21 +137,24 @@ def _executor(atomic: Any) -> Callable[[list], Any] | None:
     ``call_flat`` in one process. Here the count of outputs is read once, and the function is called only where
     ``call_flat`` would do exactly this: executing eagerly, no control captures (ops run before the call), and no
     output carrying handle data (a resource) to set. ``call_function`` records nothing on a tape (the caller of
-    ``call_flat`` must, and gradlib returns NumPy). ``None`` (``call_flat`` answers) where any of it cannot be read.
-    A failed call returns ``None``, so that ``call_flat`` raises the error with its context."""
+    ``call_flat`` must, and gradlib returns NumPy), and an error is told as ``call_flat`` tells it (its
+    ``InterpolateRuntimeError``: where in fn the failing op was made). ``None`` (``call_flat`` answers) where any of it
+    cannot be read."""
     try:
         context, name = atomic._bound_context, atomic.name
         outputs = list(atomic.function_type.flat_outputs)
         if atomic._call_options.control_captures or any(o.dtype._handle_data for o in outputs):
             return None
         count, call_function = len(outputs), context.call_function
+        interpolated = sys.modules[type(atomic).__module__].InterpolateRuntimeError
     except Exception:   # noqa: BLE001 - another TensorFlow's internals: the ordinary call
         return None
 
     def execute(flat: list) -> Any:
         if not context.executing_eagerly():
             return None
-        return call_function(name, flat, count)
+        with interpolated(atomic):
+            return call_function(name, flat, count)
 
     return execute
 
