@@ -452,11 +452,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeats = args.repeats or (3 if args.quick else 7)
     print(f"benchmarks.mlp: sizes {sizes}, repeats {repeats}, TensorFlow {tf.__version__}, "
           f"JAX {'yes' if jax_available() else 'not installed'}; one process", flush=True)
+    shapes = args.side_by_side_shapes.split(",")
+    if not set(shapes) <= {"256", *SHAPES}:
+        _parser().error(f"--side-by-side-shapes: choose from 256, {', '.join(SHAPES)}; "
+                        f"got {args.side_by_side_shapes!r}")
     if 256 in sizes or args.side_by_side_only:   # the sizes: printed first, before the long tables
-        medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True))
-        print("\n### side by side\n\n" + side_by_side_markdown(medians), flush=True)
-        ratios = side_ratios(medians)
-        for name, shape in SHAPES.items():
+        ratios = {}
+        if "256" in shapes:
+            medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True))
+            print("\n### side by side\n\n" + side_by_side_markdown(medians), flush=True)
+            ratios = side_ratios(medians)
+        for name, shape in ((name, shape) for name, shape in SHAPES.items() if name in shapes):
             medians = side_by_side(shape=shape, runs=args.side_by_side_runs,
                                    log=lambda m: print(m, file=sys.stderr, flush=True))
             title = f"{name}: {shape[0]} outputs, {shape[1]} inputs, hidden {shape[2]}"
@@ -497,6 +503,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-per-sample", action="store_true", help="skip the per-sample (Keras) suite")
     parser.add_argument("--side-by-side-runs", type=int, default=5, help="runs of the interleaved n = 256 comparison")
     parser.add_argument("--side-by-side-only", action="store_true", help="only the interleaved n = 256 comparison")
+    parser.add_argument("--side-by-side-shapes", default=",".join(["256", *SHAPES]),
+                        help=f"comma-separated shapes of the side-by-side runs: 256 (the square MLP), "
+                             f"{', '.join(SHAPES)} (default all)")
     parser.add_argument("--csv", metavar="PATH", help="write one row per contender and size")
     parser.add_argument("--json", metavar="PATH", help="write the rows, the per-sample suite and the targets")
     return parser

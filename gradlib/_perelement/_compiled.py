@@ -122,7 +122,8 @@ class Compiled:
     def settled_run(self, xs: list, cs: list) -> tuple | None:
         """``(y, J, compiled_as)`` of a warm call once the choice of version is final and nothing is left to say:
         what ``run`` then does (a settled ``_record`` keeps no time), without its bookkeeping. ``None`` before that, or
-        for an XLA answer with NaN or infinity, which ``run`` checks against the graph."""
+        for an answer with NaN or infinity: from XLA ``run`` checks it against the graph, and the caller's cold path
+        answers either version's (its one finiteness check, which it need not repeat)."""
         with self._lock:
             if not (self.settled and self._warm) or self._busy or (self.disagreement and not self._said):
                 return None
@@ -134,7 +135,7 @@ class Compiled:
                 self._callers = {fn: fixed_caller(fn)}   # the settled version's; a dropped one is not kept
             caller = self._callers[fn]
         outs = tuple(t.numpy() for t in caller(xs, cs)) if caller is not None else _run(fn, xs, cs)
-        if compiled_as == "xla" and not all(np.isfinite(a).all() for a in outs[:2]):
+        if not all(np.isfinite(a).all() for a in outs[:2]):
             return None
         return (*outs, compiled_as)
 

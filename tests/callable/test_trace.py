@@ -7,6 +7,7 @@ Issue 26: ``ConcreteFunction.__call__`` re-binds its arguments to the signature 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import gradlib
@@ -85,3 +86,33 @@ def test_a_warm_evaluate_does_not_bind_its_arguments_again(monkeypatch):
     y = np.tanh(inputs["W2"] @ h)
     closed_form = (1 - y ** 2)[:, None] * inputs["W2"] @ ((1 - h ** 2)[:, None] * inputs["W1"])
     np.testing.assert_allclose(warm.jacobian, closed_form, rtol=2e-5, atol=2e-5)
+
+
+def test_a_fixed_caller_runs_the_function_without_call_flat_and_tells_an_error_as_it_does(monkeypatch):
+    spec = tf.TensorSpec([2], tf.float32)
+    traced = trace(lambda xs, cs: (tf.debugging.check_numerics(xs[0] * 2.0, "doubled x"),), [[spec], []])
+    call = fixed_caller(traced)
+    calls = []
+    original = type(traced.inference_fn).call_flat
+    monkeypatch.setattr(type(traced.inference_fn), "call_flat",
+                        lambda self, *args: calls.append(args) or original(self, *args))
+    (got,) = call([tf.constant([0.5, -1.0])], [])
+    np.testing.assert_array_equal(got.numpy(), [1.0, -2.0])
+    assert not calls   # the runtime's call of the function, once its checks are known to pass
+    with pytest.raises(tf.errors.InvalidArgumentError) as raised:
+        call([tf.constant([np.inf, 1.0])], [])
+    assert not calls and "doubled x" in str(raised.value)
+    with pytest.raises(tf.errors.InvalidArgumentError) as expected:
+        traced([tf.constant([np.inf, 1.0])], [])   # the ordinary call, through call_flat
+    assert str(raised.value) == str(expected.value)   # told as call_flat tells it: where in fn the op was made
+
+
+def test_a_fixed_caller_inside_a_graph_takes_the_ordinary_call():
+    spec = tf.TensorSpec([2], tf.float32)
+    call = fixed_caller(trace(lambda xs, cs: (xs[0] * 3.0,), [[spec], []]))
+
+    @tf.function(autograph=False)
+    def outer(x):
+        return call([x], [])[0]
+
+    np.testing.assert_array_equal(outer(tf.constant([1.0, 2.0])).numpy(), [3.0, 6.0])

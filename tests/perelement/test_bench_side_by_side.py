@@ -43,3 +43,21 @@ def test_each_pass_shuffles_the_contenders_so_none_always_follows_the_same_one()
     before = {(p[i - 1], p[i]) for p in order for i in range(1, len(p))}
     assert {b for a, b in before if a == "jacrev"} == set(names) - {"jacrev"}   # jacfwd no longer always after it
     assert {a for a, b in before if b == "callable"} == set(names) - {"callable"}
+
+
+def test_the_side_by_side_command_runs_only_the_shapes_asked_for(monkeypatch, capsys):
+    ran = []
+
+    def side_by_side(size=256, runs=5, calls=60, extra=None, log=None, shape=None):
+        ran.append(shape or size)
+        return {bench.CALLABLE: [1.0] * runs, bench.EVALUATE: [1.0] * runs}
+
+    monkeypatch.setattr(bench, "side_by_side", side_by_side)
+    assert bench.main(["--side-by-side-only", "--side-by-side-runs", "1", "--side-by-side-shapes", "tall"]) == 0
+    assert ran == [bench.SHAPES["tall"]]
+    ran.clear()
+    assert bench.main(["--side-by-side-only", "--side-by-side-runs", "1"]) == 0
+    assert ran == [256, *bench.SHAPES.values()]
+    with pytest.raises(SystemExit):
+        bench.main(["--side-by-side-only", "--side-by-side-shapes", "square"])
+    assert "choose from 256, wide, tall; got 'square'" in capsys.readouterr().err
