@@ -83,6 +83,28 @@ def test_weight_gradients_through_the_jet_equal_nested_tapes(compiled):
         np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-9, atol=1e-13)
 
 
+@pytest.mark.parametrize("want", [["u_xx", "u_yy", "u_tt"], ["u", "u_x", "v_t"], ["u_xt"]])
+def test_weight_gradients_equal_nested_tapes_with_second_derivatives_only_or_first_only(want):
+    """The tanh layers' written-out pass back, where the last layer passes on no first derivative (a Laplacian), or
+    where no pair is carried (first derivatives only)."""
+    model = dense("tanh", widths=(3, 16, 16, 2))
+    p = _plan(want)
+
+    @tf.function
+    def loss(jet):
+        with tf.GradientTape() as tape:
+            d = compute(model, X, p, "test", jet=jet)
+            value = tf.reduce_mean(tf.add_n([d[name] * (k + 1.0) for k, name in enumerate(want)]) ** 2)
+        return value, tape.gradient(value, model.trainable_variables)
+    (a, ga), (b, gb) = loss(True), loss(False)
+    assert abs(float(a) - float(b)) <= 1e-12 * abs(float(b)) and float(b) > 0
+    assert [x is None for x in ga] == [y is None for y in gb]   # the last bias does not reach a derivative
+    ga, gb = [x for x in ga if x is not None], [y for y in gb if y is not None]
+    assert len(gb) >= 5 and all(np.abs(y.numpy()).max() > 0 for y in gb)
+    for x, y in zip(ga, gb):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-9, atol=1e-13)
+
+
 def test_a_residual_on_a_dense_network_takes_the_jet_and_trains_like_nested_tapes():
     model = dense("tanh", widths=(2, 16, 16, 1))
     x = X[:, :2]
