@@ -665,6 +665,7 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         model.attrs["__lambda_cut__"] = outputs.attrs.get("__lambda_cut__")
     if qual.endswith("Model") and outputs is not None:
         _built.made_functional(model, outputs)
+        model.attrs["__outputs__"] = outputs
     return model
 
 

@@ -205,18 +205,9 @@ def _cut_before_a_lambda(it, tape: Tape, model: Val, node: ast.Call, method: str
     (keras-team/keras#15716, ``Lambda(tf.math.ceil)`` between Dense layers), every layer after it reading only its
     input and its weights: the layers with weights before it reach the output only through it, so their variables'
     gradients are None, while the layers after it still get theirs."""
-    layers = list(model.attrs.get("__layer_list__") or ())
-    if model.attrs.get("foreign") or model.attrs.get("maybe") or not layers:
-        return
-    for k, layer in enumerate(layers):
-        cut = layer.attrs.get("__lambda_cut__")
-        if cut is None:
-            continue
-        before = [b for b in layers[:k] if _built.fresh(b)]
-        after = layers[k + 1:]
-        if not before or not any(_built.fresh(a) for a in after) or not all(_built.sealed(a) for a in after):
-            return
-        how, where, text = cut
+    found = _middle_lambda(model)
+    if found is not None:
+        (how, where, text), before = found
         names = ", ".join(b.opname.rsplit(".", 1)[-1] for b in before)
         what = "stops the gradient" if how == "stop" else "has no gradient"
         it.report("GT010", where.lineno, where.col_offset,
@@ -225,7 +216,39 @@ def _cut_before_a_lambda(it, tape: Tape, model: Val, node: ast.Call, method: str
                   f"`{ast.unparse(node)[:60]}`, while the layers after it still learn. Use a differentiable "
                   "stand-in (a sigmoid or a straight-through `x + tf.stop_gradient(f(x) - x)`), or drop the Lambda "
                   "from the model and apply it to the predictions outside training.", None)
-        return
+
+
+def _middle_lambda(model: Val) -> tuple | None:
+    """(the Lambda's cut, the layers with weights before it) for a Sequential or functional model in sight whose layers
+    with weights before a ``Lambda`` without a gradient reach the output only through it while others after it do not;
+    None otherwise. Every layer must read only its input and its weights (``_built.sealed``)."""
+    if model.attrs.get("foreign") or model.attrs.get("maybe"):
+        return None
+    layers = list(model.attrs.get("__layer_list__") or ())
+    for k, layer in enumerate(layers):
+        cut = layer.attrs.get("__lambda_cut__")
+        if cut is not None:
+            before, after = [b for b in layers[:k] if _built.fresh(b)], layers[k + 1:]
+            ok = before and any(_built.fresh(a) for a in after) and all(_built.sealed(a) for a in after)
+            return (cut, before) if ok else None
+    held, outputs = model.attrs.get("__held__") or [], model.attrs.get("__outputs__")
+    if layers or outputs is None or not model.attrs.get("__held_whole__") or not all(
+            _built.sealed(h) or h.attrs.get("__lambda_cut__") for h in held):
+        return None
+    walked, done = _built.walk_back(outputs, _lambda_output)
+    live = {v.id for v in walked if v.kind == "model"}
+    cuts = [v.attrs["__lambda_cut__"] for v in walked if v.kind != "model" and _lambda_output(v)]
+    if not done:
+        return None
+    dead = [h for h in held if _built.fresh(h) and h.id not in live]
+    if len(cuts) != 1 or not dead or not any(_built.fresh(h) and h.id in live for h in held):
+        return None
+    return cuts[0], dead
+
+
+def _lambda_output(value: Val) -> bool:
+    """Whether ``value`` is what a ``Lambda`` layer without a gradient gave (a cut on the way to a model's output)."""
+    return value.attrs.get("__lambda_cut__") is not None and value.op in ("nondiff", "stop")
 
 
 def _int_weights(it, tape: Tape, model: Val, node: ast.Call, out: _Outcome) -> None:

@@ -468,14 +468,24 @@ def _cuts_on_the_way(statements: list, returned: ast.expr, name: str) -> list | 
     return cuts + [cut_names[n] for n in sorted(_names(returned)) if n in cut_names]
 
 
+def _int_cast(call: ast.Call) -> bool:
+    """``tf.cast(x, tf.int32)`` (or ``dtype="int64"``): a cast to an integer type, which has no gradient."""
+    if normalise(ast.unparse(call.func)) not in ("tf.cast", "tf.dtypes.cast"):
+        return False
+    dtype = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+    text = dtype.value if isinstance(dtype, ast.Constant) else ast.unparse(dtype) if dtype is not None else ""
+    return isinstance(text, str) and text.rsplit(".", 1)[-1] in _INT_DTYPES
+
+
 def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:
     """Whether ``name`` is read in ``expr`` only inside calls of TensorFlow functions without a gradient (each such
     call is added to ``cuts`` as (how, node, text))."""
     if isinstance(expr, ast.Call):
-        how = call_kind(normalise(ast.unparse(expr.func)))
+        how = "nondiff" if _int_cast(expr) else call_kind(normalise(ast.unparse(expr.func)))
         if how in ("nondiff", "stop"):
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr)):
-                cuts.append((how, expr, normalise(ast.unparse(expr.func))))
+                text = normalise(ast.unparse(expr.func))
+                cuts.append((how, expr, f"{text} to an integer type" if _int_cast(expr) else text))
             return True
     if isinstance(expr, ast.Name):
         return expr.id != name

@@ -762,3 +762,14 @@ def test_a_lambda_without_a_gradient_between_layers_with_weights_is_gt010_and_st
     assert "before it (Dense)" in finding.message and "layers after it still learn" in finding.message
     for twin in ("lambda_straight_through_between_dense_layers", "lambda_between_dense_layers_last_layer_trained"):
         assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+
+
+def test_a_lambda_cast_to_integers_in_the_middle_of_a_functional_model_is_gt010_and_soft_codes_are_silent():
+    """A ``Lambda`` of ``tf.cast(h, tf.int32)`` between a Dense and an Embedding of a functional model
+    (keras-team/tf-keras#826; keras#13502, ``Lambda(tf.stop_gradient)``): the Dense before it reaches the output only
+    through the cast, so its variables' gradients are None while the layers after it learn; GT010 on the Lambda. The
+    same model with soft codes (a softmax) stays silent."""
+    (finding,) = lint((CORPUS / "broken" / "lambda_int_cast_in_a_functional_model.py").read_text())
+    assert (finding.rule, finding.line) == ("GT010", 5) and "is None" in finding.message
+    assert "`tf.cast to an integer type`" in finding.message and "before it (Dense)" in finding.message
+    assert lint((CORPUS / "correct" / "soft_codes_in_a_functional_model.py").read_text()) == []
