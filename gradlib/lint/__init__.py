@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import os
 import time
+from dataclasses import replace
 
 from .._foundations import _runtime
 from .._foundations._limits import LIMITS, Limits
@@ -147,4 +148,12 @@ def _findings(interpreter: _interp.Interpreter, text: str, tree, deadline: float
         if interpreter.project is not None:
             message = interpreter.project.rewrite(message)
         findings.append(LintFinding(line, col, code, message, fixed))
-    return findings
+    return _whole_moves(findings, interpreter.memo.get("before groups", ()))
+
+
+def _whole_moves(findings: list[LintFinding], groups) -> list[LintFinding]:
+    """No correction that moves one of several causes computed before a call's block while another cannot be moved:
+    the gradient would still be None (``_diagnose._partial_moves``)."""
+    stuck = {(line, col) for group in groups for line, col in group
+             if any(f.rule == "GT007" and (f.line, f.col) in group and f.fixed is None for f in findings)}
+    return [replace(f, fixed=None) if f.rule == "GT007" and (f.line, f.col) in stuck else f for f in findings]

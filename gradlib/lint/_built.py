@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from ._values import Val
 
 __all__ = ["checked", "fresh", "held_models", "layer_list", "made_functional", "made_layer", "made_subclass", "read",
-           "no_losses", "sealed", "touched", "unbuilt"]
+           "no_losses", "sealed", "touched", "unbuilt", "walk_back"]
 
 _SHAPED = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights", "input_tensor"}
 _NOT_LAYERS = {"Input", "InputLayer"}
@@ -73,20 +73,32 @@ def made_functional(model: Val, outputs: Val | None) -> None:
     """Note the layers a functional ``Model(inputs, outputs)`` holds: the models whose calls computed its outputs;
     and whether those are all of them (the outputs come from its layers' calls and TensorFlow operations only, back to
     values unseen code made from no value but Python ones: its ``Input``)."""
-    todo, seen, held, whole = list(_flat(outputs)) if outputs is not None else [], set(), [], outputs is not None
+    held, whole = [], outputs is not None
+    walked, done = walk_back(outputs)
+    for value in walked:
+        if value.kind == "model":
+            held.append(value)
+        else:
+            whole = whole and (value.op != "unknown" or not value.attrs.get("callee") and all(
+                p.kind in ("py", "none") for p in value.parents))
+    model.attrs["__held__"] = held
+    model.attrs["__held_whole__"] = whole and done
+
+
+def walk_back(outputs: Val | None, stop=lambda value: False) -> tuple[list[Val], bool]:
+    """The values ``outputs`` was computed from, walked back through their parents, each once: the models reached
+    (not walked into) and the values ``stop`` holds back (not walked past) included; and whether the walk ended
+    within ``_MAX_WALK`` values."""
+    todo, seen, walked = list(_flat(outputs)) if outputs is not None else [], set(), []
     while todo and len(seen) < _MAX_WALK:
         value = todo.pop()
         if value.id in seen:
             continue
         seen.add(value.id)
-        if value.kind == "model":
-            held.append(value)
-        else:
+        walked.append(value)
+        if value.kind != "model" and not stop(value):
             todo.extend(value.parents)
-            whole = whole and (value.op != "unknown" or not value.attrs.get("callee") and all(
-                p.kind in ("py", "none") for p in value.parents))
-    model.attrs["__held__"] = held
-    model.attrs["__held_whole__"] = whole and not todo
+    return walked, not todo
 
 
 def no_losses(model: Val, depth: int = 0) -> bool:
@@ -115,7 +127,7 @@ _FRESH = {"Dense", "EinsumDense", "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose
 _PLAIN = {"Flatten", "Reshape", "Dropout", "Activation", "ReLU", "LeakyReLU", "Softmax", "MaxPooling1D", "MaxPooling2D",
           "MaxPooling3D", "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "GlobalAveragePooling1D",
           "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Concatenate", "Add", "Multiply",
-          "Permute", "RepeatVector", "ZeroPadding2D", "UpSampling2D", "SpatialDropout2D", "GaussianNoise"}
+          "Permute", "RepeatVector", "ZeroPadding2D", "UpSampling2D", "SpatialDropout2D", "GaussianNoise", "Rescaling"}
 
 
 def layer_list(model: Val, qual: str, args: list[Val], node: ast.AST) -> None:

@@ -665,6 +665,7 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         model.attrs["__lambda_cut__"] = outputs.attrs.get("__lambda_cut__")
     if qual.endswith("Model") and outputs is not None:
         _built.made_functional(model, outputs)
+        model.attrs["__outputs__"] = outputs
     return model
 
 
@@ -825,6 +826,13 @@ def _dict_method(it, base: Val, name: str, args: list[Val]) -> Val:
     return found if found is not None else it.made(tuple(args) + (base,))
 
 
+#: a tf.Variable's in-place updates of some of its entries: like assign, not differentiable (the tape does not
+#: follow the written values into the variable)
+_SCATTERS = frozenset(("scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div", "scatter_max",
+                       "scatter_min", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "scatter_nd_max",
+                       "scatter_nd_min", "batch_scatter_update"))
+
+
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if base.kind == "seq":
         return _seq_method(it, base, name, args)
@@ -846,6 +854,11 @@ def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
         base = base.parents[0]
     if name in ("assign", "assign_add", "assign_sub") and base.kind == "var" and args:
         base.attrs.setdefault("__assigns__", []).append((args[0], node.lineno, node.col_offset,
+                                                          ast.unparse(node)[:60], next(it.clock)))
+        return base
+    if name in _SCATTERS and base.kind == "var" and args:   # v.scatter_nd_add(indices, updates): an assign too
+        written = args[-1] if name.startswith("scatter_nd") or name == "batch_scatter_update" else args[0]
+        base.attrs.setdefault("__assigns__", []).append((written, node.lineno, node.col_offset,
                                                           ast.unparse(node)[:60], next(it.clock)))
         return base
     if name.startswith("assign") or name in ("set_shape",):
@@ -984,6 +997,18 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         out = it.op("tensor", (behind,) + inputs, node, "op", "float", opname=model.name or "model")
         out.attrs["__call_of__"] = model
         return out
+    frozen = _memo(it, "frozen_cut", model.node, lambda: _keras_call.frozen_cut(model)) \
+        if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
+    if frozen is not None:                  # GT007: a weight reaches call only through what build computed from it
+        values = [model.attrs.get(a) for a in sorted(frozen[0])]
+        direct = [model.attrs.get(a) for a in sorted(frozen[1])]
+        if all(v is not None and v.kind == "tensor" and v.op != "leaf" for v in values) \
+                and all(w is not None and w.kind == "var" for w in direct):
+            stored = tuple(_frozen_value(value, frozen[2]) for value in values)
+            model.attrs["__unread__"] = frozenset(w.id for v in stored for w in v.parents) - {w.id for w in direct}
+            out = it.op("tensor", stored + tuple(direct) + inputs, node, "op", "float", opname=model.name or "model")
+            out.attrs["__call_of__"] = model
+            return out
     bridged = _bridged_layer(it, model) if inputs else None
     if bridged is not None:                 # GT002: a layer's call gives NumPy's result, not a path from the input
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{bridged[3]}.call")
@@ -995,6 +1020,17 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         out.attrs["promoted"] = True
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
+
+
+def _frozen_value(value: Val, cls: str) -> Val:
+    """What ``build`` stored, as the weights it was computed from: made before any tape, nothing else it read (the
+    input shape, a constant mask) can connect it to one, so only its path from the weights matters."""
+    key = "__frozen__"
+    if key not in value.attrs:
+        weights = tuple(p for p in value.parents if p.kind == "var")
+        value.attrs[key] = Val("tensor", value.line, value.col, value.op, value.opname, value.text, weights,
+                               value.seq, {}, value.dtype, attrs={"__built_by__": cls})
+    return value.attrs[key]
 
 
 def _lambda_tail(model: Val) -> tuple | None:

@@ -86,6 +86,10 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     it.charge(len(targets) * len(wrt), "the pairs of targets and sources of a gradient")
     why, pairs, assumed = None, 0, False
     out = _outcome(tape, method, targets, node)
+    if method in ("jacobian", "batch_jacobian") and target.kind == "seq" and target.items and wrt:
+        it.report("GT025", node.lineno, node.col_offset, _several_targets_message(tape, method, node, target), None)
+        it.followed(node, None)
+        return
     if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
         it.report("GT017", node.lineno, node.col_offset, _no_losses_message(tape, method, target, text, out), None)
         it.followed(node, None)
@@ -108,13 +112,35 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                     _rows_interact(it, tape, t, s, node)
                 if s.kind == "model" and isinstance(s.node, ast.ClassDef) and not out.raises and out.zeros is False:
                     _dead_layers(it, tape, t, s, node, method)
+                if s.kind == "model" and not out.raises and out.zeros is False:
+                    _cut_before_a_lambda(it, tape, s, node, method, out)
                 if s.kind == "model" and not s.attrs.get("foreign") and not out.raises:
                     _int_weights(it, tape, s, node, out)
                 continue
             undecided = _decide(it, tape, t, s, text, node, replace(out, mixed=_another_reaches(tape, t, s, wrt)))
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
+    _partial_moves(it, node)
 
+
+def _partial_moves(it, node: ast.Call) -> None:
+    """Keep, for the corrections, the causes computed before the block of one call when there are several
+    (tensorflow#54341: the encoder called lines before the block, the decoder right above it): moving only the ones
+    that can be moved still leaves a gradient None, so ``lint`` offers none of them unless every one can be."""
+    causes = it.memo.pop(("before", id(node)), set())
+    if len(causes) > 1:
+        it.memo.setdefault("before groups", []).append(frozenset(causes))
+
+
+
+def _several_targets_message(tape: Tape, method: str, node: ast.Call, target: Val) -> str:
+    """GT025: ``tape.jacobian(out, x)`` where ``out`` is a tuple or list of tensors (tensorflow#56912)."""
+    t = ast.unparse(node.args[0])[:40] if node.args else describe(target)
+    return (f"`{ast.unparse(node)[:60]}`: the target {t} is a tuple or list of {len(target.items)} values, not one "
+            f"tensor: {method} reads the target's shape, so {tape.name}.{method} raises AttributeError (a tuple or list "
+            "has no attribute 'shape'). Make one tensor of the outputs inside the block (`flat = "
+            "tf.concat([tf.reshape(o, [-1]) for o in outputs], axis=0)`, or tf.stack when they have one shape) and "
+            f"ask for the {method} of it, or ask for one {method} per output.")
 
 
 def _no_losses_message(tape: Tape, method: str, target: Val, sources: str, out: _Outcome) -> str:
@@ -174,6 +200,57 @@ def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method
               f"layer's output in `call` (e.g. feed it to the next layer), or remove the layer from the model.", None)
 
 
+def _cut_before_a_lambda(it, tape: Tape, model: Val, node: ast.Call, method: str, out: _Outcome) -> None:
+    """GT010: a Sequential of layers in sight with a ``Lambda`` of a function without a gradient in the middle
+    (keras-team/keras#15716, ``Lambda(tf.math.ceil)`` between Dense layers), every layer after it reading only its
+    input and its weights: the layers with weights before it reach the output only through it, so their variables'
+    gradients are None, while the layers after it still get theirs."""
+    found = _middle_lambda(model)
+    if found is not None:
+        (how, where, text), before = found
+        names = ", ".join(b.opname.rsplit(".", 1)[-1] for b in before)
+        what = "stops the gradient" if how == "stop" else "has no gradient"
+        it.report("GT010", where.lineno, where.col_offset,
+                  f"the Lambda layer of `{text}` {what}, and the layers with weights before it ({names}) reach "
+                  f"{describe(model)}'s output only through it: {out.of('the gradient of each of their variables')} in "
+                  f"`{ast.unparse(node)[:60]}`, while the layers after it still learn. Use a differentiable "
+                  "stand-in (a sigmoid or a straight-through `x + tf.stop_gradient(f(x) - x)`), or drop the Lambda "
+                  "from the model and apply it to the predictions outside training.", None)
+
+
+def _middle_lambda(model: Val) -> tuple | None:
+    """(the Lambda's cut, the layers with weights before it) for a Sequential or functional model in sight whose layers
+    with weights before a ``Lambda`` without a gradient reach the output only through it while others after it do not;
+    None otherwise. Every layer must read only its input and its weights (``_built.sealed``)."""
+    if model.attrs.get("foreign") or model.attrs.get("maybe"):
+        return None
+    layers = list(model.attrs.get("__layer_list__") or ())
+    for k, layer in enumerate(layers):
+        cut = layer.attrs.get("__lambda_cut__")
+        if cut is not None:
+            before, after = [b for b in layers[:k] if _built.fresh(b)], layers[k + 1:]
+            ok = before and any(_built.fresh(a) for a in after) and all(_built.sealed(a) for a in after)
+            return (cut, before) if ok else None
+    held, outputs = model.attrs.get("__held__") or [], model.attrs.get("__outputs__")
+    if layers or outputs is None or not model.attrs.get("__held_whole__") or not all(
+            _built.sealed(h) or h.attrs.get("__lambda_cut__") for h in held):
+        return None
+    walked, done = _built.walk_back(outputs, _lambda_output)
+    live = {v.id for v in walked if v.kind == "model"}
+    cuts = [v.attrs["__lambda_cut__"] for v in walked if v.kind != "model" and _lambda_output(v)]
+    if not done:
+        return None
+    dead = [h for h in held if _built.fresh(h) and h.id not in live]
+    if len(cuts) != 1 or not dead or not any(_built.fresh(h) and h.id in live for h in held):
+        return None
+    return cuts[0], dead
+
+
+def _lambda_output(value: Val) -> bool:
+    """Whether ``value`` is what a ``Lambda`` layer without a gradient gave (a cut on the way to a model's output)."""
+    return value.attrs.get("__lambda_cut__") is not None and value.op in ("nondiff", "stop")
+
+
 def _int_weights(it, tape: Tape, model: Val, node: ast.Call, out: _Outcome) -> None:
     """GT004 for a trainable integer weight a layer of ``model`` makes (``_keras_call.int_weights``): among the
     sources, its gradient is None."""
@@ -191,9 +268,11 @@ def _int_weights(it, tape: Tape, model: Val, node: ast.Call, out: _Outcome) -> N
 def _owner_read(tape: Tape, target: Val, source: Val) -> bool:
     """Whether ``source``, a variable a Keras model of the source made (``self.w = self.add_weight(...)`` in its
     ``build`` or ``__init__``), was read by a call of that model the tape recorded ``target`` from: a model's call
-    reads every variable it holds."""
+    reads every variable it holds, except one its ``call`` reaches only through what ``build`` computed from it
+    (``__unread__``, ``_keras_call.frozen_cut``)."""
     recorded = target.rec.get(tape, ())
-    return source.kind == "var" and any(o.id in recorded for o in owners(source))
+    return source.kind == "var" and any(o.id in recorded and source.id not in o.attrs.get("__unread__", ())
+                                        for o in owners(source))
 
 
 def _reached(tape: Tape, target: Val, source: Val) -> bool:
@@ -224,11 +303,24 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, out: _Out
     if between is None:
         if opaque:
             return CANNOT["target"]
+        if s.id in tape.int_watches and not tape.blind:    # tensorflow#27526: gather_nd's integer indices
+            wl, wc = tape.int_watches[s.id]
+            it.report("GT004", wl, wc,
+                      f"{describe(s)} is an integer tensor: {tape.name}.watch({describe(s)}) is ignored (TensorFlow "
+                      f"only logs a warning), because tapes record floating-point tensors only, and no operation "
+                      f"here takes a gradient through an integer input (indices, ids, counts), so "
+                      f"{out.of(f'{out.call} with respect to {describe(s)}')}. Ask for the gradient with respect to "
+                      "the float values it selects or counts (the params of a gather, the embedding table) instead.",
+                      None)
+            return None
         assigned = _through_assign(it, tape, t, s, out)
         for code, line, col, message, fix in assigned:
             it.report(code, line, col, message, fix)
             it.report(code, node.lineno, node.col_offset, _symptom(out, s, code, line), None)
-        return None if assigned else _unconnected(it, tape, t, s, node, method)
+        if assigned:
+            return None
+        return None if _sliced_source(it, tape, t, s, node, method, out) else _unconnected(it, tape, t, s, node,
+                                                                                             method)
     if not _watchable(tape, s):
         if tape.blind:
             return CANNOT["blind"]
@@ -236,6 +328,8 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, out: _Out
         return CANNOT["target"]
     for code, line, col, message, fix in _explained(it, tape, t, s, text, out):
         it.report(code, line, col, message, fix)
+        if code == "GT007":
+            it.memo.setdefault(("before", id(node)), set()).add((line, col))
         if line != node.lineno:
             traced = re.search(_TRACED.format(r"(\w+)"), message)
             note = (f"{out.call}(...) here is never reached: line {line} raises {traced[1]} first, when the function "
@@ -269,6 +363,33 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
               f"unconnected_gradients=ZERO). Compute {t} from {s} (inside the `with` block), or ask for the "
               f"gradient with respect to the value {t} was computed from.", None)
     return None
+
+
+def _sliced_source(it, tape: Tape, target: Val, source: Val, node: ast.Call, method: str, out: _Outcome) -> bool:
+    """GT001 (GT017 inside the block): the source is a slice of a tensor the target was computed from
+    (``tape.gradient(y, x[:, 1])``, tensorflow#31891): the slice is a new tensor and ``y`` was not computed from it,
+    so the gradient is None, recorded or not. Said when the sliced tensor reaches the target on this tape."""
+    if source.op != "slice" or len(source.parents) != 1 or source.opaque:
+        return False
+    whole = source.parents[0]
+    if whole.id not in target.rec.get(tape, ()) and whole.id != target.id or not _watchable(tape, whole) \
+            or _asks_for_zeros(node, method) is not False:
+        return False
+    t, w, part = describe(target), describe(whole), source.text or "the slice"
+    index = part[len(w):] if part.startswith(w) and part[len(w):].startswith("[") else "[...]"
+    fix = (f"Ask for the gradient with respect to {w} and slice the result: `{tape.name}.{method}({t}, {w})"
+           f"{index}`.")
+    if tape.when(source.seq) == "after":
+        it.report("GT001", source.line, source.col,
+                  f"`{part}` slices {w} after the `with` block of {tape.name} (line {_tape_line(tape)[0]}) ended, as "
+                  f"the source of `{ast.unparse(node)[:60]}`: the slice is a new tensor, and {t} was computed from "
+                  f"{w}, not from it, so {out.of(f'{out.call} with respect to it')}. {fix}", None)
+    else:
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"`{ast.unparse(node)[:60]}`: `{part}` (line {source.line}) is a new tensor sliced from {w}, and "
+                  f"{t} was computed from {w}, not from the slice, so {out.of(f'{out.call} with respect to it')}. "
+                  f"{fix}", None)
+    return True
 
 
 def _separate_call(it, target: Val, source: Val) -> Val | None:
@@ -444,16 +565,24 @@ def _through_assign(it, tape: Tape, target: Val, source: Val, out: _Outcome) -> 
                 if seq < val.seq and (value is source or _between(it, value, source) is not None):
                     s, v = describe(source), describe(parent)
                     finding = ("GT023", line, col, _set_weights_message(text, s, v, out), None) \
-                        if parent.kind == "model" else ("GT012", line, col,
-                               f"`{text}` copies a value computed from {s} into the variable {v}: assign, assign_add "
-                               f"and assign_sub are not differentiable, so the tape does not follow {s} through {v} "
-                               f"and {out.of(f'{out.call} with respect to {s}')}. Use the value itself (`{v}_new "
-                               f"= ...`, then compute with {v}_new) inside the block; assign only to update state.",
-                               None)
+                        if parent.kind == "model" else ("GT012", line, col, _assign_message(text, s, v, out), None)
                     if finding not in found:
                         found.append(finding)
     it.charge(len(seen), "the values a gradient depends on")
     return found
+
+
+def _assign_message(text: str, s: str, v: str, out: _Outcome) -> str:
+    if ".scatter" not in text and ".batch_scatter" not in text:
+        return (f"`{text}` copies a value computed from {s} into the variable {v}: assign, assign_add and assign_sub "
+                f"are not differentiable, so the tape does not follow {s} through {v} and "
+                f"{out.of(f'{out.call} with respect to {s}')}. Use the value itself (`{v}_new = ...`, then compute "
+                f"with {v}_new) inside the block; assign only to update state.")
+    return (f"`{text}` writes a value computed from {s} into entries of the variable {v}: a variable's scatter "
+            f"updates, like assign, are not differentiable, so the tape does not follow {s} through {v} and "
+            f"{out.of(f'{out.call} with respect to {s}')}. Compute a new tensor instead "
+            f"(`{v}_new = tf.tensor_scatter_nd_update({v}, indices, updates)`, or `tf.tensor_scatter_nd_add`), then "
+            f"compute with {v}_new inside the block; scatter into the variable only to update state.")
 
 
 def _call_assign_message(text: str, s: str, model: Val, out: _Outcome) -> str:
@@ -679,6 +808,13 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 "sources (and out of apply_gradients); if it is meant to learn, drop the stop_gradient.", None)
     if op.op in ("stop", "merge"):
         return None
+    if op.attrs.get("__built_by__") and tape.when(op.seq) == "before":
+        return ("GT007", op.line, op.col,
+                f"`{op.text}` is computed from the layer's weights when `{op.attrs['__built_by__']}` is built (in "
+                f"`build` or `__init__`), once, before the `with` block of {name} (line {_tape_line(tape)[0]}): "
+                f"`call` reads the stored result, so the tape never records an operation on "
+                f"{f'the weights of {s}' if source.kind == 'model' else s} and "
+                f"{out.of(f'the gradient with respect to {s}')}. Compute it in `call` from the weight itself.", None)
     op = _at_tape_level(op, tape)
     when = tape.when(op.seq)
     if when == "before":

@@ -34,8 +34,8 @@ from ._tables import call_kind, normalise
 from ._traced import unconditional
 from ._values import Val
 
-__all__ = ["assign_cut", "bridge_cut", "dead_layers", "held_classes", "imported_layers", "int_weights", "lambda_cut",
-           "weight_cut",
+__all__ = ["assign_cut", "bridge_cut", "dead_layers", "frozen_cut", "held_classes", "imported_layers", "int_weights",
+           "lambda_cut", "weight_cut",
            "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
@@ -207,6 +207,48 @@ def weight_cut(model: Val) -> tuple[ast.Call, str, str, set[str]] | None:
     cuts = _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, me)
     cut = next((c for c in cuts or () if c[0] == "nondiff"), None)
     return (cut[1], ast.unparse(cut[1])[:60], _class_name(model), weights) if cut is not None else None
+
+
+def frozen_cut(model: Val) -> tuple[set[str], set[str], str] | None:
+    """(the attributes ``call`` reads that ``build`` or ``__init__`` computed from the layer's weights, the weights
+    ``call`` reads itself, the class name) when some weight reaches what ``call`` returns only through such an
+    attribute (tensorflow#47053, ``self.kernel = self.w * self.mask`` in ``build``; #28966, a ``SparseTensor`` of the
+    weights): that value was computed once, when the layer was built, so a tape around the call does not record it
+    and the weight's gradient is None. None otherwise, or when it cannot tell: ``call`` reads an attribute that is
+    neither, or ``self`` on its own, or an attribute is set in more than one place."""
+    fn, cls = _call_method(model), model.node
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
+    if fn is None or len(params) < 2:
+        return None
+    me, weights, frozen, seen = params[0], _weight_attrs(cls), {}, set()
+    for init in (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name in ("build", "__init__")
+                 and f.args.args):
+        mine = init.args.args[0].arg
+        for stmt in ast.walk(init):
+            for target in getattr(stmt, "targets", ()) if isinstance(stmt, ast.Assign) else ():
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == mine:
+                    if target.attr in seen:
+                        return None
+                    seen.add(target.attr)
+                    reads = _self_attrs(stmt.value, mine) & weights
+                    if reads and target.attr not in weights and not _makes_something(stmt.value):
+                        frozen[target.attr] = reads
+    read = _self_attrs(fn, me)
+    if not frozen or not read <= weights | set(frozen) or any(
+            isinstance(n, ast.Name) and n.id == me and not _is_attr_base(n, fn) for n in ast.walk(fn)):
+        return None
+    used = {a for a in frozen if a in read}
+    behind = set().union(*(frozen[a] for a in used)) - read if used else set()
+    return (used, read & weights, _class_name(model)) if behind else None
+
+
+def _makes_something(expr: ast.expr) -> bool:
+    """Whether ``expr`` builds an object rather than computing a tensor: a layer, a variable, a module."""
+    call = expr if isinstance(expr, ast.Call) else None
+    if call is None:
+        return False
+    name = ast.unparse(call.func).rsplit(".", 1)[-1]
+    return name in _MAKES_WEIGHT or name[:1].isupper() and name not in ("SparseTensor", "IndexedSlices")
 
 
 def _is_attr_base(name: ast.Name, fn: ast.FunctionDef) -> bool:
@@ -426,14 +468,24 @@ def _cuts_on_the_way(statements: list, returned: ast.expr, name: str) -> list | 
     return cuts + [cut_names[n] for n in sorted(_names(returned)) if n in cut_names]
 
 
+def _int_cast(call: ast.Call) -> bool:
+    """``tf.cast(x, tf.int32)`` (or ``dtype="int64"``): a cast to an integer type, which has no gradient."""
+    if normalise(ast.unparse(call.func)) not in ("tf.cast", "tf.dtypes.cast"):
+        return False
+    dtype = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+    text = dtype.value if isinstance(dtype, ast.Constant) else ast.unparse(dtype) if dtype is not None else ""
+    return isinstance(text, str) and text.rsplit(".", 1)[-1] in _INT_DTYPES
+
+
 def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:
     """Whether ``name`` is read in ``expr`` only inside calls of TensorFlow functions without a gradient (each such
     call is added to ``cuts`` as (how, node, text))."""
     if isinstance(expr, ast.Call):
-        how = call_kind(normalise(ast.unparse(expr.func)))
+        how = "nondiff" if _int_cast(expr) else call_kind(normalise(ast.unparse(expr.func)))
         if how in ("nondiff", "stop"):
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr)):
-                cuts.append((how, expr, normalise(ast.unparse(expr.func))))
+                text = normalise(ast.unparse(expr.func))
+                cuts.append((how, expr, f"{text} to an integer type" if _int_cast(expr) else text))
             return True
     if isinstance(expr, ast.Name):
         return expr.id != name

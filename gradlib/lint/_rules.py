@@ -134,9 +134,10 @@ RULES = (
     Rule("GT001", "Iterating or slicing a tensor after the tape block",
          "`for y_i in y`, `[... for y_i in y]`, `y[0]`, `a, b = y`, `tf.unstack(y)` after the `with` block: "
          "the unstack/strided_slice op runs when the tape no longer records, so `y_i` is not connected to `x` "
-         "and its gradient is None (zeros with `unconnected_gradients=ZERO`).",
+         "and its gradient is None (zeros with `unconnected_gradients=ZERO`). Also a slice of the source taken in "
+         "the call, `tape.gradient(loss, w[0])`: a new tensor the target was not computed from, so None.",
          "the iteration or slice", "unstack or slice inside the block (`parts = tf.unstack(y)`, persistent tape), "
-         "or call `tape.jacobian(y, x)`",
+         "or call `tape.jacobian(y, x)`; for a sliced source, slice the gradient: `tape.gradient(loss, w)[0]`",
          _PRE + "x = tf.constant([3.0, 4.0])\nwith tf.GradientTape(persistent=True) as tape:\n    tape.watch(x)\n"
          "    y = x * x\nrows = [tape.gradient(y_i, x) for y_i in y]\n"),
     Rule("GT002", "A NumPy or Python round trip inside the tape",
@@ -181,7 +182,9 @@ RULES = (
          "dy = tape.gradient(y, x)\ndz = tape.gradient(z, x)\n"),
     Rule("GT007", "A value computed before the tape block",
          "`y = f(x)` (or `out = model(x)`) before `with tf.GradientTape()`: the tape only records operations run "
-         "inside its block, so the gradient of `y` is None.", "the computation before the block",
+         "inside its block, so the gradient of `y` is None. Also a value a Keras layer's `build` (or `__init__`) "
+         "computes from its weights (`self.kernel = self.w * self.mask`) and `call` reads: computed once, when the "
+         "layer is built.", "the computation before the block",
          "move the computation into the `with` block, after `tape.watch(x)`",
          _PRE + "x = tf.Variable(3.0)\ny = x * x\nwith tf.GradientTape() as tape:\n    loss = y\n"
          "grad = tape.gradient(loss, x)\n"),
@@ -200,7 +203,8 @@ RULES = (
     Rule("GT010", "A non-differentiable operation on the path",
          "`tf.argmax`, `tf.round`, `tf.floor`, `tf.sign`, comparisons, `tf.one_hot` or `tf.cast` to an integer "
          "type between `x` and the target: these have no gradient, so it is None (zeros with "
-         "`unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is zeros.",
+         "`unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is zeros. Also a Keras `Lambda` layer of "
+         "such a function in a model: the layers with weights before it get None.",
          "the non-differentiable operation", "use a smooth stand-in (`tf.nn.softmax` for argmax, a sigmoid for a "
          "step) or keep the float value; cast to integers only outside the path",
          _PRE + "x = tf.Variable([0.2, 0.7])\nwith tf.GradientTape() as tape:\n"
@@ -212,7 +216,8 @@ RULES = (
          _PRE + "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as tape:\n    y = x * x\n"
          "loss = tf.reduce_sum(y)\ngrad = tape.gradient(loss, x)\n"),
     Rule("GT012", "A variable assigned on the path",
-         "`w.assign(f(x))` (or `assign_add`/`assign_sub`) and then a target computed from `w`: assign is not "
+         "`w.assign(f(x))` (or `assign_add`/`assign_sub`, or a scatter update such as `w.scatter_nd_update(i, f(x))`) "
+         "and then a target computed from `w`: assign is not "
          "differentiable, so the tape does not follow `x` through `w` and the gradient with respect to `x` is None. Also "
          "`self.w.assign(x)` in the `call` of a model of the source whose output is computed from `self.w`, not `x`.",
          "the `assign` call", "compute with the value itself (`w_new = f(x)`, then use `w_new`); assign only to "
@@ -347,6 +352,15 @@ RULES = (
          _PRE + "w = tf.Variable(2.0)\n\n\n@tf.custom_gradient\ndef scaled(x):\n    def grad(dy):\n"
          "        return dy * w\n    return x * w, grad\n\n\nx = tf.constant(3.0)\nwith tf.GradientTape() as tape:\n"
          "    tape.watch(x)\n    y = scaled(x)\ngrad = tape.gradient(y, x)\n"),
+    Rule("GT025", "A tuple or list of tensors as the target of a jacobian",
+         "`tape.jacobian(outputs, x)` (or `batch_jacobian`) where `outputs` is a tuple or list of tensors (a function "
+         "that returns two values, `[y1, y2]`): unlike `gradient`, which takes nested targets, `jacobian` reads "
+         "`target.shape`, so it raises AttributeError (\"'tuple' object has no attribute 'shape'\", or 'list').",
+         "the jacobian call",
+         "make one tensor of the outputs inside the block (`tf.concat([tf.reshape(o, [-1]) for o in outputs], 0)`, or "
+         "`tf.stack` when they have one shape), or ask for one jacobian per output",
+         _PRE + "x = tf.Variable([0.1, 0.2, 0.3])\nwith tf.GradientTape() as tape:\n"
+         "    outputs = (x[0] ** 2, x[1:] ** 3)\njac = tape.jacobian(outputs, x)\n"),
 )
 
 #: the same, by code (``"GT001"``)

@@ -404,14 +404,16 @@ def test_a_source_that_stop_gradient_cuts_off_next_to_sources_that_learn_is_gt01
 
 def test_a_lambda_layer_without_a_gradient_is_gt010_only_when_nothing_with_weights_follows_and_x_is_read_through_it():
     """keras-team/keras#5521, #12606: a Lambda of tf.round (or a def/lambda reading its input only inside calls
-    without a gradient) as the model's last layer cuts every weight off; read outside such a call too, or followed by
-    a layer with weights (only the layers before get None, which one source cannot say), it stays silent."""
+    without a gradient) as the model's last layer cuts every weight off; read outside such a call too, it stays
+    silent. Followed by a layer with weights, only the layers before it get None: said since keras#15716 on the
+    Lambda's line alone, naming the layers before it (no note on the call, which also gives real gradients)."""
     source = (CORPUS / "broken" / "lambda_of_a_step_last_layer.py").read_text()
     cause, note = lint(source)
     assert (cause.rule, cause.line, note.line) == ("GT010", 5, 13) and "tf.round has no gradient" in cause.message
     assert lint(source.replace("return tf.round(x)", "return tf.round(x) + x")) == []
-    assert lint(source.replace("tf.keras.layers.Lambda(step)])", "tf.keras.layers.Lambda(step), "
-                                                                 "tf.keras.layers.Dense(1)])")) == []
+    (middle,) = lint(source.replace("tf.keras.layers.Lambda(step)])", "tf.keras.layers.Lambda(step), "
+                                                                      "tf.keras.layers.Dense(1)])"))
+    assert (middle.rule, middle.line) == ("GT010", 5) and "before it (Dense)" in middle.message
     direct = source.replace("tf.keras.layers.Lambda(step)", "tf.keras.layers.Lambda(tf.math.ceil)")
     assert [(f.rule, f.line) for f in lint(direct)][:1] == [("GT010", 9)]
     assert lint(source.replace("tf.keras.layers.Lambda(step)", "tf.keras.layers.Lambda(tf.math.tanh)")) == []
@@ -685,3 +687,89 @@ def test_a_numpy_function_whose_function_reads_the_model_is_gt002_and_silent_bes
     cause, note = lint((CORPUS / "broken" / "numpy_function_of_a_closure_over_the_model.py").read_text())
     assert (cause.rule, cause.line, note.line) == ("GT002", 13, 15) and "is None" in cause.message
     assert lint((CORPUS / "correct" / "numpy_function_reads_the_model_beside_the_path.py").read_text()) == []
+
+
+def test_a_scatter_into_a_variable_on_the_path_is_gt012_and_a_tensor_scatter_is_silent():
+    """``v.scatter_nd_update(indices, f(x))`` (and the variable's other scatter updates) writes into ``v`` like
+    ``v.assign``: not differentiable, so a target read from ``v`` has no gradient with respect to ``x`` (None;
+    tensorflow#21925, #12473). The same update as ``tf.tensor_scatter_nd_update`` on a tensor, and the gradient with
+    respect to the variable itself, stay silent."""
+    cause, note = lint((CORPUS / "broken" / "scatter_into_a_variable_on_the_path.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT012", 6, 8) and "is None" in cause.message
+    assert "tf.tensor_scatter_nd_update(table, indices, updates)" in cause.message
+    for twin in ("tensor_scatter_of_the_value", "scatter_then_gradient_of_the_variable"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+
+
+def test_a_slice_of_the_source_taken_in_the_gradient_call_is_gt001_and_slicing_the_gradient_is_silent():
+    """``tape.gradient(loss, w[0])`` after the block (tensorflow#31891): the slice is a new tensor, and the loss was
+    computed from ``w``, not from it: None, GT001 on the slice with the fix ``tape.gradient(loss, w)[0]``. A slice made
+    inside the block that the target does not use is GT017 on the call; the gradient of the whole sliced afterwards,
+    and a target computed from the slice, stay silent."""
+    source = (CORPUS / "broken" / "slice_of_the_source_after_the_block.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT001", 6) and "is None" in finding.message
+    assert "`tape.gradient(loss, w)[0]`" in finding.message
+    inside = source.replace("    loss = tf.reduce_sum(w ** 2)\nresult = tape.gradient(loss, w[0])  # <- GT001",
+                            "    loss = tf.reduce_sum(w ** 2)\n    row = w[0]\nresult = tape.gradient(loss, row)")
+    assert [(f.rule, f.line) for f in lint(inside)] == [("GT017", 7)]
+    for twin in ("gradient_of_the_whole_then_sliced", "target_computed_from_the_slice"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+
+
+def test_a_value_build_computes_from_the_weights_is_gt007_and_computing_it_in_call_is_silent():
+    """``self.kernel = self.w * self.scale`` in ``build``, read by ``call`` (tensorflow#47053; #28966, a SparseTensor of
+    the weights): computed once when the layer is built, before any tape, so the gradient with respect to ``w``, which
+    ``call`` reaches only through it, is None; GT007 on that line. Computed in ``call``, or asked for a weight ``call``
+    reads itself, stays silent."""
+    source = (CORPUS / "broken" / "weights_combined_in_build.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT007", 8, 19) and "is None" in cause.message
+    assert "when `ScaledDense` is built" in cause.message and "Compute it in `call`" in cause.message
+    assert lint((CORPUS / "correct" / "weights_combined_in_call.py").read_text()) == []
+    assert lint(source.replace("[layer.w]", "[layer.scale]")) == []     # read by call itself: a real gradient
+
+
+def test_integer_indices_watched_with_no_path_to_the_target_are_gt004_and_the_gathered_table_is_silent():
+    """``tape.watch(ids)`` of integer indices, then the gradient with respect to them (tensorflow#27526,
+    ``tf.gather_nd``): no operation takes a gradient through an integer input, so there is no path at all, and the
+    gradient is None; GT004 on the watch (it was "not followed"), without a float correction (indices must stay
+    integers). The gradient with respect to the gathered table stays silent."""
+    (finding,) = lint((CORPUS / "broken" / "integer_indices_watched.py").read_text())
+    assert (finding.rule, finding.line, finding.fixed) == ("GT004", 6, None) and "is None" in finding.message
+    assert "the params of a gather" in finding.message
+    assert lint((CORPUS / "correct" / "gradient_of_the_gathered_table.py").read_text()) == []
+
+
+def test_a_list_of_outputs_as_the_target_of_a_jacobian_is_gt025_and_one_tensor_or_a_gradient_is_silent():
+    """``tape.batch_jacobian([squares, sums], x)`` (tensorflow#56912: ``tape.jacobian`` of a function's tuple of
+    outputs): jacobian reads ``target.shape``, so it raises AttributeError; GT025 on the call. The outputs concatenated
+    into one tensor, and ``tape.gradient`` of the tuple (which takes nested targets), stay silent."""
+    (finding,) = lint((CORPUS / "broken" / "jacobian_of_a_list_of_outputs.py").read_text())
+    assert (finding.rule, finding.line) == ("GT025", 8) and "raises AttributeError" in finding.message
+    for twin in ("batch_jacobian_of_the_outputs_concatenated", "gradient_of_a_tuple_of_outputs"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+
+
+def test_a_lambda_without_a_gradient_between_layers_with_weights_is_gt010_and_straight_through_is_silent():
+    """``Lambda(tf.round)`` between two Dense layers of a Sequential (keras-team/keras#15716, ``tf.math.ceil``): the
+    Dense before it reaches the output only through it, so its variables' gradients in
+    ``tape.gradient(loss, model.trainable_variables)`` are None while the last layer's are real; GT010 on the Lambda
+    (before, only a Lambda after the last layer with weights was said). The straight-through Lambda, and the
+    gradient of the last layer's variables alone, stay silent."""
+    (finding,) = lint((CORPUS / "broken" / "lambda_without_a_gradient_between_dense_layers.py").read_text())
+    assert (finding.rule, finding.line) == ("GT010", 4) and "is None" in finding.message
+    assert "before it (Dense)" in finding.message and "layers after it still learn" in finding.message
+    for twin in ("lambda_straight_through_between_dense_layers", "lambda_between_dense_layers_last_layer_trained"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+
+
+def test_a_lambda_cast_to_integers_in_the_middle_of_a_functional_model_is_gt010_and_soft_codes_are_silent():
+    """A ``Lambda`` of ``tf.cast(h, tf.int32)`` between a Dense and an Embedding of a functional model
+    (keras-team/tf-keras#826; keras#13502, ``Lambda(tf.stop_gradient)``): the Dense before it reaches the output only
+    through the cast, so its variables' gradients are None while the layers after it learn; GT010 on the Lambda. The
+    same model with soft codes (a softmax) stays silent."""
+    (finding,) = lint((CORPUS / "broken" / "lambda_int_cast_in_a_functional_model.py").read_text())
+    assert (finding.rule, finding.line) == ("GT010", 5) and "is None" in finding.message
+    assert "`tf.cast to an integer type`" in finding.message and "before it (Dense)" in finding.message
+    assert lint((CORPUS / "correct" / "soft_codes_in_a_functional_model.py").read_text()) == []
