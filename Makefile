@@ -11,10 +11,11 @@ app:
 # core (pytest-xdist; the browser tests are one xdist group, so one worker runs them against one server while the
 # others run the library tests; each file with a module- or session-scoped fixture is one group too, tests/conftest.py,
 # so that fixture runs once, not once per worker), then the load test alone, so that it times a server no other
-# test loads.
+# test loads. --durations=30: every run prints its 30 slowest test phases (setup, call, teardown), so a change
+# that slows the suite shows where.
 test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
-	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not load"
+	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not load" --durations=30
 	$(PYTHON) -m pytest -m load
 
 # Everything but the browser and load tests (no Chromium needed): the quick loop while working.
