@@ -289,3 +289,35 @@ def test_autograph_leaves_the_residual_unconverted_inside_a_callers_tf_function(
 
     step(X[:, :2])
     assert converted and not [e for e in converted if "Residual" in getattr(e, "__qualname__", "")], converted
+
+
+def _burgers_by_nested_tapes(model, x):
+    """Burgers' residual by hand: two tapes around the model, nothing of gradlib."""
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            u = model(x)[:, 0]
+        du = inner.gradient(u, x)
+        u_x = du[:, 0]
+    u_xx = outer.gradient(u_x, x)[:, 0]
+    return du[:, 1] + u * u_x - 0.01 * u_xx
+
+
+def test_a_gradient_penalty_differentiates_the_tanh_layers_written_out_pass_again():
+    """The jet's tanh layers take a written-out pass back (tf.custom_gradient): a step that differentiates the weight
+    gradient once more (a gradient penalty) must get what nested tapes give."""
+    model = dense("tanh", widths=(2, 16, 16, 1))
+    x = X[:, :2]
+    burgers = residual("u_t + u*u_x - nu*u_xx", model, coords=("x", "t"), constants={"nu": 0.01})
+    assert jet_kernels(model, burgers.plan)
+    results = []
+    for computed in (burgers, lambda z: _burgers_by_nested_tapes(model, z)):
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+                loss = tf.reduce_mean(computed(x) ** 2)
+            penalty = tf.add_n([tf.reduce_sum(g ** 2) for g in inner.gradient(loss, model.trainable_variables)])
+        results.append([g.numpy() for g in outer.gradient(penalty, model.trainable_variables)])
+    assert max(np.abs(g).max() for g in results[1]) > 1e-3
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
