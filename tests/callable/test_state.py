@@ -206,3 +206,27 @@ def test_a_cell_another_function_changes_does_not_hide_a_changed_array_in_a_cell
     after = gradlib.per_element_gradients(fn, x, compiled=True)
     assert after.compiled
     np.testing.assert_allclose(after.jacobian, np.diag([6.0, 12.0]))   # d(3 x^2)/dx = 6x
+
+
+
+def _act_with_a_default(y, scale=[]):   # noqa: B006 - a default the function changes
+    scale.append(1)
+    return y
+
+
+def test_a_default_one_function_changes_does_not_hide_a_changed_array_default_of_the_same_name_in_another():
+    # act changes its default scale (a list); scaled reads its own default scale (an array): two parameters, one
+    # name (by name alone the array counted as changed by the function, by identity, and was answered stale)
+    weights = np.array(2.0, np.float32)
+
+    def scaled(y, scale=weights):
+        return scale * y
+
+    act = _act_with_a_default   # the cells are read in name order: act's changes are known when scaled is read
+    fn = lambda x: scaled(act(x * x))   # noqa: E731
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_allclose(gradlib.per_element_gradients(fn, x, compiled=True).jacobian, np.diag([4.0, 8.0]))
+    weights[...] = 3.0
+    after = gradlib.per_element_gradients(fn, x, compiled=True)
+    assert after.compiled
+    np.testing.assert_allclose(after.jacobian, np.diag([6.0, 12.0]))   # d(3 x^2)/dx = 6x
