@@ -631,3 +631,32 @@ def test_what_another_object_changes_by_the_same_path_does_not_hide_a_changed_nu
 
 def _hook(model: _ScaledByHooks) -> _SetsItsScale:
     return model.act.__self__
+
+
+class _MarksItself:
+    """A model whose activation is the bound method of another object of its own class, which sets that object's
+    ``scale`` (read where it has no name of its own: by its identity, not by its class, which the model shares)."""
+
+    def __init__(self, scale: float, act=None) -> None:
+        self.scale = scale
+        self.act = act
+
+    def __call__(self, x):
+        return self.act(self.scale * x * x)
+
+    def forward(self, y):
+        self.scale = 1.0
+        return y
+
+
+def test_what_another_object_of_the_same_class_changes_on_itself_does_not_hide_the_model_s_changed_number():
+    other = _MarksItself(0.0)
+    model = _MarksItself(2.0, act=other.forward)
+    x = tf.constant([1.0, 2.0])
+    for _ in range(2):   # the first call sets other.scale: the second call's key is the settled one
+        np.testing.assert_allclose(gradlib.per_element_gradients(model, x, compiled=True).jacobian,
+                                   np.diag([4.0, 8.0]))   # d(2 x^2)/dx = 4x
+    model.scale = 3.0
+    after = gradlib.per_element_gradients(model, x, compiled=True)
+    assert after.compiled
+    np.testing.assert_allclose(after.jacobian, np.diag([6.0, 12.0]))   # d(3 x^2)/dx = 6x

@@ -129,3 +129,27 @@ def test_a_dead_function_leaves_nothing_kept():
     assert key in _state._FIXED
     del f
     assert key not in _state._FIXED
+
+
+class _Scales:
+    def __init__(self) -> None:
+        self.scale = 2.0
+
+    def apply(self, x):
+        return self.scale * x * x
+
+
+def test_a_bound_method_read_from_a_cell_is_not_kept_and_its_object_s_changed_number_gives_the_new_jacobian():
+    import gradlib
+
+    obj = _Scales()
+    act = obj.apply
+    f = lambda x: act(x)   # noqa: E731 - its one value is a user's bound method: read into on every call
+    x = tf.constant([1.0, 2.0])
+    for _ in range(2):
+        np.testing.assert_allclose(gradlib.per_element_gradients(f, x, compiled=True).jacobian, np.diag([4.0, 8.0]))
+    obj.scale = 3.0
+    after = gradlib.per_element_gradients(f, x, compiled=True)
+    assert after.compiled
+    np.testing.assert_allclose(after.jacobian, np.diag([6.0, 12.0]))   # d(3 x^2)/dx = 6x
+    assert id(f) not in _state._FIXED

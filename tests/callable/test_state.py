@@ -184,3 +184,49 @@ def test_same_output_needs_the_same_shape_and_the_same_non_finite_cells():
     assert not same_output(np.array([np.nan, 1.0]), np.array([0.0, 1.0]), "float64")
     assert not same_output(np.array([np.inf, 1.0]), np.array([-np.inf, 1.0]), "float64")
     assert same_output(tf.constant([1.0]), tf.constant([1.0]), "float32")
+
+
+def _marker():
+    scale = []   # the helper's own list, named as the caller's array on purpose
+
+    def act(y):
+        scale.append(1)
+        return y
+    return act
+
+
+def test_a_cell_another_function_changes_does_not_hide_a_changed_array_in_a_cell_of_the_same_name():
+    # act changes its cell scale; fn reads its own cell scale, an array: two cells, one name (by name alone the
+    # array counted as changed by the function, by identity, and the in-place change was answered stale)
+    act, scale = _marker(), np.array(2.0, np.float32)
+    fn = lambda x: act(scale * x * x)   # noqa: E731
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_allclose(gradlib.per_element_gradients(fn, x, compiled=True).jacobian, np.diag([4.0, 8.0]))
+    scale[...] = 3.0
+    after = gradlib.per_element_gradients(fn, x, compiled=True)
+    assert after.compiled
+    np.testing.assert_allclose(after.jacobian, np.diag([6.0, 12.0]))   # d(3 x^2)/dx = 6x
+
+
+
+def _act_with_a_default(y, scale=[]):   # noqa: B006 - a default the function changes
+    scale.append(1)
+    return y
+
+
+def test_a_default_one_function_changes_does_not_hide_a_changed_array_default_of_the_same_name_in_another():
+    # act changes its default scale (a list); scaled reads its own default scale (an array): two parameters, one
+    # name (by name alone the array counted as changed by the function, by identity, and was answered stale)
+    weights = np.array(2.0, np.float32)
+
+    def scaled(y, scale=weights):
+        return scale * y
+
+    act = _act_with_a_default   # the cells are read in name order: act's changes are known when scaled is read
+    fn = lambda x: scaled(act(x * x))   # noqa: E731
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_allclose(gradlib.per_element_gradients(fn, x, compiled=True).jacobian, np.diag([4.0, 8.0]))
+    weights[...] = 3.0
+    after = gradlib.per_element_gradients(fn, x, compiled=True)
+    assert after.compiled
+    np.testing.assert_allclose(after.jacobian, np.diag([6.0, 12.0]))   # d(3 x^2)/dx = 6x

@@ -111,3 +111,25 @@ def test_in_a_training_step_a_layer_normalization_outside_the_pde_model_is_not_b
         u_x = inner.gradient(u, x)[:, 0]
     np.testing.assert_allclose(step(x).numpy(), other(x)[:, 0].numpy() + outer.gradient(u_x, x)[:, 0].numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_the_moments_variance_inside_a_nested_tf_function_is_refused_and_the_plain_one_is_not():
+    # a tf.function called from fn is a (Stateful)PartitionedCall in fn's graph: its ops are in the graph's library,
+    # not among the graph's own; the closed form stands for the plain variance read the same way
+    nested_moments, nested_plain = tf.function(moments_variance), tf.function(plain_variance)
+    with pytest.raises(gradlib.GradlibError, match=REFUSED):
+        gradlib.laplacian(lambda x: nested_moments(x) * 1.0, X)
+    r = gradlib.laplacian(lambda x: nested_plain(x) * 1.0, X)
+    np.testing.assert_allclose(r.laplacian[:, 0], np.full(2, np.trace(VARIANCE_HESSIAN)), rtol=1e-12, atol=1e-15)
+
+
+def test_pde_in_a_training_step_refuses_a_model_that_calls_the_moments_variance_in_a_nested_tf_function():
+    nested = tf.function(lambda x: tf.nn.moments(x, axes=[-1], keepdims=True)[1])
+    x = tf.constant(X[:, :2], tf.float32)
+
+    @tf.function
+    def step(points):
+        return gradlib.pde.derivatives(lambda p: nested(p) * 1.0, points, want=["u_xx"])["u_xx"]
+
+    with pytest.raises(gradlib.GradlibError, match=r"^gradlib.pde.derivatives cannot .*moments"):
+        step(x)
