@@ -24,7 +24,7 @@ __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report"
            "UNSEEN_37C_CAUGHT", "UNSEEN_37C_PREFIT", "UNSEEN_37D", "UNSEEN_37D_CAUGHT",
            "UNSEEN_37D_PREFIT", "UNSEEN_37E", "UNSEEN_37E_PREFIT", "UNSEEN_37F", "UNSEEN_37F_PREFIT", "UNSEEN_37G",
            "UNSEEN_37G_PREFIT", "UNSEEN_37H",
-           "UNSEEN_37H_PREFIT",
+           "UNSEEN_37H_PREFIT", "UNSEEN_37I",
            "all_programs",
            "corpus_corrections",
            "corrections", "outcomes", "references", "report_corrections", "run_programs", "wrong_gradients"]
@@ -2418,6 +2418,215 @@ with tf.GradientTape() as tape:
     y = test_tf(input_x)
 result = tape.gradient(y, input_x[:, 1])
 '''),
+    # Issue 37, item 4, a ninth time (UNSEEN_37I below): 12 more public reports, collected on 2026-12-06 and rebuilt
+    # small, labelled (line and rule) before the linter was run on any of them and before any rule was changed for
+    # them; the correct twin of each is tests/lint/lint_corpus/unseen/correct/r37i_<name>.py. Adapted:
+    #   tf44813, tf34235, artistic10, wb4868852: Keras 2 K.gradients of a layer output / model.output in eager mode (the
+    #     symbolic K.function part dropped); the same call under TF 2.21 on eager values (wb4868852: on model.output).
+    #   tf31719: K.gradients in a Lambda layer of a functional model; output_shape=(2,) so Keras 3 builds it.
+    #   so69914111, wb4531662: a VGG16 intermediate model called with predict inside the tape, a small Conv2D instead.
+    #   wb6458817: the Grad-CAM target tf.argmax(predictions) the answer points at (the reporter's VGG rebuild left out).
+    #   wb4342485: the gradient with respect to the input image of the guide's subclassed model, never watched.
+    #   so59726491: the reported GatherLayer (self.m built from the weights in build), trained under a tape.
+    #   gradcamtext2: the fix the reporter tried, tape.gradient(model.output[:, 0], layer.output), symbolic tensors.
+    #   tf22378: the reported keras_backprop, model.w = model.w - lr * dw, run twice.
+    Report('tf44813', 'https://github.com/tensorflow/tensorflow/issues/44813',
+           8, 'GT018', None, '''\
+import tensorflow as tf
+from tensorflow import keras
+
+model = keras.Sequential([keras.Input((5, 5, 1)), keras.layers.Conv2D(2, 3, name="conv2d_171")])
+img = tf.random.normal((1, 5, 5, 1))
+layer_output = model(img)
+loss = keras.backend.mean(layer_output[:, :, :, 1])
+gradients = keras.backend.gradients(loss, img)[0]
+result = gradients
+'''),
+    Report('tf34235', 'https://github.com/tensorflow/tensorflow/issues/34235',
+           9, 'GT018', None, '''\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((8, 8, 1)), tf.keras.layers.Conv2D(4, 3, activation="relu", use_bias=False),
+                             tf.keras.layers.Conv2D(2, 1, use_bias=False)])
+layer_model = tf.keras.Model(model.inputs, model.layers[0].output)
+input_img = tf.Variable(np.random.random((1, 8, 8, 1)).astype("float32"))
+loss = tf.keras.backend.mean(layer_model(input_img)[:, :, :, 0])
+grads = tf.keras.backend.gradients(loss, input_img)[0]
+result = grads
+'''),
+    Report('tf31719', 'https://github.com/tensorflow/tensorflow/issues/31719',
+           6, 'GT018', None, '''\
+import tensorflow as tf
+import tensorflow.keras.backend as K
+
+
+def grad(y, x):
+    return tf.keras.layers.Lambda(lambda z: K.gradients(z[0], z[1]), output_shape=(2,))([y, x])
+
+
+fixed_input = tf.keras.Input(shape=(2,))
+a = tf.keras.layers.Lambda(lambda t: t * t)(fixed_input)
+b = grad(a, fixed_input)
+model = tf.keras.Model(inputs=[fixed_input], outputs=[b])
+result = model(tf.constant([[2.0, 3.0]]))
+'''),
+    Report('so69914111', 'https://isolution.pro/q/so69914111/tensorflow-2-wa-kobai-o-keisanshimasen',
+           8, 'GT002', None, '''\
+import numpy as np
+import tensorflow as tf
+
+base = tf.keras.Sequential([tf.keras.Input((6, 6, 3)), tf.keras.layers.Conv2D(4, 3, name="conv")])
+model = tf.keras.Model(inputs=base.inputs, outputs=base.layers[0].output)
+pic = tf.convert_to_tensor(np.random.uniform(size=(1, 6, 6, 3)).astype("float32"))
+with tf.GradientTape() as tape:
+    predictions = model.predict(pic, steps=1, verbose=0)[0][:, :, 2]
+    loss = tf.reduce_mean(predictions)
+result = tape.gradient(loss, pic[0])
+'''),
+    Report('wb4531662', 'https://whosebug.com/question/4531662/How-to-compute-gradients-of-a-filter-s-activation-of-an-intermediate-layer-with-respect-to-an-input-image-in-Tensorflow-2-0',
+           9, 'GT002', None, '''\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((8, 8, 3)), tf.keras.layers.Conv2D(4, 3, name="block3_conv1")])
+activation_model = tf.keras.Model(inputs=model.inputs, outputs=model.get_layer("block3_conv1").output)
+inputs = tf.convert_to_tensor(np.random.random((1, 8, 8, 3)).astype("float32"))
+with tf.GradientTape() as tape:
+    tape.watch(inputs)
+    preds = activation_model.predict(inputs, verbose=0)
+    loss = np.mean(preds[:, :, :, 0])
+result = tape.gradient(tf.convert_to_tensor(loss), inputs)
+'''),
+    Report('wb6458817', 'https://whosebug.com/question/6458817/Gradients-are-None-while-implementing-GradCam',
+           11, 'GT010', None, '''\
+import tensorflow as tf
+
+inputs = tf.keras.Input((6, 6, 3))
+conv = tf.keras.layers.Conv2D(4, 3, name="block14_sepconv2_act")(inputs)
+outputs = tf.keras.layers.Dense(3, activation="softmax")(tf.keras.layers.GlobalAveragePooling2D()(conv))
+model = tf.keras.Model(inputs, outputs)
+cam_model = tf.keras.models.Model(model.inputs, [model.get_layer("block14_sepconv2_act").output, model.output])
+image = tf.random.normal((1, 6, 6, 3))
+with tf.GradientTape() as tape:
+    conv_out, predictions = cam_model(image)
+    class_out = tf.argmax(predictions, axis=-1)
+result = tape.gradient(class_out, conv_out)
+'''),
+    Report('wb4342485', 'https://whosebug.com/question/4342485/How-to-get-gradients-with-respect-to-input-and-change-input-rather-than-trainable-vars-to-minimize-loss-in-TF-2',
+           22, 'GT003', None, '''\
+import tensorflow as tf
+
+
+class MyModel(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = tf.keras.layers.Conv2D(4, 3, activation="relu")
+        self.flatten = tf.keras.layers.Flatten()
+        self.d2 = tf.keras.layers.Dense(10, activation="softmax")
+
+    def call(self, x):
+        return self.d2(self.flatten(self.conv1(x)))
+
+
+model = MyModel()
+loss_object = tf.keras.losses.SparseCategoricalCrossentropy()
+image = tf.random.normal((1, 6, 6, 1))
+label = tf.constant([3])
+with tf.GradientTape() as tape:
+    predictions = model(image)
+    loss = loss_object(label, predictions)
+result = tape.gradient(loss, image)
+'''),
+    Report('so59726491', 'http://quabr.com/59726491/cannot-fit-keras-model-which-uses-tf-gather-gradients-do-not-exist',
+           8, 'GT007', None, '''\
+import tensorflow as tf
+
+
+class GatherLayer(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(2,), name="weights", initializer="random_normal", trainable=True)
+        self.b = self.add_weight(shape=(1,), name="offset", initializer="random_normal", trainable=True)
+        self.m = tf.concat([tf.reshape(tf.gather(self.w, ix), (-1, 1)) for ix in [[0, 1], [1, 0]]], axis=-1)
+
+    def call(self, inputs):
+        return tf.matmul(inputs, self.m) + self.b
+
+
+model = tf.keras.Sequential([tf.keras.Input((2,)), GatherLayer()])
+x = tf.random.normal((4, 2))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(model(x) ** 2)
+result = tape.gradient(loss, model.trainable_variables)
+'''),
+    Report('gradcamtext2', 'https://github.com/HaebinShin/grad-cam-text/issues/2',
+           9, 'GT019', None, '''\
+import tensorflow as tf
+
+inputs = tf.keras.Input((5,))
+hidden = tf.keras.layers.Dense(4, name="conv")(inputs)
+outputs = tf.keras.layers.Dense(2)(hidden)
+model = tf.keras.Model(inputs, outputs)
+layers_wt = model.get_layer("conv").output
+with tf.GradientTape() as tape:
+    grads = tape.gradient(model.output[:, 0], layers_wt)[0]
+result = grads
+'''),
+    Report('artistic10', 'https://github.com/hnarayanan/artistic-style-transfer/issues/10',
+           8, 'GT018', None, '''\
+import tensorflow as tf
+from tensorflow.keras import backend
+
+model = tf.keras.Sequential([tf.keras.Input((4, 4, 3)), tf.keras.layers.Conv2D(2, 3)])
+content = tf.random.normal((1, 4, 4, 3))
+combination_image = tf.Variable(tf.random.normal((1, 4, 4, 3)))
+loss = backend.sum(backend.square(model(combination_image) - model(content)))
+grads = backend.gradients(loss, combination_image)
+result = grads
+'''),
+    Report('tf22378', 'https://github.com/tensorflow/tensorflow/issues/22378',
+           17, 'GT005', None, '''\
+import tensorflow as tf
+
+
+class Linear:
+    def __init__(self):
+        self.w = tf.Variable([[1.0], [2.0]])
+
+    def __call__(self, x):
+        return tf.matmul(x, self.w)
+
+
+def keras_backprop(loss, model, lr, x, y_true):
+    with tf.GradientTape() as tape:
+        y_pred = model(x)
+        l = loss(y_true, y_pred)
+    dw = tape.gradient(l, model.w)
+    model.w = model.w - lr * dw
+    return dw
+
+
+model = Linear()
+x = tf.random.normal((4, 2))
+y = tf.random.normal((4, 1))
+mse = lambda a, b: tf.reduce_mean((a - b) ** 2)
+first = keras_backprop(mse, model, 0.1, x, y)
+result = keras_backprop(mse, model, 0.1, x, y)
+'''),
+    Report('wb4868852', 'https://whosebug.com/question/4868852/How-do-I-get-the-gradient-of-a-keras-model-with-respect-to-its-inputs',
+           10, 'GT018', None, '''\
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras import backend as K
+
+inputs = tf.keras.Input((3,), name="input")
+layer_1 = tf.keras.layers.Dense(10, name="layer_1", kernel_initializer=tf.constant_initializer(0.5))(inputs)
+outputs = tf.keras.layers.Dense(1, name="alpha", kernel_initializer=tf.constant_initializer(0.1))(layer_1)
+model = tf.keras.Model(inputs=inputs, outputs=outputs)
+prediction = model.predict(np.ones((2, 3)), verbose=0)
+grads = K.gradients(model.output, model.input)
+result = grads
+'''),
 ]
 
 #: the public reports collected for issue 37's item 4, after the rules GT020-GT022 were written
@@ -2513,6 +2722,11 @@ UNSEEN_37H = ('tf21925', 'tf12473', 'tf89110', 'tf75351', 'tfkeras826', 'tf18636
 #: with that label and no rule changed); tf31891 (a slice as the source) likewise to GT001, and tf56912 to the new
 #: GT025 (it had no rule).
 UNSEEN_37H_PREFIT = ('tf75351', 'tf18636', 'keras8526', 'tf54341')
+
+#: a ninth set for issue 37's item 4, collected on 2026-12-06 by searching GitHub issues and Q&A pages (see the commit
+#: that added it for the queries and the hits skipped) before any rule was changed for them and before the linter was
+#: run on any of them; none of them was in this file before.
+UNSEEN_37I = ('tf44813', 'tf34235', 'tf31719', 'so69914111', 'wb4531662', 'wb6458817', 'wb4342485', 'so59726491', 'gradcamtext2', 'artistic10', 'tf22378', 'wb4868852')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
