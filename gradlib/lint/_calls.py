@@ -659,6 +659,7 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     model.attrs["__regularized__"] = "**" in kwargs or len(args) > 4 or any(a.kind == "unknown" for a in args) \
         or any("regularizer" in key for key in kwargs)
     if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
+        model.attrs["__graph_grads__"] = _keras_call.graph_gradients(args[0])      # GT018 when called eagerly
         cut = _keras_call.lambda_cut(args[0])
         model.attrs["__lambda_cut__"] = cut and (cut[0], cut[1] or node, cut[2])    # a TF function: the Lambda's line
     elif qual.endswith("Model") and outputs is not None and outputs.kind == "tensor":   # its output is a Lambda's
@@ -972,6 +973,7 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
     inputs = _tensor_parents(args)
+    _eager_lambda_gradients(it, model, args)
     if not model.attrs.get("foreign") and _traced.traced_frame(it) is not None:
         for layer in _keras_call.held_classes(model):
             _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
@@ -1026,11 +1028,39 @@ def _frozen_value(value: Val, cls: str) -> Val:
     """What ``build`` stored, as the weights it was computed from: made before any tape, nothing else it read (the
     input shape, a constant mask) can connect it to one, so only its path from the weights matters."""
     key = "__frozen__"
-    if key not in value.attrs:
-        weights = tuple(p for p in value.parents if p.kind == "var")
+    if key not in value.attrs:                  # the weights it read, through any operations (a gather, a concat)
+        weights = tuple(p for p in _built.walk_back(value)[0] if p.kind == "var")
         value.attrs[key] = Val("tensor", value.line, value.col, value.op, value.opname, value.text, weights,
                                value.seq, {}, value.dtype, attrs={"__built_by__": cls})
     return value.attrs[key]
+
+
+def _eager_lambda_gradients(it, model: Val, args: list[Val]) -> None:
+    """GT018: ``model`` (or a layer it holds) is a ``Lambda`` whose function calls ``tf.gradients``/``K.gradients``,
+    and it is called eagerly on values (not on Keras ``Input`` tensors while a functional model is built, where
+    Keras traces it): the Lambda runs the function then, which raises RuntimeError (tensorflow#31719)."""
+    if model.attrs.get("foreign") or not _eager(it) or not args \
+            or not all(_concrete(leaf) for a in args for leaf in flat(a)):
+        return
+    found = next((layer.attrs["__graph_grads__"] for layer in _built.held_models(model, 200)
+                  if layer.attrs.get("__graph_grads__")), None)
+    if found is not None:
+        inner, qual = found
+        it.report("GT018", inner.lineno, inner.col_offset,
+                  f"`{ast.unparse(inner)[:60]}` is in the function of a Lambda layer, and the model holding it is "
+                  f"called eagerly (`{model.name or 'model'}(...)` outside a tf.function): the Lambda runs it then, "
+                  f"and {qual} raises RuntimeError (\"tf.gradients is not supported when eager execution is "
+                  f"enabled\"). Compute the gradient with a `tf.GradientTape` inside a custom layer's `call`, or call "
+                  f"the model inside a function decorated with @tf.function.", None)
+
+
+def _concrete(leaf: Val) -> bool:
+    """Whether ``leaf`` is a value computed from values the linter saw made (a constant, a variable, NumPy data), not
+    from a Keras ``Input`` or anything unknown: a model called on it runs eagerly."""
+    if leaf.kind not in ("tensor", "var", "numpy") or leaf.opaque:
+        return False
+    walked, done = _built.walk_back(leaf)
+    return done and not any(v.kind == "unknown" or v.opaque for v in walked)
 
 
 def _lambda_tail(model: Val) -> tuple | None:
@@ -1129,6 +1159,24 @@ def _symbolic_message(tape: Tape, leaf: Val, node: ast.Call) -> str:
 
 
 
+def _from_symbolic(leaf: Val, depth: int = 0) -> bool:
+    """Whether ``leaf`` is a symbolic Keras tensor of a model in sight (``_symbolic``), or a value computed from such
+    tensors and nothing else (``model.output[:, 0]``, ``layer.output * 2``): a KerasTensor too, with no value."""
+    if _symbolic(leaf):
+        return True
+    return depth < 8 and leaf.kind in ("unknown", "tensor") and not leaf.opaque and bool(leaf.parents) \
+        and all(_from_symbolic(p, depth + 1) for p in leaf.parents)
+
+
+def _symbolic_gradient_message(tape: Tape, method: str, leaf: Val, node: ast.Call) -> str:
+    model = leaf.parents[0].name or "model" if _symbolic(leaf) else "a model"
+    return (f"`{ast.unparse(node)[:60]}` asks {tape.name}.{method} about a symbolic Keras tensor (a KerasTensor of "
+            f"{model}'s graph, such as `model.output` or `layer.output`), not a tensor computed when the model ran: "
+            f"this raises AttributeError (\"'KerasTensor' object has no attribute '_id'\"). Build a model that "
+            f"returns the outputs you need (`keras.Model(model.inputs, [layer.output, model.output])`), call it on "
+            f"your data inside the `with` block, and pass the tensors that call gives to {tape.name}.{method}.")
+
+
 def _keras_variables(node: ast.Call, watched: Val) -> bool:
     """``tape.watch(model.trainable_variables)`` (``.weights``, ``layer.kernel``, ...) of a Keras model or layer in
     sight (keras-team/keras#19874): Keras 3's variables are not tf.Variable objects to ``watch``."""
@@ -1169,6 +1217,7 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
         symbolic = next((leaf for leaf in flat(watched) if _symbolic(leaf)), None)
         if symbolic is not None:
             it.report("GT019", node.lineno, node.col_offset, _symbolic_message(tape, symbolic, node), None)
+            tape.symbolic_watch = True         # the watch raises first: the gradient call is never reached
         elif _keras_variables(node, watched):
             it.report("GT019", node.lineno, node.col_offset, _keras_variables_message(tape, node), None)
         elif _attribute_of_a_variable_list(node, watched):
@@ -1184,6 +1233,11 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
         return Val("unknown", opaque=True)
     target = args[0] if args else kwargs.get("target", Val("unknown", opaque=True))
     sources = args[1] if len(args) > 1 else kwargs.get("sources", kwargs.get("source", Val("unknown", opaque=True)))
+    symbolic = None if it.graph_mode or tape.symbolic_watch else \
+        next((leaf for leaf in flat(target) + flat(sources) if _from_symbolic(leaf)), None)
+    if symbolic is not None:            # a KerasTensor as target or source: TensorFlow raises before any path
+        it.report("GT019", node.lineno, node.col_offset, _symbolic_gradient_message(tape, name, symbolic, node), None)
+        return Val("unknown", opaque=True)
     _built.checked(it, tape, sources, node, f"{tape.name}.{name}")
     it.diagnose(it, tape, target, sources, node)
     return _gradient_result(it, tape, target, sources, node)

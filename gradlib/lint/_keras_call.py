@@ -419,6 +419,36 @@ def numpy_in_call(model: Val) -> list[tuple[int, int, str, str]]:
     return found
 
 
+#: functions that build graph gradients: they raise RuntimeError when run eagerly (GT018)
+_GRAPH_GRADIENTS = ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients", "tf.compat.v1.gradients")
+
+
+def graph_gradients(fn: Val) -> tuple[ast.Call, str] | None:
+    """(the call, its name) of the first ``tf.gradients`` / ``K.gradients`` / ``tf.hessians`` in the function of a
+    ``keras.layers.Lambda`` (a ``lambda`` or a ``def`` in sight, its names read where it was made), tensorflow#31719:
+    the Lambda runs it whenever the model is called, eagerly too. None when there is none or it cannot tell."""
+    env = fn.attrs.get("env") if fn.kind == "func" else None
+    if env is None or not isinstance(fn.node, (ast.Lambda, ast.FunctionDef)):
+        return None
+    for sub in ast.walk(fn.node):
+        if isinstance(sub, ast.Call):
+            qual = _dotted(sub.func, env)
+            if qual is not None and normalise(qual) in _GRAPH_GRADIENTS:
+                return sub, normalise(qual)
+    return None
+
+
+def _dotted(expr: ast.expr, env) -> str | None:
+    """The module path ``expr`` names (``K.gradients`` with ``K`` bound to ``tensorflow.keras.backend``), or None."""
+    if isinstance(expr, ast.Attribute):
+        base = _dotted(expr.value, env)
+        return base and f"{base}.{expr.attr}"
+    if isinstance(expr, ast.Name):
+        val = env.lookup(expr.id)
+        return val.qual if val is not None and val.kind == "module" and val.qual else None
+    return None
+
+
 def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
     """(how, node, text) when the function of a ``keras.layers.Lambda`` gives no gradient to its input: a TensorFlow
     function without one (``tf.math.ceil``, ``tf.stop_gradient``; how "nondiff" or "stop"), or a ``def``/``lambda`` of

@@ -35,6 +35,7 @@ class Tape:
     calls: list = field(default_factory=list)           # lines of gradient/jacobian calls so far
     blind: bool = False                                 # watched something unknown or escaped to unknown code
     depth: int = 0                                      # how many inlined calls deep it was made
+    symbolic_watch: bool = False                        # watched a KerasTensor (GT019): raises there
 
     pauses: list = field(default_factory=list)          # [enter seq, exit seq or None, line] per stop_recording
 

@@ -2456,9 +2456,7 @@ grads = tf.keras.backend.gradients(loss, input_img)[0]
 result = grads
 '''),
     Report('tf31719', 'https://github.com/tensorflow/tensorflow/issues/31719',
-           6, 'GT018',
-           'K.gradients inside the function of a Lambda layer (called eagerly when the model is called) is not '
-           "checked: the linter looks for tf.gradients / K.gradients calls in eager code, not in a Lambda's function", '''\
+           6, 'GT018', None, '''\
 import tensorflow as tf
 import tensorflow.keras.backend as K
 
@@ -2475,8 +2473,9 @@ result = model(tf.constant([[2.0, 3.0]]))
 '''),
     Report('so69914111', 'https://isolution.pro/q/so69914111/tensorflow-2-wa-kobai-o-keisanshimasen',
            8, 'GT002',
-           'model.predict inside the tape whose result is indexed ([0][:, :, 2]) before the loss, with the gradient '
-           'asked for a slice pic[0] of a tensor never watched: no finding at all', '''\
+           "two causes: predict's NumPy result (GT002) and pic never watched, asked for as a slice "
+           'pic[0] made at the call; with the slice as the source the linter reasons about neither '
+           '(asked for pic it says GT003 on the with line; watched and asked for pic, GT002 on predict)', '''\
 import numpy as np
 import tensorflow as tf
 
@@ -2544,8 +2543,9 @@ result = tape.gradient(loss, image)
 '''),
     Report('so59726491', 'http://quabr.com/59726491/cannot-fit-keras-model-which-uses-tf-gather-gradients-do-not-exist',
            8, 'GT007',
-           'a value built in build from the weights by a list comprehension (tf.concat of tf.gather of self.w) and '
-           'read by call is not seen as computed from the weights', '''\
+           'the layer is called through a Sequential: the cut of a value build computed from the weights is '
+           'applied only when the layer itself is called (called so, and asked for [layer.w], GT007 on line 8 '
+           'now sees the gather/concat); and the source is the whole variable list, one of them (b) real', '''\
 import tensorflow as tf
 
 
@@ -2566,9 +2566,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('gradcamtext2', 'https://github.com/HaebinShin/grad-cam-text/issues/2',
-           9, 'GT019',
-           "tape.gradient of model.output[:, 0] (a KerasTensor) with respect to a layer's .output: the symbolic "
-           'target is not recognised (GT019 knows a watch of symbolic tensors, not a target)', '''\
+           9, 'GT019', None, '''\
 import tensorflow as tf
 
 inputs = tf.keras.Input((5,))
@@ -2776,6 +2774,15 @@ REPORT_FIXES = {
     # the seventh set: log1pexp's own gradient at x (1 - 1 / (1 + e^x)), and d/dphi of sum(exp(phi) * 1)
     "tf21364:13:GT003": "[1 - 1 / (1 + np.exp(x.numpy()))]",
     "tf39996:14:GT007": "[np.exp(phi.numpy())]",
+    # the ninth set: the input gradient of conv (3x3, valid) -> relu -> flatten -> dense -> softmax cross-entropy of
+    # class 3, by the chain rule written out (the conv's backward pass as a sum of the kernels placed at each output)
+    "wb4342485:19:GT003": "[(lambda x, k, b, w2, b2: (lambda P: (lambda pre: (lambda p: (lambda dc: sum(np.pad("
+                          "np.einsum('f,abf->ab', dc[i, j], k[:, :, 0, :]), ((i, 3 - i), (j, 3 - j))) for i in range(4) "
+                          "for j in range(4)).reshape(1, 6, 6, 1))(((p - np.eye(10)[3]) @ w2.T).reshape(4, 4, 4) "
+                          "* (pre > 0)))((lambda z: np.exp(z - z.max()) / np.exp(z - z.max()).sum())(np.maximum(pre, 0)"
+                          ".reshape(1, -1) @ w2 + b2)))(np.einsum('ijab,abf->ijf', P, k[:, :, 0, :]) + b))(np.array("
+                          "[[x[0, i:i + 3, j:j + 3, 0] for j in range(4)] for i in range(4)])))(image.numpy(), "
+                          "*weights(model))]",
     # the sixth set: the batch Hessian of a tanh MLP, sum over hidden units h of k2[h, k] tanh''(.) k1[i, h] k1[j, h]
     "tf45234:8:GT008": "(lambda k1, b1, k2, b2: (lambda t: [np.einsum('hk,bh,ih,jh->bkij', k2, -2 * t * (1 - t ** 2), "
                        "k1, k1)])(np.tanh(x.numpy() @ k1 + b1)))(*weights(model))",

@@ -773,3 +773,40 @@ def test_a_lambda_cast_to_integers_in_the_middle_of_a_functional_model_is_gt010_
     assert (finding.rule, finding.line) == ("GT010", 5) and "is None" in finding.message
     assert "`tf.cast to an integer type`" in finding.message and "before it (Dense)" in finding.message
     assert lint((CORPUS / "correct" / "soft_codes_in_a_functional_model.py").read_text()) == []
+
+
+def test_graph_gradients_in_a_lambda_of_a_model_called_eagerly_are_gt018_and_a_traced_call_is_silent():
+    """``Lambda(f)`` where ``f`` calls ``tf.gradients`` (tensorflow#31719, ``K.gradients`` in a Lambda): building the
+    functional model traces it, but calling the model eagerly runs ``f`` eagerly, and tf.gradients raises
+    RuntimeError; GT018 on the tf.gradients line. The same model called through tf.function stays silent, and so does
+    building the model alone (the Lambda applied to a Keras ``Input``)."""
+    source = (CORPUS / "broken" / "lambda_of_graph_gradients_called_eagerly.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT018", 5) and "raises RuntimeError" in finding.message
+    assert "called eagerly" in finding.message and "tf.GradientTape" in finding.message
+    assert lint((CORPUS / "correct" / "lambda_of_graph_gradients_in_tf_function.py").read_text()) == []
+    assert lint(source.replace("result = model(tf.constant([[1.0, 2.0]]))", "result = model")) == []
+
+
+def test_a_keras_tensor_as_the_source_or_target_of_a_gradient_is_gt019_and_the_called_output_is_silent():
+    """``tape.gradient(prediction, layer.output)`` or ``tape.gradient(model.output[:, 0], ...)`` (HaebinShin/
+    grad-cam-text#2): a symbolic KerasTensor of the model's graph, or a value computed from such tensors only, is
+    not a tensor the tape saw: TensorFlow raises AttributeError ('KerasTensor' object has no attribute '_id'); GT019
+    on the call. The output of a model that returns that layer's output too, called on data, stays silent; a watch of
+    a KerasTensor (already GT019) is not said twice on the gradient call it never reaches."""
+    (finding,) = lint((CORPUS / "broken" / "gradient_with_respect_to_a_layer_output_kerastensor.py").read_text())
+    assert (finding.rule, finding.line) == ("GT019", 10) and "raises AttributeError" in finding.message
+    assert "keras.Model(model.inputs, [layer.output, model.output])" in finding.message
+    assert lint((CORPUS / "correct" / "gradient_with_respect_to_the_called_layer_output.py").read_text()) == []
+    watched = next(r.source for r in REPORTS if r.name == "interpcnn1")
+    assert [(f.rule, f.line) for f in lint(watched)] == [("GT019", 11)]
+
+
+def test_a_value_build_computes_from_the_weights_through_several_operations_is_gt007():
+    """``self.m = tf.stack([tf.gather(self.w, ...), ...])`` in ``build`` (the GatherLayer of Stack Overflow 59726491):
+    the weights reach ``self.m`` through several operations, not one; computed once when the layer was built, so the
+    gradient with respect to ``w`` is None; GT007 on that line (before, only a value read straight from the weights,
+    ``self.w * self.mask``, was seen). Computed in ``call``, it stays silent."""
+    cause, note = lint((CORPUS / "broken" / "weights_gathered_in_build.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT007", 7, 18) and "is None" in cause.message
+    assert lint((CORPUS / "correct" / "weights_gathered_in_call.py").read_text()) == []
