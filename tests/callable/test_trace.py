@@ -164,3 +164,20 @@ def test_a_fixed_caller_keeps_the_default_executor_for_other_ops_and_for_xla(mon
         assert fixed_caller(traced)([tf.constant([1.0, -1.0])], []) is not None
     assert seen == ["", "", ""]
     np.testing.assert_array_equal(fixed_caller(branching)([tf.constant([1.0, -1.0])], [])[0].numpy(), [2.0, -2.0])
+
+
+def test_a_settled_warm_evaluate_runs_its_graph_inline_with_the_same_numbers(monkeypatch):
+    rng = np.random.default_rng(2)
+    inputs = {"W1": rng.normal(size=(8, 8)), "W2": rng.normal(size=(8, 8)), "x": rng.normal(size=8)}
+    text = "tanh(W2 @ tanh(W1 @ x))"
+    first = gradlib.evaluate(text, inputs, watch=["x"], compiled=True)   # the default executor: not settled yet
+    for _ in range(20):
+        warm = gradlib.evaluate(text, inputs, watch=["x"], compiled=True)
+        if warm.compiled_final:
+            break
+    assert warm.compiled_final and warm.compiled_as == "graph"
+    seen = _executor_types(monkeypatch)
+    settled = gradlib.evaluate(text, inputs, watch=["x"], compiled=True)
+    assert seen == [INLINE_EXECUTOR]
+    np.testing.assert_array_equal(settled.jacobian, first.jacobian)
+    np.testing.assert_array_equal(settled.y, first.y)
