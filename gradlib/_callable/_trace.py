@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "INLINE_EXECUTOR", "INLINE_OPS", "call_traced", "defined_gradient", "first_order_cut",
-           "fixed_caller", "graph_cut", "inline_ops", "lowest_float", "polymorphic", "trace"]
+__all__ = ["CUSTOM_GRADIENT_ATTR", "INLINE_EXECUTOR", "INLINE_OPS", "call_traced", "defined_gradient",
+           "first_order_cut", "fixed_caller", "graph_cut", "inline_ops", "lowest_float", "polymorphic", "trace"]
 
 #: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
 #: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``

@@ -139,14 +139,16 @@ class Compiled:
         return (*outs, compiled_as)
 
     def _caller(self, fn: Callable) -> Callable | None:
-        """The ``fixed_caller`` of ``fn``, the settled version (under the lock): made once; a dropped one is not kept."""
+        """The ``fixed_caller`` of ``fn``, the settled version (under the lock): made once; a dropped one is not
+        kept."""
         if fn not in self._callers:
             self._callers = {fn: fixed_caller(fn)}
         return self._callers[fn]
 
     def _settled_call(self, fn: Callable, xs: list, cs: list) -> tuple:
         """``_run`` of ``fn``; once the choice of version is final and ``fn`` is the one chosen, through its
-        ``fixed_caller``, as ``settled_run`` calls it (a warm ``evaluate`` then calls its graph as a warm callable does).
+        ``fixed_caller``, as ``settled_run`` calls it (a warm ``evaluate`` then calls its graph as a warm callable
+        does).
         Until then every call is timed as the graph's and XLA's trial has always timed them."""
         with self._lock:
             chosen = self.settled and self._warm and fn is (self.xla if self.uses_xla else self.graph)
