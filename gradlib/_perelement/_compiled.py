@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 import threading
 import time
 from typing import Callable
@@ -112,7 +113,7 @@ class Compiled:
             *outs, compiled_as = self._promote(xs, cs)
         else:
             start = time.perf_counter()
-            outs = _run(fn, xs, cs)
+            outs = self._settled_call(fn, xs, cs)
             self._record(compiled_as, time.perf_counter() - start)
             if compiled_as == "xla":
                 *outs, compiled_as = self._checked(xs, cs, outs)
@@ -131,13 +132,31 @@ class Compiled:
             compiled_as, fn = ("xla", self.xla) if self.uses_xla else ("graph", self.graph)
             if fn is None:
                 return None
-            if fn not in self._callers:
-                self._callers = {fn: fixed_caller(fn)}   # the settled version's; a dropped one is not kept
-            caller = self._callers[fn]
+            caller = self._caller(fn)
         outs = tuple(t.numpy() for t in caller(xs, cs)) if caller is not None else _run(fn, xs, cs)
         if not all(np.isfinite(a).all() for a in outs[:2]):
             return None
         return (*outs, compiled_as)
+
+    def _caller(self, fn: Callable) -> Callable | None:
+        """The ``fixed_caller`` of ``fn``, the settled version (under the lock): made once; a dropped one is not
+        kept."""
+        if fn not in self._callers:
+            self._callers = {fn: fixed_caller(fn)}
+        return self._callers[fn]
+
+    def _settled_call(self, fn: Callable, xs: list, cs: list) -> tuple:
+        """``_run`` of ``fn``; once the choice of version is final and ``fn`` is the one chosen, through its
+        ``fixed_caller``, as ``settled_run`` calls it (a warm ``evaluate`` then calls its graph as a warm callable
+        does).
+        Until then every call is timed as the graph's and XLA's trial has always timed them."""
+        with self._lock:
+            chosen = self.settled and self._warm and fn is (self.xla if self.uses_xla else self.graph)
+            caller = self._caller(fn) if chosen else None
+        tf = sys.modules.get("tensorflow")
+        if caller is None or tf is None or not all(isinstance(t, tf.Tensor) for t in (*xs, *cs)):
+            return _run(fn, xs, cs)   # values that are not tensors: the ordinary call binds them (``call_traced``)
+        return tuple(t.numpy() for t in caller(xs, cs))
 
     def _checked(self, xs: list, cs: list, outs: tuple) -> tuple:
         """An XLA answer made safe: during the trial, or when it holds NaN or infinity, the graph runs on the same

@@ -22,6 +22,7 @@ from . import _cost
 from .._callable._forms import check_callable, xs_form
 from .._callable._outputs import output_names, whole_labels, whole_output
 from .._callable._state import callable_key
+from .._foundations._cache import HashedKey
 from .._foundations._errors import ExpressionError
 from .._language._inputs import Input, check_not_flushed, compute_dtype, nonfinite_warnings, promotion_warnings
 from .._foundations._limits import LIMITS, Limits, largest_fitting
@@ -182,4 +183,9 @@ def callable_problem_key(fn: Callable, form: Hashable, tensors: list) -> Hashabl
     """The key of ``fn``'s problem at ``tensors`` given in ``form`` (``"single"``, ``"list"``, or the dict's names):
     ``fn``, the form, each tensor's shape and dtype, and the fingerprint of what ``fn`` reads (``callable_key``)."""
     key = callable_key(fn, form, tuple((tuple(t.shape), t.dtype.name) for t in tensors))
-    return None if key is None else ("callable", *key)
+    if key is None:
+        return None
+    try:
+        return HashedKey(("callable", *key))   # hashed once for the caches a call looks it up in
+    except TypeError:   # a part that cannot be hashed: the caches' lookups say so, as for a plain tuple
+        return ("callable", *key)

@@ -21,7 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 from .._foundations import _runtime
-from .._foundations._cache import LRUCache
+from .._foundations._cache import HashedKey, LRUCache
 from ._problem import callable_problem_key
 from ._result import GradResult
 
@@ -43,7 +43,7 @@ _RECIPES = LRUCache(maxsize=64)
 
 def recipe_key(problem_key: Hashable, compiled: Any, check: bool, limits: Any) -> tuple:
     """Everything a warm call of ``auto`` is decided by: the problem's key and the options."""
-    return (problem_key, "auto", compiled, check, limits)
+    return HashedKey((problem_key, "auto", compiled, check, limits))
 
 
 def remember(key: tuple, recipe: Recipe) -> None:

@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._callable._trace import call_traced, fixed_caller, trace
+from gradlib._callable._trace import INLINE_EXECUTOR, call_traced, fixed_caller, inline_ops, trace
 from tensorflow.python.eager.polymorphic_function import function_type_utils
 
 
@@ -116,3 +116,68 @@ def test_a_fixed_caller_inside_a_graph_takes_the_ordinary_call():
         return call([x], [])[0]
 
     np.testing.assert_array_equal(outer(tf.constant([1.0, 2.0])).numpy(), [3.0, 6.0])
+
+
+def _executor_types(monkeypatch):
+    """The executor type of every function call the runtime is asked for, in order."""
+    from tensorflow.python.eager import execute
+
+    seen, real = [], execute.execute
+
+    def recording(op_name, num_outputs, inputs, attrs, ctx, name=None):
+        seen.append(dict(zip(attrs[::2], attrs[1::2])).get("executor_type"))
+        return real(op_name, num_outputs, inputs, attrs, ctx, name)
+
+    monkeypatch.setattr(execute, "execute", recording)
+    return seen
+
+
+def test_a_fixed_caller_of_plain_math_runs_it_inline_with_the_ordinary_calls_numbers(monkeypatch):
+    rng = np.random.default_rng(1)
+    w1, w2 = (tf.constant(rng.normal(size=s).astype(np.float32)) for s in [(64, 16), (128, 64)])
+
+    def fn(xs, cs):   # a tanh MLP and its Jacobian written out, as the structured method's graph holds them
+        h = tf.tanh(tf.linalg.matvec(w1, xs[0]))
+        y = tf.tanh(tf.linalg.matvec(w2, h))
+        return y, (1.0 - y ** 2)[:, None] * tf.matmul(w2, (1.0 - h ** 2)[:, None] * w1)
+
+    traced = trace(fn, [[tf.TensorSpec([16], tf.float32)], []], jit_compile=False)   # as ``Compiled`` builds its graph
+    assert inline_ops(traced.graph)
+    seen = _executor_types(monkeypatch)
+    x = [tf.constant(rng.normal(size=16).astype(np.float32))]
+    got = fixed_caller(traced)(x, [])
+    assert seen == [INLINE_EXECUTOR]
+    for a, b in zip(got, traced(x, [])):   # the ordinary call, on the default executor
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert seen[-1] == ""
+
+
+def test_a_fixed_caller_keeps_the_default_executor_for_other_ops_and_for_xla(monkeypatch):
+    spec = [[tf.TensorSpec([2], tf.float32)], []]
+    branching = trace(lambda xs, cs: (tf.cond(xs[0][0] > 0.0, lambda: xs[0] * 2.0, lambda: xs[0] * 3.0),), spec,
+                      jit_compile=False)
+    random = trace(lambda xs, cs: (xs[0] + tf.random.uniform([2]),), spec, jit_compile=False)
+    xla = trace(lambda xs, cs: (tf.tanh(xs[0]),), spec, jit_compile=True)
+    assert not inline_ops(branching.graph) and not inline_ops(random.graph) and inline_ops(xla.graph)
+    seen = _executor_types(monkeypatch)
+    for traced in (branching, random, xla):
+        assert fixed_caller(traced)([tf.constant([1.0, -1.0])], []) is not None
+    assert seen == ["", "", ""]
+    np.testing.assert_array_equal(fixed_caller(branching)([tf.constant([1.0, -1.0])], [])[0].numpy(), [2.0, -2.0])
+
+
+def test_a_settled_warm_evaluate_runs_its_graph_inline_with_the_same_numbers(monkeypatch):
+    rng = np.random.default_rng(2)
+    inputs = {"W1": rng.normal(size=(8, 8)), "W2": rng.normal(size=(8, 8)), "x": rng.normal(size=8)}
+    text = "tanh(W2 @ tanh(W1 @ x))"
+    first = gradlib.evaluate(text, inputs, watch=["x"], compiled=True)   # the default executor: not settled yet
+    for _ in range(20):
+        warm = gradlib.evaluate(text, inputs, watch=["x"], compiled=True)
+        if warm.compiled_final:
+            break
+    assert warm.compiled_final and warm.compiled_as == "graph"
+    seen = _executor_types(monkeypatch)
+    settled = gradlib.evaluate(text, inputs, watch=["x"], compiled=True)
+    assert seen == [INLINE_EXECUTOR]
+    np.testing.assert_array_equal(settled.jacobian, first.jacobian)
+    np.testing.assert_array_equal(settled.y, first.y)
