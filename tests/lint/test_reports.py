@@ -237,6 +237,15 @@ def test_the_tenth_unseen_set_keeps_its_pre_fit_record():
     assert len(UNSEEN_37J_PREFIT) == 5 and set(UNSEEN_37J_PREFIT) <= set(_caught(UNSEEN_37J))
 
 
+def test_the_recall_on_the_tenth_unseen_set_after_fitting():
+    """11 of 11 once the rules were extended by kind (5 of 11 before: the honest number, docs/lint.md): GT017 on a
+    source a library op made anew from what the target was computed from (tensorflow#9204, a concat; Flickr4Java#228,
+    a reshape) and on a model's variables the target is not computed from (MorvanZhou#125), GT010 on a softmax over one
+    unit, GT007 on a value build computed for a layer of a Sequential (keras#4401, and so59726491 of the ninth set),
+    GT002 on `.numpy()` in a module function a layer's call hands its input to (tensorflow#41836)."""
+    assert _caught(UNSEEN_37J) == list(UNSEEN_37J)
+
+
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient():
     assert sorted(report_corrections()) == sorted(REPORT_FIXES)
     fixed = {name: outcome for name, outcome in outcomes().items() if name.startswith("reportfix/")}
