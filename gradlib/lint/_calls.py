@@ -658,6 +658,8 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     _built.layer_list(model, qual, args, node)
     model.attrs["__regularized__"] = "**" in kwargs or len(args) > 4 or any(a.kind == "unknown" for a in args) \
         or any("regularizer" in key for key in kwargs)
+    if qual.endswith("layers.Dense") and _one_unit_softmax(args, kwargs):     # GT010: the constant 1
+        model.attrs["__lambda_cut__"] = ("nondiff", node, "a softmax over one unit")
     if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
         model.attrs["__graph_grads__"] = _keras_call.graph_gradients(args[0])      # GT018 when called eagerly
         cut = _keras_call.lambda_cut(args[0])
@@ -668,6 +670,17 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         _built.made_functional(model, outputs)
         model.attrs["__outputs__"] = outputs
     return model
+
+
+def _one_unit_softmax(args: list[Val], kwargs: dict) -> bool:
+    """Whether a ``Dense`` layer is made with one unit and a softmax activation (the question of Stefano Testoni on
+    Stack Overflow, a critic ``Dense(1, activation='softmax')``): its output is the constant 1."""
+    units = kwargs.get("units", args[0] if args else None)
+    act = kwargs.get("activation", args[1] if len(args) > 1 else None)
+    if units is None or act is None or _value(units) != 1:
+        return False
+    return _value(act) == "softmax" or act.kind in ("module", "func") and (act.qual or "").endswith("softmax") \
+        and (act.qual or "").startswith(("tf.nn.", "tf.keras.activations.", "tf.math."))
 
 
 def _keras_fn(it, qual, args, kwargs, node) -> Val:
@@ -978,7 +991,8 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         for layer in _keras_call.held_classes(model):
             _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
                                                   lambda: _keras_call.layers_made(layer, it.keras_layers)))
-            _traced.numpy_in_call(it, node, _memo(it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer)))
+            _traced.numpy_in_call(it, node, _memo(
+                it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer, _module_functions(it, layer))))
     cut = _memo(it, "assign_cut", model.node, lambda: _keras_call.assign_cut(model)) \
         if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
     if cut is not None and inputs:          # GT012: call returns what it assigned from its inputs, not the inputs
@@ -1011,6 +1025,14 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
             out = it.op("tensor", stored + tuple(direct) + inputs, node, "op", "float", opname=model.name or "model")
             out.attrs["__call_of__"] = model
             return out
+    held = _held_frozen(it, model) if inputs else None
+    if held is not None:                    # GT007: the same, for a layer of a Sequential (keras-team/keras#4401)
+        stored, unread = held
+        model.attrs["__unread__"] = frozenset(w.id for w in unread) | model.attrs.get("__unread__", frozenset())
+        model.attrs["__unread_vals__"] = tuple(unread)
+        out = it.op("tensor", (model,) + stored + inputs, node, "op", "float", opname=model.name or "model")
+        out.attrs["__call_of__"] = model
+        return out
     bridged = _bridged_layer(it, model) if inputs else None
     if bridged is not None:                 # GT002: a layer's call gives NumPy's result, not a path from the input
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{bridged[3]}.call")
@@ -1022,6 +1044,41 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         out.attrs["promoted"] = True
     return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
 
+
+
+def _module_functions(it, layer: Val) -> dict[str, ast.FunctionDef]:
+    """The functions defined at the top of the module that defines ``layer``'s class, by name (names defined once)."""
+    mro = layer.attrs.get("__mro__") or ()
+    env = mro[0][1] if mro else None
+    found: dict[str, ast.FunctionDef] = {}
+    for fn, where, cls in it.functions:
+        if cls is None and where is env and env is not None:
+            found[fn.name] = fn if fn.name not in found else None
+    return {name: fn for name, fn in found.items() if fn is not None}
+
+
+def _held_frozen(it, model: Val) -> tuple[tuple[Val, ...], list[Val]] | None:
+    """For a Sequential in sight: the values ``build`` or ``__init__`` of its layers computed from their weights, where
+    a layer's ``call`` reaches a weight only through such a value (``_keras_call.frozen_cut``), and those weights (read
+    by no call, so a tape around the Sequential's call records nothing on them). None when there is none."""
+    layers = model.attrs.get("__layer_list__") or ()
+    if not layers or model.attrs.get("foreign") or model.opname.rsplit(".", 1)[-1] != "Sequential":
+        return None
+    stored, unread = [], {}
+    for layer in layers:
+        if not isinstance(layer, Val) or not isinstance(layer.node, ast.ClassDef) or layer.attrs.get("foreign"):
+            continue
+        frozen = _memo(it, "frozen_cut", layer.node, lambda layer=layer: _keras_call.frozen_cut(layer))
+        if frozen is None:
+            continue
+        values = [layer.attrs.get(a) for a in sorted(frozen[0])]
+        direct = [layer.attrs.get(a) for a in sorted(frozen[1])]
+        if all(v is not None and v.kind == "tensor" and v.op != "leaf" for v in values) \
+                and all(w is not None and w.kind == "var" for w in direct):
+            made = tuple(_frozen_value(value, frozen[2]) for value in values)
+            stored.extend(made)
+            unread.update({w.id: w for v in made for w in v.parents if w not in direct})
+    return (tuple(stored), list(unread.values())) if stored else None
 
 
 def _frozen_value(value: Val, cls: str) -> Val:

@@ -43,13 +43,15 @@ class _Outcome:
     mixed: bool = False     # another source of the same call reaches the target (a stop_gradient is then a mistake)
     always_zeros: bool = False   # batch_jacobian: a target its tape did not record gives zeros, not None
 
-    def of(self, what: str, zero_gradient: bool = False) -> str:
+    def of(self, what: str, zero_gradient: bool | str = False) -> str:
         """``what`` ("the gradient with respect to x") is None, or zeros, or the call raises: one clause.
-        ``zero_gradient``: the operation that cuts the path has a zero gradient (tf.sign), not none."""
+        ``zero_gradient``: the operation that cuts the path has a zero gradient (tf.sign, or the reason given), not
+        none."""
         if self.raises:
             return f"{self.call} raises {self.raises}"
         if zero_gradient or self.zeros or self.always_zeros:
-            why = "tf.sign's gradient is zero everywhere" if zero_gradient else \
+            why = zero_gradient if isinstance(zero_gradient, str) else \
+                "tf.sign's gradient is zero everywhere" if zero_gradient else \
                 "batch_jacobian fills what its tape did not record with zeros" if self.always_zeros else \
                 "the call asks for unconnected_gradients=ZERO"
             return f"{what} is zeros ({why})"
@@ -116,6 +118,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                     _cut_before_a_lambda(it, tape, s, node, method, out)
                 if s.kind == "model" and not s.attrs.get("foreign") and not out.raises:
                     _int_weights(it, tape, s, node, out)
+                if s.kind == "model" and not out.raises:
+                    _unread_weights(it, tape, t, s, text, node, out)
                 continue
             undecided = _decide(it, tape, t, s, text, node, replace(out, mixed=_another_reaches(tape, t, s, wrt)))
             why = why or undecided
@@ -227,6 +231,8 @@ def _middle_lambda(model: Val) -> tuple | None:
     layers = list(model.attrs.get("__layer_list__") or ())
     for k, layer in enumerate(layers):
         cut = layer.attrs.get("__lambda_cut__")
+        if cut is not None and cut[0] == "nondiff" and cut[2] == _ONE_UNIT:
+            return None
         if cut is not None:
             before, after = [b for b in layers[:k] if _built.fresh(b)], layers[k + 1:]
             ok = before and any(_built.fresh(a) for a in after) and all(_built.sealed(a) for a in after)
@@ -334,7 +340,7 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, out: _Out
             traced = re.search(_TRACED.format(r"(\w+)"), message)
             note = (f"{out.call}(...) here is never reached: line {line} raises {traced[1]} first, when the function "
                     f"is traced (see the {code} finding there).") if traced else \
-                _symptom(out, s, code, line, _ZERO in message)
+                _symptom(out, s, code, line, _ZERO in message and (_ONE_UNIT_ZERO if _ONE_UNIT in message else True))
             it.report(code, node.lineno, node.col_offset, note, None)
     return None
 
@@ -347,6 +353,10 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
     (but checked) where the call asks for ``unconnected_gradients=ZERO``: zeros is what the user wants there.
     """
     separate = _separate_call(it, target, source)
+    if separate is None and _model_off_path(it, target, source):
+        if _asks_for_zeros(node, method) is False:
+            it.report("GT017", node.lineno, node.col_offset, _off_path_message(tape, method, target, source, node))
+        return None
     if separate is None and (it.escaped or it.free_names or target.kind not in ("tensor", "var")
                              or not _new_object(source) or _unsure(source) or _unsure(target)
                              or not _closed(it, target)):     # the target may be marked since
@@ -357,12 +367,101 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
         it.report("GT017", node.lineno, node.col_offset, _separate_message(tape, method, target, source, node), None)
         return None
     t, s = describe(target), describe(source)
+    shared = _shared_inputs(it, target, source)
+    if shared:
+        names = ", ".join(describe(v) for v in shared[:4])
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"`{ast.unparse(node)[:60]}`: {s} is a new tensor that `{source.text or source.opname}` (line "
+                  f"{source.line}) made from {names}, and {t} was computed from {names}, not from {s}: no operation "
+                  f"leads from {s} to {t}, so {tape.name}.{method} with respect to {s} is None (zeros with "
+                  f"unconnected_gradients=ZERO), recorded or not. Ask for the gradient with respect to {names} and "
+                  f"combine the results the same way ({source.opname} of the gradients), or compute {t} from {s} "
+                  f"inside the block (take {names} back out of it: slices of it, or a reshape back).", None)
+        return None
     it.report("GT017", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}`: {t} is not computed from {s} at all (no operation in this code leads from "
               f"{s} to {t}), so {tape.name}.{method} with respect to {s} is None (zeros with "
               f"unconnected_gradients=ZERO). Compute {t} from {s} (inside the `with` block), or ask for the "
               f"gradient with respect to the value {t} was computed from.", None)
     return None
+
+
+def _model_off_path(it, target: Val, source: Val) -> bool:
+    """Whether ``source`` is a Keras model in sight (a Sequential of built-in layers, ``_built.sealed``, with weights)
+    that ``target`` is not computed from at all: every value the target depends on is known (``_closed``, Keras models
+    on the way sealed too), and none of them is the model, one of its layers or variables, or a model holding one of its
+    layers (MorvanZhou/Reinforcement-learning-with-tensorflow#125: the actor called in the block, the actor's loss
+    computed by the critic from a stored action)."""
+    if source.kind != "model" or it.escaped or it.free_names or target.kind != "tensor" or _unsure(target) \
+            or not _built.sealed(source) or not _built.fresh(source) or not _closed(it, target, sealed=True):
+        return False
+    mine, seen, todo = _layer_ids(source), set(), [target]
+    while todo and len(seen) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val.id in mine or val.kind == "model" and _layer_ids(val) & mine:
+            return False
+        todo.extend(_inputs(val))
+    it.charge(len(seen), "the values a gradient depends on")
+    return len(seen) <= _MAX_NODES
+
+
+def _layer_ids(model: Val) -> set[int]:
+    """The ids of ``model`` and of every layer it holds, and of those layers' layers."""
+    return {layer.id for layer in _layers(model)}
+
+
+def _layers(model: Val, depth: int = 0, found: dict | None = None) -> list[Val]:
+    """``model`` and every layer it holds, and those layers' layers (each once)."""
+    found = {} if found is None else found
+    found[model.id] = model
+    if depth < 6:
+        for layer in list(model.attrs.get("__layer_list__") or ()) + list(model.attrs.get("__held__") or ()):
+            if isinstance(layer, Val) and layer.id not in found:
+                _layers(layer, depth + 1, found)
+    return list(found.values())
+
+
+def _unread_weights(it, tape: Tape, target: Val, model: Val, text: str, node: ast.Call, out: _Outcome) -> None:
+    """GT007 for the variables of ``model`` (asked for as a whole, ``model.trainable_variables``) that a call the tape
+    recorded ``target`` from never reads: a layer of a Sequential whose ``call`` reaches them only through what its
+    ``build`` computed from them (``__unread_vals__``, keras-team/keras#4401). Each is explained as a source of its
+    own."""
+    recorded, layers = target.rec.get(tape, ()), _layers(model)
+    mine = {layer.id for layer in layers}
+    for layer in layers:
+        if layer.id not in recorded:
+            continue
+        for weight in layer.attrs.get("__unread_vals__", ()):
+            if any(o.id in mine for o in owners(weight)) and _watchable(tape, weight):
+                _decide(it, tape, target, weight, text, node, out)
+
+
+def _off_path_message(tape: Tape, method: str, target: Val, source: Val, node: ast.Call) -> str:
+    t, s = describe(target), describe(source)
+    return (f"`{ast.unparse(node)[:60]}`: {t} is not computed from {s} at all: no output of {s} and none of its "
+            f"variables lead to {t}, so the gradient {tape.name}.{method} gives for each of {s}'s variables is None "
+            f"(zeros with unconnected_gradients=ZERO; `apply_gradients` then skips them, with a warning that "
+            f"gradients do not exist for them). Compute {t} from what {s} gives (pass its output on to the layers "
+            f"that compute {t}; in actor-critic code, call the critic on the action the actor gives, not on a stored "
+            f"one), or ask for the variables {t} is computed from.")
+
+
+def _shared_inputs(it, target: Val, source: Val) -> list[Val]:
+    """The values ``source`` was made from (by one of ``_NEW_TENSOR``) that ``target`` was computed from too
+    (tensorflow#9204: ``p = tf.concat([x, y])`` asked for, ``z`` computed from ``x`` and ``y``)."""
+    if source.opname not in _NEW_TENSOR:
+        return []
+    ancestors, todo = set(), list(_inputs(target))
+    while todo and len(ancestors) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id not in ancestors:
+            ancestors.add(val.id)
+            todo.extend(_inputs(val))
+    it.charge(len(ancestors), "the values a gradient depends on")
+    return [p for p in source.parents if p.id in ancestors and p.kind in ("tensor", "var")]
 
 
 def _sliced_source(it, tape: Tape, target: Val, source: Val, node: ast.Call, method: str, out: _Outcome) -> bool:
@@ -415,11 +514,19 @@ def _separate_message(tape: Tape, method: str, target: Val, source: Val, node: a
             f"output.")
 
 
+#: library functions that always make a new tensor, never hand back their input itself (tensorflow#9204: a concat of
+#: the variables, boncey/Flickr4Java#228: a reshape of one, asked for instead of them)
+_NEW_TENSOR = frozenset({"tf.concat", "tf.stack", "tf.reshape", "tf.transpose", "tf.expand_dims", "tf.tile",
+                         "tf.squeeze"})
+
+
 def _new_object(source: Val) -> bool:
-    """Whether ``source`` is surely an object of its own: a variable, a tensor made from Python or NumPy values, or
-    the result of a Python operator or a gradient. Not the result of a library function, which may hand back its
-    input itself (``tf.cast`` to the dtype it has, ``tf.nest.flatten``): a path from that input is one from it."""
-    return source.op in ("leaf", "const", "gradient") or source.op == "op" and not source.opname
+    """Whether ``source`` is surely an object of its own: a variable, a tensor made from Python or NumPy values, the
+    result of a Python operator or a gradient, or of a library function of ``_NEW_TENSOR``. Not the result of another
+    library function, which may hand back its input itself (``tf.cast`` to the dtype it has, ``tf.nest.flatten``): a
+    path from that input is one from it."""
+    return source.op in ("leaf", "const", "gradient") or source.op == "op" and (not source.opname
+                                                                                or source.opname in _NEW_TENSOR)
 
 
 def _unsure(val: Val) -> bool:
@@ -491,7 +598,7 @@ def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
     return it.memo[key]
 
 
-def _symptom(out: _Outcome, source: Val, code: str, line: int, zero_gradient: bool = False) -> str:
+def _symptom(out: _Outcome, source: Val, code: str, line: int, zero_gradient: bool | str = False) -> str:
     raised = source.attrs.get("raises")
     if raised is not None:
         return (f"{out.call}(...) here is never reached: line {line} raises {raised} first (see the {code} finding "
@@ -772,6 +879,8 @@ def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources
 
 
 _ZERO = "a zero gradient"      # what GT010 says of tf.sign, whose gradient is zeros, not None
+_ONE_UNIT = "a softmax over one unit"   # Dense(1, activation="softmax"): the constant 1 (_calls.one_unit_softmax)
+_ONE_UNIT_ZERO = "a softmax over one unit has a zero gradient everywhere"
 _TRACED = "this line raises {} when the function is traced"
 
 
@@ -795,6 +904,13 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"`{op.text or op.opname}` takes the value out of TensorFlow ({op.opname} gives a NumPy or Python "
                 f"value), so the tape cannot follow {s} through it: {out.of(f'the gradient with respect to {s}')}. "
                 "Use the TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
+    if op.op == "nondiff" and op.opname == _ONE_UNIT:
+        return ("GT010", op.line, op.col,
+                f"`{op.text}` gives the constant 1: {_ONE_UNIT} is exp(z) / exp(z) whatever z is, so it has "
+                f"{_ZERO} everywhere, and it is on the only path from {s} to {describe(target)}: "
+                f"{out.of('the gradient', _ONE_UNIT_ZERO)}, and the output never changes. Use no activation (a linear "
+                "output) for a value such as a critic's, or 'sigmoid' for one probability; softmax needs two units or "
+                "more.", None)
     if op.op == "nondiff":
         sign = op.opname.rsplit(".", 1)[-1] == "sign"
         return ("GT010", op.line, op.col,

@@ -397,9 +397,12 @@ def imported_layers(tree: ast.Module | None) -> set[str]:
     return names
 
 
-def numpy_in_call(model: Val) -> list[tuple[int, int, str, str]]:
-    """(line, col, text, class name) of each ``<name>.numpy()`` that ``call`` of ``model``'s class runs on every run,
-    ``<name>`` an input of ``call`` or a plain name assigned from one before (in the body's own statements)."""
+def numpy_in_call(model: Val, helpers: dict[str, ast.FunctionDef] | None = None) -> list[tuple]:
+    """(line, col, text, class name, helper) of each ``<name>.numpy()`` that ``call`` of ``model``'s class runs on
+    every run, ``<name>`` an input of ``call`` or a plain name assigned from one before (in the body's own statements);
+    and of each one a function of ``helpers`` (the module's own functions, by name) runs on the parameter ``call``
+    hands such a name to (tensorflow#41836: ``func_tf(self.param, x)``, ``x.numpy()`` in ``func_tf``), helper its
+    name ('' for ``call`` itself)."""
     fn = _call_method(model)
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args] if fn is not None else []
     if fn is None or len(params) < 2:
@@ -410,13 +413,41 @@ def numpy_in_call(model: Val) -> list[tuple[int, int, str, str]]:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy" \
                     and not node.args and isinstance(node.func.value, ast.Name) and node.func.value.id in tainted \
                     and unconditional(fn, node):
-                found.append((node.lineno, node.col_offset, ast.unparse(node)[:60], _class_name(model)))
+                found.append((node.lineno, node.col_offset, ast.unparse(node)[:60], _class_name(model), ""))
+            helper = helpers.get(node.func.id) if helpers and isinstance(node, ast.Call) \
+                and isinstance(node.func, ast.Name) and unconditional(fn, node) else None
+            if helper is not None:
+                found.extend(_numpy_in_helper(helper, node, tainted, _class_name(model)))
         if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
             names = {t.id for t in stmt.targets}
             tainted = tainted | names if _names(stmt.value) & tainted else tainted - names
         elif not isinstance(stmt, (ast.Expr, ast.Return)):
             break                                   # a branch or a loop: what follows is not followed
     return found
+
+
+def _numpy_in_helper(helper: ast.FunctionDef, call: ast.Call, tainted: set[str], cls: str) -> list[tuple]:
+    """The ``<param>.numpy()`` that ``helper`` runs on every run (in its own body, not in functions it defines), each
+    ``<param>`` a parameter ``call`` passes one of the ``tainted`` names to (by position)."""
+    params = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    given = {params[k] for k, arg in enumerate(call.args[:len(params)])
+             if isinstance(arg, ast.Name) and arg.id in tainted}
+    found = []
+    for stmt in helper.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy" \
+                    and not node.args and isinstance(node.func.value, ast.Name) and node.func.value.id in given \
+                    and unconditional(helper, node) and not _inside_def(stmt, node):
+                found.append((node.lineno, node.col_offset, ast.unparse(node)[:60], cls, helper.name))
+    return found
+
+
+def _inside_def(stmt: ast.stmt, target: ast.AST) -> bool:
+    """Whether ``target`` sits in a function or lambda defined inside ``stmt`` (it runs only when that is called)."""
+    return any(target in ast.walk(inner) for inner in ast.walk(stmt)
+               if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and inner is not stmt)
 
 
 #: functions that build graph gradients: they raise RuntimeError when run eagerly (GT018)

@@ -173,7 +173,7 @@ def layer_in_call(it, node: ast.Call, made: list[tuple[int, int, str, str]]) -> 
                   "are then trained too.")
 
 
-def numpy_in_call(it, node: ast.Call, found: list[tuple[int, int, str, str]]) -> None:
+def numpy_in_call(it, node: ast.Call, found: list[tuple[int, int, str, str, str]]) -> None:
     """GT002 on each ``.numpy()`` of its input that the ``call`` of a layer, model or Keras loss of the source runs
     (``found``, from ``_keras_call.numpy_in_call``), when it is called at ``node`` on every trace of a tf.function
     whose trace records on a tape: the input is a symbolic tensor there."""
@@ -181,12 +181,14 @@ def numpy_in_call(it, node: ast.Call, found: list[tuple[int, int, str, str]]) ->
     if frame is None or not _records(it, frame) or not _surely_runs(it, frame, node):
         return
     name = getattr(it.calling[frame], "name", "the function")
-    for line, col, text, cls in found:
+    for line, col, text, cls, helper in found:
+        where = f"`{helper}`, which `{cls}.call` calls with its input," if helper else f"`{cls}.call`"
         it.report("GT002", line, col,
-                  f"`{text}` in `{cls}.call` takes the value out of TensorFlow, and `{cls}` is called in `{name}`, a "
+                  f"`{text}` in {where} takes the value out of TensorFlow, and `{cls}` is called in `{name}`, a "
                   f"tf.function (line {node.lineno}), where its input is a symbolic tensor with no value yet: this line "
                   "raises AttributeError when the function is traced, and the gradient is never computed. Use the "
-                  "TensorFlow op (tf.exp, tf.where, tf.reduce_sum, tf.print to print) and keep the value a tensor.")
+                  "TensorFlow op (tf.exp, tf.where, tf.reduce_sum, tf.print to print) and keep the value a tensor"
+                  + (" (tf.numpy_function takes tensors, not their .numpy() values)." if helper else "."))
 
 
 def applied(it, opt: Val, name: str, node: ast.Call) -> None:

@@ -810,3 +810,69 @@ def test_a_value_build_computes_from_the_weights_through_several_operations_is_g
     cause, note = lint((CORPUS / "broken" / "weights_gathered_in_build.py").read_text())
     assert (cause.rule, cause.line, note.line) == ("GT007", 7, 18) and "is None" in cause.message
     assert lint((CORPUS / "correct" / "weights_gathered_in_call.py").read_text()) == []
+
+
+def test_a_source_a_library_op_made_anew_from_the_sources_is_gt017_and_a_cast_is_not_said():
+    """``params = tf.stack([a, b])`` asked for while ``energy`` is computed from ``a`` and ``b`` (tensorflow#9204, a
+    concat; boncey/Flickr4Java#228, a reshape): the stack is a new tensor, so the gradient is None; GT017 on the call,
+    naming what it was made from. Computed from the stack, or the gradients stacked after, it stays silent; and a
+    ``tf.cast`` (which may hand back its input itself) is still not said."""
+    source = (CORPUS / "broken" / "source_stacked_from_sources.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT017", 8) and "is None" in finding.message
+    assert "made from a, b" in finding.message and "tf.stack of the gradients" in finding.message
+    for twin in ("sources_stacked_after", "source_stacked_then_used"):
+        assert lint((CORPUS / "correct" / f"{twin}.py").read_text()) == [], twin
+    cast = source.replace("params = tf.stack([a, b])", "params = tf.cast(a, tf.float32)")
+    assert [f for f in lint(cast) if f.rule == "GT017"] == []
+
+
+def test_a_model_the_target_is_not_computed_from_is_gt017_and_a_functional_model_is_not_said():
+    """``tape.gradient(loss, encoder.trainable_variables)`` where ``loss`` is computed by another Sequential from the
+    raw batch (MorvanZhou/Reinforcement-learning-with-tensorflow#125: the DDPG critic called on the stored action): no
+    output of the encoder reaches the loss, so each of its variables' gradients is None; GT017 on the call. Fed to the
+    head, it stays silent; and when the loss comes from a functional model (whose layers the linter does not hold as
+    a Sequential's), nothing is said."""
+    source = (CORPUS / "broken" / "model_off_the_loss_path.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT017", 10) and "is None" in finding.message
+    assert "not computed from encoder at all" in finding.message
+    assert lint((CORPUS / "correct" / "model_on_the_loss_path.py").read_text()) == []
+    functional = source.replace(
+        'head = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(1)])',
+        'inp = tf.keras.Input((5,))\nhead = tf.keras.Model(inp, tf.keras.layers.Dense(1)(inp))')
+    assert [f for f in lint(functional) if f.rule == "GT017"] == []
+
+
+def test_a_softmax_over_one_unit_is_gt010_zeros_and_two_units_or_a_sigmoid_are_silent():
+    """``Dense(1, activation=tf.nn.softmax)`` (an actor-critic's critic, Stack Overflow via jtuto.com): the output is
+    the constant 1, so every gradient through it is zeros, not None; GT010 on the layer, saying zeros. Two units, or
+    one unit with a sigmoid, stay silent."""
+    source = (CORPUS / "broken" / "softmax_over_one_unit.py").read_text()
+    cause, note = lint(source)
+    assert (cause.rule, cause.line, note.line) == ("GT010", 6, 12) and "is zeros" in cause.message
+    assert "gives the constant 1" in cause.message and "is None" not in cause.message + note.message
+    assert lint((CORPUS / "correct" / "softmax_over_two_units.py").read_text()) == []
+    assert lint(source.replace("activation=tf.nn.softmax", 'activation="sigmoid"').replace("  # <- GT010", "")) == []
+
+
+def test_a_value_build_computes_for_a_layer_of_a_sequential_is_gt007_for_the_whole_variable_list():
+    """A custom layer whose ``build`` stores ``tf.reshape(tf.exp(self.log_scale), ...)``, called through a Sequential
+    and asked for ``net.trainable_variables`` (keras-team/keras#4401): the stored value was computed once, before the
+    tape, so ``log_scale``'s gradient is None while the Dense's are real; GT007 on the build line. Computed in
+    ``call``, it stays silent."""
+    cause, note = lint((CORPUS / "broken" / "weights_reshaped_in_build_sequential.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT007", 7, 17) and "is None" in cause.message
+    assert "self.log_scale" in cause.message
+    assert lint((CORPUS / "correct" / "weights_reshaped_in_call_sequential.py").read_text()) == []
+
+
+def test_numpy_in_a_module_function_a_layer_hands_its_input_to_in_a_tf_function_is_gt002():
+    """``soft_clip(inputs, 2.0)`` in a layer's ``call``, where ``soft_clip`` runs ``values.numpy()`` (tensorflow#41836,
+    a tf.custom_gradient helper): in a tf.function the input is symbolic, so that line raises AttributeError when
+    traced; GT002 on it. With TensorFlow ops it stays silent."""
+    source = (CORPUS / "broken" / "numpy_in_helper_of_layer_call.py").read_text()
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT002", 6) and "raises AttributeError" in finding.message
+    assert "`soft_clip`, which `SoftClip.call` calls with its input" in finding.message
+    assert lint((CORPUS / "correct" / "tensor_helper_of_layer_call.py").read_text()) == []
