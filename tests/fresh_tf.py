@@ -65,7 +65,7 @@ def run(args: list[str], *, cwd=None, env: dict | None = None, timeout: float | 
         while len(_servers) >= _MAX_SERVERS:
             _servers.pop(next(iter(_servers))).close()
         server = _servers[key] = _Server(env)
-    returncode, stdout, stderr, timed_out = server.run(args[1:], cwd=str(cwd or os.getcwd()), env=env,
+    returncode, stdout, stderr, timed_out = server.run(args[1:], cwd=os.path.abspath(cwd or os.getcwd()), env=env,
                                                        timeout=timeout)
     if timed_out:
         raise subprocess.TimeoutExpired(args, timeout, output=stdout, stderr=stderr)

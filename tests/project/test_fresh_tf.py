@@ -39,7 +39,7 @@ def test_a_generated_script_prints_the_same_in_a_fresh_interpreter_and_in_a_fork
     assert set(forked.stderr.splitlines()) <= set(fresh.stderr.splitlines()), forked.stderr
 
 
-def test_the_child_starts_as_a_fresh_interpreter_does(tmp_path):
+def test_the_child_starts_as_a_fresh_interpreter_does(tmp_path, monkeypatch):
     # __main__, argv, path[0], cwd and this test's environment (PYTEST_CURRENT_TEST names it: not the server's) as
     # Python sets them; nothing of the project imported; TensorFlow imported but its runtime not started (the
     # server ran no op before forking)
@@ -50,8 +50,10 @@ def test_the_child_starts_as_a_fresh_interpreter_does(tmp_path):
             "    print('runtime started:', context.context()._initialized)\n")
     script = tmp_path / "probe.py"
     script.write_text(code)
-    for args in ([sys.executable, str(script), "a", "b"], [sys.executable, "-c", code, "a"]):
-        fresh, forked = _both(args, cwd=tmp_path)
+    monkeypatch.chdir(tmp_path.parent)   # a relative cwd is this process's, not the server's
+    for args, cwd in (([sys.executable, str(script), "a", "b"], tmp_path), ([sys.executable, "-c", code, "a"],
+                                                                           tmp_path.name)):
+        fresh, forked = _both(args, cwd=cwd)
         assert fresh.returncode == forked.returncode == 0, forked.stderr
         lines = forked.stdout.splitlines()
         assert lines[:2] == fresh.stdout.splitlines()[:2] and lines[1] == "[]"
