@@ -7,14 +7,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import fresh_tf
 import gradlib
 
-ROOT = Path(__file__).resolve().parents[2]
+
+@pytest.fixture(autouse=True)
+def _the_server(monkeypatch):
+    """These tests hold the server itself to subprocess.run, even in a run that turned it off for the others."""
+    monkeypatch.delenv("GRADLIB_TESTS_NO_FORK", raising=False)
 
 
 def _both(args: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
@@ -94,6 +97,7 @@ def test_a_timeout_ends_the_child_and_raises_as_subprocess_does():
 
 
 def test_gradlib_tests_no_fork_runs_a_real_subprocess(monkeypatch):
+    # the variable is read at each run (the autouse fixture removed it for this test's first call)
     args = [sys.executable, "-c", "import os; print(os.getppid())"]
     assert int(fresh_tf.run(args).stdout) != os.getpid()   # the server's child
     monkeypatch.setenv("GRADLIB_TESTS_NO_FORK", "1")
