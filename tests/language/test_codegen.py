@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from fresh_tf import run
 
 import gradlib
 
@@ -34,9 +35,11 @@ PRECEDENCE_INPUTS = {"a": [0.5, 1.5], "b": [2.0, -1.0], "c": 0.75, "s": 0.25}
 
 
 def _run(code: str, tmp_path) -> dict[str, list]:
+    """What the script prints, run as in a fresh interpreter (tests/fresh_tf.py: a child of a fork server that
+    imported TensorFlow, ~0.5 s instead of ~5 s)."""
     script = tmp_path / "generated.py"
     script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    done = run([sys.executable, str(script)], timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     printed = {}
     for line in done.stdout.splitlines():
@@ -333,6 +336,7 @@ def test_code_names_keeps_free_names_and_numbers_the_renamed_ones_from_2():
 def test_dot_with_a_number_written_in_the_text_runs_in_the_generated_code(tmp_path):
     # Found writing these tests: the script writes a number as a Python float, which has no .shape, and the dot
     # helper read a.shape.rank to tell a scalar, so dot(2, x) crashed the script while gradlib computed it.
+    # Deliberately a real fresh interpreter (subprocess, not tests/fresh_tf.py): the script runs from a clean process.
     code = tensorflow_code("dot(2, x) + dot(x, 3)", {"x": [1.0, 3.0]})
     assert "    return dot(2.0, x) + dot(x, 3.0)\n" in code
     script = tmp_path / "generated.py"
@@ -426,7 +430,7 @@ def test_the_per_element_loop_is_offered_only_for_as_many_outputs_as_gradlib_wou
         gradlib.evaluate("x*x", {"x": [float(i) for i in range(257)]}, method="unstack", limits=limits)
     script = tmp_path / "vectorized.py"
     script.write_text(over)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    done = run([sys.executable, str(script)], timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     printed = dict(line.partition(": ")[::2] for line in done.stdout.splitlines())
     jacobian, y = np.array(ast.literal_eval(printed["jacobian"])[0]), np.array(ast.literal_eval(printed["y"]))

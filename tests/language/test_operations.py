@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 import gradlib
 import gradlib._language._operations
+from fresh_tf import run
 from generated_code import assert_script_matches
 from gradlib import ExpressionError, Limits, compare, evaluate, tensorflow_code
 from gradlib._language._syntax import parse
@@ -92,7 +92,7 @@ def test_dot_of_a_scalar_generates_code_that_runs(tmp_path):
     assert "return dot(s, x)" in code and "def dot(a, b):" in code and "def matmul(a, b):" in code
     script = tmp_path / "generated.py"
     script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    done = run([sys.executable, str(script)], timeout=300)   # as in a fresh interpreter: tests/fresh_tf.py
     assert done.returncode == 0, done.stderr[-2000:]
     assert "y: [2.0, 6.0]" in done.stdout
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import fresh_tf
 import lint_programs
 
 PROVE = Path(__file__).resolve().parent / "lint_corpus" / "prove.py"
@@ -25,7 +25,7 @@ def tf_verdicts(tmp_path_factory) -> dict[str, str]:
         path = folder / f"{name}.py"
         path.write_text(program.source)
         paths.append(str(path))
-    done = subprocess.run([sys.executable, str(PROVE), *paths], capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    done = fresh_tf.run([sys.executable, str(PROVE), *paths], timeout=600,   # a child of the TensorFlow fork server
+                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert done.returncode == 0, done.stderr[-3000:]
     return {Path(path).stem: verdict for path, verdict in json.loads(done.stdout).items()}

@@ -10,13 +10,13 @@ import functools
 import json
 import tempfile
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+import fresh_tf
 from gradlib.lint import RULES, RULES_BY_CODE, lint
 
 __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report", "UNSEEN_37", "UNSEEN_37B", "UNSEEN_37B_CAUGHT",
@@ -100,8 +100,8 @@ def run_programs(programs: dict[str, tuple[str, str | None]], tmp_path: Path) ->
     """Run each (source, reference) under TensorFlow in one subprocess; what each gave."""
     spec = tmp_path / "programs.json"
     spec.write_text(json.dumps(programs))
-    done = subprocess.run([sys.executable, str(HERE / "run_programs.py"), str(spec)], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    done = fresh_tf.run([sys.executable, str(HERE / "run_programs.py"), str(spec)], timeout=600,   # tests/fresh_tf.py
+                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import fresh_tf
 import gradlib
 from gradlib import LIMITS, LintError, LintFinding, lint
 from gradlib.lint import RULES, RULES_BY_CODE
@@ -65,8 +66,8 @@ def verdicts(tmp_path_factory) -> dict[str, str]:
         if fixed is not None:
             (extra / f"fixed_{path.name}").write_text(fixed)
     paths += sorted(str(p) for p in extra.glob("*.py"))
-    done = subprocess.run([sys.executable, str(CORPUS / "prove.py"), *paths], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    done = fresh_tf.run([sys.executable, str(CORPUS / "prove.py"), *paths], timeout=600,   # tests/fresh_tf.py
+                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert done.returncode == 0, done.stderr[-3000:]
     return {Path(k).name if "rules" in k else str(Path(k).relative_to(CORPUS)): v
             for k, v in json.loads(done.stdout).items()}

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import fresh_tf
 from gradlib import lint
 from gradlib.lint import RULES
 from fix_programs import REPORTS
@@ -63,8 +64,8 @@ def outcomes(tmp_path_factory) -> dict[str, dict]:
         path = path.with_suffix(".py") if path.suffix != ".py" else path
         path.write_text(source)
         paths[str(path)] = name
-    done = subprocess.run([sys.executable, str(CORPUS / "outcomes.py"), *paths], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    done = fresh_tf.run([sys.executable, str(CORPUS / "outcomes.py"), *paths], timeout=600,   # tests/fresh_tf.py
+                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert done.returncode == 0, done.stderr[-3000:]
     found = {}
     for path, run in json.loads(done.stdout).items():

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fresh_tf import run
 
 import gradlib
 from gradlib import ExpressionError, Limits
@@ -32,8 +33,10 @@ CAP_BYTES = 3 * 2**30
 APP_LIMITS = Limits(max_elements=250_000, max_jacobian=250_000, max_flops=1e9, max_bytes=5e8)   # as dashboard/services.py
 
 
-def _in_capped_child(code: str) -> dict:
-    """Run ``code`` (which sets ``out``) in a child with ``CAP_BYTES`` of address space; return ``out``."""
+def _in_capped_child(code: str, *, fresh: bool = False) -> dict:
+    """Run ``code`` (which sets ``out``) in a child with ``CAP_BYTES`` of address space; return ``out``. The child is
+    forked from a server that imported TensorFlow (tests/fresh_tf.py), or with ``fresh`` a new interpreter: a test
+    that reads the process's peak resident memory (which a forked child starts from its server's) takes that."""
     script = textwrap.dedent(f"""
         import json, resource
         resource.setrlimit(resource.RLIMIT_AS, ({CAP_BYTES}, {CAP_BYTES}))
@@ -42,7 +45,9 @@ def _in_capped_child(code: str) -> dict:
         from gradlib import Limits
         out = {{}}
     """) + textwrap.dedent(code) + "\nprint('OUT' + json.dumps(out))\n"
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=240)
+    args = [sys.executable, "-c", script]
+    proc = (subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=240) if fresh
+            else run(args, cwd=ROOT, timeout=240))
     assert proc.returncode == 0, f"child failed with {proc.returncode}: {proc.stderr[-2000:]}"
     line = next(line for line in proc.stdout.splitlines() if line.startswith("OUT"))
     return json.loads(line[3:])
@@ -99,7 +104,7 @@ def test_auto_does_not_repair_poisoned_rows_with_a_jacobian_too_big_for_the_app(
         out["method"], out["poisoned"], out["repaired"] = r.method, len(r.poisoned_rows), len(r.repaired_rows)
         out["nan"] = bool(np.isnan(r.jacobian).all())
         out["warnings"] = r.warnings
-    """)
+    """, fresh=True)
     # sqrt(s - s) at s = 2 has an infinite derivative times (1 - 1) = 0: NaN in every row, finite y everywhere
     assert (out["method"], out["poisoned"], out["repaired"], out["nan"]) == ("forward", 22_500, 0, True)
     assert out["warnings"][0].startswith("NaN in the gradient of finite output(s) y[0,0], y[0,1], y[0,2], y[0,3], "
@@ -290,7 +295,7 @@ def test_chunks_keep_the_peak_memory_near_their_estimate():
                              limits=Limits(max_bytes=1e8))
         out["growth"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
         out["warnings"] = r.warnings
-    """)
+    """, fresh=True)
     assert out["warnings"][0].startswith("computed in chunks of 33 vectorized passes")
     assert out["growth"] < 1.5e8   # measured: 58 MB, against 457 MB for all 300 passes at once
 

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from fresh_tf import run
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 GUIDE = README.parent / "docs" / "guide"
@@ -35,8 +36,9 @@ def test_the_readme_keeps_the_two_commands_and_points_to_the_guide():
 
 
 def _run(code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          cwd=README.parent)
+    """What ``python -c code`` prints in the repository's folder, run as in a fresh interpreter (tests/fresh_tf.py:
+    a child of a fork server that imported TensorFlow)."""
+    done = run([sys.executable, "-c", code], timeout=300, cwd=README.parent)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 
@@ -86,8 +88,8 @@ def test_the_per_example_example_prints_its_shapes_and_the_ghost_norms_agree():
 
 def test_the_scan_example_prints_the_shapes_and_writes_the_csv(tmp_path):
     code = _block_after("## On one machine", GUIDE / "scan.md")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(README.parent)})
+    done = run([sys.executable, "-c", code], timeout=300, cwd=tmp_path,
+               env={**os.environ, "PYTHONPATH": str(README.parent)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "(1000,) (1000,)" in done.stdout and "norm" in done.stdout
     assert (tmp_path / "norms.csv").read_text().startswith("index,loss,norm\n")

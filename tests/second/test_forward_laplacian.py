@@ -10,6 +10,7 @@ its last good and first bad byte, and against what a call really holds.
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 from dataclasses import replace
 
@@ -53,26 +54,38 @@ def tape_laplacians(model, x):
     return np.array(out)
 
 
-def jax_laplacians(model, x):
-    """Each sample's Laplacian per output in JAX float64 on the model's weights (its own activations)."""
+@functools.cache
+def _jax_laplacian(activations: tuple[str, ...]):
+    """JAX's Laplacian per sample and output of Dense layers with these activations (its own), the weights an
+    argument: jitted, so each shape is traced and compiled once and every call of that shape reuses it, where the
+    eager JAX reference dispatched each op of ``jax.hessian`` one at a time (~20 s of this file)."""
     jax = pytest.importorskip("jax")
     jnp = jax.numpy
     own = {"linear": lambda z: z, "tanh": jnp.tanh, "sigmoid": jax.nn.sigmoid, "softplus": jax.nn.softplus,
            "silu": jax.nn.silu, "swish": jax.nn.silu, "exponential": jnp.exp, "elu": jax.nn.elu,
            "relu": jax.nn.relu}
+    acts = [own[a] for a in activations]
+
+    def f(weights, v):
+        for (k, b), act in zip(weights, acts):
+            v = act(v @ k + b)
+        return v
+
+    def lap(weights, v):
+        return jnp.trace(jax.hessian(f, argnums=1)(weights, v), axis1=1, axis2=2)
+
+    return jax.jit(jax.vmap(lap, in_axes=(None, 0)))
+
+
+def jax_laplacians(model, x):
+    """Each sample's Laplacian per output in JAX float64 on the model's weights (its own activations)."""
+    jax = pytest.importorskip("jax")
+    layers = dense_layers(model)[0]
     with jax.enable_x64(True):
-        layers = [(jnp.asarray(np.asarray(k, np.float64)), jnp.asarray(np.asarray(b, np.float64)), own[a])
-                  for k, b, a in dense_layers(model)[0]]
-
-        def f(v):
-            for k, b, act in layers:
-                v = act(v @ k + b)
-            return v
-
-        def lap(v):
-            return jnp.trace(jax.hessian(f)(v), axis1=1, axis2=2)
-
-        return np.asarray(jax.vmap(lap)(jnp.asarray(np.asarray(x, np.float64))))
+        weights = [(jax.numpy.asarray(np.asarray(k, np.float64)), jax.numpy.asarray(np.asarray(b, np.float64)))
+                   for k, b, _ in layers]
+        laplacians = _jax_laplacian(tuple(a for _, _, a in layers))
+        return np.asarray(laplacians(weights, jax.numpy.asarray(np.asarray(x, np.float64))))
 
 
 @pytest.mark.parametrize("activation", ACTIVATIONS)
