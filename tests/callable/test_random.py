@@ -82,3 +82,7 @@ def test_a_recurrent_layer_without_dropout_draws_nothing():
     plain = keras.Sequential([keras.Input((3, 4)), keras.layers.LSTM(2), keras.layers.Dense(1)])
     dropped = keras.Sequential([keras.Input((3, 4)), keras.layers.GRU(2, dropout=0.2), keras.layers.Dense(1)])
     assert random_objects(plain) == () and len(random_objects(dropped)) == 1
+
+
+def test_infinite_outputs_equal_at_both_calls_are_not_random():
+    assert not is_random(lambda x: tf.exp(tf.exp(10 * x)), X)
