@@ -12,7 +12,7 @@ giving a silently wrong answer.
 
 A random fn (Dropout with ``training=True``: two calls on the first samples differ, asked once per function and
 sample shape, ``_callable._random``) is named in ``warnings``: the Jacobians are those of one call's draw. ``loop``
-refuses it (each sample's call draws anew).
+and ``tiled`` refuse it (each sample's call, each copy of the batch, draws anew).
 
 What is checked when: ``pfor``, ``while_loop`` and ``loop`` check the whole batch on every call. ``tiled`` (``auto``'s
 choice for a model that runs a loop: a recurrent layer) checks on its first call for each batch shape and again
@@ -206,7 +206,8 @@ def _check_method(method: Any) -> None:
 
 def _check_random(fn: Callable, x: tf.Tensor, method: str) -> bool:
     """Whether fn is random (``_callable._random``: two calls on the first samples, once per function and sample
-    shape); ``loop`` refuses it: its calls of fn, one per sample and one over the batch, would each draw anew."""
+    shape); ``loop`` and ``tiled`` refuse it: their calls of fn (one per sample and one over the batch; the batch
+    repeated once per output element) would each draw anew."""
     if not is_random(fn, x):
         return False
     if method == "loop":
@@ -215,6 +216,11 @@ def _check_random(fn: Callable, x: tf.Tensor, method: str) -> bool:
             "on the whole batch for the independence check, so every sample's Jacobian comes from another draw and "
             "the check would blame batch mixing that is not there. Fix its randomness (training=False), or use "
             "method='auto', which differentiates one call of fn over the whole batch: the Jacobians of that draw")
+    if method == "tiled":
+        raise GradlibError(
+            f"{API} cannot use method='tiled' on this fn: {RANDOM}. The tiled method runs fn on the batch repeated "
+            "once per output element, and every copy draws anew, so each row of a Jacobian would come from another "
+            "draw. Fix its randomness (training=False), or use method='auto' or 'while_loop'")
     return True
 
 

@@ -37,6 +37,12 @@ def test_a_vectorized_method_warns_and_gives_the_jacobians_of_its_own_draw(metho
     assert np.allclose(r.jacobian, np.einsum("bj,jk->bkj", kept * 2.0, W), rtol=1e-6)
 
 
+def test_tiled_refuses_a_random_fn_by_name():
+    with pytest.raises(GradlibError, match=r"cannot use method='tiled' on this fn: fn is random: two calls .* every "
+                                           r"copy draws anew"):
+        gradlib.per_sample_gradients(random_fn(), X, method="tiled")
+
+
 def test_loop_refuses_a_random_fn_by_name():
     with pytest.raises(GradlibError, match=r"cannot use method='loop' on this fn: fn is random: two calls .* once "
                                            r"per sample and once more on the whole batch") as caught:
