@@ -40,8 +40,7 @@ RANDOM = ("fn is random: two calls at the same point gave different outputs (Dro
           "with training=True?)")
 #: (fn's key, a sample's shape, dtype) -> whether two calls of fn differed
 _VERDICTS = LRUCache(maxsize=128)
-
-
+#: ``is_random``'s default key: fn's own ``callable_key`` (a key of ``None`` means "not remembered")
 _OWN = object()
 
 
