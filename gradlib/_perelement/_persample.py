@@ -182,8 +182,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         start, traces = time.perf_counter(), _traces()
         out_shape, outputs = sample_output(fn, xt, API)
         random = _check_random(fn, xt, method)
-        _check_size(xt, out_shape, limits)
-        _check_tiled(method, out_shape)
+        _check_request(xt, out_shape, method, limits)
         y, jac, projection, used, compiled, precision, unchecked, tier = _compute(fn, xt, method, out_shape)
         unchecked = unchecked if check_independence else ""
         if check_independence and xt.shape[0] >= 2 and projection is not None:   # None: tiled checked its own
@@ -227,6 +226,12 @@ def _check_random(fn: Callable, x: tf.Tensor, method: str) -> bool:
 _RANDOM = (f"{RANDOM}: these Jacobians are those of this call's draw (one call of fn over the whole batch, "
            "differentiated), and every call gives others; fix its randomness (training=False) to get the gradients "
            "of one function")
+
+
+def _check_request(x: tf.Tensor, out_shape: tuple[int, ...], method: str, limits: Limits) -> None:
+    """The Jacobians' size within ``limits``, and the tiled method's copies of the batch within ``TILED_OUTPUTS``."""
+    _check_size(x, out_shape, limits)
+    _check_tiled(method, out_shape)
 
 
 def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> None:
