@@ -30,5 +30,6 @@ def test_a_random_fn_s_poisoned_row_is_left_nan_and_said_so():
 
 
 def test_the_same_function_without_its_draw_is_repaired():
-    r = gradlib.per_element_gradients(lambda x: tf.stack([tf.exp(tf.exp(10 * x[0])), tf.reduce_sum(x) * 1.5]), X)
+    r = gradlib.per_element_gradients(lambda x: tf.stack([tf.exp(tf.exp(10 * x[0])), tf.reduce_sum(x) * 1.5]), X,
+                                      check=False)
     assert r.repaired_rows == (1,) and np.allclose(r.jacobian[1], 1.5)
