@@ -10,6 +10,8 @@ residuals).
 - ``_outputs``  outputs: one or several (list, tuple, dict, a Keras model's), joined and checked; a failing fn
 - ``_labels``   row and column labels (``x[1]``, ``price[0]``; an output never by an input's name)
 - ``_mixing``   the check that a batch's samples do not mix
+- ``_random``   whether fn is random (two calls on the first samples that differ, remembered) and which layers
+                hold a generator: methods that combine several calls of fn refuse a random fn
 - ``_weights``  which batches' independence was checked: the weights' fingerprint (computed in a traced step) and
                 the bounded record of checks (per-example gradients, per_sample_gradients, its tiled method)
 - ``_state``    the cache key of a function (``fingerprint``: the values a trace would freeze) and the proof that

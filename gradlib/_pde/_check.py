@@ -23,7 +23,7 @@ import tensorflow as tf
 from .._foundations._errors import GradlibError
 from .._foundations._format import format_number
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
-from ._derivatives import Plan, check_model, check_x, compute, entry_point, split_outputs
+from ._derivatives import Plan, check_model, check_x, compute, entry_point, forward_columns
 from ._names import Derivative, check_names
 
 __all__ = ["PdeCheck", "check", "independence"]
@@ -76,7 +76,7 @@ def check(model: Callable, x: Any, coords: Sequence[str] = ("x", "t"), outputs: 
     check_model(model, plan, _API)
     x = check_x(x, coords, _API)
     values = {name: value.numpy() for name, value in compute(model, x, plan, _API).items()}
-    mixing = _mixing(model, x, plan, values)
+    mixing = independence(model, x, plan, _API)
     nonfinite = [text for o in outputs for text in [_nonfinite(o, values, x.numpy(), coords)] if text]
     flat = tuple(o for o in outputs if _flat(o, coords, values))
     findings = ([mixing] if mixing else []) + nonfinite + [_flat_text(o, coords, len(x)) for o in flat]
@@ -89,33 +89,37 @@ def _directions(d: int) -> list[tuple[int, ...]]:
 
 
 def independence(model: Callable, x: tf.Tensor, plan: Plan, api: str) -> str:
-    """The mixing test alone, eagerly (a residual's first call): "" when the points are independent, else why not."""
-    firsts = Plan(plan.coords, plan.outputs, tuple(Derivative(_first(o, plan.coords, j), n, (j,))
-                                                   for n, o in enumerate(plan.outputs) for j in range(len(plan.coords))))
-    return _mixing(model, x, firsts, {k: v.numpy() for k, v in compute(model, x, firsts, api).items()})
+    """The mixing test alone, eagerly (a residual's first call): "" when the points are independent, else why not.
 
-
-def _mixing(model: Callable, x: tf.Tensor, plan: Plan, values: dict[str, np.ndarray]) -> str:
-    """A random projection of the whole batch's gradient against the per-point gradients' prediction."""
-    with tf.GradientTape(watch_accessed_variables=False) as tape:
+    One call of the model gives both sides: each output's first derivatives (the gradient of its sum over the
+    points, as ``gradlib.pde`` takes them) and the projection, so a random model (Dropout with training=True) is
+    compared with its own draw, not blamed for mixing by a second call's.
+    """
+    with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
         tape.watch(x)
-        columns = split_outputs(model(x), plan.outputs, x.shape[0], _API)
-        y = tf.stack([tf.cast(c, x.dtype) for c in columns], axis=1)
+        columns = [tf.cast(c, x.dtype) for c in forward_columns(model, x, plan.outputs, api)]
+        y = tf.stack(columns, axis=1)
+    firsts = [tape.gradient(c, x, unconnected_gradients=tf.UnconnectedGradients.ZERO) for c in columns]
+    u, g = _projection(tape, y, x)
+    del tape
+    return _mixing_text(np.stack([f.numpy() for f in firsts], axis=1), u, g, x.dtype.name)
+
+
+def _projection(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """The test's random cotangent ``u`` and ``u^T dy/dx`` over the whole batch."""
     u = tf.random.stateless_normal(tf.shape(y), seed=PROJECTION_SEED, dtype=y.dtype)
     g = tape.gradient(y, x, output_gradients=u, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-    d = len(plan.coords)
-    jac = np.stack([np.stack([values[_first(o, plan.coords, j)] for j in range(d)], axis=-1) for o in plan.outputs],
-                   axis=1)
-    found, _ = find_mixing(jac, u.numpy(), g.numpy(), x.dtype.name)
+    return u.numpy(), g.numpy()
+
+
+def _mixing_text(jac: np.ndarray, u: np.ndarray, g: np.ndarray, dtype: str) -> str:
+    """"" when the per-point first derivatives ``jac`` ``(B, out, d)`` predict ``g``, else why the points mix."""
+    found, _ = find_mixing(jac, u, g, dtype)
     if found is None:
         return ""
     return (f"{mixing_text(found)}: gradlib.pde takes each point's derivative as the gradient of a sum over the "
             "points, so its derivatives here are not each point's own. Call the model with training=False (a "
             "BatchNormalization in training mode mixes points) or remove the layer that mixes them")
-
-
-def _first(output: str, coords: tuple[str, ...], j: int) -> str:
-    return f"{output}_{coords[j]}"
 
 
 def _nonfinite(output: str, values: dict[str, np.ndarray], x: np.ndarray, coords: tuple[str, ...]) -> str:

@@ -28,7 +28,8 @@ from .._second._runner import first_order_cut_error, refuse_first_order_cut
 from ._jet import jet_kernels, jet_values
 from ._names import Derivative, check_names, derivative
 
-__all__ = ["Plan", "check_model", "check_x", "compute", "derivatives", "entry_point", "plan", "split_outputs"]
+__all__ = ["Plan", "check_model", "check_x", "compute", "derivatives", "entry_point", "forward_columns", "plan",
+           "split_outputs"]
 
 #: a parent's children, by order: (output, along) -> its children's ``along``
 Tree = dict[tuple[int, tuple[int, ...]], set[tuple[int, ...]]]
@@ -231,7 +232,7 @@ def compute(model: Callable, x: tf.Tensor, plan_: Plan, api: str, jet: bool = Tr
             open_.append(tape.__enter__())
             tape.watch(x)
         since = 0 if tf.executing_eagerly() else len(tf.compat.v1.get_default_graph().get_operations())
-        for k, column in enumerate(_forward(model, x, plan_.outputs, api)):
+        for k, column in enumerate(forward_columns(model, x, plan_.outputs, api)):
             values[k, ()] = column
         if plan_.order >= 2:
             _refuse_first_order_cut(model, x, api, since)
@@ -265,7 +266,8 @@ def _hashable(key: Any) -> Any:
     return key
 
 
-def _forward(model: Callable, x: tf.Tensor, outputs: tuple[str, ...], api: str) -> list[tf.Tensor]:
+def forward_columns(model: Callable, x: tf.Tensor, outputs: tuple[str, ...], api: str) -> list[tf.Tensor]:
+    """One call of ``model`` on ``x``, its outputs split into one ``(N,)`` column per name in ``outputs``."""
     try:
         y = model(x)
     except Exception as exc:   # noqa: BLE001 - the user's model failed: say so, with its message

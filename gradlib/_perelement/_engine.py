@@ -19,10 +19,13 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import tensorflow as tf
+
 from . import _cost, _methods, _opgraph, _plan, _probe, _structured, _warm
 from .._foundations._cache import LRUCache
 from ._compute import (CompiledRun, cached_compiled, calls_py_function, compute, compute_chunked, custom_gradient,
                        output_size, unreached)
+from .._callable._random import RANDOM, is_random
 from .._foundations._errors import GradlibError, error_gist
 from .._foundations._limits import Limits
 from ._methods import CORRECT_METHODS
@@ -80,6 +83,9 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     if poisoned and method == "auto" and chosen != "forward" and custom_gradient(problem):
         notes += ("NaN poisoning not repaired: the other mode, forward mode, would not follow the gradient fn defines "
                   "itself (tf.custom_gradient)",)
+    elif poisoned and method == "auto" and _random(problem):
+        notes += (f"NaN poisoning not repaired: {RANDOM}, and a repair calls fn again: its cells would come from "
+                  "another draw than the rest of the Jacobian",)
     elif poisoned and method == "auto":
         jac, poisoned, repair, notes = repair_poisoned(problem, profile, chosen, bool(ran), jac, poisoned,
                                                        _compilable(problem, compiled), limits)
@@ -94,6 +100,12 @@ def run_method(problem: Problem, method: str, compiled: bool | None, limits: Lim
     if fast:
         _remember_warm(problem, compiled, limits, m, ran, result)
     return replace(result, warnings=result.warnings + notes) if notes else result
+
+
+def _random(problem: Problem) -> bool:
+    """Whether ``problem.f`` gives another output at a second call at the same point (asked only where a repair
+    would call it again: a rare path, so not remembered)."""
+    return is_random(lambda _: problem.f(problem.xs, problem.cs), tf.zeros((1, 1)), None)
 
 
 def _remember_warm(problem: Problem, compiled: bool | None, limits: Limits, m: int, ran, result: GradResult) -> None:

@@ -10,6 +10,10 @@ input breaks that equality (with probability one for a random ``u``), so a layer
 (BatchNormalization in training mode, a shift along the batch axis) raises ``BatchMixingError`` instead of
 giving a silently wrong answer.
 
+A random fn (Dropout with ``training=True``: two calls on the first samples differ, asked once per function and
+sample shape, ``_callable._random``) is named in ``warnings``: the Jacobians are those of one call's draw. ``loop``
+and ``tiled`` refuse it (each sample's call, each copy of the batch, draws anew).
+
 What is checked when: ``pfor``, ``while_loop`` and ``loop`` check the whole batch on every call. ``tiled`` (``auto``'s
 choice for a model that runs a loop: a recurrent layer) checks on its first call for each batch shape and again
 whenever the fingerprint of the floating-point variables fn reads changes (``_tiled``, ``_callable._weights``), with
@@ -41,6 +45,7 @@ from .._foundations._limits import LIMITS, Limits, largest_fitting
 from .._callable._forms import sample_batch
 from .._callable._labels import index_labels
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
+from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
 from .._callable._trace import lowest_float, trace
@@ -176,14 +181,14 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
     with _runtime.work_slot():
         start, traces = time.perf_counter(), _traces()
         out_shape, outputs = sample_output(fn, xt, API)
-        _check_size(xt, out_shape, limits)
-        _check_tiled(method, out_shape)
+        random = _check_random(fn, xt, method)
+        _check_request(xt, out_shape, method, limits)
         y, jac, projection, used, compiled, precision, unchecked, tier = _compute(fn, xt, method, out_shape)
         unchecked = unchecked if check_independence else ""
         if check_independence and xt.shape[0] >= 2 and projection is not None:   # None: tiled checked its own
             unchecked = _check_independent(jac, projection, precision)
         seconds = time.perf_counter() - start
-    warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ())
+    warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ()) + ((_RANDOM,) if random else ())
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
                            compiled_as=tier[0], compiled_final=tier[1], traced=tier[2] or _traces() != traces,
                            inputs=inputs, outputs=named_outputs(outputs, names),
@@ -196,6 +201,37 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
 def _check_method(method: Any) -> None:
     if method not in PER_SAMPLE_METHODS:
         raise ExpressionError(f"per_sample_gradients got method={method!r}; choose one of {', '.join(PER_SAMPLE_METHODS)}")
+
+
+def _check_random(fn: Callable, x: tf.Tensor, method: str) -> bool:
+    """Whether fn is random (``_callable._random``: two calls on the first samples, once per function and sample
+    shape); ``loop`` and ``tiled`` refuse it: their calls of fn (one per sample and one over the batch; the batch
+    repeated once per output element) would each draw anew."""
+    if not is_random(fn, x):
+        return False
+    if method == "loop":
+        raise GradlibError(
+            f"{API} cannot use method='loop' on this fn: {RANDOM}. The loop calls fn once per sample and once more "
+            "on the whole batch for the independence check, so every sample's Jacobian comes from another draw and "
+            "the check would blame batch mixing that is not there. Fix its randomness (training=False), or use "
+            "method='auto', which differentiates one call of fn over the whole batch: the Jacobians of that draw")
+    if method == "tiled":
+        raise GradlibError(
+            f"{API} cannot use method='tiled' on this fn: {RANDOM}. The tiled method runs fn on the batch repeated "
+            "once per output element, and every copy draws anew, so each row of a Jacobian would come from another "
+            "draw. Fix its randomness (training=False), or use method='auto' or 'while_loop'")
+    return True
+
+
+_RANDOM = (f"{RANDOM}: these Jacobians are those of this call's draw (one call of fn over the whole batch, "
+           "differentiated), and every call gives others; fix its randomness (training=False) to get the gradients "
+           "of one function")
+
+
+def _check_request(x: tf.Tensor, out_shape: tuple[int, ...], method: str, limits: Limits) -> None:
+    """The Jacobians' size within ``limits``, and the tiled method's copies of the batch within ``TILED_OUTPUTS``."""
+    _check_size(x, out_shape, limits)
+    _check_tiled(method, out_shape)
 
 
 def _check_size(x: tf.Tensor, out_shape: tuple[int, ...], limits: Limits) -> None:

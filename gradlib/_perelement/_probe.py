@@ -38,6 +38,7 @@ from .._foundations._cache import LRUCache
 from .._foundations._errors import GradlibError, error_gist
 from .._foundations._format import format_number
 from ._problem import Problem
+from .._callable._random import RANDOM
 from .._callable._trace import trace
 
 __all__ = ["MAX_SHARE", "RTOL", "STEPS", "check", "check_result", "direction", "retired"]
@@ -71,9 +72,8 @@ def check(problem: Problem, y: np.ndarray, jac: np.ndarray) -> str:
     y = np.asarray(y, np.float64).ravel()
     eps = float(np.finfo(problem.dtype).eps)
     if np.nanmax(np.abs(again - y) - 100 * eps * np.maximum(1.0, np.abs(y)), initial=0.0) > 0:
-        return ("fn is random: two calls at the same point gave different outputs (Dropout or another random "
-                "layer with training=True?), so every call has another Jacobian; fix its randomness (training=False)"
-                " to get the gradients of one function")
+        return (f"{RANDOM}, so every call has another Jacobian; fix its randomness (training=False) to get the "
+                "gradients of one function")
     rounding = 8 * eps * (np.abs(again) + np.abs(plus) + np.abs(minus)) / h
     predicted = np.asarray(jac, np.float64) @ d
     ahead, behind = (plus - again) / h, (again - minus) / h

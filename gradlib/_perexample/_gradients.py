@@ -44,6 +44,7 @@ from .._foundations._format import format_number
 from .._callable import _weights
 from ._ghost import Capture, accepts, rule_for
 from .._foundations._limits import LIMITS, Limits
+from .._callable._random import draws_random, random_objects
 from .._callable._trace import trace
 from .._callable._state import plain_model
 from .._foundations._runtime import returns_numpy
@@ -201,7 +202,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
     reweighted = None if grads is not None else functools.partial(_reweighted, model, loss, bool(training), xt, yt)
     return PerExampleResult(losses=losses, norms=norms, gradients=grads, method=plan.method,
                             variable_names=tuple(v.path for v in model.trainable_variables), fallback=plan.fallback,
-                            seconds=seconds, warnings=_warnings(losses, norms),
+                            seconds=seconds, warnings=_warnings(losses, norms) + _random_warning(model, training),
                             regularization=_regularization_gradient(model), _reweighted=reweighted)
 
 
@@ -429,8 +430,9 @@ def _alone_losses(model: Any, loss: Any, x: Any, y: tf.Tensor, training: bool) -
 
 
 def _random_layers(model: Any) -> bool:
-    """Whether a layer draws random numbers (Dropout, GaussianNoise): two passes differ in training mode."""
-    return any(hasattr(layer, "seed_generator") for layer in [model] + _layers(model))
+    """Whether a layer draws random numbers in training mode: it holds a Keras ``SeedGenerator`` or a
+    ``tf.random.Generator`` under any name (Dropout's ``seed_generator``, RandomFlip's ``generator``)."""
+    return draws_random(model)
 
 
 def _route(model: Any, recorder: "_Recorder", claimed: list[Capture], fallback: list, gradients: bool) -> Route:
@@ -852,6 +854,18 @@ def _first_gap(joint: np.ndarray, alone: np.ndarray) -> int | None:
         return None
     gap = np.where(np.isnan(joint) & np.isnan(alone), 0.0, np.abs(joint - alone))
     return int(np.nanargmax(np.where(np.isnan(gap), np.inf, gap)))
+
+
+def _random_warning(model: Any, training: bool) -> tuple[str, ...]:
+    """What a result of a model with random layers in training mode is: one draw's, not a per-example loop's."""
+    names = random_objects(model) if training else ()
+    if not names:
+        return ()
+    return (f"the model draws random numbers in training mode (layers {', '.join(map(repr, names[:4]))}): each "
+            "example's loss and gradient come from one draw, this call's (the batch's own pass, or the per-example "
+            "loop's for the layers it runs), so a per-example loop or another call draws other noise and gives other "
+            "numbers; each is the gradient of its example's loss under its draw. Use training=False for the "
+            "gradients of one deterministic function",)
 
 
 def _warnings(losses: np.ndarray, norms: np.ndarray) -> tuple[str, ...]:

@@ -34,8 +34,9 @@ from . import _orders
 from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import Poisoning, cell_label, poisoned_mask, poisoning_warnings, repair
-from ._runner import (Request, custom_gradient_refusal, refuse_discrete_inputs, refuse_first_order_cut, run,
-                      trace_failure)
+from .._callable._random import is_random
+from ._runner import (RANDOM_REPAIR, Request, custom_gradient_refusal, refuse_discrete_inputs, refuse_first_order_cut,
+                      run, trace_failure)
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -207,6 +208,8 @@ def _hvp_repaired(g: Callable, v: tf.Tensor, y, products, t: tf.Tensor, method: 
     if defined:
         return products, Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
                                    "which forward mode does not follow")
+    if is_random(g, v, None):   # probed here only: a poisoned product is rare
+        return products, Poisoning(np.argwhere(mask), why_not=RANDOM_REPAIR)
     return repair(g, v, products, mask, "hvp", False, limits, direction=t.numpy()[0])
 
 

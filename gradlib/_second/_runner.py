@@ -25,6 +25,7 @@ import tensorflow as tf
 
 from .._foundations._cache import LRUCache
 from .._callable._mixing import find_mixing, mixing_text
+from .._callable._random import RANDOM, is_random
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
 from .._foundations._limits import Limits, largest_fitting
@@ -36,12 +37,16 @@ from ._poisoning import Poisoning, poisoned_mask, repair
 from ._forward_laplacian import chunked_forward_laplacian
 from ._taylor import dense_layers
 
-__all__ = ["FORWARD_METHODS", "Outcome", "Request", "check_independent", "custom_gradient_refusal",
+__all__ = ["FORWARD_METHODS", "RANDOM_REPAIR", "SEVERAL_CALLS", "Outcome", "Request", "check_independent",
+           "custom_gradient_refusal", "random_refusal",
            "first_order_cut_error", "refuse_discrete_inputs", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
 FORWARD_METHODS = ("forward_over_reverse", "hutchinson")
+#: the methods that call fn several times and combine the results (the first derivatives on the batch, then a pass
+#: on copies of the batch per chunk of tangents or probes): for a random fn each call draws anew, and they mix draws
+SEVERAL_CALLS = ("forward_over_reverse", "hutchinson")
 _COMPILED = LRUCache(maxsize=32)
 #: (key, shape, dtype) -> the gradient fn defines itself, "" when none
 _DEFINED = LRUCache(maxsize=64)
@@ -150,7 +155,15 @@ def run(req: Request, limits: Limits) -> Outcome:
             raise custom_gradient_refusal(req.api, method, _defined_gradient(req),
                                           "method='nested_tapes' or 'loop' (reverse over reverse)")
         method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
+    random = _random(req)
+    if method in SEVERAL_CALLS and random:
+        if req.method != "auto":
+            raise random_refusal(req.api, method)
+        method = _orders.choose(s, limits, exclude=SEVERAL_CALLS)
     out, notes, precision = _execute(req, method, s, limits)
+    notes += (f"{RANDOM}: these derivatives are those of one call's draw ({method!r} differentiates one call of fn), "
+              "and every call gives others; fix its randomness (training=False) to get those of one function",) \
+        if random else ()
     if method == "forward_laplacian" and not same_output(out["y"], out["called"], precision):
         if req.method != "auto":
             raise ExpressionError(f"{req.api} cannot use method='forward_laplacian' on this model: its layer rules "
@@ -209,6 +222,8 @@ def _repaired(req: Request, y: np.ndarray, value: np.ndarray, kind: str, limits:
     if _defined_gradient(req):
         return value, Poisoning(np.argwhere(mask), why_not="fn defines its own gradient (tf.custom_gradient), "
                                 "which forward mode does not follow")
+    if _random(req):
+        return value, Poisoning(np.argwhere(mask), why_not=RANDOM_REPAIR)
     return repair(req.g, req.x, value, mask, kind, req.tileable, limits)
 
 
@@ -283,6 +298,25 @@ def trace_failure(when: str, exc: BaseException) -> GradlibError:
         advice = (". TensorFlow has no gradient for the gradient of an op fn uses, so its second derivative cannot be "
                   "taken (softsign is one such op): write that part with other ops")
     return GradlibError(f"fn failed when {when}: {text}{advice}")
+
+
+def random_refusal(api: str, method: str) -> GradlibError:
+    """The refusal of a ``method`` that calls fn several times (``SEVERAL_CALLS``) on a random fn."""
+    return GradlibError(
+        f"{api} cannot use method={method!r} on this fn: {RANDOM}. {method} calls fn several times (the first "
+        "derivatives on the batch, then passes on copies of it) and combines the results, each from another draw: "
+        "a number no single draw has. Fix its randomness (training=False), or use method='nested_tapes' or 'loop', "
+        "which differentiate one call of fn (the derivatives of that call's draw), or method='auto', which does")
+
+
+#: why ``auto`` does not repair NaN-poisoned cells of a random fn
+RANDOM_REPAIR = (f"{RANDOM}, and a repair calls fn again: its cells would come from another draw than the rest")
+
+
+def _random(req: Request) -> bool:
+    """Whether ``req.g`` is random (``_callable._random``: two calls on the first samples, once per function and
+    sample shape while ``req.key`` names it)."""
+    return is_random(req.g, req.x, None if req.key is None else ("second", req.key))
 
 
 def custom_gradient_refusal(api: str, method: str, name: str, instead: str) -> GradlibError:

@@ -132,6 +132,11 @@ def _maybe_counting(use):
     return lambda x: x * 3.0
 
 
+def _maybe_random(use):
+    """A function that draws at every call (Dropout's way), or one that does not."""
+    return lambda x: x * 2.0 + (tf.random.uniform(tf.shape(x)) if use else 0.0)
+
+
 _LAP = lambda x: tf.reduce_sum(x ** 3, axis=1, keepdims=True)  # noqa: E731
 _CUBE = lambda x: x ** 3  # noqa: E731
 _SQUARE = lambda x: x * x  # noqa: E731
@@ -175,6 +180,8 @@ ROWS = [
     ("a closure's value (per sample)", ["_perelement._persample._SAMPLE_FUNCTIONS",
                                         "_callable._outputs._OUTPUT_SHAPES"],
      lambda c: gradlib.per_sample_gradients(_times(c), XB), 2.0, 3.0),
+    ("whether a closure is random (per sample)", ["_callable._random._VERDICTS"],
+     lambda use: gradlib.per_sample_gradients(_maybe_random(use), XB), True, False),
     ("a closure's value (per sample, loop)", ["_perelement._persample._PRECISIONS"],
      lambda c: gradlib.per_sample_gradients(_times(c), XB, method="loop"), 2.0, 3.0),
     ("a closure's value (per sample, loop, over LOOP_ROWS outputs)", ["_perelement._persample._LOOP_STEPS"],

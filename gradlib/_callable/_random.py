@@ -1,0 +1,129 @@
+"""Whether a user's function is random: another output at every call, so another derivative at every call.
+
+Dropout or GaussianNoise called with ``training=True``, Keras' RandomFlip or RandomRotation in training mode,
+``tf.random.normal`` inside fn, a ``tf.random.Generator`` it holds: each call draws anew. A method that calls fn
+once and differentiates that call (a ``batch_jacobian``, nested tapes) gives the derivatives of that one draw. A
+method that calls fn several times and combines the results (one tape per sample, forward over reverse on copies of
+the batch, Hutchinson's probes, a repair of NaN cells in another mode) mixes draws: numbers no draw has (a
+Laplacian that is 0 or 16 for every draw came out 4.0 and 7.75). Such methods refuse a random fn by name.
+
+``is_random`` calls fn twice on the same first ``PROBE_SAMPLES`` samples and compares the outputs, as
+``per_element_gradients``' check does (``gradlib._perelement._probe``: "fn is random"). The verdict is remembered
+per function (its ``callable_key``: the values it reads) and sample shape, so a warm call pays nothing; a function
+that has no key is probed on every call that asks. ``draws_random`` reads what an object holds instead (a Keras
+``SeedGenerator`` or a ``tf.random.Generator`` in any attribute of any of its layers): for a model that is only
+random in training mode, which a per-example API runs it in.
+
+>>> import tensorflow as tf
+>>> is_random(lambda x: x + tf.random.normal(tf.shape(x)), tf.zeros((4, 2)))
+True
+>>> is_random(lambda x: x * x, tf.ones((4, 2)))
+False
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+import numpy as np
+import tensorflow as tf
+
+from .._foundations._cache import LRUCache
+from ._state import callable_key
+
+__all__ = ["PROBE_SAMPLES", "RANDOM", "draws_random", "is_random", "random_objects"]
+
+#: the samples the two probing calls of fn take (the first ones of the batch)
+PROBE_SAMPLES = 8
+#: the words every API opens its refusal or warning of a random fn with (``per_element_gradients``' own)
+RANDOM = ("fn is random: two calls at the same point gave different outputs (Dropout or another random layer "
+          "with training=True?)")
+#: (fn's key, a sample's shape, dtype) -> whether two calls of fn differed
+_VERDICTS = LRUCache(maxsize=128)
+#: ``is_random``'s default key: fn's own ``callable_key`` (a key of ``None`` means "not remembered")
+_OWN = object()
+
+
+def is_random(fn: Callable, x: tf.Tensor, key: Hashable | None = _OWN) -> bool:
+    """Whether two calls of ``fn`` on the first ``PROBE_SAMPLES`` samples of the batch ``x`` give different outputs
+    (beyond 100 ulps); remembered per ``key`` (``callable_key(fn)`` when not given; ``None``: not remembered) and
+    sample shape. A call that fails is not this check's to report: the API's own call of fn says so."""
+    key = callable_key(fn, "random") if key is _OWN else key
+    probe = lambda: _differ(fn, x[:PROBE_SAMPLES])  # noqa: E731
+    if key is None:
+        return probe()
+    return _VERDICTS.get_or_create((key, tuple(x.shape[1:]), x.dtype.name), probe)
+
+
+def _differ(fn: Callable, x: tf.Tensor) -> bool:
+    try:
+        first, second = (_flat(fn(x)) for _ in range(2))
+    except Exception:   # noqa: BLE001 - fn failed: the API's own call of fn reports it
+        return False
+    if first.shape != second.shape:
+        return True
+    same = (first == second) | (np.isnan(first) & np.isnan(second))   # inf == inf, NaN where both are
+    eps = float(np.finfo(np.float32).eps)
+    with np.errstate(invalid="ignore", over="ignore"):
+        gap = np.where(same, 0.0, np.abs(first - second) - 100 * eps * np.maximum(1.0, np.abs(first)))
+    return bool(np.nan_to_num(gap, nan=1.0).max(initial=0.0) > 0)
+
+
+def _flat(y: Any) -> np.ndarray:
+    """Every floating-point output of fn (a tensor, a list or dict of them), flattened into one float64 array."""
+    parts = [np.asarray(t, np.float64).ravel() for t in tf.nest.flatten(y)
+             if np.issubdtype(np.asarray(t).dtype, np.floating)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def random_objects(obj: Any) -> tuple[str, ...]:
+    """The names of the layers of ``obj`` (itself included) that hold a Keras ``SeedGenerator`` or a
+    ``tf.random.Generator`` in an attribute (Dropout's ``seed_generator``, RandomFlip's ``generator``, a layer of
+    one's own with a generator under any name): each draws random numbers when it runs in training mode."""
+    layers = [obj] + list(_layers(obj))
+    return tuple(dict.fromkeys(str(getattr(layer, "name", type(layer).__name__)) for layer in layers
+                               if _holds_generator(layer)))
+
+
+def draws_random(obj: Any) -> bool:
+    """Whether ``random_objects(obj)`` names any layer."""
+    return bool(random_objects(obj))
+
+
+def _layers(obj: Any) -> list:
+    flatten = getattr(obj, "_flatten_layers", None)
+    try:
+        return list(flatten(include_self=False, recursive=True)) if flatten else list(getattr(obj, "layers", []))
+    except (TypeError, AttributeError):
+        return []
+
+
+#: the attributes that say how much a Keras layer draws: all zero (an LSTM's ``dropout=0.0``), it draws nothing
+RATES = ("rate", "dropout", "recurrent_dropout", "stddev")
+
+
+def _holds_generator(layer: Any) -> bool:
+    """Whether ``layer`` holds a generator in an attribute (or a list of them), and draws with it (a rate not 0)."""
+    kinds = _generator_kinds()
+    try:
+        values = list(vars(layer).values())
+    except TypeError:   # no __dict__
+        return False
+    rates = [getattr(layer, name) for name in RATES if isinstance(getattr(layer, name, None), (int, float))]
+    if rates and not any(rates):
+        return False
+    for value in values:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(item, kinds) for item in items[:64]):
+            return True
+    return False
+
+
+def _generator_kinds() -> tuple[type, ...]:
+    kinds: list[type] = [tf.random.Generator]
+    try:
+        import keras
+        kinds.append(keras.random.SeedGenerator)
+    except (ImportError, AttributeError):   # no Keras 3: TensorFlow's generator is all there is
+        pass
+    return tuple(kinds)
