@@ -86,3 +86,21 @@ def test_a_recurrent_layer_without_dropout_draws_nothing():
 
 def test_infinite_outputs_equal_at_both_calls_are_not_random():
     assert not is_random(lambda x: tf.exp(tf.exp(10 * x)), X)
+
+
+def _drifting(rel: float):
+    """A fn whose every call scales its output by another ``1 + rel * calls``: two calls differ by ``rel``."""
+    calls = []
+
+    def fn(x):
+        calls.append(1)
+        return (x + 1.0) * (1.0 + rel * len(calls))
+    return fn
+
+
+def test_the_threshold_is_100_ulps_not_a_loose_tolerance():
+    # a gap of 1e-3 relative (about 8000 ulps of float32) is another draw: a loose tolerance (1e5 ulps) misses it
+    assert is_random(_drifting(1e-3), X, None)
+    assert is_random(_drifting(1e-4), X, None)   # about 840 ulps: still beyond 100
+    # a gap of 1e-6 relative (about 8 ulps) is rounding, not randomness
+    assert not is_random(_drifting(1e-6), X, None)
