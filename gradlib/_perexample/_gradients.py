@@ -789,6 +789,47 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     if i is not None:
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")
+    _check_backward(model, loss, xk, yk, mode)
+
+
+def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> None:
+    """Refuse a model whose backward pass mixes the first examples, though their losses do not mix.
+
+    The rules take each example's ``g = dL_i/dz`` from one backward pass of the summed loss; a ``tf.custom_gradient``
+    that reads the whole batch's cotangent (``tf.clip_by_norm`` over every axis, a gradient normalized by the
+    batch) changes ``g`` with the other examples while every loss stays the same, and the norms were silently
+    the batch's. Each example's norm from the batch's pass (run eagerly, no check) must equal its gradient's norm
+    alone, as a batch of one. A model the eager pass cannot run is left to the traced step's own message.
+    """
+    try:
+        norms = per_example_terms(model, loss, x, y, training=training, verify=tf.constant(False))[1].numpy()
+    except GradlibError:
+        raise
+    except Exception:   # noqa: BLE001 - the traced step runs the same pass and says what failed
+        return
+    alone = np.array([_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1),
+                                  training) for i in range(len(norms))])
+    scale = float(np.abs(alone[np.isfinite(alone)]).max(initial=0.0))
+    if np.allclose(norms, alone, rtol=1e-4, atol=1e-6 * scale, equal_nan=True):
+        return
+    i = int(np.nanargmax(np.abs(norms.astype(np.float64) - alone)))
+    raise BatchMixingError(
+        f"per_example_gradients: the backward pass mixes the examples: example {i}'s gradient norm is "
+        f"{format_number(norms[i])} from the batch's backward pass and {format_number(alone[i])} alone, though its "
+        f"loss is the same in a batch of {len(norms)} and alone. A tf.custom_gradient (or a gradient override) "
+        "in the model reads the whole batch's gradient, as tf.clip_by_norm over every axis does, so each example's "
+        "gradient depends on the others. Make the custom gradient act on each example's rows alone (e.g. "
+        "tf.clip_by_norm(dy, c, axes=[1]) for a (batch, features) tensor); with no such gradient in the model, a "
+        "per-layer rule of gradlib is wrong for one of its layers: please report it")
+
+
+def _alone_norm(model: Any, loss: Any, x: Any, y: Any, training: bool) -> float:
+    """The norm of one example's loss gradient over the model's trainable variables, run alone (float64)."""
+    with tf.GradientTape() as tape:
+        value = loss_vector(loss, y, model(x, training=training))[0]
+    grads = tape.gradient(value, model.trainable_variables)
+    return math.sqrt(sum(float(tf.reduce_sum(tf.square(tf.cast(tf.convert_to_tensor(g), tf.float64))))
+                         for g in grads if g is not None))
 
 
 def _refuse_added_losses(model: Any) -> None:
