@@ -799,16 +799,17 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> No
     that reads the whole batch's cotangent (``tf.clip_by_norm`` over every axis, a gradient normalized by the
     batch) changes ``g`` with the other examples while every loss stays the same, and the norms were silently
     the batch's. Each example's norm from the batch's pass (run eagerly, no check) must equal its gradient's norm
-    alone, as a batch of one. A model the eager pass cannot run is left to the traced step's own message.
+    alone, as a batch of one. A model the eager pass cannot run is left to the traced step's own message, and so is
+    a call inside a ``tf.distribute`` strategy's scope, where eager gradients of its variables are not available.
     """
     try:
         norms = per_example_terms(model, loss, x, y, training=training, verify=tf.constant(False))[1].numpy()
+        alone = np.array([_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1),
+                                      training) for i in range(len(norms))])
     except GradlibError:
         raise
-    except Exception:   # noqa: BLE001 - the traced step runs the same pass and says what failed
-        return
-    alone = np.array([_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1),
-                                  training) for i in range(len(norms))])
+    except Exception:   # noqa: BLE001 - the traced step runs the same pass and says what failed; eager gradients
+        return          # of a strategy's variables inside its scope are not available (cross-replica context)
     scale = float(np.abs(alone[np.isfinite(alone)]).max(initial=0.0))
     if np.allclose(norms, alone, rtol=1e-4, atol=1e-6 * scale, equal_nan=True):
         return
