@@ -332,6 +332,11 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
         except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
             raise GradlibError(f"per_example_gradients: the loss failed on y_true of shape {tuple(y_true.shape)} and "
                                f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}. {_PARTS}") from exc
+    if values.shape.rank == 0:
+        raise GradlibError(
+            "per_example_gradients needs one loss per example, shape (B,), but the loss returned one number for the "
+            "whole batch: it reduces the batch, as a Keras 2 (tf_keras) loss object does by default. Make it with "
+            "reduction='none' (or use the Keras 3 loss, keras.losses), or return one value per example")
     if values.shape.rank != 1:
         raise GradlibError(
             f"per_example_gradients needs one loss per example, shape (B,), but the loss returned shape "
@@ -681,8 +686,9 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
 
 def _check_model(model: Any) -> None:
     if not isinstance(model, keras.layers.Layer):
-        raise GradlibError(f"per_example_gradients needs a Keras model, got {type(model).__name__}; build one with "
-                           "keras.Sequential or the functional API")
+        given = _structure.given_model(model)
+        how = "" if given != type(model).__name__ else "; build one with keras.Sequential or the functional API"
+        raise GradlibError(f"per_example_gradients needs a Keras model, got {given}{how}")
 
 
 def _check_loss(model: Any, loss: Any, loss_weights: Any, y: Any) -> Any:
