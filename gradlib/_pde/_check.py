@@ -23,6 +23,7 @@ import tensorflow as tf
 from .._foundations._errors import GradlibError
 from .._foundations._format import format_number
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
+from .._callable._trace import lowest_float, trace
 from ._derivatives import Plan, check_model, check_x, compute, entry_point, split_outputs
 from ._names import Derivative, check_names
 
@@ -107,11 +108,26 @@ def _mixing(model: Callable, x: tf.Tensor, plan: Plan, values: dict[str, np.ndar
     jac = np.stack([np.stack([values[_first(o, plan.coords, j)] for j in range(d)], axis=-1) for o in plan.outputs],
                    axis=1)
     found, _ = find_mixing(jac, u.numpy(), g.numpy(), x.dtype.name)
+    precision = _precision(model, x) if found is not None else x.dtype.name   # a trace only where a gap is seen
+    if precision != x.dtype.name:
+        found, _ = find_mixing(jac, u.numpy(), g.numpy(), precision)
     if found is None:
         return ""
     return (f"{mixing_text(found)}: gradlib.pde takes each point's derivative as the gradient of a sum over the "
             "points, so its derivatives here are not each point's own. Call the model with training=False (a "
             "BatchNormalization in training mode mixes points) or remove the layer that mixes them")
+
+
+def _precision(model: Callable, x: tf.Tensor) -> str:
+    """The least precise float the model computes in on ``x`` (``lowest_float`` of its trace), the tolerance of the
+    mixing test: a mixed_float16 policy, or float64 points cast to a float32 Input, makes the per-point derivatives
+    and the tape's projection agree to that precision only (float64's tolerance called such points mixed). ``x``'s
+    own dtype when the model cannot be traced (the derivatives above ran it eagerly)."""
+    spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
+    try:
+        return lowest_float(trace(lambda t: model(t), [spec]).graph, x.dtype.name)
+    except Exception:   # noqa: BLE001 - not traceable: x's dtype, as before
+        return x.dtype.name
 
 
 def _first(output: str, coords: tuple[str, ...], j: int) -> str:
