@@ -13,8 +13,9 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "INLINE_EXECUTOR", "INLINE_OPS", "call_traced", "defined_gradient",
-           "first_order_cut", "fixed_caller", "graph_cut", "inline_ops", "lowest_float", "polymorphic", "trace"]
+__all__ = ["CUSTOM_GRADIENT_ATTR", "INLINE_EXECUTOR", "INLINE_OPS", "NUMPY_CALLS", "call_traced", "defined_gradient",
+           "first_order_cut", "fixed_caller", "graph_cut", "inline_ops", "lowest_float", "numpy_call", "polymorphic",
+           "trace"]
 
 #: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
 #: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``
@@ -106,6 +107,31 @@ def graph_cut(graph: Any, since: int = 0) -> str:
                 if name in stops:
                     return name
     return ""
+
+
+#: the op types of ``tf.numpy_function`` (and ``tf.compat.v1.py_func``): Python that TensorFlow runs and registers as
+#: not differentiable, so a tape takes their outputs as constants (``tf.py_function``'s ``EagerPyFunc`` has a gradient)
+NUMPY_CALLS = ("PyFunc", "PyFuncStateless")
+
+
+def numpy_call(graph: Any) -> str:
+    """The name of a ``tf.numpy_function`` op in ``graph`` (or a function it calls) that reads a tensor, or ``""``.
+
+    Its output is a constant to every tape: where it depends on the watched input, a Jacobian through it leaves that
+    part out with no error (``numpy(2x) * x`` gets ``2x`` where the derivative is ``4x``). One that reads no tensor
+    (a constant made in NumPy) changes no derivative.
+
+    >>> import numpy as np, tensorflow as tf
+    >>> f = lambda x: tf.numpy_function(np.sin, [x], tf.float32) * x
+    >>> numpy_call(trace(f, [tf.TensorSpec([2])]).graph) != ""
+    True
+    >>> numpy_call(trace(lambda x: tf.sin(x) * x, [tf.TensorSpec([2])]).graph)
+    ''
+    """
+    graph_def = graph.as_graph_def()
+    nodes = (*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def))
+    return next((node.name for node in nodes
+                 if node.op in NUMPY_CALLS and any(not name.startswith("^") for name in node.input)), "")
 
 
 #: floating-point dtypes, least precise first

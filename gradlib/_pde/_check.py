@@ -23,6 +23,7 @@ import tensorflow as tf
 from .._foundations._errors import GradlibError
 from .._foundations._format import format_number
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
+from .._callable._trace import lowest_float, trace
 from ._derivatives import Plan, check_model, check_x, compute, entry_point, forward_columns
 from ._names import Derivative, check_names
 
@@ -102,7 +103,7 @@ def independence(model: Callable, x: tf.Tensor, plan: Plan, api: str) -> str:
     firsts = [tape.gradient(c, x, unconnected_gradients=tf.UnconnectedGradients.ZERO) for c in columns]
     u, g = _projection(tape, y, x)
     del tape
-    return _mixing_text(np.stack([f.numpy() for f in firsts], axis=1), u, g, x.dtype.name)
+    return _mixing_text(model, x, np.stack([f.numpy() for f in firsts], axis=1), u, g)
 
 
 def _projection(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:
@@ -112,14 +113,29 @@ def _projection(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[np.n
     return u.numpy(), g.numpy()
 
 
-def _mixing_text(jac: np.ndarray, u: np.ndarray, g: np.ndarray, dtype: str) -> str:
+def _mixing_text(model: Callable, x: tf.Tensor, jac: np.ndarray, u: np.ndarray, g: np.ndarray) -> str:
     """"" when the per-point first derivatives ``jac`` ``(B, out, d)`` predict ``g``, else why the points mix."""
-    found, _ = find_mixing(jac, u, g, dtype)
+    found, _ = find_mixing(jac, u, g, x.dtype.name)
+    precision = _precision(model, x) if found is not None else x.dtype.name   # a trace only where a gap is seen
+    if precision != x.dtype.name:
+        found, _ = find_mixing(jac, u, g, precision)
     if found is None:
         return ""
     return (f"{mixing_text(found)}: gradlib.pde takes each point's derivative as the gradient of a sum over the "
             "points, so its derivatives here are not each point's own. Call the model with training=False (a "
             "BatchNormalization in training mode mixes points) or remove the layer that mixes them")
+
+
+def _precision(model: Callable, x: tf.Tensor) -> str:
+    """The least precise float the model computes in on ``x`` (``lowest_float`` of its trace), the tolerance of the
+    mixing test: a mixed_float16 policy, or float64 points cast to a float32 Input, makes the per-point derivatives
+    and the tape's projection agree to that precision only (float64's tolerance called such points mixed). ``x``'s
+    own dtype when the model cannot be traced (the derivatives above ran it eagerly)."""
+    spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
+    try:
+        return lowest_float(trace(lambda t: model(t), [spec]).graph, x.dtype.name)
+    except Exception:   # noqa: BLE001 - not traceable: x's dtype, as before
+        return x.dtype.name
 
 
 def _nonfinite(output: str, values: dict[str, np.ndarray], x: np.ndarray, coords: tuple[str, ...]) -> str:

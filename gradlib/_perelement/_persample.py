@@ -48,7 +48,7 @@ from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
-from .._callable._trace import lowest_float, trace
+from .._callable._trace import lowest_float, numpy_call, trace
 from ._compiled import Compiled
 from ._tiled import TILED_OUTPUTS, checked_body, fast_build
 from .._foundations._runtime import returns_numpy
@@ -183,12 +183,13 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         out_shape, outputs = sample_output(fn, xt, API)
         random = _check_random(fn, xt, method)
         _check_request(xt, out_shape, method, limits)
-        y, jac, projection, used, compiled, precision, unchecked, tier = _compute(fn, xt, method, out_shape)
+        y, jac, projection, used, compiled, precision, unchecked, tier, opaque = _compute(fn, xt, method, out_shape)
         unchecked = unchecked if check_independence else ""
         if check_independence and xt.shape[0] >= 2 and projection is not None:   # None: tiled checked its own
             unchecked = _check_independent(jac, projection, precision)
         seconds = time.perf_counter() - start
-    warnings = _warnings(xt, y, method, used) + ((unchecked,) if unchecked else ()) + ((_RANDOM,) if random else ())
+    warnings = (_warnings(xt, y, method, used) + ((unchecked,) if unchecked else ()) + ((_RANDOM,) if random else ())
+                + _numpy_warning(opaque))
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
                            compiled_as=tier[0], compiled_final=tier[1], traced=tier[2] or _traces() != traces,
                            inputs=inputs, outputs=named_outputs(outputs, names),
@@ -278,27 +279,37 @@ _NOT_FINITE = ("the samples' independence could only be checked where the probe'
 
 
 def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]):
-    """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final, built))``, with
+    """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final, built), numpy
+    call)``, the last the name of a ``tf.numpy_function`` op in fn's trace (``numpy_call``; ``""`` for ``loop``), with
     ``(u, g)`` the check's projection (see ``_check_independent``; None where ``tiled`` ran its own check) and
     ``precision`` the least precise float dtype fn computes in (a float64 batch through a float32 model is checked
     at float32's tolerance, not refused as mixing at float64's)."""
     if method == "loop":
         y, jac = _loop(fn, x)
-        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True, False)
-    compiled, used, precision = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
+        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True, False), ""
+    compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
     if used == "tiled":   # compiled: fn's own trace
         step = _guarded(lambda: _tiled_step(fn, x, out_shape, compiled.variables), x)
         done = None if step.refused else _run_tiled(step, x, precision)
         if done is not None:
-            return (*done[:2], None, "tiled", True, precision, done[2], done[3])
-        compiled, used, precision = _guarded(lambda: _cached_compiled(fn, x, "while_loop", out_shape), x)
+            return (*done[:2], None, "tiled", True, precision, done[2], done[3], opaque)
+        compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, "while_loop", out_shape), x)
     y, jac, u, g = _guarded(lambda: [t.numpy() for t in compiled(x)], x)
     if method == "tiled":   # the tiled check failed: batch_jacobian's check says whether the samples mix
         _check_independent(jac, (u, g), precision)
         raise GradlibError(f"{API}: method 'tiled' does not hold for this function: its Jacobians on the repeated "
                            "batch differ from the batch's own (an output that depends on the batch's size, or random "
                            "draws). Use method='auto' or 'while_loop'")
-    return y, jac, (u, g), used, True, precision, "", ("graph", True, False)
+    return y, jac, (u, g), used, True, precision, "", ("graph", True, False), opaque
+
+
+def _numpy_warning(name: str) -> tuple[str, ...]:
+    """What a ``tf.numpy_function`` in fn does to its Jacobian (``numpy_call``), or nothing."""
+    if not name:
+        return ()
+    return (f"fn calls tf.numpy_function (op {name!r}), which TensorFlow cannot differentiate: every tape takes its "
+            "output as a constant, so wherever it depends on x the Jacobian leaves that part out (numpy(2 x) * x "
+            "gets 2 x, not 4 x). Compute it with TensorFlow ops (or tf.py_function, whose gradient the tape records)",)
 
 
 def _guarded(call: Callable[[], Any], x: tf.Tensor) -> Any:
@@ -382,16 +393,18 @@ def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
 _PRECISIONS = LRUCache(maxsize=128)
 
 
-def _cached_compiled(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]) -> tuple[Any, str, str]:
+def _cached_compiled(fn: Callable, x: tf.Tensor, method: str,
+                     out_shape: tuple[int, ...]) -> tuple[Any, str, str, str]:
     """The cached compiled function for ``fn`` and ``x``'s shape (a ``_TiledStep`` for ``tiled``), the method it
-    runs (``auto`` remembers its choice) and the least precise float dtype it computes in."""
+    runs (``auto`` remembers its choice), the least precise float dtype it computes in and the name of a
+    ``tf.numpy_function`` op in it (``numpy_call``: read once, with the trace)."""
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
     key = _key(fn, method, spec)
 
     @_counted
     def create():
         compiled, used = _trace(fn, spec, method, out_shape)
-        return compiled, used, lowest_float(compiled.graph, spec.dtype.name)
+        return compiled, used, lowest_float(compiled.graph, spec.dtype.name), numpy_call(compiled.graph)
 
     return _SAMPLE_FUNCTIONS.get_or_create(key, create) if key is not None else create()
 

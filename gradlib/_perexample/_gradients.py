@@ -333,6 +333,11 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
         except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
             raise GradlibError(f"per_example_gradients: the loss failed on y_true of shape {tuple(y_true.shape)} and "
                                f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}. {_PARTS}") from exc
+    if values.shape.rank == 0:
+        raise GradlibError(
+            "per_example_gradients needs one loss per example, shape (B,), but the loss returned one number for the "
+            "whole batch: it reduces the batch, as a Keras 2 (tf_keras) loss object does by default. Make it with "
+            "reduction='none' (or use the Keras 3 loss, keras.losses), or return one value per example")
     if values.shape.rank != 1:
         raise GradlibError(
             f"per_example_gradients needs one loss per example, shape (B,), but the loss returned shape "
@@ -675,7 +680,46 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
         lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training), specs)
     with _runtime.work_slot():
         compiled = _BATCH_FUNCTIONS.get_or_create(key, create)
-        return [g.numpy() for g in compiled(x, y, tf.constant(weights, tf.float64))]
+        means = [g.numpy() for g in compiled(x, y, tf.constant(weights, tf.float64))]
+        if _weighted_pass_holds(model, loss, training, x, y, weights):
+            return means
+        grads = _computed(model, loss, False, training, x, y, LIMITS)[2]
+        return [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in grads]
+
+
+def _weighted_pass_holds(model: Any, loss: Any, training: bool, x: Any, y: Any, weights: np.ndarray) -> bool:
+    """Whether one backward pass of ``sum_i w_i L_i`` is ``sum_i w_i g_i`` on the examples weighted least (the most
+    clipped), run eagerly: it is where the backward pass is linear in its cotangent, and a ``tf.custom_gradient``
+    that clips each element (``tf.clip_by_value(dy, ...)``) is not: ``clip(w_i dy_i)`` is not ``w_i clip(dy_i)``
+    (the norms are right, each example's cotangent being 1 as alone, and the clipped mean was 0.11 off at a scale of
+    0.058). Where it does not hold, ``_reweighted`` weights the per-example gradients instead."""
+    training = training and not _random_layers(model)   # Dropout's draws differ between passes: inference mode
+    picked = tf.constant(np.argsort(weights, kind="stable")[:PROBE_EXAMPLES])
+    xk, yk = (tf.nest.map_structure(lambda t: tf.gather(t, picked), part) for part in (x, y))
+    wk = tf.constant(weights[picked.numpy()], tf.float64)
+    try:
+        joint = weighted_gradient(model, loss, xk, yk, wk, training=training)
+        alone = [_alone_gradient(model, loss, _structure.rows(xk, i, i + 1), _structure.rows(yk, i, i + 1), training)
+                 for i in range(int(picked.shape[0]))]
+    except GradlibError:
+        raise
+    except Exception:   # noqa: BLE001 - not runnable eagerly (a strategy's variables in its scope): as before
+        return True
+    for j, g in enumerate(joint):
+        expected = sum(float(w) * a[j] for w, a in zip(wk.numpy(), alone))
+        scale = max(float(np.abs(expected).max(initial=0.0)), 1e-30)
+        if not np.allclose(np.asarray(g, np.float64), expected, rtol=1e-4, atol=1e-6 * scale):
+            return False
+    return True
+
+
+def _alone_gradient(model: Any, loss: Any, x: Any, y: Any, training: bool) -> list[np.ndarray]:
+    """One example's loss gradient per trainable variable, run alone (float64; zeros where it does not reach)."""
+    with tf.GradientTape() as tape:
+        value = loss_vector(loss, y, model(x, training=training))[0]
+    grads = tape.gradient(value, model.trainable_variables)
+    return [np.zeros(v.shape) if g is None else tf.cast(tf.convert_to_tensor(g), tf.float64).numpy()
+            for v, g in zip(model.trainable_variables, grads)]
 
 
 # ---------------------------------------------------------------- checks
@@ -683,8 +727,9 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
 
 def _check_model(model: Any) -> None:
     if not isinstance(model, keras.layers.Layer):
-        raise GradlibError(f"per_example_gradients needs a Keras model, got {type(model).__name__}; build one with "
-                           "keras.Sequential or the functional API")
+        given = _structure.given_model(model)
+        how = "" if given != type(model).__name__ else "; build one with keras.Sequential or the functional API"
+        raise GradlibError(f"per_example_gradients needs a Keras model, got {given}{how}")
 
 
 def _check_loss(model: Any, loss: Any, loss_weights: Any, y: Any) -> Any:
@@ -791,6 +836,48 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     if i is not None:
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")
+    _check_backward(model, loss, xk, yk, mode)
+
+
+def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> None:
+    """Refuse a model whose backward pass mixes the first examples, though their losses do not mix.
+
+    The rules take each example's ``g = dL_i/dz`` from one backward pass of the summed loss; a ``tf.custom_gradient``
+    that reads the whole batch's cotangent (``tf.clip_by_norm`` over every axis, a gradient normalized by the
+    batch) changes ``g`` with the other examples while every loss stays the same, and the norms were silently
+    the batch's. Each example's norm from the batch's pass (run eagerly, no check) must equal its gradient's norm
+    alone, as a batch of one. A model the eager pass cannot run is left to the traced step's own message, and so is
+    a call inside a ``tf.distribute`` strategy's scope, where eager gradients of its variables are not available.
+    """
+    try:
+        norms = per_example_terms(model, loss, x, y, training=training, verify=tf.constant(False))[1].numpy()
+        alone = np.array([_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1),
+                                      training) for i in range(len(norms))])
+    except GradlibError:
+        raise
+    except Exception:   # noqa: BLE001 - the traced step runs the same pass and says what failed; eager gradients
+        return          # of a strategy's variables inside its scope are not available (cross-replica context)
+    scale = float(np.abs(alone[np.isfinite(alone)]).max(initial=0.0))
+    if np.allclose(norms, alone, rtol=1e-4, atol=1e-6 * scale, equal_nan=True):
+        return
+    i = int(np.nanargmax(np.abs(norms.astype(np.float64) - alone)))
+    raise BatchMixingError(
+        f"per_example_gradients: the backward pass mixes the examples: example {i}'s gradient norm is "
+        f"{format_number(norms[i])} from the batch's backward pass and {format_number(alone[i])} alone, though its "
+        f"loss is the same in a batch of {len(norms)} and alone. A tf.custom_gradient (or a gradient override) "
+        "in the model reads the whole batch's gradient, as tf.clip_by_norm over every axis does, so each example's "
+        "gradient depends on the others. Make the custom gradient act on each example's rows alone (e.g. "
+        "tf.clip_by_norm(dy, c, axes=[1]) for a (batch, features) tensor); with no such gradient in the model, a "
+        "per-layer rule of gradlib is wrong for one of its layers: please report it")
+
+
+def _alone_norm(model: Any, loss: Any, x: Any, y: Any, training: bool) -> float:
+    """The norm of one example's loss gradient over the model's trainable variables, run alone (float64)."""
+    with tf.GradientTape() as tape:
+        value = loss_vector(loss, y, model(x, training=training))[0]
+    grads = tape.gradient(value, model.trainable_variables)
+    return math.sqrt(sum(float(tf.reduce_sum(tf.square(tf.cast(tf.convert_to_tensor(g), tf.float64))))
+                         for g in grads if g is not None))
 
 
 def _refuse_added_losses(model: Any) -> None:

@@ -36,8 +36,8 @@ try:   # the wrapper model.compile puts around a loss function (squeezes y_true 
 except ImportError:   # pragma: no cover - a Keras that moved it: names are refused, loss objects still work
     LossFunctionWrapper = None
 
-__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "leaves", "loss_state", "pick", "resolve_loss", "rows",
-           "signature", "specs"]
+__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "given_model", "leaves", "loss_state", "pick",
+           "resolve_loss", "rows", "signature", "specs"]
 
 Nest = Any   # a tensor, or a list / dict of nests
 
@@ -464,3 +464,13 @@ def _output_names(model: Any) -> list[str] | None:
     names = getattr(model, "output_names", None)
     return [str(n) for n in names] if names and len(names) == len(outputs) else [f"output_{i}" for i in
                                                                                   range(len(outputs))]
+
+
+def given_model(model: Any) -> str:
+    """How a refusal names an object that is not a Keras 3 model: ``Sequential`` alone told a user who passed a
+    ``tf_keras.Sequential`` to build one with ``keras.Sequential``; a Keras 2 (tf_keras) model is named as such."""
+    name = type(model).__name__
+    if type(model).__module__.split(".")[0] == "tf_keras":
+        return (f"a tf_keras (Keras 2) {name}, which is not a Keras 3 model: build it with Keras 3 (import keras), "
+                "or take each sample's Jacobian with per_sample_gradients, which calls any model")
+    return name

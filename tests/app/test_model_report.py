@@ -228,7 +228,7 @@ def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monk
     real = _persample._cached_compiled
     monkeypatch.setattr(_persample, "_cached_compiled", lambda *a: calls.append(real(*a)) or calls[-1])
     r = gradlib.per_sample_gradients(model, x, check_independence=False, method="while_loop")
-    ((compiled, used, _),) = calls
+    ((compiled, used, _, _),) = calls
     assert used == r.method == "while_loop"
     assert compiled.inputs[0].shape.as_list() == [None, 3, 2]   # traced for every batch size
     assert len(compiled.outputs) == 4                           # y, J, and the check's u and g

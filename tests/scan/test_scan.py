@@ -121,11 +121,11 @@ def test_the_step_is_traced_once_however_many_batches():
         return scan_models.cross_entropy(y_true, y_pred)
 
     counts = []
-    for n in (9, 45):   # 3 batches (a partial one), then 12; a new model each time, so nothing is cached
+    for n in (9, 97):   # 3 batches (a partial one), then 25; a new model each time, so nothing is cached
         runs.clear()
         gradlib.scan(scan_models.classifier(), scan_models.arrays(n), loss=counted, batch_size=4)
         counts.append(len(runs))
-    assert counts[0] == counts[1] < 12, counts
+    assert counts[0] == counts[1] < 25, counts   # the probe's own calls (losses, and norms alone) and the traces
     model = scan_models.classifier()
     gradlib.scan(model, scan_models.arrays(9), loss=counted, batch_size=4)
     runs.clear()
