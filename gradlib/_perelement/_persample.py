@@ -188,8 +188,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         if check_independence and xt.shape[0] >= 2 and projection is not None:   # None: tiled checked its own
             unchecked = _check_independent(jac, projection, precision)
         seconds = time.perf_counter() - start
-    warnings = (_warnings(xt, y, method, used) + ((unchecked,) if unchecked else ()) + ((_RANDOM,) if random else ())
-                + _numpy_warning(opaque))
+    warnings = _warnings(xt, y, method, used) + _check_notes(unchecked, random, opaque)
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
                            compiled_as=tier[0], compiled_final=tier[1], traced=tier[2] or _traces() != traces,
                            inputs=inputs, outputs=named_outputs(outputs, names),
@@ -197,6 +196,11 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
 
 
 # ---------------------------------------------------------------- checks
+
+
+def _check_notes(unchecked: str, random: bool, opaque: str) -> tuple[str, ...]:
+    """The warnings the checks add: the mixing check's, a random fn's, and a NumPy call's in fn's trace."""
+    return ((unchecked,) if unchecked else ()) + ((_RANDOM,) if random else ()) + _numpy_warning(opaque)
 
 
 def _check_method(method: Any) -> None:
