@@ -609,8 +609,12 @@ def _function(it, qual, args, kwargs, node) -> Val:
 
 
 def _constant(it, qual, args, kwargs, node) -> Val:
+    if qual.endswith("convert_to_tensor") and args and args[0].kind == "var":
+        return _diff(it, args[:1], {}, node, "tf.convert_to_tensor")    # a read of the variable: a tensor of its own
     if qual.endswith("convert_to_tensor") and args and args[0].kind in TENSORISH:
         return args[0]
+    if qual.endswith(("ones_like", "zeros_like")) and args and args[0].kind in TENSORISH:
+        return _diff(it, args[:1], {}, node, qual, "nondiff", "float")  # its shape only: OnesLike has no gradient
     if any(leaf.kind in TENSORISH for a in args for leaf in flat(a)):
         return _diff(it, args, kwargs, node, qual)
     leaves = tuple(leaf for v in args for leaf in flat(v))
@@ -635,7 +639,8 @@ def _nondiff(it, qual, args, kwargs, node) -> Val:
     if short == "confusion_matrix":         # counts of (labels, predictions): neither has a gradient (keras#9712)
         inputs = list(args[:2]) + [kwargs[k] for k in ("labels", "predictions") if k in kwargs]
         return _diff(it, inputs, {}, node, qual, "nondiff", dtype)
-    return _diff(it, args[:1], {}, node, qual, "nondiff", dtype)
+    # every tensor argument is cut (tf.equal(a, x), tf.searchsorted(edges, x)), not the first only
+    return _diff(it, [a for a in args if a.kind in TENSORISH] or args[:1], {}, node, qual, "nondiff", dtype)
 
 
 def _slicing(it, qual, args, kwargs, node) -> Val:

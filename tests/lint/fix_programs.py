@@ -1303,7 +1303,7 @@ with tf.GradientTape() as tape:
 result = tape.gradient(loss, image)
 '''),
     Report('cleverhans1051', 'https://github.com/cleverhans-lab/cleverhans/issues/1051', 10, 'GT017',
-           'a source made by an expression of its own while the model is called on the same expression written again', '''\
+           None, '''\
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
@@ -2941,7 +2941,7 @@ UNSEEN_37D_PREFIT = ('tf8625', 'tf47083', 'so78712449', 'tf36436', 'tf15682', 't
 #: Keras 3 variables): 11 of 15; and 12 once GT010 split a Sequential at a Lambda without a gradient in the middle
 #: (keras15716, with the eighth set's fitting), 13 once a functional model too (keras13502)
 UNSEEN_37D_CAUGHT = UNSEEN_37D_PREFIT + ('tf33095', 'keras5521', 'keras12606', 'keras19874', 'keras15716',
-                                         'keras13502')
+                                         'keras13502', 'cleverhans1051')
 
 #: a fifth set for issue 37's item 4, collected on 2026-12-05 by searching GitHub issues and Q&A pages ("gradient returns
 #: None", "No gradients provided", argmax/round/cast in a loss, assign, custom_gradient, .numpy() in a tf.function,
