@@ -414,10 +414,12 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
     loss = args[0] if args else kwargs.get("loss")
     traced = _in_tf_function(it)        # in a tf.function, tf.compat.v1 minimize works
     fresh = _fresh_tape(kwargs.get("tape"))
-    if name == "minimize" and loss is not None and ("tape" not in kwargs or fresh) and not it.graph_mode and not (
-            traced and ".train." in opt.qual) and (
+    if name in ("minimize", "compute_gradients") and loss is not None and ("tape" not in kwargs or fresh) \
+            and not it.graph_mode and not (traced and ".train." in opt.qual) and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
-        it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node, fresh), None)
+        message = _minimize_message(opt, loss, node, fresh) if name == "minimize" else \
+            _compute_gradients_message(opt, loss, node)     # njuhugn/CoNet#1: TF1 code run under TensorFlow 2
+        it.report("GT013", node.lineno, node.col_offset, message, None)
     elif name == "minimize" and loss is not None and not it.graph_mode and not traced:
         stale = _stale_loss(it, loss, node)
         if stale is not None:
@@ -522,6 +524,17 @@ def _minimize_message(opt: Val, loss: Val, node: ast.Call, fresh: bool = False) 
             f"minimize must compute the loss itself to record it, so this raises {raises}. Pass a callable, "
             f"`{name}.minimize(lambda: <the loss expression>, var_list)`, or compute the gradients with a "
             f"GradientTape and call `{name}.apply_gradients(zip(grads, variables))`.")
+
+
+def _compute_gradients_message(opt: Val, loss: Val, node: ast.Call) -> str:
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    raises = ("RuntimeError (\"`loss` passed to Optimizer.compute_gradients should be a function when eager "
+              "execution is enabled\")") if ".train." in opt.qual else (
+        "AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no compute_gradients)")
+    return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
+            f"under TensorFlow 2 nothing recorded it (TF1 graph code run eagerly), so this raises {raises}. Compute "
+            f"the loss inside `with tf.GradientTape() as tape:` and take `tape.gradient(loss, var_list)`, then "
+            f"`{name}.apply_gradients(zip(grads, var_list))`.")
 
 
 def _stack_length(qual: str, args: list[Val]) -> int | None:

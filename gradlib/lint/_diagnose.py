@@ -925,6 +925,12 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"{out.of('the gradient', _ONE_UNIT_ZERO)}, and the output never changes. Use no activation (a linear "
                 "output) for a value such as a critic's, or 'sigmoid' for one probability; softmax needs two units or "
                 "more.", None)
+    if op.op == "nondiff" and op.opname.endswith(_UNUSED_INPUT):     # tensorflow#38321
+        return ("GT010", op.line, op.col,
+                f"`{op.text}` makes the Lambda layer's output from constants only: its function never reads its "
+                f"input, so nothing before the Lambda reaches its output, and it is on the only path from {s} to "
+                f"{describe(target)}: {out.of('the gradient')}. Compute the output from the layer's input (the loss "
+                "of the predictions), or take the Lambda out of the model you train.", None)
     if op.op == "nondiff":
         sign = op.opname.rsplit(".", 1)[-1] == "sign"
         return ("GT010", op.line, op.col,
@@ -1119,6 +1125,10 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
              f"{name} never watches {s}, and {why}: {out.of(f'the gradient with respect to {s}')}. Call "
              f"{name}.watch({s}) first thing in this block"
              + (", or make it a tf.Variable." if source.kind == "tensor" else "."), ("watch", line, col, s, name))]
+
+
+#: how a Lambda of a function returning a constant is named (``_keras_call.lambda_cut``)
+_UNUSED_INPUT = " of constants (its input unused)"
 
 
 def _nondiff_fix(opname: str) -> str:

@@ -919,3 +919,26 @@ def test_a_value_that_leaves_the_tape_through_an_op_without_gradient_is_gt010(br
     cause, note = lint((CORPUS / "broken" / f"{broken}.py").read_text())
     assert (cause.rule, cause.line, note.rule) == ("GT010", line, "GT010") and words in cause.message
     assert lint((CORPUS / "correct" / f"{correct}.py").read_text()) == []
+
+
+def test_a_lambda_of_a_constant_is_gt010_and_a_lambda_reading_its_input_is_silent():
+    """A ``Lambda`` whose function returns ``tf.constant(...)``/``K.constant(...)`` of literals never reads its input
+    (tensorflow#38321): nothing before it reaches the model's output, so every variable's gradient is None. A Lambda
+    that multiplies its input by a constant keeps the path."""
+    cause, note = lint((CORPUS / "broken" / "lambda_of_a_constant.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT010", 4, 8) and "never reads its input" in cause.message
+    assert lint((CORPUS / "correct" / "lambda_of_the_input_times_a_constant.py").read_text()) == []
+    unseen = (CORPUS / "broken" / "lambda_of_a_constant.py").read_text().replace(
+        "lambda t: tf.constant([[0.5]])", "lambda t: tf.constant(scale)").replace("x = tf", "scale = 0.5\nx = tf")
+    assert lint(unseen) == [], "a free name may be a tensor made from the model: can't tell"
+
+
+def test_compute_gradients_of_a_loss_tensor_is_gt013_and_of_a_callable_is_silent():
+    """TF1 code run under TensorFlow 2: ``opt.compute_gradients(loss_tensor, var_list)`` raises RuntimeError for a
+    tf.compat.v1 optimizer (njuhugn/CoNet#1); a callable is recorded by the optimizer's own tape."""
+    (found,) = lint((CORPUS / "broken" / "compute_gradients_of_a_tensor.py").read_text())
+    assert (found.rule, found.line) == ("GT013", 6) and "RuntimeError" in found.message
+    assert lint((CORPUS / "correct" / "compute_gradients_of_a_callable.py").read_text()) == []
+    keras = (CORPUS / "broken" / "compute_gradients_of_a_tensor.py").read_text().replace(
+        "tf.compat.v1.train.GradientDescentOptimizer(0.1)", "tf.keras.optimizers.SGD(0.1)")
+    assert "AttributeError" in lint(keras)[0].message
