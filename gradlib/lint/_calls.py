@@ -414,10 +414,12 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
     loss = args[0] if args else kwargs.get("loss")
     traced = _in_tf_function(it)        # in a tf.function, tf.compat.v1 minimize works
     fresh = _fresh_tape(kwargs.get("tape"))
-    if name == "minimize" and loss is not None and ("tape" not in kwargs or fresh) and not it.graph_mode and not (
-            traced and ".train." in opt.qual) and (
+    if name in ("minimize", "compute_gradients") and loss is not None and ("tape" not in kwargs or fresh) \
+            and not it.graph_mode and not (traced and ".train." in opt.qual) and (
             loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
-        it.report("GT013", node.lineno, node.col_offset, _minimize_message(opt, loss, node, fresh), None)
+        message = _minimize_message(opt, loss, node, fresh) if name == "minimize" else \
+            _compute_gradients_message(opt, loss, node)     # njuhugn/CoNet#1: TF1 code run under TensorFlow 2
+        it.report("GT013", node.lineno, node.col_offset, message, None)
     elif name == "minimize" and loss is not None and not it.graph_mode and not traced:
         stale = _stale_loss(it, loss, node)
         if stale is not None:
@@ -524,6 +526,17 @@ def _minimize_message(opt: Val, loss: Val, node: ast.Call, fresh: bool = False) 
             f"GradientTape and call `{name}.apply_gradients(zip(grads, variables))`.")
 
 
+def _compute_gradients_message(opt: Val, loss: Val, node: ast.Call) -> str:
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    raises = ("RuntimeError (\"`loss` passed to Optimizer.compute_gradients should be a function when eager "
+              "execution is enabled\")") if ".train." in opt.qual else (
+        "AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no compute_gradients)")
+    return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
+            f"under TensorFlow 2 nothing recorded it (TF1 graph code run eagerly), so this raises {raises}. Compute "
+            f"the loss inside `with tf.GradientTape() as tape:` and take `tape.gradient(loss, var_list)`, then "
+            f"`{name}.apply_gradients(zip(grads, var_list))`.")
+
+
 def _stack_length(qual: str, args: list[Val]) -> int | None:
     if qual.endswith(".stack") and args and args[0].kind == "seq" and args[0].items is not None:
         return len(args[0].items)
@@ -609,8 +622,12 @@ def _function(it, qual, args, kwargs, node) -> Val:
 
 
 def _constant(it, qual, args, kwargs, node) -> Val:
+    if qual.endswith("convert_to_tensor") and args and args[0].kind == "var":
+        return _diff(it, args[:1], {}, node, "tf.convert_to_tensor")    # a read of the variable: a tensor of its own
     if qual.endswith("convert_to_tensor") and args and args[0].kind in TENSORISH:
         return args[0]
+    if qual.endswith(("ones_like", "zeros_like")) and args and args[0].kind in TENSORISH:
+        return _diff(it, args[:1], {}, node, qual, "nondiff", "float")  # its shape only: OnesLike has no gradient
     if any(leaf.kind in TENSORISH for a in args for leaf in flat(a)):
         return _diff(it, args, kwargs, node, qual)
     leaves = tuple(leaf for v in args for leaf in flat(v))
@@ -635,7 +652,8 @@ def _nondiff(it, qual, args, kwargs, node) -> Val:
     if short == "confusion_matrix":         # counts of (labels, predictions): neither has a gradient (keras#9712)
         inputs = list(args[:2]) + [kwargs[k] for k in ("labels", "predictions") if k in kwargs]
         return _diff(it, inputs, {}, node, qual, "nondiff", dtype)
-    return _diff(it, args[:1], {}, node, qual, "nondiff", dtype)
+    # every tensor argument is cut (tf.equal(a, x), tf.searchsorted(edges, x)), not the first only
+    return _diff(it, [a for a in args if a.kind in TENSORISH] or args[:1], {}, node, qual, "nondiff", dtype)
 
 
 def _slicing(it, qual, args, kwargs, node) -> Val:

@@ -359,7 +359,7 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
         return None
     if separate is None and (it.escaped or it.free_names or target.kind not in ("tensor", "var")
                              or not _new_object(source) or _unsure(source) or _unsure(target)
-                             or not _closed(it, target)):     # the target may be marked since
+                             or not (_closed(it, target) or _copy_beside_models(it, target, source))):
         return CANNOT["path"]
     if _asks_for_zeros(node, method) is not False:
         return None
@@ -525,8 +525,22 @@ def _new_object(source: Val) -> bool:
     result of a Python operator or a gradient, or of a library function of ``_NEW_TENSOR``. Not the result of another
     library function, which may hand back its input itself (``tf.cast`` to the dtype it has, ``tf.nest.flatten``): a
     path from that input is one from it."""
-    return source.op in ("leaf", "const", "gradient") or source.op == "op" and (not source.opname
-                                                                                or source.opname in _NEW_TENSOR)
+    return source.op in ("leaf", "const", "gradient") or source.op == "op" and (
+        not source.opname or source.opname in _NEW_TENSOR or source.opname == "tf.identity"
+        or source.opname in _READS and len(source.parents) == 1 and source.parents[0].kind == "var")
+
+
+#: a variable's read made anew, a tensor of its own (``w.value()``, ``tf.convert_to_tensor(w)``, ``tf.identity(w)``)
+_READS = frozenset({"value", "read_value", "tf.convert_to_tensor", "tf.identity"})
+
+
+def _copy_beside_models(it, target: Val, source: Val) -> bool:
+    """Whether ``source`` is a tensor or a plain variable the linter saw made (a copy: ``tf.Variable(x)``,
+    ``tf.identity(x)``, ``x + noise``, ``tf.convert_to_tensor(images)``) that no Keras model owns, and ``target`` is
+    computed by Keras models that read only their inputs and their own weights (``_built.sealed``) from values the
+    linter saw made: no such model can read ``source`` except as its input, so no path means none at run time."""
+    return source.kind in ("tensor", "var") and not owners(source) \
+        and _closed(it, target, sealed=True)
 
 
 def _unsure(val: Val) -> bool:
@@ -911,6 +925,12 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"{out.of('the gradient', _ONE_UNIT_ZERO)}, and the output never changes. Use no activation (a linear "
                 "output) for a value such as a critic's, or 'sigmoid' for one probability; softmax needs two units or "
                 "more.", None)
+    if op.op == "nondiff" and op.opname.endswith(_UNUSED_INPUT):     # tensorflow#38321
+        return ("GT010", op.line, op.col,
+                f"`{op.text}` makes the Lambda layer's output from constants only: its function never reads its "
+                f"input, so nothing before the Lambda reaches its output, and it is on the only path from {s} to "
+                f"{describe(target)}: {out.of('the gradient')}. Compute the output from the layer's input (the loss "
+                "of the predictions), or take the Lambda out of the model you train.", None)
     if op.op == "nondiff":
         sign = op.opname.rsplit(".", 1)[-1] == "sign"
         return ("GT010", op.line, op.col,
@@ -1107,6 +1127,10 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
              + (", or make it a tf.Variable." if source.kind == "tensor" else "."), ("watch", line, col, s, name))]
 
 
+#: how a Lambda of a function returning a constant is named (``_keras_call.lambda_cut``)
+_UNUSED_INPUT = " of constants (its input unused)"
+
+
 def _nondiff_fix(opname: str) -> str:
     """What to do instead of a non-differentiable operation: a loss for a Keras metric, else a smooth stand-in."""
     if opname == DATASET_LOOP:
@@ -1128,5 +1152,12 @@ def _nondiff_fix(opname: str) -> str:
         return ("A count has no gradient: count with the probabilities themselves (a soft count, "
                 "tf.reduce_sum(labels * p) for the true positives), or train on a loss such as "
                 "tf.keras.losses.binary_crossentropy and keep the count for reporting.")
+    last = opname.rsplit(".", 1)[-1]
+    if last in ("categorical", "multinomial"):
+        return ("A sampled index has no gradient: keep the sample for acting, and train on the log-probability of the "
+                "sampled action (`tf.gather(tf.nn.log_softmax(logits), actions, batch_dims=1)`) times its return.")
+    if last in ("ones_like", "zeros_like") or opname.startswith("tf.strings."):
+        return (f"{opname} keeps nothing of its input's values (only its shape, or text), so nothing flows back "
+                "through it: compute the loss from the float tensor itself.")
     return ("Use a smooth stand-in (tf.nn.softmax instead of argmax, a sigmoid instead of a step) or keep the float "
             "value.")

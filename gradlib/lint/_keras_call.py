@@ -498,8 +498,28 @@ def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
         return None
     if len(args.args) != 1 or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
         return None
+    if _constant_output(node, body, args.args[0].arg):     # tensorflow#38321: its input unused, a constant out
+        return ("nondiff", body, f"{normalise(ast.unparse(body.func))} of constants (its input unused)")
     cuts = _cuts_on_the_way(node.body[:-1] if isinstance(node, ast.FunctionDef) else [], body, args.args[0].arg)
     return cuts[0] if cuts else None
+
+
+#: TensorFlow and Keras functions that make a tensor from the values they are given, nothing else
+_CONSTANT_MAKERS = frozenset({"tf.constant", "tf.ones", "tf.zeros", "tf.fill", "tf.keras.backend.constant",
+                              "tf.keras.backend.ones", "tf.keras.backend.zeros", "tf.keras.ops.ones",
+                              "tf.keras.ops.zeros", "tf.keras.ops.full", "K.constant", "K.ones", "K.zeros"})
+_MODULE_NAMES = frozenset({"tf", "K", "keras", "np", "backend", "ops", "tensorflow"})
+
+
+def _constant_output(fn: ast.AST, returned: ast.expr, name: str) -> bool:
+    """Whether the function of a ``Lambda`` is a ``lambda`` or a one-statement ``def`` returning a constant made from
+    literals (``K.constant(1, dtype='float32')``), never reading its input: what the layer gives has no path back to
+    anything before it (tensorflow#38321)."""
+    if isinstance(fn, ast.FunctionDef) and len(fn.body) != 1 or not isinstance(returned, ast.Call) \
+            or normalise(ast.unparse(returned.func)) not in _CONSTANT_MAKERS:
+        return False
+    names = {n.id for n in ast.walk(returned) if isinstance(n, ast.Name)}
+    return name not in names and names <= _MODULE_NAMES
 
 
 def _cuts_on_the_way(statements: list, returned: ast.expr, name: str) -> list | None:

@@ -202,9 +202,10 @@ RULES = (
          "grad = tape.gradient(y, w)\n"),
     Rule("GT010", "A non-differentiable operation on the path",
          "`tf.argmax`, `tf.round`, `tf.floor`, `tf.sign`, comparisons, `tf.one_hot` or `tf.cast` to an integer "
-         "type between `x` and the target: these have no gradient, so it is None (zeros with "
-         "`unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is zeros. Also a Keras `Lambda` layer of "
-         "such a function in a model: the layers with weights before it get None.",
+         "type, `tf.ones_like`, `tf.strings.*` or `tf.random.categorical` between `x` and the target: these have no "
+         "gradient, so it is None (zeros with `unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is "
+         "zeros. Also a Keras `Lambda` layer of such a function, or of one returning a constant, in a model: the "
+         "layers with weights before it get None.",
          "the non-differentiable operation", "use a smooth stand-in (`tf.nn.softmax` for argmax, a sigmoid for a "
          "step) or keep the float value; cast to integers only outside the path",
          _PRE + "x = tf.Variable([0.2, 0.7])\nwith tf.GradientTape() as tape:\n"
@@ -230,7 +231,8 @@ RULES = (
          "`tape=`); Keras 3 optimizers have no `minimize` at all (AttributeError). A callable that only names a loss "
          "computed before (`minimize(lambda: loss, var_list)`, or a `def` that returns an expression of such "
          "tensors) records nothing: ValueError (\"No gradients provided for any variable\"); so does a tape made in "
-         "the call, `minimize(loss, var_list, tape=tf.GradientTape())`, which never recorded the loss.",
+         "the call, `minimize(loss, var_list, tape=tf.GradientTape())`, which never recorded the loss. TF1 code's "
+         "`compute_gradients(loss_tensor, var_list)` run eagerly raises RuntimeError too.",
          "the `minimize` call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
          "`optimizer.apply_gradients`",
@@ -266,7 +268,8 @@ RULES = (
          "tf.float32)   # 0.0: they differ\n"),
     Rule("GT017", "A source the target is not computed from",
          "`tape.gradient(y, x)` where no operation leads from `x` to `y` at all (`y` is a constant, or computed from "
-         "other values): the gradient is None. Said only when every value `y` depends on is known; silent where the "
+         "other values, such as what `x` is a copy of: `tf.identity(v)`, `w.value()`, `tf.Variable(v)`): the "
+         "gradient is None. Said only when every value `y` depends on is known; silent where the "
          "call asks for `unconnected_gradients=tf.UnconnectedGradients.ZERO`.", "the gradient call",
          "compute the target from the source inside the `with` block, or ask for the gradient with respect to the "
          "value the target was computed from",

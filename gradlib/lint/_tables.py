@@ -21,7 +21,7 @@ _NONDIFF = {"argmax", "argmin", "round", "floor", "ceil", "sign", "equal", "not_
             "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_not", "is_nan",
             "is_finite", "is_inf", "size", "shape", "rank", "unique", "one_hot", "count_nonzero",
             "argsort", "searchsorted", "floordiv", "histogram_fixed_width", "rint", "in_top_k",
-            "confusion_matrix"}
+            "confusion_matrix", "bincount", "random.categorical", "random.multinomial", "multinomial"}
 _SLICING = {"unstack", "split", "gather", "gather_nd", "slice", "strided_slice", "boolean_mask"}
 _TUPLES = {"nn.moments", "top_k", "linalg.eigh", "linalg.eig", "linalg.svd", "linalg.qr", "unique_with_counts",
            "meshgrid", "nn.sufficient_statistics", "nn.weighted_moments", "nn.fused_batch_norm", "custom_gradient"}
@@ -77,6 +77,8 @@ def call_kind(qual: str) -> str:
     for kind, names in table:
         if name in names or short in names:
             return kind
+    if name.startswith("strings."):                  # a string has no gradient: as_string, to_number, format
+        return "nondiff"
     if name.startswith(("debugging.", "summary.", "io.", "data.", "config.", "saved_model.", "random.")):
         return "opaque"
     return "diff"

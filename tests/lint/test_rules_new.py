@@ -876,3 +876,69 @@ def test_numpy_in_a_module_function_a_layer_hands_its_input_to_in_a_tf_function_
     assert (finding.rule, finding.line) == ("GT002", 6) and "raises AttributeError" in finding.message
     assert "`soft_clip`, which `SoftClip.call` calls with its input" in finding.message
     assert lint((CORPUS / "correct" / "tensor_helper_of_layer_call.py").read_text()) == []
+
+
+# ---------------------------------------------------------------------------- lint47: by class, not by report
+
+
+@pytest.mark.parametrize("broken, line, correct", [
+    ("copy_of_the_input_asked_for", 8, "copy_of_the_input_used"),
+    ("input_converted_apart_from_the_call", 10, "input_converted_then_called"),
+    ("read_of_the_variable_asked_for", 6, "read_of_the_variable_in_the_block"),
+    ("value_of_the_variable_asked_for", 6, "read_of_the_variable_in_the_block"),
+    ("identity_copy_asked_for", 8, "identity_copy_used"),
+])
+def test_a_copy_of_what_the_target_was_computed_from_asked_for_is_gt017(broken, line, correct):
+    """A source that is a copy (``tf.Variable(x)``, ``tf.identity(x)``, ``w.value()``, ``tf.convert_to_tensor(w)`` or
+    of the NumPy images the model is called on) of what the target was computed from: a tensor of its own, so None,
+    also when the target comes from a Keras model in sight (it reads only its input and its own weights). Before,
+    a model on the way or a read of the variable left it "can't tell" (or, for ``convert_to_tensor(w)``, connected)."""
+    found = lint((CORPUS / "broken" / f"{broken}.py").read_text())
+    assert [(f.rule, f.line) for f in found] == [("GT017", line)] and "is None" in found[0].message
+    assert lint((CORPUS / "correct" / f"{correct}.py").read_text()) == []
+
+
+def test_a_copy_beside_an_unseen_model_stays_unknown():
+    """The copy rule needs every model on the target's way in sight: an imported model may read anything."""
+    source = (CORPUS / "broken" / "copy_of_the_input_asked_for.py").read_text().replace(
+        "model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])", "from nets import model")
+    result = lint(source)
+    assert result == [] and result.checked == 0
+
+
+@pytest.mark.parametrize("broken, line, correct, words", [
+    ("ones_like_on_the_path", 5, "ones_like_beside_the_path", "only its shape"),
+    ("string_on_the_path", 5, "string_for_logging", "only its shape, or text"),
+    ("sampled_action_as_the_loss", 7, "log_prob_of_the_sampled_action", "log-probability of the sampled action"),
+    ("equal_to_the_prediction", 7, "cross_entropy_of_the_prediction", "is None"),
+])
+def test_a_value_that_leaves_the_tape_through_an_op_without_gradient_is_gt010(broken, line, correct, words):
+    """``tf.ones_like``/``zeros_like`` of a tensor (its shape only), ``tf.strings.*``, ``tf.random.categorical`` (an
+    index), and a comparison whose second argument is the prediction (every tensor argument of an op without a
+    gradient is cut, not the first only): on the only path, None. Beside a real path, silent."""
+    cause, note = lint((CORPUS / "broken" / f"{broken}.py").read_text())
+    assert (cause.rule, cause.line, note.rule) == ("GT010", line, "GT010") and words in cause.message
+    assert lint((CORPUS / "correct" / f"{correct}.py").read_text()) == []
+
+
+def test_a_lambda_of_a_constant_is_gt010_and_a_lambda_reading_its_input_is_silent():
+    """A ``Lambda`` whose function returns ``tf.constant(...)``/``K.constant(...)`` of literals never reads its input
+    (tensorflow#38321): nothing before it reaches the model's output, so every variable's gradient is None. A Lambda
+    that multiplies its input by a constant keeps the path."""
+    cause, note = lint((CORPUS / "broken" / "lambda_of_a_constant.py").read_text())
+    assert (cause.rule, cause.line, note.line) == ("GT010", 4, 8) and "never reads its input" in cause.message
+    assert lint((CORPUS / "correct" / "lambda_of_the_input_times_a_constant.py").read_text()) == []
+    unseen = (CORPUS / "broken" / "lambda_of_a_constant.py").read_text().replace(
+        "lambda t: tf.constant([[0.5]])", "lambda t: tf.constant(scale)").replace("x = tf", "scale = 0.5\nx = tf")
+    assert lint(unseen) == [], "a free name may be a tensor made from the model: can't tell"
+
+
+def test_compute_gradients_of_a_loss_tensor_is_gt013_and_of_a_callable_is_silent():
+    """TF1 code run under TensorFlow 2: ``opt.compute_gradients(loss_tensor, var_list)`` raises RuntimeError for a
+    tf.compat.v1 optimizer (njuhugn/CoNet#1); a callable is recorded by the optimizer's own tape."""
+    (found,) = lint((CORPUS / "broken" / "compute_gradients_of_a_tensor.py").read_text())
+    assert (found.rule, found.line) == ("GT013", 6) and "RuntimeError" in found.message
+    assert lint((CORPUS / "correct" / "compute_gradients_of_a_callable.py").read_text()) == []
+    keras = (CORPUS / "broken" / "compute_gradients_of_a_tensor.py").read_text().replace(
+        "tf.compat.v1.train.GradientDescentOptimizer(0.1)", "tf.keras.optimizers.SGD(0.1)")
+    assert "AttributeError" in lint(keras)[0].message

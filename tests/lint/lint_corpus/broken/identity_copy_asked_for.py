@@ -1,0 +1,8 @@
+import tensorflow as tf
+
+x = tf.constant([1.0, 2.0])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    x_copy = tf.identity(x)
+    loss = tf.reduce_sum(x ** 2)
+result = tape.gradient(loss, x_copy)  # <- GT017
