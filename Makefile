@@ -20,7 +20,7 @@ test:
 
 # Everything but the browser and load tests (no Chromium needed): the quick loop while working.
 test-fast:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	PYTHON=$(PYTHON) GRADLIB_NO_CHROMIUM=1 bash scripts/setup-tests.sh
 	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not browser and not load"
 
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine):

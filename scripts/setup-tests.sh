@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 "${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+"${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check --no-deps tf-keras==2.21.0
+if [ "${GRADLIB_NO_CHROMIUM:-}" = 1 ]; then exit 0; fi   # make test-fast: no browser tests, no Chromium
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   if command -v apt-get >/dev/null && { [ -z "$SUDO" ] || command -v sudo >/dev/null; }; then
