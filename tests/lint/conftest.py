@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import fix_programs
 import fresh_tf
 import lint_programs
 
@@ -60,3 +61,10 @@ def tf_verdicts(tf_snippets) -> dict[str, str]:
     runs = tf_snippets.run({name: program.source for name, program in lint_programs.PROGRAMS.items()})
     return {name: run["verdict"] for name, run in runs.items()}
 
+
+@pytest.fixture(scope="session")
+def program_outcomes() -> dict[str, dict]:
+    """What each program of fix_programs.all_programs gave under TensorFlow (``fix_programs.outcomes``). A fixture, so
+    that test_fixes_run.py and test_reports.py, which both read it, run on one xdist worker (tests/conftest.py) and
+    its one subprocess runs once a session, not once in each worker."""
+    return fix_programs.outcomes()
