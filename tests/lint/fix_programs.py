@@ -1,7 +1,8 @@
 """The programs whose gradients the lint tests check under TensorFlow, their closed-form references, one runner.
 
 Not a test module: ``outcomes()`` runs every program here in ONE TensorFlow subprocess per test session
-(tests/lint/run_programs.py) and keeps the result; test_fixes_run.py and test_reports.py read it.
+(tests/lint/run_programs.py) and keeps the result; test_fixes_run.py and test_reports.py read it through
+conftest.py's session fixture ``program_outcomes`` (so that pytest-xdist runs both files on one worker).
 """
 
 from __future__ import annotations

@@ -2,15 +2,15 @@
 
 For each broken corpus snippet (tests/lint/lint_corpus) and each rule's example, every finding that carries a corrected
 source is applied: the corrected program runs under TensorFlow (one subprocess for the session:
-fix_programs.outcomes) and its gradient must equal a closed form written by hand from the program's own values
-(fix_programs.REFERENCES): not None, not "some real number", the right one. The table also pins which findings
-offer a correction at all.
+fix_programs.outcomes, read through conftest.py's ``program_outcomes``) and its gradient must equal a closed form
+written by hand from the program's own values (fix_programs.REFERENCES): not None, not "some real number", the right
+one. The table also pins which findings offer a correction at all.
 """
 
 from __future__ import annotations
 
 import pytest
-from fix_programs import corpus_corrections, outcomes, references, wrong_gradients
+from fix_programs import corpus_corrections, references, wrong_gradients
 
 from gradlib.lint import lint
 
@@ -19,8 +19,8 @@ def test_exactly_the_corrections_with_a_closed_form_are_offered():
     assert sorted(corpus_corrections()) == sorted(references())
 
 
-def test_every_offered_correction_runs_and_gives_the_closed_form_gradient():
-    fixed = {name: outcome for name, outcome in outcomes().items() if name.startswith("fix/")}
+def test_every_offered_correction_runs_and_gives_the_closed_form_gradient(program_outcomes):
+    fixed = {name: outcome for name, outcome in program_outcomes.items() if name.startswith("fix/")}
     assert len(fixed) == len(references()) >= 40
     assert wrong_gradients(fixed) == {}
 

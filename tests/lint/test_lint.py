@@ -13,7 +13,6 @@ correct snippet's own label was wrong and was fixed); v_* 15 of 15 broken flagge
 from __future__ import annotations
 
 import builtins
-import json
 import os
 import re
 import subprocess
@@ -24,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-import fresh_tf
 import gradlib
 from gradlib import LIMITS, LintError, LintFinding, lint
 from gradlib.lint import RULES, RULES_BY_CODE
@@ -52,25 +50,20 @@ def _name(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def verdicts(tmp_path_factory) -> dict[str, str]:
-    """Every snippet's outcome under TensorFlow, from one subprocess."""
-    extra = tmp_path_factory.mktemp("rules")
-    paths = [str(p) for p in BROKEN + CORRECT]
+def verdicts(tf_snippets) -> dict[str, str]:
+    """Every snippet's outcome under TensorFlow, from one subprocess (conftest.py's ``tf_snippets``: a snippet
+    test_outcomes.py has run already is not run again)."""
+    sources = {_name(p): p.read_text() for p in BROKEN + CORRECT}
     for rule in RULES:
-        (extra / f"{rule.code}_broken.py").write_text(rule.example + _RESULT)
+        sources[f"{rule.code}_broken.py"] = rule.example + _RESULT
         fixed = next((f.fixed for f in lint(rule.example) if f.rule == rule.code and f.fixed), None)
         if fixed is not None:
-            (extra / f"{rule.code}_fixed.py").write_text(fixed + _RESULT)
+            sources[f"{rule.code}_fixed.py"] = fixed + _RESULT
     for path in BROKEN:
         fixed = next((f.fixed for f in lint(path.read_text()) if f.fixed), None)
         if fixed is not None:
-            (extra / f"fixed_{path.name}").write_text(fixed)
-    paths += sorted(str(p) for p in extra.glob("*.py"))
-    done = fresh_tf.run([sys.executable, str(CORPUS / "prove.py"), *paths], timeout=600,   # tests/fresh_tf.py
-                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return {Path(k).name if "rules" in k else str(Path(k).relative_to(CORPUS)): v
-            for k, v in json.loads(done.stdout).items()}
+            sources[f"fixed_{path.name}"] = fixed
+    return {name: run["verdict"] for name, run in tf_snippets.run(sources).items()}
 
 
 # The rule examples leave their gradient in a name of their own; collect whichever they made.

@@ -2,26 +2,22 @@
 
 Every snippet of the lint corpus (tests/lint/lint_corpus, every folder), every program of lint_programs.py, every
 rule's example, every variant of lint_variants.py and every public report's reproducer (fix_programs.py) is run
-under TensorFlow in one subprocess (lint_corpus/outcomes.py), which records what each gradient call itself did, by
-the line it is written on: None, zeros, a real gradient, or the exception it raised; and where the snippet stopped
-on an exception no gradient call raised. The linter, which never runs the code, must have said the same: each
-finding's claim (the first outcome its message states: "is None", "is zeros", "raises SomeError", "a wrong
-number") is checked against the call on the finding's line when TensorFlow ran one there, else against what the
-failing calls of the snippet (or its crash) did. A snippet added to any of these joins the table; none is skipped.
+under TensorFlow in one subprocess (lint_corpus/outcomes.py, by conftest.py's ``tf_snippets``), which records what
+each gradient call itself did, by the line it is written on: None, zeros, a real gradient, or the exception it
+raised; and where the snippet stopped on an exception no gradient call raised. The linter, which never runs the
+code, must have said the same: each finding's claim (the first outcome its message states: "is None", "is zeros",
+"raises SomeError", "a wrong number") is checked against the call on the finding's line when TensorFlow ran one
+there, else against what the failing calls of the snippet (or its crash) did. A snippet added to any of these joins
+the table; none is skipped.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import fresh_tf
 from gradlib import lint
 from gradlib.lint import RULES
 from fix_programs import REPORTS
@@ -55,24 +51,15 @@ def claim(message: str) -> set[str] | None:
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory) -> dict[str, dict]:
-    """name -> {"calls": {line: set of outcomes}, "crash": (line, error) or None}, from one subprocess."""
-    folder = tmp_path_factory.mktemp("outcomes")
-    paths = {}
-    for name, source in SNIPPETS.items():
-        path = folder / (name.replace("/", "__"))
-        path = path.with_suffix(".py") if path.suffix != ".py" else path
-        path.write_text(source)
-        paths[str(path)] = name
-    done = fresh_tf.run([sys.executable, str(CORPUS / "outcomes.py"), *paths], timeout=600,   # tests/fresh_tf.py
-                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert done.returncode == 0, done.stderr[-3000:]
+def outcomes(tf_snippets) -> dict[str, dict]:
+    """name -> {"calls": {line: set of outcomes}, "crash": (line, error) or None}, from one subprocess (conftest.py's
+    ``tf_snippets``, which runs lint_corpus/outcomes.py)."""
     found = {}
-    for path, run in json.loads(done.stdout).items():
+    for name, run in tf_snippets.run(SNIPPETS).items():
         calls: dict[int, set] = {}
         for line, outcome in run["calls"]:
             calls.setdefault(line, set()).add(outcome)
-        found[paths[path]] = {"calls": calls, "crash": run["crash"] and tuple(run["crash"])}
+        found[name] = {"calls": calls, "crash": run["crash"] and tuple(run["crash"])}
     return found
 
 

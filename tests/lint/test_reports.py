@@ -35,7 +35,7 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37G, UNSEEN_37G_PREFIT, UNSEEN_37H, UNSEEN_37H_PREFIT, UNSEEN_37I,
                           UNSEEN_37I_PREFIT, UNSEEN_37J, UNSEEN_37J_PREFIT, UNSEEN_37K, UNSEEN_37K_PREFIT, UNSEEN_37L,
                           UNSEEN_37L_PREFIT, Report,
-                          outcomes, report_corrections, wrong_gradients)
+                          report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -45,8 +45,8 @@ def _param(report: Report):
     return pytest.param(report, id=report.name, marks=marks)
 
 
-def test_every_reproducer_fails_under_tensorflow():
-    reported = {name: o for name, o in outcomes().items() if name.startswith("report/")}
+def test_every_reproducer_fails_under_tensorflow(program_outcomes):
+    reported = {name: o for name, o in program_outcomes.items() if name.startswith("report/")}
     assert len(reported) == len(REPORTS)
     # a failure: an error, a None gradient, or a gradient that is all zeros (tf45234: a batch_jacobian of a target the
     # tape never recorded gives zeros, not None)
@@ -292,7 +292,7 @@ def test_the_twelfth_unseen_set_pre_fit_record_is_honest():
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient():
     assert sorted(report_corrections()) == sorted(REPORT_FIXES)
-    fixed = {name: outcome for name, outcome in outcomes().items() if name.startswith("reportfix/")}
+    fixed = {name: outcome for name, outcome in program_outcomes.items() if name.startswith("reportfix/")}
     assert len(fixed) == len(REPORT_FIXES)
     assert wrong_gradients(fixed) == {}
 

@@ -1,4 +1,4 @@
-"""The corpus files are snippets for gradlib.lint, and prove.py and outcomes.py are scripts: never collect or
-import them (importing either would quiet TensorFlow's logger for the whole test session)."""
+"""The corpus files are snippets for gradlib.lint, and outcomes.py is a script: never collect or
+import them (importing it would quiet TensorFlow's logger for the whole test session)."""
 
-collect_ignore_glob = ["broken/*.py", "correct/*.py", "unseen/*/*.py", "prove.py", "outcomes.py"]
+collect_ignore_glob = ["broken/*.py", "correct/*.py", "unseen/*/*.py", "outcomes.py"]

@@ -1,12 +1,17 @@
-"""Run snippets under TensorFlow and record what each gradient call itself did, by the line it is written on.
+"""Run snippets under TensorFlow: what each gradient call itself did, by the line it is written on, and what the
+snippet's ``result`` is.
 
-Usage: python outcomes.py FILE...   Prints {file: {"calls": [[line, outcome], ...], "crash": [line, error] or null}}.
+Usage: python outcomes.py FILE...   Prints {file: {"calls": [[line, outcome], ...], "crash": [line, error] or null,
+"verdict": ...}}.
 ``tape.gradient``, ``jacobian`` and ``batch_jacobian`` are wrapped for the run: each call records "none" (a
 gradient is None), "zeros" (one is all zeros), "empty" (no gradient at all: sources that were an empty list),
 "real", "symbolic" (traced by tf.function: no value to read) or
 the name of the exception it raised, at the line of the innermost frame of the snippet. "crash" is where the
 snippet stopped on an exception that no gradient call raised (``v += 1``, ``optimizer.minimize(tensor)``, or
-code after a call that used the None it got). prove.py gives one verdict a snippet; this says which call did what.
+code after a call that used the None it got). "verdict" is one word for the whole snippet, from the gradient(s) it
+leaves in ``result``: "raised: <error>" (the snippet stopped on an exception), "none" (a gradient is None), "zeros"
+(one is all zeros), "real" (all real), "empty" (no gradient at all: proves nothing) or "no result". Both come from
+one run of each snippet (the wrapped calls return what TensorFlow's own return and re-raise what they raise).
 The snippets are the test suite's own code, so running them here is fine; user text never comes here.
 """
 
@@ -89,6 +94,20 @@ def _crash_line(err: Exception) -> int:
     return line
 
 
+def _verdict(namespace: dict) -> str:
+    """The snippet's one verdict from the gradient(s) it left in ``result``."""
+    if "result" not in namespace:
+        return "no result"
+    grads = _leaves(namespace["result"])
+    if not grads:
+        return "empty"
+    if any(g is None for g in grads):
+        return "none"
+    if any(not np.any(np.asarray(tf.convert_to_tensor(g))) for g in grads):
+        return "zeros"
+    return "real"
+
+
 def run(path: str) -> dict:
     _RECORD.clear()
     _PATH[0] = os.path.abspath(path)
@@ -101,7 +120,10 @@ def run(path: str) -> dict:
     except Exception as err:
         if not getattr(err, "recorded", False):
             crash = [_crash_line(err), type(err).__name__]
-    return {"calls": list(_RECORD), "crash": crash}
+        verdict = f"raised: {type(err).__name__}: {str(err)[:200]}"
+    else:
+        verdict = _verdict(namespace)
+    return {"calls": list(_RECORD), "crash": crash, "verdict": verdict}
 
 
 if __name__ == "__main__":
