@@ -290,7 +290,7 @@ def test_the_twelfth_unseen_set_pre_fit_record_is_honest():
     assert missed == set(UNSEEN_37L) - set(UNSEEN_37L_PREFIT)
 
 
-def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient():
+def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):
     assert sorted(report_corrections()) == sorted(REPORT_FIXES)
     fixed = {name: outcome for name, outcome in program_outcomes.items() if name.startswith("reportfix/")}
     assert len(fixed) == len(REPORT_FIXES)
