@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from gradlib import BatchMixingError, per_example_gradients, scan
+from gradlib import BatchMixingError, GradlibError, per_example_gradients, scan
 
 CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
@@ -27,6 +27,16 @@ def _clip_batch(t):   # a gradient-clipping layer
 @tf.custom_gradient
 def _clip_values(t):
     return tf.identity(t), lambda dy: tf.clip_by_value(dy, -0.2, 0.2)   # element by element: no mixing
+
+
+@tf.custom_gradient
+def _clip_pairs(t):   # clips each pair of examples' cotangents together (3 logits each): it cannot run on one example
+    return tf.identity(t), lambda dy: tf.reshape(tf.clip_by_norm(tf.reshape(dy, [-1, 6]), 0.5, axes=[1]), tf.shape(dy))
+
+
+class ClipPairs(keras.layers.Layer):
+    def call(self, t):
+        return _clip_pairs(t)
 
 
 class ClipBatch(keras.layers.Layer):
@@ -91,6 +101,16 @@ def test_scan_refuses_it_too():
         scan(model, (x, y), loss=CCE, batch_size=6)
 
 
+def test_a_backward_check_that_fails_is_said_not_skipped():
+    """Found by hunt 47: any failure of the eager check was swallowed, and the batch's pairwise-clipped norms
+    (0.478 for example 0, whose gradient alone has norm 0.901) came back unchecked."""
+    model = model_with(ClipPairs())
+    x, y = data()
+    with pytest.raises(GradlibError, match=r"could not check the model's backward pass on its first 3 examples.*"
+                                           r"InvalidArgumentError: Input to reshape .*a batch of any size"):
+        per_example_gradients(model, x, y, loss=CCE, norms_only=True)
+
+
 def test_an_element_wise_custom_gradient_is_the_loops_answer():
     model = model_with(ClipValues())
     x, y = data()
@@ -134,3 +154,4 @@ def test_clipped_mean_of_a_plain_model_is_the_loops():
     expected = [sum(f * g[j] for f, g in zip(factors, grads)) / len(y) for j in range(len(grads[0]))]
     for got, want in zip(result.clipped_mean(0.5), expected):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
