@@ -698,13 +698,13 @@ def _weighted_pass_holds(model: Any, loss: Any, training: bool, x: Any, y: Any, 
     xk, yk = (tf.nest.map_structure(lambda t: tf.gather(t, picked), part) for part in (x, y))
     wk = tf.constant(weights[picked.numpy()], tf.float64)
     try:
-        joint = weighted_gradient(model, loss, xk, yk, wk, training=training)
-        alone = [_alone_gradient(model, loss, _structure.rows(xk, i, i + 1), _structure.rows(yk, i, i + 1), training)
-                 for i in range(int(picked.shape[0]))]
+        joint, alone = _in_replica(lambda: (weighted_gradient(model, loss, xk, yk, wk, training=training), [
+            _alone_gradient(model, loss, _structure.rows(xk, i, i + 1), _structure.rows(yk, i, i + 1), training)
+            for i in range(int(picked.shape[0]))]))
     except GradlibError:
         raise
-    except Exception as exc:   # noqa: BLE001 - in a strategy's scope: as before; else the weighted gradients
-        return _in_strategy_scope(exc)
+    except Exception:   # noqa: BLE001 - not checked (the model failed eagerly): the weighted per-example gradients
+        return False
     for j, g in enumerate(joint):
         expected = sum(float(w) * a[j].numpy() for w, a in zip(wk.numpy(), alone))
         scale = max(float(np.abs(expected).max(initial=0.0)), 1e-30)
@@ -846,20 +846,29 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> No
     that reads the whole batch's cotangent (``tf.clip_by_norm`` over every axis, a gradient normalized by the
     batch) changes ``g`` with the other examples while every loss stays the same, and the norms were silently
     the batch's. Each example's norm from the batch's pass (run eagerly, no check) must equal its gradient's norm
-    alone, as a batch of one. A failure of either is the user's model failing (a custom gradient that cannot run
-    on one example, say) and is said; skipping the check then returned the batch's norms silently.
+    alone, as a batch of one; in a ``tf.distribute`` strategy's scope both run in its replicas (``_in_replica``). A
+    failure of either is the user's model failing (a custom gradient that cannot run on one example, say) and is
+    said; skipping the check then returned the batch's norms silently.
     """
     k = _structure.batch_size(x)
 
+    def both():
+        norms = per_example_terms(model, loss, x, y, training=training, verify=tf.constant(False))[1]
+        alone = [_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1), training)
+                 for i in range(k)]
+        return tf.cast(norms, tf.float64), tf.constant(alone, tf.float64)
+
     try:
-        norms = per_example_terms(model, loss, x, y, training=training, verify=tf.constant(False))[1].numpy()
-        alone = np.array([_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1),
-                                      training) for i in range(len(norms))])
+        norms, alone = (t.numpy() for t in _in_replica(both))
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's model failed: say so, with its message
-        if _in_strategy_scope(exc):   # not checked there yet
-            return
+        if _in_strategy_scope(exc):
+            raise GradlibError(
+                "per_example_gradients could not check the model's backward pass in this tf.distribute strategy's "
+                f"scope ({type(tf.distribute.get_strategy()).__name__}): the eager gradients of its variables are not "
+                "available there, even in its replicas. Call per_example_gradients outside `strategy.scope()`, or "
+                "gradlib.scan with strategy=") from exc
         raise GradlibError(
             f"per_example_gradients could not check the model's backward pass on its first {k} examples, together "
             f"and each alone (a batch of one): {type(exc).__name__}: {error_gist(exc)}. The model must run on "
@@ -876,6 +885,16 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> No
         "gradient depends on the others. Make the custom gradient act on each example's rows alone (e.g. "
         "tf.clip_by_norm(dy, c, axes=[1]) for a (batch, features) tensor); with no such gradient in the model, a "
         "per-layer rule of gradlib is wrong for one of its layers: please report it")
+
+
+def _in_replica(fn: Callable[[], Any]) -> Any:
+    """``fn()``, which takes eager gradients of the model's variables: in a ``tf.distribute`` strategy's scope (the
+    cross-replica context) TensorFlow refuses them (``_in_strategy_scope``), so there ``fn`` runs in the strategy's
+    replicas (``strategy.run``, every replica on the same examples) and the first replica's result is kept."""
+    if not (tf.distribute.has_strategy() and tf.distribute.in_cross_replica_context()):
+        return fn()
+    strategy = tf.distribute.get_strategy()
+    return tf.nest.map_structure(lambda t: strategy.experimental_local_results(t)[0], strategy.run(fn))
 
 
 def _in_strategy_scope(exc: Exception) -> bool:
