@@ -48,7 +48,7 @@ from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
-from .._callable._trace import lowest_float, numpy_call, trace
+from .._callable._trace import lowest_float, numpy_call, py_function_call, trace
 from ._compiled import Compiled
 from ._tiled import TILED_OUTPUTS, checked_body, fast_build
 from .._foundations._runtime import returns_numpy
@@ -289,7 +289,12 @@ def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]
     ``precision`` the least precise float dtype fn computes in (a float64 batch through a float32 model is checked
     at float32's tolerance, not refused as mixing at float64's)."""
     if method == "loop":
-        y, jac = _loop(fn, x)
+        try:
+            y, jac = _loop(fn, x)
+        except tf.errors.UnknownError as exc:   # a second gradient through one tf.py_function call (py_function_call)
+            if "KeyError: b'pyfunc_" not in str(exc):
+                raise
+            _refuse_py_function("EagerPyFunc", method, out_shape)
         return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True, False), ""
     compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
     if used == "tiled":   # compiled: fn's own trace
@@ -442,12 +447,16 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int,
     batch_jacobian's while_loop past it (``python3 -m benchmarks.per_sample`` times all three against the
     ``tf.function`` batch_jacobian a user would write).
     """
+    plain = trace(fn, [spec])
+    python = py_function_call(plain.graph)
     if method in ("auto", "tiled"):
-        plain = trace(fn, [spec])
-        if method == "tiled" or _has_loop(plain):
+        if method == "tiled" or _has_loop(plain) or python:
             if method == "tiled" or math.prod(out_shape) <= TILED_OUTPUTS:
                 return plain, "tiled"   # fn's own trace: its variables; the steps are traced per exact shape
-            return _concrete(fn, spec, use_pfor=False), "while_loop"
+    if python:
+        _refuse_py_function(python, method, out_shape)
+    if method == "auto" and _has_loop(plain):
+        return _concrete(fn, spec, use_pfor=False), "while_loop"
     if method in ("auto", "pfor"):
         try:
             return _concrete(fn, spec, use_pfor=True), "pfor"
@@ -458,6 +467,20 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int,
                 raise GradlibError(f"pfor could not vectorize this function ({error_gist(exc)}); "
                                    "use method='while_loop' or method='auto'") from exc
     return _concrete(fn, spec, use_pfor=False), "while_loop"
+
+
+def _refuse_py_function(name: str, method: str, out_shape: tuple[int, ...]) -> None:
+    """Refuse fn's ``tf.py_function`` (op ``name``) under a method that takes several gradients through one call of
+    it: TensorFlow replays its tape once (``py_function_call``), and the second gradient failed with a bare
+    ``KeyError: pyfunc_N``. ``tiled`` takes every row in one backward pass, up to ``TILED_OUTPUTS`` outputs."""
+    n = math.prod(out_shape)
+    use = ("Use method='auto' or 'tiled', which take every sample's Jacobian in one backward pass, or write"
+           if n <= TILED_OUTPUTS else
+           f"Method 'tiled', which takes them in one backward pass, runs up to {TILED_OUTPUTS} output elements per "
+           f"sample and fn has {n:,}: write")
+    raise GradlibError(f"{API}: fn calls tf.py_function (op {name!r}), whose gradient TensorFlow takes only once per "
+                       f"call, and method {method!r} takes one gradient per output element through the same call. "
+                       f"{use} the tf.py_function part with TensorFlow ops")
 
 
 def _has_loop(plain: Any) -> bool:
