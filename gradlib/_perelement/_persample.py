@@ -447,32 +447,40 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int,
     batch_jacobian's while_loop past it (``python3 -m benchmarks.per_sample`` times all three against the
     ``tf.function`` batch_jacobian a user would write).
     """
-    plain = trace(fn, [spec])
-    python = py_function_call(plain.graph)
     if method in ("auto", "tiled"):
+        plain = trace(fn, [spec])
+        python = py_function_call(plain.graph)
         if method == "tiled" or _has_loop(plain) or python:
             if method == "tiled" or math.prod(out_shape) <= TILED_OUTPUTS:
                 return plain, "tiled"   # fn's own trace: its variables; the steps are traced per exact shape
-    if python:
-        _refuse_py_function(python, method, out_shape)
-    if method == "auto" and _has_loop(plain):
-        return _concrete(fn, spec, use_pfor=False), "while_loop"
+            _refuse_py_function(python, method, out_shape)
+            return _concrete(fn, spec, use_pfor=False), "while_loop"
     if method in ("auto", "pfor"):
         try:
-            return _concrete(fn, spec, use_pfor=True), "pfor"
+            return _no_py_function(_concrete(fn, spec, use_pfor=True), method, out_shape), "pfor"
         except GradlibError:   # fn's own refusal (an output that does not keep the batch): not pfor's failure
             raise
         except (ValueError, NotImplementedError, tf.errors.OpError) as exc:
             if method == "pfor":
                 raise GradlibError(f"pfor could not vectorize this function ({error_gist(exc)}); "
                                    "use method='while_loop' or method='auto'") from exc
-    return _concrete(fn, spec, use_pfor=False), "while_loop"
+    return _no_py_function(_concrete(fn, spec, use_pfor=False), method, out_shape), "while_loop"
+
+
+def _no_py_function(concrete: Any, method: str, out_shape: tuple[int, ...]) -> Any:
+    """``concrete`` (batch_jacobian's trace), refused where fn calls ``tf.py_function`` (it traces, then fails when
+    run): read in the trace itself, which holds fn's ops, so finding it costs no other trace."""
+    _refuse_py_function(py_function_call(concrete.graph), method, out_shape)
+    return concrete
 
 
 def _refuse_py_function(name: str, method: str, out_shape: tuple[int, ...]) -> None:
     """Refuse fn's ``tf.py_function`` (op ``name``) under a method that takes several gradients through one call of
     it: TensorFlow replays its tape once (``py_function_call``), and the second gradient failed with a bare
-    ``KeyError: pyfunc_N``. ``tiled`` takes every row in one backward pass, up to ``TILED_OUTPUTS`` outputs."""
+    ``KeyError: pyfunc_N``. ``tiled`` takes every row in one backward pass, up to ``TILED_OUTPUTS`` outputs.
+    ``name`` empty: nothing to refuse."""
+    if not name:
+        return
     n = math.prod(out_shape)
     use = ("Use method='auto' or 'tiled', which take every sample's Jacobian in one backward pass, or write"
            if n <= TILED_OUTPUTS else
