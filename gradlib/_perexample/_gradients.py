@@ -46,6 +46,7 @@ from ._ghost import Capture, accepts, rule_for
 from .._foundations._limits import LIMITS, Limits
 from .._callable._random import draws_random, random_objects
 from .._callable._trace import trace
+from .._callable._forms import refuse_stateful
 from .._callable._state import plain_model
 from .._foundations._runtime import returns_numpy
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
@@ -730,6 +731,7 @@ def _check_model(model: Any) -> None:
         given = _structure.given_model(model)
         how = "" if given != type(model).__name__ else "; build one with keras.Sequential or the functional API"
         raise GradlibError(f"per_example_gradients needs a Keras model, got {given}{how}")
+    refuse_stateful(model, "per_example_gradients")
 
 
 def _check_loss(model: Any, loss: Any, loss_weights: Any, y: Any) -> Any:
