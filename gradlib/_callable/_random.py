@@ -85,7 +85,9 @@ def random_op(graph: Any) -> str:
     """The name of an op in ``graph`` (or a function it calls: a while_loop's body, a ``tf.function`` inside) that
     draws anew at every run, or ``""``: one of ``RANDOM_OPS``, or a stateless random op whose seed is read from a
     variable the same function writes (Keras' ``SeedGenerator``: Dropout, ``keras.random``). A stateless op with a
-    constant seed (or one computed from the input) gives the same numbers at every call and is not random.
+    constant seed (or one computed from the input) gives the same numbers at every call and is not random. A draw
+    the output ignores (``0 * tf.random.normal(...)``) is random here: the trace does not say which draws matter,
+    and a rare coin (``uniform < 0.999``) would escape any number of calls: a refusal is better than mixed draws.
 
     >>> random_op(trace(lambda x: x + tf.random.normal([2]), [tf.TensorSpec([2])]).graph) != ""
     True
