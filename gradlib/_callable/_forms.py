@@ -20,15 +20,40 @@ from .._foundations._cache import LRUCache
 from .._foundations._errors import InputError
 from .._foundations._limits import Limits
 
-__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "sample_batch", "several_inputs",
-           "to_batch", "xs_form"]
+__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "refuse_stateful", "sample_batch",
+           "several_inputs", "to_batch", "xs_form"]
 
 
 def check_callable(fn: Any, api: str, text: bool = False) -> None:
-    """Refuse an ``fn`` that cannot be called (``text``: function text is taken too, as ``crosscheck`` takes it)."""
+    """Refuse an ``fn`` that cannot be called (``text``: function text is taken too, as ``crosscheck`` takes it),
+    or a Keras model with a stateful layer (``refuse_stateful``)."""
     if not callable(fn) and not (text and isinstance(fn, str)):
         raise InputError(f"{api} needs fn to be a callable (a Python function or a Keras model"
                          f"{', or function text' if text else ''}); got {type(fn).__name__}")
+    refuse_stateful(fn, api)
+
+
+def refuse_stateful(model: Any, api: str) -> None:
+    """Refuse a Keras model (or layer) with a layer built ``stateful=True`` (a recurrent layer that keeps its state
+    from one batch to the next), before anything calls it: every call changes that state, so each of the calls an
+    API makes (its probes, its checks) sees another function, and the first probes had already changed the user's
+    state before the opaque refusal that followed (hunt 47). A plain function that closes over such a model is not
+    seen here."""
+    flatten = getattr(model, "_flatten_layers", None)
+    if flatten is None:
+        return
+    try:
+        layers = list(flatten(include_self=True, recursive=True))
+    except (TypeError, AttributeError):
+        return
+    named = [str(getattr(layer, "name", type(layer).__name__)) for layer in layers
+             if getattr(layer, "stateful", False) is True]
+    if named:
+        raise InputError(
+            f"{api} cannot take a model with a stateful layer ({named[0]!r}, built with stateful=True): it carries "
+            "its state from one call to the next, so every call of the model (gradlib calls it more than once) "
+            "changes the state and computes another function of the inputs. Build the layer with stateful=False "
+            "for gradients (copy the weights with set_weights); gradlib has not called it, so its state is as it was")
 
 
 def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:

@@ -7,8 +7,11 @@ method that calls fn several times and combines the results (one tape per sample
 the batch, Hutchinson's probes, a repair of NaN cells in another mode) mixes draws: numbers no draw has (a
 Laplacian that is 0 or 16 for every draw came out 4.0 and 7.75). Such methods refuse a random fn by name.
 
-``is_random`` calls fn twice on the same first ``PROBE_SAMPLES`` samples and compares the outputs, as
-``per_element_gradients``' check does (``gradlib._perelement._probe``: "fn is random"). The verdict is remembered
+``is_random`` reads fn's trace first (``random_op``: a random op of TensorFlow, or a stateless one seeded from a
+variable the trace also writes, as Keras' SeedGenerator is): a function that draws one coin per call escaped two
+calls half the time, and "not random" was then remembered. Where the trace has none (or fn cannot be traced) it
+calls fn twice on the same first ``PROBE_SAMPLES`` samples and compares the outputs, as ``per_element_gradients``'
+check does (``gradlib._perelement._probe``: "fn is random"). The verdict is remembered
 per function (its ``callable_key``: the values it reads) and sample shape, so a warm call pays nothing; a function
 that has no key is probed on every call that asks. ``draws_random`` reads what an object holds instead (a Keras
 ``SeedGenerator`` or a ``tf.random.Generator`` in any attribute of any of its layers): for a model that is only
@@ -30,14 +33,28 @@ import tensorflow as tf
 
 from .._foundations._cache import LRUCache
 from ._state import callable_key
+from ._trace import trace
 
-__all__ = ["PROBE_SAMPLES", "RANDOM", "draws_random", "is_random", "random_objects"]
+__all__ = ["PROBE_SAMPLES", "RANDOM", "RANDOM_OPS", "draws_random", "is_random", "random_objects", "random_op"]
 
 #: the samples the two probing calls of fn take (the first ones of the batch)
 PROBE_SAMPLES = 8
 #: the words every API opens its refusal or warning of a random fn with (``per_element_gradients``' own)
-RANDOM = ("fn is random: two calls at the same point gave different outputs (Dropout or another random layer "
-          "with training=True?)")
+RANDOM = ("fn is random: two calls at the same point gave different outputs, or its graph draws random numbers "
+          "(Dropout or another random layer with training=True?)")
+#: TensorFlow's ops that draw anew at every run: their state is in the op (``tf.random.uniform``) or a resource
+#: (``tf.random.Generator``: ``RngReadAndSkip``, the older ``Stateful*``)
+RANDOM_OPS = frozenset({
+    "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal", "ParameterizedTruncatedNormal",
+    "Multinomial", "RandomShuffle", "RandomGamma", "RandomPoisson", "RandomPoissonV2", "RandomCrop",
+    "NonDeterministicInts", "RngReadAndSkip", "RngSkip", "StatefulUniform", "StatefulUniformInt",
+    "StatefulUniformFullInt", "StatefulStandardNormal", "StatefulStandardNormalV2", "StatefulTruncatedNormal",
+    "StatefulRandomBinomial", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2"})
+#: the stateless random ops (``tf.random.stateless_*``): the same numbers for the same seed
+_STATELESS = ("StatelessRandom", "StatelessTruncatedNormal", "StatelessMultinomial",
+              "StatelessParameterizedTruncatedNormal")
+#: the ops that write a variable: a seed read from a variable the same function writes changes at every call
+_WRITES = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
 #: (fn's key, a sample's shape, dtype) -> whether two calls of fn differed
 _VERDICTS = LRUCache(maxsize=128)
 #: ``is_random``'s default key: fn's own ``callable_key`` (a key of ``None`` means "not remembered")
@@ -49,10 +66,71 @@ def is_random(fn: Callable, x: tf.Tensor, key: Hashable | None = _OWN) -> bool:
     (beyond 100 ulps); remembered per ``key`` (``callable_key(fn)`` when not given; ``None``: not remembered) and
     sample shape. A call that fails is not this check's to report: the API's own call of fn says so."""
     key = callable_key(fn, "random") if key is _OWN else key
-    probe = lambda: _differ(fn, x[:PROBE_SAMPLES])  # noqa: E731
+    probe = lambda: bool(_traced_random(fn, x[:PROBE_SAMPLES])) or _differ(fn, x[:PROBE_SAMPLES])  # noqa: E731
     if key is None:
         return probe()
     return _VERDICTS.get_or_create((key, tuple(x.shape[1:]), x.dtype.name), probe)
+
+
+def _traced_random(fn: Callable, x: tf.Tensor) -> str:
+    """``random_op`` of fn traced on ``x``'s shape, or ``""`` where fn cannot be traced (the two calls decide)."""
+    try:
+        graph = trace(fn, [tf.TensorSpec(x.shape, x.dtype)]).graph
+    except Exception:   # noqa: BLE001 - NumPy on a tensor, say: no graph to read
+        return ""
+    return random_op(graph)
+
+
+def random_op(graph: Any) -> str:
+    """The name of an op in ``graph`` (or a function it calls: a while_loop's body, a ``tf.function`` inside) that
+    draws anew at every run, or ``""``: one of ``RANDOM_OPS``, or a stateless random op whose seed is read from a
+    variable the same function writes (Keras' ``SeedGenerator``: Dropout, ``keras.random``). A stateless op with a
+    constant seed (or one computed from the input) gives the same numbers at every call and is not random. A draw
+    the output ignores (``0 * tf.random.normal(...)``) is random here: the trace does not say which draws matter,
+    and a rare coin (``uniform < 0.999``) would escape any number of calls: a refusal is better than mixed draws.
+
+    >>> random_op(trace(lambda x: x + tf.random.normal([2]), [tf.TensorSpec([2])]).graph) != ""
+    True
+    >>> random_op(trace(lambda x: x + tf.random.stateless_normal([2], seed=[1, 2]), [tf.TensorSpec([2])]).graph)
+    ''
+    """
+    graph_def = graph.as_graph_def()
+    for nodes in (graph_def.node, *(function.node_def for function in graph_def.library.function)):
+        name = _random_in(list(nodes))
+        if name:
+            return name
+    return ""
+
+
+def _base(name: str) -> str:
+    return name.lstrip("^").split(":")[0]
+
+
+def _random_in(nodes: list) -> str:
+    """``random_op`` in one graph's or function's own nodes (their inputs name nodes of the same body)."""
+    by_name = {node.name: node for node in nodes}
+    written = {_base(node.input[0]) for node in nodes if node.op in _WRITES and node.input}
+    for node in nodes:
+        if node.op in RANDOM_OPS:
+            return node.name
+        if node.op.startswith(_STATELESS) and written and _reads_written(node, by_name, written):
+            return node.name
+    return ""
+
+
+def _reads_written(node: Any, by_name: dict, written: set[str]) -> bool:
+    """Whether ``node`` depends (through its data inputs) on a read of a variable in ``written``."""
+    seen, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        if current.op == "ReadVariableOp" and current.input and _base(current.input[0]) in written:
+            return True
+        for name in current.input:
+            base = _base(name)
+            if not name.startswith("^") and base not in seen and base in by_name:
+                seen.add(base)
+                stack.append(by_name[base])
+    return False
 
 
 def _differ(fn: Callable, x: tf.Tensor) -> bool:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 __all__ = ["CUSTOM_GRADIENT_ATTR", "INLINE_EXECUTOR", "INLINE_OPS", "NUMPY_CALLS", "call_traced", "defined_gradient",
            "first_order_cut", "fixed_caller", "graph_cut", "inline_ops", "lowest_float", "numpy_call", "polymorphic",
-           "trace"]
+           "py_function_call", "trace"]
 
 #: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
 #: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``
@@ -132,6 +132,18 @@ def numpy_call(graph: Any) -> str:
     nodes = (*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def))
     return next((node.name for node in nodes
                  if node.op in NUMPY_CALLS and any(not name.startswith("^") for name in node.input)), "")
+
+
+def py_function_call(graph: Any) -> str:
+    """The name of a ``tf.py_function`` op (``EagerPyFunc``) in ``graph`` (or a function it calls), or ``""``.
+
+    Its gradient replays the tape its Python recorded, which TensorFlow keeps for one gradient per call of the op: a
+    second gradient through the same call (``batch_jacobian``'s rows, a persistent tape's next row) fails with
+    ``KeyError: pyfunc_N``.
+    """
+    graph_def = graph.as_graph_def()
+    nodes = (*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def))
+    return next((node.name for node in nodes if node.op == "EagerPyFunc"), "")
 
 
 #: floating-point dtypes, least precise first

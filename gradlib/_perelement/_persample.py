@@ -48,7 +48,7 @@ from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
-from .._callable._trace import lowest_float, numpy_call, trace
+from .._callable._trace import lowest_float, numpy_call, py_function_call, trace
 from ._compiled import Compiled
 from ._tiled import TILED_OUTPUTS, checked_body, fast_build
 from .._foundations._runtime import returns_numpy
@@ -289,7 +289,12 @@ def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]
     ``precision`` the least precise float dtype fn computes in (a float64 batch through a float32 model is checked
     at float32's tolerance, not refused as mixing at float64's)."""
     if method == "loop":
-        y, jac = _loop(fn, x)
+        try:
+            y, jac = _loop(fn, x)
+        except tf.errors.UnknownError as exc:   # a second gradient through one tf.py_function call (py_function_call)
+            if "KeyError: b'pyfunc_" not in str(exc):
+                raise
+            _refuse_py_function("EagerPyFunc", method, out_shape)
         return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True, False), ""
     compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
     if used == "tiled":   # compiled: fn's own trace
@@ -444,20 +449,46 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int,
     """
     if method in ("auto", "tiled"):
         plain = trace(fn, [spec])
-        if method == "tiled" or _has_loop(plain):
+        python = py_function_call(plain.graph)
+        if method == "tiled" or _has_loop(plain) or python:
             if method == "tiled" or math.prod(out_shape) <= TILED_OUTPUTS:
                 return plain, "tiled"   # fn's own trace: its variables; the steps are traced per exact shape
+            _refuse_py_function(python, method, out_shape)
             return _concrete(fn, spec, use_pfor=False), "while_loop"
     if method in ("auto", "pfor"):
         try:
-            return _concrete(fn, spec, use_pfor=True), "pfor"
+            return _no_py_function(_concrete(fn, spec, use_pfor=True), method, out_shape), "pfor"
         except GradlibError:   # fn's own refusal (an output that does not keep the batch): not pfor's failure
             raise
         except (ValueError, NotImplementedError, tf.errors.OpError) as exc:
             if method == "pfor":
                 raise GradlibError(f"pfor could not vectorize this function ({error_gist(exc)}); "
                                    "use method='while_loop' or method='auto'") from exc
-    return _concrete(fn, spec, use_pfor=False), "while_loop"
+    return _no_py_function(_concrete(fn, spec, use_pfor=False), method, out_shape), "while_loop"
+
+
+def _no_py_function(concrete: Any, method: str, out_shape: tuple[int, ...]) -> Any:
+    """``concrete`` (batch_jacobian's trace), refused where fn calls ``tf.py_function`` (it traces, then fails when
+    run): read in the trace itself, which holds fn's ops, so finding it costs no other trace."""
+    _refuse_py_function(py_function_call(concrete.graph), method, out_shape)
+    return concrete
+
+
+def _refuse_py_function(name: str, method: str, out_shape: tuple[int, ...]) -> None:
+    """Refuse fn's ``tf.py_function`` (op ``name``) under a method that takes several gradients through one call of
+    it: TensorFlow replays its tape once (``py_function_call``), and the second gradient failed with a bare
+    ``KeyError: pyfunc_N``. ``tiled`` takes every row in one backward pass, up to ``TILED_OUTPUTS`` outputs.
+    ``name`` empty: nothing to refuse."""
+    if not name:
+        return
+    n = math.prod(out_shape)
+    use = ("Use method='auto' or 'tiled', which take every sample's Jacobian in one backward pass, or write"
+           if n <= TILED_OUTPUTS else
+           f"Method 'tiled', which takes them in one backward pass, runs up to {TILED_OUTPUTS} output elements per "
+           f"sample and fn has {n:,}: write")
+    raise GradlibError(f"{API}: fn calls tf.py_function (op {name!r}), whose gradient TensorFlow takes only once per "
+                       f"call, and method {method!r} takes one gradient per output element through the same call. "
+                       f"{use} the tf.py_function part with TensorFlow ops")
 
 
 def _has_loop(plain: Any) -> bool:

@@ -46,6 +46,7 @@ from ._ghost import Capture, accepts, rule_for
 from .._foundations._limits import LIMITS, Limits
 from .._callable._random import draws_random, random_objects
 from .._callable._trace import trace
+from .._callable._forms import refuse_stateful
 from .._callable._state import plain_model
 from .._foundations._runtime import returns_numpy
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
@@ -698,27 +699,27 @@ def _weighted_pass_holds(model: Any, loss: Any, training: bool, x: Any, y: Any, 
     xk, yk = (tf.nest.map_structure(lambda t: tf.gather(t, picked), part) for part in (x, y))
     wk = tf.constant(weights[picked.numpy()], tf.float64)
     try:
-        joint = weighted_gradient(model, loss, xk, yk, wk, training=training)
-        alone = [_alone_gradient(model, loss, _structure.rows(xk, i, i + 1), _structure.rows(yk, i, i + 1), training)
-                 for i in range(int(picked.shape[0]))]
+        joint, alone = _in_replica(lambda: (weighted_gradient(model, loss, xk, yk, wk, training=training), [
+            _alone_gradient(model, loss, _structure.rows(xk, i, i + 1), _structure.rows(yk, i, i + 1), training)
+            for i in range(int(picked.shape[0]))]))
     except GradlibError:
         raise
-    except Exception:   # noqa: BLE001 - not runnable eagerly (a strategy's variables in its scope): as before
-        return True
+    except Exception:   # noqa: BLE001 - not checked (the model failed eagerly): the weighted per-example gradients
+        return False
     for j, g in enumerate(joint):
-        expected = sum(float(w) * a[j] for w, a in zip(wk.numpy(), alone))
+        expected = sum(float(w) * a[j].numpy() for w, a in zip(wk.numpy(), alone))
         scale = max(float(np.abs(expected).max(initial=0.0)), 1e-30)
         if not np.allclose(np.asarray(g, np.float64), expected, rtol=1e-4, atol=1e-6 * scale):
             return False
     return True
 
 
-def _alone_gradient(model: Any, loss: Any, x: Any, y: Any, training: bool) -> list[np.ndarray]:
+def _alone_gradient(model: Any, loss: Any, x: Any, y: Any, training: bool) -> list[tf.Tensor]:
     """One example's loss gradient per trainable variable, run alone (float64; zeros where it does not reach)."""
     with tf.GradientTape() as tape:
         value = loss_vector(loss, y, model(x, training=training))[0]
     grads = tape.gradient(value, model.trainable_variables)
-    return [np.zeros(v.shape) if g is None else tf.cast(tf.convert_to_tensor(g), tf.float64).numpy()
+    return [tf.zeros(v.shape, tf.float64) if g is None else tf.cast(tf.convert_to_tensor(g), tf.float64)
             for v, g in zip(model.trainable_variables, grads)]
 
 
@@ -730,6 +731,7 @@ def _check_model(model: Any) -> None:
         given = _structure.given_model(model)
         how = "" if given != type(model).__name__ else "; build one with keras.Sequential or the functional API"
         raise GradlibError(f"per_example_gradients needs a Keras model, got {given}{how}")
+    refuse_stateful(model, "per_example_gradients")
 
 
 def _check_loss(model: Any, loss: Any, loss_weights: Any, y: Any) -> Any:
@@ -846,17 +848,33 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> No
     that reads the whole batch's cotangent (``tf.clip_by_norm`` over every axis, a gradient normalized by the
     batch) changes ``g`` with the other examples while every loss stays the same, and the norms were silently
     the batch's. Each example's norm from the batch's pass (run eagerly, no check) must equal its gradient's norm
-    alone, as a batch of one. A model the eager pass cannot run is left to the traced step's own message, and so is
-    a call inside a ``tf.distribute`` strategy's scope, where eager gradients of its variables are not available.
+    alone, as a batch of one; in a ``tf.distribute`` strategy's scope both run in its replicas (``_in_replica``). A
+    failure of either is the user's model failing (a custom gradient that cannot run on one example, say) and is
+    said; skipping the check then returned the batch's norms silently.
     """
+    k = _structure.batch_size(x)
+
+    def both():
+        norms = per_example_terms(model, loss, x, y, training=training, verify=tf.constant(False))[1]
+        alone = [_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1), training)
+                 for i in range(k)]
+        return tf.cast(norms, tf.float64), tf.constant(alone, tf.float64)
+
     try:
-        norms = per_example_terms(model, loss, x, y, training=training, verify=tf.constant(False))[1].numpy()
-        alone = np.array([_alone_norm(model, loss, _structure.rows(x, i, i + 1), _structure.rows(y, i, i + 1),
-                                      training) for i in range(len(norms))])
+        norms, alone = (t.numpy() for t in _in_replica(both))
     except GradlibError:
         raise
-    except Exception:   # noqa: BLE001 - the traced step runs the same pass and says what failed; eager gradients
-        return          # of a strategy's variables inside its scope are not available (cross-replica context)
+    except Exception as exc:   # noqa: BLE001 - the user's model failed: say so, with its message
+        if _in_strategy_scope(exc):
+            raise GradlibError(
+                "per_example_gradients could not check the model's backward pass in this tf.distribute strategy's "
+                f"scope ({type(tf.distribute.get_strategy()).__name__}): the eager gradients of its variables are not "
+                "available there, even in its replicas. Call per_example_gradients outside `strategy.scope()`, or "
+                "gradlib.scan with strategy=") from exc
+        raise GradlibError(
+            f"per_example_gradients could not check the model's backward pass on its first {k} examples, together "
+            f"and each alone (a batch of one): {type(exc).__name__}: {error_gist(exc)}. The model must run on "
+            "a batch of any size, one included (a tf.custom_gradient written for one batch size cannot)") from exc
     scale = float(np.abs(alone[np.isfinite(alone)]).max(initial=0.0))
     if np.allclose(norms, alone, rtol=1e-4, atol=1e-6 * scale, equal_nan=True):
         return
@@ -869,6 +887,23 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> No
         "gradient depends on the others. Make the custom gradient act on each example's rows alone (e.g. "
         "tf.clip_by_norm(dy, c, axes=[1]) for a (batch, features) tensor); with no such gradient in the model, a "
         "per-layer rule of gradlib is wrong for one of its layers: please report it")
+
+
+def _in_replica(fn: Callable[[], Any]) -> Any:
+    """``fn()``, which takes eager gradients of the model's variables: in a ``tf.distribute`` strategy's scope (the
+    cross-replica context) TensorFlow refuses them (``_in_strategy_scope``), so there ``fn`` runs in the strategy's
+    replicas (``strategy.run``, every replica on the same examples) and the first replica's result is kept."""
+    if not (tf.distribute.has_strategy() and tf.distribute.in_cross_replica_context()):
+        return fn()
+    strategy = tf.distribute.get_strategy()
+    return tf.nest.map_structure(lambda t: strategy.experimental_local_results(t)[0], strategy.run(fn))
+
+
+def _in_strategy_scope(exc: Exception) -> bool:
+    """Whether ``exc`` is TensorFlow refusing eager gradients of a ``tf.distribute`` strategy's variables inside its
+    scope (cross-replica context): "ValueError: DistributedVariable.handle is not available outside the replica
+    context or a `tf.distribute.Strategy.update()` call" (TF 2.x, MirroredStrategy)."""
+    return isinstance(exc, ValueError) and "outside the replica context" in str(exc) and tf.distribute.has_strategy()
 
 
 def _alone_norm(model: Any, loss: Any, x: Any, y: Any, training: bool) -> float:

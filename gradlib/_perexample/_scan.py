@@ -39,6 +39,7 @@ from .._foundations._errors import ExpressionError, GradlibError, InputError, er
 from .._foundations._limits import LIMITS, Limits
 from .._foundations._runtime import returns_numpy
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
+from .._callable._forms import refuse_stateful
 from .._callable._trace import trace
 from .._foundations._runtime import work_slot
 from ._structure import given_model, leaves, loss_state, resolve_loss, signature
@@ -417,6 +418,7 @@ def _check_strategy(strategy: Any) -> tf.distribute.Strategy:
 def _check_model(model: Any, strategy: tf.distribute.Strategy) -> None:
     if not isinstance(model, keras.layers.Layer):
         raise GradlibError(f"gradlib.scan needs a Keras model, got {given_model(model)}")
+    refuse_stateful(model, "gradlib.scan")
     if not model.built or not model.trainable_variables:
         raise GradlibError("gradlib.scan needs a built model with trainable weights: give it a keras.Input (or call it "
                            "on one batch) before scanning")

@@ -30,7 +30,7 @@ from .._foundations._errors import BatchMixingError, ExpressionError, GradlibErr
 from .._foundations._format import format_number
 from .._foundations._limits import Limits, largest_fitting
 from .._callable._state import same_output
-from .._callable._trace import defined_gradient, first_order_cut, lowest_float, trace
+from .._callable._trace import defined_gradient, first_order_cut, lowest_float, numpy_call, py_function_call, trace
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
@@ -386,6 +386,7 @@ class _ThisThread(logging.Filter):
 
 def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, str]:
     """Trace with pfor; where pfor cannot vectorize (tensorflow#108936), trace again without it and say so."""
+    _refuse_python(req, spec)
     quiet = _ThisThread()
     logging.getLogger("tensorflow").addFilter(quiet)
     try:
@@ -404,6 +405,33 @@ def _trace(req: Request, method: str, spec: tf.TensorSpec) -> tuple[Callable, st
         raise
     except Exception as exc:   # noqa: BLE001 - the user's function failed while tracing
         raise trace_failure(f"{req.api} traced it without pfor on a batch of shape {tuple(spec.shape)}", exc) from exc
+
+
+def _refuse_python(req: Request, spec: tf.TensorSpec) -> None:
+    """Refuse fn's ``tf.numpy_function`` or ``tf.py_function`` (read in its own trace, once per compiled entry).
+
+    A numpy_function's gradient is None: every tape takes its output as a constant, so the second derivatives would
+    leave that part out (``per_sample_gradients`` warns of the same in a Jacobian); its output's shape is unknown
+    too, and the kernels failed with a bare "int() argument must be ..., not 'NoneType'". A py_function's gradient
+    is taken once per call (``py_function_call``), and a second derivative needs more than one.
+    """
+    try:
+        plain = trace(req.g, [spec])
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's function failed while tracing
+        raise trace_failure(f"{req.api} traced it on a batch of shape {tuple(spec.shape)}", exc) from exc
+    name = numpy_call(plain.graph)
+    if name:
+        raise GradlibError(
+            f"{req.api}: fn calls tf.numpy_function (op {name!r}), which TensorFlow cannot differentiate: every tape "
+            "takes its output as a constant, so its second derivatives would leave that part out. Compute it with "
+            "TensorFlow ops")
+    name = py_function_call(plain.graph)
+    if name:
+        raise GradlibError(
+            f"{req.api}: fn calls tf.py_function (op {name!r}), whose gradient TensorFlow takes only once per call, "
+            "and second derivatives take it again for each input element. Compute it with TensorFlow ops")
 
 
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):

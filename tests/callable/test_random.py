@@ -39,10 +39,10 @@ def test_the_verdict_is_remembered_per_function_and_sample_shape():
         return x * 2.0
 
     assert not is_random(fn, X)
-    assert calls == [PROBE_SAMPLES, PROBE_SAMPLES]   # two calls on the first samples, not on the whole batch
-    assert not is_random(fn, X[:3]) and calls == [PROBE_SAMPLES] * 2   # another batch size: the same sample shape
-    assert not is_random(fn, tf.zeros((4, 3))) and len(calls) == 4     # another sample shape: asked again
-    assert not is_random(fn, X, None) and len(calls) == 6              # key None: not remembered
+    assert calls == [PROBE_SAMPLES] * 3   # a trace and two calls on the first samples, not on the whole batch
+    assert not is_random(fn, X[:3]) and calls == [PROBE_SAMPLES] * 3   # another batch size: the same sample shape
+    assert not is_random(fn, tf.zeros((4, 3))) and len(calls) == 6     # another sample shape: asked again
+    assert not is_random(fn, X, None) and len(calls) == 9              # key None: not remembered
 
 
 def test_a_failing_function_is_not_this_check_s_to_report():
@@ -104,3 +104,41 @@ def test_the_threshold_is_100_ulps_not_a_loose_tolerance():
     assert is_random(_drifting(1e-4), X, None)   # about 840 ulps: still beyond 100
     # a gap of 1e-6 relative (about 8 ulps) is rounding, not randomness
     assert not is_random(_drifting(1e-6), X, None)
+
+
+# ---------------------------------------------------------------- the trace's random ops (hunt 47)
+
+
+def coin(x):
+    """One coin per call: the whole output is x or 2 x; two calls agree half the time."""
+    return tf.where(tf.random.uniform([]) < 0.5, x, 2.0 * x)
+
+
+def test_a_function_drawing_one_coin_per_call_is_random_every_time():
+    """Two calls missed it half the time (10 of 20 on main), and "not random" was then remembered."""
+    assert all(is_random(lambda x: coin(x), X, None) for _ in range(20))
+    assert all(is_random(lambda x, k=k: coin(x) + 0.0 * k, X) for k in range(20))   # 20 fresh keys, remembered
+
+
+def test_a_coin_in_a_while_loop_or_a_nested_function_is_found():
+    inner = tf.function(coin)
+    assert is_random(lambda x: tf.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, coin(a)), (0, x))[1], X, None)
+    assert is_random(lambda x: inner(x), X, None)
+    assert is_random(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: coin(x), lambda: x), X, None)
+
+
+def test_a_keras_seed_generator_is_random_and_a_constant_seed_is_not():
+    seeds = keras.random.SeedGenerator(3)
+    assert is_random(lambda x: x + 0.0 * keras.random.normal(tf.shape(x), seed=seeds), X, None)   # 0 *: no gap
+    seed = tf.Variable([1, 2])   # read, never written: the same numbers at every call
+    for fn in [lambda x: x + tf.random.stateless_normal(tf.shape(x), seed=(1, 2)),
+               lambda x: x + tf.random.stateless_uniform(tf.shape(x), seed=seed),
+               lambda x: x * tf.random.stateless_normal([], seed=tf.cast(x[0, :2], tf.int32))]:   # seeded by x
+        calls = [fn(X).numpy() for _ in range(3)]
+        assert all(np.array_equal(calls[0], c) for c in calls[1:])   # deterministic indeed
+        assert not is_random(fn, X, None)
+
+
+def test_a_function_that_cannot_be_traced_is_probed_by_its_calls():
+    assert not is_random(lambda x: tf.constant(np.asarray(x) * 2.0), X, None)
+    assert is_random(lambda x: tf.constant(np.asarray(x) + np.random.default_rng().normal()), X, None)

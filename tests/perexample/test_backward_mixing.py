@@ -9,12 +9,19 @@ batch, and example ``i`` run alone sees only its own cotangent. The reference is
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from gradlib import BatchMixingError, per_example_gradients, scan
+from gradlib import BatchMixingError, GradlibError, per_example_gradients, scan
 
 CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
@@ -27,6 +34,16 @@ def _clip_batch(t):   # a gradient-clipping layer
 @tf.custom_gradient
 def _clip_values(t):
     return tf.identity(t), lambda dy: tf.clip_by_value(dy, -0.2, 0.2)   # element by element: no mixing
+
+
+@tf.custom_gradient
+def _clip_pairs(t):   # clips each pair of examples' cotangents together (3 logits each): it cannot run on one example
+    return tf.identity(t), lambda dy: tf.reshape(tf.clip_by_norm(tf.reshape(dy, [-1, 6]), 0.5, axes=[1]), tf.shape(dy))
+
+
+class ClipPairs(keras.layers.Layer):
+    def call(self, t):
+        return _clip_pairs(t)
 
 
 class ClipBatch(keras.layers.Layer):
@@ -91,6 +108,16 @@ def test_scan_refuses_it_too():
         scan(model, (x, y), loss=CCE, batch_size=6)
 
 
+def test_a_backward_check_that_fails_is_said_not_skipped():
+    """Found by hunt 47: any failure of the eager check was swallowed, and the batch's pairwise-clipped norms
+    (0.478 for example 0, whose gradient alone has norm 0.901) came back unchecked."""
+    model = model_with(ClipPairs())
+    x, y = data()
+    with pytest.raises(GradlibError, match=r"could not check the model's backward pass on its first 3 examples.*"
+                                           r"InvalidArgumentError: Input to reshape .*a batch of any size"):
+        per_example_gradients(model, x, y, loss=CCE, norms_only=True)
+
+
 def test_an_element_wise_custom_gradient_is_the_loops_answer():
     model = model_with(ClipValues())
     x, y = data()
@@ -134,3 +161,57 @@ def test_clipped_mean_of_a_plain_model_is_the_loops():
     expected = [sum(f * g[j] for f, g in zip(factors, grads)) / len(y) for j in range(len(grads[0]))]
     for got, want in zip(result.clipped_mean(0.5), expected):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+MIRRORED = textwrap.dedent("""
+    import json, sys
+    import tensorflow as tf
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    import numpy as np
+    import gradlib
+    from test_backward_mixing import CCE, ClipBatch, ClipValues, data, loop_norms, model_with
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    x, y = data()
+    out = {}
+    for name, layer in [("batch", ClipBatch), ("values", ClipValues)]:
+        with strategy.scope():
+            model = model_with(layer())
+        out[name] = {"loop": loop_norms(model, x, y).tolist()}   # outside the scope: the reference
+        for api in ["per_example_gradients", "scan"]:
+            with strategy.scope():
+                try:
+                    r = (gradlib.per_example_gradients(model, x, y, loss=CCE, norms_only=True) if api != "scan"
+                         else gradlib.scan(model, (x, y), loss=CCE, batch_size=6))
+                    out[name][api] = r.norms.tolist()
+                except gradlib.GradlibError as exc:
+                    out[name][api] = type(exc).__name__ + ": " + str(exc)
+    print("RESULT" + json.dumps(out))
+""")
+
+
+@pytest.fixture(scope="module")
+def mirrored():
+    """Both models built and run inside a MirroredStrategy's scope over two logical CPUs (a fresh process: logical
+    devices are set before TensorFlow starts them); the loop's references are computed outside the scope."""
+    tests = Path(__file__).parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests.parents[1]), str(tests)])}
+    out = subprocess.run([sys.executable, "-c", MIRRORED], env=env, capture_output=True, text=True, timeout=300)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT")]
+    assert out.returncode == 0 and lines, out.stderr[-3000:]
+    return json.loads(lines[0][len("RESULT"):])
+
+
+@pytest.mark.parametrize("api", ["per_example_gradients", "scan"])
+def test_in_a_mirrored_strategys_scope_a_mixing_backward_pass_is_refused(mirrored, api):
+    """Found by hunt 47: in the scope the check's eager gradients raised (cross-replica context) and the check was
+    skipped; per_example_gradients returned the batch's norms (0.273 for example 0, whose norm alone is 0.901)."""
+    got = mirrored["batch"][api]
+    assert isinstance(got, str) and got.startswith("BatchMixingError") and "backward pass mixes the examples" in got, \
+        (got, mirrored["batch"]["loop"])
+
+
+def test_in_a_mirrored_strategys_scope_an_element_wise_custom_gradient_is_the_loops(mirrored):
+    values = mirrored["values"]
+    np.testing.assert_allclose(values["per_example_gradients"], values["loop"], rtol=1e-5)
+    np.testing.assert_allclose(values["scan"], values["loop"], rtol=1e-5)

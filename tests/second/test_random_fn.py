@@ -66,8 +66,9 @@ def test_auto_does_not_repair_a_random_fn_with_another_draw():
     r = gradlib.laplacian(poisoned_random, tf.constant(x))
     assert not len(r.repaired_cells) and np.isnan(r.laplacian[:, 1]).all()
     assert any("not repaired: fn is random" in w and "another draw than the rest" in w for w in r.warnings), r.warnings
-    # the same function without its draw is repaired, to the closed form 2 * s with s = 2
-    fixed = gradlib.laplacian(lambda v: poisoned_random(v) * 0 + tf.stack(
+    # the same function without its draw is repaired, to the closed form 2 * s with s = 2 (without the draw in its
+    # graph at all: a draw the output ignores, 0 * draw, is random to is_random, which reads the trace's random ops)
+    fixed = gradlib.laplacian(lambda v: tf.stack(
         [tf.where(v[:, 0] > 0, tf.sqrt(tf.abs(v[:, 0])), tf.zeros_like(v[:, 0])), 2 * v[:, 1] ** 2], axis=1),
         tf.constant(x))
     assert np.allclose(fixed.laplacian[:, 1], 4.0)

@@ -184,3 +184,34 @@ def test_fn_that_returns_integers_is_refused_by_the_per_sample_apis():
 def test_each_per_sample_api_refuses_a_method_it_does_not_have(api):
     with pytest.raises(ExpressionError, match=rf"^{api} got method='jacobian'; choose one of auto, "):
         getattr(gradlib, api)(field, X, method="jacobian")
+
+
+# ---------------------------------------------------------------- Python inside fn (hunt 47)
+
+
+def through_numpy(x):
+    """numpy(x * x) * x: x ** 3 as a value, but the tape takes numpy's output as a constant (x * x)."""
+    return tf.reduce_sum(tf.numpy_function(lambda a: a * a, [x], x.dtype) * x, axis=-1, keepdims=True)
+
+
+def through_py_function(x):
+    return tf.reduce_sum(tf.py_function(lambda a: a * a, [x], x.dtype) * x, axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("api", ["per_sample_hessians", "laplacian"])
+def test_a_numpy_function_in_fn_is_refused_by_name(api):
+    """The kernels failed with "int() argument must be ... not 'NoneType'" (numpy's output has no static shape)."""
+    with pytest.raises(gradlib.GradlibError, match=rf"^{api}: fn calls tf.numpy_function \(op '.*'\), which "
+                                                   r"TensorFlow cannot differentiate: .* Compute it with TensorFlow"):
+        getattr(gradlib, api)(through_numpy, X)
+
+
+@pytest.mark.parametrize("api", ["per_sample_hessians", "laplacian"])
+def test_a_py_function_in_fn_is_refused_by_name(api):
+    with pytest.raises(gradlib.GradlibError, match=rf"^{api}: fn calls tf.py_function \(op '.*'\), whose gradient "
+                                                   r"TensorFlow takes only once per call"):
+        getattr(gradlib, api)(through_py_function, X)
+
+
+def test_the_same_function_in_tensorflow_ops_is_the_closed_form():
+    np.testing.assert_allclose(gradlib.laplacian(cube, X).laplacian.reshape(-1), 6 * X.sum(axis=1), rtol=1e-10)
