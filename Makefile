@@ -13,15 +13,18 @@ app:
 # so that fixture runs once, not once per worker), then the load test alone, so that it times a server no other
 # test loads. --durations=30: every run prints its 30 slowest test phases (setup, call, teardown), so a change
 # that slows the suite shows where.
+# PYTHONDONTWRITEBYTECODE is emptied for the tests: where the machine sets it, every process (each xdist worker, then
+# the load test) compiled all ~470 modules and pytest rewrote every test module's asserts again, about 14 s of CPU a
+# collection; the bytecode goes to __pycache__/, which git ignores.
 test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
-	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not load" --durations=30
-	$(PYTHON) -m pytest -m load
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -n auto --dist loadgroup -m "not load" --durations=30
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -m load
 
 # Everything but the browser and load tests (no Chromium needed): the quick loop while working.
 test-fast:
 	PYTHON=$(PYTHON) GRADLIB_NO_CHROMIUM=1 bash scripts/setup-tests.sh
-	$(PYTHON) -m pytest -n auto --dist loadgroup -m "not browser and not load"
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -n auto --dist loadgroup -m "not browser and not load"
 
 # Benchmark the methods side by side in one process (ratios; absolute times drift on a shared machine):
 # per-element Jacobians, per-example gradients of a training loss, scan, per-sample Jacobians, second order, PDE.
