@@ -652,7 +652,7 @@ def _run_compiled(compiled: Any, caller: Callable | None, x: tf.Tensor, y: tf.Te
     structured call binds them to its signature again on every call (0.5-1 ms of CPU of the 8-10 ms warm norms call
     of the 784-512-256-10 model at batch 256), which the step's cache key (their shapes past the batch axis and
     dtypes) already decided."""
-    flags = (tf.zeros((2,), tf.int32), _flag(True)) if last is None else (last, _flag(False))
+    flags = (tf.zeros((2,), tf.int32) if last is None else last, tf.constant(last is None))
     try:
         if caller is not None and isinstance(x, tf.Tensor) and isinstance(y, tf.Tensor):
             return caller([x, y, *flags], [])
@@ -663,13 +663,6 @@ def _run_compiled(compiled: Any, caller: Callable | None, x: tf.Tensor, y: tf.Te
         raise InputError(f"per_example_gradients: the model and loss failed on this batch (x of shape "
                          f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_gist(exc)}. Check that {what}"
                          ) from None
-
-
-@functools.lru_cache(maxsize=2)
-def _flag(value: bool) -> tf.Tensor:
-    """``tf.constant(value)``, made once (an eager tensor never changes; not at import: the runtime's threads are
-    set before its first computation, ``configure_threads``)."""
-    return tf.constant(value)
 
 
 def _regularization_gradient(model: Any, variables: list | None = None) -> list[np.ndarray] | None:
