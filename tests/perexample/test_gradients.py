@@ -580,6 +580,26 @@ def test_bad_labels_after_a_good_call_are_blamed_on_the_labels():
         per_example_gradients(model, x, y + 5, loss=CCE)
 
 
+def test_a_warm_step_runs_through_its_fixed_caller_with_the_structured_call_s_numbers():
+    """x and y one tensor each: the step runs through its ``fixed_caller`` (no signature binding), which must give the
+    structured call's outputs, in its order (inputs swapped or a flag misplaced would not)."""
+    model = built("dense")
+    x, y = data("dense")
+    result = per_example_gradients(model, x, y, loss=CCE)
+    (step,) = [_perexample._BATCH_FUNCTIONS._data[k] for k in _perexample._BATCH_FUNCTIONS.keys() if k[0] is model]
+    concrete, _, _, caller = step
+    assert caller is not None
+    xt, yt = tf.convert_to_tensor(x), tf.convert_to_tensor(y)
+    flags = (tf.zeros((2,), tf.int32), tf.constant(True))   # never checked: the check runs (verify true)
+    for verify in (True, False):
+        fast, slow = caller([xt, yt, *flags], []), concrete(xt, yt, *flags)
+        assert len(fast) == len(slow) == 6 + len(model.trainable_variables)
+        assert all(np.array_equal(a.numpy(), b.numpy()) for a, b in zip(fast, slow))
+        assert bool(fast[5]) is verify
+        flags = (fast[4], tf.constant(False))   # checked at these weights: the check does not run
+    np.testing.assert_allclose(fast[1].numpy(), result.norms, rtol=1e-6)
+
+
 def test_labels_broadcast_against_the_outputs_are_blamed_not_called_batch_mixing():
     x = data("dense")[0][:3]
     mse = keras.losses.MeanSquaredError()
