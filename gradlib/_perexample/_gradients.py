@@ -189,10 +189,9 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
 
     Raises:
         ExpressionError: a request over the limits (a kind of ``GradlibError``).
-        GradlibError: a bad model, batch or loss.
+        GradlibError: a bad model, batch or loss; a model that adds a loss during its call (``add_loss``).
         BatchMixingError: an example's loss depends on other examples (BatchNormalization in training mode),
             checked per batch signature and weights (docs/guide/per-example.md says what is checked when).
-        GradlibError: a model that adds a loss during its call (``activity_regularizer``, ``add_loss``).
         InputError: labels the loss broadcasts across the batch, or the model and loss failing on this batch.
     """
     _check_model(model)

@@ -918,25 +918,8 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"`{op.text or op.opname}` takes the value out of TensorFlow ({op.opname} gives a NumPy or Python "
                 f"value), so the tape cannot follow {s} through it: {out.of(f'the gradient with respect to {s}')}. "
                 "Use the TensorFlow op (tf.sin, tf.reduce_sum, model(x), ...) and keep the value a tensor.", None)
-    if op.op == "nondiff" and op.opname == _ONE_UNIT:
-        return ("GT010", op.line, op.col,
-                f"`{op.text}` gives the constant 1: {_ONE_UNIT} is exp(z) / exp(z) whatever z is, so it has "
-                f"{_ZERO} everywhere, and it is on the only path from {s} to {describe(target)}: "
-                f"{out.of('the gradient', _ONE_UNIT_ZERO)}, and the output never changes. Use no activation (a linear "
-                "output) for a value such as a critic's, or 'sigmoid' for one probability; softmax needs two units or "
-                "more.", None)
-    if op.op == "nondiff" and op.opname.endswith(_UNUSED_INPUT):     # tensorflow#38321
-        return ("GT010", op.line, op.col,
-                f"`{op.text}` makes the Lambda layer's output from constants only: its function never reads its "
-                f"input, so nothing before the Lambda reaches its output, and it is on the only path from {s} to "
-                f"{describe(target)}: {out.of('the gradient')}. Compute the output from the layer's input (the loss "
-                "of the predictions), or take the Lambda out of the model you train.", None)
     if op.op == "nondiff":
-        sign = op.opname.rsplit(".", 1)[-1] == "sign"
-        return ("GT010", op.line, op.col,
-                f"`{op.text or op.opname}` is not differentiable ({op.opname} has "
-                f"{_ZERO if sign else 'no gradient'}), and it is on the only path from {s} to "
-                f"{describe(target)}: {out.of('the gradient', sign)}. {_nondiff_fix(op.opname)}", None)
+        return _nondiff(op, s, target, out)
     if op.op == "stop" and out.mixed:   # tensorflow#33095: asked for next to sources that reach the target
         return ("GT010", op.line, op.col,
                 f"`{op.text or op.opname}` stops the gradient, and it is on the only path from {s} to "
@@ -968,6 +951,28 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
                 f"does not record it, so {out.of(f'the gradient with respect to {s}')}. Compute it outside the "
                 "stop_recording block, inside the tape's own block.", None)
     return _after(tape, source, op, sources, out)
+
+
+def _nondiff(op: Val, s: str, target: Val, out: _Outcome) -> tuple:
+    """GT010 for a non-differentiable op on the only path from the source ``s`` to ``target``."""
+    if op.opname == _ONE_UNIT:
+        return ("GT010", op.line, op.col,
+                f"`{op.text}` gives the constant 1: {_ONE_UNIT} is exp(z) / exp(z) whatever z is, so it has "
+                f"{_ZERO} everywhere, and it is on the only path from {s} to {describe(target)}: "
+                f"{out.of('the gradient', _ONE_UNIT_ZERO)}, and the output never changes. Use no activation (a linear "
+                "output) for a value such as a critic's, or 'sigmoid' for one probability; softmax needs two units or "
+                "more.", None)
+    if op.opname.endswith(_UNUSED_INPUT):     # tensorflow#38321
+        return ("GT010", op.line, op.col,
+                f"`{op.text}` makes the Lambda layer's output from constants only: its function never reads its "
+                f"input, so nothing before the Lambda reaches its output, and it is on the only path from {s} to "
+                f"{describe(target)}: {out.of('the gradient')}. Compute the output from the layer's input (the loss "
+                "of the predictions), or take the Lambda out of the model you train.", None)
+    sign = op.opname.rsplit(".", 1)[-1] == "sign"
+    return ("GT010", op.line, op.col,
+            f"`{op.text or op.opname}` is not differentiable ({op.opname} has "
+            f"{_ZERO if sign else 'no gradient'}), and it is on the only path from {s} to "
+            f"{describe(target)}: {out.of('the gradient', sign)}. {_nondiff_fix(op.opname)}", None)
 
 
 def _at_tape_level(op: Val, tape: Tape) -> Val:
