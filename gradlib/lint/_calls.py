@@ -180,6 +180,11 @@ def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
         key = _value(index) if index.kind == "py" else None
         found = base.attrs["map"].get(key) if isinstance(key, (str, int, float, bool, tuple)) else None
         return found if found is not None else it.made((base,))
+    k = _value(index) if base.kind == "seq" and base.attrs.get("__outputs_of__") is not None else None
+    if isinstance(k, int) and not isinstance(k, bool) and k >= 0:  # hf2256: `bert(x)[0]`, one output of a call
+        item = it.op("tensor", (base.attrs["elem"],), node, "op", "float", opname="slicing")
+        item.attrs["__element__"] = (base.attrs["__outputs_of__"], k)
+        return item
     if base.kind == "seq":
         return _seq_item(base, index, node)
     if base.attrs.get("promoted"):
@@ -682,12 +687,20 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         model.attrs["__graph_grads__"] = _keras_call.graph_gradients(args[0])      # GT018 when called eagerly
         cut = _keras_call.lambda_cut(args[0])
         model.attrs["__lambda_cut__"] = cut and (cut[0], cut[1] or node, cut[2])    # a TF function: the Lambda's line
-    elif qual.endswith("Model") and outputs is not None and outputs.kind == "tensor":   # its output is a Lambda's
-        model.attrs["__lambda_cut__"] = outputs.attrs.get("__lambda_cut__")
+    elif qual.endswith("Model") and _one_output(outputs) is not None:     # its output is a Lambda's (mainak4: a list)
+        model.attrs["__lambda_cut__"] = _one_output(outputs).attrs.get("__lambda_cut__")
     if qual.endswith("Model") and outputs is not None:
         _built.made_functional(model, outputs)
         model.attrs["__outputs__"] = outputs
     return model
+
+
+def _one_output(outputs: Val | None) -> Val | None:
+    """The one tensor a functional model's ``outputs`` names: itself, or the only item of a list of one
+    (``outputs=[out]``, Mainak431/List-of-Differentiable--OPs#4); None otherwise."""
+    if outputs is not None and outputs.kind == "seq" and outputs.items is not None and len(outputs.items) == 1:
+        outputs = outputs.items[0]
+    return outputs if outputs is not None and outputs.kind == "tensor" else None
 
 
 def _one_unit_softmax(args: list[Val], kwargs: dict) -> bool:
@@ -922,6 +935,8 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     build = _class_method(obj, "build") if obj.kind == "model" else None
     if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
         call(it, build, [Val("unknown", opaque=True)], {}, node)
+    if obj.kind == "model" and obj.attrs.get("__lambda_cut__") is None:     # GT010: a Lambda written as a class
+        obj.attrs["__lambda_cut__"] = _keras_call.call_cut(obj)
     return obj
 
 
@@ -1060,7 +1075,12 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     out.attrs["__call_of__"] = model        # GT017: a tensor of its own, when the model is sealed (_built.fresh)
     if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
         out.attrs["promoted"] = True
-    return Val("seq", items=None, attrs={"elem": out}) if model.attrs.get("multi") else out
+    if not model.attrs.get("multi"):
+        return out
+    outs = Val("seq", items=None, attrs={"elem": out})
+    if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign"):
+        outs.attrs["__outputs_of__"] = model    # which of them is read, for _keras_call.dead_layers
+    return outs
 
 
 

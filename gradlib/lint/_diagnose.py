@@ -166,7 +166,8 @@ def _another_reaches(tape: Tape, target: Val, source: Val, wrt: list[Val]) -> bo
 def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method: str) -> None:
     """GT017 for the variables of a layer ``model`` holds whose output its ``call`` drops (``_keras_call.dead_layers``),
     when the target reaches the model only through its calls: no other read of that layer, nothing unseen."""
-    dead = _keras_call.dead_layers(model) if not model.attrs.get("foreign") else []
+    element = _one_element(target, model)
+    dead = _keras_call.dead_layers(model, element) if not model.attrs.get("foreign") else []
     if not dead or it.escaped:
         return
     layers = {layer.id for _, layer, _ in dead}
@@ -195,6 +196,15 @@ def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method
                       "variable for state that is not trained through.", None)
         return
     names = ", ".join(f"self.{attr} (called on line {line})" for attr, _, line in dead)
+    if element is not None:
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"`{ast.unparse(node)[:60]}`: {src} holds the variables of {names}, but the target reads only "
+                  f"output [{element}] of the outputs `{cls}.call` returns, which is not computed from that layer's "
+                  f"output, so the gradient {tape.name}.{method} gives for each of those variables is None (zeros with "
+                  f"unconnected_gradients=ZERO; `apply_gradients` then skips them, with a warning that gradients do "
+                  f"not exist for them). Ask only for the variables the target uses (leave that layer's out), or use "
+                  f"the output it makes in the loss.", None)
+        return
     it.report("GT017", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}`: {src} holds the variables of {names}, but what `{cls}.call` returns is "
               f"not computed from that layer's output (the call's result is overwritten or never used), so the "
@@ -202,6 +212,25 @@ def _dead_layers(it, tape: Tape, target: Val, model: Val, node: ast.Call, method
               f"unconnected_gradients=ZERO; "
               f"`apply_gradients` then skips them, with a warning that gradients do not exist for them). Use the "
               f"layer's output in `call` (e.g. feed it to the next layer), or remove the layer from the model.", None)
+
+
+def _one_element(target: Val, model: Val) -> int | None:
+    """k when ``target`` reaches the calls of ``model`` (a class whose ``call`` returns several outputs) only through
+    ``model(...)[k]``, one k for all; None otherwise (a call read whole, unpacked, or two outputs read)."""
+    seen, todo, found = set(), [target], set()
+    while todo and len(seen) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        element = val.attrs.get("__element__")
+        if element is not None and element[0] is model:
+            found.add(element[1])
+            continue
+        if val.attrs.get("__call_of__") is model:
+            return None
+        todo.extend(_inputs(val))
+    return found.pop() if len(found) == 1 and len(seen) <= _MAX_NODES else None
 
 
 def _cut_before_a_lambda(it, tape: Tape, model: Val, node: ast.Call, method: str, out: _Outcome) -> None:

@@ -35,7 +35,7 @@ from ._traced import unconditional
 from ._values import Val
 
 __all__ = ["assign_cut", "bridge_cut", "dead_layers", "frozen_cut", "held_classes", "imported_layers", "int_weights",
-           "lambda_cut", "weight_cut",
+           "call_cut", "lambda_cut", "weight_cut",
            "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
@@ -90,8 +90,8 @@ def assign_cut(model: Val) -> tuple[int, int, str, str] | None:
         return None
     me, tainted, via, assigned = params[0], set(params[1:]), set(), None
     for stmt in fn.body:
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-            continue                                        # the docstring
+        if isinstance(stmt, ast.Expr) and (isinstance(stmt.value, ast.Constant) or _sets_shape(stmt.value)):
+            continue                                        # the docstring; `out.set_shape(x.shape)` (keras#9130)
         hit = _assign_call(stmt, me)
         if hit is not None:
             if _names(hit[1].args[0]) & tainted:
@@ -300,9 +300,11 @@ _KERAS_BASES = {"tf.keras.Model", "keras.Model", "Model", "tf.keras.models.Model
                 "tf.keras.layers.Layer", "keras.layers.Layer", "layers.Layer", "Layer"}
 
 
-def dead_layers(model: Val) -> list[tuple[str, Val, int]]:
+def dead_layers(model: Val, element: int | None = None) -> list[tuple[str, Val, int]]:
     """(attribute, layer, line) of each layer ``model`` holds that its ``call`` calls (so it is built and has
-    variables) but whose output never reaches what ``call`` returns (the call on ``line``), read from the syntax.
+    variables) but whose output never reaches what ``call`` returns (the call on ``line``), read from the syntax; with
+    ``element``, what it returns is the tuple it writes out (``return sequence_output, pooled_output``) and only that
+    item of it is read (huggingface/transformers#2256: ``bert(x)[0]`` drops the pooler's output).
 
     Only for a class whose bases are Keras' ``Model``/``Layer`` and whose ``call`` is straight-line (plain-name
     assignments, then a ``return``) and uses ``self`` only to call layers it holds: otherwise a helper method, an
@@ -327,7 +329,13 @@ def dead_layers(model: Val) -> list[tuple[str, Val, int]]:
     uses = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == me)
     if uses != len(calls) + len(reads) or any(c.func.attr not in held for c in calls):
         return []       # self used otherwise: an attribute read (other than a variable call assigns), self passed on
-    live, reach = _names(body[-1].value), _self_attrs(body[-1].value, me)
+    returned = body[-1].value
+    if element is not None:
+        if not isinstance(returned, (ast.Tuple, ast.List)) or element >= len(returned.elts) \
+                or any(isinstance(e, ast.Starred) for e in returned.elts):
+            return []
+        returned = returned.elts[element]
+    live, reach = _names(returned), _self_attrs(returned, me)
     for stmt in reversed(body[:-1]):
         names = {t.id for t in stmt.targets}
         if names & live:
@@ -504,6 +512,24 @@ def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
     return cuts[0] if cuts else None
 
 
+def call_cut(model: Val) -> tuple[str, ast.AST, str] | None:
+    """``lambda_cut`` for a layer class of the source whose own ``call(self, x)`` never reads ``self`` (no weight, no
+    layer it holds) and returns a value that reads ``x`` only through calls without a gradient (``tf.argmax``, a cast to
+    an integer type, ``tf.numpy_function``): a subclassed layer that is a ``Lambda`` written as a class. Its other
+    parameters (``training=None``, ``mask=None``) must have defaults and stay unread. None otherwise."""
+    fn = _call_method(model)
+    if fn is None or not isinstance(fn.body[-1], ast.Return) or fn.body[-1].value is None:
+        return None
+    args = fn.args
+    if len(args.args) < 2 or args.vararg or args.kwarg or args.posonlyargs or len(args.defaults) < len(args.args) - 2:
+        return None
+    read = {n.id for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    if read & {a.arg for a in args.args[:1] + args.args[2:] + args.kwonlyargs}:
+        return None
+    cuts = _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, args.args[1].arg)
+    return cuts[0] if cuts else None
+
+
 #: TensorFlow and Keras functions that make a tensor from the values they are given, nothing else
 _CONSTANT_MAKERS = frozenset({"tf.constant", "tf.ones", "tf.zeros", "tf.fill", "tf.keras.backend.constant",
                               "tf.keras.backend.ones", "tf.keras.backend.zeros", "tf.keras.ops.ones",
@@ -528,8 +554,8 @@ def _cuts_on_the_way(statements: list, returned: ast.expr, name: str) -> list | 
     when the statements are not straight-line code (a branch, a loop, an unpacking: not followed, keras#9169)."""
     live, cut_names = {name}, {}
     for stmt in statements:
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-            continue                                        # the docstring
+        if isinstance(stmt, ast.Expr) and (isinstance(stmt.value, ast.Constant) or _sets_shape(stmt.value)):
+            continue                                        # the docstring; `out.set_shape(x.shape)` (keras#9130)
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
             return None
         target, cuts = stmt.targets[0].id, []
@@ -549,6 +575,12 @@ def _cuts_on_the_way(statements: list, returned: ast.expr, name: str) -> list | 
     return cuts + [cut_names[n] for n in sorted(_names(returned)) if n in cut_names]
 
 
+def _sets_shape(expr: ast.expr) -> bool:
+    """``name.set_shape(...)``: a statement that changes no value, only the static shape a name's tensor says."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "set_shape" \
+        and isinstance(expr.func.value, ast.Name)
+
+
 def _int_cast(call: ast.Call) -> bool:
     """``tf.cast(x, tf.int32)`` (or ``dtype="int64"``): a cast to an integer type, which has no gradient."""
     if normalise(ast.unparse(call.func)) not in ("tf.cast", "tf.dtypes.cast"):
@@ -562,8 +594,9 @@ def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:
     """Whether ``name`` is read in ``expr`` only inside calls of TensorFlow functions without a gradient (each such
     call is added to ``cuts`` as (how, node, text))."""
     if isinstance(expr, ast.Call):
-        how = "nondiff" if _int_cast(expr) else call_kind(normalise(ast.unparse(expr.func)))
-        if how in ("nondiff", "stop"):
+        qual = normalise(ast.unparse(expr.func))
+        how = "nondiff" if _int_cast(expr) else call_kind(qual)
+        if how in ("nondiff", "stop") or how == "numpy" and qual.startswith("tf."):     # keras#9130: tf.py_func
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr)):
                 text = normalise(ast.unparse(expr.func))
                 cuts.append((how, expr, f"{text} to an integer type" if _int_cast(expr) else text))
