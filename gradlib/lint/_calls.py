@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from . import _built, _keras_call, _traced
+from . import _built, _keras_call, _tfp, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
@@ -72,6 +72,10 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         method = _class_method(base, attr)
         if method is not None and _is_property(method.node):       # @property: reading it runs it
             return call(it, method, [], {}, node)
+    if base.kind == "object" and "__tfp_params__" in base.attrs:     # a TFP distribution's method
+        return Val("bound", qual=attr, parents=(base,))
+    if base.attrs.get(_tfp.DEFERRED) and attr not in ("shape", "dtype"):    # tv.trainable_variables: not followed
+        return _unseen_attribute(it, base, attr)
     if base.kind == "object":
         return _object_attribute(base, attr) or _unseen_attribute(it, base, attr)
     if base.kind == "optimizer":
@@ -348,6 +352,11 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
+    made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
+    if made is not None:                                    # TransformedVariable, DeferredTensor, tfd.Normal(...)
+        if made.kind == "unknown":
+            _unknown_call(it, args, kwargs)
+        return made
     kind = call_kind(qual)
     if kind == "variable":
         _traced.created(it, "variable", node)
@@ -879,6 +888,8 @@ _SCATTERS = frozenset(("scatter_update", "scatter_add", "scatter_sub", "scatter_
 
 
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
+    if "__tfp_params__" in base.attrs:
+        return _tfp.tfp_method(it, base, name, args, node) or _unknown_call(it, args, {}, base)
     if base.kind == "seq":
         return _seq_method(it, base, name, args)
     if base.kind == "dict":

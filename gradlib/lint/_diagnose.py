@@ -17,7 +17,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from . import _built, _keras_call
+from . import _built, _keras_call, _tfp
 from ._calls import flat
 from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
@@ -90,6 +90,16 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
     out = _outcome(tape, method, targets, node)
     if method in ("jacobian", "batch_jacobian") and target.kind == "seq" and target.items and wrt:
         it.report("GT025", node.lineno, node.col_offset, _several_targets_message(tape, method, node, target), None)
+        it.followed(node, None)
+        return
+    deferred = next((s for s in wrt if s.attrs.get(_tfp.DEFERRED)), None)
+    if deferred is not None and not out.raises:     # tensorflow/probability#903: a DeferredTensor as the source
+        kind = deferred.attrs[_tfp.DEFERRED]
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"`{ast.unparse(node)[:60]}`: {describe(deferred)} is a tfp.util.{kind}, which is not a tensor or "
+                  f"a variable: {tape.name}.{method} raises ValueError (\"Type {kind} is not supported as a gradient "
+                  f"source or gradient target\"). Ask for `{describe(deferred)}.trainable_variables` (the variable "
+                  f"it wraps), or for that variable itself.", None)
         it.followed(node, None)
         return
     if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
@@ -385,6 +395,7 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
     if separate is None and _model_off_path(it, target, source):
         if _asks_for_zeros(node, method) is False:
             it.report("GT017", node.lineno, node.col_offset, _off_path_message(tape, method, target, source, node))
+            _dropped_term(it, tape, method, target, source, node)
         return None
     if separate is None and (it.escaped or it.free_names or target.kind not in ("tensor", "var")
                              or not _new_object(source) or _unsure(source) or _unsure(target)
@@ -407,12 +418,36 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
                   f"combine the results the same way ({source.opname} of the gradients), or compute {t} from {s} "
                   f"inside the block (take {names} back out of it: slices of it, or a reshape back).", None)
         return None
+    _initial_copy(it, tape, method, target, source, node)
     it.report("GT017", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}`: {t} is not computed from {s} at all (no operation in this code leads from "
               f"{s} to {t}), so {tape.name}.{method} with respect to {s} is None (zeros with "
               f"unconnected_gradients=ZERO). Compute {t} from {s} (inside the `with` block), or ask for the "
               f"gradient with respect to the value {t} was computed from.", None)
     return None
+
+
+def _initial_copy(it, tape: Tape, method: str, target: Val, source: Val, node: ast.Call) -> None:
+    """GT017 where ``target`` reads a ``tfp.util.TransformedVariable`` made from the variable ``source`` (its initial
+    value, read once: tensorflow/probability#1167): the new variable is on the path, ``source`` is not."""
+    seen, todo = set(), [target]
+    while todo and len(seen) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val.attrs.get("__initial_from__") is source:
+            s = describe(source)
+            it.report("GT017", val.line, val.col,
+                      f"`{val.text[:60]}` makes a new variable whose initial value is read from {s} once: "
+                      f"{describe(target)} is computed from that new variable, not from {s}, so the gradient "
+                      f"{tape.name}.{method} on line {node.lineno} gives for {s} is None (zeros with "
+                      f"unconnected_gradients=ZERO). Make the TransformedVariable once, before the tape, from a "
+                      f"number (`scale = tfp.util.TransformedVariable(2.0, tfb.Exp())`) and ask for "
+                      f"`scale.trainable_variables`; or keep {s} and pass `tfp.util.DeferredTensor({s}, tf.exp)`, "
+                      f"which reads {s} each time.", None)
+            return
+        todo.extend(_inputs(val))
 
 
 def _model_off_path(it, target: Val, source: Val) -> bool:
@@ -435,6 +470,50 @@ def _model_off_path(it, target: Val, source: Val) -> bool:
         todo.extend(_inputs(val))
     it.charge(len(seen), "the values a gradient depends on")
     return len(seen) <= _MAX_NODES
+
+
+def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: ast.Call) -> None:
+    """GT017 where ``target`` was made, when the tape recorded a value computed from the Keras model ``source`` (that
+    ``target`` is not computed from at all, ``_model_off_path``) and a name was given to it that the target then left
+    out: the VAE loss reduced to its KL term while the decoder's output went to an unused term (keras-team/keras#4508),
+    a loss function that never reads the prediction it is given (rstudio/keras3#515). The last such name is told."""
+    if not target.line or target.line == node.lineno:
+        return
+    ancestors, todo = set(), [target]
+    while todo and len(ancestors) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id not in ancestors:
+            ancestors.add(val.id)
+            todo.extend(_inputs(val))
+    mine = _layer_ids(source)
+    for name, val, line, function in reversed(it.bound):
+        if val.id in ancestors or tape not in val.rec or not _reads_model(it, val, mine):
+            continue
+        what = f"{name}, a parameter of `{function}` (line {line}) it never reads" if function else \
+            f"{name} (line {line})"
+        it.report("GT017", target.line, target.col,
+                  f"`{target.text[:60] or describe(target)}` is not computed from {what}, which holds what "
+                  f"{describe(source)} gives: nothing else leads from {describe(source)} to {describe(target)}, so "
+                  f"the gradient {tape.name}.{method} on line {node.lineno} gives for each of {describe(source)}'s "
+                  f"variables is None (zeros with unconnected_gradients=ZERO). Use {name} in "
+                  f"{describe(target)} (the term it computes, or the prediction a loss is given), or leave "
+                  f"{describe(source)}'s variables out of the gradient.", None)
+        return
+
+
+def _reads_model(it, val: Val, mine: set[int]) -> bool:
+    """Whether ``val`` is computed from a model whose layer ids are ``mine`` (one of them, or a model holding one)."""
+    seen, todo = set(), [val]
+    while todo and len(seen) <= _MAX_NODES:
+        v = todo.pop()
+        if v.id in seen:
+            continue
+        seen.add(v.id)
+        if v.id in mine or v.kind == "model" and _layer_ids(v) & mine:
+            return True
+        todo.extend(_inputs(v))
+    it.charge(len(seen), "the values a gradient depends on")
+    return False
 
 
 def _layer_ids(model: Val) -> set[int]:

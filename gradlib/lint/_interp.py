@@ -15,6 +15,7 @@ What is too big to follow (a list of more than ``MAX_SIZE`` values, a value depe
 from __future__ import annotations
 
 import ast
+import collections
 import itertools
 import time
 
@@ -86,6 +87,7 @@ class Interpreter:
         self.line = 0                                   # the line of the statement being run, for messages
         self.gaps: list[str] = []                       # why the check is incomplete, when it is
         self.memo: dict = {}                            # the diagnosis' caches, keyed by value ids
+        self.bound: collections.deque = collections.deque(maxlen=_MAX_BOUND)   # recorded tensors given a name
         self._generators: dict[int, bool] = {}
         self._positions: dict[int, tuple] = {}
         self.clock = itertools.count(1)
@@ -271,7 +273,8 @@ class Interpreter:
         self.escaped = self.escaped or whole
         for value in values:
             for leaf in _calls.flat(value):
-                leaf.attrs["maybe"] = True
+                if not _literal(leaf):          # keras#4508: `Input((original_dim,))` leaves the int 8 an int
+                    leaf.attrs["maybe"] = True
                 if leaf.kind in ("func", "method", "bound", "class", "tmethod", "mmethod", "omethod") \
                         or leaf.kind in ("object", "model") and isinstance(leaf.node, ast.ClassDef):
                     self.escaped = True
@@ -603,6 +606,13 @@ class Interpreter:
         if value.kind == "tape" and value.tape.name == "tape":
             value.tape.name = name
         env.vars[name] = value
+        self.note_bound(name, value, node, "")
+
+    def note_bound(self, name: str, value: Val, node: ast.AST, function: str) -> None:
+        """Keep a recorded tensor bound to ``name`` (a parameter of ``function`` when one is given): a term the target
+        leaves out is named by it (``_diagnose._dropped_term``, keras-team/keras#4508, rstudio/keras3#515)."""
+        if value.kind == "tensor" and value.rec:
+            self.bound.append((name, value, getattr(node, "lineno", 0), function))
 
     def unpack(self, value: Val, n: int, node: ast.AST) -> list[Val]:
         if value.kind == "seq" and value.items is not None and len(value.items) == n:
@@ -909,6 +919,8 @@ class Interpreter:
             return self.made(tuple(args))
         env = Env(func.attrs.get("env"))
         _bind_params(fn.args, args, kwargs, env, self)
+        for param in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
+            self.note_bound(param.arg, env.vars[param.arg], param, getattr(fn, "name", "the lambda"))
         self.calling.append(fn)
         self.entries.append(next(self.clock))
         self.sites.append(self.position(node))
@@ -949,6 +961,12 @@ class Interpreter:
         return self._generators[id(fn)]
 
 
+def _literal(val: Val) -> bool:
+    """Whether ``val`` is a Python number, string, bool or None written in the source (no parents): code handed it
+    cannot change it, so it stays what it is."""
+    return val.kind == "py" and not val.parents and isinstance(val.attrs.get("value", ...), (int, float, str, type(None)))
+
+
 def _maybe_variable(val: Val) -> bool:
     """Whether ``val``, a value the linter cannot see into, may be a variable read by the operation it takes part
     in: a parameter, what unseen code gave from no tensor (``get_variable("w")``), an attribute of such a value;
@@ -967,6 +985,8 @@ def _maybe_variable(val: Val) -> bool:
         val.attrs["maybe_variable"] = answer
     return val.attrs["maybe_variable"]
 
+
+_MAX_BOUND = 256         # the last names kept (``Interpreter.bound``)
 
 _REBINDERS = {"exec", "eval", "globals", "locals", "vars"}      # code that may rebind names out of sight
 

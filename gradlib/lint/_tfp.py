@@ -1,0 +1,81 @@
+"""What three TensorFlow Probability wrappers do to a gradient's path, read from the call alone (never run).
+
+TFP is not followed as code: a call into it is opaque (``_calls._unknown_call``), except these, whose effect on the
+tape is fixed by their contract (tensorflow/probability#903, #1165, #1167):
+
+- ``tfp.util.TransformedVariable(initial, bijector)`` makes a new variable, ``bijector.inverse(initial)``: the
+  initial value is read once, so a ``tf.Variable`` given as ``initial`` is not on any path through it (its gradient is
+  None), and the wrapper itself asked for as a source raises ValueError ("Type TransformedVariable is not supported
+  as a gradient source or gradient target");
+- ``tfp.util.DeferredTensor(v, fn)`` computes ``fn(v)`` each time it is read, so the path to ``v`` is kept (it stays
+  "can't tell" here: a value of unseen code), and asked for as a source it raises the same ValueError;
+- a distribution of ``tfp.distributions`` (``tfd.Normal(loc=v, scale=tf.exp(s))``) keeps the tensors and variables it
+  is given: its ``log_prob``/``sample``/... read them when called, so a variable given as such is read then (on the
+  tape when the call is), while a tensor computed from a variable before the tape keeps no path to it (GT007). A
+  distribution given anything the linter cannot see (a bijector, another distribution, a DeferredTensor) gives
+  "can't tell" values.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._values import Val
+
+__all__ = ["DEFERRED", "is_tfp", "tfp_call", "tfp_method"]
+
+#: the attribute a TFP wrapper that cannot be a gradient source carries: its class name
+DEFERRED = "__tfp_deferred__"
+#: the methods of a distribution whose value is computed from its parameters and arguments (differentiable)
+_METHODS = frozenset({"log_prob", "prob", "cdf", "log_cdf", "survival_function", "log_survival_function", "mean",
+                      "stddev", "variance", "mode", "entropy", "quantile", "cross_entropy", "kl_divergence"})
+#: distributions whose parameters are plain tensors (a location, a scale, a rate, concentrations, logits)
+_DISTRIBUTIONS = frozenset({"Normal", "LogNormal", "HalfNormal", "Laplace", "Cauchy", "StudentT", "Gamma", "Beta",
+                            "Exponential", "Poisson", "Bernoulli", "Categorical", "Uniform", "MultivariateNormalDiag",
+                            "TruncatedNormal", "Logistic", "Gumbel", "InverseGamma", "Dirichlet", "HalfCauchy"})
+_PREFIXES = ("tfp.", "tensorflow_probability.")
+
+
+def is_tfp(qual: str) -> bool:
+    return qual.startswith(_PREFIXES)
+
+
+def _short(qual: str) -> str:
+    """``tensorflow_probability.distributions.Normal`` -> ``distributions.Normal``."""
+    return qual.split(".", 1)[1] if "." in qual else qual
+
+
+def tfp_call(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val | None:
+    """The value a TFP call in the table above makes, or None for any other (left to ``_unknown_call``)."""
+    name = _short(qual)
+    if name == "util.TransformedVariable":
+        initial = args[0] if args else kwargs.get("initial_value")
+        var = it.op("var", (), node, "leaf", "float", opname="tfp.util.TransformedVariable")
+        var.attrs[DEFERRED] = "TransformedVariable"
+        if initial is not None and initial.kind == "var":
+            var.attrs["__initial_from__"] = initial         # tfp1167: read once, for the new variable's value
+        trainable = kwargs.get("trainable")
+        var.opaque = trainable is not None and not (trainable.kind == "py" and trainable.attrs.get("value") is True)
+        return var
+    if name == "util.DeferredTensor":
+        made = Val("unknown", node.lineno, node.col_offset, opname="tfp.util.DeferredTensor", opaque=True,
+                   text=ast.unparse(node)[:40])
+        made.attrs[DEFERRED] = "DeferredTensor"
+        return made
+    last = name.rsplit(".", 1)[-1]
+    if name.startswith("distributions.") and last in _DISTRIBUTIONS and not any(
+            isinstance(a, ast.Starred) for a in node.args) and all(k.arg is not None for k in node.keywords):
+        params = list(args) + list(kwargs.values())
+        if all(p.kind in ("tensor", "var", "py", "numpy") for p in params):     # a DeferredTensor: unknown
+            return Val("object", node.lineno, node.col_offset, opname=f"tfd.{last}", text=ast.unparse(node)[:40],
+                       attrs={"__tfp_params__": tuple(p for p in params if p.kind in ("tensor", "var"))})
+    return None
+
+
+def tfp_method(it, dist: Val, name: str, args: list[Val], node: ast.Call) -> Val | None:
+    """``dist.log_prob(x)`` (and the other methods of ``_METHODS``): an operation on its parameters and arguments,
+    made when the method is called; None for any other method (``sample`` draws: left unknown)."""
+    if name not in _METHODS or not all(a.kind in ("tensor", "var", "py", "numpy") for a in args):
+        return None
+    parents = dist.attrs["__tfp_params__"] + tuple(a for a in args if a.kind in ("tensor", "var"))
+    return it.op("tensor", parents, node, "op", "float", opname=f"{dist.opname}.{name}")
