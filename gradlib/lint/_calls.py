@@ -889,7 +889,8 @@ _SCATTERS = frozenset(("scatter_update", "scatter_add", "scatter_sub", "scatter_
 
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if "__tfp_params__" in base.attrs:
-        return _tfp.tfp_method(it, base, name, args, node) or _unknown_call(it, args, {}, base)
+        return _tfp.tfp_method(it, base, name, args, node) or _unknown_call(it, list(base.attrs["__tfp_params__"])
+                                                                            + args, {})    # read now, as unseen
     if base.kind == "seq":
         return _seq_method(it, base, name, args)
     if base.kind == "dict":
@@ -1086,6 +1087,12 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     out.attrs["__call_of__"] = model        # GT017: a tensor of its own, when the model is sealed (_built.fresh)
     if model.attrs.get("foreign"):      # it may give a tuple: indexing or iterating it is "can't tell", arithmetic is followed
         out.attrs["promoted"] = True
+    return _outputs(model, out)
+
+
+def _outputs(model: Val, out: Val) -> Val:
+    """What a call of ``model`` gives: ``out``, or for a model that may give several outputs a tuple of them; when its
+    class is in sight, the tuple remembers the model, so that ``model(x)[k]`` says which one is read."""
     if not model.attrs.get("multi"):
         return out
     outs = Val("seq", items=None, attrs={"elem": out})

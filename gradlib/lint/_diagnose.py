@@ -92,15 +92,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
         it.report("GT025", node.lineno, node.col_offset, _several_targets_message(tape, method, node, target), None)
         it.followed(node, None)
         return
-    deferred = next((s for s in wrt if s.attrs.get(_tfp.DEFERRED)), None)
-    if deferred is not None and not out.raises:     # tensorflow/probability#903: a DeferredTensor as the source
-        kind = deferred.attrs[_tfp.DEFERRED]
-        it.report("GT017", node.lineno, node.col_offset,
-                  f"`{ast.unparse(node)[:60]}`: {describe(deferred)} is a tfp.util.{kind}, which is not a tensor or "
-                  f"a variable: {tape.name}.{method} raises ValueError (\"Type {kind} is not supported as a gradient "
-                  f"source or gradient target\"). Ask for `{describe(deferred)}.trainable_variables` (the variable "
-                  f"it wraps), or for that variable itself.", None)
-        it.followed(node, None)
+    if _deferred_source(it, tape, method, node, wrt, out):
         return
     if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
         it.report("GT017", node.lineno, node.col_offset, _no_losses_message(tape, method, target, text, out), None)
@@ -135,6 +127,22 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
     _partial_moves(it, node)
+
+
+def _deferred_source(it, tape: Tape, method: str, node: ast.Call, wrt: list[Val], out: _Outcome) -> bool:
+    """GT017 for a ``tfp.util.DeferredTensor`` or ``TransformedVariable`` among the sources (tensorflow/probability
+    #903): TensorFlow refuses it with ValueError. Whether it reported one."""
+    deferred = next((s for s in wrt if s.attrs.get(_tfp.DEFERRED)), None)
+    if deferred is None or out.raises:
+        return False
+    kind, name = deferred.attrs[_tfp.DEFERRED], describe(deferred)
+    it.report("GT017", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}`: {name} is a tfp.util.{kind}, which is not a tensor or a variable: "
+              f"{tape.name}.{method} raises ValueError (\"Type {kind} is not supported as a gradient source or gradient "
+              f"target\"). Ask for `{name}.trainable_variables` (the variable it wraps), or for that variable itself.",
+              None)
+    it.followed(node, None)
+    return True
 
 
 def _partial_moves(it, node: ast.Call) -> None:

@@ -964,7 +964,8 @@ class Interpreter:
 def _literal(val: Val) -> bool:
     """Whether ``val`` is a Python number, string, bool or None written in the source (no parents): code handed it
     cannot change it, so it stays what it is."""
-    return val.kind == "py" and not val.parents and isinstance(val.attrs.get("value", ...), (int, float, str, type(None)))
+    value = val.attrs.get("value", ...)
+    return val.kind == "py" and not val.parents and isinstance(value, (int, float, str, type(None)))
 
 
 def _maybe_variable(val: Val) -> bool:

@@ -66,16 +66,31 @@ def tfp_call(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if name.startswith("distributions.") and last in _DISTRIBUTIONS and not any(
             isinstance(a, ast.Starred) for a in node.args) and all(k.arg is not None for k in node.keywords):
         params = list(args) + list(kwargs.values())
-        if all(p.kind in ("tensor", "var", "py", "numpy") for p in params):     # a DeferredTensor: unknown
+        if all(_plain(p) for p in params):                      # a DeferredTensor, a bijector: unknown
             return Val("object", node.lineno, node.col_offset, opname=f"tfd.{last}", text=ast.unparse(node)[:40],
-                       attrs={"__tfp_params__": tuple(p for p in params if p.kind in ("tensor", "var"))})
+                       attrs={"__tfp_params__": tuple(t for p in params for t in _tensors(p))})
     return None
 
 
 def tfp_method(it, dist: Val, name: str, args: list[Val], node: ast.Call) -> Val | None:
     """``dist.log_prob(x)`` (and the other methods of ``_METHODS``): an operation on its parameters and arguments,
     made when the method is called; None for any other method (``sample`` draws: left unknown)."""
-    if name not in _METHODS or not all(a.kind in ("tensor", "var", "py", "numpy") for a in args):
+    if name not in _METHODS or not all(_plain(a) for a in args):
         return None
-    parents = dist.attrs["__tfp_params__"] + tuple(a for a in args if a.kind in ("tensor", "var"))
+    parents = dist.attrs["__tfp_params__"] + tuple(v for a in args for v in _tensors(a))
     return it.op("tensor", parents, node, "op", "float", opname=f"{dist.opname}.{name}")
+
+
+def _plain(val: Val, depth: int = 0) -> bool:
+    """A tensor, a variable, a number or NumPy data, or a list of them (``log_prob([0.1, 0.7])``)."""
+    if val.kind == "seq":
+        return depth < 3 and val.items is not None and len(val.items) <= 64 and all(_plain(i, depth + 1)
+                                                                                     for i in val.items)
+    return val.kind in ("tensor", "var", "py", "numpy")
+
+
+def _tensors(val: Val) -> list[Val]:
+    """The tensors and variables a ``_plain`` value holds."""
+    if val.kind == "seq":
+        return [t for item in val.items for t in _tensors(item)]
+    return [val] if val.kind in ("tensor", "var") else []

@@ -34,7 +34,7 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37D_CAUGHT, UNSEEN_37D_PREFIT, UNSEEN_37E, UNSEEN_37E_PREFIT, UNSEEN_37F, UNSEEN_37F_PREFIT,
                           UNSEEN_37G, UNSEEN_37G_PREFIT, UNSEEN_37H, UNSEEN_37H_PREFIT, UNSEEN_37I,
                           UNSEEN_37I_PREFIT, UNSEEN_37J, UNSEEN_37J_PREFIT, UNSEEN_37K, UNSEEN_37K_PREFIT, UNSEEN_37L,
-                          UNSEEN_37L_PREFIT, Report,
+                          UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, Report,
                           report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
@@ -287,7 +287,18 @@ def test_the_twelfth_unseen_set_pre_fit_record_is_honest():
     must still be caught, and no report of the set may be marked caught without being caught."""
     assert len(UNSEEN_37L_PREFIT) == 3 and set(UNSEEN_37L_PREFIT) <= set(_caught(UNSEEN_37L))
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37L and r.missed}
-    assert missed == set(UNSEEN_37L) - set(UNSEEN_37L_PREFIT)
+    assert missed == set(UNSEEN_37L) - set(UNSEEN_37L_CAUGHT)
+
+
+def test_the_recall_on_the_twelfth_unseen_set_after_fitting():
+    """11 of 12 once the classes behind the misses were generalized (3 of 12 before: the honest number, docs/lint.md):
+    a Keras layer or wrapper the linter assumed differentiable (a functional model's `outputs=[lambda_output]`,
+    `tf.compat.v1.py_func` in a Lambda's def, one output of a subclassed model's tuple read while every variable is
+    asked for, TFP's TransformedVariable and DeferredTensor, a TFP distribution made before the tape) and a term the
+    target leaves out (the VAE's KL-only loss, a loss function that never reads its prediction). The SparseTensor of
+    spektral#421 is still missed."""
+    assert _caught(UNSEEN_37L) == list(UNSEEN_37L_CAUGHT) and len(UNSEEN_37L_CAUGHT) == 11
+    assert set(UNSEEN_37L_PREFIT) < set(UNSEEN_37L_CAUGHT)
 
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):

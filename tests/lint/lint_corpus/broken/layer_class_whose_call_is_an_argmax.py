@@ -1,0 +1,14 @@
+import tensorflow as tf
+
+
+class Pick(tf.keras.layers.Layer):
+    def call(self, scores, training=None):
+        index = tf.argmax(scores, axis=-1)  # <- GT010
+        return tf.cast(index, tf.float32)
+
+
+head = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3), Pick()])
+x = tf.random.normal((5, 4))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(head(x))
+result = tape.gradient(loss, head.trainable_variables)
