@@ -72,6 +72,11 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         method = _class_method(base, attr)
         if method is not None and _is_property(method.node):       # @property: reading it runs it
             return call(it, method, [], {}, node)
+    if base.kind == "object" and attr in base.attrs.get("__sparse__", {}):    # a SparseTensor's values, indices
+        part = base.attrs["__sparse__"][attr]
+        if base.name and not part.name:
+            part.name = f"{base.name}.{attr}"                  # named as first read
+        return part
     if base.kind == "object" and "__tfp_params__" in base.attrs:     # a TFP distribution's method
         return Val("bound", qual=attr, parents=(base,))
     if base.attrs.get(_tfp.DEFERRED) and attr not in ("shape", "dtype"):    # tv.trainable_variables: not followed
@@ -352,6 +357,10 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
+    if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
+        return _sparse(it, qual, args, kwargs, node)
+    if qual.startswith("tf.sparse.") and any("__sparse__" in a.attrs for a in args):
+        args = [a.attrs["__sparse__"]["values"] if "__sparse__" in a.attrs else a for a in args]
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
     if made is not None:                                    # TransformedVariable, DeferredTensor, tfd.Normal(...)
         if made.kind == "unknown":
@@ -379,6 +388,29 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
 _NOT_MODELS = ("collections.", "pathlib.", "argparse.", "datetime.", "pd.", "pandas.", "sympy.", "cirq.", "tfp.",
                "tensorflow_probability.", "hps.", "hypothesis.", "absl.", "logging.", "threading.", "multiprocessing.",
                "queue.", "io.", "os.", "sys.", "re.", "json.", "PIL.", "matplotlib.", "plt.", "unittest.", "mock.")
+
+
+_SPARSE_MAKERS = frozenset({"tf.SparseTensor", "tf.sparse.SparseTensor", "tf.sparse.from_dense"})
+
+
+def _sparse(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
+    """A ``tf.SparseTensor(indices, values, dense_shape)`` or ``tf.sparse.from_dense(t)``: an object whose
+    ``values`` (one tensor, read the same each time) carry the path; ``tf.sparse.*`` ops act on them (a sparse
+    argument stands for its values). Anything else about it, or a sparse value the linter cannot read, is unknown."""
+    if qual.endswith("from_dense"):
+        dense = args[0] if args else kwargs.get("tensor")
+        if dense is None or dense.kind not in TENSORISH:
+            return _unknown_call(it, args, kwargs)
+        parts = {"values": _diff(it, [dense], {}, node, "tf.sparse.from_dense"),
+                 "indices": it.op("tensor", (dense,), node, "nondiff", "int", opname="tf.sparse.from_dense indices")}
+    else:
+        names = ("indices", "values", "dense_shape")
+        given = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
+        if len(given) != 3 or given["values"].kind not in TENSORISH:
+            return _unknown_call(it, args, kwargs)
+        parts = {"values": given["values"], "indices": given["indices"]}
+    return Val("object", node.lineno, node.col_offset, opname=qual, text=ast.unparse(node)[:40],
+               attrs={"__sparse__": parts})
 
 
 def _foreign_class(qual: str) -> bool:

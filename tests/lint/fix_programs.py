@@ -3254,9 +3254,7 @@ result = tape.gradient(loss, bert.trainable_variables + classifier.trainable_var
 '''),
     Report('spektral421',
            'https://github.com/danielegrattarola/spektral/issues/421',
-           5, 'GT010',
-           'a SparseTensor rebuilt from a.indices and tf.ones_like(a.values): the source a.values cannot be '
-           'followed', '''\
+           5, 'GT010', None, '''\
 import tensorflow as tf
 
 
@@ -3531,10 +3529,8 @@ UNSEEN_37L = ('tf56396', 'mainak4', 'tfp1165', 'hf2256', 'spektral421', 'keras45
 #: on its gradient request (GT017), not on the loss line labelled blind: 4 of 12 with that label.
 UNSEEN_37L_PREFIT = ('tf56396', 'ocl1', 'dlwp143')
 #: ... and after the lint48 rules were generalized by class (a Keras layer or wrapper the linter assumed
-#: differentiable, a term the target leaves out, three TFP wrappers by contract): 11 of 12; spektral421 (a
-#: SparseTensor's values as the source) is still missed
-UNSEEN_37L_CAUGHT = ('tf56396', 'mainak4', 'tfp1165', 'hf2256', 'keras4508', 'rkeras515', 'ocl1', 'dlwp143',
-                     'keras9130', 'tfp903', 'tfp1167')
+#: differentiable, a term the target leaves out, three TFP wrappers by contract, a SparseTensor's values): all 12
+UNSEEN_37L_CAUGHT = UNSEEN_37L
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32

@@ -291,13 +291,13 @@ def test_the_twelfth_unseen_set_pre_fit_record_is_honest():
 
 
 def test_the_recall_on_the_twelfth_unseen_set_after_fitting():
-    """11 of 12 once the classes behind the misses were generalized (3 of 12 before: the honest number, docs/lint.md):
+    """12 of 12 once the classes behind the misses were generalized (3 of 12 before: the honest number, docs/lint.md):
     a Keras layer or wrapper the linter assumed differentiable (a functional model's `outputs=[lambda_output]`,
     `tf.compat.v1.py_func` in a Lambda's def, one output of a subclassed model's tuple read while every variable is
-    asked for, TFP's TransformedVariable and DeferredTensor, a TFP distribution made before the tape) and a term the
-    target leaves out (the VAE's KL-only loss, a loss function that never reads its prediction). The SparseTensor of
-    spektral#421 is still missed."""
-    assert _caught(UNSEEN_37L) == list(UNSEEN_37L_CAUGHT) and len(UNSEEN_37L_CAUGHT) == 11
+    asked for, TFP's TransformedVariable and DeferredTensor, a TFP distribution made before the tape, a SparseTensor
+    whose values are replaced by ones) and a term the target leaves out (the VAE's KL-only loss, a loss function that
+    never reads its prediction)."""
+    assert _caught(UNSEEN_37L) == list(UNSEEN_37L_CAUGHT) and len(UNSEEN_37L_CAUGHT) == 12
     assert set(UNSEEN_37L_PREFIT) < set(UNSEEN_37L_CAUGHT)
 
 

@@ -250,6 +250,33 @@ def test_the_variants_fail_under_tensorflow_as_their_messages_say(tf_snippets):
     sources = {name: textwrap.dedent(src).lstrip("\n").replace("grads = ", "result = ")
                for name, src in {"factory_list": FACTORY_LIST, "class_round": CLASS_ROUND, "py_func": PY_FUNC_LAMBDA,
                                  "two_outputs": TWO_OUTPUTS, "lambda_loss": LAMBDA_LOSS, "summed": SUMMED,
-                                 "tfd_imported": TFD_IMPORTED}.items()}
+                                 "tfd_imported": TFD_IMPORTED, "sparse": SPARSE}.items()}
     verdicts = {name: run["verdict"] for name, run in tf_snippets.run(sources).items()}
     assert verdicts == dict.fromkeys(sources, "none"), verdicts
+
+
+SPARSE = """
+import tensorflow as tf
+
+
+def propagate(features, adjacency):
+    mask = tf.SparseTensor(indices=adjacency.indices, values=tf.zeros_like(adjacency.values) + 1.0,
+                           dense_shape=adjacency.dense_shape)
+    return tf.sparse.sparse_dense_matmul(mask, features)
+
+
+feats = tf.random.normal((3, 2))
+adj = tf.sparse.from_dense(tf.constant([[0.0, 0.3, 0.0], [0.3, 0.0, 0.6], [0.0, 0.6, 0.0]]))
+with tf.GradientTape() as tape:
+    tape.watch(adj.values)
+    out = tf.reduce_sum(propagate(feats, adj) ** 2)
+grads = tape.gradient(out, adj.values)
+"""
+
+
+def test_a_sparse_tensor_s_values_replaced_by_a_constant_is_gt010_and_kept_values_are_silent():
+    assert _found(SPARSE) == [(5, "GT010"), (15, "GT010")]
+    assert _found(SPARSE.replace("tf.zeros_like(adjacency.values) + 1.0", "adjacency.values * 2.0")) == []
+    unseen = SPARSE.replace("tf.sparse.from_dense(", "make_sparse(").replace(
+        "import tensorflow as tf", "import tensorflow as tf\nfrom g import make_sparse")
+    assert _found(unseen) == []                                     # made by unseen code: can't tell
