@@ -72,7 +72,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         method = _class_method(base, attr)
         if method is not None and _is_property(method.node):       # @property: reading it runs it
             return call(it, method, [], {}, node)
-    if base.kind == "object" and attr in base.attrs.get("__sparse__", {}):    # a SparseTensor's values, indices
+    if attr in base.attrs.get("__sparse__", {}):             # a SparseTensor's values, indices
         part = base.attrs["__sparse__"][attr]
         if base.name and not part.name:
             part.name = f"{base.name}.{attr}"                  # named as first read
@@ -359,8 +359,6 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return Val("unknown", opaque=True)
     if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
         return _sparse(it, qual, args, kwargs, node)
-    if qual.startswith("tf.sparse.") and any("__sparse__" in a.attrs for a in args):
-        args = [a.attrs["__sparse__"]["values"] if "__sparse__" in a.attrs else a for a in args]
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
     if made is not None:                                    # TransformedVariable, DeferredTensor, tfd.Normal(...)
         if made.kind == "unknown":
@@ -394,23 +392,25 @@ _SPARSE_MAKERS = frozenset({"tf.SparseTensor", "tf.sparse.SparseTensor", "tf.spa
 
 
 def _sparse(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
-    """A ``tf.SparseTensor(indices, values, dense_shape)`` or ``tf.sparse.from_dense(t)``: an object whose
-    ``values`` (one tensor, read the same each time) carry the path; ``tf.sparse.*`` ops act on them (a sparse
-    argument stands for its values). Anything else about it, or a sparse value the linter cannot read, is unknown."""
+    """A ``tf.SparseTensor(indices, values, dense_shape)`` or ``tf.sparse.from_dense(t)``: for the tape, its
+    ``values`` (a variable given is read now, once: tensorflow#28966), which ``.values`` gives back and ``tf.sparse.*``
+    ops read (spektral#421). A sparse value the linter cannot read is unknown."""
     if qual.endswith("from_dense"):
         dense = args[0] if args else kwargs.get("tensor")
         if dense is None or dense.kind not in TENSORISH:
             return _unknown_call(it, args, kwargs)
-        parts = {"values": _diff(it, [dense], {}, node, "tf.sparse.from_dense"),
-                 "indices": it.op("tensor", (dense,), node, "nondiff", "int", opname="tf.sparse.from_dense indices")}
+        values = _diff(it, [dense], {}, node, "tf.sparse.from_dense")
+        indices = it.op("tensor", (dense,), node, "nondiff", "int", opname="tf.sparse.from_dense indices")
     else:
         names = ("indices", "values", "dense_shape")
         given = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
         if len(given) != 3 or given["values"].kind not in TENSORISH:
             return _unknown_call(it, args, kwargs)
-        parts = {"values": given["values"], "indices": given["indices"]}
-    return Val("object", node.lineno, node.col_offset, opname=qual, text=ast.unparse(node)[:40],
-               attrs={"__sparse__": parts})
+        values, indices = given["values"], given["indices"]
+        if values.kind == "var":
+            values = _diff(it, [values], {}, node, qual)     # converted once, when the SparseTensor is made
+    values.attrs["__sparse__"] = {"values": values, "indices": indices}     # for the tape it is its values
+    return values
 
 
 def _foreign_class(qual: str) -> bool:
