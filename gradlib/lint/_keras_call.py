@@ -18,7 +18,10 @@ things its ``call`` may do change what TensorFlow gives (issue 37), and both are
   ``output = self.linear2(x)``, tensorflow#36880): its variables are not on the path, their gradients are None
   (GT017);
 - a Keras layer with weights made on every run of ``call`` (``tf.keras.layers.Dense(3)(x)``,
-  calmiLovesAI/Basic_CNNs_TensorFlow2#13): run in a tf.function, it makes new variables on each trace (GT020).
+  calmiLovesAI/Basic_CNNs_TensorFlow2#13): run in a tf.function, it makes new variables on each trace (GT020);
+- a ``call`` that never reads ``self`` and returns its input only through ops without a gradient: a ``Lambda``
+  written as a class (``call_cut``, GT010), and the layers only some of the outputs of a ``call`` returning a tuple
+  use, when the caller reads one output (``dead_layers(model, element)``, huggingface/transformers#2256, GT017).
 
 Only a ``call`` whose body is straight-line code is read (assignments to plain names, expression statements, a
 ``return``; ``with`` blocks for the layers): a branch, a loop or a ``try`` makes the first check silent, and a
