@@ -79,6 +79,9 @@ REFERENCES = {
     "v_jacobian_per_output_loop.py:4:GT006": "[np.diag(np.cos(x.numpy())), np.diag(-np.sin(x.numpy()))]",
     "v_keras_loss_after.py:9:GT011": "dense(x.numpy(), *weights(model), lambda p: 2 * (p - y.numpy()) / p.size)",
     "v_logits_before.py:6:GT007": f"dense(x.numpy(), *weights(model), lambda p: {_SOFTMAX_CE})",
+    # -d/dlr log Gamma(1.2; 2, r), r = softplus(lr): -(2 / r - 1.2) * sigmoid(lr)
+    "tfp_distribution_made_before_the_tape.py:6:GT007": "[-(2.0 / np.log1p(np.exp(log_rate.numpy())) - 1.2) "
+                                                        "/ (1 + np.exp(-log_rate.numpy()))]",
     "GT001_example:7:GT001": "list(np.diag(2 * x.numpy()))",
     "GT003_example:4:GT003": "[2 * x.numpy()]",
     "GT004_example:3:GT004": "[2 * n.numpy()]",
