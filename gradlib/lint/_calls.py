@@ -72,15 +72,9 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
         method = _class_method(base, attr)
         if method is not None and _is_property(method.node):       # @property: reading it runs it
             return call(it, method, [], {}, node)
-    if attr in base.attrs.get("__sparse__", {}):             # a SparseTensor's values, indices
-        part = base.attrs["__sparse__"][attr]
-        if base.name and not part.name:
-            part.name = f"{base.name}.{attr}"                  # named as first read
-        return part
-    if base.kind == "object" and "__tfp_params__" in base.attrs:     # a TFP distribution's method
-        return Val("bound", qual=attr, parents=(base,))
-    if base.attrs.get(_tfp.DEFERRED) and attr not in ("shape", "dtype"):    # tv.trainable_variables: not followed
-        return _unseen_attribute(it, base, attr)
+    wrapped = _wrapper_attribute(it, base, attr)
+    if wrapped is not None:
+        return wrapped
     if base.kind == "object":
         return _object_attribute(base, attr) or _unseen_attribute(it, base, attr)
     if base.kind == "optimizer":
@@ -108,6 +102,21 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
     if base.kind in ("unknown", "foreign"):
         return _unseen_attribute(it, base, attr)
     return it.made((base,))
+
+
+def _wrapper_attribute(it, base: Val, attr: str) -> Val | None:
+    """``sp.values`` of a SparseTensor, ``dist.log_prob`` of a TFP distribution, ``tv.trainable_variables`` of a TFP
+    TransformedVariable or DeferredTensor (not followed); None for any other value."""
+    if attr in base.attrs.get("__sparse__", {}):             # a SparseTensor's values, indices
+        part = base.attrs["__sparse__"][attr]
+        if base.name and not part.name:
+            part.name = f"{base.name}.{attr}"                  # named as first read
+        return part
+    if base.kind == "object" and "__tfp_params__" in base.attrs:     # a TFP distribution's method
+        return Val("bound", qual=attr, parents=(base,))
+    if base.attrs.get(_tfp.DEFERRED) and attr not in ("shape", "dtype"):
+        return _unseen_attribute(it, base, attr)
+    return None
 
 
 _VARIABLE_LISTS = _MODEL_VARS | {"trainable", "vars", "variables_to_train", "trainable_vars"}
