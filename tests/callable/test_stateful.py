@@ -126,3 +126,21 @@ def test_a_function_of_the_same_model_not_stateful_is_tapes_answer():
         out = model(xs)
     want = tape.batch_jacobian(out, xs).numpy()
     np.testing.assert_allclose(got.jacobian, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("api", ["per_example_gradients", "gradlib.scan"])
+def test_a_stateful_layer_inside_a_sub_model_is_refused_and_its_state_untouched(api):
+    """The per-example APIs take a Keras model only and refuse it themselves (not check_callable): a stateful layer
+    one model deeper must be found too. Without the refusal per_example_gradients failed opaquely ("enters the loop
+    with shape (1, 3)") and scan blamed batch mixing, each after calls that moved the state."""
+    keras.utils.set_random_seed(0)
+    inner = keras.Sequential([keras.Input((3, 2), batch_size=1), keras.layers.GRU(3, stateful=True)], name="inner")
+    model = keras.Sequential([keras.Input((3, 2), batch_size=1), inner, keras.layers.Dense(2)])
+    model(X)
+    before = [np.array(s) for s in inner.layers[0].states]
+    assert any(np.abs(s).sum() > 0 for s in before)
+    with pytest.raises(gradlib.InputError, match=rf"^{api} cannot take a model with a stateful layer \('gru.*', "
+                                                 r"built with stateful=True\): that layer carries its state"):
+        CALLS[api](model)
+    for b, a in zip(before, inner.layers[0].states):
+        np.testing.assert_array_equal(np.array(a), b)
