@@ -21,8 +21,8 @@ from .._foundations._errors import InputError
 from .._foundations._limits import Limits
 from ._state import objects_read
 
-__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "refuse_stateful", "sample_batch",
-           "several_inputs", "to_batch", "xs_form"]
+__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "refuse_composite", "refuse_stateful",
+           "sample_batch", "several_inputs", "to_batch", "xs_form"]
 
 
 def check_callable(fn: Any, api: str, text: bool = False) -> None:
@@ -79,8 +79,23 @@ def _stateful_layers(obj: Any) -> tuple:
     return ()
 
 
+def refuse_composite(x: Any, api: str, where: str) -> None:
+    """Refuse a ``tf.RaggedTensor`` or ``tf.SparseTensor`` by name, with the dense form to give instead: TensorFlow's
+    own refusal to convert one was opaque ("object of type 'RaggedTensor' has no len()"), or printed every index."""
+    if isinstance(x, tf.RaggedTensor):
+        raise InputError(f"{api} takes {where} as a dense array, and {where} is a tf.RaggedTensor (rows of "
+                         f"different lengths, shape {tuple(x.shape)}). Pad its rows to one length "
+                         f"({where}.to_tensor()) and, for a Keras model, mask the padding (keras.layers.Masking, "
+                         "or Embedding(mask_zero=True))")
+    if isinstance(x, tf.SparseTensor):
+        raise InputError(f"{api} takes {where} as a dense array, and {where} is a tf.SparseTensor of dense shape "
+                         f"{tuple(x.shape)}. Give tf.sparse.to_dense({where}): the derivatives are then over every "
+                         "element, the zeros included")
+
+
 def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
     """``x`` as a floating-point tensor for ``api``; Python ints become float32, integer tensors are refused."""
+    refuse_composite(x, api, where)
     try:
         tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
     except (TypeError, ValueError) as exc:

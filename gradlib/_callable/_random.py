@@ -8,10 +8,10 @@ the batch, Hutchinson's probes, a repair of NaN cells in another mode) mixes dra
 Laplacian that is 0 or 16 for every draw came out 4.0 and 7.75). Such methods refuse a random fn by name.
 
 ``is_random`` reads fn's trace first (``random_op``: a random op of TensorFlow, or a stateless one seeded from a
-variable the trace also writes, as Keras' SeedGenerator is, followed into the functions it calls): a function that draws one coin per call escaped two
-calls half the time, and "not random" was then remembered. Where the trace has none (or fn cannot be traced) it
-calls fn twice on the same first ``PROBE_SAMPLES`` samples and compares the outputs, as ``per_element_gradients``'
-check does (``gradlib._perelement._probe``: "fn is random"). The verdict is remembered
+variable the trace also writes, as Keras' SeedGenerator is, followed into the functions it calls): a function that
+draws one coin per call escaped two calls half the time, and "not random" was then remembered. Where the trace has
+none (or fn cannot be traced) it calls fn twice on the same first ``PROBE_SAMPLES`` samples and compares the outputs,
+as ``per_element_gradients``' check does (``gradlib._perelement._probe``: "fn is random"). The verdict is remembered
 per function (its ``callable_key``: the values it reads) and sample shape, so a warm call pays nothing; a function
 that has no key is probed on every call that asks. ``draws_random`` reads what an object holds instead (a Keras
 ``SeedGenerator`` or a ``tf.random.Generator`` in any attribute of any of its layers): for a model that is only

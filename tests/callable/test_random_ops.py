@@ -130,7 +130,8 @@ PUBLIC = {
 #: names of RANDOM_OPS no public TensorFlow 2 API above makes (older ops, kept for graphs that hold them): each must
 #: be an op TensorFlow registers (a misspelt one matches nothing)
 RAW_ONLY = {"RandomPoisson", "RandomCrop", "RngSkip", "StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
-            "StatefulStandardNormal", "StatefulStandardNormalV2", "StatefulTruncatedNormal", "SampleDistortedBoundingBox"}
+            "StatefulStandardNormal", "StatefulStandardNormalV2", "StatefulTruncatedNormal",
+            "SampleDistortedBoundingBox"}
 
 
 def _op_type(graph, name):
