@@ -19,9 +19,10 @@ import tensorflow as tf
 from .._foundations._cache import LRUCache
 from .._foundations._errors import InputError
 from .._foundations._limits import Limits
+from ._state import objects_read
 
-__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "refuse_stateful", "sample_batch",
-           "several_inputs", "to_batch", "xs_form"]
+__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "refuse_composite", "refuse_stateful",
+           "sample_batch", "several_inputs", "to_batch", "xs_form"]
 
 
 def check_callable(fn: Any, api: str, text: bool = False) -> None:
@@ -33,31 +34,68 @@ def check_callable(fn: Any, api: str, text: bool = False) -> None:
     refuse_stateful(fn, api)
 
 
-def refuse_stateful(model: Any, api: str) -> None:
+def refuse_stateful(fn: Any, api: str) -> None:
     """Refuse a Keras model (or layer) with a layer built ``stateful=True`` (a recurrent layer that keeps its state
-    from one batch to the next), before anything calls it: every call changes that state, so each of the calls an
+    from one batch to the next), or a function that reads one (in its closure, a global, an attribute of ``self``:
+    ``_state.objects_read``), before anything calls it: every call changes that state, so each of the calls an
     API makes (its probes, its checks) sees another function, and the first probes had already changed the user's
-    state before the opaque refusal that followed (hunt 47). A plain function that closes over such a model is not
-    seen here."""
-    flatten = getattr(model, "_flatten_layers", None)
-    if flatten is None:
-        return
+    state before the opaque refusal that followed (hunt 47), or before an answer that no call of the user's has
+    (``per_element_gradients`` of ``lambda x: model(x)``, hunt 48)."""
+    named = _stateful_layers(fn)
+    what = f"a model with a stateful layer ({named[0]!r}, built with stateful=True)" if named else ""
+    if not named and not _is_layer(fn):
+        for obj in objects_read(fn):
+            named = _stateful_layers(obj)
+            if named:
+                name = str(getattr(obj, "name", type(obj).__name__))
+                what = (f"fn: it reads the layer {name!r}, built with stateful=True" if obj is named[1] else
+                        f"fn: it reads the model {name!r}, which has a stateful layer ({named[0]!r}, built with "
+                        "stateful=True)")
+                break
+    if named:
+        raise InputError(
+            f"{api} cannot take {what}: that layer carries its state from one call to the next, so every call "
+            "(gradlib calls it more than once) changes the state and computes another function of the inputs. Build "
+            "the layer with stateful=False for gradients (copy the weights with set_weights); gradlib has not called "
+            "it, so its state is as it was")
+
+
+def _is_layer(obj: Any) -> bool:
+    return getattr(obj, "_flatten_layers", None) is not None
+
+
+def _stateful_layers(obj: Any) -> tuple:
+    """``(name, layer)`` of the first layer of ``obj`` (itself included) built with ``stateful=True``, or ``()``."""
+    flatten = getattr(obj, "_flatten_layers", None)
+    if flatten is None or isinstance(obj, type):
+        return ()
     try:
         layers = list(flatten(include_self=True, recursive=True))
     except (TypeError, AttributeError):
-        return
-    named = [str(getattr(layer, "name", type(layer).__name__)) for layer in layers
-             if getattr(layer, "stateful", False) is True]
-    if named:
-        raise InputError(
-            f"{api} cannot take a model with a stateful layer ({named[0]!r}, built with stateful=True): it carries "
-            "its state from one call to the next, so every call of the model (gradlib calls it more than once) "
-            "changes the state and computes another function of the inputs. Build the layer with stateful=False "
-            "for gradients (copy the weights with set_weights); gradlib has not called it, so its state is as it was")
+        return ()
+    for layer in layers:
+        if getattr(layer, "stateful", False) is True:
+            return str(getattr(layer, "name", type(layer).__name__)), layer
+    return ()
+
+
+def refuse_composite(x: Any, api: str, where: str) -> None:
+    """Refuse a ``tf.RaggedTensor`` or ``tf.SparseTensor`` by name, with the dense form to give instead: TensorFlow's
+    own refusal to convert one was opaque ("object of type 'RaggedTensor' has no len()"), or printed every index."""
+    if isinstance(x, tf.RaggedTensor):
+        raise InputError(f"{api} takes {where} as a dense array, and {where} is a tf.RaggedTensor (rows of "
+                         f"different lengths, shape {tuple(x.shape)}). Pad its rows to one length "
+                         f"({where}.to_tensor()) and, for a Keras model, mask the padding (keras.layers.Masking, "
+                         "or Embedding(mask_zero=True))")
+    if isinstance(x, tf.SparseTensor):
+        raise InputError(f"{api} takes {where} as a dense array, and {where} is a tf.SparseTensor of dense shape "
+                         f"{tuple(x.shape)}. Give tf.sparse.to_dense({where}): the derivatives are then over every "
+                         "element, the zeros included")
 
 
 def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:
     """``x`` as a floating-point tensor for ``api``; Python ints become float32, integer tensors are refused."""
+    refuse_composite(x, api, where)
     try:
         tensor = tf.convert_to_tensor(x.value() if isinstance(x, tf.Variable) else x)
     except (TypeError, ValueError) as exc:

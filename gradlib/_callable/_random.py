@@ -8,10 +8,10 @@ the batch, Hutchinson's probes, a repair of NaN cells in another mode) mixes dra
 Laplacian that is 0 or 16 for every draw came out 4.0 and 7.75). Such methods refuse a random fn by name.
 
 ``is_random`` reads fn's trace first (``random_op``: a random op of TensorFlow, or a stateless one seeded from a
-variable the trace also writes, as Keras' SeedGenerator is): a function that draws one coin per call escaped two
-calls half the time, and "not random" was then remembered. Where the trace has none (or fn cannot be traced) it
-calls fn twice on the same first ``PROBE_SAMPLES`` samples and compares the outputs, as ``per_element_gradients``'
-check does (``gradlib._perelement._probe``: "fn is random"). The verdict is remembered
+variable the trace also writes, as Keras' SeedGenerator is, followed into the functions it calls): a function that
+draws one coin per call escaped two calls half the time, and "not random" was then remembered. Where the trace has
+none (or fn cannot be traced) it calls fn twice on the same first ``PROBE_SAMPLES`` samples and compares the outputs,
+as ``per_element_gradients``' check does (``gradlib._perelement._probe``: "fn is random"). The verdict is remembered
 per function (its ``callable_key``: the values it reads) and sample shape, so a warm call pays nothing; a function
 that has no key is probed on every call that asks. ``draws_random`` reads what an object holds instead (a Keras
 ``SeedGenerator`` or a ``tf.random.Generator`` in any attribute of any of its layers): for a model that is only
@@ -94,11 +94,13 @@ def random_op(graph: Any) -> str:
     >>> random_op(trace(lambda x: x + tf.random.stateless_normal([2], seed=[1, 2]), [tf.TensorSpec([2])]).graph)
     ''
     """
-    graph_def = graph.as_graph_def()
-    for nodes in (graph_def.node, *(function.node_def for function in graph_def.library.function)):
-        name = _random_in(list(nodes))
-        if name:
-            return name
+    flow = _Flow(graph.as_graph_def())
+    for body, nodes in flow.bodies.items():
+        for node in nodes.values():
+            if node.op in RANDOM_OPS:
+                return node.name
+            if node.op.startswith(_STATELESS) and flow.written and flow.reads_written(body, node):
+                return node.name
     return ""
 
 
@@ -106,31 +108,72 @@ def _base(name: str) -> str:
     return name.lstrip("^").split(":")[0]
 
 
-def _random_in(nodes: list) -> str:
-    """``random_op`` in one graph's or function's own nodes (their inputs name nodes of the same body)."""
-    by_name = {node.name: node for node in nodes}
-    written = {_base(node.input[0]) for node in nodes if node.op in _WRITES and node.input}
-    for node in nodes:
-        if node.op in RANDOM_OPS:
-            return node.name
-        if node.op.startswith(_STATELESS) and written and _reads_written(node, by_name, written):
-            return node.name
-    return ""
+#: the ops whose first input is not passed to the function they call (the branch index or predicate)
+_BRANCHES = ("If", "StatelessIf", "Case", "StatelessCase")
 
 
-def _reads_written(node: Any, by_name: dict, written: set[str]) -> bool:
-    """Whether ``node`` depends (through its data inputs) on a read of a variable in ``written``."""
-    seen, stack = set(), [node]
-    while stack:
-        current = stack.pop()
-        if current.op == "ReadVariableOp" and current.input and _base(current.input[0]) in written:
-            return True
-        for name in current.input:
-            base = _base(name)
-            if not name.startswith("^") and base not in seen and base in by_name:
-                seen.add(base)
-                stack.append(by_name[base])
-    return False
+class _Flow:
+    """The data flow of a graph and the functions it calls (a ``tf.function`` inside, a while_loop's body), across
+    their boundaries: a function's argument is what its callers pass (a seed read from a variable in the outer
+    graph and passed into a nested ``tf.function``, or the variable itself, read there: hunt 48 found both missed
+    when each body was read alone). Each body's nodes by name (``""`` is the graph itself); ``written``: the
+    variables any body writes, as the graph's own resources they are (``roots``)."""
+
+    def __init__(self, graph_def: Any) -> None:
+        library = {function.signature.name: function for function in graph_def.library.function}
+        self.bodies = {"": {node.name: node for node in graph_def.node}}
+        self.args: dict[str, list[str]] = {"": []}
+        for name, function in library.items():
+            self.bodies[name] = {node.name: node for node in function.node_def}
+            self.args[name] = [arg.name for arg in function.signature.input_arg]
+        self.callers: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for body, nodes in self.bodies.items():
+            for node in nodes.values():
+                self._calls(body, node, library)
+        self.written = {root for body, nodes in self.bodies.items() for node in nodes.values()
+                        if node.op in _WRITES and node.input for root in self.roots(body, _base(node.input[0]))}
+
+    def _calls(self, body: str, node: Any, library: dict) -> None:
+        """Record which of ``body``'s values each function ``node`` calls takes as its arguments."""
+        data = [_base(name) for name in node.input if not name.startswith("^")][node.op in _BRANCHES:]
+        for value in node.attr.values():
+            callee = value.func.name
+            if callee in library:
+                for arg, given in zip(self.args[callee], data):
+                    self.callers.setdefault((callee, arg), []).append((body, given))
+
+    def roots(self, body: str, name: str) -> set[tuple[str, str]]:
+        """The values of the graph (or of bodies no one calls) that ``name`` in ``body`` is: an argument is what
+        each caller passes, followed up."""
+        out, stack, seen = set(), [(body, name)], set()
+        while stack:
+            item = stack.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            passed = self.callers.get(item) if item[1] in self.args[item[0]] else None
+            if passed:
+                stack.extend(passed)
+            else:
+                out.add(item)
+        return out
+
+    def reads_written(self, body: str, node: Any) -> bool:
+        """Whether ``node`` depends, through data inputs in its body and the arguments its body's callers pass, on a
+        variable ``written`` (read in any body, or passed to a function whose output it takes)."""
+        seen, stack = set(), [(body, node)]
+        while stack:
+            where, current = stack.pop()
+            for name in current.input:
+                if name.startswith("^"):
+                    continue
+                for root in self.roots(where, _base(name)):
+                    if root in self.written:
+                        return True
+                    if root not in seen and root[1] in self.bodies[root[0]]:
+                        seen.add(root)
+                        stack.append((root[0], self.bodies[root[0]][root[1]]))
+        return False
 
 
 def _differ(fn: Callable, x: tf.Tensor) -> bool:

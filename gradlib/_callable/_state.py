@@ -51,7 +51,7 @@ from typing import Any, Callable, Hashable, Iterator, NamedTuple
 import numpy as np
 
 __all__ = ["KEEPS_THE_CALL", "LIBRARIES", "MAX_DEPTH", "MAX_ITEMS", "MUTATORS", "callable_key", "computes_as", "fingerprint",
-           "mutated", "plain_model", "same_output", "tolerance"]
+           "mutated", "objects_read", "plain_model", "same_output", "tolerance"]
 
 #: how deep to follow functions and objects that a function reads (f calls g which reads a global's attribute)
 MAX_DEPTH = 3
@@ -79,6 +79,38 @@ def fingerprint(fn: Callable) -> tuple:
     out = tuple(reader.out)
     _keep_fixed(fn, reader, out)
     return out
+
+
+def objects_read(fn: Callable) -> list[Any]:
+    """The live objects ``fn``'s fingerprint counts by identity (see the module: a model or layer in its closure,
+    in a global it names, in an attribute of ``self`` it reads, to ``MAX_DEPTH``), in the order read; for a
+    ``functools.partial`` or a bound method, also the callable or object it wraps (the walk does not read into a
+    library's). What a check of the objects a function calls (``_forms.refuse_stateful``) reads, before any call.
+
+    >>> class Config:
+    ...     scale = 2.0
+    >>> config = Config()
+    >>> objects_read(lambda x: x * config.scale) == [config]
+    True
+    """
+    found: list[Any] = []
+    stack: list[Any] = [fingerprint(fn)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Same):
+            obj = item._ref()
+            if obj is not None and all(obj is not other for other in found):
+                found.append(obj)
+        elif isinstance(item, tuple):
+            stack.extend(reversed(item))
+    return [inner for obj in [fn, *found] for inner in _wrapped(obj)][1:]
+
+
+def _wrapped(obj: Any) -> list[Any]:
+    """``obj``, then the callable a ``functools.partial`` wraps or the object a bound method is bound to."""
+    if isinstance(obj, functools.partial):
+        return [obj, obj.func]
+    return [obj, obj.__self__] if isinstance(obj, types.MethodType) else [obj]
 
 
 class _Fixed(NamedTuple):

@@ -681,19 +681,31 @@ def _regularization_gradient(model: Any, variables: list | None = None) -> list[
 
 
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
-    """``weighted_gradient`` of the stored batch, compiled once per model, loss and signature."""
+    """``weighted_gradient`` of the stored batch, compiled once per model, loss and signature; in a
+    ``tf.distribute`` strategy's scope run eagerly in its replicas (``_in_replica``): tracing the pass there takes
+    the gradients of its variables in the cross-replica context, which TensorFlow refuses (``clipped_mean`` ended in
+    "DistributedVariable.handle is not available outside the replica context", hunt 48)."""
+    w = tf.constant(weights, tf.float64)
+    with _runtime.work_slot():
+        if _cross_replica():
+            means = [g.numpy() for g in _in_replica(
+                lambda: weighted_gradient(model, loss, x, y, w, training=training))]
+        else:
+            means = [g.numpy() for g in _weighted_pass(model, loss, training, x, y)(x, y, w)]
+        if _weighted_pass_holds(model, loss, training, x, y, weights):
+            return means
+        grads = _computed(model, loss, False, training, x, y, LIMITS)[2]
+        return [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in grads]
+
+
+def _weighted_pass(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor) -> Any:
+    """``weighted_gradient`` traced for this model, loss and batch signature (cached, bounded)."""
     specs = (_structure.specs(x), _structure.specs(y), tf.TensorSpec((None,), tf.float64))
     key = (model, loss, _structure.loss_state(loss), "weighted", training, _structure.signature(specs),
            tuple(map(id, model.trainable_variables)))
     create = lambda: trace(  # noqa: E731
         lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training), specs)
-    with _runtime.work_slot():
-        compiled = _BATCH_FUNCTIONS.get_or_create(key, create)
-        means = [g.numpy() for g in compiled(x, y, tf.constant(weights, tf.float64))]
-        if _weighted_pass_holds(model, loss, training, x, y, weights):
-            return means
-        grads = _computed(model, loss, False, training, x, y, LIMITS)[2]
-        return [np.tensordot(weights.astype(g.dtype), g, axes=1) for g in grads]
+    return _BATCH_FUNCTIONS.get_or_create(key, create)
 
 
 def _weighted_pass_holds(model: Any, loss: Any, training: bool, x: Any, y: Any, weights: np.ndarray) -> bool:
@@ -901,10 +913,15 @@ def _in_replica(fn: Callable[[], Any]) -> Any:
     """``fn()``, which takes eager gradients of the model's variables: in a ``tf.distribute`` strategy's scope (the
     cross-replica context) TensorFlow refuses them (``_in_strategy_scope``), so there ``fn`` runs in the strategy's
     replicas (``strategy.run``, every replica on the same examples) and the first replica's result is kept."""
-    if not (tf.distribute.has_strategy() and tf.distribute.in_cross_replica_context()):
+    if not _cross_replica():
         return fn()
     strategy = tf.distribute.get_strategy()
     return tf.nest.map_structure(lambda t: strategy.experimental_local_results(t)[0], strategy.run(fn))
+
+
+def _cross_replica() -> bool:
+    """Whether this runs in a ``tf.distribute`` strategy's scope, outside its replicas (the cross-replica context)."""
+    return tf.distribute.has_strategy() and tf.distribute.in_cross_replica_context()
 
 
 def _in_strategy_scope(exc: Exception) -> bool:

@@ -39,7 +39,7 @@ from .._foundations._errors import ExpressionError, GradlibError, InputError, er
 from .._foundations._limits import LIMITS, Limits
 from .._foundations._runtime import returns_numpy
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
-from .._callable._forms import refuse_stateful
+from .._callable._forms import refuse_composite, refuse_stateful
 from .._callable._trace import trace
 from .._foundations._runtime import work_slot
 from ._structure import given_model, leaves, loss_state, resolve_loss, signature
@@ -482,6 +482,7 @@ def _arrays(value: Any, path: str) -> Any:
         return {k: _arrays(v, f"{path}[{k!r}]") for k, v in value.items()}
     if isinstance(value, (list, tuple)) and any(hasattr(v, "__array__") or isinstance(v, dict) for v in value):
         return tuple(_arrays(v, f"{path}[{i}]") for i, v in enumerate(value))
+    refuse_composite(value, "gradlib.scan", path)
     try:
         array = np.asarray(value)
     except ValueError as exc:   # a ragged nested list

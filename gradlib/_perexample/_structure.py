@@ -29,6 +29,7 @@ import tensorflow as tf
 
 from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._limits import Limits
+from .._callable._forms import refuse_composite
 from .._callable._state import fingerprint
 
 try:   # the wrapper model.compile puts around a loss function (squeezes y_true to y_pred's rank, as Keras does)
@@ -109,6 +110,7 @@ def _several(value: list | tuple, expected: int | None) -> bool:
 
 
 def _leaf(value: Any, path: str, api: str) -> tf.Tensor:
+    refuse_composite(value, api, path)
     try:
         t = tf.convert_to_tensor(value)
     except (TypeError, ValueError) as exc:

@@ -64,6 +64,12 @@ PER_ELEMENT_REFUSALS = [
      "{api} takes xs as a tensor, a list of tensors or a dict of them, and xs is a nested Python list"),
     ("a ragged nested list", square, [[1.0, 2.0], [3.0]], None, InputError,
      "{api} takes xs as a tensor, a list of tensors or a dict of them, and xs is a nested Python list"),
+    ("a tf.RaggedTensor", square, tf.ragged.constant([[1.0, 2.0], [3.0]]), None, InputError,   # hunt 48: was
+     "{api} takes xs as a dense array, and xs is a tf.RaggedTensor (rows of different lengths, shape (2, None)). "
+     "Pad its rows to one length (xs.to_tensor())"),   # "object of type 'RaggedTensor' has no len()"
+    ("a tf.SparseTensor", square, tf.sparse.from_dense([[1.0, 0.0]]), None, InputError,   # was: every index printed
+     "{api} takes xs as a dense array, and xs is a tf.SparseTensor of dense shape (1, 2). Give "
+     "tf.sparse.to_dense(xs)"),
     ("an empty list", square, [], None, InputError, "{api} needs at least one tensor in xs; got an empty list"),
     ("an empty dict", square, {}, None, InputError, "{api} needs at least one tensor in xs; got an empty dict"),
     ("a dict keyed by numbers", square, {1: tf.constant(1.0)}, None, InputError,
@@ -92,6 +98,11 @@ PER_SAMPLE_REFUSALS = [
      "{api}: x has 11 elements; at most 10 are allowed"),
     ("a ragged nested list", square, [[1.0, 2.0], [3.0]], None, InputError,
      "{api} could not turn x into a tensor"),
+    ("a tf.RaggedTensor", square, tf.ragged.constant([[1.0, 2.0], [3.0]]), None, InputError,
+     "{api} takes x as a dense array, and x is a tf.RaggedTensor (rows of different lengths, shape (2, None)). "
+     "Pad its rows to one length (x.to_tensor())"),
+    ("a tf.SparseTensor", square, tf.sparse.from_dense([[1.0, 0.0]]), None, InputError,
+     "{api} takes x as a dense array, and x is a tf.SparseTensor of dense shape (1, 2). Give tf.sparse.to_dense(x)"),
     ("no batch axis", square, [1.0, 2.0], None, InputError,
      "{api} needs a batch of shape (B, features...), but x has shape (2,)"),
     ("an empty list", square, [], None, InputError,

@@ -135,6 +135,13 @@ def loop_gradients(model, x, y):
     return out
 
 
+def loop_clipped_mean(model, x, y, clip_norm):
+    """DP-SGD's clipped mean by the per-example loop: ``mean_i g_i min(1, C / ||g_i||)``, per variable."""
+    grads = loop_gradients(model, x, y)
+    factors = np.minimum(1.0, clip_norm / loop_norms(model, x, y))
+    return [sum(f * g[j] for f, g in zip(factors, grads)) / len(y) for j in range(len(grads[0]))]
+
+
 def test_clipped_mean_through_an_element_wise_custom_gradient_is_the_loops():
     """The norms are right (each example's cotangent is 1, as alone), but one re-weighted backward pass gives
     ``clip(w_i dy_i)`` where the loop's clipped mean is ``w_i clip(dy_i)``: 0.11 off at a scale of 0.058."""
@@ -170,21 +177,27 @@ MIRRORED = textwrap.dedent("""
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
     import numpy as np
     import gradlib
-    from test_backward_mixing import CCE, ClipBatch, ClipValues, data, loop_norms, model_with
+    import keras
+    from test_backward_mixing import CCE, ClipBatch, ClipValues, data, loop_clipped_mean, loop_norms, model_with
     strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     x, y = data()
     out = {}
-    for name, layer in [("batch", ClipBatch), ("values", ClipValues)]:
+    for name, layer in [("batch", ClipBatch), ("values", ClipValues), ("plain", keras.layers.Identity)]:
         with strategy.scope():
             model = model_with(layer())
-        out[name] = {"loop": loop_norms(model, x, y).tolist()}   # outside the scope: the reference
-        for api in ["per_example_gradients", "scan"]:
+        out[name] = {"loop": loop_norms(model, x, y).tolist(),   # outside the scope: the references
+                     "loop_clipped": [g.tolist() for g in loop_clipped_mean(model, x, y, 0.5)]}
+        for api in ["per_example_gradients", "scan", "clipped_mean"]:
             with strategy.scope():
                 try:
+                    if api == "clipped_mean":   # norms only: one re-weighted backward pass (and its check)
+                        r = gradlib.per_example_gradients(model, x, y, loss=CCE, norms_only=True)
+                        out[name][api] = [g.tolist() for g in r.clipped_mean(0.5)]
+                        continue
                     r = (gradlib.per_example_gradients(model, x, y, loss=CCE, norms_only=True) if api != "scan"
                          else gradlib.scan(model, (x, y), loss=CCE, batch_size=6))
                     out[name][api] = r.norms.tolist()
-                except gradlib.GradlibError as exc:
+                except Exception as exc:
                     out[name][api] = type(exc).__name__ + ": " + str(exc)
     print("RESULT" + json.dumps(out))
 """)
@@ -215,3 +228,16 @@ def test_in_a_mirrored_strategys_scope_an_element_wise_custom_gradient_is_the_lo
     values = mirrored["values"]
     np.testing.assert_allclose(values["per_example_gradients"], values["loop"], rtol=1e-5)
     np.testing.assert_allclose(values["scan"], values["loop"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["plain", "values"])
+def test_clipped_mean_in_a_mirrored_strategys_scope_is_the_loops(mirrored, name):
+    """Found by hunt 48: clipped_mean of a norms-only result in the scope traced its re-weighted backward pass there
+    and ended in TensorFlow's "ValueError: DistributedVariable.handle is not available outside the replica context";
+    "values" clips each cotangent element (the one pass is not the weighted sum: its check, in the replicas too,
+    sends it to the per-example gradients)."""
+    got, want = mirrored[name]["clipped_mean"], mirrored[name]["loop_clipped"]
+    assert not isinstance(got, str), got
+    assert len(got) == len(want) == 4
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-7)

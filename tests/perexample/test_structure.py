@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib import GradlibError, per_example_gradients
+from gradlib import GradlibError, per_example_gradients, scan
 
 B = 5
 CCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -222,6 +222,12 @@ def test_loss_none_on_a_model_never_compiled_is_refused_with_the_fix():
      r"5 examples in x\['age'\] but 4 in x\['text'\] \(shape \(4, 4\)\); every input and target needs one row"),
     (lambda d: [d["age"], d["text"].astype(str)], r"needs x\[1\] of numbers .* got string of shape \(5, 4\); encode"),
     (lambda d: [d["age"], [[1, 2], [3]]], r"could not turn x\[1\] into a tensor.*Give x\[1\] as an array"),
+    (lambda d: [d["age"], tf.ragged.constant([[1.0, 2.0]] * 4 + [[3.0]])],   # hunt 48: "... has no len()"
+     r"^per_example_gradients takes x\[1\] as a dense array, and x\[1\] is a tf.RaggedTensor \(rows of different "
+     r"lengths, shape \(5, None\)\). Pad its rows to one length \(x\[1\].to_tensor\(\)\)"),
+    (lambda d: [d["age"], tf.sparse.from_dense(d["text"])],
+     r"^per_example_gradients takes x\[1\] as a dense array, and x\[1\] is a tf.SparseTensor of dense shape "
+     r"\(5, 4\). Give tf.sparse.to_dense\(x\[1\]\)"),
 ])
 def test_a_wrong_structure_of_x_names_the_input_its_shape_and_the_fix(x, match):
     d = batch()
@@ -308,3 +314,12 @@ def test_a_dict_of_losses_for_a_one_output_model_must_name_its_output():
         per_example_gradients(model, x, y, loss={"head": "mse", "extra": "mae"})
     named = per_example_gradients(model, x, y, loss={"head": "mse"})
     close(named.losses, per_example_gradients(model, x, y, loss="mse").losses)
+
+
+@pytest.mark.parametrize("kind", ["ragged", "sparse"])
+def test_scan_names_a_ragged_or_sparse_x_and_the_dense_form(kind):
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3)])
+    x = tf.ragged.constant([[1.0, 2.0], [3.0]]) if kind == "ragged" else tf.sparse.from_dense([[1.0, 0.0], [0.0, 2.0]])
+    what = r"tf.RaggedTensor \(rows" if kind == "ragged" else r"tf.SparseTensor of dense shape \(2, 2\)"
+    with pytest.raises(GradlibError, match=rf"^gradlib.scan takes x as a dense array, and x is a {what}"):
+        scan(model, (x, np.array([0, 1])), loss=CCE, batch_size=2)
