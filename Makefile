@@ -16,10 +16,12 @@ app:
 # PYTHONDONTWRITEBYTECODE is emptied for the tests: where the machine sets it, every process (each xdist worker, then
 # the load test) compiled all ~470 modules and pytest rewrote every test module's asserts again, about 14 s of CPU a
 # collection; the bytecode goes to __pycache__/, which git ignores.
+# The load test's run collects tests/browser only (the load tests live there, tests/project/test_xdist_groups.py): a
+# collection of the whole suite, ~7,900 items and TensorFlow's import, cost ~25 s of CPU to select one test.
 test:
 	PYTHON=$(PYTHON) bash scripts/setup-tests.sh
 	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -n auto --dist loadgroup -m "not load" --durations=30
-	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -m load
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -m load tests/browser
 
 # Everything but the browser and load tests (no Chromium needed): the quick loop while working.
 test-fast:

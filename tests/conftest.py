@@ -3,7 +3,9 @@ module- or session-scoped fixture of the tests to one run under pytest-xdist."""
 
 from __future__ import annotations
 
+import functools
 import gc
+import sys
 
 import pytest
 
@@ -60,6 +62,20 @@ def pytest_collection_modifyitems(config, items):
 def pytest_collection_finish(session):
     """Move what collection built (thousands of test items, TensorFlow's and Keras' modules) out of the garbage
     collector's reach: without it every full collection of the oldest generation walks all of it again, in each
-    xdist worker, for objects that live until the session ends. Tests' own garbage is collected as before."""
+    xdist worker, for objects that live until the session ends. Tests' own garbage is collected as before. Then
+    scan the installed packages for Streamlit components once a process (``_scan_components_once``)."""
     gc.collect()
     gc.freeze()
+    _scan_components_once()
+
+
+def _scan_components_once() -> None:
+    """Where the collected tests imported AppTest: each AppTest's first run scans every installed distribution's
+    metadata for Streamlit components (~700 files parsed, ~0.5 s of CPU), the same answer each time, since no test
+    installs a package; it is scanned once a process and each run gets its own copy of the list."""
+    if "streamlit.testing.v1" not in sys.modules:
+        return
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    manifest_scanner.scan_component_manifests = functools.wraps(scan)(lambda: list(scan()))

@@ -1,9 +1,10 @@
 """Run a Python script as if in a fresh interpreter, without paying TensorFlow's import each time: a fork server.
 
-Shared by the tests that run a script gradlib wrote (tests/generated_code.py) or an example of the docs in a new
-Python (tests/project/test_readme.py). Each such run used to start an interpreter that imported TensorFlow again,
-~5 s of CPU each, ~27 of them a suite. Here ``run`` does what ``subprocess.run(args, capture_output=True,
-text=True)`` does for ``[sys.executable, script, ...]`` and ``[sys.executable, "-c", code, ...]``, in a child forked
+Shared by the tests that run a script gradlib wrote (tests/generated_code.py), an example of the docs in a new Python
+(tests/project/test_readme.py) or a user's program (``python -m package.module``, tests/lint/test_project.py). Each
+such run used to start an interpreter that imported TensorFlow again, ~5 s of CPU each, ~27 of them a suite. Here
+``run`` does what ``subprocess.run(args, capture_output=True, text=True)`` does for ``[sys.executable, script, ...]``,
+``[sys.executable, "-c", code, ...]`` and ``[sys.executable, "-m", module, ...]``, in a child forked
 from a server that has imported TensorFlow and nothing of the project:
 
 - one server per test process (xdist worker) and start-up environment, started on the first run and ended with the
@@ -19,7 +20,7 @@ from a server that has imported TensorFlow and nothing of the project:
 
 What differs from a fresh interpreter: modules the server imported (TensorFlow and what it imports) are already
 imported, so their import-time output (TensorFlow's banner on stderr) is not printed again; the hash seed is the
-server's. ``GRADLIB_TESTS_NO_FORK=1`` runs every script with ``subprocess.run`` instead, and anything but those two
+server's. ``GRADLIB_TESTS_NO_FORK=1`` runs every script with ``subprocess.run`` instead, and anything but those three
 argument forms always does. tests/project/test_fresh_tf.py holds the server to ``subprocess.run``.
 """
 
@@ -52,9 +53,10 @@ _servers: dict[tuple, _Server] = {}
 def run(args: list[str], *, cwd=None, env: dict | None = None, timeout: float | None = None,
         check: bool = False) -> subprocess.CompletedProcess:
     """``subprocess.run(args, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout, check=check)`` for
-    ``[sys.executable, script, ...]`` or ``[sys.executable, "-c", code, ...]``, in a child of the fork server."""
+    ``[sys.executable, script, ...]``, ``[sys.executable, "-c", code, ...]`` or ``[sys.executable, "-m", module,
+    ...]``, in a child of the fork server."""
     args = [str(a) for a in args]
-    forkable = (len(args) >= 2 and args[0] == sys.executable and (args[1] == "-c" and len(args) >= 3
+    forkable = (len(args) >= 2 and args[0] == sys.executable and (args[1] in ("-c", "-m") and len(args) >= 3
                                                                    or not args[1].startswith("-")))
     if os.environ.get("GRADLIB_TESTS_NO_FORK") == "1" or not forkable or not hasattr(os, "fork"):
         return subprocess.run(args, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout, check=check)
@@ -207,6 +209,8 @@ def _child(request: dict, answers: int) -> None:
 
 def _main(argv: list[str]) -> int:
     """Run ``argv`` (what follows ``python``) as ``__main__``; the exit code Python would give."""
+    if argv[0] == "-m":
+        return _main_module(argv[1], argv[2:])
     main = types.ModuleType("__main__")
     main.__builtins__ = builtins
     if argv[0] == "-c":
@@ -225,6 +229,26 @@ def _main(argv: list[str]) -> int:
     except BaseException:
         kind, value, tb = sys.exc_info()
         value.__traceback__ = tb.tb_next   # Python's own traceback, from the script's first frame on
+        sys.excepthook(kind, value, tb.tb_next)
+        return 1
+    return 0
+
+
+def _main_module(name: str, args: list[str]) -> int:
+    """``python -m name args``: the working directory first on sys.path, ``sys.argv[0]`` the module's file (runpy
+    sets it, and ``__main__``), Python's traceback from runpy's frames on."""
+    import runpy
+
+    sys.path[0:0], sys.argv = [os.getcwd()], ["-m", *args]
+    sys.modules["__main__"] = types.ModuleType("__main__")   # runpy runs the module in __main__'s namespace
+    sys.modules["__main__"].__builtins__ = builtins
+    try:
+        runpy._run_module_as_main(name, alter_argv=True)
+    except SystemExit as e:
+        return _exit_code(e.code)
+    except BaseException:
+        kind, value, tb = sys.exc_info()
+        value.__traceback__ = tb.tb_next
         sys.excepthook(kind, value, tb.tb_next)
         return 1
     return 0

@@ -1,7 +1,8 @@
 """gradlib.lint reads a project as a whole (issue 37, item 1): imports between its own modules, base classes in
 other modules, ``super().__init__`` and ``Base.__init__(self)``, tf.Module-style classes; never runs the code, and
 what it cannot resolve stays "can't tell". Each finding's claim is checked by running the project under
-TensorFlow (one subprocess)."""
+TensorFlow, as in a fresh interpreter (tests/fresh_tf.py: a child of a fork server, one TensorFlow import for the
+file's three runs, not one each)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from fresh_tf import run
 from gradlib.lint import Project, lint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,8 +75,7 @@ def test_a_helper_of_another_module_is_followed_and_its_line_named_by_file(tmp_p
     assert "raises AttributeError" in message and "the cause is on line 5 of gan/utils.py." in message
     assert "see the GT002 finding there" not in message and "100000" not in message
     assert found[0].fixed is None                                    # an edit of another file is not offered
-    done = subprocess.run([sys.executable, "-m", "gan.train"], cwd=root, capture_output=True, text=True,
-                          timeout=300, env=ENV)
+    done = run([sys.executable, "-m", "gan.train"], cwd=root, timeout=300, env=ENV)
     assert done.returncode != 0 and "AttributeError: 'numpy.float32' object has no attribute '_id'" in done.stderr
     assert 'train.py", line 9' in done.stderr
 
@@ -131,8 +132,7 @@ def test_a_keras_base_class_in_another_module_makes_its_subclass_a_model(tmp_pat
     assert (whole.calls, whole.checked) == (2, 2)
     assert [(f.line, f.rule) for f in whole] == [(20, "GT002"), (22, "GT002")]
     assert "predict" in whole[0].message and "is None" in whole[1].message
-    done = subprocess.run([sys.executable, "-m", "algos.agent"], cwd=root, capture_output=True, text=True,
-                          timeout=300, env=ENV)
+    done = run([sys.executable, "-m", "algos.agent"], cwd=root, timeout=300, env=ENV)
     assert done.stdout.split() == ["(3,", "4)", "[None,", "None]"], done.stdout + done.stderr[-2000:]
 
 
@@ -174,7 +174,7 @@ def test_super_init_and_base_init_set_the_attributes_the_subclass_reads(tmp_path
     assert [(f.line, f.rule) for f in found] == [(at[0], "GT009"), (at[1], "GT009"), (at[2], "GT009")]
     assert all("None" in f.message for f in found)
     path = _write(tmp_path, {"prog.py": SUPER}) / "prog.py"
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300, env=ENV)
+    done = run([sys.executable, str(path)], timeout=300, env=ENV)
     assert done.returncode == 0 and done.stdout.split() == ["None", "None"], done.stderr[-2000:]
 
 

@@ -129,26 +129,30 @@ def _own_tanh(z):
     return tf.tanh(z)
 
 
-def _models_without_a_rule():
-    keras.utils.set_random_seed(1)
+def _functional():
     inputs = keras.Input((3,), dtype="float64")
-    functional = keras.Model(inputs, keras.layers.Dense(2, dtype="float64")(
+    return keras.Model(inputs, keras.layers.Dense(2, dtype="float64")(
         keras.layers.Dense(8, activation="tanh", dtype="float64")(inputs)))
-    return {"an activation of the user's own": dense(_own_tanh),
-            "a Dense subclass that computes something else": keras.Sequential(
-                [keras.Input((3,), dtype="float64"), Tripled(8, activation="tanh", dtype="float64"),
-                 keras.layers.Dense(2, dtype="float64")]),
-            "a layer without a rule": keras.Sequential(
-                [keras.Input((3,), dtype="float64"), keras.layers.Dense(8, activation="gelu", dtype="float64"),
-                 keras.layers.UnitNormalization(dtype="float64"), keras.layers.Dense(2, dtype="float64")]),
-            "a functional model": functional,
-            "a model not built yet": keras.Sequential([keras.layers.Dense(8, activation="tanh", dtype="float64"),
+
+
+#: each case's model, built by the test that takes it (not all five at collection and again in each test)
+MODELS_WITHOUT_A_RULE = {
+    "an activation of the user's own": lambda: dense(_own_tanh),
+    "a Dense subclass that computes something else": lambda: keras.Sequential(
+        [keras.Input((3,), dtype="float64"), Tripled(8, activation="tanh", dtype="float64"),
+         keras.layers.Dense(2, dtype="float64")]),
+    "a layer without a rule": lambda: keras.Sequential(
+        [keras.Input((3,), dtype="float64"), keras.layers.Dense(8, activation="gelu", dtype="float64"),
+         keras.layers.UnitNormalization(dtype="float64"), keras.layers.Dense(2, dtype="float64")]),
+    "a functional model": _functional,
+    "a model not built yet": lambda: keras.Sequential([keras.layers.Dense(8, activation="tanh", dtype="float64"),
                                                        keras.layers.Dense(2, dtype="float64")])}
 
 
-@pytest.mark.parametrize("case", list(_models_without_a_rule()))
+@pytest.mark.parametrize("case", list(MODELS_WITHOUT_A_RULE))
 def test_a_model_without_rules_goes_to_nested_tapes_and_gets_the_right_numbers(case):
-    model = _models_without_a_rule()[case]
+    keras.utils.set_random_seed(1)
+    model = MODELS_WITHOUT_A_RULE[case]()
     p = _plan(["u", "u_x", "u_xx", "u_xt"])
     assert not jet_kernels(model, p)
     d = derivatives(model, X, coords=COORDS, want=["u_x", "u_xx", "u_xt"], outputs=("u", "v"))

@@ -74,6 +74,25 @@ def test_a_failing_script_gives_the_same_exit_code_output_and_traceback(tmp_path
     assert "ZeroDivisionError" in _both([sys.executable, str(script)])[1].stderr
 
 
+def test_a_module_run_with_dash_m_starts_and_fails_as_in_a_fresh_interpreter(tmp_path):
+    # python -m: the working directory first on sys.path (the package is found there), __name__ "__main__", argv[0]
+    # the module's file; a failure gives Python's traceback, runpy's frames included, and exit code 1
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "main.py").write_text(
+        "import os, sys\nprint(__name__, sys.argv, sys.path[0] == os.getcwd(), __spec__.name)\n"
+        "if sys.argv[1:] == ['fail']:\n    {}['missing']\n")
+    for argv in (["a", "b"], ["fail"]):
+        fresh, forked = _both([sys.executable, "-m", "pkg.main", *argv], cwd=tmp_path)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+        assert forked.stdout == f"__main__ {[str(tmp_path / 'pkg' / 'main.py'), *argv]} True pkg.main\n"
+    assert forked.returncode == 1 and forked.stderr.endswith("KeyError: 'missing'\n")
+    assert "<frozen runpy>" in forked.stderr
+    fresh, forked = _both([sys.executable, "-m", "pkg.absent"], cwd=tmp_path)
+    assert (forked.returncode, forked.stderr) == (fresh.returncode, fresh.stderr) == (1, forked.stderr)
+    assert "No module named pkg.absent" in forked.stderr
+
+
 def test_what_a_script_writes_to_stderr_is_captured_python_s_and_c_s():
     code = "import os, sys\nprint('to err', file=sys.stderr)\nos.write(2, b'fd 2\\n')\nprint('to out')\n"
     fresh, forked = _both([sys.executable, "-c", code])

@@ -53,3 +53,15 @@ def test_a_test_already_in_a_group_keeps_it():
     items = [_item("tests/browser/test_pages.py::test_a", _fixture("app_server", "session", "tests/browser"),
                    group="browser")]
     assert _CONFTEST.shared_fixture_groups(items) == {}
+
+
+def test_every_load_test_is_in_the_folder_the_load_run_collects():
+    """`make test`'s second run collects one folder, not the whole suite (~25 s of CPU to select one test): a load
+    test put anywhere else would be run by neither of its two runs."""
+    root = Path(__file__).resolve().parents[2]
+    line = next(s for s in (root / "Makefile").read_text().splitlines() if "pytest -m load" in s)
+    folder = root / line.split("pytest -m load")[1].split()[0]
+    marked = {p for p in (root / "tests").rglob("*.py")
+              if "pytest.mark.load" in p.read_text() and p != Path(__file__).resolve()}
+    assert marked and folder.is_dir()
+    assert {p for p in marked if folder not in p.parents} == set(), line
