@@ -327,12 +327,15 @@ SHAPES = {"wide": (256, 256, 1024), "tall": (1024, 64, 256)}
 
 def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[str, Callable] | None = None,
                  log: Callable[[str], None] = lambda m: None,
-                 shape: tuple[int, int, int] | None = None) -> dict[str, list[float]]:
+                 shape: tuple[int, int, int] | None = None,
+                 cpu: dict[str, list[float]] | None = None) -> dict[str, list[float]]:
     """Per contender, its median warm seconds in each of ``runs`` runs of ``calls`` interleaved calls.
 
     Every contender is checked against the float64 reference first and called until steady (gradlib's tier
     settled). ``extra``: more contenders, name -> a call returning a Jacobian or a ``GradResult``. ``shape``:
-    ``(outputs, inputs, hidden)`` instead of the ``size``-wide square MLP.
+    ``(outputs, inputs, hidden)`` instead of the ``size``-wide square MLP. ``cpu``: a dict filled in the same way
+    with the medians of the same calls' CPU time (``time.process_time``: every thread of the process, not the time
+    spent waiting for a core on a loaded machine).
     """
     w1, w2, x = mlp_weights(*(shape or (size, size, size)))
     reference = reference_jacobian(w1, w2, x)
@@ -354,14 +357,20 @@ def side_by_side(size: int = 256, runs: int = 5, calls: int = 60, extra: dict[st
         steady(call, out)
         log(f"side by side: {name} checked and warm")
     medians: dict[str, list[float]] = {name: [] for name in calls_of}
+    cpu = {} if cpu is None else cpu
+    cpu.update({name: [] for name in calls_of})
     for r in range(runs):
         times: dict[str, list[float]] = {name: [] for name in calls_of}
+        cpu_times: dict[str, list[float]] = {name: [] for name in calls_of}
         gc.collect()
         for order in passes(list(calls_of), calls, seed=r):
             for name in order:
+                start = time.process_time()
                 times[name].append(_timed(calls_of[name])[0])
+                cpu_times[name].append(time.process_time() - start)
         for name in calls_of:
             medians[name].append(statistics.median(times[name]))
+            cpu[name].append(statistics.median(cpu_times[name]))
         log(f"side by side: run {r + 1} of {runs} done")
     return medians
 
@@ -459,14 +468,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if 256 in sizes or args.side_by_side_only:   # the issue's sizes: printed first, before the long tables
         ratios = {}
         if "256" in shapes:
-            medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True))
+            cpu: dict[str, list[float]] = {}
+            medians = side_by_side(256, args.side_by_side_runs, log=lambda m: print(m, file=sys.stderr, flush=True),
+                                   cpu=cpu)
             print("\n### side by side\n\n" + side_by_side_markdown(medians), flush=True)
+            print("\n" + side_by_side_markdown(cpu, title="n = 256, CPU time"), flush=True)
             ratios = side_ratios(medians)
         for name, shape in ((name, shape) for name, shape in SHAPES.items() if name in shapes):
+            cpu = {}
             medians = side_by_side(shape=shape, runs=args.side_by_side_runs,
-                                   log=lambda m: print(m, file=sys.stderr, flush=True))
+                                   log=lambda m: print(m, file=sys.stderr, flush=True), cpu=cpu)
             title = f"{name}: {shape[0]} outputs, {shape[1]} inputs, hidden {shape[2]}"
             print("\n" + side_by_side_markdown(medians, title=title), flush=True)
+            print("\n" + side_by_side_markdown(cpu, title=title + ", CPU time"), flush=True)
             ratios |= {f"{name}: {key}": value for key, value in side_ratios(medians).items()}
         history.record("mlp", ratios)
         if args.side_by_side_only:

@@ -3,6 +3,7 @@
     python -m benchmarks.split                 # the tall shape of benchmarks.mlp (1024 outputs of 64 inputs)
     python -m benchmarks.split --shape wide --calls 300
     python -m benchmarks.split --after-jax     # each gradlib call right after a JAX jacfwd call, as the bench interleaves
+    python -m benchmarks.split --python-calls  # how many Python functions one warm call enters (not timed)
 
 Per round, interleaved: the whole call ``gradlib.per_element_gradients(fn, x)`` (auto); within those same calls,
 TensorFlow's execution of the compiled function (its ``execute`` of the function's call, the graph or XLA running,
@@ -29,7 +30,7 @@ import gradlib
 from benchmarks.mlp import SHAPES, steady, jax_available, jax_jacobian, mlp_weights, tf_mlp
 from tensorflow.python.eager import execute
 
-__all__ = ["AFTER", "main", "split"]
+__all__ = ["AFTER", "main", "python_calls", "split"]
 
 #: the title's note on a run with ``--after-jax``
 AFTER = "; each timed call right after an untimed call of the other runtime"
@@ -108,14 +109,45 @@ def split(shape: tuple[int, int, int], rounds: int = 5, calls: int = 200,
     return medians
 
 
+def python_calls(shape: tuple[int, int, int], calls: int = 3) -> tuple[str, list[int]]:
+    """The settled version (``"graph"`` or ``"xla"``) and, for each of ``calls`` warm calls, how many Python functions
+    it enters (``sys.setprofile``'s "call" events: gradlib's and TensorFlow's Python, not C): a count the machine's
+    load does not move, where its time does."""
+    w1, w2, x = mlp_weights(*shape)
+    f, xt = tf_mlp(w1, w2), tf.constant(x)
+    whole_call = lambda: gradlib.per_element_gradients(f, xt)   # noqa: E731
+    steady(whole_call, whole_call())
+    for _ in range(3):   # the settled version's first calls through its fixed caller are behind
+        result = whole_call()
+    counts = []
+    for _ in range(calls):
+        count = [0]
+
+        def profile(frame, event, arg, count=count):
+            count[0] += event == "call"
+
+        sys.setprofile(profile)
+        try:
+            whole_call()
+        finally:
+            sys.setprofile(None)
+        counts.append(count[0] - 1)   # the lambda itself not counted
+    return result.compiled_as, counts
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.split", description=__doc__.split("\n\n")[0])
     parser.add_argument("--shape", choices=sorted(SHAPES), default="tall")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--after-jax", action="store_true", help="each timed call right after the other runtime's")
+    parser.add_argument("--python-calls", action="store_true", help="count the Python calls of a warm call instead")
     args = parser.parse_args(argv)
     shape = SHAPES[args.shape]
+    if args.python_calls:
+        kind, counts = python_calls(shape)
+        print(f"one warm call, {args.shape}, settled on {kind}: Python calls per call {counts}")
+        return 0
     medians = split(shape, args.rounds, args.calls, args.after_jax)
     print(f"### one warm call, {args.shape}: {shape[0]} outputs, {shape[1]} inputs, hidden {shape[2]} "
           f"({args.rounds} rounds of {args.calls} calls, median per round, ms{AFTER if args.after_jax else ''})\n")

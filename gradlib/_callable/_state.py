@@ -133,10 +133,19 @@ class _Fixed(NamedTuple):
             return False
         if kwdefaults is not None and not _same_items(tuple(kwdefaults.items()), self.kwdefaults):
             return False
-        if not all(now is then for now, then in zip(_cells(fn), self.cells)):
-            return False
+        # plain loops: the generator expressions over ``_cells`` made ten Python calls of a warm call on the tall MLP
+        for cell, then in zip(fn.__closure__ or (), self.cells):   # as many cells as the same code has
+            try:
+                now = cell.cell_contents
+            except ValueError:   # a cell not yet bound (``_cells`` reads it as None)
+                now = None
+            if now is not then:
+                return False
         namespace = fn.__globals__
-        return all(namespace.get(name, _ABSENT) is then for name, then in self.globals)
+        for name, then in self.globals:
+            if namespace.get(name, _ABSENT) is not then:
+                return False
+        return True
 
 
 #: id(fn) -> (a weak reference to fn, its ``_Fixed``), while fn lives

@@ -222,6 +222,9 @@ def _executor(atomic: Any, graph: Any = None) -> Callable[[list], Any] | None:
     ``call_flat`` must, and gradlib returns NumPy), and an error is told as ``call_flat`` tells it (its
     ``InterpolateRuntimeError``: where in fn the failing op was made). ``None`` (``call_flat`` answers) where any of it
     cannot be read. ``graph``: the function's graph, read for ``inline_ops`` (then its calls take ``INLINE_EXECUTOR``).
+    Outside a cancellation context it makes ``call_function``'s one ``execute`` itself, with the attributes read from
+    the thread's call options as ``call_function`` reads them, and enters the error's context only for an error:
+    a warm call's Python calls through here fell from 15 to 4 (``tests/perelement/test_warm.py`` counts them).
     """
     try:
         context, name = atomic._bound_context, atomic.name
@@ -230,16 +233,35 @@ def _executor(atomic: Any, graph: Any = None) -> Callable[[list], Any] | None:
             return None
         count, call_function = len(outputs), context.call_function
         interpolated = sys.modules[type(atomic).__module__].InterpolateRuntimeError
-        inline = _inline_call(atomic, graph, context, name.decode(), count)
+        run, cancellation = sys.modules["tensorflow.python.eager.execute"], sys.modules[
+            "tensorflow.python.eager.cancellation"]
+        options = context.function_call_options
+        if not all(hasattr(o, a) for o, a in ((cancellation, "_active_context"), (options, "_executor_type"),
+                                               (options, "_config_proto_serialized"))):
+            return None
+        default = INLINE_EXECUTOR if _inline(atomic, graph) else ""
+        op = name.decode()
     except Exception:   # noqa: BLE001 - another TensorFlow's internals: the ordinary call
         return None
 
     def execute(flat: list) -> Any:
         if not context.executing_eagerly():
             return None
-        with interpolated(atomic):
-            outputs = inline(flat) if inline is not None else _DEFAULT
-            return call_function(name, flat, count) if outputs is _DEFAULT else outputs
+        try:   # ``with interpolated(atomic)`` entered only for an error: three Python calls fewer on every call
+            if cancellation._active_context is not None:   # ``cancellation.context()``: call_function passes it on
+                return call_function(name, flat, count)
+            # ``call_function``'s call, its attributes read from the fields ``function_call_options.as_attrs()``
+            # returns (six Python calls fewer): a caller's own executor type and config are kept
+            options = context.function_call_options
+            config = options._config_proto_serialized
+            if config is None:
+                config = options.as_attrs()["config_proto"]
+            return run.execute(op, num_outputs=count, inputs=flat, ctx=context,
+                               attrs=("executor_type", options._executor_type or default,
+                                      "config_proto", config)) or None
+        except BaseException:
+            with interpolated(atomic):
+                raise
 
     return execute
 
@@ -273,30 +295,11 @@ def inline_ops(graph: Any) -> bool:
         return False
 
 
-#: ``_inline_call``'s answer when ``call_function`` must run the call instead
-_DEFAULT = object()
-
-
-def _inline_call(atomic: Any, graph: Any, context: Any, name: str, count: int) -> Callable[[list], Any] | None:
-    """``call_function`` of ``name`` on ``INLINE_EXECUTOR``, for a function that XLA does not compile and whose ops
-    are all ``inline_ops``; ``None`` (the default executor) otherwise. Each call reads the thread's call options as
-    ``call_function`` does: a caller's own executor type and config are kept, and under a cancellation context (which
-    ``call_function`` passes on) the call returns ``_DEFAULT`` and ``call_function`` runs it."""
+def _inline(atomic: Any, graph: Any) -> bool:
+    """Whether the calls of ``atomic`` may take ``INLINE_EXECUTOR``: XLA does not compile it and its ops are all
+    ``inline_ops``."""
     attribute = atomic.attributes.get("_XlaMustCompile")
-    if graph is None or attribute is None or attribute.b or not inline_ops(graph):
-        return None
-    run, cancellation = sys.modules["tensorflow.python.eager.execute"], sys.modules[
-        "tensorflow.python.eager.cancellation"]
-
-    def call(flat: list) -> Any:
-        if cancellation.context() is not None:
-            return _DEFAULT
-        attrs = context.function_call_options.as_attrs()
-        return run.execute(name, num_outputs=count, inputs=flat, ctx=context,
-                           attrs=("executor_type", attrs["executor_type"] or INLINE_EXECUTOR,
-                                  "config_proto", attrs["config_proto"])) or None
-
-    return call
+    return graph is not None and attribute is not None and not attribute.b and inline_ops(graph)
 
 
 def polymorphic(fn: Callable) -> Any:

@@ -14,6 +14,7 @@ import contextvars
 import functools
 import logging
 import os
+import queue
 import sys
 import threading
 import warnings
@@ -21,14 +22,38 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from ._errors import GradlibError, NotDifferentiableWarning
 
-__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "inside", "quiet", "recording",
-           "returns_numpy", "tracing", "work_slot", "warning_text"]
+__all__ = ["WAIT_SECONDS", "WORK_SLOTS", "configure_threads", "default_threads", "executing_eagerly", "inside", "quiet",
+           "recording", "returns_numpy", "tracing", "work_slot", "warning_text"]
 
 #: how many gradient computations may run at once in this process (each may allocate a Jacobian)
 WORK_SLOTS = int(os.environ.get("GRADLIB_WORK_SLOTS", "2"))
 #: how long a request waits for a free slot before it is refused
 WAIT_SECONDS = float(os.environ.get("GRADLIB_WAIT_SECONDS", "60"))
-_slots = threading.BoundedSemaphore(WORK_SLOTS)
+
+
+class _Slots:
+    """``threading.BoundedSemaphore(count)``'s ``acquire`` and ``release`` on a queue of tokens written in C
+    (``queue.SimpleQueue``): one Python call each, where the semaphore's ``Condition`` made eight a work slot."""
+
+    def __init__(self, count: int) -> None:
+        self._count, self._tokens = count, queue.SimpleQueue()
+        for _ in range(count):
+            self._tokens.put(None)
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        try:
+            self._tokens.get(blocking, timeout)
+        except queue.Empty:
+            return False
+        return True
+
+    def release(self) -> None:
+        if self._tokens.qsize() >= self._count:
+            raise ValueError("Semaphore released too many times")
+        self._tokens.put(None)
+
+
+_slots = _Slots(WORK_SLOTS)
 _held = threading.local()   # how deeply this thread already holds a slot (nested calls take no second one)
 
 
@@ -107,13 +132,15 @@ def _use_filter(delta: int) -> None:
             _TF_LOGGER.removeFilter(_FILTER)
 
 
-def work_slot() -> "_Slot":
+def work_slot(traces: bool = True) -> "_Slot":
     """Hold one of ``WORK_SLOTS`` while computing; refuse with a clear message if none frees up in time.
 
     Re-entrant per thread: ``compare`` holds a slot while each ``run`` inside it nests without taking another.
-    While held, TensorFlow's retracing advice from this thread is dropped (``_OwnRetracingAdvice``).
+    While held, TensorFlow's retracing advice from this thread is dropped (``_OwnRetracingAdvice``). ``traces=False``:
+    the work only runs functions already traced (a warm call's settled graph), so no advice can come, and the filter
+    is not put on the logger (four Python calls fewer); nothing inside such a slot may take a nested one and trace.
     """
-    return _Slot()
+    return _Slot() if traces else _RunOnlySlot()
 
 
 class _Slot:
@@ -121,21 +148,30 @@ class _Slot:
     call, where a warm ``per_element_gradients`` on the tall MLP spends 0.2 ms around its graph)."""
 
     __slots__ = ("depth",)
+    traces = True
 
     def __enter__(self) -> None:
         self.depth = depth = getattr(_held, "depth", 0)
         if depth == 0 and not _slots.acquire(timeout=WAIT_SECONDS):
             raise GradlibError(f"the server is busy: {WORK_SLOTS} computations are running; try again in a moment")
         _held.depth = depth + 1
-        if depth == 0:
+        if depth == 0 and self.traces:
             _use_filter(+1)
 
     def __exit__(self, *exc: object) -> None:
         depth = self.depth
         _held.depth = depth
         if depth == 0:
-            _use_filter(-1)
+            if self.traces:
+                _use_filter(-1)
             _slots.release()
+
+
+class _RunOnlySlot(_Slot):
+    """``work_slot(traces=False)``: the slot without the logger's filter (no ``__init__``: a Python call fewer)."""
+
+    __slots__ = ()
+    traces = False
 
 
 # ---- A NumPy answer under a recording tape -------------------------------------------------------------------------
@@ -197,8 +233,23 @@ def tracing() -> bool:
     >>> tracing(), bool(tf.function(lambda: tf.constant(tracing()))())
     (False, True)
     """
-    tf = sys.modules.get("tensorflow")
-    return bool(tf is not None and not tf.executing_eagerly())
+    return not executing_eagerly()
+
+
+def executing_eagerly() -> bool:
+    """``tf.executing_eagerly()`` (``True`` with no TensorFlow loaded), in one Python call where TensorFlow's makes
+    three: the flag that ``Context.executing_eagerly`` returns, read from the process's context; TensorFlow's own
+    function where that cannot be read (no context made yet, another TensorFlow's internals).
+
+    >>> import tensorflow as tf
+    >>> executing_eagerly(), bool(tf.function(lambda: tf.constant(executing_eagerly()))())
+    (True, False)
+    """
+    try:
+        return sys.modules["tensorflow.python.eager.context"]._context._thread_local_data.is_eager
+    except (KeyError, AttributeError):
+        tf = sys.modules.get("tensorflow")
+        return tf is None or tf.executing_eagerly()
 
 
 @contextlib.contextmanager

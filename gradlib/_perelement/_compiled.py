@@ -132,9 +132,10 @@ class Compiled:
             compiled_as, fn = ("xla", self.xla) if self.uses_xla else ("graph", self.graph)
             if fn is None:
                 return None
-            caller = self._caller(fn)
-        outs = tuple(t.numpy() for t in caller(xs, cs)) if caller is not None else _run(fn, xs, cs)
-        if not all(np.isfinite(a).all() for a in outs[:2]):
+            caller = self._callers[fn] if fn in self._callers else self._caller(fn)
+        outs = _arrays(caller(xs, cs)) if caller is not None else _run(fn, xs, cs)
+        finite, every = np.isfinite, np.logical_and.reduce   # ufuncs: no Python call, where ``.all()`` makes one
+        if not (every(finite(outs[0]), axis=None) and every(finite(outs[1]), axis=None)):
             return None
         return (*outs, compiled_as)
 
@@ -284,3 +285,18 @@ def agree(reference: tuple[np.ndarray, ...], other: tuple[np.ndarray, ...]) -> s
 def _run(fn: Callable, xs: list, cs: list) -> tuple[np.ndarray, ...]:
     """``(y, J, ...)``: every output of the traced function as NumPy."""
     return tuple(t.numpy() for t in call_traced(fn, xs, cs))
+
+
+def _arrays(tensors) -> tuple:
+    """``tuple(t.numpy() for t in tensors)`` (eager tensors) in one Python call where that makes seven for two
+    tensors: what ``numpy()`` returns, a copy of the array over the tensor's buffer (``_numpy_internal``), so that no
+    answer shares memory with the user's input or a constant of the graph. TensorFlow's own ``numpy()`` where that
+    cannot be read (it then raises TensorFlow's error)."""
+    arrays = []
+    try:
+        for t in tensors:
+            a = t._numpy_internal()
+            arrays.append(a.copy() if type(a) is np.ndarray else a)
+    except Exception:   # noqa: BLE001 - another TensorFlow, or a tensor that cannot be read here
+        return tuple(t.numpy() for t in tensors)
+    return tuple(arrays)

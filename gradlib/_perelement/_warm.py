@@ -65,7 +65,7 @@ def recall(fn: Any, xs: Any, method: str, compiled: Any, check: bool, limits: An
     if recipe is None or not recipe.holds():
         return None
     start = time.perf_counter()
-    with _runtime.work_slot():
+    with _runtime.work_slot(traces=False):   # the settled graph runs, nothing is traced
         out = recipe.compiled.settled_run(given[1], [])   # None for a cell not finite, whichever version ran
         if out is None:
             return None
@@ -87,13 +87,13 @@ def _eager_tensors(xs: Any) -> tuple[Hashable, list] | None:
     ``None`` otherwise, and outside eager execution."""
     eager = tf.__internal__.EagerTensor
     if type(xs) is eager:
-        return ("single", [xs]) if tf.executing_eagerly() else None
+        return ("single", [xs]) if _runtime.executing_eagerly() else None
     if type(xs) in (list, tuple):
         tensors, form = list(xs), "list"
     elif type(xs) is dict:
         tensors, form = list(xs.values()), tuple(xs)
     else:
         return None
-    if not tensors or any(type(t) is not eager for t in tensors) or not tf.executing_eagerly():
+    if not tensors or any(type(t) is not eager for t in tensors) or not _runtime.executing_eagerly():
         return None
     return form, tensors

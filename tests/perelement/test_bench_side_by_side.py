@@ -8,9 +8,11 @@ from benchmarks import mlp as bench
 
 
 def test_side_by_side_times_every_contender_in_every_run_and_reports_the_ratios():
-    medians = bench.side_by_side(size=6, runs=2, calls=3)
+    cpu = {}
+    medians = bench.side_by_side(size=6, runs=2, calls=3, cpu=cpu)
     assert {bench.TF_TAPE, bench.CALLABLE, bench.EVALUATE} <= set(medians)
     assert all(len(v) == 2 and all(s > 0 for s in v) for v in medians.values())
+    assert set(cpu) == set(medians) and all(len(v) == 2 and all(s >= 0 for s in v) for v in cpu.values())
     text = bench.side_by_side_markdown(medians, 6)
     ratio = medians[bench.EVALUATE][1] / medians[bench.CALLABLE][1]
     line = next(line for line in text.splitlines() if line.startswith(f"| {bench.EVALUATE} / {bench.CALLABLE} |"))
@@ -48,13 +50,18 @@ def test_each_pass_shuffles_the_contenders_so_none_always_follows_the_same_one()
 def test_the_side_by_side_command_runs_only_the_shapes_asked_for(monkeypatch, capsys):
     ran = []
 
-    def side_by_side(size=256, runs=5, calls=60, extra=None, log=None, shape=None):
+    def side_by_side(size=256, runs=5, calls=60, extra=None, log=None, shape=None, cpu=None):
         ran.append(shape or size)
+        cpu.update({bench.CALLABLE: [2.0] * runs, bench.EVALUATE: [1.0] * runs})
         return {bench.CALLABLE: [1.0] * runs, bench.EVALUATE: [1.0] * runs}
 
     monkeypatch.setattr(bench, "side_by_side", side_by_side)
     assert bench.main(["--side-by-side-only", "--side-by-side-runs", "1", "--side-by-side-shapes", "tall"]) == 0
     assert ran == [bench.SHAPES["tall"]]
+    out = capsys.readouterr().out
+    assert "hidden 256, CPU time: warm calls" in out   # the CPU time's table beside the wall clock's
+    assert f"| {bench.EVALUATE} / {bench.CALLABLE} | 0.50 |" in out   # CPU: 1.0 / 2.0
+    assert f"| {bench.EVALUATE} / {bench.CALLABLE} | 1.00 |" in out   # wall: 1.0 / 1.0
     ran.clear()
     assert bench.main(["--side-by-side-only", "--side-by-side-runs", "1"]) == 0
     assert ran == [256, *bench.SHAPES.values()]

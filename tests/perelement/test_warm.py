@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import threading
 import time
 
@@ -274,3 +275,81 @@ def test_a_warm_call_waits_for_a_work_slot_as_a_cold_one_does(monkeypatch):
     monkeypatch.setattr(_runtime, "WAIT_SECONDS", 0.05)
     with pytest.raises(gradlib.GradlibError, match="the server is busy"):
         gradlib.per_element_gradients(f, x, compiled=True)
+
+
+#: Python function calls (``sys.setprofile``'s "call" events, TensorFlow's Python included) of one warm call on the
+#: graph: on the tall MLP 100 before the cut of the speed48 branch, 54 after (docs/performance.md). A deterministic
+#: count (the load does not move it) of what a warm call's Python costs, bounded with a little room
+WARM_PYTHON_CALLS = 60
+
+
+def _python_calls(call) -> int:
+    """How many Python functions ``call()`` enters (the call itself not counted)."""
+    count = [0]
+
+    def profile(frame, event, arg):
+        if event == "call":
+            count[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return count[0] - 1
+
+
+def test_a_warm_call_makes_few_python_calls():
+    f, x = _mlp(), tf.constant(X)
+    _warmed(f, x)
+    for _ in range(3):   # the settled graph's first calls through its fixed caller are behind
+        gradlib.per_element_gradients(f, x, compiled=True)
+    counts = [_python_calls(lambda: gradlib.per_element_gradients(f, x, compiled=True)) for _ in range(3)]
+    assert max(counts) <= WARM_PYTHON_CALLS, counts
+    # the count sees the warm path's calls: the cold path takes several hundred
+    _warm._RECIPES.clear()
+    assert _python_calls(lambda: gradlib.per_element_gradients(f, x, compiled=True)) > 3 * WARM_PYTHON_CALLS
+
+
+def test_a_warm_answer_shares_no_memory_with_the_input_or_the_graph_s_constants():
+    w = tf.constant(W2[:, :4])
+
+    def linear(x):   # y = W x: the Jacobian is W itself, a constant of the graph
+        return tf.linalg.matvec(w, x)
+
+    def same(x):   # y = x: the graph may hand back the input's own buffer
+        return tf.identity(x) * 1.0
+
+    for fn in (linear, same):
+        x = tf.constant(X)
+        first = _warmed(fn, x)
+        expected_y, expected_jacobian = first.y.copy(), first.jacobian.copy()
+        warm = gradlib.per_element_gradients(fn, x, compiled=True)
+        warm.y[:] = np.nan   # a user writing into the answer (writeable arrays) changes no later answer
+        warm.jacobian[:] = np.nan
+        np.testing.assert_array_equal(x.numpy(), X)
+        again = gradlib.per_element_gradients(fn, x, compiled=True)
+        np.testing.assert_array_equal(again.y, expected_y)
+        np.testing.assert_array_equal(again.jacobian, expected_jacobian)
+
+
+def test_a_warm_call_holds_one_of_the_real_work_slots(monkeypatch):
+    f, x = _mlp(), tf.constant(X)
+    _warmed(f, x)
+    slots = _runtime._slots
+    taken = [slots.acquire(timeout=1) for _ in range(_runtime.WORK_SLOTS)]
+    assert all(taken)
+    try:
+        assert not slots.acquire(timeout=0.01)   # every slot held: a further one waits, then is refused
+        monkeypatch.setattr(_runtime, "WAIT_SECONDS", 0.05)
+        with pytest.raises(gradlib.GradlibError, match="the server is busy"):
+            gradlib.per_element_gradients(f, x, compiled=True)
+        with pytest.raises(ValueError, match="released too many times"):
+            _runtime._Slots(1).release()   # bounded, as threading.BoundedSemaphore
+    finally:
+        for _ in taken:
+            slots.release()
+    gradlib.per_element_gradients(f, x, compiled=True)
+    assert all(slots.acquire(timeout=1) for _ in range(_runtime.WORK_SLOTS))   # the warm call gave its slot back
+    for _ in range(_runtime.WORK_SLOTS):
+        slots.release()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from benchmarks import split as bench
@@ -27,3 +29,13 @@ def test_the_command_prints_one_row_per_part_with_its_median_and_spread(capsys):
     out = capsys.readouterr().out
     assert "1024 outputs, 64 inputs, hidden 256" in out and "| whole call |" in out
     assert "| Python around the graph |" in out and bench.AFTER not in out
+
+
+def test_python_calls_counts_the_warm_call_s_python_the_same_on_each_call_and_not_the_cold_path(capsys):
+    kind, counts = bench.python_calls(SHAPES["tall"], calls=2)
+    assert kind in ("graph", "xla") and len(counts) == 2
+    assert counts[0] == counts[1] and 10 < counts[0] < 200   # deterministic; a cold call enters thousands
+    assert bench.main(["--python-calls"]) == 0   # settled anew (graph or XLA, as the load decides)
+    printed = re.search(r"settled on (graph|xla): Python calls per call \[(\d+), (\d+), (\d+)\]",
+                        capsys.readouterr().out)
+    assert printed and len(set(printed.groups()[1:])) == 1
