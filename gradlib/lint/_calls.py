@@ -63,7 +63,10 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
             return it.seq([], attrs={"no_losses_of": base}, text=f"{base.name or 'model'}.losses")
         return _regularization(it, base, node)
     if base.kind == "model":
-        return _built.read(base, attr, node, _model_attribute(base, attr))
+        read = _built.read(base, attr, node, _model_attribute(base, attr))
+        if read.kind == "mmethod" and read.qual in _SYMBOLIC:     # model.input: where it was read, for GT019
+            read.attrs["read"] = (node.lineno, node.col_offset, ast.unparse(node)[:40])
+        return read
     if base.kind == "foreign" and attr in _MODEL_VARS:
         return _model_attribute(as_model(it, base, node), attr)
     if base.kind == "object" and attr in _MODEL_VARS and base.attrs.get("__unseen_base__"):
@@ -366,6 +369,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
+    if _eager(it) and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
+        _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there, the program ends
     if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
         return _sparse(it, qual, args, kwargs, node)
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
@@ -1294,6 +1299,34 @@ def _symbolic(leaf: Val) -> bool:
     sees (a Keras model object; not an unseen object's attribute, which may be anything)."""
     return leaf.kind == "mmethod" and leaf.qual in _SYMBOLIC and bool(leaf.parents) \
         and leaf.parents[0].kind == "model" and not leaf.parents[0].attrs.get("foreign")
+
+
+#: the kinds of library call that are TensorFlow ops: a KerasTensor given to one raises ValueError
+_TF_OPS = frozenset({"diff", "constant", "cast", "nondiff", "slicing", "stop"})
+
+
+def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:
+    """A TensorFlow op run eagerly on a Keras model's symbolic input or output (``tf.convert_to_tensor(model.input)``
+    in a custom loss, tensorflow#52383; ``loss_wrapper(model.input, ...)``, #38119): Keras 3's KerasTensor has no
+    value, and the op raises ValueError, so the program stops on this line. Where ``model.input`` was read on another
+    line (passed to a helper that converts it), that line is named too: it is where the fix goes."""
+    leaf = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
+    if leaf is None:
+        return
+    model, read = leaf.parents[0].name or "model", leaf.attrs.get("read")
+    text = f"{model}.{leaf.qual}" if _symbolic(leaf) else f"a value computed from {model}'s symbolic tensors"
+    raised = ("raises ValueError (\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor "
+              "is a placeholder for a shape and dtype, with no value)")
+    fix = (f"Pass the data itself (the array or tensor you call {model} on), and call {model} on it where you need "
+           "its output.")
+    it.report("GT019", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor of the model's graph, not a tensor "
+              f"with a value: {qual} {raised}, and the program stops here. {fix}", None)
+    if read is not None and read[0] != node.lineno:
+        it.report("GT019", read[0], read[1],
+                  f"`{read[2]}` is {model}'s symbolic Keras tensor (a KerasTensor), not data: passed on from here, "
+                  f"it reaches `{ast.unparse(node)[:60]}` on line {node.lineno}, which {raised}. {fix}", None)
+    it.halt(node.lineno)
 
 
 def _symbolic_message(tape: Tape, leaf: Val, node: ast.Call) -> str:

@@ -1000,6 +1000,8 @@ def _live(tape: Tape, source: Val, parent: Val, later: Val) -> bool:
 
 def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources: str,
           out: _Outcome) -> tuple | None:
+    if later.kind == "mmethod":           # model.input, model.fit: an attribute of the model read, not an operation
+        return None                       # on its weights; no line of the user's to blame (tensorflow#38119)
     live = _live(tape, source, parent, later)
     if live and source.id in later.rec.get(tape, ()):
         return None
