@@ -8,7 +8,7 @@ from . import _built, _keras_call, _tfp, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
+__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -990,12 +990,25 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     if obj.kind == "model":
         plain = all(k.attrs.get("plain") for k in _classes(cls))
         _built.made_subclass(obj, [c for c, _ in obj.attrs["__mro__"]], plain)
+    if obj.kind == "model":
+        _base_weights(it, obj, cls, kwargs, node)
     build = _class_method(obj, "build") if obj.kind == "model" else None
     if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
         call(it, build, [Val("unknown", opaque=True)], {}, node)
     if obj.kind == "model" and obj.attrs.get("__lambda_cut__") is None:     # GT010: a Lambda written as a class
         obj.attrs["__lambda_cut__"] = _keras_call.call_cut(obj)
     return obj
+
+
+def _base_weights(it, obj: Val, cls: Val, kwargs: dict, node: ast.AST) -> None:
+    """A subclass of a Keras layer that keeps its base's ``build`` (``class WN(Conv2D)``): the weights that ``build``
+    makes (``self.kernel``, ``self.bias`` unless ``use_bias=False``), as if ``build`` had called ``add_weight``."""
+    no_bias = _value(kwargs.get("use_bias")) is False if "use_bias" in kwargs else False
+    for attr in _keras_call.base_weights(cls.node):
+        if attr not in obj.attrs and not (attr == "bias" and no_bias):
+            var = _variable(it, "tf.Variable", [], {}, node, default_dtype="float")
+            var.name, var.attrs["__owner__"] = f"{obj.name or cls.name}.{attr}", obj
+            obj.attrs[attr] = var
 
 
 def _class_method(obj: Val, attr: str) -> Val | None:
@@ -1090,6 +1103,8 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{cut[3]}.call")
         model.attrs.setdefault("__call_assigns__", []).append((value,) + cut[:3] + (next(it.clock),))
         inputs = ()
+    if inputs and model.opname.endswith("layers.Embedding") and not model.attrs.get("foreign"):
+        inputs = (_embedding_ids(it, inputs, node),)
     cut = _lambda_tail(model) if inputs else None
     if cut is not None:                     # GT010: the last layer with weights is cut off by a Lambda after it
         how, where, text = cut
@@ -1100,7 +1115,7 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
     if cut is not None:                     # GT010: the layer's own weights reach what call returns only through it
         weights = tuple(w for w in (model.attrs.get(a) for a in sorted(cut[3])) if w is not None and w.kind == "var")
-        behind = it.op("tensor", weights or (model,), cut[0], "nondiff", "float", opname=cut[1].split("(", 1)[0])
+        behind = it.op("tensor", weights or (model,), cut[0], cut[4], "float", opname=cut[1].split("(", 1)[0])
         out = it.op("tensor", (behind,) + inputs, node, "op", "float", opname=model.name or "model")
         out.attrs["__call_of__"] = model
         return out
@@ -1112,7 +1127,8 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         if all(v is not None and v.kind == "tensor" and v.op != "leaf" for v in values) \
                 and all(w is not None and w.kind == "var" for w in direct):
             stored = tuple(_frozen_value(value, frozen[2]) for value in values)
-            model.attrs["__unread__"] = frozenset(w.id for v in stored for w in v.parents) - {w.id for w in direct}
+            unread = {w.id: w for v in stored for w in v.parents if w not in direct}
+            model.attrs["__unread__"], model.attrs["__unread_vals__"] = frozenset(unread), tuple(unread.values())
             out = it.op("tensor", stored + tuple(direct) + inputs, node, "op", "float", opname=model.name or "model")
             out.attrs["__call_of__"] = model
             return out
@@ -1222,6 +1238,18 @@ def _concrete(leaf: Val) -> bool:
     return done and not any(v.kind == "unknown" or v.opaque for v in walked)
 
 
+EMBEDDING_IDS = "an Embedding's cast of its input to integer ids"
+
+
+def _embedding_ids(it, inputs: tuple, node: ast.Call) -> Val:
+    """A Keras ``Embedding`` casts what it is given to integer ids (tensorflow#45219: a model's float predictions fed
+    to one): no gradient flows back through the lookup to what computed them, while its own weights still learn. The
+    ids are a cut on the way, like a ``Lambda`` without a gradient (GT010)."""
+    ids = it.op("tensor", inputs, node, "nondiff", "int", opname=EMBEDDING_IDS)
+    ids.attrs["__lambda_cut__"] = ("nondiff", node, EMBEDDING_IDS)
+    return ids
+
+
 def _lambda_tail(model: Val) -> tuple | None:
     """The cut of a ``Lambda`` layer (``_keras_call.lambda_cut``) that is ``model`` itself or a layer of a Sequential
     in sight after which no layer has weights (each sealed: its call reads only its input and its weights), so that
@@ -1310,11 +1338,13 @@ def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     in a custom loss, tensorflow#52383; ``loss_wrapper(model.input, ...)``, #38119): Keras 3's KerasTensor has no
     value, and the op raises ValueError, so the program stops on this line. Where ``model.input`` was read on another
     line (passed to a helper that converts it), that line is named too: it is where the fix goes."""
-    leaf = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
-    if leaf is None:
+    given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
+    if given is None:
         return
+    leaf = _symbolic_root(given)
     model, read = leaf.parents[0].name or "model", leaf.attrs.get("read")
-    text = f"{model}.{leaf.qual}" if _symbolic(leaf) else f"a value computed from {model}'s symbolic tensors"
+    shown = read[2] if read is not None else f"{model}.{leaf.qual}"
+    text = shown if given is leaf else f"a value computed from {shown}"
     raised = ("raises ValueError (\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor "
               "is a placeholder for a shape and dtype, with no value)")
     fix = (f"Pass the data itself (the array or tensor you call {model} on), and call {model} on it where you need "
@@ -1353,6 +1383,15 @@ def _from_symbolic(leaf: Val, depth: int = 0) -> bool:
         return True
     return depth < 8 and leaf.kind in ("unknown", "tensor") and not leaf.opaque and bool(leaf.parents) \
         and all(_from_symbolic(p, depth + 1) for p in leaf.parents)
+
+
+def _symbolic_root(leaf: Val) -> Val:
+    """The model's symbolic tensor (``model.inputs``) that ``leaf``, a ``_from_symbolic`` value, was computed from."""
+    for _ in range(8):
+        if _symbolic(leaf):
+            break
+        leaf = leaf.parents[0]
+    return leaf
 
 
 def _symbolic_gradient_message(tape: Tape, method: str, leaf: Val, node: ast.Call) -> str:

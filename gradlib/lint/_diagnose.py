@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from . import _built, _keras_call, _tfp
-from ._calls import flat
+from ._calls import EMBEDDING_IDS, flat
 from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
 
@@ -261,12 +261,17 @@ def _cut_before_a_lambda(it, tape: Tape, model: Val, node: ast.Call, method: str
         (how, where, text), before = found
         names = ", ".join(b.opname.rsplit(".", 1)[-1] for b in before)
         what = "stops the gradient" if how == "stop" else "has no gradient"
+        layer, fix = (f"the Lambda layer of `{text}` {what}", "Use a differentiable stand-in (a sigmoid or a "
+                      "straight-through `x + tf.stop_gradient(f(x) - x)`), or drop the Lambda from the model and "
+                      "apply it to the predictions outside training.")
+        if text == EMBEDDING_IDS:            # tensorflow#45219: an Embedding fed computed float values
+            layer, fix = ("the Embedding layer casts its input to integer ids, so the lookup has no gradient with "
+                          "respect to it", "To weight the embeddings by the predictions, multiply them by the "
+                          "embedding matrix (a Dense layer without bias, or tf.matmul with the Embedding's weights).")
         it.report("GT010", where.lineno, where.col_offset,
-                  f"the Lambda layer of `{text}` {what}, and the layers with weights before it ({names}) reach "
-                  f"{describe(model)}'s output only through it: {out.of('the gradient of each of their variables')} in "
-                  f"`{ast.unparse(node)[:60]}`, while the layers after it still learn. Use a differentiable "
-                  "stand-in (a sigmoid or a straight-through `x + tf.stop_gradient(f(x) - x)`), or drop the Lambda "
-                  "from the model and apply it to the predictions outside training.", None)
+                  f"{layer}, and the layers with weights before it ({names}) reach {describe(model)}'s output only "
+                  f"through it: {out.of('the gradient of each of their variables')} in `{ast.unparse(node)[:60]}`, "
+                  f"while the layers after it still learn. {fix}", None)
 
 
 def _middle_lambda(model: Val) -> tuple | None:

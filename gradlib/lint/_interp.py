@@ -314,8 +314,9 @@ class Interpreter:
         self.findings.setdefault((code, line, col), (message, fix))
 
     def halt(self, line: int) -> None:
-        """Stop here, as the program does, when the line just reported surely raises (see ``Raises``)."""
-        if not self.uncertain and not self.alone and line < _project.OFFSET:
+        """Stop here, as the program does, when the line just reported surely raises (see ``Raises``); ``line`` may be
+        in another module of the project."""
+        if not self.uncertain and not self.alone:
             raise Raises(f"the program raises on line {line} before it")
 
     # ------------------------------------------------------------------ statements

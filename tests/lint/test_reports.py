@@ -323,8 +323,10 @@ def test_the_thirteenth_unseen_set_pre_fit_record_is_honest():
 
 
 def test_the_recall_on_the_thirteenth_unseen_set_after_fitting():
-    """After the lint49 rules were generalized by class (4 of 12 before: the honest number, docs/lint.md): a
-    TensorFlow op run eagerly on a model's symbolic KerasTensor raises ValueError (tensorflow#52383, #38119)."""
+    """9 of 12 after the lint49 rules were generalized by class (4 of 12 before: the honest number, docs/lint.md): a
+    TensorFlow op run eagerly on a model's symbolic KerasTensor raises ValueError (tensorflow#52383, #38119); a NumPy
+    bridge on a layer's weights' only path in its call (keras#6163); a Keras base class's weights read by a value
+    build computed once (super-resolution#97); an Embedding fed computed values (tensorflow#45219)."""
     assert _caught(UNSEEN_37M) == list(UNSEEN_37M_CAUGHT)
     assert set(UNSEEN_37M_PREFIT) < set(UNSEEN_37M_CAUGHT)
 
