@@ -115,6 +115,10 @@ def _wrapper_attribute(it, base: Val, attr: str) -> Val | None:
         if base.name and not part.name:
             part.name = f"{base.name}.{attr}"                  # named as first read
         return part
+    if base.kind == "object" and "__tfp_params__" in base.attrs and attr in ("trainable_variables", "variables") \
+            and not any(p.kind == "var" for p in base.attrs["__tfp_params__"]):     # probability#1431: no variable
+        text = f"{base.name or 'dist'}.{attr}"
+        return it.seq([], attrs={"__tfp_empty__": (base, text)}, text=text)
     if base.kind == "object" and "__tfp_params__" in base.attrs:     # a TFP distribution's method
         return Val("bound", qual=attr, parents=(base,))
     if base.attrs.get(_tfp.DEFERRED) and attr not in ("shape", "dtype"):

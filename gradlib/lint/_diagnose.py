@@ -492,18 +492,23 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
     a loss function that never reads the prediction it is given (rstudio/keras3#515). The last such name is told."""
     if not target.line or target.line == node.lineno:
         return
-    ancestors, todo = set(), [target]
-    while todo and len(ancestors) <= _MAX_NODES:
-        val = todo.pop()
-        if val.id not in ancestors:
-            ancestors.add(val.id)
-            todo.extend(_inputs(val))
+    ancestors = _ancestors(target)
     mine = _layer_ids(source)
     for name, val, line, function in reversed(it.bound):
         if val.id in ancestors or tape not in val.rec or not _reads_model(it, val, mine):
             continue
         what = f"{name}, a parameter of `{function}` (line {line}) it never reads" if function else \
             f"{name} (line {line})"
+        instead = None if function else _read_instead(ancestors, val)
+        if instead is not None:             # spatial-transformer-network#3: the CNN reads x, not h_trans
+            call, given = instead
+            it.report("GT017", call.line, call.col,
+                      f"`{call.text[:60]}` reads {describe(given)}, not {what}, which was computed from "
+                      f"{describe(given)} and holds what {describe(source)} gives: nothing else leads from "
+                      f"{describe(source)} to {describe(target)}, so the gradient {tape.name}.{method} on line "
+                      f"{node.lineno} gives for each of {describe(source)}'s variables is None (zeros with "
+                      f"unconnected_gradients=ZERO). Pass {name} here instead of {describe(given)}.", None)
+            return
         it.report("GT017", target.line, target.col,
                   f"`{target.text[:60] or describe(target)}` is not computed from {what}, which holds what "
                   f"{describe(source)} gives: nothing else leads from {describe(source)} to {describe(target)}, so "
@@ -512,6 +517,27 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
                   f"{describe(target)} (the term it computes, or the prediction a loss is given), or leave "
                   f"{describe(source)}'s variables out of the gradient.", None)
         return
+
+
+def _ancestors(value: Val) -> dict[int, Val]:
+    """The values ``value`` was computed from (itself included), by id, at most about ``_MAX_NODES``."""
+    found, todo = {}, [value]
+    while todo and len(found) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id not in found:
+            found[val.id] = val
+            todo.extend(_inputs(val))
+    return found
+
+
+def _read_instead(ancestors: dict[int, Val], dropped: Val) -> tuple[Val, Val] | None:
+    """(the call, its input) of the one model call the target is computed from whose input the ``dropped`` value was
+    computed from too (``logits = cnn(x)`` after ``h_trans = transformer(x, locnet(x))``): the call that reads the
+    input instead of the value made from it. None when there is not exactly one."""
+    before = _ancestors(dropped)
+    found = {(val.id, given.id): (val, given) for val in ancestors.values() if val.attrs.get("__call_of__")
+             for given in _inputs(val) if given.kind in ("tensor", "var") and given.id in before}
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _reads_model(it, val: Val, mine: set[int]) -> bool:

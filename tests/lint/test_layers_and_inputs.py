@@ -1,12 +1,15 @@
 """The lint49 classes, each on variants written apart from the reports that prompted them (UNSEEN_37M): a TensorFlow op
 given a Keras model's symbolic input or output (a KerasTensor: ValueError, and the program stops there), a NumPy
 bridge (``tf.py_func``, ``tf.numpy_function``) on the only path of a layer's weights in its ``call``, the weights a
-Keras base class's ``build`` makes read by a value the subclass's ``build`` computes once, and an ``Embedding`` fed
-computed values (it casts them to integer ids). Each variant renames, moves the code into a class, a function or
-another module of the project; each near miss (what stays silent) is a real gradient or a case the linter cannot
-tell. The variants' claims are run under TensorFlow in ``test_the_variants_fail_under_tensorflow_as_their_messages_say``;
-each class also has a broken and a correct snippet in the corpus (keras_tensor_converted, py_func_in_layer_call,
-base_kernel_in_build, embedding_fed_predictions), run under TensorFlow by test_lint.py and test_outcomes.py."""
+Keras base class's ``build`` makes read by a value the subclass's ``build`` computes once, an ``Embedding`` fed
+computed values (it casts them to integer ids), a TFP distribution's variables when it was given tensors only (an
+empty list), and a model call reading the input instead of the value another model's output made from it. Each
+variant renames, moves the code into a class, a function or another module of the project; each near miss (what stays
+silent) is a real gradient or a case the linter cannot tell. The variants' claims are run under TensorFlow in
+``test_the_variants_fail_under_tensorflow_as_their_messages_say``; each class also has a broken and a correct snippet
+in the corpus (keras_tensor_converted, py_func_in_layer_call, base_kernel_in_build, embedding_fed_predictions,
+tfp_distribution_variables, model_reads_the_input_not_the_warped), run under TensorFlow by test_lint.py and
+test_outcomes.py."""
 
 from __future__ import annotations
 
@@ -276,15 +279,80 @@ def test_an_embedding_fed_integer_data_is_silent():
                                        "grads = tape.gradient(cost, table.trainable_variables)")) == []
 
 
-VARIANTS = {"output_penalty": OUTPUT_PENALTY, "penalty_class": PENALTY_CLASS, "numpy_dense": NUMPY_DENSE,
-            "py_func_method": PY_FUNC_METHOD, "masked_dense": MASKED_DENSE, "scaled_conv": SCALED_CONV,
-            "embedded": EMBEDDED, "eager_lookup": EAGER_LOOKUP}
+BERNOULLI = """
+import tensorflow as tf
+from tensorflow_probability import distributions as tfd
+
+coef = tf.Variable([0.3, -0.1, 0.2])
+design = tf.random.normal((5, 3))
+
+
+def model_of(c):
+    return tfd.Bernoulli(logits=tf.linalg.matvec(design, c))
+
+
+with tf.GradientTape() as tape:
+    belief = model_of(coef)
+    cost = -tf.reduce_sum(belief.log_prob([1, 0, 1, 1, 0]))
+grads = tape.gradient(cost, belief.variables)
+"""
+
+
+def test_a_tfp_distribution_made_from_tensors_has_no_variables_gt021():
+    found = lint(_src(BERNOULLI))
+    assert [(f.line, f.rule) for f in found] == [(15, "GT021")]
+    assert "is an empty list" in found[0].message and "[coef]" in found[0].message
+
+
+def test_a_distribution_given_a_variable_or_made_by_unseen_code_is_silent():
+    assert _found(BERNOULLI.replace("logits=tf.linalg.matvec(design, c)", "logits=c")) == []
+    unseen = BERNOULLI.replace("return tfd.Bernoulli(", "return make_bernoulli(").replace(
+        "from tensorflow_probability import distributions as tfd", "from likelihoods import make_bernoulli")
+    assert _found(unseen) == []
+
+
+ALIGNED = """
+import tensorflow as tf
+
+
+def dense_net(units):
+    return tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(units)])
+
+
+locate, read = dense_net(1), dense_net(2)
+frames = tf.random.normal((3, 4))
+with tf.GradientTape() as tape:
+    shifted = frames + locate(frames)
+    guess = read(frames)
+    cost = tf.reduce_sum(guess ** 2)
+grads = tape.gradient(cost, locate.trainable_variables + read.trainable_variables)
+"""
+
+
+def test_a_model_reading_the_input_instead_of_the_value_made_from_it_is_flagged_where_it_reads():
+    found = lint(_src(ALIGNED))
+    assert [(f.line, f.rule) for f in found] == [(12, "GT017"), (14, "GT017")]
+    assert "reads frames, not shifted (line 11)" in found[0].message
+
+
+def test_the_model_reading_the_value_made_from_the_input_is_silent():
+    assert _found(ALIGNED.replace("guess = read(frames)", "guess = read(shifted)")) == []
+    both = ALIGNED.replace("cost = tf.reduce_sum(guess ** 2)", "cost = tf.reduce_sum(guess ** 2 + shifted)")
+    assert _found(both) == []
+
+
+VARIANTS = {"bernoulli": BERNOULLI, "aligned": ALIGNED, "output_penalty": OUTPUT_PENALTY,
+            "penalty_class": PENALTY_CLASS, "numpy_dense": NUMPY_DENSE, "py_func_method": PY_FUNC_METHOD,
+            "masked_dense": MASKED_DENSE, "scaled_conv": SCALED_CONV, "embedded": EMBEDDED, "eager_lookup": EAGER_LOOKUP}
 
 
 def test_the_variants_fail_under_tensorflow_as_their_messages_say(tf_snippets):
     sources = {name: _src(src).replace("grads = ", "result = ") for name, src in VARIANTS.items()}
     runs = tf_snippets.run(sources)
     verdicts = {name: run["verdict"] for name, run in runs.items()}
-    raising = ("output_penalty", "penalty_class")
-    assert {n: v for n, v in verdicts.items() if n not in raising} == dict.fromkeys(set(sources) - set(raising), "none")
-    assert {n: (runs[n]["crash"] or [None, None])[1] for n in raising} == dict.fromkeys(raising, "ValueError"), runs
+    raising, empty = ("output_penalty", "penalty_class"), ("bernoulli",)
+    assert {n: v for n, v in verdicts.items() if n not in raising + empty} == dict.fromkeys(
+        set(sources) - set(raising + empty), "none")
+    assert {n: verdicts[n] for n in empty} == dict.fromkeys(empty, "empty")
+    crashed = {n: (runs[n]["crash"] or [None, None])[1] for n in raising}
+    assert crashed == dict.fromkeys(raising, "ValueError"), runs
