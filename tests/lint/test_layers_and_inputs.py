@@ -343,7 +343,8 @@ def test_the_model_reading_the_value_made_from_the_input_is_silent():
 
 VARIANTS = {"bernoulli": BERNOULLI, "aligned": ALIGNED, "output_penalty": OUTPUT_PENALTY,
             "penalty_class": PENALTY_CLASS, "numpy_dense": NUMPY_DENSE, "py_func_method": PY_FUNC_METHOD,
-            "masked_dense": MASKED_DENSE, "scaled_conv": SCALED_CONV, "embedded": EMBEDDED, "eager_lookup": EAGER_LOOKUP}
+            "masked_dense": MASKED_DENSE, "scaled_conv": SCALED_CONV, "embedded": EMBEDDED,
+            "eager_lookup": EAGER_LOOKUP}
 
 
 def test_the_variants_fail_under_tensorflow_as_their_messages_say(tf_snippets):
