@@ -532,10 +532,12 @@ def _ancestors(value: Val) -> dict[int, Val]:
 
 def _read_instead(ancestors: dict[int, Val], dropped: Val) -> tuple[Val, Val] | None:
     """(the call, its input) of the one model call the target is computed from whose input the ``dropped`` value was
-    computed from too (``logits = cnn(x)`` after ``h_trans = transformer(x, locnet(x))``): the call that reads the
-    input instead of the value made from it. None when there is not exactly one."""
+    computed from too, while the call itself is not on the way to it (``logits = cnn(x)`` beside ``h_trans =
+    transformer(x, locnet(x))``): the call that reads the input instead of the value made from it. None when there is
+    not exactly one (the VAE's ``encoder(x)``, on the way to its dropped ``xent_loss``, is no such call)."""
     before = _ancestors(dropped)
     found = {(val.id, given.id): (val, given) for val in ancestors.values() if val.attrs.get("__call_of__")
+             and val.id not in before
              for given in _inputs(val) if given.kind in ("tensor", "var") and given.id in before}
     return next(iter(found.values())) if len(found) == 1 else None
 
