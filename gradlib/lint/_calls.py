@@ -1107,7 +1107,8 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{cut[3]}.call")
         model.attrs.setdefault("__call_assigns__", []).append((value,) + cut[:3] + (next(it.clock),))
         inputs = ()
-    if inputs and model.opname.endswith("layers.Embedding") and not model.attrs.get("foreign"):
+    if inputs and model.opname.endswith("layers.Embedding") and not model.attrs.get("foreign") and not any(
+            i.dtype == "int" or i.attrs.get("__lambda_cut__") for i in inputs):     # ids already: the cut is before
         inputs = (_embedding_ids(it, inputs, node),)
     cut = _lambda_tail(model) if inputs else None
     if cut is not None:                     # GT010: the last layer with weights is cut off by a Lambda after it
