@@ -63,10 +63,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
             return it.seq([], attrs={"no_losses_of": base}, text=f"{base.name or 'model'}.losses")
         return _regularization(it, base, node)
     if base.kind == "model":
-        read = _built.read(base, attr, node, _model_attribute(base, attr))
-        if read.kind == "mmethod" and read.qual in _SYMBOLIC:     # model.input: where it was read, for GT019
-            read.attrs["read"] = (node.lineno, node.col_offset, ast.unparse(node)[:40])
-        return read
+        return _symbolic_read(_built.read(base, attr, node, _model_attribute(base, attr)), node)
     if base.kind == "foreign" and attr in _MODEL_VARS:
         return _model_attribute(as_model(it, base, node), attr)
     if base.kind == "object" and attr in _MODEL_VARS and base.attrs.get("__unseen_base__"):
@@ -1095,21 +1092,14 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
     inputs = _tensor_parents(args)
     _eager_lambda_gradients(it, model, args)
-    if not model.attrs.get("foreign") and _traced.traced_frame(it) is not None:
-        for layer in _keras_call.held_classes(model):
-            _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
-                                                  lambda: _keras_call.layers_made(layer, it.keras_layers)))
-            _traced.numpy_in_call(it, node, _memo(
-                it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer, _module_functions(it, layer))))
+    _traced_layers(it, model, node)
     cut = _memo(it, "assign_cut", model.node, lambda: _keras_call.assign_cut(model)) \
         if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
     if cut is not None and inputs:          # GT012: call returns what it assigned from its inputs, not the inputs
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{cut[3]}.call")
         model.attrs.setdefault("__call_assigns__", []).append((value,) + cut[:3] + (next(it.clock),))
         inputs = ()
-    if inputs and model.opname.endswith("layers.Embedding") and not model.attrs.get("foreign") and not any(
-            i.dtype == "int" or i.attrs.get("__lambda_cut__") for i in inputs):     # ids already: the cut is before
-        inputs = (_embedding_ids(it, inputs, node),)
+    inputs = _embedding_ids(it, model, inputs, node)
     cut = _lambda_tail(model) if inputs else None
     if cut is not None:                     # GT010: the last layer with weights is cut off by a Lambda after it
         how, where, text = cut
@@ -1246,13 +1236,28 @@ def _concrete(leaf: Val) -> bool:
 EMBEDDING_IDS = "an Embedding's cast of its input to integer ids"
 
 
-def _embedding_ids(it, inputs: tuple, node: ast.Call) -> Val:
-    """A Keras ``Embedding`` casts what it is given to integer ids (tensorflow#45219: a model's float predictions fed
-    to one): no gradient flows back through the lookup to what computed them, while its own weights still learn. The
-    ids are a cut on the way, like a ``Lambda`` without a gradient (GT010)."""
+def _embedding_ids(it, model: Val, inputs: tuple, node: ast.Call) -> tuple:
+    """What ``model``'s call reads of ``inputs``: a Keras ``Embedding`` casts what it is given to integer ids
+    (tensorflow#45219: a model's float predictions fed to one), so no gradient flows back through the lookup to what
+    computed them, while its own weights still learn. The ids are a cut on the way, like a ``Lambda`` without a
+    gradient (GT010); given ids already (a cast before it), the cut is there, not here."""
+    if not inputs or not model.opname.endswith("layers.Embedding") or model.attrs.get("foreign") or any(
+            i.dtype == "int" or i.attrs.get("__lambda_cut__") for i in inputs):
+        return inputs
     ids = it.op("tensor", inputs, node, "nondiff", "int", opname=EMBEDDING_IDS)
     ids.attrs["__lambda_cut__"] = ("nondiff", node, EMBEDDING_IDS)
-    return ids
+    return (ids,)
+
+
+def _traced_layers(it, model: Val, node: ast.Call) -> None:
+    """In a traced function: the layers made and the NumPy calls in the ``call`` of the layer classes ``model`` holds
+    (GT020, GT002)."""
+    if not model.attrs.get("foreign") and _traced.traced_frame(it) is not None:
+        for layer in _keras_call.held_classes(model):
+            _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
+                                                  lambda: _keras_call.layers_made(layer, it.keras_layers)))
+            _traced.numpy_in_call(it, node, _memo(
+                it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer, _module_functions(it, layer))))
 
 
 def _lambda_tail(model: Val) -> tuple | None:
@@ -1325,6 +1330,13 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
 
 
 _SYMBOLIC = ("inputs", "input", "outputs", "output")
+
+
+def _symbolic_read(read: Val, node: ast.AST) -> Val:
+    """``read``, a model's attribute; ``model.input`` and its kin remember where they were read (for GT019)."""
+    if read.kind == "mmethod" and read.qual in _SYMBOLIC:
+        read.attrs["read"] = (node.lineno, node.col_offset, ast.unparse(node)[:40])
+    return read
 
 
 def _symbolic(leaf: Val) -> bool:

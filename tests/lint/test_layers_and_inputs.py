@@ -7,9 +7,10 @@ empty list), and a model call reading the input instead of the value another mod
 variant renames, moves the code into a class, a function or another module of the project; each near miss (what stays
 silent) is a real gradient or a case the linter cannot tell. The variants' claims are run under TensorFlow in
 ``test_the_variants_fail_under_tensorflow_as_their_messages_say``; each class also has a broken and a correct snippet
-in the corpus (keras_tensor_converted, py_func_in_layer_call, base_kernel_in_build, embedding_fed_predictions,
-tfp_distribution_variables, model_reads_the_input_not_the_warped), run under TensorFlow by test_lint.py and
-test_outcomes.py."""
+in the corpus (broken: keras_tensor_converted, py_func_in_layer_call, base_kernel_in_build, embedding_fed_predictions,
+tfp_distribution_variables, model_reads_the_input_not_the_warped; correct: data_converted_in_a_custom_loss,
+tanh_in_layer_call, base_kernel_in_call, dense_fed_predictions, tfp_variables_asked_for, model_reads_the_warped), run
+under TensorFlow by test_lint.py and test_outcomes.py."""
 
 from __future__ import annotations
 
