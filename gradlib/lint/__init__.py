@@ -104,7 +104,7 @@ def _coverage(interpreter: _interp.Interpreter, tree, stopped: str | None) -> tu
     """How many gradient calls the source makes, and (line, why) for each one the analysis could not follow:
     exactly one reason a call, so the reasons add up to the calls not checked."""
     sites = sorted({(n.lineno, n.col_offset) for n in ast.walk(tree) if _is_gradient_call(n)})
-    unreached = "the analysis stopped before it" if stopped else _UNREACHED
+    unreached = "the analysis stopped before it" if stopped else interpreter.raised or _UNREACHED
     not_checked = [(line, interpreter.calls.get((line, col), unreached)) for line, col in sites
                    if interpreter.calls.get((line, col), unreached) is not None]
     return len(sites), not_checked
@@ -116,6 +116,9 @@ def _run(interpreter: _interp.Interpreter, tree) -> str | None:
         interpreter.run_module(tree)
     except _interp.Budget as stop:
         return str(stop)
+    except _interp.Raises as stop:          # the program ends there: what follows is never run, and not incomplete
+        interpreter.raised = str(stop)
+        return None
     except RecursionError:
         return f"the analysis nested too deeply near line {interpreter.line} (functions calling functions inside " \
                "blocks; RecursionError)"

@@ -229,6 +229,8 @@ def read(model: Val, attr: str, node: ast.AST, value: Val) -> Val:
 def checked(it, tape, sources: Val, node: ast.Call, method: str) -> None:
     """GT021 on ``tape.<method>(target, sources)`` whose sources are a model's variables read while it was unbuilt;
     GT022 when they are all of a model's variables, BatchNormalization's moving statistics among them."""
+    if sources.kind == "seq" and sources.attrs.get("__tfp_empty__") is not None:
+        _tfp_empty(it, sources.attrs["__tfp_empty__"], node, method)
     if sources.kind != "seq" or sources.items is None or len(sources.items) != 1:
         return
     moving = sources.attrs.get("__moving__")
@@ -251,6 +253,20 @@ def checked(it, tape, sources: Val, node: ast.Call, method: str) -> None:
     it.report("GT021", node.lineno, node.col_offset,
               f"here the gradient is an empty list: its sources, `{text}`, were read on line {line} before {name} "
               f"was built (see the GT021 finding there).")
+
+
+def _tfp_empty(it, empty: tuple, node: ast.Call, method: str) -> None:
+    """GT021 on a gradient asked for a TFP distribution's variables when it was given none, only tensors
+    (tensorflow/probability#1431: ``tfd.Poisson(rate=tf.exp(beta @ X)).trainable_variables``)."""
+    dist, text = empty
+    names = sorted({v.name for p in dist.attrs["__tfp_params__"] for v in walk_back(p)[0] if v.kind == "var"
+                    and v.name})[:4]
+    fix = f" (`{method}(loss, [{', '.join(names)}])`)" if names else ""
+    it.report("GT021", node.lineno, node.col_offset,
+              f"`{text}` is an empty list: a distribution tracks only the tf.Variables it is given as parameters, and "
+              f"`{dist.text}` was given tensors, so `{method}(..., {text})` is an empty list (no gradient at all), "
+              f"`optimizer.apply_gradients(zip(grads, {text}))` raises ValueError, and nothing trains. Ask for the "
+              f"variables the parameters are computed from{fix}.")
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.AST | None:

@@ -8,7 +8,7 @@ from . import _built, _keras_call, _tfp, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
+__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -63,7 +63,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
             return it.seq([], attrs={"no_losses_of": base}, text=f"{base.name or 'model'}.losses")
         return _regularization(it, base, node)
     if base.kind == "model":
-        return _built.read(base, attr, node, _model_attribute(base, attr))
+        return _symbolic_read(_built.read(base, attr, node, _model_attribute(base, attr)), node)
     if base.kind == "foreign" and attr in _MODEL_VARS:
         return _model_attribute(as_model(it, base, node), attr)
     if base.kind == "object" and attr in _MODEL_VARS and base.attrs.get("__unseen_base__"):
@@ -112,6 +112,10 @@ def _wrapper_attribute(it, base: Val, attr: str) -> Val | None:
         if base.name and not part.name:
             part.name = f"{base.name}.{attr}"                  # named as first read
         return part
+    if base.kind == "object" and "__tfp_params__" in base.attrs and attr in ("trainable_variables", "variables") \
+            and not any(p.kind == "var" for p in base.attrs["__tfp_params__"]):     # probability#1431: no variable
+        text = f"{base.name or 'dist'}.{attr}"
+        return it.seq([], attrs={"__tfp_empty__": (base, text)}, text=text)
     if base.kind == "object" and "__tfp_params__" in base.attrs:     # a TFP distribution's method
         return Val("bound", qual=attr, parents=(base,))
     if base.attrs.get(_tfp.DEFERRED) and attr not in ("shape", "dtype"):
@@ -366,6 +370,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
+    if _eager(it) and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
+        _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there, the program ends
     if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
         return _sparse(it, qual, args, kwargs, node)
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
@@ -985,12 +991,25 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     if obj.kind == "model":
         plain = all(k.attrs.get("plain") for k in _classes(cls))
         _built.made_subclass(obj, [c for c, _ in obj.attrs["__mro__"]], plain)
+    if obj.kind == "model":
+        _base_weights(it, obj, cls, kwargs, node)
     build = _class_method(obj, "build") if obj.kind == "model" else None
     if build is not None:               # Keras builds a layer before its first call: what build sets, call reads
         call(it, build, [Val("unknown", opaque=True)], {}, node)
     if obj.kind == "model" and obj.attrs.get("__lambda_cut__") is None:     # GT010: a Lambda written as a class
         obj.attrs["__lambda_cut__"] = _keras_call.call_cut(obj)
     return obj
+
+
+def _base_weights(it, obj: Val, cls: Val, kwargs: dict, node: ast.AST) -> None:
+    """A subclass of a Keras layer that keeps its base's ``build`` (``class WN(Conv2D)``): the weights that ``build``
+    makes (``self.kernel``, ``self.bias`` unless ``use_bias=False``), as if ``build`` had called ``add_weight``."""
+    no_bias = _value(kwargs.get("use_bias")) is False if "use_bias" in kwargs else False
+    for attr in _keras_call.base_weights(cls.node):
+        if attr not in obj.attrs and not (attr == "bias" and no_bias):
+            var = _variable(it, "tf.Variable", [], {}, node, default_dtype="float")
+            var.name, var.attrs["__owner__"] = f"{obj.name or cls.name}.{attr}", obj
+            obj.attrs[attr] = var
 
 
 def _class_method(obj: Val, attr: str) -> Val | None:
@@ -1073,18 +1092,14 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
     inputs = _tensor_parents(args)
     _eager_lambda_gradients(it, model, args)
-    if not model.attrs.get("foreign") and _traced.traced_frame(it) is not None:
-        for layer in _keras_call.held_classes(model):
-            _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
-                                                  lambda: _keras_call.layers_made(layer, it.keras_layers)))
-            _traced.numpy_in_call(it, node, _memo(
-                it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer, _module_functions(it, layer))))
+    _traced_layers(it, model, node)
     cut = _memo(it, "assign_cut", model.node, lambda: _keras_call.assign_cut(model)) \
         if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
     if cut is not None and inputs:          # GT012: call returns what it assigned from its inputs, not the inputs
         value = it.op("tensor", inputs, node, "op", "float", opname=f"{cut[3]}.call")
         model.attrs.setdefault("__call_assigns__", []).append((value,) + cut[:3] + (next(it.clock),))
         inputs = ()
+    inputs = _embedding_ids(it, model, inputs, node)
     cut = _lambda_tail(model) if inputs else None
     if cut is not None:                     # GT010: the last layer with weights is cut off by a Lambda after it
         how, where, text = cut
@@ -1095,7 +1110,7 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         if isinstance(model.node, ast.ClassDef) and not model.attrs.get("foreign") else None
     if cut is not None:                     # GT010: the layer's own weights reach what call returns only through it
         weights = tuple(w for w in (model.attrs.get(a) for a in sorted(cut[3])) if w is not None and w.kind == "var")
-        behind = it.op("tensor", weights or (model,), cut[0], "nondiff", "float", opname=cut[1].split("(", 1)[0])
+        behind = it.op("tensor", weights or (model,), cut[0], cut[4], "float", opname=cut[1].split("(", 1)[0])
         out = it.op("tensor", (behind,) + inputs, node, "op", "float", opname=model.name or "model")
         out.attrs["__call_of__"] = model
         return out
@@ -1107,7 +1122,8 @@ def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
         if all(v is not None and v.kind == "tensor" and v.op != "leaf" for v in values) \
                 and all(w is not None and w.kind == "var" for w in direct):
             stored = tuple(_frozen_value(value, frozen[2]) for value in values)
-            model.attrs["__unread__"] = frozenset(w.id for v in stored for w in v.parents) - {w.id for w in direct}
+            unread = {w.id: w for v in stored for w in v.parents if w not in direct}
+            model.attrs["__unread__"], model.attrs["__unread_vals__"] = frozenset(unread), tuple(unread.values())
             out = it.op("tensor", stored + tuple(direct) + inputs, node, "op", "float", opname=model.name or "model")
             out.attrs["__call_of__"] = model
             return out
@@ -1217,6 +1233,33 @@ def _concrete(leaf: Val) -> bool:
     return done and not any(v.kind == "unknown" or v.opaque for v in walked)
 
 
+EMBEDDING_IDS = "an Embedding's cast of its input to integer ids"
+
+
+def _embedding_ids(it, model: Val, inputs: tuple, node: ast.Call) -> tuple:
+    """What ``model``'s call reads of ``inputs``: a Keras ``Embedding`` casts what it is given to integer ids
+    (tensorflow#45219: a model's float predictions fed to one), so no gradient flows back through the lookup to what
+    computed them, while its own weights still learn. The ids are a cut on the way, like a ``Lambda`` without a
+    gradient (GT010); given ids already (a cast before it), the cut is there, not here."""
+    if not inputs or not model.opname.endswith("layers.Embedding") or model.attrs.get("foreign") or any(
+            i.dtype == "int" or i.attrs.get("__lambda_cut__") for i in inputs):
+        return inputs
+    ids = it.op("tensor", inputs, node, "nondiff", "int", opname=EMBEDDING_IDS)
+    ids.attrs["__lambda_cut__"] = ("nondiff", node, EMBEDDING_IDS)
+    return (ids,)
+
+
+def _traced_layers(it, model: Val, node: ast.Call) -> None:
+    """In a traced function: the layers made and the NumPy calls in the ``call`` of the layer classes ``model`` holds
+    (GT020, GT002)."""
+    if not model.attrs.get("foreign") and _traced.traced_frame(it) is not None:
+        for layer in _keras_call.held_classes(model):
+            _traced.layer_in_call(it, node, _memo(it, "layers_made", layer.node,
+                                                  lambda: _keras_call.layers_made(layer, it.keras_layers)))
+            _traced.numpy_in_call(it, node, _memo(
+                it, "numpy", layer.node, lambda: _keras_call.numpy_in_call(layer, _module_functions(it, layer))))
+
+
 def _lambda_tail(model: Val) -> tuple | None:
     """The cut of a ``Lambda`` layer (``_keras_call.lambda_cut``) that is ``model`` itself or a layer of a Sequential
     in sight after which no layer has weights (each sealed: its call reads only its input and its weights), so that
@@ -1289,11 +1332,48 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
 _SYMBOLIC = ("inputs", "input", "outputs", "output")
 
 
+def _symbolic_read(read: Val, node: ast.AST) -> Val:
+    """``read``, a model's attribute; ``model.input`` and its kin remember where they were read (for GT019)."""
+    if read.kind == "mmethod" and read.qual in _SYMBOLIC:
+        read.attrs["read"] = (node.lineno, node.col_offset, ast.unparse(node)[:40])
+    return read
+
+
 def _symbolic(leaf: Val) -> bool:
     """Whether ``leaf`` is a Keras model's symbolic tensors (``model.inputs``, ``model.output``) of a model the linter
     sees (a Keras model object; not an unseen object's attribute, which may be anything)."""
     return leaf.kind == "mmethod" and leaf.qual in _SYMBOLIC and bool(leaf.parents) \
         and leaf.parents[0].kind == "model" and not leaf.parents[0].attrs.get("foreign")
+
+
+#: the kinds of library call that are TensorFlow ops: a KerasTensor given to one raises ValueError
+_TF_OPS = frozenset({"diff", "constant", "cast", "nondiff", "slicing", "stop"})
+
+
+def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:
+    """A TensorFlow op run eagerly on a Keras model's symbolic input or output (``tf.convert_to_tensor(model.input)``
+    in a custom loss, tensorflow#52383; ``loss_wrapper(model.input, ...)``, #38119): Keras 3's KerasTensor has no
+    value, and the op raises ValueError, so the program stops on this line. Where ``model.input`` was read on another
+    line (passed to a helper that converts it), that line is named too: it is where the fix goes."""
+    given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
+    if given is None:
+        return
+    leaf = _symbolic_root(given)
+    model, read = leaf.parents[0].name or "model", leaf.attrs.get("read")
+    shown = read[2] if read is not None else f"{model}.{leaf.qual}"
+    text = shown if given is leaf else f"a value computed from {shown}"
+    raised = ("raises ValueError (\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor "
+              "is a placeholder for a shape and dtype, with no value)")
+    fix = (f"Pass the data itself (the array or tensor you call {model} on), and call {model} on it where you need "
+           "its output.")
+    it.report("GT019", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor of the model's graph, not a tensor "
+              f"with a value: {qual} {raised}, and the program stops here. {fix}", None)
+    if read is not None and read[0] != node.lineno:
+        it.report("GT019", read[0], read[1],
+                  f"`{read[2]}` is {model}'s symbolic Keras tensor (a KerasTensor), not data: passed on from here, "
+                  f"it reaches `{ast.unparse(node)[:60]}` on line {node.lineno}, which {raised}. {fix}", None)
+    it.halt(node.lineno)
 
 
 def _symbolic_message(tape: Tape, leaf: Val, node: ast.Call) -> str:
@@ -1320,6 +1400,15 @@ def _from_symbolic(leaf: Val, depth: int = 0) -> bool:
         return True
     return depth < 8 and leaf.kind in ("unknown", "tensor") and not leaf.opaque and bool(leaf.parents) \
         and all(_from_symbolic(p, depth + 1) for p in leaf.parents)
+
+
+def _symbolic_root(leaf: Val) -> Val:
+    """The model's symbolic tensor (``model.inputs``) that ``leaf``, a ``_from_symbolic`` value, was computed from."""
+    for _ in range(8):
+        if _symbolic(leaf):
+            break
+        leaf = leaf.parents[0]
+    return leaf
 
 
 def _symbolic_gradient_message(tape: Tape, method: str, leaf: Val, node: ast.Call) -> str:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from . import _built, _keras_call, _tfp
-from ._calls import flat
+from ._calls import EMBEDDING_IDS, flat
 from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
 
@@ -261,12 +261,17 @@ def _cut_before_a_lambda(it, tape: Tape, model: Val, node: ast.Call, method: str
         (how, where, text), before = found
         names = ", ".join(b.opname.rsplit(".", 1)[-1] for b in before)
         what = "stops the gradient" if how == "stop" else "has no gradient"
+        layer, fix = (f"the Lambda layer of `{text}` {what}", "Use a differentiable stand-in (a sigmoid or a "
+                      "straight-through `x + tf.stop_gradient(f(x) - x)`), or drop the Lambda from the model and "
+                      "apply it to the predictions outside training.")
+        if text == EMBEDDING_IDS:            # tensorflow#45219: an Embedding fed computed float values
+            layer, fix = ("the Embedding layer casts its input to integer ids, so the lookup has no gradient with "
+                          "respect to it", "To weight the embeddings by the predictions, multiply them by the "
+                          "embedding matrix (a Dense layer without bias, or tf.matmul with the Embedding's weights).")
         it.report("GT010", where.lineno, where.col_offset,
-                  f"the Lambda layer of `{text}` {what}, and the layers with weights before it ({names}) reach "
-                  f"{describe(model)}'s output only through it: {out.of('the gradient of each of their variables')} in "
-                  f"`{ast.unparse(node)[:60]}`, while the layers after it still learn. Use a differentiable "
-                  "stand-in (a sigmoid or a straight-through `x + tf.stop_gradient(f(x) - x)`), or drop the Lambda "
-                  "from the model and apply it to the predictions outside training.", None)
+                  f"{layer}, and the layers with weights before it ({names}) reach {describe(model)}'s output only "
+                  f"through it: {out.of('the gradient of each of their variables')} in `{ast.unparse(node)[:60]}`, "
+                  f"while the layers after it still learn. {fix}", None)
 
 
 def _middle_lambda(model: Val) -> tuple | None:
@@ -487,18 +492,23 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
     a loss function that never reads the prediction it is given (rstudio/keras3#515). The last such name is told."""
     if not target.line or target.line == node.lineno:
         return
-    ancestors, todo = set(), [target]
-    while todo and len(ancestors) <= _MAX_NODES:
-        val = todo.pop()
-        if val.id not in ancestors:
-            ancestors.add(val.id)
-            todo.extend(_inputs(val))
+    ancestors = _ancestors(target)
     mine = _layer_ids(source)
     for name, val, line, function in reversed(it.bound):
         if val.id in ancestors or tape not in val.rec or not _reads_model(it, val, mine):
             continue
         what = f"{name}, a parameter of `{function}` (line {line}) it never reads" if function else \
             f"{name} (line {line})"
+        instead = None if function else _read_instead(ancestors, val)
+        if instead is not None:             # spatial-transformer-network#3: the CNN reads x, not h_trans
+            call, given = instead
+            it.report("GT017", call.line, call.col,
+                      f"`{call.text[:60]}` reads {describe(given)}, not {what}, which was computed from "
+                      f"{describe(given)} and holds what {describe(source)} gives: nothing else leads from "
+                      f"{describe(source)} to {describe(target)}, so the gradient {tape.name}.{method} on line "
+                      f"{node.lineno} gives for each of {describe(source)}'s variables is None (zeros with "
+                      f"unconnected_gradients=ZERO). Pass {name} here instead of {describe(given)}.", None)
+            return
         it.report("GT017", target.line, target.col,
                   f"`{target.text[:60] or describe(target)}` is not computed from {what}, which holds what "
                   f"{describe(source)} gives: nothing else leads from {describe(source)} to {describe(target)}, so "
@@ -507,6 +517,29 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
                   f"{describe(target)} (the term it computes, or the prediction a loss is given), or leave "
                   f"{describe(source)}'s variables out of the gradient.", None)
         return
+
+
+def _ancestors(value: Val) -> dict[int, Val]:
+    """The values ``value`` was computed from (itself included), by id, at most about ``_MAX_NODES``."""
+    found, todo = {}, [value]
+    while todo and len(found) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id not in found:
+            found[val.id] = val
+            todo.extend(_inputs(val))
+    return found
+
+
+def _read_instead(ancestors: dict[int, Val], dropped: Val) -> tuple[Val, Val] | None:
+    """(the call, its input) of the one model call the target is computed from whose input the ``dropped`` value was
+    computed from too, while the call itself is not on the way to it (``logits = cnn(x)`` beside ``h_trans =
+    transformer(x, locnet(x))``): the call that reads the input instead of the value made from it. None when there is
+    not exactly one (the VAE's ``encoder(x)``, on the way to its dropped ``xent_loss``, is no such call)."""
+    before = _ancestors(dropped)
+    found = {(val.id, given.id): (val, given) for val in ancestors.values() if val.attrs.get("__call_of__")
+             and val.id not in before
+             for given in _inputs(val) if given.kind in ("tensor", "var") and given.id in before}
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _reads_model(it, val: Val, mine: set[int]) -> bool:
@@ -1000,6 +1033,8 @@ def _live(tape: Tape, source: Val, parent: Val, later: Val) -> bool:
 
 def _edge(tape: Tape, source: Val, parent: Val, later: Val, target: Val, sources: str,
           out: _Outcome) -> tuple | None:
+    if later.kind == "mmethod":           # model.input, model.fit: an attribute of the model read, not an operation
+        return None                       # on its weights; no line of the user's to blame (tensorflow#38119)
     live = _live(tape, source, parent, later)
     if live and source.id in later.rec.get(tape, ()):
         return None

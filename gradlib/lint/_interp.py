@@ -23,7 +23,7 @@ from . import _calls, _custom_gradient, _keras_call, _project, _traced
 from ._tables import normalise
 from ._values import TENSORISH, Tape, Val, owners
 
-__all__ = ["Budget", "Env", "Interpreter", "MAX_DEPS", "MAX_SIZE"]
+__all__ = ["Budget", "Env", "Raises", "Interpreter", "MAX_DEPS", "MAX_SIZE"]
 
 _MAX_ITEMS = 8          # elements iterated one by one; longer sequences run twice
 MAX_SIZE = 10_000       # values one list may hold (nested lists counted through); a larger one is unknown
@@ -45,6 +45,14 @@ class Budget(Exception):
     """The analysis reached one of its bounds (steps, work, time): stop and report what was found so far.
 
     The message says which bound, and where, as a clause for "could not be checked completely: ...".
+    """
+
+
+class Raises(Exception):
+    """The program surely raises here (code the module itself runs, in no branch, loop or ``try``): the analysis
+    ends where the program does. The findings so far stand; the gradient calls after it are never reached.
+
+    The message says where, as a clause for why a gradient call was not checked.
     """
 
 
@@ -102,6 +110,7 @@ class Interpreter:
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
         self.findings: dict = {}
+        self.raised: str | None = None                  # where the program surely raised (``Raises``), if it did
         self.calls: dict = {}                           # (line, col) of a gradient call -> why not followed, or None
         self.assumed: set = set()                       # (line, col) of calls followed only by taking a value it
                                                         # cannot see (a parameter, what unseen code gave) as watched
@@ -303,6 +312,12 @@ class Interpreter:
         if line >= _project.OFFSET:          # another module's line: reported when that module is linted
             return
         self.findings.setdefault((code, line, col), (message, fix))
+
+    def halt(self, line: int) -> None:
+        """Stop here, as the program does, when the line just reported surely raises (see ``Raises``); ``line`` may be
+        in another module of the project."""
+        if not self.uncertain and not self.alone:
+            raise Raises(f"the program raises on line {line} before it")
 
     # ------------------------------------------------------------------ statements
 

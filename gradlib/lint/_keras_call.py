@@ -38,7 +38,7 @@ from ._traced import unconditional
 from ._values import Val
 
 __all__ = ["assign_cut", "bridge_cut", "dead_layers", "frozen_cut", "held_classes", "imported_layers", "int_weights",
-           "call_cut", "lambda_cut", "weight_cut",
+           "call_cut", "lambda_cut", "weight_cut", "base_weights",
            "layers_made", "numpy_in_call"]
 
 #: Keras layers that make variables when built (a layer made in ``call`` without weights, Flatten or Dropout, is
@@ -177,10 +177,29 @@ def bridge_cut(model: Val) -> tuple[int, int, str, str] | None:
 _MAKES_WEIGHT = ("add_weight", "add_variable", "Variable")
 
 
+#: the weights a Keras layer's own ``build`` makes, by class name: a subclass that keeps its ``build`` has them too
+_BUILT_IN_WEIGHTS = {**dict.fromkeys(("Dense", "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+                                      "Conv3DTranspose"), ("kernel", "bias")), "Embedding": ("embeddings",)}
+
+
+def base_weights(cls: ast.ClassDef) -> tuple[str, ...]:
+    """The weights the Keras layer ``cls`` subclasses makes in its own ``build`` (``Conv2D``: kernel, bias), when
+    ``cls`` defines no ``build`` or its ``build`` calls ``super().build(...)`` (krasserm/super-resolution#97). Empty
+    for any other base, or more than one base."""
+    if len(cls.bases) != 1:
+        return ()
+    names = _BUILT_IN_WEIGHTS.get(ast.unparse(cls.bases[0]).rsplit(".", 1)[-1], ())
+    build = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "build"), None)
+    calls_super = build is None or any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "build"
+        and isinstance(n.func.value, ast.Call) and ast.unparse(n.func.value.func) == "super" for n in ast.walk(build))
+    return names if calls_super else ()
+
+
 def _weight_attrs(cls: ast.ClassDef) -> set[str]:
     """The attributes ``build`` or ``__init__`` of ``cls`` binds to a weight it makes (``self.w = self.add_weight(...)``,
-    ``tf.Variable(...)``)."""
-    found = set()
+    ``tf.Variable(...)``), and those its Keras base class's ``build`` makes (``base_weights``)."""
+    found = set(base_weights(cls))
     for fn in cls.body:
         if isinstance(fn, ast.FunctionDef) and fn.name in ("build", "__init__") and fn.args.args:
             me = fn.args.args[0].arg
@@ -194,9 +213,9 @@ def _weight_attrs(cls: ast.ClassDef) -> set[str]:
     return found
 
 
-def weight_cut(model: Val) -> tuple[ast.Call, str, str, set[str]] | None:
-    """(the call, its text, the class name, the weights' attributes) of a TensorFlow function without a gradient (tf.sign, tf.round, ...) in
-    ``call`` when the layer's own weights reach what ``call`` returns only through such calls (layog/Accurate-Binary-
+def weight_cut(model: Val) -> tuple[ast.Call, str, str, set[str], str] | None:
+    """(the call, its text, the class name, the weights' attributes, "nondiff" or "numpy") of a TensorFlow function
+    without a gradient (tf.sign, tf.round, ...) or a NumPy bridge (tf.py_func, keras#6163) in ``call`` when the layer's own weights reach what ``call`` returns only through such calls (layog/Accurate-Binary-
     Convolution-Network#6: ``tf.sign`` of the shifted filters); None otherwise or when it cannot tell (``call`` reads
     an attribute that is not a weight made in ``build``/``__init__``, or is not straight-line code)."""
     fn = _call_method(model)
@@ -204,12 +223,13 @@ def weight_cut(model: Val) -> tuple[ast.Call, str, str, set[str]] | None:
     if fn is None or len(params) < 2 or not isinstance(fn.body[-1], ast.Return) or fn.body[-1].value is None:
         return None
     me, weights = params[0], _weight_attrs(model.node)
-    if not weights or not _self_attrs(fn, me) <= weights or any(isinstance(n, ast.Name) and n.id == me and not
-                                                                _is_attr_base(n, fn) for n in ast.walk(fn)):
+    methods = {f.name for f in model.node.body if isinstance(f, ast.FunctionDef)}     # self.func handed to py_func
+    if not weights or not _self_attrs(fn, me) <= weights | methods or any(
+            isinstance(n, ast.Name) and n.id == me and not _is_attr_base(n, fn) for n in ast.walk(fn)):
         return None
     cuts = _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, me)
-    cut = next((c for c in cuts or () if c[0] == "nondiff"), None)
-    return (cut[1], ast.unparse(cut[1])[:60], _class_name(model), weights) if cut is not None else None
+    cut = next((c for c in cuts or () if c[0] in ("nondiff", "numpy")), None)    # keras#6163: tf.py_func in call
+    return (cut[1], ast.unparse(cut[1])[:60], _class_name(model), weights, cut[0]) if cut is not None else None
 
 
 def frozen_cut(model: Val) -> tuple[set[str], set[str], str] | None:

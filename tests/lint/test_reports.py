@@ -34,9 +34,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37D_CAUGHT, UNSEEN_37D_PREFIT, UNSEEN_37E, UNSEEN_37E_PREFIT, UNSEEN_37F, UNSEEN_37F_PREFIT,
                           UNSEEN_37G, UNSEEN_37G_PREFIT, UNSEEN_37H, UNSEEN_37H_PREFIT, UNSEEN_37I,
                           UNSEEN_37I_PREFIT, UNSEEN_37J, UNSEEN_37J_PREFIT, UNSEEN_37K, UNSEEN_37K_PREFIT, UNSEEN_37L,
-                          UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_PREFIT, UNSEEN_37N,
-                          UNSEEN_37N_PREFIT, Report,
-                          report_corrections, wrong_gradients)
+                          UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_CAUGHT, UNSEEN_37M_PREFIT,
+                          UNSEEN_37N, UNSEEN_37N_PREFIT, Report, report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -320,7 +319,18 @@ def test_the_thirteenth_unseen_set_pre_fit_record_is_honest():
     without being caught."""
     assert len(UNSEEN_37M_PREFIT) == 4 and set(UNSEEN_37M_PREFIT) <= set(_caught(UNSEEN_37M))
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37M and r.missed}
-    assert missed == set(UNSEEN_37M) - set(UNSEEN_37M_PREFIT)
+    assert missed == set(UNSEEN_37M) - set(UNSEEN_37M_CAUGHT)
+
+
+def test_the_recall_on_the_thirteenth_unseen_set_after_fitting():
+    """11 of 12 after the lint49 rules were generalized by class (4 of 12 before: the honest number, docs/lint.md): a
+    TensorFlow op run eagerly on a model's symbolic KerasTensor raises ValueError (tensorflow#52383, #38119); a NumPy
+    bridge on a layer's weights' only path in its call (keras#6163); a Keras base class's weights read by a value
+    build computed once (super-resolution#97); an Embedding fed computed values (tensorflow#45219); a TFP
+    distribution's variables when it was given tensors only (probability#1431); a model reading the input instead of
+    the value another model's output made from it (spatial-transformer-network#3). Left: sciann11."""
+    assert _caught(UNSEEN_37M) == list(UNSEEN_37M_CAUGHT)
+    assert set(UNSEEN_37M_PREFIT) < set(UNSEEN_37M_CAUGHT)
 
 
 def test_the_fourteenth_unseen_set_is_kept_apart_with_a_correct_twin_for_each():

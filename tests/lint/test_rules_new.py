@@ -833,12 +833,13 @@ def test_a_model_the_target_is_not_computed_from_is_gt017_and_a_functional_model
     output of the encoder reaches the loss, so each of its variables' gradients is None; GT017 on the call. Fed to the
     head, it stays silent; and when the loss comes from a functional model (whose layers the linter does not hold as
     a Sequential's), nothing is said. Since lint48 the line that computes the loss without the encoder's output
-    (``features``, recorded and then left out) is named too, GT017 where the loss is made."""
+    (``features``, recorded and then left out) is named too, GT017 where the loss is made; since lint49 on the head's
+    call there, which reads ``batch`` instead of ``features``."""
     source = (CORPUS / "broken" / "model_off_the_loss_path.py").read_text()
     (dropped, finding) = lint(source)
     assert (finding.rule, finding.line) == ("GT017", 10) and "is None" in finding.message
     assert "not computed from encoder at all" in finding.message
-    assert (dropped.rule, dropped.line) == ("GT017", 9) and "not computed from features (line 8)" in dropped.message
+    assert (dropped.rule, dropped.line) == ("GT017", 9) and "reads batch, not features (line 8)" in dropped.message
     assert lint((CORPUS / "correct" / "model_on_the_loss_path.py").read_text()) == []
     functional = source.replace(
         'head = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(1)])',

@@ -1,0 +1,18 @@
+import tensorflow as tf
+
+inputs = tf.keras.Input((4,))
+model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+batch = tf.random.normal((3, 4))
+
+
+def smoothness(net):
+    points = tf.convert_to_tensor(net.input)  # <- GT019
+    with tf.GradientTape() as inner:
+        inner.watch(points)
+        out = net(points)
+    return tf.reduce_mean(inner.gradient(out, points) ** 2)
+
+
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(model(batch) ** 2) + smoothness(model)
+result = tape.gradient(loss, model.trainable_variables)
