@@ -73,7 +73,26 @@ def _read_in_a_loop(x):   # the seed passed through a while_loop's body into the
     return tf.while_loop(lambda i, a: i < 1, lambda i, a: (i + 1, _seeded_draw(a, value)), (0, x))[1]
 
 
-@pytest.mark.parametrize("fn", [_read_outside, _read_inside, _read_in_a_loop], ids=lambda f: f.__name__)
+def _read_in_a_cond(x):   # the seed passed into a tf.cond's branch: the If op's first input is its predicate
+    value = SEED.read_value()
+    SEED.assign_add([1, 0])
+    return tf.cond(tf.reduce_sum(x) > -1e9, lambda: _seeded_draw(x, value), lambda: x)
+
+
+@tf.function(autograph=False)
+def _advance(seed):   # the variable passed in and written in a nested graph
+    seed.assign_add([1, 0])
+    return tf.constant(0.0)
+
+
+def _written_inside(x):   # the draw's seed read outside, the variable advanced only inside a nested function
+    return _seeded_draw(x, SEED.read_value()) + _advance(SEED)
+
+
+# plant 48: _read_in_a_cond fails a Flow that passes a branch op's predicate as the branch's first argument,
+# _written_inside one whose written variables are not followed to the graph's own (the argument counted as written)
+@pytest.mark.parametrize("fn", [_read_outside, _read_inside, _read_in_a_loop, _read_in_a_cond, _written_inside],
+                         ids=lambda f: f.__name__)
 def test_a_seed_the_function_advances_is_followed_into_a_nested_function(fn):
     """Found by hunt 48: each body of the trace was read alone, so a stateless draw in a nested tf.function whose
     seed came in as an argument (read from a variable the outer graph writes) was not random to random_op; with the

@@ -86,6 +86,9 @@ FUNCTIONS = {
     "global": lambda m: (GLOBAL_MODEL.update(m=m), calls_the_global_model)[1],
     "bound method": lambda m: Holder(m).forward,
     "partial": lambda m: functools.partial(m, training=False),
+    # a method of the model itself: a library's code, not read into, so only the object it is bound to names the
+    # model (plant 48: objects_read without the bound method's __self__ let it through, opaque, the state moved)
+    "model_call_method": lambda m: m.call,
 }
 SUM = lambda f: (lambda x: tf.reduce_sum(f(x), axis=-1, keepdims=True))  # noqa: E731 - a scalar per sample
 FN_CALLS = {

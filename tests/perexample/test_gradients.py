@@ -222,6 +222,28 @@ def test_clipping_scales_each_example_not_the_mean_nor_each_variable():
         close(mine, theirs)
 
 
+class TripledInTraining(keras.layers.Layer):   # deterministic, and another function when training
+    def call(self, x, training=None):
+        return x * 3.0 if training else x
+
+
+def test_the_reweighted_pass_is_compiled_apart_for_training_and_inference():
+    """clipped_mean of a norms_only result runs one re-weighted backward pass, compiled once per model, loss,
+    signature and training flag: plant 48 dropped training from that key, and the pass traced for training=False
+    answered for training=True (an answer 1.1 off; the eager check of it runs with the right flag and agreed)."""
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2), TripledInTraining()])
+    x = np.random.default_rng(0).normal(size=(5, 3)).astype("float32")
+    y = np.array([0, 1, 1, 0, 1])
+    for training in (False, True):
+        r = per_example_gradients(model, x, y, loss=CCE, norms_only=True, training=training)
+        assert r.gradients is None   # the re-weighted pass answers the mean
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(CCE.call(tf.constant(y), model(x, training=training)))
+        for mine, theirs in zip(r.mean(), tape.gradient(loss, model.trainable_variables)):
+            np.testing.assert_allclose(mine, theirs.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_the_gradients_follow_trainable_variables_and_skip_frozen_layers():
     model = built("dense")
     model.layers[0].trainable = False
