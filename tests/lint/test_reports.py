@@ -35,7 +35,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37G, UNSEEN_37G_PREFIT, UNSEEN_37H, UNSEEN_37H_PREFIT, UNSEEN_37I,
                           UNSEEN_37I_PREFIT, UNSEEN_37J, UNSEEN_37J_PREFIT, UNSEEN_37K, UNSEEN_37K_PREFIT, UNSEEN_37L,
                           UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_CAUGHT, UNSEEN_37M_PREFIT,
-                          UNSEEN_37N, UNSEEN_37N_PREFIT, Report, report_corrections, wrong_gradients)
+                          UNSEEN_37N, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_PREFIT, WRONG_REPORT_FIXES, Report,
+                          report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -271,11 +272,13 @@ def test_the_recall_on_the_eleventh_unseen_set_after_fitting():
 
 
 @pytest.mark.parametrize("names, prefix, size", [(UNSEEN_37L, "r37l", 12), (UNSEEN_37M, "r37m", 12),
-                                                   (UNSEEN_37N, "r37n", 8)], ids=["37L", "37M", "37N"])
+                                                   (UNSEEN_37N, "r37n", 8), (UNSEEN_37O, "r37o", 12)],
+                         ids=["37L", "37M", "37N", "37O"])
 def test_a_blind_unseen_set_is_kept_apart_with_a_correct_twin_for_each(names, prefix, size):
-    """UNSEEN_37L, 37M, 37N: reports collected blind by a helper who wrote and fitted no rule, the search's hits taken
-    in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd, 69b4c46); none was
-    used or skipped by an earlier set, and each has a correct twin (no finding, a real gradient: test_lint.py)."""
+    """UNSEEN_37L, 37M, 37N, 37O: reports collected blind by a helper who wrote and fitted no rule, the search's hits
+    taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd, 69b4c46,
+    decc706); none was used or skipped by an earlier set, and each has a correct twin (no finding, a real gradient:
+    test_lint.py)."""
     earlier = {r.name for r in REPORTS} - set(names)
     assert len(set(names)) == size and not set(names) & earlier
     urls = {r.url for r in REPORTS if r.name in names}
@@ -334,11 +337,32 @@ def test_the_fourteenth_unseen_set_pre_fit_record_is_honest():
     assert missed == set(UNSEEN_37N) - set(UNSEEN_37N_PREFIT)
 
 
+def test_the_fifteenth_unseen_set_pre_fit_record_is_honest():
+    """With the rules of main (7cb40ff) and the labels as written blind (decc706), the linter caught 6 of the 12 on
+    their line, with the labelled rule (UNSEEN_37O_PREFIT, 50%: the honest recall, docs/lint.md); the 6 others (a
+    comparison on the only path in a layer's call and in a Lambda, a loss run on the weights in NumPy, a NumPy array
+    and a model object as the source, minimize of a NumPy number a function returns) are xfail with the reason. Each
+    of the 6 must still be caught, and no report of the set may be marked caught without being caught."""
+    assert len(UNSEEN_37O_PREFIT) == 6 and set(UNSEEN_37O_PREFIT) <= set(_caught(UNSEEN_37O))
+    missed = {r.name for r in REPORTS if r.name in UNSEEN_37O and r.missed}
+    assert missed == set(UNSEEN_37O) - set(UNSEEN_37O_PREFIT)
+
+
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):
-    assert sorted(report_corrections()) == sorted(REPORT_FIXES)
+    assert sorted(report_corrections()) == sorted({**REPORT_FIXES, **WRONG_REPORT_FIXES})
     fixed = {name: outcome for name, outcome in program_outcomes.items() if name.startswith("reportfix/")}
     assert len(fixed) == len(REPORT_FIXES)
     assert wrong_gradients(fixed) == {}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
+                                  for name, reason in WRONG_REPORT_FIXES.items()])
+def test_a_correction_known_not_to_fix_its_report_gives_a_real_gradient(program_outcomes, name):
+    """The corrections in WRONG_REPORT_FIXES are offered but leave the report failing (tensorflow/probability#51 of the
+    fifteenth set: one of two constants watched, the sample still before the block). Strict xfail: it must give a
+    real gradient everywhere to pass, so a linter that learns the right correction flips it."""
+    outcome = program_outcomes[f"wrongfix/{name}"]
+    assert "error" not in outcome and all(g is not None and np.any(g) for g in outcome["got"]), outcome
 
 
 def test_an_int_variable_times_int_data_gets_no_float_correction_but_is_still_flagged():
