@@ -17,7 +17,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from . import _built, _keras_call, _tfp
+from . import _built, _derivative, _keras_call, _tfp
 from ._calls import EMBEDDING_IDS, flat
 from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
@@ -122,11 +122,64 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                     _int_weights(it, tape, s, node, out)
                 if s.kind == "model" and not out.raises:
                     _unread_weights(it, tape, t, s, text, node, out)
+                if s.kind in ("model", "var") and not out.raises:
+                    _dropped_in_derivative(it, tape, t, s, text, node, out)
                 continue
             undecided = _decide(it, tape, t, s, text, node, replace(out, mixed=_another_reaches(tape, t, s, wrt)))
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
     _partial_moves(it, node)
+
+
+def _dropped_in_derivative(it, tape: Tape, target: Val, source: Val, text: str, node: ast.Call,
+                           out: _Outcome) -> None:
+    """GT017 for a source that reaches the target only through inner gradients whose derivative does not read it
+    (ehsanhaghighat/sciann#11): a term added last, independent of the inner source, drops out of the derivative."""
+    found = _derivative.dropped(tape, target, source)
+    if found is None:
+        return
+    kind, where = found
+    inner = next((v for v in _inner_gradients(target)), None)
+    call = inner.text if inner is not None and inner.text else "the inner gradient"
+    if kind == "bias":
+        name, layer = describe(source), describe(where)
+        owner = f"the bias of {name}" if where is source else f"the bias of {name}'s last layer"
+        what = out.of(f"the gradient with respect to {owner} (in `{text}`)")
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"{what}: {'it' if where is source else f'that layer, `{layer}`,'} has no activation, so its bias is added after everything that "
+                  f"depends on the input; `{call}` does not depend on it, and the target reads {name} only through "
+                  f"that derivative (the other variables of {name} get real gradients). Leave the bias out "
+                  f"(`use_bias=False` on that layer, or ask for `{text}[:-1]`), or keep a term of {name}'s output "
+                  f"itself in the loss (a boundary or data term).")
+        return
+    name = describe(source)
+    what = out.of(f"the gradient with respect to {name}")
+    if kind == "linear":
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"{what}: `{describe(where)}` is linear in {name} (a term in it is {name} times a factor that does not "
+                  f"depend on {name}, or {name} added), so its derivative `{call}` by {name} does not read {name}, and "
+                  f"the target reads {name} only through that derivative: a second derivative that is zero is None "
+                  f"here. Pass `unconnected_gradients=tf.UnconnectedGradients.ZERO` to get 0, or leave {name} out "
+                  f"of the sources.")
+        return
+    it.report("GT017", node.lineno, node.col_offset,
+              f"{what}: {name} is in `{describe(where)}` only in a term that does not depend on the inner gradient's "
+              f"source (added, not multiplied), so `{call}` does not depend on it, and the target reads {name} only "
+              f"through that derivative. Leave {name} out of the sources, or keep a term of `{describe(where)}` "
+              f"itself in the loss.")
+
+
+def _inner_gradients(target: Val):
+    todo, seen = [target], set()
+    while todo and len(seen) < _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if "__inner__" in val.attrs:
+            yield val
+            continue
+        todo.extend(val.parents)
 
 
 def _deferred_source(it, tape: Tape, method: str, node: ast.Call, wrt: list[Val], out: _Outcome) -> bool:

@@ -887,7 +887,10 @@ class Interpreter:
                              for leaf in (_calls.flat(v) if v.kind == "seq" else (v,)))
             if isinstance(op, ast.FloorDiv):
                 return self.op("tensor", operands, node, "nondiff", dtype, opname="floor division (//)")
-            return self.op("tensor", operands, node, "op", dtype, length=length)
+            made = self.op("tensor", operands, node, "op", dtype, length=length)
+            if len(operands) == 2:
+                made.attrs["binop"] = type(op).__name__         # which operator: _derivative reads sums apart
+            return made
         if kinds <= {"py"}:
             if left.parents or right.parents:     # a number that left TensorFlow keeps where it came from
                 return self.op("py", (left, right), node, "op", _dtype(left, right))
