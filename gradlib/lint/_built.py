@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from ._tfp import UNTRACKED
 from ._values import Val, describe
 
-__all__ = ["checked", "fresh", "held_models", "layer_list", "made_functional", "made_layer", "made_subclass", "read", "untracked_variables",
+__all__ = ["checked", "fresh", "held_models", "layer_list", "made_functional", "made_layer", "made_subclass", "read",
+           "untracked_variables",
            "no_losses", "sealed", "touched", "unbuilt", "walk_back"]
 
 _SHAPED = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights", "input_tensor"}

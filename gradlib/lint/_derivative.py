@@ -161,8 +161,8 @@ def last_biased(model: Val, depth: int = 0) -> Val | None:
 def dropped(tape, target: Val, source: Val) -> tuple[str, Val] | None:
     """``("var", inner_target)`` when ``source`` (a variable) reaches ``target`` only through inner gradients whose
     derivative does not read it (``"linear"`` when it is the inner gradient's source itself: the inner target is
-    linear in it, ``d(2 * w1 * w2) / d w2``); ``("bias", layer)`` when ``source`` is a model whose last bias is left out so; None
-    otherwise, or when it cannot tell."""
+    linear in it, ``d(2 * w1 * w2) / d w2``); ``("bias", layer)`` when ``source`` is a model whose last bias is left
+    out so; None otherwise, or when it cannot tell."""
     walk = _Walk(())
     try:
         found = walk.outer(target, tape)

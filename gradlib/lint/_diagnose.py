@@ -143,11 +143,12 @@ def _dropped_in_derivative(it, tape: Tape, target: Val, source: Val, text: str, 
     call = inner.text if inner is not None and inner.text else "the inner gradient"
     if kind == "bias":
         name, layer = describe(source), describe(where)
+        subject = "it" if where is source else f"that layer, `{layer}`,"
         owner = f"the bias of {name}" if where is source else f"the bias of {name}'s last layer"
         what = out.of(f"the gradient with respect to {owner} (in `{text}`)")
         it.report("GT017", node.lineno, node.col_offset,
-                  f"{what}: {'it' if where is source else f'that layer, `{layer}`,'} has no activation, so its bias is added after everything that "
-                  f"depends on the input; `{call}` does not depend on it, and the target reads {name} only through "
+                  f"{what}: {subject} has no activation, so its bias is added after everything that depends "
+                  f" on the input; `{call}` does not depend on it, and the target reads {name} only through "
                   f"that derivative (the other variables of {name} get real gradients). Leave the bias out "
                   f"(`use_bias=False` on that layer, or ask for `{text}[:-1]`), or keep a term of {name}'s output "
                   f"itself in the loss (a boundary or data term).")
@@ -156,11 +157,11 @@ def _dropped_in_derivative(it, tape: Tape, target: Val, source: Val, text: str, 
     what = out.of(f"the gradient with respect to {name}")
     if kind == "linear":
         it.report("GT017", node.lineno, node.col_offset,
-                  f"{what}: `{describe(where)}` is linear in {name} (a term in it is {name} times a factor that does not "
-                  f"depend on {name}, or {name} added), so its derivative `{call}` by {name} does not read {name}, and "
-                  f"the target reads {name} only through that derivative: a second derivative that is zero is None "
-                  f"here. Pass `unconnected_gradients=tf.UnconnectedGradients.ZERO` to get 0, or leave {name} out "
-                  f"of the sources.")
+                  f"{what}: `{describe(where)}` is linear in {name} (a term in it is {name} times a factor that does "
+                  f"not depend on {name}, or {name} added), so its derivative `{call}` by {name} does not read "
+                  f"{name}, and the target reads {name} only through that derivative: a second derivative that is zero "
+                  f"is None here. Pass `unconnected_gradients=tf.UnconnectedGradients.ZERO` to get 0, or leave "
+                  f"{name} out of the sources.")
         return
     it.report("GT017", node.lineno, node.col_offset,
               f"{what}: {name} is in `{describe(where)}` only in a term that does not depend on the inner gradient's "

@@ -47,7 +47,8 @@ _PREFIXES = ("tfp.", "tensorflow_probability.")
 #: the attribute of a TFP object known to hold no tracked variable: why, one sentence per part
 UNTRACKED = "__untracked__"
 #: TF1 templates: functions whose variables no tf.Module tracks
-TEMPLATES = frozenset({"tfp.bijectors.masked_autoregressive_default_template", "tfp.bijectors.real_nvp_default_template",
+TEMPLATES = frozenset({"tfp.bijectors.masked_autoregressive_default_template",
+                       "tfp.bijectors.real_nvp_default_template",
                        "tensorflow_probability.bijectors.masked_autoregressive_default_template",
                        "tensorflow_probability.bijectors.real_nvp_default_template", "tf.make_template"})
 #: bijectors that make their own (tracked) variables
@@ -118,8 +119,8 @@ def untracked(qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> tuple
     """Why the object ``qual(*args, **kwargs)`` holds no variable a tf.Module tracks (a tuple of sentences), or None
     when it may hold one or the linter cannot tell. A TF1 template's reason is its own text."""
     if qual in TEMPLATES:
-        return (f"`{ast.unparse(node.func)}(...)` is a TF1 template, whose variables (made by tf.compat.v1.get_variable "
-                f"when it is first called) no tf.Module tracks",)
+        return (f"`{ast.unparse(node.func)}(...)` is a TF1 template, whose variables (made by "
+                f"tf.compat.v1.get_variable when it is first called) no tf.Module tracks",)
     name = _short(qual)
     last = name.rsplit(".", 1)[-1]
     if not name.startswith(("distributions.", "bijectors.")) or not last[:1].isupper() or last in _MAKES_VARIABLES \
