@@ -8,7 +8,8 @@ from . import _built, _derivative, _keras_call, _tfp, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
+__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript",
+           "symbolic_item"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -216,6 +217,8 @@ def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
         return item
     if base.kind == "seq":
         return _seq_item(base, index, node)
+    if _symbolic(base) and base.qual in ("inputs", "outputs"):    # model.inputs[0]: one KerasTensor of the list
+        return symbolic_item(base, node)
     if base.attrs.get("promoted"):
         return it.made((base,))
     if base.kind in TENSORISH and base.known:
@@ -377,8 +380,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
-    if _eager(it) and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
-        _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there, the program ends
+    if not it.alone and not it.graph_mode and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
+        _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there (traced too), it ends
     if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
         return _sparse(it, qual, args, kwargs, node)
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
@@ -1107,7 +1110,8 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
-    inputs = _tensor_parents(args)
+    # a layer called on a model's graph tensors (`Lambda(f)(body.output)`, `body.outputs[0]`) reads them too
+    inputs = _tensor_parents(args) + tuple(leaf for v in args for leaf in flat(v) if _symbolic(leaf))
     _eager_lambda_gradients(it, model, args)
     _traced_layers(it, model, node)
     cut = _memo(it, "assign_cut", model.node, lambda: _keras_call.assign_cut(model)) \
@@ -1356,6 +1360,19 @@ def _symbolic_read(read: Val, node: ast.AST) -> Val:
     return read
 
 
+def symbolic_item(tensors: Val, node: ast.AST, index: int | None = None) -> Val | None:
+    """One KerasTensor of a model's ``inputs`` or ``outputs`` list (``model.inputs[0]``; ``first, = model.inputs``,
+    the ``index``-th unpacked); None when ``tensors`` is not such a list."""
+    if not (_symbolic(tensors) and tensors.qual in ("inputs", "outputs")):
+        return None
+    item = Val("mmethod", qual=tensors.qual[:-1], parents=tensors.parents)
+    read = tensors.attrs.get("read")
+    if index is None or read is None:
+        return _symbolic_read(item, node)
+    item.attrs["read"] = (read[0], read[1], f"{read[2]}[{index}]")
+    return item
+
+
 def _symbolic(leaf: Val) -> bool:
     """Whether ``leaf`` is a Keras model's symbolic tensors (``model.inputs``, ``model.output``) of a model the linter
     sees (a Keras model object; not an unseen object's attribute, which may be anything)."""
@@ -1383,9 +1400,10 @@ def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
               "is a placeholder for a shape and dtype, with no value)")
     fix = (f"Pass the data itself (the array or tensor you call {model} on), and call {model} on it where you need "
            "its output.")
+    traced = " (when the tf.function is traced, so its call raises)" if _in_tf_function(it) else ""
     it.report("GT019", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor of the model's graph, not a tensor "
-              f"with a value: {qual} {raised}, and the program stops here. {fix}", None)
+              f"with a value: {qual} {raised}{traced}, and the program stops here. {fix}", None)
     if read is not None and read[0] != node.lineno:
         it.report("GT019", read[0], read[1],
                   f"`{read[2]}` is {model}'s symbolic Keras tensor (a KerasTensor), not data: passed on from here, "

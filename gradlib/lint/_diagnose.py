@@ -444,10 +444,18 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, out: _Out
             it.memo.setdefault(("before", id(node)), set()).add((line, col))
         if line != node.lineno:
             traced = re.search(_TRACED.format(r"(\w+)"), message)
+            first = it.memo.setdefault(("symptom", code, node.lineno, node.col_offset), (line, []))
+            others = tuple(o for o in first[1] if o is not s) if first[0] == line else ()
             note = (f"{out.call}(...) here is never reached: line {line} raises {traced[1]} first, when the function "
                     f"is traced (see the {code} finding there).") if traced else \
-                _symptom(out, s, code, line, _ZERO in message and (_ONE_UNIT_ZERO if _ONE_UNIT in message else True))
-            it.report(code, node.lineno, node.col_offset, note, None)
+                _symptom(out, s, code, line, _ZERO in message and (_ONE_UNIT_ZERO if _ONE_UNIT in message else True),
+                         others)
+            if first[0] == line and s not in first[1]:
+                first[1].append(s)
+            if others and not traced:           # the same cause for another source: named together (sr97)
+                it.findings[(code, node.lineno, node.col_offset)] = (note, None)
+            else:
+                it.report(code, node.lineno, node.col_offset, note, None)
     return None
 
 
@@ -815,13 +823,36 @@ def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
     return it.memo[key]
 
 
-def _symptom(out: _Outcome, source: Val, code: str, line: int, zero_gradient: bool | str = False) -> str:
+def _symptom(out: _Outcome, source: Val, code: str, line: int, zero_gradient: bool | str = False,
+             others: tuple = ()) -> str:
+    """The note on the gradient call; ``others``: the sources before ``source`` whose gradient the same cause makes
+    None (sr97: a kernel and a gain read once in ``build``), named together."""
     raised = source.attrs.get("raises")
     if raised is not None:
         return (f"{out.call}(...) here is never reached: line {line} raises {raised} first (see the {code} finding "
                 "there).")
-    said = out.of(f"the gradient for {describe(source)}", zero_gradient)
+    names = [describe(o) for o in others] + [describe(source)]
+    said = out.of(f"the gradient for {_and(names)}" if len(names) == 1 else
+                  f"the gradient for each of {_and(names)}", zero_gradient)
     return f"here {said}; the cause is on line {line} (see the {code} finding there)."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _weights_of(op: Val) -> list[str]:
+    """The names of the trainable variables ``op`` was computed from (a value ``build`` stored), in order."""
+    found, seen, todo = [], set(), [op]
+    while todo and len(seen) < _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val.kind == "var" and val.trainable and val.name and val.name not in found:
+            found.append(val.name)
+        todo.extend(reversed(val.parents))
+    return found
 
 
 def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
@@ -1133,12 +1164,16 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
     if op.op in ("stop", "merge"):
         return None
     if op.attrs.get("__built_by__") and tape.when(op.seq) == "before":
+        weights = _weights_of(op) if source.kind != "model" else []
+        each = _and(weights) if len(weights) > 1 else s
         return ("GT007", op.line, op.col,
                 f"`{op.text}` is computed from the layer's weights when `{op.attrs['__built_by__']}` is built (in "
                 f"`build` or `__init__`), once, before the `with` block of {name} (line {_tape_line(tape)[0]}): "
                 f"`call` reads the stored result, so the tape never records an operation on "
-                f"{f'the weights of {s}' if source.kind == 'model' else s} and "
-                f"{out.of(f'the gradient with respect to {s}')}. Compute it in `call` from the weight itself.", None)
+                f"{f'the weights of {s}' if source.kind == 'model' else each} and "
+                f"{out.of('the gradient with respect to ' + (each if len(weights) < 2 else 'each'))}. "
+                f"Compute it in `call` from the {'weights themselves' if len(weights) > 1 else 'weight itself'}.",
+                None)
     op = _at_tape_level(op, tape)
     when = tape.when(op.seq)
     if when == "before":

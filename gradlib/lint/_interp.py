@@ -638,6 +638,8 @@ class Interpreter:
             return [value.attrs["elem"]] * n
         if value.kind == "numpy":
             return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
+        if _calls.symbolic_item(value, node) is not None:      # `first, = model.inputs`: KerasTensors each
+            return [_calls.symbolic_item(value, node, i) for i in range(n)]
         if value.kind == "unknown" and value.rec:    # `pred, w = net(x)` while a tape recorded: each part was too
             return [Val("unknown", op="unknown", parents=(value,), seq=value.seq, rec=dict(value.rec), opaque=True)
                     for _ in range(n)]

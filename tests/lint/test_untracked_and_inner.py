@@ -292,3 +292,101 @@ def test_the_variants_fail_under_tensorflow_as_their_messages_say(tf_snippets):
     verdicts = {name: run["verdict"] for name, run in tf_snippets.run(sources).items()}
     empty = ("chain", "closure", "template", "affine")
     assert verdicts == {name: "empty" if name in empty else "none" for name in VARIANTS}, verdicts
+
+
+# ---------------------------------------------------------------------------- lint49's notes: a KerasTensor reached
+# another way (an item of model.inputs, unpacked, in a list, inside a tf.function), and every weight build read named
+
+FIRST_INPUT = """
+import tensorflow as tf
+
+inp = tf.keras.Input((4,))
+scorer = tf.keras.Model(inp, tf.keras.layers.Dense(1)(inp))
+batch = tf.random.normal((3, 4))
+with tf.GradientTape() as tape:
+    anchor = tf.convert_to_tensor(scorer.inputs[0])
+    cost = tf.reduce_mean(scorer(batch) ** 2) + tf.reduce_sum(anchor)
+grads = tape.gradient(cost, scorer.trainable_variables)
+"""
+UNPACKED = FIRST_INPUT.replace("anchor = tf.convert_to_tensor(scorer.inputs[0])", "anchor, = scorer.inputs").replace(
+    "tf.reduce_sum(anchor)", "tf.reduce_sum(tf.square(anchor))")
+LISTED = FIRST_INPUT.replace("anchor = tf.convert_to_tensor(scorer.inputs[0])",
+                             "anchor = tf.concat([batch, scorer.input], axis=0)")
+TRACED = """
+import tensorflow as tf
+
+inp = tf.keras.Input((4,))
+scorer = tf.keras.Model(inp, tf.keras.layers.Dense(1)(inp))
+
+
+@tf.function
+def train_step(x):
+    with tf.GradientTape() as tape:
+        anchor = tf.stop_gradient(scorer.output)
+        cost = tf.reduce_mean((scorer(x) - anchor) ** 2)
+    return tape.gradient(cost, scorer.trainable_variables)
+
+
+grads = train_step(tf.random.normal((3, 4)))
+"""
+
+
+def test_a_keras_tensor_reached_through_the_list_or_in_a_tf_function_raises_gt019_there():
+    for source, line in ((FIRST_INPUT, 7), (UNPACKED, 8), (LISTED, 7), (TRACED, 10)):
+        found = lint(_src(source))
+        assert (line, "GT019") in [(f.line, f.rule) for f in found], found
+        said = next(f.message for f in found if f.line == line)
+        assert "raises ValueError" in said and "the program stops here" in said
+    assert "scorer.inputs[0]" in lint(_src(UNPACKED))[0].message
+    assert "when the tf.function is traced" in lint(_src(TRACED))[0].message
+
+
+def test_the_data_a_keras_op_or_a_new_model_from_the_keras_tensors_is_silent():
+    assert _found(FIRST_INPUT.replace("tf.convert_to_tensor(scorer.inputs[0])", "tf.convert_to_tensor(batch)")) == []
+    assert _found(FIRST_INPUT.replace("tf.convert_to_tensor(scorer.inputs[0])",
+                                      "tf.keras.ops.sum(scorer.inputs[0]) * 0.0")) == []
+    assert _found(TRACED.replace("tf.stop_gradient(scorer.output)", "tf.stop_gradient(scorer(x))")) == []
+
+
+BUILT_TWICE = """
+import tensorflow as tf
+
+
+class ScaledDense(tf.keras.layers.Dense):
+    def build(self, input_shape):
+        super().build(input_shape)
+        self.gain = self.add_weight(name="gain", shape=(self.units,), initializer="ones")
+        self.scaled = self.kernel * self.gain
+
+    def call(self, inputs):
+        return tf.matmul(inputs, self.scaled) + self.bias
+
+
+layer = ScaledDense(2)
+x = tf.random.normal((4, 3))
+layer(x)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(layer(x) ** 2)
+grads = tape.gradient(loss, layer.trainable_variables)
+"""
+
+
+def test_a_value_build_computes_from_two_weights_names_both_where_and_on_the_request():
+    found = lint(_src(BUILT_TWICE))
+    assert [(f.line, f.rule) for f in found] == [(8, "GT007"), (19, "GT007")]
+    for finding in found:
+        assert "self.gain" in finding.message and "kernel" in finding.message
+        assert "with respect to each" in finding.message or "for each of" in finding.message
+
+
+RAISING = {"first_input": FIRST_INPUT, "unpacked": UNPACKED, "listed": LISTED, "traced": TRACED}
+
+
+def test_the_keras_tensor_variants_raise_value_error_where_the_messages_say(tf_snippets):
+    sources = {name: _src(src).replace("grads = ", "result = ") for name, src in {**RAISING,
+                                                                                "built_twice": BUILT_TWICE}.items()}
+    runs = tf_snippets.run(sources)
+    crashes = {n: tuple(runs[n]["crash"] or ()) for n in RAISING}
+    assert crashes == {"first_input": (7, "ValueError"), "unpacked": (8, "ValueError"), "listed": (7, "ValueError"),
+                       "traced": (15, "ValueError")}, runs            # traced: raised out of train_step's call
+    assert runs["built_twice"]["verdict"] == "none"
