@@ -472,6 +472,12 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
             it.report("GT017", node.lineno, node.col_offset, _off_path_message(tape, method, target, source, node))
             _dropped_term(it, tape, method, target, source, node)
         return None
+    unread = _layers_off_path(it, target, source) if separate is None else None
+    if unread:
+        if _asks_for_zeros(node, method) is False:
+            it.report("GT017", node.lineno, node.col_offset,
+                      _layers_off_path_message(tape, method, target, source, unread, node), None)
+        return None
     if separate is None and (it.escaped or it.free_names or target.kind not in ("tensor", "var")
                              or not _new_object(source) or _unsure(source) or _unsure(target)
                              or not (_closed(it, target) or _copy_beside_models(it, target, source))):
@@ -545,6 +551,48 @@ def _model_off_path(it, target: Val, source: Val) -> bool:
         todo.extend(_inputs(val))
     it.charge(len(seen), "the values a gradient depends on")
     return len(seen) <= _MAX_NODES
+
+
+def _layers_off_path(it, target: Val, source: Val) -> tuple[list[Val], list[Val]] | None:
+    """The layers of ``source``, a functional Keras model whose layers are all known (built-in, ``_built.sealed``),
+    that ``target`` does not read, and those it reads, when it reads some of them by calls of their own and never
+    calls ``source`` itself (so51257037: ``hidden_layer(x)`` beside ``Model(inp, out_layer(hidden_layer(inp)))``);
+    None when that is not sure, or when every layer or none is read."""
+    held = source.attrs.get("__held__") or []
+    if source.kind != "model" or not source.attrs.get("__held_whole__") or not held or it.escaped or it.free_names \
+            or target.kind != "tensor" or _unsure(target) or not all(_built.sealed(layer) for layer in held) \
+            or not _closed(it, target, sealed=True):
+        return None
+    mine = {layer.id for layer in held}
+    read, seen, todo = set(), set(), [target]
+    while todo and len(seen) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val is source or val.kind == "model" and source.id in _layer_ids(val):
+            return None
+        if val.kind == "model":
+            read |= _layer_ids(val) & mine
+        todo.extend(_inputs(val))
+    it.charge(len(seen), "the values a gradient depends on")
+    unread = [layer for layer in held if layer.id not in read and _built.fresh(layer)]
+    if todo or not read or not unread:
+        return None
+    return unread, [layer for layer in held if layer.id in read]
+
+
+def _layers_off_path_message(tape: Tape, method: str, target: Val, source: Val, layers: tuple,
+                             node: ast.Call) -> str:
+    unread, read = layers
+    t, s = describe(target), describe(source)
+    off = ", ".join(describe(layer) for layer in unread[:4]) + (", ..." if len(unread) > 4 else "")
+    on = ", ".join(describe(layer) for layer in read[:4])
+    return (f"`{ast.unparse(node)[:60]}`: {t} is computed by calls of {on} of their own, not by {s}, so no operation "
+            f"leads to it from the other layers of {s} ({off}): the gradient {tape.name}.{method} gives for each "
+            f"of their variables is None (zeros with unconnected_gradients=ZERO), while those of {on} are real. "
+            f"Compute {t} from {s}'s output (call `{s}(x)`), or ask for the variables of the layers {t} reads "
+            f"(`{describe(read[0])}.trainable_variables`).")
 
 
 def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: ast.Call) -> None:

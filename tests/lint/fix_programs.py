@@ -1456,8 +1456,7 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_sum(layer(x))
 result = tape.gradient(loss, layer.controller.trainable_variables)
 '''),
-    Report('so51257037', 'https://thinbug.com/q/51257037', 11, 'GT017',
-           "a loss computed from one layer of a functional model while the sources are all the model's variables: the layer called apart is not matched with the model's layer", '''\
+    Report('so51257037', 'https://thinbug.com/q/51257037', 11, 'GT017', None, '''\
 import tensorflow as tf
 
 inp = tf.keras.Input((5,))

@@ -390,3 +390,45 @@ def test_the_keras_tensor_variants_raise_value_error_where_the_messages_say(tf_s
     assert crashes == {"first_input": (7, "ValueError"), "unpacked": (8, "ValueError"), "listed": (7, "ValueError"),
                        "traced": (15, "ValueError")}, runs            # traced: raised out of train_step's call
     assert runs["built_twice"]["verdict"] == "none"
+
+
+# ---------------------------------------------------------------------------- the next class of the misses: a layer of
+# a functional model called on its own while all the model's variables are asked for (so51257037)
+
+ENCODER_ONLY = """
+import tensorflow as tf
+
+
+def build(width):
+    encode = tf.keras.layers.Dense(width, activation="tanh", name="encode")
+    decode = tf.keras.layers.Dense(3, name="decode")
+    source = tf.keras.Input((3,))
+    return encode, tf.keras.Model(source, decode(encode(source)))
+
+
+encode, autoencoder = build(2)
+batch = tf.random.normal((6, 3))
+with tf.GradientTape() as tape:
+    codes = encode(batch)
+    sparsity = tf.reduce_sum(tf.abs(codes))
+grads = tape.gradient(sparsity, autoencoder.trainable_variables)
+"""
+
+
+def test_a_layer_of_a_functional_model_called_on_its_own_leaves_the_others_none_gt017():
+    found = lint(_src(ENCODER_ONLY))
+    assert [(f.line, f.rule) for f in found] == [(16, "GT017")], found
+    assert "other layers of autoencoder (decode" in found[0].message and " is None " in found[0].message
+
+
+def test_the_model_called_too_its_own_layer_asked_for_or_an_unseen_layer_is_silent():
+    assert _found(ENCODER_ONLY.replace("tf.reduce_sum(tf.abs(codes))",
+                                       "tf.reduce_sum(tf.abs(codes)) + tf.reduce_sum(autoencoder(batch))")) == []
+    assert _found(ENCODER_ONLY.replace("autoencoder.trainable_variables", "encode.trainable_variables")) == []
+    unseen = ENCODER_ONLY.replace('decode = tf.keras.layers.Dense(3, name="decode")', "decode = make_decoder()")
+    assert _found(unseen) == []
+
+
+def test_the_layer_called_apart_gives_none_for_the_other_layers_under_tensorflow(tf_snippets):
+    runs = tf_snippets.run({"encoder_only": _src(ENCODER_ONLY).replace("grads = ", "result = ")})
+    assert runs["encoder_only"]["verdict"] == "none"
