@@ -2,13 +2,15 @@
 tensorflow#97599): a list of variables no tracker fills (a TFP distribution or bijector that holds a TF1 template, a
 Python function or tensors only, whose ``trainable_variables`` is an empty tuple; raw ``tf.Variable``\\ s in a Keras 3
 Layer or Model, which it does not list), and a variable an inner derivative does not read (a bias a network adds last,
-a term added apart from the inner source, a target linear in the source), whose outer gradient is None. Each variant
+a term added apart from the inner source, a target linear in the source), whose outer gradient is None; lint49's notes
+(a KerasTensor reached through ``model.inputs``, in a list or in a tf.function; every weight a cause leaves None named);
+and a layer of a functional model called on its own while all the model's variables are asked for. Each variant
 renames, moves the code into a function, a class or another module of the project; each near miss (what stays silent)
 is a real gradient or a case the linter cannot tell. The variants' claims are run under TensorFlow in
 ``test_the_variants_fail_under_tensorflow_as_their_messages_say``; each class also has a broken and a correct snippet
-in the corpus (broken: tfp_flow_on_a_template, raw_variables_in_a_keras_layer, bias_drops_out_of_the_derivative;
-correct: tfp_flow_on_a_network, add_weight_in_a_keras_layer, bias_kept_by_a_data_term), run under TensorFlow by
-test_lint.py and test_outcomes.py."""
+in the corpus (broken: tfp_flow_on_a_template, raw_variables_in_a_keras_layer, bias_drops_out_of_the_derivative,
+layer_called_apart_from_its_model; correct: tfp_flow_on_a_network, add_weight_in_a_keras_layer,
+bias_kept_by_a_data_term, model_called_beside_its_layer), run under TensorFlow by test_lint.py and test_outcomes.py."""
 
 from __future__ import annotations
 
