@@ -158,19 +158,24 @@ def last_biased(model: Val, depth: int = 0) -> Val | None:
     return last_biased(layers[-1], depth + 1) if layers and depth < 6 else None
 
 
-def dropped(tape, target: Val, source: Val) -> tuple[str, Val] | None:
+def dropped(tape, target: Val, source: Val, memo: dict | None = None) -> tuple[str, Val] | None:
     """``("var", inner_target)`` when ``source`` (a variable) reaches ``target`` only through inner gradients whose
     derivative does not read it (``"linear"`` when it is the inner gradient's source itself: the inner target is
     linear in it, ``d(2 * w1 * w2) / d w2``); ``("bias", layer)`` when ``source`` is a model whose last bias is left
-    out so; None otherwise, or when it cannot tell."""
-    walk = _Walk(())
-    try:
-        found = walk.outer(target, tape)
-    except (_Unknown, RecursionError):
+    out so; None otherwise, or when it cannot tell. ``memo``: kept between the sources of one call (the target is
+    walked once)."""
+    memo = {} if memo is None else memo
+    key = ("derivative", target.id, id(tape))
+    if key not in memo:
+        walk = _Walk(())
+        try:
+            found = walk.outer(target, tape)
+            memo[key] = (found, [v for k, v in walk.memo.items() if k[0] == "inner"])
+        except (_Unknown, RecursionError):
+            memo[key] = None
+    if memo[key] is None or not memo[key][1]:
         return None
-    inner = [v for k, v in walk.memo.items() if k[0] == "inner"]
-    if not inner:
-        return None
+    found, inner = memo[key]
     if source.kind == "model" and found.get(source.id) == "bias":
         layer = last_biased(source)
         return ("bias", layer) if layer is not None else None

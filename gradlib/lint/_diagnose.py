@@ -135,7 +135,7 @@ def _dropped_in_derivative(it, tape: Tape, target: Val, source: Val, text: str, 
                            out: _Outcome) -> None:
     """GT017 for a source that reaches the target only through inner gradients whose derivative does not read it
     (ehsanhaghighat/sciann#11): a term added last, independent of the inner source, drops out of the derivative."""
-    found = _derivative.dropped(tape, target, source)
+    found = _derivative.dropped(tape, target, source, it.memo)
     if found is None:
         return
     kind, where = found
