@@ -27,9 +27,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ._values import Val
+from ._tfp import UNTRACKED
+from ._values import Val, describe
 
 __all__ = ["checked", "fresh", "held_models", "layer_list", "made_functional", "made_layer", "made_subclass", "read",
+           "untracked_variables",
            "no_losses", "sealed", "touched", "unbuilt", "walk_back"]
 
 _SHAPED = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights", "input_tensor"}
@@ -64,6 +66,45 @@ def made_subclass(model: Val, classes: list[ast.ClassDef], plain: bool) -> None:
     layers = [v for k, v in model.attrs.items() if isinstance(v, Val) and not k.startswith("__")]
     if all(v.kind in ("py", "none") or unbuilt(v) for v in layers):
         model.attrs["__unbuilt__"], model.attrs["__layers__"] = True, [v for v in layers if v.kind == "model"]
+
+
+def untracked_variables(model: Val, classes: list[ast.ClassDef], plain: bool) -> None:
+    """Note the raw ``tf.Variable``\ s an instance of a Keras Layer/Model subclass of the source holds when they are
+    all it holds (tensorflow#97599): Keras 3 tracks only its own variables (``add_weight``, ``keras.Variable``) and
+    layers, so its ``trainable_variables`` is an empty list. Only when every class in sight has a plain ``__init__``
+    (attributes of ``self`` set, the base ``__init__`` called), no ``build``, no ``add_weight`` anywhere and no
+    attribute of ``self`` set in another method; ``plain``: every base class is one of the source or Keras'."""
+    if not plain or not classes or any(_method(c, "build") for c in classes) \
+            or not all(_plain_init(_method(c, "__init__")) for c in classes) or any(_adds_weights(c) for c in classes):
+        return
+    held: list[tuple[str, Val]] = []
+    for key, value in model.attrs.items():
+        if key.startswith("__") or not isinstance(value, Val):
+            continue
+        for i, item in enumerate(value.items or () if value.kind == "seq" else (value,)):
+            if item.kind == "var" and item.opname == "tf.Variable" and item.trainable and not item.opaque:
+                held.append((f"self.{key}" if item is value else f"self.{key}[{i}]", item))
+            elif item.kind not in ("py", "none", "tensor", "numpy") or item.attrs.get("maybe"):
+                return
+    if held:
+        model.attrs["__untracked_keras__"] = held
+
+
+def _adds_weights(cls: ast.ClassDef) -> bool:
+    """Whether a class makes Keras weights (``add_weight``, ``keras.Variable``) or sets attributes of ``self``
+    outside ``__init__`` (a layer made lazily)."""
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and node.attr in ("add_weight", "add_variable", "Variable") \
+                and "keras" in ast.unparse(node.value) or isinstance(node, ast.Attribute) and node.attr in (
+                "add_weight", "add_variable"):
+            return True
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name != "__init__" and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                for n in ast.walk(method) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target])):
+            return True
+    return False
 
 
 _MAX_WALK = 2_000      # values walked back from a functional model's outputs to find its layers
@@ -231,6 +272,10 @@ def checked(it, tape, sources: Val, node: ast.Call, method: str) -> None:
     GT022 when they are all of a model's variables, BatchNormalization's moving statistics among them."""
     if sources.kind == "seq" and sources.attrs.get("__tfp_empty__") is not None:
         _tfp_empty(it, sources.attrs["__tfp_empty__"], node, method)
+    if sources.kind == "seq" and sources.attrs.get("__keras_untracked__") is not None:
+        _keras_untracked(it, sources.attrs["__keras_untracked__"], node, method)
+    if sources.kind == "seq" and sources.attrs.get("__tfp_untracked__") is not None:
+        _tfp_untracked(it, sources.attrs["__tfp_untracked__"], node, method)
     if sources.kind != "seq" or sources.items is None or len(sources.items) != 1:
         return
     moving = sources.attrs.get("__moving__")
@@ -267,6 +312,44 @@ def _tfp_empty(it, empty: tuple, node: ast.Call, method: str) -> None:
               f"`{dist.text}` was given tensors, so `{method}(..., {text})` is an empty list (no gradient at all), "
               f"`optimizer.apply_gradients(zip(grads, {text}))` raises ValueError, and nothing trains. Ask for the "
               f"variables the parameters are computed from{fix}.")
+
+
+def _keras_untracked(it, empty: tuple, node: ast.Call, method: str) -> None:
+    """GT021 where a Keras subclass sets the raw tf.Variables it holds, and on the gradient asked for its empty list
+    of variables (tensorflow#97599)."""
+    model, text = empty
+    held = model.attrs["__untracked_keras__"]
+    name = model.name or "model"
+    names = ", ".join(f"`{attr}`" for attr, _ in held[:4]) + (", ..." if len(held) > 4 else "")
+    for attr, var in held:
+        it.report("GT021", var.line, var.col,
+                  f"`{attr}` is a tf.Variable, which Keras 3 does not track: a Layer or Model lists only the variables "
+                  f"it makes with `add_weight` (or `keras.Variable`) and those of its layers, so `{text}` is an empty "
+                  f"list, and `{method}(..., {text})` on line {node.lineno} is an empty list (no gradient at all), "
+                  f"`optimizer.apply_gradients(zip(grads, {text}))` raises ValueError, and nothing trains. Make it "
+                  f"with `{attr.split('[')[0]} = self.add_weight(shape=..., initializer=...)` (its initial value as "
+                  f"the initializer), or ask for the gradient with respect to the variables themselves.")
+    it.report("GT021", node.lineno, node.col_offset,
+              f"here the gradient is an empty list: `{text}` holds none of {name}'s variables ({names}: tf.Variables "
+              f"Keras 3 does not track; see the GT021 finding where each is made).")
+
+
+def _tfp_untracked(it, empty: tuple, node: ast.Call, method: str) -> None:
+    """GT021 on a gradient asked for the variables of a TFP distribution or bijector that holds none a tf.Module
+    tracks (tensorflow/probability#645: a MaskedAutoregressiveFlow on ``masked_autoregressive_default_template``)."""
+    obj, text = empty
+    why = obj.attrs[UNTRACKED]
+    reasons = " (" + "; ".join(why[:3]) + ("; ..." if len(why) > 3 else "") + ")" if why else ""
+    template = any("TF1 template" in w for w in why)
+    instead = (" Build the flow on `tfb.AutoregressiveNetwork(params=2, hidden_units=[...])` (a Keras layer it "
+               "tracks) instead of the template (for RealNVP, a Keras model of your own)" if template else
+               " Give the distribution or bijector the tf.Variables themselves (or `tfp.util.TransformedVariable`, "
+               "`tfp.util.DeferredTensor` of them), or ask for the variables its values are computed from")
+    it.report("GT021", node.lineno, node.col_offset,
+              f"`{text}` is an empty tuple: a TFP distribution or bijector (a tf.Module) tracks only the tf.Variables "
+              f"and modules it holds as attributes, and `{describe(obj)}` holds none{reasons}. So "
+              f"`{method}(..., {text})` is an empty list (no gradient at all), `optimizer.apply_gradients(zip(grads, "
+              f"{text}))` raises ValueError, and nothing trains.{instead}.")
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.AST | None:

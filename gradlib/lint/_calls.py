@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from . import _built, _keras_call, _tfp, _traced
+from . import _built, _derivative, _keras_call, _tfp, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript"]
+__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript",
+           "symbolic_item"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -116,6 +117,10 @@ def _wrapper_attribute(it, base: Val, attr: str) -> Val | None:
             and not any(p.kind == "var" for p in base.attrs["__tfp_params__"]):     # probability#1431: no variable
         text = f"{base.name or 'dist'}.{attr}"
         return it.seq([], attrs={"__tfp_empty__": (base, text)}, text=text)
+    if base.attrs.get(_tfp.UNTRACKED) is not None and not base.attrs.get("__template__") \
+            and attr in ("trainable_variables", "variables"):         # probability#645, #520: holds none
+        text = f"{base.name or 'dist'}.{attr}"
+        return it.seq([], attrs={"__tfp_untracked__": (base, text)}, text=text)
     if base.kind == "object" and "__tfp_params__" in base.attrs:     # a TFP distribution's method
         return Val("bound", qual=attr, parents=(base,))
     if base.attrs.get(_tfp.DEFERRED) and attr not in ("shape", "dtype"):
@@ -173,6 +178,9 @@ def _model_attribute(model: Val, attr: str) -> Val:
     method = _class_method(model, attr) if attr not in ("call", "__call__") else None
     if method is not None:
         return method
+    if attr in _MODEL_VARS and attr != "non_trainable_variables" and model.attrs.get("__untracked_keras__"):
+        text = f"{model.name or 'model'}.{attr}"          # tensorflow#97599: raw tf.Variables, not tracked
+        return Val("seq", items=[], attrs={"__keras_untracked__": (model, text)}, text=text)
     if attr in _MODEL_VARS:
         hidden = attr.startswith("trainable") and not model.trainable or attr == "non_trainable_variables"
         return Val("seq", items=[] if hidden else [model], text=f"{model.name or 'model'}.{attr}")
@@ -209,6 +217,8 @@ def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
         return item
     if base.kind == "seq":
         return _seq_item(base, index, node)
+    if _symbolic(base) and base.qual in ("inputs", "outputs"):    # model.inputs[0]: one KerasTensor of the list
+        return symbolic_item(base, node)
     if base.attrs.get("promoted"):
         return it.made((base,))
     if base.kind in TENSORISH and base.known:
@@ -370,8 +380,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
-    if _eager(it) and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
-        _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there, the program ends
+    if not it.alone and not it.graph_mode and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
+        _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there (traced too), it ends
     if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
         return _sparse(it, qual, args, kwargs, node)
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
@@ -379,6 +389,13 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         if made.kind == "unknown":
             _unknown_call(it, args, kwargs)
         return made
+    if _tfp.is_tfp(qual) or qual in _tfp.TEMPLATES:
+        why = _tfp.untracked(qual, args, kwargs, node)      # probability#645: a flow on a TF1 template
+        if why is not None:
+            made = _unknown_call(it, args, kwargs)
+            made.attrs[_tfp.UNTRACKED], made.text = why, ast.unparse(node)[:60]
+            made.attrs["__template__"] = qual in _tfp.TEMPLATES
+            return made
     kind = call_kind(qual)
     if kind == "variable":
         _traced.created(it, "variable", node)
@@ -737,6 +754,8 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
     _built.layer_list(model, qual, args, node)
     model.attrs["__regularized__"] = "**" in kwargs or len(args) > 4 or any(a.kind == "unknown" for a in args) \
         or any("regularizer" in key for key in kwargs)
+    if _derivative.adds_bias(qual, args, kwargs):      # sciann#11: its bias drops out of a derivative by its input
+        model.attrs["__adds_bias__"] = True
     if qual.endswith("layers.Dense") and _one_unit_softmax(args, kwargs):     # GT010: the constant 1
         model.attrs["__lambda_cut__"] = ("nondiff", node, "a softmax over one unit")
     if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
@@ -991,6 +1010,7 @@ def instantiate(it, cls: Val, args: list[Val], kwargs: dict, node: ast.AST) -> V
     if obj.kind == "model":
         plain = all(k.attrs.get("plain") for k in _classes(cls))
         _built.made_subclass(obj, [c for c, _ in obj.attrs["__mro__"]], plain)
+        _built.untracked_variables(obj, [c for c, _ in obj.attrs["__mro__"]], plain)
     if obj.kind == "model":
         _base_weights(it, obj, cls, kwargs, node)
     build = _class_method(obj, "build") if obj.kind == "model" else None
@@ -1090,7 +1110,8 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
-    inputs = _tensor_parents(args)
+    # a layer called on a model's graph tensors (`Lambda(f)(body.output)`, `body.outputs[0]`) reads them too
+    inputs = _tensor_parents(args) + tuple(leaf for v in args for leaf in flat(v) if _symbolic(leaf))
     _eager_lambda_gradients(it, model, args)
     _traced_layers(it, model, node)
     cut = _memo(it, "assign_cut", model.node, lambda: _keras_call.assign_cut(model)) \
@@ -1339,6 +1360,19 @@ def _symbolic_read(read: Val, node: ast.AST) -> Val:
     return read
 
 
+def symbolic_item(tensors: Val, node: ast.AST, index: int | None = None) -> Val | None:
+    """One KerasTensor of a model's ``inputs`` or ``outputs`` list (``model.inputs[0]``; ``first, = model.inputs``,
+    the ``index``-th unpacked); None when ``tensors`` is not such a list."""
+    if not (_symbolic(tensors) and tensors.qual in ("inputs", "outputs")):
+        return None
+    item = Val("mmethod", qual=tensors.qual[:-1], parents=tensors.parents)
+    read = tensors.attrs.get("read")
+    if index is None or read is None:
+        return _symbolic_read(item, node)
+    item.attrs["read"] = (read[0], read[1], f"{read[2]}[{index}]")
+    return item
+
+
 def _symbolic(leaf: Val) -> bool:
     """Whether ``leaf`` is a Keras model's symbolic tensors (``model.inputs``, ``model.output``) of a model the linter
     sees (a Keras model object; not an unseen object's attribute, which may be anything)."""
@@ -1366,9 +1400,10 @@ def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
               "is a placeholder for a shape and dtype, with no value)")
     fix = (f"Pass the data itself (the array or tensor you call {model} on), and call {model} on it where you need "
            "its output.")
+    traced = " (when the tf.function is traced, so its call raises)" if _in_tf_function(it) else ""
     it.report("GT019", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor of the model's graph, not a tensor "
-              f"with a value: {qual} {raised}, and the program stops here. {fix}", None)
+              f"with a value: {qual} {raised}{traced}, and the program stops here. {fix}", None)
     if read is not None and read[0] != node.lineno:
         it.report("GT019", read[0], read[1],
                   f"`{read[2]}` is {model}'s symbolic Keras tensor (a KerasTensor), not data: passed on from here, "
@@ -1518,9 +1553,12 @@ def _promote(leaf: Val) -> None:
         leaf.attrs["promoted"] = True
 
 
-def _taken_by(grad: Val, tape: Tape) -> Val:
-    """A gradient, marked with the tape that took it (GT008 words a tape's own first derivative apart)."""
+def _taken_by(grad: Val, tape: Tape, targets: tuple = (), sources: tuple = ()) -> Val:
+    """A gradient, marked with the tape that took it (GT008 words a tape's own first derivative apart) and what it is
+    the derivative of, by what (``_derivative``: what an outer gradient of it reads)."""
     grad.attrs["tape"] = tape
+    if grad.kind == "tensor" and targets and sources:
+        grad.attrs["__inner__"] = (targets, sources)
     return grad
 
 
@@ -1531,8 +1569,9 @@ def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) 
         parents = tuple(flat(target))
         if sources.kind == "seq" and sources.items is not None:
             it.charge(len(parents) * len(sources.items), "the gradients of targets by sources")
-            return it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape)
-                           for s in sources.items])
-        return _taken_by(_diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient"), tape)
+            return it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape,
+                                     parents, (s,)) for s in sources.items])
+        return _taken_by(_diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient"), tape, parents,
+                         tuple(flat(sources)))
     finally:
         it.stack[:] = stack

@@ -17,7 +17,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from . import _built, _keras_call, _tfp
+from . import _built, _derivative, _keras_call, _tfp
 from ._calls import EMBEDDING_IDS, flat
 from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
@@ -122,11 +122,65 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                     _int_weights(it, tape, s, node, out)
                 if s.kind == "model" and not out.raises:
                     _unread_weights(it, tape, t, s, text, node, out)
+                if s.kind in ("model", "var") and not out.raises:
+                    _dropped_in_derivative(it, tape, t, s, text, node, out)
                 continue
             undecided = _decide(it, tape, t, s, text, node, replace(out, mixed=_another_reaches(tape, t, s, wrt)))
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
     _partial_moves(it, node)
+
+
+def _dropped_in_derivative(it, tape: Tape, target: Val, source: Val, text: str, node: ast.Call,
+                           out: _Outcome) -> None:
+    """GT017 for a source that reaches the target only through inner gradients whose derivative does not read it
+    (ehsanhaghighat/sciann#11): a term added last, independent of the inner source, drops out of the derivative."""
+    found = _derivative.dropped(tape, target, source, it.memo)
+    if found is None:
+        return
+    kind, where = found
+    inner = next((v for v in _inner_gradients(target)), None)
+    call = inner.text if inner is not None and inner.text else "the inner gradient"
+    if kind == "bias":
+        name, layer = describe(source), describe(where)
+        subject = "it" if where is source else f"that layer, `{layer}`,"
+        owner = f"the bias of {name}" if where is source else f"the bias of {name}'s last layer"
+        what = out.of(f"the gradient with respect to {owner} (in `{text}`)")
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"{what}: {subject} has no activation, so its bias is added after everything that depends "
+                  f" on the input; `{call}` does not depend on it, and the target reads {name} only through "
+                  f"that derivative (the other variables of {name} get real gradients). Leave the bias out "
+                  f"(`use_bias=False` on that layer, or ask for `{text}[:-1]`), or keep a term of {name}'s output "
+                  f"itself in the loss (a boundary or data term).")
+        return
+    name = describe(source)
+    what = out.of(f"the gradient with respect to {name}")
+    if kind == "linear":
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"{what}: `{describe(where)}` is linear in {name} (a term in it is {name} times a factor that does "
+                  f"not depend on {name}, or {name} added), so its derivative `{call}` by {name} does not read "
+                  f"{name}, and the target reads {name} only through that derivative: a second derivative that is zero "
+                  f"is None here. Pass `unconnected_gradients=tf.UnconnectedGradients.ZERO` to get 0, or leave "
+                  f"{name} out of the sources.")
+        return
+    it.report("GT017", node.lineno, node.col_offset,
+              f"{what}: {name} is in `{describe(where)}` only in a term that does not depend on the inner gradient's "
+              f"source (added, not multiplied), so `{call}` does not depend on it, and the target reads {name} only "
+              f"through that derivative. Leave {name} out of the sources, or keep a term of `{describe(where)}` "
+              f"itself in the loss.")
+
+
+def _inner_gradients(target: Val):
+    todo, seen = [target], set()
+    while todo and len(seen) < _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if "__inner__" in val.attrs:
+            yield val
+            continue
+        todo.extend(val.parents)
 
 
 def _deferred_source(it, tape: Tape, method: str, node: ast.Call, wrt: list[Val], out: _Outcome) -> bool:
@@ -390,10 +444,18 @@ def _decide(it, tape: Tape, t: Val, s: Val, text: str, node: ast.Call, out: _Out
             it.memo.setdefault(("before", id(node)), set()).add((line, col))
         if line != node.lineno:
             traced = re.search(_TRACED.format(r"(\w+)"), message)
+            first = it.memo.setdefault(("symptom", code, node.lineno, node.col_offset), (line, []))
+            others = tuple(o for o in first[1] if o is not s) if first[0] == line else ()
             note = (f"{out.call}(...) here is never reached: line {line} raises {traced[1]} first, when the function "
                     f"is traced (see the {code} finding there).") if traced else \
-                _symptom(out, s, code, line, _ZERO in message and (_ONE_UNIT_ZERO if _ONE_UNIT in message else True))
-            it.report(code, node.lineno, node.col_offset, note, None)
+                _symptom(out, s, code, line, _ZERO in message and (_ONE_UNIT_ZERO if _ONE_UNIT in message else True),
+                         others)
+            if first[0] == line and s not in first[1]:
+                first[1].append(s)
+            if others and not traced:           # the same cause for another source: named together (sr97)
+                it.findings[(code, node.lineno, node.col_offset)] = (note, None)
+            else:
+                it.report(code, node.lineno, node.col_offset, note, None)
     return None
 
 
@@ -409,6 +471,12 @@ def _unconnected(it, tape: Tape, target: Val, source: Val, node: ast.Call, metho
         if _asks_for_zeros(node, method) is False:
             it.report("GT017", node.lineno, node.col_offset, _off_path_message(tape, method, target, source, node))
             _dropped_term(it, tape, method, target, source, node)
+        return None
+    unread = _layers_off_path(it, target, source) if separate is None else None
+    if unread:
+        if _asks_for_zeros(node, method) is False:
+            it.report("GT017", node.lineno, node.col_offset,
+                      _layers_off_path_message(tape, method, target, source, unread, node), None)
         return None
     if separate is None and (it.escaped or it.free_names or target.kind not in ("tensor", "var")
                              or not _new_object(source) or _unsure(source) or _unsure(target)
@@ -483,6 +551,48 @@ def _model_off_path(it, target: Val, source: Val) -> bool:
         todo.extend(_inputs(val))
     it.charge(len(seen), "the values a gradient depends on")
     return len(seen) <= _MAX_NODES
+
+
+def _layers_off_path(it, target: Val, source: Val) -> tuple[list[Val], list[Val]] | None:
+    """The layers of ``source``, a functional Keras model whose layers are all known (built-in, ``_built.sealed``),
+    that ``target`` does not read, and those it reads, when it reads some of them by calls of their own and never
+    calls ``source`` itself (so51257037: ``hidden_layer(x)`` beside ``Model(inp, out_layer(hidden_layer(inp)))``);
+    None when that is not sure, or when every layer or none is read."""
+    held = source.attrs.get("__held__") or []
+    if source.kind != "model" or not source.attrs.get("__held_whole__") or not held or it.escaped or it.free_names \
+            or target.kind != "tensor" or _unsure(target) or not all(_built.sealed(layer) for layer in held) \
+            or not _closed(it, target, sealed=True):
+        return None
+    mine = {layer.id for layer in held}
+    read, seen, todo = set(), set(), [target]
+    while todo and len(seen) <= _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val is source or val.kind == "model" and source.id in _layer_ids(val):
+            return None
+        if val.kind == "model":
+            read |= _layer_ids(val) & mine
+        todo.extend(_inputs(val))
+    it.charge(len(seen), "the values a gradient depends on")
+    unread = [layer for layer in held if layer.id not in read and _built.fresh(layer)]
+    if todo or not read or not unread:
+        return None
+    return unread, [layer for layer in held if layer.id in read]
+
+
+def _layers_off_path_message(tape: Tape, method: str, target: Val, source: Val, layers: tuple,
+                             node: ast.Call) -> str:
+    unread, read = layers
+    t, s = describe(target), describe(source)
+    off = ", ".join(describe(layer) for layer in unread[:4]) + (", ..." if len(unread) > 4 else "")
+    on = ", ".join(describe(layer) for layer in read[:4])
+    return (f"`{ast.unparse(node)[:60]}`: {t} is computed by calls of {on} of their own, not by {s}, so no operation "
+            f"leads to it from the other layers of {s} ({off}): the gradient {tape.name}.{method} gives for each "
+            f"of their variables is None (zeros with unconnected_gradients=ZERO), while those of {on} are real. "
+            f"Compute {t} from {s}'s output (call `{s}(x)`), or ask for the variables of the layers {t} reads "
+            f"(`{describe(read[0])}.trainable_variables`).")
 
 
 def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: ast.Call) -> None:
@@ -761,13 +871,36 @@ def _ancestry(it, target: Val) -> tuple[bool, list[Val]]:
     return it.memo[key]
 
 
-def _symptom(out: _Outcome, source: Val, code: str, line: int, zero_gradient: bool | str = False) -> str:
+def _symptom(out: _Outcome, source: Val, code: str, line: int, zero_gradient: bool | str = False,
+             others: tuple = ()) -> str:
+    """The note on the gradient call; ``others``: the sources before ``source`` whose gradient the same cause makes
+    None (sr97: a kernel and a gain read once in ``build``), named together."""
     raised = source.attrs.get("raises")
     if raised is not None:
         return (f"{out.call}(...) here is never reached: line {line} raises {raised} first (see the {code} finding "
                 "there).")
-    said = out.of(f"the gradient for {describe(source)}", zero_gradient)
+    names = [describe(o) for o in others] + [describe(source)]
+    said = out.of(f"the gradient for {_and(names)}" if len(names) == 1 else
+                  f"the gradient for each of {_and(names)}", zero_gradient)
     return f"here {said}; the cause is on line {line} (see the {code} finding there)."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _weights_of(op: Val) -> list[str]:
+    """The names of the trainable variables ``op`` was computed from (a value ``build`` stored), in order."""
+    found, seen, todo = [], set(), [op]
+    while todo and len(seen) < _MAX_NODES:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val.kind == "var" and val.trainable and val.name and val.name not in found:
+            found.append(val.name)
+        todo.extend(reversed(val.parents))
+    return found
 
 
 def _count_calls(it, tape: Tape, node: ast.Call, method: str) -> None:
@@ -1079,12 +1212,16 @@ def _classify(tape: Tape, source: Val, op: Val, live: bool, target: Val, sources
     if op.op in ("stop", "merge"):
         return None
     if op.attrs.get("__built_by__") and tape.when(op.seq) == "before":
+        weights = _weights_of(op) if source.kind != "model" else []
+        each = _and(weights) if len(weights) > 1 else s
         return ("GT007", op.line, op.col,
                 f"`{op.text}` is computed from the layer's weights when `{op.attrs['__built_by__']}` is built (in "
                 f"`build` or `__init__`), once, before the `with` block of {name} (line {_tape_line(tape)[0]}): "
                 f"`call` reads the stored result, so the tape never records an operation on "
-                f"{f'the weights of {s}' if source.kind == 'model' else s} and "
-                f"{out.of(f'the gradient with respect to {s}')}. Compute it in `call` from the weight itself.", None)
+                f"{f'the weights of {s}' if source.kind == 'model' else each} and "
+                f"{out.of('the gradient with respect to ' + (each if len(weights) < 2 else 'each'))}. "
+                f"Compute it in `call` from the {'weights themselves' if len(weights) > 1 else 'weight itself'}.",
+                None)
     op = _at_tape_level(op, tape)
     when = tape.when(op.seq)
     if when == "before":

@@ -638,6 +638,8 @@ class Interpreter:
             return [value.attrs["elem"]] * n
         if value.kind == "numpy":
             return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
+        if _calls.symbolic_item(value, node) is not None:      # `first, = model.inputs`: KerasTensors each
+            return [_calls.symbolic_item(value, node, i) for i in range(n)]
         if value.kind == "unknown" and value.rec:    # `pred, w = net(x)` while a tape recorded: each part was too
             return [Val("unknown", op="unknown", parents=(value,), seq=value.seq, rec=dict(value.rec), opaque=True)
                     for _ in range(n)]
@@ -887,7 +889,10 @@ class Interpreter:
                              for leaf in (_calls.flat(v) if v.kind == "seq" else (v,)))
             if isinstance(op, ast.FloorDiv):
                 return self.op("tensor", operands, node, "nondiff", dtype, opname="floor division (//)")
-            return self.op("tensor", operands, node, "op", dtype, length=length)
+            made = self.op("tensor", operands, node, "op", dtype, length=length)
+            if len(operands) == 2:
+                made.attrs["binop"] = type(op).__name__         # which operator: _derivative reads sums apart
+            return made
         if kinds <= {"py"}:
             if left.parents or right.parents:     # a number that left TensorFlow keeps where it came from
                 return self.op("py", (left, right), node, "op", _dtype(left, right))

@@ -270,7 +270,9 @@ RULES = (
          "`tape.gradient(y, x)` where no operation leads from `x` to `y` at all (`y` is a constant, or computed from "
          "other values, such as what `x` is a copy of: `tf.identity(v)`, `w.value()`, `tf.Variable(v)`): the "
          "gradient is None. Said only when every value `y` depends on is known; silent where the "
-         "call asks for `unconnected_gradients=tf.UnconnectedGradients.ZERO`.", "the gradient call",
+         "call asks for `unconnected_gradients=tf.UnconnectedGradients.ZERO`. Also a source `y` reads only through "
+         "an inner derivative that does not read it (a loss of `inner.gradient(psi, x)` only, while the bias a last "
+         "Dense with no activation adds, or a term added apart from `x`, is asked for).", "the gradient call",
          "compute the target from the source inside the `with` block, or ask for the gradient with respect to the "
          "value the target was computed from",
          _PRE + "x = tf.ones([2, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n"
@@ -314,7 +316,11 @@ RULES = (
          "model's first call, on a Keras layer, a `Sequential` whose layers got no input shape or a subclassed "
          "`Model`: they make their variables when built, so the list is empty and stays empty; the gradient with "
          "respect to it is an empty list, `optimizer.apply_gradients(zip(grads, variables))` raises ValueError, "
-         "and nothing trains.", "the read of the variables (and, as a note, the gradient call)",
+         "and nothing trains. The same for a list no tracker fills: the `trainable_variables` of a TFP distribution "
+         "or bijector that holds only tensors, a Python function or a TF1 template "
+         "(`tfb.masked_autoregressive_default_template`, `tf.compat.v1.make_template`), and of a Keras 3 Layer or "
+         "Model whose weights are raw `tf.Variable`s (it lists only `add_weight`'s).",
+         "the read of the variables (and, as a note, the gradient call)",
          "read `model.trainable_variables` after the first call (in the gradient call itself), or build the model "
          "first: call it once on a batch (`model(x)`), or give a Sequential `tf.keras.Input(shape=...)` as its first "
          "layer (`model.build(input_shape)` does not build a subclassed model's layers in Keras 3)",
