@@ -11,11 +11,9 @@ from gradlib import figures
 
 
 def charts(page: str) -> dict[str, dict]:
-    """The page's Plotly charts by their key (``st.plotly_chart(..., key=...)``), as Plotly JSON."""
-    at = AppTest.from_file("../../app.py", default_timeout=180)
-    at.switch_page(page).run()
-    assert not at.exception
-    return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    """The page's Plotly charts by their key (``st.plotly_chart(..., key=...)``), as Plotly JSON, of the page in its
+    default state (``opened``: run once for every test of this file that reads it)."""
+    return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in opened(page).get("plotly_chart")}
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +124,8 @@ _OPENED: dict[str, AppTest] = {}
 
 
 def opened(page: str) -> AppTest:
-    """The page in its default state, opened once for all the rows that read it."""
+    """The page in its default state, opened once for all the tests that read it (they read it only: none sets a
+    widget or runs it again)."""
     if page not in _OPENED:
         at = AppTest.from_file("../../app.py", default_timeout=300)
         at.switch_page(page).run()
