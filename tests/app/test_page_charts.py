@@ -1,5 +1,6 @@
 """AppTest of the charts the pages draw: one colour per meaning, and the right kind of scale for each quantity."""
 
+import functools
 import json
 
 import numpy as np
@@ -143,8 +144,12 @@ def bars_by_name(spec: dict) -> dict[str, np.ndarray]:
     return {t["name"]: values(t["y"]) for t in spec["data"] if t["type"] == "bar"}
 
 
+@functools.cache
 def _model_jacobians() -> np.ndarray:
-    """The reference: one tape and tape.jacobian per sample of the Models page's default batch, (16, 3, 8)."""
+    """The reference: one tape and tape.jacobian per sample of the Models page's default batch, (16, 3, 8).
+
+    Computed once for the four rows that read it (each ``tape.jacobian`` traces its own loop) and read-only, so no
+    row can change the numbers the next is held to."""
     import tensorflow as tf
 
     from gradlib import keras_models
@@ -157,7 +162,9 @@ def _model_jacobians() -> np.ndarray:
             tape.watch(xb)
             y = model(xb)[0]
         out.append(tape.jacobian(y, xb).numpy()[:, 0, :])
-    return np.stack(out)
+    jacobians = np.stack(out)
+    jacobians.flags.writeable = False
+    return jacobians
 
 
 def read_models_heatmap(spec, at):
