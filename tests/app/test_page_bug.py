@@ -4,6 +4,7 @@ import base64
 import json
 
 import numpy as np
+import pytest
 
 from streamlit.testing.v1 import AppTest
 
@@ -18,12 +19,18 @@ def open_app() -> AppTest:
     return at
 
 
+@pytest.fixture(scope="module")
+def at() -> AppTest:
+    """The first page in its default state, run once for the tests that only read it (none of them sets a widget
+    or runs it again): seven runs of the same page with the same inputs were one run's work seven times over."""
+    return open_app()
+
+
 def tables(at: AppTest) -> list:
     return [t.value for t in at.table]
 
 
-def test_the_first_page_is_the_bug_side_by_side():
-    at = open_app()
+def test_the_first_page_is_the_bug_side_by_side(at):
     assert [t.value for t in at.title] == ["The bug, side by side"]
     headings = [m.value for m in at.markdown if m.value.startswith("#")]
     for heading in ("## Three answers to one question", "#### Naive loop: broken",
@@ -32,25 +39,23 @@ def test_the_first_page_is_the_bug_side_by_side():
         assert heading in headings
 
 
-def test_the_side_by_side_code_fits_its_column_on_a_laptop():
+def test_the_side_by_side_code_fits_its_column_on_a_laptop(at):
     """At 1366 px each of the two code columns holds 44 characters; lines of 45 to 48 scrolled sideways, the
     loop's 'unconnected_gradients=ZERO)' and the comment's 'of y' out of sight."""
-    at = open_app()
     assert len(at.code) == 2
     too_long = lines_too_long(at)
     assert not too_long, too_long
 
 
-def test_the_three_answers_show_zeros_the_column_sums_and_the_rows():
-    naive, summed, correct = tables(open_app())[:3]
+def test_the_three_answers_show_zeros_the_column_sums_and_the_rows(at):
+    naive, summed, correct = tables(at)[:3]
     assert naive.values.tolist() == [["0", "0", "0"], ["0", "0", "0"]]
     assert summed.values.tolist() == [["140", "60", "48"]]
     assert correct.values.tolist() == [["20", "15", "12"], ["120", "45", "36"]]
     assert list(correct.columns) == ["x0", "x1", "x2"] and list(correct.index) == ["y[0]", "y[1]"]
 
 
-def test_the_page_says_the_summed_row_is_the_column_sums():
-    at = open_app()
+def test_the_page_says_the_summed_row_is_the_column_sums(at):
     text = "\n".join(m.value for m in at.markdown)
     assert "20 + 120 = 140, 15 + 45 = 60, 12 + 36 = 48" in text
     assert any("y[0] → [20, 15, 12], y[1] → [120, 45, 36]" in s.value for s in at.success)
@@ -58,8 +63,8 @@ def test_the_page_says_the_summed_row_is_the_column_sums():
     assert any("every gradient is zero" in e.value for e in at.error)
 
 
-def test_the_plotly_table_and_bars_hold_every_row():
-    charts = [json.loads(c.proto.spec) for c in open_app().get("plotly_chart")]
+def test_the_plotly_table_and_bars_hold_every_row(at):
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     table, bars = charts
     assert table["data"][0]["type"] == "table"
     cells = table["data"][0]["cells"]["values"]
@@ -72,8 +77,8 @@ def test_the_plotly_table_and_bars_hold_every_row():
     assert np.frombuffer(base64.b64decode(summed["y"]["bdata"]), dtype=summed["y"]["dtype"]).tolist() == [140, 60, 48]
 
 
-def test_the_bars_draw_the_wrong_rows_red_and_show_the_naive_zeros():
-    _, bars = [json.loads(c.proto.spec) for c in open_app().get("plotly_chart")]
+def test_the_bars_draw_the_wrong_rows_red_and_show_the_naive_zeros(at):
+    _, bars = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     colours = {t["name"]: t["marker"]["color"] for t in bars["data"] if t["type"] == "bar"}
     assert colours["naive: y[0]"] == colours["naive: y[1]"] == colours["summed: sum(y)"] == figures.BROKEN
     assert figures.BROKEN not in (colours["correct: y[0]"], colours["correct: y[1]"])
@@ -84,8 +89,8 @@ def test_the_bars_draw_the_wrong_rows_red_and_show_the_naive_zeros():
     assert [m["offsetgroup"] for m in marks] == ["0", "1"] and bars["layout"]["scattermode"] == "group"
 
 
-def test_the_seed_code_stands_next_to_the_corrected_code():
-    codes = [c.value for c in open_app().code]
+def test_the_seed_code_stands_next_to_the_corrected_code(at):
+    codes = [c.value for c in at.code]
     assert any("for y_i in y_as_tensor]" in c for c in codes)
     assert any("# inside the tape: recorded\n    y_elements = tf.unstack(y_as_tensor)\n" in c and "g.jacobian" in c
                for c in codes)

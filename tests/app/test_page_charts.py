@@ -1,5 +1,6 @@
 """AppTest of the charts the pages draw: one colour per meaning, and the right kind of scale for each quantity."""
 
+import functools
 import json
 
 import numpy as np
@@ -11,11 +12,9 @@ from gradlib import figures
 
 
 def charts(page: str) -> dict[str, dict]:
-    """The page's Plotly charts by their key (``st.plotly_chart(..., key=...)``), as Plotly JSON."""
-    at = AppTest.from_file("../../app.py", default_timeout=180)
-    at.switch_page(page).run()
-    assert not at.exception
-    return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    """The page's Plotly charts by their key (``st.plotly_chart(..., key=...)``), as Plotly JSON, of the page in its
+    default state (``opened``: run once for every test of this file that reads it)."""
+    return {c.proto.id.split("-")[-1]: json.loads(c.proto.spec) for c in opened(page).get("plotly_chart")}
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +125,8 @@ _OPENED: dict[str, AppTest] = {}
 
 
 def opened(page: str) -> AppTest:
-    """The page in its default state, opened once for all the rows that read it."""
+    """The page in its default state, opened once for all the tests that read it (they read it only: none sets a
+    widget or runs it again)."""
     if page not in _OPENED:
         at = AppTest.from_file("../../app.py", default_timeout=300)
         at.switch_page(page).run()
@@ -144,8 +144,12 @@ def bars_by_name(spec: dict) -> dict[str, np.ndarray]:
     return {t["name"]: values(t["y"]) for t in spec["data"] if t["type"] == "bar"}
 
 
+@functools.cache
 def _model_jacobians() -> np.ndarray:
-    """The reference: one tape and tape.jacobian per sample of the Models page's default batch, (16, 3, 8)."""
+    """The reference: one tape and tape.jacobian per sample of the Models page's default batch, (16, 3, 8).
+
+    Computed once for the four rows that read it (each ``tape.jacobian`` traces its own loop) and read-only, so no
+    row can change the numbers the next is held to."""
     import tensorflow as tf
 
     from gradlib import keras_models
@@ -158,7 +162,9 @@ def _model_jacobians() -> np.ndarray:
             tape.watch(xb)
             y = model(xb)[0]
         out.append(tape.jacobian(y, xb).numpy()[:, 0, :])
-    return np.stack(out)
+    jacobians = np.stack(out)
+    jacobians.flags.writeable = False
+    return jacobians
 
 
 def read_models_heatmap(spec, at):

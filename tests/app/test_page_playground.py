@@ -1,6 +1,7 @@
 """AppTest of the playground: share links (valid and hostile), submitting, presets, and what survives an error."""
 
 import base64
+import functools
 import io
 import json
 from urllib.parse import parse_qsl, urlsplit
@@ -16,6 +17,13 @@ from dashboard.share import decode
 from playground_session import open_playground
 
 SEED_TEXT = "[x0*x1*x2, x0*x1*x2*x0]"
+
+
+@functools.cache
+def opened(**params: str) -> AppTest:
+    """``open_playground(**params)`` run once a process for the tests that only read the page (none of them sets a
+    widget or runs it again): two tests of the seed, and two of 400 outputs, each ran the same page twice."""
+    return open_playground(**params)
 
 
 def errors(at: AppTest) -> str:
@@ -37,7 +45,7 @@ def headings(at: AppTest) -> list[str]:
 
 
 def test_default_state_is_the_seed_with_every_method():
-    at = open_playground()
+    at = opened()
     assert at.text_area(key="pg_outputs").value == SEED_TEXT
     assert table(at, "element")["y"].tolist() == ["60", "180"]
     gradients = table(at, "d output / d")
@@ -54,7 +62,7 @@ def test_default_state_is_the_seed_with_every_method():
 
 
 def test_results_include_charts_downloads_and_the_tensorflow_code():
-    at = open_playground()
+    at = opened()
     keys = {chart.proto.id.split("-")[-1] for chart in at.get("plotly_chart")}
     assert len(at.get("plotly_chart")) == 5, keys   # bars, heatmap, naive/summed bars, error heatmap, timings
     assert [b.key for b in at.get("download_button")] == ["pg_download_csv", "pg_download_json"]
@@ -195,7 +203,7 @@ def test_an_integer_input_draws_no_error_heatmap_for_cells_it_could_not_check():
 
 def test_a_valid_large_function_shows_no_red_box_for_the_methods_above_their_limits():
     """400-element x*x with every method (the default) showed two red "Method ... failed" boxes."""
-    at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
+    at = opened(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
     assert [e.value.split("**")[1] for e in at.error] == ["tape.gradient(y, x) sums over the elements of y"]
     left_out = sorted(i.value.split("** — ")[1].split("\n")[0] for i in at.info
                       if i.value.startswith("**Left out: this problem is over its limits**"))
@@ -464,7 +472,7 @@ def test_a_method_that_failed_is_shown_with_its_reason_not_dropped(monkeypatch):
 def test_the_code_for_more_outputs_than_gradlib_loops_over_is_the_vectorized_jacobian_only():
     """400 outputs: gradlib leaves 'unstack' out as over its limit (256 passes), and the code section offered that
     same loop, captioned 'one gradient per element (unstack inside the tape)'. It now offers tape.jacobian only."""
-    at = open_playground(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
+    at = opened(outputs="x*x", inputs=json.dumps({"x": list(range(400))}))
     code = next(c.value for c in at.code if "GradientTape" in c.value)
     assert "tf.unstack" not in code and "tape.jacobian" in code
     assert any(c.value.startswith("Runnable as is: tape.jacobian, every element's gradient at once")

@@ -1,5 +1,6 @@
 """AppTest of the Strategies page: nothing is timed on load; a small timing run draws the log-log chart."""
 
+import functools
 import json
 
 import numpy as np
@@ -14,8 +15,14 @@ def open_strategies() -> AppTest:
     return at
 
 
+@functools.cache
+def loaded() -> AppTest:
+    """The page as it loads, run once a process for the two tests that only read it (neither sets a widget)."""
+    return open_strategies()
+
+
 def test_loading_the_page_times_nothing_and_explains_the_choice():
-    at = open_strategies()
+    at = loaded()
     assert not at.get("progress") and not at.get("plotly_chart")
     assert any("Run the timing" in i.value for i in at.info)
     guide = "\n".join(m.value for m in at.markdown)
@@ -27,7 +34,7 @@ def test_loading_the_page_times_nothing_and_explains_the_choice():
 def test_every_chosen_size_and_method_shows_its_chip():
     """In a column Streamlit keeps a multiselect's chips on one row that scrolls sideways: at 390 px (and at
     1366 px) 'structured' and 'auto' were out of sight though chosen. The chips wrap onto more rows instead."""
-    at = open_strategies()
+    at = loaded()
     for key in ("st_sizes", "st_methods"):
         assert at.multiselect(key=key).proto.wrap is True, key
 
