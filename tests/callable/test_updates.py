@@ -16,6 +16,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
+from gradlib._callable._updates import updating_variable
 
 X = np.random.default_rng(0).normal(size=(3, 2)).astype("float32")
 Y = np.array([[0.5], [-1.0], [2.0]], "float32")
@@ -68,6 +69,7 @@ CALLS = {
     "per_sample_hessians": lambda c: gradlib.per_sample_hessians(lambda z: tf.reduce_sum(c(z) ** 2, axis=1), X),
     "laplacian": lambda c: gradlib.laplacian(lambda z: tf.reduce_sum(c(z) ** 2, axis=1), X),
     "divergence": lambda c: gradlib.divergence(c, X),
+    "gradlib.pde.check": lambda c: gradlib.pde.check(lambda z: c(z)[:, :1], X, coords=("x", "t")),
 }
 MODEL_CALLS = {
     "per_example_gradients": lambda m: gradlib.per_example_gradients(m, X, Y, loss=MSE),
@@ -78,10 +80,11 @@ MODEL_CALLS = {
 @pytest.mark.parametrize("api", list(CALLS))
 def test_a_layer_that_updates_a_weight_it_reads_is_refused_before_any_call(api):
     layer = counted(Count())
-    with pytest.raises(gradlib.InputError, match=rf"^{api} cannot take this fn: it updates the variable "
+    what = "model" if api == "gradlib.pde.check" else "fn"
+    with pytest.raises(gradlib.InputError, match=rf"^{api} cannot take this {what}: it updates the variable "
                                                  r"'count(_\d+)?/variable(_\d+)?' \(a weight of the layer "
                                                  r"'count(_\d+)?'\) and its output depends on that variable.*Do the "
-                                                 r"update outside the fn.*gradlib has not called the fn"):
+                                                 rf"update outside the {what}.*gradlib has not called the {what}"):
         CALLS[api](layer)
     assert float(layer.n.numpy()) == START
 
@@ -215,3 +218,12 @@ def test_dropout_in_training_mode_keeps_its_random_refusal():
     dropout = keras.layers.Dropout(0.5)
     with pytest.raises(gradlib.GradlibError, match="cannot use method='loop' on this fn: fn is random"):
         gradlib.per_sample_gradients(lambda z: dropout(z, training=True), X, method="loop")
+
+
+@pytest.mark.parametrize("layer", [keras.layers.RandomFlip, keras.layers.RandomRotation, keras.layers.GaussianNoise,
+                                   keras.layers.SpatialDropout2D, keras.layers.RandomContrast],
+                         ids=lambda layer: layer.__name__)
+def test_a_random_layer_s_seed_is_not_taken_for_an_updated_variable(layer):
+    made = layer(0.2) if layer is not keras.layers.RandomFlip else layer()
+    x = tf.ones((2, 4, 4, 3))
+    assert updating_variable(lambda z: made(z, training=True), x, None) == ""   # the random check's to refuse
