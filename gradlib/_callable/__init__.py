@@ -12,6 +12,8 @@ residuals).
 - ``_mixing``   the check that a batch's samples do not mix
 - ``_random``   whether fn is random (two calls on the first samples that differ, remembered) and which layers
                 hold a generator: methods that combine several calls of fn refuse a random fn
+- ``_updates``  a fn whose output reads a variable it also updates (a layer counting its calls into a weight it
+                scales by): refused by name from one trace, before any call, by every API that calls fn
 - ``_weights``  which batches' independence was checked: the weights' fingerprint (computed in a traced step) and
                 the bounded record of checks (per-example gradients, per_sample_gradients, its tiled method)
 - ``_state``    the cache key of a function (``fingerprint``: the values a trace would freeze) and the proof that

@@ -20,9 +20,10 @@ from .._foundations._cache import LRUCache
 from .._foundations._errors import InputError
 from .._foundations._limits import Limits
 from ._state import objects_read
+from ._updates import refuse_updating
 
-__all__ = ["check_callable", "checked_tensor", "float_tensor", "joined", "refuse_composite", "refuse_stateful",
-           "sample_batch", "several_inputs", "to_batch", "xs_form"]
+__all__ = ["check_callable", "checked_tensor", "float_tensor", "given_form", "joined", "refuse_composite",
+           "refuse_stateful", "sample_batch", "several_inputs", "to_batch", "xs_form"]
 
 
 def check_callable(fn: Any, api: str, text: bool = False) -> None:
@@ -155,6 +156,11 @@ def xs_form(xs: Any, api: str, limits: Limits, where: str = "xs") -> tuple[str, 
     return form, names, tensors
 
 
+def given_form(form: str, names: tuple[str, ...], tensors: list) -> Any:
+    """``tensors`` in the form ``xs`` came in (``xs_form``'s ``form`` and ``names``), as fn gets them."""
+    return tensors[0] if form == "single" else dict(zip(names, tensors)) if form == "dict" else list(tensors)
+
+
 # ---------------------------------------------------------------- the per-sample family: a batch, the samples first
 
 #: where a per-sample API sends a function of the whole batch (or of a few tensors)
@@ -192,9 +198,12 @@ def sample_batch(fn: Callable, x: Any, api: str, limits: Limits) -> tuple[Callab
     check_callable(fn, api)
     parts = several_inputs(fn, x, api)
     if not parts:
-        return fn, to_batch(x, api, "x", limits), ()
+        tensor = to_batch(x, api, "x", limits)
+        refuse_updating(fn, tensor, api)
+        return fn, tensor, ()
     g, tensor = joined(fn, parts, isinstance(x, dict))
     _check_elements(tensor, api, "x", limits)
+    refuse_updating(g, tensor, api)
     return g, tensor, tuple((name, tuple(t.shape[1:])) for name, t in parts)
 
 

@@ -35,7 +35,8 @@ from .._foundations._cache import LRUCache
 from ._state import callable_key
 from ._trace import trace
 
-__all__ = ["PROBE_SAMPLES", "RANDOM", "RANDOM_OPS", "draws_random", "is_random", "random_objects", "random_op"]
+__all__ = ["PROBE_SAMPLES", "RANDOM", "RANDOM_OPS", "draws_random", "is_random", "random_objects", "random_op",
+           "updated_read"]
 
 #: the samples the two probing calls of fn take (the first ones of the batch)
 PROBE_SAMPLES = 8
@@ -53,8 +54,10 @@ RANDOM_OPS = frozenset({
 #: the stateless random ops (``tf.random.stateless_*``): the same numbers for the same seed
 _STATELESS = ("StatelessRandom", "StatelessTruncatedNormal", "StatelessMultinomial",
               "StatelessParameterizedTruncatedNormal")
-#: the ops that write a variable: a seed read from a variable the same function writes changes at every call
-_WRITES = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+#: the ops that write a variable (their first input), by name or prefix: ``assign``, ``assign_add``, ``scatter_*``, an
+#: optimizer's ``ResourceApply*``; a seed read from a variable the same function writes changes at every call
+_WRITES = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatter", "ResourceApply",
+           "ResourceSparseApply", "ResourceStridedSliceAssign")
 #: (fn's key, a sample's shape, dtype) -> whether two calls of fn differed
 _VERDICTS = LRUCache(maxsize=128)
 #: ``is_random``'s default key: fn's own ``callable_key`` (a key of ``None`` means "not remembered")
@@ -123,15 +126,18 @@ class _Flow:
         library = {function.signature.name: function for function in graph_def.library.function}
         self.bodies = {"": {node.name: node for node in graph_def.node}}
         self.args: dict[str, list[str]] = {"": []}
+        self.rets: dict[str, list[str]] = {"": []}   # the values each function returns
         for name, function in library.items():
             self.bodies[name] = {node.name: node for node in function.node_def}
             self.args[name] = [arg.name for arg in function.signature.input_arg]
+            self.rets[name] = [_base(value) for value in function.ret.values()]
         self.callers: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for body, nodes in self.bodies.items():
             for node in nodes.values():
                 self._calls(body, node, library)
         self.written = {root for body, nodes in self.bodies.items() for node in nodes.values()
-                        if node.op in _WRITES and node.input for root in self.roots(body, _base(node.input[0]))}
+                        if node.op.startswith(_WRITES) and node.input
+                        for root in self.roots(body, _base(node.input[0]))}
 
     def _calls(self, body: str, node: Any, library: dict) -> None:
         """Record which of ``body``'s values each function ``node`` calls takes as its arguments."""
@@ -174,6 +180,45 @@ class _Flow:
                         seen.add(root)
                         stack.append((root[0], self.bodies[root[0]][root[1]]))
         return False
+
+
+def updated_read(graph: Any) -> str:
+    """The name of the graph's own value (a captured variable's handle) that the graph writes and also reads into one
+    of its outputs, or ``""``: a function whose output depends on a variable it updates (``n.assign_add(1)`` then
+    ``z * n``, or ``z * n`` then the update) gives another output at every call, so every call of the many an API
+    makes computes another function, and each moves the user's state. Followed into the functions it calls (a
+    ``tf.function`` inside, a while_loop's body, a cond's branches) and out through what they return.
+
+    Not such a read: a variable written and read only into its own update (BatchNormalization's moving statistics in
+    training mode, a metric's totals, a call counter the output ignores: the answer is every call's), or a seed read
+    into a stateless random op (Keras' ``SeedGenerator``: ``random_op``'s, a random fn's refusal).
+
+    >>> import tensorflow as tf
+    >>> n = tf.Variable(0.0)
+    >>> updated_read(trace(lambda z: z * n.assign_add(1.0), [tf.TensorSpec([2])]).graph) != ""
+    True
+    >>> updated_read(trace(lambda z: [n.assign_add(1.0), z * 2.0][1], [tf.TensorSpec([2])]).graph)
+    ''
+    """
+    flow = _Flow(graph.as_graph_def())
+    if not flow.written:
+        return ""
+    stack, seen = [("", _base(t.name)) for t in graph.outputs], set()
+    while stack:
+        body, name = stack.pop()
+        node = flow.bodies[body].get(name)
+        if (body, name) in seen or node is None or node.op.startswith(_STATELESS):
+            continue
+        seen.add((body, name))
+        callees = [value.func.name for value in node.attr.values() if value.func.name and value.func.name in flow.rets]
+        for callee in callees:
+            stack.extend((callee, ret) for ret in flow.rets[callee])
+        for given in (_base(i) for i in node.input if not i.startswith("^")):
+            for root in flow.roots(body, given):
+                if root in flow.written and not callees and not node.op.startswith(_WRITES):
+                    return root[1]
+                stack.append(root)
+    return ""
 
 
 def _differ(fn: Callable, x: tf.Tensor) -> bool:

@@ -24,6 +24,7 @@ from .._foundations._errors import GradlibError
 from .._foundations._format import format_number
 from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
 from .._callable._trace import lowest_float, trace
+from .._callable._updates import refuse_updating
 from ._derivatives import Plan, check_model, check_x, compute, entry_point, forward_columns
 from ._names import Derivative, check_names
 
@@ -76,6 +77,7 @@ def check(model: Callable, x: Any, coords: Sequence[str] = ("x", "t"), outputs: 
     plan = Plan(coords, outputs, tuple(wanted))
     check_model(model, plan, _API)
     x = check_x(x, coords, _API)
+    refuse_updating(model, x, _API, what="model")   # its two eager calls (values, mixing) would be two functions
     values = {name: value.numpy() for name, value in compute(model, x, plan, _API).items()}
     mixing = independence(model, x, plan, _API)
     nonfinite = [text for o in outputs for text in [_nonfinite(o, values, x.numpy(), coords)] if text]

@@ -19,7 +19,8 @@ from typing import Any, Callable, Hashable, Sequence
 import tensorflow as tf
 
 from . import _cost
-from .._callable._forms import check_callable, xs_form
+from .._callable._forms import check_callable, given_form, xs_form
+from .._callable._updates import refuse_updating
 from .._callable._outputs import output_names, whole_labels, whole_output
 from .._callable._state import callable_key
 from .._foundations._cache import HashedKey
@@ -169,14 +170,14 @@ def callable_problem(fn: Callable, xs: Any, *, check: bool = False, api: str = "
     """
     check_callable(fn, api)
     form, names, tensors = xs_form(xs, api, limits)
+    key = callable_problem_key(fn, "single" if form == "single" else names if form == "dict" else "list", tensors)
+    refuse_updating(fn, given_form(form, names, tensors), api, key)
     outputs, parts = output_names(fn), {}
 
     def f(watched: list, _cs: list):
-        given = watched[0] if form == "single" else dict(zip(names, watched)) if form == "dict" else list(watched)
-        y, parts["outputs"] = whole_output(fn(given), api, outputs)
+        y, parts["outputs"] = whole_output(fn(given_form(form, names, watched)), api, outputs)
         return y
 
-    key = callable_problem_key(fn, "single" if form == "single" else names if form == "dict" else "list", tensors)
     return Problem(f, tensors, [], tuple((n, tuple(t.shape)) for n, t in zip(names, tensors)),
                    (True,) * len(tensors), tensors[0].dtype.name, key, check=check, output_names=outputs, parts=parts,
                    api=api)

@@ -47,6 +47,7 @@ from .._foundations._limits import LIMITS, Limits
 from .._callable._random import draws_random, random_objects
 from .._callable._trace import fixed_caller, trace
 from .._callable._forms import refuse_stateful
+from .._callable._updates import refuse_updating
 from .._callable._state import plain_model
 from .._foundations._runtime import returns_numpy
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
@@ -622,7 +623,9 @@ def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor,
 
 
 def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf.Tensor, y: tf.Tensor):
-    """Build the model and check the batch eagerly on a few examples, then trace the per-batch function once."""
+    """Build the model and check the batch eagerly on a few examples, then trace the per-batch function once. A
+    model whose output reads a variable its call updates is refused first, before any call (``_callable._updates``)."""
+    refuse_updating(lambda xb: model(xb, training=training), x, "per_example_gradients", None, "model")
     _check_independent(model, loss, x, y, training)
     plans: list[Route] = []
 

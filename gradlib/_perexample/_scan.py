@@ -40,6 +40,7 @@ from .._foundations._limits import LIMITS, Limits
 from .._foundations._runtime import returns_numpy
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
 from .._callable._forms import refuse_composite, refuse_stateful
+from .._callable._updates import refuse_updating
 from .._callable._trace import trace
 from .._foundations._runtime import work_slot
 from ._structure import given_model, leaves, loss_state, resolve_loss, signature
@@ -382,6 +383,7 @@ def _probe(model: Any, data: Any, loss: Any) -> Any:
 
 
 def _check_first(model: Any, loss: Any, first: Any) -> bool:
+    refuse_updating(lambda xb: model(xb, training=False), first[0], "gradlib.scan", None, "model")   # before any call
     check_token_ids(model, first[0], "gradlib.scan", f"in the data set's first {PROBE_EXAMPLES} examples")
     try:
         check_first_examples(model, loss, first[0], first[1], "per_example_gradients")

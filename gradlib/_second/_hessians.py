@@ -23,7 +23,8 @@ import tensorflow as tf
 
 from .._foundations import _runtime
 from .._foundations._cache import LRUCache
-from .._callable._forms import check_callable, xs_form
+from .._callable._forms import check_callable, given_form, xs_form
+from .._callable._updates import refuse_updating
 from .._callable._outputs import output_names, whole_failure, whole_labels, whole_output
 from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._limits import LIMITS, Limits
@@ -247,7 +248,10 @@ def _hvp_function(g: Callable, v: tf.Tensor, method: str):
 def _structure(api: str, fn: Callable, xs: Any, limits: Limits, where: str = "xs"):
     """``(form, names, tensors)`` of ``xs`` as ``per_element_gradients`` takes it (``gradlib._callable._forms``)."""
     check_callable(fn, api)
-    return xs_form(xs, api, limits, where)
+    form, names, tensors = xs_form(xs, api, limits, where)
+    if where == "xs":
+        refuse_updating(fn, given_form(form, names, tensors), api)
+    return form, names, tensors
 
 
 def _flat(api: str, fn: Callable, form: str, names: tuple[str, ...],
@@ -258,8 +262,7 @@ def _flat(api: str, fn: Callable, form: str, names: tuple[str, ...],
 
     def g(v):
         pieces = [tf.reshape(p, s) for p, s in zip(tf.split(v[0], sizes), shapes)]
-        given = pieces[0] if form == "single" else dict(zip(names, pieces)) if form == "dict" else pieces
-        return tf.reshape(whole_output(fn(given), api, output_names(fn))[0], (1, -1))
+        return tf.reshape(whole_output(fn(given_form(form, names, pieces)), api, output_names(fn))[0], (1, -1))
 
     return g, tf.concat([tf.reshape(t, (1, -1)) for t in tensors], axis=1)
 
@@ -267,9 +270,8 @@ def _flat(api: str, fn: Callable, form: str, names: tuple[str, ...],
 def _y_shape(api: str, fn: Callable, form: str, names: tuple[str, ...],
              tensors: list[tf.Tensor]) -> tuple[tuple, tuple]:
     """``(y's shape, its named parts)`` from one eager call (``gradlib._callable._outputs.whole_output``)."""
-    given = tensors[0] if form == "single" else dict(zip(names, tensors)) if form == "dict" else list(tensors)
     try:
-        y, parts = whole_output(fn(given), api, output_names(fn))
+        y, parts = whole_output(fn(given_form(form, names, tensors)), api, output_names(fn))
         return tuple(y.shape), parts
     except GradlibError:
         raise

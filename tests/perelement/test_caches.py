@@ -137,6 +137,14 @@ def _maybe_random(use):
     return lambda x: x * 2.0 + (tf.random.uniform(tf.shape(x)) if use else 0.0)
 
 
+_COUNT = tf.Variable(0.0)
+
+
+def _maybe_updating(use):
+    """A function whose output reads a variable it updates (refused before any call), or one that only reads it."""
+    return lambda x: x * (_COUNT.assign_add(1.0) if use else _COUNT + 1.0)
+
+
 _LAP = lambda x: tf.reduce_sum(x ** 3, axis=1, keepdims=True)  # noqa: E731
 _CUBE = lambda x: x ** 3  # noqa: E731
 _SQUARE = lambda x: x * x  # noqa: E731
@@ -182,6 +190,8 @@ ROWS = [
      lambda c: gradlib.per_sample_gradients(_times(c), XB), 2.0, 3.0),
     ("whether a closure is random (per sample)", ["_callable._random._VERDICTS"],
      lambda use: gradlib.per_sample_gradients(_maybe_random(use), XB), True, False),
+    ("whether a closure updates a variable it reads (per sample)", ["_callable._updates._VERDICTS"],
+     lambda use: _or_refusal(lambda: gradlib.per_sample_gradients(_maybe_updating(use), XB)), True, False),
     ("a closure's value (per sample, loop)", ["_perelement._persample._PRECISIONS"],
      lambda c: gradlib.per_sample_gradients(_times(c), XB, method="loop"), 2.0, 3.0),
     ("a closure's value (per sample, loop, over LOOP_ROWS outputs)", ["_perelement._persample._LOOP_STEPS"],

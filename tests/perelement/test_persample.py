@@ -218,9 +218,9 @@ def test_the_compiled_cache_holds_32_functions_and_drops_the_least_recently_used
     run(32)               # one more evicts the least recently used: 1, not 0 (not first in, first out)
     run(1)
     run(0)
-    # a fresh function is traced twice: once for is_random's verdict (its random ops; remembered for 128 functions,
-    # so not again for 1) and once for the compiled Jacobian
-    assert log.traced == [k for k in range(32) for _ in range(2)] + [32, 32, 1]
+    # a fresh function is traced three times: once for the variables it updates and once for is_random's verdict
+    # (its random ops; both remembered for 128 functions, so not again for 1), once for the compiled Jacobian
+    assert log.traced == [k for k in range(32) for _ in range(3)] + [32, 32, 32, 1]
 
 
 @pytest.mark.parametrize("x, error, message", [
@@ -414,9 +414,10 @@ def test_method_loop_traces_fn_once_per_function_and_shape():
     for _ in range(2):
         again = per_sample_gradients(fn, x, method="loop")
     other = per_sample_gradients(fn, x + 1, method="loop")           # other values, the same shape
-    assert log.traced == [(4, 3), (4, 3)]   # is_random's read of its random ops (per sample shape), the precision
+    assert log.traced == [(4, 3), (4, 3), (4, 3)]   # the read of the variables it updates, is_random's read of its
+    # random ops (per sample shape), the precision
     per_sample_gradients(fn, x[:2], method="loop")                   # another batch shape is traced once more
-    assert log.traced == [(4, 3), (4, 3), (2, 3)]
+    assert log.traced == [(4, 3), (4, 3), (4, 3), (2, 3), (2, 3)]   # the updates read again for this shape
     np.testing.assert_array_equal(again.jacobian, first.jacobian)
     np.testing.assert_allclose(other.jacobian, reference(fn, x + 1), rtol=1e-6, atol=1e-7)
 
@@ -454,7 +455,8 @@ def test_method_loop_past_its_row_bound_traces_once_per_function_and_shape_not_o
     x = np.random.default_rng(39).normal(size=(8, 2)).astype("float32")
     count = _counting_traces(monkeypatch)
     first = per_sample_gradients(fn, x, method="loop")
-    assert count[0] <= 3, count[0]   # the step, the read of fn's precision and is_random's: not one per sample
+    assert count[0] <= 4, count[0]   # the step, the reads of fn's precision, its updates and is_random's: not one
+    # per sample
     count[0] = 0
     again = per_sample_gradients(fn, x, method="loop")
     assert count[0] == 0, count[0]

@@ -58,14 +58,15 @@ def test_a_warm_scan_of_arrays_traces_nothing_and_pads_the_last_batch_right(trac
     np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
 
 
-def test_a_first_scan_traces_one_graph_its_step(traces):
-    """The probe of the first examples runs eagerly (issue 24): a cold scan traces its step and nothing else.
+def test_a_first_scan_traces_its_step_and_the_model_s_forward_pass_once(traces):
+    """The probe of the first examples runs eagerly (issue 24): a cold scan traces its step, and the model's forward
+    pass once to read whether it updates a variable it reads (hunt 50: read before any call, never run).
 
     It used to call ``per_example_gradients`` on three examples, which traced a second per-batch function."""
     model = bench.small_model()
     x, y = bench.data(9, bench.SMALL_FEATURES)
     result = gradlib.scan(model, (x, y), loss=LOSS, batch_size=4)
-    assert traces[0] == 1
+    assert traces[0] == 2
     _, norms = _loop_norms(model, x, y)
     np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
 
