@@ -39,7 +39,13 @@ def test_every_chosen_size_and_method_shows_its_chip():
         assert at.multiselect(key=key).proto.wrap is True, key
 
 
-def test_a_timing_run_shows_progress_and_a_log_log_chart_per_method():
+def test_a_timing_run_shows_progress_and_a_log_log_chart_per_method(monkeypatch):
+    # the page's form, not the machine's speed: under load a first call of forward took over SLOW_SECONDS and was
+    # drawn as its own "one call, tracing included" line (a flaky failure; that branch has its own scripted-clock
+    # tests in tests/project/test_bench.py). The page runs in this process, so it reads these.
+    from dashboard import scaling
+    monkeypatch.setattr(scaling, "SLOW_SECONDS", 60.0)
+    monkeypatch.setattr(scaling, "WARM_BUDGET", 60.0)
     at = open_strategies()
     at.multiselect(key="st_sizes").set_value([2, 4])
     at.multiselect(key="st_methods").set_value(["unstack", "forward"])
