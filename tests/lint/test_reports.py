@@ -275,13 +275,13 @@ def test_the_recall_on_the_eleventh_unseen_set_after_fitting():
 
 @pytest.mark.parametrize("names, prefix, size", [(UNSEEN_37L, "r37l", 12), (UNSEEN_37M, "r37m", 12),
                                                    (UNSEEN_37N, "r37n", 8), (UNSEEN_37O, "r37o", 12),
-                                                   (UNSEEN_37P, "r37p", 12)],
-                         ids=["37L", "37M", "37N", "37O", "37P"])
+                                                   (UNSEEN_37P, "r37p", 12), (UNSEEN_37Q, "r37q", 4)],
+                         ids=["37L", "37M", "37N", "37O", "37P", "37Q"])
 def test_a_blind_unseen_set_is_kept_apart_with_a_correct_twin_for_each(names, prefix, size):
-    """UNSEEN_37L, 37M, 37N, 37O, 37P: reports collected blind by a helper who wrote and fitted no rule, the search's
-    hits taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd,
-    69b4c46, decc706, 678bd7f); none was used or skipped by an earlier set, and each has a correct twin (no finding, a
-    real gradient: test_lint.py)."""
+    """UNSEEN_37L, 37M, 37N, 37O, 37P, 37Q: reports collected blind by a helper who wrote and fitted no rule, the
+    search's hits taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd,
+    69b4c46, decc706, 678bd7f, e6d6aea); none was used or skipped by an earlier set, and each has a correct twin (no
+    finding, a real gradient: test_lint.py)."""
     earlier = {r.name for r in REPORTS} - set(names)
     assert len(set(names)) == size and not set(names) & earlier
     urls = {r.url for r in REPORTS if r.name in names}
@@ -370,6 +370,17 @@ def test_the_sixteenth_unseen_set_pre_fit_record_is_honest():
     assert len(UNSEEN_37P_PREFIT) == 1 and set(UNSEEN_37P_PREFIT) <= set(_caught(UNSEEN_37P))
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37P and r.missed}
     assert missed == set(UNSEEN_37P) - set(UNSEEN_37P_PREFIT)
+
+
+def test_the_seventeenth_unseen_set_pre_fit_record_is_honest():
+    """With the rules of main at a6dffce and the labels as written blind (e6d6aea), the linter caught none of the 4 on
+    its line (UNSEEN_37Q_PREFIT empty, 0%: the honest recall, docs/lint.md), and said nothing anywhere in them. All 4
+    are xfail with the reason: a variable rebound to a tensor in a called function, TensorFlow's ctc_loss of Keras
+    symbolic tensors, a comparison as the loss, scipy's xlogy on the model's output. No report of the set may be
+    marked caught without being caught, and none is caught by accident (then its reason must go)."""
+    assert UNSEEN_37Q_PREFIT == () and _caught(UNSEEN_37Q) == []
+    missed = {r.name for r in REPORTS if r.name in UNSEEN_37Q and r.missed}
+    assert missed == set(UNSEEN_37Q)
 
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):
