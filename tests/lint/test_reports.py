@@ -36,8 +36,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37I_PREFIT, UNSEEN_37J, UNSEEN_37J_PREFIT, UNSEEN_37K, UNSEEN_37K_PREFIT, UNSEEN_37L,
                           UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_CAUGHT, UNSEEN_37M_PREFIT,
                           UNSEEN_37N, UNSEEN_37N_CAUGHT, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_PREFIT,
-                          UNSEEN_37P, UNSEEN_37P_PREFIT, WRONG_REPORT_FIXES, Report, report_corrections,
-                          wrong_gradients)
+                          UNSEEN_37P, UNSEEN_37P_PREFIT, UNSEEN_37Q, UNSEEN_37Q_PREFIT, WRONG_REPORT_FIXES, Report,
+                          report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -65,7 +65,7 @@ def test_lint_flags_the_reported_mistake_on_its_line(report):
 
 
 def test_the_caught_rate_is_kept():
-    caught = [r.name for r in REPORTS if (r.line, r.rule) in {(f.line, f.rule) for f in lint(r.source)}]
+    caught = [r.name for r in REPORTS if _flagged(r)]
     assert len(caught) == sum(r.missed is None for r in REPORTS) >= 65, caught
 
 
@@ -79,8 +79,15 @@ def test_the_recall_on_the_reports_collected_for_issue_37_is_kept():
     assert len(new) == 13 and len(caught) == 13, caught
 
 
+def _flagged(r: Report) -> bool:
+    """Caught as test_lint_flags_the_reported_mistake_on_its_line counts it: a finding on the labelled line with the
+    labelled rule, or any finding on that line when no rule names the mistake (rule None: keras19150, GT010)."""
+    found = {(f.line, f.rule) for f in lint(r.source)}
+    return (r.line, r.rule) in found if r.rule else r.line in {line for line, _ in found}
+
+
 def _caught(names):
-    return [r.name for r in REPORTS if r.name in names and (r.line, r.rule) in {(f.line, f.rule) for f in lint(r.source)}]
+    return [r.name for r in REPORTS if r.name in names and _flagged(r)]
 
 
 def test_the_second_unseen_set_is_kept_apart_and_its_pre_fit_record_is_honest():
@@ -275,13 +282,13 @@ def test_the_recall_on_the_eleventh_unseen_set_after_fitting():
 
 @pytest.mark.parametrize("names, prefix, size", [(UNSEEN_37L, "r37l", 12), (UNSEEN_37M, "r37m", 12),
                                                    (UNSEEN_37N, "r37n", 8), (UNSEEN_37O, "r37o", 12),
-                                                   (UNSEEN_37P, "r37p", 12)],
-                         ids=["37L", "37M", "37N", "37O", "37P"])
+                                                   (UNSEEN_37P, "r37p", 12), (UNSEEN_37Q, "r37q", 12)],
+                         ids=["37L", "37M", "37N", "37O", "37P", "37Q"])
 def test_a_blind_unseen_set_is_kept_apart_with_a_correct_twin_for_each(names, prefix, size):
-    """UNSEEN_37L, 37M, 37N, 37O, 37P: reports collected blind by a helper who wrote and fitted no rule, the search's
-    hits taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd,
-    69b4c46, decc706, 678bd7f); none was used or skipped by an earlier set, and each has a correct twin (no finding, a
-    real gradient: test_lint.py)."""
+    """UNSEEN_37L, 37M, 37N, 37O, 37P, 37Q: reports collected blind by a helper who wrote and fitted no rule, the
+    search's hits taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd,
+    69b4c46, decc706, 678bd7f, e6d6aea and fc00d47); none was used or skipped by an earlier set, and each has a
+    correct twin (no finding, a real gradient: test_lint.py)."""
     earlier = {r.name for r in REPORTS} - set(names)
     assert len(set(names)) == size and not set(names) & earlier
     urls = {r.url for r in REPORTS if r.name in names}
@@ -370,6 +377,20 @@ def test_the_sixteenth_unseen_set_pre_fit_record_is_honest():
     assert len(UNSEEN_37P_PREFIT) == 1 and set(UNSEEN_37P_PREFIT) <= set(_caught(UNSEEN_37P))
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37P and r.missed}
     assert missed == set(UNSEEN_37P) - set(UNSEEN_37P_PREFIT)
+
+
+def test_the_seventeenth_unseen_set_pre_fit_record_is_honest():
+    """With the rules of main at a6dffce and the labels as written blind (e6d6aea, fc00d47), the linter caught 3 of the
+    12 on their line (UNSEEN_37Q_PREFIT, 25%: the honest recall, docs/lint.md): a tensor made with tf.zeros where a
+    variable was meant, a Keras metric object as the loss, a .numpy() round trip inside the tape. The 9 others are
+    xfail with the reason: a variable rebound to a tensor in a called function, TensorFlow's ctc_loss of Keras symbolic
+    tensors, a comparison as the loss, scipy's xlogy on the model's output, an IndexedSlices times a float,
+    tf.gradient (no such function), a loss never computed from y_pred (flagged on other lines), zero initializers, zip
+    over a tensor in apply_gradients. Each of the 3 must still be caught, and no report of the set may be marked caught
+    without being caught."""
+    assert len(UNSEEN_37Q_PREFIT) == 3 and set(UNSEEN_37Q_PREFIT) <= set(_caught(UNSEEN_37Q))
+    missed = {r.name for r in REPORTS if r.name in UNSEEN_37Q and r.missed}
+    assert missed == set(UNSEEN_37Q) - set(UNSEEN_37Q_PREFIT)
 
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):
