@@ -382,6 +382,10 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return Val("unknown", opaque=True)
     if not it.alone and not it.graph_mode and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
         _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there (traced too), it ends
+    if qual in _KERAS_INPUTS:                               # keract#142: a KerasTensor of a graph built in sight
+        made = _unknown_call(it, args, kwargs)
+        made.attrs["__keras_input__"] = (node.lineno, node.col_offset, ast.unparse(node)[:40])
+        return made
     if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
         return _sparse(it, qual, args, kwargs, node)
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
@@ -1384,6 +1388,79 @@ def _symbolic(leaf: Val) -> bool:
 _TF_OPS = frozenset({"diff", "constant", "cast", "nondiff", "slicing", "stop"})
 
 
+_KERAS_INPUTS = frozenset({"tf.keras.Input", "tf.keras.layers.Input"})
+
+
+def _graph_tensor(leaf: Val, depth: int = 0) -> bool:
+    """Whether ``leaf`` is a KerasTensor of a functional graph built in sight (keract#142, keras#9266): a Keras
+    ``Input``, a layer called on such tensors only (``z_mean = Dense(2)(h)``), an operation on such tensors only, or
+    an arithmetic operator with one of them (``t * delta``: TensorFlow 2.21 gives a KerasTensor for an eager tensor
+    times a KerasTensor). Such a tensor has no value: a TensorFlow op given one raises ValueError."""
+    if leaf.attrs.get("__keras_input__") is not None:
+        return True
+    if depth >= 8 or leaf.kind != "tensor" or not leaf.parents or leaf.op != "op":
+        return False
+    inputs = [p for p in leaf.parents if p is not leaf.attrs.get("__call_of__")]
+    if not inputs or any(p.kind == "model" for p in inputs):
+        return False
+    if "binop" in leaf.attrs and all(p.kind in TENSORISH or _graph_tensor(p, depth + 1) for p in inputs):
+        return any(_graph_tensor(p, depth + 1) for p in inputs)
+    return all(_graph_tensor(p, depth + 1) for p in inputs)
+
+
+def _graph_root(leaf: Val) -> Val:
+    """The value named in a message about ``leaf``, a ``_graph_tensor``: the first named one on its way back."""
+    for _ in range(8):
+        if leaf.name or leaf.attrs.get("__keras_input__") is not None:
+            return leaf
+        leaf = next(p for p in leaf.parents if p is not leaf.attrs.get("__call_of__") and _graph_tensor(p))
+    return leaf
+
+
+def _recording(it) -> bool:
+    """Whether a tape's ``with`` block is open where the code being run is (a loss computed for a gradient)."""
+    return bool(it.stack)
+
+
+def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:
+    """A TensorFlow op, run while a tape records, given a KerasTensor of a functional graph the program built apart
+    from the model it calls (a Keras ``Input`` the model never uses, keract#142; a layer's output kept as a module
+    name, keras#9266, or on an object, ``self.mu``, GDL_code#100): it has no value, the op raises ValueError."""
+    given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _graph_tensor(leaf)), None)
+    if given is None:
+        return
+    root = _graph_root(given)
+    shown = _text_of(root)
+    text = shown if given is root else f"a value computed from {shown}"
+    fix = (f"Pass the data itself (a tensor of that shape) to the loss as an argument, not `{shown}`."
+           if root.attrs.get("__keras_input__") is not None else
+           f"Make the model return it too (`keras.Model(inputs, [outputs, {shown}])`), call the model on your data "
+           f"inside the `with` block and compute the loss from what that call gives.")
+    it.report("GT019", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor (a KerasTensor) of the "
+              f"functional graph built on {_graph_input(root)}, not a tensor computed when a model ran: {qual} "
+              f"raises ValueError (\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor "
+              f"is a placeholder for a shape and dtype, with no value), and the program stops here. {fix}", None)
+    it.halt(node.lineno)
+
+
+def _text_of(leaf: Val) -> str:
+    read = leaf.attrs.get("__keras_input__")
+    return leaf.name or (read[2] if read is not None else leaf.text) or "a layer's output"
+
+
+def _graph_input(leaf: Val) -> str:
+    """The ``Input`` call a graph tensor was built on, for messages."""
+    todo, seen = [leaf], 0
+    while todo and seen < 64:
+        val, seen = todo.pop(), seen + 1
+        read = val.attrs.get("__keras_input__")
+        if read is not None:
+            return f"`{val.name + ' = ' if val.name else ''}{read[2]}` (line {read[0]})"
+        todo.extend(p for p in val.parents if p.kind in ("tensor", "unknown"))
+    return "a Keras Input"
+
+
 def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:
     """A TensorFlow op run eagerly on a Keras model's symbolic input or output (``tf.convert_to_tensor(model.input)``
     in a custom loss, tensorflow#52383; ``loss_wrapper(model.input, ...)``, #38119): Keras 3's KerasTensor has no
@@ -1391,6 +1468,8 @@ def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     line (passed to a helper that converts it), that line is named too: it is where the fix goes."""
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
     if given is None:
+        if _recording(it):
+            _given_graph_tensor(it, qual, args, kwargs, node)
         return
     leaf = _symbolic_root(given)
     model, read = leaf.parents[0].name or "model", leaf.attrs.get("read")
