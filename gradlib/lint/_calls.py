@@ -498,7 +498,7 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
     fresh = _fresh_tape(kwargs.get("tape"))
     if name in ("minimize", "compute_gradients") and loss is not None and ("tape" not in kwargs or fresh) \
             and not it.graph_mode and not (traced and ".train." in opt.qual) and (
-            loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
+            loss.kind in TENSORISH + ("numpy",) or loss.kind == "py" and loss.parents):
         message = _minimize_message(opt, loss, node, fresh) if name == "minimize" else \
             _compute_gradients_message(opt, loss, node)     # njuhugn/CoNet#1: TF1 code run under TensorFlow 2
         it.report("GT013", node.lineno, node.col_offset, message, None)
@@ -506,7 +506,41 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
         stale = _stale_loss(it, loss, node)
         if stale is not None:
             it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
+    elif name == "apply_gradients" and args and ".train." not in opt.qual:
+        message = _unpaired_message(args[0], node)
+        if message is not None:
+            it.report("GT013", node.lineno, node.col_offset, message, None)
     return _unknown_call(it, args, kwargs)
+
+
+def _gradients(val: Val) -> bool:
+    """Whether ``val`` is what a tape's gradient call gave (one tensor or a list of them), known element by element."""
+    if val.kind == "seq":
+        return val.items is not None and bool(val.items) and all(i.kind == "tensor" and i.op == "gradient"
+                                                                  for i in val.items)
+    return val.kind == "tensor" and val.op == "gradient"
+
+
+def _unpaired_message(given: Val, node: ast.Call) -> str | None:
+    """A Keras optimizer's ``apply_gradients`` reads its argument as (gradient, variable) pairs: given the gradients
+    alone (tensorflow#28833) it unpacks each gradient as a pair, and given ``zip(grads, v)`` of one tf.Variable
+    (tensorflow#58686) zip pairs the rows of the gradient with the rows of the variable, tensors, not variables."""
+    call, name = ast.unparse(node)[:60], ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute)         else "optimizer"
+    zipped = given.attrs.get("__zipped__")
+    if zipped is not None and len(zipped) == 2 and zipped[1].kind == "var" and _gradients(zipped[0]):
+        var = describe_text(zipped[1])
+        return (f"`{call}` zips the gradient with {var}, one tf.Variable, not a list of variables: zip iterates it "
+                f"row by row, so apply_gradients gets (gradient row, tensor) pairs and raises AttributeError (\"... "
+                f"has no attribute '_unique_id'\"; TypeError \"Cannot iterate over a scalar tensor\" when {var} is a "
+                f"scalar). Ask for and apply lists: `grads = tape.gradient(loss, [{var}])`, "
+                f"`{name}.apply_gradients(zip(grads, [{var}]))`.")
+    if zipped is None and _gradients(given):
+        return (f"`{call}` is given the gradients alone, not (gradient, variable) pairs: apply_gradients unpacks "
+                f"each gradient as a pair, so this raises TypeError or ValueError (\"Cannot iterate over a scalar "
+                f"tensor\", \"cannot unpack non-iterable NoneType\", \"too many values to unpack\"; AttributeError "
+                f"when a gradient has exactly two rows). Pair them with the variables they were asked for: "
+                f"`{name}.apply_gradients(zip(grads, variables))`.")
+    return None
 
 
 def _reads_now(value: Val, start: int) -> bool:
@@ -602,7 +636,11 @@ def _minimize_message(opt: Val, loss: Val, node: ast.Call, fresh: bool = False) 
                   "AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no minimize "
                   "at all); with tf_keras, the tape passed was made in the call and never recorded the loss, so every "
                   "gradient is None and minimize raises ValueError (\"No gradients provided for any variable\")")
-    return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
+    shown = ast.unparse(node.args[0])[:50] if node.args else describe_text(loss)
+    what = (f"the loss {describe_text(loss)} as a tensor that was computed before" if loss.kind != "numpy" else
+            f"`{shown}`, a NumPy value (it left TensorFlow, so no gradient reaches it; compute it with TensorFlow "
+            f"ops), not a callable")
+    return (f"`{ast.unparse(node)[:60]}` passes {what}: "
             f"minimize must compute the loss itself to record it, so this raises {raises}. Pass a callable, "
             f"`{name}.minimize(lambda: <the loss expression>, var_list)`, or compute the gradients with a "
             f"GradientTape and call `{name}.apply_gradients(zip(grads, variables))`.")
@@ -904,7 +942,9 @@ def _as_list(it, value: Val, node: ast.AST) -> Val:
 
 def _zip(it, args: list[Val], node: ast.AST) -> Val:
     columns = [[make() for make in it.iterations(a, node)] for a in args]
-    return it.seq([Val("seq", items=list(row)) for row in zip(*columns)])
+    zipped = it.seq([Val("seq", items=list(row)) for row in zip(*columns)])
+    zipped.attrs["__zipped__"] = tuple(args)            # apply_gradients(zip(grads, v)) of one variable (GT013)
+    return zipped
 
 
 def _seq_method(it, base: Val, name: str, args: list[Val]) -> Val:

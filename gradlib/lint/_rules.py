@@ -232,10 +232,13 @@ RULES = (
          "computed before (`minimize(lambda: loss, var_list)`, or a `def` that returns an expression of such "
          "tensors) records nothing: ValueError (\"No gradients provided for any variable\"); so does a tape made in "
          "the call, `minimize(loss, var_list, tape=tf.GradientTape())`, which never recorded the loss. TF1 code's "
-         "`compute_gradients(loss_tensor, var_list)` run eagerly raises RuntimeError too.",
-         "the `minimize` call",
+         "`compute_gradients(loss_tensor, var_list)` run eagerly raises RuntimeError too; so does a NumPy value a "
+         "function returns (`minimize(np_loss(y, out), var_list)`). Also a Keras optimizer's `apply_gradients` given "
+         "the gradients alone (`apply_gradients(grads)`: TypeError or ValueError) or `zip(grads, v)` of one "
+         "tf.Variable, which zip iterates row by row (AttributeError `_unique_id`).",
+         "the `minimize` (or `apply_gradients`) call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
-         "`optimizer.apply_gradients`",
+         "`optimizer.apply_gradients(zip(grads, variables))`, a list of variables",
          _PRE + "v = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\nloss = v * v\n"
          "opt.minimize(loss, var_list=[v])\ngrad = [v]\n"),
     Rule("GT014", "A gradient call in a loop inside the tape's block",
