@@ -1635,9 +1635,58 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
     if symbolic is not None:            # a KerasTensor as target or source: TensorFlow raises before any path
         it.report("GT019", node.lineno, node.col_offset, _symbolic_gradient_message(tape, name, symbolic, node), None)
         return Val("unknown", opaque=True)
+    if _not_a_tensor_source(it, tape, name, sources, node):    # keras#2733, #14287: raises before any path
+        return Val("unknown", opaque=True)
     _built.checked(it, tape, sources, node, f"{tape.name}.{name}")
     it.diagnose(it, tape, target, sources, node)
     return _gradient_result(it, tape, target, sources, node)
+
+
+def _not_a_tensor_source(it, tape: Tape, method: str, sources: Val, node: ast.Call) -> bool:
+    """A source that is no tensor or variable at all: a NumPy array (keras#2733, #5455: a tape records operations on
+    tensors, and an array is converted afresh by each operation, so no watch can reach it) or a Keras model or layer
+    object instead of its variables (keras#14287). TensorFlow 2.21's gradient call raises AttributeError ("...
+    object has no attribute '_id'"). Said once, GT003 on the ``with`` line for an array, GT017 on the call for a
+    model; the program stops there."""
+    if it.graph_mode:
+        return False
+    written = node.args[1] if len(node.args) > 1 else None
+    given = [(sources, written)] if sources.kind != "seq" else list(zip(sources.items, written.elts)) \
+        if isinstance(written, (ast.List, ast.Tuple)) and sources.items is not None \
+        and len(sources.items) == len(written.elts) else []
+    leaf = next((leaf for leaf, text in given if leaf.kind == "numpy" and leaf.known
+                 or leaf.kind == "model" and _model_itself(leaf, text)), None)
+    if leaf is None:
+        return False
+    call, shown = ast.unparse(node)[:60], describe_text(leaf)
+    if leaf.kind == "numpy":
+        line, col = tape.with_lines[-1] if tape.with_lines else (node.lineno, node.col_offset)
+        it.report("GT003", line, col,
+                  f"`{call}` (line {node.lineno}) asks for the gradient with respect to {shown}, a NumPy array, not a "
+                  f"tensor: a tape records operations on tensors, and each operation converts an array afresh, so "
+                  f"{tape.name} cannot watch it and {tape.name}.{method} raises AttributeError (\"'numpy.ndarray' "
+                  f"object has no attribute '_id'\"). Convert it before the block (`{shown} = "
+                  f"tf.convert_to_tensor({shown})`), call `{tape.name}.watch({shown})` first thing in the block, and "
+                  f"compute the target from that tensor.", None)
+    else:
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"`{call}` asks for the gradient with respect to {shown}, the Keras model object itself, not its "
+                  f"variables: {tape.name}.{method} raises AttributeError (\"'{_class_name(leaf)}' object has no "
+                  f"attribute '_id'\"). Ask for `{shown}.trainable_variables`.", None)
+    it.halt(node.lineno)
+    return True
+
+
+def _model_itself(model: Val, written: ast.AST | None) -> bool:
+    """Whether ``written`` names the Keras model object ``model`` itself: the name it was first bound to (a model's
+    value also stands for its weights, ``layer.kernel``, which are fine sources), of a model in sight."""
+    return isinstance(written, ast.Name) and written.id == model.name and not model.attrs.get("foreign") \
+        and not model.attrs.get("maybe") and not model.attrs.get("__part__")
+
+
+def _class_name(model: Val) -> str:
+    return (model.opname or model.qual or "Model").rsplit(".", 1)[-1] if not isinstance(model.node, ast.ClassDef) \
+        else model.node.name
 
 
 def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:
