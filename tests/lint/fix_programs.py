@@ -29,7 +29,8 @@ __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report"
            "UNSEEN_37J_PREFIT", "UNSEEN_37K", "UNSEEN_37K_PREFIT", "UNSEEN_37L",
            "UNSEEN_37L_CAUGHT", "UNSEEN_37L_PREFIT", "UNSEEN_37M",
            "UNSEEN_37M_PREFIT", "UNSEEN_37M_CAUGHT", "UNSEEN_37N", "UNSEEN_37N_PREFIT",
-           "UNSEEN_37N_CAUGHT", "UNSEEN_37O", "UNSEEN_37O_PREFIT", "UNSEEN_37P", "UNSEEN_37P_PREFIT",
+           "UNSEEN_37N_CAUGHT", "UNSEEN_37O", "UNSEEN_37O_CAUGHT", "UNSEEN_37O_PREFIT", "UNSEEN_37P",
+           "UNSEEN_37P_CAUGHT", "UNSEEN_37P_PREFIT",
            "WRONG_REPORT_FIXES",
            "all_programs",
            "corpus_corrections",
@@ -4028,9 +4029,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('keras2733',
            'https://github.com/keras-team/keras/issues/2733',
-           6, 'GT003',
-           'a NumPy array (the image) as the gradient source raises AttributeError (it cannot be watched): a '
-           'source it cannot follow, nothing checked', '''\
+           6, 'GT003', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4108,10 +4107,7 @@ result = optimizer
 '''),
     Report('tf42447',
            'https://github.com/tensorflow/tensorflow/issues/42447',
-           18, 'GT013',
-           'Adam.minimize of the value a user function returns (np.sum of a tensor: a NumPy number, not a '
-           'callable; AttributeError under Keras 3): the minimize call is not taken for a gradient request, no '
-           'gradient call to check', '''\
+           18, 'GT013', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4134,9 +4130,7 @@ result = k1
 '''),
     Report('keras14287',
            'https://github.com/keras-team/keras/issues/14287',
-           13, 'GT017',
-           'tape.gradient(loss, training_model), the Keras model object as the source instead of its '
-           "trainable_variables (AttributeError: no attribute '_id'): checked, nothing said", '''\
+           13, 'GT017', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4218,9 +4212,7 @@ result = grads
     #     watches it.
     Report('keract142',
            'https://github.com/philipperemy/keract/issues/142',
-           13, 'GT019',
-           "a Keras Input the model never uses (a symbolic KerasTensor) multiplied in a custom loss's TensorFlow "
-           'op raises ValueError on that line; checked, nothing said', '''\
+           13, 'GT019', None, '''\
 import tensorflow as tf
 
 inp = tf.keras.Input((4,))
@@ -4311,9 +4303,7 @@ result = grads
 '''),
     Report('keras9266',
            'https://github.com/keras-team/keras/issues/9266',
-           15, 'GT019',
-           "TensorFlow ops in a loss on the encoder's z_mean and z_log_var (KerasTensors of the functional "
-           'model) raise ValueError on that line; nothing checked (no target or source it can follow)', '''\
+           15, 'GT019', None, '''\
 import tensorflow as tf
 
 original_dim, latent_dim = 8, 2
@@ -4339,9 +4329,7 @@ result = tape.gradient(loss, vae.trainable_variables)
 '''),
     Report('gdl100',
            'https://github.com/davidADSP/GDL_code/issues/100',
-           21, 'GT019',
-           'TensorFlow ops in a nested loss on self.mu and self.log_var (KerasTensors kept on an object) raise '
-           'ValueError on that line; checked, nothing said', '''\
+           21, 'GT019', None, '''\
 import tensorflow as tf
 
 
@@ -4379,9 +4367,7 @@ result = tape.gradient(loss, vae.model.trainable_variables)
 '''),
     Report('msipl4',
            'https://github.com/wabdelmoula/msiPL/issues/4',
-           17, 'GT019',
-           'TensorFlow ops in a loss method on self.z_log_var and self.z_mean (KerasTensors kept on an object) '
-           'raise ValueError on that line; checked, nothing said', '''\
+           17, 'GT019', None, '''\
 import tensorflow as tf
 
 
@@ -4431,10 +4417,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('tf28833',
            'https://github.com/tensorflow/tensorflow/issues/28833',
-           11, None,
-           'apply_gradients of the gradients without their variables raises TypeError on that line; no rule '
-           'names it; flagged on the gradient request instead (GT017: the argmax logits are not from the model, '
-           'None)', '''\
+           11, 'GT013', None, '''\
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.Input((28, 28, 1)), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
@@ -4456,9 +4439,7 @@ result = train_step(logits, label_batch)
 '''),
     Report('tf58686',
            'https://github.com/tensorflow/tensorflow/issues/58686',
-           15, None,
-           'apply_gradients(zip(grad, variable)) of one variable zips it element by element (AttributeError '
-           '_unique_id); no rule names it, checked, nothing said', '''\
+           15, 'GT013', None, '''\
 import tensorflow as tf
 
 action_size = 2
@@ -4496,9 +4477,7 @@ result = tape.gradient(loss, [w1, w, b])
 '''),
     Report('keras5455',
            'https://github.com/keras-team/keras/issues/5455',
-           12, 'GT003',
-           'a NumPy image as the gradient source raises AttributeError: a source it cannot follow, nothing '
-           'checked', '''\
+           12, 'GT003', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4707,6 +4686,10 @@ UNSEEN_37O = ('keras6926', 'keras7401', 'tf44125', 'keras10556', 'keras2733', 't
 #: written blind (decc706): the pre-fit recall (6 of 12, 50%; the six carry the labelled rule too); 0 findings on the 12
 #: correct twins (lint_corpus/unseen/correct/r37o_*.py), all 12 followed.
 UNSEEN_37O_PREFIT = ('keras7401', 'tfp51', 'tf37933', 'tfa495', 'tf28068', 'dlwp181')
+#: ... and after the lint51 rules were generalized by class (a NumPy array or a Keras model object as the gradient
+#: source, minimize of a NumPy value a function returns): 9 of 12
+UNSEEN_37O_CAUGHT = ('keras7401', 'keras2733', 'tfp51', 'tf37933', 'tfa495', 'tf28068', 'tf42447', 'keras14287',
+                     'dlwp181')
 
 #: a sixteenth set for issue 37's item 4, collected on 2026-12-07 by a helper who had not written or fitted any rule
 #: and looked at no other branch or worktree, taking the search tool's hits in the order returned (the queries and
@@ -4720,6 +4703,12 @@ UNSEEN_37P = ('keract142', 'dlwp60', 'kgc25', 'nst77', 'keras9266', 'gdl100', 'm
 #: correct twins (lint_corpus/unseen/correct/r37p_*.py), all 12 followed. Two more are flagged on another line than the
 #: one labelled blind (tf28833, tf29437: GT017 on the gradient request): 3 of 12 with a finding anywhere.
 UNSEEN_37P_PREFIT = ('nst77',)
+#: tf28833 and tf58686 were labelled with no rule blind (no rule named the misuse of apply_gradients then); once lint51's
+#: GT013 named it, their labels were set to GT013, as tf56912's was to GT025 (the line is the one labelled blind).
+#: ... and after the lint51 rules were generalized by class (a TensorFlow op given a KerasTensor of a functional graph
+#: kept apart from the model, apply_gradients of the gradients alone or zipped with one variable, a NumPy array as
+#: the source): 8 of 12
+UNSEEN_37P_CAUGHT = ('keract142', 'nst77', 'keras9266', 'gdl100', 'msipl4', 'tf28833', 'tf58686', 'keras5455')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
