@@ -525,7 +525,8 @@ def _unpaired_message(given: Val, node: ast.Call) -> str | None:
     """A Keras optimizer's ``apply_gradients`` reads its argument as (gradient, variable) pairs: given the gradients
     alone (tensorflow#28833) it unpacks each gradient as a pair, and given ``zip(grads, v)`` of one tf.Variable
     (tensorflow#58686) zip pairs the rows of the gradient with the rows of the variable, tensors, not variables."""
-    call, name = ast.unparse(node)[:60], ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute)         else "optimizer"
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    call = ast.unparse(node)[:60]
     zipped = given.attrs.get("__zipped__")
     if zipped is not None and len(zipped) == 2 and zipped[1].kind == "var" and _gradients(zipped[0]):
         var = describe_text(zipped[1])

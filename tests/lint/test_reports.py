@@ -36,8 +36,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37I_PREFIT, UNSEEN_37J, UNSEEN_37J_PREFIT, UNSEEN_37K, UNSEEN_37K_PREFIT, UNSEEN_37L,
                           UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_CAUGHT, UNSEEN_37M_PREFIT,
                           UNSEEN_37N, UNSEEN_37N_CAUGHT, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_CAUGHT,
-                          UNSEEN_37O_PREFIT, UNSEEN_37P, UNSEEN_37P_CAUGHT, UNSEEN_37P_PREFIT, WRONG_REPORT_FIXES, Report, report_corrections,
-                          wrong_gradients)
+                          UNSEEN_37O_PREFIT, UNSEEN_37P, UNSEEN_37P_CAUGHT, UNSEEN_37P_PREFIT, WRONG_REPORT_FIXES,
+                          Report, report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
