@@ -4704,7 +4704,8 @@ UNSEEN_37P = ('keract142', 'dlwp60', 'kgc25', 'nst77', 'keras9266', 'gdl100', 'm
 #: one labelled blind (tf28833, tf29437: GT017 on the gradient request): 3 of 12 with a finding anywhere.
 UNSEEN_37P_PREFIT = ('nst77',)
 #: tf28833 and tf58686 were labelled with no rule blind (no rule named the misuse of apply_gradients then); once
-#: lint51's GT013 named it, their labels were set to GT013, as tf56912's was to GT025 (the line is the one labelled blind).
+#: lint51's GT013 named it, their labels were set to GT013, as tf56912's was to GT025 (the line is the one labelled
+#: blind).
 #: ... and after the lint51 rules were generalized by class (a TensorFlow op given a KerasTensor of a functional graph
 #: kept apart from the model, apply_gradients of the gradients alone or zipped with one variable, a NumPy array as
 #: the source): 8 of 12
