@@ -1638,6 +1638,8 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
         return Val("unknown", opaque=True)
     if _not_a_tensor_source(it, tape, name, sources, node):    # keras#2733, #14287: raises before any path
         return Val("unknown", opaque=True)
+    if name == "gradient" and _no_return_target(it, tape, target, node):     # tensorflow#42386
+        return Val("unknown", opaque=True)
     _built.checked(it, tape, sources, node, f"{tape.name}.{name}")
     it.diagnose(it, tape, target, sources, node)
     return _gradient_result(it, tape, target, sources, node)
@@ -1674,6 +1676,28 @@ def _not_a_tensor_source(it, tape: Tape, method: str, sources: Val, node: ast.Ca
                   f"`{call}` asks for the gradient with respect to {shown}, the Keras model object itself, not its "
                   f"variables: {tape.name}.{method} raises AttributeError (\"'{_class_name(leaf)}' object has no "
                   f"attribute '_id'\"). Ask for `{shown}.trainable_variables`.", None)
+    it.halt(node.lineno)
+    return True
+
+
+def _no_return_target(it, tape: Tape, target: Val, node: ast.Call) -> bool:
+    """GT026: the target is what a call of a function of the source gave, and that function has no ``return`` of a
+    value (it computes the loss and drops it, tensorflow#42386): the target is None, and ``tape.gradient(None, ...)``
+    raises TypeError. Said on the function's last statement, where the ``return`` goes."""
+    made = target.attrs.get("__no_return__")
+    if target.kind != "none" or made is None or it.graph_mode:
+        return False
+    fn, (call_line, _, call_text) = made
+    last = fn.body[-1]
+    kept = last.targets[0].id if isinstance(last, ast.Assign) and len(last.targets) == 1 \
+        and isinstance(last.targets[0], ast.Name) else None
+    what = f"computes {kept} and drops it" if kept else "ends without returning a value"
+    fix = ("return", last.lineno, last.end_lineno, last.col_offset, kept) if kept else None
+    it.report("GT026", last.lineno, last.col_offset,
+              f"`{fn.name}` {what}: it has no `return` of a value, so `{call_text}` (line {call_line}) gives None, "
+              f"and `{ast.unparse(node)[:60]}` (line {node.lineno}) raises TypeError (\"Argument `target` should be a "
+              f"list or nested structure of Tensors ...\"). "
+              + (f"Return it: `return {kept}`." if kept else "Return the loss it computes."), fix)
     it.halt(node.lineno)
     return True
 

@@ -28,6 +28,13 @@ def corrected(source: str, tree: ast.Module, fix: tuple | None) -> str | None:
     return text if text != source else None
 
 
+def _return(lines, tree, line, end_line, col, name):
+    """``return name`` right after a function's last statement, ``name = ...`` (GT026)."""
+    if not name.isidentifier() or not lines[line - 1][:col].isspace() and col:
+        return None
+    return lines[:end_line] + [f"{lines[line - 1][:col]}return {name}\n"] + lines[end_line:]
+
+
 def _indent(text: str) -> str:
     return text[:len(text) - len(text.lstrip())]
 
@@ -207,4 +214,5 @@ def _replace(lines, line, text):
 
 
 _EDITS = {"watch": _watch, "persistent": _persistent, "assign": _assign, "augassign": _augassign,
-          "trainable": _trainable, "float": _float, "indent": _indent_line, "unstack": _unstack, "move": _move}
+          "trainable": _trainable, "float": _float, "indent": _indent_line, "unstack": _unstack, "move": _move,
+          "return": _return}

@@ -955,6 +955,8 @@ class Interpreter:
                 self.escape(args + list(kwargs.values()), whole=True)
                 return self.made(tuple(args))
             self.block(fn.body, env)
+            if not self.returns[-1] and _never_returns_a_value(fn):     # GT026: the caller gets None, surely
+                return Val("none", attrs={"__no_return__": (fn, self.position(node))})
             return _merge_returns(self, self.returns[-1])
         finally:
             self.stack[:] = stack
@@ -1123,6 +1125,19 @@ def _position(node: ast.AST) -> tuple[int, int, str]:
         return where.lineno, where.col_offset, text[:60]
     text = ast.unparse(node) if isinstance(node, (ast.expr, ast.stmt)) else ""
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text[:60]
+
+
+def _never_returns_a_value(fn: ast.AST) -> bool:
+    """Whether the function ``fn`` has no ``return`` of a value and no ``yield`` anywhere in its own body (nested
+    definitions left out): a call of it gives None whatever runs."""
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return) and node.value is not None or isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return False
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return isinstance(fn, ast.FunctionDef)
 
 
 def _merge_returns(it: Interpreter, values: list[Val]) -> Val:

@@ -373,6 +373,15 @@ RULES = (
          "`tf.stack` when they have one shape), or ask for one jacobian per output",
          _PRE + "x = tf.Variable([0.1, 0.2, 0.3])\nwith tf.GradientTape() as tape:\n"
          "    outputs = (x[0] ** 2, x[1:] ** 3)\njac = tape.jacobian(outputs, x)\n"),
+    Rule("GT026", "A loss function that returns nothing",
+         "`def loss_fn(y, p): loss = tf.reduce_mean(...)` with no `return` of a value (the value is computed and "
+         "dropped, or the body is `pass`), then `loss = loss_fn(y, model(x))` as the target: the call gives None, and "
+         "`tape.gradient(None, variables)` raises TypeError (\"Argument `target` should be a list or nested "
+         "structure of Tensors ...\").",
+         "the function's last statement (where the `return` goes)",
+         "`return loss` at the end of the function",
+         _PRE + "x = tf.Variable(3.0)\n\n\ndef square(v):\n    value = v * v\n\n\n"
+         "with tf.GradientTape() as tape:\n    y = square(x)\ngrad = tape.gradient(y, x)\n"),
 )
 
 #: the same, by code (``"GT001"``)

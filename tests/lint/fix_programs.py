@@ -97,6 +97,9 @@ REFERENCES = {
     "GT009_example:3:GT009": "[3 + 2 * w.numpy()]",
     "GT011_example:6:GT011": "[2 * x.numpy()]",
     "GT015_example:4:GT015": "[6 * x.numpy(), 3 * x.numpy() ** 2]",   # d2y, dy_dx: lintcore's rule GT015
+    "GT026_example:7:GT026": "[2 * x.numpy()]",
+    # d sum((y - x w)^2) / dw = -2 x^T (y - x w)
+    "loss_function_without_return.py:9:GT026": "[-2 * x.numpy().T @ (y.numpy() - x.numpy() @ w.numpy())]",
 }
 
 
@@ -4397,9 +4400,7 @@ result = tape.gradient(loss, model.vae.trainable_variables)
 '''),
     Report('tf42386',
            'https://github.com/tensorflow/tensorflow/issues/42386',
-           7, None,
-           'a loss function that computes its value and returns None: tape.gradient of None raises TypeError; no '
-           'rule names it, nothing checked (no target or source it can follow)', '''\
+           7, 'GT026', None, '''\
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
@@ -4705,11 +4706,12 @@ UNSEEN_37P = ('keract142', 'dlwp60', 'kgc25', 'nst77', 'keras9266', 'gdl100', 'm
 UNSEEN_37P_PREFIT = ('nst77',)
 #: tf28833 and tf58686 were labelled with no rule blind (no rule named the misuse of apply_gradients then); once
 #: lint51's GT013 named it, their labels were set to GT013, as tf56912's was to GT025 (the line is the one labelled
-#: blind).
+#: blind); tf42386 (no rule blind) likewise to lint51's new GT026.
 #: ... and after the lint51 rules were generalized by class (a TensorFlow op given a KerasTensor of a functional graph
 #: kept apart from the model, apply_gradients of the gradients alone or zipped with one variable, a NumPy array as
-#: the source): 8 of 12
-UNSEEN_37P_CAUGHT = ('keract142', 'nst77', 'keras9266', 'gdl100', 'msipl4', 'tf28833', 'tf58686', 'keras5455')
+#: the source, a loss function that returns nothing): 9 of 12
+UNSEEN_37P_CAUGHT = ('keract142', 'nst77', 'keras9266', 'gdl100', 'msipl4', 'tf42386', 'tf28833', 'tf58686',
+                     'keras5455')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
@@ -4760,6 +4762,8 @@ REPORT_FIXES = {
     "tfp1165:7:GT007": "(lambda d, s: [d / s ** 2, d ** 2 / s ** 2 - 1])(3.0 - loc_1.numpy(), "
                        "np.exp(logscale_1.numpy()))",
     # the sixth set: the batch Hessian of a tanh MLP, sum over hidden units h of k2[h, k] tanh''(.) k1[i, h] k1[j, h]
+    # the sixteenth set: the loss function returns what it computes; mean((y - p)^2) of one Dense layer
+    "tf42386:7:GT026": "dense(x.numpy(), *weights(model), lambda p: 2 * (p - y.numpy()) / p.size)",
     "tf45234:8:GT008": "(lambda k1, b1, k2, b2: (lambda t: [np.einsum('hk,bh,ih,jh->bkij', k2, -2 * t * (1 - t ** 2), "
                        "k1, k1)])(np.tanh(x.numpy() @ k1 + b1)))(*weights(model))",
 }
