@@ -506,8 +506,8 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
         stale = _stale_loss(it, loss, node)
         if stale is not None:
             it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
-    elif name == "apply_gradients" and args and ".train." not in opt.qual:
-        message = _unpaired_message(args[0], node)
+    elif name == "apply_gradients" and args and not it.graph_mode:
+        message = _unpaired_message(args[0], node, ".train." in opt.qual)
         if message is not None:
             it.report("GT013", node.lineno, node.col_offset, message, None)
     return _unknown_call(it, args, kwargs)
@@ -521,14 +521,15 @@ def _gradients(val: Val) -> bool:
     return val.kind == "tensor" and val.op == "gradient"
 
 
-def _unpaired_message(given: Val, node: ast.Call) -> str | None:
+def _unpaired_message(given: Val, node: ast.Call, v1: bool) -> str | None:
     """A Keras optimizer's ``apply_gradients`` reads its argument as (gradient, variable) pairs: given the gradients
     alone (tensorflow#28833) it unpacks each gradient as a pair, and given ``zip(grads, v)`` of one tf.Variable
-    (tensorflow#58686) zip pairs the rows of the gradient with the rows of the variable, tensors, not variables."""
+    (tensorflow#58686) zip pairs the rows of the gradient with the rows of the variable, tensors, not variables. A
+    tf.compat.v1 optimizer's unpacks the same way (tensorflow#32478, ``apply_gradients(dy_dx, x)``)."""
     name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
     call = ast.unparse(node)[:60]
     zipped = given.attrs.get("__zipped__")
-    if zipped is not None and len(zipped) == 2 and zipped[1].kind == "var" and _gradients(zipped[0]):
+    if zipped is not None and len(zipped) == 2 and zipped[1].kind == "var" and _gradients(zipped[0]) and not v1:
         var = describe_text(zipped[1])
         return (f"`{call}` zips the gradient with {var}, one tf.Variable, not a list of variables: zip iterates it "
                 f"row by row, so apply_gradients gets (gradient row, tensor) pairs and raises AttributeError (\"... "
@@ -1000,8 +1001,11 @@ _SCATTERS = frozenset(("scatter_update", "scatter_add", "scatter_sub", "scatter_
 
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if "__tfp_params__" in base.attrs:
-        return _tfp.tfp_method(it, base, name, args, node) or _unknown_call(it, list(base.attrs["__tfp_params__"])
-                                                                            + args, {})    # read now, as unseen
+        made = _tfp.tfp_method(it, base, name, args, node)
+        if made is None:                                    # read now, as unseen
+            made = _unknown_call(it, list(base.attrs["__tfp_params__"]) + args, {})
+            made.attrs["__drawn__"] = name == "sample"      # a tensor drawn now (GT003: before the block, too early)
+        return made
     if base.kind == "seq":
         return _seq_method(it, base, name, args)
     if base.kind == "dict":

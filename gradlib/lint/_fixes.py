@@ -46,6 +46,11 @@ def _watch(lines, tree, line, col, name, tape):
     after that assignment. When the name is assigned deeper (in a loop or branch in the block) or used
     before its assignment there, no watch line can be placed for sure, and none is offered.
     """
+    if ", " in name:                    # several sources never watched (tfp51): one watch each, in order
+        for one in reversed(name.split(", ")):
+            lines = _watch(lines, tree, line, col, one, tape) if lines is not None else None
+            tree = ast.parse("".join(lines)) if lines is not None else None
+        return lines
     if not re.fullmatch(r"[\w.\[\]]+", name) or not lines[line - 1].rstrip().endswith(":"):
         return None
     block = _with_block(tree, line)

@@ -311,7 +311,13 @@ class Interpreter:
     def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
         if line >= _project.OFFSET:          # another module's line: reported when that module is linted
             return
-        self.findings.setdefault((code, line, col), (message, fix))
+        found = self.findings.setdefault((code, line, col), (message, fix))
+        if found[1] is not None and fix is not None and found[1][0] == fix[0] in ("watch", "note") \
+                and found[1][4] == fix[4] \
+                and fix[3] not in found[1][3].split(", "):       # tfp51: every source left unwatched, watched
+            self.findings[(code, line, col)] = (f"{found[0]} The same holds for {fix[3]}, also asked for and never "
+                                                f"watched: call {fix[4]}.watch({fix[3]}) there too.",
+                                                found[1][:3] + (f"{found[1][3]}, {fix[3]}",) + found[1][4:])
 
     def halt(self, line: int) -> None:
         """Stop here, as the program does, when the line just reported surely raises (see ``Raises``); ``line`` may be

@@ -2165,8 +2165,7 @@ with tf.GradientTape() as tape:
     y = call_model_with_weights(model, x, weights)
 result = tape.gradient(y, weights)
 '''),
-    Report('tf32478', 'https://github.com/tensorflow/tensorflow/issues/32478', 8, None,
-           'no rule: apply_gradients given the gradient tensor and the variable as two arguments instead of a list of (gradient, variable) pairs: ValueError', '''\
+    Report('tf32478', 'https://github.com/tensorflow/tensorflow/issues/32478', 8, 'GT013', None, '''\
 import tensorflow as tf
 
 optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.001)
@@ -4573,7 +4572,8 @@ UNSEEN_37F_PREFIT = ('tf28836', 'keras4175', 'intgrad5', 'tf51622', 'tf29944', '
 
 #: a seventh set for issue 37's item 4, collected on 2026-12-06 by searching GitHub issues and Q&A pages (see the commit
 #: that added it for the queries and the hits skipped) before any rule was changed for them and before the linter was
-#: run on any of them; none of them was in this file before. Two have no rule (tf60048, tf32478).
+#: run on any of them; none of them was in this file before. Two had no rule (tf60048, tf32478; tf32478 labelled
+#: GT013 once lint51's GT013 named apply_gradients given the gradients alone).
 UNSEEN_37G = ('tf21364', 'dsse57878', 'tf14894', 'abcnet6', 'tf39996', 'keras10850', 'cade3', 'tf52260', 'tf60048', 'keras10819', 'keras9169', 'keras9712', 'tf47288', 'tf55296', 'tf32478')
 #: those of UNSEEN_37G the linter caught on their line at 4d3c00a, with the rules as they were when collected: the
 #: pre-fit recall (5 of 15, 33%); 0 findings on the 15 correct twins (lint_corpus/unseen/correct/r37g_*.py)
@@ -4769,13 +4769,11 @@ REPORT_FIXES = {
 }
 
 #: "report:line:rule" -> why the correction the linter offers on that report does not fix it: the corrected program
-#: still fails under TensorFlow (run as "wrongfix/<name>"). Left as the linter gives it, no rule changed;
-#: test_reports.py keeps each as a strict xfail that flips once the correction gives a real gradient.
-WRONG_REPORT_FIXES = {
-    "tfp51:8:GT003": "tape.watch(concentration) is put below the with line, but rate, also asked for, stays unwatched "
-                     "and the Gamma is sampled before the block: the corrected program still gives [None, None] (the "
-                     "message too names concentration only)",
-}
+#: still fails under TensorFlow (run as "wrongfix/<name>"); test_reports.py keeps each as a strict xfail that flips once
+#: the correction gives a real gradient. Empty since lint51: tensorflow/probability#51's watch of concentration alone
+#: (rate unwatched, the Gamma sampled before the block: still [None, None]) is no longer offered; the message names
+#: both constants and the sample computed before the block, and no watch alone can fix it.
+WRONG_REPORT_FIXES: dict[str, str] = {}
 
 
 def references() -> dict[str, str]:
