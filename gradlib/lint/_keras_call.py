@@ -536,10 +536,11 @@ def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
 
 
 def call_cut(model: Val) -> tuple[str, ast.AST, str] | None:
-    """``lambda_cut`` for a layer class of the source whose own ``call(self, x)`` never reads ``self`` (no weight, no
-    layer it holds) and returns a value that reads ``x`` only through calls without a gradient (``tf.argmax``, a cast to
-    an integer type, ``tf.numpy_function``): a subclassed layer that is a ``Lambda`` written as a class. Its other
-    parameters (``training=None``, ``mask=None``) must have defaults and stay unread. None otherwise."""
+    """``lambda_cut`` for a layer class of the source whose own ``call(self, x)`` returns a value that reads ``x`` only
+    through calls without a gradient (``tf.argmax``, a cast to an integer type, ``tf.numpy_function``, a comparison),
+    and ``self`` (its weights) not at all or likewise only through them (keras#6926: ``tf.greater_equal(x,
+    self.kernel)`` then ``tf.where`` of ones and zeros): a subclassed layer that is a ``Lambda`` written as a class.
+    Its other parameters (``training=None``, ``mask=None``) must have defaults and stay unread. None otherwise."""
     fn = _call_method(model)
     if fn is None or not isinstance(fn.body[-1], ast.Return) or fn.body[-1].value is None:
         return None
@@ -547,8 +548,10 @@ def call_cut(model: Val) -> tuple[str, ast.AST, str] | None:
     if len(args.args) < 2 or args.vararg or args.kwarg or args.posonlyargs or len(args.defaults) < len(args.args) - 2:
         return None
     read = {n.id for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
-    if read & {a.arg for a in args.args[:1] + args.args[2:] + args.kwonlyargs}:
+    if read & {a.arg for a in args.args[2:] + args.kwonlyargs}:
         return None
+    if args.args[0].arg in read and not _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, args.args[0].arg):
+        return None                         # keras#6926: `self` (its weights) read only through cuts too, else None
     cuts = _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, args.args[1].arg)
     return cuts[0] if cuts else None
 
@@ -624,8 +627,17 @@ def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:
                 text = normalise(ast.unparse(expr.func))
                 cuts.append((how, expr, f"{text} to an integer type" if _int_cast(expr) else text))
             return True
+        if how == "constant" and qual in _SHAPE_ONLY:    # tf.ones_like(x): reads x's shape only, no gradient
+            return True
+    if isinstance(expr, ast.Compare) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr)):
+        cuts.append(("nondiff", expr, f"the comparison `{ast.unparse(expr)[:40]}`"))     # a bool tensor: no gradient
+        return True
     if isinstance(expr, ast.Name):
         return expr.id != name
     if isinstance(expr, (ast.Lambda, ast.NamedExpr)):
         return False
     return all(_reads_only_through_cuts(child, name, cuts) for child in ast.iter_child_nodes(expr))
+
+
+#: TensorFlow functions that read only the shape and dtype of what they are given (no gradient reaches it)
+_SHAPE_ONLY = frozenset({"tf.ones_like", "tf.zeros_like", "tf.keras.ops.ones_like", "tf.keras.ops.zeros_like"})
