@@ -806,12 +806,31 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         model.attrs["__graph_grads__"] = _keras_call.graph_gradients(args[0])      # GT018 when called eagerly
         cut = _keras_call.lambda_cut(args[0])
         model.attrs["__lambda_cut__"] = cut and (cut[0], cut[1] or node, cut[2])    # a TF function: the Lambda's line
+        model.attrs["__lambda_parts__"] = None if cut else _keras_call.lambda_parts(args[0])   # tensorflow#44125
     elif qual.endswith("Model") and _one_output(outputs) is not None:     # its output is a Lambda's (mainak4: a list)
         model.attrs["__lambda_cut__"] = _one_output(outputs).attrs.get("__lambda_cut__")
     if qual.endswith("Model") and outputs is not None:
         _built.made_functional(model, outputs)
         model.attrs["__outputs__"] = outputs
+        model.attrs["__weights_cut__"] = _weights_cut(model, outputs)
     return model
+
+
+def _weights_cut(model: Val, outputs: Val) -> tuple | None:
+    """The cut of a ``Lambda`` (``__lambda_parts__``) when every layer with weights of a functional model in sight
+    reaches its outputs only through it, while the input still passes (tensorflow#44125): the gradient of every
+    variable of the model is None, not the input's. None otherwise (a layer with weights reached another way)."""
+    held = model.attrs.get("__held__") or []
+    if not model.attrs.get("__held_whole__") or not all(_built.sealed(h) or h.attrs.get("__lambda_parts__")
+                                                         for h in held):
+        return None
+    walked, done = _built.walk_back(outputs, lambda v: v.attrs.get("__lambda_part__") is not None)
+    live = {v.id for v in walked if v.kind == "model"}
+    cuts = [v.attrs["__lambda_part__"] for v in walked if v.attrs.get("__lambda_part__") is not None]
+    dead = [h for h in held if _built.fresh(h) and h.id not in live]
+    if not done or not cuts or not dead or any(_built.fresh(h) and h.id in live for h in held):
+        return None
+    return cuts[0]
 
 
 def _one_output(outputs: Val | None) -> Val | None:
@@ -1159,6 +1178,12 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
+    args = _lambda_parts(it, model, args, node)                 # tensorflow#44125: a Lambda cutting a part
+    return _through_weights_cut(it, model, args, node) or _layer_call(it, model, args, node)
+
+
+def _layer_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
+    """What calling a Keras model or layer ``model`` on ``args`` gives, each kind of cut on the way said."""
     # a layer called on a model's graph tensors (`Lambda(f)(body.output)`, `body.outputs[0]`) reads them too
     inputs = _tensor_parents(args) + tuple(leaf for v in args for leaf in flat(v) if _symbolic(leaf))
     _eager_lambda_gradients(it, model, args)
@@ -1292,6 +1317,33 @@ def _eager_lambda_gradients(it, model: Val, args: list[Val]) -> None:
                   f"and {qual} raises RuntimeError (\"tf.gradients is not supported when eager execution is "
                   f"enabled\"). Compute the gradient with a `tf.GradientTape` inside a custom layer's `call`, or call "
                   f"the model inside a function decorated with @tf.function.", None)
+
+
+def _through_weights_cut(it, model: Val, args: list[Val], node: ast.Call) -> Val | None:
+    """GT010: what a functional model whose every weight reaches the output only through a Lambda's cut gives
+    (``__weights_cut__``): its variables behind the cut, its inputs passed on; None for any other model."""
+    cut = model.attrs.get("__weights_cut__") if not model.attrs.get("maybe") else None
+    if cut is None or not args:
+        return None
+    how, where, text = cut
+    behind = it.op("tensor", (model,), where or node, how, "float", opname=text)
+    out = it.op("tensor", (behind,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    out.attrs["__call_of__"] = model
+    return out
+
+
+def _lambda_parts(it, model: Val, args: list[Val], node: ast.Call) -> list[Val]:
+    """``args`` of a ``Lambda`` whose function cuts some parts of the list it is called on (``__lambda_parts__``):
+    each such part replaced by a value without a gradient back to it, marked as that cut (tensorflow#44125)."""
+    parts = model.attrs.get("__lambda_parts__")
+    if not parts or len(args) != 1 or args[0].kind != "seq" or args[0].items is None \
+            or max(parts) >= len(args[0].items):
+        return args
+    items = list(args[0].items)
+    for k, (how, where, text) in parts.items():
+        items[k] = it.op("tensor", (items[k],), where or node, how, "float", opname=text)
+        items[k].attrs["__lambda_part__"] = (how, where or node, text)
+    return [it.seq(items)]
 
 
 def _concrete(leaf: Val) -> bool:

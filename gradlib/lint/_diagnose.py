@@ -1427,6 +1427,13 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
                  f"automatically but not Tensors, so {out.of(f'the gradient with respect to {var}')}. Update the "
                  f"variable in place ({var}.assign(...), {var}.assign_add(...), {var}.assign_sub(...)).",
                  ("assign", rl))]
+    return _never_watched(it, tape, source, target, out)
+
+
+def _never_watched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[tuple]:
+    """GT003: ``source`` is never watched; no watch is offered when the path from it was computed before the block."""
+    s, name = describe(source), tape.name
+    line, col = _tape_line(tape)
     why = ("the tape was made with watch_accessed_variables=False" if source.kind != "tensor"
            else "only trainable tf.Variables are watched automatically")
     before = _made_before(it, tape, target, source)
