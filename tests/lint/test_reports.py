@@ -365,7 +365,8 @@ def test_the_recall_on_the_fifteenth_unseen_set_after_fitting():
     NumPy array (keras#2733) or a Keras model object (keras#14287) as the gradient source raises AttributeError;
     minimize of the NumPy value a user function returns raises AttributeError under Keras 3 (tensorflow#42447); a
     layer class whose call reads its input and its weight only through a comparison gives None (keras#6926), and so
-    does every weight of a functional model reaching its output only through a Lambda's comparison (tensorflow#44125)."""
+    does every weight of a functional model reaching its output only through a Lambda's comparison
+    (tensorflow#44125)."""
     assert _caught(UNSEEN_37O) == list(UNSEEN_37O_CAUGHT) and len(UNSEEN_37O_CAUGHT) == 11
     assert set(UNSEEN_37O_PREFIT) < set(UNSEEN_37O_CAUGHT)
 
