@@ -1427,7 +1427,7 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
         return _model_call(it, model, args, node)
     if model.attrs.get("foreign"):                  # its methods are unseen code: predict may give a tensor there
         return _unknown_call(it, args, kwargs, model)
-    if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
+    if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch", "get_weights"):   # keras#10556: copies
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name == "set_weights" and args and it.stack:     # GT023: the new values reach the variables through NumPy
         copied = _tensor_parents(args)

@@ -646,6 +646,8 @@ class Interpreter:
             return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
         if _calls.symbolic_item(value, node) is not None:      # `first, = model.inputs`: KerasTensors each
             return [_calls.symbolic_item(value, node, i) for i in range(n)]
+        if value.kind == "seq" and value.items is not None:   # `kernel, bias = net.trainable_variables` (the list
+            return [self.made(tuple(value.items)) for _ in range(n)]    # stands for them): which part, can't tell
         if value.kind == "unknown" and value.rec:    # `pred, w = net(x)` while a tape recorded: each part was too
             return [Val("unknown", op="unknown", parents=(value,), seq=value.seq, rec=dict(value.rec), opaque=True)
                     for _ in range(n)]
