@@ -718,6 +718,10 @@ def _variable(it, qual, args, kwargs, node, default_dtype: str | None = None) ->
     var.trainable = flag is not False
     var.opaque = not isinstance(flag, bool)
     var.length = init.length
+    if init.kind in TENSORISH and init.op != "const":     # tensorflow#29437: tf.Variable(w1 + w1) copies w1 once
+        read = frozenset(v.id for v in _built.walk_back(init)[0] if v.kind == "var")
+        if read:
+            var.attrs["__initial_vars__"] = read
     return var
 
 

@@ -517,6 +517,16 @@ def _initial_copy(it, tape: Tape, method: str, target: Val, source: Val, node: a
         if val.id in seen:
             continue
         seen.add(val.id)
+        if source.id in val.attrs.get("__initial_vars__", ()) and val.kind == "var":
+            s = describe(source)
+            it.report("GT017", val.line, val.col,
+                      f"`{val.text[:60]}` makes a new variable whose initial value is computed from {s} once: "
+                      f"{describe(target)} is computed from that new variable, not from {s}, so the gradient "
+                      f"{tape.name}.{method} on line {node.lineno} gives for {s} is None (zeros with "
+                      f"unconnected_gradients=ZERO). Compute the value from {s} inside the `with` block and use it "
+                      f"(a tensor, not a new tf.Variable), or ask for the gradient with respect to the new "
+                      f"variable.", None)
+            return
         if val.attrs.get("__initial_from__") is source:
             s = describe(source)
             it.report("GT017", val.line, val.col,

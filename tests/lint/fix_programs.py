@@ -4452,9 +4452,7 @@ result = grads2
 '''),
     Report('tf29437',
            'https://github.com/tensorflow/tensorflow/issues/29437',
-           6, 'GT017',
-           'a tf.Variable made from another (tf.Variable(w1 + w1)) keeps no path to it, None for w1; flagged on '
-           "the gradient request (GT017), not on the variable's line labelled blind", '''\
+           6, 'GT017', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4702,9 +4700,9 @@ UNSEEN_37P_PREFIT = ('nst77',)
 #: blind); tf42386 (no rule blind) likewise to lint51's new GT026.
 #: ... and after the lint51 rules were generalized by class (a TensorFlow op given a KerasTensor of a functional graph
 #: kept apart from the model, apply_gradients of the gradients alone or zipped with one variable, a NumPy array as
-#: the source, a loss function that returns nothing): 9 of 12
+#: the source, a loss function that returns nothing, a tf.Variable made from another): 10 of 12
 UNSEEN_37P_CAUGHT = ('keract142', 'nst77', 'keras9266', 'gdl100', 'msipl4', 'tf42386', 'tf28833', 'tf58686',
-                     'keras5455')
+                     'tf29437', 'keras5455')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
