@@ -293,8 +293,10 @@ RULES = (
          "`tape.watch(model.inputs)` (or `model.input`, `model.outputs`): those are the model's symbolic Keras "
          "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError. Also "
          "`tape.watch(model.trainable_variables)` of Keras 3 variables (ValueError), and an attribute read on that list "
-         "(`model.trainable_variables.value`: AttributeError, a list has none).",
-         "the `watch` call",
+         "(`model.trainable_variables.value`: AttributeError, a list has none). And a TensorFlow op, while a tape "
+         "records, given a KerasTensor kept apart from the model (a Keras `Input` the model never uses, a layer's "
+         "output kept as a name or on an object, `self.mu`): ValueError on that line.",
+         "the `watch` call (or the TensorFlow op given the KerasTensor)",
          "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
          "ask for the gradient with respect to it",
          _PRE + "inputs = tf.keras.Input(shape=(3,))\n"
