@@ -382,6 +382,10 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         return Val("unknown", opaque=True)
     if not it.alone and not it.graph_mode and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
         _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there (traced too), it ends
+    if qual in _KERAS_INPUTS:                               # keract#142: a KerasTensor of a graph built in sight
+        made = _unknown_call(it, args, kwargs)
+        made.attrs["__keras_input__"] = (node.lineno, node.col_offset, ast.unparse(node)[:40])
+        return made
     if qual in _SPARSE_MAKERS:                              # spektral#421: a SparseTensor's values
         return _sparse(it, qual, args, kwargs, node)
     made = _tfp.tfp_call(it, qual, args, kwargs, node) if _tfp.is_tfp(qual) else None
@@ -494,7 +498,7 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
     fresh = _fresh_tape(kwargs.get("tape"))
     if name in ("minimize", "compute_gradients") and loss is not None and ("tape" not in kwargs or fresh) \
             and not it.graph_mode and not (traced and ".train." in opt.qual) and (
-            loss.kind in TENSORISH or loss.kind == "py" and loss.parents):
+            loss.kind in TENSORISH + ("numpy",) or loss.kind == "py" and loss.parents):
         message = _minimize_message(opt, loss, node, fresh) if name == "minimize" else \
             _compute_gradients_message(opt, loss, node)     # njuhugn/CoNet#1: TF1 code run under TensorFlow 2
         it.report("GT013", node.lineno, node.col_offset, message, None)
@@ -502,7 +506,43 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
         stale = _stale_loss(it, loss, node)
         if stale is not None:
             it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
+    elif name == "apply_gradients" and args and not it.graph_mode:
+        message = _unpaired_message(args[0], node, ".train." in opt.qual)
+        if message is not None:
+            it.report("GT013", node.lineno, node.col_offset, message, None)
     return _unknown_call(it, args, kwargs)
+
+
+def _gradients(val: Val) -> bool:
+    """Whether ``val`` is what a tape's gradient call gave (one tensor or a list of them), known element by element."""
+    if val.kind == "seq":
+        return val.items is not None and bool(val.items) and all(i.kind == "tensor" and i.op == "gradient"
+                                                                  for i in val.items)
+    return val.kind == "tensor" and val.op == "gradient"
+
+
+def _unpaired_message(given: Val, node: ast.Call, v1: bool) -> str | None:
+    """A Keras optimizer's ``apply_gradients`` reads its argument as (gradient, variable) pairs: given the gradients
+    alone (tensorflow#28833) it unpacks each gradient as a pair, and given ``zip(grads, v)`` of one tf.Variable
+    (tensorflow#58686) zip pairs the rows of the gradient with the rows of the variable, tensors, not variables. A
+    tf.compat.v1 optimizer's unpacks the same way (tensorflow#32478, ``apply_gradients(dy_dx, x)``)."""
+    name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    call = ast.unparse(node)[:60]
+    zipped = given.attrs.get("__zipped__")
+    if zipped is not None and len(zipped) == 2 and zipped[1].kind == "var" and _gradients(zipped[0]) and not v1:
+        var = describe_text(zipped[1])
+        return (f"`{call}` zips the gradient with {var}, one tf.Variable, not a list of variables: zip iterates it "
+                f"row by row, so apply_gradients gets (gradient row, tensor) pairs and raises AttributeError (\"... "
+                f"has no attribute '_unique_id'\"; TypeError \"Cannot iterate over a scalar tensor\" when {var} is a "
+                f"scalar). Ask for and apply lists: `grads = tape.gradient(loss, [{var}])`, "
+                f"`{name}.apply_gradients(zip(grads, [{var}]))`.")
+    if zipped is None and _gradients(given):
+        return (f"`{call}` is given the gradients alone, not (gradient, variable) pairs: apply_gradients unpacks "
+                f"each gradient as a pair, so this raises TypeError or ValueError (\"Cannot iterate over a scalar "
+                f"tensor\", \"cannot unpack non-iterable NoneType\", \"too many values to unpack\"; AttributeError "
+                f"when a gradient has exactly two rows). Pair them with the variables they were asked for: "
+                f"`{name}.apply_gradients(zip(grads, variables))`.")
+    return None
 
 
 def _reads_now(value: Val, start: int) -> bool:
@@ -598,7 +638,11 @@ def _minimize_message(opt: Val, loss: Val, node: ast.Call, fresh: bool = False) 
                   "AttributeError (a Keras 3 optimizer, which tf.keras gives from TensorFlow 2.16 on, has no minimize "
                   "at all); with tf_keras, the tape passed was made in the call and never recorded the loss, so every "
                   "gradient is None and minimize raises ValueError (\"No gradients provided for any variable\")")
-    return (f"`{ast.unparse(node)[:60]}` passes the loss {describe_text(loss)} as a tensor that was computed before: "
+    shown = ast.unparse(node.args[0])[:50] if node.args else describe_text(loss)
+    what = (f"the loss {describe_text(loss)} as a tensor that was computed before" if loss.kind != "numpy" else
+            f"`{shown}`, a NumPy value (it left TensorFlow, so no gradient reaches it; compute it with TensorFlow "
+            f"ops), not a callable")
+    return (f"`{ast.unparse(node)[:60]}` passes {what}: "
             f"minimize must compute the loss itself to record it, so this raises {raises}. Pass a callable, "
             f"`{name}.minimize(lambda: <the loss expression>, var_list)`, or compute the gradients with a "
             f"GradientTape and call `{name}.apply_gradients(zip(grads, variables))`.")
@@ -674,6 +718,10 @@ def _variable(it, qual, args, kwargs, node, default_dtype: str | None = None) ->
     var.trainable = flag is not False
     var.opaque = not isinstance(flag, bool)
     var.length = init.length
+    if init.kind in TENSORISH and init.op != "const":     # tensorflow#29437: tf.Variable(w1 + w1) copies w1 once
+        read = frozenset(v.id for v in _built.walk_back(init)[0] if v.kind == "var")
+        if read:
+            var.attrs["__initial_vars__"] = read
     return var
 
 
@@ -762,12 +810,31 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         model.attrs["__graph_grads__"] = _keras_call.graph_gradients(args[0])      # GT018 when called eagerly
         cut = _keras_call.lambda_cut(args[0])
         model.attrs["__lambda_cut__"] = cut and (cut[0], cut[1] or node, cut[2])    # a TF function: the Lambda's line
+        model.attrs["__lambda_parts__"] = None if cut else _keras_call.lambda_parts(args[0])   # tensorflow#44125
     elif qual.endswith("Model") and _one_output(outputs) is not None:     # its output is a Lambda's (mainak4: a list)
         model.attrs["__lambda_cut__"] = _one_output(outputs).attrs.get("__lambda_cut__")
     if qual.endswith("Model") and outputs is not None:
         _built.made_functional(model, outputs)
         model.attrs["__outputs__"] = outputs
+        model.attrs["__weights_cut__"] = _weights_cut(model, outputs)
     return model
+
+
+def _weights_cut(model: Val, outputs: Val) -> tuple | None:
+    """The cut of a ``Lambda`` (``__lambda_parts__``) when every layer with weights of a functional model in sight
+    reaches its outputs only through it, while the input still passes (tensorflow#44125): the gradient of every
+    variable of the model is None, not the input's. None otherwise (a layer with weights reached another way)."""
+    held = model.attrs.get("__held__") or []
+    if not model.attrs.get("__held_whole__") or not all(_built.sealed(h) or h.attrs.get("__lambda_parts__")
+                                                         for h in held):
+        return None
+    walked, done = _built.walk_back(outputs, lambda v: v.attrs.get("__lambda_part__") is not None)
+    live = {v.id for v in walked if v.kind == "model"}
+    cuts = [v.attrs["__lambda_part__"] for v in walked if v.attrs.get("__lambda_part__") is not None]
+    dead = [h for h in held if _built.fresh(h) and h.id not in live]
+    if not done or not cuts or not dead or any(_built.fresh(h) and h.id in live for h in held):
+        return None
+    return cuts[0]
 
 
 def _one_output(outputs: Val | None) -> Val | None:
@@ -900,7 +967,9 @@ def _as_list(it, value: Val, node: ast.AST) -> Val:
 
 def _zip(it, args: list[Val], node: ast.AST) -> Val:
     columns = [[make() for make in it.iterations(a, node)] for a in args]
-    return it.seq([Val("seq", items=list(row)) for row in zip(*columns)])
+    zipped = it.seq([Val("seq", items=list(row)) for row in zip(*columns)])
+    zipped.attrs["__zipped__"] = tuple(args)            # apply_gradients(zip(grads, v)) of one variable (GT013)
+    return zipped
 
 
 def _seq_method(it, base: Val, name: str, args: list[Val]) -> Val:
@@ -955,8 +1024,11 @@ _SCATTERS = frozenset(("scatter_update", "scatter_add", "scatter_sub", "scatter_
 
 def _method(it, base: Val, name: str, args: list[Val], node: ast.Call) -> Val:
     if "__tfp_params__" in base.attrs:
-        return _tfp.tfp_method(it, base, name, args, node) or _unknown_call(it, list(base.attrs["__tfp_params__"])
-                                                                            + args, {})    # read now, as unseen
+        made = _tfp.tfp_method(it, base, name, args, node)
+        if made is None:                                    # read now, as unseen
+            made = _unknown_call(it, list(base.attrs["__tfp_params__"]) + args, {})
+            made.attrs["__drawn__"] = name == "sample"      # a tensor drawn now (GT003: before the block, too early)
+        return made
     if base.kind == "seq":
         return _seq_method(it, base, name, args)
     if base.kind == "dict":
@@ -1110,6 +1182,12 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
+    args = _lambda_parts(it, model, args, node)                 # tensorflow#44125: a Lambda cutting a part
+    return _through_weights_cut(it, model, args, node) or _layer_call(it, model, args, node)
+
+
+def _layer_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
+    """What calling a Keras model or layer ``model`` on ``args`` gives, each kind of cut on the way said."""
     # a layer called on a model's graph tensors (`Lambda(f)(body.output)`, `body.outputs[0]`) reads them too
     inputs = _tensor_parents(args) + tuple(leaf for v in args for leaf in flat(v) if _symbolic(leaf))
     _eager_lambda_gradients(it, model, args)
@@ -1245,6 +1323,33 @@ def _eager_lambda_gradients(it, model: Val, args: list[Val]) -> None:
                   f"the model inside a function decorated with @tf.function.", None)
 
 
+def _through_weights_cut(it, model: Val, args: list[Val], node: ast.Call) -> Val | None:
+    """GT010: what a functional model whose every weight reaches the output only through a Lambda's cut gives
+    (``__weights_cut__``): its variables behind the cut, its inputs passed on; None for any other model."""
+    cut = model.attrs.get("__weights_cut__") if not model.attrs.get("maybe") else None
+    if cut is None or not args:
+        return None
+    how, where, text = cut
+    behind = it.op("tensor", (model,), where or node, how, "float", opname=text)
+    out = it.op("tensor", (behind,) + _tensor_parents(args), node, "op", "float", opname=model.name or "model")
+    out.attrs["__call_of__"] = model
+    return out
+
+
+def _lambda_parts(it, model: Val, args: list[Val], node: ast.Call) -> list[Val]:
+    """``args`` of a ``Lambda`` whose function cuts some parts of the list it is called on (``__lambda_parts__``):
+    each such part replaced by a value without a gradient back to it, marked as that cut (tensorflow#44125)."""
+    parts = model.attrs.get("__lambda_parts__")
+    if not parts or len(args) != 1 or args[0].kind != "seq" or args[0].items is None \
+            or max(parts) >= len(args[0].items):
+        return args
+    items = list(args[0].items)
+    for k, (how, where, text) in parts.items():
+        items[k] = it.op("tensor", (items[k],), where or node, how, "float", opname=text)
+        items[k].attrs["__lambda_part__"] = (how, where or node, text)
+    return [it.seq(items)]
+
+
 def _concrete(leaf: Val) -> bool:
     """Whether ``leaf`` is a value computed from values the linter saw made (a constant, a variable, NumPy data), not
     from a Keras ``Input`` or anything unknown: a model called on it runs eagerly."""
@@ -1326,7 +1431,7 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
         return _model_call(it, model, args, node)
     if model.attrs.get("foreign"):                  # its methods are unseen code: predict may give a tensor there
         return _unknown_call(it, args, kwargs, model)
-    if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch"):
+    if name in ("predict", "predict_on_batch", "evaluate", "test_on_batch", "get_weights"):   # keras#10556: copies
         return it.op("numpy", (model,) + _tensor_parents(args), node, "numpy", "float", opname=f".{name}()")
     if name == "set_weights" and args and it.stack:     # GT023: the new values reach the variables through NumPy
         copied = _tensor_parents(args)
@@ -1384,6 +1489,79 @@ def _symbolic(leaf: Val) -> bool:
 _TF_OPS = frozenset({"diff", "constant", "cast", "nondiff", "slicing", "stop"})
 
 
+_KERAS_INPUTS = frozenset({"tf.keras.Input", "tf.keras.layers.Input"})
+
+
+def _graph_tensor(leaf: Val, depth: int = 0) -> bool:
+    """Whether ``leaf`` is a KerasTensor of a functional graph built in sight (keract#142, keras#9266): a Keras
+    ``Input``, a layer called on such tensors only (``z_mean = Dense(2)(h)``), an operation on such tensors only, or
+    an arithmetic operator with one of them (``t * delta``: TensorFlow 2.21 gives a KerasTensor for an eager tensor
+    times a KerasTensor). Such a tensor has no value: a TensorFlow op given one raises ValueError."""
+    if leaf.attrs.get("__keras_input__") is not None:
+        return True
+    if depth >= 8 or leaf.kind != "tensor" or not leaf.parents or leaf.op != "op":
+        return False
+    inputs = [p for p in leaf.parents if p is not leaf.attrs.get("__call_of__")]
+    if not inputs or any(p.kind == "model" for p in inputs):
+        return False
+    if "binop" in leaf.attrs and all(p.kind in TENSORISH or _graph_tensor(p, depth + 1) for p in inputs):
+        return any(_graph_tensor(p, depth + 1) for p in inputs)
+    return all(_graph_tensor(p, depth + 1) for p in inputs)
+
+
+def _graph_root(leaf: Val) -> Val:
+    """The value named in a message about ``leaf``, a ``_graph_tensor``: the first named one on its way back."""
+    for _ in range(8):
+        if leaf.name or leaf.attrs.get("__keras_input__") is not None:
+            return leaf
+        leaf = next(p for p in leaf.parents if p is not leaf.attrs.get("__call_of__") and _graph_tensor(p))
+    return leaf
+
+
+def _recording(it) -> bool:
+    """Whether a tape's ``with`` block is open where the code being run is (a loss computed for a gradient)."""
+    return bool(it.stack)
+
+
+def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:
+    """A TensorFlow op, run while a tape records, given a KerasTensor of a functional graph the program built apart
+    from the model it calls (a Keras ``Input`` the model never uses, keract#142; a layer's output kept as a module
+    name, keras#9266, or on an object, ``self.mu``, GDL_code#100): it has no value, the op raises ValueError."""
+    given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _graph_tensor(leaf)), None)
+    if given is None:
+        return
+    root = _graph_root(given)
+    shown = _text_of(root)
+    text = shown if given is root else f"a value computed from {shown}"
+    fix = (f"Pass the data itself (a tensor of that shape) to the loss as an argument, not `{shown}`."
+           if root.attrs.get("__keras_input__") is not None else
+           f"Make the model return it too (`keras.Model(inputs, [outputs, {shown}])`), call the model on your data "
+           f"inside the `with` block and compute the loss from what that call gives.")
+    it.report("GT019", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor (a KerasTensor) of the "
+              f"functional graph built on {_graph_input(root)}, not a tensor computed when a model ran: {qual} "
+              f"raises ValueError (\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor "
+              f"is a placeholder for a shape and dtype, with no value), and the program stops here. {fix}", None)
+    it.halt(node.lineno)
+
+
+def _text_of(leaf: Val) -> str:
+    read = leaf.attrs.get("__keras_input__")
+    return leaf.name or (read[2] if read is not None else leaf.text) or "a layer's output"
+
+
+def _graph_input(leaf: Val) -> str:
+    """The ``Input`` call a graph tensor was built on, for messages."""
+    todo, seen = [leaf], 0
+    while todo and seen < 64:
+        val, seen = todo.pop(), seen + 1
+        read = val.attrs.get("__keras_input__")
+        if read is not None:
+            return f"`{val.name + ' = ' if val.name else ''}{read[2]}` (line {read[0]})"
+        todo.extend(p for p in val.parents if p.kind in ("tensor", "unknown"))
+    return "a Keras Input"
+
+
 def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:
     """A TensorFlow op run eagerly on a Keras model's symbolic input or output (``tf.convert_to_tensor(model.input)``
     in a custom loss, tensorflow#52383; ``loss_wrapper(model.input, ...)``, #38119): Keras 3's KerasTensor has no
@@ -1391,6 +1569,8 @@ def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     line (passed to a helper that converts it), that line is named too: it is where the fix goes."""
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
     if given is None:
+        if _recording(it):
+            _given_graph_tensor(it, qual, args, kwargs, node)
         return
     leaf = _symbolic_root(given)
     model, read = leaf.parents[0].name or "model", leaf.attrs.get("read")
@@ -1516,9 +1696,82 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
     if symbolic is not None:            # a KerasTensor as target or source: TensorFlow raises before any path
         it.report("GT019", node.lineno, node.col_offset, _symbolic_gradient_message(tape, name, symbolic, node), None)
         return Val("unknown", opaque=True)
+    if _not_a_tensor_source(it, tape, name, sources, node):    # keras#2733, #14287: raises before any path
+        return Val("unknown", opaque=True)
+    if name == "gradient" and _no_return_target(it, tape, target, node):     # tensorflow#42386
+        return Val("unknown", opaque=True)
     _built.checked(it, tape, sources, node, f"{tape.name}.{name}")
     it.diagnose(it, tape, target, sources, node)
     return _gradient_result(it, tape, target, sources, node)
+
+
+def _not_a_tensor_source(it, tape: Tape, method: str, sources: Val, node: ast.Call) -> bool:
+    """A source that is no tensor or variable at all: a NumPy array (keras#2733, #5455: a tape records operations on
+    tensors, and an array is converted afresh by each operation, so no watch can reach it) or a Keras model or layer
+    object instead of its variables (keras#14287). TensorFlow 2.21's gradient call raises AttributeError ("...
+    object has no attribute '_id'"). Said once, GT003 on the ``with`` line for an array, GT017 on the call for a
+    model; the program stops there."""
+    if it.graph_mode:
+        return False
+    written = node.args[1] if len(node.args) > 1 else None
+    given = [(sources, written)] if sources.kind != "seq" else list(zip(sources.items, written.elts)) \
+        if isinstance(written, (ast.List, ast.Tuple)) and sources.items is not None \
+        and len(sources.items) == len(written.elts) else []
+    leaf = next((leaf for leaf, text in given if leaf.kind == "numpy" and leaf.known
+                 or leaf.kind == "model" and _model_itself(leaf, text)), None)
+    if leaf is None:
+        return False
+    call, shown = ast.unparse(node)[:60], describe_text(leaf)
+    if leaf.kind == "numpy":
+        line, col = tape.with_lines[-1] if tape.with_lines else (node.lineno, node.col_offset)
+        it.report("GT003", line, col,
+                  f"`{call}` (line {node.lineno}) asks for the gradient with respect to {shown}, a NumPy array, not a "
+                  f"tensor: a tape records operations on tensors, and each operation converts an array afresh, so "
+                  f"{tape.name} cannot watch it and {tape.name}.{method} raises AttributeError (\"'numpy.ndarray' "
+                  f"object has no attribute '_id'\"). Convert it before the block (`{shown} = "
+                  f"tf.convert_to_tensor({shown})`), call `{tape.name}.watch({shown})` first thing in the block, and "
+                  f"compute the target from that tensor.", None)
+    else:
+        it.report("GT017", node.lineno, node.col_offset,
+                  f"`{call}` asks for the gradient with respect to {shown}, the Keras model object itself, not its "
+                  f"variables: {tape.name}.{method} raises AttributeError (\"'{_class_name(leaf)}' object has no "
+                  f"attribute '_id'\"). Ask for `{shown}.trainable_variables`.", None)
+    it.halt(node.lineno)
+    return True
+
+
+def _no_return_target(it, tape: Tape, target: Val, node: ast.Call) -> bool:
+    """GT026: the target is what a call of a function of the source gave, and that function has no ``return`` of a
+    value (it computes the loss and drops it, tensorflow#42386): the target is None, and ``tape.gradient(None, ...)``
+    raises TypeError. Said on the function's last statement, where the ``return`` goes."""
+    made = target.attrs.get("__no_return__")
+    if target.kind != "none" or made is None or it.graph_mode:
+        return False
+    fn, (call_line, _, call_text) = made
+    last = fn.body[-1]
+    kept = last.targets[0].id if isinstance(last, ast.Assign) and len(last.targets) == 1 \
+        and isinstance(last.targets[0], ast.Name) else None
+    what = f"computes {kept} and drops it" if kept else "ends without returning a value"
+    fix = ("return", last.lineno, last.end_lineno, last.col_offset, kept) if kept else None
+    it.report("GT026", last.lineno, last.col_offset,
+              f"`{fn.name}` {what}: it has no `return` of a value, so `{call_text}` (line {call_line}) gives None, "
+              f"and `{ast.unparse(node)[:60]}` (line {node.lineno}) raises TypeError (\"Argument `target` should be a "
+              f"list or nested structure of Tensors ...\"). "
+              + (f"Return it: `return {kept}`." if kept else "Return the loss it computes."), fix)
+    it.halt(node.lineno)
+    return True
+
+
+def _model_itself(model: Val, written: ast.AST | None) -> bool:
+    """Whether ``written`` names the Keras model object ``model`` itself: the name it was first bound to (a model's
+    value also stands for its weights, ``layer.kernel``, which are fine sources), of a model in sight."""
+    return isinstance(written, ast.Name) and written.id == model.name and not model.attrs.get("foreign") \
+        and not model.attrs.get("maybe") and not model.attrs.get("__part__")
+
+
+def _class_name(model: Val) -> str:
+    return (model.opname or model.qual or "Model").rsplit(".", 1)[-1] if not isinstance(model.node, ast.ClassDef) \
+        else model.node.name
 
 
 def _watch(it, tape: Tape, value: Val, node: ast.Call) -> None:

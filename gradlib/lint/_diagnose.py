@@ -517,6 +517,16 @@ def _initial_copy(it, tape: Tape, method: str, target: Val, source: Val, node: a
         if val.id in seen:
             continue
         seen.add(val.id)
+        if source.id in val.attrs.get("__initial_vars__", ()) and val.kind == "var":
+            s = describe(source)
+            it.report("GT017", val.line, val.col,
+                      f"`{val.text[:60]}` makes a new variable whose initial value is computed from {s} once: "
+                      f"{describe(target)} is computed from that new variable, not from {s}, so the gradient "
+                      f"{tape.name}.{method} on line {node.lineno} gives for {s} is None (zeros with "
+                      f"unconnected_gradients=ZERO). Compute the value from {s} inside the `with` block and use it "
+                      f"(a tensor, not a new tf.Variable), or ask for the gradient with respect to the new "
+                      f"variable.", None)
+            return
         if val.attrs.get("__initial_from__") is source:
             s = describe(source)
             it.report("GT017", val.line, val.col,
@@ -1105,6 +1115,21 @@ def _breaks_behind_a_round_trip(tape: Tape, source: Val, between: dict, target: 
     return [_classify(tape, source, op, True, target, sources, out) for op in behind]
 
 
+def _made_before(it, tape: Tape, target: Val, source: Val) -> Val | None:
+    """A value on the path from ``source`` to ``target`` made before ``tape`` first recorded (not ``source``): a
+    watch of ``source`` in the block cannot record it."""
+    between = _between(it, target, source) or {}
+    start = tape.intervals[0][0] if tape.intervals else None
+    return None if start is None else next((v for v in sorted(between.values(), key=lambda v: v.seq)
+                                            if v is not source and v.seq < start and _computed_now(v)), None)
+
+
+def _computed_now(val: Val) -> bool:
+    """Whether ``val`` is a tensor computed when it was made: a TensorFlow operation's, or a TFP distribution's
+    ``sample`` (drawn eagerly), not an object or a function unseen code made, which may compute from it later."""
+    return val.kind == "tensor" and val.known or val.kind == "unknown" and bool(val.attrs.get("__drawn__"))
+
+
 def _between(it, target: Val, source: Val) -> dict | None:
     """The values on the paths from ``source`` to ``target`` (id -> value), or None if there is no path."""
     key = ("between", target.id, source.id)          # a value's parents never change: one walk per pair
@@ -1412,8 +1437,23 @@ def _unwatched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[
                  f"automatically but not Tensors, so {out.of(f'the gradient with respect to {var}')}. Update the "
                  f"variable in place ({var}.assign(...), {var}.assign_add(...), {var}.assign_sub(...)).",
                  ("assign", rl))]
+    return _never_watched(it, tape, source, target, out)
+
+
+def _never_watched(it, tape: Tape, source: Val, target: Val, out: _Outcome) -> list[tuple]:
+    """GT003: ``source`` is never watched; no watch is offered when the path from it was computed before the block."""
+    s, name = describe(source), tape.name
+    line, col = _tape_line(tape)
     why = ("the tape was made with watch_accessed_variables=False" if source.kind != "tensor"
            else "only trainable tf.Variables are watched automatically")
+    before = _made_before(it, tape, target, source)
+    if before is not None:              # tfp51: a watch in the block comes after the path was computed, too late
+        return [("GT003", line, col,
+                 f"{name} never watches {s}, and {why}: {out.of(f'the gradient with respect to {s}')}. A watch in "
+                 f"this block is not enough: {describe(before)}"
+                 + (f" (line {before.line})" if before.line else "") + f" is computed from {s} before the "
+                 f"block, where no tape records. Call {name}.watch({s}) first thing in this block and move that "
+                 f"computation into it, after the watch.", ("note", line, col, s, name))]
     return [("GT003", line, col,
              f"{name} never watches {s}, and {why}: {out.of(f'the gradient with respect to {s}')}. Call "
              f"{name}.watch({s}) first thing in this block"

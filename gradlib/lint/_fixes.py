@@ -28,6 +28,13 @@ def corrected(source: str, tree: ast.Module, fix: tuple | None) -> str | None:
     return text if text != source else None
 
 
+def _return(lines, tree, line, end_line, col, name):
+    """``return name`` right after a function's last statement, ``name = ...`` (GT026)."""
+    if not name.isidentifier() or not lines[line - 1][:col].isspace() and col:
+        return None
+    return lines[:end_line] + [f"{lines[line - 1][:col]}return {name}\n"] + lines[end_line:]
+
+
 def _indent(text: str) -> str:
     return text[:len(text) - len(text.lstrip())]
 
@@ -39,6 +46,11 @@ def _watch(lines, tree, line, col, name, tape):
     after that assignment. When the name is assigned deeper (in a loop or branch in the block) or used
     before its assignment there, no watch line can be placed for sure, and none is offered.
     """
+    if ", " in name:                    # several sources never watched (tfp51): one watch each, in order
+        for one in reversed(name.split(", ")):
+            lines = _watch(lines, tree, line, col, one, tape) if lines is not None else None
+            tree = ast.parse("".join(lines)) if lines is not None else None
+        return lines
     if not re.fullmatch(r"[\w.\[\]]+", name) or not lines[line - 1].rstrip().endswith(":"):
         return None
     block = _with_block(tree, line)
@@ -207,4 +219,5 @@ def _replace(lines, line, text):
 
 
 _EDITS = {"watch": _watch, "persistent": _persistent, "assign": _assign, "augassign": _augassign,
-          "trainable": _trainable, "float": _float, "indent": _indent_line, "unstack": _unstack, "move": _move}
+          "trainable": _trainable, "float": _float, "indent": _indent_line, "unstack": _unstack, "move": _move,
+          "return": _return}

@@ -311,7 +311,13 @@ class Interpreter:
     def report(self, code: str, line: int, col: int, message: str, fix: tuple | None = None) -> None:
         if line >= _project.OFFSET:          # another module's line: reported when that module is linted
             return
-        self.findings.setdefault((code, line, col), (message, fix))
+        found = self.findings.setdefault((code, line, col), (message, fix))
+        if found[1] is not None and fix is not None and found[1][0] == fix[0] in ("watch", "note") \
+                and found[1][4] == fix[4] \
+                and fix[3] not in found[1][3].split(", "):       # tfp51: every source left unwatched, watched
+            self.findings[(code, line, col)] = (f"{found[0]} The same holds for {fix[3]}, also asked for and never "
+                                                f"watched: call {fix[4]}.watch({fix[3]}) there too.",
+                                                found[1][:3] + (f"{found[1][3]}, {fix[3]}",) + found[1][4:])
 
     def halt(self, line: int) -> None:
         """Stop here, as the program does, when the line just reported surely raises (see ``Raises``); ``line`` may be
@@ -640,6 +646,8 @@ class Interpreter:
             return [self.op("numpy", (value,), node, "op", value.dtype) for _ in range(n)]
         if _calls.symbolic_item(value, node) is not None:      # `first, = model.inputs`: KerasTensors each
             return [_calls.symbolic_item(value, node, i) for i in range(n)]
+        if value.kind == "seq" and value.items is not None:   # `kernel, bias = net.trainable_variables` (the list
+            return [self.made(tuple(value.items)) for _ in range(n)]    # stands for them): which part, can't tell
         if value.kind == "unknown" and value.rec:    # `pred, w = net(x)` while a tape recorded: each part was too
             return [Val("unknown", op="unknown", parents=(value,), seq=value.seq, rec=dict(value.rec), opaque=True)
                     for _ in range(n)]
@@ -955,6 +963,8 @@ class Interpreter:
                 self.escape(args + list(kwargs.values()), whole=True)
                 return self.made(tuple(args))
             self.block(fn.body, env)
+            if not self.returns[-1] and _never_returns_a_value(fn):     # GT026: the caller gets None, surely
+                return Val("none", attrs={"__no_return__": (fn, self.position(node))})
             return _merge_returns(self, self.returns[-1])
         finally:
             self.stack[:] = stack
@@ -1123,6 +1133,19 @@ def _position(node: ast.AST) -> tuple[int, int, str]:
         return where.lineno, where.col_offset, text[:60]
     text = ast.unparse(node) if isinstance(node, (ast.expr, ast.stmt)) else ""
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text[:60]
+
+
+def _never_returns_a_value(fn: ast.AST) -> bool:
+    """Whether the function ``fn`` has no ``return`` of a value and no ``yield`` anywhere in its own body (nested
+    definitions left out): a call of it gives None whatever runs."""
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return) and node.value is not None or isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return False
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return isinstance(fn, ast.FunctionDef)
 
 
 def _merge_returns(it: Interpreter, values: list[Val]) -> Val:

@@ -535,11 +535,38 @@ def lambda_cut(fn: Val) -> tuple[str, ast.AST, str] | None:
     return cuts[0] if cuts else None
 
 
+def lambda_parts(fn: Val) -> dict[int, tuple] | None:
+    """{position: cut} for the function of a ``keras.layers.Lambda`` called on a list, a ``def`` of one parameter
+    unpacked first (``x1, x2 = d``), whose returned value reads some of the parts only through calls without a gradient
+    or a comparison and the others directly (tensorflow#44125: ``x1 * tf.cast(uniform <= x2, "float32")``): what
+    reaches the part cut gets no gradient through the layer. None when it cuts none or all, or cannot tell."""
+    node = fn.node if fn.kind == "func" else None
+    if not isinstance(node, ast.FunctionDef) or len(node.body) < 2 or not isinstance(node.body[-1], ast.Return) \
+            or node.body[-1].value is None:
+        return None
+    args, first = node.args, node.body[0]
+    if len(args.args) != 1 or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs \
+            or not isinstance(first, ast.Assign) or len(first.targets) != 1 \
+            or not isinstance(first.targets[0], (ast.Tuple, ast.List)) \
+            or not all(isinstance(e, ast.Name) for e in first.targets[0].elts) \
+            or not (isinstance(first.value, ast.Name) and first.value.id == args.args[0].arg):
+        return None
+    parts = {}
+    for k, name in enumerate(e.id for e in first.targets[0].elts):
+        cuts = _cuts_on_the_way(node.body[1:-1], node.body[-1].value, name)
+        if cuts is None:
+            return None
+        if cuts:
+            parts[k] = cuts[0]
+    return parts if parts and len(parts) < len(first.targets[0].elts) else None
+
+
 def call_cut(model: Val) -> tuple[str, ast.AST, str] | None:
-    """``lambda_cut`` for a layer class of the source whose own ``call(self, x)`` never reads ``self`` (no weight, no
-    layer it holds) and returns a value that reads ``x`` only through calls without a gradient (``tf.argmax``, a cast to
-    an integer type, ``tf.numpy_function``): a subclassed layer that is a ``Lambda`` written as a class. Its other
-    parameters (``training=None``, ``mask=None``) must have defaults and stay unread. None otherwise."""
+    """``lambda_cut`` for a layer class of the source whose own ``call(self, x)`` returns a value that reads ``x`` only
+    through calls without a gradient (``tf.argmax``, a cast to an integer type, ``tf.numpy_function``, a comparison),
+    and ``self`` (its weights) not at all or likewise only through them (keras#6926: ``tf.greater_equal(x,
+    self.kernel)`` then ``tf.where`` of ones and zeros): a subclassed layer that is a ``Lambda`` written as a class.
+    Its other parameters (``training=None``, ``mask=None``) must have defaults and stay unread. None otherwise."""
     fn = _call_method(model)
     if fn is None or not isinstance(fn.body[-1], ast.Return) or fn.body[-1].value is None:
         return None
@@ -547,8 +574,10 @@ def call_cut(model: Val) -> tuple[str, ast.AST, str] | None:
     if len(args.args) < 2 or args.vararg or args.kwarg or args.posonlyargs or len(args.defaults) < len(args.args) - 2:
         return None
     read = {n.id for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
-    if read & {a.arg for a in args.args[:1] + args.args[2:] + args.kwonlyargs}:
+    if read & {a.arg for a in args.args[2:] + args.kwonlyargs}:
         return None
+    if args.args[0].arg in read and not _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, args.args[0].arg):
+        return None                         # keras#6926: `self` (its weights) read only through cuts too, else None
     cuts = _cuts_on_the_way(fn.body[:-1], fn.body[-1].value, args.args[1].arg)
     return cuts[0] if cuts else None
 
@@ -624,8 +653,19 @@ def _reads_only_through_cuts(expr: ast.AST, name: str, cuts: list) -> bool:
                 text = normalise(ast.unparse(expr.func))
                 cuts.append((how, expr, f"{text} to an integer type" if _int_cast(expr) else text))
             return True
+        if how == "constant" and qual in _SHAPE_ONLY:    # tf.ones_like(x): reads x's shape only, no gradient
+            return True
+    if isinstance(expr, ast.Compare) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr)):
+        shown = _COMPARISONS.get(type(expr.ops[0]), "a comparison")
+        cuts.append(("nondiff", expr, f"the comparison {shown} (a bool tensor)"))          # no gradient
+        return True
     if isinstance(expr, ast.Name):
         return expr.id != name
     if isinstance(expr, (ast.Lambda, ast.NamedExpr)):
         return False
     return all(_reads_only_through_cuts(child, name, cuts) for child in ast.iter_child_nodes(expr))
+
+
+_COMPARISONS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+#: TensorFlow functions that read only the shape and dtype of what they are given (no gradient reaches it)
+_SHAPE_ONLY = frozenset({"tf.ones_like", "tf.zeros_like", "tf.keras.ops.ones_like", "tf.keras.ops.zeros_like"})

@@ -232,10 +232,13 @@ RULES = (
          "computed before (`minimize(lambda: loss, var_list)`, or a `def` that returns an expression of such "
          "tensors) records nothing: ValueError (\"No gradients provided for any variable\"); so does a tape made in "
          "the call, `minimize(loss, var_list, tape=tf.GradientTape())`, which never recorded the loss. TF1 code's "
-         "`compute_gradients(loss_tensor, var_list)` run eagerly raises RuntimeError too.",
-         "the `minimize` call",
+         "`compute_gradients(loss_tensor, var_list)` run eagerly raises RuntimeError too; so does a NumPy value a "
+         "function returns (`minimize(np_loss(y, out), var_list)`). Also a Keras optimizer's `apply_gradients` given "
+         "the gradients alone (`apply_gradients(grads)`: TypeError or ValueError) or `zip(grads, v)` of one "
+         "tf.Variable, which zip iterates row by row (AttributeError `_unique_id`).",
+         "the `minimize` (or `apply_gradients`) call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
-         "`optimizer.apply_gradients`",
+         "`optimizer.apply_gradients(zip(grads, variables))`, a list of variables",
          _PRE + "v = tf.Variable(2.0)\nopt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\nloss = v * v\n"
          "opt.minimize(loss, var_list=[v])\ngrad = [v]\n"),
     Rule("GT014", "A gradient call in a loop inside the tape's block",
@@ -290,8 +293,10 @@ RULES = (
          "`tape.watch(model.inputs)` (or `model.input`, `model.outputs`): those are the model's symbolic Keras "
          "tensors (KerasTensor), not the values it was called on; `tape.watch` raises ValueError. Also "
          "`tape.watch(model.trainable_variables)` of Keras 3 variables (ValueError), and an attribute read on that list "
-         "(`model.trainable_variables.value`: AttributeError, a list has none).",
-         "the `watch` call",
+         "(`model.trainable_variables.value`: AttributeError, a list has none). And a TensorFlow op, while a tape "
+         "records, given a KerasTensor kept apart from the model (a Keras `Input` the model never uses, a layer's "
+         "output kept as a name or on an object, `self.mu`): ValueError on that line.",
+         "the `watch` call (or the TensorFlow op given the KerasTensor)",
          "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
          "ask for the gradient with respect to it",
          _PRE + "inputs = tf.keras.Input(shape=(3,))\n"
@@ -370,6 +375,15 @@ RULES = (
          "`tf.stack` when they have one shape), or ask for one jacobian per output",
          _PRE + "x = tf.Variable([0.1, 0.2, 0.3])\nwith tf.GradientTape() as tape:\n"
          "    outputs = (x[0] ** 2, x[1:] ** 3)\njac = tape.jacobian(outputs, x)\n"),
+    Rule("GT026", "A loss function that returns nothing",
+         "`def loss_fn(y, p): loss = tf.reduce_mean(...)` with no `return` of a value (the value is computed and "
+         "dropped, or the body is `pass`), then `loss = loss_fn(y, model(x))` as the target: the call gives None, and "
+         "`tape.gradient(None, variables)` raises TypeError (\"Argument `target` should be a list or nested "
+         "structure of Tensors ...\").",
+         "the function's last statement (where the `return` goes)",
+         "`return loss` at the end of the function",
+         _PRE + "x = tf.Variable(3.0)\n\n\ndef square(v):\n    value = v * v\n\n\n"
+         "with tf.GradientTape() as tape:\n    y = square(x)\ngrad = tape.gradient(y, x)\n"),
 )
 
 #: the same, by code (``"GT001"``)

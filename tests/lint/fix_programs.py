@@ -29,8 +29,8 @@ __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report"
            "UNSEEN_37J_PREFIT", "UNSEEN_37K", "UNSEEN_37K_PREFIT", "UNSEEN_37L",
            "UNSEEN_37L_CAUGHT", "UNSEEN_37L_PREFIT", "UNSEEN_37M",
            "UNSEEN_37M_PREFIT", "UNSEEN_37M_CAUGHT", "UNSEEN_37N", "UNSEEN_37N_PREFIT",
-           "UNSEEN_37N_CAUGHT", "UNSEEN_37O", "UNSEEN_37O_PREFIT", "UNSEEN_37P", "UNSEEN_37P_PREFIT", "UNSEEN_37Q",
-           "UNSEEN_37Q_PREFIT",
+           "UNSEEN_37N_CAUGHT", "UNSEEN_37O", "UNSEEN_37O_CAUGHT", "UNSEEN_37O_PREFIT", "UNSEEN_37P",
+           "UNSEEN_37P_CAUGHT", "UNSEEN_37P_PREFIT", "UNSEEN_37Q", "UNSEEN_37Q_PREFIT",
            "WRONG_REPORT_FIXES",
            "all_programs",
            "corpus_corrections",
@@ -97,6 +97,9 @@ REFERENCES = {
     "GT009_example:3:GT009": "[3 + 2 * w.numpy()]",
     "GT011_example:6:GT011": "[2 * x.numpy()]",
     "GT015_example:4:GT015": "[6 * x.numpy(), 3 * x.numpy() ** 2]",   # d2y, dy_dx: lintcore's rule GT015
+    "GT026_example:7:GT026": "[2 * x.numpy()]",
+    # d sum((y - x w)^2) / dw = -2 x^T (y - x w)
+    "loss_function_without_return.py:9:GT026": "[-2 * x.numpy().T @ (y.numpy() - x.numpy() @ w.numpy())]",
 }
 
 
@@ -2162,8 +2165,7 @@ with tf.GradientTape() as tape:
     y = call_model_with_weights(model, x, weights)
 result = tape.gradient(y, weights)
 '''),
-    Report('tf32478', 'https://github.com/tensorflow/tensorflow/issues/32478', 8, None,
-           'no rule: apply_gradients given the gradient tensor and the variable as two arguments instead of a list of (gradient, variable) pairs: ValueError', '''\
+    Report('tf32478', 'https://github.com/tensorflow/tensorflow/issues/32478', 8, 'GT013', None, '''\
 import tensorflow as tf
 
 optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.001)
@@ -3923,10 +3925,7 @@ result = tape.gradient(sorensen_loss, v_net.trainable_variables)
     #     watched image inside the tape.
     Report('keras6926',
            'https://github.com/keras-team/keras/issues/6926',
-           9, 'GT010',
-           "a threshold in a Layer subclass's call made by tf.greater_equal of the input and the layer's own "
-           'weight, then tf.where of ones_like and zeros_like: the weight reaches the output only through a '
-           'comparison (None); checked, nothing said', '''\
+           9, 'GT010', None, '''\
 import tensorflow as tf
 
 
@@ -3976,9 +3975,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('tf44125',
            'https://github.com/tensorflow/tensorflow/issues/44125',
-           7, 'GT010',
-           "x1 * tf.cast(tf.random.uniform(...) <= x2, 'float32') in a Lambda's def, x2 the sigmoid Dense output: "
-           'the Dense reaches the loss only through a comparison (None); checked, nothing said', '''\
+           7, 'GT010', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4000,9 +3997,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('keras10556',
            'https://github.com/keras-team/keras/issues/10556',
-           10, 'GT002',
-           "the loss function calls a helper that runs the model's weights in NumPy (model.get_weights(), np.tanh) "
-           'and never reads y_pred (None): the target depends on code it cannot follow, nothing checked', '''\
+           10, 'GT002', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4029,9 +4024,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('keras2733',
            'https://github.com/keras-team/keras/issues/2733',
-           6, 'GT003',
-           'a NumPy array (the image) as the gradient source raises AttributeError (it cannot be watched): a '
-           'source it cannot follow, nothing checked', '''\
+           6, 'GT003', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4109,10 +4102,7 @@ result = optimizer
 '''),
     Report('tf42447',
            'https://github.com/tensorflow/tensorflow/issues/42447',
-           18, 'GT013',
-           'Adam.minimize of the value a user function returns (np.sum of a tensor: a NumPy number, not a '
-           'callable; AttributeError under Keras 3): the minimize call is not taken for a gradient request, no '
-           'gradient call to check', '''\
+           18, 'GT013', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4135,9 +4125,7 @@ result = k1
 '''),
     Report('keras14287',
            'https://github.com/keras-team/keras/issues/14287',
-           13, 'GT017',
-           'tape.gradient(loss, training_model), the Keras model object as the source instead of its '
-           "trainable_variables (AttributeError: no attribute '_id'): checked, nothing said", '''\
+           13, 'GT017', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4219,9 +4207,7 @@ result = grads
     #     watches it.
     Report('keract142',
            'https://github.com/philipperemy/keract/issues/142',
-           13, 'GT019',
-           "a Keras Input the model never uses (a symbolic KerasTensor) multiplied in a custom loss's TensorFlow "
-           'op raises ValueError on that line; checked, nothing said', '''\
+           13, 'GT019', None, '''\
 import tensorflow as tf
 
 inp = tf.keras.Input((4,))
@@ -4312,9 +4298,7 @@ result = grads
 '''),
     Report('keras9266',
            'https://github.com/keras-team/keras/issues/9266',
-           15, 'GT019',
-           "TensorFlow ops in a loss on the encoder's z_mean and z_log_var (KerasTensors of the functional "
-           'model) raise ValueError on that line; nothing checked (no target or source it can follow)', '''\
+           15, 'GT019', None, '''\
 import tensorflow as tf
 
 original_dim, latent_dim = 8, 2
@@ -4340,9 +4324,7 @@ result = tape.gradient(loss, vae.trainable_variables)
 '''),
     Report('gdl100',
            'https://github.com/davidADSP/GDL_code/issues/100',
-           21, 'GT019',
-           'TensorFlow ops in a nested loss on self.mu and self.log_var (KerasTensors kept on an object) raise '
-           'ValueError on that line; checked, nothing said', '''\
+           21, 'GT019', None, '''\
 import tensorflow as tf
 
 
@@ -4380,9 +4362,7 @@ result = tape.gradient(loss, vae.model.trainable_variables)
 '''),
     Report('msipl4',
            'https://github.com/wabdelmoula/msiPL/issues/4',
-           17, 'GT019',
-           'TensorFlow ops in a loss method on self.z_log_var and self.z_mean (KerasTensors kept on an object) '
-           'raise ValueError on that line; checked, nothing said', '''\
+           17, 'GT019', None, '''\
 import tensorflow as tf
 
 
@@ -4412,9 +4392,7 @@ result = tape.gradient(loss, model.vae.trainable_variables)
 '''),
     Report('tf42386',
            'https://github.com/tensorflow/tensorflow/issues/42386',
-           7, None,
-           'a loss function that computes its value and returns None: tape.gradient of None raises TypeError; no '
-           'rule names it, nothing checked (no target or source it can follow)', '''\
+           7, 'GT026', None, '''\
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
@@ -4432,10 +4410,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('tf28833',
            'https://github.com/tensorflow/tensorflow/issues/28833',
-           11, None,
-           'apply_gradients of the gradients without their variables raises TypeError on that line; no rule '
-           'names it; flagged on the gradient request instead (GT017: the argmax logits are not from the model, '
-           'None)', '''\
+           11, 'GT013', None, '''\
 import tensorflow as tf
 
 model = tf.keras.Sequential([tf.keras.Input((28, 28, 1)), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
@@ -4457,9 +4432,7 @@ result = train_step(logits, label_batch)
 '''),
     Report('tf58686',
            'https://github.com/tensorflow/tensorflow/issues/58686',
-           15, None,
-           'apply_gradients(zip(grad, variable)) of one variable zips it element by element (AttributeError '
-           '_unique_id); no rule names it, checked, nothing said', '''\
+           15, 'GT013', None, '''\
 import tensorflow as tf
 
 action_size = 2
@@ -4479,9 +4452,7 @@ result = grads2
 '''),
     Report('tf29437',
            'https://github.com/tensorflow/tensorflow/issues/29437',
-           6, 'GT017',
-           'a tf.Variable made from another (tf.Variable(w1 + w1)) keeps no path to it, None for w1; flagged on '
-           "the gradient request (GT017), not on the variable's line labelled blind", '''\
+           6, 'GT017', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4497,9 +4468,7 @@ result = tape.gradient(loss, [w1, w, b])
 '''),
     Report('keras5455',
            'https://github.com/keras-team/keras/issues/5455',
-           12, 'GT003',
-           'a NumPy image as the gradient source raises AttributeError: a source it cannot follow, nothing '
-           'checked', '''\
+           12, 'GT003', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -4961,7 +4930,8 @@ UNSEEN_37F_PREFIT = ('tf28836', 'keras4175', 'intgrad5', 'tf51622', 'tf29944', '
 
 #: a seventh set for issue 37's item 4, collected on 2026-12-06 by searching GitHub issues and Q&A pages (see the commit
 #: that added it for the queries and the hits skipped) before any rule was changed for them and before the linter was
-#: run on any of them; none of them was in this file before. Two have no rule (tf60048, tf32478).
+#: run on any of them; none of them was in this file before. Two had no rule (tf60048, tf32478; tf32478 labelled
+#: GT013 once lint51's GT013 named apply_gradients given the gradients alone).
 UNSEEN_37G = ('tf21364', 'dsse57878', 'tf14894', 'abcnet6', 'tf39996', 'keras10850', 'cade3', 'tf52260', 'tf60048', 'keras10819', 'keras9169', 'keras9712', 'tf47288', 'tf55296', 'tf32478')
 #: those of UNSEEN_37G the linter caught on their line at 4d3c00a, with the rules as they were when collected: the
 #: pre-fit recall (5 of 15, 33%); 0 findings on the 15 correct twins (lint_corpus/unseen/correct/r37g_*.py)
@@ -5075,6 +5045,10 @@ UNSEEN_37O = ('keras6926', 'keras7401', 'tf44125', 'keras10556', 'keras2733', 't
 #: written blind (decc706): the pre-fit recall (6 of 12, 50%; the six carry the labelled rule too); 0 findings on the 12
 #: correct twins (lint_corpus/unseen/correct/r37o_*.py), all 12 followed.
 UNSEEN_37O_PREFIT = ('keras7401', 'tfp51', 'tf37933', 'tfa495', 'tf28068', 'dlwp181')
+#: ... and after the lint51 rules were generalized by class (a NumPy array or a Keras model object as the gradient
+#: source, minimize of a NumPy value a function returns, a layer's weight and input compared in its call, a Lambda
+#: comparing one of its inputs, a loss computed from get_weights' NumPy copies): all 12
+UNSEEN_37O_CAUGHT = UNSEEN_37O
 
 #: a sixteenth set for issue 37's item 4, collected on 2026-12-07 by a helper who had not written or fitted any rule
 #: and looked at no other branch or worktree, taking the search tool's hits in the order returned (the queries and
@@ -5088,6 +5062,14 @@ UNSEEN_37P = ('keract142', 'dlwp60', 'kgc25', 'nst77', 'keras9266', 'gdl100', 'm
 #: correct twins (lint_corpus/unseen/correct/r37p_*.py), all 12 followed. Two more are flagged on another line than the
 #: one labelled blind (tf28833, tf29437: GT017 on the gradient request): 3 of 12 with a finding anywhere.
 UNSEEN_37P_PREFIT = ('nst77',)
+#: tf28833 and tf58686 were labelled with no rule blind (no rule named the misuse of apply_gradients then); once
+#: lint51's GT013 named it, their labels were set to GT013, as tf56912's was to GT025 (the line is the one labelled
+#: blind); tf42386 (no rule blind) likewise to lint51's new GT026.
+#: ... and after the lint51 rules were generalized by class (a TensorFlow op given a KerasTensor of a functional graph
+#: kept apart from the model, apply_gradients of the gradients alone or zipped with one variable, a NumPy array as
+#: the source, a loss function that returns nothing, a tf.Variable made from another): 10 of 12
+UNSEEN_37P_CAUGHT = ('keract142', 'nst77', 'keras9266', 'gdl100', 'msipl4', 'tf42386', 'tf28833', 'tf58686',
+                     'tf29437', 'keras5455')
 
 #: a seventeenth set for issue 37's item 4, collected blind on 2026-12-07 (tests/lint/unseen_37q_queries.txt) and
 #: labelled before the linter was run on any of them, in two parts: the first four (labelled in e6d6aea, measured in
@@ -5152,17 +5134,19 @@ REPORT_FIXES = {
     "tfp1165:7:GT007": "(lambda d, s: [d / s ** 2, d ** 2 / s ** 2 - 1])(3.0 - loc_1.numpy(), "
                        "np.exp(logscale_1.numpy()))",
     # the sixth set: the batch Hessian of a tanh MLP, sum over hidden units h of k2[h, k] tanh''(.) k1[i, h] k1[j, h]
+    # the sixteenth set: the loss function returns what it computes; mean((y - p)^2) of one Dense layer
+    "tf42386:7:GT026": "dense(x.numpy(), *weights(model), lambda p: 2 * (p - y.numpy()) / p.size)",
     "tf45234:8:GT008": "(lambda k1, b1, k2, b2: (lambda t: [np.einsum('hk,bh,ih,jh->bkij', k2, -2 * t * (1 - t ** 2), "
                        "k1, k1)])(np.tanh(x.numpy() @ k1 + b1)))(*weights(model))",
 }
 
 #: "report:line:rule" -> why the correction the linter offers on that report does not fix it: the corrected program
-#: still fails under TensorFlow (run as "wrongfix/<name>"). Left as the linter gives it, no rule changed;
-#: test_reports.py keeps each as a strict xfail that flips once the correction gives a real gradient.
+#: still fails under TensorFlow (run as "wrongfix/<name>"); test_reports.py keeps each as a strict xfail that flips once
+#: the correction gives a real gradient. tensorflow/probability#51's watch of concentration alone (rate unwatched, the
+#: Gamma sampled before the block: still [None, None]) is no longer offered since lint51; the message names both
+#: constants and the sample computed before the block, and no watch alone can fix it. dlbook156's is left as the
+#: linter gives it (found by the seventeenth set, no rule changed for it).
 WRONG_REPORT_FIXES = {
-    "tfp51:8:GT003": "tape.watch(concentration) is put below the with line, but rate, also asked for, stays unwatched "
-                     "and the Gamma is sampled before the block: the corrected program still gives [None, None] (the "
-                     "message too names concentration only)",
     "dlbook156:12:GT003": "tape.watch(b1) is put below the with line: b1's gradient is real, but b1 stays a tensor, so "
                           "the update `p.assign_sub(lr * g)` still raises AttributeError (the message's other "
                           "fix, make it a tf.Variable, is the one that works: the twin r37q_dlbook156.py)",

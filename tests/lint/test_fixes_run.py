@@ -10,7 +10,7 @@ one. The table also pins which findings offer a correction at all.
 from __future__ import annotations
 
 import pytest
-from fix_programs import corpus_corrections, references, wrong_gradients
+from fix_programs import REPORTS, corpus_corrections, references, wrong_gradients
 
 from gradlib.lint import lint
 
@@ -70,3 +70,24 @@ def test_dtype_float32_is_offered_only_when_the_int_value_meets_nothing_else(use
     fixed = _fixed(source, "GT004")
     assert (fixed is not None) == offered
     assert fixed is None or "x = tf.constant([[1, 2]], dtype=tf.float32)" in fixed.splitlines()
+
+
+def test_every_source_never_watched_is_watched_and_the_corrected_program_gives_the_closed_form():
+    """tensorflow/probability#51 asked for two constants and the correction watched the first only (the message named
+    it alone): both are named and watched now, in the order asked, and the corrected program lints clean."""
+    source = ("a = tf.constant(2.0)\nb = tf.constant(3.0)\nwith tf.GradientTape() as tape:\n    y = a * a * b\n"
+              "d = tape.gradient(y, [a, b])\n")
+    finding = next(f for f in lint(_HEAD + source) if f.rule == "GT003" and f.fixed)
+    assert "tape.watch(a)" in finding.message and "tape.watch(b)" in finding.message
+    assert finding.fixed.splitlines()[4:6] == ["    tape.watch(a)", "    tape.watch(b)"] and lint(finding.fixed) == []
+
+
+def test_no_watch_is_offered_when_the_path_was_computed_before_the_block():
+    """tensorflow/probability#51: the Gamma is sampled from the constants before the block, so a watch in the block
+    comes too late (the corrected program still gave [None, None]): the message says so, names the value computed
+    before, and no correction is offered."""
+    source = next(r.source for r in REPORTS if r.name == "tfp51")
+    findings = [f for f in lint(source) if f.rule == "GT003" and f.line == 8]
+    assert len(findings) == 1 and findings[0].fixed is None
+    assert "samples is computed from concentration before the block" in findings[0].message
+    assert "tape.watch(rate)" in findings[0].message

@@ -86,11 +86,14 @@ def test_a_near_miss_of_the_lambda_class_stays_silent():
     assert _found(branching) == []                                  # a branch: can't tell
 
 
-def test_a_layer_class_that_reads_its_weights_or_branches_is_not_taken_for_a_lambda():
+def test_a_layer_class_that_reads_its_weights_directly_or_branches_is_not_taken_for_a_lambda():
+    """Its weights read only inside the cast too (``inputs * self.k`` cast to int) is a Lambda without a gradient for
+    them as well (lint51, keras#6926: TensorFlow gives [None, None, None]); read directly as well, it is not."""
     weighted = CLASS_ROUND.replace("    def call(self, inputs):\n",
                                    "    def build(self, shape):\n        self.k = self.add_weight(shape=(2,))\n\n"
                                    "    def call(self, inputs):\n").replace("inputs * 4.0", "inputs * self.k")
-    assert _found(weighted) == []
+    assert (9, "GT010") in _found(weighted)
+    assert _found(weighted.replace("tf.float32) / 4.0", "tf.float32) / 4.0 + self.k")) == []
     branching = CLASS_ROUND.replace("        return tf.cast(", "        if inputs is None:\n            return inputs\n"
                                     "        return tf.cast(")
     assert _found(branching) == []

@@ -1,0 +1,8 @@
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(3, activation="tanh")])
+sample = np.random.rand(2, 5).astype("float32")
+with tf.GradientTape() as tape:  # <- GT003
+    score = tf.reduce_sum(model(sample)[:, 0])
+result = tape.gradient(score, sample)

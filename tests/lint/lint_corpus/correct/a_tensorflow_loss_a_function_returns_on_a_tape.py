@@ -1,0 +1,16 @@
+import numpy as np
+import tensorflow as tf
+
+
+def distance(target, output):
+    return tf.reduce_mean(tf.square(target - output))
+
+
+w = tf.Variable(np.ones((3, 1)), dtype=tf.float32)
+x = np.random.rand(4, 3).astype("float32")
+target = np.random.rand(4, 1).astype("float32")
+optimizer = tf.keras.optimizers.SGD(0.1)
+with tf.GradientTape() as tape:
+    loss = distance(target, tf.matmul(x, w))
+result = tape.gradient(loss, [w])
+optimizer.apply_gradients(zip(result, [w]))

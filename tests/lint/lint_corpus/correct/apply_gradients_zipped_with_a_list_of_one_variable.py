@@ -1,0 +1,10 @@
+import tensorflow as tf
+
+scale = tf.Variable([1.0, 2.0, 3.0])
+optimizer = tf.keras.optimizers.SGD(0.1)
+x = tf.random.normal((4, 3))
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.square(x * scale))
+grads = tape.gradient(loss, [scale])
+optimizer.apply_gradients(zip(grads, [scale]))
+result = grads
