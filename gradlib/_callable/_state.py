@@ -103,7 +103,7 @@ def objects_read(fn: Callable) -> list[Any]:
             obj = item._ref()
             if obj is not None and all(obj is not other for other in found):
                 found.append(obj)
-        elif isinstance(item, tuple):
+        elif isinstance(item, tuple) and item[:1] != ("layers",):   # a model's layers: the model stands for them
             stack.extend(reversed(item))
     return [inner for obj in [fn, *found] for inner in _wrapped(obj)][1:]
 
@@ -127,6 +127,7 @@ class _Fixed(NamedTuple):
     cells: tuple                    # what each closure cell held
     globals: tuple                  # (name, value or _ABSENT) for every name the code reads
     out: tuple
+    layers: tuple = ()              # (a Keras model read, the layers it held): model.add is another function
 
     def holds(self, fn: types.FunctionType) -> bool:
         kwdefaults = fn.__kwdefaults__
@@ -146,6 +147,10 @@ class _Fixed(NamedTuple):
         namespace = fn.__globals__
         for name, then in self.globals:
             if namespace.get(name, _ABSENT) is not then:
+                return False
+        for model, then in self.layers:
+            now = _layers(model)
+            if len(now) != len(then) or any(a is not b for a, b in zip(now, then)):
                 return False
         return True
 
@@ -171,6 +176,8 @@ def _keep_fixed(fn: Any, reader: "_Reader", out: tuple) -> None:
     if not all(_fixed(value) for value in read):
         _FIXED.pop(key, None)
         return
+    models = {id(value): value for value in read if _library(value) and _layers(value)}
+    fixed = fixed._replace(layers=tuple((model, _layers(model)) for model in models.values()))
     _FIXED[key] = (weakref.ref(fn, lambda _, key=key: _FIXED.pop(key, None)), fixed)
 
 
@@ -197,7 +204,8 @@ def _fixed(value: Any) -> bool:
         return False
     if tf is not None and isinstance(value, tf.Variable):
         return True
-    return _library(value) and not _user_layers(value)   # a Sequential holding a custom layer reads it anew
+    return _library(value) and not _user_layers(value)   # a custom layer in a Sequential is read anew (its layers
+    # by identity are checked by ``_Fixed.holds``)
 
 
 class _Same:
@@ -250,7 +258,7 @@ class _Reader:
         elif not isinstance(fn, (types.FunctionType, type)) and not _library(fn):   # a callable object
             owner, fn = fn, _own_call(type(fn))
         if not isinstance(fn, types.FunctionType) or _library(fn) or depth > MAX_DEPTH:
-            self.layers_in(owner if owner is not None else fn, depth)   # a keras.Sequential runs the user's layers
+            self.out.extend(self.layers_in(owner if owner is not None else fn, depth))   # a Sequential's layers
             return
         if owner is not None:
             path = path if path is not None else _anonymous(owner)
@@ -276,12 +284,18 @@ class _Reader:
                         for kind, name, v in named)
 
     def layers_in(self, obj: Any, depth: int) -> tuple:
-        """What the layers of the user's own classes inside ``obj`` read (``_user_layers``), also put in ``out``: a
-        keras.Sequential's or a functional model's call is the library's, but a custom layer it runs reads its own
-        ``self.scale`` (counted by identity alone, a model answered 4.0 after its layer's scale went from 2 to 5)."""
-        inner = tuple(("layer", i, self.summary(layer, frozenset(), depth + 1))
-                      for i, layer in enumerate(_user_layers(obj)))
-        self.out.extend(inner)
+        """Which layers ``obj`` holds (by identity) and what those of the user's own classes read (``_layers``): a
+        keras.Sequential's or a functional model's call is the library's, but the layers it
+        runs are its function: a custom layer reads its own ``self.scale`` (counted by identity alone, a model answered
+        4.0 after its layer's scale went from 2 to 5), and ``model.add(layer)`` keeps the model's identity (the
+        Jacobian of the model before it was answered)."""
+        layers = _layers(obj)
+        if not layers:
+            return ()
+        # which layers, by identity: a layer added to a Sequential after a call (model.add) is another function
+        inner = (("layers", tuple(map(_Same, layers))),) + tuple(
+            ("layer", i, self.summary(layer, frozenset(), depth + 1))
+            for i, layer in enumerate(layer for layer in layers if not _library(layer)))
         return inner
 
     def value(self, path: str, value: Any, names: frozenset, depth: int) -> Any:
@@ -510,33 +524,31 @@ def _library(obj: Any) -> bool:
 
 def _user_layers(obj: Any) -> tuple:
     """The layers of classes the user wrote inside a Keras model or layer ``obj`` (at any depth: a custom layer in a
-    Sequential, a cell in ``keras.layers.RNN``); ``()`` for anything else. Walked on every call, through each layer's
-    ``_layers`` (Keras 3), else ``_flatten_layers``: 2-3 us for the three Dense layers of the MLP preset."""
+    Sequential, a cell in ``keras.layers.RNN``); ``()`` for anything else (``_layers``)."""
+    return tuple(layer for layer in _layers(obj) if not _library(layer))
+
+
+def _layers(obj: Any) -> tuple:
+    """Every layer inside a Keras model or layer ``obj``, at any depth, in the order walked; ``()`` for anything else.
+    Walked on every call, through each layer's ``_layers`` (Keras 3), else ``_flatten_layers``: 2-3 us for the three
+    Dense layers of the MLP preset."""
     if isinstance(obj, type):
         return ()
     layers = getattr(obj, "_layers", None)
     if not isinstance(layers, list):
         flatten = getattr(obj, "_flatten_layers", None)
-        return () if flatten is None else tuple(layer for layer in flatten(include_self=False, recursive=True)
-                                                if not _library_class(type(layer)))
-    found, seen, stack = [], {id(obj)}, list(layers)
+        return () if flatten is None else tuple(flatten(include_self=False, recursive=True))
+    found, seen, stack = [], {id(obj)}, list(reversed(layers))
     while stack:
         layer = stack.pop()
         if id(layer) in seen:
             continue
         seen.add(id(layer))
-        if not _library_class(type(layer)):
-            found.append(layer)
+        found.append(layer)
         inner = getattr(layer, "_layers", None)
         if isinstance(inner, list):
-            stack.extend(inner)
+            stack.extend(reversed(inner))
     return tuple(found)
-
-
-@functools.lru_cache(maxsize=1024)   # bounded: classes made in a loop are let go
-def _library_class(cls: type) -> bool:
-    """``_library`` of a layer's class, remembered (``_user_layers`` asks it of every layer on every call)."""
-    return _library(cls)
 
 
 def _own_call(cls: type) -> Any:

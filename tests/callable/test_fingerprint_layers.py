@@ -135,9 +135,25 @@ def test_a_model_of_library_layers_only_keeps_its_fingerprint_and_its_user_layer
     """What a warm call pays: a walk of the model's layers (~2-3 us for three Dense layers), and the key of a model
     of the library's own layers only is its identity, as before."""
     plain = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3), keras.layers.Dense(2)])
-    assert _user_layers(plain) == () and fingerprint(plain) == fingerprint(plain)
+    unbuilt = fingerprint(plain)
+    assert _user_layers(plain) == () and fingerprint(plain) == unbuilt
+    plain(X)   # a call builds nothing that changes the key
+    assert fingerprint(plain) == unbuilt
     model = sequential()
     before = fingerprint(model)
     assert fingerprint(model) == before
     scale_of(model).k = 3.0
     assert fingerprint(model) != before
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_a_layer_added_to_a_sequential_after_a_call_gives_the_new_jacobian(wrapped):
+    """``model.add`` keeps the model's identity: per_sample_gradients answered the one Dense layer's identity
+    Jacobian [[1, 0], [0, 1]] after a Dense of constant 3 was added, where the model gives [[3, 3], [3, 3]]."""
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2, kernel_initializer="identity")])
+    fn = (lambda v: model(v)) if wrapped else model  # noqa: E731
+    np.testing.assert_array_equal(gradlib.per_sample_gradients(fn, X).jacobian[0], np.eye(2))
+    model.add(keras.layers.Dense(2, kernel_initializer=keras.initializers.Constant(3.0), use_bias=False))
+    np.testing.assert_array_equal(gradlib.per_sample_gradients(fn, X).jacobian[0], np.full((2, 2), 3.0))
+    model.pop()
+    np.testing.assert_array_equal(gradlib.per_sample_gradients(fn, X).jacobian[0], np.eye(2))
