@@ -15,7 +15,9 @@ layer's own ``call``), the attributes of ``self`` its code names (``self.scale``
 freezes: a Python or NumPy number, a NumPy array or an eager TensorFlow tensor by its content (so in-place
 changes count), a TensorFlow variable by identity (a graph reads its value live, but a name rebound to another
 variable captured another one), and any other object by identity (a name rebound to another model, layer or
-function means a new trace). Objects are held weakly where Python allows it. A value the function itself
+function means a new trace). A Keras model or layer of the library's own class counts by identity, and the layers
+of the user's own classes inside it (``_user_layers``: a custom layer in a Sequential) are read as callable objects.
+Objects are held weakly where Python allows it. A value the function itself
 changes (``calls["n"] += 1``, ``self.calls += 1``, ``log.append(...)``: read from its source, ``mutated``) counts
 by identity only, a number or string not at all: it changes whenever the function runs, so reading it would trace
 again on every call (a function that changes a value and also computes with it has no one answer to keep).
@@ -101,7 +103,7 @@ def objects_read(fn: Callable) -> list[Any]:
             obj = item._ref()
             if obj is not None and all(obj is not other for other in found):
                 found.append(obj)
-        elif isinstance(item, tuple):
+        elif isinstance(item, tuple) and item[:1] != ("layers",):   # a model's layers: the model stands for them
             stack.extend(reversed(item))
     return [inner for obj in [fn, *found] for inner in _wrapped(obj)][1:]
 
@@ -125,6 +127,7 @@ class _Fixed(NamedTuple):
     cells: tuple                    # what each closure cell held
     globals: tuple                  # (name, value or _ABSENT) for every name the code reads
     out: tuple
+    layers: tuple = ()              # (a Keras model read, the layers it held): model.add is another function
 
     def holds(self, fn: types.FunctionType) -> bool:
         kwdefaults = fn.__kwdefaults__
@@ -144,6 +147,10 @@ class _Fixed(NamedTuple):
         namespace = fn.__globals__
         for name, then in self.globals:
             if namespace.get(name, _ABSENT) is not then:
+                return False
+        for model, then in self.layers:
+            now = _layers(model)
+            if len(now) != len(then) or any(a is not b for a, b in zip(now, then)):
                 return False
         return True
 
@@ -169,6 +176,8 @@ def _keep_fixed(fn: Any, reader: "_Reader", out: tuple) -> None:
     if not all(_fixed(value) for value in read):
         _FIXED.pop(key, None)
         return
+    models = {id(value): value for value in read if _library(value) and _layers(value)}
+    fixed = fixed._replace(layers=tuple((model, _layers(model)) for model in models.values()))
     _FIXED[key] = (weakref.ref(fn, lambda _, key=key: _FIXED.pop(key, None)), fixed)
 
 
@@ -195,7 +204,8 @@ def _fixed(value: Any) -> bool:
         return False
     if tf is not None and isinstance(value, tf.Variable):
         return True
-    return _library(value)
+    return _library(value) and not _user_layers(value)   # a custom layer in a Sequential is read anew (its layers
+    # by identity are checked by ``_Fixed.holds``)
 
 
 class _Same:
@@ -248,6 +258,7 @@ class _Reader:
         elif not isinstance(fn, (types.FunctionType, type)) and not _library(fn):   # a callable object
             owner, fn = fn, _own_call(type(fn))
         if not isinstance(fn, types.FunctionType) or _library(fn) or depth > MAX_DEPTH:
+            self.out.extend(self.layers_in(owner if owner is not None else fn, depth))   # a Sequential's layers
             return
         if owner is not None:
             path = path if path is not None else _anonymous(owner)
@@ -271,6 +282,21 @@ class _Reader:
         self.out.extend((fn.__qualname__, f"{kind} {name}",
                          self.value(f"{path}.{name}" if kind == "self" else _scope(name, fn, None), v, names, depth))
                         for kind, name, v in named)
+
+    def layers_in(self, obj: Any, depth: int) -> tuple:
+        """Which layers ``obj`` holds (by identity) and what those of the user's own classes read (``_layers``): a
+        keras.Sequential's or a functional model's call is the library's, but the layers it
+        runs are its function: a custom layer reads its own ``self.scale`` (counted by identity alone, a model answered
+        4.0 after its layer's scale went from 2 to 5), and ``model.add(layer)`` keeps the model's identity (the
+        Jacobian of the model before it was answered)."""
+        layers = _layers(obj)
+        if not layers:
+            return ()
+        # which layers, by identity: a layer added to a Sequential after a call (model.add) is another function
+        inner = (("layers", tuple(map(_Same, layers))),) + tuple(
+            ("layer", i, self.summary(layer, frozenset(), depth + 1))
+            for i, layer in enumerate(layer for layer in layers if not _library(layer)))
+        return inner
 
     def value(self, path: str, value: Any, names: frozenset, depth: int) -> Any:
         """``summary``, or only the identity of a value the functions change themselves (see ``mutated``), and
@@ -316,8 +342,12 @@ class _Reader:
         # an object met again is read again for another function's names (or nearer the top): seen by its identity
         # alone, SHARED.W named only by a helper was never read when the caller had met SHARED first
         visit = (id(value), names, depth)
-        if depth >= MAX_DEPTH or _library(value) or visit in self.seen:
+        if depth >= MAX_DEPTH or visit in self.seen:
             return ("object", _Same(value))
+        if _library(value):   # a Keras model of the library's class: by identity, and the user's layers it runs
+            self.seen.add(visit)
+            inner = self.layers_in(value, depth)
+            return ("object", _Same(value), inner) if inner else ("object", _Same(value))
         self.seen.add(visit)
         path = path if path is not None else _anonymous(value)   # in a container, or a partial's argument
         self.at[path] = id(value)
@@ -490,6 +520,35 @@ def _library(obj: Any) -> bool:
     else:
         module = type(obj).__module__ or ""
     return module.split(".", 1)[0] in LIBRARIES
+
+
+def _user_layers(obj: Any) -> tuple:
+    """The layers of classes the user wrote inside a Keras model or layer ``obj`` (at any depth: a custom layer in a
+    Sequential, a cell in ``keras.layers.RNN``); ``()`` for anything else (``_layers``)."""
+    return tuple(layer for layer in _layers(obj) if not _library(layer))
+
+
+def _layers(obj: Any) -> tuple:
+    """Every layer inside a Keras model or layer ``obj``, at any depth, in the order walked; ``()`` for anything else.
+    Walked on every call, through each layer's ``_layers`` (Keras 3), else ``_flatten_layers``: 2-3 us for the three
+    Dense layers of the MLP preset."""
+    if isinstance(obj, type):
+        return ()
+    layers = getattr(obj, "_layers", None)
+    if not isinstance(layers, list):
+        flatten = getattr(obj, "_flatten_layers", None)
+        return () if flatten is None else tuple(flatten(include_self=False, recursive=True))
+    found, seen, stack = [], {id(obj)}, list(reversed(layers))
+    while stack:
+        layer = stack.pop()
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        found.append(layer)
+        inner = getattr(layer, "_layers", None)
+        if isinstance(inner, list):
+            stack.extend(reversed(inner))
+    return tuple(found)
 
 
 def _own_call(cls: type) -> Any:

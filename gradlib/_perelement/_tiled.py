@@ -46,7 +46,7 @@ def tiled_jacobian(fn: Callable, x: tf.Tensor, out_shape: Sequence[int], api: st
     tiled = tf.tile(x, [n] + [1] * (x.shape.rank - 1))   # row k * B + b is sample b
     with tf.GradientTape() as tape:
         tape.watch(tiled)
-        y = joined_outputs(fn(tiled), None, api)
+        y = joined_outputs(fn(tiled), tiled.shape[0], api)   # n * B rows, static when the batch is
         flat = tf.reshape(y, [n * b, n])
         flat = tf.cast(flat, x.dtype) if flat.dtype != x.dtype and flat.dtype.is_floating else flat
     ones = tf.repeat(tf.eye(n, dtype=flat.dtype), b, axis=0)   # block k's rows get e_k
@@ -73,10 +73,10 @@ def checked_body(fn: Callable, out_shape: Sequence[int], variables: Sequence[Any
     ``variables`` (``_callable._weights``) the check holds for."""
     def body(x):
         fingerprint = _weights.weights_fingerprint(variables)
-        y, jac = tiled_jacobian(fn, x, out_shape, api)
-        with tf.GradientTape() as tape:
+        with tf.GradientTape() as tape:   # fn(x) first: an output reduced over the batch is refused at its own size
             tape.watch(x)
-            called = joined_outputs(fn(x), None, api)
+            called = joined_outputs(fn(x), x.shape[0], api)
+        y, jac = tiled_jacobian(fn, x, out_shape, api)
         u = tf.random.stateless_normal(tf.shape(called), seed=PROJECTION_SEED, dtype=called.dtype)
         g = tape.gradient(called, x, output_gradients=u, unconnected_gradients=_ZERO)
         return y, jac, u, g, called, fingerprint

@@ -614,7 +614,7 @@ def _compiled(model: Any, loss: Any, kind: str, training: bool, x: tf.Tensor,
     specs = (_structure.specs(x), _structure.specs(y))
     create = lambda: _trace(model, loss, kind, training, specs, x, y)  # noqa: E731
     try:
-        key: Hashable | None = (model, loss, _structure.loss_state(loss), kind, training,
+        key: Hashable | None = (model, _structure.model_state(model), loss, _structure.loss_state(loss), kind, training,
                                 _structure.signature(specs), tuple(map(id, model.trainable_variables)))
         hash(key)
     except TypeError:
@@ -704,8 +704,8 @@ def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tenso
 def _weighted_pass(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor) -> Any:
     """``weighted_gradient`` traced for this model, loss and batch signature (cached, bounded)."""
     specs = (_structure.specs(x), _structure.specs(y), tf.TensorSpec((None,), tf.float64))
-    key = (model, loss, _structure.loss_state(loss), "weighted", training, _structure.signature(specs),
-           tuple(map(id, model.trainable_variables)))
+    key = (model, _structure.model_state(model), loss, _structure.loss_state(loss), "weighted", training,
+           _structure.signature(specs), tuple(map(id, model.trainable_variables)))
     create = lambda: trace(  # noqa: E731
         lambda xb, yb, w: weighted_gradient(model, loss, xb, yb, w, training=training), specs)
     return _BATCH_FUNCTIONS.get_or_create(key, create)

@@ -43,7 +43,7 @@ from .._callable._forms import refuse_composite, refuse_stateful
 from .._callable._updates import refuse_updating
 from .._callable._trace import trace
 from .._foundations._runtime import work_slot
-from ._structure import given_model, leaves, loss_state, resolve_loss, signature
+from ._structure import given_model, leaves, loss_state, model_state, resolve_loss, signature
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids, token_id_error, token_id_faults, token_tables
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
@@ -262,7 +262,7 @@ def _compile(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any)
     """The step for this model, loss, strategy and batch signature: traced once, kept for the next scan (bounded)."""
     create = lambda: _trace(model, loss, strategy, spec)  # noqa: E731
     try:
-        key: Hashable | None = (model, loss, loss_state(loss), strategy, signature(spec),
+        key: Hashable | None = (model, model_state(model), loss, loss_state(loss), strategy, signature(spec),
                                 tuple(map(id, model.trainable_variables)))
         hash(key)
     except TypeError:
@@ -396,7 +396,7 @@ def _probe_key(model: Any, loss: Any, first: Any) -> Hashable:
     """The model, loss, examples' signature and weights a probe checked (an unhashable loss: a key never seen
     again, so the probe runs)."""
     try:
-        key = (model, loss, loss_state(loss), signature(tf.nest.map_structure(
+        key = (model, model_state(model), loss, loss_state(loss), signature(tf.nest.map_structure(
             lambda t: tf.TensorSpec((None,) + tuple(t.shape[1:]), t.dtype), first)),
             tuple(map(id, model.trainable_variables)))
         hash(key)

@@ -37,8 +37,8 @@ try:   # the wrapper model.compile puts around a loss function (squeezes y_true 
 except ImportError:   # pragma: no cover - a Keras that moved it: names are refused, loss objects still work
     LossFunctionWrapper = None
 
-__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "given_model", "leaves", "loss_state", "pick",
-           "resolve_loss", "rows", "signature", "specs"]
+__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "given_model", "leaves", "loss_state",
+           "model_state", "pick", "resolve_loss", "rows", "signature", "specs"]
 
 Nest = Any   # a tensor, or a list / dict of nests
 
@@ -73,6 +73,16 @@ def loss_state(loss: Any) -> tuple:
     global ``T`` changed between calls gave the losses and gradients of the old ``T``, silently.
     """
     return tuple(fingerprint(one) for one in (loss.losses if isinstance(loss, PerOutputLoss) else (loss,)))
+
+
+def model_state(model: Any) -> tuple:
+    """The numbers and arrays a model's call reads besides its weights (``gradlib._callable._state.fingerprint``: a
+    subclassed model's ``self.temperature``, a custom layer's ``self.scale`` inside a Sequential).
+
+    A traced per-batch step freezes them too, so they belong in its cache key beside ``loss_state``: a custom layer's
+    scale changed from 2 to 5 between calls gave the losses of scale 2 (19.04 where the model's call gives 119.02).
+    """
+    return fingerprint(model)
 
 
 # ---------------------------------------------------------------- the batch

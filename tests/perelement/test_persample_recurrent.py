@@ -179,3 +179,44 @@ def test_the_tiled_method_is_bounded_by_a_sample_s_outputs(outputs, method):
     if method == "while_loop":
         with pytest.raises(gradlib.ExpressionError, match=f"{outputs:,} here, and at most {TILED_OUTPUTS} are allowed"):
             per_sample_gradients(model, x, method="tiled")
+
+
+def two_heads(state=False):
+    """A recurrent model of several outputs: two Dense heads, or the LSTM's own ``return_state`` ([out, h, c])."""
+    init = keras.initializers.GlorotUniform(seed=4)
+    i = keras.Input((STEPS, FEATURES))
+    if state:
+        return keras.Model(i, list(keras.layers.LSTM(3, return_state=True, kernel_initializer=init)(i)))
+    h = keras.layers.GRU(4, kernel_initializer=init)(i)
+    return keras.Model(i, [keras.layers.Dense(2, kernel_initializer=init, name="price")(h),
+                           keras.layers.Dense(1, kernel_initializer=init, name="kind")(h)])
+
+
+def joined(model):
+    return lambda v: tf.concat([tf.reshape(t, [tf.shape(t)[0], -1]) for t in model(v)], axis=1)
+
+
+@pytest.mark.parametrize("state", [False, True])
+def test_a_recurrent_model_of_several_outputs_takes_the_tiled_method(state):
+    """Found by hunt 51: the tiled pass ran fn on B * n rows, known in the trace, and took every output's static row
+    count for one not following the batch: a two-headed GRU, or an LSTM's return_state, was refused ("fn's output
+    y[0] has shape (18, 2) on a batch of any size B") where the per-sample loop answers."""
+    model, x = two_heads(state), batch()
+    for method in ("auto", "tiled", "auto"):   # the checking step, then the tiled pass alone
+        r = per_sample_gradients(model, x, method=method)
+        assert r.method == "tiled"
+        expected = reference(joined(model), x)
+        assert r.jacobian.shape == expected.shape[:2] + (STEPS, FEATURES)
+        np.testing.assert_allclose(r.jacobian.reshape(expected.shape), expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r.y, joined(model)(x).numpy(), rtol=1e-5, atol=1e-6)
+    if state:   # the last output is the cell state: its rows are not the hidden state's
+        assert not np.allclose(r.jacobian[:, 3:6], r.jacobian[:, 6:9])
+
+
+def test_a_recurrent_output_reduced_over_the_batch_is_still_refused_at_the_batch_s_size():
+    gru = recurrent("GRU")
+    reduced = lambda v: [gru(v), tf.reduce_mean(gru(v), axis=0, keepdims=True)]  # noqa: E731 - (B, 2), (1, 2)
+    for method in ("auto", "tiled"):
+        with pytest.raises(GradlibError, match=r"fn's output y\[1\] has shape \(1, 2\) on a batch of 3 samples: every "
+                                               r"output must keep the batch axis first"):
+            per_sample_gradients(reduced, batch(), method=method)
