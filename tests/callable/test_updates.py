@@ -227,3 +227,47 @@ def test_a_random_layer_s_seed_is_not_taken_for_an_updated_variable(layer):
     made = layer(0.2) if layer is not keras.layers.RandomFlip else layer()
     x = tf.ones((2, 4, 4, 3))
     assert updating_variable(lambda z: made(z, training=True), x, None) == ""   # the random check's to refuse
+
+
+class Switch(keras.layers.Layer):
+    """Counts its calls into the output only when ``self.counting`` is set, or on a batch of more than 3 samples: the
+    same function object is another function for another attribute or shape, so the verdict is remembered per both."""
+
+    counting = False
+
+    def build(self, shape):
+        self.n = self.add_weight(shape=(), initializer="zeros", trainable=False)
+
+    def call(self, z):
+        if self.counting or z.shape[0] > 3:
+            return z * self.n.assign_add(1.0)
+        return z * self.n
+
+
+def test_the_remembered_verdict_is_per_signature_and_per_attribute_each_field_of_its_key():
+    """The verdict's key holds the function's fingerprint (its attributes) and its arguments' shapes and dtypes: a key
+    without the shape answered a batch of 4 with the verdict of a batch of 3; one without the fingerprint answered the
+    layer after ``counting = True`` with the verdict from before. Each is asked first where the answer is ''."""
+    layer = Switch()
+    layer(tf.constant(X))
+    assert updating_variable(layer, tf.constant(X)) == ""
+    assert updating_variable(layer, tf.constant(np.concatenate([X, X[:1]]))) != ""   # 4 samples: counts
+    layer.counting = True
+    assert updating_variable(layer, tf.constant(X)) != ""   # the same signature, another attribute
+    layer.counting = False
+    assert updating_variable(layer, tf.constant(X)) == ""
+
+
+def test_the_remembered_verdict_is_per_dtype():
+    """A function that counts only on float64 samples: asked on float32 first ('' remembered), then on float64; a key
+    without the dtype answered float64 with float32's verdict."""
+    n = tf.Variable(0.0, name="dtype_count")
+
+    def f(z):
+        if z.dtype == tf.float64:
+            return z * tf.cast(n.assign_add(1.0), tf.float64)
+        return z * n
+
+    assert updating_variable(f, tf.constant(X)) == ""
+    assert updating_variable(f, tf.constant(X, tf.float64)) == "dtype_count"
+    assert float(n.numpy()) == 0.0   # read from a trace: nothing ran
