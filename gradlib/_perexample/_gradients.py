@@ -802,6 +802,19 @@ def check_first_examples(model: Any, loss: Any, x: Any, y: Any, api: str, *, tra
     _check_independent(model, loss, xt, yt, training)
 
 
+def _probe_losses(losses: Callable[[], np.ndarray], k: int, x: Any) -> np.ndarray:
+    """``losses()``, the probe's losses of the first ``k`` examples of the batch ``x``; a refusal of them says so, since
+    a shape in its message is the probe's (a (B, 3) loss on a batch of 6 was "returned shape (3, 3)")."""
+    try:
+        return losses()
+    except GradlibError as exc:
+        n = _structure.batch_size(x)
+        if k == n:
+            raise
+        raise type(exc)(f"{exc} (on the batch's first {k} of {n} examples, which gradlib checks before the whole "
+                        "batch)") from exc   # its kind kept: an ExpressionError stays one
+
+
 def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, training: bool) -> None:
     """Build the model on the first examples, and refuse it if their losses change with the batch around them.
 
@@ -828,7 +841,7 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
 
     pred = attempt(lambda: model(xk, training=mode), xk)
     _refuse_added_losses(model)
-    joint = attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk)
+    joint = _probe_losses(lambda: attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk), k, x)
     if joint.shape != (k,):
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
     if k < 2:

@@ -390,6 +390,19 @@ def test_bad_losses_are_refused_with_what_to_do(kwargs, match):
     assert isinstance(info.value, gradlib.ExpressionError) == ("loss=" in match)
 
 
+def test_a_loss_shape_refused_on_the_probe_says_the_probe_s_examples_are_not_the_batch():
+    """Found by hunt 51: a (B, 3) loss on a batch of 6 was refused as "returned shape (3, 3)", the shape of the probe
+    on the first 3 examples, with nothing saying so; a batch of 3 (the probe is the batch) gets no such note."""
+    x, y = data("dense", size=6)
+    with pytest.raises(GradlibError, match=r"returned shape \(3, 3\).*\(on the batch's first 3 of 6 examples, which "
+                                           r"gradlib checks before the whole batch\)$") as six:
+        per_example_gradients(built("dense"), x, y, loss=lambda t, p: tf.square(p))
+    x, y = data("dense", size=3)
+    with pytest.raises(GradlibError, match=r"returned shape \(3, 3\)") as three:
+        per_example_gradients(built("dense"), x, y, loss=lambda t, p: tf.square(p))
+    assert "first 3 of" not in str(three.value) and type(six.value) is type(three.value)
+
+
 @pytest.mark.parametrize("size, match", [
     (3, r"the loss returned shape \(3,\) for one example alone.*sample weights it closes over"),   # numpy's error
     (6, r"the loss failed on y_true of shape \(3,\) .*also called on parts of the batch.*put such weights in y"),
