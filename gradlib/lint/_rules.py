@@ -141,7 +141,7 @@ RULES = (
          _PRE + "x = tf.constant([3.0, 4.0])\nwith tf.GradientTape(persistent=True) as tape:\n    tape.watch(x)\n"
          "    y = x * x\nrows = [tape.gradient(y_i, x) for y_i in y]\n"),
     Rule("GT002", "A NumPy or Python round trip inside the tape",
-         "`.numpy()`, `np.*(tensor)`, `float(t)`, `int(t)`, `math.*(t)`, `model.predict(x)` on the path to the "
+         "`.numpy()`, `np.*(tensor)`, `scipy.*(tensor)` (`scipy.special.xlogy`), `float(t)`, `int(t)`, `math.*(t)`, `model.predict(x)` on the path to the "
          "target: the value leaves TensorFlow, so the tape cannot follow it. Wrapped back into a tensor "
          "(`tf.constant(np.mean(t))`) the gradient is None (zeros with `unconnected_gradients=ZERO`); as the target "
          "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "

@@ -30,7 +30,8 @@ __all__ = ["BROKEN", "CORPUS", "REFERENCES", "REPORTS", "REPORT_FIXES", "Report"
            "UNSEEN_37L_CAUGHT", "UNSEEN_37L_PREFIT", "UNSEEN_37M",
            "UNSEEN_37M_PREFIT", "UNSEEN_37M_CAUGHT", "UNSEEN_37N", "UNSEEN_37N_PREFIT",
            "UNSEEN_37N_CAUGHT", "UNSEEN_37O", "UNSEEN_37O_CAUGHT", "UNSEEN_37O_PREFIT", "UNSEEN_37P",
-           "UNSEEN_37P_CAUGHT", "UNSEEN_37P_PREFIT", "UNSEEN_37Q", "UNSEEN_37Q_PREFIT",
+           "UNSEEN_37P_CAUGHT", "UNSEEN_37P_PREFIT", "UNSEEN_37Q", "UNSEEN_37Q_CAUGHT",
+           "UNSEEN_37Q_PREFIT",
            "WRONG_REPORT_FIXES",
            "all_programs",
            "corpus_corrections",
@@ -4582,9 +4583,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('keras15253',
            'https://github.com/keras-team/keras/issues/15253',
-           6, 'GT002',
-           "scipy.special.xlogy on the model's output in a loss function (a NumPy round trip): None; checked, "
-           'nothing said', '''\
+           6, 'GT002', None, '''\
 import tensorflow as tf
 from scipy import special
 
@@ -5084,6 +5083,8 @@ UNSEEN_37Q = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dl
 #: on the loss and on the gradient call): 4 of 12 with a finding anywhere. 0 findings on the 12 correct twins
 #: (lint_corpus/unseen/correct/r37q_*.py), 11 followed (r37q_tff493: nothing checked).
 UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
+#: ... and after the lint52 rules were generalized by class (a SciPy function given a tensor on the path)
+UNSEEN_37Q_CAUGHT = ('keras15253', 'dlbook156', 'keras19150', 'informer1')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
