@@ -202,7 +202,8 @@ RULES = (
          "grad = tape.gradient(y, w)\n"),
     Rule("GT010", "A non-differentiable operation on the path",
          "`tf.argmax`, `tf.round`, `tf.floor`, `tf.sign`, comparisons, `tf.one_hot` or `tf.cast` to an integer "
-         "type, `tf.ones_like`, `tf.strings.*` or `tf.random.categorical` between `x` and the target: these have no "
+         "type, `tf.ones_like`, `tf.strings.*` or `tf.random.categorical` between `x` and the target (also called through a name "
+         "bound to one of several such functions, `cmp = K.greater_equal if err else K.less`): these have no "
          "gradient, so it is None (zeros with `unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is "
          "zeros. Also a Keras `Lambda` layer of such a function, or of one returning a constant, in a model: the "
          "layers with weights before it get None.",

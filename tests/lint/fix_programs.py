@@ -4555,9 +4555,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('keras4920',
            'https://github.com/keras-team/keras/issues/4920',
-           9, 'GT010',
-           'a comparison (K.greater_equal, reached through a name bound by a conditional expression in a nested loss '
-           'function) as the loss: no gradient, None; checked, nothing said', '''\
+           9, 'GT010', None, '''\
 import tensorflow as tf
 from tensorflow.keras import backend as K
 
@@ -5083,8 +5081,9 @@ UNSEEN_37Q = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dl
 #: on the loss and on the gradient call): 4 of 12 with a finding anywhere. 0 findings on the 12 correct twins
 #: (lint_corpus/unseen/correct/r37q_*.py), 11 followed (r37q_tff493: nothing checked).
 UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
-#: ... and after the lint52 rules were generalized by class (a SciPy function given a tensor on the path)
-UNSEEN_37Q_CAUGHT = ('keras15253', 'dlbook156', 'keras19150', 'informer1')
+#: ... and after the lint52 rules were generalized by class (a SciPy function given a tensor on the path; a comparison
+#: function chosen by a conditional expression or in branches)
+UNSEEN_37Q_CAUGHT = ('keras4920', 'keras15253', 'dlbook156', 'keras19150', 'informer1')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
