@@ -57,7 +57,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
             method = method_of(cls, attr)
             if method is not None:
                 return Val("func", node=method, attrs={"env": env}, name=attr, qual=attr)
-    if base.kind == "tape" and attr in _TAPE_METHODS:
+    if base.kind == "tape" and (attr in _TAPE_METHODS or attr in _MISSPELT_METHODS):
         return Val("tmethod", qual=attr, tape=base.tape)
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
         if _built.no_losses(base) and not _adds_losses(it):
@@ -377,6 +377,11 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         opt = Val("optimizer", node.lineno, node.col_offset, qual=qual, text=ast.unparse(node)[:40])
         opt.attrs["slots"] = _traced.has_slots(qual, kwargs)
         return opt
+    if qual in _MISSPELT_FUNCTIONS:                         # d2ltf25: tf.gradient raises AttributeError
+        it.report("GT027", node.lineno, node.col_offset, _misspelt_message(it, qual, node), None)
+        it.calls[(node.lineno, node.col_offset)] = None     # counted as a gradient call (`.gradient`): decided
+        _unknown_call(it, args, kwargs)
+        return Val("unknown", opaque=True)
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
@@ -621,6 +626,30 @@ def _eager_gradients_message(qual: str, node: ast.Call) -> str:
     return (f"`{name}(...)` runs eagerly here (TensorFlow 2 runs code outside a tf.function eagerly), and there it "
             f"raises RuntimeError (\"tf.gradients is not supported when eager execution is enabled\"). Use {instead}, "
             "or call it inside a function decorated with @tf.function.")
+
+
+#: names of gradient functions TensorFlow does not have -> the one meant (GT027); a call raises AttributeError
+_MISSPELT_FUNCTIONS = {"tf.gradient": "gradient", "tf.grad": "gradient", "tf.jacobian": "jacobian",
+                       "tf.batch_jacobian": "batch_jacobian", "tf.hessian": "jacobian"}
+#: ... and methods a GradientTape does not have -> the one meant
+_MISSPELT_METHODS = {"gradients": "gradient", "grad": "gradient", "grads": "gradient", "jacobians": "jacobian",
+                     "batch_jacobians": "batch_jacobian", "hessian": "jacobian", "hessians": "jacobian"}
+
+
+def _misspelt_message(it, name: str, node: ast.Call, tape: Tape | None = None) -> str:
+    """GT027: ``tf.gradient(l, w)`` or ``tape.gradients(l, w)``, names TensorFlow does not have."""
+    called = ast.unparse(node.func)
+    if tape is not None:
+        meant, error = _MISSPELT_METHODS[name], f"'GradientTape' object has no attribute '{name}'"
+        owner = tape.name
+    else:
+        meant, error = _MISSPELT_FUNCTIONS[name], f"module 'tensorflow' has no attribute '{name[3:]}'"
+        owner = it.tapes[-1].name if it.tapes else "tape"
+    args = ", ".join(ast.unparse(a) for a in node.args)[:60]
+    tf_gradients = " (or `tf.gradients` inside a tf.function)" if meant == "gradient" and tape is None else ""
+    what = "a method a GradientTape has" if tape is not None else "a function TensorFlow has"
+    return (f"`{called}` is not {what}: the call raises AttributeError (\"{error}\"), so no "
+            f"gradient is computed. Ask the tape that recorded the target: `{owner}.{meant}({args})`{tf_gradients}.")
 
 
 def _in_tf_function(it) -> bool:
@@ -1687,6 +1716,8 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
     if name == "reset":
         tape.calls = []
         return Val("none")
+    if name in _MISSPELT_METHODS:                           # tape.gradients: the tape has no such method
+        it.report("GT027", node.lineno, node.col_offset, _misspelt_message(it, name, node, tape), None)
     if name not in ("gradient", "jacobian", "batch_jacobian"):
         return Val("unknown", opaque=True)
     target = args[0] if args else kwargs.get("target", Val("unknown", opaque=True))

@@ -385,6 +385,15 @@ RULES = (
          "`return loss` at the end of the function",
          _PRE + "x = tf.Variable(3.0)\n\n\ndef square(v):\n    value = v * v\n\n\n"
          "with tf.GradientTape() as tape:\n    y = square(x)\ngrad = tape.gradient(y, x)\n"),
+    Rule("GT027", "A gradient function TensorFlow does not have",
+         "`tf.gradient(y, x)` (TensorFlow has `tf.gradients` and a tape's `gradient`), `tape.gradients(y, x)`, "
+         "`tape.jacobians(y, x)` or `tape.hessian(y, x)`: a misspelt name of a tape's methods or of TensorFlow's "
+         "gradient functions. The call raises AttributeError (\"module 'tensorflow' has no attribute 'gradient'\", "
+         "\"'GradientTape' object has no attribute 'gradients'\"), so no gradient is computed.",
+         "the misspelt call",
+         "call the tape's own method on the tape that recorded the target: `tape.gradient(y, x)`, "
+         "`tape.jacobian(y, x)`, `tape.batch_jacobian(y, x)`",
+         _PRE + "x = tf.Variable(3.0)\nwith tf.GradientTape() as tape:\n    y = x * x\ngrad = tape.gradients(y, x)\n"),
 )
 
 #: the same, by code (``"GT001"``)

@@ -4687,9 +4687,7 @@ result = grads
 '''),
     Report('d2ltf25',
            'https://github.com/TrickyGo/Dive-into-DL-TensorFlow2.0/issues/25',
-           23, None,
-           'tf.gradient, a function TensorFlow does not have (AttributeError): no rule names it; 2 of its 3 gradient '
-           'calls followed (the tf.gradient call not: a tape it cannot follow), nothing said', '''\
+           23, 'GT027', None, '''\
 import tensorflow as tf
 
 num_inputs, batch_size, lr = 2, 10, 0.03
@@ -5082,8 +5080,8 @@ UNSEEN_37Q = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dl
 #: (lint_corpus/unseen/correct/r37q_*.py), 11 followed (r37q_tff493: nothing checked).
 UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
 #: ... and after the lint52 rules were generalized by class (a SciPy function given a tensor on the path; a comparison
-#: function chosen by a conditional expression or in branches)
-UNSEEN_37Q_CAUGHT = ('keras4920', 'keras15253', 'dlbook156', 'keras19150', 'informer1')
+#: function chosen by a conditional expression or in branches; a gradient function TensorFlow does not have, GT027)
+UNSEEN_37Q_CAUGHT = ('keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras19150', 'informer1')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
