@@ -512,7 +512,7 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
         if stale is not None:
             it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
     elif name == "apply_gradients" and args and not it.graph_mode:
-        message = _unpaired_message(args[0], node, ".train." in opt.qual)
+        message = _unpaired_message(args[0], node, ".train." in opt.qual, traced)
         if message is not None:
             it.report("GT013", node.lineno, node.col_offset, message, None)
     return _unknown_call(it, args, kwargs)
@@ -526,21 +526,30 @@ def _gradients(val: Val) -> bool:
     return val.kind == "tensor" and val.op == "gradient"
 
 
-def _unpaired_message(given: Val, node: ast.Call, v1: bool) -> str | None:
+def _unpaired_message(given: Val, node: ast.Call, v1: bool, traced: bool = False) -> str | None:
     """A Keras optimizer's ``apply_gradients`` reads its argument as (gradient, variable) pairs: given the gradients
     alone (tensorflow#28833) it unpacks each gradient as a pair, and given ``zip(grads, v)`` of one tf.Variable
-    (tensorflow#58686) zip pairs the rows of the gradient with the rows of the variable, tensors, not variables. A
-    tf.compat.v1 optimizer's unpacks the same way (tensorflow#32478, ``apply_gradients(dy_dx, x)``)."""
+    (tensorflow#58686) or one tensor (tensorflow#31273) zip pairs the rows of the gradient with the rows of ``v``,
+    tensors, not variables; inside a tf.function zip cannot iterate a symbolic tensor at all. A tf.compat.v1
+    optimizer's unpacks the same way (tensorflow#32478, ``apply_gradients(dy_dx, x)``)."""
     name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
     call = ast.unparse(node)[:60]
     zipped = given.attrs.get("__zipped__")
-    if zipped is not None and len(zipped) == 2 and zipped[1].kind == "var" and _gradients(zipped[0]) and not v1:
+    if zipped is not None and len(zipped) == 2 and zipped[1].kind in ("var", "tensor") and _gradients(zipped[0]) \
+            and not v1:
         var = describe_text(zipped[1])
-        return (f"`{call}` zips the gradient with {var}, one tf.Variable, not a list of variables: zip iterates it "
+        what = "one tf.Variable" if zipped[1].kind == "var" else "one tensor (not even a variable)"
+        fix = f"Ask for and apply lists: `grads = tape.gradient(loss, [{var}])`, " \
+              f"`{name}.apply_gradients(zip(grads, [{var}]))`"
+        fix += "." if zipped[1].kind == "var" else f", with {var} a tf.Variable (an optimizer updates variables)."
+        if traced:
+            return (f"`{call}` zips the gradient with {var}, {what}, not a list of variables, inside a tf.function: "
+                    f"zip iterates a symbolic tensor there, which raises OperatorNotAllowedInGraphError (\"Iterating "
+                    f"over a symbolic `tf.Tensor` is not allowed\") when the function is traced. {fix}")
+        return (f"`{call}` zips the gradient with {var}, {what}, not a list of variables: zip iterates it "
                 f"row by row, so apply_gradients gets (gradient row, tensor) pairs and raises AttributeError (\"... "
                 f"has no attribute '_unique_id'\"; TypeError \"Cannot iterate over a scalar tensor\" when {var} is a "
-                f"scalar). Ask for and apply lists: `grads = tape.gradient(loss, [{var}])`, "
-                f"`{name}.apply_gradients(zip(grads, [{var}]))`.")
+                f"scalar). {fix}")
     if zipped is None and _gradients(given):
         return (f"`{call}` is given the gradients alone, not (gradient, variable) pairs: apply_gradients unpacks "
                 f"each gradient as a pair, so this raises TypeError or ValueError (\"Cannot iterate over a scalar "

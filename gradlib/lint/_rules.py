@@ -236,7 +236,8 @@ RULES = (
          "`compute_gradients(loss_tensor, var_list)` run eagerly raises RuntimeError too; so does a NumPy value a "
          "function returns (`minimize(np_loss(y, out), var_list)`). Also a Keras optimizer's `apply_gradients` given "
          "the gradients alone (`apply_gradients(grads)`: TypeError or ValueError) or `zip(grads, v)` of one "
-         "tf.Variable, which zip iterates row by row (AttributeError `_unique_id`).",
+         "tf.Variable or tensor, which zip iterates row by row (AttributeError `_unique_id`; inside a tf.function "
+         "OperatorNotAllowedInGraphError, a symbolic tensor cannot be iterated).",
          "the `minimize` (or `apply_gradients`) call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
          "`optimizer.apply_gradients(zip(grads, variables))`, a list of variables",
