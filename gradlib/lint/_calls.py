@@ -844,6 +844,10 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         model.attrs["__adds_bias__"] = True
     if qual.endswith("layers.Dense") and _one_unit_softmax(args, kwargs):     # GT010: the constant 1
         model.attrs["__lambda_cut__"] = ("nondiff", node, "a softmax over one unit")
+    if _dead_relu(qual, args, kwargs):                 # GT028: ReLU(0) = 0 for every input, and its gradient is 0
+        text = ast.unparse(node)
+        model.attrs["__dead_relu__"] = (node.lineno, node.col_offset,
+                                        text if len(text) <= 90 else f"{ast.unparse(node.func)[:60]}(...)")
     if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
         model.attrs["__graph_grads__"] = _keras_call.graph_gradients(args[0])      # GT018 when called eagerly
         cut = _keras_call.lambda_cut(args[0])
@@ -894,8 +898,42 @@ def _one_unit_softmax(args: list[Val], kwargs: dict) -> bool:
         and (act.qual or "").startswith(("tf.nn.", "tf.keras.activations.", "tf.math."))
 
 
+_ZERO_LAYERS = ("layers.Dense", "layers.Conv1D", "layers.Conv2D", "layers.Conv3D", "layers.Conv1DTranspose",
+                "layers.Conv2DTranspose", "layers.Conv3DTranspose")
+
+
+def _dead_relu(qual: str, args: list[Val], kwargs: dict) -> bool:
+    """Whether a Dense or Conv layer is made with a zero kernel, a zero bias (Keras' default) or none, and a ReLU
+    (tensorflow-federated#493): its output is ReLU(0) = 0 whatever the input, and ReLU's gradient at 0 is 0, so no
+    gradient ever reaches its weights or those before it. Said only from values written in the code."""
+    if not qual.endswith(_ZERO_LAYERS) or "**" in kwargs:
+        return False
+    act = kwargs.get("activation", args[1] if len(args) > 1 and qual.endswith("layers.Dense") else None)
+    relu = act is not None and (_value(act) in ("relu", "relu6") or act.kind in ("module", "func") and (
+        act.qual or "").startswith(("tf.nn.", "tf.keras.activations.")) and act.qual.rsplit(".", 1)[-1] in
+        ("relu", "relu6"))
+    no_bias = "use_bias" in kwargs and _value(kwargs["use_bias"]) is False
+    return relu and _zeros(kwargs.get("kernel_initializer")) and (no_bias or "bias_initializer" not in kwargs
+                                                                 or _zeros(kwargs["bias_initializer"]))
+
+
+def _zeros(init: Val | None) -> bool:
+    """Whether a Keras initializer written in the code is zeros: ``'zeros'``, ``Zeros()``, ``tf.zeros_initializer()``."""
+    if init is None:
+        return False
+    if isinstance(_value(init), str):
+        return _value(init).lower() in ("zeros", "zero")
+    name = (init.qual or init.opname or "").rsplit(".", 1)[-1]
+    return name in ("Zeros", "zeros_initializer")
+
+
+#: Keras loss functions spelt in capitals (``keras.losses.MSE(y, p)``): functions, not classes
+_CAPITAL_FUNCTIONS = {"MSE", "MAE", "MAPE", "MSLE", "KLD"}
+
+
 def _keras_fn(it, qual, args, kwargs, node) -> Val:
-    if qual.rsplit(".", 1)[-1][:1].isupper():       # a loss or activation object: its options are not followed
+    last = qual.rsplit(".", 1)[-1]
+    if last[:1].isupper() and last not in _CAPITAL_FUNCTIONS:   # a loss or activation object: its options not followed
         hidden = any(leaf.kind not in ("py", "none", "module") for v in args + list(kwargs.values()) for leaf in flat(v))
         return Val("func", qual="tfop", text=qual, attrs={"hidden": hidden})
     return _diff(it, args, kwargs, node, qual)

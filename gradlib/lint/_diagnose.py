@@ -120,6 +120,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                     _cut_before_a_lambda(it, tape, s, node, method, out)
                 if s.kind == "model" and not s.attrs.get("foreign") and not out.raises:
                     _int_weights(it, tape, s, node, out)
+                    _dead_relu(it, s, node, out)
                 if s.kind == "model" and not out.raises:
                     _unread_weights(it, tape, t, s, text, node, out)
                 if s.kind in ("model", "var") and not out.raises:
@@ -375,6 +376,38 @@ def _int_weights(it, tape: Tape, model: Val, node: ast.Call, out: _Outcome) -> N
         it.report("GT004", node.lineno, node.col_offset,
                   f"here {out.of('the gradient for the integer variable ' + text)}; the cause is on line {line} "
                   f"(see the GT004 finding there).", None)
+
+
+def _dead_relu(it, model: Val, node: ast.Call, out: _Outcome) -> None:
+    """GT028 for the first layer of ``model`` (itself, or a layer of a Sequential in sight) made with a zero kernel, a
+    zero bias and a ReLU (``_calls`` marks it ``__dead_relu__``): its output is 0 for every input, so the gradients
+    of its weights and of every layer before it are zeros, and stay so. Not said when the code loads or sets weights
+    (``load_weights``, ``set_weights``: the zeros may be replaced before training)."""
+    layers = list(model.attrs.get("__layer_list__") or ()) or [model]
+    dead = next((layer.attrs["__dead_relu__"] for layer in layers if layer.attrs.get("__dead_relu__")), None)
+    if dead is None or out.zeros is None or _sets_weights(it):
+        return
+    line, col, text = dead
+    name = describe(model)
+    zeros = "is zeros (the call asks for unconnected_gradients=ZERO)" if out.zeros else "is zeros"
+    it.report("GT028", line, col,
+              f"`{text}` starts dead: its kernel and its bias start at zero, so its output is ReLU(0) = 0 for every "
+              f"input, and ReLU's gradient at 0 is 0: the gradient of each of its weights and of every layer before "
+              f"it {zeros} in `{ast.unparse(node)[:60]}`, at this step and every step after (nothing changes them). "
+              f"Keep a random kernel initializer (the default, glorot_uniform, or he_normal for ReLU); zeros are "
+              f"fine for the bias alone.", None)
+    it.report("GT028", node.lineno, node.col_offset,
+              f"here the gradient for each weight of {name}'s first layers is zeros; the cause is on line {line} (see the GT028 "
+              f"finding there).", None)
+
+
+def _sets_weights(it) -> bool:
+    """Whether the linted module loads or sets weights anywhere (``model.load_weights``, ``set_weights``)."""
+    key = ("sets_weights",)
+    if key not in it.memo:
+        it.memo[key] = it.tree is not None and any(
+            isinstance(n, ast.Attribute) and n.attr in ("load_weights", "set_weights") for n in ast.walk(it.tree))
+    return it.memo[key]
 
 
 def _owner_read(tape: Tape, target: Val, source: Val) -> bool:

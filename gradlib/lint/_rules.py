@@ -395,6 +395,20 @@ RULES = (
          "call the tape's own method on the tape that recorded the target: `tape.gradient(y, x)`, "
          "`tape.jacobian(y, x)`, `tape.batch_jacobian(y, x)`",
          _PRE + "x = tf.Variable(3.0)\nwith tf.GradientTape() as tape:\n    y = x * x\ngrad = tape.gradients(y, x)\n"),
+    Rule("GT028", "A ReLU layer whose weights all start at zero",
+         "`Dense(n, activation='relu', kernel_initializer='zeros')` (or a Conv layer, `Zeros()`, "
+         "`tf.zeros_initializer()`; the bias starts at zero by default): its output is ReLU(0) = 0 for every input, "
+         "and ReLU's gradient at 0 is 0, so the gradients of its own weights and of every layer before it are zeros, "
+         "at the first step and every step after (nothing changes them). Said where the gradient of a model holding "
+         "it is asked for, unless the code loads or sets weights.",
+         "the layer's construction (and, as a note, the gradient call)",
+         "keep a random kernel initializer (the default `glorot_uniform`, or `he_normal` for ReLU); zeros are fine "
+         "for the bias alone",
+         _PRE + "model = tf.keras.Sequential([tf.keras.Input((3,)),\n"
+         "                             tf.keras.layers.Dense(4, activation='relu', kernel_initializer='zeros'),\n"
+         "                             tf.keras.layers.Dense(1)])\nx = tf.ones((2, 3))\n"
+         "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(x))\n"
+         "grad = tape.gradient(loss, model.trainable_variables)\n"),
 )
 
 #: the same, by code (``"GT001"``)

@@ -4762,9 +4762,7 @@ result = tape.gradient(loss, model.trainable_variables)
 '''),
     Report('tff493',
            'https://github.com/google-parfait/tensorflow-federated/issues/493',
-           9, None,
-           'zero kernel initializers under ReLU (zeros): no rule names it; nothing checked (no path from the source to '
-           'the target in the code it can see)', '''\
+           9, 'GT028', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -5078,9 +5076,9 @@ UNSEEN_37Q = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dl
 #: (lint_corpus/unseen/correct/r37q_*.py), 11 followed (r37q_tff493: nothing checked).
 UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
 #: ... and after the lint52 rules were generalized by class (a SciPy function given a tensor on the path; a comparison
-#: function chosen by a conditional expression or in branches; a gradient function TensorFlow does not have, GT027;
-#: zip over one tensor in apply_gradients, GT013)
-UNSEEN_37Q_CAUGHT = ('keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras19150', 'informer1', 'tf31273')
+#: function chosen by a conditional expression or in branches; a gradient function TensorFlow does not have, GT027; zip
+#: over one tensor in apply_gradients, GT013; a ReLU layer whose weights all start at zero, GT028)
+UNSEEN_37Q_CAUGHT = ('keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras19150', 'tff493', 'informer1', 'tf31273')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
