@@ -8,8 +8,8 @@ from . import _built, _derivative, _keras_call, _tfp, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript",
-           "symbolic_item"]
+__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "graph_op", "instantiate", "method_of", "mro",
+           "subscript", "symbolic_item"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -254,7 +254,11 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
         if call_kind(qual) != "function" and any(_is_code(leaf) for v in args + list(kwargs.values())
                                                  for leaf in flat(v)):
             it.escaped = True                       # tf.map_fn(f, ...), tf.cond(p, f, g): f runs where it is not seen
-        return _hidden(_library(it, qual, args, kwargs, node), args, kwargs)
+        result = _hidden(_library(it, qual, args, kwargs, node), args, kwargs)
+        pending = it.memo.get(("graph_op", id(node)))
+        if pending is not None and pending[0] is node and result.kind == "tensor":
+            result.attrs["__graph_op__"] = (node.lineno, node.col_offset, pending[1])
+        return result
     if kind == "builtin":
         return _hidden(_builtin(it, func.qual, args, node), args, {})
     if kind == "func":
@@ -1606,6 +1610,9 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _graph_tensor(leaf)), None)
     if given is None:
         return
+    if not _recording(it):          # Keras 2's symbolic loss (tensorflow#35063): said only if a gradient asks for it
+        it.memo[("graph_op", id(node))] = (node, _outside_message(qual, given, node))
+        return
     root = _graph_root(given)
     shown = _text_of(root)
     text = shown if given is root else f"a value computed from {shown}"
@@ -1619,6 +1626,35 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
               f"raises ValueError (\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor "
               f"is a placeholder for a shape and dtype, with no value), and the program stops here. {fix}", None)
     it.halt(node.lineno)
+
+
+def _outside_message(qual: str, given: Val, node: ast.Call) -> str:
+    """GT019 for a TensorFlow op given a KerasTensor of a functional graph outside any tape, whose value a gradient
+    call then asks for (``_diagnose``): the op raises ValueError where it is, so the gradient call is never reached."""
+    root = _graph_root(given)
+    shown = _text_of(root)
+    text = shown if given is root else f"a value computed from {shown}"
+    return (f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor (a KerasTensor) of the functional "
+            f"graph built on {_graph_input(root)}, not a tensor computed when a model ran: {qual} raises ValueError "
+            f"(\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor is a placeholder for "
+            f"a shape and dtype, with no value), and the program stops here, before the gradient call that asks for "
+            f"it. Compute it inside the `with` block, from the model called on your data and from the data itself "
+            f"(a tensor for each Input), not from the graph's symbolic tensors.")
+
+
+def graph_op(value: Val) -> tuple | None:
+    """(line, col, message) of a TensorFlow op given a KerasTensor outside any tape (``_outside_message``) that
+    ``value``, a gradient call's target, was computed from, or None; the first run of them, where it raised."""
+    todo, seen, found = [value], set(), []
+    while todo and len(seen) < 256:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val.attrs.get("__graph_op__") is not None:
+            found.append((val.seq, val.attrs["__graph_op__"]))
+        todo.extend(val.parents)
+    return min(found, key=lambda f: f[0])[1] if found else None
 
 
 def _text_of(leaf: Val) -> str:
@@ -1645,8 +1681,7 @@ def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     line (passed to a helper that converts it), that line is named too: it is where the fix goes."""
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
     if given is None:
-        if _recording(it):
-            _given_graph_tensor(it, qual, args, kwargs, node)
+        _given_graph_tensor(it, qual, args, kwargs, node)
         return
     leaf = _symbolic_root(given)
     model, read = leaf.parents[0].name or "model", leaf.attrs.get("read")

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from . import _built, _derivative, _keras_call, _tfp
-from ._calls import EMBEDDING_IDS, flat
+from ._calls import EMBEDDING_IDS, flat, graph_op
 from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
 
@@ -93,6 +93,11 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
         it.followed(node, None)
         return
     if _deferred_source(it, tape, method, node, wrt, out):
+        return
+    raised = next((found for t in targets for found in [graph_op(t)] if found is not None), None)
+    if raised is not None:              # tensorflow#35063: a symbolic loss made outside the tape raised before
+        it.report("GT019", *raised, None)
+        it.followed(node, None)
         return
     if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
         it.report("GT017", node.lineno, node.col_offset, _no_losses_message(tape, method, target, text, out), None)

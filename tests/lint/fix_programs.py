@@ -4534,9 +4534,7 @@ result = gradients
 '''),
     Report('tf35063',
            'https://github.com/tensorflow/tensorflow/issues/35063',
-           11, 'GT019',
-           "tf.nn.ctc_loss of a Keras Input and the model's output (KerasTensors) raises ValueError on that line; "
-           'nothing checked (its one gradient call not followed, no reason given)', '''\
+           11, 'GT019', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -5077,8 +5075,10 @@ UNSEEN_37Q = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dl
 UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
 #: ... and after the lint52 rules were generalized by class (a SciPy function given a tensor on the path; a comparison
 #: function chosen by a conditional expression or in branches; a gradient function TensorFlow does not have, GT027; zip
-#: over one tensor in apply_gradients, GT013; a ReLU layer whose weights all start at zero, GT028)
-UNSEEN_37Q_CAUGHT = ('keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras19150', 'tff493', 'informer1', 'tf31273')
+#: over one tensor in apply_gradients, GT013; a ReLU layer whose weights all start at zero, GT028; a TensorFlow op given
+#: a KerasTensor outside any tape, for a gradient, GT019)
+UNSEEN_37Q_CAUGHT = ('tf35063', 'keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras19150', 'tff493',
+                     'informer1', 'tf31273')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
