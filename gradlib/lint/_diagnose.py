@@ -398,7 +398,8 @@ def _dead_relu(it, model: Val, node: ast.Call, out: _Outcome) -> None:
     it.report("GT028", line, col,
               f"`{text}` starts dead: its kernel and its bias start at zero, so its output is ReLU(0) = 0 for every "
               f"input, and ReLU's gradient at 0 is 0: the gradient of each of its weights and of every layer before "
-              f"it {zeros} in `{ast.unparse(node)[:60]}`, at this step and every step after (nothing changes them). "
+              f"it {zeros} in `{ast.unparse(node)[:60]}` (not None: the path is there, but every value on it is 0), "
+              f"at this step and every step after (nothing changes them). "
               f"Keep a random kernel initializer (the default, glorot_uniform, or he_normal for ReLU); zeros are "
               f"fine for the bias alone.", None)
     it.report("GT028", node.lineno, node.col_offset,
@@ -667,6 +668,17 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
                       f"{node.lineno} gives for each of {describe(source)}'s variables is None (zeros with "
                       f"unconnected_gradients=ZERO). Pass {name} here instead of {describe(given)}.", None)
             return
+        root = None if function else _root_in_function(it, ancestors, line)
+        if root is not None:                # keras#15770: the cost computed from the global y_test, not y_pred
+            where, fn = root
+            it.report("GT017", where.line, where.col,
+                      f"`{where.text[:60]}` in `{fn}` is computed from values made outside it, not from {what}, "
+                      f"which holds what {describe(source)} gives, and what `{fn}` returns is computed from it: "
+                      f"nothing else leads from {describe(source)} to {describe(target)}, so the gradient "
+                      f"{tape.name}.{method} on line {node.lineno} gives for each of {describe(source)}'s variables "
+                      f"is None (zeros with unconnected_gradients=ZERO). Compute it from {name} (and the function's "
+                      f"other parameters), not from a global.", None)
+            return
         it.report("GT017", target.line, target.col,
                   f"`{target.text[:60] or describe(target)}` is not computed from {what}, which holds what "
                   f"{describe(source)} gives: nothing else leads from {describe(source)} to {describe(target)}, so "
@@ -675,6 +687,28 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
                   f"{describe(target)} (the term it computes, or the prediction a loss is given), or leave "
                   f"{describe(source)}'s variables out of the gradient.", None)
         return
+
+
+def _root_in_function(it, ancestors: dict[int, Val], line: int) -> tuple[Val, str] | None:
+    """(the value, the function's name) where the target's computation starts inside the function whose body holds
+    ``line`` (where the dropped name was bound): the first operation of that function on the way to the target whose
+    inputs were all made outside it (a global such as ``y_test``, constants). None when the dropped name is not bound
+    in a function of the linted file, or no such operation is on the way."""
+    fn = next((f for f in ast.walk(it.tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and f.lineno < line <= (f.end_lineno or 0)), None) if it.tree is not None else None
+    if fn is None or any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and f is not fn
+                         for f in ast.walk(fn)):
+        return None
+
+    def inside(val: Val) -> bool:
+        return fn.lineno < val.line <= fn.end_lineno
+
+    made = [val for val in ancestors.values() if val.kind in ("tensor", "numpy") and val.text and inside(val)]
+    roots = [val for val in made if not any(inside(p) for p in _inputs(val))]
+    if not roots:
+        return None
+    first = min(val.line for val in roots)      # the whole expression of that line, not its first operand
+    return min((val for val in made if val.line == first), key=lambda v: (v.col, -len(v.text))), fn.name
 
 
 def _ancestors(value: Val) -> dict[int, Val]:
