@@ -519,6 +519,8 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
         message = _unpaired_message(args[0], node, ".train." in opt.qual, traced)
         if message is not None:
             it.report("GT013", node.lineno, node.col_offset, message, None)
+        elif ".train." not in opt.qual:
+            _tensor_to_update(it, args[0], node)
     return _unknown_call(it, args, kwargs)
 
 
@@ -561,6 +563,34 @@ def _unpaired_message(given: Val, node: ast.Call, v1: bool, traced: bool = False
                 f"when a gradient has exactly two rows). Pair them with the variables they were asked for: "
                 f"`{name}.apply_gradients(zip(grads, variables))`.")
     return None
+
+
+def _tensor_to_update(it, given: Val, node: ast.Call) -> None:
+    """``apply_gradients(zip(grads, [w, b]))`` where ``w`` is a tensor, not a tf.Variable: a Keras optimizer reads each
+    variable's ``_unique_id`` and raises AttributeError (tensorflow#26922: ``w = w + w`` rebound the variable to a
+    tensor inside the function that returned it, while the gradient with respect to that tensor is real). GT005 on
+    the rebinding when it is one, else GT013 on the call."""
+    zipped = given.attrs.get("__zipped__")
+    if zipped is None or len(zipped) != 2 or zipped[1].kind != "seq" or zipped[1].items is None:
+        return
+    tensor = next((v for v in zipped[1].items if v.kind == "tensor" and v.op != "merge" and not v.attrs.get("maybe")
+                   and not v.opaque), None)
+    if tensor is None:
+        return
+    call = ast.unparse(node)[:60]
+    raised = "raises AttributeError (\"... object has no attribute '_unique_id'\"): an optimizer updates variables"
+    if tensor.rebound is not None:
+        line, col, var = tensor.rebound
+        it.report("GT005", line, col,
+                  f"this rebinds {var}, a tf.Variable, to a plain Tensor, which `{call}` on line {node.lineno} is then "
+                  f"given as a variable to update: apply_gradients {raised}, and a tensor is none. Keep {var} the "
+                  f"variable: give the new value another name (`{var}_new = ...`) and compute with it, or update "
+                  f"{var} in place ({var}.assign(...)) after the gradient.", None)
+        return
+    it.report("GT013", node.lineno, node.col_offset,
+              f"`{call}` is given {describe_text(tensor)}, a tensor, not a tf.Variable, among the variables to "
+              f"update: apply_gradients {raised}, and a tensor is none. Make it a tf.Variable, ask for the gradient "
+              f"with respect to that variable and apply it.", None)
 
 
 def _reads_now(value: Val, start: int) -> bool:

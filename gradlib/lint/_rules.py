@@ -170,7 +170,9 @@ RULES = (
     Rule("GT005", "A tf.Variable rebound to a tensor",
          "`v = v + 1` (or `v = v - lr * g` in a training loop) makes `v` a plain Tensor: the tape only watches "
          "trainable Variables automatically, so the next gradient with respect to `v` is None; `v += 1` raises "
-         "RuntimeError.", "the rebinding", "update the variable in place: `v.assign_add(1)`, `v.assign_sub(lr * g)`",
+         "RuntimeError. Rebound where the tape records (in the block, or in a function it calls), the gradient "
+         "with respect to the tensor is real, but `optimizer.apply_gradients(zip(grads, [v, ...]))` then raises "
+         "AttributeError (`_unique_id`): an optimizer updates variables.", "the rebinding", "update the variable in place: `v.assign_add(1)`, `v.assign_sub(lr * g)`",
          _PRE + "v = tf.Variable(3.0)\nv = v + 1.0\nwith tf.GradientTape() as tape:\n    y = v * v\n"
          "grad = tape.gradient(y, v)\n"),
     Rule("GT006", "A non-persistent tape asked twice",
@@ -237,7 +239,8 @@ RULES = (
          "function returns (`minimize(np_loss(y, out), var_list)`). Also a Keras optimizer's `apply_gradients` given "
          "the gradients alone (`apply_gradients(grads)`: TypeError or ValueError) or `zip(grads, v)` of one "
          "tf.Variable or tensor, which zip iterates row by row (AttributeError `_unique_id`; inside a tf.function "
-         "OperatorNotAllowedInGraphError, a symbolic tensor cannot be iterated).",
+         "OperatorNotAllowedInGraphError, a symbolic tensor cannot be iterated); and a tensor among the variables "
+         "zipped (`zip(grads, [w, shift])` with `shift` a watched constant): AttributeError `_unique_id`.",
          "the `minimize` (or `apply_gradients`) call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
          "`optimizer.apply_gradients(zip(grads, variables))`, a list of variables",

@@ -4507,9 +4507,7 @@ result = grads
     #     uses tf.math.xlogy.
     Report('tf26922',
            'https://github.com/tensorflow/tensorflow/issues/26922',
-           8, 'GT005',
-           'a tf.Variable rebound to a tensor (`w = w + w`) inside a function the tape block calls, the tensor then '
-           'given to apply_gradients (AttributeError _unique_id); checked, nothing said', '''\
+           8, 'GT005', None, '''\
 import numpy as np
 import tensorflow as tf
 
@@ -5075,9 +5073,9 @@ UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
 #: function chosen by a conditional expression or in branches; a gradient function TensorFlow does not have, GT027; zip
 #: over one tensor in apply_gradients, GT013; a ReLU layer whose weights all start at zero, GT028; a TensorFlow op given
 #: a KerasTensor outside any tape, for a gradient, GT019; a loss function computing from a global, not its prediction,
-#: said in the function)
-UNSEEN_37Q_CAUGHT = ('tf35063', 'keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras15770', 'keras19150',
-                     'tff493', 'informer1', 'tf31273')
+#: said in the function; a variable rebound to a tensor, then given to apply_gradients, GT005)
+UNSEEN_37Q_CAUGHT = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras15770',
+                     'keras19150', 'tff493', 'informer1', 'tf31273')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
