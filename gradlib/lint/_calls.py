@@ -9,7 +9,7 @@ from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
 __all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "graph_op", "instantiate", "method_of", "mro",
-           "subscript", "symbolic_item"]
+           "sparse_arithmetic", "subscript", "symbolic_item"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -215,6 +215,9 @@ def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
         item = it.op("tensor", (base.attrs["elem"],), node, "op", "float", opname="slicing")
         item.attrs["__element__"] = (base.attrs["__outputs_of__"], k)
         return item
+    if base.kind == "seq" and base.attrs.get("__sparse_grads__") and it.loops and _value(index) is None \
+            and not isinstance(node.slice, ast.Slice):      # simple-sam#8: gradients[i] over every i, in a loop
+        return Val("unknown", opaque=True, attrs={"__sparse_grad__": base.attrs["__sparse_grads__"]})
     if base.kind == "seq":
         return _seq_item(base, index, node)
     if _symbolic(base) and base.qual in ("inputs", "outputs"):    # model.inputs[0]: one KerasTensor of the list
@@ -563,6 +566,36 @@ def _unpaired_message(given: Val, node: ast.Call, v1: bool, traced: bool = False
                 f"when a gradient has exactly two rows). Pair them with the variables they were asked for: "
                 f"`{name}.apply_gradients(zip(grads, variables))`.")
     return None
+
+
+def _embedding_held(source: Val) -> tuple | None:
+    """(line, text) of the Keras Embedding layer that ``source`` is, or that a Sequential in sight holds, when the
+    source stands for its variables: the gradient of its embeddings is a tf.IndexedSlices (rows gathered), not a
+    tensor (GT029)."""
+    if source.kind != "model" or source.attrs.get("foreign"):
+        return None
+    layers = list(source.attrs.get("__layer_list__") or ()) or [source]
+    found = next((layer for layer in layers if layer.opname.endswith("layers.Embedding")), None)
+    return (found.line, found.text or "Embedding(...)") if found is not None else None
+
+
+def sparse_arithmetic(it, left: Val, right: Val, op: ast.AST, node: ast.AST) -> None:
+    """GT029: Python's ``*``, ``/``, ``+`` or ``-`` between a Python number and a gradient that may be an Embedding's
+    tf.IndexedSlices (``gradients[i] * rho`` for every ``i``, simple-sam#8): IndexedSlices has none of these operators
+    (TypeError); with a tensor, the tensor's own operator converts it."""
+    mark = left.attrs.get("__sparse_grad__") or right.attrs.get("__sparse_grad__")
+    other = right if left.attrs.get("__sparse_grad__") else left
+    if mark is None or not isinstance(op, (ast.Mult, ast.Div, ast.Add, ast.Sub)) \
+            or other.kind != "py":           # a tensor's own operator converts it: `g * tf.constant(2.0)` works
+        return
+    sign = {ast.Mult: "*", ast.Div: "/", ast.Add: "+", ast.Sub: "-"}[type(op)]
+    line, text = mark
+    it.report("GT029", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}` applies Python's `{sign}` to each gradient in turn, and the gradient of the "
+              f"Embedding's weights (`{text[:50]}`, line {line}) is a tf.IndexedSlices (the rows it gathered; not None, "
+              f"but not a tensor either): IndexedSlices has no `{sign}`, so this raises TypeError (\"unsupported operand type(s) for "
+              f"{sign}: 'IndexedSlices' and 'float'\"). Convert it first, `tf.convert_to_tensor(g)`, or use the "
+              f"TensorFlow op (`tf.multiply(g, rho)`, which converts it).", None)
 
 
 def _tensor_to_update(it, given: Val, node: ast.Call) -> None:
@@ -1965,8 +1998,12 @@ def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) 
         parents = tuple(flat(target))
         if sources.kind == "seq" and sources.items is not None:
             it.charge(len(parents) * len(sources.items), "the gradients of targets by sources")
-            return it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape,
-                                     parents, (s,)) for s in sources.items])
+            grads = it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape,
+                                      parents, (s,)) for s in sources.items])
+            embedding = next((e for e in map(_embedding_held, sources.items) if e is not None), None)
+            if embedding is not None and grads.kind == "seq":
+                grads.attrs["__sparse_grads__"] = embedding
+            return grads
         return _taken_by(_diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient"), tape, parents,
                          tuple(flat(sources)))
     finally:

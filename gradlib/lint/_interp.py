@@ -895,6 +895,8 @@ class Interpreter:
         return False
 
     def binop(self, left: Val, right: Val, op: ast.AST, node: ast.AST) -> Val:
+        if left.attrs.get("__sparse_grad__") or right.attrs.get("__sparse_grad__"):
+            _calls.sparse_arithmetic(self, left, right, op, node)
         kinds = {left.kind, right.kind}
         if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown", "seq"}:  # x @ w, [[1.]] * v
             dtype = _dtype(left, right)

@@ -414,6 +414,19 @@ RULES = (
          "                             tf.keras.layers.Dense(1)])\nx = tf.ones((2, 3))\n"
          "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(x))\n"
          "grad = tape.gradient(loss, model.trainable_variables)\n"),
+    Rule("GT029", "Python arithmetic on an Embedding's gradient",
+         "`grads[i] * rho` (or `/`, `+`, `-` with a Python number) for every gradient `grads[i]` of a model holding "
+         "an `Embedding` layer, in a loop: the gradient of the Embedding's weights is a tf.IndexedSlices (the rows it "
+         "gathered), not a tensor, and IndexedSlices has no such operator, so this raises TypeError (\"unsupported "
+         "operand type(s) for *: 'IndexedSlices' and 'float'\"). A tensor's own operator converts it "
+         "(`g * tf.constant(2.0)` works).",
+         "the arithmetic",
+         "convert the gradient first, `tf.convert_to_tensor(g) * rho`, or use the TensorFlow op, `tf.multiply(g, rho)`",
+         _PRE + "model = tf.keras.Sequential([tf.keras.Input((2,), dtype='int32'), tf.keras.layers.Embedding(5, 2),\n"
+         "                             tf.keras.layers.Flatten(), tf.keras.layers.Dense(1)])\n"
+         "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(tf.constant([[1, 2]])))\n"
+         "grads = tape.gradient(loss, model.trainable_variables)\n"
+         "grad = []\nfor i in range(len(grads)):\n    grad.append(grads[i] * 0.5)\n"),
 )
 
 #: the same, by code (``"GT001"``)

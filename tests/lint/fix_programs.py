@@ -4626,9 +4626,7 @@ result = tape.gradient(loss, model.trainable_variables)
     #     learning_rate=1 written 1.0 (Keras 3 refuses an int); the twin makes input a tf.Variable and zips lists.
     Report('simplesam8',
            'https://github.com/Jannoshh/simple-sam/issues/8',
-           13, None,
-           "an IndexedSlices gradient (an Embedding's) multiplied by a float in an optimizer's step after the tape "
-           '(TypeError): no rule names it; checked, nothing said', '''\
+           13, 'GT029', None, '''\
 import tensorflow as tf
 
 
@@ -5073,9 +5071,10 @@ UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
 #: function chosen by a conditional expression or in branches; a gradient function TensorFlow does not have, GT027; zip
 #: over one tensor in apply_gradients, GT013; a ReLU layer whose weights all start at zero, GT028; a TensorFlow op given
 #: a KerasTensor outside any tape, for a gradient, GT019; a loss function computing from a global, not its prediction,
-#: said in the function; a variable rebound to a tensor, then given to apply_gradients, GT005)
-UNSEEN_37Q_CAUGHT = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'dlbook156', 'd2ltf25', 'keras15770',
-                     'keras19150', 'tff493', 'informer1', 'tf31273')
+#: said in the function; a variable rebound to a tensor, then given to apply_gradients, GT005; Python arithmetic on an
+#: Embedding's IndexedSlices gradient, GT029)
+UNSEEN_37Q_CAUGHT = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dlbook156', 'd2ltf25',
+                     'keras15770', 'keras19150', 'tff493', 'informer1', 'tf31273')
 
 #: "report:line:rule" -> the gradient(s) its corrected program must give (a NumPy closed form over its values).
 #: tf27378 is caught but offers no correction on purpose: dtype=tf.float32 on w alone leaves w * x with x an int32
