@@ -5067,12 +5067,15 @@ UNSEEN_37Q = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dl
 #: on the loss and on the gradient call): 4 of 12 with a finding anywhere. 0 findings on the 12 correct twins
 #: (lint_corpus/unseen/correct/r37q_*.py), 11 followed (r37q_tff493: nothing checked).
 UNSEEN_37Q_PREFIT = ('dlbook156', 'keras19150', 'informer1')
-#: ... and after the lint52 rules were generalized by class (a SciPy function given a tensor on the path; a comparison
-#: function chosen by a conditional expression or in branches; a gradient function TensorFlow does not have, GT027; zip
-#: over one tensor in apply_gradients, GT013; a ReLU layer whose weights all start at zero, GT028; a TensorFlow op given
-#: a KerasTensor outside any tape, for a gradient, GT019; a loss function computing from a global, not its prediction,
-#: said in the function; a variable rebound to a tensor, then given to apply_gradients, GT005; Python arithmetic on an
-#: Embedding's IndexedSlices gradient, GT029)
+#: simplesam8, d2ltf25, tff493 and tf31273 were labelled with no rule blind (no rule named their mistake then); once
+#: lint52's rules named them, their labels were set to GT029, GT027, GT028 (all three new) and GT013, on the lines
+#: labelled blind, as tf42386's was to GT026.
+#: ... and after the lint52 rules were generalized by class (a TensorFlow op given a KerasTensor outside any tape when
+#: a gradient asks for what it gives; a tensor, a variable rebound where the tape records, zipped for
+#: apply_gradients; zip over one tensor in apply_gradients inside a tf.function; a comparison function chosen by a
+#: conditional expression or in branches; a SciPy function given a tensor on the path; Python arithmetic on an
+#: Embedding's IndexedSlices gradient; a gradient function TensorFlow does not have; a loss function computing from a
+#: global instead of its prediction, said where that starts; a ReLU layer whose weights all start at zero): all 12
 UNSEEN_37Q_CAUGHT = ('tf26922', 'tf35063', 'keras4920', 'keras15253', 'simplesam8', 'dlbook156', 'd2ltf25',
                      'keras15770', 'keras19150', 'tff493', 'informer1', 'tf31273')
 
