@@ -592,9 +592,10 @@ def sparse_arithmetic(it, left: Val, right: Val, op: ast.AST, node: ast.AST) -> 
     line, text = mark
     it.report("GT029", node.lineno, node.col_offset,
               f"`{ast.unparse(node)[:60]}` applies Python's `{sign}` to each gradient in turn, and the gradient of the "
-              f"Embedding's weights (`{text[:50]}`, line {line}) is a tf.IndexedSlices (the rows it gathered; not None, "
-              f"but not a tensor either): IndexedSlices has no `{sign}`, so this raises TypeError (\"unsupported operand type(s) for "
-              f"{sign}: 'IndexedSlices' and 'float'\"). Convert it first, `tf.convert_to_tensor(g)`, or use the "
+              f"Embedding's weights (`{text[:50]}`, line {line}) is a tf.IndexedSlices (the rows it gathered; not "
+              f"None, but not a tensor either): IndexedSlices has no `{sign}`, so this raises TypeError "
+              f"(\"unsupported operand type(s) for {sign}: 'IndexedSlices' and 'float'\"). Convert it first, "
+              f"`tf.convert_to_tensor(g)`, or use the "
               f"TensorFlow op (`tf.multiply(g, rho)`, which converts it).", None)
 
 
@@ -985,7 +986,8 @@ def _dead_relu(qual: str, args: list[Val], kwargs: dict) -> bool:
 
 
 def _zeros(init: Val | None) -> bool:
-    """Whether a Keras initializer written in the code is zeros: ``'zeros'``, ``Zeros()``, ``tf.zeros_initializer()``."""
+    """Whether a Keras initializer written in the code is zeros: ``'zeros'``, ``Zeros()``,
+    ``tf.zeros_initializer()``."""
     if init is None:
         return False
     if isinstance(_value(init), str):

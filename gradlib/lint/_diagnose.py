@@ -403,8 +403,8 @@ def _dead_relu(it, model: Val, node: ast.Call, out: _Outcome) -> None:
               f"Keep a random kernel initializer (the default, glorot_uniform, or he_normal for ReLU); zeros are "
               f"fine for the bias alone.", None)
     it.report("GT028", node.lineno, node.col_offset,
-              f"here the gradient for each weight of {name}'s first layers is zeros; the cause is on line {line} (see the GT028 "
-              f"finding there).", None)
+              f"here the gradient for each weight of {name}'s first layers is zeros; the cause is on line {line} "
+              f"(see the GT028 finding there).", None)
 
 
 def _sets_weights(it) -> bool:

@@ -141,8 +141,9 @@ RULES = (
          _PRE + "x = tf.constant([3.0, 4.0])\nwith tf.GradientTape(persistent=True) as tape:\n    tape.watch(x)\n"
          "    y = x * x\nrows = [tape.gradient(y_i, x) for y_i in y]\n"),
     Rule("GT002", "A NumPy or Python round trip inside the tape",
-         "`.numpy()`, `np.*(tensor)`, `scipy.*(tensor)` (`scipy.special.xlogy`), `float(t)`, `int(t)`, `math.*(t)`, `model.predict(x)` on the path to the "
-         "target: the value leaves TensorFlow, so the tape cannot follow it. Wrapped back into a tensor "
+         "`.numpy()`, `np.*(tensor)`, `scipy.*(tensor)` (`scipy.special.xlogy`), `float(t)`, `int(t)`, `math.*(t)`, "
+         "`model.predict(x)` on the path to the target: the value leaves TensorFlow, so the tape cannot follow it. "
+         "Wrapped back into a tensor "
          "(`tf.constant(np.mean(t))`) the gradient is None (zeros with `unconnected_gradients=ZERO`); as the target "
          "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "
          "number: which one depends on the number). Inside a tf.function, `.numpy()`, `np.*` and `math.*` raise when "
@@ -172,7 +173,8 @@ RULES = (
          "trainable Variables automatically, so the next gradient with respect to `v` is None; `v += 1` raises "
          "RuntimeError. Rebound where the tape records (in the block, or in a function it calls), the gradient "
          "with respect to the tensor is real, but `optimizer.apply_gradients(zip(grads, [v, ...]))` then raises "
-         "AttributeError (`_unique_id`): an optimizer updates variables.", "the rebinding", "update the variable in place: `v.assign_add(1)`, `v.assign_sub(lr * g)`",
+         "AttributeError (`_unique_id`): an optimizer updates variables.", "the rebinding",
+         "update the variable in place: `v.assign_add(1)`, `v.assign_sub(lr * g)`",
          _PRE + "v = tf.Variable(3.0)\nv = v + 1.0\nwith tf.GradientTape() as tape:\n    y = v * v\n"
          "grad = tape.gradient(y, v)\n"),
     Rule("GT006", "A non-persistent tape asked twice",
@@ -204,8 +206,9 @@ RULES = (
          "grad = tape.gradient(y, w)\n"),
     Rule("GT010", "A non-differentiable operation on the path",
          "`tf.argmax`, `tf.round`, `tf.floor`, `tf.sign`, comparisons, `tf.one_hot` or `tf.cast` to an integer "
-         "type, `tf.ones_like`, `tf.strings.*` or `tf.random.categorical` between `x` and the target (also called through a name "
-         "bound to one of several such functions, `cmp = K.greater_equal if err else K.less`): these have no "
+         "type, `tf.ones_like`, `tf.strings.*` or `tf.random.categorical` between `x` and the target (also called "
+         "through a name bound to one of several such functions, `cmp = K.greater_equal if err else K.less`): these "
+         "have no "
          "gradient, so it is None (zeros with `unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is "
          "zeros. Also a Keras `Lambda` layer of such a function, or of one returning a constant, in a model: the "
          "layers with weights before it get None.",
