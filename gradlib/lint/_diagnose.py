@@ -94,10 +94,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
         return
     if _deferred_source(it, tape, method, node, wrt, out):
         return
-    raised = next((found for t in targets for found in [graph_op(t)] if found is not None), None)
-    if raised is not None:              # tensorflow#35063: a symbolic loss made outside the tape raised before
-        it.report("GT019", *raised, None)
-        it.followed(node, None)
+    if _symbolic_loss(it, targets, node):      # tensorflow#35063: made outside the tape, it raised before
         return
     if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
         it.report("GT017", node.lineno, node.col_offset, _no_losses_message(tape, method, target, text, out), None)
@@ -135,6 +132,16 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
     _partial_moves(it, node)
+
+
+def _symbolic_loss(it, targets: list[Val], node: ast.Call) -> bool:
+    """GT019 on the TensorFlow op that was given a KerasTensor outside any tape and that a target was computed from
+    (``_calls.graph_op``): the op raised ValueError there, so this gradient call is never reached."""
+    raised = next((found for t in targets for found in [graph_op(t)] if found is not None), None)
+    if raised is not None:
+        it.report("GT019", *raised, None)
+        it.followed(node, None)
+    return raised is not None
 
 
 def _dropped_in_derivative(it, tape: Tape, target: Val, source: Val, text: str, node: ast.Call,
