@@ -1677,6 +1677,7 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
         return
     if not _recording(it):          # Keras 2's symbolic loss (tensorflow#35063): said only if a gradient asks for it
         it.memo[("graph_op", id(node))] = (node, _outside_message(qual, given, node))
+        it.memo["graph_ops"] = True             # a gradient call's target is then searched for one
         return
     root = _graph_root(given)
     shown = _text_of(root)

@@ -137,6 +137,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
 def _symbolic_loss(it, targets: list[Val], node: ast.Call) -> bool:
     """GT019 on the TensorFlow op that was given a KerasTensor outside any tape and that a target was computed from
     (``_calls.graph_op``): the op raised ValueError there, so this gradient call is never reached."""
+    if not it.memo.get("graph_ops"):
+        return False
     raised = next((found for t in targets for found in [graph_op(t)] if found is not None), None)
     if raised is not None:
         it.report("GT019", *raised, None)
