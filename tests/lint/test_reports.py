@@ -37,8 +37,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_CAUGHT, UNSEEN_37M_PREFIT,
                           UNSEEN_37N, UNSEEN_37N_CAUGHT, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_CAUGHT,
                           UNSEEN_37O_PREFIT, UNSEEN_37P, UNSEEN_37P_CAUGHT, UNSEEN_37P_PREFIT, UNSEEN_37Q,
-                          UNSEEN_37Q_PREFIT, UNSEEN_37R, UNSEEN_37R_PREFIT, WRONG_REPORT_FIXES, Report,
-                          report_corrections, wrong_gradients)
+                          UNSEEN_37Q_CAUGHT, UNSEEN_37Q_PREFIT, UNSEEN_37R, UNSEEN_37R_LINT52, UNSEEN_37R_PREFIT,
+                          WRONG_REPORT_FIXES, Report, report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -415,7 +415,21 @@ def test_the_seventeenth_unseen_set_pre_fit_record_is_honest():
     without being caught."""
     assert len(UNSEEN_37Q_PREFIT) == 3 and set(UNSEEN_37Q_PREFIT) <= set(_caught(UNSEEN_37Q))
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37Q and r.missed}
-    assert missed == set(UNSEEN_37Q) - set(UNSEEN_37Q_PREFIT)
+    assert missed == set(UNSEEN_37Q) - set(UNSEEN_37Q_CAUGHT)
+
+
+def test_the_recall_on_the_seventeenth_unseen_set_after_fitting():
+    """12 of 12 after the lint52 rules were generalized by class (3 of 12 before: the honest number, docs/lint.md): a
+    tf.Variable rebound to a tensor where the tape records, then zipped for apply_gradients (tensorflow#26922:
+    AttributeError, GT005); a TensorFlow op given a KerasTensor outside any tape, for a gradient (#35063: ValueError,
+    GT019); a comparison function chosen by a conditional expression (keras#4920: None, GT010); a SciPy function on
+    the path (keras#15253: None, GT002); Python arithmetic on an Embedding's IndexedSlices gradient (simple-sam#8:
+    TypeError, GT029); tf.gradient (Dive-into-DL-TensorFlow2.0#25: AttributeError, GT027); a loss function computing
+    from a global instead of its prediction, said where that starts (keras#15770: None, GT017); zero kernels under
+    ReLU (tensorflow-federated#493: zeros, GT028); zip over one tensor in apply_gradients in a tf.function
+    (tensorflow#31273: OperatorNotAllowedInGraphError, GT013)."""
+    assert _caught(UNSEEN_37Q) == list(UNSEEN_37Q_CAUGHT) and len(UNSEEN_37Q_CAUGHT) == 12
+    assert set(UNSEEN_37Q_PREFIT) < set(UNSEEN_37Q_CAUGHT)
 
 
 def test_the_eighteenth_unseen_set_pre_fit_record_is_honest():
@@ -426,11 +440,14 @@ def test_the_eighteenth_unseen_set_pre_fit_record_is_honest():
     with the reason: a tensor computed from a variable in a model's __init__, TensorFlow ops given KerasTensors four
     times (a loss of a Keras Input, a compiled loss and a layer's loss closing over the encoder's symbolic outputs, a
     latent loss for add_loss), tape.watch of a Keras 3 variable reached through a list attribute, get_gradients of
-    total_loss in eager. The set is exactly the 5 caught, and no report of the set may be marked caught without being
+    total_loss in eager. lint52 (fitted to the seventeenth set, merged after this one was measured, never shown it)
+    catches one more, blind too: aiiot9, a loss of a Keras Input made before the tape (GT019), 6 of 12
+    (UNSEEN_37R_LINT52). The set is exactly those 6, and no report of the set may be marked caught without being
     caught."""
-    assert _caught(UNSEEN_37R) == list(UNSEEN_37R_PREFIT)
+    assert set(UNSEEN_37R_PREFIT) < set(UNSEEN_37R_LINT52) and len(UNSEEN_37R_LINT52) == 6
+    assert sorted(_caught(UNSEEN_37R)) == sorted(UNSEEN_37R_LINT52)
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37R and r.missed}
-    assert missed == set(UNSEEN_37R) - set(UNSEEN_37R_PREFIT)
+    assert missed == set(UNSEEN_37R) - set(UNSEEN_37R_LINT52)
 
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):
