@@ -334,3 +334,16 @@ def test_a_setting_added_after_a_call_is_seen():
     model.layers[0].call = lambda v, training=None: v * 3.0
     np.testing.assert_allclose(gradlib.per_sample_gradients(model, X).jacobian, np.tile(3 * np.eye(2), (3, 1, 1)))
     np.testing.assert_allclose(tape_jacobian(model, X), np.tile(3 * np.eye(2), (3, 1, 1)))
+
+
+@pytest.mark.parametrize("api", ["per_example_gradients", "norms_only", "scan"])
+def test_an_activity_regularizer_added_after_a_call_is_refused(api):
+    """``model.fit`` adds an activity regularizer's term to each batch's loss, so per_example_gradients refuses such
+    a model (``_refuse_added_losses``, run where a step is traced). Added after a call, the model's trace was kept
+    (its key held the layer by identity only): the answer left the term out, silently (before hunt 52)."""
+    model = sequential()
+    ask = ALL_APIS[api]
+    ask(model)
+    layer_of(model, keras.layers.Dense).activity_regularizer = keras.regularizers.L2(0.1)
+    with pytest.raises(gradlib.GradlibError, match="activity_regularizer on layer"):
+        ask(model)
