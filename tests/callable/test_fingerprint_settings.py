@@ -226,7 +226,8 @@ def test_a_dtype_policy_changed_is_seen():
 
 def test_a_tensor_setting_and_a_tuple_setting_are_seen():
     norm = keras.layers.Normalization(mean=1.0, variance=4.0)
-    model = keras.Sequential([keras.Input((2,)), norm, keras.layers.Dense(2, activation="tanh", kernel_initializer=KERNEL)])
+    dense = keras.layers.Dense(2, activation="tanh", kernel_initializer=KERNEL)
+    model = keras.Sequential([keras.Input((2,)), norm, dense])
     before = gradlib.per_sample_gradients(model, X).jacobian
     norm.variance = tf.constant([[1.0, 1.0]])   # a tensor: by its content
     after = gradlib.per_sample_gradients(model, X).jacobian
