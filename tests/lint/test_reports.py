@@ -38,7 +38,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37N, UNSEEN_37N_CAUGHT, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_CAUGHT,
                           UNSEEN_37O_PREFIT, UNSEEN_37P, UNSEEN_37P_CAUGHT, UNSEEN_37P_PREFIT, UNSEEN_37Q,
                           UNSEEN_37Q_CAUGHT, UNSEEN_37Q_PREFIT, UNSEEN_37R, UNSEEN_37R_LINT52, UNSEEN_37R_PREFIT,
-                          WRONG_REPORT_FIXES, Report, report_corrections, wrong_gradients)
+                          UNSEEN_37S, UNSEEN_37S_PREFIT, WRONG_REPORT_FIXES, Report, report_corrections,
+                          wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -284,13 +285,14 @@ def test_the_recall_on_the_eleventh_unseen_set_after_fitting():
 @pytest.mark.parametrize("names, prefix, size", [(UNSEEN_37L, "r37l", 12), (UNSEEN_37M, "r37m", 12),
                                                    (UNSEEN_37N, "r37n", 8), (UNSEEN_37O, "r37o", 12),
                                                    (UNSEEN_37P, "r37p", 12), (UNSEEN_37Q, "r37q", 12),
-                                                   (UNSEEN_37R, "r37r", 12)],
-                         ids=["37L", "37M", "37N", "37O", "37P", "37Q", "37R"])
+                                                   (UNSEEN_37R, "r37r", 12), (UNSEEN_37S, "r37s", 7)],
+                         ids=["37L", "37M", "37N", "37O", "37P", "37Q", "37R", "37S"])
 def test_a_blind_unseen_set_is_kept_apart_with_a_correct_twin_for_each(names, prefix, size):
-    """UNSEEN_37L, 37M, 37N, 37O, 37P, 37Q, 37R: reports collected blind by a helper who wrote and fitted no rule, the
-    search's hits taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd,
-    69b4c46, decc706, 678bd7f, e6d6aea, fc00d47 and 0d1bfa3); none was used or skipped by an earlier set, and each has
-    a correct twin (a real gradient, and no finding but for one known false positive: test_lint.py)."""
+    """UNSEEN_37L, 37M, 37N, 37O, 37P, 37Q, 37R, 37S: reports collected blind by a helper who wrote and fitted no rule,
+    the search's hits taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7,
+    4406acd, 69b4c46, decc706, 678bd7f, e6d6aea, fc00d47, 0d1bfa3 and 921fd49; 37S has 7, not 12); none was used or
+    skipped by an earlier set, and each has a correct twin (a real gradient, and no finding but for one known false
+    positive: test_lint.py)."""
     earlier = {r.name for r in REPORTS} - set(names)
     assert len(set(names)) == size and not set(names) & earlier
     urls = {r.url for r in REPORTS if r.name in names}
@@ -448,6 +450,19 @@ def test_the_eighteenth_unseen_set_pre_fit_record_is_honest():
     assert sorted(_caught(UNSEEN_37R)) == sorted(UNSEEN_37R_LINT52)
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37R and r.missed}
     assert missed == set(UNSEEN_37R) - set(UNSEEN_37R_LINT52)
+
+
+def test_the_nineteenth_unseen_set_pre_fit_record_is_honest():
+    """With the rules of main at 5d390e0 and the labels as written blind (921fd49), the linter caught 2 of the 7 on
+    their line (UNSEEN_37S_PREFIT, 29%: the honest recall, docs/lint.md): a tf.Variable made and returned by a
+    tf.function (GT020) and a model's call that feeds a layer the wrong tensor and drops a branch (GT017). The 5 others
+    are xfail with the reason: get_updates of a Keras optimizer in eager, a shared tf.function and optimizer given a new
+    model (labelled None), a loss dict missing a head of the model, compile without a loss (labelled None), gradients of
+    variables the step does not use reduced with all_reduce. The set is exactly those 2, and no report of the set may
+    be marked caught without being caught."""
+    assert sorted(_caught(UNSEEN_37S)) == sorted(UNSEEN_37S_PREFIT) and len(UNSEEN_37S_PREFIT) == 2
+    missed = {r.name for r in REPORTS if r.name in UNSEEN_37S and r.missed}
+    assert missed == set(UNSEEN_37S) - set(UNSEEN_37S_PREFIT)
 
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):
