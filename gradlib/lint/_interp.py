@@ -106,6 +106,7 @@ class Interpreter:
         self.applied: dict = {}                         # GT020: (tf.function, call) -> (its trace, the optimizer)
         self.sites: list[tuple[int, int, str]] = []
         self.call_nodes: list[ast.AST] = []             # the call site of each function being run
+        self.scopes: list[Env] = []                     # ... its scope (its parent: the scope its def ran in)
         self.via_wrapper: list[bool] = []               # ... whether it was called through g = tf.function(f)
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
@@ -961,6 +962,7 @@ class Interpreter:
         self.entries.append(next(self.clock))
         self.sites.append(self.position(node))
         self.call_nodes.append(node)
+        self.scopes.append(env)
         self.via_wrapper.append(bool(func.attrs.get("wrapper")))
         self.returns.append([])
         stack = list(self.stack)
@@ -978,6 +980,7 @@ class Interpreter:
             self.stack[:] = stack
             self.returns.pop()
             self.via_wrapper.pop()
+            self.scopes.pop()
             self.call_nodes.pop()
             self.sites.pop()
             self.entries.pop()
