@@ -392,7 +392,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
-    if not it.alone and not it.graph_mode and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
+    if not it.alone and not it.graph_mode and (call_kind(qual) in _TF_OPS \
+            and not qual.startswith("tf.keras.") or qual.startswith("tf.keras.backend.") and call_kind(qual) in _K_OPS):
         _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there (traced too), it ends
     if qual in _KERAS_INPUTS:                               # keract#142: a KerasTensor of a graph built in sight
         made = _unknown_call(it, args, kwargs)
@@ -1634,6 +1635,8 @@ def _symbolic(leaf: Val) -> bool:
 _TF_OPS = frozenset({"diff", "constant", "cast", "nondiff", "slicing", "stop"})
 
 
+#: ... and of Keras' backend (``K.square``, ``K.mean``): Keras 3's tf.keras.backend runs TensorFlow ops
+_K_OPS = frozenset({"keras_fn", "nondiff", "numpy"})
 _KERAS_INPUTS = frozenset({"tf.keras.Input", "tf.keras.layers.Input"})
 
 
@@ -1675,9 +1678,13 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _graph_tensor(leaf)), None)
     if given is None:
         return
-    if not _recording(it):          # Keras 2's symbolic loss (tensorflow#35063): said only if a gradient asks for it
+    if not _recording(it) and it.uncertain:     # in a branch: said only if a gradient asks for its result
         it.memo[("graph_op", id(node))] = (node, _outside_message(qual, given, node))
         it.memo["graph_ops"] = True             # a gradient call's target is then searched for one
+        return
+    if not _recording(it):          # lint53: raises wherever it runs (homl3#172's KL term for add_loss), it ends
+        it.report("GT019", node.lineno, node.col_offset, _outside_message(qual, given, node, False), None)
+        it.halt(node.lineno)
         return
     root = _graph_root(given)
     shown = _text_of(root)
@@ -1694,18 +1701,19 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     it.halt(node.lineno)
 
 
-def _outside_message(qual: str, given: Val, node: ast.Call) -> str:
+def _outside_message(qual: str, given: Val, node: ast.Call, asked: bool = True) -> str:
     """GT019 for a TensorFlow op given a KerasTensor of a functional graph outside any tape, whose value a gradient
-    call then asks for (``_diagnose``): the op raises ValueError where it is, so the gradient call is never reached."""
+    call then asks for (``_diagnose``; ``asked``) or that runs surely: the op raises ValueError where it is, so the
+    gradient call is never reached."""
     root = _graph_root(given)
     shown = _text_of(root)
     text = shown if given is root else f"a value computed from {shown}"
     return (f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor (a KerasTensor) of the functional "
             f"graph built on {_graph_input(root)}, not a tensor computed when a model ran: {qual} raises ValueError "
             f"(\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor is a placeholder for "
-            f"a shape and dtype, with no value), and the program stops here, before the gradient call that asks for "
-            f"it. Compute it inside the `with` block, from the model called on your data and from the data itself "
-            f"(a tensor for each Input), not from the graph's symbolic tensors.")
+            f"a shape and dtype, with no value), and the program stops here, before the gradient call"
+            + (" that asks for it. " if asked else ". ") + "Compute it inside the `with` block, from the model called "
+            "on your data and from the data itself (a tensor for each Input), not from the graph's symbolic tensors.")
 
 
 def graph_op(value: Val) -> tuple | None:
