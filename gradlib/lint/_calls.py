@@ -1328,6 +1328,7 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
+    _global_graph_tensor_in_call(it, model, args, node)         # microscopy#32: raises while the graph is built
     args = _lambda_parts(it, model, args, node)                 # tensorflow#44125: a Lambda cutting a part
     return _through_weights_cut(it, model, args, node) or _layer_call(it, model, args, node)
 
@@ -1746,6 +1747,60 @@ def _graph_input(leaf: Val) -> str:
             return f"`{val.name + ' = ' if val.name else ''}{read[2]}` (line {read[0]})"
         todo.extend(p for p in val.parents if p.kind in ("tensor", "unknown"))
     return "a Keras Input"
+
+
+def _global_graph_tensor_in_call(it, model: Val, args: list[Val], node: ast.Call) -> None:
+    """GT019 when a layer class of the source is called on KerasTensors (a functional model being built) and its
+    ``call``, or a method of it that ``call`` runs, gives a TensorFlow op a global KerasTensor of a graph built in
+    sight (microscopy#32: ``K.square(z_mu)`` in a VAE loss for ``add_loss``): Keras runs ``call`` on placeholders
+    for the inputs it is given, but a global stays a KerasTensor, and the op raises ValueError there."""
+    cls = it.classes.get(id(model.node)) if isinstance(model.node, ast.ClassDef) else None
+    call_def = _keras_call._call_method(model) if cls is not None and not model.attrs.get("foreign") else None
+    if call_def is None or _recording(it) or it.uncertain or it.alone \
+            or not any(_graph_tensor(leaf) for v in args for leaf in flat(v)):
+        return
+    env, body = cls.attrs.get("env"), {f.name: f for f in model.node.body if isinstance(f, ast.FunctionDef)}
+    helpers = [body[c.func.attr] for c in ast.walk(call_def) if isinstance(c, ast.Call)
+               and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+               and c.func.value.id == "self" and c.func.attr in body and c.func.attr != "call"]
+    for fn in [call_def] + helpers:
+        local = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        found = sorted([((op.end_lineno, op.end_col_offset), op, qual, given) for op in ast.walk(fn)
+                       if isinstance(op, ast.Call) for qual in [_op_qual(op, env)] if qual
+                       for given in [_global_graph_arg(op, env, local)] if given is not None], key=lambda f: f[0])
+        if found:       # the first to run: Python runs the arguments first (K.square(z_mu) inside K.mean(...))
+            _, op, qual, given = found[0]
+            it.report("GT019", op.lineno, op.col_offset, _global_in_call_message(model, fn, op, qual, given, node))
+            it.halt(op.lineno)
+            return
+
+
+def _op_qual(op: ast.Call, env) -> str | None:
+    """The TensorFlow op (or tf.keras.backend function) ``op`` calls, named through ``env``, or None."""
+    qual = normalise(_keras_call._dotted(op.func, env) or "")
+    return qual if call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras.") \
+        or qual.startswith("tf.keras.backend.") and call_kind(qual) in _K_OPS else None
+
+
+def _global_graph_arg(op: ast.Call, env, local: set[str]) -> Val | None:
+    """A global KerasTensor of a graph built in sight that an argument of ``op`` reads by name, or None."""
+    names = [n for a in op.args + [k.value for k in op.keywords] for n in ast.walk(a)
+             if isinstance(n, ast.Name) and n.id not in local]
+    return next((v for n in names for v in [env.lookup(n.id)] if v is not None and _graph_tensor(v)), None)
+
+
+def _global_in_call_message(model: Val, fn: ast.FunctionDef, op: ast.Call, qual: str, given: Val,
+                            node: ast.Call) -> str:
+    cls, shown = model.node.name, _text_of(_graph_root(given))
+    where = f"`{cls}.call`" if fn.name == "call" else f"`{cls}.{fn.name}`, which `{cls}.call` runs,"
+    return (f"`{ast.unparse(op)[:60]}` in {where} reads {shown}, a global symbolic Keras tensor (a KerasTensor) of "
+            f"the functional graph built on {_graph_input(_graph_root(given))}, not one of the layer's inputs: "
+            f"`{cls}` is called on KerasTensors on line {node.lineno}, where Keras runs `call` on placeholders for "
+            f"the inputs it is given, but {shown} stays a KerasTensor, which {qual} cannot take: the layer call "
+            f"raises ValueError (\"Could not automatically infer the output shape / dtype of ...\") while the "
+            f"functional model is built, so the program stops there. Pass {shown} to the layer as one of its inputs (add it to the list `{cls}` is "
+            f"called on) and read it from `call`'s inputs.")
 
 
 def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:
