@@ -393,7 +393,7 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
     if not it.alone and not it.graph_mode and (call_kind(qual) in _TF_OPS \
-            and not qual.startswith("tf.keras.") or qual.startswith("tf.keras.backend.") and call_kind(qual) in _K_OPS):
+            and not qual.startswith("tf.keras.") or _backend_op(qual)):
         _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there (traced too), it ends
     if qual in _KERAS_INPUTS:                               # keract#142: a KerasTensor of a graph built in sight
         made = _unknown_call(it, args, kwargs)
@@ -1638,6 +1638,17 @@ _TF_OPS = frozenset({"diff", "constant", "cast", "nondiff", "slicing", "stop"})
 
 #: ... and of Keras' backend (``K.square``, ``K.mean``): Keras 3's tf.keras.backend runs TensorFlow ops
 _K_OPS = frozenset({"keras_fn", "nondiff", "numpy"})
+#: ... but these take a KerasTensor without running an op on it (or are not ops: K.function builds a function)
+_K_NOT_OPS = frozenset({"function", "placeholder", "variable", "constant", "get_value", "set_value", "eval",
+                        "batch_get_value", "batch_set_value", "int_shape", "ndim", "dtype", "is_keras_tensor",
+                        "learning_phase", "set_learning_phase", "clear_session", "floatx", "epsilon",
+                        "image_data_format", "name_scope", "gradients", "count_params", "is_sparse"})
+
+
+def _backend_op(qual: str) -> bool:
+    """Whether ``qual`` is a tf.keras.backend function that runs a TensorFlow op on its tensors (``K.square``)."""
+    return qual.startswith("tf.keras.backend.") and call_kind(qual) in _K_OPS \
+        and qual.rsplit(".", 1)[-1] not in _K_NOT_OPS
 _KERAS_INPUTS = frozenset({"tf.keras.Input", "tf.keras.layers.Input"})
 
 
@@ -1780,7 +1791,7 @@ def _op_qual(op: ast.Call, env) -> str | None:
     """The TensorFlow op (or tf.keras.backend function) ``op`` calls, named through ``env``, or None."""
     qual = normalise(_keras_call._dotted(op.func, env) or "")
     return qual if call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras.") \
-        or qual.startswith("tf.keras.backend.") and call_kind(qual) in _K_OPS else None
+        or _backend_op(qual) else None
 
 
 def _global_graph_arg(op: ast.Call, env, local: set[str]) -> Val | None:
