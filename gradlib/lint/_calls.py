@@ -1690,7 +1690,8 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _graph_tensor(leaf)), None)
     if given is None:
         return
-    if not _recording(it) and it.uncertain:     # in a branch: said only if a gradient asks for its result
+    if not _recording(it) and (it.uncertain or it.legacy_keras):    # in a branch, or Keras 2 maybe (a KerasTensor
+        # then takes TensorFlow ops): said only if a gradient asks for its result
         it.memo[("graph_op", id(node))] = (node, _outside_message(qual, given, node))
         it.memo["graph_ops"] = True             # a gradient call's target is then searched for one
         return
@@ -1767,7 +1768,7 @@ def _global_graph_tensor_in_call(it, model: Val, args: list[Val], node: ast.Call
     for the inputs it is given, but a global stays a KerasTensor, and the op raises ValueError there."""
     cls = it.classes.get(id(model.node)) if isinstance(model.node, ast.ClassDef) else None
     call_def = _keras_call._call_method(model) if cls is not None and not model.attrs.get("foreign") else None
-    if call_def is None or _recording(it) or it.uncertain or it.alone \
+    if call_def is None or _recording(it) or it.uncertain or it.alone or it.legacy_keras \
             or not any(_graph_tensor(leaf) for v in args for leaf in flat(v)):
         return
     env, body = cls.attrs.get("env"), {f.name: f for f in model.node.body if isinstance(f, ast.FunctionDef)}

@@ -126,6 +126,7 @@ class Interpreter:
         self.uncertain = 0                              # inside a branch, or a loop whose passes are not all known
         self.escaped = False                            # code it cannot see got a function, method or class
         self.free_names = False                         # `global`/`nonlocal`: a function may rebind outer names
+        self.legacy_keras = False                       # TF_USE_LEGACY_KERAS named: tf.keras may be Keras 2
 
     # ------------------------------------------------------------------ entry points
 
@@ -133,6 +134,8 @@ class Interpreter:
         self.tree = tree
         self.graph_mode = _graph_mode(tree)
         self.keras_layers = _keras_call.imported_layers(tree)
+        self.legacy_keras = any(isinstance(n, ast.Constant) and n.value == "TF_USE_LEGACY_KERAS"
+                                for n in ast.walk(tree))
         self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) or isinstance(n, ast.Name)
                               and n.id in _REBINDERS for n in ast.walk(tree))
         self.block(tree.body, self.module_env(self.path))

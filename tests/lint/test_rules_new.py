@@ -328,6 +328,21 @@ def test_a_tf_function_made_anew_per_optimizer_is_not_gt020_and_the_advice_fits_
     assert twin != report.source and lint(twin) == []
 
 
+def test_a_tensorflow_op_on_a_keras_tensor_outside_the_tape_is_said_where_it_runs_unless_keras_2_may_be_used():
+    """lint53: under TensorFlow 2.21 (Keras 3) tf.exp of a functional graph's KerasTensor raises ValueError wherever it
+    runs (handson-ml3#172), so it is said there, with no gradient asking; with TF_USE_LEGACY_KERAS named, tf.keras may
+    be Keras 2, where the op becomes a layer of the graph: said only if a gradient call asks for what it gives."""
+    source = ("import tensorflow as tf\nfrom tensorflow import keras\ninputs = keras.Input((3,))\n"
+              "h = keras.layers.Dense(2)(inputs)\ny = tf.exp(h)\nmodel = keras.Model(inputs, y)\n"
+              "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(tf.ones((2, 3))))\n"
+              "g = tape.gradient(loss, model.trainable_variables)\n")
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT019", 5) and "raises ValueError" in finding.message
+    legacy = "import os\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\n" + source
+    assert lint(legacy) == []
+    assert lint(source.replace("y = tf.exp(h)", "y = keras.ops.exp(h)")) == []
+
+
 def test_assign_in_a_models_call_is_gt012_only_when_call_returns_the_assigned_value_alone():
     source = (CORPUS / "broken" / "assign_in_model_call.py").read_text()
     (cause, note) = lint(source)
