@@ -392,7 +392,8 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
-    if not it.alone and not it.graph_mode and call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras."):
+    if not it.alone and not it.graph_mode and (call_kind(qual) in _TF_OPS \
+            and not qual.startswith("tf.keras.") or _backend_op(qual)):
         _given_keras_tensor(it, qual, args, kwargs, node)   # tensorflow#52383: raises there (traced too), it ends
     if qual in _KERAS_INPUTS:                               # keract#142: a KerasTensor of a graph built in sight
         made = _unknown_call(it, args, kwargs)
@@ -1327,6 +1328,7 @@ def _returns_tuple(cls: ast.ClassDef) -> bool:
 
 def _model_call(it, model: Val, args: list[Val], node: ast.Call) -> Val:
     _built.touched(model)
+    _global_graph_tensor_in_call(it, model, args, node)         # microscopy#32: raises while the graph is built
     args = _lambda_parts(it, model, args, node)                 # tensorflow#44125: a Lambda cutting a part
     return _through_weights_cut(it, model, args, node) or _layer_call(it, model, args, node)
 
@@ -1634,6 +1636,19 @@ def _symbolic(leaf: Val) -> bool:
 _TF_OPS = frozenset({"diff", "constant", "cast", "nondiff", "slicing", "stop"})
 
 
+#: ... and of Keras' backend (``K.square``, ``K.mean``): Keras 3's tf.keras.backend runs TensorFlow ops
+_K_OPS = frozenset({"keras_fn", "nondiff", "numpy"})
+#: ... but these take a KerasTensor without running an op on it (or are not ops: K.function builds a function)
+_K_NOT_OPS = frozenset({"function", "placeholder", "variable", "constant", "get_value", "set_value", "eval",
+                        "batch_get_value", "batch_set_value", "int_shape", "ndim", "dtype", "is_keras_tensor",
+                        "learning_phase", "set_learning_phase", "clear_session", "floatx", "epsilon",
+                        "image_data_format", "name_scope", "gradients", "count_params", "is_sparse"})
+
+
+def _backend_op(qual: str) -> bool:
+    """Whether ``qual`` is a tf.keras.backend function that runs a TensorFlow op on its tensors (``K.square``)."""
+    return qual.startswith("tf.keras.backend.") and call_kind(qual) in _K_OPS \
+        and qual.rsplit(".", 1)[-1] not in _K_NOT_OPS
 _KERAS_INPUTS = frozenset({"tf.keras.Input", "tf.keras.layers.Input"})
 
 
@@ -1675,9 +1690,14 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _graph_tensor(leaf)), None)
     if given is None:
         return
-    if not _recording(it):          # Keras 2's symbolic loss (tensorflow#35063): said only if a gradient asks for it
+    if not _recording(it) and (it.uncertain or it.legacy_keras):    # in a branch, or Keras 2 maybe (a KerasTensor
+        # then takes TensorFlow ops): said only if a gradient asks for its result
         it.memo[("graph_op", id(node))] = (node, _outside_message(qual, given, node))
         it.memo["graph_ops"] = True             # a gradient call's target is then searched for one
+        return
+    if not _recording(it):          # lint53: raises wherever it runs (homl3#172's KL term for add_loss), it ends
+        it.report("GT019", node.lineno, node.col_offset, _outside_message(qual, given, node, False), None)
+        it.halt(node.lineno)
         return
     root = _graph_root(given)
     shown = _text_of(root)
@@ -1694,18 +1714,19 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     it.halt(node.lineno)
 
 
-def _outside_message(qual: str, given: Val, node: ast.Call) -> str:
+def _outside_message(qual: str, given: Val, node: ast.Call, asked: bool = True) -> str:
     """GT019 for a TensorFlow op given a KerasTensor of a functional graph outside any tape, whose value a gradient
-    call then asks for (``_diagnose``): the op raises ValueError where it is, so the gradient call is never reached."""
+    call then asks for (``_diagnose``; ``asked``) or that runs surely: the op raises ValueError where it is, so the
+    gradient call is never reached."""
     root = _graph_root(given)
     shown = _text_of(root)
     text = shown if given is root else f"a value computed from {shown}"
     return (f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor (a KerasTensor) of the functional "
             f"graph built on {_graph_input(root)}, not a tensor computed when a model ran: {qual} raises ValueError "
             f"(\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor is a placeholder for "
-            f"a shape and dtype, with no value), and the program stops here, before the gradient call that asks for "
-            f"it. Compute it inside the `with` block, from the model called on your data and from the data itself "
-            f"(a tensor for each Input), not from the graph's symbolic tensors.")
+            f"a shape and dtype, with no value), and the program stops here, before the gradient call"
+            + (" that asks for it. " if asked else ". ") + "Compute it inside the `with` block, from the model called "
+            "on your data and from the data itself (a tensor for each Input), not from the graph's symbolic tensors.")
 
 
 def graph_op(value: Val) -> tuple | None:
@@ -1738,6 +1759,60 @@ def _graph_input(leaf: Val) -> str:
             return f"`{val.name + ' = ' if val.name else ''}{read[2]}` (line {read[0]})"
         todo.extend(p for p in val.parents if p.kind in ("tensor", "unknown"))
     return "a Keras Input"
+
+
+def _global_graph_tensor_in_call(it, model: Val, args: list[Val], node: ast.Call) -> None:
+    """GT019 when a layer class of the source is called on KerasTensors (a functional model being built) and its
+    ``call``, or a method of it that ``call`` runs, gives a TensorFlow op a global KerasTensor of a graph built in
+    sight (microscopy#32: ``K.square(z_mu)`` in a VAE loss for ``add_loss``): Keras runs ``call`` on placeholders
+    for the inputs it is given, but a global stays a KerasTensor, and the op raises ValueError there."""
+    cls = it.classes.get(id(model.node)) if isinstance(model.node, ast.ClassDef) else None
+    call_def = _keras_call._call_method(model) if cls is not None and not model.attrs.get("foreign") else None
+    if call_def is None or _recording(it) or it.uncertain or it.alone or it.legacy_keras \
+            or not any(_graph_tensor(leaf) for v in args for leaf in flat(v)):
+        return
+    env, body = cls.attrs.get("env"), {f.name: f for f in model.node.body if isinstance(f, ast.FunctionDef)}
+    helpers = [body[c.func.attr] for c in ast.walk(call_def) if isinstance(c, ast.Call)
+               and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+               and c.func.value.id == "self" and c.func.attr in body and c.func.attr != "call"]
+    for fn in [call_def] + helpers:
+        local = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        found = sorted([((op.end_lineno, op.end_col_offset), op, qual, given) for op in ast.walk(fn)
+                       if isinstance(op, ast.Call) for qual in [_op_qual(op, env)] if qual
+                       for given in [_global_graph_arg(op, env, local)] if given is not None], key=lambda f: f[0])
+        if found:       # the first to run: Python runs the arguments first (K.square(z_mu) inside K.mean(...))
+            _, op, qual, given = found[0]
+            it.report("GT019", op.lineno, op.col_offset, _global_in_call_message(model, fn, op, qual, given, node))
+            it.halt(op.lineno)
+            return
+
+
+def _op_qual(op: ast.Call, env) -> str | None:
+    """The TensorFlow op (or tf.keras.backend function) ``op`` calls, named through ``env``, or None."""
+    qual = normalise(_keras_call._dotted(op.func, env) or "")
+    return qual if call_kind(qual) in _TF_OPS and not qual.startswith("tf.keras.") \
+        or _backend_op(qual) else None
+
+
+def _global_graph_arg(op: ast.Call, env, local: set[str]) -> Val | None:
+    """A global KerasTensor of a graph built in sight that an argument of ``op`` reads by name, or None."""
+    names = [n for a in op.args + [k.value for k in op.keywords] for n in ast.walk(a)
+             if isinstance(n, ast.Name) and n.id not in local]
+    return next((v for n in names for v in [env.lookup(n.id)] if v is not None and _graph_tensor(v)), None)
+
+
+def _global_in_call_message(model: Val, fn: ast.FunctionDef, op: ast.Call, qual: str, given: Val,
+                            node: ast.Call) -> str:
+    cls, shown = model.node.name, _text_of(_graph_root(given))
+    where = f"`{cls}.call`" if fn.name == "call" else f"`{cls}.{fn.name}`, which `{cls}.call` runs,"
+    return (f"`{ast.unparse(op)[:60]}` in {where} reads {shown}, a global symbolic Keras tensor (a KerasTensor) of "
+            f"the functional graph built on {_graph_input(_graph_root(given))}, not one of the layer's inputs: "
+            f"`{cls}` is called on KerasTensors on line {node.lineno}, where Keras runs `call` on placeholders for "
+            f"the inputs it is given, but {shown} stays a KerasTensor, which {qual} cannot take: the layer call "
+            f"raises ValueError (\"Could not automatically infer the output shape / dtype of ...\") while the "
+            f"functional model is built, so the program stops there. Pass {shown} to the layer as one of its inputs (add it to the list `{cls}` is "
+            f"called on) and read it from `call`'s inputs.")
 
 
 def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> None:

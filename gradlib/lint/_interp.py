@@ -106,6 +106,7 @@ class Interpreter:
         self.applied: dict = {}                         # GT020: (tf.function, call) -> (its trace, the optimizer)
         self.sites: list[tuple[int, int, str]] = []
         self.call_nodes: list[ast.AST] = []             # the call site of each function being run
+        self.scopes: list[Env] = []                     # ... its scope (its parent: the scope its def ran in)
         self.via_wrapper: list[bool] = []               # ... whether it was called through g = tf.function(f)
         self.returns: list[list[Val]] = []
         self.functions: list[tuple[ast.AST, Env, ast.ClassDef | None]] = []
@@ -125,6 +126,7 @@ class Interpreter:
         self.uncertain = 0                              # inside a branch, or a loop whose passes are not all known
         self.escaped = False                            # code it cannot see got a function, method or class
         self.free_names = False                         # `global`/`nonlocal`: a function may rebind outer names
+        self.legacy_keras = False                       # TF_USE_LEGACY_KERAS named: tf.keras may be Keras 2
 
     # ------------------------------------------------------------------ entry points
 
@@ -132,6 +134,8 @@ class Interpreter:
         self.tree = tree
         self.graph_mode = _graph_mode(tree)
         self.keras_layers = _keras_call.imported_layers(tree)
+        self.legacy_keras = any(isinstance(n, ast.Constant) and n.value == "TF_USE_LEGACY_KERAS"
+                                for n in ast.walk(tree))
         self.free_names = any(isinstance(n, (ast.Global, ast.Nonlocal)) or isinstance(n, ast.Name)
                               and n.id in _REBINDERS for n in ast.walk(tree))
         self.block(tree.body, self.module_env(self.path))
@@ -961,6 +965,7 @@ class Interpreter:
         self.entries.append(next(self.clock))
         self.sites.append(self.position(node))
         self.call_nodes.append(node)
+        self.scopes.append(env)
         self.via_wrapper.append(bool(func.attrs.get("wrapper")))
         self.returns.append([])
         stack = list(self.stack)
@@ -978,6 +983,7 @@ class Interpreter:
             self.stack[:] = stack
             self.returns.pop()
             self.via_wrapper.pop()
+            self.scopes.pop()
             self.call_nodes.pop()
             self.sites.pop()
             self.entries.pop()

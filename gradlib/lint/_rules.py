@@ -303,9 +303,11 @@ RULES = (
          "`tape.watch(model.trainable_variables)` of Keras 3 variables (ValueError), and an attribute read on that list "
          "(`model.trainable_variables.value`: AttributeError, a list has none). And a TensorFlow op, while a tape "
          "records, given a KerasTensor kept apart from the model (a Keras `Input` the model never uses, a layer's "
-         "output kept as a name or on an object, `self.mu`): ValueError on that line; outside any tape too, when a "
-         "gradient call then asks for what it gives (a loss built on the graph's symbolic tensors, Keras 2 style, "
-         "`tf.nn.ctc_loss(labels=labels_input, logits=model.output)`).",
+         "output kept as a name or on an object, `self.mu`): ValueError on that line; outside any tape too (a loss "
+         "built on the graph's symbolic tensors, Keras 2 style, `tf.nn.ctc_loss(labels=labels_input, "
+         "logits=model.output)`; in a branch, said when a gradient call asks for what it gives), `tf.keras.backend` "
+         "functions (`K.square`, `K.exp`) included; and a layer's `call` giving such an op a global KerasTensor "
+         "while a functional model is built.",
          "the `watch` call (or the TensorFlow op given the KerasTensor)",
          "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
          "ask for the gradient with respect to it",

@@ -193,23 +193,32 @@ def numpy_in_call(it, node: ast.Call, found: list[tuple[int, int, str, str, str]
 
 def applied(it, opt: Val, name: str, node: ast.Call) -> None:
     """``opt.apply_gradients(...)`` (or ``minimize``) in a tf.function, ``opt`` one of its parameters: GT020 when a
-    different optimizer with slots reached the same call in an earlier trace (a new one on each call)."""
+    different optimizer with slots reached the same call in an earlier trace of the same tf.function (a new optimizer
+    on each call). A ``def`` run again (a factory making the tf.function on each call) makes a new tf.function, with
+    traces of its own: the key holds the scope the ``def`` ran in (kept in the value, so its id is not reused)."""
     frame = traced_frame(it)
     fn = it.calling[frame] if frame == len(it.calling) - 1 and id(it.calling[-1]) not in it.wrapped else None
     if fn is None or name not in ("apply_gradients", "minimize", "apply") or opt.kind != "optimizer" \
             or not opt.attrs.get("slots") or not _parameter(fn, node):
         return
-    key, trace = (id(fn), node.lineno, node.col_offset), it.entries[-1]
-    first = it.applied.setdefault(key, (trace, opt))
+    scope = it.scopes[-1]
+    models = [v for v in scope.vars.values() if v.kind == "model"]
+    key, trace = (id(fn), id(scope.parent), node.lineno, node.col_offset), it.entries[-1]
+    first = it.applied.setdefault(key, (trace, opt, scope.parent, models))
     if first[0] == trace or first[1] is opt:
         return
-    param = node.func.value.id
-    fname = getattr(fn, "name", "the function")
+    param, fname = node.func.value.id, getattr(fn, "name", "the function")
+    new_model = bool(models) and not any(m is f for m in models for f in first[3])
+    fix = (f"Each call also gets a new model, so one optimizer made once would not do either (a Keras 3 optimizer "
+           "serves only the variables it was built with: ValueError \"Unknown variable\"): make a new tf.function "
+           f"with each optimizer, in the loop where `{opt.text}` is made (run again what defines `{fname}`, or "
+           "`tf.function(...)` again), so each optimizer is traced in a tf.function of its own." if new_model else
+           "Make one optimizer, once, before the loop, and pass that one on every call.")
     it.report("GT020", opt.line, opt.col,
               f"`{opt.text}` makes a new optimizer each time, and `{fname}` (a tf.function) gets it as `{param}`: "
               f"a new Python object makes tf.function trace `{fname}` again, where `{param}.{name}` makes the new "
               f"optimizer's slot variables in a trace that is not the first, so the call raises ValueError "
-              f"{_SINGLETON}. Make one optimizer, once, before the loop, and pass that one on every call.")
+              f"{_SINGLETON}. " + fix)
 
 
 def _parameter(fn: ast.AST, node: ast.Call) -> bool:

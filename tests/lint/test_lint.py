@@ -116,10 +116,7 @@ def test_lint_flags_the_broken_snippet_on_its_line(path):
 
 #: correct snippets the linter flags anyway (known false positives), each a strict xfail with the reason, so that the
 #: mark fails once the linter says nothing about it
-FALSE_POSITIVES = {
-    "unseen/correct/r37r_tf42000.py": "GT020 on the optimizer made in the loop, though each run also makes its own "
-                                      "tf.function (the twin of tensorflow#42000, found by the eighteenth unseen set)",
-}
+FALSE_POSITIVES: dict[str, str] = {}
 
 
 def _correct(path: Path):

@@ -75,10 +75,7 @@ def allowed(run: dict, line: int) -> set[str]:
 
 
 #: snippets with a finding TensorFlow contradicts (known false positives), each a strict xfail with the reason
-CONTRADICTED = {
-    "unseen/correct/r37r_tf42000.py": "GT020 says the call raises ValueError, but each run makes its own tf.function, "
-                                      "so nothing is traced twice (the twin of tensorflow#42000: test_lint.py)",
-}
+CONTRADICTED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.xfail(strict=True, reason=CONTRADICTED[name])]

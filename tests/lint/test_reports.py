@@ -37,9 +37,9 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_CAUGHT, UNSEEN_37M_PREFIT,
                           UNSEEN_37N, UNSEEN_37N_CAUGHT, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_CAUGHT,
                           UNSEEN_37O_PREFIT, UNSEEN_37P, UNSEEN_37P_CAUGHT, UNSEEN_37P_PREFIT, UNSEEN_37Q,
-                          UNSEEN_37Q_CAUGHT, UNSEEN_37Q_PREFIT, UNSEEN_37R, UNSEEN_37R_LINT52, UNSEEN_37R_PREFIT,
-                          UNSEEN_37S, UNSEEN_37S_PREFIT, WRONG_REPORT_FIXES, Report, report_corrections,
-                          wrong_gradients)
+                          UNSEEN_37Q_CAUGHT, UNSEEN_37Q_PREFIT, UNSEEN_37R, UNSEEN_37R_CAUGHT, UNSEEN_37R_LINT52,
+                          UNSEEN_37R_PREFIT, UNSEEN_37S, UNSEEN_37S_PREFIT, WRONG_REPORT_FIXES, Report,
+                          report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -444,12 +444,24 @@ def test_the_eighteenth_unseen_set_pre_fit_record_is_honest():
     latent loss for add_loss), tape.watch of a Keras 3 variable reached through a list attribute, get_gradients of
     total_loss in eager. lint52 (fitted to the seventeenth set, merged after this one was measured, never shown it)
     catches one more, blind too: aiiot9, a loss of a Keras Input made before the tape (GT019), 6 of 12
-    (UNSEEN_37R_LINT52). The set is exactly those 6, and no report of the set may be marked caught without being
-    caught."""
+    (UNSEEN_37R_LINT52). Each of those 6 must still be caught, and no report of the set may be marked caught without
+    being caught."""
     assert set(UNSEEN_37R_PREFIT) < set(UNSEEN_37R_LINT52) and len(UNSEEN_37R_LINT52) == 6
-    assert sorted(_caught(UNSEEN_37R)) == sorted(UNSEEN_37R_LINT52)
+    assert set(UNSEEN_37R_LINT52) <= set(_caught(UNSEEN_37R))
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37R and r.missed}
-    assert missed == set(UNSEEN_37R) - set(UNSEEN_37R_LINT52)
+    assert missed == set(UNSEEN_37R) - set(UNSEEN_37R_CAUGHT)
+
+
+def test_the_recall_on_the_eighteenth_unseen_set_after_fitting():
+    """9 of 12 after the lint53 rules were generalized by class (6 of 12 blind with lint52's rules, 5 pre-fit: the
+    honest numbers, docs/lint.md): a TensorFlow op given a KerasTensor outside any tape raises ValueError wherever it
+    runs, said there (handson-ml3#172: the latent loss for add_loss, GT019); tf.keras.backend's functions count as
+    TensorFlow ops (deepprofile-study#2: K.square of the encoder's outputs in a loss function, GT019); a layer's
+    call reading a global KerasTensor while the functional model is built (python_for_microscopists#32, GT019). The
+    3 left are xfail with the reason (a tensor computed from a variable in __init__ and handed to a layer; tape.watch
+    of a Keras 3 variable reached through a list attribute of layers; get_gradients of total_loss in eager)."""
+    assert _caught(UNSEEN_37R) == list(UNSEEN_37R_CAUGHT) and len(UNSEEN_37R_CAUGHT) == 9
+    assert set(UNSEEN_37R_LINT52) < set(UNSEEN_37R_CAUGHT)
 
 
 def test_the_nineteenth_unseen_set_pre_fit_record_is_honest():

@@ -310,6 +310,39 @@ def test_a_layer_made_in_call_is_gt020_only_in_a_tf_function_and_only_for_a_laye
     assert lint(branch) == []
 
 
+def test_a_tf_function_made_anew_per_optimizer_is_not_gt020_and_the_advice_fits_a_new_model_per_call():
+    """tensorflow#42000 (lint53): two runs of one ``def`` (a factory called in the loop) make two tf.functions, each
+    traced once, so a new optimizer for each is fine; the factory called once, before the loop, is still GT020. When
+    each call also gets a new model, one optimizer made once raises "Unknown variable": the advice says a new
+    tf.function per optimizer, not "one optimizer, once"."""
+    broken = (CORPUS / "broken" / "factory_tf_function_made_once_new_optimizer_each_call.py").read_text()
+    (finding,) = lint(broken)
+    assert (finding.rule, finding.line) == ("GT020", 20) and "Make one optimizer, once" in finding.message
+    assert lint((CORPUS / "correct" / "factory_tf_function_made_per_optimizer.py").read_text()) == []
+    report = next(r for r in REPORTS if r.name == "tf42000")
+    (finding,) = lint(report.source)
+    assert (finding.rule, finding.line) == ("GT020", 30) and "Make one optimizer, once" not in finding.message
+    assert "new tf.function with each optimizer" in finding.message and "Unknown variable" in finding.message
+    twin = report.source.replace("train_step = get_apply_grad_fn()\n", "").replace(
+        "for random_seed in range(2):\n", "for random_seed in range(2):\n    train_step = get_apply_grad_fn()\n")
+    assert twin != report.source and lint(twin) == []
+
+
+def test_a_tensorflow_op_on_a_keras_tensor_outside_the_tape_is_said_where_it_runs_unless_keras_2_may_be_used():
+    """lint53: under TensorFlow 2.21 (Keras 3) tf.exp of a functional graph's KerasTensor raises ValueError wherever it
+    runs (handson-ml3#172), so it is said there, with no gradient asking; with TF_USE_LEGACY_KERAS named, tf.keras may
+    be Keras 2, where the op becomes a layer of the graph: said only if a gradient call asks for what it gives."""
+    source = ("import tensorflow as tf\nfrom tensorflow import keras\ninputs = keras.Input((3,))\n"
+              "h = keras.layers.Dense(2)(inputs)\ny = tf.exp(h)\nmodel = keras.Model(inputs, y)\n"
+              "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(tf.ones((2, 3))))\n"
+              "g = tape.gradient(loss, model.trainable_variables)\n")
+    (finding,) = lint(source)
+    assert (finding.rule, finding.line) == ("GT019", 5) and "raises ValueError" in finding.message
+    legacy = "import os\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\n" + source
+    assert lint(legacy) == []
+    assert lint(source.replace("y = tf.exp(h)", "y = keras.ops.exp(h)")) == []
+
+
 def test_assign_in_a_models_call_is_gt012_only_when_call_returns_the_assigned_value_alone():
     source = (CORPUS / "broken" / "assign_in_model_call.py").read_text()
     (cause, note) = lint(source)
