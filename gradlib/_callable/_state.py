@@ -15,8 +15,10 @@ layer's own ``call``), the attributes of ``self`` its code names (``self.scale``
 freezes: a Python or NumPy number, a NumPy array or an eager TensorFlow tensor by its content (so in-place
 changes count), a TensorFlow variable by identity (a graph reads its value live, but a name rebound to another
 variable captured another one), and any other object by identity (a name rebound to another model, layer or
-function means a new trace). A Keras model or layer of the library's own class counts by identity, and the layers
-of the user's own classes inside it (``_user_layers``: a custom layer in a Sequential) are read as callable objects.
+function means a new trace). A Keras model or layer of the library's own class counts by identity, the layers
+of the user's own classes inside it (``_user_layers``: a custom layer in a Sequential) are read as callable objects,
+and the settings of each layer of the library's own classes (``_settings``: ``dense.activation``, a Dropout's
+``rate``, ``trainable``) count by value or identity.
 Objects are held weakly where Python allows it. A value the function itself
 changes (``calls["n"] += 1``, ``self.calls += 1``, ``log.append(...)``: read from its source, ``mutated``) counts
 by identity only, a number or string not at all: it changes whenever the function runs, so reading it would trace
@@ -43,7 +45,9 @@ import ast
 import functools
 import hashlib
 import inspect
+import itertools
 import linecache
+import operator
 import sys
 import textwrap
 import types
@@ -103,7 +107,8 @@ def objects_read(fn: Callable) -> list[Any]:
             obj = item._ref()
             if obj is not None and all(obj is not other for other in found):
                 found.append(obj)
-        elif isinstance(item, tuple) and item[:1] != ("layers",):   # a model's layers: the model stands for them
+        elif isinstance(item, tuple) and item[:1] not in (("layers",), ("settings",)):   # a model's layers and
+            # their settings: the model stands for them
             stack.extend(reversed(item))
     return [inner for obj in [fn, *found] for inner in _wrapped(obj)][1:]
 
@@ -127,7 +132,8 @@ class _Fixed(NamedTuple):
     cells: tuple                    # what each closure cell held
     globals: tuple                  # (name, value or _ABSENT) for every name the code reads
     out: tuple
-    layers: tuple = ()              # (a Keras model read, the layers it held): model.add is another function
+    layers: tuple = ()              # (a Keras model or layer read, the layers it held, their settings): model.add and
+    # dense.activation = ... make another function
 
     def holds(self, fn: types.FunctionType) -> bool:
         kwdefaults = fn.__kwdefaults__
@@ -148,9 +154,11 @@ class _Fixed(NamedTuple):
         for name, then in self.globals:
             if namespace.get(name, _ABSENT) is not then:
                 return False
-        for model, then in self.layers:
+        for model, then, settings in self.layers:
             now = _layers(model)
             if len(now) != len(then) or any(a is not b for a, b in zip(now, then)):
+                return False
+            if _all_settings(model, now) != settings:
                 return False
         return True
 
@@ -176,9 +184,19 @@ def _keep_fixed(fn: Any, reader: "_Reader", out: tuple) -> None:
     if not all(_fixed(value) for value in read):
         _FIXED.pop(key, None)
         return
-    models = {id(value): value for value in read if _library(value) and _layers(value)}
-    fixed = fixed._replace(layers=tuple((model, _layers(model)) for model in models.values()))
-    _FIXED[key] = (weakref.ref(fn, lambda _, key=key: _FIXED.pop(key, None)), fixed)
+    models = {id(value): value for value in read if _library(value) and (_keras_layer(value) or _layers(value))}
+    held = tuple((model, _layers(model), _all_settings(model, _layers(model))) for model in models.values())
+    if any(settings is None for _, _, settings in held):   # a setting read anew (a Lambda's function): walked
+        _FIXED.pop(key, None)
+        return
+    _FIXED[key] = (weakref.ref(fn, lambda _, key=key: _FIXED.pop(key, None)), fixed._replace(layers=held))
+
+
+def _all_settings(obj: Any, layers: tuple) -> tuple | None:
+    """The settings (``_settings``) of ``obj`` and its ``layers`` for ``_Fixed.holds``, all held by value or
+    identity (``()`` when there are none); None when one is read anew by a walk (``volatile``)."""
+    known = _settings(obj, layers)
+    return () if known is None else None if known.volatile else known.fixed
 
 
 def _same_items(now: tuple, then: tuple) -> bool:
@@ -290,13 +308,28 @@ class _Reader:
         4.0 after its layer's scale went from 2 to 5), and ``model.add(layer)`` keeps the model's identity (the
         Jacobian of the model before it was answered)."""
         layers = _layers(obj)
+        settings = self.settings(obj, layers, depth)
         if not layers:
-            return ()
+            return settings
         # which layers, by identity: a layer added to a Sequential after a call (model.add) is another function
         inner = (("layers", tuple(map(_Same, layers))),) + tuple(
             ("layer", i, self.summary(layer, frozenset(), depth + 1))
             for i, layer in enumerate(layer for layer in layers if not _library(layer)))
-        return inner
+        return inner + settings
+
+    def settings(self, obj: Any, layers: tuple, depth: int) -> tuple:
+        """The settings (``_settings``) of ``obj`` when it is a Keras layer of the library's own class and of each
+        such layer in ``layers``: what each holds by value or identity, and what the lists, arrays and user's
+        functions they hold read (a ``Lambda``'s function reading a global), read anew."""
+        group = _settings(obj, layers)
+        if group is None:
+            return ()
+        out: tuple = group.fixed
+        if group.volatile:
+            members = (obj, *layers)
+            out += tuple((i, name, self.summary(_dict(members[i]).get(name), frozenset(), depth + 1))
+                         for i, name in group.volatile)
+        return (("settings", out),)
 
     def value(self, path: str, value: Any, names: frozenset, depth: int) -> Any:
         """``summary``, or only the identity of a value the functions change themselves (see ``mutated``), and
@@ -520,6 +553,141 @@ def _library(obj: Any) -> bool:
     else:
         module = type(obj).__module__ or ""
     return module.split(".", 1)[0] in LIBRARIES
+
+
+#: the private attributes of a Keras layer that its public setters change and its call reads: ``layer.trainable``
+#: (BatchNormalization under ``training=True`` uses its batch's statistics only while trainable) and
+#: ``layer.dtype_policy`` (the dtype it computes in)
+SETTING_PRIVATES = frozenset({"_trainable", "_dtype_policy"})
+#: public attributes of a Keras layer that are no setting of its call: what its first call sets (``built``), the
+#: names Keras reads off its ``call``'s signature, the functions Keras puts on each instance (closures over the
+#: layer: held, they would keep it alive), and what only names it or tells XLA whether it may compile it
+NOT_SETTINGS = frozenset({"built", "call_signature_parameters", "build", "quantize", "name", "supports_jit"})
+
+
+class _Settings(NamedTuple):
+    """What the call of a Keras layer, or of the layers inside a model, reads from them besides their weights and
+    which layers they are (``_settings``), and what tells that it still holds: identity checks in C loops."""
+
+    members: tuple          # weak references to the object and to each layer inside it
+    pick: Callable          # an itemgetter of the library's layers among them, by position
+    sizes: tuple            # how many attributes each of those had (one added is a new setting to read)
+    getters: tuple          # for each, an itemgetter of its settings held by value or identity ...
+    values: tuple           # ... and the objects they were, held (so no other object takes one's address)
+    fixed: tuple            # ((position, class name, ((name, summary) ...)) ...)
+    volatile: tuple         # (position, name) of the settings read anew by every walk (a list, a user's function)
+
+    def holds(self, members: tuple) -> bool:
+        if len(members) != len(self.members) or not all(map(operator.is_, map(operator.call, self.members), members)):
+            return False
+        dicts = tuple(map(vars, self.pick(members)))   # Keras layers: each has a __dict__
+        try:
+            return tuple(map(len, dicts)) == self.sizes and all(map(
+                operator.is_, itertools.chain.from_iterable(map(operator.call, self.getters, dicts)), self.values))
+        except KeyError:   # a setting deleted
+            return False
+
+
+#: id(the object) -> its ``_Settings``. Bounded (the oldest entry goes first, past ``MAX_SETTINGS``): an entry holds
+#: its settings' values (a function, a dtype policy), and one that referred back to its layer would keep the layer
+#: alive while the entry lives. A plain dict, read without a lock: a lookup is one step of every warm call
+_SETTINGS: dict[int, "_Settings"] = {}
+MAX_SETTINGS = 256
+
+
+def _settings(obj: Any, layers: tuple) -> _Settings | None:
+    """The settings of a Keras layer ``obj`` of the library's own class and of such layers in ``layers`` (inside
+    ``obj``): the attributes of each one's ``__dict__`` its code reads at a call and a user may change after one
+    (``dense.activation``, ``use_bias``, ``dropout.rate``, ``negative_slope``, ``axis``, ``epsilon``; ``trainable``
+    and ``dtype_policy`` through ``SETTING_PRIVATES``). Not its weights (read live by a graph), nor its sublayers
+    (walked by ``_layers``), nor ``NOT_SETTINGS``. A number, string or tuple of them counts by value; a function or
+    object of a library by identity (``keras.activations.linear`` is another function than ``tanh``); a list, a
+    NumPy array or a user's function or object is ``volatile``, read anew by the walk. Kept while each is the same
+    object, since Keras changes none of them on a call. None when there are no such layers."""
+    members = (obj, *layers)
+    known = _SETTINGS.get(id(obj))
+    if known is not None and known.holds(members):
+        return known
+    positions, sizes, getters, values, fixed, volatile = [], [], [], [], [], []
+    for i, layer in enumerate(members):
+        if not (_library(layer) and _keras_layer(layer)) or type(layer).__name__ == "InputLayer":   # a model's own
+            continue   # attributes: see ``_keras_layer``; an input's are its shape and dtype, read when it was made
+        own = _dict(layer)
+        names, held = [], []
+        for name, value in own.items():
+            if (name[:1] == "_" and name not in SETTING_PRIVATES) or name in NOT_SETTINGS or _not_setting(name, value):
+                continue
+            if not (_fixed(value) or _scalars(value)):
+                volatile.append((i, name))
+                continue
+            names.append(name)
+            held.append((name, _held(value)))
+        positions.append(i)
+        sizes.append(len(own))
+        getters.append(_getter(names))
+        values.extend(getters[-1](own))
+        fixed.append((i, type(layer).__qualname__, tuple(held)))
+    if not positions:
+        return None
+    out = _Settings(tuple(map(_weak, members)), _getter(positions), tuple(sizes), tuple(getters), tuple(values),
+                    tuple(fixed), tuple(volatile))
+    while len(_SETTINGS) >= MAX_SETTINGS:
+        try:
+            _SETTINGS.pop(next(iter(_SETTINGS)), None)
+        except (StopIteration, RuntimeError):   # emptied, or changed by another thread meanwhile
+            break
+    _SETTINGS[id(obj)] = out
+    return out
+
+
+def _weak(obj: Any) -> Callable:
+    """A weak reference to ``obj`` where Python allows it, else a function that holds it."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:
+        return lambda obj=obj: obj
+
+
+def _held(value: Any) -> Any:
+    """A setting's summary: a number, string or tuple of them itself (with its type: ``True`` is not ``1.0``), an
+    eager tensor its content, anything else its identity."""
+    kind = type(value)
+    if kind in _SCALARS or isinstance(value, tuple):
+        return kind, value if value == value else repr(value)   # NaN: equal to itself by its repr
+    tf = sys.modules.get("tensorflow")
+    return _tensor_summary(value) if tf is not None and kind is tf.__internal__.EagerTensor else _Same(value)
+
+
+def _getter(keys: list) -> Callable:
+    """``operator.itemgetter`` of ``keys`` that gives a tuple for any number of them."""
+    return operator.itemgetter(*keys * (1 + (len(keys) == 1))) if keys else (lambda _: ())
+
+
+def _not_setting(name: str, value: Any) -> bool:
+    """A weight (a graph reads its value live; Keras makes it at the first call), a layer (walked by ``_layers``),
+    or what only ``build`` (an initializer), an optimizer (a constraint) or ``model.losses`` (a weight's
+    regularizer, which Keras puts on the variable at ``build``) read."""
+    if name.endswith(("_initializer", "_constraint")) or (name.endswith("_regularizer") and
+                                                           name != "activity_regularizer"):
+        return True
+    tf = sys.modules.get("tensorflow")
+    keras = sys.modules.get("keras")
+    return (tf is not None and isinstance(value, tf.Variable)) or (
+        keras is not None and isinstance(value, (keras.Variable, keras.Layer)))
+
+
+def _scalars(value: Any) -> bool:
+    """A tuple of numbers and strings (a Conv layer's ``kernel_size``), nested at most once: counted by value."""
+    return isinstance(value, tuple) and all(type(v) in _SCALARS or (isinstance(v, tuple) and all(
+        type(w) in _SCALARS for w in v)) for v in value)
+
+
+def _keras_layer(obj: Any) -> bool:
+    """``obj`` is a Keras (3) layer that is not a model: a model's own attributes are its ``compile`` and ``fit``
+    state (changed by each ``fit``), and what its call computes is its layers'."""
+    keras = sys.modules.get("keras")
+    layer = getattr(keras, "Layer", None)
+    return layer is not None and isinstance(obj, layer) and not isinstance(obj, keras.Model)
 
 
 def _user_layers(obj: Any) -> tuple:

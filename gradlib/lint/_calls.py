@@ -8,8 +8,8 @@ from . import _built, _derivative, _keras_call, _tfp, _traced
 from ._tables import call_kind, dtype_of_name, kind_returns_tuple, normalise
 from ._values import TENSORISH, Tape, Val, describe as describe_text
 
-__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "instantiate", "method_of", "mro", "subscript",
-           "symbolic_item"]
+__all__ = ["EMBEDDING_IDS", "as_model", "attribute", "call", "graph_op", "instantiate", "method_of", "mro",
+           "sparse_arithmetic", "subscript", "symbolic_item"]
 
 _PY_ATTRS = {"shape", "dtype", "ndim", "name", "device", "trainable", "__class__"}
 _MODEL_VARS = {"trainable_variables", "trainable_weights", "variables", "weights", "non_trainable_variables"}
@@ -57,7 +57,7 @@ def attribute(it, base: Val, attr: str, node: ast.AST) -> Val:
             method = method_of(cls, attr)
             if method is not None:
                 return Val("func", node=method, attrs={"env": env}, name=attr, qual=attr)
-    if base.kind == "tape" and attr in _TAPE_METHODS:
+    if base.kind == "tape" and (attr in _TAPE_METHODS or attr in _MISSPELT_METHODS):
         return Val("tmethod", qual=attr, tape=base.tape)
     if base.kind == "model" and attr == "losses" and attr not in base.attrs:
         if _built.no_losses(base) and not _adds_losses(it):
@@ -215,6 +215,9 @@ def subscript(it, base: Val, index: Val, node: ast.Subscript) -> Val:
         item = it.op("tensor", (base.attrs["elem"],), node, "op", "float", opname="slicing")
         item.attrs["__element__"] = (base.attrs["__outputs_of__"], k)
         return item
+    if base.kind == "seq" and base.attrs.get("__sparse_grads__") and it.loops and _value(index) is None \
+            and not isinstance(node.slice, ast.Slice):      # simple-sam#8: gradients[i] over every i, in a loop
+        return Val("unknown", opaque=True, attrs={"__sparse_grad__": base.attrs["__sparse_grads__"]})
     if base.kind == "seq":
         return _seq_item(base, index, node)
     if _symbolic(base) and base.qual in ("inputs", "outputs"):    # model.inputs[0]: one KerasTensor of the list
@@ -254,7 +257,11 @@ def call(it, func: Val, args: list[Val], kwargs: dict, node: ast.Call) -> Val:
         if call_kind(qual) != "function" and any(_is_code(leaf) for v in args + list(kwargs.values())
                                                  for leaf in flat(v)):
             it.escaped = True                       # tf.map_fn(f, ...), tf.cond(p, f, g): f runs where it is not seen
-        return _hidden(_library(it, qual, args, kwargs, node), args, kwargs)
+        result = _hidden(_library(it, qual, args, kwargs, node), args, kwargs)
+        pending = it.memo.get(("graph_op", id(node)))
+        if pending is not None and pending[0] is node and result.kind == "tensor":
+            result.attrs["__graph_op__"] = (node.lineno, node.col_offset, pending[1])
+        return result
     if kind == "builtin":
         return _hidden(_builtin(it, func.qual, args, node), args, {})
     if kind == "func":
@@ -377,6 +384,11 @@ def _library(it, qual: str, args: list[Val], kwargs: dict, node: ast.Call) -> Va
         opt = Val("optimizer", node.lineno, node.col_offset, qual=qual, text=ast.unparse(node)[:40])
         opt.attrs["slots"] = _traced.has_slots(qual, kwargs)
         return opt
+    if qual in _MISSPELT_FUNCTIONS:                         # d2ltf25: tf.gradient raises AttributeError
+        it.report("GT027", node.lineno, node.col_offset, _misspelt_message(it, qual, node), None)
+        it.calls[(node.lineno, node.col_offset)] = None     # counted as a gradient call (`.gradient`): decided
+        _unknown_call(it, args, kwargs)
+        return Val("unknown", opaque=True)
     if qual in ("tf.gradients", "tf.hessians", "tf.keras.backend.gradients") and _eager(it):
         it.report("GT018", node.lineno, node.col_offset, _eager_gradients_message(qual, node), None)
         return Val("unknown", opaque=True)
@@ -507,9 +519,11 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
         if stale is not None:
             it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
     elif name == "apply_gradients" and args and not it.graph_mode:
-        message = _unpaired_message(args[0], node, ".train." in opt.qual)
+        message = _unpaired_message(args[0], node, ".train." in opt.qual, traced)
         if message is not None:
             it.report("GT013", node.lineno, node.col_offset, message, None)
+        elif ".train." not in opt.qual:
+            _tensor_to_update(it, args[0], node)
     return _unknown_call(it, args, kwargs)
 
 
@@ -521,21 +535,30 @@ def _gradients(val: Val) -> bool:
     return val.kind == "tensor" and val.op == "gradient"
 
 
-def _unpaired_message(given: Val, node: ast.Call, v1: bool) -> str | None:
+def _unpaired_message(given: Val, node: ast.Call, v1: bool, traced: bool = False) -> str | None:
     """A Keras optimizer's ``apply_gradients`` reads its argument as (gradient, variable) pairs: given the gradients
     alone (tensorflow#28833) it unpacks each gradient as a pair, and given ``zip(grads, v)`` of one tf.Variable
-    (tensorflow#58686) zip pairs the rows of the gradient with the rows of the variable, tensors, not variables. A
-    tf.compat.v1 optimizer's unpacks the same way (tensorflow#32478, ``apply_gradients(dy_dx, x)``)."""
+    (tensorflow#58686) or one tensor (tensorflow#31273) zip pairs the rows of the gradient with the rows of ``v``,
+    tensors, not variables; inside a tf.function zip cannot iterate a symbolic tensor at all. A tf.compat.v1
+    optimizer's unpacks the same way (tensorflow#32478, ``apply_gradients(dy_dx, x)``)."""
     name = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
     call = ast.unparse(node)[:60]
     zipped = given.attrs.get("__zipped__")
-    if zipped is not None and len(zipped) == 2 and zipped[1].kind == "var" and _gradients(zipped[0]) and not v1:
+    if zipped is not None and len(zipped) == 2 and zipped[1].kind in ("var", "tensor") and _gradients(zipped[0]) \
+            and not v1:
         var = describe_text(zipped[1])
-        return (f"`{call}` zips the gradient with {var}, one tf.Variable, not a list of variables: zip iterates it "
+        what = "one tf.Variable" if zipped[1].kind == "var" else "one tensor (not even a variable)"
+        fix = f"Ask for and apply lists: `grads = tape.gradient(loss, [{var}])`, " \
+              f"`{name}.apply_gradients(zip(grads, [{var}]))`"
+        fix += "." if zipped[1].kind == "var" else f", with {var} a tf.Variable (an optimizer updates variables)."
+        if traced:
+            return (f"`{call}` zips the gradient with {var}, {what}, not a list of variables, inside a tf.function: "
+                    f"zip iterates a symbolic tensor there, which raises OperatorNotAllowedInGraphError (\"Iterating "
+                    f"over a symbolic `tf.Tensor` is not allowed\") when the function is traced. {fix}")
+        return (f"`{call}` zips the gradient with {var}, {what}, not a list of variables: zip iterates it "
                 f"row by row, so apply_gradients gets (gradient row, tensor) pairs and raises AttributeError (\"... "
                 f"has no attribute '_unique_id'\"; TypeError \"Cannot iterate over a scalar tensor\" when {var} is a "
-                f"scalar). Ask for and apply lists: `grads = tape.gradient(loss, [{var}])`, "
-                f"`{name}.apply_gradients(zip(grads, [{var}]))`.")
+                f"scalar). {fix}")
     if zipped is None and _gradients(given):
         return (f"`{call}` is given the gradients alone, not (gradient, variable) pairs: apply_gradients unpacks "
                 f"each gradient as a pair, so this raises TypeError or ValueError (\"Cannot iterate over a scalar "
@@ -543,6 +566,65 @@ def _unpaired_message(given: Val, node: ast.Call, v1: bool) -> str | None:
                 f"when a gradient has exactly two rows). Pair them with the variables they were asked for: "
                 f"`{name}.apply_gradients(zip(grads, variables))`.")
     return None
+
+
+def _embedding_held(source: Val) -> tuple | None:
+    """(line, text) of the Keras Embedding layer that ``source`` is, or that a Sequential in sight holds, when the
+    source stands for its variables: the gradient of its embeddings is a tf.IndexedSlices (rows gathered), not a
+    tensor (GT029)."""
+    if source.kind != "model" or source.attrs.get("foreign"):
+        return None
+    layers = list(source.attrs.get("__layer_list__") or ()) or [source]
+    found = next((layer for layer in layers if layer.opname.endswith("layers.Embedding")), None)
+    return (found.line, found.text or "Embedding(...)") if found is not None else None
+
+
+def sparse_arithmetic(it, left: Val, right: Val, op: ast.AST, node: ast.AST) -> None:
+    """GT029: Python's ``*``, ``/``, ``+`` or ``-`` between a Python number and a gradient that may be an Embedding's
+    tf.IndexedSlices (``gradients[i] * rho`` for every ``i``, simple-sam#8): IndexedSlices has none of these operators
+    (TypeError); with a tensor, the tensor's own operator converts it."""
+    mark = left.attrs.get("__sparse_grad__") or right.attrs.get("__sparse_grad__")
+    other = right if left.attrs.get("__sparse_grad__") else left
+    if mark is None or not isinstance(op, (ast.Mult, ast.Div, ast.Add, ast.Sub)) \
+            or other.kind != "py":           # a tensor's own operator converts it: `g * tf.constant(2.0)` works
+        return
+    sign = {ast.Mult: "*", ast.Div: "/", ast.Add: "+", ast.Sub: "-"}[type(op)]
+    line, text = mark
+    it.report("GT029", node.lineno, node.col_offset,
+              f"`{ast.unparse(node)[:60]}` applies Python's `{sign}` to each gradient in turn, and the gradient of the "
+              f"Embedding's weights (`{text[:50]}`, line {line}) is a tf.IndexedSlices (the rows it gathered; not "
+              f"None, but not a tensor either): IndexedSlices has no `{sign}`, so this raises TypeError "
+              f"(\"unsupported operand type(s) for {sign}: 'IndexedSlices' and 'float'\"). Convert it first, "
+              f"`tf.convert_to_tensor(g)`, or use the "
+              f"TensorFlow op (`tf.multiply(g, rho)`, which converts it).", None)
+
+
+def _tensor_to_update(it, given: Val, node: ast.Call) -> None:
+    """``apply_gradients(zip(grads, [w, b]))`` where ``w`` is a tensor, not a tf.Variable: a Keras optimizer reads each
+    variable's ``_unique_id`` and raises AttributeError (tensorflow#26922: ``w = w + w`` rebound the variable to a
+    tensor inside the function that returned it, while the gradient with respect to that tensor is real). GT005 on
+    the rebinding when it is one, else GT013 on the call."""
+    zipped = given.attrs.get("__zipped__")
+    if zipped is None or len(zipped) != 2 or zipped[1].kind != "seq" or zipped[1].items is None:
+        return
+    tensor = next((v for v in zipped[1].items if v.kind == "tensor" and v.op != "merge" and not v.attrs.get("maybe")
+                   and not v.opaque), None)
+    if tensor is None:
+        return
+    call = ast.unparse(node)[:60]
+    raised = "raises AttributeError (\"... object has no attribute '_unique_id'\"): an optimizer updates variables"
+    if tensor.rebound is not None:
+        line, col, var = tensor.rebound
+        it.report("GT005", line, col,
+                  f"this rebinds {var}, a tf.Variable, to a plain Tensor, which `{call}` on line {node.lineno} is then "
+                  f"given as a variable to update: apply_gradients {raised}, and a tensor is none. Keep {var} the "
+                  f"variable: give the new value another name (`{var}_new = ...`) and compute with it, or update "
+                  f"{var} in place ({var}.assign(...)) after the gradient.", None)
+        return
+    it.report("GT013", node.lineno, node.col_offset,
+              f"`{call}` is given {describe_text(tensor)}, a tensor, not a tf.Variable, among the variables to "
+              f"update: apply_gradients {raised}, and a tensor is none. Make it a tf.Variable, ask for the gradient "
+              f"with respect to that variable and apply it.", None)
 
 
 def _reads_now(value: Val, start: int) -> bool:
@@ -621,6 +703,30 @@ def _eager_gradients_message(qual: str, node: ast.Call) -> str:
     return (f"`{name}(...)` runs eagerly here (TensorFlow 2 runs code outside a tf.function eagerly), and there it "
             f"raises RuntimeError (\"tf.gradients is not supported when eager execution is enabled\"). Use {instead}, "
             "or call it inside a function decorated with @tf.function.")
+
+
+#: names of gradient functions TensorFlow does not have -> the one meant (GT027); a call raises AttributeError
+_MISSPELT_FUNCTIONS = {"tf.gradient": "gradient", "tf.grad": "gradient", "tf.jacobian": "jacobian",
+                       "tf.batch_jacobian": "batch_jacobian", "tf.hessian": "jacobian"}
+#: ... and methods a GradientTape does not have -> the one meant
+_MISSPELT_METHODS = {"gradients": "gradient", "grad": "gradient", "grads": "gradient", "jacobians": "jacobian",
+                     "batch_jacobians": "batch_jacobian", "hessian": "jacobian", "hessians": "jacobian"}
+
+
+def _misspelt_message(it, name: str, node: ast.Call, tape: Tape | None = None) -> str:
+    """GT027: ``tf.gradient(l, w)`` or ``tape.gradients(l, w)``, names TensorFlow does not have."""
+    called = ast.unparse(node.func)
+    if tape is not None:
+        meant, error = _MISSPELT_METHODS[name], f"'GradientTape' object has no attribute '{name}'"
+        owner = tape.name
+    else:
+        meant, error = _MISSPELT_FUNCTIONS[name], f"module 'tensorflow' has no attribute '{name[3:]}'"
+        owner = it.tapes[-1].name if it.tapes else "tape"
+    args = ", ".join(ast.unparse(a) for a in node.args)[:60]
+    tf_gradients = " (or `tf.gradients` inside a tf.function)" if meant == "gradient" and tape is None else ""
+    what = "a method a GradientTape has" if tape is not None else "a function TensorFlow has"
+    return (f"`{called}` is not {what}: the call raises AttributeError (\"{error}\"), so no "
+            f"gradient is computed. Ask the tape that recorded the target: `{owner}.{meant}({args})`{tf_gradients}.")
 
 
 def _in_tf_function(it) -> bool:
@@ -806,6 +912,10 @@ def _keras_model(it, qual, args, kwargs, node) -> Val:
         model.attrs["__adds_bias__"] = True
     if qual.endswith("layers.Dense") and _one_unit_softmax(args, kwargs):     # GT010: the constant 1
         model.attrs["__lambda_cut__"] = ("nondiff", node, "a softmax over one unit")
+    if _dead_relu(qual, args, kwargs):                 # GT028: ReLU(0) = 0 for every input, and its gradient is 0
+        text = ast.unparse(node)
+        model.attrs["__dead_relu__"] = (node.lineno, node.col_offset,
+                                        text if len(text) <= 90 else f"{ast.unparse(node.func)[:60]}(...)")
     if qual.endswith("layers.Lambda") and args:     # GT010: a Lambda of a function with no gradient
         model.attrs["__graph_grads__"] = _keras_call.graph_gradients(args[0])      # GT018 when called eagerly
         cut = _keras_call.lambda_cut(args[0])
@@ -856,8 +966,43 @@ def _one_unit_softmax(args: list[Val], kwargs: dict) -> bool:
         and (act.qual or "").startswith(("tf.nn.", "tf.keras.activations.", "tf.math."))
 
 
+_ZERO_LAYERS = ("layers.Dense", "layers.Conv1D", "layers.Conv2D", "layers.Conv3D", "layers.Conv1DTranspose",
+                "layers.Conv2DTranspose", "layers.Conv3DTranspose")
+
+
+def _dead_relu(qual: str, args: list[Val], kwargs: dict) -> bool:
+    """Whether a Dense or Conv layer is made with a zero kernel, a zero bias (Keras' default) or none, and a ReLU
+    (tensorflow-federated#493): its output is ReLU(0) = 0 whatever the input, and ReLU's gradient at 0 is 0, so no
+    gradient ever reaches its weights or those before it. Said only from values written in the code."""
+    if not qual.endswith(_ZERO_LAYERS) or "**" in kwargs:
+        return False
+    act = kwargs.get("activation", args[1] if len(args) > 1 and qual.endswith("layers.Dense") else None)
+    relu = act is not None and (_value(act) in ("relu", "relu6") or act.kind in ("module", "func") and (
+        act.qual or "").startswith(("tf.nn.", "tf.keras.activations.")) and act.qual.rsplit(".", 1)[-1] in
+        ("relu", "relu6"))
+    no_bias = "use_bias" in kwargs and _value(kwargs["use_bias"]) is False
+    return relu and _zeros(kwargs.get("kernel_initializer")) and (no_bias or "bias_initializer" not in kwargs
+                                                                 or _zeros(kwargs["bias_initializer"]))
+
+
+def _zeros(init: Val | None) -> bool:
+    """Whether a Keras initializer written in the code is zeros: ``'zeros'``, ``Zeros()``,
+    ``tf.zeros_initializer()``."""
+    if init is None:
+        return False
+    if isinstance(_value(init), str):
+        return _value(init).lower() in ("zeros", "zero")
+    name = (init.qual or init.opname or "").rsplit(".", 1)[-1]
+    return name in ("Zeros", "zeros_initializer")
+
+
+#: Keras loss functions spelt in capitals (``keras.losses.MSE(y, p)``): functions, not classes
+_CAPITAL_FUNCTIONS = {"MSE", "MAE", "MAPE", "MSLE", "KLD"}
+
+
 def _keras_fn(it, qual, args, kwargs, node) -> Val:
-    if qual.rsplit(".", 1)[-1][:1].isupper():       # a loss or activation object: its options are not followed
+    last = qual.rsplit(".", 1)[-1]
+    if last[:1].isupper() and last not in _CAPITAL_FUNCTIONS:   # a loss or activation object: its options not followed
         hidden = any(leaf.kind not in ("py", "none", "module") for v in args + list(kwargs.values()) for leaf in flat(v))
         return Val("func", qual="tfop", text=qual, attrs={"hidden": hidden})
     return _diff(it, args, kwargs, node, qual)
@@ -1530,6 +1675,10 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _graph_tensor(leaf)), None)
     if given is None:
         return
+    if not _recording(it):          # Keras 2's symbolic loss (tensorflow#35063): said only if a gradient asks for it
+        it.memo[("graph_op", id(node))] = (node, _outside_message(qual, given, node))
+        it.memo["graph_ops"] = True             # a gradient call's target is then searched for one
+        return
     root = _graph_root(given)
     shown = _text_of(root)
     text = shown if given is root else f"a value computed from {shown}"
@@ -1543,6 +1692,35 @@ def _given_graph_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
               f"raises ValueError (\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor "
               f"is a placeholder for a shape and dtype, with no value), and the program stops here. {fix}", None)
     it.halt(node.lineno)
+
+
+def _outside_message(qual: str, given: Val, node: ast.Call) -> str:
+    """GT019 for a TensorFlow op given a KerasTensor of a functional graph outside any tape, whose value a gradient
+    call then asks for (``_diagnose``): the op raises ValueError where it is, so the gradient call is never reached."""
+    root = _graph_root(given)
+    shown = _text_of(root)
+    text = shown if given is root else f"a value computed from {shown}"
+    return (f"`{ast.unparse(node)[:60]}` is given {text}, a symbolic Keras tensor (a KerasTensor) of the functional "
+            f"graph built on {_graph_input(root)}, not a tensor computed when a model ran: {qual} raises ValueError "
+            f"(\"A KerasTensor cannot be used as input to a TensorFlow function\"; a KerasTensor is a placeholder for "
+            f"a shape and dtype, with no value), and the program stops here, before the gradient call that asks for "
+            f"it. Compute it inside the `with` block, from the model called on your data and from the data itself "
+            f"(a tensor for each Input), not from the graph's symbolic tensors.")
+
+
+def graph_op(value: Val) -> tuple | None:
+    """(line, col, message) of a TensorFlow op given a KerasTensor outside any tape (``_outside_message``) that
+    ``value``, a gradient call's target, was computed from, or None; the first run of them, where it raised."""
+    todo, seen, found = [value], set(), []
+    while todo and len(seen) < 256:
+        val = todo.pop()
+        if val.id in seen:
+            continue
+        seen.add(val.id)
+        if val.attrs.get("__graph_op__") is not None:
+            found.append((val.seq, val.attrs["__graph_op__"]))
+        todo.extend(val.parents)
+    return min(found, key=lambda f: f[0])[1] if found else None
 
 
 def _text_of(leaf: Val) -> str:
@@ -1569,8 +1747,7 @@ def _given_keras_tensor(it, qual: str, args: list[Val], kwargs: dict, node: ast.
     line (passed to a helper that converts it), that line is named too: it is where the fix goes."""
     given = next((leaf for v in args + list(kwargs.values()) for leaf in flat(v) if _from_symbolic(leaf)), None)
     if given is None:
-        if _recording(it):
-            _given_graph_tensor(it, qual, args, kwargs, node)
+        _given_graph_tensor(it, qual, args, kwargs, node)
         return
     leaf = _symbolic_root(given)
     model, read = leaf.parents[0].name or "model", leaf.attrs.get("read")
@@ -1687,6 +1864,8 @@ def _tape_method(it, tape: Tape, name: str, args: list[Val], kwargs: dict, node:
     if name == "reset":
         tape.calls = []
         return Val("none")
+    if name in _MISSPELT_METHODS:                           # tape.gradients: the tape has no such method
+        it.report("GT027", node.lineno, node.col_offset, _misspelt_message(it, name, node, tape), None)
     if name not in ("gradient", "jacobian", "batch_jacobian"):
         return Val("unknown", opaque=True)
     target = args[0] if args else kwargs.get("target", Val("unknown", opaque=True))
@@ -1822,8 +2001,12 @@ def _gradient_result(it, tape: Tape, target: Val, sources: Val, node: ast.Call) 
         parents = tuple(flat(target))
         if sources.kind == "seq" and sources.items is not None:
             it.charge(len(parents) * len(sources.items), "the gradients of targets by sources")
-            return it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape,
-                                     parents, (s,)) for s in sources.items])
+            grads = it.seq([_taken_by(_diff(it, list(parents) + [s], {}, node, "gradient", "gradient"), tape,
+                                      parents, (s,)) for s in sources.items])
+            embedding = next((e for e in map(_embedding_held, sources.items) if e is not None), None)
+            if embedding is not None and grads.kind == "seq":
+                grads.attrs["__sparse_grads__"] = embedding
+            return grads
         return _taken_by(_diff(it, list(parents) + flat(sources), {}, node, "gradient", "gradient"), tape, parents,
                          tuple(flat(sources)))
     finally:

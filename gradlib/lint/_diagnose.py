@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from . import _built, _derivative, _keras_call, _tfp
-from ._calls import EMBEDDING_IDS, flat
+from ._calls import EMBEDDING_IDS, flat, graph_op
 from ._traced import DATASET_LOOP, raised_first, trace_error
 from ._values import Tape, Val, describe, owners
 
@@ -94,6 +94,8 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
         return
     if _deferred_source(it, tape, method, node, wrt, out):
         return
+    if _symbolic_loss(it, targets, node):      # tensorflow#35063: made outside the tape, it raised before
+        return
     if target.kind == "seq" and target.attrs.get("no_losses_of") is not None and wrt:
         it.report("GT017", node.lineno, node.col_offset, _no_losses_message(tape, method, target, text, out), None)
         it.followed(node, None)
@@ -120,6 +122,7 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
                     _cut_before_a_lambda(it, tape, s, node, method, out)
                 if s.kind == "model" and not s.attrs.get("foreign") and not out.raises:
                     _int_weights(it, tape, s, node, out)
+                    _dead_relu(it, s, node, out)
                 if s.kind == "model" and not out.raises:
                     _unread_weights(it, tape, t, s, text, node, out)
                 if s.kind in ("model", "var") and not out.raises:
@@ -129,6 +132,18 @@ def diagnose(it, tape: Tape, target: Val, sources: Val, node: ast.Call) -> None:
             why = why or undecided
     it.followed(node, why if pairs else why or CANNOT["nothing"], assumed)
     _partial_moves(it, node)
+
+
+def _symbolic_loss(it, targets: list[Val], node: ast.Call) -> bool:
+    """GT019 on the TensorFlow op that was given a KerasTensor outside any tape and that a target was computed from
+    (``_calls.graph_op``): the op raised ValueError there, so this gradient call is never reached."""
+    if not it.memo.get("graph_ops"):
+        return False
+    raised = next((found for t in targets for found in [graph_op(t)] if found is not None), None)
+    if raised is not None:
+        it.report("GT019", *raised, None)
+        it.followed(node, None)
+    return raised is not None
 
 
 def _dropped_in_derivative(it, tape: Tape, target: Val, source: Val, text: str, node: ast.Call,
@@ -375,6 +390,39 @@ def _int_weights(it, tape: Tape, model: Val, node: ast.Call, out: _Outcome) -> N
         it.report("GT004", node.lineno, node.col_offset,
                   f"here {out.of('the gradient for the integer variable ' + text)}; the cause is on line {line} "
                   f"(see the GT004 finding there).", None)
+
+
+def _dead_relu(it, model: Val, node: ast.Call, out: _Outcome) -> None:
+    """GT028 for the first layer of ``model`` (itself, or a layer of a Sequential in sight) made with a zero kernel, a
+    zero bias and a ReLU (``_calls`` marks it ``__dead_relu__``): its output is 0 for every input, so the gradients
+    of its weights and of every layer before it are zeros, and stay so. Not said when the code loads or sets weights
+    (``load_weights``, ``set_weights``: the zeros may be replaced before training)."""
+    layers = list(model.attrs.get("__layer_list__") or ()) or [model]
+    dead = next((layer.attrs["__dead_relu__"] for layer in layers if layer.attrs.get("__dead_relu__")), None)
+    if dead is None or out.zeros is None or _sets_weights(it):
+        return
+    line, col, text = dead
+    name = describe(model)
+    zeros = "is zeros (the call asks for unconnected_gradients=ZERO)" if out.zeros else "is zeros"
+    it.report("GT028", line, col,
+              f"`{text}` starts dead: its kernel and its bias start at zero, so its output is ReLU(0) = 0 for every "
+              f"input, and ReLU's gradient at 0 is 0: the gradient of each of its weights and of every layer before "
+              f"it {zeros} in `{ast.unparse(node)[:60]}` (not None: the path is there, but every value on it is 0), "
+              f"at this step and every step after (nothing changes them). "
+              f"Keep a random kernel initializer (the default, glorot_uniform, or he_normal for ReLU); zeros are "
+              f"fine for the bias alone.", None)
+    it.report("GT028", node.lineno, node.col_offset,
+              f"here the gradient for each weight of {name}'s first layers is zeros; the cause is on line {line} "
+              f"(see the GT028 finding there).", None)
+
+
+def _sets_weights(it) -> bool:
+    """Whether the linted module loads or sets weights anywhere (``model.load_weights``, ``set_weights``)."""
+    key = ("sets_weights",)
+    if key not in it.memo:
+        it.memo[key] = it.tree is not None and any(
+            isinstance(n, ast.Attribute) and n.attr in ("load_weights", "set_weights") for n in ast.walk(it.tree))
+    return it.memo[key]
 
 
 def _owner_read(tape: Tape, target: Val, source: Val) -> bool:
@@ -629,6 +677,17 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
                       f"{node.lineno} gives for each of {describe(source)}'s variables is None (zeros with "
                       f"unconnected_gradients=ZERO). Pass {name} here instead of {describe(given)}.", None)
             return
+        root = None if function else _root_in_function(it, ancestors, line)
+        if root is not None:                # keras#15770: the cost computed from the global y_test, not y_pred
+            where, fn = root
+            it.report("GT017", where.line, where.col,
+                      f"`{where.text[:60]}` in `{fn}` is computed from values made outside it, not from {what}, "
+                      f"which holds what {describe(source)} gives, and what `{fn}` returns is computed from it: "
+                      f"nothing else leads from {describe(source)} to {describe(target)}, so the gradient "
+                      f"{tape.name}.{method} on line {node.lineno} gives for each of {describe(source)}'s variables "
+                      f"is None (zeros with unconnected_gradients=ZERO). Compute it from {name} (and the function's "
+                      f"other parameters), not from a global.", None)
+            return
         it.report("GT017", target.line, target.col,
                   f"`{target.text[:60] or describe(target)}` is not computed from {what}, which holds what "
                   f"{describe(source)} gives: nothing else leads from {describe(source)} to {describe(target)}, so "
@@ -637,6 +696,28 @@ def _dropped_term(it, tape: Tape, method: str, target: Val, source: Val, node: a
                   f"{describe(target)} (the term it computes, or the prediction a loss is given), or leave "
                   f"{describe(source)}'s variables out of the gradient.", None)
         return
+
+
+def _root_in_function(it, ancestors: dict[int, Val], line: int) -> tuple[Val, str] | None:
+    """(the value, the function's name) where the target's computation starts inside the function whose body holds
+    ``line`` (where the dropped name was bound): the first operation of that function on the way to the target whose
+    inputs were all made outside it (a global such as ``y_test``, constants). None when the dropped name is not bound
+    in a function of the linted file, or no such operation is on the way."""
+    fn = next((f for f in ast.walk(it.tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and f.lineno < line <= (f.end_lineno or 0)), None) if it.tree is not None else None
+    if fn is None or any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and f is not fn
+                         for f in ast.walk(fn)):
+        return None
+
+    def inside(val: Val) -> bool:
+        return fn.lineno < val.line <= fn.end_lineno
+
+    made = [val for val in ancestors.values() if val.kind in ("tensor", "numpy") and val.text and inside(val)]
+    roots = [val for val in made if not any(inside(p) for p in _inputs(val))]
+    if not roots:
+        return None
+    first = min(val.line for val in roots)      # the whole expression of that line, not its first operand
+    return min((val for val in made if val.line == first), key=lambda v: (v.col, -len(v.text))), fn.name
 
 
 def _ancestors(value: Val) -> dict[int, Val]:

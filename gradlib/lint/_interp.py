@@ -20,7 +20,7 @@ import itertools
 import time
 
 from . import _calls, _custom_gradient, _keras_call, _project, _traced
-from ._tables import normalise
+from ._tables import call_kind, normalise
 from ._values import TENSORISH, Tape, Val, owners
 
 __all__ = ["Budget", "Env", "Raises", "Interpreter", "MAX_DEPS", "MAX_SIZE"]
@@ -249,8 +249,14 @@ class Interpreter:
         """The value of a name bound differently on two branches: either one. Known when each is a known tensor
         (or a Python number): it depends on both, and a tape recorded a path to it from whatever it recorded a
         path to either from. It is no operation of TensorFlow, so no rule points at it, it is never a source the
-        rules reason about, and the "not connected" rule does not reason through it. Else unknown."""
+        rules reason about, and the "not connected" rule does not reason through it. Library functions of one kind
+        (`K.greater_equal if err else K.less`, none with a gradient; `np.mean` or `np.sum`; `tf.sigmoid` or
+        `tf.tanh`, both differentiable): the first, which stands for each (calling it cuts the path, or keeps it,
+        either way). Else unknown."""
         kinds = {v.kind for v in values}
+        if kinds == {"module"} and len({call_kind(v.qual) for v in values}) == 1 \
+                and call_kind(values[0].qual) in ("nondiff", "numpy", "diff"):
+            return values[0]      # one of several library functions of one kind: calling it does what either does
         if any(not v.known for v in values) or not kinds <= {"tensor", "py"} or "tensor" not in kinds \
                 or any(v.attrs.get("promoted") and v.op != "merge" or v.attrs.get("tuple") for v in values):
             return Val("unknown", name=name, opaque=True)
@@ -889,6 +895,8 @@ class Interpreter:
         return False
 
     def binop(self, left: Val, right: Val, op: ast.AST, node: ast.AST) -> Val:
+        if left.attrs.get("__sparse_grad__") or right.attrs.get("__sparse_grad__"):
+            _calls.sparse_arithmetic(self, left, right, op, node)
         kinds = {left.kind, right.kind}
         if kinds & set(TENSORISH) and kinds <= set(TENSORISH) | {"py", "numpy", "unknown", "seq"}:  # x @ w, [[1.]] * v
             dtype = _dtype(left, right)

@@ -141,8 +141,9 @@ RULES = (
          _PRE + "x = tf.constant([3.0, 4.0])\nwith tf.GradientTape(persistent=True) as tape:\n    tape.watch(x)\n"
          "    y = x * x\nrows = [tape.gradient(y_i, x) for y_i in y]\n"),
     Rule("GT002", "A NumPy or Python round trip inside the tape",
-         "`.numpy()`, `np.*(tensor)`, `float(t)`, `int(t)`, `math.*(t)`, `model.predict(x)` on the path to the "
-         "target: the value leaves TensorFlow, so the tape cannot follow it. Wrapped back into a tensor "
+         "`.numpy()`, `np.*(tensor)`, `scipy.*(tensor)` (`scipy.special.xlogy`), `float(t)`, `int(t)`, `math.*(t)`, "
+         "`model.predict(x)` on the path to the target: the value leaves TensorFlow, so the tape cannot follow it. "
+         "Wrapped back into a tensor "
          "(`tf.constant(np.mean(t))`) the gradient is None (zeros with `unconnected_gradients=ZERO`); as the target "
          "itself, `tape.gradient` raises AttributeError (a NumPy value) or TypeError or AttributeError (a Python "
          "number: which one depends on the number). Inside a tf.function, `.numpy()`, `np.*` and `math.*` raise when "
@@ -170,7 +171,10 @@ RULES = (
     Rule("GT005", "A tf.Variable rebound to a tensor",
          "`v = v + 1` (or `v = v - lr * g` in a training loop) makes `v` a plain Tensor: the tape only watches "
          "trainable Variables automatically, so the next gradient with respect to `v` is None; `v += 1` raises "
-         "RuntimeError.", "the rebinding", "update the variable in place: `v.assign_add(1)`, `v.assign_sub(lr * g)`",
+         "RuntimeError. Rebound where the tape records (in the block, or in a function it calls), the gradient "
+         "with respect to the tensor is real, but `optimizer.apply_gradients(zip(grads, [v, ...]))` then raises "
+         "AttributeError (`_unique_id`): an optimizer updates variables.", "the rebinding",
+         "update the variable in place: `v.assign_add(1)`, `v.assign_sub(lr * g)`",
          _PRE + "v = tf.Variable(3.0)\nv = v + 1.0\nwith tf.GradientTape() as tape:\n    y = v * v\n"
          "grad = tape.gradient(y, v)\n"),
     Rule("GT006", "A non-persistent tape asked twice",
@@ -202,7 +206,9 @@ RULES = (
          "grad = tape.gradient(y, w)\n"),
     Rule("GT010", "A non-differentiable operation on the path",
          "`tf.argmax`, `tf.round`, `tf.floor`, `tf.sign`, comparisons, `tf.one_hot` or `tf.cast` to an integer "
-         "type, `tf.ones_like`, `tf.strings.*` or `tf.random.categorical` between `x` and the target: these have no "
+         "type, `tf.ones_like`, `tf.strings.*` or `tf.random.categorical` between `x` and the target (also called "
+         "through a name bound to one of several such functions, `cmp = K.greater_equal if err else K.less`): these "
+         "have no "
          "gradient, so it is None (zeros with `unconnected_gradients=ZERO`), except `tf.sign`, whose gradient is "
          "zeros. Also a Keras `Lambda` layer of such a function, or of one returning a constant, in a model: the "
          "layers with weights before it get None.",
@@ -235,7 +241,9 @@ RULES = (
          "`compute_gradients(loss_tensor, var_list)` run eagerly raises RuntimeError too; so does a NumPy value a "
          "function returns (`minimize(np_loss(y, out), var_list)`). Also a Keras optimizer's `apply_gradients` given "
          "the gradients alone (`apply_gradients(grads)`: TypeError or ValueError) or `zip(grads, v)` of one "
-         "tf.Variable, which zip iterates row by row (AttributeError `_unique_id`).",
+         "tf.Variable or tensor, which zip iterates row by row (AttributeError `_unique_id`; inside a tf.function "
+         "OperatorNotAllowedInGraphError, a symbolic tensor cannot be iterated); and a tensor among the variables "
+         "zipped (`zip(grads, [w, shift])` with `shift` a watched constant): AttributeError `_unique_id`.",
          "the `minimize` (or `apply_gradients`) call",
          "pass a callable (`optimizer.minimize(lambda: f(v), var_list)`), or use a GradientTape and "
          "`optimizer.apply_gradients(zip(grads, variables))`, a list of variables",
@@ -295,7 +303,9 @@ RULES = (
          "`tape.watch(model.trainable_variables)` of Keras 3 variables (ValueError), and an attribute read on that list "
          "(`model.trainable_variables.value`: AttributeError, a list has none). And a TensorFlow op, while a tape "
          "records, given a KerasTensor kept apart from the model (a Keras `Input` the model never uses, a layer's "
-         "output kept as a name or on an object, `self.mu`): ValueError on that line.",
+         "output kept as a name or on an object, `self.mu`): ValueError on that line; outside any tape too, when a "
+         "gradient call then asks for what it gives (a loss built on the graph's symbolic tensors, Keras 2 style, "
+         "`tf.nn.ctc_loss(labels=labels_input, logits=model.output)`).",
          "the `watch` call (or the TensorFlow op given the KerasTensor)",
          "watch the tensor passed to the model (`x = tf.convert_to_tensor(images)`, `tape.watch(x)`, `model(x)`) and "
          "ask for the gradient with respect to it",
@@ -384,6 +394,42 @@ RULES = (
          "`return loss` at the end of the function",
          _PRE + "x = tf.Variable(3.0)\n\n\ndef square(v):\n    value = v * v\n\n\n"
          "with tf.GradientTape() as tape:\n    y = square(x)\ngrad = tape.gradient(y, x)\n"),
+    Rule("GT027", "A gradient function TensorFlow does not have",
+         "`tf.gradient(y, x)` (TensorFlow has `tf.gradients` and a tape's `gradient`), `tape.gradients(y, x)`, "
+         "`tape.jacobians(y, x)` or `tape.hessian(y, x)`: a misspelt name of a tape's methods or of TensorFlow's "
+         "gradient functions. The call raises AttributeError (\"module 'tensorflow' has no attribute 'gradient'\", "
+         "\"'GradientTape' object has no attribute 'gradients'\"), so no gradient is computed.",
+         "the misspelt call",
+         "call the tape's own method on the tape that recorded the target: `tape.gradient(y, x)`, "
+         "`tape.jacobian(y, x)`, `tape.batch_jacobian(y, x)`",
+         _PRE + "x = tf.Variable(3.0)\nwith tf.GradientTape() as tape:\n    y = x * x\ngrad = tape.gradients(y, x)\n"),
+    Rule("GT028", "A ReLU layer whose weights all start at zero",
+         "`Dense(n, activation='relu', kernel_initializer='zeros')` (or a Conv layer, `Zeros()`, "
+         "`tf.zeros_initializer()`; the bias starts at zero by default): its output is ReLU(0) = 0 for every input, "
+         "and ReLU's gradient at 0 is 0, so the gradients of its own weights and of every layer before it are zeros, "
+         "at the first step and every step after (nothing changes them). Said where the gradient of a model holding "
+         "it is asked for, unless the code loads or sets weights.",
+         "the layer's construction (and, as a note, the gradient call)",
+         "keep a random kernel initializer (the default `glorot_uniform`, or `he_normal` for ReLU); zeros are fine "
+         "for the bias alone",
+         _PRE + "model = tf.keras.Sequential([tf.keras.Input((3,)),\n"
+         "                             tf.keras.layers.Dense(4, activation='relu', kernel_initializer='zeros'),\n"
+         "                             tf.keras.layers.Dense(1)])\nx = tf.ones((2, 3))\n"
+         "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(x))\n"
+         "grad = tape.gradient(loss, model.trainable_variables)\n"),
+    Rule("GT029", "Python arithmetic on an Embedding's gradient",
+         "`grads[i] * rho` (or `/`, `+`, `-` with a Python number) for every gradient `grads[i]` of a model holding "
+         "an `Embedding` layer, in a loop: the gradient of the Embedding's weights is a tf.IndexedSlices (the rows it "
+         "gathered), not a tensor, and IndexedSlices has no such operator, so this raises TypeError (\"unsupported "
+         "operand type(s) for *: 'IndexedSlices' and 'float'\"). A tensor's own operator converts it "
+         "(`g * tf.constant(2.0)` works).",
+         "the arithmetic",
+         "convert the gradient first, `tf.convert_to_tensor(g) * rho`, or use the TensorFlow op, `tf.multiply(g, rho)`",
+         _PRE + "model = tf.keras.Sequential([tf.keras.Input((2,), dtype='int32'), tf.keras.layers.Embedding(5, 2),\n"
+         "                             tf.keras.layers.Flatten(), tf.keras.layers.Dense(1)])\n"
+         "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(tf.constant([[1, 2]])))\n"
+         "grads = tape.gradient(loss, model.trainable_variables)\n"
+         "grad = []\nfor i in range(len(grads)):\n    grad.append(grads[i] * 0.5)\n"),
 )
 
 #: the same, by code (``"GT001"``)

@@ -62,7 +62,7 @@ def dtype_of_name(qual: str) -> str | None:
 def call_kind(qual: str) -> str:
     """What calling ``qual`` does: constant, variable, tape, nondiff, stop, slicing, numpy, cast, keras_model,
     keras_fn, opaque, printing, function, diff (a differentiable TensorFlow op) or unknown."""
-    if qual.startswith("np.") or qual.startswith("math.") or qual.startswith("jnp."):
+    if qual.startswith(("np.", "math.", "jnp.", "scipy.")):
         return "numpy"
     if not qual.startswith("tf."):
         return "unknown"

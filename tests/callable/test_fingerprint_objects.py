@@ -276,12 +276,12 @@ def test_an_object_counts_by_identity_and_is_held_weakly():
 
 
 def test_library_objects_are_not_read_into():
-    # a Keras model's own call is the library's: its identity counts and which layers it holds (by identity: hunt 51's
-    # model.add), its code and attributes are not followed
+    # a Keras model's own call is the library's: its identity counts, which layers it holds (by identity: hunt 51's
+    # model.add) and their settings (hunt 52's dense.activation), its code and other attributes are not followed
     f = lambda x: MODEL(x)   # noqa: E731
     summaries = [entry for entry in fingerprint(f) if entry[1] == "global MODEL"]
     assert len(summaries) == 1 and summaries[0][2][0] == "object" and len(summaries[0][2]) == 3
-    assert [kind for kind, _ in summaries[0][2][2]] == ["layers"]   # no custom layer: nothing read into
+    assert [kind for kind, _ in summaries[0][2][2]] == ["layers", "settings"]   # no custom layer: nothing read into
 
 
 # ---------------------------------------------------------------- values the function changes itself

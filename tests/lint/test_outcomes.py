@@ -74,7 +74,15 @@ def allowed(run: dict, line: int) -> set[str]:
     return failed | ({run["crash"][1]} if run["crash"] else set()) or here
 
 
-@pytest.mark.parametrize("name", sorted(SNIPPETS))
+#: snippets with a finding TensorFlow contradicts (known false positives), each a strict xfail with the reason
+CONTRADICTED = {
+    "unseen/correct/r37r_tf42000.py": "GT020 says the call raises ValueError, but each run makes its own tf.function, "
+                                      "so nothing is traced twice (the twin of tensorflow#42000: test_lint.py)",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.xfail(strict=True, reason=CONTRADICTED[name])]
+                                               if name in CONTRADICTED else []) for name in sorted(SNIPPETS)])
 def test_each_finding_says_what_tensorflow_did(name, outcomes):
     run, findings = outcomes[name], lint(SNIPPETS[name])
     assert run["calls"] or run["crash"] or not findings, f"{name} ran no gradient call: make it runnable"

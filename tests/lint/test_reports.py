@@ -37,7 +37,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37L_CAUGHT, UNSEEN_37L_PREFIT, UNSEEN_37M, UNSEEN_37M_CAUGHT, UNSEEN_37M_PREFIT,
                           UNSEEN_37N, UNSEEN_37N_CAUGHT, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_CAUGHT,
                           UNSEEN_37O_PREFIT, UNSEEN_37P, UNSEEN_37P_CAUGHT, UNSEEN_37P_PREFIT, UNSEEN_37Q,
-                          UNSEEN_37Q_PREFIT, WRONG_REPORT_FIXES, Report, report_corrections, wrong_gradients)
+                          UNSEEN_37Q_CAUGHT, UNSEEN_37Q_PREFIT, UNSEEN_37R, UNSEEN_37R_LINT52, UNSEEN_37R_PREFIT,
+                          WRONG_REPORT_FIXES, Report, report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
@@ -282,13 +283,14 @@ def test_the_recall_on_the_eleventh_unseen_set_after_fitting():
 
 @pytest.mark.parametrize("names, prefix, size", [(UNSEEN_37L, "r37l", 12), (UNSEEN_37M, "r37m", 12),
                                                    (UNSEEN_37N, "r37n", 8), (UNSEEN_37O, "r37o", 12),
-                                                   (UNSEEN_37P, "r37p", 12), (UNSEEN_37Q, "r37q", 12)],
-                         ids=["37L", "37M", "37N", "37O", "37P", "37Q"])
+                                                   (UNSEEN_37P, "r37p", 12), (UNSEEN_37Q, "r37q", 12),
+                                                   (UNSEEN_37R, "r37r", 12)],
+                         ids=["37L", "37M", "37N", "37O", "37P", "37Q", "37R"])
 def test_a_blind_unseen_set_is_kept_apart_with_a_correct_twin_for_each(names, prefix, size):
-    """UNSEEN_37L, 37M, 37N, 37O, 37P, 37Q: reports collected blind by a helper who wrote and fitted no rule, the
+    """UNSEEN_37L, 37M, 37N, 37O, 37P, 37Q, 37R: reports collected blind by a helper who wrote and fitted no rule, the
     search's hits taken in the order returned, and labelled before the linter was run on any of them (2a0b3c7, 4406acd,
-    69b4c46, decc706, 678bd7f, e6d6aea and fc00d47); none was used or skipped by an earlier set, and each has a
-    correct twin (no finding, a real gradient: test_lint.py)."""
+    69b4c46, decc706, 678bd7f, e6d6aea, fc00d47 and 0d1bfa3); none was used or skipped by an earlier set, and each has
+    a correct twin (a real gradient, and no finding but for one known false positive: test_lint.py)."""
     earlier = {r.name for r in REPORTS} - set(names)
     assert len(set(names)) == size and not set(names) & earlier
     urls = {r.url for r in REPORTS if r.name in names}
@@ -413,7 +415,39 @@ def test_the_seventeenth_unseen_set_pre_fit_record_is_honest():
     without being caught."""
     assert len(UNSEEN_37Q_PREFIT) == 3 and set(UNSEEN_37Q_PREFIT) <= set(_caught(UNSEEN_37Q))
     missed = {r.name for r in REPORTS if r.name in UNSEEN_37Q and r.missed}
-    assert missed == set(UNSEEN_37Q) - set(UNSEEN_37Q_PREFIT)
+    assert missed == set(UNSEEN_37Q) - set(UNSEEN_37Q_CAUGHT)
+
+
+def test_the_recall_on_the_seventeenth_unseen_set_after_fitting():
+    """12 of 12 after the lint52 rules were generalized by class (3 of 12 before: the honest number, docs/lint.md): a
+    tf.Variable rebound to a tensor where the tape records, then zipped for apply_gradients (tensorflow#26922:
+    AttributeError, GT005); a TensorFlow op given a KerasTensor outside any tape, for a gradient (#35063: ValueError,
+    GT019); a comparison function chosen by a conditional expression (keras#4920: None, GT010); a SciPy function on
+    the path (keras#15253: None, GT002); Python arithmetic on an Embedding's IndexedSlices gradient (simple-sam#8:
+    TypeError, GT029); tf.gradient (Dive-into-DL-TensorFlow2.0#25: AttributeError, GT027); a loss function computing
+    from a global instead of its prediction, said where that starts (keras#15770: None, GT017); zero kernels under
+    ReLU (tensorflow-federated#493: zeros, GT028); zip over one tensor in apply_gradients in a tf.function
+    (tensorflow#31273: OperatorNotAllowedInGraphError, GT013)."""
+    assert _caught(UNSEEN_37Q) == list(UNSEEN_37Q_CAUGHT) and len(UNSEEN_37Q_CAUGHT) == 12
+    assert set(UNSEEN_37Q_PREFIT) < set(UNSEEN_37Q_CAUGHT)
+
+
+def test_the_eighteenth_unseen_set_pre_fit_record_is_honest():
+    """With the rules of main at 54c7b07 and the labels as written blind (0d1bfa3), the linter caught 5 of the 12 on
+    their line (UNSEEN_37R_PREFIT, 42%: the honest recall, docs/lint.md): tape.watch of Keras 3 variables (GT019), a
+    loss tensor given to a TF1 optimizer's minimize, twice (GT013), a new optimizer for a shared tf.function (GT020),
+    tf.Variable attributes a Keras 3 model does not track (labelled None, GT021 on its line). The 7 others are xfail
+    with the reason: a tensor computed from a variable in a model's __init__, TensorFlow ops given KerasTensors four
+    times (a loss of a Keras Input, a compiled loss and a layer's loss closing over the encoder's symbolic outputs, a
+    latent loss for add_loss), tape.watch of a Keras 3 variable reached through a list attribute, get_gradients of
+    total_loss in eager. lint52 (fitted to the seventeenth set, merged after this one was measured, never shown it)
+    catches one more, blind too: aiiot9, a loss of a Keras Input made before the tape (GT019), 6 of 12
+    (UNSEEN_37R_LINT52). The set is exactly those 6, and no report of the set may be marked caught without being
+    caught."""
+    assert set(UNSEEN_37R_PREFIT) < set(UNSEEN_37R_LINT52) and len(UNSEEN_37R_LINT52) == 6
+    assert sorted(_caught(UNSEEN_37R)) == sorted(UNSEEN_37R_LINT52)
+    missed = {r.name for r in REPORTS if r.name in UNSEEN_37R and r.missed}
+    assert missed == set(UNSEEN_37R) - set(UNSEEN_37R_LINT52)
 
 
 def test_every_correction_offered_on_a_report_runs_and_gives_the_closed_form_gradient(program_outcomes):

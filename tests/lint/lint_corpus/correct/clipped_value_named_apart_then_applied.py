@@ -1,0 +1,12 @@
+import tensorflow as tf
+
+w = tf.Variable([0.5, -1.5])
+b = tf.Variable(0.1)
+x = tf.constant([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
+opt = tf.keras.optimizers.SGD(0.1)
+with tf.GradientTape() as tape:
+    w_clipped = tf.clip_by_value(w, -2.0, 2.0)
+    loss = tf.reduce_sum(tf.square(tf.linalg.matvec(x, w_clipped) + b))
+grads = tape.gradient(loss, [w, b])
+opt.apply_gradients(zip(grads, [w, b]))
+result = grads
