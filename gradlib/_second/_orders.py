@@ -162,7 +162,7 @@ def _tiled_rows(s: Shape, copies: int) -> tuple[int, int]:
 def _forward_over_reverse(s: Shape) -> Cost:
     if not s.tileable:   # one Hessian-vector product per output and input element, vectorized: passes of at most
         # TILE_ROWS pairs, each pair one copy of the single input's activations, as a tiled pass's rows are
-        # (_tapes.forward_over_reverse_one; its use_pfor=False fallback writes them out one by one, and holds less)
+        # (_tapes.forward_over_reverse_one; its use_pfor=False fallback loops over them in one pass, holding less)
         pairs = s.inputs * s.outputs
         rows, passes = _tiled_rows(replace(s, batch=1), pairs)
         return Cost(_forward(s) * 9 * pairs, s.itemsize * rows * s.floats * 18 + _result_bytes(s),
