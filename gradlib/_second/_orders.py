@@ -160,10 +160,13 @@ def _tiled_rows(s: Shape, copies: int) -> tuple[int, int]:
 
 
 def _forward_over_reverse(s: Shape) -> Cost:
-    if not s.tileable:   # one Hessian-vector product per input and output element, written out one by one
-        unrolled = s.inputs * s.outputs
-        return Cost(_forward(s) * 9 * unrolled, s.itemsize * s.floats * s.outputs * 8 + _result_bytes(s),
-                    unrolled, _trace(unrolled, s, 0.3, 0.075))
+    if not s.tileable:   # one Hessian-vector product per output and input element, vectorized: passes of at most
+        # TILE_ROWS pairs, each pair one copy of the single input's activations, as a tiled pass's rows are
+        # (_tapes.forward_over_reverse_one; its use_pfor=False fallback loops over them in one pass, holding less)
+        pairs = s.inputs * s.outputs
+        rows, passes = _tiled_rows(replace(s, batch=1), pairs)
+        return Cost(_forward(s) * 9 * pairs, s.itemsize * rows * s.floats * 18 + _result_bytes(s),
+                    passes, _trace(passes, s, 0.3, 0.4))
     rows, passes = _tiled_rows(s, s.inputs)
     per_output = 1 if s.kind == "divergence" else s.outputs
     work = 4 if s.kind == "divergence" else 9

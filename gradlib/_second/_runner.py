@@ -451,7 +451,7 @@ def _kernel(req: Request, method: str, use_pfor: bool) -> Callable:
     if method == "forward_over_reverse" and req.tileable:
         return lambda x: _tapes.forward_over_reverse(g, x, kind, _orders.TILE_ROWS, use_pfor)
     if method == "forward_over_reverse":
-        return lambda x: _tapes.forward_over_reverse_one(g, x, kind, use_pfor)
+        return lambda x: _tapes.forward_over_reverse_one(g, x, kind, _orders.TILE_ROWS, use_pfor)
     if method == "hutchinson":
         return lambda x: _tapes.hutchinson(g, x, kind, req.probes, _orders.TILE_ROWS, use_pfor)
     kernels, _ = dense_layers(req.model)

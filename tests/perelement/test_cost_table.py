@@ -126,10 +126,12 @@ def _loop(s):
 
 
 def _for(s):
-    if not s.tileable:
-        u = s.inputs * s.outputs
-        return (s.batch * s.macs * 9 * u, s.itemsize * s.floats * s.outputs * 8 + _result(s), u,
-                0.3 + 0.075 * u * s.layers)
+    if not s.tileable:   # one input: its output x input pairs vectorized, 16,384 a pass, each one input's rows
+        pairs = s.inputs * s.outputs
+        per_pass = min(pairs, 16_384)
+        u = -(-pairs // per_pass)
+        return (s.batch * s.macs * 9 * pairs, s.itemsize * per_pass * s.floats * 18 + _result(s), u,
+                0.3 + 0.4 * u * s.layers)
     rows, passes = _tiles(s, s.inputs)
     per_output = 1 if s.kind == "divergence" else s.outputs
     u = passes * per_output

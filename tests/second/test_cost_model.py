@@ -83,8 +83,15 @@ def test_the_passes_written_into_the_graph_are_those_each_kernel_writes():
     # take 4 passes, per output (a divergence: one JVP for all outputs)
     assert _orders.row("forward_over_reverse").cost(shape(outputs=3)).unrolled == 4 * 3
     assert _orders.row("forward_over_reverse").cost(shape(outputs=50, kind="divergence")).unrolled == 4
-    # one fixed input: one Hessian-vector product per input and output element, written out one by one
-    assert _orders.row("forward_over_reverse").cost(shape(batch=1, outputs=3, tileable=False)).unrolled == 150
+    # one fixed input: one Hessian-vector product per input and output element, vectorized in passes of 16,384
+    # pairs: 3 x 50 = 150 pairs are one pass, 400 x 50 = 20,000 two; each pair holds the input's activations once,
+    # as a tiled row does (150 pairs: 150 rows' worth)
+    one = shape(batch=1, outputs=3, tileable=False)
+    assert _orders.row("forward_over_reverse").cost(one).unrolled == 1
+    assert _orders.row("forward_over_reverse").cost(shape(batch=1, outputs=400, tileable=False)).unrolled == 2
+    tiled = shape(batch=150, outputs=3, inputs=1)
+    assert _orders.row("forward_over_reverse").cost(one).bytes - _orders._result_bytes(one) == \
+        _orders.row("forward_over_reverse").cost(tiled).bytes - _orders._result_bytes(tiled)
     # Hutchinson: 100 probes in passes of 16 copies = 7 passes; the forward Laplacian: one pass
     assert _orders.row("hutchinson").cost(shape(outputs=2, probes=100)).unrolled == 7 * 2
     assert _orders.row("forward_laplacian").cost(shape(outputs=9)).unrolled == 1
