@@ -18,8 +18,12 @@ from .._foundations._format import format_number
 __all__ = ["MIXING_TOLERANCE", "PROJECTION_SEED", "Mixing", "find_mixing", "mixing_text"]
 
 #: the projection check's tolerance, relative to the scale of the per-sample terms it sums (float32 rounding
-#: in sums over a few hundred terms stays below 1e-5; a BatchNormalization over 1,000 samples mixes at 1e-3)
-MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-10}
+#: in sums over a few hundred terms stays below 1e-5; a BatchNormalization over 1,000 samples mixes at 1e-3).
+#: Half precision: about 10 of its epsilons (float16's 2**-10, bfloat16's 2**-7). bfloat16's was float16's 1e-2,
+#: 1.3 of its epsilons: independent mixed_bfloat16 MLPs (tanh, widths 16 and 64, batches of 5 and 64) gapped by
+#: 0.007 in the median and 0.018 at most on a CPU with native bf16 kernels (AVX512_BF16), so they were refused as
+#: mixing; a layer that centres over the batch gaps by 3.8 or more in both half precisions.
+MIXING_TOLERANCE = {"float16": 1e-2, "bfloat16": 8e-2, "float32": 1e-4, "float64": 1e-10}
 #: the random cotangent ``u`` of the check (fixed: the same function and batch always get the same verdict)
 PROJECTION_SEED = (20, 26)
 

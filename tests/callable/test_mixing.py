@@ -32,11 +32,18 @@ def test_the_gap_the_scale_and_the_sample_are_the_hand_worked_ones():
     assert "the input of sample 1 changes the output of another sample" in mixing_text(found)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_the_tolerance_is_relative_to_the_scale_at_its_last_good_and_first_bad_gap(dtype):
     tol = MIXING_TOLERANCE[dtype]
     assert _check(tol * 0.999, (2.0, 0.5), dtype)[0] is None   # gap |a * u0| = 0.999 * tol * scale
     assert _check(tol * 1.001, (2.0, 0.5), dtype)[0] is not None
+
+
+def test_half_precision_tolerances_are_about_ten_of_their_epsilons():
+    """bfloat16's was float16's 1e-2, 1.3 of its epsilons: independent mixed_bfloat16 models were refused as mixing
+    (tests/pde/test_check_precision.py)."""
+    for dtype, eps in (("float16", 2.0 ** -10), ("bfloat16", 2.0 ** -7)):
+        assert 8 <= MIXING_TOLERANCE[dtype] / eps <= 12
 
 
 def test_no_mixing_and_no_finite_entry_are_told_apart():
