@@ -24,6 +24,7 @@ gradients and is refused.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -51,6 +52,12 @@ from .._callable._updates import refuse_updating
 from .._callable._state import plain_model
 from .._foundations._runtime import returns_numpy
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
+
+try:   # Keras' call context: how a model's training flag reaches the layers inside a layer that takes none (private)
+    from keras.src.backend.common import global_state as _keras_state
+    from keras.src.layers.layer import CallContext as _CallContext
+except ImportError:   # pragma: no cover - a Keras that moved it: every model is one opaque call (the loop: right)
+    _keras_state = _CallContext = None
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
            "loss_vector", "per_example_gradients", "per_example_terms", "weighted_gradient"]
@@ -249,7 +256,7 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     """
     recorder = _Recorder(training)
     with tf.GradientTape(persistent=True) as tape:
-        outputs = recorder.run(model, x)
+        outputs = recorder.forward(model, x)
         losses = recorder.read(lambda: loss_vector(loss, y, outputs))   # a loss that reads a weight is a use
         total = tf.reduce_sum(losses)
     claimed, fallback = recorder.split(model)
@@ -477,6 +484,14 @@ class _Recorder:
         self.reads: Counter = Counter()   # variable -> how many calls read it (a rule's own call included)
         self.floats = 0   # floats of one example's activations: every call's outputs, a recurrent layer's steps
 
+    def forward(self, model: Any, x: Any) -> Any:
+        """The model's outputs on ``x``, walked inside the call context ``model(x, training=...)`` enters
+        (``_call_context``); without Keras' call context to enter, the model is one opaque call."""
+        if _CallContext is None:   # pragma: no cover
+            return self.opaque(model, x)
+        with _call_context(model, self.training):
+            return self.run(model, x)
+
     def run(self, model: Any, x: Any) -> Any:
         if plain_model(model):   # its layers are its call; a class of one's own may compute anything in its call
             graph = getattr(model, "_functional", None) if isinstance(model, keras.Sequential) else model
@@ -488,6 +503,10 @@ class _Recorder:
                 for layer in model.layers:
                     x = self.call(layer, x)
                 return x
+        return self.opaque(model, x)
+
+    def opaque(self, model: Any, x: Any) -> Any:
+        """``model(x, training=...)`` as one call: all of its variables take the per-example loop."""
         _refuse_training_batchnorm(model, self.training)
         self.others.append(model)
         return self.read(lambda: model(x, training=self.training), model, x)
@@ -537,6 +556,28 @@ class _Recorder:
                            for v in c.rule.variables(c.layer))]
         mine = {id(v) for c in claimed for v in c.rule.variables(c.layer)}
         return claimed, [v for v in model.trainable_variables if id(v) not in mine]
+
+
+@contextlib.contextmanager
+def _call_context(model: Any, training: bool):
+    """Keras' call context as ``model(x, training=training)`` enters it, for the walk through the model's layers.
+
+    Keras passes ``training`` only to a layer whose ``call`` takes it; a layer called inside another one's ``call``
+    reads it from this context. Walked without it, a Dropout inside a wrapper layer whose ``call`` takes no
+    ``training`` stayed at inference under ``training=True`` (every loss was ``model(x, training=False)``'s, under
+    a warning of one random draw), and a sublayer whose ``call`` defaults to ``training=True`` ran in training mode
+    under ``training=False`` (refused as batch mixing). As Keras does on entering, the model's added losses are
+    cleared; the previous context (``None`` outside any call) is restored after.
+    """
+    previous = _keras_state.get_global_attribute("current_call_ctx")
+    context = _CallContext(entry_layer=model)
+    context.set_value("training", training)
+    _keras_state.set_global_attribute("current_call_ctx", context)
+    model._clear_losses()
+    try:
+        yield
+    finally:
+        _keras_state.set_global_attribute("current_call_ctx", previous)
 
 
 def _variable_key(v: Any) -> int:

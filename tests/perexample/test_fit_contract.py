@@ -17,12 +17,12 @@ from gradlib import per_example_gradients
 L = keras.layers
 
 
-def loop(model, x, y, loss):
+def loop(model, x, y, loss, training=False):
     """Each example's loss and gradient norm, as a batch of one, in a compiled tf.function (as model.fit runs it)."""
     @tf.function
     def one(xi, yi):
         with tf.GradientTape() as tape:
-            value = loss(yi, model(xi, training=False))
+            value = tf.reduce_sum(loss(yi, model(xi, training=training)))   # model.fit's gradient of a (1, T) loss
         grads = tape.gradient(value, model.trainable_variables)
         return value, tf.sqrt(tf.add_n([tf.reduce_sum(tf.square(tf.convert_to_tensor(g))) for g in grads]))
 
@@ -271,3 +271,64 @@ def test_a_model_of_keras_own_classes_still_takes_its_compiled_loss():
     r = per_example_gradients(model, x, np.zeros((4, 2), "float32"))
     losses, _ = loop(model, x, np.zeros((4, 2), "float32"), lambda yt, yp: tf.reduce_mean(tf.square(yt - yp)))
     np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+
+
+class Twice(L.Layer):
+    """Doubles its input in training mode: a layer whose call depends on the training flag, without randomness."""
+
+    def __init__(self, default=None, **kwargs):
+        super().__init__(**kwargs)
+        self.default = default
+
+    def call(self, x, training=None):
+        return x * 2.0 if (self.default if training is None else training) else x
+
+
+class Wrapper(L.Layer):
+    """Calls its inner layer from a call that takes no training argument: Keras passes the model's flag on to the
+    inner layer through its call context."""
+
+    def __init__(self, inner, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = inner
+
+    def call(self, x):
+        return self.inner(x)
+
+
+def wrapped_model(inner):
+    keras.utils.set_random_seed(4)
+    return keras.Sequential([keras.Input((4,)), L.Dense(5), Wrapper(inner), L.Dense(3)])
+
+
+@pytest.mark.parametrize("training, default", [(True, None), (False, True)], ids=["training", "inference"])
+def test_a_layer_inside_a_layer_without_a_training_argument_gets_the_models_flag(training, default):
+    """gradlib walks the model's layers itself, outside the call context model(x, training=...) enters, so a layer
+    inside one whose call takes no training argument never saw the flag: under training=True this doubling layer
+    stayed off, and under training=False one defaulting to training mode stayed on. Both were refused as "the
+    backward pass mixes the examples" (a norm of 18.8 from the batch where it is 3.56 alone)."""
+    model = wrapped_model(Twice(default))
+    x, y = np.random.default_rng(0).normal(size=(5, 4)).astype("float32"), np.array([0, 2, 1, 1, 0])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    losses, norms = loop(model, x, y, loss, training)
+    for norms_only in (False, True):
+        r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only, training=training)
+        np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+        np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+    if not training:   # scan runs the model at inference
+        np.testing.assert_allclose(gradlib.scan(model, (x, y), loss=loss, batch_size=5).norms, norms, rtol=1e-5)
+
+
+def test_a_dropout_inside_a_layer_without_a_training_argument_draws_under_training_true():
+    """Silently wrong before: the Dropout in the wrapper never saw training=True, so every loss was the model's at
+    inference ([0.992, 0.879, 1.25, ...], where a loop's Dropout of 0.9 gave [1.10, 1.10, 1.55, ...]), under a
+    warning that they came from one random draw."""
+    model = wrapped_model(L.Dropout(0.5))
+    x, y = np.random.default_rng(0).normal(size=(6, 4)).astype("float32"), np.arange(6) % 3
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    at_inference, _ = loop(model, x, y, loss, False)
+    r = per_example_gradients(model, x, y, loss=loss, training=True)
+    assert r.warnings and "draws random numbers" in r.warnings[0]
+    assert not np.isclose(r.losses, at_inference, rtol=1e-3).all()
+    p = r.gradients[-1] + np.eye(3)[y]   # the last bias's gradient p - onehot(y): the probabilities of the losses
+    np.testing.assert_allclose(np.exp(-r.losses), p[np.arange(6), y], rtol=1e-4, atol=1e-6)
