@@ -148,7 +148,9 @@ class PerExampleResult:
 
     def mean(self) -> list[np.ndarray]:
         """The batch gradient ``model.fit`` takes, per variable: the mean of the per-example gradients (the gradient
-        of the mean loss) plus ``regularization``."""
+        of the mean loss) plus ``regularization``. That is model.fit's for a loss that averages over the batch (Keras'
+        default ``reduction="sum_over_batch_size"``); one reduced by ``"sum"`` (or not at all) gives model.fit the
+        sum of the per-example gradients, ``B`` times this mean."""
         return self.clipped_mean(np.inf)
 
 
@@ -168,7 +170,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
             input name, as ``model.fit`` takes them.
         y: the targets, ``(B, ...)``; for a model with several outputs a list or a dict keyed by output name.
         loss: a Keras loss object (its unreduced values, reduced over any axes after the batch axis as the loss
-            reduces a batch of one: summed for ``reduction="sum"``, averaged otherwise), a callable
+            reduces a batch of one: summed for ``reduction="sum"`` or none, averaged otherwise), a callable
             ``(y_true, y_pred) -> (B,)``, a Keras loss name (``"sparse_categorical_crossentropy"``), or one of
             these per output (a list, or a dict keyed by output name). ``None``: the loss the model was compiled
             with (refused for a model whose class overrides ``train_step`` or ``compute_loss``).
@@ -314,13 +316,13 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
 
 
 def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
-    """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as it
-    reduces a batch of one (the sum for ``reduction="sum"``, otherwise the mean); a callable's values; for a
-    ``PerOutputLoss``, the weighted sum of each output's.
+    """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as
+    model.fit reduces a batch of one (the sum for a reduction in ``_SUMMED``, otherwise the mean); a callable's
+    values; for a ``PerOutputLoss``, the weighted sum of each output's.
 
     A Keras loss applies the Keras mask of ``y_pred`` (``Masking``, ``Embedding(mask_zero=True)``) as
     ``loss(y_true, y_pred)`` does on a batch of one example: the mean over that example's unmasked elements
-    (0 when it has none), or their sum for ``reduction="sum"``.
+    (0 when it has none), or their sum for a reduction in ``_SUMMED``.
     """
     if isinstance(loss, _structure.PerOutputLoss):
         return loss.total(y_true, y_pred, loss_vector)
@@ -330,7 +332,7 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
                            keras.ops.convert_to_tensor(y_pred, dtype=loss.dtype))
         mask = _both_masks(mask, getattr(values, "_keras_mask", None))
         values = tf.convert_to_tensor(values)
-        summed = getattr(loss, "reduction", None) == "sum"   # model.fit sums a sequence's steps then, not averages
+        summed = getattr(loss, "reduction", None) in _SUMMED   # model.fit sums a sequence's steps then, not averages
         if mask is not None:
             values = _masked_mean(values, mask, summed)
         elif values.shape.rank is not None and values.shape.rank > 1:
@@ -356,6 +358,10 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
     return values
 
 
+#: the reductions of a Keras loss under which model.fit sums an example's elements (a sequence's steps): ``"sum"``,
+#: and none at all (``None``, ``"none"``: Keras returns the values unreduced, and model.fit's ``tape.gradient``
+#: differentiates their sum; gradlib averaged them, a 4-step loss of 1.40 where model.fit's is 5.62)
+_SUMMED = ("sum", "none", None)
 #: why a loss may see fewer examples than the batch, and what it must be then
 _PARTS = ("The loss is also called on parts of the batch (its first examples, one example alone), so it must compute "
           "each example's loss from that example's y_true and y_pred only: a loss that reads an array of the whole "
