@@ -886,6 +886,9 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
             raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
                                f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
+    if training and not mode:   # a loss added in training mode only (model.fit's): the probe below runs at inference
+        attempt(lambda: model(xk, training=True), xk)
+        _refuse_added_losses(model)
     pred = attempt(lambda: model(xk, training=mode), xk)
     _refuse_added_losses(model)
     joint = _probe_losses(lambda: attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk), k, x)

@@ -334,3 +334,25 @@ def test_a_dropout_inside_a_layer_without_a_training_argument_draws_under_traini
     assert not np.isclose(r.losses, at_inference, rtol=1e-3).all()
     p = r.gradients[-1] + np.eye(3)[y]   # the last bias's gradient p - onehot(y): the probabilities of the losses
     np.testing.assert_allclose(np.exp(-r.losses), p[np.arange(6), y], rtol=1e-4, atol=1e-6)
+
+
+class PenaltyInTraining(L.Layer):
+    """Adds a loss of its activations in training mode only, as model.fit calls it."""
+
+    def call(self, x, training=None):
+        if training:
+            self.add_loss(10.0 * tf.reduce_mean(tf.square(x)))
+        return x
+
+
+def test_a_loss_added_in_training_mode_only_is_refused_also_beside_a_random_layer():
+    """The probe that counts the model's added losses runs at inference when the model has a random layer, so a loss
+    added in training mode only was never seen: with a Dropout beside it, training=True answered losses without the
+    term model.fit adds (0.78 for example 0 alone), silently."""
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), L.Dense(5), PenaltyInTraining(), L.Dropout(0.5), L.Dense(3)])
+    x, y = np.random.default_rng(0).normal(size=(6, 4)).astype("float32"), np.arange(6) % 3
+    with pytest.raises(gradlib.GradlibError, match=r"the model adds 1 loss term\(s\) of its own during its call \(a "
+                                                   r"layer that calls add_loss in its call\)"):
+        per_example_gradients(model, x, y, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                              training=True)
