@@ -615,6 +615,12 @@ def _gate_width(cell: Any) -> int:
 
 
 def _takes_training(op: Any) -> bool:
+    """Whether Keras' functional runner gives ``op`` the model's training flag (replacing the one its call in the
+    graph was made with): every layer, whose ``_call_context_args`` hold ``training``, also one whose ``call`` takes
+    none (it passes the flag on to the layers it calls); otherwise an operation whose ``call`` takes it."""
+    context = getattr(op, "_call_context_args", None)
+    if context is not None:
+        return "training" in context
     call = getattr(op, "call", None)
     try:
         return call is not None and "training" in inspect.signature(call).parameters

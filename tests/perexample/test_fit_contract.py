@@ -298,18 +298,27 @@ class Wrapper(L.Layer):
         return self.inner(x)
 
 
-def wrapped_model(inner):
+def wrapped_model(inner, recorded=None):
+    """Dense, the wrapper of ``inner``, Dense; ``recorded``: the training flag the wrapper's call in a functional
+    graph was made with (Keras' functional runner replaces it with the model's flag)."""
     keras.utils.set_random_seed(4)
-    return keras.Sequential([keras.Input((4,)), L.Dense(5), Wrapper(inner), L.Dense(3)])
+    if recorded is None:
+        return keras.Sequential([keras.Input((4,)), L.Dense(5), Wrapper(inner), L.Dense(3)])
+    x = keras.Input((4,))
+    return keras.Model(x, L.Dense(3)(Wrapper(inner)(L.Dense(5)(x), training=recorded)))
 
 
-@pytest.mark.parametrize("training, default", [(True, None), (False, True)], ids=["training", "inference"])
-def test_a_layer_inside_a_layer_without_a_training_argument_gets_the_models_flag(training, default):
+@pytest.mark.parametrize("training, default, recorded", [(True, None, None), (False, True, None), (True, None, False)],
+                         ids=["training", "inference", "recorded_otherwise"])
+def test_a_layer_inside_a_layer_without_a_training_argument_gets_the_models_flag(training, default, recorded):
     """gradlib walks the model's layers itself, outside the call context model(x, training=...) enters, so a layer
     inside one whose call takes no training argument never saw the flag: under training=True this doubling layer
     stayed off, and under training=False one defaulting to training mode stayed on. Both were refused as "the
-    backward pass mixes the examples" (a norm of 18.8 from the batch where it is 3.56 alone)."""
-    model = wrapped_model(Twice(default))
+    backward pass mixes the examples" (a norm of 18.8 from the batch where it is 3.56 alone). Keras' functional
+    runner gives every layer the model's flag, also one whose call takes none and one called with another flag
+    when the graph was built (``Wrapper(...)(h, training=False)``); gradlib kept that one's, and was refused so
+    again (a norm of 2.91 from the batch where it is 6.39 alone)."""
+    model = wrapped_model(Twice(default), recorded)
     x, y = np.random.default_rng(0).normal(size=(5, 4)).astype("float32"), np.array([0, 2, 1, 1, 0])
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     losses, norms = loop(model, x, y, loss, training)
@@ -321,11 +330,13 @@ def test_a_layer_inside_a_layer_without_a_training_argument_gets_the_models_flag
         np.testing.assert_allclose(gradlib.scan(model, (x, y), loss=loss, batch_size=5).norms, norms, rtol=1e-5)
 
 
-def test_a_dropout_inside_a_layer_without_a_training_argument_draws_under_training_true():
+@pytest.mark.parametrize("recorded", [None, False], ids=["sequential", "recorded_otherwise"])
+def test_a_dropout_inside_a_layer_without_a_training_argument_draws_under_training_true(recorded):
     """Silently wrong before: the Dropout in the wrapper never saw training=True, so every loss was the model's at
     inference ([0.992, 0.879, 1.25, ...], where a loop's Dropout of 0.9 gave [1.10, 1.10, 1.55, ...]), under a
-    warning that they came from one random draw."""
-    model = wrapped_model(L.Dropout(0.5))
+    warning that they came from one random draw; and so again where the wrapper's call in the graph was made with
+    training=False, which Keras' functional runner replaces with the model's flag."""
+    model = wrapped_model(L.Dropout(0.5), recorded)
     x, y = np.random.default_rng(0).normal(size=(6, 4)).astype("float32"), np.arange(6) % 3
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     at_inference, _ = loop(model, x, y, loss, False)
