@@ -315,23 +315,26 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
             for v, g in zip(model.trainable_variables, grads)]
 
 
-def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
+def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> tf.Tensor:
     """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as
     model.fit reduces a batch of one (the sum for a reduction in ``_SUMMED``, otherwise the mean); a callable's
     values; for a ``PerOutputLoss``, the weighted sum of each output's.
 
     A Keras loss applies the Keras mask of ``y_pred`` (``Masking``, ``Embedding(mask_zero=True)``) as
     ``loss(y_true, y_pred)`` does on a batch of one example: the mean over that example's unmasked elements
-    (0 when it has none), or their sum for a reduction in ``_SUMMED``.
+    (0 when it has none), or their sum for a reduction in ``_SUMMED``. ``added``: the loss is one of several
+    outputs' that Keras adds (``_refuse_broadcast``).
     """
     if isinstance(loss, _structure.PerOutputLoss):
-        return loss.total(y_true, y_pred, loss_vector)
+        return loss.total(y_true, y_pred, functools.partial(loss_vector, added=len(loss.losses) > 1))
     if isinstance(loss, keras.losses.Loss):
         mask = getattr(y_pred, "_keras_mask", None)   # read before any conversion drops it
         values = loss.call(keras.ops.convert_to_tensor(y_true, dtype=loss.dtype),
                            keras.ops.convert_to_tensor(y_pred, dtype=loss.dtype))
         mask = _both_masks(mask, getattr(values, "_keras_mask", None))
         values = tf.convert_to_tensor(values)
+        if added:
+            _refuse_broadcast(loss, values)
         summed = getattr(loss, "reduction", None) in _SUMMED   # model.fit sums a sequence's steps then, not averages
         if mask is not None:
             values = _masked_mean(values, mask, summed)
@@ -366,6 +369,25 @@ _SUMMED = ("sum", "none", None)
 _PARTS = ("The loss is also called on parts of the batch (its first examples, one example alone), so it must compute "
           "each example's loss from that example's y_true and y_pred only: a loss that reads an array of the whole "
           "batch (sample weights it closes over) cannot be split by example; put such weights in y instead")
+
+
+def _refuse_broadcast(loss: Any, values: tf.Tensor) -> None:
+    """Refuse an unreduced Keras loss (``reduction=None`` or ``"none"``) of several values per example added to other
+    outputs' losses: Keras' ``CompileLoss`` adds the outputs' losses with ``+``, which broadcasts each other output's
+    loss over those values, so model.fit's gradient counts it once per value (4 times beside a 4-step sequence's
+    unreduced loss: 8.59 where the steps summed and the other loss add up to 5.47, hunt 53)."""
+    if getattr(loss, "reduction", "") not in (None, "none") or values.shape.rank is None or values.shape.rank < 2:
+        return
+    per_example = values.shape[1:].num_elements()
+    if per_example == 1:
+        return
+    what = f"{per_example} values" if per_example is not None else "a number of values"
+    raise GradlibError(
+        f"per_example_gradients: the loss {getattr(loss, 'name', type(loss).__name__)!r} has reduction="
+        f"{loss.reduction!r} and returns {what} per example (shape {tuple(values.shape[1:])} after the batch), "
+        "beside the losses of other outputs; Keras adds the outputs' losses with broadcasting, so model.fit counts "
+        "each other output's loss once per value of this one. Give this loss reduction='sum' (each example's values "
+        "summed, as model.fit differentiates them) or 'sum_over_batch_size'")
 
 
 def _alone(values: np.ndarray) -> np.ndarray:

@@ -367,3 +367,20 @@ def test_a_loss_added_in_training_mode_only_is_refused_also_beside_a_random_laye
                                                    r"layer that calls add_loss in its call\)"):
         per_example_gradients(model, x, y, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                               training=True)
+
+
+def test_an_unreduced_sequence_loss_beside_another_outputs_loss_is_refused():
+    """Keras adds the outputs' losses with +: beside an unreduced 4-step loss, another output's loss is broadcast over
+    the 4 steps, and model.fit's gradient counts it 4 times (example 0 alone: 8.59, where gradlib answered 2.15, the
+    steps averaged; summed, they give 5.47). Refused by name, with the reductions that add it once."""
+    keras.utils.set_random_seed(0)
+    x = keras.Input((4,), dtype="int32")
+    h = L.Embedding(6, 3)(x)
+    model = keras.Model(x, {"tags": L.Dense(3, name="tags")(h), "reg": L.Dense(2, name="reg")(L.Flatten()(h))})
+    tags = keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+    model.compile(loss={"tags": tags, "reg": "mse"})
+    rng = np.random.default_rng(0)
+    xs, y = rng.integers(0, 6, size=(5, 4)), {"tags": rng.integers(0, 3, size=(5, 4)), "reg": rng.normal(size=(5, 2))}
+    with pytest.raises(gradlib.GradlibError, match=r"the loss 'sparse_categorical_crossentropy' has reduction='none' and "
+                                                   r"returns 4 values per example .*reduction='sum'"):
+        per_example_gradients(model, xs, y)
