@@ -599,7 +599,7 @@ def _call_context(model: Any, training: bool):
     """
     previous = _keras_state.get_global_attribute("current_call_ctx")
     context = _CallContext(entry_layer=model)
-    context.set_value("training", training)
+    context.training = training   # what CallContext.get_value("training") reads (an attribute in Keras 3.10 too)
     _keras_state.set_global_attribute("current_call_ctx", context)
     model._clear_losses()
     try:
@@ -904,28 +904,19 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     k = min(PROBE_EXAMPLES, _structure.batch_size(x))
     mode = training and not _random_layers(model)
     xk, yk = _structure.rows(x, 0, k), _structure.rows(y, 0, k)
-
-    def attempt(fn, xb):
-        try:
-            return fn()
-        except GradlibError:
-            raise
-        except Exception as exc:   # noqa: BLE001 - the user's model or loss failed: say so, with its message
-            raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
-                               f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
-
     if training and not mode:   # a loss added in training mode only (model.fit's): the probe below runs at inference
-        attempt(lambda: model(xk, training=True), xk)
+        _attempt(lambda: model(xk, training=True), xk)
         _refuse_added_losses(model)
-    pred = attempt(lambda: model(xk, training=mode), xk)
+    pred = _attempt(lambda: model(xk, training=mode), xk)
     _refuse_added_losses(model)
-    joint = _probe_losses(lambda: attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk), k, x)
+    joint = _probe_losses(lambda: _attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk), k, x)
     if joint.shape != (k,):
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
     if k < 2:
         return
-    rows = np.concatenate([_alone(attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), tf.nest.map_structure(
-        lambda t: _example(t, i), pred)).numpy(), xk)) for i in range(k)])
+    rows = np.concatenate([_alone(_attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1),
+                                                               tf.nest.map_structure(lambda t: _example(t, i), pred)
+                                                               ).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, rows)
     if i is not None:
         outputs = tf.nest.flatten(pred)
@@ -937,10 +928,10 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
             f"y has {_shapes(y)} and the model's output {_shapes(pred)}: the loss broadcasts one against the "
             f"other. Give y the shape the loss expects ({target}or labels with a loss for labels such as "
             "SparseCategoricalCrossentropy)")
-    alone = np.concatenate([_alone(attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
+    alone = np.concatenate([_alone(_attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
         _structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, alone)
-    again = _first_gap(joint, attempt(lambda: loss_vector(loss, yk, model(xk, training=True)).numpy(), xk)) \
+    again = _first_gap(joint, _attempt(lambda: loss_vector(loss, yk, model(xk, training=True)).numpy(), xk)) \
         if i is not None and mode else None
     if again is not None:
         raise GradlibError(
@@ -953,6 +944,17 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")
     _check_backward(model, loss, xk, yk, mode)
+
+
+def _attempt(fn: Callable[[], Any], xb: Any) -> Any:
+    """``fn()``, the user's model or loss run by the probe: a failure is said, with its message and the shapes."""
+    try:
+        return fn()
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's model or loss failed: say so, with its message
+        raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
+                           f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
 
 def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> None:
