@@ -266,19 +266,20 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     if random and fallback:   # one random draw per example: its whole gradient comes from the loop's pass
         claimed, fallback = [], list(model.trainable_variables)
     dz = tape.gradient(total, [c.z for c in claimed], unconnected_gradients=tf.UnconnectedGradients.ZERO)
-    alone, looped = _one_by_one(model, loss, x, y, fallback, training, gradients, losses.dtype)
+    acc = _accumulated(losses.dtype)
+    alone, looped = _one_by_one(model, loss, x, y, fallback, training, gradients, losses.dtype, acc)
     if random and fallback:
         losses = alone
     if gradients:
         by_variable = {id(v): j for v, j in zip(fallback, looped)}
         for c, g in zip(claimed, dz):
             by_variable.update(zip(map(id, c.rule.variables(c.layer)), c.rule.gradients(c.layer, c.a, g)))
-        grads = [tf.cast(by_variable[id(v)], losses.dtype) for v in model.trainable_variables]
+        grads = [tf.cast(by_variable[id(v)], acc) for v in model.trainable_variables]
         norm_sq = tf.add_n([_row_sq(t) for t in grads])
     else:
         grads = None
         terms = [c.rule.norm_sq(c.layer, c.a, g) for c, g in zip(claimed, dz)] + looped
-        norm_sq = tf.add_n([tf.cast(t, losses.dtype) for t in terms])
+        norm_sq = tf.add_n([tf.cast(t, acc) for t in terms])
     check = _check_pair(model, loss, x, y, training, random, losses, alone if fallback else None, verify)
     plan = _route(model, recorder, claimed, fallback, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan, check
@@ -430,7 +431,7 @@ def _row_sq(t: tf.Tensor) -> tf.Tensor:
 
 
 def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, training: bool, gradients: bool,
-                dtype: tf.DType) -> tuple[tf.Tensor | None, list[tf.Tensor]]:
+                dtype: tf.DType, acc: tf.DType) -> tuple[tf.Tensor | None, list[tf.Tensor]]:
     """Each example run alone, as a batch of one, in a ``tf.while_loop``: ``(its losses, [terms])``.
 
     The terms are, for ``variables``, each example's gradients (``gradients``) or its squared norm: exactly the
@@ -438,6 +439,7 @@ def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, tr
     batch per example (memory ``B^2`` times an example's activations: +6.8 GB for a SimpleRNN of 1,411 weights
     at B = 512) and its rule for grouped convolutions gave kernel gradients 130-160% off. Here memory is the
     gradients returned plus ``PARALLEL_EXAMPLES`` examples' passes in flight. ``(None, [])`` without variables.
+    The losses come in ``dtype``, the terms in ``acc`` (``_accumulated``).
     """
     if not variables:
         return None, []
@@ -447,15 +449,23 @@ def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, tr
         with tf.GradientTape() as tape:
             value = tf.cast(loss_vector(loss, yi, model(xi, training=training))[0], dtype)
         grads = tape.gradient(value, variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-        grads = [tf.cast(tf.convert_to_tensor(g), dtype) for g in grads]   # an Embedding's come as IndexedSlices
+        grads = [tf.cast(tf.convert_to_tensor(g), acc) for g in grads]   # an Embedding's come as IndexedSlices
         if gradients:
             return (value, *grads)
         return value, tf.add_n([tf.reduce_sum(tf.square(g)) for g in grads])
 
     shapes = [tuple(v.shape) for v in variables] if gradients else [()]
-    signature = (tf.TensorSpec((), dtype), *(tf.TensorSpec(shape, dtype) for shape in shapes))
+    signature = (tf.TensorSpec((), dtype), *(tf.TensorSpec(shape, acc) for shape in shapes))
     out = tf.map_fn(one, (x, y), fn_output_signature=signature, parallel_iterations=PARALLEL_EXAMPLES)
     return out[0], list(out[1:])
+
+
+def _accumulated(dtype: tf.DType) -> tf.DType:
+    """The dtype of the gradients and norms: the losses', at least 32 bits. A half-precision loss (a loss function
+    computing in a mixed_float16 model's float16) had them summed in float16: squared norms overflowed past 65,504,
+    and the rest lost the digits the backward check compares (17.1406 from the batch where 17.1499 alone: refused
+    as a backward pass that mixes the examples, hunt 53); the variables themselves are float32."""
+    return tf.float32 if dtype.size < 4 else dtype
 
 
 def _alone_losses(model: Any, loss: Any, x: Any, y: tf.Tensor, training: bool) -> tf.Tensor:

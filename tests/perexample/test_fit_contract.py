@@ -384,3 +384,29 @@ def test_an_unreduced_sequence_loss_beside_another_outputs_loss_is_refused():
     with pytest.raises(gradlib.GradlibError, match=r"the loss 'sparse_categorical_crossentropy' has reduction='none' and "
                                                    r"returns 4 values per example .*reduction='sum'"):
         per_example_gradients(model, xs, y)
+
+
+def test_a_half_precision_loss_has_its_norms_and_gradients_in_float32():
+    """A loss computing in a mixed_float16 model's float16 output had its norms summed and its gradients kept in
+    float16: the norms lost the digits the backward check compares (161.25 from the batch where 161.19 alone), and
+    past 65,504 a squared norm was inf (inf where 632.47 alone): the call was refused as a backward pass that mixes
+    the examples."""
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        keras.utils.set_random_seed(0)
+        model = keras.Sequential([keras.Input((3,)), L.Dense(4, activation="tanh"), L.Dense(1)])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    x = np.random.default_rng(0).normal(size=(5, 3)).astype("float32")
+    y = np.array([[200.0], [0.5], [-150.0], [1.0], [2.0]], np.float32)   # losses below 65,504
+
+    def half(y_true, y_pred):
+        return tf.reduce_mean(tf.square(tf.cast(y_true, y_pred.dtype) - y_pred), axis=-1)
+
+    losses, norms = loop(model, x, y, half)
+    r = per_example_gradients(model, x, y, loss=half)
+    assert r.losses.dtype == np.float16 and r.norms.dtype == np.float32
+    assert all(g.dtype == np.float32 for g in r.gradients)
+    assert norms.max() ** 2 > 65504   # a squared norm past float16's largest number
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-3)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-3)
