@@ -328,6 +328,8 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> 
     """
     if isinstance(loss, _structure.PerOutputLoss):
         return loss.total(y_true, y_pred, functools.partial(loss_vector, added=len(loss.losses) > 1))
+    if isinstance(loss, _structure.CompiledFunction):   # model.compile's wrapper around a loss function
+        loss = loss.wrapper()
     if isinstance(loss, keras.losses.Loss):
         mask = getattr(y_pred, "_keras_mask", None)   # read before any conversion drops it
         values = loss.call(keras.ops.convert_to_tensor(y_true, dtype=loss.dtype),
@@ -415,6 +417,9 @@ def _masked_mean(values: tf.Tensor, mask: Any, summed: bool = False) -> tf.Tenso
         weights = tf.squeeze(weights, -1)
     elif rank == mask_rank + 1 and values.shape[-1] == 1:
         values = tf.squeeze(values, -1)
+    elif rank < mask_rank:   # one value per example (a function's own mean) weighs each unmasked step alike
+        values = tf.broadcast_to(tf.reshape(values, tf.concat([tf.shape(values), tf.ones([mask_rank - rank], tf.int32)],
+                                                              0)), tf.shape(weights))
     weights = tf.broadcast_to(weights, tf.shape(values))
     axes = list(range(1, values.shape.rank))
     if not axes:

@@ -410,3 +410,53 @@ def test_a_half_precision_loss_has_its_norms_and_gradients_in_float32():
     assert norms.max() ** 2 > 65504   # a squared norm past float16's largest number
     np.testing.assert_allclose(r.losses, losses, rtol=1e-3)
     np.testing.assert_allclose(r.norms, norms, rtol=1e-3)
+
+
+def compiled_loop(model, x, y):
+    """Each example's loss as model.fit computes it from the compiled loss (model.compute_loss on a batch of one), and
+    its gradient norm."""
+    out = []
+    for i in range(len(x)):
+        with tf.GradientTape() as tape:
+            value = model.compute_loss(x=x[i:i + 1], y=y[i:i + 1], y_pred=model(x[i:i + 1], training=False))
+        grads = tape.gradient(value, model.trainable_variables)
+        out.append((float(value), float(np.sqrt(sum(np.square(tf.convert_to_tensor(g).numpy()).sum() for g in grads)))))
+    return np.array(out).T
+
+
+def per_step(y_true, y_pred):
+    return keras.losses.sparse_categorical_crossentropy(y_true, y_pred, from_logits=True)
+
+
+def squared(y_true, y_pred):
+    return tf.reduce_mean(tf.square(tf.cast(y_true, y_pred.dtype) - y_pred), axis=-1)
+
+
+def test_a_loss_function_a_model_was_compiled_with_is_wrapped_as_model_compile_wraps_it():
+    """model.compile wraps a loss function in Keras' LossFunctionWrapper: its values per step are averaged (over the
+    unmasked steps under a mask), and a float16 output is cast to float32 first. Taken bare, the tagger's function of
+    one value per step was refused ("needs one loss per example"), and on a mixed_float16 model's float16 output the
+    losses were computed in float16, silently ([6.555, 0.0772, 20.53] where model.fit's are [6.5602, 0.077191,
+    20.537])."""
+    model = sequence_tagger(mask_zero=True)
+    model.compile(loss=per_step)
+    x = np.array([[1, 2, 3, 4], [5, 1, 0, 0], [2, 2, 2, 0], [0, 0, 0, 0]], np.int32)
+    y = np.array([[0, 1, 2, 0], [1, 1, 0, 0], [2, 0, 1, 2], [0, 2, 2, 1]])
+    losses, norms = compiled_loop(model, x, y)
+    r = per_example_gradients(model, x, y)
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        keras.utils.set_random_seed(0)
+        model = keras.Sequential([keras.Input((3,)), L.Dense(4, activation="tanh"), L.Dense(1)])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    model.compile(loss=squared)
+    x = np.random.default_rng(1).normal(size=(5, 3)).astype("float32")
+    y = np.array([[3.0], [0.5], [-4.0], [1.0], [2.0]], np.float32)
+    losses, norms = compiled_loop(model, x, y)
+    r = per_example_gradients(model, x, y)
+    assert r.losses.dtype == np.float32
+    np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
