@@ -24,6 +24,7 @@ gradients and is refused.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -51,6 +52,12 @@ from .._callable._updates import refuse_updating
 from .._callable._state import plain_model
 from .._foundations._runtime import returns_numpy
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids
+
+try:   # Keras' call context: how a model's training flag reaches the layers inside a layer that takes none (private)
+    from keras.src.backend.common import global_state as _keras_state
+    from keras.src.layers.layer import CallContext as _CallContext
+except ImportError:   # pragma: no cover - a Keras that moved it: every model is one opaque call (the loop: right)
+    _keras_state = _CallContext = None
 
 __all__ = ["PROBE_EXAMPLES", "PerExampleResult", "Route", "check_first_examples", "check_floats", "check_independent",
            "loss_vector", "per_example_gradients", "per_example_terms", "weighted_gradient"]
@@ -141,7 +148,9 @@ class PerExampleResult:
 
     def mean(self) -> list[np.ndarray]:
         """The batch gradient ``model.fit`` takes, per variable: the mean of the per-example gradients (the gradient
-        of the mean loss) plus ``regularization``."""
+        of the mean loss) plus ``regularization``. That is model.fit's for a loss that averages over the batch (Keras'
+        default ``reduction="sum_over_batch_size"``); one reduced by ``"sum"`` (or not at all) gives model.fit the
+        sum of the per-example gradients, ``B`` times this mean."""
         return self.clipped_mean(np.inf)
 
 
@@ -161,7 +170,7 @@ def per_example_gradients(model: Any, x: Any, y: Any, *, loss: Any = None, loss_
             input name, as ``model.fit`` takes them.
         y: the targets, ``(B, ...)``; for a model with several outputs a list or a dict keyed by output name.
         loss: a Keras loss object (its unreduced values, reduced over any axes after the batch axis as the loss
-            reduces a batch of one: summed for ``reduction="sum"``, averaged otherwise), a callable
+            reduces a batch of one: summed for ``reduction="sum"`` or none, averaged otherwise), a callable
             ``(y_true, y_pred) -> (B,)``, a Keras loss name (``"sparse_categorical_crossentropy"``), or one of
             these per output (a list, or a dict keyed by output name). ``None``: the loss the model was compiled
             with (refused for a model whose class overrides ``train_step`` or ``compute_loss``).
@@ -249,7 +258,7 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     """
     recorder = _Recorder(training)
     with tf.GradientTape(persistent=True) as tape:
-        outputs = recorder.run(model, x)
+        outputs = recorder.forward(model, x)
         losses = recorder.read(lambda: loss_vector(loss, y, outputs))   # a loss that reads a weight is a use
         total = tf.reduce_sum(losses)
     claimed, fallback = recorder.split(model)
@@ -257,19 +266,20 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     if random and fallback:   # one random draw per example: its whole gradient comes from the loop's pass
         claimed, fallback = [], list(model.trainable_variables)
     dz = tape.gradient(total, [c.z for c in claimed], unconnected_gradients=tf.UnconnectedGradients.ZERO)
-    alone, looped = _one_by_one(model, loss, x, y, fallback, training, gradients, losses.dtype)
+    acc = _accumulated(losses.dtype)
+    alone, looped = _one_by_one(model, loss, x, y, fallback, training, gradients, losses.dtype, acc)
     if random and fallback:
         losses = alone
     if gradients:
         by_variable = {id(v): j for v, j in zip(fallback, looped)}
         for c, g in zip(claimed, dz):
             by_variable.update(zip(map(id, c.rule.variables(c.layer)), c.rule.gradients(c.layer, c.a, g)))
-        grads = [tf.cast(by_variable[id(v)], losses.dtype) for v in model.trainable_variables]
+        grads = [tf.cast(by_variable[id(v)], acc) for v in model.trainable_variables]
         norm_sq = tf.add_n([_row_sq(t) for t in grads])
     else:
         grads = None
         terms = [c.rule.norm_sq(c.layer, c.a, g) for c, g in zip(claimed, dz)] + looped
-        norm_sq = tf.add_n([tf.cast(t, losses.dtype) for t in terms])
+        norm_sq = tf.add_n([tf.cast(t, acc) for t in terms])
     check = _check_pair(model, loss, x, y, training, random, losses, alone if fallback else None, verify)
     plan = _route(model, recorder, claimed, fallback, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan, check
@@ -306,24 +316,29 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
             for v, g in zip(model.trainable_variables, grads)]
 
 
-def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
-    """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as it
-    reduces a batch of one (the sum for ``reduction="sum"``, otherwise the mean); a callable's values; for a
-    ``PerOutputLoss``, the weighted sum of each output's.
+def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> tf.Tensor:
+    """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as
+    model.fit reduces a batch of one (the sum for a reduction in ``_SUMMED``, otherwise the mean); a callable's
+    values; for a ``PerOutputLoss``, the weighted sum of each output's.
 
     A Keras loss applies the Keras mask of ``y_pred`` (``Masking``, ``Embedding(mask_zero=True)``) as
     ``loss(y_true, y_pred)`` does on a batch of one example: the mean over that example's unmasked elements
-    (0 when it has none), or their sum for ``reduction="sum"``.
+    (0 when it has none), or their sum for a reduction in ``_SUMMED``. ``added``: the loss is one of several
+    outputs' that Keras adds (``_refuse_broadcast``).
     """
     if isinstance(loss, _structure.PerOutputLoss):
-        return loss.total(y_true, y_pred, loss_vector)
+        return loss.total(y_true, y_pred, functools.partial(loss_vector, added=len(loss.losses) > 1))
+    if isinstance(loss, _structure.CompiledFunction):   # model.compile's wrapper around a loss function
+        loss = loss.wrapper()
     if isinstance(loss, keras.losses.Loss):
         mask = getattr(y_pred, "_keras_mask", None)   # read before any conversion drops it
         values = loss.call(keras.ops.convert_to_tensor(y_true, dtype=loss.dtype),
                            keras.ops.convert_to_tensor(y_pred, dtype=loss.dtype))
         mask = _both_masks(mask, getattr(values, "_keras_mask", None))
         values = tf.convert_to_tensor(values)
-        summed = getattr(loss, "reduction", None) == "sum"   # model.fit sums a sequence's steps then, not averages
+        if added:
+            _refuse_broadcast(loss, values)
+        summed = getattr(loss, "reduction", None) in _SUMMED   # model.fit sums a sequence's steps then, not averages
         if mask is not None:
             values = _masked_mean(values, mask, summed)
         elif values.shape.rank is not None and values.shape.rank > 1:
@@ -349,10 +364,33 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any) -> tf.Tensor:
     return values
 
 
+#: the reductions of a Keras loss under which model.fit sums an example's elements (a sequence's steps): ``"sum"``,
+#: and none at all (``None``, ``"none"``: Keras returns the values unreduced, and model.fit's ``tape.gradient``
+#: differentiates their sum; gradlib averaged them, a 4-step loss of 1.40 where model.fit's is 5.62)
+_SUMMED = ("sum", "none", None)
 #: why a loss may see fewer examples than the batch, and what it must be then
 _PARTS = ("The loss is also called on parts of the batch (its first examples, one example alone), so it must compute "
           "each example's loss from that example's y_true and y_pred only: a loss that reads an array of the whole "
           "batch (sample weights it closes over) cannot be split by example; put such weights in y instead")
+
+
+def _refuse_broadcast(loss: Any, values: tf.Tensor) -> None:
+    """Refuse an unreduced Keras loss (``reduction=None`` or ``"none"``) of several values per example added to other
+    outputs' losses: Keras' ``CompileLoss`` adds the outputs' losses with ``+``, which broadcasts each other output's
+    loss over those values, so model.fit's gradient counts it once per value (4 times beside a 4-step sequence's
+    unreduced loss: 8.59 where the steps summed and the other loss add up to 5.47, hunt 53)."""
+    if getattr(loss, "reduction", "") not in (None, "none") or values.shape.rank is None or values.shape.rank < 2:
+        return
+    per_example = values.shape[1:].num_elements()
+    if per_example == 1:
+        return
+    what = f"{per_example} values" if per_example is not None else "a number of values"
+    raise GradlibError(
+        f"per_example_gradients: the loss {getattr(loss, 'name', type(loss).__name__)!r} has reduction="
+        f"{loss.reduction!r} and returns {what} per example (shape {tuple(values.shape[1:])} after the batch), "
+        "beside the losses of other outputs; Keras adds the outputs' losses with broadcasting, so model.fit counts "
+        "each other output's loss once per value of this one. Give this loss reduction='sum' (each example's values "
+        "summed, as model.fit differentiates them) or 'sum_over_batch_size'")
 
 
 def _alone(values: np.ndarray) -> np.ndarray:
@@ -379,6 +417,9 @@ def _masked_mean(values: tf.Tensor, mask: Any, summed: bool = False) -> tf.Tenso
         weights = tf.squeeze(weights, -1)
     elif rank == mask_rank + 1 and values.shape[-1] == 1:
         values = tf.squeeze(values, -1)
+    elif rank < mask_rank:   # one value per example (a function's own mean) weighs each unmasked step alike
+        values = tf.broadcast_to(tf.reshape(values, tf.concat([tf.shape(values), tf.ones([mask_rank - rank], tf.int32)],
+                                                              0)), tf.shape(weights))
     weights = tf.broadcast_to(weights, tf.shape(values))
     axes = list(range(1, values.shape.rank))
     if not axes:
@@ -395,7 +436,7 @@ def _row_sq(t: tf.Tensor) -> tf.Tensor:
 
 
 def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, training: bool, gradients: bool,
-                dtype: tf.DType) -> tuple[tf.Tensor | None, list[tf.Tensor]]:
+                dtype: tf.DType, acc: tf.DType) -> tuple[tf.Tensor | None, list[tf.Tensor]]:
     """Each example run alone, as a batch of one, in a ``tf.while_loop``: ``(its losses, [terms])``.
 
     The terms are, for ``variables``, each example's gradients (``gradients``) or its squared norm: exactly the
@@ -403,6 +444,7 @@ def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, tr
     batch per example (memory ``B^2`` times an example's activations: +6.8 GB for a SimpleRNN of 1,411 weights
     at B = 512) and its rule for grouped convolutions gave kernel gradients 130-160% off. Here memory is the
     gradients returned plus ``PARALLEL_EXAMPLES`` examples' passes in flight. ``(None, [])`` without variables.
+    The losses come in ``dtype``, the terms in ``acc`` (``_accumulated``).
     """
     if not variables:
         return None, []
@@ -412,15 +454,23 @@ def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, tr
         with tf.GradientTape() as tape:
             value = tf.cast(loss_vector(loss, yi, model(xi, training=training))[0], dtype)
         grads = tape.gradient(value, variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-        grads = [tf.cast(tf.convert_to_tensor(g), dtype) for g in grads]   # an Embedding's come as IndexedSlices
+        grads = [tf.cast(tf.convert_to_tensor(g), acc) for g in grads]   # an Embedding's come as IndexedSlices
         if gradients:
             return (value, *grads)
         return value, tf.add_n([tf.reduce_sum(tf.square(g)) for g in grads])
 
     shapes = [tuple(v.shape) for v in variables] if gradients else [()]
-    signature = (tf.TensorSpec((), dtype), *(tf.TensorSpec(shape, dtype) for shape in shapes))
+    signature = (tf.TensorSpec((), dtype), *(tf.TensorSpec(shape, acc) for shape in shapes))
     out = tf.map_fn(one, (x, y), fn_output_signature=signature, parallel_iterations=PARALLEL_EXAMPLES)
     return out[0], list(out[1:])
+
+
+def _accumulated(dtype: tf.DType) -> tf.DType:
+    """The dtype of the gradients and norms: the losses', at least 32 bits. A half-precision loss (a loss function
+    computing in a mixed_float16 model's float16) had them summed in float16: squared norms overflowed past 65,504,
+    and the rest lost the digits the backward check compares (17.1406 from the batch where 17.1499 alone: refused
+    as a backward pass that mixes the examples, hunt 53); the variables themselves are float32."""
+    return tf.float32 if dtype.size < 4 else dtype
 
 
 def _alone_losses(model: Any, loss: Any, x: Any, y: tf.Tensor, training: bool) -> tf.Tensor:
@@ -477,6 +527,14 @@ class _Recorder:
         self.reads: Counter = Counter()   # variable -> how many calls read it (a rule's own call included)
         self.floats = 0   # floats of one example's activations: every call's outputs, a recurrent layer's steps
 
+    def forward(self, model: Any, x: Any) -> Any:
+        """The model's outputs on ``x``, walked inside the call context ``model(x, training=...)`` enters
+        (``_call_context``); without Keras' call context to enter, the model is one opaque call."""
+        if _CallContext is None:   # pragma: no cover
+            return self.opaque(model, x)
+        with _call_context(model, self.training):
+            return self.run(model, x)
+
     def run(self, model: Any, x: Any) -> Any:
         if plain_model(model):   # its layers are its call; a class of one's own may compute anything in its call
             graph = getattr(model, "_functional", None) if isinstance(model, keras.Sequential) else model
@@ -488,6 +546,10 @@ class _Recorder:
                 for layer in model.layers:
                     x = self.call(layer, x)
                 return x
+        return self.opaque(model, x)
+
+    def opaque(self, model: Any, x: Any) -> Any:
+        """``model(x, training=...)`` as one call: all of its variables take the per-example loop."""
         _refuse_training_batchnorm(model, self.training)
         self.others.append(model)
         return self.read(lambda: model(x, training=self.training), model, x)
@@ -539,6 +601,28 @@ class _Recorder:
         return claimed, [v for v in model.trainable_variables if id(v) not in mine]
 
 
+@contextlib.contextmanager
+def _call_context(model: Any, training: bool):
+    """Keras' call context as ``model(x, training=training)`` enters it, for the walk through the model's layers.
+
+    Keras passes ``training`` only to a layer whose ``call`` takes it; a layer called inside another one's ``call``
+    reads it from this context. Walked without it, a Dropout inside a wrapper layer whose ``call`` takes no
+    ``training`` stayed at inference under ``training=True`` (every loss was ``model(x, training=False)``'s, under
+    a warning of one random draw), and a sublayer whose ``call`` defaults to ``training=True`` ran in training mode
+    under ``training=False`` (refused as batch mixing). As Keras does on entering, the model's added losses are
+    cleared; the previous context (``None`` outside any call) is restored after.
+    """
+    previous = _keras_state.get_global_attribute("current_call_ctx")
+    context = _CallContext(entry_layer=model)
+    context.training = training   # what CallContext.get_value("training") reads (an attribute in Keras 3.10 too)
+    _keras_state.set_global_attribute("current_call_ctx", context)
+    model._clear_losses()
+    try:
+        yield
+    finally:
+        _keras_state.set_global_attribute("current_call_ctx", previous)
+
+
 def _variable_key(v: Any) -> int:
     """One key for a Keras variable and the ``tf.Variable`` it wraps (what a tape's ``watched_variables`` gives)."""
     return id(v.value) if isinstance(v, keras.Variable) else id(v)
@@ -568,6 +652,12 @@ def _gate_width(cell: Any) -> int:
 
 
 def _takes_training(op: Any) -> bool:
+    """Whether Keras' functional runner gives ``op`` the model's training flag (replacing the one its call in the
+    graph was made with): every layer, whose ``_call_context_args`` hold ``training``, also one whose ``call`` takes
+    none (it passes the flag on to the layers it calls); otherwise an operation whose ``call`` takes it."""
+    context = getattr(op, "_call_context_args", None)
+    if context is not None:
+        return "training" in context
     call = getattr(op, "call", None)
     try:
         return call is not None and "training" in inspect.signature(call).parameters
@@ -829,25 +919,19 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     k = min(PROBE_EXAMPLES, _structure.batch_size(x))
     mode = training and not _random_layers(model)
     xk, yk = _structure.rows(x, 0, k), _structure.rows(y, 0, k)
-
-    def attempt(fn, xb):
-        try:
-            return fn()
-        except GradlibError:
-            raise
-        except Exception as exc:   # noqa: BLE001 - the user's model or loss failed: say so, with its message
-            raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
-                               f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
-
-    pred = attempt(lambda: model(xk, training=mode), xk)
+    if training and not mode:   # a loss added in training mode only (model.fit's): the probe below runs at inference
+        _attempt(lambda: model(xk, training=True), xk)
+        _refuse_added_losses(model)
+    pred = _attempt(lambda: model(xk, training=mode), xk)
     _refuse_added_losses(model)
-    joint = _probe_losses(lambda: attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk), k, x)
+    joint = _probe_losses(lambda: _attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk), k, x)
     if joint.shape != (k,):
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
     if k < 2:
         return
-    rows = np.concatenate([_alone(attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), tf.nest.map_structure(
-        lambda t: _example(t, i), pred)).numpy(), xk)) for i in range(k)])
+    rows = np.concatenate([_alone(_attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1),
+                                                               tf.nest.map_structure(lambda t: _example(t, i), pred)
+                                                               ).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, rows)
     if i is not None:
         outputs = tf.nest.flatten(pred)
@@ -859,10 +943,10 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
             f"y has {_shapes(y)} and the model's output {_shapes(pred)}: the loss broadcasts one against the "
             f"other. Give y the shape the loss expects ({target}or labels with a loss for labels such as "
             "SparseCategoricalCrossentropy)")
-    alone = np.concatenate([_alone(attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
+    alone = np.concatenate([_alone(_attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
         _structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, alone)
-    again = _first_gap(joint, attempt(lambda: loss_vector(loss, yk, model(xk, training=True)).numpy(), xk)) \
+    again = _first_gap(joint, _attempt(lambda: loss_vector(loss, yk, model(xk, training=True)).numpy(), xk)) \
         if i is not None and mode else None
     if again is not None:
         raise GradlibError(
@@ -875,6 +959,17 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")
     _check_backward(model, loss, xk, yk, mode)
+
+
+def _attempt(fn: Callable[[], Any], xb: Any) -> Any:
+    """``fn()``, the user's model or loss run by the probe: a failure is said, with its message and the shapes."""
+    try:
+        return fn()
+    except GradlibError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - the user's model or loss failed: say so, with its message
+        raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
+                           f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
 
 def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> None:

@@ -37,7 +37,7 @@ try:   # the wrapper model.compile puts around a loss function (squeezes y_true 
 except ImportError:   # pragma: no cover - a Keras that moved it: names are refused, loss objects still work
     LossFunctionWrapper = None
 
-__all__ = ["PerOutputLoss", "batch_size", "check_batch", "describe", "given_model", "leaves", "loss_state",
+__all__ = ["CompiledFunction", "PerOutputLoss", "batch_size", "check_batch", "describe", "given_model", "leaves", "loss_state",
            "model_state", "pick", "resolve_loss", "rows", "signature", "specs"]
 
 Nest = Any   # a tensor, or a list / dict of nests
@@ -66,13 +66,42 @@ class PerOutputLoss:
         return tf.add_n([tf.cast(v, values[0].dtype) for v in values])
 
 
+@dataclass(frozen=True)
+class CompiledFunction:
+    """A loss function (not a Keras loss object) a model was compiled with, as ``model.compile`` takes it: wrapped in
+    Keras' ``LossFunctionWrapper`` (``wrapper``), which casts the targets and predictions to its dtype (float32 for a
+    mixed_float16 model's float16 output), matches their ranks, and reduces the values after the batch axis as a Keras
+    loss does (a mean over a sequence's steps, over its unmasked ones under a Keras mask). Called bare, a function
+    returning a value per step was refused, and one on a float16 output computed in float16 (hunt 53)."""
+
+    fn: Callable
+
+    def wrapper(self) -> Any:
+        return _wrapped(self.fn)
+
+
+@functools.lru_cache(maxsize=64)
+def _wrapped(fn: Callable) -> Any:
+    """One ``LossFunctionWrapper`` per function, as ``model.compile`` makes it, so that the compiled steps are reused."""
+    return LossFunctionWrapper(fn, name=getattr(fn, "__name__", None))
+
+
+def _compiled_function(loss: Any) -> Any:
+    """A plain loss function of a compiled model as ``CompiledFunction``; anything else (a loss object, a name,
+    ``None``) as it is."""
+    if LossFunctionWrapper is None or isinstance(loss, (str, type, keras.losses.Loss)) or not callable(loss):
+        return loss
+    return CompiledFunction(loss)
+
+
 def loss_state(loss: Any) -> tuple:
     """The numbers and arrays each loss function reads besides its arguments (``gradlib._callable._state.fingerprint``).
 
     A traced per-batch step freezes them, so they belong in its cache key: ``lambda y, p: mse(y, p / T)`` with a
     global ``T`` changed between calls gave the losses and gradients of the old ``T``, silently.
     """
-    return tuple(fingerprint(one) for one in (loss.losses if isinstance(loss, PerOutputLoss) else (loss,)))
+    return tuple(fingerprint(one.fn if isinstance(one, CompiledFunction) else one)
+                 for one in (loss.losses if isinstance(loss, PerOutputLoss) else (loss,)))
 
 
 def model_state(model: Any) -> tuple:
@@ -235,7 +264,12 @@ def _compiled_loss(model: Any, loss_weights: Any, api: str) -> tuple[Any, Any]:
             loss_weights = model.get_compile_config().get("loss_weights")
         except (AttributeError, NotImplementedError, TypeError, ValueError):
             loss_weights = None
-    return _plain(loss), _plain(loss_weights)
+    loss = _plain(loss)
+    if isinstance(loss, dict):
+        loss = {k: _compiled_function(v) for k, v in loss.items()}
+    elif isinstance(loss, list):
+        loss = [_compiled_function(v) for v in loss]
+    return _compiled_function(loss), _plain(loss_weights)
 
 
 def _check_fit_hooks(model: Any, api: str) -> None:
@@ -282,7 +316,7 @@ def _per_output(value: Any, keys: list, names: list[str] | None, what: str, api:
 def _one_loss(loss: Any, api: str, shapes: Callable[[], tuple | None]) -> Any:
     if isinstance(loss, str):
         return _named_loss(loss, api, shapes)
-    if isinstance(loss, keras.losses.Loss) or (callable(loss) and not isinstance(loss, type)):
+    if isinstance(loss, (keras.losses.Loss, CompiledFunction)) or (callable(loss) and not isinstance(loss, type)):
         return loss
     raise ExpressionError(
         f"{api} needs loss= a Keras loss object, a callable (y_true, y_pred) -> (B,), a Keras loss name or one of "
