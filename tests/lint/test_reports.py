@@ -38,8 +38,8 @@ from fix_programs import (CORPUS, REPORT_FIXES, REPORTS, UNSEEN_37, UNSEEN_37B, 
                           UNSEEN_37N, UNSEEN_37N_CAUGHT, UNSEEN_37N_PREFIT, UNSEEN_37O, UNSEEN_37O_CAUGHT,
                           UNSEEN_37O_PREFIT, UNSEEN_37P, UNSEEN_37P_CAUGHT, UNSEEN_37P_PREFIT, UNSEEN_37Q,
                           UNSEEN_37Q_CAUGHT, UNSEEN_37Q_PREFIT, UNSEEN_37R, UNSEEN_37R_CAUGHT, UNSEEN_37R_LINT52,
-                          UNSEEN_37R_PREFIT, UNSEEN_37S, UNSEEN_37S_PREFIT, WRONG_REPORT_FIXES, Report,
-                          report_corrections, wrong_gradients)
+                          UNSEEN_37R_PREFIT, UNSEEN_37S, UNSEEN_37S_CAUGHT, UNSEEN_37S_PREFIT, WRONG_REPORT_FIXES,
+                          Report, report_corrections, wrong_gradients)
 
 from gradlib.lint import lint
 
