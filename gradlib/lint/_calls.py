@@ -173,6 +173,8 @@ def _regularization(it, model: Val, node: ast.AST) -> Val:
 def _model_attribute(model: Val, attr: str) -> Val:
     if attr in model.attrs:
         return _read_attribute(model.attrs[attr])
+    if attr == "optimizer" and model.attrs.get("__optimizer__") is not None:   # the one compile was given
+        return model.attrs["__optimizer__"]
     if attr == "layers" and model.attrs.get("__layer_list__") is not None:     # a Sequential of layers in sight
         return Val("seq", items=list(model.attrs["__layer_list__"]), text=f"{model.name or 'model'}.layers")
     method = _class_method(model, attr) if attr not in ("call", "__call__") else None
@@ -519,13 +521,62 @@ def _optimizer_method(it, opt: Val, name: str, args: list[Val], kwargs: dict, no
         stale = _stale_loss(it, loss, node)
         if stale is not None:
             it.report("GT013", node.lineno, node.col_offset, _stale_message(opt, loss, stale, node), None)
+    elif name in ("get_updates", "get_gradients") and ".train." not in opt.qual and _eager(it):
+        it.report("GT018", node.lineno, node.col_offset, _get_updates_message(opt, name, node), None)
     elif name == "apply_gradients" and args and not it.graph_mode:
         message = _unpaired_message(args[0], node, ".train." in opt.qual, traced)
         if message is not None:
             it.report("GT013", node.lineno, node.col_offset, message, None)
         elif ".train." not in opt.qual:
             _tensor_to_update(it, args[0], node)
+        if ".train." not in opt.qual and ".legacy." not in opt.qual:
+            _served(it, opt, args[0], node, traced)
+    elif name == "build":                   # built for variables given here: which ones is not followed
+        opt.attrs.setdefault("__served__", None)
     return _unknown_call(it, args, kwargs)
+
+
+def _served(it, opt: Val, given: Val, node: ast.Call, traced: bool) -> None:
+    """GT031 (tensorflow#27525): ``opt.apply_gradients(zip(grads, b.trainable_variables))`` after the same Keras
+    optimizer was first applied to the variables of other models only (a new model made in a loop, a GAN's two
+    networks): a Keras optimizer is built at its first apply for the variables given there and raises for any other.
+    Said only when both applies surely run (no branch, a loop of known passes), each is given the variables of models
+    made in sight, and the new model shares no layer with those the optimizer was built for."""
+    zipped = given.attrs.get("__zipped__")
+    leaves = flat(zipped[1]) if zipped is not None and len(zipped) == 2 else []
+    known = bool(leaves) and not it.uncertain and not it.alone and not it.graph_mode and all(
+        leaf.kind == "model" and not leaf.opaque and not leaf.attrs.get("foreign") and not leaf.attrs.get("__part__")
+        for leaf in leaves)
+    if "__served__" not in opt.attrs:
+        opt.attrs["__served__"] = (leaves, node.lineno, describe_text(zipped[1])) if known else None
+        return
+    served = opt.attrs["__served__"]
+    if served is None or not known:
+        return
+    held = {v.id for model in served[0] for v in _built.held_models(model, 200)}
+    new = [leaf for leaf in leaves if not any(v.id in held for v in _built.held_models(leaf, 200))]
+    if not new:
+        return
+    owner = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    fix = ("make a new optimizer with each new model, here, and a new tf.function with it (run again what defines "
+           "the step, or `tf.function(...)` again)" if traced else f"make one optimizer for each model (a new "
+           f"`{opt.text}` with this one)")
+    model = new[0]
+    line, col = (model.line, model.col) if model.line else (node.lineno, node.col_offset)
+    what = f"`{model.opname}(...)` makes" if model.opname else "this makes"
+    if model.sites:                         # made in a helper: said on the outermost call, where the model comes in
+        line, col, text = model.sites[0]
+        what = f"`{text[:40]}` makes"
+    it.report("GT031", line, col,
+              f"{what} a model whose variables `{ast.unparse(node)[:60]}` (line {node.lineno}) gives {owner}, after "
+              f"{owner} was first applied to those of another model ({served[2]}, line {served[1]}) that shares no "
+              f"layer with it: a Keras optimizer is built at its first apply_gradients for the variables given there, "
+              f"so Keras 3 (tf.keras from TensorFlow 2.16 on) raises ValueError (\"Unknown variable: <Variable "
+              f"path=...>. This optimizer can only be called for the variables it was originally built with. When "
+              f"working with a new set of variables, you should recreate a new optimizer instance.\"), and tf_keras "
+              f"raises KeyError (\"The optimizer cannot recognize variable ...\"). Fix: {fix}; or build it once for "
+              f"all the variables before the first step, `{owner}.build(a.trainable_variables + "
+              f"b.trainable_variables)`.")
 
 
 def _gradients(val: Val) -> bool:
@@ -704,6 +755,25 @@ def _eager_gradients_message(qual: str, node: ast.Call) -> str:
     return (f"`{name}(...)` runs eagerly here (TensorFlow 2 runs code outside a tf.function eagerly), and there it "
             f"raises RuntimeError (\"tf.gradients is not supported when eager execution is enabled\"). Use {instead}, "
             "or call it inside a function decorated with @tf.function.")
+
+
+def _get_updates_message(opt: Val, name: str, node: ast.Call) -> str:
+    """GT018: ``optimizer.get_updates(loss, params)`` (tensorflow#25472), TF1 Keras's graph-mode API, run eagerly."""
+    owner = ast.unparse(node.func.value)[:40] if isinstance(node.func, ast.Attribute) else "optimizer"
+    cls = opt.qual.rsplit(".", 1)[-1]
+    if ".legacy." in opt.qual:
+        raises = ("a legacy optimizer (tf_keras's) takes the gradients of a loss no tape recorded, so they are None "
+                  "and it raises ValueError (\"Variable ... has `None` for gradient\"); TensorFlow 2.0 raised "
+                  "RuntimeError (\"tf.gradients is not supported when eager execution is enabled\"), and tf.keras of "
+                  "TensorFlow 2.16 on (Keras 3) has no legacy optimizers at all (ImportError)")
+    else:
+        raises = (f"the optimizers of tf.keras (Keras 3 from TensorFlow 2.16 on, and tf_keras's from Keras 2.11 on) "
+                  f"have no {name}, so the call raises AttributeError (\"'{cls}' object has no attribute '{name}'\"); "
+                  f"under TensorFlow 2.0 it raised RuntimeError (\"tf.gradients is not supported when eager execution "
+                  f"is enabled\")")
+    return (f"`{owner}.{name}(...)` is the graph-mode API of TF1 Keras, called here eagerly: {raises}. Record the loss "
+            f"on a tape and apply its gradients: `with tf.GradientTape() as tape: loss = ...`, then `grads = "
+            f"tape.gradient(loss, params)` and `{owner}.apply_gradients(zip(grads, params))`.")
 
 
 #: names of gradient functions TensorFlow does not have -> the one meant (GT027); a call raises AttributeError
@@ -1587,6 +1657,10 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
             model.attrs.setdefault("__assigns__", []).append((value, node.lineno, node.col_offset,
                                                                ast.unparse(node)[:60], next(it.clock)))
         return Val("none")
+    if name == "compile":
+        _compiled(model, node, kwargs.get("optimizer", args[0] if args else None))
+    if name in _TRAINS:
+        _trained_without_a_loss(it, model, name, node)
     if name in ("compile", "fit", "summary", "build", "save", "save_weights"):
         return Val("none")
     if name in ("add", "pop"):                      # Sequential.add/pop: its list of layers changes
@@ -1600,6 +1674,49 @@ def _model_method(it, model: Val, name: str, args: list[Val], node: ast.Call, kw
                          {"trainable": kwargs.get("trainable", Val("py", attrs={"value": True}))}, node,
                          default_dtype="float")
     return _unknown_call(it, args, {}, model)
+
+
+#: a Keras model's methods that take a training step with the loss given to compile (GT030)
+_TRAINS = ("fit", "train_on_batch", "fit_generator")
+
+
+#: the optimizers ``compile`` takes by name -> their class (``model.optimizer`` is one of them, for GT018)
+_OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop", "adagrad": "Adagrad", "adadelta": "Adadelta",
+                    "adamax": "Adamax", "nadam": "Nadam", "ftrl": "Ftrl", "adamw": "AdamW"}
+
+
+def _compiled(model: Val, node: ast.Call, optimizer: Val | None) -> None:
+    """``model.compile(...)``: where, when it is given no loss (no ``loss=``, ``loss=None``, not two positional
+    arguments, no ``**options``), for GT030; a compile with a loss forgets an earlier one without. The optimizer
+    it is given, when known (a Keras optimizer made in sight, or its name), is what ``model.optimizer`` reads."""
+    named = _value(optimizer) if optimizer is not None and optimizer.kind == "py" else None
+    if isinstance(named, str) and named.lower() in _OPTIMIZER_NAMES:
+        qual = f"tf.keras.optimizers.{_OPTIMIZER_NAMES[named.lower()]}"
+        optimizer = Val("optimizer", node.lineno, node.col_offset, qual=qual, text=repr(named))
+    model.attrs["__optimizer__"] = optimizer if optimizer is not None and optimizer.kind == "optimizer" else None
+    loss = next((k.value for k in node.keywords if k.arg in ("loss", None)), None)
+    given = len(node.args) >= 2 or any(isinstance(a, ast.Starred) for a in node.args) or loss is not None \
+        and not (isinstance(loss, ast.Constant) and loss.value is None)
+    model.attrs["__no_loss__"] = None if given else (node.lineno, node.col_offset, ast.unparse(node)[:60])
+
+
+def _trained_without_a_loss(it, model: Val, name: str, node: ast.Call) -> None:
+    """GT030 (keras-team/keras#15420): ``model.fit(...)`` of a model last compiled with no loss, whose ``losses`` are
+    surely empty (a Sequential or functional model of known layers with no regularizer, no ``add_loss`` in the
+    source): Keras has nothing to differentiate and raises."""
+    where = model.attrs.get("__no_loss__")
+    if where is None or not _built.no_losses(model) or _adds_losses(it):
+        return
+    owner = model.name or "model"
+    it.report("GT030", where[0], where[1],
+              f"`{where[2]}` gives {owner} no loss, and its layers add none (no regularizer, no add_loss), so "
+              f"`{owner}.{name}(...)` on line {node.lineno} has nothing to differentiate: Keras 3 (tf.keras from "
+              f"TensorFlow 2.16 on) raises ValueError (\"No loss to compute. Provide a `loss` argument in "
+              f"`compile()`.\"), tf_keras raises ValueError (\"No loss found. You may have forgotten to provide a "
+              f"`loss` argument in the `compile()` method.\"), and TensorFlow 2.4 raised ValueError (\"No gradients "
+              f"provided for any variable\"). Pass the loss to compile, e.g. `{owner}.compile(optimizer=..., "
+              f"loss=\"mse\")` (or a loss function or object), or have a layer add one with `self.add_loss(...)`.",
+              None)
 
 
 _SYMBOLIC = ("inputs", "input", "outputs", "output")

@@ -288,14 +288,19 @@ RULES = (
          "value the target was computed from",
          _PRE + "x = tf.ones([2, 2])\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n"
          "    y = tf.constant([4.4])\ngrad = tape.gradient(y, x)\n"),
-    Rule("GT018", "tf.gradients or tf.hessians run eagerly",
+    Rule("GT018", "tf.gradients, tf.hessians or optimizer.get_updates run eagerly",
          "`tf.gradients(y, x)` (or `tf.hessians`, `tf.compat.v1.gradients`, `keras.backend.gradients`) in code that "
          "runs eagerly, outside a "
          "tf.function: TensorFlow 2 raises RuntimeError (\"tf.gradients is not supported when eager execution is "
-         "enabled\"). Said for code the module runs itself, not for a function whose caller is not in sight.",
-         "the `tf.gradients` call",
+         "enabled\"). Said for code the module runs itself, not for a function whose caller is not in sight. Also "
+         "a Keras optimizer's `get_updates(loss, params)` or `get_gradients(loss, params)`, TF1 Keras's graph-mode "
+         "API, run eagerly: the optimizers of tf.keras (Keras 3) and tf_keras (Keras 2.11 on) have no such method "
+         "(AttributeError: \"'Adam' object has no attribute 'get_updates'\"), a tf_keras legacy optimizer's raises "
+         "ValueError (\"... has `None` for gradient\"), TensorFlow 2.0's raised the RuntimeError above.",
+         "the `tf.gradients` (or `get_updates`) call",
          "record the computation on a `tf.GradientTape` and call `tape.gradient(y, x)` (nested tapes for a "
-         "Hessian), or call `tf.gradients` inside a function decorated with `@tf.function`",
+         "Hessian), or call `tf.gradients` inside a function decorated with `@tf.function`; for `get_updates`, "
+         "`optimizer.apply_gradients(zip(tape.gradient(loss, params), params))`",
          _PRE + "x = tf.constant([1.0, 2.0])\ny = x * x\ngrad = tf.gradients(y, x)\n"),
     Rule("GT019", "The model's symbolic Keras inputs watched",
          "`tape.watch(model.inputs)` (or `model.input`, `model.outputs`): those are the model's symbolic Keras "
@@ -432,6 +437,36 @@ RULES = (
          "with tf.GradientTape() as tape:\n    loss = tf.reduce_sum(model(tf.constant([[1, 2]])))\n"
          "grads = tape.gradient(loss, model.trainable_variables)\n"
          "grad = []\nfor i in range(len(grads)):\n    grad.append(grads[i] * 0.5)\n"),
+    Rule("GT030", "A Keras model compiled without a loss, then trained",
+         "`model.compile(optimizer=\"adam\")` with no `loss` (or `loss=None`), then `model.fit(...)` or "
+         "`model.train_on_batch(...)`, for a Sequential or functional model of known layers that add no loss of their "
+         "own (no regularizer, no `add_loss` anywhere in the source): there is nothing to differentiate, and Keras "
+         "raises ValueError (\"No loss to compute. Provide a `loss` argument in `compile()`.\"; tf_keras: \"No loss "
+         "found\"; TensorFlow 2.4: \"No gradients provided for any variable\"). Silent for a subclassed model, whose "
+         "own train_step or add_loss may give the loss.",
+         "the compile call",
+         "pass the loss to compile: `model.compile(optimizer=\"adam\", loss=\"mse\")` (a name, a loss function or a "
+         "`tf.keras.losses` object), or add it in a layer with `self.add_loss(...)`",
+         _PRE + "import numpy as np\n\nnet = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])\n"
+         "net.compile(optimizer=\"sgd\", metrics=[\"mae\"])\n"
+         "result = net.train_on_batch(np.ones((4, 3), \"float32\"), np.zeros((4, 2), \"float32\"))\n"),
+    Rule("GT031", "One Keras optimizer applied to the variables of another model",
+         "`opt.apply_gradients(zip(grads, b.trainable_variables))` after the same Keras optimizer was first applied "
+         "to the variables of another model, `a`, that shares no layer with `b` (one optimizer for a GAN's generator "
+         "and critic, or for a new model made on each pass of a loop, in a tf.function or not): a Keras optimizer is "
+         "built at its first apply_gradients for the variables given there, and Keras 3 raises ValueError (\"Unknown "
+         "variable: ... This optimizer can only be called for the variables it was originally built with\"); "
+         "tf_keras raises KeyError (\"The optimizer cannot recognize variable ...\"). Said only when both calls "
+         "surely run, with the variables of models made in sight; silent after `opt.build(...)`, for a legacy or "
+         "a tf.compat.v1 optimizer, and for a model sharing layers with the first (its variables are among them).",
+         "where the second model is made (the call that makes it, in the caller's code)",
+         "make one optimizer for each model (and, in a tf.function, a new tf.function with each new optimizer), or "
+         "build the optimizer once for all the variables: `opt.build(a.trainable_variables + b.trainable_variables)`",
+         _PRE + "import numpy as np\n\nx = np.ones((2, 3), \"float32\")\nopt = tf.keras.optimizers.SGD(0.1)\n"
+         "for units in (2, 4):\n    net = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])\n"
+         "    with tf.GradientTape() as tape:\n        loss = tf.reduce_sum(net(x))\n"
+         "    grad = tape.gradient(loss, net.trainable_variables)\n"
+         "    opt.apply_gradients(zip(grad, net.trainable_variables))\n"),
 )
 
 #: the same, by code (``"GT001"``)

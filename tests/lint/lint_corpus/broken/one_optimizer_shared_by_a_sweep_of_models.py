@@ -1,0 +1,18 @@
+import numpy as np
+import tensorflow as tf
+
+
+def make_net(width):
+    return tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(width, activation="relu"),
+                                tf.keras.layers.Dense(1)])
+
+
+batch = np.random.rand(8, 2).astype("float32")
+target = np.random.rand(8, 1).astype("float32")
+opt = tf.keras.optimizers.SGD(0.05, momentum=0.9)
+for width in (3, 5):
+    net = make_net(width)  # <- GT031
+    with tf.GradientTape() as tape:
+        error = tf.reduce_mean(tf.square(net(batch) - target))
+    result = tape.gradient(error, net.trainable_variables)
+    opt.apply_gradients(zip(result, net.trainable_variables))
