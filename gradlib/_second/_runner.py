@@ -39,7 +39,7 @@ from ._taylor import dense_layers
 
 __all__ = ["FORWARD_METHODS", "RANDOM_REPAIR", "SEVERAL_CALLS", "Outcome", "Request", "check_independent",
            "custom_gradient_refusal", "random_refusal",
-           "first_order_cut_error", "refuse_discrete_inputs", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
+           "first_order_cut_error", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
@@ -84,29 +84,6 @@ class Outcome:
     cost: str
     poisoning: Poisoning = Poisoning()
     jacobian_poisoning: Poisoning = Poisoning()     # of the first derivatives, ``jacobian``
-
-
-def refuse_discrete_inputs(api: str, fn: Any) -> None:
-    """Refuse a Keras model with an integer input (token ids, which an Embedding looks up), whatever dtype x has.
-
-    Ids are discrete: TensorFlow has no gradient through the lookup, and ids given as floats are cast back to
-    integers inside the model, so every first and second derivative came out exactly 0 (with a warning that
-    blamed ReLU or abs): a number, not an answer.
-    """
-    try:
-        inputs = list(getattr(fn, "inputs", None) or []) if hasattr(fn, "layers") else []
-    except (AttributeError, ValueError, TypeError):   # a subclassed model not built yet: it declares no inputs
-        return
-    for t in inputs:
-        dtype = tf.as_dtype(getattr(t, "dtype", None) or "float32")
-        if dtype.is_integer or dtype.is_bool:
-            name = str(getattr(t, "name", "x")).split(":")[0]
-            raise InputError(
-                f"{api} cannot differentiate this model by its input {name!r}: the model declares it {dtype.name} "
-                "(token ids, which an Embedding looks up), and ids are discrete: TensorFlow has no gradient through "
-                "the lookup, and ids given as floats are cast back to integers, so every second derivative would "
-                "be 0. Differentiate with respect to the embedded vectors instead (a model that starts at the "
-                "Embedding's output), or use gradlib.per_example_gradients for the weights")
 
 
 def shape_of(req: Request, outputs: int) -> _orders.Shape:
