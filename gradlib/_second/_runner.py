@@ -17,14 +17,14 @@ import logging
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable
 
 import numpy as np
 import tensorflow as tf
 
 from .._foundations._cache import LRUCache
-from .._callable._mixing import find_mixing, mixing_text
+from .._callable._mixing import find_mixing, held, held_outputs, held_refusal, mixing_text, moved_samples
 from .._callable._random import RANDOM, is_random
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
@@ -152,6 +152,7 @@ def run(req: Request, limits: Limits) -> Outcome:
                   f"{method!r} (which calls the model) computed this instead",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision, req.model is not None)
+        _check_held(req, method, out, s, precision, random, limits)
     if req.kind != "divergence":   # after the check: a model that mixes the batch is refused for that first
         refuse_first_order_cut(req.api, req.g, req.x.shape, req.x.dtype, req.key)
     value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
@@ -161,6 +162,25 @@ def run(req: Request, limits: Limits) -> Outcome:
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
                                                          "Keras Sequential of Dense layers taking each sample as "
                                                          "its input)"), poisoning, jacobian_poisoning)
+
+
+def _check_held(req: Request, method: str, out: dict, s: _orders.Shape, precision: str, random: bool,
+                limits: Limits) -> None:
+    """Refuse a batch whose first or last sample has another output (``out["held"]``: fn on ``_mixing.held``) and
+    other derivatives when the other samples move: ``method`` run again on that moved batch (the same shape:
+    the same trace), its first derivatives compared, and its second ones but for ``hutchinson`` (its probes are
+    drawn per sample). A batch statistic under ``tf.stop_gradient`` mixes the values only, which
+    ``check_independent`` cannot see (``_mixing``'s docstring). A random fn's calls differ anyway."""
+    if random:
+        return
+    keys = ("jacobian",) if method == "hutchinson" else ("jacobian", "value")
+    for b in moved_samples(out["y"], out["held"], precision):
+        moved = _execute(replace(req, x=held(req.x)), method, s, limits)[0]
+        refusal = held_refusal(req.api, b, np.concatenate([out[k][b].ravel() for k in keys]),
+                               np.concatenate([moved[k][b].ravel() for k in keys]), precision, "derivatives",
+                               "hessians")
+        if refusal:
+            raise BatchMixingError(refusal)
 
 
 def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tuple[dict, tuple[str, ...], str]:
@@ -413,6 +433,9 @@ def _refuse_python(req: Request, spec: tf.TensorSpec) -> None:
 
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):
     kernel = _kernel(req, method, use_pfor)
+    if method != "forward_laplacian":   # a Sequential of Dense layers cannot mix the batch; others: ``_check_held``
+        inner = kernel
+        kernel = lambda x: {**inner(x), "held": held_outputs(req.g, x, req.api)}  # noqa: E731
     start = time.perf_counter()
     concrete = trace(kernel, [spec])
     _TRACED.seconds = time.perf_counter() - start
