@@ -23,7 +23,7 @@ from ._state import objects_read
 from ._updates import refuse_updating
 
 __all__ = ["check_callable", "checked_tensor", "float_tensor", "given_form", "joined", "refuse_composite",
-           "refuse_stateful", "sample_batch", "several_inputs", "to_batch", "xs_form"]
+           "refuse_discrete_inputs", "refuse_stateful", "sample_batch", "several_inputs", "to_batch", "xs_form"]
 
 
 def check_callable(fn: Any, api: str, text: bool = False) -> None:
@@ -33,6 +33,31 @@ def check_callable(fn: Any, api: str, text: bool = False) -> None:
         raise InputError(f"{api} needs fn to be a callable (a Python function or a Keras model"
                          f"{', or function text' if text else ''}); got {type(fn).__name__}")
     refuse_stateful(fn, api)
+    refuse_discrete_inputs(fn, api)
+
+
+def refuse_discrete_inputs(fn: Any, api: str) -> None:
+    """Refuse a Keras model with an integer input (token ids, which an Embedding looks up), whatever dtype x has.
+
+    Ids are discrete: TensorFlow has no gradient through the lookup, and ids given as floats are cast back to
+    integers inside the model, so every first and second derivative came out exactly 0: second order said it with a
+    warning that blamed ReLU or abs, ``per_sample_gradients`` with none (hunt 54: an Embedding model on float ids
+    answered all-zero Jacobians), ``per_element_gradients`` with a warning that its own check had failed.
+    """
+    try:
+        inputs = list(getattr(fn, "inputs", None) or []) if hasattr(fn, "layers") else []
+    except (AttributeError, ValueError, TypeError):   # a subclassed model not built yet: it declares no inputs
+        return
+    for t in inputs:
+        dtype = tf.as_dtype(getattr(t, "dtype", None) or "float32")
+        if dtype.is_integer or dtype.is_bool:
+            name = str(getattr(t, "name", "x")).split(":")[0]
+            raise InputError(
+                f"{api} cannot differentiate this model by its input {name!r}: the model declares it {dtype.name} "
+                "(token ids, which an Embedding looks up), and ids are discrete: TensorFlow has no gradient through "
+                "the lookup, and ids given as floats are cast back to integers, so every derivative (first or "
+                "second) would be 0. Differentiate with respect to the embedded vectors instead (a model that starts "
+                "at the Embedding's output), or use gradlib.per_example_gradients for the weights")
 
 
 def refuse_stateful(fn: Any, api: str) -> None:

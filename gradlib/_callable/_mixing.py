@@ -5,17 +5,33 @@ Jacobians give, ``sum_k u[c, k] J[c, k, :]`` for each sample ``c``. A sample who
 sample's input breaks that equality (with probability one for a random ``u``): a layer that mixes the batch
 (BatchNormalization in training mode, a shift along the batch axis). Every per-sample API (first and second order,
 PDE residuals) asks this one check and words its first part the same (``mixing_text``).
+
+The projection sees only what the tape differentiates. A function that mixes the batch in its values alone (a batch
+statistic under ``tf.stop_gradient``: ``x / stop_gradient(std(x, axis=0))``) passes it, and batch_jacobian gave
+that batch's Jacobians, not each sample's (hunt 54: 1.889 where sample 3 alone gives 9.234, while method ``loop``
+refused the same function as mixing). So the compiled steps also call fn once more, on the batch with its first
+and last samples held and the others moved (``held``, ``held_outputs``: one forward pass); where a held sample's
+output changed (``moved_samples``), the API computes its derivatives in the moved batch and refuses if they differ
+(``held_refusal``). A value that moves with the batch while its derivatives do not
+(``x - stop_gradient(mean(x))``) is answered, and so is an output that depends on the batch's size (the moved batch
+has the same size).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
-from .._foundations._format import format_number
+import tensorflow as tf
 
-__all__ = ["MIXING_TOLERANCE", "PROJECTION_SEED", "Mixing", "find_mixing", "mixing_text"]
+from .._foundations._format import format_number
+from ._outputs import joined_outputs
+from ._state import same_output
+
+__all__ = ["MIXING_TOLERANCE", "PROJECTION_SEED", "Mixing", "held", "held_outputs", "held_refusal", "moved_samples",
+           "find_mixing", "mixing_text"]
 
 #: the projection check's tolerance, relative to the scale of the per-sample terms it sums (float32 rounding
 #: in sums over a few hundred terms stays below 1e-5; a BatchNormalization over 1,000 samples mixes at 1e-3).
@@ -70,3 +86,46 @@ def mixing_text(m: Mixing) -> str:
     return (f"the samples of the batch are not independent: the input of sample {m.sample} changes the output of "
             f"another sample (a random projection of dy/dx differs from the per-sample Jacobians by "
             f"{format_number(m.gap, 3)}, {scale})")
+
+
+def held(x: tf.Tensor) -> tf.Tensor:
+    """The batch with its first and its last sample as they are and every other sample moved halfway towards the
+    first (``x[c] / 2 + x[0] / 2``; of two samples, the second): another mean and spread, the same batch size, every
+    feature within the batch's own range, so a function that takes the batch takes this one. Traceable."""
+    b = tf.shape(x)[0]
+    rows = tf.range(b)
+    keep = (rows == 0) | ((rows == b - 1) & (b > 2))
+    return tf.where(tf.reshape(keep, tf.concat([[b], tf.ones([tf.rank(x) - 1], tf.int32)], 0)), x, x / 2 + x[:1] / 2)
+
+
+def held_outputs(fn: Callable, x: tf.Tensor, api: str) -> tf.Tensor:
+    """Traceable: fn's output on the batch with its first and last samples held and the others moved (``held``),
+    joined (``moved_samples`` compares the held samples' rows with the batch's own)."""
+    return joined_outputs(fn(held(x)), x.shape[0], api)
+
+
+def moved_samples(y: np.ndarray, moved: np.ndarray, dtype: str) -> list[int]:
+    """The held samples (the first, and the last of more than two) whose output changed when the other samples
+    moved (``moved``, from ``held_outputs``) beyond ``dtype``'s rounding (``_state.same_output``)."""
+    b = y.shape[0]
+    rows, moved = np.asarray(y).reshape(b, -1), np.asarray(moved).reshape(b, -1)
+    return [i for i in sorted({0, b - 1 if b > 2 else 0}) if not same_output(moved[i], rows[i], dtype)]
+
+
+def held_refusal(api: str, sample: int, given: np.ndarray, moved: np.ndarray, dtype: str, what: str,
+                 instead: str) -> str:
+    """``""`` where ``given`` (a sample's ``what``: its Jacobian, its Laplacian, in the batch as given) equals
+    ``moved`` (the same with the other samples moved: ``held``) within ``dtype``'s rounding, else the refusal, with
+    the API to use ``instead`` on the whole batch."""
+    given, moved = np.asarray(given, np.float64).ravel(), np.asarray(moved, np.float64).ravel()
+    if same_output(moved, given, dtype):
+        return ""
+    gap = np.abs(given - moved)
+    k = int(np.argmax(np.where(np.isfinite(gap), gap, -1.0)))
+    return (f"{api}: the samples of the batch are not independent: when the other samples move, sample {sample}'s "
+            f"output and its {what} change ({format_number(given[k], 4)} in the batch as given, "
+            f"{format_number(moved[k], 4)} with the others moved, where they differ most). fn mixes the batch "
+            "through a path the tape does not differentiate (a batch statistic under tf.stop_gradient, an integer "
+            "cast), which the backward check cannot see, so these derivatives belong to this batch, not to the "
+            "sample. Compute such a statistic outside fn and pass it in (as BatchNormalization in inference mode "
+            f"reads its moving statistics), or use gradlib.{instead} on the whole batch")

@@ -8,7 +8,8 @@ sample is checked, at the cost of one extra backward pass over the whole batch: 
 ``sum_k u[c, k] J[c, k, :]`` for each sample ``c``. Any sample whose output depends on another sample's
 input breaks that equality (with probability one for a random ``u``), so a layer that mixes the batch
 (BatchNormalization in training mode, a shift along the batch axis) raises ``BatchMixingError`` instead of
-giving a silently wrong answer.
+giving a silently wrong answer. A mixing the tape cannot see (a batch statistic under ``tf.stop_gradient``) is found
+by moving the other samples (``_check_held``, ``_callable._mixing``: one forward pass in the compiled step).
 
 A random fn (Dropout with ``training=True``: two calls on the first samples differ, asked once per function and
 sample shape, ``_callable._random``) is named in ``warnings``: the Jacobians are those of one call's draw. ``loop``
@@ -44,7 +45,8 @@ from .._foundations._errors import BatchMixingError, ExpressionError, GradlibErr
 from .._foundations._limits import LIMITS, Limits, largest_fitting
 from .._callable._forms import sample_batch
 from .._callable._labels import index_labels
-from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
+from .._callable._mixing import (PROJECTION_SEED, find_mixing, held, held_outputs, held_refusal, mixing_text,
+                                 moved_samples)
 from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
@@ -186,7 +188,7 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         y, jac, projection, used, compiled, precision, unchecked, tier, opaque = _compute(fn, xt, method, out_shape)
         unchecked = unchecked if check_independence else ""
         if check_independence and xt.shape[0] >= 2 and projection is not None:   # None: tiled checked its own
-            unchecked = _check_independent(jac, projection, precision)
+            unchecked = _checked_batch(fn, xt, y, jac, projection, precision, random)
         seconds = time.perf_counter() - start
     warnings = _warnings(xt, y, method, used) + _check_notes(unchecked, random, opaque)
     return PerSampleResult(y=y, jacobian=jac, method=used, compiled=compiled, seconds=seconds, warnings=warnings,
@@ -275,6 +277,33 @@ def _check_independent(jac: np.ndarray, projection: tuple[np.ndarray, np.ndarray
     return "" if finite else _NOT_FINITE
 
 
+def _checked_batch(fn: Callable, x: tf.Tensor, y: np.ndarray, jac: np.ndarray, projection: tuple, dtype: str,
+                   random: bool) -> str:
+    """Both checks of a batch: the backward projection (``_check_independent``, whose note is returned) and the
+    held samples (``_check_held``)."""
+    note = _check_independent(jac, projection[:2], dtype)
+    _check_held(fn, x, y, jac, projection[2], dtype, random)
+    return note
+
+
+def _check_held(fn: Callable, x: tf.Tensor, y: np.ndarray, jac: np.ndarray, ends: np.ndarray | None, dtype: str,
+                random: bool) -> None:
+    """Refuse a batch whose first or last sample has another output (``ends``: fn on ``_mixing.held(x)``) and
+    another Jacobian when the other samples move: a mixing through values the projection cannot see (``_mixing``'s
+    docstring). ``ends`` None: ``loop``, whose Jacobians are each sample's alone; a random fn's calls differ anyway."""
+    if ends is None or random:
+        return
+    for b in moved_samples(y, ends, dtype):
+        moved = held(x)
+        with tf.GradientTape() as tape:   # the rare path: one eager tape over the moved batch
+            tape.watch(moved)
+            row = tf.reshape(joined_outputs(fn(moved), int(x.shape[0]), API)[b], [-1])
+        moved_jac = tape.jacobian(row, moved, unconnected_gradients=tf.UnconnectedGradients.ZERO)[:, b]
+        refusal = held_refusal(API, b, jac[b], moved_jac.numpy(), dtype, "Jacobian", "per_element_gradients")
+        if refusal:
+            raise BatchMixingError(refusal)
+
+
 _NOT_FINITE = ("the samples' independence could only be checked where the probe's Jacobian is finite: it holds NaN "
                "or infinite values")
 
@@ -295,21 +324,21 @@ def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]
             if "KeyError: b'pyfunc_" not in str(exc):
                 raise
             _refuse_py_function("EagerPyFunc", method, out_shape)
-        return y, jac, _projection(fn, x), "loop", False, _eager_precision(fn, x), "", ("", True, False), ""
+        return y, jac, (*_projection(fn, x), None), "loop", False, _eager_precision(fn, x), "", ("", True, False), ""
     compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
     if used == "tiled":   # compiled: fn's own trace
         step = _guarded(lambda: _tiled_step(fn, x, out_shape, compiled.variables), x)
-        done = None if step.refused else _run_tiled(step, x, precision)
+        done = None if step.refused else _run_tiled(fn, step, x, precision)
         if done is not None:
             return (*done[:2], None, "tiled", True, precision, done[2], done[3], opaque)
         compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, "while_loop", out_shape), x)
-    y, jac, u, g = _guarded(lambda: [t.numpy() for t in compiled(x)], x)
+    y, jac, u, g, ends = _guarded(lambda: [t.numpy() for t in compiled(x)], x)
     if method == "tiled":   # the tiled check failed: batch_jacobian's check says whether the samples mix
         _check_independent(jac, (u, g), precision)
         raise GradlibError(f"{API}: method 'tiled' does not hold for this function: its Jacobians on the repeated "
                            "batch differ from the batch's own (an output that depends on the batch's size, or random "
                            "draws). Use method='auto' or 'while_loop'")
-    return y, jac, (u, g), used, True, precision, "", ("graph", True, False), opaque
+    return y, jac, (u, g, ends), used, True, precision, "", ("graph", True, False), opaque
 
 
 def _numpy_warning(name: str) -> tuple[str, ...]:
@@ -362,19 +391,20 @@ def _tiled_step(fn: Callable, x: tf.Tensor, out_shape: tuple[int, ...], variable
     return create() if key is None else _TILED_STEPS.get_or_create(key, create)
 
 
-def _run_tiled(step: _TiledStep, x: tf.Tensor, precision: str) -> tuple | None:
+def _run_tiled(fn: Callable, step: _TiledStep, x: tf.Tensor, precision: str) -> tuple | None:
     """``(y, J, warning, (compiled as, final, built))`` from the tiled pass when the batch was checked at the weights'
-    fingerprint it returns beside them, else from the checking step (the projection check, and the tiled ``y``
-    against ``fn(x)``); None when that fails."""
+    fingerprint it returns beside them, else from the checking step (the projection check, the tiled ``y`` against
+    ``fn(x)``, and the first and last samples with the others moved: ``_check_held``); None when that fails."""
     if step.last is not None:
         y, jac, fingerprint, compiled_as, note, built = _guarded(lambda: step.fast.run([x], []), x)
         if np.array_equal(fingerprint, step.last):
             return y, jac, note, (compiled_as, step.fast.settled, built)
-    y, jac, u, g, called, fingerprint = (t.numpy() for t in _guarded(lambda: step.checked(x), x))
+    y, jac, u, g, called, fingerprint, ends = (t.numpy() for t in _guarded(lambda: step.checked(x), x))
     mixing, finite = find_mixing(jac, u, g, precision)
     if mixing is not None or not same_output(y, called, precision):
         step.refused = True
         return None
+    _check_held(fn, x, y, jac, ends, precision, False)
     step.last = fingerprint if finite else None   # checked where finite only: checked again on the next call
     return y, jac, "" if finite else _NOT_FINITE, ("graph", step.fast.settled, False)
 
@@ -503,7 +533,8 @@ def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):
 
 
 def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
-    """``(y, J, u, g)``: the per-sample Jacobians, and the check's random cotangent ``u`` with ``g = u^T dy/dx``."""
+    """``(y, J, u, g, ends)``: the per-sample Jacobians, the check's random cotangent ``u`` with ``g = u^T dy/dx``,
+    and fn's output with the first and last samples held and the others moved (``_mixing.held_outputs``)."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = joined_outputs(fn(x), x.shape[0], API)
@@ -519,7 +550,7 @@ def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
     jac = tape.batch_jacobian(flat, x, unconnected_gradients=tf.UnconnectedGradients.ZERO,
                               experimental_use_pfor=use_pfor)
     u, g = _vjp(tape, y, x)
-    return y, tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0)), u, g
+    return y, tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0)), u, g, held_outputs(fn, x, API)
 
 
 def _vjp(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import tensorflow as tf
 
 from .._callable import _weights
-from .._callable._mixing import PROJECTION_SEED
+from .._callable._mixing import PROJECTION_SEED, held_outputs
 from .._callable._outputs import joined_outputs
 from .._callable._trace import trace
 
@@ -68,9 +68,10 @@ def fast_build(fn: Callable, spec: tf.TensorSpec, out_shape: Sequence[int], vari
 
 
 def checked_body(fn: Callable, out_shape: Sequence[int], variables: Sequence[Any], api: str) -> Callable:
-    """The checking step: ``x -> (y, J, u, g, y_called, fingerprint)``: the tiled ``(y, J)``, ``fn(x)`` itself
-    (``y_called``), the check's random cotangent ``u`` and ``g = u^T d fn(x) / dx``, and the fingerprint of the
-    ``variables`` (``_callable._weights``) the check holds for."""
+    """The checking step: ``x -> (y, J, u, g, y_called, fingerprint, ends)``: the tiled ``(y, J)``, ``fn(x)`` itself
+    (``y_called``), the check's random cotangent ``u`` and ``g = u^T d fn(x) / dx``, the fingerprint of the
+    ``variables`` (``_callable._weights``) the check holds for, and fn's output with the first and last samples
+    held and the others moved (``_mixing.held_outputs``: a batch statistic under stop_gradient is the same on the repeated batch)."""
     def body(x):
         fingerprint = _weights.weights_fingerprint(variables)
         with tf.GradientTape() as tape:   # fn(x) first: an output reduced over the batch is refused at its own size
@@ -79,6 +80,6 @@ def checked_body(fn: Callable, out_shape: Sequence[int], variables: Sequence[Any
         y, jac = tiled_jacobian(fn, x, out_shape, api)
         u = tf.random.stateless_normal(tf.shape(called), seed=PROJECTION_SEED, dtype=called.dtype)
         g = tape.gradient(called, x, output_gradients=u, unconnected_gradients=_ZERO)
-        return y, jac, u, g, called, fingerprint
+        return y, jac, u, g, called, fingerprint, held_outputs(fn, x, api)
 
     return body

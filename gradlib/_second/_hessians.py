@@ -36,8 +36,8 @@ from ._answers import HessianResult, HvpResult, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import Poisoning, cell_label, poisoned_mask, poisoning_warnings, repair
 from .._callable._random import is_random
-from ._runner import (RANDOM_REPAIR, Request, custom_gradient_refusal, refuse_discrete_inputs, refuse_first_order_cut,
-                      run, trace_failure)
+from ._runner import (RANDOM_REPAIR, Request, custom_gradient_refusal, refuse_first_order_cut, run,
+                      trace_failure)
 
 __all__ = ["HVP_METHODS", "hessians", "hvp"]
 
@@ -75,7 +75,6 @@ def hessians(fn: Callable, xs: Any, *, method: str = "auto", limits: Limits = LI
         GradlibError: ``fn`` fails or returns something that is not a floating-point tensor.
     """
     _orders.check_method("hessians", method, "hessian")
-    refuse_discrete_inputs("hessians", fn)
     form, names, tensors = _structure("hessians", fn, xs, limits)
     g, v = _flat("hessians", fn, form, names, tensors)
     y_shape, parts = _y_shape("hessians", fn, form, names, tensors)
@@ -126,7 +125,6 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
     """
     if method not in HVP_METHODS:
         raise ExpressionError(f"hvp got method={method!r}; choose one of {', '.join(HVP_METHODS)}")
-    refuse_discrete_inputs("hvp", fn)
     form, names, tensors = _structure("hvp", fn, xs, limits)
     vform, vnames, vtensors = _structure("hvp", fn, vs, limits, where="vs")
     if (vform, vnames, [tuple(t.shape) for t in vtensors]) != (form, names, [tuple(t.shape) for t in tensors]):

@@ -17,14 +17,14 @@ import logging
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable
 
 import numpy as np
 import tensorflow as tf
 
 from .._foundations._cache import LRUCache
-from .._callable._mixing import find_mixing, mixing_text
+from .._callable._mixing import find_mixing, held, held_outputs, held_refusal, mixing_text, moved_samples
 from .._callable._random import RANDOM, is_random
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
@@ -39,7 +39,7 @@ from ._taylor import dense_layers
 
 __all__ = ["FORWARD_METHODS", "RANDOM_REPAIR", "SEVERAL_CALLS", "Outcome", "Request", "check_independent",
            "custom_gradient_refusal", "random_refusal",
-           "first_order_cut_error", "refuse_discrete_inputs", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
+           "first_order_cut_error", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
 #: not follow a gradient fn defines itself (``tf.custom_gradient``), which nested tapes do
@@ -84,29 +84,6 @@ class Outcome:
     cost: str
     poisoning: Poisoning = Poisoning()
     jacobian_poisoning: Poisoning = Poisoning()     # of the first derivatives, ``jacobian``
-
-
-def refuse_discrete_inputs(api: str, fn: Any) -> None:
-    """Refuse a Keras model with an integer input (token ids, which an Embedding looks up), whatever dtype x has.
-
-    Ids are discrete: TensorFlow has no gradient through the lookup, and ids given as floats are cast back to
-    integers inside the model, so every first and second derivative came out exactly 0 (with a warning that
-    blamed ReLU or abs): a number, not an answer.
-    """
-    try:
-        inputs = list(getattr(fn, "inputs", None) or []) if hasattr(fn, "layers") else []
-    except (AttributeError, ValueError, TypeError):   # a subclassed model not built yet: it declares no inputs
-        return
-    for t in inputs:
-        dtype = tf.as_dtype(getattr(t, "dtype", None) or "float32")
-        if dtype.is_integer or dtype.is_bool:
-            name = str(getattr(t, "name", "x")).split(":")[0]
-            raise InputError(
-                f"{api} cannot differentiate this model by its input {name!r}: the model declares it {dtype.name} "
-                "(token ids, which an Embedding looks up), and ids are discrete: TensorFlow has no gradient through "
-                "the lookup, and ids given as floats are cast back to integers, so every second derivative would "
-                "be 0. Differentiate with respect to the embedded vectors instead (a model that starts at the "
-                "Embedding's output), or use gradlib.per_example_gradients for the weights")
 
 
 def shape_of(req: Request, outputs: int) -> _orders.Shape:
@@ -175,6 +152,7 @@ def run(req: Request, limits: Limits) -> Outcome:
                   f"{method!r} (which calls the model) computed this instead",)
     if req.check_independence and method != "forward_laplacian" and req.x.shape[0] >= 2:
         notes += check_independent(req.api, out["jacobian"], out["u"], out["vjp"], precision, req.model is not None)
+        _check_held(req, method, out, s, precision, random, limits)
     if req.kind != "divergence":   # after the check: a model that mixes the batch is refused for that first
         refuse_first_order_cut(req.api, req.g, req.x.shape, req.x.dtype, req.key)
     value, poisoning = _repaired(req, out["y"], out["value"], req.kind, limits)
@@ -184,6 +162,25 @@ def run(req: Request, limits: Limits) -> Outcome:
                    _orders.row(method).cost(s).text() + ("" if s.measured else " (sizes guessed: fn is not a "
                                                          "Keras Sequential of Dense layers taking each sample as "
                                                          "its input)"), poisoning, jacobian_poisoning)
+
+
+def _check_held(req: Request, method: str, out: dict, s: _orders.Shape, precision: str, random: bool,
+                limits: Limits) -> None:
+    """Refuse a batch whose first or last sample has another output (``out["held"]``: fn on ``_mixing.held``) and
+    other derivatives when the other samples move: ``method`` run again on that moved batch (the same shape:
+    the same trace), its first derivatives compared, and its second ones but for ``hutchinson`` (its probes are
+    drawn per sample). A batch statistic under ``tf.stop_gradient`` mixes the values only, which
+    ``check_independent`` cannot see (``_mixing``'s docstring). A random fn's calls differ anyway."""
+    if random:
+        return
+    keys = ("jacobian",) if method == "hutchinson" else ("jacobian", "value")
+    for b in moved_samples(out["y"], out["held"], precision):
+        moved = _execute(replace(req, x=held(req.x)), method, s, limits)[0]
+        refusal = held_refusal(req.api, b, np.concatenate([out[k][b].ravel() for k in keys]),
+                               np.concatenate([moved[k][b].ravel() for k in keys]), precision, "derivatives",
+                               "hessians")
+        if refusal:
+            raise BatchMixingError(refusal)
 
 
 def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tuple[dict, tuple[str, ...], str]:
@@ -436,6 +433,9 @@ def _refuse_python(req: Request, spec: tf.TensorSpec) -> None:
 
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):
     kernel = _kernel(req, method, use_pfor)
+    if method != "forward_laplacian":   # a Sequential of Dense layers cannot mix the batch; others: ``_check_held``
+        inner = kernel
+        kernel = lambda x: {**inner(x), "held": held_outputs(req.g, x, req.api)}  # noqa: E731
     start = time.perf_counter()
     concrete = trace(kernel, [spec])
     _TRACED.seconds = time.perf_counter() - start

@@ -30,7 +30,7 @@ from . import _orders
 from ._answers import DivergenceResult, LaplacianResult, PerSampleHessians, labels
 from ._curvature import activations, nonfinite_warnings, piecewise_warning
 from ._poisoning import cell_label, poisoning_warnings
-from ._runner import Outcome, Request, refuse_discrete_inputs, run
+from ._runner import Outcome, Request, run
 
 __all__ = ["DEFAULT_PROBES", "divergence", "laplacian", "per_sample_hessians"]
 
@@ -160,8 +160,7 @@ def divergence(fn: Callable, x: Any, *, method: str = "auto", probes: int | None
 
 def _check_batch(api: str, fn: Callable, x: Any, limits: Limits) -> tuple[Callable, tf.Tensor, tuple]:
     """``(g, batch, inputs)`` as every per-sample API takes them (``gradlib._callable._forms.sample_batch``), a Keras
-    model's integer inputs refused, and fn's output checked once on one sample (``sample_output``)."""
-    refuse_discrete_inputs(api, fn)
+    model's integer inputs refused (``check_callable``), and fn's output checked once on one sample."""
     g, tensor, inputs = sample_batch(fn, x, api, limits)
     sample_output(g, tensor, api)
     return g, tensor, inputs

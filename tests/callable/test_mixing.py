@@ -73,3 +73,79 @@ def test_a_zero_scale_is_said_as_per_sample_jacobians_that_are_all_zero():
     assert found is None                     # a zero cotangent: no gap, no refusal at all
     assert "at a scale of 2)" in mixing_text(Mixing(0, 0.5, 2.0))
     assert "all zero" in mixing_text(Mixing(0, 0.5, 0.0)) and "all zero" not in mixing_text(Mixing(0, 0.5, 1e-30))
+
+
+def scaled_by_the_batch(x):
+    """A batch statistic under stop_gradient: the backward projection cannot see it mix (hunt 54)."""
+    return tf.tanh(x / tf.stop_gradient(tf.math.reduce_std(x, axis=0, keepdims=True) + 0.1))
+
+
+def centred_by_the_batch(x):
+    """A value that moves with the batch while every derivative is each sample's own: answered."""
+    return tf.tanh(x) - tf.stop_gradient(tf.reduce_mean(x, axis=0, keepdims=True))
+
+
+BATCH = np.random.default_rng(1).normal(size=(5, 3)).astype("float32")
+ALONE = {
+    "per_sample_gradients-auto": lambda fn: gradlib.per_sample_gradients(fn, BATCH),
+    "per_sample_gradients-tiled": lambda fn: gradlib.per_sample_gradients(fn, BATCH, method="tiled"),
+    "laplacian-auto": lambda fn: gradlib.laplacian(fn, BATCH),
+    "per_sample_hessians-forward_over_reverse": lambda fn: gradlib.per_sample_hessians(
+        fn, BATCH, method="forward_over_reverse"),
+}
+
+
+def _alone_jacobian(fn, b: int) -> np.ndarray:
+    """The reference: sample ``b`` alone, a fresh tape."""
+    xb = tf.constant(BATCH[b:b + 1])
+    with tf.GradientTape() as tape:
+        tape.watch(xb)
+        y = fn(xb)
+    return tape.batch_jacobian(y, xb).numpy()[0]
+
+
+def test_the_batch_s_jacobian_of_a_statistic_under_stop_gradient_is_not_the_sample_s():
+    """What the refusal prevents: per_sample_gradients answered the batch's tape, 1.346 where sample 0 alone has
+    0.05379 (and, at sample 3, 1.889 where it has 9.234); the backward projection passed, and only method='loop'
+    refused."""
+    x = tf.constant(BATCH)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = scaled_by_the_batch(x)
+    in_batch, alone = tape.batch_jacobian(y, x).numpy()[0], _alone_jacobian(scaled_by_the_batch, 0)
+    worst = np.unravel_index(np.argmax(np.abs(in_batch - alone)), alone.shape)
+    assert (in_batch[worst], alone[worst]) == (pytest.approx(1.346, abs=1e-3), pytest.approx(0.05379, abs=1e-4))
+
+
+@pytest.mark.parametrize("call", ALONE.values(), ids=ALONE.keys())
+def test_a_batch_statistic_under_stop_gradient_is_refused_when_the_other_samples_move(call):
+    with pytest.raises(gradlib.BatchMixingError, match=r"the samples of the batch are not independent: when the "
+                       r"other samples move, sample 0's output and its (Jacobian|derivatives) change \((1.104|-1.333) "
+                       r"in the batch as given, (1.268|-2.753) with the others moved.*a batch statistic under "
+                       r"tf.stop_gradient"):
+        call(scaled_by_the_batch)
+
+
+def test_a_shift_along_the_batch_under_stop_gradient_is_refused_either_way():
+    """Mixing that flows one way along the batch reaches only one end: the last sample reads the one before it, or
+    the first reads the one after it; both ends are held."""
+    before = lambda x: tf.tanh(x) * tf.stop_gradient(tf.concat([tf.ones_like(x[:1]), x[:-1]], 0))  # noqa: E731
+    after = lambda x: tf.tanh(x) * tf.stop_gradient(tf.concat([x[1:], tf.ones_like(x[:1])], 0))  # noqa: E731
+    for fn, sample in ((before, 4), (after, 0)):
+        with pytest.raises(gradlib.BatchMixingError, match=f"sample {sample}'s output and its Jacobian change"):
+            gradlib.per_sample_gradients(fn, BATCH)
+
+
+def test_an_output_scaled_by_the_batch_size_is_not_refused_as_mixing():
+    """The moved batch keeps the batch's size: y = 3 x^2 on a batch of 3 has the per-sample Jacobian 6 x."""
+    r = gradlib.per_sample_gradients(lambda x: x * x * tf.cast(tf.shape(x)[0], x.dtype), BATCH[:3])
+    np.testing.assert_allclose(r.jacobian[:, 0, 0], 6 * BATCH[:3, 0], rtol=1e-6)
+
+
+def test_a_value_that_moves_with_the_batch_but_not_its_derivatives_is_answered():
+    r = gradlib.per_sample_gradients(centred_by_the_batch, BATCH)
+    reference = np.stack([_alone_jacobian(centred_by_the_batch, b) for b in range(len(BATCH))])
+    np.testing.assert_allclose(r.jacobian, reference, rtol=1e-5, atol=1e-6)
+    lap = gradlib.laplacian(centred_by_the_batch, BATCH)
+    t = np.tanh(BATCH.astype(np.float64))
+    np.testing.assert_allclose(lap.laplacian, -2 * t * (1 - t * t), rtol=1e-5, atol=1e-6)   # tanh'' per output

@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import keras
+
 import gradlib
 from gradlib import BatchMixingError, GradlibError, InputError, Limits
 
@@ -49,6 +51,13 @@ def raises(x):
 def mixes(x):   # each sample's output depends on every sample's input (as BatchNormalization in training)
     return x - tf.reduce_mean(x, axis=0)
 
+
+#: token ids into an Embedding, given as floats: every derivative is 0 (Keras casts them back to int32). Hunt 54:
+#: per_sample_gradients answered all-zero Jacobians without a word, per_element_gradients zeros with a warning
+IDS = keras.Sequential([keras.Input((3,), dtype="int32", name="tokens"), keras.layers.Embedding(10, 2),
+                        keras.layers.Flatten(), keras.layers.Dense(1, activation="tanh")])
+IDS_REFUSAL = ("{api} cannot differentiate this model by its input 'tokens': the model declares it int32 (token ids, "
+               "which an Embedding looks up), and ids are discrete")
 
 # (case, fn, input, limits, error, the message's start with {api} for the API's name)
 PER_ELEMENT_REFUSALS = [
@@ -85,6 +94,7 @@ PER_ELEMENT_REFUSALS = [
      "{api}: fn must return a tensor (or a list of tensors); it returned object"),
     ("a function that raises", raises, tf.constant([1.0, 2.0]), None, GradlibError,
      "{api}: fn failed on inputs of shape (2,): ZeroDivisionError: boom"),
+    ("an Embedding's ids as floats", IDS, tf.constant([[1.0, 2.0, 3.0]]), None, InputError, IDS_REFUSAL),
 ]
 
 PER_SAMPLE_REFUSALS = [
@@ -120,6 +130,7 @@ PER_SAMPLE_REFUSALS = [
      "{api}: fn failed on a batch of shape (1, 2): ZeroDivisionError: boom"),
     ("outputs that mix samples", mixes, [[1.0, 2.0], [3.0, 5.0]], None, BatchMixingError,
      "{api}: the samples of the batch are not independent"),
+    ("an Embedding's ids as floats", IDS, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], None, InputError, IDS_REFUSAL),
 ]
 
 

@@ -218,9 +218,10 @@ def test_the_compiled_cache_holds_32_functions_and_drops_the_least_recently_used
     run(32)               # one more evicts the least recently used: 1, not 0 (not first in, first out)
     run(1)
     run(0)
-    # a fresh function is traced three times: once for the variables it updates and once for is_random's verdict
-    # (its random ops; both remembered for 128 functions, so not again for 1), once for the compiled Jacobian
-    assert log.traced == [k for k in range(32) for _ in range(3)] + [32, 32, 32, 1]
+    # a fresh function is traced four times: once for the variables it updates and once for is_random's verdict
+    # (its random ops; both remembered for 128 functions, so not again for 1), twice in the compiled Jacobian (the
+    # batch, and the batch with its first and last samples held and the others moved: _mixing.held)
+    assert log.traced == [k for k in range(32) for _ in range(4)] + [32] * 4 + [1] * 2
 
 
 @pytest.mark.parametrize("x, error, message", [
