@@ -113,6 +113,29 @@ def _SMALL():   # noqa: N802 - one model for every row (the caches key on it)
     return model
 
 
+def _squared(y, p):
+    return keras.ops.mean(keras.ops.square(y - p), axis=-1)
+
+
+def _absolute(y, p):
+    return keras.ops.mean(keras.ops.abs(y - p), axis=-1)
+
+
+def _compiled_with(fn):
+    """per_example_gradients with the loss a model was compiled with: a plain function, which model.compile wraps
+    (one model, compiled again for each request, so the variables' names are the same)."""
+    model = _PLAIN()
+    model.compile(loss=fn)
+    return gradlib.per_example_gradients(model, XB, np.array([[1.0], [0.0], [2.0]], np.float32))
+
+
+@functools.cache
+def _PLAIN():   # noqa: N802 - one model, compiled anew by each request of the compiled-function row
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.layers[0].set_weights([np.array([[1.0], [-0.5]], np.float32), np.array([0.1], np.float32)])
+    return model
+
+
 def _scan(loss):
     model = _SMALL()
     y = np.array([[1.0], [0.0], [2.0]], np.float32)
@@ -220,6 +243,8 @@ ROWS = [
      lambda c: gradlib.hvp(lambda x: x ** 3 * c, X, X), 2.0, 3.0),
     ("the loss (per example)", ["_perexample._gradients._BATCH_FUNCTIONS", "_perexample._structure._keras_loss"],
      lambda loss: _per_example(loss=loss), "mse", "mae"),
+    ("the function a model was compiled with (per example)",
+     ["_perexample._gradients._BATCH_FUNCTIONS", "_perexample._structure._wrapped"], _compiled_with, _squared, _absolute),
     ("training (per example)", ["_perexample._gradients._BATCH_FUNCTIONS"],
      lambda training: _per_example(training=training), False, True),
     ("the loss (scan)", ["_perexample._scan._COMPILED", "_perexample._scan._PROBED"], _scan, "mse", "mae"),
