@@ -80,6 +80,41 @@ def test_a_keras_relu_network_is_not_called_wrong(monkeypatch):
         assert not [w for w in r.warnings if "disagrees" in w], r.warnings
 
 
+def _tanh_mlp(policy: str = "float32"):
+    keras.mixed_precision.set_global_policy(policy)
+    try:
+        keras.utils.set_random_seed(0)
+        return keras.Sequential([keras.Input((3,)), keras.layers.Dense(8, activation="tanh"),
+                                 keras.layers.Dense(2, dtype="float32")])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+@pytest.mark.parametrize("policy, dtype", [("float32", tf.float64), ("mixed_float16", tf.float32),
+                                           ("mixed_float16", tf.float64)])
+def test_a_model_computing_in_less_precision_than_its_input_is_not_called_wrong(policy, dtype, monkeypatch):
+    """NumPy's float64 batch into a float32 Keras model: float64's step of 6e-6 measured float32's rounding, and a
+    right Jacobian was said to have "part of fn invisible to the tape" (output 6: J @ v = -0.236651, its finite
+    difference -0.229726); the step and tolerance are now the model's own precision's."""
+    monkeypatch.setattr(_probe, "MAX_SHARE", np.inf)
+    model = _tanh_mlp(policy)
+    x = tf.constant(np.random.default_rng(0).normal(size=(4, 3)), dtype)
+    r = gradlib.per_element_gradients(model, x)
+    assert not [w for w in r.warnings if "disagrees" in w], r.warnings
+    with tf.GradientTape() as tape:   # and the Jacobian is the tape's: nothing was hidden by skipping
+        tape.watch(x)
+        y = tf.reshape(model(x), [-1])
+    np.testing.assert_allclose(r.jacobian, tf.reshape(tape.jacobian(y, x), (8, 12)).numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_work_hidden_from_the_tape_of_a_float32_model_given_float64_is_still_named():
+    """Checked at float32's step, a model's output times a constant the tape cannot see is still found."""
+    model = _tanh_mlp()
+    fn = lambda v: model(v) * tf.stop_gradient(tf.cast(v[:, :2], tf.float32) ** 2)   # noqa: E731
+    r = gradlib.per_element_gradients(fn, tf.constant(np.random.default_rng(0).normal(size=(4, 3))))
+    assert any(w.startswith("the Jacobian disagrees with fn itself") for w in r.warnings), r.warnings
+
+
 def test_a_random_function_is_said_to_be_random():
     dropout = keras.layers.Dropout(0.5)
     r = gradlib.per_element_gradients(lambda v: dropout(v, training=True) * v, tf.ones([64]), compiled=False)
