@@ -351,17 +351,53 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> 
             raise GradlibError(f"per_example_gradients: the loss failed on y_true of shape {tuple(y_true.shape)} and "
                                f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}. {_PARTS}") from exc
     if values.shape.rank == 0:
-        raise GradlibError(
-            "per_example_gradients needs one loss per example, shape (B,), but the loss returned one number for the "
-            "whole batch: it reduces the batch, as a Keras 2 (tf_keras) loss object does by default. Make it with "
-            "reduction='none' (or use the Keras 3 loss, keras.losses), or return one value per example")
+        raise _one_number_error(loss, y_pred)
     if values.shape.rank != 1:
         raise GradlibError(
             f"per_example_gradients needs one loss per example, shape (B,), but the loss returned shape "
-            f"{tuple(values.shape)}. Reduce the other axes in your loss, e.g. tf.reduce_mean(..., axis=-1)")
+            f"{tuple(values.shape)}. Reduce the axes after the batch in your loss, e.g. tf.reduce_mean(..., "
+            f"axis={list(range(1, values.shape.rank))})")
     if not values.dtype.is_floating:
         raise GradlibError(f"per_example_gradients: the loss must return floating-point values, not {values.dtype.name}")
     return values
+
+
+def _one_number_error(loss: Any, y_pred: Any) -> GradlibError:
+    """The refusal of a loss that returned one number for the whole batch, with the fix for its kind: the axes of a
+    Keras loss taking ``axis`` (Dice, Tversky: ``axis=None`` reduces the batch too), ``call`` of another Keras 3
+    loss object, ``reduction='none'`` for a Keras 2 one (which reduces the batch by default), a function's values."""
+    head = ("per_example_gradients needs one loss per example, shape (B,), but the loss returned one number for the "
+            "whole ")
+    fn = getattr(loss, "fn", loss) if isinstance(loss, keras.losses.Loss) or inspect.isfunction(loss) else None
+    axis = _parameter(fn, "axis")
+    if axis is not None:
+        axes = tuple(range(1, max(2, y_pred.shape.rank or 2)))
+        given = getattr(loss, "_fn_kwargs", {}).get("axis", axis.default)
+        cls = getattr(keras.losses, fn.__name__.title(), None)   # keras.losses.dice's class is keras.losses.Dice
+        made = (f"keras.losses.{cls.__name__}(axis={axes})" if isinstance(cls, type) and
+                getattr(cls(), "fn", None) is fn else f"functools.partial({fn.__module__}.{fn.__name__}, axis={axes})")
+        return GradlibError(
+            f"{head}batch: {_loss_name(loss)!r} has axis={given!r}, so it reduces every axis, the batch's included "
+            f"(one value of the whole batch, which has no per-example gradient). Give it the axes after the batch, "
+            f"axis={axes}, so each example gets its own value: loss={made}")
+    if isinstance(loss, keras.losses.Loss):
+        return GradlibError(
+            f"{head}batch: the call of the Keras loss object {_loss_name(loss)!r} reduces the batch. Make its call "
+            "return one value per example (reduce only the axes after the batch); Keras reduces the batch itself")
+    if hasattr(loss, "reduction"):
+        return GradlibError(
+            f"{head}batch: it reduces the batch, as a Keras 2 (tf_keras) loss object does by default. Make it with "
+            "reduction='none', or use the Keras 3 loss (keras.losses)")
+    return GradlibError(f"{head}batch: the loss function reduces the batch. Return one value per example (reduce only "
+                        "the axes after the batch)")
+
+
+def _parameter(fn: Any, name: str) -> inspect.Parameter | None:
+    """The parameter ``name`` of the function ``fn``; ``None`` without one (or a signature Python cannot read)."""
+    try:
+        return inspect.signature(fn).parameters.get(name) if fn is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 #: the reductions of a Keras loss under which model.fit sums an example's elements (a sequence's steps): ``"sum"``,
@@ -910,10 +946,11 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
 
     The losses of the first examples computed together must equal each computed alone: first the loss alone
     on the model's outputs (a loss that broadcasts labels of the wrong shape across the batch mixes examples:
-    the labels are blamed), then the model. Random layers (Dropout) make two training-mode passes differ
-    anyway, so such models are probed in inference mode; BatchNormalization in training mode is refused by
-    name. The traced step then compares the whole batch (``check_independent``, once per batch signature and
-    weights); this early probe gives the clear messages before anything is traced.
+    the labels are blamed; a loss comparing the examples, Keras' Circle, is refused as such), then the model.
+    Random layers (Dropout) make two training-mode passes differ anyway, so such models are probed in inference
+    mode; BatchNormalization in training mode is refused by name. The traced step then compares the whole batch
+    (``check_independent``, once per batch signature and weights); this early probe gives the clear messages
+    before anything is traced.
     """
     _refuse_training_batchnorm(model, training)
     k = min(PROBE_EXAMPLES, _structure.batch_size(x))
@@ -934,15 +971,8 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
                                                                ).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, rows)
     if i is not None:
-        outputs = tf.nest.flatten(pred)
-        target = (f"for this output, {tuple(tf.nest.flatten(y)[0].shape[:1]) + tuple(outputs[0].shape[1:])} for a "
-                  "regression loss, " if len(outputs) == 1 else "")
-        raise InputError(
-            f"per_example_gradients: the loss mixes the examples: on the same model outputs, example {i}'s loss is "
-            f"{format_number(joint[i])} with the labels of {k} examples and {format_number(rows[i])} with its own. "
-            f"y has {_shapes(y)} and the model's output {_shapes(pred)}: the loss broadcasts one against the "
-            f"other. Give y the shape the loss expects ({target}or labels with a loss for labels such as "
-            "SparseCategoricalCrossentropy)")
+        raise _loss_mixing_error(loss, y, pred, f"example {i}'s loss is {format_number(joint[i])} among the batch's "
+                                 f"first {k} examples and {format_number(rows[i])} alone")
     alone = np.concatenate([_alone(_attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
         _structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, alone)
@@ -959,6 +989,48 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
                             f"{format_number(alone[i])} alone")
     _check_backward(model, loss, xk, yk, mode)
+
+
+def _loss_mixing_error(loss: Any, y: Any, pred: Any, gap: str) -> GradlibError:
+    """The refusal of a loss whose values on the same model outputs change with the batch around each example (``gap``
+    says how): a loss comparing the examples with each other (Keras' Circle, or one where y has the output's shape,
+    so nothing broadcasts) has no per-example loss; otherwise y broadcasts against the output and is blamed."""
+    outputs, targets = tf.nest.flatten(pred), tf.nest.flatten(y)
+    if _compares_examples(loss):
+        return BatchMixingError(
+            f"per_example_gradients: the loss {_loss_name(loss)!r} compares the examples with each other ({gap}): "
+            "Circle loss takes each example's positives and negatives from the other examples of the batch, so no "
+            "example has a loss of its own, and the batch's Circle loss has no per-example gradient. What has one: "
+            "Circle loss against fixed references (embeddings computed beforehand, held constant: a different loss, "
+            "whose gradient does not move the references), loss=lambda y, p: keras.losses.circle(y, p, "
+            "ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False)")
+    if len(outputs) == 1 and len(targets) == 1 and tuple(targets[0].shape[1:]) == tuple(outputs[0].shape[1:]):
+        return BatchMixingError(
+            f"per_example_gradients: the loss compares the examples with each other ({gap}); y has the model output's "
+            f"shape per example, {tuple(outputs[0].shape[1:])}, so y's shape is not the cause: the loss reads other "
+            "examples than its own (a batch statistic, a contrastive or metric-learning loss, or an axis of the "
+            "batch's taken for another), so no example has a loss of its own, and such a loss has no per-example "
+            "gradient. A loss with one must compute each example's "
+            "value from that example's y_true and y_pred only")
+    target = (f"for this output, {tuple(targets[0].shape[:1]) + tuple(outputs[0].shape[1:])} for a "
+              "regression loss, " if len(outputs) == 1 else "")
+    return InputError(
+        f"per_example_gradients: the loss mixes the examples: on the same model outputs, {gap}. y has {_shapes(y)} "
+        f"and the model's output {_shapes(pred)}: the loss broadcasts one against the other. Give y the shape the "
+        f"loss expects ({target}or labels with a loss for labels such as SparseCategoricalCrossentropy)")
+
+
+def _compares_examples(loss: Any) -> bool:
+    """Whether ``loss`` is (or has, for one of a model's outputs) Keras' Circle loss, which compares the examples."""
+    if isinstance(loss, _structure.PerOutputLoss):
+        return any(_compares_examples(part) for part in loss.losses)
+    return getattr(loss, "fn", loss) is keras.losses.circle
+
+
+def _loss_name(loss: Any) -> str:
+    if isinstance(loss, _structure.PerOutputLoss):
+        return next(getattr(p, "name", "circle") for p in loss.losses if _compares_examples(p))
+    return getattr(loss, "name", None) or getattr(getattr(loss, "fn", loss), "__name__", type(loss).__name__)
 
 
 def _attempt(fn: Callable[[], Any], xb: Any) -> Any:
