@@ -386,17 +386,22 @@ def test_an_unreduced_sequence_loss_beside_another_outputs_loss_is_refused():
         per_example_gradients(model, xs, y)
 
 
+def _half_precision_mlp():
+    """A small mixed_float16 model (its output float16, as Keras 3 leaves a last Dense without a dtype)."""
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        keras.utils.set_random_seed(0)
+        return keras.Sequential([keras.Input((3,)), L.Dense(4, activation="tanh"), L.Dense(1)])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
 def test_a_half_precision_loss_has_its_norms_and_gradients_in_float32():
     """A loss computing in a mixed_float16 model's float16 output had its norms summed and its gradients kept in
     float16: the norms lost the digits the backward check compares (161.25 from the batch where 161.19 alone), and
     past 65,504 a squared norm was inf (inf where 632.47 alone): the call was refused as a backward pass that mixes
     the examples."""
-    keras.mixed_precision.set_global_policy("mixed_float16")
-    try:
-        keras.utils.set_random_seed(0)
-        model = keras.Sequential([keras.Input((3,)), L.Dense(4, activation="tanh"), L.Dense(1)])
-    finally:
-        keras.mixed_precision.set_global_policy("float32")
+    model = _half_precision_mlp()
     x = np.random.default_rng(0).normal(size=(5, 3)).astype("float32")
     y = np.array([[200.0], [0.5], [-150.0], [1.0], [2.0]], np.float32)   # losses below 65,504
 
@@ -446,12 +451,7 @@ def test_a_loss_function_a_model_was_compiled_with_is_wrapped_as_model_compile_w
     r = per_example_gradients(model, x, y)
     np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
     np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
-    keras.mixed_precision.set_global_policy("mixed_float16")
-    try:
-        keras.utils.set_random_seed(0)
-        model = keras.Sequential([keras.Input((3,)), L.Dense(4, activation="tanh"), L.Dense(1)])
-    finally:
-        keras.mixed_precision.set_global_policy("float32")
+    model = _half_precision_mlp()
     model.compile(loss=squared)
     x = np.random.default_rng(1).normal(size=(5, 3)).astype("float32")
     y = np.array([[3.0], [0.5], [-4.0], [1.0], [2.0]], np.float32)
