@@ -91,6 +91,25 @@ def test_the_page_offers_the_link_of_the_current_state():
     assert (state.outputs, state.inputs, state.methods) == ("sum(x**2)", {"x": [1.5, -2]}, ("jacobian",))
 
 
+def test_the_naive_loop_over_a_scalar_y_is_said_to_raise_as_tensorflow_does():
+    """For y = x0*x1 (a scalar) the diagnosis said `for y_i in y` iterates y after the tape block and gives None:
+    TensorFlow raises TypeError there ("Cannot iterate over a scalar tensor"); the row of zeros is the loop over
+    tf.reshape(y, [-1])."""
+    import tensorflow as tf
+    x0, x1 = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x0, x1])
+        y = x0 * x1
+    with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor"):
+        [tape.gradient(y_i, [x0, x1]) for y_i in y]
+    at = open_playground(outputs="x0*x1", inputs='{"x0": 2, "x1": 3}', method="unstack,naive")
+    naive = next(e.value for e in at.error if "The naive loop returns zeros" in e.value)
+    assert ("y is a scalar, and `for y_i in y` raises TypeError in TensorFlow (Cannot iterate over a scalar tensor)"
+            in naive)
+    assert "iterates y after the tape stopped recording" not in naive
+    assert table(at, "method").loc["naive: y"].tolist() == ["0", "0"]
+
+
 @pytest.mark.parametrize("params, message", [
     ({"outputs": "x*x", "inputs": '{"x": [1, 2}'}, "not valid JSON"),
     ({"outputs": "x*x", "inputs": '{"x": 1}', "method": "magic"}, "method 'magic' is not a method"),

@@ -123,6 +123,12 @@ def _naive(name: str, result: GradResult, best: GradResult, integer: np.ndarray)
         return Finding(name, "The naive loop happens to agree here",
                        "Every true gradient is zero at this point, so the broken loop's zeros look right by accident.",
                        "warning")
+    if best.y.ndim == 0:   # TensorFlow refuses the loop itself: a scalar tensor is not iterable
+        return Finding(name, "The naive loop returns zeros",
+                       "y is a scalar, and `for y_i in y` raises TypeError in TensorFlow (Cannot iterate over a scalar "
+                       "tensor). Iterated as tf.reshape(y, [-1]) after the tape stopped recording (this row), each y_i "
+                       "is a new tensor the tape never saw, and the gradient is None (zeros with "
+                       "unconnected_gradients=ZERO). With one element, tape.gradient(y, x) is its gradient.", "error")
     return Finding(name, "The naive loop returns zeros",
                    "`for y_i in y: tape.gradient(y_i, x)` iterates y after the tape stopped recording. Iterating a "
                    "tensor runs unstack/strided_slice, so each y_i is a new tensor the tape never saw: nothing "
