@@ -131,6 +131,19 @@ def test_an_exact_heat_solution_typed_as_a_closed_form_gives_a_zero_residual():
     assert at.number_input(key="pde_t").value == 0.3 and at.selectbox(key="pde_equation").value == "heat"
 
 
+def test_a_typed_residual_that_is_zero_on_the_network_is_not_called_not_zero():
+    """u_x - u_x is 0 at every point: the page showed "Largest |residual| ...: **0** (an untrained network: not
+    zero)", and every weight gradient of its training step is 0."""
+    at = opened(residual="u_x - u_x", grid="5")
+    z = values(chart(at, "pde_residual_map")["data"][0]["z"])
+    assert z.shape == (5, 5) and not np.abs(z).max()
+    shown = [m.value for m in at.markdown if m.value.startswith("Largest |residual|")]
+    assert shown == ["Largest |residual| over the 5×5 grid: **0** (zero on the untrained network too: so is every "
+                     "weight gradient of mean(residual²), and a training step on it changes nothing)"]
+    step = next(d.value for d in at.dataframe if "|gradient|" in d.value.columns)
+    assert set(step["|gradient|"]) <= {"0", "None"}
+
+
 def test_a_bad_typed_residual_names_where_and_keeps_the_other_inputs():
     at = opened(grid="5")
     at.text_input(key="pde_residual").set_value("u_t + u*u_q")
