@@ -120,6 +120,10 @@ def comparison_lines(rep: ModelReport) -> list[str]:
     method = rep.result.method
     loop = "pfor's vectorized graph" if method == "pfor" else "the while_loop over the outputs"
     how = "pfor" if rep.batch_jacobian_pfor else "while_loop"
+    # eager pfor wraps its loop in a new tf.function on every call (tensorflow's pfor: "we wrap into a tf.function if
+    # in eager execution mode"), so each eager call traces; the while_loop runs op by op and traces nothing
+    traced = ("tracing included (eager pfor traces a new tf.function on every call)" if rep.batch_jacobian_pfor
+              else "nothing traced")
     lines = [f"**gradlib**: `per_sample_gradients` (method {method}), compiled: the median of {REPEATS} warm calls, "
              f"tracing not included: {_ms(rep.gradlib_seconds)}."]
     contenders = (("tf.function tape.batch_jacobian", rep.compiled_batch_jacobian_seconds,
@@ -128,12 +132,13 @@ def comparison_lines(rep: ModelReport) -> list[str]:
                    TILED_FASTER if method == "tiled" else
                    f"both run tape.batch_jacobian compiled and gradlib's call does more (its check), so the difference "
                    "is this shared server's drift between calls"),
-                  ("eager tape.batch_jacobian", rep.batch_jacobian_seconds, f"({how}), eager: one call, nothing traced",
+                  ("eager tape.batch_jacobian", rep.batch_jacobian_seconds, f"({how}), eager: one call, {traced}",
                    EAGER_FASTER, GRADLIB_FASTER["eager"].format(
                        pfor=", and eager pfor vectorizes the model anew on every call" if rep.batch_jacobian_pfor
                        else "")),
                   ("per-sample tape.jacobian loop", rep.loop_seconds,
-                   f"eager, one tape per sample: timed on {rep.loop_samples} samples and scaled to the batch",
+                   f"eager, one tape per sample, {traced.replace('every call', 'every tape.jacobian')}: timed on "
+                   f"{rep.loop_samples} samples and scaled to the batch",
                    EAGER_FASTER,
                    GRADLIB_FASTER["loop"]))
     for name, seconds, ran, other_wins, gradlib_wins in contenders:

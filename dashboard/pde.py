@@ -246,14 +246,16 @@ def _round_trip(x: tf.Tensor, preset: PdePreset, o: str, c: str) -> Mistake:
             loss = tf.reduce_mean(tf.constant(d[f"{o}_{c}"].numpy()) ** 2)   # the NumPy round trip
             lap = gradlib.laplacian(model, x.numpy()).laplacian              # NumPy too: gradlib warns
             lap_loss = tf.reduce_mean(tf.constant(lap) ** 2)
-        grads = tape.gradient(loss, model.trainable_variables) + tape.gradient(lap_loss, model.trainable_variables)
-    nones = sum(g is None for g in grads)
+        nones = [sum(g is None for g in tape.gradient(each, model.trainable_variables)) for each in (loss, lap_loss)]
+    weights = len(model.trainable_variables)   # one tape.gradient per loss, as the printed code takes: not their sum
+    counts = (f"{nones[0]} of {weights} weight gradients are None, with .numpy() and with gradlib.laplacian alike"
+              if nones[0] == nones[1] else f"{nones[0]} of {weights} weight gradients are None with .numpy(), "
+              f"{nones[1]} of {weights} with gradlib.laplacian")
     warned = [str(w.message).split(":")[0] for w in seen if issubclass(w.category, gradlib.NotDifferentiableWarning)]
     return Mistake("A NumPy round trip inside the training step",
                    f"with tf.GradientTape() as tape:\n    {o}_{c} = ...numpy()   # or gradlib.laplacian(...)\n"
                    f"    loss = tf.reduce_mean({o}_{c} ** 2)\ntape.gradient(loss, model.trainable_variables)",
-                   f"{nones} of {len(grads)} weight gradients are None"
-                   + (f"; gradlib warned: {warned[0]}" if warned else ""),
+                   counts + (f"; gradlib warned: {warned[0]}" if warned else ""),
                    "keep the tensors: gradlib.pde.derivatives / gradlib.pde.residual stay on the tape")
 
 

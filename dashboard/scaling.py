@@ -7,7 +7,8 @@ A warm time is the median of calls that traced nothing: a call gradlib says trac
 (``GradResult.traced``: a first compiled call, ``auto`` compiling after its eager calls, an XLA build or trial), or
 that ran otherwise than the call before it (the method, compiled or not, graph or XLA), starts a new warm-up. A
 point whose first call is over ``SLOW_SECONDS``, or whose calls never settle within ``WARM_BUDGET``, is shown as what
-it is: one call, tracing included, never ranked against warm times. The clock is a parameter, so a test can set each
+it is: one call, never ranked against warm times, labelled with whether it traced (an eager call traces nothing:
+a slow eager unstack at size 256 took 1.75 s and was labelled "tracing included"). The clock is a parameter, so a test can set each
 call's seconds.
 """
 
@@ -23,7 +24,8 @@ import pandas as pd
 import gradlib
 from gradlib import figures
 
-__all__ = ["AUTO_WARMUP", "EXPRESSION", "NARROW", "ONE_CALL", "SHAPES", "SLOW_SECONDS", "WARM", "WARM_BUDGET",
+__all__ = ["AUTO_WARMUP", "EXPRESSION", "NARROW", "ONE_CALL", "ONE_UNTRACED", "SHAPES", "SLOW_SECONDS", "WARM",
+           "WARM_BUDGET",
            "measured_lines", "mlp_inputs", "scaling", "with_ratios"]
 
 EXPRESSION = "tanh(W2 @ tanh(W1 @ x))"
@@ -37,8 +39,8 @@ WARM_BUDGET = 2.0
 #: ``auto`` runs a new problem eagerly and compiles it once its eager calls have cost about a trace (0.3 s): while
 #: it is eager, it is called until its calls have taken this long, so that its warm time is the one it settles on
 AUTO_WARMUP = 1.0
-#: what the ``timed`` column says of a point
-WARM, ONE_CALL = figures.WARM_TIMED, "one call, tracing included"
+#: what the ``timed`` column says of a point: warm, or one call that traced (``GradResult.traced``) or did not
+WARM, ONE_CALL, ONE_UNTRACED = figures.WARM_TIMED, "one call, tracing included", "one call, nothing traced"
 COLUMNS = ["size", "outputs", "inputs", "method", "ran as", "compiled", "timed", "seconds", "first call seconds"]
 
 
@@ -88,7 +90,8 @@ def _point(call: Callable[[], gradlib.GradResult], repeats: int, clock: Callable
     first = clock() - start
     warm, last = _warm_calls(call, result, max(repeats, 1), clock) if first <= SLOW_SECONDS else ([], result)
     shown = last if warm else result
-    return {"ran as": shown.method, "compiled": bool(shown.compiled), "timed": WARM if warm else ONE_CALL,
+    single = ONE_CALL if result.traced else ONE_UNTRACED
+    return {"ran as": shown.method, "compiled": bool(shown.compiled), "timed": WARM if warm else single,
             "seconds": statistics.median(warm) if warm else first, "first call seconds": first}
 
 
@@ -100,12 +103,13 @@ def scaling(sizes: Sequence[int], *, methods: Sequence[str] = ("unstack", "jacob
     Each point is ``gradlib.evaluate(EXPRESSION, ..., watch=["x"], method=m)``: its first call (which traces the
     function when gradlib compiles it) is timed apart; then calls are made until ``repeats`` in a row ran as the
     one before them (nothing traced), and their median is the warm time. A first call over ``SLOW_SECONDS``, or
-    calls that do not settle within ``WARM_BUDGET``, give a point timed ``ONE_CALL``: that first call.
+    calls that do not settle within ``WARM_BUDGET``, give a point timed ``ONE_CALL`` (it traced) or ``ONE_UNTRACED``:
+    that first call.
 
     Returns:
         A frame with columns size, outputs, inputs, method, ran as (the method that really ran, for ``auto``),
-        compiled (whether gradlib ran it as a compiled function), timed (``WARM`` or ``ONE_CALL``), seconds,
-        first call seconds, and ratio (a warm time over the fastest warm time at that size; none for one call).
+        compiled (whether gradlib ran it as a compiled function), timed (``WARM``, ``ONE_CALL``, ``ONE_UNTRACED``),
+        seconds, first call seconds, and ratio (a warm time over the fastest warm time at that size; none for one call).
     """
     records = []
     for size in sizes:
@@ -165,7 +169,7 @@ def measured_lines(timings: pd.DataFrame) -> list[str]:
         else:
             head += "no method was repeated within the page's budget"
         if len(single):
-            head += "; not ranked, " + ", ".join(f"{r.method} {_duration(r.seconds)} ({ONE_CALL})"
+            head += "; not ranked, " + ", ".join(f"{r.method} {_duration(r.seconds)} ({r.timed})"
                                                  for r in single.itertuples())
         lines.append(head)
     return lines

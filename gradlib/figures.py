@@ -48,13 +48,15 @@ _SEQUENTIAL = [[0.0, "#d4d4d8"], [0.5, "#7ea2f0"], [1.0, "#1d4ed8"]]
 
 
 def gradient_bars(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
-                  title: str = "Per-element gradients", broken: Collection[str] = ()) -> go.Figure:
+                  title: str = "Per-element gradients", broken: Collection[str] = (),
+                  y_title: str = "gradient") -> go.Figure:
     """Grouped bars: one group per watched element, one bar per row (an output element, or a method).
 
     Rows named in ``broken`` (wrong answers) are red; a zero is a dash on the axis, ``inf``/``nan`` a red cross.
+    ``y_title`` names what the bars are when they are not the gradients themselves (``|gradient|``).
     """
     return _fit_title(_build("bar", matrix, row_labels, col_labels, title=title, x_title="watched element",
-                             y_title="gradient", broken=broken))
+                             y_title=y_title, broken=broken))
 
 
 def jacobian_heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,

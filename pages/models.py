@@ -92,7 +92,7 @@ def show_sample(rep: model_report.ModelReport, b: int, *, key: str) -> None:
     render.show_chart(figures.jacobian_heatmap, matrix, rep.output_names, r.col_labels, render.MAX_HEATMAP_CELLS,
                    key=f"{key}_heatmap", title=f"Jacobian of sample {b}: d output / d input feature")
     render.show_chart(figures.gradient_bars, np.abs(matrix), rep.output_names, r.col_labels, render.MAX_BAR_CELLS,
-                   key=f"{key}_saliency", title=f"Saliency of sample {b}: |d y_k / d x_j|")
+                   key=f"{key}_saliency", title=f"Saliency of sample {b}: |d y_k / d x_j|", y_title="|gradient|")
 
 
 def show_pitfalls(rep: model_report.ModelReport, p: model_report.Pitfalls, b: int, *, key: str) -> None:

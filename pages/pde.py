@@ -79,7 +79,9 @@ def show_residual(state: pde.State, view: pde.View) -> None:
     largest = float(abs(view.residual).max())
     st.markdown(f"Largest |residual| over the {state.grid}×{state.grid} grid: **{gradlib.format_number(largest, 3)}**"
                 + (" (the closed form's residual: zero to rounding means an exact solution)"
-                   if state.closed_form.strip() else " (an untrained network: not zero)"))
+                   if state.closed_form.strip() else " (an untrained network: not zero)" if largest else
+                   " (zero on the untrained network too: so is every weight gradient of mean(residual²), and a "
+                   "training step on it changes nothing)"))
 
 
 def show_derivative(view: pde.View) -> None:

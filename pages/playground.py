@@ -213,7 +213,8 @@ def show_second_order(state: ShareState) -> None:
             st.caption(hessians_refused(state))
         return
     m, n = len(result.row_labels), len(result.col_labels)
-    st.caption(f"The Hessian of each element of y over the {n} watched element(s), method `{result.method}`"
+    st.caption(f"The Hessian of each element of {render.output_label(result.row_labels)} over the {n} watched "
+               f"element(s), method `{result.method}`"
                + (f"; the first {MAX_HESSIAN_FIGURES} of {m} elements are drawn." if m > MAX_HESSIAN_FIGURES else "."))
     for warning in result.warnings:
         st.warning(render.escape(warning))

@@ -47,7 +47,7 @@ def show_mistake(m: examples.SecondOrderMistake) -> None:
         st.markdown("**Broken**")
         st.code(m.broken_code, language="python")
         st.caption("What TensorFlow returned just now:")
-        st.table(render.matrix_frame([m.broken], ["d2y"], labels[:len(m.broken)]))
+        st.table(render.matrix_frame([m.broken], [m.target], labels[:len(m.broken)]))
     with fixed_col:
         st.markdown("**Right**")
         st.code(m.fixed_code, language="python")
@@ -57,7 +57,7 @@ def show_mistake(m: examples.SecondOrderMistake) -> None:
             st.caption("Each row's own second derivative, by hand:")
         else:
             st.caption("What TensorFlow returned just now:")
-        st.table(render.matrix_frame([m.fixed], ["d2y"], labels[:len(m.fixed)]))
+        st.table(render.matrix_frame([m.fixed], [m.target], labels[:len(m.fixed)]))
 
 
 def show_poisson() -> None:

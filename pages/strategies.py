@@ -37,7 +37,8 @@ GUIDE = """\
 #: how a point is drawn: a filled marker ran compiled, an open one eagerly
 MARKERS_NOTE = ("Filled markers ran as a compiled tf.function, open markers eagerly (the `compiled` column). A line "
                 "joins warm times only; a cross is a method whose first call was too slow to repeat within the page's "
-                f"budget: that one call, tracing included ({scaling.ONE_CALL!r} in the `timed` column), not ranked.")
+                f"budget: that one call, not ranked, {scaling.ONE_CALL!r} in the `timed` column when it traced (a "
+                f"compiled method's first call) and {scaling.ONE_UNTRACED!r} when it did not (an eager call).")
 
 
 def timing_form() -> tuple[bool, list[int], str, list[str], int]:
@@ -103,9 +104,9 @@ def main() -> None:
     st.markdown(f"The problem is a small tanh network, `{scaling.EXPRESSION}`, differentiated with respect to `x`; "
                 f"*wide* has {scaling.NARROW} outputs, *tall* {scaling.NARROW} inputs. Each warm time is the median of "
                 "the repeats, timed once a method's calls run as the one before them (nothing traced: `auto` "
-                "compiling, XLA tried); the first call, tracing included, is its own column. A first call over "
-                f"{scaling.SLOW_SECONDS:g} s is not repeated: it is shown as one call, tracing included, and not "
-                "ranked.")
+                "compiling, XLA tried); the first call is its own column (tracing included when gradlib compiles "
+                f"the method; an eager call traces nothing). A first call over {scaling.SLOW_SECONDS:g} s is not "
+                "repeated: it is shown as one call, labelled with whether it traced, and not ranked.")
     submitted, sizes, shape, methods, repeats = timing_form()
     if submitted:
         timings = run_timing(sizes, shape, methods, repeats)

@@ -26,7 +26,7 @@ def show_demo(demo: examples.Demo) -> None:
     """One pitfall: the explanation, the broken code and its live result, the fix and its live result."""
     st.markdown(f"### {demo.title}")
     st.markdown(demo.explanation)
-    rows_of = [f"y[{k}]" if len(demo.fixed) > 1 else "y" for k in range(len(demo.fixed))]
+    rows_of = list(demo.targets) or [f"y[{k}]" if len(demo.fixed) > 1 else "y" for k in range(len(demo.fixed))]
     broken_col, fixed_col = st.columns(2)
     if demo.broken is not None:
         with broken_col:

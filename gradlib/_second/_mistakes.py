@@ -23,8 +23,9 @@ __all__ = ["PoissonExample", "SecondOrderMistake", "poisson_example", "second_or
 class SecondOrderMistake:
     """One mistake: its code and what TensorFlow returned just now, next to the right code and its answer.
 
-    ``broken`` and ``fixed`` are lists of numbers, ``None`` where TensorFlow returned None; ``fixed_error`` is
-    the refusal gradlib gives instead of a number, when there is no right number to give.
+    ``broken`` and ``fixed`` are lists of numbers, ``None`` in each cell of a result TensorFlow returned as None;
+    ``fixed_error`` is the refusal gradlib gives instead of a number, when there is no right number to give;
+    ``target`` is the name the code gives the result (``d2y``, ``lap``).
     """
 
     name: str
@@ -35,10 +36,13 @@ class SecondOrderMistake:
     fixed_code: str
     fixed: list
     fixed_error: str = ""
+    target: str = "d2y"
 
 
-def _numbers(t) -> list:
-    return [None] if t is None else [float(v) for v in np.asarray(t).reshape(-1)]
+def _numbers(t, size: int = 1) -> list:
+    """The numbers of ``t``; a None result (a gradient of ``size`` elements TensorFlow did not compute) is ``size``
+    Nones, so its table has as many cells as the right one."""
+    return [None] * size if t is None else [float(v) for v in np.asarray(t).reshape(-1)]
 
 
 def _after_block() -> SecondOrderMistake:
@@ -63,7 +67,7 @@ def _after_block() -> SecondOrderMistake:
         "the outer tape's record, so its derivative is None. Take the inner gradient inside the outer block.",
         "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
         "        inner.watch(x)\n        y = x ** 3\ndy = inner.gradient(y, x)  # outside `outer`\n"
-        "d2y = outer.gradient(dy, x)", _numbers(broken),
+        "d2y = outer.gradient(dy, x)", _numbers(broken, x.shape.num_elements()),
         "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
         "        inner.watch(x)\n        y = x ** 3\n    dy = inner.gradient(y, x)  # in `outer`\n"
         "d2y = outer.gradient(dy, x)", _numbers(fixed))
@@ -90,7 +94,8 @@ def _inner_only() -> SecondOrderMistake:
         "the outer tape has no path from x to the first derivative: None. Watch x on both tapes (a tf.Variable is "
         "watched by every tape).",
         "with tf.GradientTape() as outer:\n    with tf.GradientTape() as inner:\n        inner.watch(x)\n"
-        "        y = x ** 3\n    dy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)", _numbers(broken),
+        "        y = x ** 3\n    dy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)",
+        _numbers(broken, x.shape.num_elements()),
         "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
         "        inner.watch(x)\n        y = x ** 3\n    dy = inner.gradient(y, x)\nd2y = outer.gradient(dy, x)",
         _numbers(fixed))
@@ -149,7 +154,7 @@ def _branch_not_taken() -> SecondOrderMistake:
         "with tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
         "        inner.watch(x)\n        y = f(x)\n    j = inner.batch_jacobian(y, x)\n"
         "h = outer.batch_jacobian(j, x)\nlap = tf.linalg.trace(h)", _numbers(broken),
-        "gradlib.laplacian(f, x).laplacian", _numbers(fixed.laplacian))
+        "gradlib.laplacian(f, x).laplacian", _numbers(fixed.laplacian), target="lap")
 
 
 @quiet

@@ -282,3 +282,31 @@ def test_a_recurrent_model_s_page_gives_the_tiled_method_s_reason():
     params = {"steps": 3, "features": 2, "units": 2, "outputs": 1, "cell": "gru"}
     x = make_batch("random normal", keras_models.sample_shape("sequence", **params), 4, seed=2).astype(np.float32)
     assert gradlib.per_sample_gradients(keras_models.get_model("sequence", **params), x).method == "tiled"
+
+
+def test_an_eager_pfor_timing_says_it_includes_tracing_as_tensorflow_traces_each_call(monkeypatch):
+    """Eager tape.batch_jacobian with pfor (the default) wraps its loop in a new tf.function on every call: measured
+    122-314 ms a call against 22-68 ms with the while_loop. The page said "(pfor), eager: one call, nothing traced"."""
+    from tensorflow.python.ops.parallel_for import control_flow_ops   # where pfor makes its tf.function
+    made = []
+    function = control_flow_ops.def_function.function
+    monkeypatch.setattr(control_flow_ops.def_function, "function", lambda *a, **k: made.append(1) or function(*a, **k))
+    x = tf.random.normal((4, 3))
+    for use_pfor, expected in ((True, [1, 1]), (False, [])):
+        made.clear()
+        for _ in range(2):
+            with tf.GradientTape(persistent=not use_pfor) as tape:
+                tape.watch(x)
+                y = tf.tanh(x) * 2.0
+            tape.batch_jacobian(y, x, experimental_use_pfor=use_pfor)
+        assert made == expected, use_pfor
+    monkeypatch.undo()
+    pfor = "\n".join(model_report.comparison_lines(_report(0.001, 0.0005, 0.1, 1.0, method="pfor", pfor=True)))
+    assert ("**eager tape.batch_jacobian** (pfor), eager: one call, tracing included (eager pfor traces a new "
+            "tf.function on every call): 100 ms") in pfor
+    assert ("**per-sample tape.jacobian loop** eager, one tape per sample, tracing included (eager pfor traces a new "
+            "tf.function on every tape.jacobian): timed on 4 samples") in pfor
+    assert "nothing traced" not in pfor
+    loop = "\n".join(model_report.comparison_lines(_report(0.001, 0.0005, 0.1, 1.0)))
+    assert "(while_loop), eager: one call, nothing traced: 100 ms" in loop
+    assert "eager, one tape per sample, nothing traced: timed on 4 samples" in loop

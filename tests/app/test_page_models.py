@@ -5,8 +5,10 @@ import json
 
 import numpy as np
 import pytest
+import tensorflow as tf
 from streamlit.testing.v1 import AppTest
 
+from chart_data import values
 from gradlib import keras_models
 
 def run_page(**widgets) -> AppTest:
@@ -232,3 +234,22 @@ def test_a_bad_upload_shows_an_error_and_a_good_one_parses():
     assert "ragged.csv" in errors[0] and "row 2 has 2 value" in errors[0]
     assert "evil.npy" in errors[1] and "only real numbers are accepted" in errors[1]
     assert "bad=True good=[[1.0, 2.0, 3.0]] pickled=True" in at.markdown[0].value
+
+
+def test_the_saliency_bars_are_named_as_absolute_values_on_their_axis(default):
+    """The saliency chart draws |d y_k / d x_j| (sample 0's y[0] row has -0.32 at x[2], drawn as +0.32) under a y axis
+    that said "gradient", as if the bars were the signed gradients."""
+    b = default.number_input(key="models_sample_16").value   # another test of this module may choose sample 5
+    (saliency,) = [s for s in (json.loads(c.proto.spec) for c in default.get("plotly_chart"))
+                   if s["layout"]["title"]["text"].startswith(f"Saliency of sample {b}")]
+    assert saliency["layout"]["yaxis"]["title"]["text"] == "|gradient|"
+    model = keras_models.get_model("mlp_regressor")
+    x = keras_models.make_batch("random normal", (8,), 16, seed=0)
+    xb = tf.constant(x[b:b + 1])
+    with tf.GradientTape() as tape:
+        tape.watch(xb)
+        y = model(xb)
+    jac = tape.batch_jacobian(y, xb).numpy()[0]
+    bars = [values(t["y"]) for t in saliency["data"] if t["type"] == "bar"]
+    np.testing.assert_allclose(bars, np.abs(jac), rtol=1e-4, atol=1e-6)
+    assert (jac < 0).any()

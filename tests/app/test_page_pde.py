@@ -85,8 +85,11 @@ def test_each_mistake_shows_what_tensorflow_gave(at):
     errors = [w.value for w in at.warning]
     assert "outer.gradient returned None" in errors
     assert "largest |u_xx| over the points: 0" in errors
-    assert any(e.startswith("12 of 12 weight gradients are None; gradlib warned: gradlib.laplacian returns NumPy")
-               for e in errors)
+    # the network has 6 weights: "12 of 12" counted the two losses' gradients together, which the printed code (one
+    # loss, one tape.gradient) never returns
+    assert "6 of 6 weights have a gradient." in [m.value for m in at.markdown]
+    assert any(e.startswith("6 of 6 weight gradients are None, with .numpy() and with gradlib.laplacian alike; "
+                            "gradlib warned: gradlib.laplacian returns NumPy") for e in errors), errors
 
 
 def test_the_training_step_has_every_weight_gradient_and_matches_nested_tapes(at):
@@ -126,6 +129,19 @@ def test_an_exact_heat_solution_typed_as_a_closed_form_gives_a_zero_residual():
     assert z.shape == (9, 9) and np.max(np.abs(z)) < 1e-12
     assert not at.error and any("no weights to train" in i.value for i in at.info)
     assert at.number_input(key="pde_t").value == 0.3 and at.selectbox(key="pde_equation").value == "heat"
+
+
+def test_a_typed_residual_that_is_zero_on_the_network_is_not_called_not_zero():
+    """u_x - u_x is 0 at every point: the page showed "Largest |residual| ...: **0** (an untrained network: not
+    zero)", and every weight gradient of its training step is 0."""
+    at = opened(residual="u_x - u_x", grid="5")
+    z = values(chart(at, "pde_residual_map")["data"][0]["z"])
+    assert z.shape == (5, 5) and not np.abs(z).max()
+    shown = [m.value for m in at.markdown if m.value.startswith("Largest |residual|")]
+    assert shown == ["Largest |residual| over the 5×5 grid: **0** (zero on the untrained network too: so is every "
+                     "weight gradient of mean(residual²), and a training step on it changes nothing)"]
+    step = next(d.value for d in at.dataframe if "|gradient|" in d.value.columns)
+    assert set(step["|gradient|"]) <= {"0", "None"}
 
 
 def test_a_bad_typed_residual_names_where_and_keeps_the_other_inputs():

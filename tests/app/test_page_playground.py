@@ -91,6 +91,42 @@ def test_the_page_offers_the_link_of_the_current_state():
     assert (state.outputs, state.inputs, state.methods) == ("sum(x**2)", {"x": [1.5, -2]}, ("jacobian",))
 
 
+def test_the_naive_loop_over_a_scalar_y_is_said_to_raise_as_tensorflow_does():
+    """For y = x0*x1 (a scalar) the diagnosis said `for y_i in y` iterates y after the tape block and gives None:
+    TensorFlow raises TypeError there ("Cannot iterate over a scalar tensor"); the row of zeros is the loop over
+    tf.reshape(y, [-1])."""
+    import tensorflow as tf
+    x0, x1 = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x0, x1])
+        y = x0 * x1
+    with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor"):
+        [tape.gradient(y_i, [x0, x1]) for y_i in y]
+    at = open_playground(outputs="x0*x1", inputs='{"x0": 2, "x1": 3}', method="unstack,naive")
+    naive = next(e.value for e in at.error if "The naive loop returns zeros" in e.value)
+    assert ("y is a scalar, and `for y_i in y` raises TypeError in TensorFlow (Cannot iterate over a scalar tensor)"
+            in naive)
+    assert "iterates y after the tape stopped recording" not in naive
+    assert table(at, "method").loc["naive: y"].tolist() == ["0", "0"]
+
+
+def test_the_summed_row_that_is_one_element_s_gradient_is_not_said_to_be_no_element_s():
+    """abs(x) at [0, 1]: tape.gradient(y, x) gives [0, 1], which is y[1]'s row (y[0]'s is zero); the diagnosis said
+    "It is not the gradient of any single element" under a table that shows it is."""
+    import tensorflow as tf
+    x = tf.constant([0.0, 1.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.abs(x)
+        rows = [tape.gradient(y_i, x).numpy().tolist() for y_i in tf.unstack(y)]
+    assert tape.gradient(y, x).numpy().tolist() == rows[1] == [0.0, 1.0] and rows[0] == [0.0, 0.0]
+    at = open_playground(outputs="abs(x)", inputs='{"x": [0, 1]}', method="unstack,summed")
+    summed = next(e.value for e in at.error if "sums over the elements of y" in e.value)
+    assert summed.endswith("Here it equals the gradient of y[1] alone, the only row that is not zero; at another "
+                           "point it need not be any single element's.")
+    assert table(at, "method").loc["summed: sum(y)"].tolist() == table(at, "method").loc["correct: y[1]"].tolist()
+
+
 @pytest.mark.parametrize("params, message", [
     ({"outputs": "x*x", "inputs": '{"x": [1, 2}'}, "not valid JSON"),
     ({"outputs": "x*x", "inputs": '{"x": 1}', "method": "magic"}, "method 'magic' is not a method"),

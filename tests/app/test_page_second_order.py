@@ -29,12 +29,21 @@ def test_the_seed_s_hessians_are_shown(at):
 
 def test_each_mistake_is_shown_broken_beside_right(at):
     tables = [t.value.values.tolist() for t in at.table]
-    assert tables.count([["None"]]) == 2          # the gradient after the outer block; x watched by the inner tape
+    assert tables.count([["None", "None"]]) == 2   # the gradient after the outer block; x watched by the inner tape
     assert tables.count([["6", "12"]]) == 2
     assert [["3", "3"]] in tables and [["2", "2"]] in tables
     assert any("not independent" in e.value for e in at.error)
     assert [["0", "2"]] in tables      # the Laplacians of [where(x0 > 0, sqrt|x0|, 0), x1^2] at x0 = 0, not NaN
     assert any("NaN from the branch of where() not taken" in m.value for m in at.markdown)
+
+
+def test_a_none_gradient_has_a_cell_per_element_and_each_row_the_code_s_name(at):
+    """outer.gradient(dy, x) of x = [1, 2] returned None, shown as one cell under "[0]" beside the right [6, 12] under
+    "[0]", "[1]" (as if x had one element); the Laplacians' row said d2y where the code computes lap."""
+    shown = [(t.value.index.tolist(), t.value.columns.tolist(), t.value.values.tolist()) for t in at.table]
+    nones = [s for s in shown if s[2] == [["None", "None"]]]
+    assert nones == [(["d2y"], ["[0]", "[1]"], [["None", "None"]])] * 2
+    assert (["lap"], ["[0]", "[1]"], [["nan", "nan"]]) in shown and (["lap"], ["[0]", "[1]"], [["0", "2"]]) in shown
 
 
 def test_the_relu_network_s_zero_laplacian_is_explained(at):

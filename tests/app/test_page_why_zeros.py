@@ -91,3 +91,18 @@ def test_the_code_side_by_side_fits_its_column_on_a_laptop(at):
     their comments' ends (the very point of the example) out of sight."""
     too_long = lines_too_long(at)
     assert not too_long, too_long
+
+
+def test_each_row_is_named_as_the_printed_code_names_its_target(at):
+    """The slicing demo's rows said "y" while its code takes g.gradient(y0, x): the gradient of y[0] alone ([4, 0]
+    at x = [2, 3]), not of y (whose summed gradient is [4, 6])."""
+    rows = {}
+    current = None
+    for node in _walk(at.main):
+        if node.type == "markdown" and node.value.startswith("### "):
+            current = node.value[4:]
+        elif node.type == "table" and current:
+            rows.setdefault(current, []).append(node.value.index.tolist())
+    assert rows["Slicing y outside the tape"] == [["y0"], ["y0"]]
+    assert rows["A variable replaced by a tensor"] == [["y"], ["y"]]
+    assert rows["Iterating y after the tape block"] == [["y[0]", "y[1]"], ["y[0]", "y[1]"]]

@@ -60,6 +60,18 @@ def test_finite_hessians_get_no_such_warning():
     assert not [w.value for w in at.warning if "second derivatives are NaN" in w.value]
 
 
+def test_the_hessians_caption_names_the_output_as_its_charts_do_when_an_input_is_called_y():
+    """With inputs y and z the output is named out (out[0], out[1] in the charts' titles); the caption said "The
+    Hessian of each element of y", the input. The charts hold y*y*z's Hessian at (2, 3): [[2z, 2y], [2y, 0]]."""
+    at = open_playground(outputs="[y*y*z, y*z]", inputs='{"y": 2, "z": 3}', method="unstack", order="2")
+    assert "The Hessian of each element of out over the 2 watched element(s), method `loop`." in [
+        c.value for c in at.caption]
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    hessians = {s["layout"]["title"]["text"]: values(s["data"][0]["z"]).tolist() for s in charts
+                if s["layout"]["title"]["text"].startswith("Hessian of")}
+    assert hessians == {"Hessian of out[0]": [[6.0, 4.0], [4.0, 0.0]], "Hessian of out[1]": [[0.0, 1.0], [1.0, 0.0]]}
+
+
 def share_link(at: AppTest) -> str:
     return next(c.value for c in at.code if c.value.startswith(("?", "http")) and "outputs=" in c.value)
 

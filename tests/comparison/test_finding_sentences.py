@@ -33,6 +33,8 @@ ROWS = {
     r"tape.gradient\(y, x\) sums over the elements of y": (
         ("x*x", {"x": [1.0, 2.0]}, {}), r"gave \[2, 4\]: the gradient of sum\(y\).*for x\[0\]: 2 \+ 0 = 2",
         ("sum(x*x)", {"x": [1.0, 2.0]}, {})),
+    "tape.gradient happens to agree here": (("relu(x)", {"x": [-1.0, -2.0]}, {}), r"Every true gradient is zero",
+                                            ("relu(x)", {"x": [1.0, -2.0]}, {})),
     "tape.gradient is the per-element gradient here": (("sum(x*x)", {"x": [1.0, 2.0]}, {}), r"single element",
                                                        ("x*x", {"x": [1.0, 2.0]}, {})),
     ".* does not give the per-element gradients": None,   # every wrong method has words of its own (naive, summed)

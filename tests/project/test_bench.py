@@ -143,12 +143,24 @@ def test_scaling_times_the_warm_calls_on_a_clock_the_test_controls(monkeypatch):
     frame = scaling.scaling([4], methods=("unstack", "jacobian", "forward"), repeats=3, clock=clock)
     assert frame["seconds"].tolist() == pytest.approx([0.2, 0.02, slow])
     assert frame["first call seconds"].tolist() == pytest.approx([0.2, 0.5, slow])
-    assert frame["timed"].tolist() == [scaling.WARM, scaling.WARM, scaling.ONE_CALL]
+    assert frame["timed"].tolist() == [scaling.WARM, scaling.WARM, scaling.ONE_UNTRACED]   # forward ran eagerly
     assert frame["ratio"].tolist()[:2] == pytest.approx([10.0, 1.0]) and np.isnan(frame["ratio"].iloc[2])
     # the last good first call is repeated, the first bad one is not
     clock = _scripted(monkeypatch, {"unstack": [scaling.SLOW_SECONDS, 0.1], "forward": [scaling.SLOW_SECONDS + 1e-6]})
     frame = scaling.scaling([4], methods=("unstack", "forward"), repeats=1, clock=clock)
-    assert frame["timed"].tolist() == [scaling.WARM, scaling.ONE_CALL]
+    assert frame["timed"].tolist() == [scaling.WARM, scaling.ONE_UNTRACED]
+
+
+def test_a_slow_single_call_says_whether_it_traced_as_gradlib_reports(monkeypatch):
+    """unstack at size 256 ran eagerly (GradResult.traced False) in 1.75 s and was labelled "one call, tracing
+    included"; jacobian's first call traces (compiled). Each single call now carries what gradlib reported."""
+    slow = scaling.SLOW_SECONDS + 0.75
+    clock = _scripted(monkeypatch, {"unstack": [slow], "jacobian": [(slow, "jacobian", True, "graph", True)]})
+    frame = scaling.scaling([256], methods=("unstack", "jacobian"), repeats=3, clock=clock)
+    assert frame["timed"].tolist() == ["one call, nothing traced", "one call, tracing included"]
+    assert scaling.measured_lines(frame) == [
+        "size 256 (256 outputs, 256 inputs): no method was repeated within the page's budget; not ranked, unstack "
+        "1.75 s (one call, nothing traced), jacobian 1.75 s (one call, tracing included)"]
 
 
 def test_a_slow_first_call_is_never_ranked_nor_called_fastest(monkeypatch):
@@ -159,10 +171,10 @@ def test_a_slow_first_call_is_never_ranked_nor_called_fastest(monkeypatch):
     frame = scaling.scaling([32], methods=("unstack", "jacobian"), repeats=2, clock=clock)
     (line,) = scaling.measured_lines(frame)
     assert line == ("size 32 (32 outputs, 32 inputs): fastest warm **jacobian**, compiled, 40 ms; not ranked, "
-                    "unstack 4.2 s (one call, tracing included)")
+                    "unstack 4.2 s (one call, nothing traced)")
     only = frame[frame["method"] == "unstack"].assign(size=64)
     assert scaling.measured_lines(only) == ["size 64 (32 outputs, 32 inputs): no method was repeated within the "
-                                            "page's budget; not ranked, unstack 4.2 s (one call, tracing included)"]
+                                            "page's budget; not ranked, unstack 4.2 s (one call, nothing traced)"]
 
 
 @pytest.mark.parametrize("name, calls, expected", [
@@ -209,7 +221,7 @@ def test_the_pages_warm_time_is_the_same_call_timed_warm(monkeypatch):
     frame = scaling.scaling([8], methods=("jacobian", "unstack"), repeats=3)
     monkeypatch.setattr(scaling, "SLOW_SECONDS", 0.0)
     traced_only = scaling.scaling([8], methods=("forward",), repeats=3)
-    assert traced_only["timed"].tolist() == [scaling.ONE_CALL]
+    assert traced_only["timed"].tolist() == [scaling.ONE_UNTRACED]   # forward runs eagerly: its first call traces nothing
     values = scaling.mlp_inputs(8, 8, 8)
     for row in frame.itertuples():
         assert row.timed == scaling.WARM, row

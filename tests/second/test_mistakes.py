@@ -11,8 +11,8 @@ import gradlib
 
 def test_each_mistake_gives_what_tensorflow_gives_and_the_fix_the_closed_form():
     found = {m.name: m for m in gradlib.examples.second_order_mistakes()}
-    assert found["gradient_after_outer_block"].broken == [None]
-    assert found["watched_by_inner_only"].broken == [None]
+    assert found["gradient_after_outer_block"].broken == [None, None]   # None for x's two elements, one cell each
+    assert found["watched_by_inner_only"].broken == [None, None]
     for name in ("gradient_after_outer_block", "watched_by_inner_only"):
         assert found[name].fixed == [6.0, 12.0]          # d2/dx2 x^3 = 6x at x = 1, 2
     mixed = found["batch_jacobian_of_mixed_rows"]

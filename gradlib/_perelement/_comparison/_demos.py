@@ -21,7 +21,8 @@ class Demo:
     """One pitfall: broken and fixed code, and what TensorFlow returned for each just now.
 
     ``broken`` and ``fixed`` are gradient rows (a list per output); ``None`` marks a gradient that
-    TensorFlow returned as None.
+    TensorFlow returned as None. ``targets`` names what each row is the gradient of, as the printed code calls it
+    (``y0`` for ``g.gradient(y0, x)``); empty: ``y``, or ``y[k]`` when there are several rows.
     """
 
     name: str
@@ -33,6 +34,7 @@ class Demo:
     fixed: list
     labels: tuple[str, ...]
     note: str = ""
+    targets: tuple[str, ...] = ()
 
 
 def _values(grads, sizes=None) -> list:
@@ -106,7 +108,8 @@ def _slice_outside() -> Demo:
     return Demo("slice_outside", "Slicing y outside the tape",
                 "y[0] is a strided_slice op; run outside the block, it is not recorded, so y[0] is unconnected.",
                 "with g: y = x * x\ny0 = y[0]\ng.gradient(y0, x)   # None",
-                "with g:\n    y = x * x\n    y0 = y[0]\ng.gradient(y0, x)   # [4, 0]", broken, fixed, ("x[0]", "x[1]"))
+                "with g:\n    y = x * x\n    y0 = y[0]\ng.gradient(y0, x)   # [4, 0]", broken, fixed, ("x[0]", "x[1]"),
+                targets=("y0",))
 
 
 def _integer_watch() -> Demo:

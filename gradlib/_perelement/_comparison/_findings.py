@@ -123,6 +123,12 @@ def _naive(name: str, result: GradResult, best: GradResult, integer: np.ndarray)
         return Finding(name, "The naive loop happens to agree here",
                        "Every true gradient is zero at this point, so the broken loop's zeros look right by accident.",
                        "warning")
+    if best.y.ndim == 0:   # TensorFlow refuses the loop itself: a scalar tensor is not iterable
+        return Finding(name, "The naive loop returns zeros",
+                       "y is a scalar, and `for y_i in y` raises TypeError in TensorFlow (Cannot iterate over a scalar "
+                       "tensor). Iterated as tf.reshape(y, [-1]) after the tape stopped recording (this row), each y_i "
+                       "is a new tensor the tape never saw, and the gradient is None (zeros with "
+                       "unconnected_gradients=ZERO). With one element, tape.gradient(y, x) is its gradient.", "error")
     return Finding(name, "The naive loop returns zeros",
                    "`for y_i in y: tape.gradient(y_i, x)` iterates y after the tape stopped recording. Iterating a "
                    "tensor runs unstack/strided_slice, so each y_i is a new tensor the tape never saw: nothing "
@@ -135,6 +141,10 @@ def _summed(name: str, result: GradResult, best: GradResult, integer: np.ndarray
     if best.jacobian.shape[0] == 1:
         return Finding(name, "tape.gradient is the per-element gradient here",
                        "y has a single element, so the gradient of its sum is its gradient.", "info")
+    if np.allclose(best.jacobian[:, ~integer], 0):
+        return Finding(name, "tape.gradient happens to agree here",
+                       "Every true gradient is zero at this point, so the gradient of sum(y) is zero too and looks "
+                       "like each element's by accident: elsewhere it is the column sums of the Jacobian.", "warning")
     column = best.jacobian[:, 0]
     terms = " + ".join(format_number(v) for v in column[:4]) + (" + ..." if column.size > 4 else "")
     shown = (", ".join(format_number(v) for v in result.jacobian[0, :6])
@@ -144,8 +154,16 @@ def _summed(name: str, result: GradResult, best: GradResult, integer: np.ndarray
     return Finding(name, "tape.gradient(y, x) sums over the elements of y",
                    f"tape.gradient(y, x) gave [{shown}]: the gradient of sum(y), which is the column sums of the "
                    f"Jacobian (for {best.col_labels[0]}: {terms} = {format_number(sums[0])})"
-                   + ("" if same else " — up to rounding") + ". It is not the gradient of any single element.",
-                   "error")
+                   + ("" if same else " — up to rounding") + ". " + _one_row(best), "error")
+
+
+def _one_row(best: GradResult) -> str:
+    """Whether the column sums are one element's gradient here: they are when every other row is zero."""
+    nonzero = [k for k in range(best.jacobian.shape[0]) if not np.allclose(best.jacobian[k], 0)]
+    if len(nonzero) == 1:
+        return (f"Here it equals the gradient of {best.row_labels[nonzero[0]]} alone, the only row that is not zero; "
+                "at another point it need not be any single element's.")
+    return "It is not the gradient of any single element."
 
 
 def _wrong(name: str, result: GradResult, best: GradResult, integer: np.ndarray) -> Finding:
