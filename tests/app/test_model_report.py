@@ -218,7 +218,8 @@ def test_each_timing_says_what_ran_and_why_the_faster_one_is_faster(name, times,
 def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monkeypatch):
     """What COMPILED_FASTER states, checked on gradlib's own compiled function for a GRU run by batch_jacobian's
     while_loop: its batch dimension is unknown to the graph (the user's tf.function knows it), and it returns the
-    projection's two arrays beside y and the Jacobians even with check_independence=False. (``auto`` runs the
+    projection's two arrays and the held samples' outputs beside y and the Jacobians even with
+    check_independence=False. (``auto`` runs the
     tiled method on a GRU since issue 41, whose page gives TILED_SLOWER: see the next test.)"""
     from gradlib._perelement import _persample
     params = {"steps": 3, "features": 2, "units": 2, "outputs": 1, "cell": "gru"}
@@ -231,7 +232,9 @@ def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monk
     ((compiled, used, _, _),) = calls
     assert used == r.method == "while_loop"
     assert compiled.inputs[0].shape.as_list() == [None, 3, 2]   # traced for every batch size
-    assert len(compiled.outputs) == 4                           # y, J, and the check's u and g
+    # y, J, the projection's u and g, and fn on the batch with its first and last samples held (hunt 54)
+    assert len(compiled.outputs) == 5
+    assert compiled.outputs[4].shape.as_list() == compiled.outputs[0].shape.as_list()
 
 
 def test_when_the_tiled_method_wins_the_page_does_not_claim_it_ran_batch_jacobian_or_its_check():
