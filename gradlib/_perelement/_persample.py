@@ -154,9 +154,8 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
             keyed by input name, as ``model.fit`` takes them: each sample's Jacobian then has one column per
             feature of every input, in that order, flattened (``col_labels`` names them).
         method: one of ``PER_SAMPLE_METHODS``.
-        check_independence: check every sample (one extra backward pass over the batch, and one extra forward
-            pass with its first and last samples held and the others moved) and refuse a function
-            whose samples are not independent: on every call, except with ``tiled`` (see below).
+        check_independence: check every sample (one extra backward and one extra forward pass over the batch) and
+            refuse a function whose samples are not independent: on every call, except with ``tiled`` (see below).
         limits: ``max_jacobian`` bounds the entries of all the Jacobians together.
 
     What is checked when: see the module's docstring (``tiled`` checks once per batch shape and weights).
