@@ -76,9 +76,9 @@ def check(problem: Problem, y: np.ndarray, jac: np.ndarray) -> str:
 def _precision(problem: Problem) -> str:
     """The least precise float ``problem.f`` computes in on its tensors (``lowest_float`` of one trace); the input's
     dtype where ``f`` cannot be traced (it then ran eagerly, and its precision is not read)."""
-    signature = [[tf.TensorSpec.from_tensor(t) for t in problem.xs], [tf.TensorSpec.from_tensor(tf.convert_to_tensor(c))
-                                                                      for c in problem.cs]]
-    try:
+    try:   # the signature too: a constant that is not a tensor leaves the input's dtype, not an error of the check
+        signature = [[tf.TensorSpec.from_tensor(t) for t in problem.xs],
+                     [tf.TensorSpec.from_tensor(tf.convert_to_tensor(c)) for c in problem.cs]]
         return lowest_float(trace(problem.f, signature).graph, problem.dtype)
     except Exception:   # noqa: BLE001 - not traceable: the input's dtype, as before
         return problem.dtype
