@@ -254,14 +254,23 @@ def _show_agreement(comparison: gradlib.Comparison) -> None:
 def agreement_frame(comparison: gradlib.Comparison) -> pd.DataFrame:
     """One row per chosen method: those that ran, how far from the reference; those that failed or were left out,
     with why (a method that did not run is never dropped from the table)."""
-    rows = [{"method": a.method, "agrees": "yes" if a.agrees else "NO",
-             "max |difference|": gradlib.format_number(a.max_abs_diff, 3),
+    rows = [{"method": a.method, "agrees": "yes" if a.agrees else "NO", "max |difference|": _max_difference(a),
              "cells that differ": f"{a.differing}: {a.example}" if a.differing else "0", "compared with": a.against}
             for a in comparison.agreement]
     for verdict, reasons in (("failed", comparison.errors), ("left out", comparison.skipped)):
         rows += [{"method": method, "agrees": verdict, "max |difference|": "", "cells that differ": "",
                   "compared with": "", "why": why} for method, why in reasons.items()]
     return pd.DataFrame(rows).fillna("").set_index("method")
+
+
+def _max_difference(a: gradlib.Agreement) -> str:
+    """The largest difference between cells finite on both sides; where NaN or inf is on one side only, no number
+    measures those cells (a bare 0 beside NO read as a disagreement of nothing), so the cell says so."""
+    largest = gradlib.format_number(a.max_abs_diff, 3)
+    if not a.nonfinite:
+        return largest
+    cells = "1 cell differs" if a.nonfinite == 1 else f"{a.nonfinite} cells differ"
+    return f"{largest} between finite cells; {cells} in NaN or inf"
 
 
 def _show_crosscheck(comparison: gradlib.Comparison) -> None:

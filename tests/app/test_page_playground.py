@@ -324,6 +324,9 @@ def test_an_infinite_derivative_is_shown_as_such_and_the_unchecked_cell_is_named
     agreement = next(t.value for t in at.table if t.value.index.name == "method" and "agrees" in t.value.columns)
     assert agreement.loc["forward", "agrees"] == "NO"
     assert agreement.loc["forward", "cells that differ"] == "1: (y[0], x1): nan vs 0"
+    # its finite cells agree exactly: a bare "0" beside NO read as a disagreement of nothing
+    assert agreement.loc["forward", "max |difference|"] == "0 between finite cells; 1 cell differs in NaN or inf"
+    assert agreement.loc["jacobian", "max |difference|"] == "0"
     assert agreement.loc["jacobian", "agrees"] == "yes"
 
 

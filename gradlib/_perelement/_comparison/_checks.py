@@ -156,7 +156,9 @@ class Agreement:
 
     Every cell counts, the non-finite ones included: NaN agrees only with NaN, inf only with inf of the same
     sign. ``max_abs_diff`` is the largest difference between cells finite on both sides; ``differing`` counts
-    the cells that disagree (non-finite ones included) and ``example`` names the first.
+    the cells that disagree (non-finite ones included), ``nonfinite`` those of them that are NaN or infinite on one
+    side at least (no difference measures them: NaN against inf differs by no number), and ``example`` names the
+    first.
     """
 
     method: str
@@ -165,6 +167,7 @@ class Agreement:
     against: str      # "rows of <reference>" or "column sums of <reference>"
     differing: int = 0
     example: str = ""     # "(y[0], x1): nan vs 0"
+    nonfinite: int = 0
 
 
 def finite_differences(f, x: np.ndarray, analytic: np.ndarray, dtype: str, *, step: float = 1e-6,
@@ -253,8 +256,9 @@ def agreement(result: GradResult, reference: GradResult, reference_name: str) ->
     >>> import numpy as np
     >>> from .._result import GradResult
     >>> def r(j): return GradResult(np.zeros(1), np.array([j]), ("y[0]",), ("a", "b"), "m", "m", (("a", ()), ("b", ())))
-    >>> agreement(r([np.inf, np.nan]), r([np.inf, 0.0]), "auto").example
-    '(y[0], b): nan vs 0'
+    >>> a = agreement(r([np.inf, np.nan]), r([np.inf, 0.0]), "auto")
+    >>> a.example, a.max_abs_diff, a.differing, a.nonfinite
+    ('(y[0], b): nan vs 0', 0.0, 1, 1)
     """
     if result.per_element:
         target, mine, against = reference.jacobian, result.jacobian, f"rows of {reference_name}"
@@ -276,7 +280,8 @@ def agreement(result: GradResult, reference: GradResult, reference_name: str) ->
         r, c = differing[0]
         example = (f"({rows[r]}, {reference.col_labels[c]}): {format_number(mine[r, c])} vs "
                    f"{format_number(target[r, c])}")
-    return Agreement(result.requested, max_diff, not len(differing), against, len(differing), example)
+    nonfinite = int(np.count_nonzero(~finite[tuple(differing.T)])) if len(differing) else 0
+    return Agreement(result.requested, max_diff, not len(differing), against, len(differing), example, nonfinite)
 
 
 def differing_cells(mine: np.ndarray, target: np.ndarray, *dtypes: str) -> np.ndarray:
