@@ -60,9 +60,11 @@ def piecewise_warning(value: np.ndarray, acts: list[tuple[str, str]], what: str)
                 "wherever it exists, and a PDE residual built on it silently loses its second-order terms (u_xx). "
                 "Use a smooth activation (tanh, softplus, silu) for second derivatives")
     if zero and (not acts or len(flat) < len(acts)):   # a callable, or layers whose activation gradlib cannot name
-        return (f"{what} is exactly 0 everywhere here: fn is linear or piecewise linear (ReLU, abs, max, ...) at "
-                "these points, whose second derivative is 0 wherever it exists; a PDE residual built on it loses "
-                "its second-order terms (u_xx)")
+        return (f"{what} is exactly 0 everywhere here: either fn is linear or piecewise linear (ReLU, abs, max, "
+                "...), whose second derivative is 0 wherever it exists, so a PDE residual built on it loses its "
+                "second-order terms (u_xx); or these points are special: where fn's curvature vanishes (tanh at 0), "
+                "or on a kink (abs(x0) * x1 at x0 = 0: TensorFlow takes abs's slope there as 0, and the second "
+                "derivative does not exist). Other points tell which")
     if nonlinear:
         return (f"layers {', '.join(map(repr, nonlinear))} are piecewise linear: their second derivative is 0 "
                 f"wherever it exists, so they add nothing to {what}")

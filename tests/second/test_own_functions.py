@@ -79,7 +79,7 @@ def test_a_piecewise_linear_function_of_ones_own_still_gets_the_zero_warning():
     model = mlp(tanh, seed=3)
     r = gradlib.laplacian(model, X)
     assert not r.laplacian.any() and not laplacians(model, X).any()
-    assert any(w.startswith("the Laplacian is exactly 0 everywhere here: fn is linear or piecewise linear")
+    assert any(w.startswith("the Laplacian is exactly 0 everywhere here: either fn is linear or piecewise linear")
                for w in r.warnings), r.warnings
 
 
@@ -303,3 +303,18 @@ def test_rows_are_labelled_by_output_name_as_per_sample_gradients_labels_them(ou
 def test_a_sequential_model_s_output_has_no_name_and_stays_y():
     model = mlp("tanh")
     assert gradlib.per_sample_hessians(model, X).row_labels == gradlib.laplacian(model, X).row_labels == ("y[0]",)
+
+
+def test_a_kink_of_a_curved_function_is_not_called_linear():
+    """abs(x0) * x1 at x0 = 0: its mixed derivative is sign(x0), +-1 on either side, and TensorFlow takes abs's slope
+    at 0 as 0, so the Hessian is exactly 0; the warning said fn "is linear or piecewise linear", whose second
+    derivative is 0 wherever it exists, which this one's is not (1 at x0 = 1)."""
+    fn = lambda x: tf.abs(x[0]) * x[1]   # noqa: E731
+    at_kink = gradlib.hessians(fn, tf.constant([0.0, 2.0]))
+    assert not at_kink.hessian.any()
+    [warning] = [w for w in at_kink.warnings if "exactly 0" in w]
+    assert "on a kink (abs(x0) * x1 at x0 = 0" in warning and "Other points tell which" in warning
+    assert "either fn is linear or piecewise linear" in warning
+    away = gradlib.hessians(fn, tf.constant([1.0, 2.0]))
+    assert away.hessian.tolist() == [[[0.0, 1.0], [1.0, 0.0]]]
+    assert not [w for w in away.warnings if "exactly 0" in w]
