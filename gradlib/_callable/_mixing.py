@@ -20,7 +20,7 @@ has the same size).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -30,8 +30,8 @@ from .._foundations._format import format_number
 from ._outputs import joined_outputs
 from ._state import same_output
 
-__all__ = ["MIXING_TOLERANCE", "PROJECTION_SEED", "Mixing", "held", "held_outputs", "held_refusal", "moved_samples",
-           "find_mixing", "mixing_text"]
+__all__ = ["MIXING_TOLERANCE", "PROJECTION_SEED", "Mixing", "held", "held_outputs", "held_refusal", "moved_batch",
+           "moved_samples", "second_held", "find_mixing", "mixing_text"]
 
 #: the projection check's tolerance, relative to the scale of the per-sample terms it sums (float32 rounding
 #: in sums over a few hundred terms stays below 1e-5; a BatchNormalization over 1,000 samples mixes at 1e-3).
@@ -88,28 +88,49 @@ def mixing_text(m: Mixing) -> str:
             f"{format_number(m.gap, 3)}, {scale})")
 
 
-def held(x: tf.Tensor) -> tf.Tensor:
+def held(x: tf.Tensor, last: bool = False) -> tf.Tensor:
     """The batch with its first and its last sample as they are and every other sample moved halfway towards the
-    first (``x[c] / 2 + x[0] / 2``; of two samples, the second): another mean and spread, the same batch size, every
-    feature within the batch's own range, so a function that takes the batch takes this one. Traceable."""
+    first (``x[c] / 2 + x[0] / 2``): another mean and spread, the same batch size, every feature within the batch's
+    own range, so a function that takes the batch takes this one. ``last``: only the last sample held, the others
+    moved halfway towards it (of two samples, the pass that holds the second: one pass cannot hold both and move
+    one). Traceable."""
     b = tf.shape(x)[0]
     rows = tf.range(b)
-    keep = (rows == 0) | ((rows == b - 1) & (b > 2))
-    return tf.where(tf.reshape(keep, tf.concat([[b], tf.ones([tf.rank(x) - 1], tf.int32)], 0)), x, x / 2 + x[:1] / 2)
+    keep = (rows == b - 1) if last else (rows == 0) | ((rows == b - 1) & (b > 2))
+    anchor = x[-1:] if last else x[:1]
+    return tf.where(tf.reshape(keep, tf.concat([[b], tf.ones([tf.rank(x) - 1], tf.int32)], 0)), x, x / 2 + anchor / 2)
+
+
+def moved_batch(x: tf.Tensor, sample: int) -> tf.Tensor:
+    """The batch in which ``sample`` (the first or the last) is held and the others moved: ``held``'s pass that
+    holds it."""
+    return held(x, last=sample > 0 and x.shape[0] == 2)
 
 
 def held_outputs(fn: Callable, x: tf.Tensor, api: str) -> tf.Tensor:
     """Traceable: fn's output on the batch with its first and last samples held and the others moved (``held``),
-    joined (``moved_samples`` compares the held samples' rows with the batch's own)."""
+    joined (``moved_samples`` compares the held samples' rows with the batch's own; of two samples, after
+    ``second_held``)."""
     return joined_outputs(fn(held(x)), x.shape[0], api)
 
 
+def second_held(fn: Callable, x: Any, ends: np.ndarray, api: str) -> np.ndarray:
+    """``ends`` (``held_outputs``), where the batch has two samples, with its second row from the pass that holds
+    the second and moves the first: one pass cannot hold both, and the compiled one held the first, so a sample 1
+    that reads sample 0 under stop_gradient passed (hunt 56: y[1] = tanh(x[1]) * x[0] answered x[0] * tanh'(x[1])
+    where sample 1 alone has tanh'(x[1])). One more forward pass, eager, for batches of two only."""
+    ends = np.array(ends)
+    if ends.shape[0] == 2:
+        ends[1] = np.asarray(joined_outputs(fn(held(tf.convert_to_tensor(x), last=True)), 2, api))[1]
+    return ends
+
+
 def moved_samples(y: np.ndarray, moved: np.ndarray, dtype: str) -> list[int]:
-    """The held samples (the first, and the last of more than two) whose output changed when the other samples
-    moved (``moved``, from ``held_outputs``) beyond ``dtype``'s rounding (``_state.same_output``)."""
+    """The held samples (the first and the last) whose output changed when the other samples moved (``moved``, from
+    ``held_outputs``, and ``second_held`` of two samples) beyond ``dtype``'s rounding (``_state.same_output``)."""
     b = y.shape[0]
     rows, moved = np.asarray(y).reshape(b, -1), np.asarray(moved).reshape(b, -1)
-    return [i for i in sorted({0, b - 1 if b > 2 else 0}) if not same_output(moved[i], rows[i], dtype)]
+    return [i for i in sorted({0, b - 1}) if not same_output(moved[i], rows[i], dtype)]
 
 
 def held_refusal(api: str, sample: int, given: np.ndarray, moved: np.ndarray, dtype: str, what: str,

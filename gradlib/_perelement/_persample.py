@@ -45,8 +45,8 @@ from .._foundations._errors import BatchMixingError, ExpressionError, GradlibErr
 from .._foundations._limits import LIMITS, Limits, largest_fitting
 from .._callable._forms import sample_batch
 from .._callable._labels import index_labels
-from .._callable._mixing import (PROJECTION_SEED, find_mixing, held, held_outputs, held_refusal, mixing_text,
-                                 moved_samples)
+from .._callable._mixing import (PROJECTION_SEED, find_mixing, held_outputs, held_refusal, mixing_text, moved_batch,
+                                 moved_samples, second_held)
 from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
@@ -293,8 +293,8 @@ def _check_held(fn: Callable, x: tf.Tensor, y: np.ndarray, jac: np.ndarray, ends
     docstring). ``ends`` None: ``loop``, whose Jacobians are each sample's alone; a random fn's calls differ anyway."""
     if ends is None or random:
         return
-    for b in moved_samples(y, ends, dtype):
-        moved = held(x)
+    for b in moved_samples(y, second_held(fn, x, ends, API), dtype):
+        moved = moved_batch(x, b)
         with tf.GradientTape() as tape:   # the rare path: one eager tape over the moved batch
             tape.watch(moved)
             row = tf.reshape(joined_outputs(fn(moved), int(x.shape[0]), API)[b], [-1])

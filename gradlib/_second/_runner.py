@@ -24,7 +24,8 @@ import numpy as np
 import tensorflow as tf
 
 from .._foundations._cache import LRUCache
-from .._callable._mixing import find_mixing, held, held_outputs, held_refusal, mixing_text, moved_samples
+from .._callable._mixing import (find_mixing, held_outputs, held_refusal, mixing_text, moved_batch, moved_samples,
+                                 second_held)
 from .._callable._random import RANDOM, is_random
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
@@ -174,8 +175,8 @@ def _check_held(req: Request, method: str, out: dict, s: _orders.Shape, precisio
     if random:
         return
     keys = ("jacobian",) if method == "hutchinson" else ("jacobian", "value")
-    for b in moved_samples(out["y"], out["held"], precision):
-        moved = _execute(replace(req, x=held(req.x)), method, s, limits)[0]
+    for b in moved_samples(out["y"], second_held(req.g, req.x, out["held"], req.api), precision):
+        moved = _execute(replace(req, x=moved_batch(req.x, b)), method, s, limits)[0]
         refusal = held_refusal(req.api, b, np.concatenate([out[k][b].ravel() for k in keys]),
                                np.concatenate([moved[k][b].ravel() for k in keys]), precision, "derivatives",
                                "hessians")

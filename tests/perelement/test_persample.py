@@ -390,14 +390,19 @@ def test_a_warm_call_does_not_run_fn_eagerly_again_to_size_its_output():
         calls[tf.executing_eagerly()] += 1
         return x * x
 
-    x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
     first = per_sample_gradients(fn, x)
     eager_first = calls[True]
     again = per_sample_gradients(fn, x)
     assert eager_first >= 1 and calls[True] == eager_first   # the second call ran fn eagerly not once
     np.testing.assert_array_equal(again.jacobian, first.jacobian)
     other = per_sample_gradients(fn, x[:, :1])                      # another sample shape is checked anew
-    assert calls[True] > eager_first and other.jacobian.shape == (2, 1, 1)
+    assert calls[True] > eager_first and other.jacobian.shape == (3, 1, 1)
+    # of two samples, one eager pass a call: the one that holds the second (``_mixing.second_held``)
+    per_sample_gradients(fn, x[:2])
+    before = calls[True]
+    per_sample_gradients(fn, x[:2])
+    assert calls[True] == before + 1
 
 
 def test_method_loop_traces_fn_once_per_function_and_shape():
