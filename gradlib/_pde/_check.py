@@ -22,7 +22,10 @@ import tensorflow as tf
 
 from .._foundations._errors import GradlibError
 from .._foundations._format import format_number
-from .._callable._mixing import PROJECTION_SEED, find_mixing, mixing_text
+from .._callable._mixing import (PROJECTION_SEED, find_mixing, held_outputs, held_refusal, mixing_text, moved_batch,
+                                 moved_samples, second_held)
+from .._callable._random import is_random
+from .._callable._state import callable_key
 from .._callable._trace import lowest_float, trace
 from .._callable._updates import refuse_updating
 from ._derivatives import Plan, check_model, check_x, compute, entry_point, forward_columns
@@ -105,7 +108,34 @@ def independence(model: Callable, x: tf.Tensor, plan: Plan, api: str) -> str:
     firsts = [tape.gradient(c, x, unconnected_gradients=tf.UnconnectedGradients.ZERO) for c in columns]
     u, g = _projection(tape, y, x)
     del tape
-    return _mixing_text(model, x, np.stack([f.numpy() for f in firsts], axis=1), u, g)
+    jac = np.stack([f.numpy() for f in firsts], axis=1)
+    return _mixing_text(model, x, jac, u, g) or _held_text(model, x, plan, api, y.numpy(), jac)
+
+
+def _held_text(model: Callable, x: tf.Tensor, plan: Plan, api: str, y: np.ndarray, jac: np.ndarray) -> str:
+    """"" unless the first or the last point's value and first derivatives change when the other points move
+    (``_mixing.held``): a batch statistic under ``tf.stop_gradient`` mixes values only, which the projection cannot
+    see, and ``gradlib.pde`` then answered that batch's derivatives as each point's. One more forward pass (two, of
+    two points); a random model's calls differ anyway (not checked: asked only where a value moved)."""
+    def columns(t: tf.Tensor) -> tf.Tensor:
+        return tf.stack([tf.cast(c, t.dtype) for c in forward_columns(model, t, plan.outputs, api)], axis=1)
+
+    ends = second_held(columns, x, held_outputs(columns, x, api).numpy(), api)
+    moved_points = moved_samples(y, ends, x.dtype.name)
+    if moved_points and is_random(columns, x, callable_key(model, "random")):   # asked only where a value moved
+        return ""
+    for b in moved_points:
+        moved = moved_batch(x, b)
+        with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+            tape.watch(moved)
+            out = forward_columns(model, moved, plan.outputs, api)   # each column sliced on the tape
+        firsts = [tape.gradient(c, moved, unconnected_gradients=tf.UnconnectedGradients.ZERO)[b] for c in out]
+        del tape
+        refusal = held_refusal(api, b, jac[b], np.stack([f.numpy() for f in firsts]), x.dtype.name,
+                               "first derivatives", "hessians")
+        if refusal:
+            return refusal.removeprefix(f"{api}: ")
+    return ""
 
 
 def _projection(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[np.ndarray, np.ndarray]:

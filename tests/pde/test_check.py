@@ -32,6 +32,31 @@ def test_a_model_that_mixes_points_is_found_and_its_derivatives_are_indeed_not_e
     assert abs(float(alone[0] - together[0])) > 1e-3
 
 
+def scaled_by_the_batch(x):   # a batch statistic under stop_gradient: the projection cannot see it mix
+    return tf.tanh(x[:, :1] / tf.stop_gradient(tf.math.reduce_std(x[:, :1], axis=0) + 0.1)) * x[:, 1:]
+
+
+def test_points_that_mix_through_a_statistic_under_stop_gradient_are_found():
+    """The backward projection passed this model, and gradlib.pde answered the batch's u_x as each point's
+    (pde.check said independent=True); with the other points moved, point 0's value and u_x change."""
+    found = check(scaled_by_the_batch, X)
+    assert not found.independent and not found.ok
+    assert found.findings[0].startswith("the samples of the batch are not independent: when the other samples "
+                                        "move, sample 0's output and its first derivatives change (")
+    alone = derivatives(scaled_by_the_batch, X[:2], want=["u_x"])["u_x"][:1]
+    together = derivatives(scaled_by_the_batch, X, want=["u_x"])["u_x"][:1]
+    assert abs(float(alone[0] - together[0])) > 1e-3   # what the finding warns of
+    pair = check(lambda x: tf.sin(x[:, :1]) * tf.stop_gradient(tf.concat([x[:1, 1:] * 0 + 1, x[:-1, 1:]], 0)),
+                 X[:2])   # of two points, the second reads the first
+    assert not pair.independent and "sample 1's output and its first derivatives change" in pair.findings[0]
+
+
+def test_a_value_that_moves_with_the_points_but_not_its_derivatives_is_not_mixing():
+    shifted = lambda x: tf.tanh(x[:, :1]) * x[:, 1:] - tf.stop_gradient(tf.reduce_mean(x[:, :1]))  # noqa: E731
+    found = check(shifted, X)
+    assert found.independent, found.findings
+
+
 def test_nan_is_found_with_its_name_and_first_point():
     found = check(lambda x: tf.sqrt(x[:, :1]) * x[:, 1:], X)   # point 2 has x = -0.7
     assert not found.finite

@@ -170,12 +170,16 @@ def test_the_first_eager_call_refuses_a_model_that_mixes_points_and_later_calls_
                                                r".*or pass check_independence=False to skip this test"):
         residual("u_t - u_xx", centred)(X)
     assert residual("u_t - u_xx", centred, check_independence=False)(X).shape == (4,)
+    from test_check import scaled_by_the_batch   # mixing that only the pass with the other points moved sees
+    with pytest.raises(BatchMixingError, match=r"when the other samples move, sample 0's output and its first "
+                                               r"derivatives change.*or pass check_independence=False"):
+        residual("u_t - u_xx", scaled_by_the_batch)(X)
     calls = []
     heat = residual("u_t - u_xx", lambda x: calls.append(1) or wave(x))
     heat(X)
-    first = len(calls)   # the test's one pass (its first derivatives and projection from one call) and the trace
-    heat(X)
-    assert first == 2 and len(calls) == first
+    first = len(calls)   # the test's one pass (its first derivatives and projection from one call), the pass with
+    heat(X)              # the other points moved (``_check._held_text``), and the trace
+    assert first == 3 and len(calls) == first
 
 
 def test_a_random_model_is_not_blamed_for_mixing_points_by_a_second_call():
