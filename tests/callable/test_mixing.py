@@ -154,12 +154,25 @@ def test_of_two_samples_the_second_reading_the_first_is_refused(call):
     first_reads_second = lambda x: tf.tanh(x) * tf.stop_gradient(tf.concat([x[1:], tf.ones_like(x[:1])], 0))  # noqa: E731
     with pytest.raises(gradlib.GradlibError, match=r"sample 0's output and its (Jacobian|derivatives) change" + tiled):
         call(first_reads_second, pair)
+    # the first sample at 0: y[1] = tanh(x[1]) * 0 is 0 in the batch and on the pass that holds the first (x[0] still
+    # 0), so only the pass that holds the second sees it move, and only on that pass do its derivatives (0 here,
+    # tanh'(x[1]) * x[1] / 2 there) change: sample 1's were answered as 0, where alone it has tanh'(x[1]) (mutants 5
+    # and 6 of branch mutants57: ``second_held`` skipped, the derivatives rerun on the pass that holds the first)
+    with pytest.raises(gradlib.GradlibError, match=r"sample 1's output and its (Jacobian|derivatives) change \(0 in "
+                       r"the batch as given" + tiled):
+        call(second_reads_first, np.stack([np.zeros(3, np.float32), BATCH[1]]))
 
 
 def test_of_two_independent_samples_both_passes_answer_each_samples_own():
     r = gradlib.per_sample_gradients(centred_by_the_batch, BATCH[:2])
     reference = np.stack([_alone_jacobian(centred_by_the_batch, b) for b in range(2)])
     np.testing.assert_allclose(r.jacobian, reference, rtol=1e-5, atol=1e-6)
+    # the second order reruns its method on the pass that holds the sample whose value moved (mutant 6 of branch
+    # mutants57 reran it on the pass that holds the first, moving sample 1 itself, and refused this batch as mixing):
+    # y = tanh(x) - stop_gradient(mean), whose Laplacian is tanh'' = -2 tanh (1 - tanh^2), each sample's own
+    t = np.tanh(BATCH[:2].astype(np.float64))
+    np.testing.assert_allclose(gradlib.laplacian(centred_by_the_batch, BATCH[:2]).laplacian, -2 * t * (1 - t * t),
+                               rtol=1e-5, atol=1e-6)
 
 
 def test_an_output_scaled_by_the_batch_size_is_not_refused_as_mixing():
