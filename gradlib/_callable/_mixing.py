@@ -91,14 +91,17 @@ def mixing_text(m: Mixing) -> str:
 def held(x: tf.Tensor, last: bool = False) -> tf.Tensor:
     """The batch with its first and its last sample as they are and every other sample moved halfway towards the
     first (``x[c] / 2 + x[0] / 2``): another mean and spread, the same batch size, every feature within the batch's
-    own range, so a function that takes the batch takes this one. ``last``: only the last sample held, the others
-    moved halfway towards it (of two samples, the pass that holds the second: one pass cannot hold both and move
-    one). Traceable."""
+    own range, so a function that takes the batch takes this one. A sample equal to the one it moves towards would
+    not move at all (a batch of identical samples hid every mixing: mutants57), so it moves by ``(|x| + 1) / 16``
+    instead. ``last``: only the last sample held, the others moved towards it (of two samples, the pass that holds
+    the second: one pass cannot hold both and move one). Traceable."""
     b = tf.shape(x)[0]
     rows = tf.range(b)
     keep = (rows == b - 1) if last else (rows == 0) | ((rows == b - 1) & (b > 2))
-    anchor = x[-1:] if last else x[:1]
-    return tf.where(tf.reshape(keep, tf.concat([[b], tf.ones([tf.rank(x) - 1], tf.int32)], 0)), x, x / 2 + anchor / 2)
+    halfway = x / 2 + (x[-1:] if last else x[:1]) / 2
+    still = tf.reduce_all(tf.equal(halfway, x), axis=tf.range(1, tf.rank(x)), keepdims=True)
+    moved = tf.where(still, x + (tf.abs(x) + 1) / 16, halfway)
+    return tf.where(tf.reshape(keep, tf.concat([[b], tf.ones([tf.rank(x) - 1], tf.int32)], 0)), x, moved)
 
 
 def moved_batch(x: tf.Tensor, sample: int) -> tf.Tensor:

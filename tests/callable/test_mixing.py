@@ -14,7 +14,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
-from gradlib._callable._mixing import MIXING_TOLERANCE, Mixing, find_mixing, mixing_text
+from gradlib._callable._mixing import MIXING_TOLERANCE, Mixing, find_mixing, held, mixing_text
 
 
 def _check(a: float, u: tuple[float, float], dtype: str = "float64"):
@@ -173,6 +173,22 @@ def test_of_two_independent_samples_both_passes_answer_each_samples_own():
     t = np.tanh(BATCH[:2].astype(np.float64))
     np.testing.assert_allclose(gradlib.laplacian(centred_by_the_batch, BATCH[:2]).laplacian, -2 * t * (1 - t * t),
                                rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("b", [2, 4])
+def test_a_batch_of_identical_samples_still_moves_the_others(b):
+    """Halfway towards an equal sample is no move: on a batch of zeros every held pass saw nothing move, and
+    per_sample_gradients answered sample 1's Jacobian diagonal as [0, 0, 0] (it reads sample 0 = 0), where sample 1
+    alone has tanh'(0) = 1 (here (tanh(x) + 1) * the sample before: its value moves with the sample it reads). An
+    independent fn on the same batch is answered with each sample's own."""
+    same = np.zeros((b, 3), np.float32)
+    reads_before = lambda x: (tf.tanh(x) + 1) * tf.stop_gradient(tf.concat([tf.ones_like(x[:1]), x[:-1]], 0))  # noqa: E731
+    with pytest.raises(gradlib.BatchMixingError, match=rf"sample {b - 1}'s output and its Jacobian change"):
+        gradlib.per_sample_gradients(reads_before, same)
+    r = gradlib.per_sample_gradients(centred_by_the_batch, same)
+    np.testing.assert_allclose(r.jacobian, np.broadcast_to(np.eye(3), (b, 3, 3)), atol=1e-6)   # tanh'(0) = 1
+    ones = np.ones((b, 3), np.float32)   # a sample of ones moves to 1 + 2/16 = 1.125, every feature
+    np.testing.assert_array_equal(held(tf.constant(ones)).numpy()[1], np.full(3, 1.125, np.float32))
 
 
 def test_an_output_scaled_by_the_batch_size_is_not_refused_as_mixing():
