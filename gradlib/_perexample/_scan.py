@@ -43,7 +43,7 @@ from .._callable._forms import refuse_composite, refuse_stateful
 from .._callable._updates import refuse_updating
 from .._callable._trace import trace
 from .._foundations._runtime import work_slot
-from ._structure import given_model, leaves, loss_state, model_state, resolve_loss, signature
+from ._structure import batch_size as count_examples, given_model, leaves, loss_state, model_state, resolve_loss, signature
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids, token_id_error, token_id_faults, token_tables
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
@@ -284,7 +284,7 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
         x, y = example
         tables[:] = token_tables(model, x)
         x, faults = token_id_faults(tables, x)
-        losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)
+        losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y, api="gradlib.scan")
         plans.append(plan)
         return (index, losses, norms, joint, alone, *faults)
 
@@ -386,9 +386,10 @@ def _check_first(model: Any, loss: Any, first: Any) -> bool:
     refuse_updating(lambda xb: model(xb, training=False), first[0], "gradlib.scan", None, "model")   # before any call
     check_token_ids(model, first[0], "gradlib.scan", f"in the data set's first {PROBE_EXAMPLES} examples")
     try:
-        check_first_examples(model, loss, first[0], first[1], "per_example_gradients")
-    except GradlibError as exc:
-        raise type(exc)(f"gradlib.scan, on the data set's first examples: {exc}") from exc
+        check_first_examples(model, loss, first[0], first[1], "gradlib.scan")
+    except GradlibError as exc:   # its kind kept: a BatchMixingError stays one
+        raise type(exc)(f"{exc} (on the data set's first {count_examples(first[0])} examples, which gradlib.scan checks "
+                        "before it scans)") from exc
     return True
 
 
