@@ -797,3 +797,16 @@ def test_the_probe_s_refusals_name_the_command_and_gradlib_scan_in_one_line(shar
                          tmp_path / "r.csv")
     assert code == 2 and out == "" and err.count("\n") == 1 and "per_example_gradients" not in err, err
     assert re.fullmatch(re.escape("python -m gradlib.scan: ") + message + FIRST, err), err
+
+
+def test_the_console_script_names_itself_and_gradlib_scan_in_one_line(shared_labels, tmp_path):
+    """``gradlib-scan`` opened its messages with "python -m gradlib.scan: error:", a command the user did not type."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "gradlib-scan").write_text(CONSOLE_SCRIPT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)])}
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)   # the command keeps TensorFlow's own lines off stderr by itself
+    out = subprocess.run([sys.executable, str(tmp_path / "bin" / "gradlib-scan"), "--model", "scan_models:classifier",
+                          "--loss", "keras.losses:Circle", "--data", str(shared_labels), "--out", str(tmp_path / "r.csv"),
+                          "--quiet"], env=env, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1, out.stderr[-3000:]
+    assert re.fullmatch(re.escape("gradlib-scan: ") + CIRCLE + FIRST, out.stderr), out.stderr
