@@ -233,7 +233,7 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
         out = _run_compiled(compiled, caller, xt, yt, last)
         losses, norms = out[0].numpy(), out[1].numpy()
         if bool(out[5]):   # checked on this call (elsewhere both sides are the losses): independent, then on record
-            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
+            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients", loss=loss)
             record.put(signature, out[4])
         grads = [t.numpy() for t in out[6:]] if kind == "gradients" else None
         return losses, norms, grads, plan, time.perf_counter() - start
@@ -1009,13 +1009,7 @@ def _loss_mixing_error(loss: Any, y: Any, pred: Any, api: str, gap: str) -> Grad
     so nothing broadcasts) has no per-example loss; otherwise y broadcasts against the output and is blamed."""
     outputs, targets = tf.nest.flatten(pred), tf.nest.flatten(y)
     if _compares_examples(loss):
-        return BatchMixingError(
-            f"{api}: the loss {_loss_name(loss)!r} compares the examples with each other ({gap}): "
-            "Circle loss takes each example's positives and negatives from the other examples of the batch, so no "
-            "example has a loss of its own, and the batch's Circle loss has no per-example gradient. What has one: "
-            "Circle loss against fixed references (embeddings computed beforehand, held constant: a different loss, "
-            "whose gradient does not move the references), loss=lambda y, p: keras.losses.circle(y, p, "
-            "ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False)")
+        return _circle_error(loss, api, gap)
     if len(outputs) == 1 and len(targets) == 1 and tuple(targets[0].shape[1:]) == tuple(outputs[0].shape[1:]):
         return BatchMixingError(
             f"{api}: the loss compares the examples with each other ({gap}); y has the model output's "
@@ -1032,11 +1026,90 @@ def _loss_mixing_error(loss: Any, y: Any, pred: Any, api: str, gap: str) -> Grad
         f"loss expects ({target}or labels with a loss for labels such as SparseCategoricalCrossentropy)")
 
 
+def _circle_error(loss: Any, api: str, gap: str) -> BatchMixingError:
+    """The refusal of a Circle loss (``_compares_examples``) whose examples' losses change with the batch (``gap``)."""
+    return BatchMixingError(
+        f"{api}: the loss {_circle_label(loss)} compares the examples with each other ({gap}): without "
+        "ref_embeddings, Circle loss takes each example's positives and negatives from the other examples of the "
+        "batch, so no example has a loss of its own; with them, remove_diagonal=True (its default) drops each "
+        "example's similarity to the reference at the example's own position in the batch. Either way the "
+        "batch's Circle loss has no per-example gradient. What has one: Circle loss against fixed references "
+        "(embeddings computed beforehand, held constant: a different loss, whose gradient does not move the "
+        "references) with remove_diagonal=False, loss=lambda y, p: keras.losses.circle(y, p, "
+        "ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False)")
+
+
 def _compares_examples(loss: Any) -> bool:
-    """Whether ``loss`` is (or has, for one of a model's outputs) Keras' Circle loss, which compares the examples."""
+    """Whether ``loss`` is or calls (or has, for one of a model's outputs) Keras' Circle loss, which compares the
+    examples: ``keras.losses.Circle`` or ``"circle"``, the function ``keras.losses.circle`` given as it is, in a
+    ``functools.partial``, or called by a function of the user's (a lambda). A lambda calling it was blamed on y's
+    shape ("the loss broadcasts one against the other"), and one against references with remove_diagonal=True too."""
     if isinstance(loss, _structure.PerOutputLoss):
         return any(_compares_examples(part) for part in loss.losses)
-    return getattr(loss, "fn", loss) is keras.losses.circle
+    return _calls_circle(loss, depth=2)
+
+
+def _is_circle(loss: Any) -> bool:
+    """Whether ``loss`` is Keras' Circle itself: the function, its class, or a Keras loss object wrapping it (``fn``)."""
+    return any(value is keras.losses.circle or value is keras.losses.Circle
+               for value in (loss, getattr(loss, "fn", None)))
+
+
+def _calls_circle(fn: Any, depth: int) -> bool:
+    """Whether ``fn`` is Keras' Circle (``_is_circle``, through ``functools.partial``) or a Python function whose
+    code names it: a global or closure variable holding it, or ``circle``/``Circle`` read from a Keras (or
+    TensorFlow) module, as ``keras.losses.circle(y, p)`` does; the functions it names are read ``depth`` deep.
+    The code is only read (its names), never run."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if _is_circle(fn):
+        return True
+    if not hasattr(fn, "__code__") and callable(getattr(fn, "fn", None)):   # a Keras wrapper, model.compile's
+        return _calls_circle(fn.fn, depth)
+    code = getattr(fn, "__code__", None)
+    if code is None or depth <= 0:
+        return False
+    names = _code_names(code)
+    scope = [getattr(fn, "__globals__", {}).get(name) for name in names] + _closure_values(fn)
+    if names & {"circle", "Circle"} and any(inspect.ismodule(v) and v.__name__.split(".")[0] in ("keras", "tensorflow")
+                                            for v in scope):
+        return True
+    return any(_calls_circle(v, depth - 1) for v in scope if callable(v) and not inspect.isclass(v))
+
+
+def _code_names(code: Any) -> set[str]:
+    """The global and attribute names ``code`` reads, its nested functions' (lambdas, comprehensions) included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _code_names(const)
+    return names
+
+
+def _closure_values(fn: Any) -> list:
+    """The values of ``fn``'s closure cells (an empty cell left out)."""
+    values = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:
+            pass
+    return values
+
+
+def _circle_label(loss: Any) -> str:
+    """How a Circle refusal names the loss: ``'circle'`` for Keras' own; a function of the user's by its name and
+    what it calls (``'<lambda>', which calls keras.losses.circle,``)."""
+    if isinstance(loss, _structure.PerOutputLoss):
+        loss = next(part for part in loss.losses if _compares_examples(part))
+    inner = loss
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    if _is_circle(inner):
+        return repr(getattr(inner, "name", None) or "circle")
+    name = getattr(getattr(inner, "fn", inner), "__name__", type(inner).__name__)
+    partial = "a functools.partial of " if inner is not loss else ""
+    return f"{partial}{name!r}, which calls keras.losses.circle,"
 
 
 def _loss_name(loss: Any) -> str:
@@ -1170,7 +1243,8 @@ def _example(t: tf.Tensor, i: int) -> tf.Tensor:
     return out
 
 
-def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: np.ndarray | None = None) -> None:
+def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: np.ndarray | None = None,
+                      loss: Any = None) -> None:
     """Refuse a batch whose examples' losses differ between the batch and each example alone.
 
     ``joint`` are the losses the batch's pass computed (the values the gradients are taken at), ``alone`` each
@@ -1180,13 +1254,15 @@ def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: n
     per-example loop's; a layer that mixes the batch changes them (a batch-centering layer, one mixing only
     some examples, one that appears only at some batch sizes). Not proved: mixing that leaves every loss value
     unchanged (a term cancelled by ``stop_gradient``). With random layers in training mode both sides are
-    computed in inference mode.
+    computed in inference mode. A Circle ``loss`` (``_compares_examples``) is refused as the cause: the probe of the
+    first examples misses it where they hold no positive or no negative pair (every loss 0 there).
     """
     i = _first_gap(joint, alone)
     if i is not None:
         number = int(numbers[i]) if numbers is not None else i
-        raise _mixing_error(f"example {number}'s loss is {format_number(joint[i])} in this batch of "
-                            f"{joint.shape[0]} and {format_number(alone[i])} alone", api)
+        gap = (f"example {number}'s loss is {format_number(joint[i])} in this batch of {joint.shape[0]} and "
+               f"{format_number(alone[i])} alone")
+        raise _circle_error(loss, api, gap) if _compares_examples(loss) else _mixing_error(gap, api)
 
 
 def _first_gap(joint: np.ndarray, alone: np.ndarray) -> int | None:

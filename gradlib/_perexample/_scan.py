@@ -152,7 +152,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         first = _probe(model, dataset if arrays is None else arrays, loss)
         batches, spec = _batched(strategy, dataset, arrays, total, example, batch, first)
         step, plans, tables = _checked_step(model, loss, strategy, spec, batch, limits)
-        losses, norms = _in_order(*_run(step, batches, total, progress, tables))
+        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss))
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
                       batch_size=batch, seconds=time.perf_counter() - start)
 
@@ -302,11 +302,11 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
 
 
 def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int, int | None], None] | None,
-         tables: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         tables: list, loss: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
 
     Each batch's token ids must be in their Embeddings' tables (``_check_faults``), and its losses must equal
-    its examples' losses alone (``check_independent``), on every batch.
+    its examples' losses alone (``check_independent``, which names a Circle ``loss`` as the cause), on every batch.
     """
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     done = 0
@@ -315,7 +315,7 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
             index, losses, norms, joint, alone, *faults = (t.numpy() for t in step(batch))
             real = index >= 0
             _check_faults(tables, [f[real] for f in faults], index[real])
-            check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real])
+            check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real], loss=loss)
             chunks.append((index[real], losses[real], norms[real]))
             done += int(real.sum())
             if progress is not None:

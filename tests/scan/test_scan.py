@@ -206,13 +206,19 @@ FIRST = " (on the data set's first 3 examples, which gradlib.scan checks before 
 #: a number in a message (a loss, a norm)
 NUMBER = r"-?[\d.e+-]+"
 #: Keras' Circle loss on the batch, refused with the advice written for it (tests/perexample/test_loss_advice.py)
-CIRCLE = (r"gradlib\.scan: the loss 'circle' compares the examples with each other \(example \d's loss is {n} among the "
-          r"batch's first 3 examples and {n} alone\): Circle loss takes each example's positives and negatives from "
-          r"the other examples of the batch, so no example has a loss of its own, and the batch's Circle loss has no "
-          r"per-example gradient\. What has one: Circle loss against fixed references \(embeddings computed "
-          r"beforehand, held constant: a different loss, whose gradient does not move the references\), loss=lambda "
-          r"y, p: keras\.losses\.circle\(y, p, ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False\)"
-          ).format(n=NUMBER)
+CIRCLE = (r"gradlib\.scan: the loss 'circle' compares the examples with each other \(example \d's loss is {n} {where} "
+          r"and {n} alone\): without ref_embeddings, Circle loss takes each example's "
+          r"positives and negatives from the other examples of the batch, so no example has a loss of its own; with "
+          r"them, remove_diagonal=True \(its default\) drops each example's similarity to the reference at the "
+          r"example's own position in the batch\. Either way the batch's Circle loss has no per-example gradient\. "
+          r"What has one: Circle loss against fixed references \(embeddings computed beforehand, held constant: a "
+          r"different loss, whose gradient does not move the references\) with remove_diagonal=False, loss=lambda y, "
+          r"p: keras\.losses\.circle\(y, p, ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False\)"
+          )
+
+
+def circle(where):
+    return CIRCLE.format(n=NUMBER, where=where)
 
 
 def regularized():
@@ -220,7 +226,7 @@ def regularized():
 
 
 @pytest.mark.parametrize("build, loss, kind, message", [
-    (scan_models.classifier, keras.losses.Circle(), BatchMixingError, CIRCLE),
+    (scan_models.classifier, keras.losses.Circle(), BatchMixingError, circle("among the batch's first 3 examples")),
     (scan_models.classifier, lambda y, p: tf.reduce_mean(p), GradlibError, re.escape(
         "gradlib.scan needs one loss per example, shape (B,), but the loss returned one number for the whole batch: "
         "the loss function reduces the batch. Return one value per example (reduce only the axes after the batch)")),
@@ -258,6 +264,17 @@ class MixesFromFour(keras.layers.Layer):
 
     def call(self, x):
         return keras.ops.concatenate([x[:4], x[4:] - keras.ops.mean(x[4:], axis=0)], axis=0)
+
+
+def test_a_circle_loss_the_probe_misses_is_refused_as_circle_by_the_batch_that_shows_it():
+    """The first three examples share a label (no negative pair: every loss 0 there, alone or together), so only the
+    step's check of a whole batch sees Circle compare the examples; it blamed the model ("gradlib.scan runs the
+    model in inference mode ...; use a model that computes each example from its own input")."""
+    x, _ = scan_models.arrays(8)
+    y = np.array([0, 0, 0, 1, 1, 2, 2, 0], np.int32)
+    with pytest.raises(BatchMixingError) as info:
+        gradlib.scan(scan_models.classifier(), (x, y), loss=keras.losses.Circle(), batch_size=8)
+    assert re.fullmatch(circle("in this batch of 8"), str(info.value)), str(info.value)
 
 
 def test_mixing_the_probe_misses_is_refused_by_the_batch_that_shows_it():

@@ -768,8 +768,8 @@ def test_one_npy_file_for_a_model_of_two_inputs_is_told_of_npy_files_not_npz_key
 #: what the command says of a Circle loss (keras.losses.Circle compares the examples: no per-example gradient)
 CIRCLE = (re.escape("error: gradlib.scan: the loss 'circle' compares the examples with each other (example ")
           + r"\d's loss is -?[\d.e+-]+ among the batch's first 3 examples and -?[\d.e+-]+ alone"
-          + re.escape("): Circle loss takes each example's positives and negatives from the other examples of the "
-                      "batch") + ".*" + re.escape("remove_diagonal=False)"))
+          + re.escape("): without ref_embeddings, Circle loss takes each example's positives and negatives from the "
+                      "other examples of the batch") + ".*" + re.escape("remove_diagonal=False)"))
 #: what every refusal from the probe of the data set's first examples ends with
 FIRST = re.escape(" (on the data set's first 3 examples, which gradlib.scan checks before it scans)\n")
 
