@@ -1064,10 +1064,12 @@ def _calls_circle(fn: Any, depth: int) -> bool:
         fn = fn.func
     if _is_circle(fn):
         return True
+    if depth <= 0:
+        return False
     if not hasattr(fn, "__code__") and callable(getattr(fn, "fn", None)):   # a Keras wrapper, model.compile's
-        return _calls_circle(fn.fn, depth)
+        return _calls_circle(fn.fn, depth - 1)
     code = getattr(fn, "__code__", None)
-    if code is None or depth <= 0:
+    if code is None:
         return False
     names = _code_names(code)
     scope = [getattr(fn, "__globals__", {}).get(name) for name in names] + _closure_values(fn)
