@@ -233,7 +233,7 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
         out = _run_compiled(compiled, caller, xt, yt, last)
         losses, norms = out[0].numpy(), out[1].numpy()
         if bool(out[5]):   # checked on this call (elsewhere both sides are the losses): independent, then on record
-            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients")
+            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients", loss=loss)
             record.put(signature, out[4])
         grads = [t.numpy() for t in out[6:]] if kind == "gradients" else None
         return losses, norms, grads, plan, time.perf_counter() - start
@@ -243,8 +243,8 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
 
 
 def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, training: bool = False,
-                      gradients: bool = False,
-                      verify: tf.Tensor | None = None) -> tuple[tf.Tensor, tf.Tensor, list[tf.Tensor] | None, Route, tuple]:
+                      gradients: bool = False, verify: tf.Tensor | None = None, api: str = "per_example_gradients"
+                      ) -> tuple[tf.Tensor, tf.Tensor, list[tf.Tensor] | None, Route, tuple]:
     """``(losses, norms, gradients or None, plan, check)`` of one batch, as tensors: runs inside ``tf.function``.
 
     One forward pass through the model's layers (each rule's layer run by its rule), one backward pass of the
@@ -255,11 +255,13 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     tensors that ``check_independent`` compares (see there for what their equality proves); where the loop did not
     run, the alone side costs a forward pass, and a bool tensor ``verify`` runs it only where true (elsewhere both
     are ``losses``: ``per_example_gradients`` checks once per step, batch signature and weights, ``_callable._weights``).
+    ``api`` names the caller in a refusal of the loss.
     """
+    vector = functools.partial(loss_vector, loss, api=api)   # (y_true, y_pred) -> (B,)
     recorder = _Recorder(training)
     with tf.GradientTape(persistent=True) as tape:
         outputs = recorder.forward(model, x)
-        losses = recorder.read(lambda: loss_vector(loss, y, outputs))   # a loss that reads a weight is a use
+        losses = recorder.read(lambda: vector(y, outputs))   # a loss that reads a weight is a use
         total = tf.reduce_sum(losses)
     claimed, fallback = recorder.split(model)
     random = training and _random_layers(model)
@@ -267,7 +269,7 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
         claimed, fallback = [], list(model.trainable_variables)
     dz = tape.gradient(total, [c.z for c in claimed], unconnected_gradients=tf.UnconnectedGradients.ZERO)
     acc = _accumulated(losses.dtype)
-    alone, looped = _one_by_one(model, loss, x, y, fallback, training, gradients, losses.dtype, acc)
+    alone, looped = _one_by_one(model, vector, x, y, fallback, training, gradients, losses.dtype, acc)
     if random and fallback:
         losses = alone
     if gradients:
@@ -280,22 +282,23 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
         grads = None
         terms = [c.rule.norm_sq(c.layer, c.a, g) for c, g in zip(claimed, dz)] + looped
         norm_sq = tf.add_n([tf.cast(t, acc) for t in terms])
-    check = _check_pair(model, loss, x, y, training, random, losses, alone if fallback else None, verify)
+    check = _check_pair(model, vector, x, y, training, random, losses, alone if fallback else None, verify)
     plan = _route(model, recorder, claimed, fallback, gradients)
     return losses, tf.sqrt(norm_sq), grads, plan, check
 
 
-def _check_pair(model: Any, loss: Any, x: Any, y: tf.Tensor, training: bool, random: bool, losses: tf.Tensor,
-                alone: tf.Tensor | None, verify: tf.Tensor | None) -> tuple[tf.Tensor, tf.Tensor]:
-    """``(joint, alone)`` for ``check_independent``. The loop's losses (``alone``) come free; otherwise the alone
-    side is one more forward pass (``_alone_losses``), run only where ``verify`` (a bool tensor) holds, ``(losses,
-    losses)`` elsewhere: nothing compared. With random layers in training mode both sides are inference passes."""
+def _check_pair(model: Any, vector: Callable, x: Any, y: tf.Tensor, training: bool, random: bool,
+                losses: tf.Tensor, alone: tf.Tensor | None, verify: tf.Tensor | None) -> tuple[tf.Tensor, tf.Tensor]:
+    """``(joint, alone)`` for ``check_independent`` (``vector(y, y_pred)``: the loss's ``loss_vector``). The loop's
+    losses (``alone``) come free; otherwise the alone side is one more forward pass (``_alone_losses``), run only
+    where ``verify`` (a bool tensor) holds, ``(losses, losses)`` elsewhere: nothing compared. With random layers in
+    training mode both sides are inference passes."""
     if random:   # the batch's draws differ from any other pass's: both sides of the check run in inference mode
-        both = lambda: (loss_vector(loss, y, model(x, training=False)), _alone_losses(model, loss, x, y, False))  # noqa: E731
+        both = lambda: (vector(y, model(x, training=False)), _alone_losses(model, vector, x, y, False))  # noqa: E731
     elif alone is not None:
         return losses, alone
     else:
-        both = lambda: (losses, _alone_losses(model, loss, x, y, training))  # noqa: E731
+        both = lambda: (losses, _alone_losses(model, vector, x, y, training))  # noqa: E731
     if verify is None:
         return both()
     return tf.cond(verify, both, lambda: (losses, losses))
@@ -316,7 +319,8 @@ def weighted_gradient(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, weights
             for v, g in zip(model.trainable_variables, grads)]
 
 
-def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> tf.Tensor:
+def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False,
+                api: str = "per_example_gradients") -> tf.Tensor:
     """The per-example losses ``(B,)``: a Keras loss unreduced, then reduced over the axes after the batch as
     model.fit reduces a batch of one (the sum for a reduction in ``_SUMMED``, otherwise the mean); a callable's
     values; for a ``PerOutputLoss``, the weighted sum of each output's.
@@ -324,10 +328,10 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> 
     A Keras loss applies the Keras mask of ``y_pred`` (``Masking``, ``Embedding(mask_zero=True)``) as
     ``loss(y_true, y_pred)`` does on a batch of one example: the mean over that example's unmasked elements
     (0 when it has none), or their sum for a reduction in ``_SUMMED``. ``added``: the loss is one of several
-    outputs' that Keras adds (``_refuse_broadcast``).
+    outputs' that Keras adds (``_refuse_broadcast``). ``api`` names the caller in a refusal.
     """
     if isinstance(loss, _structure.PerOutputLoss):
-        return loss.total(y_true, y_pred, functools.partial(loss_vector, added=len(loss.losses) > 1))
+        return loss.total(y_true, y_pred, functools.partial(loss_vector, added=len(loss.losses) > 1, api=api), api)
     if isinstance(loss, _structure.CompiledFunction):   # model.compile's wrapper around a loss function
         loss = loss.wrapper()
     if isinstance(loss, keras.losses.Loss):
@@ -337,7 +341,7 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> 
         mask = _both_masks(mask, getattr(values, "_keras_mask", None))
         values = tf.convert_to_tensor(values)
         if added:
-            _refuse_broadcast(loss, values)
+            _refuse_broadcast(loss, values, api)
         summed = getattr(loss, "reduction", None) in _SUMMED   # model.fit sums a sequence's steps then, not averages
         if mask is not None:
             values = _masked_mean(values, mask, summed)
@@ -348,26 +352,25 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False) -> 
         try:
             values = tf.convert_to_tensor(loss(y_true, y_pred))
         except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
-            raise GradlibError(f"per_example_gradients: the loss failed on y_true of shape {tuple(y_true.shape)} and "
+            raise GradlibError(f"{api}: the loss failed on y_true of shape {tuple(y_true.shape)} and "
                                f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}. {_PARTS}") from exc
     if values.shape.rank == 0:
-        raise _one_number_error(loss, y_pred)
+        raise _one_number_error(loss, y_pred, api)
     if values.shape.rank != 1:
         raise GradlibError(
-            f"per_example_gradients needs one loss per example, shape (B,), but the loss returned shape "
+            f"{api} needs one loss per example, shape (B,), but the loss returned shape "
             f"{tuple(values.shape)}. Reduce the axes after the batch in your loss, e.g. tf.reduce_mean(..., "
             f"axis={list(range(1, values.shape.rank))})")
     if not values.dtype.is_floating:
-        raise GradlibError(f"per_example_gradients: the loss must return floating-point values, not {values.dtype.name}")
+        raise GradlibError(f"{api}: the loss must return floating-point values, not {values.dtype.name}")
     return values
 
 
-def _one_number_error(loss: Any, y_pred: Any) -> GradlibError:
+def _one_number_error(loss: Any, y_pred: Any, api: str) -> GradlibError:
     """The refusal of a loss that returned one number for the whole batch, with the fix for its kind: the axes of a
     Keras loss taking ``axis`` (Dice, Tversky: ``axis=None`` reduces the batch too), ``call`` of another Keras 3
     loss object, ``reduction='none'`` for a Keras 2 one (which reduces the batch by default), a function's values."""
-    head = ("per_example_gradients needs one loss per example, shape (B,), but the loss returned one number for the "
-            "whole ")
+    head = f"{api} needs one loss per example, shape (B,), but the loss returned one number for the whole "
     fn = getattr(loss, "fn", loss) if isinstance(loss, keras.losses.Loss) or inspect.isfunction(loss) else None
     axis = _parameter(fn, "axis")
     if axis is not None:
@@ -410,7 +413,7 @@ _PARTS = ("The loss is also called on parts of the batch (its first examples, on
           "batch (sample weights it closes over) cannot be split by example; put such weights in y instead")
 
 
-def _refuse_broadcast(loss: Any, values: tf.Tensor) -> None:
+def _refuse_broadcast(loss: Any, values: tf.Tensor, api: str) -> None:
     """Refuse an unreduced Keras loss (``reduction=None`` or ``"none"``) of several values per example added to other
     outputs' losses: Keras' ``CompileLoss`` adds the outputs' losses with ``+``, which broadcasts each other output's
     loss over those values, so model.fit's gradient counts it once per value (4 times beside a 4-step sequence's
@@ -422,17 +425,17 @@ def _refuse_broadcast(loss: Any, values: tf.Tensor) -> None:
         return
     what = f"{per_example} values" if per_example is not None else "a number of values"
     raise GradlibError(
-        f"per_example_gradients: the loss {getattr(loss, 'name', type(loss).__name__)!r} has reduction="
+        f"{api}: the loss {getattr(loss, 'name', type(loss).__name__)!r} has reduction="
         f"{loss.reduction!r} and returns {what} per example (shape {tuple(values.shape[1:])} after the batch), "
         "beside the losses of other outputs; Keras adds the outputs' losses with broadcasting, so model.fit counts "
         "each other output's loss once per value of this one. Give this loss reduction='sum' (each example's values "
         "summed, as model.fit differentiates them) or 'sum_over_batch_size'")
 
 
-def _alone(values: np.ndarray) -> np.ndarray:
+def _alone(api: str, values: np.ndarray) -> np.ndarray:
     """One example's loss, computed alone: refused unless it is one value."""
     if values.shape != (1,):
-        raise GradlibError(f"per_example_gradients: the loss returned shape {values.shape} for one example alone; "
+        raise GradlibError(f"{api}: the loss returned shape {values.shape} for one example alone; "
                            f"it must return one value per example. {_PARTS}")
     return values
 
@@ -471,9 +474,10 @@ def _row_sq(t: tf.Tensor) -> tf.Tensor:
     return tf.reduce_sum(tf.square(t), axis=1)
 
 
-def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, training: bool, gradients: bool,
-                dtype: tf.DType, acc: tf.DType) -> tuple[tf.Tensor | None, list[tf.Tensor]]:
-    """Each example run alone, as a batch of one, in a ``tf.while_loop``: ``(its losses, [terms])``.
+def _one_by_one(model: Any, vector: Callable, x: Any, y: tf.Tensor, variables: list, training: bool,
+                gradients: bool, dtype: tf.DType, acc: tf.DType) -> tuple[tf.Tensor | None, list[tf.Tensor]]:
+    """Each example run alone, as a batch of one, in a ``tf.while_loop``: ``(its losses, [terms])``
+    (``vector(y, y_pred)``: the loss's ``loss_vector``).
 
     The terms are, for ``variables``, each example's gradients (``gradients``) or its squared norm: exactly the
     per-example loop's. Nothing is vectorized across examples: pfor's jacobian ran a backward pass of the whole
@@ -488,7 +492,7 @@ def _one_by_one(model: Any, loss: Any, x: Any, y: tf.Tensor, variables: list, tr
     def one(example):
         xi, yi = (tf.nest.map_structure(lambda t: t[None], part) for part in example)
         with tf.GradientTape() as tape:
-            value = tf.cast(loss_vector(loss, yi, model(xi, training=training))[0], dtype)
+            value = tf.cast(vector(yi, model(xi, training=training))[0], dtype)
         grads = tape.gradient(value, variables, unconnected_gradients=tf.UnconnectedGradients.ZERO)
         grads = [tf.cast(tf.convert_to_tensor(g), acc) for g in grads]   # an Embedding's come as IndexedSlices
         if gradients:
@@ -509,15 +513,16 @@ def _accumulated(dtype: tf.DType) -> tf.DType:
     return tf.float32 if dtype.size < 4 else dtype
 
 
-def _alone_losses(model: Any, loss: Any, x: Any, y: tf.Tensor, training: bool) -> tf.Tensor:
-    """Each example's loss computed alone, as a batch of one: ``tf.vectorized_map`` of the forward pass.
+def _alone_losses(model: Any, vector: Callable, x: Any, y: tf.Tensor, training: bool) -> tf.Tensor:
+    """Each example's loss computed alone, as a batch of one: ``tf.vectorized_map`` of the forward pass
+    (``vector(y, y_pred)``: the loss's ``loss_vector``).
 
     pfor runs the function once per example by construction, so no example can see another (an op pfor cannot
     vectorize runs in a while_loop instead); it costs about one more forward pass of the batch.
     """
     def one(example):
         xi, yi = (tf.nest.map_structure(lambda t: t[None], part) for part in example)
-        return loss_vector(loss, yi, model(xi, training=training))[0]
+        return vector(yi, model(xi, training=training))[0]
 
     return tf.vectorized_map(one, (x, y))
 
@@ -723,10 +728,14 @@ def _refuse_training_batchnorm(op: Any, training: bool) -> None:
 
 
 def _mixing_error(why: str, api: str = "per_example_gradients") -> BatchMixingError:
-    return BatchMixingError(
-        f"{api}: the examples of the batch are not independent ({why}), so per-example gradients "
-        "do not exist. Use training=False (BatchNormalization then uses its moving statistics), or a model "
-        "without batch statistics (LayerNormalization is per example)")
+    """The refusal of a batch whose examples mix. Only ``per_example_gradients`` takes ``training``; ``gradlib.scan``
+    runs the model at training=False already, where advising training=False is no fix."""
+    fix = ("Use training=False (BatchNormalization then uses its moving statistics), or a model without batch "
+           "statistics" if api == "per_example_gradients" else
+           f"{api} runs the model in inference mode (training=False); use a model that computes each example from its "
+           "own input there")
+    return BatchMixingError(f"{api}: the examples of the batch are not independent ({why}), so per-example gradients "
+                            f"do not exist. {fix} (LayerNormalization is per example)")
 
 
 # ---------------------------------------------------------------- compiling once per model, loss and shapes
@@ -925,7 +934,7 @@ def check_first_examples(model: Any, loss: Any, x: Any, y: Any, api: str, *, tra
     examples: the clear messages about the model, the loss and the labels, without tracing anything (``scan``'s
     probe before it traces its own step)."""
     xt, yt = _structure.check_batch(model, x, y, LIMITS, api)
-    _check_independent(model, loss, xt, yt, training)
+    _check_independent(model, loss, xt, yt, training, api)
 
 
 def _probe_losses(losses: Callable[[], np.ndarray], k: int, x: Any) -> np.ndarray:
@@ -941,7 +950,8 @@ def _probe_losses(losses: Callable[[], np.ndarray], k: int, x: Any) -> np.ndarra
                         "batch)") from exc   # its kind kept: an ExpressionError stays one
 
 
-def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, training: bool) -> None:
+def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, training: bool,
+                       api: str = "per_example_gradients") -> None:
     """Build the model on the first examples, and refuse it if their losses change with the batch around them.
 
     The losses of the first examples computed together must equal each computed alone: first the loss alone
@@ -950,63 +960,59 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
     Random layers (Dropout) make two training-mode passes differ anyway, so such models are probed in inference
     mode; BatchNormalization in training mode is refused by name. The traced step then compares the whole batch
     (``check_independent``, once per batch signature and weights); this early probe gives the clear messages
-    before anything is traced.
+    before anything is traced. ``api`` names the caller in the refusals.
     """
+    vector = functools.partial(loss_vector, loss, api=api)   # (y_true, y_pred) -> (B,)
+    attempt = functools.partial(_attempt, api=api)
     _refuse_training_batchnorm(model, training)
     k = min(PROBE_EXAMPLES, _structure.batch_size(x))
     mode = training and not _random_layers(model)
     xk, yk = _structure.rows(x, 0, k), _structure.rows(y, 0, k)
     if training and not mode:   # a loss added in training mode only (model.fit's): the probe below runs at inference
-        _attempt(lambda: model(xk, training=True), xk)
-        _refuse_added_losses(model)
-    pred = _attempt(lambda: model(xk, training=mode), xk)
-    _refuse_added_losses(model)
-    joint = _probe_losses(lambda: _attempt(lambda: loss_vector(loss, yk, pred).numpy(), xk), k, x)
+        attempt(lambda: model(xk, training=True), xk)
+        _refuse_added_losses(model, api)
+    pred = attempt(lambda: model(xk, training=mode), xk)
+    _refuse_added_losses(model, api)
+    joint = _probe_losses(lambda: attempt(lambda: vector(yk, pred).numpy(), xk), k, x)
     if joint.shape != (k,):
         raise GradlibError(f"the loss returned shape {joint.shape} for {k} examples; it must return one value per example")
     if k < 2:
         return
-    rows = np.concatenate([_alone(_attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1),
-                                                               tf.nest.map_structure(lambda t: _example(t, i), pred)
-                                                               ).numpy(), xk)) for i in range(k)])
+    rows = np.concatenate([_alone(api, attempt(lambda: vector(_structure.rows(yk, i, i + 1),
+                                                          tf.nest.map_structure(lambda t: _example(t, i), pred)
+                                                          ).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, rows)
     if i is not None:
-        raise _loss_mixing_error(loss, y, pred, f"example {i}'s loss is {format_number(joint[i])} among the batch's "
-                                 f"first {k} examples and {format_number(rows[i])} alone")
-    alone = np.concatenate([_alone(_attempt(lambda: loss_vector(loss, _structure.rows(yk, i, i + 1), model(
+        raise _loss_mixing_error(loss, y, pred, api, f"example {i}'s loss is {format_number(joint[i])} among the "
+                                 f"batch's first {k} examples and {format_number(rows[i])} alone")
+    alone = np.concatenate([_alone(api, attempt(lambda: vector(_structure.rows(yk, i, i + 1), model(
         _structure.rows(xk, i, i + 1), training=mode)).numpy(), xk)) for i in range(k)])
     i = _first_gap(joint, alone)
-    again = _first_gap(joint, _attempt(lambda: loss_vector(loss, yk, model(xk, training=True)).numpy(), xk)) \
+    again = _first_gap(joint, attempt(lambda: vector(yk, model(xk, training=True)).numpy(), xk)) \
         if i is not None and mode else None
     if again is not None:
         raise GradlibError(
-            "per_example_gradients: the model draws random numbers in training mode outside a layer gradlib knows "
+            f"{api}: the model draws random numbers in training mode outside a layer gradlib knows "
             f"as random (example {again}'s loss changed between two passes over the same batch): gradlib recognizes a "
             "random layer by its seed_generator, as Keras' Dropout and GaussianNoise have, and runs every example's "
             "loss and gradient from one draw. Draw with keras.random and a keras.random.SeedGenerator kept as the "
             "layer's seed_generator attribute, or use training=False")
     if i is not None:
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
-                            f"{format_number(alone[i])} alone")
-    _check_backward(model, loss, xk, yk, mode)
+                            f"{format_number(alone[i])} alone", api)
+    _check_backward(model, loss, xk, yk, mode, api)
 
 
-def _loss_mixing_error(loss: Any, y: Any, pred: Any, gap: str) -> GradlibError:
+def _loss_mixing_error(loss: Any, y: Any, pred: Any, api: str, gap: str) -> GradlibError:
     """The refusal of a loss whose values on the same model outputs change with the batch around each example (``gap``
     says how): a loss comparing the examples with each other (Keras' Circle, or one where y has the output's shape,
     so nothing broadcasts) has no per-example loss; otherwise y broadcasts against the output and is blamed."""
     outputs, targets = tf.nest.flatten(pred), tf.nest.flatten(y)
     if _compares_examples(loss):
-        return BatchMixingError(
-            f"per_example_gradients: the loss {_loss_name(loss)!r} compares the examples with each other ({gap}): "
-            "Circle loss takes each example's positives and negatives from the other examples of the batch, so no "
-            "example has a loss of its own, and the batch's Circle loss has no per-example gradient. What has one: "
-            "Circle loss against fixed references (embeddings computed beforehand, held constant: a different loss, "
-            "whose gradient does not move the references), loss=lambda y, p: keras.losses.circle(y, p, "
-            "ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False)")
+        return _circle_error(loss, api, gap)
     if len(outputs) == 1 and len(targets) == 1 and tuple(targets[0].shape[1:]) == tuple(outputs[0].shape[1:]):
         return BatchMixingError(
-            f"per_example_gradients: the loss compares the examples with each other ({gap}); y has the model output's "
+            f"{api}: the loss compares the examples with each other ({gap}); y has the model output's "
             f"shape per example, {tuple(outputs[0].shape[1:])}, so y's shape is not the cause: the loss reads other "
             "examples than its own (a batch statistic, a contrastive or metric-learning loss, or an axis of the "
             "batch's taken for another), so no example has a loss of its own, and such a loss has no per-example "
@@ -1015,16 +1021,97 @@ def _loss_mixing_error(loss: Any, y: Any, pred: Any, gap: str) -> GradlibError:
     target = (f"for this output, {tuple(targets[0].shape[:1]) + tuple(outputs[0].shape[1:])} for a "
               "regression loss, " if len(outputs) == 1 else "")
     return InputError(
-        f"per_example_gradients: the loss mixes the examples: on the same model outputs, {gap}. y has {_shapes(y)} "
+        f"{api}: the loss mixes the examples: on the same model outputs, {gap}. y has {_shapes(y)} "
         f"and the model's output {_shapes(pred)}: the loss broadcasts one against the other. Give y the shape the "
         f"loss expects ({target}or labels with a loss for labels such as SparseCategoricalCrossentropy)")
 
 
+def _circle_error(loss: Any, api: str, gap: str) -> BatchMixingError:
+    """The refusal of a Circle loss (``_compares_examples``) whose examples' losses change with the batch (``gap``)."""
+    return BatchMixingError(
+        f"{api}: the loss {_circle_label(loss)} compares the examples with each other ({gap}): without "
+        "ref_embeddings, Circle loss takes each example's positives and negatives from the other examples of the "
+        "batch, so no example has a loss of its own; with them, remove_diagonal=True (its default) drops each "
+        "example's similarity to the reference at the example's own position in the batch. Either way the "
+        "batch's Circle loss has no per-example gradient. What has one: Circle loss against fixed references "
+        "(embeddings computed beforehand, held constant: a different loss, whose gradient does not move the "
+        "references) with remove_diagonal=False, loss=lambda y, p: keras.losses.circle(y, p, "
+        "ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False)")
+
+
 def _compares_examples(loss: Any) -> bool:
-    """Whether ``loss`` is (or has, for one of a model's outputs) Keras' Circle loss, which compares the examples."""
+    """Whether ``loss`` is or calls (or has, for one of a model's outputs) Keras' Circle loss, which compares the
+    examples: ``keras.losses.Circle`` or ``"circle"``, the function ``keras.losses.circle`` given as it is, in a
+    ``functools.partial``, or called by a function of the user's (a lambda). A lambda calling it was blamed on y's
+    shape ("the loss broadcasts one against the other"), and one against references with remove_diagonal=True too."""
     if isinstance(loss, _structure.PerOutputLoss):
         return any(_compares_examples(part) for part in loss.losses)
-    return getattr(loss, "fn", loss) is keras.losses.circle
+    return _calls_circle(loss, depth=2)
+
+
+def _is_circle(loss: Any) -> bool:
+    """Whether ``loss`` is Keras' Circle itself: the function, its class, or a Keras loss object wrapping it (``fn``)."""
+    return any(value is keras.losses.circle or value is keras.losses.Circle
+               for value in (loss, getattr(loss, "fn", None)))
+
+
+def _calls_circle(fn: Any, depth: int) -> bool:
+    """Whether ``fn`` is Keras' Circle (``_is_circle``, through ``functools.partial``) or a Python function whose
+    code names it: a global or closure variable holding it, or ``circle``/``Circle`` read from a Keras (or
+    TensorFlow) module, as ``keras.losses.circle(y, p)`` does; the functions it names are read ``depth`` deep.
+    The code is only read (its names), never run."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if _is_circle(fn):
+        return True
+    if depth <= 0:
+        return False
+    if not hasattr(fn, "__code__") and callable(getattr(fn, "fn", None)):   # a Keras wrapper, model.compile's
+        return _calls_circle(fn.fn, depth - 1)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    names = _code_names(code)
+    scope = [getattr(fn, "__globals__", {}).get(name) for name in names] + _closure_values(fn)
+    if names & {"circle", "Circle"} and any(inspect.ismodule(v) and v.__name__.split(".")[0] in ("keras", "tensorflow")
+                                            for v in scope):
+        return True
+    return any(_calls_circle(v, depth - 1) for v in scope if callable(v) and not inspect.isclass(v))
+
+
+def _code_names(code: Any) -> set[str]:
+    """The global and attribute names ``code`` reads, its nested functions' (lambdas, comprehensions) included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _code_names(const)
+    return names
+
+
+def _closure_values(fn: Any) -> list:
+    """The values of ``fn``'s closure cells (an empty cell left out)."""
+    values = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:
+            pass
+    return values
+
+
+def _circle_label(loss: Any) -> str:
+    """How a Circle refusal names the loss: ``'circle'`` for Keras' own; a function of the user's by its name and
+    what it calls (``'<lambda>', which calls keras.losses.circle,``)."""
+    if isinstance(loss, _structure.PerOutputLoss):
+        loss = next(part for part in loss.losses if _compares_examples(part))
+    inner = loss
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    if _is_circle(inner):
+        return repr(getattr(inner, "name", None) or "circle")
+    name = getattr(getattr(inner, "fn", inner), "__name__", type(inner).__name__)
+    partial = "a functools.partial of " if inner is not loss else ""
+    return f"{partial}{name!r}, which calls keras.losses.circle,"
 
 
 def _loss_name(loss: Any) -> str:
@@ -1033,18 +1120,18 @@ def _loss_name(loss: Any) -> str:
     return getattr(loss, "name", None) or getattr(getattr(loss, "fn", loss), "__name__", type(loss).__name__)
 
 
-def _attempt(fn: Callable[[], Any], xb: Any) -> Any:
+def _attempt(fn: Callable[[], Any], xb: Any, api: str = "per_example_gradients") -> Any:
     """``fn()``, the user's model or loss run by the probe: a failure is said, with its message and the shapes."""
     try:
         return fn()
     except GradlibError:
         raise
     except Exception as exc:   # noqa: BLE001 - the user's model or loss failed: say so, with its message
-        raise GradlibError(f"per_example_gradients could not run the model and loss on a batch of "
+        raise GradlibError(f"{api} could not run the model and loss on a batch of "
                            f"{_shapes(xb)}: {type(exc).__name__}: {error_gist(exc)}") from exc
 
 
-def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> None:
+def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool, api: str) -> None:
     """Refuse a model whose backward pass mixes the first examples, though their losses do not mix.
 
     The rules take each example's ``g = dL_i/dz`` from one backward pass of the summed loss; a ``tf.custom_gradient``
@@ -1069,13 +1156,13 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> No
         raise
     except Exception as exc:   # noqa: BLE001 - the user's model failed: say so, with its message
         if _in_strategy_scope(exc):
+            other = ", or gradlib.scan with strategy=" if api != "gradlib.scan" else " with strategy="
             raise GradlibError(
-                "per_example_gradients could not check the model's backward pass in this tf.distribute strategy's "
+                f"{api} could not check the model's backward pass in this tf.distribute strategy's "
                 f"scope ({type(tf.distribute.get_strategy()).__name__}): the eager gradients of its variables are not "
-                "available there, even in its replicas. Call per_example_gradients outside `strategy.scope()`, or "
-                "gradlib.scan with strategy=") from exc
+                f"available there, even in its replicas. Call {api} outside `strategy.scope()`{other}") from exc
         raise GradlibError(
-            f"per_example_gradients could not check the model's backward pass on its first {k} examples, together "
+            f"{api} could not check the model's backward pass on its first {k} examples, together "
             f"and each alone (a batch of one): {type(exc).__name__}: {error_gist(exc)}. The model must run on "
             "a batch of any size, one included (a tf.custom_gradient written for one batch size cannot)") from exc
     scale = float(np.abs(alone[np.isfinite(alone)]).max(initial=0.0))
@@ -1083,7 +1170,7 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool) -> No
         return
     i = int(np.nanargmax(np.abs(norms.astype(np.float64) - alone)))
     raise BatchMixingError(
-        f"per_example_gradients: the backward pass mixes the examples: example {i}'s gradient norm is "
+        f"{api}: the backward pass mixes the examples: example {i}'s gradient norm is "
         f"{format_number(norms[i])} from the batch's backward pass and {format_number(alone[i])} alone, though its "
         f"loss is the same in a batch of {len(norms)} and alone. A tf.custom_gradient (or a gradient override) "
         "in the model reads the whole batch's gradient, as tf.clip_by_norm over every axis does, so each example's "
@@ -1123,7 +1210,7 @@ def _alone_norm(model: Any, loss: Any, x: Any, y: Any, training: bool) -> float:
                          for g in grads if g is not None))
 
 
-def _refuse_added_losses(model: Any) -> None:
+def _refuse_added_losses(model: Any, api: str) -> None:
     """Refuse a model that added losses during its call (just made): an ``activity_regularizer`` or ``add_loss``.
 
     ``model.fit`` adds them to the batch's loss; they depend on the examples (Keras averages an activity
@@ -1138,7 +1225,7 @@ def _refuse_added_losses(model: Any) -> None:
              if getattr(layer, "activity_regularizer", None) is not None]
     what = (f"an activity_regularizer on layer {named[0]!r}" if named else "a layer that calls add_loss in its call")
     raise GradlibError(
-        f"per_example_gradients: the model adds {added} loss term(s) of its own during its call ({what}); model.fit "
+        f"{api}: the model adds {added} loss term(s) of its own during its call ({what}); model.fit "
         "adds them to the batch's loss, and they depend on the examples, but each example's loss here is the loss "
         "function's only, so its gradient would leave them out. Remove the activity_regularizer (or the add_loss), "
         "or give the model that activation as an output with a loss of its own; weight regularizers "
@@ -1158,7 +1245,8 @@ def _example(t: tf.Tensor, i: int) -> tf.Tensor:
     return out
 
 
-def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: np.ndarray | None = None) -> None:
+def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: np.ndarray | None = None,
+                      loss: Any = None) -> None:
     """Refuse a batch whose examples' losses differ between the batch and each example alone.
 
     ``joint`` are the losses the batch's pass computed (the values the gradients are taken at), ``alone`` each
@@ -1168,13 +1256,15 @@ def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: n
     per-example loop's; a layer that mixes the batch changes them (a batch-centering layer, one mixing only
     some examples, one that appears only at some batch sizes). Not proved: mixing that leaves every loss value
     unchanged (a term cancelled by ``stop_gradient``). With random layers in training mode both sides are
-    computed in inference mode.
+    computed in inference mode. A Circle ``loss`` (``_compares_examples``) is refused as the cause: the probe of the
+    first examples misses it where they hold no positive or no negative pair (every loss 0 there).
     """
     i = _first_gap(joint, alone)
     if i is not None:
         number = int(numbers[i]) if numbers is not None else i
-        raise _mixing_error(f"example {number}'s loss is {format_number(joint[i])} in this batch of "
-                            f"{joint.shape[0]} and {format_number(alone[i])} alone", api)
+        gap = (f"example {number}'s loss is {format_number(joint[i])} in this batch of {joint.shape[0]} and "
+               f"{format_number(alone[i])} alone")
+        raise _circle_error(loss, api, gap) if _compares_examples(loss) else _mixing_error(gap, api)
 
 
 def _first_gap(joint: np.ndarray, alone: np.ndarray) -> int | None:

@@ -43,7 +43,7 @@ from .._callable._forms import refuse_composite, refuse_stateful
 from .._callable._updates import refuse_updating
 from .._callable._trace import trace
 from .._foundations._runtime import work_slot
-from ._structure import given_model, leaves, loss_state, model_state, resolve_loss, signature
+from ._structure import batch_size as count_examples, given_model, leaves, loss_state, model_state, resolve_loss, signature
 from ._tokens import GATHER_HINT, GATHER_OUT_OF_RANGE, check_token_ids, token_id_error, token_id_faults, token_tables
 
 __all__ = ["PREFETCH", "PROBE_EXAMPLES", "ScanResult", "scan"]
@@ -152,7 +152,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         first = _probe(model, dataset if arrays is None else arrays, loss)
         batches, spec = _batched(strategy, dataset, arrays, total, example, batch, first)
         step, plans, tables = _checked_step(model, loss, strategy, spec, batch, limits)
-        losses, norms = _in_order(*_run(step, batches, total, progress, tables))
+        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss))
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
                       batch_size=batch, seconds=time.perf_counter() - start)
 
@@ -284,7 +284,7 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
         x, y = example
         tables[:] = token_tables(model, x)
         x, faults = token_id_faults(tables, x)
-        losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y)
+        losses, norms, _, plan, (joint, alone) = per_example_terms(model, loss, x, y, api="gradlib.scan")
         plans.append(plan)
         return (index, losses, norms, joint, alone, *faults)
 
@@ -302,11 +302,11 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
 
 
 def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int, int | None], None] | None,
-         tables: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         tables: list, loss: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
 
     Each batch's token ids must be in their Embeddings' tables (``_check_faults``), and its losses must equal
-    its examples' losses alone (``check_independent``), on every batch.
+    its examples' losses alone (``check_independent``, which names a Circle ``loss`` as the cause), on every batch.
     """
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     done = 0
@@ -315,7 +315,7 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
             index, losses, norms, joint, alone, *faults = (t.numpy() for t in step(batch))
             real = index >= 0
             _check_faults(tables, [f[real] for f in faults], index[real])
-            check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real])
+            check_independent(joint[real], alone[real], "gradlib.scan", numbers=index[real], loss=loss)
             chunks.append((index[real], losses[real], norms[real]))
             done += int(real.sum())
             if progress is not None:
@@ -386,9 +386,10 @@ def _check_first(model: Any, loss: Any, first: Any) -> bool:
     refuse_updating(lambda xb: model(xb, training=False), first[0], "gradlib.scan", None, "model")   # before any call
     check_token_ids(model, first[0], "gradlib.scan", f"in the data set's first {PROBE_EXAMPLES} examples")
     try:
-        check_first_examples(model, loss, first[0], first[1], "per_example_gradients")
-    except GradlibError as exc:
-        raise type(exc)(f"gradlib.scan, on the data set's first examples: {exc}") from exc
+        check_first_examples(model, loss, first[0], first[1], "gradlib.scan")
+    except GradlibError as exc:   # its kind kept: a BatchMixingError stays one
+        raise type(exc)(f"{exc} (on the data set's first {count_examples(first[0])} examples, which gradlib.scan checks "
+                        "before it scans)") from exc
     return True
 
 

@@ -56,12 +56,14 @@ class PerOutputLoss:
     weights: tuple[float, ...]
     names: tuple[str, ...] = ()
 
-    def total(self, y_true: Nest, y_pred: Nest, single: Callable[[Any, Any, Any], tf.Tensor]) -> tf.Tensor:
-        """``sum_k weights[k] * single(losses[k], y_k, y_pred_k)``: ``single`` gives one output's ``(B,)`` losses."""
+    def total(self, y_true: Nest, y_pred: Nest, single: Callable[[Any, Any, Any], tf.Tensor],
+              api: str = "per_example_gradients") -> tf.Tensor:
+        """``sum_k weights[k] * single(losses[k], y_k, y_pred_k)``: ``single`` gives one output's ``(B,)`` losses
+        (``api`` names the caller when a part is missing)."""
         values = []
         for key, loss, weight in zip(self.keys, self.losses, self.weights):
-            value = single(loss, pick(y_true, key, self.names, "y"),
-                           pick(y_pred, key, self.names, "the model's output"))
+            value = single(loss, pick(y_true, key, self.names, "y", api),
+                           pick(y_pred, key, self.names, "the model's output", api))
             values.append(value if weight == 1.0 else value * tf.cast(weight, value.dtype))
         return tf.add_n([tf.cast(v, values[0].dtype) for v in values])
 

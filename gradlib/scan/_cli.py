@@ -90,8 +90,11 @@ class Progress:
                 f"{rate:,.0f}/s, {left // 60}:{left % 60:02d} left")
 
 
-def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr,
+         prog: str = PROG) -> int:
+    """Run the command; ``prog`` is its name as the user typed it (``gradlib-scan`` or ``python -m gradlib.scan``),
+    which its help and every message on stderr open with."""
+    args = _parser(prog).parse_args(argv)
     try:
         out = _check_out(args.out)
         loss_name = _check_loss_flags(args)
@@ -108,13 +111,13 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
         loss = _loss(loss_name, args.from_logits, strategy)
         result = _scan(model, source, loss, args, strategy, stderr, classes)
     except GradlibError as exc:
-        stderr.write(f"{PROG}: error: {exc}\n")
+        stderr.write(f"{prog}: error: {exc}\n")
         return 2
     except KeyboardInterrupt:
-        stderr.write(f"{PROG}: interrupted\n")
+        stderr.write(f"{prog}: interrupted\n")
         return 130
     except Exception as exc:   # noqa: BLE001 - not a traceback: what failed, and its message
-        stderr.write(f"{PROG}: failed: {type(exc).__name__}: {error_gist(exc)}\n")
+        stderr.write(f"{prog}: failed: {type(exc).__name__}: {error_gist(exc)}\n")
         return 1
     if config is not None and not _is_chief(config):
         stdout.write(f"scanned {len(result):,} examples; the chief writes {str(out)!r}\n")
@@ -122,15 +125,15 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
     try:
         result.to_parquet(out) if out.suffix == ".parquet" else result.to_csv(out)
     except (OSError, GradlibError) as exc:
-        stderr.write(f"{PROG}: error: could not write {str(out)!r}: {exc}\n")
+        stderr.write(f"{prog}: error: could not write {str(out)!r}: {exc}\n")
         return 2
     stderr.write(_warnings(result))
     stdout.write(_summary(result, out))
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0].replace("``", ""),
+def _parser(prog: str = PROG) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0].replace("``", ""),
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]).replace("``", ""))
     p.add_argument("--model", required=True, metavar="MODULE:FUNCTION",

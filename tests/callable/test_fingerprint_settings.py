@@ -18,6 +18,7 @@ import pytest
 import tensorflow as tf
 
 import gradlib
+from fingerprint_checks import assert_like_the_loop, loop_reference, loss
 from gradlib._callable._state import fingerprint
 
 X = np.array([[1.0, -2.0], [3.0, 4.0], [-0.5, 0.25]], np.float32)
@@ -146,39 +147,15 @@ def test_an_activation_changed_is_seen_however_the_model_is_brought(build):
     assert not np.allclose(answers[0], answers[1])
 
 
-def loss(y_true, y_pred):
-    return tf.reduce_sum(y_pred * y_pred, axis=-1)
-
-
-def loop_reference(model, training=False):
-    """Each example alone under its own tape: its loss and gradient norm."""
-    losses, norms = [], []
-    for i in range(len(X)):
-        with tf.GradientTape() as tape:
-            value = tf.reduce_sum(loss(None, model(X[i:i + 1], training=training)))
-        grads = tape.gradient(value, model.trainable_variables)
-        losses.append(float(value))
-        norms.append(np.sqrt(sum(float(tf.reduce_sum(g * g)) for g in grads if g is not None)))
-    return np.array(losses), np.array(norms)
-
-
 @pytest.mark.parametrize("change", list(CHANGES))
 def test_per_example_gradients_and_scan_see_a_setting_changed(change):
     model = sequential()
     kind, name, value = CHANGES[change]
     layer = layer_of(model, kind)
-    data = tf.data.Dataset.from_tensor_slices((X, Y))
     seen = []
     for setting in (getattr(layer, name), value):
         setattr(layer, name, setting)
-        losses, norms = loop_reference(model)
-        full = gradlib.per_example_gradients(model, X, Y, loss=loss)
-        fast = gradlib.per_example_gradients(model, X, Y, loss=loss, norms_only=True)
-        scanned = gradlib.scan(model, data, loss=loss)
-        for result in (full, fast, scanned):
-            np.testing.assert_allclose(result.losses, losses, rtol=1e-5)
-            np.testing.assert_allclose(result.norms, norms, rtol=1e-5)
-        seen.append(full.losses)
+        seen.append(assert_like_the_loop(model, X, Y))
     assert not np.allclose(seen[0], seen[1])
 
 
@@ -189,7 +166,7 @@ def test_a_dropout_rate_changed_is_seen_under_training():
     keras.utils.set_random_seed(0)
     model = keras.Sequential([keras.Input((2,)), dense_and_leaky()[0], keras.layers.Dropout(0.5)])
     dropout = layer_of(model, keras.layers.Dropout)   # made at 0.5: Keras makes its seed generator only then
-    inference = loop_reference(model)
+    inference = loop_reference(model, X)
     for rate in (0.0, 0.9, 0.0):
         dropout.rate = rate
         result = gradlib.per_example_gradients(model, X, Y, loss=loss, training=True)
@@ -273,7 +250,7 @@ def test_a_setting_made_by_the_first_call_is_seen_after_it():
     before = gradlib.per_example_gradients(model, X, Y, loss=loss)
     norm.variance = tf.constant(1.0)
     after = gradlib.per_example_gradients(model, X, Y, loss=loss)
-    losses, norms = loop_reference(model)
+    losses, norms = loop_reference(model, X)
     np.testing.assert_allclose(after.losses, losses, rtol=1e-5)
     np.testing.assert_allclose(after.norms, norms, rtol=1e-5)
     assert not np.allclose(before.losses, after.losses)

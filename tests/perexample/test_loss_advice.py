@@ -17,6 +17,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from keras.losses import circle as imported_circle
 
 import gradlib
 from gradlib import BatchMixingError, GradlibError, InputError, per_example_gradients
@@ -52,17 +53,62 @@ def assert_like_loop(model, x, y, loss):
             np.testing.assert_allclose(per_example[i], g.numpy(), rtol=1e-5, atol=1e-6)
 
 
-def test_circle_is_refused_as_comparing_the_examples_and_its_fixed_reference_form_is_per_example(embedder):
-    """Circle on the batch: example 0's loss 54.4 among 3 examples and 0 alone (no positives without the others)."""
-    for loss in (keras.losses.Circle(), "circle"):
-        with pytest.raises(BatchMixingError, match=r"the loss 'circle' compares the examples with each other "
-                                                   r"\(example \d's loss is .* alone\).*no per-example gradient.*"
-                                                   r"keras.losses.circle\(y, p, ref_labels=labels, ref_embeddings="
-                                                   r"embeddings, remove_diagonal=False\)"):
-            per_example_gradients(embedder, X, LABELS, loss=loss)
-    labels, embeddings = np.array([0, 1, 2, 0, 1, 2]), keras.ops.normalize(RNG.normal(size=(6, 3)).astype("float32"))
-    assert_like_loop(embedder, X, LABELS, lambda y, p: keras.losses.circle(
-        y, p, ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False))
+REF_LABELS = np.array([0, 1, 2, 0, 1, 2])
+REF_EMBEDDINGS = keras.ops.normalize(np.random.default_rng(1).normal(size=(6, 3)).astype("float32"))
+#: the refusal of every form of Circle loss ({label}: how it names the loss; {where}: the batch the gap was seen in)
+CIRCLE = (r"per_example_gradients: the loss {label} compares the examples with each other \(example \d's loss is "
+          r"-?[\d.e+-]+ {where} and -?[\d.e+-]+ alone\): without ref_embeddings, Circle loss takes each example's "
+          r"positives and negatives from the other examples of the batch, so no example has a loss of its own; with "
+          r"them, remove_diagonal=True \(its default\) drops each example's similarity to the reference at the "
+          r"example's own position in the batch\. Either way the batch's Circle loss has no per-example gradient\. "
+          r"What has one: Circle loss against fixed references \(embeddings computed beforehand, held constant: a "
+          r"different loss, whose gradient does not move the references\) with remove_diagonal=False, "
+          r"(?P<advice>loss=lambda y, p: keras\.losses\.circle\(y, p, ref_labels=labels, ref_embeddings=embeddings, "
+          r"remove_diagonal=False\))")
+PROBE = "among the batch's first 3 examples"   # the probe of the first examples saw the gap
+
+
+def own_circle(y, p):
+    """A loss function of the user's that calls Circle by a name imported from Keras."""
+    return imported_circle(y, p) * 1.0
+
+
+@pytest.mark.parametrize("loss, label, labels, where", [
+    (keras.losses.Circle(), "'circle'", LABELS, PROBE),
+    (keras.losses.Circle(remove_diagonal=True), "'circle'", LABELS, PROBE),
+    (keras.losses.Circle(remove_diagonal=False), "'circle'", LABELS, PROBE),
+    ("circle", "'circle'", LABELS, PROBE),
+    (keras.losses.circle, "'circle'", LABELS, PROBE),
+    (lambda y, p: keras.losses.circle(y, p), "'<lambda>', which calls keras.losses.circle,", LABELS, PROBE),
+    (lambda y, p: keras.losses.circle(y, p, ref_labels=REF_LABELS, ref_embeddings=REF_EMBEDDINGS),
+     "'<lambda>', which calls keras.losses.circle,", LABELS, PROBE),
+    (functools.partial(keras.losses.circle, ref_labels=REF_LABELS, ref_embeddings=REF_EMBEDDINGS,
+                       remove_diagonal=True), "'circle'", LABELS, PROBE),
+    (own_circle, "'own_circle', which calls keras.losses.circle,", LABELS, PROBE),
+    # the first three examples share a label (no negative pair, every loss 0 there): the batch's own check sees it
+    (keras.losses.Circle(), "'circle'", np.array([0, 0, 0, 1, 2]), "in this batch of 5"),
+], ids=["Circle", "remove_diagonal-True", "remove_diagonal-False", "name", "function", "lambda",
+        "lambda-references-remove_diagonal-default", "partial-references-remove_diagonal-True", "own-function",
+        "past-the-probe"])
+def test_every_form_of_circle_is_refused_with_circle_s_advice(embedder, loss, label, labels, where):
+    """A lambda calling keras.losses.circle, or one against references with remove_diagonal=True, was blamed on y's
+    shape ("the loss broadcasts one against the other. Give y the shape the loss expects (for this output, (5, 3)
+    ..."), and a Circle whose first three examples had no negative pair on the model ("Use training=False ...").
+    Each refusal's advice, followed, is accepted and gives the per-example loop's losses and gradients."""
+    with pytest.raises(BatchMixingError) as info:
+        per_example_gradients(embedder, X, labels, loss=loss)
+    made = re.fullmatch(CIRCLE.format(label=re.escape(label), where=re.escape(where)), str(info.value))
+    assert made, str(info.value)
+    keywords = dict(re.findall(r"(\w+)=(\w+)", made["advice"].split("circle(y, p, ")[1]))
+    assert keywords.keys() == {"ref_labels", "ref_embeddings", "remove_diagonal"}, made["advice"]
+    assert_like_loop(embedder, X, labels, advised_circle(ast.literal_eval(keywords["remove_diagonal"])))
+
+
+@functools.lru_cache
+def advised_circle(remove_diagonal):
+    """The loss the advice says to build, against fixed references (one object per setting: its step is traced once)."""
+    return lambda y, p: keras.losses.circle(y, p, ref_labels=REF_LABELS, ref_embeddings=REF_EMBEDDINGS,
+                                            remove_diagonal=remove_diagonal)
 
 
 def test_a_loss_reading_the_batch_with_y_of_the_outputs_shape_is_not_blamed_on_y(model):

@@ -215,4 +215,4 @@ def test_installed_from_the_wheel_the_seed_example_and_both_commands_work_from_a
     scan = run(str(target / "bin" / "gradlib-scan"), "--model", "no_such_module:f", "--data", "d.npz", "--loss", "mse",
                "--out", "r.csv")
     assert scan.returncode == 2 and len(scan.stderr.splitlines()) == 1, scan.stderr[-2000:]
-    assert scan.stderr.startswith("python -m gradlib.scan: error: --model: could not import 'no_such_module'")
+    assert scan.stderr.startswith("gradlib-scan: error: --model: could not import 'no_such_module'")

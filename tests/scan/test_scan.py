@@ -3,6 +3,7 @@
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -200,10 +201,62 @@ def test_a_model_built_outside_the_strategy_is_refused():
                      strategy=tf.distribute.MirroredStrategy(["/cpu:0"]))
 
 
-def test_a_model_that_mixes_examples_is_refused():
-    model = keras.Sequential([keras.Input((5,)), MixesExamples(), keras.layers.Dense(3)])
-    with pytest.raises(BatchMixingError, match="gradlib.scan, on the data set's first examples.*not independent"):
-        gradlib.scan(model, scan_models.arrays(8), loss=CCE)
+#: what every refusal from the probe of the data set's first examples ends with
+FIRST = " (on the data set's first 3 examples, which gradlib.scan checks before it scans)"
+#: a number in a message (a loss, a norm)
+NUMBER = r"-?[\d.e+-]+"
+#: Keras' Circle loss on the batch, refused with the advice written for it (tests/perexample/test_loss_advice.py)
+CIRCLE = (r"gradlib\.scan: the loss 'circle' compares the examples with each other \(example \d's loss is {n} {where} "
+          r"and {n} alone\): without ref_embeddings, Circle loss takes each example's "
+          r"positives and negatives from the other examples of the batch, so no example has a loss of its own; with "
+          r"them, remove_diagonal=True \(its default\) drops each example's similarity to the reference at the "
+          r"example's own position in the batch\. Either way the batch's Circle loss has no per-example gradient\. "
+          r"What has one: Circle loss against fixed references \(embeddings computed beforehand, held constant: a "
+          r"different loss, whose gradient does not move the references\) with remove_diagonal=False, loss=lambda y, "
+          r"p: keras\.losses\.circle\(y, p, ref_labels=labels, ref_embeddings=embeddings, remove_diagonal=False\)"
+          )
+
+
+def circle(where):
+    return CIRCLE.format(n=NUMBER, where=where)
+
+
+def regularized():
+    return keras.Sequential([keras.Input((5,)), keras.layers.Dense(3, activity_regularizer="l2", name="reg")])
+
+
+@pytest.mark.parametrize("build, loss, kind, message", [
+    (scan_models.classifier, keras.losses.Circle(), BatchMixingError, circle("among the batch's first 3 examples")),
+    (scan_models.classifier, lambda y, p: tf.reduce_mean(p), GradlibError, re.escape(
+        "gradlib.scan needs one loss per example, shape (B,), but the loss returned one number for the whole batch: "
+        "the loss function reduces the batch. Return one value per example (reduce only the axes after the batch)")),
+    (scan_models.classifier, lambda y, p: tf.cast(p[:, 0] > 0, tf.int32), GradlibError,
+     re.escape("gradlib.scan: the loss must return floating-point values, not int32")),
+    (scan_models.classifier, lambda y, p: (y[:, None] - p) ** 2, GradlibError,
+     r"gradlib\.scan: the loss failed on y_true of shape \(3,\) and y_pred of shape \(3, 3\): .*put such weights in y "
+     r"instead"),
+    (lambda: keras.Sequential([keras.Input((5,)), MixesExamples(), keras.layers.Dense(3)]), CCE, BatchMixingError,
+     rf"gradlib\.scan: the examples of the batch are not independent \(example \d's loss is {NUMBER} in a batch of 3 "
+     rf"and {NUMBER} alone\), so per-example gradients do not exist\. gradlib\.scan runs the model in inference mode "
+     r"\(training=False\); use a model that computes each example from its own input there \(LayerNormalization is "
+     r"per example\)"),
+    (regularized, CCE, GradlibError, re.escape(
+        "gradlib.scan: the model adds 1 loss term(s) of its own during its call (an activity_regularizer on layer "
+        "'reg'); model.fit adds them to the batch's loss, and they depend on the examples, but each example's loss "
+        "here is the loss function's only, so its gradient would leave them out. Remove the activity_regularizer (or "
+        "the add_loss), or give the model that activation as an output with a loss of its own; weight regularizers "
+        "(kernel_regularizer and the like) are supported")),
+], ids=["circle", "one-number", "integer", "loss-failed", "model-mixes", "added-loss"])
+def test_the_probe_s_refusals_name_gradlib_scan_not_per_example_gradients(build, loss, kind, message):
+    """The first examples are checked by per_example_gradients' probe, whose refusals opened with
+    "gradlib.scan, on the data set's first examples: per_example_gradients: ..." (and told a model that mixes its
+    examples at training=False, the only mode scan runs, to use training=False); now they name gradlib.scan alone."""
+    x, _ = scan_models.arrays(8)
+    y = np.array([0, 0, 1, 1, 2, 2, 0, 1], np.int32)   # the first three share labels: Circle has positives
+    with pytest.raises(kind) as info:
+        gradlib.scan(build(), (x, y), loss=loss, batch_size=4)
+    assert re.fullmatch(message + re.escape(FIRST), str(info.value)), str(info.value)
+    assert "per_example_gradients" not in str(info.value)
 
 
 class MixesFromFour(keras.layers.Layer):
@@ -213,11 +266,25 @@ class MixesFromFour(keras.layers.Layer):
         return keras.ops.concatenate([x[:4], x[4:] - keras.ops.mean(x[4:], axis=0)], axis=0)
 
 
+def test_a_circle_loss_the_probe_misses_is_refused_as_circle_by_the_batch_that_shows_it():
+    """The first three examples share a label (no negative pair: every loss 0 there, alone or together), so only the
+    step's check of a whole batch sees Circle compare the examples; it blamed the model ("gradlib.scan runs the
+    model in inference mode ...; use a model that computes each example from its own input")."""
+    x, _ = scan_models.arrays(8)
+    y = np.array([0, 0, 0, 1, 1, 2, 2, 0], np.int32)
+    with pytest.raises(BatchMixingError) as info:
+        gradlib.scan(scan_models.classifier(), (x, y), loss=keras.losses.Circle(), batch_size=8)
+    assert re.fullmatch(circle("in this batch of 8"), str(info.value)), str(info.value)
+
+
 def test_mixing_the_probe_misses_is_refused_by_the_batch_that_shows_it():
     model = keras.Sequential([keras.Input((5,)), MixesFromFour(), keras.layers.Dense(3)])
     with pytest.raises(BatchMixingError, match=r"gradlib.scan: .* not independent \(example \d+'s loss is .* in this "
-                                               r"batch of \d and .* alone\)"):
+                                               r"batch of \d and .* alone\)") as info:
         gradlib.scan(model, scan_models.arrays(20), loss=CCE, batch_size=8)
+    assert str(info.value).endswith("so per-example gradients do not exist. gradlib.scan runs the model in inference "
+                                    "mode (training=False); use a model that computes each example from its own input "
+                                    "there (LayerNormalization is per example)")
 
 
 def test_grouped_convolutions_scan_like_the_loop():

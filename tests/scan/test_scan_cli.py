@@ -110,7 +110,8 @@ def test_progress_lines():
     (["--data", "{d}/d.npz", "--cpu-devices", "2"], "--cpu-devices N .* for --strategy mirrored"),
     (["--data", "{d}/d.npz", "--strategy", "multiworker"], "reads the cluster from TF_CONFIG, which is not set"),
     (["--data", "{d}/x.npy", "--targets", "{d}/x.npy", "--loss", "mse"],
-     "gradlib.scan, on the data set's first examples"),
+     r"error: gradlib\.scan could not run the model and loss on a batch of shape \(3, 5\): InvalidArgumentError: .* "
+     r"\(on the data set's first 3 examples, which gradlib\.scan checks before it scans\)\n$"),
 ])
 def test_bad_arguments_exit_2_with_a_message(files, argv, match, tmp_path, monkeypatch):
     (files / "bad.csv").write_text("a,b,label\n1,oops,0\n")
@@ -762,3 +763,50 @@ def test_one_npy_file_for_a_model_of_two_inputs_is_told_of_npy_files_not_npz_key
     code, _, err = run("--model", "scan_models:two_inputs", *BASE[2:], "--data", files / "x.npy", "--targets",
                        files / "y.npy", "--out", tmp_path / "r.csv")
     assert code == 2 and "--x-key" not in err and "--data a.npy --data b.npy --targets y.npy" in err, err
+
+
+#: what the command says of a Circle loss (keras.losses.Circle compares the examples: no per-example gradient)
+CIRCLE = (re.escape("error: gradlib.scan: the loss 'circle' compares the examples with each other (example ")
+          + r"\d's loss is -?[\d.e+-]+ among the batch's first 3 examples and -?[\d.e+-]+ alone"
+          + re.escape("): without ref_embeddings, Circle loss takes each example's positives and negatives from the "
+                      "other examples of the batch") + ".*" + re.escape("remove_diagonal=False)"))
+#: what every refusal from the probe of the data set's first examples ends with
+FIRST = re.escape(" (on the data set's first 3 examples, which gradlib.scan checks before it scans)\n")
+
+
+@pytest.fixture(scope="module")
+def shared_labels(tmp_path_factory):
+    """``d.npz`` whose first two examples share a label and differ from the third's (Circle loss then has positive and
+    negative pairs among the first three, which gradlib.scan checks before it scans)."""
+    path = tmp_path_factory.mktemp("labels") / "d.npz"
+    x, _ = scan_models.arrays(8)
+    np.savez(path, x=x, y=np.array([0, 0, 1, 1, 2, 2, 0, 1], np.int32))
+    return path
+
+
+@pytest.mark.parametrize("loss, message", [
+    ("keras.losses:Circle", CIRCLE),
+    ("scan_models:batch_mean", re.escape(
+        "error: gradlib.scan needs one loss per example, shape (B,), but the loss returned one number for the whole "
+        "batch: the loss function reduces the batch. Return one value per example (reduce only the axes after the "
+        "batch)")),
+])
+def test_the_probe_s_refusals_name_the_command_and_gradlib_scan_in_one_line(shared_labels, loss, message, tmp_path):
+    """They named per_example_gradients: "gradlib.scan, on the data set's first examples: per_example_gradients: ..."."""
+    code, out, err = run("--model", "scan_models:classifier", "--loss", loss, "--data", shared_labels, "--out",
+                         tmp_path / "r.csv")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "per_example_gradients" not in err, err
+    assert re.fullmatch(re.escape("python -m gradlib.scan: ") + message + FIRST, err), err
+
+
+def test_the_console_script_names_itself_and_gradlib_scan_in_one_line(shared_labels, tmp_path):
+    """``gradlib-scan`` opened its messages with "python -m gradlib.scan: error:", a command the user did not type."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "gradlib-scan").write_text(CONSOLE_SCRIPT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parents[1]), str(TESTS)])}
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)   # the command keeps TensorFlow's own lines off stderr by itself
+    out = subprocess.run([sys.executable, str(tmp_path / "bin" / "gradlib-scan"), "--model", "scan_models:classifier",
+                          "--loss", "keras.losses:Circle", "--data", str(shared_labels), "--out", str(tmp_path / "r.csv"),
+                          "--quiet"], env=env, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1, out.stderr[-3000:]
+    assert re.fullmatch(re.escape("gradlib-scan: ") + CIRCLE + FIRST, out.stderr), out.stderr
