@@ -233,7 +233,7 @@ def _computed(model: Any, loss: Any, norms_only: bool, training: bool, xt: Any, 
         out = _run_compiled(compiled, caller, xt, yt, last)
         losses, norms = out[0].numpy(), out[1].numpy()
         if bool(out[5]):   # checked on this call (elsewhere both sides are the losses): independent, then on record
-            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients", loss=loss)
+            check_independent(out[2].numpy(), out[3].numpy(), "per_example_gradients", loss=loss, training=training)
             record.put(signature, out[4])
         grads = [t.numpy() for t in out[6:]] if kind == "gradients" else None
         return losses, norms, grads, plan, time.perf_counter() - start
@@ -727,11 +727,12 @@ def _refuse_training_batchnorm(op: Any, training: bool) -> None:
                                 "it normalizes each example with statistics of the whole batch")
 
 
-def _mixing_error(why: str, api: str = "per_example_gradients") -> BatchMixingError:
-    """The refusal of a batch whose examples mix. Only ``per_example_gradients`` takes ``training``; ``gradlib.scan``
-    runs the model at training=False already, where advising training=False is no fix."""
+def _mixing_error(why: str, api: str = "per_example_gradients", training: bool = True) -> BatchMixingError:
+    """The refusal of a batch whose examples mix. Only ``per_example_gradients`` takes ``training``; where the model
+    already ran at training=False (``gradlib.scan`` always, per_example_gradients when asked), advising
+    training=False is no fix."""
     fix = ("Use training=False (BatchNormalization then uses its moving statistics), or a model without batch "
-           "statistics" if api == "per_example_gradients" else
+           "statistics" if api == "per_example_gradients" and training else
            f"{api} runs the model in inference mode (training=False); use a model that computes each example from its "
            "own input there")
     return BatchMixingError(f"{api}: the examples of the batch are not independent ({why}), so per-example gradients "
@@ -999,7 +1000,7 @@ def _check_independent(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, traini
             "layer's seed_generator attribute, or use training=False")
     if i is not None:
         raise _mixing_error(f"example {i}'s loss is {format_number(joint[i])} in a batch of {k} and "
-                            f"{format_number(alone[i])} alone", api)
+                            f"{format_number(alone[i])} alone", api, training)
     _check_backward(model, loss, xk, yk, mode, api)
 
 
@@ -1246,7 +1247,7 @@ def _example(t: tf.Tensor, i: int) -> tf.Tensor:
 
 
 def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: np.ndarray | None = None,
-                      loss: Any = None) -> None:
+                      loss: Any = None, training: bool = False) -> None:
     """Refuse a batch whose examples' losses differ between the batch and each example alone.
 
     ``joint`` are the losses the batch's pass computed (the values the gradients are taken at), ``alone`` each
@@ -1264,7 +1265,7 @@ def check_independent(joint: np.ndarray, alone: np.ndarray, api: str, numbers: n
         number = int(numbers[i]) if numbers is not None else i
         gap = (f"example {number}'s loss is {format_number(joint[i])} in this batch of {joint.shape[0]} and "
                f"{format_number(alone[i])} alone")
-        raise _circle_error(loss, api, gap) if _compares_examples(loss) else _mixing_error(gap, api)
+        raise _circle_error(loss, api, gap) if _compares_examples(loss) else _mixing_error(gap, api, training)
 
 
 def _first_gap(joint: np.ndarray, alone: np.ndarray) -> int | None:

@@ -373,8 +373,15 @@ def test_a_custom_layer_that_mixes_the_batch_is_caught_by_the_probe():
 
     model = keras.Sequential([keras.Input((5,)), Center(), keras.layers.Dense(3)])
     x, y = data("dense")
-    with pytest.raises(BatchMixingError, match=r"example \d's loss is .* in a batch of 3 and .* alone"):
+    with pytest.raises(BatchMixingError, match=r"example \d's loss is .* in a batch of 3 and .* alone") as info:
         per_example_gradients(model, x, y, loss=CCE)
+    # the default is training=False already: advising it was no fix (words57 left it)
+    assert str(info.value).endswith("so per-example gradients do not exist. per_example_gradients runs the model in "
+                                    "inference mode (training=False); use a model that computes each example from "
+                                    "its own input there (LayerNormalization is per example)")
+    with pytest.raises(BatchMixingError) as info:
+        per_example_gradients(model, x, y, loss=CCE, training=True)
+    assert "do not exist. Use training=False (BatchNormalization then uses its moving statistics)" in str(info.value)
 
 
 @pytest.mark.parametrize("kwargs, match", [
