@@ -31,7 +31,8 @@ from .._foundations._errors import BatchMixingError, ExpressionError, GradlibErr
 from .._foundations._format import format_number
 from .._foundations._limits import Limits, largest_fitting
 from .._callable._state import same_output
-from .._callable._trace import defined_gradient, first_order_cut, lowest_float, numpy_call, py_function_call, trace
+from .._callable._trace import (defined_gradient, first_order_cut, lowest_float, numpy_call, py_function_call, trace,
+                               while_loop)
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
@@ -39,7 +40,7 @@ from ._forward_laplacian import chunked_forward_laplacian
 from ._taylor import dense_layers
 
 __all__ = ["FORWARD_METHODS", "RANDOM_REPAIR", "SEVERAL_CALLS", "Outcome", "Request", "check_independent",
-           "custom_gradient_refusal", "random_refusal",
+           "custom_gradient_refusal", "random_refusal", "while_loop_refusal",
            "first_order_cut_error", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
@@ -51,6 +52,8 @@ SEVERAL_CALLS = ("forward_over_reverse", "hutchinson")
 _COMPILED = LRUCache(maxsize=32)
 #: (key, shape, dtype) -> the gradient fn defines itself, "" when none
 _DEFINED = LRUCache(maxsize=64)
+#: (key, shape, dtype) -> the op of a while loop in fn (a recurrent layer's), "" when none
+_LOOPS = LRUCache(maxsize=64)
 #: (key, shape, dtype) -> the stop_gradient that makes fn's second derivatives wrong (``first_order_cut``), "" when none
 _CUT = LRUCache(maxsize=64)
 _TRACED = threading.local()   # how long this thread's last trace took (a first call says so when it is long)
@@ -132,6 +135,10 @@ def run(req: Request, limits: Limits) -> Outcome:
         if req.method != "auto":
             raise custom_gradient_refusal(req.api, method, _defined_gradient(req),
                                           "method='nested_tapes' or 'loop' (reverse over reverse)")
+        method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
+    if method in FORWARD_METHODS and req.kind != "divergence" and _while_loop(req):
+        if req.method != "auto":
+            raise while_loop_refusal(req.api, method, _while_loop(req))
         method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
     random = _random(req)
     if method in SEVERAL_CALLS and random:
@@ -347,6 +354,23 @@ def first_order_cut_error(api: str, name: str) -> GradlibError:
         "derivative is 2/n (1 - 1/n)), so every method would return wrong numbers. Compute the variance without "
         "it, e.g. tf.reduce_mean(tf.square(x - tf.reduce_mean(x, axis, keepdims=True)), axis) or "
         "tf.math.reduce_variance, in a layer of your own; first derivatives are right")
+
+
+def while_loop_refusal(api: str, method: str, name: str) -> GradlibError:
+    """The refusal of a forward-over-reverse ``method`` on a function that runs a while loop, the op ``name``."""
+    return GradlibError(f"{api} cannot use method={method!r} on this fn: it runs a while loop (op {name!r}: a Keras "
+                        "recurrent layer such as LSTM or GRU, tf.scan or tf.while_loop), and TensorFlow's forward mode "
+                        "over a tape fails on it after tracing for seconds (TypeError: `dtype` <dtype: 'variant'> is "
+                        "not compatible with 1 of dtype int64, where the loop keeps a TensorArray as Keras' recurrent "
+                        "layers do). Use method='loop' or 'nested_tapes' (reverse over reverse), or method='auto', "
+                        "which does; or build the recurrent layer with unroll=True (no loop)")
+
+
+def _while_loop(req: Request) -> str:
+    """The op of a while loop in ``req.g`` ("" when none), read from one trace per function and shape."""
+    spec = tf.TensorSpec(tuple(req.x.shape), req.x.dtype)
+    read = lambda: while_loop(req.g, [spec])  # noqa: E731
+    return read() if req.key is None else _LOOPS.get_or_create((req.key, tuple(spec.shape), spec.dtype.name), read)
 
 
 def _defined_gradient(req: Request) -> str:
