@@ -28,7 +28,7 @@ from .._callable._updates import refuse_updating
 from .._callable._outputs import output_names, whole_failure, whole_labels, whole_output
 from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._limits import LIMITS, Limits
-from .._callable._trace import defined_gradient, trace, while_loop
+from .._callable._trace import defined_gradient, trace, while_loops
 from .._callable._state import callable_key
 from .._foundations._runtime import returns_numpy
 from . import _orders
@@ -178,10 +178,10 @@ def _hvp_method(method: str, g: Callable, v: tf.Tensor, key: Any) -> tuple[str, 
     return used, defined
 
 
-def _loop(g: Callable, v: tf.Tensor, key: Any) -> str:
-    """A while loop's op in ``g`` (a Keras LSTM's): forward over reverse fails on one that keeps a TensorArray
-    (``gradlib._callable._trace.while_loop``), so ``auto`` takes reverse over reverse there."""
-    read = lambda: while_loop(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
+def _loop(g: Callable, v: tf.Tensor, key: Any) -> tuple[str, ...]:
+    """The while loops' ops in ``g`` (a Keras LSTM's): forward over reverse fails on one that keeps a TensorArray
+    (``gradlib._callable._trace.while_loops``), so ``auto`` takes reverse over reverse there."""
+    read = lambda: while_loops(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
     return read() if key is None else _HVP.get_or_create((key, "loop"), read)
 
 
