@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["CUSTOM_GRADIENT_ATTR", "INLINE_EXECUTOR", "INLINE_OPS", "NUMPY_CALLS", "call_traced", "defined_gradient",
-           "first_order_cut", "fixed_caller", "graph_cut", "inline_ops", "lowest_float", "numpy_call", "polymorphic",
-           "py_function_call", "trace"]
+__all__ = ["CUSTOM_GRADIENT_ATTR", "INLINE_EXECUTOR", "INLINE_OPS", "NUMPY_CALLS", "WHILE_OPS", "call_traced",
+           "defined_gradient", "first_order_cut", "fixed_caller", "graph_cut", "graph_loops", "inline_ops",
+           "lowest_float", "numpy_call", "polymorphic", "py_function_call", "trace", "while_loops"]
 
 #: the attribute TensorFlow puts on an op whose gradient is overridden: ``tf.custom_gradient`` in a graph wraps its
 #: outputs in an ``IdentityN`` made under ``gradient_override_map({"IdentityN": "CustomGradient-<uid>"})``
@@ -63,6 +63,41 @@ def defined_gradient(fn: Callable, signature: Sequence[Any]) -> str:
     nodes = [*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def)]
     names = [node.attr[CUSTOM_GRADIENT_ATTR].s.decode() for node in nodes if CUSTOM_GRADIENT_ATTR in node.attr]
     return names[0] if names else ""
+
+
+#: the ops of a ``tf.while_loop`` in a graph (a Keras recurrent layer's time loop, ``tf.scan``, ``tf.map_fn``)
+WHILE_OPS = ("While", "StatelessWhile")
+
+
+def while_loops(fn: Callable, signature: Sequence[Any]) -> tuple[str, ...]:
+    """The names of the while loops' ops in ``fn``'s trace (and the functions it calls), ``()`` for none or when
+    ``fn`` cannot be traced: one per Keras recurrent layer (LSTM, GRU, SimpleRNN without ``unroll``), ``tf.scan``.
+
+    TensorFlow's forward mode over a tape (``tf.autodiff.ForwardAccumulator`` over ``tf.GradientTape``, in a
+    ``tf.function``) fails on such a loop after tracing for seconds: ``TypeError: `dtype` <dtype: 'variant'> is not
+    compatible with 1 of dtype int64`` where it keeps a ``TensorArray`` (Keras' LSTM and GRU, ``tf.scan``). Second
+    derivatives through one trace and first run for tens of seconds (``gradlib._second._orders``, ``LOOP_SECONDS``).
+
+    >>> import tensorflow as tf
+    >>> len(while_loops(lambda x: tf.scan(lambda h, _: tf.tanh(h), tf.range(3), initializer=x)[-1],
+    ...                 [tf.TensorSpec([2])]))
+    1
+    >>> while_loops(lambda x: tf.tanh(x), [tf.TensorSpec([2])])
+    ()
+    """
+    try:
+        graph = trace(fn, signature).graph
+    except Exception:   # noqa: BLE001 - not traceable: the caller's own trace reports why
+        return ()
+    return graph_loops(graph)
+
+
+def graph_loops(graph: Any) -> tuple[str, ...]:
+    """The names of the while loops' ops in ``graph`` and the functions it calls (``while_loops``, read from a
+    trace already made)."""
+    graph_def = graph.as_graph_def()
+    nodes = (*graph_def.node, *(node for function in graph_def.library.function for node in function.node_def))
+    return tuple(node.name for node in nodes if node.op in WHILE_OPS)
 
 
 def first_order_cut(fn: Callable, signature: Sequence[Any]) -> str:

@@ -50,7 +50,7 @@ from .._callable._mixing import (PROJECTION_SEED, find_mixing, held_outputs, hel
 from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
-from .._callable._trace import lowest_float, numpy_call, py_function_call, trace
+from .._callable._trace import graph_loops, lowest_float, numpy_call, py_function_call, trace
 from ._compiled import Compiled
 from ._tiled import TILED_OUTPUTS, checked_body, fast_build
 from .._foundations._runtime import returns_numpy
@@ -523,9 +523,7 @@ def _refuse_py_function(name: str, method: str, out_shape: tuple[int, ...]) -> N
 
 def _has_loop(plain: Any) -> bool:
     """Whether ``fn``'s trace ``plain`` (or a function it calls) contains a while_loop."""
-    graph = plain.graph.as_graph_def()
-    nodes = list(graph.node) + [node for function in graph.library.function for node in function.node_def]
-    return any(node.op in ("While", "StatelessWhile") for node in nodes)
+    return bool(graph_loops(plain.graph))
 
 
 def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):

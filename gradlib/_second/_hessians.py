@@ -28,7 +28,7 @@ from .._callable._updates import refuse_updating
 from .._callable._outputs import output_names, whole_failure, whole_labels, whole_output
 from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._limits import LIMITS, Limits
-from .._callable._trace import defined_gradient, trace
+from .._callable._trace import defined_gradient, trace, while_loops
 from .._callable._state import callable_key
 from .._foundations._runtime import returns_numpy
 from . import _orders
@@ -114,7 +114,8 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
         xs: as for ``hessians``.
         vs: the direction, in the same form and shapes as ``xs``.
         method: one of ``HVP_METHODS``; ``auto`` is ``forward_over_reverse``, or ``reverse_over_reverse`` where fn
-            defines its own gradient (``tf.custom_gradient``), which forward mode does not follow.
+            defines its own gradient (``tf.custom_gradient``), which forward mode does not follow, or runs a while
+            loop (a Keras LSTM or GRU, ``tf.scan``), on which TensorFlow's forward mode over a tape fails.
 
     Returns:
         An ``HvpResult`` with ``hvp`` of shape ``(y.size, n)``.
@@ -163,7 +164,7 @@ def hvp(fn: Callable, xs: Any, vs: Any, *, method: str = "auto", limits: Limits 
 def _hvp_method(method: str, g: Callable, v: tf.Tensor, key: Any) -> tuple[str, str]:
     """The method that runs and where fn defines its own gradient (``""``: nowhere): ``auto`` is forward over
     reverse, or reverse over reverse where fn defines its own gradient, which forward mode would not follow (refused
-    when forward over reverse is asked for by name)."""
+    when forward over reverse is asked for by name), or where fn runs a while loop (``_loop``)."""
     used = "forward_over_reverse" if method == "auto" else method
     read = lambda: defined_gradient(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
     defined = ("" if used != "forward_over_reverse" else read() if key is None
@@ -172,7 +173,16 @@ def _hvp_method(method: str, g: Callable, v: tf.Tensor, key: Any) -> tuple[str, 
         if method != "auto":
             raise custom_gradient_refusal("hvp", used, defined, "method='reverse_over_reverse'")
         used = "reverse_over_reverse"
+    if method == "auto" and used == "forward_over_reverse" and _loop(g, v, key):
+        used = "reverse_over_reverse"
     return used, defined
+
+
+def _loop(g: Callable, v: tf.Tensor, key: Any) -> tuple[str, ...]:
+    """The while loops' ops in ``g`` (a Keras LSTM's): forward over reverse fails on one that keeps a TensorArray
+    (``gradlib._callable._trace.while_loops``), so ``auto`` takes reverse over reverse there."""
+    read = lambda: while_loops(g, [tf.TensorSpec(tuple(v.shape), v.dtype)])  # noqa: E731
+    return read() if key is None else _HVP.get_or_create((key, "loop"), read)
 
 
 def _check_hvp_size(m: int, n: int, limits: Limits) -> None:

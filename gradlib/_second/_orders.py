@@ -29,7 +29,7 @@ from .._foundations._format import format_apart, format_number
 from .._foundations._errors import ExpressionError
 from .._foundations._limits import Limits
 
-__all__ = ["CHUNK_FLOATS", "FIRST_CALL_SECONDS", "KINDS", "PARALLEL_CHUNKS", "SECOND_METHODS", "TABLE", "Cost",
+__all__ = ["CHUNK_FLOATS", "FIRST_CALL_SECONDS", "KINDS", "LOOP_SECONDS", "PARALLEL_CHUNKS", "SECOND_METHODS", "TABLE", "Cost",
            "SecondMethod", "Shape", "check_budget", "check_method", "choose", "chunk_rows", "row"]
 
 #: what the second-order functions compute: full Hessians, their diagonals, their traces, a Jacobian's trace
@@ -44,6 +44,14 @@ TILE_ROWS = 16_384
 #: (4 MB in float32, which the bench machine's 32 MB L3 cache holds with room for the chunk's other arrays; the
 #: round-robin rows of ``benchmarks.second_order`` compare the chunks with the rules on the whole batch)
 CHUNK_FLOATS = 2 ** 20
+#: first-call seconds per while loop in fn (a Keras recurrent layer's time loop, a tf.scan), by method: per pass written
+#: into the graph (``loop``, the forward methods) or once (``nested_tapes``: pfor converts the loop's second
+#: derivative). Second derivatives through a loop trace and optimize for long, where the table without loops said
+#: 0.8-2.2 s: ``loop`` took 6.2-15.9 s for a Keras LSTM(4), GRU or Masking + LSTM over 4 steps of 2 features (8
+#: passes), 11.4 s for an LSTM over 8 steps (16 passes), 3.5 s for a SimpleRNN (8), 2.6-3.1 s for a 2-step tf.scan
+#: (3); ``nested_tapes`` 21.6-23.4 s for the LSTM and Masking + LSTM (8 inputs), 14-18 s for the tf.scan (one
+#: machine's 2 cores; several times that while another process shares them)
+LOOP_SECONDS = {"pass": 1.0, "pfor": 20.0}
 #: the forward Laplacian's chunks computed at the same time (``tf.map_fn``'s ``parallel_iterations``)
 PARALLEL_CHUNKS = 2
 
@@ -65,6 +73,7 @@ class Shape:
     probes: int = 0             # Hutchinson's random probes
     measured: bool = True       # macs and floats were read from the model (False: guessed)
     widest: int = 0             # the widest layer (the forward rules carry a Jacobian that wide)
+    loops: int = 0              # while loops in fn (a Keras LSTM's, GRU's, a tf.scan): ``LOOP_SECONDS`` each
 
 
 @dataclass(frozen=True)
@@ -127,6 +136,11 @@ def _trace(unrolled: int, s: Shape, base: float, per_pass_layer: float) -> float
     return base + per_pass_layer * max(unrolled, 1) * s.layers
 
 
+def _loops(unrolled: int, s: Shape) -> float:
+    """A first call's seconds for fn's while loops, ``LOOP_SECONDS["pass"]`` per loop and pass written out."""
+    return LOOP_SECONDS["pass"] * max(unrolled, 1) * s.loops
+
+
 def _directions(s: Shape) -> int:
     """Second-order passes per sample: one per output and input element (a Jacobian's trace: one per input)."""
     return s.inputs if s.kind == "divergence" else s.outputs * s.inputs
@@ -140,7 +154,7 @@ def _nested(s: Shape) -> Cost:
     k = _directions(s)
     held = s.itemsize * s.batch * s.floats * k * 3     # pfor holds every direction's backward pass at once
     return Cost(_forward(s) * (3 + 4 * k), held + _result_bytes(s) * (s.inputs if s.kind != "divergence" else 1),
-                0, 1.0 + 0.1 * s.layers)
+                0, 1.0 + 0.1 * s.layers + LOOP_SECONDS["pfor"] * s.loops)
 
 
 def _loop(s: Shape) -> Cost:
@@ -150,7 +164,7 @@ def _loop(s: Shape) -> Cost:
     k = _directions(s)
     return Cost(_forward(s) * (3 + 2.5 * k),
                 s.itemsize * s.batch * s.floats * 40 + _result_bytes(s) + _trace(k, s, 60e6, 0.2e6), k,
-                _trace(k, s, 0.3, 0.03))
+                _trace(k, s, 0.3, 0.03) + _loops(k, s))
 
 
 def _tiled_rows(s: Shape, copies: int) -> tuple[int, int]:
@@ -166,12 +180,12 @@ def _forward_over_reverse(s: Shape) -> Cost:
         pairs = s.inputs * s.outputs
         rows, passes = _tiled_rows(replace(s, batch=1), pairs)
         return Cost(_forward(s) * 9 * pairs, s.itemsize * rows * s.floats * 18 + _result_bytes(s),
-                    passes, _trace(passes, s, 0.3, 0.4))
+                    passes, _trace(passes, s, 0.3, 0.4) + _loops(passes, s))
     rows, passes = _tiled_rows(s, s.inputs)
     per_output = 1 if s.kind == "divergence" else s.outputs
     work = 4 if s.kind == "divergence" else 9
     return Cost(_forward(s) * work * s.inputs * per_output, s.itemsize * rows * s.floats * 18 + _result_bytes(s),
-                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
+                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4) + _loops(passes * per_output, s))
 
 
 def chunk_rows(batch: int, inputs: int, widest: int) -> int:
@@ -204,7 +218,7 @@ def _hutchinson(s: Shape) -> Cost:
     rows, passes = _tiled_rows(s, s.probes)
     per_output = 1 if s.kind == "divergence" else s.outputs
     return Cost(_forward(s) * 9 * s.probes * per_output, s.itemsize * rows * s.floats * 6 + _result_bytes(s),
-                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4))
+                passes * per_output, _trace(passes * per_output, s, 0.3, 0.4) + _loops(passes * per_output, s))
 
 
 #: the second-order methods, one ``SecondMethod`` row each (public as ``gradlib.SECOND_METHOD_TABLE``)

@@ -31,7 +31,8 @@ from .._foundations._errors import BatchMixingError, ExpressionError, GradlibErr
 from .._foundations._format import format_number
 from .._foundations._limits import Limits, largest_fitting
 from .._callable._state import same_output
-from .._callable._trace import defined_gradient, first_order_cut, lowest_float, numpy_call, py_function_call, trace
+from .._callable._trace import (defined_gradient, first_order_cut, lowest_float, numpy_call, py_function_call, trace,
+                               while_loops)
 from . import _orders, _tapes
 from ._curvature import pfor_fallback
 from ._poisoning import Poisoning, poisoned_mask, repair
@@ -39,7 +40,7 @@ from ._forward_laplacian import chunked_forward_laplacian
 from ._taylor import dense_layers
 
 __all__ = ["FORWARD_METHODS", "RANDOM_REPAIR", "SEVERAL_CALLS", "Outcome", "Request", "check_independent",
-           "custom_gradient_refusal", "random_refusal",
+           "custom_gradient_refusal", "random_refusal", "while_loop_refusal",
            "first_order_cut_error", "refuse_first_order_cut", "run", "shape_of", "trace_failure"]
 
 #: the methods that differentiate by ``tf.autodiff.ForwardAccumulator`` over a tape: inside a ``tf.function`` they do
@@ -51,6 +52,8 @@ SEVERAL_CALLS = ("forward_over_reverse", "hutchinson")
 _COMPILED = LRUCache(maxsize=32)
 #: (key, shape, dtype) -> the gradient fn defines itself, "" when none
 _DEFINED = LRUCache(maxsize=64)
+#: (key, shape, dtype) -> the ops of fn's while loops (a recurrent layer's), () when none
+_LOOPS = LRUCache(maxsize=64)
 #: (key, shape, dtype) -> the stop_gradient that makes fn's second derivatives wrong (``first_order_cut``), "" when none
 _CUT = LRUCache(maxsize=64)
 _TRACED = threading.local()   # how long this thread's last trace took (a first call says so when it is long)
@@ -89,7 +92,8 @@ class Outcome:
 
 def shape_of(req: Request, outputs: int) -> _orders.Shape:
     """The request as the cost table sees it: ``outputs`` is the real call's (``_output_size``); a Keras model's
-    Dense sizes are read only when they are its computation on this very batch (``_rules_fit``), else guessed."""
+    Dense sizes are read only when they are its computation on this very batch (``_rules_fit``), else guessed, and
+    then fn's while loops counted (one trace per function and shape: a recurrent layer's cost its first call most)."""
     b, d = (int(n) for n in req.x.shape)
     kernels = _rules_fit(req, outputs)
     if kernels:
@@ -100,7 +104,8 @@ def shape_of(req: Request, outputs: int) -> _orders.Shape:
         floats = 8.0 * (d + outputs)
         macs, widest, layers, measured = floats * d, int(floats), 4, False
     return _orders.Shape(b, d, outputs, req.kind, req.x.dtype.size, float(macs), float(floats), layers,
-                         req.tileable, bool(kernels), req.probes, measured, widest)
+                         req.tileable, bool(kernels), req.probes, measured, widest,
+                         0 if kernels else len(_while_loop(req)))
 
 
 def _rules_misfit(req: Request) -> str:
@@ -132,6 +137,10 @@ def run(req: Request, limits: Limits) -> Outcome:
         if req.method != "auto":
             raise custom_gradient_refusal(req.api, method, _defined_gradient(req),
                                           "method='nested_tapes' or 'loop' (reverse over reverse)")
+        method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
+    if method in FORWARD_METHODS and req.kind != "divergence" and _while_loop(req):
+        if req.method != "auto":
+            raise while_loop_refusal(req.api, method, _while_loop(req)[0])
         method = _orders.choose(s, limits, exclude=FORWARD_METHODS)
     random = _random(req)
     if method in SEVERAL_CALLS and random:
@@ -194,7 +203,7 @@ def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tup
     _orders.check_budget(method, s, limits)
     _TRACED.seconds = 0.0
     compiled, fallback, precision = _compiled(req, method)
-    traced = _TRACED.seconds
+    traced, start = _TRACED.seconds, time.perf_counter()
     try:
         out = {k: v.numpy() for k, v in compiled(req.x).items()}
     except GradlibError:
@@ -203,10 +212,11 @@ def _execute(req: Request, method: str, s: _orders.Shape, limits: Limits) -> tup
         raise GradlibError(f"fn failed inside {req.api}'s compiled {method} on a batch of shape {tuple(req.x.shape)}: "
                            f"{type(exc).__name__}: {error_gist(exc)}") from exc
     notes = (fallback,) if fallback else ()
-    if traced > _orders.FIRST_CALL_SECONDS:
-        notes += (f"this first call spent {format_number(traced, 2)} s tracing method {method!r} (its estimate: "
-                  f"{_orders.row(method).cost(s).text()}); later calls with this function and batch shape reuse "
-                  "the trace",)
+    first = traced + time.perf_counter() - start if traced else 0.0   # a fresh trace's first run optimizes the graph
+    if first > _orders.FIRST_CALL_SECONDS:
+        notes += (f"this first call spent {format_number(first, 2)} s tracing method {method!r} and running it once "
+                  f"({format_number(traced, 2)} s tracing; its estimate: {_orders.row(method).cost(s).text()}); later "
+                  "calls with this function and batch shape reuse the trace",)
     return out, notes, precision
 
 
@@ -347,6 +357,23 @@ def first_order_cut_error(api: str, name: str) -> GradlibError:
         "derivative is 2/n (1 - 1/n)), so every method would return wrong numbers. Compute the variance without "
         "it, e.g. tf.reduce_mean(tf.square(x - tf.reduce_mean(x, axis, keepdims=True)), axis) or "
         "tf.math.reduce_variance, in a layer of your own; first derivatives are right")
+
+
+def while_loop_refusal(api: str, method: str, name: str) -> GradlibError:
+    """The refusal of a forward-over-reverse ``method`` on a function that runs a while loop, the op ``name``."""
+    return GradlibError(f"{api} cannot use method={method!r} on this fn: it runs a while loop (op {name!r}: a Keras "
+                        "recurrent layer such as LSTM or GRU, tf.scan or tf.while_loop), and TensorFlow's forward mode "
+                        "over a tape fails on it after tracing for seconds (TypeError: `dtype` <dtype: 'variant'> is "
+                        "not compatible with 1 of dtype int64, where the loop keeps a TensorArray as Keras' recurrent "
+                        "layers do). Use method='loop' or 'nested_tapes' (reverse over reverse), or method='auto', "
+                        "which does; or build the recurrent layer with unroll=True (no loop)")
+
+
+def _while_loop(req: Request) -> tuple[str, ...]:
+    """The ops of ``req.g``'s while loops (``()`` when none), read from one trace per function and shape."""
+    spec = tf.TensorSpec(tuple(req.x.shape), req.x.dtype)
+    read = lambda: while_loops(req.g, [spec])  # noqa: E731
+    return read() if req.key is None else _LOOPS.get_or_create((req.key, tuple(spec.shape), spec.dtype.name), read)
 
 
 def _defined_gradient(req: Request) -> str:
