@@ -85,6 +85,12 @@ def _maybe_moments(use):
     return lambda x: (tf.nn.moments(x, axes=[-1])[1] if use else tf.math.reduce_variance(x, axis=-1))[..., None]
 
 
+def _maybe_loop(use):
+    """Each sample's running sum of squares by tf.scan (a while loop: forward over reverse is refused) or by cumsum."""
+    return lambda x: (tf.transpose(tf.scan(lambda a, v: a + v * v, tf.transpose(x))) if use
+                      else tf.cumsum(x * x, axis=-1))
+
+
 def _or_refusal(call):
     """The result, or gradlib's refusal (a request a cache must not turn into another's answer)."""
     try:
@@ -233,6 +239,9 @@ ROWS = [
                                                       method="forward_over_reverse")), True, False),
     ("whether a closure's variance is tf.nn.moments' (Laplacian)", ["_second._runner._CUT"],
      lambda use: _or_refusal(lambda: gradlib.laplacian(_maybe_moments(use), XB)), True, False),
+    ("whether a closure runs a while loop (Laplacian)", ["_second._runner._LOOPS"],
+     lambda use: _or_refusal(lambda: gradlib.laplacian(_maybe_loop(use), XB, method="forward_over_reverse")), True,
+     False),
     ("the method (Hessians)", ["_second._runner._COMPILED"],
      lambda m: gradlib.hessians(_CUBE, X, method=m), "loop", "nested_tapes"),
     ("the probes (Laplacian)", ["_second._runner._COMPILED"],
