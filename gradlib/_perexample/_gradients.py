@@ -797,16 +797,20 @@ def _run_compiled(compiled: Any, caller: Callable | None, x: tf.Tensor, y: tf.Te
 def _regularization_gradient(model: Any, variables: list | None = None) -> list[np.ndarray] | None:
     """The gradient of the weight regularization (``model.losses``' terms from the variables' regularizers), per
     trainable variable (``variables``: ``model.trainable_variables`` when already read); ``None`` when no trainable
-    variable has a regularizer."""
+    variable has a regularizer. In a ``tf.distribute`` strategy's scope it runs in the replicas (``_in_replica``):
+    there the eager gradient failed with "DistributedVariable.handle is not available outside the replica context"."""
     variables = model.trainable_variables if variables is None else variables
     if all(getattr(v, "regularizer", None) is None for v in variables):
         return None
-    with tf.GradientTape() as tape:
-        total = tf.add_n([tf.cast(v.regularizer(v), tf.float64) for v in variables
-                          if getattr(v, "regularizer", None) is not None])
-    grads = tape.gradient(total, variables)   # ZERO fails on a Keras variable's string dtype: None is zeros
-    return [np.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g).numpy()
-            for v, g in zip(variables, grads)]
+
+    def gradient() -> list[tf.Tensor]:
+        with tf.GradientTape() as tape:
+            total = tf.add_n([tf.cast(v.regularizer(v), tf.float64) for v in variables
+                              if getattr(v, "regularizer", None) is not None])
+        grads = tape.gradient(total, variables)   # ZERO fails on a Keras variable's string dtype: None is zeros
+        return [tf.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g) for v, g in zip(variables, grads)]
+
+    return [g.numpy() for g in _in_replica(gradient)]
 
 
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:
