@@ -322,3 +322,37 @@ def test_a_sequential_whose_call_is_its_own_is_scanned_as_its_call():
     np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
     assert result.method == "loop"
+
+
+def reshuffled(data):
+    return data.shuffle(len(data))
+
+
+def zipped_with_a_shuffle(data):
+    x, y = zip(*data.as_numpy_iterator())
+    shuffled = tf.data.Dataset.from_tensor_slices(np.array(y)).shuffle(len(y))
+    return tf.data.Dataset.zip((tf.data.Dataset.from_tensor_slices(np.array(x)), shuffled)).prefetch(1)
+
+
+@pytest.mark.parametrize("shuffle, refused", [
+    (reshuffled, True),
+    (lambda data: data.shuffle(len(data), seed=1), True),
+    (lambda data: data.shuffle(len(data), reshuffle_each_iteration=None), True),
+    (lambda data: data.shuffle(len(data)).map(lambda x, y: (x, y)).prefetch(2), True),
+    (zipped_with_a_shuffle, True),
+    (lambda data: data.shuffle(len(data), reshuffle_each_iteration=False), False),
+], ids=["default", "seeded", "none", "upstream", "zipped", "fixed-order"])
+def test_a_data_set_shuffled_anew_on_every_read_is_refused(shuffle, refused):
+    """Found by hunt 57: a data set that reshuffles on every read was scanned in one order and is read by the user in
+    another: result #9's norm was 0.985, the next read's example #9 has 2.99 (the loop). A fixed order is scanned."""
+    data = shuffle(tf.data.Dataset.from_tensor_slices(scan_models.arrays(12, seed=7)))
+    model = scan_models.classifier()
+    if refused:
+        with pytest.raises(GradlibError, match="shuffled anew on every read.*reshuffle_each_iteration=False"):
+            gradlib.scan(model, data, loss=CCE, batch_size=4)
+        return
+    result = gradlib.scan(model, data, loss=CCE, batch_size=4)
+    x, y = (np.array(part) for part in zip(*data.as_numpy_iterator()))   # the user's next read
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
