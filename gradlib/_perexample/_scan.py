@@ -249,10 +249,26 @@ def _batches(dataset: tf.data.Dataset, batch: int, first: Any) -> tf.data.Datase
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     options.deterministic = True
-    filler = tf.data.Dataset.from_tensors((tf.constant(-1, tf.int64), first)).repeat(batch - 1)
     numbers = tf.data.Dataset.range(np.iinfo(np.int64).max)
-    numbered = tf.data.Dataset.zip((numbers, dataset)).concatenate(filler).batch(batch, drop_remainder=True)
+    numbered = tf.data.Dataset.zip((numbers, dataset))
+    if all(s.shape.is_fully_defined() for s in tf.nest.flatten(dataset.element_spec)):
+        filler = tf.data.Dataset.from_tensors((tf.constant(-1, tf.int64), first)).repeat(batch - 1)
+        numbered = numbered.concatenate(filler).batch(batch, drop_remainder=True)
+    else:   # examples of a free length (one per batch): the first example would not fit the last batch
+        numbered = numbered.batch(batch).map(lambda index, example: _filled(batch, index, example))
     return numbered.with_options(options).prefetch(PREFETCH)
+
+
+def _filled(batch: int, index: tf.Tensor, example: Any) -> tuple[tf.Tensor, Any]:
+    """A batch of numbered examples filled to ``batch`` rows with copies of its own first example, numbered ``-1``.
+
+    For a data set whose examples have a free length (``TensorSpec((None,))``), batched by length beforehand: the
+    data set's first example (``_batches``' filler) has the first batch's length, and the last batch failed to
+    batch with it ("Cannot batch tensors with different shapes") whenever its length was another."""
+    fill = batch - tf.shape(index)[0]
+    rows = lambda t, pad: tf.ensure_shape(tf.concat([t, pad], 0), [batch, *t.shape[1:]])  # noqa: E731
+    example = tf.nest.map_structure(lambda t: rows(t, tf.repeat(t[:1], fill, axis=0)), example)
+    return rows(index, tf.fill([fill], tf.constant(-1, tf.int64))), example
 
 
 # ---------------------------------------------------------------- the compiled step
@@ -322,7 +338,9 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
                 progress(done, total)
     except tf.errors.OpError as exc:
         hint = (f". Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
-                ". Check that y holds labels below the number of classes" if "label value" in str(exc) else "")
+                ". Check that y holds labels below the number of classes" if "label value" in str(exc) else
+                ". The examples of one batch need one shape: use batch_size=1, or order the examples by length in "
+                "runs of batch_size, or pad them to one length with a mask" if "different shapes" in str(exc) else "")
         raise GradlibError(f"gradlib.scan failed after {done:,} examples: {error_gist(exc)}{hint}") from exc
     if not chunks:
         raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
@@ -368,18 +386,30 @@ def _probe(model: Any, data: Any, loss: Any) -> Any:
     alone and together: ``check_first_examples``), tracing nothing; returns the first example ``(x, y)``.
     ``data``: the checked arrays ``(x, y)``, or the data set."""
     if isinstance(data, tf.data.Dataset):
-        # one op, no iterator: making an iterator (its graph rewrites, its thread) took 17-41 ms of a warm scan
-        head = data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)
-        try:
-            first = head.get_single_element()
-        except (tf.errors.OpError, TypeError, ValueError) as exc:
-            if isinstance(exc, tf.errors.InvalidArgumentError) and _empty(head):
-                raise GradlibError("gradlib.scan got an empty data set: there is no example to scan") from None
-            raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
+        first = _first_examples(data)
     else:   # arrays: their first rows, without a data set to read them through
         first = tf.nest.map_structure(lambda a: a[:PROBE_EXAMPLES], tuple(data))
     _PROBED.get_or_create(_probe_key(model, loss, first), lambda: _check_first(model, loss, first))
     return tf.nest.map_structure(lambda t: t[0], first)
+
+
+def _first_examples(data: tf.data.Dataset) -> Any:
+    """The data set's first ``PROBE_EXAMPLES`` examples as one batch; of a free length (``TensorSpec((None,))``),
+    the first ones of the first example's shape (a scan of such examples takes ``batch_size=1``, or batches made
+    by length: before, their first examples of different lengths refused the scan at any batch size)."""
+    # one op, no iterator: making an iterator (its graph rewrites, its thread) took 17-41 ms of a warm scan
+    head = data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)
+    try:
+        return head.get_single_element()
+    except (tf.errors.OpError, TypeError, ValueError) as exc:
+        if isinstance(exc, tf.errors.InvalidArgumentError) and _empty(head):
+            raise GradlibError("gradlib.scan got an empty data set: there is no example to scan") from None
+        if not (isinstance(exc, tf.errors.InvalidArgumentError) and "different shapes" in str(exc)):
+            raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
+    examples = list(data.take(PROBE_EXAMPLES))
+    shapes = [[t.shape for t in tf.nest.flatten(e)] for e in examples]
+    same = examples[:next((i for i, s in enumerate(shapes) if s != shapes[0]), len(examples))]
+    return tf.nest.map_structure(lambda *rows: tf.stack(rows), *same)
 
 
 def _check_first(model: Any, loss: Any, first: Any) -> bool:

@@ -37,7 +37,7 @@ def loop_reference(model, x, y, loss):
             value = tf.reduce_sum(loss(y[i:i + 1], model(x[i:i + 1])))
         grads = tape.gradient(value, model.trainable_variables)
         losses.append(float(value))
-        norms.append(float(np.sqrt(sum(np.sum(np.square(g)) for g in grads))))
+        norms.append(float(np.sqrt(sum(np.sum(np.square(tf.convert_to_tensor(g))) for g in grads))))
     return np.array(losses), np.array(norms)
 
 
@@ -356,3 +356,30 @@ def test_a_data_set_shuffled_anew_on_every_read_is_refused(shuffle, refused):
     losses, norms = loop_reference(model, x, y, CCE)
     np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
+
+
+def free_length_data(lengths, seed=8):
+    """Token sequences of the given lengths (a ``TensorSpec((None,))`` data set, as a generator yields them)."""
+    rng = np.random.default_rng(seed)
+    sequences = [rng.integers(1, 9, n).astype(np.int32) for n in lengths]
+    labels = rng.integers(0, 3, len(lengths)).astype(np.int32)
+    spec = (tf.TensorSpec((None,), tf.int32), tf.TensorSpec((), tf.int32))
+    return sequences, labels, tf.data.Dataset.from_generator(lambda: zip(sequences, labels), output_signature=spec)
+
+
+@pytest.mark.parametrize("lengths, batch_size", [([5] * 4 + [7] * 4 + [3] * 3, 4), ([4, 6, 2, 5, 3], 1)],
+                         ids=["batched-by-length", "every-length-differs"])
+def test_examples_of_a_free_length_scan_like_the_loop(lengths, batch_size):
+    """Found by hunt 57: the last batch was filled with the data set's first example, of the first batch's length:
+    examples ordered by length in runs of 4 (lengths 5, 7, 3) failed after 8 examples ("Cannot batch tensors with
+    different shapes"); and first examples of different lengths were refused by the probe at any batch size."""
+    model = keras.Sequential([keras.Input((None,), dtype="int32"), keras.layers.Embedding(9, 4),
+                              keras.layers.Dense(5, activation="tanh"), keras.layers.GlobalAveragePooling1D(),
+                              keras.layers.Dense(3)])
+    sequences, labels, data = free_length_data(lengths)
+    result = gradlib.scan(model, data, loss=CCE, batch_size=batch_size)
+    reference = [loop_reference(model, s[None], labels[i:i + 1], CCE) for i, s in enumerate(sequences)]
+    np.testing.assert_allclose(result.losses, [r[0][0] for r in reference], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)
+    with pytest.raises(GradlibError, match="one shape: use batch_size=1, or order the examples by length"):
+        gradlib.scan(model, free_length_data([4, 6, 2, 5, 3])[2], loss=CCE, batch_size=2)
