@@ -768,9 +768,23 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
+        if _in_strategy_scope(exc):
+            raise _scope_error() from exc
         raise GradlibError(f"per_example_gradients could not run the model on a batch of {_shapes(x)}: "
                            f"{error_gist(exc)}") from exc
     return concrete, plans[-1], _weights.record(), fixed_caller(concrete)
+
+
+def _scope_error() -> GradlibError:
+    """A model with layers the per-example loop takes (no per-layer rule: GRU, LSTM, ...), in a ``tf.distribute``
+    strategy's scope: the compiled step would take the loop's gradients of the model's variables in the
+    cross-replica context, which TensorFlow refuses. Outside the scope the same model is computed right."""
+    return GradlibError(
+        "per_example_gradients cannot run in a tf.distribute strategy's scope for this model: its per-example loop "
+        "(for the layers without a per-layer rule) takes gradients of the model's variables, which TensorFlow refuses "
+        "there (\"DistributedVariable.handle is not available outside the replica context\"). Call it after the "
+        "`with strategy.scope():` block (a model built in the scope is read the same), or scan a data set with "
+        "gradlib.scan(model, data, strategy=strategy), which runs in the replicas")
 
 
 def _run_compiled(compiled: Any, caller: Callable | None, x: tf.Tensor, y: tf.Tensor,
