@@ -487,19 +487,20 @@ def _check_dataset(data: tf.data.Dataset) -> None:
     if int(data.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
         raise GradlibError("gradlib.scan needs a finite data set, but this one repeats forever; drop .repeat() or "
                            "use .take(n)")
-    if _reshuffles(data):
-        raise GradlibError("gradlib.scan needs a data set in the same order every time it is read, but this one is "
-                           "shuffled anew on every read (Dataset.shuffle with reshuffle_each_iteration=True, the "
-                           "default; Dataset.list_files shuffles too): a result's index would name another example "
-                           "than your next read of it. A scan needs no shuffle: drop it, or pass "
-                           "reshuffle_each_iteration=False (list_files: shuffle=False)")
+    why = _reordered(data)
+    if why:
+        raise GradlibError(f"gradlib.scan needs a data set in the same order every time it is read, but this one "
+                           f"{why}: a result's index would name another example than your next read of it")
 
 
-def _reshuffles(data: tf.data.Dataset) -> bool:
-    """Whether a ``Dataset.shuffle`` that draws a new order on every read (``reshuffle_each_iteration``, on by
-    default; ``list_files`` makes one) feeds ``data``: its results would be numbered in an order no other read
-    gives (a 12-example data set's norm #9 was 0.985, the next read's example #9 had 2.99). The walk follows
-    tf.data's own (private) ``_inputs()``; a data set made inside a function (``interleave``) is not seen."""
+def _reordered(data: tf.data.Dataset) -> str:
+    """Why ``data`` is read in a new order every time ("" when it is not seen to be): a ``Dataset.shuffle`` that
+    reshuffles on every read (``reshuffle_each_iteration``, on by default; ``list_files`` makes one), or a parallel
+    ``map`` (``batch``, reader) with ``deterministic=False``, which hands out its elements as they finish and
+    overrides the scan's ``options.deterministic``. Its results would be numbered in an order no other read gives:
+    a 12-example shuffled data set's norm #9 was 0.985, the next read's example #9 had 2.99; a parallel map's #15
+    was 1.19, example #15 had 3.26. The walk follows tf.data's own (private) ``_inputs()``; a data set made inside a
+    function (``interleave``) is not seen, nor ``interleave``'s own ``deterministic``, which it does not keep."""
     stack, seen = [data], set()
     while stack:
         d = stack.pop()
@@ -508,12 +509,18 @@ def _reshuffles(data: tf.data.Dataset) -> bool:
         seen.add(id(d))
         # ``shuffle(reshuffle_each_iteration=None)`` reshuffles too: None is the op's default, True
         if hasattr(d, "_reshuffle_each_iteration") and d._reshuffle_each_iteration is not False:
-            return True
+            return ("is shuffled anew on every read (Dataset.shuffle with reshuffle_each_iteration=True, the default; "
+                    "Dataset.list_files shuffles too). A scan needs no shuffle: drop it, or pass "
+                    "reshuffle_each_iteration=False (list_files: shuffle=False)")
+        if getattr(d, "_deterministic", None) == "false":
+            return (f"has a {type(d).__name__.strip('_').replace('Dataset', '')} with deterministic=False, "
+                    "which hands out the examples in the order they finish. Drop deterministic=False (the scan "
+                    "asks tf.data for a deterministic order otherwise)")
         try:
             stack.extend(d._inputs())
         except Exception:  # noqa: BLE001 - a data set class without the method: nothing more to see
             continue
-    return False
+    return ""
 
 
 def _check_arrays(data: Any) -> tuple[Any, Any, int]:

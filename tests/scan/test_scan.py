@@ -348,7 +348,8 @@ def test_a_data_set_shuffled_anew_on_every_read_is_refused(shuffle, refused):
     data = shuffle(tf.data.Dataset.from_tensor_slices(scan_models.arrays(12, seed=7)))
     model = scan_models.classifier()
     if refused:
-        with pytest.raises(GradlibError, match="shuffled anew on every read.*reshuffle_each_iteration=False"):
+        with pytest.raises(GradlibError, match="shuffled anew on every read.*reshuffle_each_iteration=False.*"
+                                               "index would name another example"):
             gradlib.scan(model, data, loss=CCE, batch_size=4)
         return
     result = gradlib.scan(model, data, loss=CCE, batch_size=4)
@@ -383,3 +384,22 @@ def test_examples_of_a_free_length_scan_like_the_loop(lengths, batch_size):
     np.testing.assert_allclose(result.norms, [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)
     with pytest.raises(GradlibError, match="one shape: use batch_size=1, or order the examples by length"):
         gradlib.scan(model, free_length_data([4, 6, 2, 5, 3])[2], loss=CCE, batch_size=2)
+
+
+@pytest.mark.parametrize("deterministic", [False, None, True])
+def test_a_parallel_map_that_hands_out_examples_as_they_finish_is_refused(deterministic):
+    """Found by hunt 57: map(..., num_parallel_calls=4, deterministic=False) overrides the scan's deterministic
+    option: with a map of uneven cost, result #15's norm was 1.19 and the data set's example #15 has 3.26."""
+    x, y = scan_models.arrays(12, seed=9)
+    data = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (a, b), num_parallel_calls=4,
+                                                          deterministic=deterministic)
+    model = scan_models.classifier()
+    if deterministic is False:
+        with pytest.raises(GradlibError, match="has a ParallelMap with deterministic=False.*in the order they "
+                                               "finish.*index would name another example"):
+            gradlib.scan(model, data, loss=CCE, batch_size=4)
+        return
+    result = gradlib.scan(model, data, loss=CCE, batch_size=4)
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
