@@ -484,13 +484,36 @@ def _check_dataset(data: tf.data.Dataset) -> None:
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors (x and y may be lists or dicts "
                            f"of tensors, as model.fit takes them), but its elements are {spec!r}; map it to (x, y), "
                            "e.g. data.map(lambda d: (d['image'], d['label']))")
-    if int(data.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
+    cardinality = int(data.cardinality())
+    if cardinality == int(tf.data.INFINITE_CARDINALITY) or (cardinality < 0 and _endless(data)):
         raise GradlibError("gradlib.scan needs a finite data set, but this one repeats forever; drop .repeat() or "
                            "use .take(n)")
     why = _reordered(data)
     if why:
         raise GradlibError(f"gradlib.scan needs a data set in the same order every time it is read, but this one "
                            f"{why}: a result's index would name another example than your next read of it")
+
+
+#: tf.data's classes of one input that read it to its end, whatever they do with its elements: under them a
+#: ``repeat()`` without a count never ends (a filter or interleave makes tf.data's cardinality unknown instead)
+_READ_TO_THE_END = ("_FilterDataset", "_MapDataset", "_ParallelMapDataset", "_PrefetchDataset", "_OptionsDataset",
+                    "_ShuffleDataset", "_UnbatchDataset", "_BatchDataset", "_PaddedBatchDataset",
+                    "_IgnoreErrorsDataset", "_FlatMapDataset", "_InterleaveDataset", "_ParallelInterleaveDataset",
+                    "_CacheDataset")
+
+
+def _endless(data: tf.data.Dataset) -> bool:
+    """Whether ``data`` is a ``repeat()`` without a count under ops that read it to its end (``_READ_TO_THE_END``):
+    ``data.repeat().filter(f)`` has an unknown cardinality, and a scan of it ran until killed. An op that may
+    stop early (``take``, ``take_while``, ``zip``) or one not listed ends the walk: such a data set is scanned."""
+    while type(data).__name__ in _READ_TO_THE_END + ("_RepeatDataset",):
+        if type(data).__name__ == "_RepeatDataset":
+            return int(getattr(data, "_count", 0)) < 0
+        try:
+            data = data._inputs()[0]
+        except Exception:  # noqa: BLE001 - a data set class without the method: nothing more to see
+            return False
+    return False
 
 
 def _reordered(data: tf.data.Dataset) -> str:

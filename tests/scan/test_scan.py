@@ -403,3 +403,21 @@ def test_a_parallel_map_that_hands_out_examples_as_they_finish_is_refused(determ
     losses, norms = loop_reference(model, x, y, CCE)
     np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("endless", [True, False])
+def test_a_repeat_under_a_filter_is_refused_not_read_forever(endless):
+    """Found by hunt 57: data.repeat().filter(f) has an unknown cardinality, not an infinite one, and its scan ran
+    until killed (on main this test ends by its timeout). Bounded by take(n) it is scanned, as the loop computes."""
+    x, y = scan_models.arrays(5, seed=10)
+    data = tf.data.Dataset.from_tensor_slices((x, y)).repeat().filter(lambda a, b: tf.reduce_sum(a) < 100.0)
+    model = scan_models.classifier()
+    if endless:
+        with pytest.raises(GradlibError, match="finite data set, but this one repeats forever"):
+            gradlib.scan(model, data.prefetch(1), loss=CCE, batch_size=4)
+        return
+    result = gradlib.scan(model, data.take(7), loss=CCE, batch_size=4)
+    losses, norms = loop_reference(model, np.concatenate([x, x[:2]]), np.concatenate([y, y[:2]]), CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
