@@ -778,9 +778,23 @@ def _trace(model: Any, loss: Any, kind: str, training: bool, specs: tuple, x: tf
     except GradlibError:
         raise
     except (TypeError, ValueError, NotImplementedError, tf.errors.OpError) as exc:
+        if _in_strategy_scope(exc):
+            raise _scope_error() from exc
         raise GradlibError(f"per_example_gradients could not run the model on a batch of {_shapes(x)}: "
                            f"{error_gist(exc)}") from exc
     return concrete, plans[-1], _weights.record(), fixed_caller(concrete)
+
+
+def _scope_error() -> GradlibError:
+    """A model with layers the per-example loop takes (no per-layer rule: GRU, LSTM, ...), in a ``tf.distribute``
+    strategy's scope: the compiled step would take the loop's gradients of the model's variables in the
+    cross-replica context, which TensorFlow refuses. Outside the scope the same model is computed right."""
+    return GradlibError(
+        "per_example_gradients cannot run in a tf.distribute strategy's scope for this model: its per-example loop "
+        "(for the layers without a per-layer rule) takes gradients of the model's variables, which TensorFlow refuses "
+        "there (\"DistributedVariable.handle is not available outside the replica context\"). Call it after the "
+        "`with strategy.scope():` block (a model built in the scope is read the same), or scan a data set with "
+        "gradlib.scan(model, data, strategy=strategy), which runs in the replicas")
 
 
 def _run_compiled(compiled: Any, caller: Callable | None, x: tf.Tensor, y: tf.Tensor,
@@ -807,16 +821,20 @@ def _run_compiled(compiled: Any, caller: Callable | None, x: tf.Tensor, y: tf.Te
 def _regularization_gradient(model: Any, variables: list | None = None) -> list[np.ndarray] | None:
     """The gradient of the weight regularization (``model.losses``' terms from the variables' regularizers), per
     trainable variable (``variables``: ``model.trainable_variables`` when already read); ``None`` when no trainable
-    variable has a regularizer."""
+    variable has a regularizer. In a ``tf.distribute`` strategy's scope it runs in the replicas (``_in_replica``):
+    there the eager gradient failed with "DistributedVariable.handle is not available outside the replica context"."""
     variables = model.trainable_variables if variables is None else variables
     if all(getattr(v, "regularizer", None) is None for v in variables):
         return None
-    with tf.GradientTape() as tape:
-        total = tf.add_n([tf.cast(v.regularizer(v), tf.float64) for v in variables
-                          if getattr(v, "regularizer", None) is not None])
-    grads = tape.gradient(total, variables)   # ZERO fails on a Keras variable's string dtype: None is zeros
-    return [np.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g).numpy()
-            for v, g in zip(variables, grads)]
+
+    def gradient() -> list[tf.Tensor]:
+        with tf.GradientTape() as tape:
+            total = tf.add_n([tf.cast(v.regularizer(v), tf.float64) for v in variables
+                              if getattr(v, "regularizer", None) is not None])
+        grads = tape.gradient(total, variables)   # ZERO fails on a Keras variable's string dtype: None is zeros
+        return [tf.zeros(v.shape, v.dtype) if g is None else tf.convert_to_tensor(g) for v, g in zip(variables, grads)]
+
+    return [g.numpy() for g in _in_replica(gradient)]
 
 
 def _reweighted(model: Any, loss: Any, training: bool, x: tf.Tensor, y: tf.Tensor, weights: np.ndarray) -> list[np.ndarray]:

@@ -104,9 +104,9 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     Args:
         model: a built Keras model (built in ``strategy.scope()`` when there is a strategy, as Keras requires).
         data: a ``tf.data.Dataset`` of ``(x, y)`` examples, not batched, finite and in the same order every time
-            it is read; or a pair ``(x, y)`` of arrays with the examples along the first axis. As for ``model.fit``,
-            ``x`` (``y``) may be a list or a dict of arrays for a model with several inputs (outputs): a data set
-            of ``(dict of features, label)`` pairs, as Keras input pipelines yield, is read as it is.
+            it is read (not reshuffled: refused); or a pair ``(x, y)`` of arrays with the examples along the first
+            axis. As for ``model.fit``, ``x`` (``y``) may be a list or a dict of arrays for a model with several
+            inputs (outputs): a data set of ``(dict of features, label)`` pairs, as Keras pipelines yield, is read.
         loss, loss_weights: a Keras loss object, a callable ``(y_true, y_pred) -> (B,)``, a Keras loss name, or
             one per output with weights; ``None``: the model's compiled loss (as for ``per_example_gradients``).
         batch_size: the global batch each step reads, split evenly across the replicas (rounded up to a
@@ -249,10 +249,26 @@ def _batches(dataset: tf.data.Dataset, batch: int, first: Any) -> tf.data.Datase
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     options.deterministic = True
-    filler = tf.data.Dataset.from_tensors((tf.constant(-1, tf.int64), first)).repeat(batch - 1)
     numbers = tf.data.Dataset.range(np.iinfo(np.int64).max)
-    numbered = tf.data.Dataset.zip((numbers, dataset)).concatenate(filler).batch(batch, drop_remainder=True)
+    numbered = tf.data.Dataset.zip((numbers, dataset))
+    if all(s.shape.is_fully_defined() for s in tf.nest.flatten(dataset.element_spec)):
+        filler = tf.data.Dataset.from_tensors((tf.constant(-1, tf.int64), first)).repeat(batch - 1)
+        numbered = numbered.concatenate(filler).batch(batch, drop_remainder=True)
+    else:   # examples of a free length (one per batch): the first example would not fit the last batch
+        numbered = numbered.batch(batch).map(lambda index, example: _filled(batch, index, example))
     return numbered.with_options(options).prefetch(PREFETCH)
+
+
+def _filled(batch: int, index: tf.Tensor, example: Any) -> tuple[tf.Tensor, Any]:
+    """A batch of numbered examples filled to ``batch`` rows with copies of its own first example, numbered ``-1``.
+
+    For a data set whose examples have a free length (``TensorSpec((None,))``), batched by length beforehand: the
+    data set's first example (``_batches``' filler) has the first batch's length, and the last batch failed to
+    batch with it ("Cannot batch tensors with different shapes") whenever its length was another."""
+    fill = batch - tf.shape(index)[0]
+    rows = lambda t, pad: tf.ensure_shape(tf.concat([t, pad], 0), [batch, *t.shape[1:]])  # noqa: E731
+    example = tf.nest.map_structure(lambda t: rows(t, tf.repeat(t[:1], fill, axis=0)), example)
+    return rows(index, tf.fill([fill], tf.constant(-1, tf.int64))), example
 
 
 # ---------------------------------------------------------------- the compiled step
@@ -322,7 +338,9 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
                 progress(done, total)
     except tf.errors.OpError as exc:
         hint = (f". Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
-                ". Check that y holds labels below the number of classes" if "label value" in str(exc) else "")
+                ". Check that y holds labels below the number of classes" if "label value" in str(exc) else
+                ". The examples of one batch need one shape: use batch_size=1, or order the examples by length in "
+                "runs of batch_size, or pad them to one length with a mask" if "different shapes" in str(exc) else "")
         raise GradlibError(f"gradlib.scan failed after {done:,} examples: {error_gist(exc)}{hint}") from exc
     if not chunks:
         raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
@@ -368,18 +386,30 @@ def _probe(model: Any, data: Any, loss: Any) -> Any:
     alone and together: ``check_first_examples``), tracing nothing; returns the first example ``(x, y)``.
     ``data``: the checked arrays ``(x, y)``, or the data set."""
     if isinstance(data, tf.data.Dataset):
-        # one op, no iterator: making an iterator (its graph rewrites, its thread) took 17-41 ms of a warm scan
-        head = data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)
-        try:
-            first = head.get_single_element()
-        except (tf.errors.OpError, TypeError, ValueError) as exc:
-            if isinstance(exc, tf.errors.InvalidArgumentError) and _empty(head):
-                raise GradlibError("gradlib.scan got an empty data set: there is no example to scan") from None
-            raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
+        first = _first_examples(data)
     else:   # arrays: their first rows, without a data set to read them through
         first = tf.nest.map_structure(lambda a: a[:PROBE_EXAMPLES], tuple(data))
     _PROBED.get_or_create(_probe_key(model, loss, first), lambda: _check_first(model, loss, first))
     return tf.nest.map_structure(lambda t: t[0], first)
+
+
+def _first_examples(data: tf.data.Dataset) -> Any:
+    """The data set's first ``PROBE_EXAMPLES`` examples as one batch; of a free length (``TensorSpec((None,))``),
+    the first ones of the first example's shape (a scan of such examples takes ``batch_size=1``, or batches made
+    by length: before, their first examples of different lengths refused the scan at any batch size)."""
+    # one op, no iterator: making an iterator (its graph rewrites, its thread) took 17-41 ms of a warm scan
+    head = data.take(PROBE_EXAMPLES).batch(PROBE_EXAMPLES)
+    try:
+        return head.get_single_element()
+    except (tf.errors.OpError, TypeError, ValueError) as exc:
+        if isinstance(exc, tf.errors.InvalidArgumentError) and _empty(head):
+            raise GradlibError("gradlib.scan got an empty data set: there is no example to scan") from None
+        if not (isinstance(exc, tf.errors.InvalidArgumentError) and "different shapes" in str(exc)):
+            raise GradlibError(f"gradlib.scan could not read the data set: {error_gist(exc)}") from exc
+    examples = list(data.take(PROBE_EXAMPLES))
+    shapes = [[t.shape for t in tf.nest.flatten(e)] for e in examples]
+    same = examples[:next((i for i, s in enumerate(shapes) if s != shapes[0]), len(examples))]
+    return tf.nest.map_structure(lambda *rows: tf.stack(rows), *same)
 
 
 def _check_first(model: Any, loss: Any, first: Any) -> bool:
@@ -455,9 +485,66 @@ def _check_dataset(data: tf.data.Dataset) -> None:
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors (x and y may be lists or dicts "
                            f"of tensors, as model.fit takes them), but its elements are {spec!r}; map it to (x, y), "
                            "e.g. data.map(lambda d: (d['image'], d['label']))")
-    if int(data.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
+    cardinality = int(data.cardinality())
+    if cardinality == int(tf.data.INFINITE_CARDINALITY) or (cardinality < 0 and _endless(data)):
         raise GradlibError("gradlib.scan needs a finite data set, but this one repeats forever; drop .repeat() or "
                            "use .take(n)")
+    why = _reordered(data)
+    if why:
+        raise GradlibError(f"gradlib.scan needs a data set in the same order every time it is read, but this one "
+                           f"{why}: a result's index would name another example than your next read of it")
+
+
+#: tf.data's classes of one input that read it to its end, whatever they do with its elements: under them a
+#: ``repeat()`` without a count never ends (a filter or interleave makes tf.data's cardinality unknown instead)
+_READ_TO_THE_END = ("_FilterDataset", "_MapDataset", "_ParallelMapDataset", "_PrefetchDataset", "_OptionsDataset",
+                    "_ShuffleDataset", "_UnbatchDataset", "_BatchDataset", "_PaddedBatchDataset",
+                    "_IgnoreErrorsDataset", "_FlatMapDataset", "_InterleaveDataset", "_ParallelInterleaveDataset",
+                    "_CacheDataset")
+
+
+def _endless(data: tf.data.Dataset) -> bool:
+    """Whether ``data`` is a ``repeat()`` without a count under ops that read it to its end (``_READ_TO_THE_END``):
+    ``data.repeat().filter(f)`` has an unknown cardinality, and a scan of it ran until killed. An op that may
+    stop early (``take``, ``take_while``, ``zip``) or one not listed ends the walk: such a data set is scanned."""
+    while type(data).__name__ in _READ_TO_THE_END + ("_RepeatDataset",):
+        if type(data).__name__ == "_RepeatDataset":
+            return int(getattr(data, "_count", 0)) < 0
+        try:
+            data = data._inputs()[0]
+        except Exception:  # noqa: BLE001 - a data set class without the method: nothing more to see
+            return False
+    return False
+
+
+def _reordered(data: tf.data.Dataset) -> str:
+    """Why ``data`` is read in a new order every time ("" when it is not seen to be): a ``Dataset.shuffle`` that
+    reshuffles on every read (``reshuffle_each_iteration``, on by default; ``list_files`` makes one), or a parallel
+    ``map`` (``batch``, reader) with ``deterministic=False``, which hands out its elements as they finish and
+    overrides the scan's ``options.deterministic``. Its results would be numbered in an order no other read gives:
+    a 12-example shuffled data set's norm #9 was 0.985, the next read's example #9 had 2.99; a parallel map's #15
+    was 1.19, example #15 had 3.26. The walk follows tf.data's own (private) ``_inputs()``; a data set made inside a
+    function (``interleave``) is not seen, nor ``interleave``'s own ``deterministic``, which it does not keep."""
+    stack, seen = [data], set()
+    while stack:
+        d = stack.pop()
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        # ``shuffle(reshuffle_each_iteration=None)`` reshuffles too: None is the op's default, True
+        if hasattr(d, "_reshuffle_each_iteration") and d._reshuffle_each_iteration is not False:
+            return ("is shuffled anew on every read (Dataset.shuffle with reshuffle_each_iteration=True, the default; "
+                    "Dataset.list_files shuffles too). A scan needs no shuffle: drop it, or pass "
+                    "reshuffle_each_iteration=False (list_files: shuffle=False)")
+        if getattr(d, "_deterministic", None) == "false":
+            return (f"has a {type(d).__name__.strip('_').replace('Dataset', '')} with deterministic=False, "
+                    "which hands out the examples in the order they finish. Drop deterministic=False (the scan "
+                    "asks tf.data for a deterministic order otherwise)")
+        try:
+            stack.extend(d._inputs())
+        except Exception:  # noqa: BLE001 - a data set class without the method: nothing more to see
+            continue
+    return ""
 
 
 def _check_arrays(data: Any) -> tuple[Any, Any, int]:

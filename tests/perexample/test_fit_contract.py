@@ -89,24 +89,31 @@ def fit_batch_gradient(model, x, y, loss):
     return [tf.convert_to_tensor(g).numpy() for g in tape.gradient(value, model.trainable_variables)]
 
 
+@pytest.mark.parametrize("mirrored", [False, True], ids=["", "in-a-mirrored-scope"])
 @pytest.mark.parametrize("norms_only", [False, True])
-def test_weight_regularization_is_in_no_example_and_added_once_to_the_mean_as_model_fit_adds_it(norms_only):
+def test_weight_regularization_is_in_no_example_and_added_once_to_the_mean_as_model_fit_adds_it(norms_only, mirrored):
     """mean() and clipped_mean() left the regularizers' gradient out: with L2(0.1) on a kernel and L1 on a bias,
     mean() differed from model.fit's batch gradient by up to 0.158, silently. Each example's loss and gradient stay
-    the loss function's (the loop without regularization); the regularization is added once, not clipped."""
+    the loss function's (the loop without regularization); the regularization is added once, not clipped.
+    In a MirroredStrategy's scope the regularization's eager gradient ended in TensorFlow's "ValueError:
+    DistributedVariable.handle is not available outside the replica context" (hunt 57); the references run outside."""
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"]) if mirrored else tf.distribute.get_strategy()
     keras.utils.set_random_seed(1)
-    model = keras.Sequential([keras.Input((5,)),
-                              L.Dense(4, activation="tanh", kernel_regularizer=keras.regularizers.L2(0.1)),
-                              L.Dense(3, bias_regularizer="l1")])
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((5,)),
+                                  L.Dense(4, activation="tanh", kernel_regularizer=keras.regularizers.L2(0.1)),
+                                  L.Dense(3, bias_regularizer="l1")])
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(4, 5)).astype("float32"), np.array([0, 2, 1, 2])
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     losses, norms = loop(model, x, y, loss)
-    r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+    with strategy.scope():
+        r = per_example_gradients(model, x, y, loss=loss, norms_only=norms_only)
+        mean, clipped = r.mean(), r.clipped_mean(float(np.median(norms)))
     np.testing.assert_allclose(r.losses, losses, rtol=1e-5)
     np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
     fit = fit_batch_gradient(model, x, y, loss)
-    for mine, theirs in zip(r.mean(), fit):
+    for mine, theirs in zip(mean, fit):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
     clip = float(np.median(norms))
     factors = np.minimum(1.0, clip / norms)
@@ -117,7 +124,7 @@ def test_weight_regularization_is_in_no_example_and_added_once_to_the_mean_as_mo
             value = loss(y[i:i + 1], model(x[i:i + 1]))
         per_example.append([g.numpy() for g in tape.gradient(value, model.trainable_variables)])
     regularization = [g - np.mean([p[k] for p in per_example], axis=0) for k, g in enumerate(fit)]
-    for k, mine in enumerate(r.clipped_mean(clip)):   # the clipped examples, then the regularization once, unclipped
+    for k, mine in enumerate(clipped):   # the clipped examples, then the regularization once, unclipped
         expected = sum(f * p[k] for f, p in zip(factors, per_example)) / 4 + regularization[k]
         np.testing.assert_allclose(mine, expected, rtol=1e-5, atol=1e-6)
 

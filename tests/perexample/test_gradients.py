@@ -288,6 +288,25 @@ def test_the_per_batch_function_runs_inside_a_users_tf_function_and_strategy_run
     close(norms.numpy(), expected[1])
 
 
+def test_a_looped_layer_in_a_mirrored_strategys_scope_is_refused_with_the_fix_that_gives_the_loops_numbers():
+    """Found by hunt 57: in the scope a GRU's per-example loop takes its variables' gradients in the cross-replica
+    context, and the error blamed the model ("could not run the model on a batch ... DistributedVariable.handle
+    is not available outside the replica context"). The refusal says what to do, and doing it gives the loop's."""
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with strategy.scope():
+        model = built("gru")
+    x, y = data("gru")
+    with strategy.scope(), pytest.raises(GradlibError, match="cannot run in a tf.distribute strategy's scope for "
+                                         "this model.*after the `with strategy.scope\\(\\):` block"):
+        per_example_gradients(model, x, y, loss=CCE)
+    losses, norms, grads = reference(model, x, y, CCE)
+    r = per_example_gradients(model, x, y, loss=CCE)   # after the scope, as the message says
+    close(r.losses, losses)
+    close(r.norms, norms)
+    for mine, theirs in zip(r.gradients, grads):
+        close(mine, theirs)
+
+
 def test_compiled_once_per_model_loss_and_signature_whatever_the_batch_size():
     model = built("dense")
     _perexample._BATCH_FUNCTIONS.clear()   # a full cache (32 entries, when the file's other tests ran first on this

@@ -38,7 +38,7 @@ def loop_reference(model, x, y, loss):
             value = tf.reduce_sum(loss(y[i:i + 1], model(x[i:i + 1])))
         grads = tape.gradient(value, model.trainable_variables)
         losses.append(float(value))
-        norms.append(float(np.sqrt(sum(np.sum(np.square(g)) for g in grads))))
+        norms.append(float(np.sqrt(sum(np.sum(np.square(tf.convert_to_tensor(g))) for g in grads))))
     return np.array(losses), np.array(norms)
 
 
@@ -389,3 +389,102 @@ def test_a_sequential_whose_call_is_its_own_is_scanned_as_its_call():
     np.testing.assert_allclose(result.losses, losses, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(result.norms, norms, rtol=1e-4, atol=1e-6)
     assert result.method == "loop"
+
+
+def reshuffled(data):
+    return data.shuffle(len(data))
+
+
+def zipped_with_a_shuffle(data):
+    x, y = zip(*data.as_numpy_iterator())
+    shuffled = tf.data.Dataset.from_tensor_slices(np.array(y)).shuffle(len(y))
+    return tf.data.Dataset.zip((tf.data.Dataset.from_tensor_slices(np.array(x)), shuffled)).prefetch(1)
+
+
+@pytest.mark.parametrize("shuffle, refused", [
+    (reshuffled, True),
+    (lambda data: data.shuffle(len(data), seed=1), True),
+    (lambda data: data.shuffle(len(data), reshuffle_each_iteration=None), True),
+    (lambda data: data.shuffle(len(data)).map(lambda x, y: (x, y)).prefetch(2), True),
+    (zipped_with_a_shuffle, True),
+    (lambda data: data.shuffle(len(data), reshuffle_each_iteration=False), False),
+], ids=["default", "seeded", "none", "upstream", "zipped", "fixed-order"])
+def test_a_data_set_shuffled_anew_on_every_read_is_refused(shuffle, refused):
+    """Found by hunt 57: a data set that reshuffles on every read was scanned in one order and is read by the user in
+    another: result #9's norm was 0.985, the next read's example #9 has 2.99 (the loop). A fixed order is scanned."""
+    data = shuffle(tf.data.Dataset.from_tensor_slices(scan_models.arrays(12, seed=7)))
+    model = scan_models.classifier()
+    if refused:
+        with pytest.raises(GradlibError, match="shuffled anew on every read.*reshuffle_each_iteration=False.*"
+                                               "index would name another example"):
+            gradlib.scan(model, data, loss=CCE, batch_size=4)
+        return
+    result = gradlib.scan(model, data, loss=CCE, batch_size=4)
+    x, y = (np.array(part) for part in zip(*data.as_numpy_iterator()))   # the user's next read
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
+
+
+def free_length_data(lengths, seed=8):
+    """Token sequences of the given lengths (a ``TensorSpec((None,))`` data set, as a generator yields them)."""
+    rng = np.random.default_rng(seed)
+    sequences = [rng.integers(1, 9, n).astype(np.int32) for n in lengths]
+    labels = rng.integers(0, 3, len(lengths)).astype(np.int32)
+    spec = (tf.TensorSpec((None,), tf.int32), tf.TensorSpec((), tf.int32))
+    return sequences, labels, tf.data.Dataset.from_generator(lambda: zip(sequences, labels), output_signature=spec)
+
+
+@pytest.mark.parametrize("lengths, batch_size", [([5] * 4 + [7] * 4 + [3] * 3, 4), ([4, 6, 2, 5, 3], 1)],
+                         ids=["batched-by-length", "every-length-differs"])
+def test_examples_of_a_free_length_scan_like_the_loop(lengths, batch_size):
+    """Found by hunt 57: the last batch was filled with the data set's first example, of the first batch's length:
+    examples ordered by length in runs of 4 (lengths 5, 7, 3) failed after 8 examples ("Cannot batch tensors with
+    different shapes"); and first examples of different lengths were refused by the probe at any batch size."""
+    model = keras.Sequential([keras.Input((None,), dtype="int32"), keras.layers.Embedding(9, 4),
+                              keras.layers.Dense(5, activation="tanh"), keras.layers.GlobalAveragePooling1D(),
+                              keras.layers.Dense(3)])
+    sequences, labels, data = free_length_data(lengths)
+    result = gradlib.scan(model, data, loss=CCE, batch_size=batch_size)
+    reference = [loop_reference(model, s[None], labels[i:i + 1], CCE) for i, s in enumerate(sequences)]
+    np.testing.assert_allclose(result.losses, [r[0][0] for r in reference], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)
+    with pytest.raises(GradlibError, match="one shape: use batch_size=1, or order the examples by length"):
+        gradlib.scan(model, free_length_data([4, 6, 2, 5, 3])[2], loss=CCE, batch_size=2)
+
+
+@pytest.mark.parametrize("deterministic", [False, None, True])
+def test_a_parallel_map_that_hands_out_examples_as_they_finish_is_refused(deterministic):
+    """Found by hunt 57: map(..., num_parallel_calls=4, deterministic=False) overrides the scan's deterministic
+    option: with a map of uneven cost, result #15's norm was 1.19 and the data set's example #15 has 3.26."""
+    x, y = scan_models.arrays(12, seed=9)
+    data = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (a, b), num_parallel_calls=4,
+                                                          deterministic=deterministic)
+    model = scan_models.classifier()
+    if deterministic is False:
+        with pytest.raises(GradlibError, match="has a ParallelMap with deterministic=False.*in the order they "
+                                               "finish.*index would name another example"):
+            gradlib.scan(model, data, loss=CCE, batch_size=4)
+        return
+    result = gradlib.scan(model, data, loss=CCE, batch_size=4)
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("endless", [True, False])
+def test_a_repeat_under_a_filter_is_refused_not_read_forever(endless):
+    """Found by hunt 57: data.repeat().filter(f) has an unknown cardinality, not an infinite one, and its scan ran
+    until killed (on main this test ends by its timeout). Bounded by take(n) it is scanned, as the loop computes."""
+    x, y = scan_models.arrays(5, seed=10)
+    data = tf.data.Dataset.from_tensor_slices((x, y)).repeat().filter(lambda a, b: tf.reduce_sum(a) < 100.0)
+    model = scan_models.classifier()
+    if endless:
+        with pytest.raises(GradlibError, match="finite data set, but this one repeats forever"):
+            gradlib.scan(model, data.prefetch(1), loss=CCE, batch_size=4)
+        return
+    result = gradlib.scan(model, data.take(7), loss=CCE, batch_size=4)
+    losses, norms = loop_reference(model, np.concatenate([x, x[:2]]), np.concatenate([y, y[:2]]), CCE)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
