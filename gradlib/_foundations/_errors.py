@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "InputError", "NotDifferentiableWarning",
-           "error_gist"]
+           "error_gist", "error_sentence"]
 
 
 class GradlibError(ValueError):
@@ -82,6 +82,16 @@ def error_gist(exc: Exception) -> str:
     lines = [_plain(line) for line in str(exc).splitlines()]
     lines = [line for line in lines if line and not line.startswith(_NOISE)]
     return (lines[0] if lines else type(exc).__name__)[:300]
+
+
+def error_sentence(exc: Exception) -> str:
+    """``error_gist`` ending in one period, for a message that goes on after it (a gist that ended in its own
+    period read "[2,3].. The model must run on ...").
+
+    >>> error_sentence(ValueError("Dimensions must be equal, but are 3 and 2.")), error_sentence(ValueError("bad"))
+    ('Dimensions must be equal, but are 3 and 2.', 'bad.')
+    """
+    return error_gist(exc).rstrip(". ") + "."
 
 
 #: lines of an error message that say nothing to a user (Keras' preamble, a graph's traceback)

@@ -23,7 +23,7 @@ from . import _methods
 from .._foundations._cache import LRUCache
 from .._callable._outputs import whole_failure
 from ._compiled import Compiled
-from .._foundations._errors import GradlibError, error_gist
+from .._foundations._errors import GradlibError, error_sentence
 from ._problem import Problem
 from .._callable._trace import defined_gradient, trace
 
@@ -214,7 +214,7 @@ def _chunk_function(problem: Problem, method: str, chunk: int) -> Callable:
         except Exception as exc:   # noqa: BLE001 - f cannot be traced (it calls .numpy(), say): say so
             raise GradlibError(f"this problem needs {method!r} in chunks of {chunk:,} passes to stay within the "
                                f"memory limit, which needs fn traced into a tf.function, and tracing failed: "
-                               f"{type(exc).__name__}: {error_gist(exc)}. Watch fewer inputs or reduce the output"
+                               f"{type(exc).__name__}: {error_sentence(exc)} Watch fewer inputs or reduce the output"
                                ) from exc
 
     return _JACOBIAN_FUNCTIONS.get_or_create((problem.key, method, "chunk", chunk), build)
@@ -235,7 +235,7 @@ def _cached_compiled(problem: Problem, method: str, fallback: bool) -> Compiled 
             if calls_py_function(problem):
                 raise
             raise GradlibError(f"compiled=True could not trace fn into a tf.function for method {method!r}: "
-                               f"{type(exc).__name__}: {error_gist(exc)}. Use compiled=None (gradlib then runs fn "
+                               f"{type(exc).__name__}: {error_sentence(exc)} Use compiled=None (gradlib then runs fn "
                                "eagerly when it cannot be traced) or compiled=False") from exc
         _JACOBIAN_FUNCTIONS.get_or_create(key, lambda: None)
         return None

@@ -40,7 +40,8 @@ import tensorflow as tf
 from .._foundations import _runtime
 from . import _structure
 from .._foundations._cache import LRUCache
-from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._errors import (BatchMixingError, ExpressionError, GradlibError, InputError, error_gist,
+                                   error_sentence)
 from .._foundations._format import format_number
 from .._callable import _weights
 from ._ghost import Capture, accepts, rule_for
@@ -353,7 +354,7 @@ def loss_vector(loss: Any, y_true: Any, y_pred: Any, *, added: bool = False,
             values = tf.convert_to_tensor(loss(y_true, y_pred))
         except (TypeError, ValueError, tf.errors.InvalidArgumentError) as exc:
             raise GradlibError(f"{api}: the loss failed on y_true of shape {tuple(y_true.shape)} and "
-                               f"y_pred of shape {tuple(y_pred.shape)}: {error_gist(exc)}. {_PARTS}") from exc
+                               f"y_pred of shape {tuple(y_pred.shape)}: {error_sentence(exc)} {_PARTS}") from exc
     if values.shape.rank == 0:
         raise _one_number_error(loss, y_pred, api)
     if values.shape.rank != 1:
@@ -814,7 +815,7 @@ def _run_compiled(compiled: Any, caller: Callable | None, x: tf.Tensor, y: tf.Te
         what = (f"{GATHER_HINT} and y the targets the loss expects" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 "y holds the targets the loss expects (e.g. labels below the number of classes)")
         raise InputError(f"per_example_gradients: the model and loss failed on this batch (x of shape "
-                         f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_gist(exc)}. Check that {what}"
+                         f"{tuple(x.shape)}, y of shape {tuple(y.shape)}): {error_sentence(exc)} Check that {what}"
                          ) from None
 
 
@@ -1182,7 +1183,7 @@ def _check_backward(model: Any, loss: Any, x: Any, y: Any, training: bool, api: 
                 f"available there, even in its replicas. Call {api} outside `strategy.scope()`{other}") from exc
         raise GradlibError(
             f"{api} could not check the model's backward pass on its first {k} examples, together "
-            f"and each alone (a batch of one): {type(exc).__name__}: {error_gist(exc)}. The model must run on "
+            f"and each alone (a batch of one): {type(exc).__name__}: {error_sentence(exc)} The model must run on "
             "a batch of any size, one included (a tf.custom_gradient written for one batch size cannot)") from exc
     scale = float(np.abs(alone[np.isfinite(alone)]).max(initial=0.0))
     if np.allclose(norms, alone, rtol=1e-4, atol=1e-6 * scale, equal_nan=True):

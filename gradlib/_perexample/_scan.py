@@ -35,7 +35,7 @@ import pandas as pd
 import tensorflow as tf
 
 from .._foundations._cache import LRUCache
-from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist, error_sentence
 from .._foundations._limits import LIMITS, Limits
 from .._foundations._runtime import returns_numpy
 from ._gradients import PROBE_EXAMPLES, Route, check_first_examples, check_floats, check_independent, per_example_terms
@@ -337,11 +337,12 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
             if progress is not None:
                 progress(done, total)
     except tf.errors.OpError as exc:
-        hint = (f". Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
-                ". Check that y holds labels below the number of classes" if "label value" in str(exc) else
-                ". The examples of one batch need one shape: use batch_size=1, or order the examples by length in "
+        hint = (f" Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
+                " Check that y holds labels below the number of classes" if "label value" in str(exc) else
+                " The examples of one batch need one shape: use batch_size=1, or order the examples by length in "
                 "runs of batch_size, or pad them to one length with a mask" if "different shapes" in str(exc) else "")
-        raise GradlibError(f"gradlib.scan failed after {done:,} examples: {error_gist(exc)}{hint}") from exc
+        said = error_sentence(exc) + hint if hint else error_gist(exc)   # "[2,3].. The" where the gist had its period
+        raise GradlibError(f"gradlib.scan failed after {done:,} examples: {said}") from exc
     if not chunks:
         raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
     return tuple(np.concatenate(parts) for parts in zip(*chunks))  # type: ignore[return-value]

@@ -27,7 +27,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from .._foundations._errors import ExpressionError, GradlibError, InputError, error_gist
+from .._foundations._errors import ExpressionError, GradlibError, InputError, error_sentence
 from .._foundations._limits import Limits
 from .._callable._forms import refuse_composite
 from .._callable._state import fingerprint
@@ -155,7 +155,7 @@ def _leaf(value: Any, path: str, api: str) -> tf.Tensor:
     try:
         t = tf.convert_to_tensor(value)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{api} could not turn {path} into a tensor: {error_gist(exc)}. Give {path} as an array "
+        raise InputError(f"{api} could not turn {path} into a tensor: {error_sentence(exc)} Give {path} as an array "
                          "of numbers of shape (B, ...)") from None
     if not (t.dtype.is_floating or t.dtype.is_integer):
         raise InputError(f"{api} needs {path} of numbers (floats, or integer ids/labels), got {t.dtype.name} of "

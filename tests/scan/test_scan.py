@@ -449,8 +449,9 @@ def test_examples_of_a_free_length_scan_like_the_loop(lengths, batch_size):
     reference = [loop_reference(model, s[None], labels[i:i + 1], CCE) for i, s in enumerate(sequences)]
     np.testing.assert_allclose(result.losses, [r[0][0] for r in reference], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(result.norms, [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)
-    with pytest.raises(GradlibError, match="one shape: use batch_size=1, or order the examples by length"):
+    with pytest.raises(GradlibError, match="one shape: use batch_size=1, or order the examples by length") as info:
         gradlib.scan(model, free_length_data([4, 6, 2, 5, 3])[2], loss=CCE, batch_size=2)
+    assert ".. " not in str(info.value) and re.search(r"[^.]\. The examples of one batch need one shape", str(info.value))
 
 
 @pytest.mark.parametrize("deterministic", [False, None, True])
