@@ -10,6 +10,7 @@ fails ``test_every_estimate_has_a_closed_form``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -199,3 +200,21 @@ def test_the_work_of_a_function_is_its_closed_form(name, k):
     from gradlib._language._syntax import parse
     text, closed = WORK[name]
     assert parse(text, {"x": (k,), "A": (3, k)}).flops == closed(k)
+
+
+#: a while loop's first-call seconds (``_orders.LOOP_SECONDS``): 1 s per loop and pass written out (loop, the forward
+#: methods), 20 s per loop once for nested_tapes (pfor converts it); forward_laplacian takes Dense layers only
+LOOP_EXTRA = {"nested_tapes": lambda s, u: 20.0 * s.loops, "loop": lambda s, u: 1.0 * max(u, 1) * s.loops,
+              "forward_over_reverse": lambda s, u: 1.0 * max(u, 1) * s.loops,
+              "hutchinson": lambda s, u: 1.0 * max(u, 1) * s.loops, "forward_laplacian": lambda s, u: 0.0}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND))
+@pytest.mark.parametrize("s", [S1, S2, S5], ids=["S1", "S2", "S5"])
+def test_a_second_order_estimate_adds_its_while_loops_first_call_seconds(name, s):
+    """Three loops in fn: each adds its closed form to the first call (mutants58: nested_tapes charged 1 s a loop
+    where it is 20, loop charged one pass too few)."""
+    looped = dataclasses.replace(s, loops=3)
+    _, _, unrolled, trace = SECOND[name](looped)
+    assert _orders.row(name).cost(looped).trace_seconds == pytest.approx(trace + LOOP_EXTRA[name](looped, unrolled),
+                                                                         rel=1e-12)

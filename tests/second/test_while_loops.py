@@ -69,3 +69,24 @@ def test_the_first_call_estimate_counts_each_while_loop_per_pass():
     np.testing.assert_allclose(r.laplacian[:, 0], [np.trace(_hessian(unrolled, s)) for s in X], rtol=1e-10)
     assert _said(r) > _said(plain) + 2, (_said(r), _said(plain))   # ~1 s per pass
     assert _said(r) >= r.seconds / 2, (_said(r), r.seconds)
+
+
+def test_auto_takes_a_reverse_method_on_a_while_loop():
+    """auto leaves the forward methods out on a loop: counting the loop's seconds per pass, forward_over_reverse
+    (one pass) looks cheapest, and it fails there (mutants58: choosing among every method picked it)."""
+    r = gradlib.laplacian(rolled, X)
+    assert r.method in ("loop", "nested_tapes"), r.method
+    np.testing.assert_allclose(r.laplacian[:, 0], [np.trace(_hessian(unrolled, s)) for s in X], rtol=1e-10)
+
+
+@tf.function
+def _inner(x):
+    return rolled(x)
+
+
+def test_a_while_loop_in_a_function_fn_calls_is_found():
+    """The loop of a tf.function that fn calls lives in the graph's function library, not among its own nodes
+    (mutants58: reading the top-level nodes alone let forward_over_reverse run and fail)."""
+    with pytest.raises(GradlibError, match=r"laplacian cannot use method='forward_over_reverse' on this fn: it runs a "
+                                           r"while loop \(op '.*'"):
+        gradlib.laplacian(lambda x: _inner(x), X, method="forward_over_reverse")
