@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import functools
 import gc
+import os
+import resource
 import sys
+import time
 
 import pytest
 
@@ -79,3 +82,32 @@ def _scan_components_once() -> None:
 
     scan = functools.cache(manifest_scanner.scan_component_manifests)
     manifest_scanner.scan_component_manifests = functools.wraps(scan)(lambda: list(scan()))
+
+
+def pytest_sessionstart(session):
+    """The run's wall clock starts (``pytest_terminal_summary`` reports the CPU the run used beside it)."""
+    session.config.stash[_STARTED] = time.monotonic()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """In the process that prints the summary (xdist's controller, or the only one): the CPU time the run used,
+    this process and every child it waited for (the xdist workers and what they started: the Streamlit servers,
+    Chromium, the fresh interpreters), beside its wall time. ``make test`` prints it, so the README's figures of
+    what the suite costs come from a command of the project: where every core is busy, the wall time cannot fall
+    below this CPU time divided by the cores."""
+    if "PYTEST_XDIST_WORKER" not in os.environ and _STARTED in config.stash:
+        terminalreporter.write_line(cpu_line(time.monotonic() - config.stash[_STARTED]))
+
+
+def cpu_line(wall: float) -> str:
+    """The CPU this process and its waited-for children used so far, beside ``wall`` seconds and the cores."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    user, system = own.ru_utime + children.ru_utime, own.ru_stime + children.ru_stime
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    # the sum of the two whole numbers shown, so that the line adds up (1.4 + 2.4 shown as 1 + 2 = 3, not 4)
+    shown = round(user), round(system)
+    return (f"CPU time of this run: {shown[0]} s user + {shown[1]} s system = {sum(shown)} s over {wall:.0f} s "
+            f"of wall time: on average {(user + system) / max(wall, 1e-9):.2f} of the {cores} cores busy")
+
+
+_STARTED = pytest.StashKey[float]()
