@@ -25,6 +25,18 @@ def classifier():
     return model
 
 
+def classifier64():
+    """``classifier`` in float64 (its layers' dtype; floatx stays float32), with float64 weights."""
+    import keras
+
+    model = keras.Sequential([keras.Input((FEATURES,), dtype="float64"),
+                              keras.layers.Dense(7, activation="tanh", dtype="float64"),
+                              keras.layers.Dense(CLASSES, dtype="float64")])
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(size=w.shape) for w in model.get_weights()])
+    return model
+
+
 def two_inputs():
     """A classifier of two inputs, ``a`` and ``b``, of the same shape (swapping them changes every number)."""
     import keras
