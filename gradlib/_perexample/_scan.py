@@ -25,6 +25,7 @@ losses computed alone (``check_independent``): a model that mixes examples is re
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterator
@@ -524,8 +525,9 @@ def _reordered(data: tf.data.Dataset) -> str:
     ``map`` (``batch``, reader) with ``deterministic=False``, which hands out its elements as they finish and
     overrides the scan's ``options.deterministic``. Its results would be numbered in an order no other read gives:
     a 12-example shuffled data set's norm #9 was 0.985, the next read's example #9 had 2.99; a parallel map's #15
-    was 1.19, example #15 had 3.26. The walk follows tf.data's own (private) ``_inputs()``; a data set made inside a
-    function (``interleave``) is not seen, nor ``interleave``'s own ``deterministic``, which it does not keep."""
+    was 1.19, example #15 had 3.26. The walk follows tf.data's own (private) ``_inputs()``, and reads the graphs of
+    the functions given to ``interleave``, ``flat_map`` (and ``map``, ``filter``...: ``_inside``). Not seen: a
+    top-level ``interleave``'s own ``deterministic=False``, which tf.data does not keep on the Python object."""
     stack, seen = [data], set()
     while stack:
         d = stack.pop()
@@ -538,14 +540,66 @@ def _reordered(data: tf.data.Dataset) -> str:
                     "Dataset.list_files shuffles too). A scan needs no shuffle: drop it, or pass "
                     "reshuffle_each_iteration=False (list_files: shuffle=False)")
         if getattr(d, "_deterministic", None) == "false":
-            return (f"has a {type(d).__name__.strip('_').replace('Dataset', '')} with deterministic=False, "
+            return (f"has a {_op_name(type(d).__name__)} with deterministic=False, "
                     "which hands out the examples in the order they finish. Drop deterministic=False (the scan "
                     "asks tf.data for a deterministic order otherwise)")
+        why = _inside(d)
+        if why:
+            return why
         try:
             stack.extend(d._inputs())
         except Exception:  # noqa: BLE001 - a data set class without the method: nothing more to see
             continue
     return ""
+
+
+def _op_name(name: str) -> str:
+    """``ParallelMap`` of ``_ParallelMapDataset`` or ``ParallelMapDatasetV2``."""
+    return re.sub(r"(Dataset)?(V\d+)?$", "", name.strip("_"))
+
+
+def _inside(d: tf.data.Dataset) -> str:
+    """Why the functions ``d`` was given (``interleave``'s, ``flat_map``'s, ...) read their data sets in a new order
+    on every read ("" when not seen): a ``Dataset.shuffle`` without a seed, or an op with ``deterministic=False``,
+    in their graphs or in the functions those call. Such a function makes its data sets anew for each element, on
+    every read, so a shuffle in it draws a new order each time whatever ``reshuffle_each_iteration`` says (TF
+    2.21: flat_map(lambda i: range(10).shuffle(10, reshuffle_each_iteration=False)) read twice gave 0, 9, 3, 6, 8
+    and 9, 7, 6, 2, 5); a seeded one gives the same order on every read."""
+    for wrapper in vars(d).values():
+        graph = getattr(getattr(wrapper, "function", None), "graph", None)
+        if graph is None:
+            continue
+        definition = graph.as_graph_def()
+        for nodes in [definition.node, *(f.node_def for f in definition.library.function)]:
+            what, fix = _reordering_node(nodes)
+            if what:
+                return f"has, inside the function given to {_op_name(type(d).__name__)}, {what}. {fix}"
+    return ""
+
+
+def _reordering_node(nodes: Any) -> tuple[str, str]:
+    """What in one graph's ``nodes`` (``NodeDef``s) hands out its elements in a new order on each read, and the fix
+    (``("", "")`` when nothing does)."""
+    by_name = {n.name: n for n in nodes}
+    for node in nodes:
+        if node.op.startswith("Shuffle") and _zero_seeds(node, by_name):
+            return ("a Dataset.shuffle without a seed: the function makes its data sets anew on every read, so they "
+                    "are shuffled anew whatever reshuffle_each_iteration says", "Give that shuffle a seed, "
+                    ".shuffle(n, seed=0) (the same order on every read), or drop it")
+        if "deterministic" in node.attr and node.attr["deterministic"].s == b"false":
+            return (f"a {_op_name(node.op)} with deterministic=False, which hands out the examples in the order "
+                    "they finish", "Drop deterministic=False there")
+    return "", ""
+
+
+def _zero_seeds(node: Any, by_name: dict) -> bool:
+    """Whether a shuffle ``node``'s ``seed`` and ``seed2`` inputs are the constant 0 (no seed: TensorFlow draws one
+    when the op runs), or it has none."""
+    if len(node.input) < 4:
+        return True
+    sources = [by_name.get(name.lstrip("^").split(":")[0]) for name in node.input[2:4]]
+    return all(s is not None and s.op == "Const" and not tf.make_ndarray(s.attr["value"].tensor).any()
+               for s in sources)
 
 
 def _check_arrays(data: Any) -> tuple[Any, Any, int]:
