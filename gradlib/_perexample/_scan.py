@@ -144,7 +144,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     _check_model(model, strategy)
     batch = _check_batch_size(batch_size, strategy.num_replicas_in_sync)
     _check_progress(progress)
-    dataset, total, arrays = _as_dataset(data)
+    dataset, total, arrays = _as_dataset(data, _workers(strategy))
     example = dataset.element_spec if arrays is None else _example_spec(arrays)
     _check_unbatched(example, model)
     loss = _resolved_loss(model, loss, loss_weights, example)
@@ -161,11 +161,12 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
 # ---------------------------------------------------------------- the input pipeline
 
 
-def _as_dataset(data: Any) -> tuple[tf.data.Dataset | None, int | None, tuple[Any, Any] | None]:
+def _as_dataset(data: Any, workers: int = 1) -> tuple[tf.data.Dataset | None, int | None, tuple[Any, Any] | None]:
     """The examples as an unbatched ``(x, y)`` data set and how many there are when that is known; or, when
-    ``data`` was arrays, no data set yet, their number, and the checked arrays ``(x, y)``."""
+    ``data`` was arrays, no data set yet, their number, and the checked arrays ``(x, y)``. ``workers``: how many
+    processes read the data set, each its own copy (``_workers``)."""
     if isinstance(data, tf.data.Dataset):
-        _check_dataset(data)
+        _check_dataset(data, workers)
         count = int(data.cardinality())
         return data, (count if count >= 0 else None), None
     x, y, count = _check_arrays(data)
@@ -476,7 +477,16 @@ def _check_progress(progress: Any) -> None:
                               f"got {progress!r}")
 
 
-def _check_dataset(data: tf.data.Dataset) -> None:
+def _workers(strategy: tf.distribute.Strategy) -> int:
+    """How many worker processes ``strategy`` spans: 1 on one machine; 2 (at least) where it does not say."""
+    extended = strategy.extended
+    multi = getattr(extended, "_in_multi_worker_mode", None)
+    if not callable(multi):
+        return 2
+    return max(int(getattr(extended, "_num_workers", 2)), 2) if multi() else 1
+
+
+def _check_dataset(data: tf.data.Dataset, workers: int = 1) -> None:
     spec = data.element_spec
     if isinstance(spec, tuple) and len(spec) == 3:
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs, but its elements have three parts "
@@ -491,7 +501,7 @@ def _check_dataset(data: tf.data.Dataset) -> None:
     if cardinality == int(tf.data.INFINITE_CARDINALITY) or (cardinality < 0 and _endless(data)):
         raise GradlibError("gradlib.scan needs a finite data set, but this one repeats forever; drop .repeat() or "
                            "use .take(n)")
-    why = _reordered(data)
+    why = _reordered(data, workers)
     if why:
         raise GradlibError(f"gradlib.scan needs a data set in the same order every time it is read, but this one "
                            f"{why}: a result's index would name another example than your next read of it")
@@ -519,14 +529,15 @@ def _endless(data: tf.data.Dataset) -> bool:
     return False
 
 
-def _reordered(data: tf.data.Dataset) -> str:
+def _reordered(data: tf.data.Dataset, workers: int = 1) -> str:
     """Why ``data`` is read in a new order every time ("" when it is not seen to be): a ``Dataset.shuffle`` that
     reshuffles on every read (``reshuffle_each_iteration``, on by default; ``list_files`` makes one), or a parallel
     ``map`` (``batch``, reader) with ``deterministic=False``, which hands out its elements as they finish and
     overrides the scan's ``options.deterministic``. Its results would be numbered in an order no other read gives:
     a 12-example shuffled data set's norm #9 was 0.985, the next read's example #9 had 2.99; a parallel map's #15
     was 1.19, example #15 had 3.26. The walk follows tf.data's own (private) ``_inputs()``, and reads the graphs of
-    the functions given to ``interleave``, ``flat_map`` (and ``map``, ``filter``...: ``_inside``). Not seen: a
+    the functions given to ``interleave``, ``flat_map`` (and ``map``, ``filter``...: ``_inside``). On ``workers``
+    > 1, an unseeded shuffle is refused too: each worker shuffles in its own order (``_unseeded``). Not seen: a
     top-level ``interleave``'s own ``deterministic=False``, which tf.data does not keep on the Python object."""
     stack, seen = [data], set()
     while stack:
@@ -543,7 +554,7 @@ def _reordered(data: tf.data.Dataset) -> str:
             return (f"has a {_op_name(type(d).__name__)} with deterministic=False, "
                     "which hands out the examples in the order they finish. Drop deterministic=False (the scan "
                     "asks tf.data for a deterministic order otherwise)")
-        why = _inside(d)
+        why = (_unseeded(d) if workers > 1 else "") or _inside(d)
         if why:
             return why
         try:
@@ -556,6 +567,16 @@ def _reordered(data: tf.data.Dataset) -> str:
 def _op_name(name: str) -> str:
     """``ParallelMap`` of ``_ParallelMapDataset`` or ``ParallelMapDatasetV2``."""
     return re.sub(r"(Dataset)?(V\d+)?$", "", name.strip("_"))
+
+
+def _unseeded(d: tf.data.Dataset) -> str:
+    """Why ``d``, a shuffle without a seed, is numbered differently on each worker of a cluster ("" otherwise)."""
+    if not hasattr(d, "_reshuffle_each_iteration") or int(getattr(d, "_seed", 1)) or int(getattr(d, "_seed2", 1)):
+        return ""
+    return ("is shuffled without a seed (Dataset.shuffle(..., reshuffle_each_iteration=False) and no seed, nor "
+            "tf.random.set_seed): each worker of the cluster shuffles in its own order, so the results would be "
+            "numbered from several orders. Give the shuffle a seed, the same on every worker: "
+            ".shuffle(n, seed=0, reshuffle_each_iteration=False), or drop it")
 
 
 def _inside(d: tf.data.Dataset) -> str:

@@ -497,6 +497,41 @@ def test_a_function_that_reorders_its_data_sets_is_refused_and_its_fix_scanned(r
     np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
 
 
+def test_an_unseeded_shuffle_read_by_several_workers_is_refused_and_a_seeded_one_scanned(monkeypatch):
+    """Found by scan 59: on a cluster each worker builds and reads its own copy of the data set and numbers its
+    examples itself (tf.data's DATA sharding): a shuffle without a seed, reshuffle_each_iteration=False, draws its
+    order when each copy is made, so the workers' numbers named examples of different orders. Two copies made as
+    two workers make them: checked here, not with a cluster of processes (test_distributed runs one)."""
+    from gradlib._perexample import _scan
+
+    def made(**seed):
+        return tf.data.Dataset.from_tensor_slices(scan_models.arrays(12, seed=7)).shuffle(
+            12, reshuffle_each_iteration=False, **seed)
+
+    first, second = ([float(a[0]) for a, _ in made().as_numpy_iterator()] for _ in range(2))
+    assert first != second   # TensorFlow draws each copy's order: two workers read two orders
+    model = scan_models.classifier()
+    gradlib.scan(model, made(), loss=CCE, batch_size=4)   # one process: its one copy is read in one order
+    monkeypatch.setattr(_scan, "_workers", lambda strategy: 2)
+    with pytest.raises(GradlibError, match="shuffled without a seed.*each worker of the cluster shuffles in its own "
+                                           r"order.*\.shuffle\(n, seed=0, reshuffle_each_iteration=False\)"):
+        gradlib.scan(model, made(), loss=CCE, batch_size=4)
+    data = made(seed=0)   # the advice followed
+    assert [float(a[0]) for a, _ in data.as_numpy_iterator()] == [float(a[0]) for a, _ in made(seed=0)]
+    result = gradlib.scan(model, data, loss=CCE, batch_size=4)
+    x, y = (np.array(part) for part in zip(*data.as_numpy_iterator()))
+    losses, norms = loop_reference(model, x, y, CCE)
+    np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.losses, losses, rtol=1e-5, atol=1e-6)
+
+
+def test_the_workers_of_a_strategy():
+    from gradlib._perexample import _scan
+
+    assert _scan._workers(tf.distribute.get_strategy()) == 1
+    assert _scan._workers(tf.distribute.MirroredStrategy(["/cpu:0"])) == 1
+
+
 def free_length_data(lengths, seed=8):
     """Token sequences of the given lengths (a ``TensorSpec((None,))`` data set, as a generator yields them)."""
     rng = np.random.default_rng(seed)
