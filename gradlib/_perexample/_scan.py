@@ -153,7 +153,8 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         first = _probe(model, dataset if arrays is None else arrays, loss)
         batches, spec = _batched(strategy, dataset, arrays, total, example, batch, first)
         step, plans, tables = _checked_step(model, loss, strategy, spec, batch, limits)
-        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss))
+        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss, batch,
+                                        strategy.num_replicas_in_sync))
     return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
                       batch_size=batch, seconds=time.perf_counter() - start)
 
@@ -320,8 +321,10 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
 
 
 def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int, int | None], None] | None,
-         tables: list, loss: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
+         tables: list, loss: Any = None, batch: int = 1, replicas: int = 1
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every batch through the step; the numbered results of the real (not padding) rows, as they came. ``batch``
+    and ``replicas``: the global batch and how many replicas share it, for the advice of a refusal (``_one_shape``).
 
     Each batch's token ids must be in their Embeddings' tables (``_check_faults``), and its losses must equal
     its examples' losses alone (``check_independent``, which names a Circle ``loss`` as the cause), on every batch.
@@ -341,13 +344,25 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
     except tf.errors.OpError as exc:
         hint = (f" Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 " Check that y holds labels below the number of classes" if "label value" in str(exc) else
-                " The examples of one batch need one shape: use batch_size=1, or order the examples by length in "
-                "runs of batch_size, or pad them to one length with a mask" if "different shapes" in str(exc) else "")
+                f" The examples of one batch need one shape: {_one_shape(batch, replicas)}"
+                if "different shapes" in str(exc) else "")
         said = error_sentence(exc) + hint if hint else error_gist(exc)   # "[2,3].. The" where the gist had its period
         raise GradlibError(f"gradlib.scan failed after {done:,} examples: {said}") from exc
     if not chunks:
         raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
     return tuple(np.concatenate(parts) for parts in zip(*chunks))  # type: ignore[return-value]
+
+
+def _one_shape(batch: int, replicas: int) -> str:
+    """What to do about examples of different shapes in one batch of ``batch`` on ``replicas``: on one replica a
+    batch of one; on several, every batch holds one example per replica at least (batch_size=1 became 2 on two
+    replicas, and "use batch_size=1" failed there as before)."""
+    if replicas == 1:
+        return ("use batch_size=1, or order the examples by length in runs of batch_size (here "
+                f"{batch}), or pad them to one length with a mask")
+    return (f"on {replicas} replicas every batch holds at least {replicas} examples (batch_size={batch} here, a "
+            f"multiple of the replicas): order the examples by length in runs of {batch}, or pad them to one length "
+            "with a mask")
 
 
 def _check_faults(tables: list, faults: list[np.ndarray], numbers: np.ndarray) -> None:
