@@ -142,9 +142,10 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
     """
     strategy = _check_strategy(strategy)
     _check_model(model, strategy)
-    batch = _check_batch_size(batch_size, strategy.num_replicas_in_sync)
+    replicas = strategy.num_replicas_in_sync
+    batch = _check_batch_size(batch_size, replicas)
     _check_progress(progress)
-    dataset, total, arrays = _as_dataset(data, _workers(strategy))
+    dataset, total, arrays = _as_dataset(data, _workers(strategy), _one_shape(batch, replicas))
     example = dataset.element_spec if arrays is None else _example_spec(arrays)
     _check_unbatched(example, model)
     loss = _resolved_loss(model, loss, loss_weights, example)
@@ -153,21 +154,21 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         first = _probe(model, dataset if arrays is None else arrays, loss)
         batches, spec = _batched(strategy, dataset, arrays, total, example, batch, first)
         step, plans, tables = _checked_step(model, loss, strategy, spec, batch, limits)
-        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss, batch,
-                                        strategy.num_replicas_in_sync))
-    return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
+        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss, batch, replicas))
+    return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=replicas,
                       batch_size=batch, seconds=time.perf_counter() - start)
 
 
 # ---------------------------------------------------------------- the input pipeline
 
 
-def _as_dataset(data: Any, workers: int = 1) -> tuple[tf.data.Dataset | None, int | None, tuple[Any, Any] | None]:
+def _as_dataset(data: Any, workers: int = 1, shapes: str = "use batch_size=1"
+                ) -> tuple[tf.data.Dataset | None, int | None, tuple[Any, Any] | None]:
     """The examples as an unbatched ``(x, y)`` data set and how many there are when that is known; or, when
     ``data`` was arrays, no data set yet, their number, and the checked arrays ``(x, y)``. ``workers``: how many
-    processes read the data set, each its own copy (``_workers``)."""
+    processes read the data set, each its own copy (``_workers``); ``shapes``: ``_check_dataset``'s."""
     if isinstance(data, tf.data.Dataset):
-        _check_dataset(data, workers)
+        _check_dataset(data, workers, shapes)
         count = int(data.cardinality())
         return data, (count if count >= 0 else None), None
     x, y, count = _check_arrays(data)
@@ -501,13 +502,24 @@ def _workers(strategy: tf.distribute.Strategy) -> int:
     return max(int(getattr(extended, "_num_workers", 2)), 2) if multi() else 1
 
 
-def _check_dataset(data: tf.data.Dataset, workers: int = 1) -> None:
+def _check_dataset(data: tf.data.Dataset, workers: int = 1, shapes: str = "use batch_size=1") -> None:
+    """Refuse a data set that is not of ``(x, y)`` pairs of dense tensors, endless, or read in a new order each time
+    (``workers``: the processes that read it, ``_workers``); ``shapes`` is what to do about examples of different
+    shapes on the strategy in use (``_one_shape``)."""
     spec = data.element_spec
     if isinstance(spec, tuple) and len(spec) == 3:
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs, but its elements have three parts "
                            f"{spec!r}: sample weights are not supported; map it to (x, y), e.g. "
                            "data.map(lambda x, y, w: (x, y))")
     specs = tf.nest.flatten(spec)
+    if isinstance(spec, tuple) and len(spec) == 2 and any(_composite(s) for s in specs):
+        padded = any(isinstance(s, tf.RaggedTensorSpec) and s.ragged_rank > 0 for s in specs)
+        raise GradlibError(
+            f"gradlib.scan needs a data set of (x, y) pairs of dense tensors, but its elements are {spec!r}. Make "
+            f"each example's ragged (or sparse) parts dense: data.map(lambda x, y: ({_dense('x', spec[0])}, "
+            f"{_dense('y', spec[1])}))" + ("; to_tensor() pads an example's shorter rows with zeros: mask them "
+                                          "(keras.layers.Masking)" if padded else "")
+            + f". Examples of different lengths then need batches of one shape: {shapes}")
     if not (isinstance(spec, tuple) and len(spec) == 2 and specs and all(isinstance(s, tf.TensorSpec) for s in specs)):
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors (x and y may be lists or dicts "
                            f"of tensors, as model.fit takes them), but its elements are {spec!r}; map it to (x, y), "
@@ -520,6 +532,30 @@ def _check_dataset(data: tf.data.Dataset, workers: int = 1) -> None:
     if why:
         raise GradlibError(f"gradlib.scan needs a data set in the same order every time it is read, but this one "
                            f"{why}: a result's index would name another example than your next read of it")
+
+
+def _composite(spec: Any) -> bool:
+    return isinstance(spec, (tf.RaggedTensorSpec, tf.SparseTensorSpec))
+
+
+def _dense(name: str, spec: Any) -> str:
+    """A Python expression that makes ``name`` (of ``spec``) dense where it is ragged or sparse, for the advice of a
+    refusal: ``tf.convert_to_tensor(x)``, ``{**x, 'tokens': x['tokens'].to_tensor()}``, ``(x[0],
+    tf.sparse.to_dense(x[1]))``. One example sliced from a ragged matrix (ragged rank 0) is a dense tensor already:
+    a ``map`` hands it to its function as one (TF 2.21: ``x.to_tensor()`` there raised "'SymbolicTensor' object
+    has no attribute 'to_tensor'"), and only its spec says ragged; a deeper one's ``to_tensor()`` pads its rows."""
+    if isinstance(spec, tf.RaggedTensorSpec):
+        return f"tf.convert_to_tensor({name})" if spec.ragged_rank == 0 else f"{name}.to_tensor()"
+    if isinstance(spec, tf.SparseTensorSpec):
+        return f"tf.sparse.to_dense({name})"
+    if isinstance(spec, dict):
+        parts = [f"{k!r}: {_dense(f'{name}[{k!r}]', v)}" for k, v in spec.items()
+                 if any(map(_composite, tf.nest.flatten(v)))]
+        return "{**" + name + ", " + ", ".join(parts) + "}" if parts else name
+    if isinstance(spec, (tuple, list)) and any(map(_composite, tf.nest.flatten(spec))):
+        inner = ", ".join(_dense(f"{name}[{i}]", v) for i, v in enumerate(spec))
+        return f"({inner}{',' if len(spec) == 1 else ''})"
+    return name
 
 
 #: tf.data's classes of one input that read it to its end, whatever they do with its elements: under them a

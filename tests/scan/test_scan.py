@@ -560,6 +560,33 @@ def test_examples_of_a_free_length_scan_like_the_loop(lengths, batch_size):
     assert ".. " not in str(info.value) and re.search(r"[^.]\. The examples of one batch need one shape", str(info.value))
 
 
+def test_a_ragged_data_set_is_refused_with_a_map_that_fits_it_and_followed_is_scanned():
+    """Found by scan 59: a data set sliced from a tf.RaggedTensor was refused with "map it to (x, y), e.g.
+    data.map(lambda d: (d['image'], d['label']))", which fails on it (TypeError: the lambda takes 1 positional
+    argument but 2 were given). The advice now names the map that makes each example dense, and followed, the scan
+    equals the loop. A map hands one example of a ragged matrix to its function as a dense tensor ("'SymbolicTensor'
+    object has no attribute 'to_tensor'"): tf.convert_to_tensor; a deeper ragged example has to_tensor, and pads."""
+    tokens, labels, _ = scan_models.sequences([3, 3, 5, 5, 2])   # by length in runs of 2
+    ragged = tf.ragged.constant([t.tolist() for t in tokens], dtype=tf.int32)
+    model = scan_models.sequence_classifier()
+    data = tf.data.Dataset.from_tensor_slices((ragged, labels))
+    with pytest.raises(GradlibError, match=re.escape("dense: data.map(lambda x, y: (tf.convert_to_tensor(x), y)). "
+                                                     "Examples of different lengths then need batches of one shape: "
+                                                     "use batch_size=1, or order the examples by length")):
+        gradlib.scan(model, data, loss=CCE, batch_size=2)
+    result = gradlib.scan(model, data.map(lambda x, y: (tf.convert_to_tensor(x), y)), loss=CCE, batch_size=2)
+    reference = [loop_reference(model, t[None], labels[i:i + 1], CCE) for i, t in enumerate(tokens)]
+    np.testing.assert_allclose(result.losses, [r[0][0] for r in reference], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result.norms, [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)
+    deeper = tf.data.Dataset.from_tensor_slices(({"rows": tf.ragged.constant([[[1.0], [2.0, 3.0]], [[4.0]]]),
+                                                  "w": np.ones((2, 1))}, labels[:2]))
+    with pytest.raises(GradlibError, match=re.escape("data.map(lambda x, y: ({**x, 'rows': x['rows'].to_tensor()}, "
+                                                     "y)); to_tensor() pads")):
+        gradlib.scan(model, deeper, loss=CCE, batch_size=2)
+    assert all(isinstance(s, tf.TensorSpec) for s in tf.nest.flatten(
+        deeper.map(lambda x, y: ({**x, 'rows': x['rows'].to_tensor()}, y)).element_spec))
+
+
 @pytest.mark.parametrize("deterministic", [False, None, True])
 def test_a_parallel_map_that_hands_out_examples_as_they_finish_is_refused(deterministic):
     """Found by hunt 57: map(..., num_parallel_calls=4, deterministic=False) overrides the scan's deterministic
