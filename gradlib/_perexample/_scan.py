@@ -100,7 +100,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
          strategy: tf.distribute.Strategy | None = None,
          progress: Callable[[int, int | None], None] | None = None, limits: Limits = LIMITS) -> ScanResult:
     """Each example's loss and gradient norm over a whole data set: streamed, compiled once, optionally distributed.
-    Returns NumPy, on no tape: under a recording tape it warns (``gradlib.NotDifferentiableWarning``).
+    Returns NumPy, on no tape (under a recording tape it warns: ``gradlib.NotDifferentiableWarning``).
 
     Args:
         model: a built Keras model (built in ``strategy.scope()`` when there is a strategy, as Keras requires).
@@ -134,8 +134,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         ((10,), (10,), ['index', 'loss', 'norm'])
 
     Raises:
-        ExpressionError: a bad option (batch size, strategy, progress callback), or a batch over the limits (a
-            kind of ``GradlibError``).
+        ExpressionError: a bad option (batch size, strategy, progress callback), or a batch over the limits.
         GradlibError: a bad model, data set or loss.
         BatchMixingError: an example's loss depends on other examples of its batch (every batch's losses are
             compared with its examples' losses alone).

@@ -453,6 +453,16 @@ def test_a_data_set_shuffled_anew_on_every_read_is_refused(shuffle, refused):
     np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
 
 
+@pytest.fixture
+def no_global_seed():
+    """No ``tf.random.set_seed`` in force (another test's may be): with one, an unseeded shuffle takes its seeds from
+    it, in every read and on every worker alike, and is scanned."""
+    seed = tf.compat.v1.get_seed(None)[0]
+    tf.random.set_seed(None)
+    yield
+    tf.random.set_seed(seed)
+
+
 def inner(make):
     """Three parts of 4 of a 12-example data set, each made inside the function given to flat_map or interleave."""
     base = tf.data.Dataset.from_tensor_slices(scan_models.arrays(12, seed=7))
@@ -479,7 +489,7 @@ PARTS = tf.data.Dataset.range(3)
                                                              num_parallel_calls=2)), cycle_length=3,
                               num_parallel_calls=2, deterministic=True)),
 ], ids=["flat_map-shuffle", "flat_map-fixed-unseeded", "interleave-shuffle", "nested", "parallel-map", "interleave"])
-def test_a_function_that_reorders_its_data_sets_is_refused_and_its_fix_scanned(refused, followed):
+def test_a_function_that_reorders_its_data_sets_is_refused_and_its_fix_scanned(refused, followed, no_global_seed):
     """Found by scan 59: a shuffle or a deterministic=False inside the function given to flat_map or interleave was
     not seen (the walk read the top-level data sets only). The function makes its data sets anew on every read, so an
     unseeded shuffle there reorders on every read even with reshuffle_each_iteration=False: result #11's norm was
@@ -497,7 +507,7 @@ def test_a_function_that_reorders_its_data_sets_is_refused_and_its_fix_scanned(r
     np.testing.assert_allclose(result.norms, norms, rtol=1e-5, atol=1e-6)
 
 
-def test_an_unseeded_shuffle_read_by_several_workers_is_refused_and_a_seeded_one_scanned(monkeypatch):
+def test_an_unseeded_shuffle_read_by_several_workers_is_refused_and_a_seeded_one_scanned(monkeypatch, no_global_seed):
     """Found by scan 59: on a cluster each worker builds and reads its own copy of the data set and numbers its
     examples itself (tf.data's DATA sharding): a shuffle without a seed, reshuffle_each_iteration=False, draws its
     order when each copy is made, so the workers' numbers named examples of different orders. Two copies made as
