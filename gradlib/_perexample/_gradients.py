@@ -269,7 +269,7 @@ def per_example_terms(model: Any, loss: Any, x: tf.Tensor, y: tf.Tensor, *, trai
     if random and fallback:   # one random draw per example: its whole gradient comes from the loop's pass
         claimed, fallback = [], list(model.trainable_variables)
     dz = tape.gradient(total, [c.z for c in claimed], unconnected_gradients=tf.UnconnectedGradients.ZERO)
-    acc = _accumulated(losses.dtype)
+    acc = _accumulated(losses.dtype, model.trainable_variables)
     alone, looped = _one_by_one(model, vector, x, y, fallback, training, gradients, losses.dtype, acc)
     if random and fallback:
         losses = alone
@@ -506,12 +506,15 @@ def _one_by_one(model: Any, vector: Callable, x: Any, y: tf.Tensor, variables: l
     return out[0], list(out[1:])
 
 
-def _accumulated(dtype: tf.DType) -> tf.DType:
-    """The dtype of the gradients and norms: the losses', at least 32 bits. A half-precision loss (a loss function
-    computing in a mixed_float16 model's float16) had them summed in float16: squared norms overflowed past 65,504,
-    and the rest lost the digits the backward check compares (17.1406 from the batch where 17.1499 alone: refused
-    as a backward pass that mixes the examples, hunt 53); the variables themselves are float32."""
-    return tf.float32 if dtype.size < 4 else dtype
+def _accumulated(dtype: tf.DType, variables: list = ()) -> tf.DType:
+    """The dtype of the gradients and norms: the widest of the losses' and the trainable variables', at least 32
+    bits. A half-precision loss (a loss function computing in a mixed_float16 model's float16) had them summed in
+    float16: squared norms overflowed past 65,504, and the rest lost the digits the backward check compares (17.1406
+    from the batch where 17.1499 alone: refused as a backward pass that mixes the examples, hunt 53). A float32 loss
+    (a Keras loss computes in floatx) of a float64 model had its float64 gradients' norms rounded to float32."""
+    sizes = [dtype] + [tf.as_dtype(v.dtype) for v in variables if tf.as_dtype(v.dtype).is_floating]
+    widest = max(sizes, key=lambda d: d.size)
+    return tf.float32 if widest.size < 4 else widest
 
 
 def _alone_losses(model: Any, vector: Callable, x: Any, y: tf.Tensor, training: bool) -> tf.Tensor:

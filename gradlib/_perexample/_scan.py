@@ -25,6 +25,7 @@ losses computed alone (``check_independent``): a model that mixes examples is re
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterator
@@ -99,7 +100,7 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
          strategy: tf.distribute.Strategy | None = None,
          progress: Callable[[int, int | None], None] | None = None, limits: Limits = LIMITS) -> ScanResult:
     """Each example's loss and gradient norm over a whole data set: streamed, compiled once, optionally distributed.
-    Returns NumPy, on no tape: under a recording tape it warns (``gradlib.NotDifferentiableWarning``).
+    Returns NumPy, on no tape (under a recording tape it warns: ``gradlib.NotDifferentiableWarning``).
 
     Args:
         model: a built Keras model (built in ``strategy.scope()`` when there is a strategy, as Keras requires).
@@ -133,17 +134,17 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         ((10,), (10,), ['index', 'loss', 'norm'])
 
     Raises:
-        ExpressionError: a bad option (batch size, strategy, progress callback), or a batch over the limits (a
-            kind of ``GradlibError``).
+        ExpressionError: a bad option (batch size, strategy, progress callback), or a batch over the limits.
         GradlibError: a bad model, data set or loss.
         BatchMixingError: an example's loss depends on other examples of its batch (every batch's losses are
             compared with its examples' losses alone).
     """
     strategy = _check_strategy(strategy)
     _check_model(model, strategy)
-    batch = _check_batch_size(batch_size, strategy.num_replicas_in_sync)
+    replicas = strategy.num_replicas_in_sync
+    batch = _check_batch_size(batch_size, replicas)
     _check_progress(progress)
-    dataset, total, arrays = _as_dataset(data)
+    dataset, total, arrays = _as_dataset(data, _workers(strategy), _one_shape(batch, replicas))
     example = dataset.element_spec if arrays is None else _example_spec(arrays)
     _check_unbatched(example, model)
     loss = _resolved_loss(model, loss, loss_weights, example)
@@ -152,19 +153,21 @@ def scan(model: Any, data: Any, *, loss: Any = None, loss_weights: Any = None, b
         first = _probe(model, dataset if arrays is None else arrays, loss)
         batches, spec = _batched(strategy, dataset, arrays, total, example, batch, first)
         step, plans, tables = _checked_step(model, loss, strategy, spec, batch, limits)
-        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss))
-    return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=strategy.num_replicas_in_sync,
+        losses, norms = _in_order(*_run(step, batches, total, progress, tables, loss, batch, replicas))
+    return ScanResult(losses=losses, norms=norms, method=plans[0].method, replicas=replicas,
                       batch_size=batch, seconds=time.perf_counter() - start)
 
 
 # ---------------------------------------------------------------- the input pipeline
 
 
-def _as_dataset(data: Any) -> tuple[tf.data.Dataset | None, int | None, tuple[Any, Any] | None]:
+def _as_dataset(data: Any, workers: int = 1, shapes: str = "use batch_size=1"
+                ) -> tuple[tf.data.Dataset | None, int | None, tuple[Any, Any] | None]:
     """The examples as an unbatched ``(x, y)`` data set and how many there are when that is known; or, when
-    ``data`` was arrays, no data set yet, their number, and the checked arrays ``(x, y)``."""
+    ``data`` was arrays, no data set yet, their number, and the checked arrays ``(x, y)``. ``workers``: how many
+    processes read the data set, each its own copy (``_workers``); ``shapes``: ``_check_dataset``'s."""
     if isinstance(data, tf.data.Dataset):
-        _check_dataset(data)
+        _check_dataset(data, workers, shapes)
         count = int(data.cardinality())
         return data, (count if count >= 0 else None), None
     x, y, count = _check_arrays(data)
@@ -318,8 +321,10 @@ def _trace(model: Any, loss: Any, strategy: tf.distribute.Strategy, spec: Any) -
 
 
 def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int, int | None], None] | None,
-         tables: list, loss: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every batch through the step; the numbered results of the real (not padding) rows, as they came.
+         tables: list, loss: Any = None, batch: int = 1, replicas: int = 1
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every batch through the step; the numbered results of the real (not padding) rows, as they came. ``batch``
+    and ``replicas``: the global batch and how many replicas share it, for the advice of a refusal (``_one_shape``).
 
     Each batch's token ids must be in their Embeddings' tables (``_check_faults``), and its losses must equal
     its examples' losses alone (``check_independent``, which names a Circle ``loss`` as the cause), on every batch.
@@ -339,13 +344,25 @@ def _run(step: Any, distributed: Any, total: int | None, progress: Callable[[int
     except tf.errors.OpError as exc:
         hint = (f" Check that {GATHER_HINT}" if GATHER_OUT_OF_RANGE.search(str(exc)) else
                 " Check that y holds labels below the number of classes" if "label value" in str(exc) else
-                " The examples of one batch need one shape: use batch_size=1, or order the examples by length in "
-                "runs of batch_size, or pad them to one length with a mask" if "different shapes" in str(exc) else "")
+                f" The examples of one batch need one shape: {_one_shape(batch, replicas)}"
+                if "different shapes" in str(exc) else "")
         said = error_sentence(exc) + hint if hint else error_gist(exc)   # "[2,3].. The" where the gist had its period
         raise GradlibError(f"gradlib.scan failed after {done:,} examples: {said}") from exc
     if not chunks:
         raise GradlibError("gradlib.scan got an empty data set: there is no example to scan")
     return tuple(np.concatenate(parts) for parts in zip(*chunks))  # type: ignore[return-value]
+
+
+def _one_shape(batch: int, replicas: int) -> str:
+    """What to do about examples of different shapes in one batch of ``batch`` on ``replicas``: on one replica a
+    batch of one; on several, every batch holds one example per replica at least (batch_size=1 became 2 on two
+    replicas, and "use batch_size=1" failed there as before)."""
+    if replicas == 1:
+        return ("use batch_size=1, or order the examples by length in runs of batch_size (here "
+                f"{batch}), or pad them to one length with a mask")
+    return (f"on {replicas} replicas every batch holds at least {replicas} examples (batch_size={batch} here, a "
+            f"multiple of the replicas): order the examples by length in runs of {batch}, or pad them to one length "
+            "with a mask")
 
 
 def _check_faults(tables: list, faults: list[np.ndarray], numbers: np.ndarray) -> None:
@@ -475,13 +492,33 @@ def _check_progress(progress: Any) -> None:
                               f"got {progress!r}")
 
 
-def _check_dataset(data: tf.data.Dataset) -> None:
+def _workers(strategy: tf.distribute.Strategy) -> int:
+    """How many worker processes ``strategy`` spans: 1 on one machine; 2 (at least) where it does not say."""
+    extended = strategy.extended
+    multi = getattr(extended, "_in_multi_worker_mode", None)
+    if not callable(multi):
+        return 2
+    return max(int(getattr(extended, "_num_workers", 2)), 2) if multi() else 1
+
+
+def _check_dataset(data: tf.data.Dataset, workers: int = 1, shapes: str = "use batch_size=1") -> None:
+    """Refuse a data set that is not of ``(x, y)`` pairs of dense tensors, endless, or read in a new order each time
+    (``workers``: the processes that read it, ``_workers``); ``shapes`` is what to do about examples of different
+    shapes on the strategy in use (``_one_shape``)."""
     spec = data.element_spec
     if isinstance(spec, tuple) and len(spec) == 3:
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs, but its elements have three parts "
                            f"{spec!r}: sample weights are not supported; map it to (x, y), e.g. "
                            "data.map(lambda x, y, w: (x, y))")
     specs = tf.nest.flatten(spec)
+    if isinstance(spec, tuple) and len(spec) == 2 and any(_composite(s) for s in specs):
+        padded = any(isinstance(s, tf.RaggedTensorSpec) and s.ragged_rank > 0 for s in specs)
+        raise GradlibError(
+            f"gradlib.scan needs a data set of (x, y) pairs of dense tensors, but its elements are {spec!r}. Make "
+            f"each example's ragged (or sparse) parts dense: data.map(lambda x, y: ({_dense('x', spec[0])}, "
+            f"{_dense('y', spec[1])}))" + ("; to_tensor() pads an example's shorter rows with zeros: mask them "
+                                          "(keras.layers.Masking)" if padded else "")
+            + f". Examples of different lengths then need batches of one shape: {shapes}")
     if not (isinstance(spec, tuple) and len(spec) == 2 and specs and all(isinstance(s, tf.TensorSpec) for s in specs)):
         raise GradlibError(f"gradlib.scan needs a data set of (x, y) pairs of tensors (x and y may be lists or dicts "
                            f"of tensors, as model.fit takes them), but its elements are {spec!r}; map it to (x, y), "
@@ -490,10 +527,34 @@ def _check_dataset(data: tf.data.Dataset) -> None:
     if cardinality == int(tf.data.INFINITE_CARDINALITY) or (cardinality < 0 and _endless(data)):
         raise GradlibError("gradlib.scan needs a finite data set, but this one repeats forever; drop .repeat() or "
                            "use .take(n)")
-    why = _reordered(data)
+    why = _reordered(data, workers)
     if why:
         raise GradlibError(f"gradlib.scan needs a data set in the same order every time it is read, but this one "
                            f"{why}: a result's index would name another example than your next read of it")
+
+
+def _composite(spec: Any) -> bool:
+    return isinstance(spec, (tf.RaggedTensorSpec, tf.SparseTensorSpec))
+
+
+def _dense(name: str, spec: Any) -> str:
+    """A Python expression that makes ``name`` (of ``spec``) dense where it is ragged or sparse, for the advice of a
+    refusal: ``tf.convert_to_tensor(x)``, ``{**x, 'tokens': x['tokens'].to_tensor()}``, ``(x[0],
+    tf.sparse.to_dense(x[1]))``. One example sliced from a ragged matrix (ragged rank 0) is a dense tensor already:
+    a ``map`` hands it to its function as one (TF 2.21: ``x.to_tensor()`` there raised "'SymbolicTensor' object
+    has no attribute 'to_tensor'"), and only its spec says ragged; a deeper one's ``to_tensor()`` pads its rows."""
+    if isinstance(spec, tf.RaggedTensorSpec):
+        return f"tf.convert_to_tensor({name})" if spec.ragged_rank == 0 else f"{name}.to_tensor()"
+    if isinstance(spec, tf.SparseTensorSpec):
+        return f"tf.sparse.to_dense({name})"
+    if isinstance(spec, dict):
+        parts = [f"{k!r}: {_dense(f'{name}[{k!r}]', v)}" for k, v in spec.items()
+                 if any(map(_composite, tf.nest.flatten(v)))]
+        return "{**" + name + ", " + ", ".join(parts) + "}" if parts else name
+    if isinstance(spec, (tuple, list)) and any(map(_composite, tf.nest.flatten(spec))):
+        inner = ", ".join(_dense(f"{name}[{i}]", v) for i, v in enumerate(spec))
+        return f"({inner}{',' if len(spec) == 1 else ''})"
+    return name
 
 
 #: tf.data's classes of one input that read it to its end, whatever they do with its elements: under them a
@@ -518,14 +579,16 @@ def _endless(data: tf.data.Dataset) -> bool:
     return False
 
 
-def _reordered(data: tf.data.Dataset) -> str:
+def _reordered(data: tf.data.Dataset, workers: int = 1) -> str:
     """Why ``data`` is read in a new order every time ("" when it is not seen to be): a ``Dataset.shuffle`` that
     reshuffles on every read (``reshuffle_each_iteration``, on by default; ``list_files`` makes one), or a parallel
     ``map`` (``batch``, reader) with ``deterministic=False``, which hands out its elements as they finish and
     overrides the scan's ``options.deterministic``. Its results would be numbered in an order no other read gives:
     a 12-example shuffled data set's norm #9 was 0.985, the next read's example #9 had 2.99; a parallel map's #15
-    was 1.19, example #15 had 3.26. The walk follows tf.data's own (private) ``_inputs()``; a data set made inside a
-    function (``interleave``) is not seen, nor ``interleave``'s own ``deterministic``, which it does not keep."""
+    was 1.19, example #15 had 3.26. The walk follows tf.data's own (private) ``_inputs()``, and reads the graphs of
+    the functions given to ``interleave``, ``flat_map`` (and ``map``, ``filter``...: ``_inside``). On ``workers``
+    > 1, an unseeded shuffle is refused too: each worker shuffles in its own order (``_unseeded``). Not seen: a
+    top-level ``interleave``'s own ``deterministic=False``, which tf.data does not keep on the Python object."""
     stack, seen = [data], set()
     while stack:
         d = stack.pop()
@@ -538,14 +601,76 @@ def _reordered(data: tf.data.Dataset) -> str:
                     "Dataset.list_files shuffles too). A scan needs no shuffle: drop it, or pass "
                     "reshuffle_each_iteration=False (list_files: shuffle=False)")
         if getattr(d, "_deterministic", None) == "false":
-            return (f"has a {type(d).__name__.strip('_').replace('Dataset', '')} with deterministic=False, "
+            return (f"has a {_op_name(type(d).__name__)} with deterministic=False, "
                     "which hands out the examples in the order they finish. Drop deterministic=False (the scan "
                     "asks tf.data for a deterministic order otherwise)")
+        why = (_unseeded(d) if workers > 1 else "") or _inside(d)
+        if why:
+            return why
         try:
             stack.extend(d._inputs())
         except Exception:  # noqa: BLE001 - a data set class without the method: nothing more to see
             continue
     return ""
+
+
+def _op_name(name: str) -> str:
+    """``ParallelMap`` of ``_ParallelMapDataset`` or ``ParallelMapDatasetV2``."""
+    return re.sub(r"(Dataset)?(V\d+)?$", "", name.strip("_"))
+
+
+def _unseeded(d: tf.data.Dataset) -> str:
+    """Why ``d``, a shuffle without a seed, is numbered differently on each worker of a cluster ("" otherwise)."""
+    if not hasattr(d, "_reshuffle_each_iteration") or int(getattr(d, "_seed", 1)) or int(getattr(d, "_seed2", 1)):
+        return ""
+    return ("is shuffled without a seed (Dataset.shuffle(..., reshuffle_each_iteration=False) and no seed, nor "
+            "tf.random.set_seed): each worker of the cluster shuffles in its own order, so the results would be "
+            "numbered from several orders. Give the shuffle a seed, the same on every worker: "
+            ".shuffle(n, seed=0, reshuffle_each_iteration=False), or drop it")
+
+
+def _inside(d: tf.data.Dataset) -> str:
+    """Why the functions ``d`` was given (``interleave``'s, ``flat_map``'s, ...) read their data sets in a new order
+    on every read ("" when not seen): a ``Dataset.shuffle`` without a seed, or an op with ``deterministic=False``,
+    in their graphs or in the functions those call. Such a function makes its data sets anew for each element, on
+    every read, so a shuffle in it draws a new order each time whatever ``reshuffle_each_iteration`` says (TF
+    2.21: flat_map(lambda i: range(10).shuffle(10, reshuffle_each_iteration=False)) read twice gave 0, 9, 3, 6, 8
+    and 9, 7, 6, 2, 5); a seeded one gives the same order on every read."""
+    for wrapper in vars(d).values():
+        graph = getattr(getattr(wrapper, "function", None), "graph", None)
+        if graph is None:
+            continue
+        definition = graph.as_graph_def()
+        for nodes in [definition.node, *(f.node_def for f in definition.library.function)]:
+            what, fix = _reordering_node(nodes)
+            if what:
+                return f"has, inside the function given to {_op_name(type(d).__name__)}, {what}. {fix}"
+    return ""
+
+
+def _reordering_node(nodes: Any) -> tuple[str, str]:
+    """What in one graph's ``nodes`` (``NodeDef``s) hands out its elements in a new order on each read, and the fix
+    (``("", "")`` when nothing does)."""
+    by_name = {n.name: n for n in nodes}
+    for node in nodes:
+        if node.op.startswith("Shuffle") and _zero_seeds(node, by_name):
+            return ("a Dataset.shuffle without a seed: the function makes its data sets anew on every read, so they "
+                    "are shuffled anew whatever reshuffle_each_iteration says", "Give that shuffle a seed, "
+                    ".shuffle(n, seed=0) (the same order on every read), or drop it")
+        if "deterministic" in node.attr and node.attr["deterministic"].s == b"false":
+            return (f"a {_op_name(node.op)} with deterministic=False, which hands out the examples in the order "
+                    "they finish", "Drop deterministic=False there")
+    return "", ""
+
+
+def _zero_seeds(node: Any, by_name: dict) -> bool:
+    """Whether a shuffle ``node``'s ``seed`` and ``seed2`` inputs are the constant 0 (no seed: TensorFlow draws one
+    when the op runs), or it has none."""
+    if len(node.input) < 4:
+        return True
+    sources = [by_name.get(name.lstrip("^").split(":")[0]) for name in node.input[2:4]]
+    return all(s is not None and s.op == "Const" and not tf.make_ndarray(s.attr["value"].tensor).any()
+               for s in sources)
 
 
 def _check_arrays(data: Any) -> tuple[Any, Any, int]:

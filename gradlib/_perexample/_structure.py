@@ -239,7 +239,8 @@ def resolve_loss(model: Any, loss: Any, loss_weights: Any, y: Nest, api: str) ->
         keys = list(names) if names and len(names) > 1 else [None]
     per_output = _per_output(loss, keys, names, "loss", api)
     weights = _per_output(1.0 if loss_weights is None else loss_weights, keys, names, "loss_weights", api)
-    terms = [(k, _one_loss(l, api, functools.partial(_shapes, model, k, y, names)), _check_weight(w, api))
+    dtype = _output_dtype(model)
+    terms = [(k, _one_loss(l, api, functools.partial(_shapes, model, k, y, names), dtype), _check_weight(w, api))
              for k, l, w in zip(keys, per_output, weights) if l is not None]
     if not terms:
         raise GradlibError(f"{api} got no loss for any output (every one is None); give loss= for at least one")
@@ -315,9 +316,9 @@ def _per_output(value: Any, keys: list, names: list[str] | None, what: str, api:
     return [value] * n
 
 
-def _one_loss(loss: Any, api: str, shapes: Callable[[], tuple | None]) -> Any:
+def _one_loss(loss: Any, api: str, shapes: Callable[[], tuple | None], dtype: str | None = None) -> Any:
     if isinstance(loss, str):
-        return _named_loss(loss, api, shapes)
+        return _named_loss(loss, api, shapes, dtype)
     if isinstance(loss, (keras.losses.Loss, CompiledFunction)) or (callable(loss) and not isinstance(loss, type)):
         return loss
     raise ExpressionError(
@@ -326,11 +327,11 @@ def _one_loss(loss: Any, api: str, shapes: Callable[[], tuple | None]) -> Any:
         " or loss='sparse_categorical_crossentropy'")
 
 
-def _named_loss(name: str, api: str, shapes: Callable[[], tuple | None]) -> Any:
+def _named_loss(name: str, api: str, shapes: Callable[[], tuple | None], dtype: str | None = None) -> Any:
     if name.lower() in ("crossentropy", "ce"):
         name = _crossentropy(name, api, shapes())
     try:
-        return _keras_loss(name)
+        return _keras_loss(name, dtype)
     except ValueError:
         known = [n for n in dir(keras.losses) if not n.startswith("_") and n not in ("get", "serialize", "deserialize",
                                                                                       "Loss")] + list(_ALIASES)
@@ -368,14 +369,26 @@ _ALIASES = ("mse", "mae", "mape", "msle", "kld", "bce")
 
 
 @functools.lru_cache(maxsize=64)
-def _keras_loss(name: str) -> keras.losses.Loss:
-    """The loss ``model.compile(loss=name)`` makes; one object per name, so that the compiled steps are reused."""
+def _keras_loss(name: str, dtype: str | None = None) -> keras.losses.Loss:
+    """The loss ``model.compile(loss=name)`` makes, computing in ``dtype`` when that is float64 (a float64 model's
+    outputs): a Keras loss computes in floatx, and a float64 model's losses came out float32 (1.7e-6 off a float64
+    loop). One object per name and dtype, so that the compiled steps are reused."""
+    wide = {"dtype": dtype} if dtype == "float64" else {}
     loss = keras.losses.get(name)
     if isinstance(loss, keras.losses.Loss):
-        return loss
+        return type(loss).from_config({**loss.get_config(), **wide}) if wide else loss
     if LossFunctionWrapper is None:   # pragma: no cover
         raise ValueError(f"this Keras has no LossFunctionWrapper to wrap {name!r} in")
-    return LossFunctionWrapper(loss, name=name)
+    return LossFunctionWrapper(loss, name=name, **wide)
+
+
+def _output_dtype(model: Any) -> str | None:
+    """The floating dtype of the model's outputs, where it declares them; ``None`` otherwise."""
+    try:
+        dtypes = {str(t.dtype) for t in keras.tree.flatten(model.outputs)}
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return "float64" if dtypes == {"float64"} else None
 
 
 def _check_weight(weight: Any, api: str) -> float:

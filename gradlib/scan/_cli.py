@@ -108,7 +108,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO = sys.stdout, stde
         classes = _classes(model) if loss_name == "sparse_categorical_crossentropy" else None
         if classes is not None:
             _files.check_labels(source, classes)
-        loss = _loss(loss_name, args.from_logits, strategy)
+        loss = _loss(loss_name, args.from_logits, strategy, _float64(model, 'outputs'))
         result = _scan(model, source, loss, args, strategy, stderr, classes)
     except GradlibError as exc:
         stderr.write(f"{prog}: error: {exc}\n")
@@ -174,8 +174,8 @@ def _scan(model: Any, source: _files.Source, loss: Any, args: argparse.Namespace
 
     progress = None if args.quiet else Progress(stderr)
     try:
-        result = scan(model, _files.dataset(source, classes), loss=loss, batch_size=args.batch_size,
-                      strategy=strategy, progress=progress)
+        data = _files.dataset(source, classes, _float64(model, "inputs"))
+        result = scan(model, data, loss=loss, batch_size=args.batch_size, strategy=strategy, progress=progress)
     except GradlibError:
         _files.check_records(source, classes)   # a CSV's bad record stops the stream: say which row and column
         raise
@@ -243,12 +243,14 @@ def _current_directory_importable() -> None:
         sys.path.insert(0, here)
 
 
-def _loss(name: str, from_logits: bool, strategy: Any) -> Any:
+def _loss(name: str, from_logits: bool, strategy: Any, wide: bool = False) -> Any:
+    """The loss of ``--loss``: a named one computes in float64 for a float64 model (``wide``: a Keras loss computes
+    in floatx otherwise, and a float64 model's losses came out float32, 1.7e-6 off a float64 loop)."""
     import keras
 
     if name in LOSSES:
-        cls = getattr(keras.losses, LOSSES[name][0])
-        return cls(from_logits=from_logits) if LOSSES[name][1] else cls()
+        cls, options = getattr(keras.losses, LOSSES[name][0]), {"dtype": "float64"} if wide else {}
+        return cls(from_logits=from_logits, **options) if LOSSES[name][1] else cls(**options)
     loss = _import(name, "--loss")
     if isinstance(loss, type) and issubclass(loss, keras.losses.Loss):
         return _call_user(name, "--loss", strategy)
@@ -355,6 +357,13 @@ def _input_names(model: Any) -> list[str] | None:
     except (AttributeError, ValueError):   # a subclassed model not yet called
         return None
     return [str(t.name) for t in inputs] if inputs else None
+
+
+def _float64(model: Any, which: str) -> bool:
+    """Whether the model declares float64 ``inputs`` (or ``outputs``): all of its outputs, any of its inputs."""
+    tensors = getattr(model, which, None) or []
+    kinds = [str(getattr(t, "dtype", "")) == "float64" for t in tensors]
+    return bool(kinds) and (any(kinds) if which == "inputs" else all(kinds))
 
 
 def _classes(model: Any) -> int | None:

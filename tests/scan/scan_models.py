@@ -25,6 +25,41 @@ def classifier():
     return model
 
 
+def classifier64():
+    """``classifier`` in float64 (its layers' dtype; floatx stays float32), with float64 weights."""
+    import keras
+
+    model = keras.Sequential([keras.Input((FEATURES,), dtype="float64"),
+                              keras.layers.Dense(7, activation="tanh", dtype="float64"),
+                              keras.layers.Dense(CLASSES, dtype="float64")])
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(size=w.shape) for w in model.get_weights()])
+    return model
+
+
+def sequence_classifier():
+    """A classifier of token sequences of any length (Embedding, Dense, average over time), with fixed weights."""
+    import keras
+
+    model = keras.Sequential([keras.Input((None,), dtype="int32"), keras.layers.Embedding(9, 4),
+                              keras.layers.Dense(5, activation="tanh"), keras.layers.GlobalAveragePooling1D(),
+                              keras.layers.Dense(CLASSES)])
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(size=w.shape).astype(np.float32) for w in model.get_weights()])
+    return model
+
+
+def sequences(lengths, seed: int = 8):
+    """Token sequences of the given lengths and their labels, and a data set of them (``TensorSpec((None,))``)."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(seed)
+    tokens = [rng.integers(1, 9, n).astype(np.int32) for n in lengths]
+    labels = rng.integers(0, CLASSES, len(lengths)).astype(np.int32)
+    spec = (tf.TensorSpec((None,), tf.int32), tf.TensorSpec((), tf.int32))
+    return tokens, labels, tf.data.Dataset.from_generator(lambda: zip(tokens, labels), output_signature=spec)
+
+
 def two_inputs():
     """A classifier of two inputs, ``a`` and ``b``, of the same shape (swapping them changes every number)."""
     import keras

@@ -8,6 +8,7 @@ them, and each worker of a cluster is its own process. Every process has a timeo
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -89,3 +90,47 @@ def test_multi_worker_with_two_processes(data, tmp_path):
     assert "on 2 replica(s)" in outputs[0][0] and "the chief writes" in outputs[1][0]
     assert not (tmp_path / "r1.csv").exists()
     assert_same(tmp_path / "r0.csv", single)
+
+
+TWO_REPLICAS = """
+import json, sys
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+import keras, gradlib, scan_models
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+with strategy.scope():
+    model = scan_models.sequence_classifier()
+loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+try:
+    gradlib.scan(model, scan_models.sequences([4, 6, 2, 5, 3])[2], loss=loss, batch_size=1, strategy=strategy)
+    refusal = None
+except gradlib.GradlibError as exc:
+    refusal = str(exc)
+result = gradlib.scan(model, scan_models.sequences(json.loads(sys.argv[1]))[2], loss=loss, batch_size=1,
+                      strategy=strategy)
+print(json.dumps({"refusal": refusal, "losses": result.losses.tolist(), "norms": result.norms.tolist(),
+                  "batch": result.batch_size}))
+"""
+
+
+def test_the_advice_for_examples_of_several_shapes_fits_two_replicas_and_followed_is_scanned():
+    """Found by scan 59: on two replicas batch_size=1 becomes 2, and the refusal of examples of different lengths
+    said "use batch_size=1", which failed as before. It now says to order them by length in runs of 2; followed, the
+    scan equals the loop."""
+    from test_scan import loop_reference
+
+    lengths = [4, 4, 6, 6, 2, 2, 5]   # by length in runs of 2, the last batch alone
+    out = subprocess.run([sys.executable, "-c", TWO_REPLICAS, json.dumps(lengths)], env=env(), capture_output=True,
+                         text=True, timeout=TIMEOUT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "use batch_size=1" not in got["refusal"]
+    assert re.search(r"one shape: on 2 replicas every batch holds at least 2 examples \(batch_size=2 here.*"
+                     r"order the examples by length in runs of 2, or pad", got["refusal"])
+    tokens, labels, _ = scan_models.sequences(lengths)
+    model = scan_models.sequence_classifier()
+    reference = [loop_reference(model, t[None], labels[i:i + 1], CCE) for i, t in enumerate(tokens)]
+    assert got["batch"] == 2
+    np.testing.assert_allclose(got["losses"], [r[0][0] for r in reference], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["norms"], [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)
