@@ -179,8 +179,9 @@ def _check_held(req: Request, method: str, out: dict, s: _orders.Shape, precisio
     """Refuse a batch whose held sample has other derivatives when the other samples move (``out["held"]``:
     ``_mixing.held_outputs``, up to the second order): ``method`` run again on that moved batch (the same shape:
     the same trace), its first derivatives compared, and its second ones but for ``hutchinson`` (its probes are
-    drawn per sample: the held sample's second derivatives along ``_mixing.tower``'s random direction instead). A batch statistic under ``tf.stop_gradient`` mixes the values only, which
-    ``check_independent`` cannot see (``_mixing``'s docstring). A random fn's calls differ anyway."""
+    drawn per sample: the held sample's second derivatives along ``_mixing.tower``'s random direction instead). A
+    batch statistic under ``tf.stop_gradient`` mixes the values only, which ``check_independent`` cannot see
+    (``_mixing``'s docstring). A random fn's calls differ anyway."""
     if random:
         return
     keys = ("jacobian",) if method == "hutchinson" else ("jacobian", "value")
