@@ -212,3 +212,17 @@ def test_a_third_derivative_that_moves_under_still_lower_ones_is_refused():
         residual("u_xxx", cubed)(EDGES)
     with pytest.raises(BatchMixingError, match=r"derivatives change"):   # held: 0 at every edge, not inside
         residual("u_xx", cubed)(EDGES)
+
+
+def test_a_residual_first_called_inside_the_caller_s_tf_function_is_tested_too():
+    """The guide's training step calls the residual only inside tf.function, where the points have no values: before
+    hunt 59 the test ran on the first eager call only, so that step trained a model that mixes points on the batch's
+    derivatives, silently. It now runs once, eagerly in a thread, at fixed points; an independent model passes."""
+    heat = residual("u_t - u_xx", centred)
+    with pytest.raises(BatchMixingError, match=r"^gradlib.pde.residual: the samples of the batch are not independent"
+                                               r".*first called inside a tf.function"):
+        tf.function(lambda x: heat(x))(X)
+    from test_check import scaled_by_the_batch   # the moved batches' test runs there too
+    with pytest.raises(BatchMixingError, match=r"derivatives change.*first called inside a tf.function"):
+        tf.function(lambda x: residual("u_t - u_xx", scaled_by_the_batch)(x))(X)
+    np.testing.assert_allclose(tf.function(lambda x: residual("u_t - u_xx", wave)(x))(X), 0.0, atol=1e-12)
