@@ -394,7 +394,7 @@ def _tiled_step(fn: Callable, x: tf.Tensor, out_shape: tuple[int, ...], variable
 def _run_tiled(fn: Callable, step: _TiledStep, x: tf.Tensor, precision: str) -> tuple | None:
     """``(y, J, warning, (compiled as, final, built))`` from the tiled pass when the batch was checked at the weights'
     fingerprint it returns beside them, else from the checking step (the projection check, the tiled ``y`` against
-    ``fn(x)``, and the first and last samples with the others moved: ``_check_held``); None when that fails."""
+    ``fn(x)``, and the held pass: ``_check_held``); None when that fails."""
     if step.last is not None:
         y, jac, fingerprint, compiled_as, note, built = _guarded(lambda: step.fast.run([x], []), x)
         if np.array_equal(fingerprint, step.last):
@@ -532,7 +532,7 @@ def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):
 
 def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
     """``(y, J, u, g, ends)``: the per-sample Jacobians, the check's random cotangent ``u`` with ``g = u^T dy/dx``,
-    and fn's output with the first and last samples held and the others moved (``_mixing.held_outputs``)."""
+    and the held pass (``_mixing.held_outputs``: fn's value and derivatives on two moved batches)."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = joined_outputs(fn(x), x.shape[0], API)
