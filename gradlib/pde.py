@@ -11,7 +11,8 @@ eagerly and inside the caller's ``tf.function`` training step. Only what is aske
 per output for every first derivative, one more per first derivative whose second derivatives are asked (the
 Laplacian ``u_xx + u_yy`` along x and y only; ``u_xt`` without the full Hessian), orders 3 and 4 by repeating.
 Each point's derivative is the gradient of a sum over the points, which holds when the model does not mix
-points: ``check`` says whether it does, and a residual's first eager call refuses a model that does.
+points: ``check`` says whether it does, and a residual's first call refuses a model that does
+(first called inside a ``tf.function``: tested at fixed points, eagerly, in a thread of its own).
 
 >>> import tensorflow as tf
 >>> u = lambda x: tf.sin(x[:, :1]) * tf.exp(-x[:, 1:])            # u(x, t) = sin(x) exp(-t)

@@ -23,7 +23,7 @@ import tensorflow as tf
 from .._foundations._errors import GradlibError
 from .._foundations._format import format_number
 from .._callable._mixing import (PROJECTION_SEED, find_mixing, held_outputs, held_refusal, mixing_text, moved_batch,
-                                 moved_samples, second_held)
+                                 moved_samples)
 from .._callable._random import is_random
 from .._callable._state import callable_key
 from .._callable._trace import lowest_float, trace
@@ -109,30 +109,32 @@ def independence(model: Callable, x: tf.Tensor, plan: Plan, api: str) -> str:
     u, g = _projection(tape, y, x)
     del tape
     jac = np.stack([f.numpy() for f in firsts], axis=1)
-    return _mixing_text(model, x, jac, u, g) or _held_text(model, x, plan, api, y.numpy(), jac)
+    return _mixing_text(model, x, jac, u, g) or _held_text(model, x, plan, api)
 
 
-def _held_text(model: Callable, x: tf.Tensor, plan: Plan, api: str, y: np.ndarray, jac: np.ndarray) -> str:
-    """"" unless the first or the last point's value and first derivatives change when the other points move
-    (``_mixing.held``): a batch statistic under ``tf.stop_gradient`` mixes values only, which the projection cannot
-    see, and ``gradlib.pde`` then answered that batch's derivatives as each point's. One more forward pass (two, of
-    two points); a random model's calls differ anyway (not checked: asked only where a value moved)."""
+def _held_text(model: Callable, x: tf.Tensor, plan: Plan, api: str) -> str:
+    """"" unless the derivatives of a held point (``_mixing.held_rows``: each pass holds half the points) change
+    when the others move (``_mixing.held``): a batch statistic under ``tf.stop_gradient`` mixes values only,
+    which the projection cannot see, and ``gradlib.pde`` then answered that batch's derivatives as each point's.
+    ``_mixing.tower`` compares the derivatives up to the plan's order (a point at a boundary where the ansatz is 0
+    keeps its value); where one moved, the plan's derivatives are computed on that moved batch and compared. A random
+    model's calls differ anyway (not checked: asked only where a derivative moved)."""
     def columns(t: tf.Tensor) -> tf.Tensor:
         return tf.stack([tf.cast(c, t.dtype) for c in forward_columns(model, t, plan.outputs, api)], axis=1)
 
-    ends = second_held(columns, x, held_outputs(columns, x, api).numpy(), api)
-    moved_points = moved_samples(y, ends, x.dtype.name)
+    moved_points = moved_samples(held_outputs(columns, x, api, max(plan.order, 1)).numpy(), x.dtype.name)
     if moved_points and is_random(columns, x, callable_key(model, "random")):   # asked only where a value moved
         return ""
+    given = compute(model, x, plan, api, jet=False) if moved_points else {}
+    passes: dict[int, dict] = {}   # the plan on each moved batch, computed once (each holds half the points)
     for b in moved_points:
-        moved = moved_batch(x, b)
-        with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
-            tape.watch(moved)
-            out = forward_columns(model, moved, plan.outputs, api)   # each column sliced on the tape
-        firsts = [tape.gradient(c, moved, unconnected_gradients=tf.UnconnectedGradients.ZERO)[b] for c in out]
-        del tape
-        refusal = held_refusal(api, b, jac[b], np.stack([f.numpy() for f in firsts]), x.dtype.name,
-                               "first derivatives", "hessians")
+        if b % 2 not in passes:
+            passes[b % 2] = compute(model, moved_batch(x, b), plan, api, jet=False)
+        moved = passes[b % 2]
+        names = [d.name for d in plan.wanted if d.along] or [d.name for d in plan.wanted]
+        refusal = held_refusal(api, b, np.array([float(given[n][b]) for n in names]),
+                               np.array([float(moved[n][b]) for n in names]), x.dtype.name, "derivatives",
+                               "hessians")
         if refusal:
             return refusal.removeprefix(f"{api}: ")
     return ""

@@ -24,7 +24,7 @@ from .._callable._mixing import PROJECTION_SEED
 from .._callable._state import same_output
 from .._second._taylor import dense_layers, forward_jet, plain_dtypes
 
-__all__ = ["GUARD_POINTS", "jet_agrees", "jet_kernels", "jet_values", "rowwise"]
+__all__ = ["GUARD_POINTS", "fixed_points", "in_thread", "jet_agrees", "jet_kernels", "jet_values", "rowwise"]
 
 #: the points the guard compares the jet with the model's own call at (at most): a jet built from the wrong rules
 #: computes another function, which differs at every generic point, so a few points spread over the batch show it as
@@ -83,12 +83,21 @@ def jet_agrees(model: Callable, x: tf.Tensor, plan: Any) -> bool:
     if tf.executing_eagerly():
         return _agrees(model, kernels, _spread(x), len(plan.coords))
 
-    def fixed() -> bool:
-        points = tf.random.stateless_uniform((GUARD_POINTS, len(plan.coords)), seed=PROJECTION_SEED,
-                                             minval=-1.0, maxval=1.0, dtype=x.dtype)
-        return _agrees(model, kernels, points, len(plan.coords))
+    return in_thread(lambda: _agrees(model, kernels, fixed_points(x, len(plan.coords)), len(plan.coords)))
+
+
+def fixed_points(x: tf.Tensor, d: int) -> tf.Tensor:
+    """``GUARD_POINTS`` points drawn uniformly in ``[-1, 1]`` per coordinate in ``x``'s dtype (as many as ``x`` has
+    where its trace fixes fewer): where a check must run on values while the caller traces (in ``in_thread``)."""
+    count = GUARD_POINTS if x.shape[0] is None else max(2, min(int(x.shape[0]), GUARD_POINTS))
+    return tf.random.stateless_uniform((count, d), seed=PROJECTION_SEED, minval=-1.0, maxval=1.0, dtype=x.dtype)
+
+
+def in_thread(work: Callable[[], Any]) -> Any:
+    """``work()`` run eagerly in a thread of its own: TensorFlow's graphs and tapes are per thread, so there it is
+    outside the caller's graph and tapes, and its own tapes record (under ``tf.init_scope`` they would not)."""
     with concurrent.futures.ThreadPoolExecutor(1) as thread:
-        return thread.submit(fixed).result()
+        return thread.submit(work).result()
 
 
 def _spread(x: tf.Tensor) -> tf.Tensor:

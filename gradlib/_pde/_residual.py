@@ -24,7 +24,7 @@ from .._language._operations import OPERATIONS
 from .._language._syntax import Program, free_names, parse
 from ._check import independence
 from ._derivatives import Plan, check_model, check_x, compute, entry_point
-from ._jet import jet_agrees, rowwise
+from ._jet import fixed_points, in_thread, jet_agrees, rowwise
 from ._names import Derivative, check_names, derivative_or_none
 
 __all__ = ["Residual", "residual"]
@@ -44,7 +44,7 @@ class Residual:
                  check_independence: bool = True):
         self.text, self.program, self.model, self.plan = program.text, program, model, plan
         self.constants = constants
-        self._unchecked = bool(check_independence)   # the points' independence, tested on the first eager call
+        self._unchecked = bool(check_independence)   # the points' independence, tested on the first call
         self._jet: bool | None = None   # the forward jet's outputs equal the model's call (read on the first call)
         self._checked: set[str] = set()   # the dtypes whose numbers the text's literals were checked against
         # autograph off: the model is traced as the caller wrote it (a lambda is not rewritten, nor warned about)
@@ -66,7 +66,7 @@ class Residual:
             self._checked.add(x.dtype.name)
         if self._jet is None:   # eagerly at a few of x's points, or (first called in a trace) at fixed points
             self._jet = jet_agrees(self.model, x, self.plan)
-        if self._unchecked and tf.executing_eagerly():
+        if self._unchecked:
             if rowwise(self.model):
                 self._unchecked = False   # a Sequential of plain Dense layers maps each point alone: none can mix
             else:
@@ -76,11 +76,20 @@ class Residual:
         return self._compiled(x) if tf.executing_eagerly() else self._evaluate(x)
 
     def _check_independence(self, x: tf.Tensor) -> None:
-        """Once, on the first eager call: refuse a model that mixes points (each derivative would be the gradient
-        of a sum over the points, not the point's own)."""
-        found = independence(self.model, x, self.plan, _API)
+        """Once, on the first call: refuse a model that mixes points (each derivative would be the gradient of a sum
+        over the points, not the point's own). Eagerly at ``x``; first called inside the caller's ``tf.function``
+        (the guide's training step), where ``x`` has no values, eagerly in a thread of its own at fixed points
+        (``_jet.fixed_points``): before hunt 59 such a residual was never checked, and a model centring over the
+        points trained on the batch's derivatives."""
+        if tf.executing_eagerly():
+            found, where = independence(self.model, x, self.plan, _API), ""
+        else:
+            found = in_thread(lambda: independence(self.model, fixed_points(x, len(self.plan.coords)), self.plan,
+                                                   _API))
+            where = (" (tested once, eagerly, at fixed points drawn in [-1, 1] per coordinate: the residual was "
+                     "first called inside a tf.function, where the points have no values)")
         if found:
-            raise BatchMixingError(f"{_API}: {found}; or pass check_independence=False to skip this test")
+            raise BatchMixingError(f"{_API}: {found}{where}; or pass check_independence=False to skip this test")
         self._unchecked = False
 
     def _evaluate(self, x: tf.Tensor) -> tf.Tensor:
@@ -117,7 +126,7 @@ def residual(text: str, model: Callable, coords: Sequence[str] = ("x", "t"), out
             first call either way: ``gradlib._pde._jet.jet_agrees`` says at which points.)
 
     Raises:
-        BatchMixingError: (at the first eager call) the model mixes points.
+        BatchMixingError: (at the first call) the model mixes points.
         ExpressionError: the text is not in the language, names what is not an output, derivative, coordinate
             or constant (with its column), or is not one number per point; a name or constant is not acceptable.
     """

@@ -46,7 +46,7 @@ from .._foundations._limits import LIMITS, Limits, largest_fitting
 from .._callable._forms import sample_batch
 from .._callable._labels import index_labels
 from .._callable._mixing import (PROJECTION_SEED, find_mixing, held_outputs, held_refusal, mixing_text, moved_batch,
-                                 moved_samples, second_held)
+                                 moved_samples)
 from .._callable._random import RANDOM, is_random
 from .._callable._outputs import joined_outputs, named_outputs, output_names, sample_output, single_name
 from .._callable._state import callable_key, same_output
@@ -288,12 +288,12 @@ def _checked_batch(fn: Callable, x: tf.Tensor, y: np.ndarray, jac: np.ndarray, p
 
 def _check_held(fn: Callable, x: tf.Tensor, y: np.ndarray, jac: np.ndarray, ends: np.ndarray | None, dtype: str,
                 random: bool) -> None:
-    """Refuse a batch whose first or last sample has another output (``ends``: fn on ``_mixing.held(x)``) and
-    another Jacobian when the other samples move: a mixing through values the projection cannot see (``_mixing``'s
+    """Refuse a batch whose held sample has another Jacobian when the other samples move (``ends``:
+    ``_mixing.held_outputs``): a mixing through values the projection cannot see (``_mixing``'s
     docstring). ``ends`` None: ``loop``, whose Jacobians are each sample's alone; a random fn's calls differ anyway."""
     if ends is None or random:
         return
-    for b in moved_samples(y, second_held(fn, x, ends, API), dtype):
+    for b in moved_samples(ends, dtype):
         moved = moved_batch(x, b)
         with tf.GradientTape() as tape:   # the rare path: one eager tape over the moved batch
             tape.watch(moved)
@@ -394,7 +394,7 @@ def _tiled_step(fn: Callable, x: tf.Tensor, out_shape: tuple[int, ...], variable
 def _run_tiled(fn: Callable, step: _TiledStep, x: tf.Tensor, precision: str) -> tuple | None:
     """``(y, J, warning, (compiled as, final, built))`` from the tiled pass when the batch was checked at the weights'
     fingerprint it returns beside them, else from the checking step (the projection check, the tiled ``y`` against
-    ``fn(x)``, and the first and last samples with the others moved: ``_check_held``); None when that fails."""
+    ``fn(x)``, and the held pass: ``_check_held``); None when that fails."""
     if step.last is not None:
         y, jac, fingerprint, compiled_as, note, built = _guarded(lambda: step.fast.run([x], []), x)
         if np.array_equal(fingerprint, step.last):
@@ -532,7 +532,7 @@ def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):
 
 def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
     """``(y, J, u, g, ends)``: the per-sample Jacobians, the check's random cotangent ``u`` with ``g = u^T dy/dx``,
-    and fn's output with the first and last samples held and the others moved (``_mixing.held_outputs``)."""
+    and the held pass (``_mixing.held_outputs``: fn's value and derivatives on two moved batches)."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = joined_outputs(fn(x), x.shape[0], API)

@@ -70,8 +70,8 @@ def fast_build(fn: Callable, spec: tf.TensorSpec, out_shape: Sequence[int], vari
 def checked_body(fn: Callable, out_shape: Sequence[int], variables: Sequence[Any], api: str) -> Callable:
     """The checking step: ``x -> (y, J, u, g, y_called, fingerprint, ends)``: the tiled ``(y, J)``, ``fn(x)`` itself
     (``y_called``), the check's random cotangent ``u`` and ``g = u^T d fn(x) / dx``, the fingerprint of the
-    ``variables`` (``_callable._weights``) the check holds for, and fn's output with the first and last samples
-    held and the others moved (``_mixing.held_outputs``: a batch statistic under stop_gradient is the same on the repeated batch)."""
+    ``variables`` (``_callable._weights``) the check holds for, and the held pass
+    (``_mixing.held_outputs``: a batch statistic under stop_gradient is the same on the repeated batch)."""
     def body(x):
         fingerprint = _weights.weights_fingerprint(variables)
         with tf.GradientTape() as tape:   # fn(x) first: an output reduced over the batch is refused at its own size

@@ -29,8 +29,8 @@ from .._foundations._format import format_apart, format_number
 from .._foundations._errors import ExpressionError
 from .._foundations._limits import Limits
 
-__all__ = ["CHUNK_FLOATS", "FIRST_CALL_SECONDS", "KINDS", "LOOP_SECONDS", "PARALLEL_CHUNKS", "SECOND_METHODS", "TABLE", "Cost",
-           "SecondMethod", "Shape", "check_budget", "check_method", "choose", "chunk_rows", "row"]
+__all__ = ["CHUNK_FLOATS", "FIRST_CALL_SECONDS", "HELD_PASSES", "KINDS", "LOOP_SECONDS", "PARALLEL_CHUNKS",
+           "SECOND_METHODS", "TABLE", "Cost", "SecondMethod", "Shape", "check_budget", "check_method", "choose", "chunk_rows", "row"]
 
 #: what the second-order functions compute: full Hessians, their diagonals, their traces, a Jacobian's trace
 KINDS = ("hessian", "diagonal", "laplacian", "divergence")
@@ -52,6 +52,10 @@ CHUNK_FLOATS = 2 ** 20
 #: (3); ``nested_tapes`` 21.6-23.4 s for the LSTM and Masking + LSTM (8 inputs), 14-18 s for the tf.scan (one
 #: machine's 2 cores; several times that while another process shares them)
 LOOP_SECONDS = {"pass": 1.0, "pfor": 20.0}
+#: the held pass's passes through fn written into every method's graph (``_callable._mixing.held_outputs``: fn's
+#: value and derivatives up to the second order on the batch and on two moved batches): a 2-step tf.scan's first
+#: ``laplacian(method='loop')`` took 1.0 s with one value pass and 2.9 s with these (hunt 59)
+HELD_PASSES = 3
 #: the forward Laplacian's chunks computed at the same time (``tf.map_fn``'s ``parallel_iterations``)
 PARALLEL_CHUNKS = 2
 
@@ -119,7 +123,12 @@ class SecondMethod:
         return ""
 
     def cost(self, s: Shape) -> Cost:
-        return self.estimate(s)
+        """The row's estimate, and for every row that calls fn, the held pass's passes through fn's while loops
+        (``HELD_PASSES``)."""
+        c = self.estimate(s)
+        if self.needs_dense or not s.loops:   # the forward Laplacian's rules run no held pass and take no loop
+            return c
+        return replace(c, trace_seconds=c.trace_seconds + LOOP_SECONDS["pass"] * HELD_PASSES * s.loops)
 
 
 def _forward(s: Shape) -> float:

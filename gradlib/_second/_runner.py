@@ -24,8 +24,8 @@ import numpy as np
 import tensorflow as tf
 
 from .._foundations._cache import LRUCache
-from .._callable._mixing import (find_mixing, held_outputs, held_refusal, mixing_text, moved_batch, moved_samples,
-                                 second_held)
+from .._callable._mixing import (find_mixing, held_outputs, held_refusal, held_tower, mixing_text, moved_batch,
+                                 moved_samples)
 from .._callable._random import RANDOM, is_random
 from .._foundations._errors import BatchMixingError, ExpressionError, GradlibError, InputError, error_gist
 from .._foundations._format import format_number
@@ -176,19 +176,25 @@ def run(req: Request, limits: Limits) -> Outcome:
 
 def _check_held(req: Request, method: str, out: dict, s: _orders.Shape, precision: str, random: bool,
                 limits: Limits) -> None:
-    """Refuse a batch whose first or last sample has another output (``out["held"]``: fn on ``_mixing.held``) and
-    other derivatives when the other samples move: ``method`` run again on that moved batch (the same shape:
+    """Refuse a batch whose held sample has other derivatives when the other samples move (``out["held"]``:
+    ``_mixing.held_outputs``, up to the second order): ``method`` run again on that moved batch (the same shape:
     the same trace), its first derivatives compared, and its second ones but for ``hutchinson`` (its probes are
-    drawn per sample). A batch statistic under ``tf.stop_gradient`` mixes the values only, which
-    ``check_independent`` cannot see (``_mixing``'s docstring). A random fn's calls differ anyway."""
+    drawn per sample: the held sample's second derivatives along ``_mixing.tower``'s random direction instead). A
+    batch statistic under ``tf.stop_gradient`` mixes the values only, which ``check_independent`` cannot see
+    (``_mixing``'s docstring). A random fn's calls differ anyway."""
     if random:
         return
     keys = ("jacobian",) if method == "hutchinson" else ("jacobian", "value")
-    for b in moved_samples(out["y"], second_held(req.g, req.x, out["held"], req.api), precision):
-        moved = _execute(replace(req, x=moved_batch(req.x, b)), method, s, limits)[0]
+    passes: dict[int, dict] = {}   # the method on each moved batch, run once (each holds half the samples)
+    for b in moved_samples(out["held"], precision):
+        if b % 2 not in passes:
+            passes[b % 2] = _execute(replace(req, x=moved_batch(req.x, b)), method, s, limits)[0]
+        moved = passes[b % 2]
         refusal = held_refusal(req.api, b, np.concatenate([out[k][b].ravel() for k in keys]),
                                np.concatenate([moved[k][b].ravel() for k in keys]), precision, "derivatives",
                                "hessians")
+        if not refusal and method == "hutchinson":   # its second derivatives: the tower's, along a random direction
+            refusal = held_refusal(req.api, b, *held_tower(out["held"], b), precision, "derivatives", "hessians")
         if refusal:
             raise BatchMixingError(refusal)
 
@@ -463,7 +469,8 @@ def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):
     kernel = _kernel(req, method, use_pfor)
     if method != "forward_laplacian":   # a Sequential of Dense layers cannot mix the batch; others: ``_check_held``
         inner = kernel
-        kernel = lambda x: {**inner(x), "held": held_outputs(req.g, x, req.api)}  # noqa: E731
+        order = 1 if req.kind == "divergence" else 2   # the held samples' derivatives up to those answered
+        kernel = lambda x: {**inner(x), "held": held_outputs(req.g, x, req.api, order)}  # noqa: E731
     start = time.perf_counter()
     concrete = trace(kernel, [spec])
     _TRACED.seconds = time.perf_counter() - start

@@ -232,9 +232,10 @@ def test_the_reasons_given_for_the_compiled_batch_jacobian_hold_for_gradlib(monk
     ((compiled, used, _, _),) = calls
     assert used == r.method == "while_loop"
     assert compiled.inputs[0].shape.as_list() == [None, 3, 2]   # traced for every batch size
-    # y, J, the projection's u and g, and fn on the batch with its first and last samples held (hunt 54)
+    # y, J, the projection's u and g, and the held pass (hunts 54 and 59): fn's value and first derivatives on the
+    # batch, on its even samples held and on its odd samples held
     assert len(compiled.outputs) == 5
-    assert compiled.outputs[4].shape.as_list() == compiled.outputs[0].shape.as_list()
+    assert compiled.outputs[4].shape.as_list() == [3, None, 2, None]
 
 
 def test_when_the_tiled_method_wins_the_page_does_not_claim_it_ran_batch_jacobian_or_its_check():

@@ -171,15 +171,15 @@ def test_the_first_eager_call_refuses_a_model_that_mixes_points_and_later_calls_
         residual("u_t - u_xx", centred)(X)
     assert residual("u_t - u_xx", centred, check_independence=False)(X).shape == (4,)
     from test_check import scaled_by_the_batch   # mixing that only the pass with the other points moved sees
-    with pytest.raises(BatchMixingError, match=r"when the other samples move, sample 0's output and its first "
-                                               r"derivatives change.*or pass check_independence=False"):
+    with pytest.raises(BatchMixingError, match=r"when the other samples move, sample 0's derivatives change"
+                                               r".*or pass check_independence=False"):
         residual("u_t - u_xx", scaled_by_the_batch)(X)
     calls = []
     heat = residual("u_t - u_xx", lambda x: calls.append(1) or wave(x))
     heat(X)
-    first = len(calls)   # the test's one pass (its first derivatives and projection from one call), the pass with
-    heat(X)              # the other points moved (``_check._held_text``), and the trace
-    assert first == 3 and len(calls) == first
+    first = len(calls)   # the test's one pass (its first derivatives and projection from one call), the points as
+    heat(X)              # given and the two passes with the others moved (``_check._held_text``), and the trace
+    assert first == 5 and len(calls) == first
 
 
 def test_a_random_model_is_not_blamed_for_mixing_points_by_a_second_call():
@@ -198,3 +198,31 @@ def test_a_random_model_is_not_blamed_for_mixing_points_by_a_second_call():
     found = check(model, x)
     assert found.independent and not any("not independent" in f for f in found.findings), found.findings
     assert "not independent" in check(centred, X).findings[0]   # the one-call test still finds mixing
+
+
+def test_a_third_derivative_that_moves_under_still_lower_ones_is_refused():
+    """u = (x (1 - x))^3 N: at x = 0 and 1 the value, u_x and u_xx are 0 whatever N reads, and u_xxx = 6 N is not:
+    the held pass compares the held points' derivatives up to the residual's own order (3 here). Before hunt 59
+    residual answered u_xxx at point 0 as 6 tanh(0.2 - 0.4) = -1.184, where alone it is 6 tanh(0.2) = 1.184."""
+    from test_check import EDGES, boundary_ansatz
+    cubed = lambda x: boundary_ansatz(x, 3)   # noqa: E731
+    assert float(residual("u_xxx", cubed, check_independence=False)(EDGES)[0]) == pytest.approx(-1.18425, abs=1e-4)
+    assert float(residual("u_xxx", cubed)(EDGES[:1])[0]) == pytest.approx(1.18425, abs=1e-4)
+    with pytest.raises(BatchMixingError, match=r"sample 0's derivatives change \(-1.184 in the batch as given"):
+        residual("u_xxx", cubed)(EDGES)
+    with pytest.raises(BatchMixingError, match=r"derivatives change"):   # held: 0 at every edge, not inside
+        residual("u_xx", cubed)(EDGES)
+
+
+def test_a_residual_first_called_inside_the_caller_s_tf_function_is_tested_too():
+    """The guide's training step calls the residual only inside tf.function, where the points have no values: before
+    hunt 59 the test ran on the first eager call only, so that step trained a model that mixes points on the batch's
+    derivatives, silently. It now runs once, eagerly in a thread, at fixed points; an independent model passes."""
+    heat = residual("u_t - u_xx", centred)
+    with pytest.raises(BatchMixingError, match=r"^gradlib.pde.residual: the samples of the batch are not independent"
+                                               r".*first called inside a tf.function"):
+        tf.function(lambda x: heat(x))(X)
+    from test_check import scaled_by_the_batch   # the moved batches' test runs there too
+    with pytest.raises(BatchMixingError, match=r"derivatives change.*first called inside a tf.function"):
+        tf.function(lambda x: residual("u_t - u_xx", scaled_by_the_batch)(x))(X)
+    np.testing.assert_allclose(tf.function(lambda x: residual("u_t - u_xx", wave)(x))(X), 0.0, atol=1e-12)
