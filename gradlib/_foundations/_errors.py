@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "InputError", "NotDifferentiableWarning", "masked_message",
-           "error_gist", "error_sentence"]
+__all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "InputError", "NotDifferentiableWarning",
+           "error_gist", "error_sentence", "masked_message"]
 
 
 class GradlibError(ValueError):
