@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+import numpy as np
 import tensorflow as tf
 
 from .._foundations._cache import LRUCache
-from .._foundations._errors import InputError
+from .._foundations._errors import InputError, masked_message
 from .._foundations._limits import Limits
 from ._state import objects_read
 from ._updates import refuse_updating
@@ -107,7 +108,8 @@ def _stateful_layers(obj: Any) -> tuple:
 
 def refuse_composite(x: Any, api: str, where: str) -> None:
     """Refuse a ``tf.RaggedTensor`` or ``tf.SparseTensor`` by name, with the dense form to give instead: TensorFlow's
-    own refusal to convert one was opaque ("object of type 'RaggedTensor' has no len()"), or printed every index."""
+    own refusal to convert one was opaque ("object of type 'RaggedTensor' has no len()"), or printed every index.
+    A NumPy masked array with values masked too: TensorFlow read the values under the mask, silently."""
     if isinstance(x, tf.RaggedTensor):
         raise InputError(f"{api} takes {where} as a dense array, and {where} is a tf.RaggedTensor (rows of "
                          f"different lengths, shape {tuple(x.shape)}). Pad its rows to one length "
@@ -117,6 +119,9 @@ def refuse_composite(x: Any, api: str, where: str) -> None:
         raise InputError(f"{api} takes {where} as a dense array, and {where} is a tf.SparseTensor of dense shape "
                          f"{tuple(x.shape)}. Give tf.sparse.to_dense({where}): the derivatives are then over every "
                          "element, the zeros included")
+    if isinstance(x, np.ma.MaskedArray) and np.ma.is_masked(x):
+        raise InputError(masked_message(int(np.ma.count_masked(x)), x.size, api, where))
+
 
 
 def float_tensor(x: Any, api: str, where: str) -> tf.Tensor:

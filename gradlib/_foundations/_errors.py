@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["BatchMixingError", "ExpressionError", "GradlibError", "InputError", "NotDifferentiableWarning",
-           "error_gist", "error_sentence"]
+           "error_gist", "error_sentence", "masked_message"]
 
 
 class GradlibError(ValueError):
@@ -67,6 +67,15 @@ def _with_pointer(message: str, text: str | None, column: int | None) -> str:
     if text is None or column is None or len(text) > 120 or "\n" in text:
         return message
     return f"{message}\n    {text}\n    {' ' * (column - 1)}^"
+
+
+def masked_message(masked: int, size: int, api: str, where: str, fill: str = "") -> str:
+    """Why a NumPy masked array with ``masked`` of ``size`` values masked is refused (every API, the typed function's
+    inputs too): NumPy's and TensorFlow's conversions read the values under the mask, so ``x * x`` of ``[1, --]``
+    (2 under the mask) answered ``[1, 4]`` and the gradient 4 for the masked value."""
+    return (f"{api} takes {where} as a plain array, and {where} is a NumPy masked array with {masked:,} of {size:,} "
+            f"values masked: it would be computed with the values under the mask, as if none were. Give "
+            f"{fill or where + '.filled(value)'} with the value you mean, or leave the masked elements out")
 
 
 def error_gist(exc: Exception) -> str:

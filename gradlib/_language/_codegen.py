@@ -11,7 +11,7 @@ import math
 import numbers
 import re
 import textwrap
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -61,8 +61,8 @@ def tensorflow_code(outputs: str, inputs: Mapping[str, Any], *, watch: Sequence[
 def _function(program, checked: Sequence[Input], names: Mapping[str, str], limits: Limits) -> list[str]:
     """The script's head: the inputs, the helpers it calls and ``f``, the user's function."""
     safe = guarded(program, {i.name: i.shape for i in checked}, limits)   # where()'s branches not taken, guarded
-    body = _Writer(names).visit((safe or program).tree)
     tf_dtype = f"tf.{compute_dtype(checked)}"
+    body = _Writer(names, tf_dtype).visit((safe or program).tree)
     watched = [names[i.name] for i in checked if i.watched]
     params = ", ".join(names[i.name] for i in checked)
     lines = ["import tensorflow as tf", ""]
@@ -79,7 +79,7 @@ def _function(program, checked: Sequence[Input], names: Mapping[str, str], limit
         lines += ["    # where() differentiates the branch it does not take as well: 0 times an infinite derivative",
                   "    # there is NaN (under XLA even for sqrt: tensorflow/tensorflow#118674). The risky inputs are",
                   "    # guarded so that they are finite where not taken; the values are the same. Unguarded:",
-                  f"    # return {_Writer(names).visit(program.tree)}"]
+                  f"    # return {_Writer(names, tf_dtype).visit(program.tree)}"]
     return lines + [f"    return {body}", ""]
 
 
@@ -208,13 +208,35 @@ def _floats(value: np.ndarray) -> Any:
 
 
 class _Writer:
-    """Writes a checked tree as TensorFlow code, with the inputs' names in the script (``code_names``)."""
+    """Writes a checked tree as TensorFlow code, with the inputs' names in the script (``code_names``).
 
-    def __init__(self, names: Mapping[str, str]):
-        self.names = names
+    A number is a Python float, which TensorFlow takes in the dtype of the tensor it meets (``x * 2.0``,
+    ``tf.maximum(x, 0.0)``, ``tf.stack([x0, 1.0])``). A function or a list given numbers alone (``sqrt(2)``,
+    ``maximum(1, 2 * 3)``, ``[1, 2]``, where's branches in ``where(x > 0, 1, 2)``) meets none, and TensorFlow makes
+    them float32: a float64 script then failed (``tf.sqrt(2.0) * x``: "cannot compute Mul as input #1 was expected
+    to be a float tensor but is a double tensor"). There, outside float32, each number is written
+    ``tf.constant(..., dtype=...)``.
+    """
+
+    def __init__(self, names: Mapping[str, str], dtype: str = "tf.float32"):
+        self.names, self.dtype = names, dtype
 
     def visit(self, node: ast.expr) -> str:
         return getattr(self, f"_{type(node).__name__}")(node)
+
+    def _alone(self, nodes: Sequence[ast.expr]) -> Callable[[ast.expr], str]:
+        """How to write the arguments ``nodes`` of one function or list: each number in the script's dtype when no
+        argument (a where()'s condition aside) holds an input, else as typed."""
+        values = [n for n in nodes if not isinstance(n, ast.Compare)]
+        if self.dtype == "tf.float32" or any(isinstance(n, ast.Name) for v in values for n in ast.walk(v)):
+            return self.visit
+        return self._number
+
+    def _number(self, node: ast.expr) -> str:
+        text = self.visit(node)
+        python = all(isinstance(n, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop))
+                     for n in ast.walk(node))   # numbers and operators only: Python computes it, a float
+        return f"tf.constant({text}, dtype={self.dtype})" if python else text
 
     def _Constant(self, node: ast.Constant) -> str:
         return repr(float(node.value)) if isinstance(node.value, int) and abs(node.value) < 2**53 else repr(node.value)
@@ -241,12 +263,13 @@ class _Writer:
         return f"({text})" if isinstance(node, (ast.BinOp, ast.UnaryOp)) else text
 
     def _List(self, node: ast.List) -> str:
-        return f"tf.stack([{', '.join(self.visit(e) for e in node.elts)}])"
+        write = self._alone(node.elts)
+        return f"tf.stack([{', '.join(write(e) for e in node.elts)}])"
 
     def _Subscript(self, node: ast.Subscript) -> str:
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         return f"{self._wrap(node.value)}[{', '.join(ast.unparse(i) for i in items)}]"   # not (:, 0): a syntax error
 
     def _Call(self, node: ast.Call) -> str:
-        operation, values = arguments(node, self.visit)
+        operation, values = arguments(node, self._alone([*node.args, *(k.value for k in node.keywords)]))
         return operation.write(*values)

@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._foundations._errors import ExpressionError, InputError
+from .._foundations._errors import ExpressionError, InputError, masked_message
 from ._syntax import FUNCTIONS
 from .._foundations._limits import LIMITS, Limits
 
@@ -69,6 +69,9 @@ def check_inputs(
     watched = _check_watch(watch, inputs)
     checked = []
     for name, raw in inputs.items():
+        if isinstance(raw, np.ma.MaskedArray) and np.ma.is_masked(raw):
+            raise InputError(masked_message(int(np.ma.count_masked(raw)), raw.size, "the function", f"input {name!r}",
+                                            fill=f"{name}.filled(value)"))
         value = to_array(raw, where=f"input {name!r}", limits=limits)
         checked.append(Input(name, _representable(value, dtypes[name], name), dtypes[name], name in watched))
     return tuple(checked)

@@ -456,16 +456,26 @@ def _mean_rule(jacobians: Jacobians, x, axis):
     return tf.reduce_mean(value, axis=axis), None if summed is None else summed / count
 
 
-def _weighted(weights: Callable[[Any, Any], Any], name: str) -> Callable:
-    """A reduction whose derivative along the axis is ``weights(x, y kept as x's rank)``: logsumexp, norm."""
+def _weighted(weights: Callable[[Any, Any, Any], Any], name: str) -> Callable:
+    """A reduction whose derivative along the axis is ``weights(x, y kept as x's rank, axis)``: logsumexp, norm."""
     def rule(jacobians: Jacobians, x, axis):
         value, jac = x
         y = OPERATIONS[name].run(value, axis)
         shape = tuple(value.shape)
         kept = tf.reshape(y, [1] * len(shape)) if axis is None else tf.expand_dims(y, axis)
-        scaled = jacobians.scale(jac, lambda: weights(value, kept), shape)
+        scaled = jacobians.scale(jac, lambda: weights(value, kept, axis), shape)
         return y, jacobians.along(scaled, shape, axis, tf.reduce_sum)
     return rule
+
+
+def _logsumexp_weights(x, y, axis):
+    """``softmax(x)`` along ``axis`` (all of x for None), as TensorFlow's tape computes it: ``exp(x - m) / sum``,
+    ``m`` the largest element (0 where it is not finite). ``exp(x - y)`` is the same function but not the same
+    number: ``y`` is rounded to its magnitude, so at ``x = [-1e9, -1e9]`` in float32 ``y`` is ``-1e9`` (log 2 is
+    lost) and ``exp(x - y)`` gave ``[1, 1]`` where the derivative is ``[0.5, 0.5]`` (hunt 59)."""
+    top = tf.reduce_max(x, axis=axis, keepdims=True)
+    shifted = tf.exp(x - tf.where(tf.math.is_finite(top), top, tf.zeros_like(top)))
+    return shifted / tf.reduce_sum(shifted, axis=axis, keepdims=True)
 
 
 def _softmax_rule(jacobians: Jacobians, x, axis):
@@ -577,9 +587,9 @@ OPERATIONS: dict[str, Operation] = {row.name: row for row in [
     _reduction("prod", "tf.reduce_prod", TAPE),
     _reduction("max", "tf.reduce_max", TAPE),
     _reduction("min", "tf.reduce_min", TAPE),
-    _reduction("logsumexp", "tf.reduce_logsumexp", _weighted(lambda x, y: tf.exp(x - y), "logsumexp"), work=4),
+    _reduction("logsumexp", "tf.reduce_logsumexp", _weighted(_logsumexp_weights, "logsumexp"), work=4),
     # the L2 norm: sqrt(sum(x * x)) over all elements, or along axis
-    _reduction("norm", "tf.norm", _weighted(lambda x, y: x / y, "norm"), work=1),
+    _reduction("norm", "tf.norm", _weighted(lambda x, y, axis: x / y, "norm"), work=1),
     Operation("maximum", ("a", "b"), _TWO.format("maximum"), _broadcast, "tf.maximum",
               structured=_binary_rule("maximum")),
     Operation("minimum", ("a", "b"), _TWO.format("minimum"), _broadcast, "tf.minimum",

@@ -79,6 +79,9 @@ PER_ELEMENT_REFUSALS = [
     ("a tf.SparseTensor", square, tf.sparse.from_dense([[1.0, 0.0]]), None, InputError,   # was: every index printed
      "{api} takes xs as a dense array, and xs is a tf.SparseTensor of dense shape (1, 2). Give "
      "tf.sparse.to_dense(xs)"),
+    ("a masked array", square, np.ma.masked_array([1.0, 2.0], mask=[0, 1]), None, InputError,   # hunt 59: was
+     "{api} takes xs as a plain array, and xs is a NumPy masked array with 1 of 2 values masked: it would be "
+     "computed with the values under the mask"),   # [1, 4] and a gradient 4 for the masked value
     ("an empty list", square, [], None, InputError, "{api} needs at least one tensor in xs; got an empty list"),
     ("an empty dict", square, {}, None, InputError, "{api} needs at least one tensor in xs; got an empty dict"),
     ("a dict keyed by numbers", square, {1: tf.constant(1.0)}, None, InputError,
@@ -113,6 +116,8 @@ PER_SAMPLE_REFUSALS = [
      "Pad its rows to one length (x.to_tensor())"),
     ("a tf.SparseTensor", square, tf.sparse.from_dense([[1.0, 0.0]]), None, InputError,
      "{api} takes x as a dense array, and x is a tf.SparseTensor of dense shape (1, 2). Give tf.sparse.to_dense(x)"),
+    ("a masked array", square, np.ma.masked_array([[1.0], [2.0]], mask=[[0], [1]]), None, InputError,
+     "{api} takes x as a plain array, and x is a NumPy masked array with 1 of 2 values masked"),
     ("no batch axis", square, [1.0, 2.0], None, InputError,
      "{api} needs a batch of shape (B, features...), but x has shape (2,)"),
     ("an empty list", square, [], None, InputError,

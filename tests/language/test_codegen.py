@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 from fresh_tf import run
+from generated_code import assert_script_matches
 
 import gradlib
 
@@ -352,6 +353,21 @@ def test_whole_numbers_up_to_2_to_the_53_are_written_as_floats_so_a_list_of_them
     code = tensorflow_code("[200, 300] * x + 9007199254740991", {"x": [1.0, 2.0]})
     assert "    return (tf.stack([200.0, 300.0]) * x) + 9007199254740991.0\n" in code
 
+
+
+def test_a_number_given_to_a_function_or_a_list_by_itself_is_float64_in_a_float64_script(tmp_path):
+    # Hunt 59: written as a Python float, TensorFlow made tf.sqrt(2.0) float32, and the float64 script crashed on
+    # 'cannot compute Mul as input #1(zero-based) was expected to be a float tensor but is a double tensor'
+    outputs = "sqrt(2) * x + maximum(1, 2 * 3) * [exp(-0.5), x[0]][0] + sum([1, 2]) + where(x > 0, 1, x)"
+    inputs = {"x": [1.0, -3.0]}
+    code = tensorflow_code(outputs, inputs, dtype="float64")
+    assert "tf.sqrt(tf.constant(2.0, dtype=tf.float64)) * x" in code
+    assert "tf.constant(2.0 * 3.0, dtype=tf.float64)" in code and "tf.exp(tf.constant(-0.5, dtype=tf.float64))" in code
+    result = gradlib.evaluate(outputs, inputs, dtype="float64")
+    x = np.array([1.0, -3.0])
+    np.testing.assert_allclose(result.y, np.sqrt(2) * x + 6 * np.exp(-0.5) + 3 + np.where(x > 0, 1, x), rtol=1e-12)
+    assert_script_matches(code, result, tmp_path)
+    assert "tf.sqrt(2.0) * x" in tensorflow_code(outputs, inputs)   # float32: TensorFlow's default, left as typed
 
 def test_the_code_meets_the_limits_it_is_given():
     # one request, one limit set whichever door it takes (issue 24): a server's limits reach the code writer too

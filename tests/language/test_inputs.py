@@ -445,3 +445,13 @@ def test_a_list_with_size_1_dimensions_is_accepted_at_the_size_limit_and_refused
     with pytest.raises(ExpressionError) as info:
         check_inputs({"x": [[[[1, 2, 3]]]]}, limits=two)
     assert str(info.value) == "input 'x' has at least 3 elements; at most 2 are allowed"
+
+
+def test_a_masked_array_with_masked_values_is_refused_and_one_without_is_its_values():
+    # hunt 59: the values under the mask were computed with, silently: x * x of [1, --] (2 under it) gave [1, 4]
+    masked = np.ma.masked_array([1.0, 2.0], mask=[False, True])
+    with pytest.raises(InputError, match=r"input 'x' is a NumPy masked array with 1 of 2 values masked: it would be "
+                                         r"computed with the values under the mask.*Give x\.filled\(value\)"):
+        evaluate("x * x", {"x": masked})
+    unmasked = evaluate("x * x", {"x": np.ma.masked_array([1.0, 2.0])})
+    assert unmasked.jacobian.tolist() == [[2.0, 0.0], [0.0, 4.0]]

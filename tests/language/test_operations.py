@@ -72,6 +72,27 @@ def test_jacobian_in_closed_form(text, expected):
     np.testing.assert_allclose(r.jacobian, expected, rtol=1e-12, atol=1e-14)
 
 
+
+def test_cross_entropy_of_labels_not_summing_to_one_is_the_derivative_of_its_value_not_tensorflow_s_op_gradient():
+    """The guide's numbers: the value is tf.nn.softmax_cross_entropy_with_logits', the derivative is the value's
+    (sum(labels) * softmax(z) - labels); the op's own gradient is softmax(z) - labels, which is not."""
+    import tensorflow as tf
+
+    labels, logits = tf.constant([0.3, 0.9], tf.float64), tf.constant([1.0, 0.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(logits)
+        value = tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+    op_gradient = tape.gradient(value, logits).numpy()
+    s = _softmax(np.array([1.0, 0.0]))
+    np.testing.assert_allclose(op_gradient, s - [0.3, 0.9], rtol=1e-12)
+    np.testing.assert_allclose(op_gradient, [0.431, -0.631], atol=5e-4)
+    for method in ("unstack", "jacobian", "forward", "structured"):
+        r = evaluate("cross_entropy(p, z)", {"p": [0.3, 0.9], "z": [1.0, 0.0]}, watch=["z"], method=method,
+                     dtype="float64")
+        np.testing.assert_allclose(r.y, value.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(r.jacobian[0], 1.2 * s - [0.3, 0.9], rtol=1e-12)
+        np.testing.assert_allclose(r.jacobian[0], [0.577, -0.577], atol=5e-4)
+
 def test_generated_code_of_every_new_function_runs_and_matches_gradlib(tmp_path):
     text = ("concat([reshape(softmax(W), [-1]), reshape(log_softmax(transpose(W), axis=0), [6]), "
             "clip(x, -0.5, 0.5), max(W, axis=0), min(W, axis=1), [logsumexp(W), cross_entropy(p[0], W[0])], "

@@ -335,3 +335,21 @@ def test_compare_says_an_operation_without_a_rule_is_not_covered_not_over_its_li
     assert c.errors == {} and c.skipped["structured"].startswith("method 'structured' cannot run here: prod()")
     assert [(f.method, f.title) for f in c.diagnosis if f.severity == "info" and f.method == "structured"] == [
         ("structured", "Left out: the method does not cover this function")]
+
+
+@pytest.mark.parametrize("dtype, x", [("float32", [-1e9, -1e9]), ("float32", [1e4, 1e4]), ("float64", [-1e30, -1e30]),
+                                      ("float64", [1e15, 1e15])])
+def test_logsumexp_of_large_ties_is_softmax_as_the_tape_gives_not_exp_of_the_rounded_value(dtype, x):
+    """Hunt 59: the rule's weights were ``exp(x - logsumexp(x))``, with logsumexp rounded to x's magnitude; at
+    ``[-1e9, -1e9]`` in float32 the value is -1e9 (log 2 lost) and the Jacobian was [1, 1], under ``auto`` too,
+    where it is softmax(x) = [0.5, 0.5] (the tape's, computed with the maximum taken out first)."""
+    xt = tf.constant(x, dtype)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = tf.reduce_logsumexp(xt)
+    expected = tape.gradient(y, xt).numpy()
+    np.testing.assert_array_equal(expected, [0.5, 0.5])   # the closed form: softmax of a tie
+    for method in ("structured", "auto"):
+        r = gradlib.evaluate("logsumexp(x)", {"x": x}, dtype=dtype, method=method, compiled=True)
+        assert r.method == "structured"
+        np.testing.assert_allclose(r.jacobian[0], expected, rtol=1e-6)
