@@ -102,35 +102,40 @@ strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 with strategy.scope():
     model = scan_models.sequence_classifier()
 loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-try:
-    gradlib.scan(model, scan_models.sequences([4, 6, 2, 5, 3])[2], loss=loss, batch_size=1, strategy=strategy)
-    refusal = None
-except gradlib.GradlibError as exc:
-    refusal = str(exc)
-result = gradlib.scan(model, scan_models.sequences(json.loads(sys.argv[1]))[2], loss=loss, batch_size=1,
-                      strategy=strategy)
-print(json.dumps({"refusal": refusal, "losses": result.losses.tolist(), "norms": result.norms.tolist(),
-                  "batch": result.batch_size}))
+out = []
+for lengths, batch_size in json.loads(sys.argv[1]):   # the refusal at batch_size, then its advice followed
+    try:
+        gradlib.scan(model, scan_models.sequences([4, 6, 2, 5, 3])[2], loss=loss, batch_size=batch_size,
+                     strategy=strategy)
+        refusal = None
+    except gradlib.GradlibError as exc:
+        refusal = str(exc)
+    result = gradlib.scan(model, scan_models.sequences(lengths)[2], loss=loss, batch_size=batch_size,
+                          strategy=strategy)
+    out.append({"refusal": refusal, "losses": result.losses.tolist(), "norms": result.norms.tolist(),
+                "batch": result.batch_size})
+print(json.dumps(out))
 """
 
 
 def test_the_advice_for_examples_of_several_shapes_fits_two_replicas_and_followed_is_scanned():
     """Found by scan 59: on two replicas batch_size=1 becomes 2, and the refusal of examples of different lengths
-    said "use batch_size=1", which failed as before. It now says to order them by length in runs of 2; followed, the
-    scan equals the loop."""
+    said "use batch_size=1", which failed as before. It now says to order them by length in runs of the global batch
+    (2; 4 for batch_size=3, not the replicas' 2); followed, the scan equals the loop."""
     from test_scan import loop_reference
 
-    lengths = [4, 4, 6, 6, 2, 2, 5]   # by length in runs of 2, the last batch alone
-    out = subprocess.run([sys.executable, "-c", TWO_REPLICAS, json.dumps(lengths)], env=env(), capture_output=True,
+    cases = [([4, 4, 6, 6, 2, 2, 5], 1), ([4, 4, 4, 4, 6, 6, 6, 6, 2, 2, 2], 3)]   # runs of 2, of 4; the last short
+    out = subprocess.run([sys.executable, "-c", TWO_REPLICAS, json.dumps(cases)], env=env(), capture_output=True,
                          text=True, timeout=TIMEOUT)
     assert out.returncode == 0, out.stderr[-3000:]
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert "use batch_size=1" not in got["refusal"]
-    assert re.search(r"one shape: on 2 replicas every batch holds at least 2 examples \(batch_size=2 here.*"
-                     r"order the examples by length in runs of 2, or pad", got["refusal"])
-    tokens, labels, _ = scan_models.sequences(lengths)
-    model = scan_models.sequence_classifier()
-    reference = [loop_reference(model, t[None], labels[i:i + 1], CCE) for i, t in enumerate(tokens)]
-    assert got["batch"] == 2
-    np.testing.assert_allclose(got["losses"], [r[0][0] for r in reference], rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(got["norms"], [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)
+    results, model = json.loads(out.stdout.strip().splitlines()[-1]), scan_models.sequence_classifier()
+    assert [got["batch"] for got in results] == [2, 4]
+    for (lengths, _), got in zip(cases, results):
+        batch = got["batch"]
+        assert "use batch_size=1" not in got["refusal"]
+        assert re.search(rf"one shape: on 2 replicas every batch holds at least 2 examples \(batch_size={batch} "
+                         rf"here.*order the examples by length in runs of {batch}, or pad", got["refusal"])
+        tokens, labels, _ = scan_models.sequences(lengths)
+        reference = [loop_reference(model, t[None], labels[i:i + 1], CCE) for i, t in enumerate(tokens)]
+        np.testing.assert_allclose(got["losses"], [r[0][0] for r in reference], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got["norms"], [r[1][0] for r in reference], rtol=1e-5, atol=1e-6)

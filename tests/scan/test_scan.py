@@ -65,7 +65,9 @@ def float64_cross_entropy(y_true, y_pred):   # a loss that keeps its inputs' pre
 
 @pytest.mark.parametrize("loss, losses_dtype", [
     (float64_cross_entropy, "float64"), ("sparse_categorical_crossentropy", "float64"),
-    (keras.losses.SparseCategoricalCrossentropy(from_logits=True), "float32")], ids=["callable", "name", "keras-loss"])
+    ("SparseCategoricalCrossentropy", "float64"),   # a Keras loss class's name: keras.losses.get makes an object
+    (keras.losses.SparseCategoricalCrossentropy(from_logits=True), "float32")],
+    ids=["callable", "name", "class-name", "keras-loss"])
 def test_a_float64_model_keeps_its_precision(loss, losses_dtype):
     """A float64 model (floatx float32) got float32 norms, and float32 losses from a loss given by name: 1.5e-6 off
     the float64 loop where float64 agrees to 1e-15. A Keras loss object computes in its own dtype (floatx: float32,

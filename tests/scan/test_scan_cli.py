@@ -87,6 +87,26 @@ def test_a_float64_model_keeps_its_precision_from_every_file_kind(tmp_path):
         np.testing.assert_allclose(frame["norm"], norms, rtol=1e-12)
 
 
+
+def test_a_float64_model_keeps_its_precision_under_a_loss_without_logits(tmp_path):
+    """--loss mse (a class that takes no from_logits) computes in float64 for a float64 model, as the cross-entropies
+    do: in floatx its losses would be float32's, 1e-7 off the float64 loop, which agrees to 1e-15."""
+    rng = np.random.default_rng(13)
+    x, y = rng.normal(size=(7, 5)), rng.normal(size=(7, 3))
+    np.savez(tmp_path / "d.npz", x=x, y=y)
+    model, losses, norms = scan_models.classifier64(), [], []
+    for i in range(len(x)):
+        with tf.GradientTape() as tape:
+            value = tf.reduce_mean(tf.square(y[i] - model(x[i:i + 1])[0]))
+        losses.append(float(value))
+        norms.append(np.sqrt(sum(float(tf.reduce_sum(g * g)) for g in tape.gradient(value, model.trainable_variables))))
+    code, _, err = run("--model", "scan_models:classifier64", "--loss", "mse", "--quiet", "--data", tmp_path / "d.npz",
+                       "--out", tmp_path / "r.csv", "--batch-size", 4)
+    assert code == 0, err
+    frame = pd.read_csv(tmp_path / "r.csv")
+    np.testing.assert_allclose(frame["loss"], losses, rtol=1e-12)
+    np.testing.assert_allclose(frame["norm"], norms, rtol=1e-12)
+
 def test_own_loss_function(files, tmp_path):
     code, _, err = run("--model", "scan_models:classifier", "--loss", "scan_models:cross_entropy", "--data",
                        files / "d.npz", "--out", tmp_path / "r.csv", "--quiet")
