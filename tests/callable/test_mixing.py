@@ -277,3 +277,23 @@ def test_a_sample_that_reads_the_first_is_refused_on_the_pass_that_moves_the_fir
     with pytest.raises(gradlib.GradlibError, match=r"sample 1's (Jacobian changes|derivatives change) \((0.08848|"
                        r"0.1526) in the batch as given|method 'tiled' does not hold"):
         call(reads_first)
+
+
+def paired_by_the_batch(x):
+    """Outputs in opposite pairs scaled by a batch statistic: the sum of each sample's outputs is 0 in every batch,
+    so their derivatives summed with equal weights never move, while each output's do."""
+    y = scaled_by_the_batch(x)
+    return tf.concat([y, -y], axis=1)
+
+
+def test_outputs_whose_derivatives_cancel_in_a_sum_are_compared_along_random_directions():
+    """The held pass weights each output by a random number: with equal weights (mutants59pde) the pairs cancel,
+    nothing moved, and per_sample_gradients answered the batch's 1.346 at sample 0 where sample 0 alone has 0.05379."""
+    x = tf.constant(BATCH)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = paired_by_the_batch(x)
+    in_batch, alone = tape.batch_jacobian(y, x).numpy()[0], _alone_jacobian(paired_by_the_batch, 0)
+    assert np.abs(in_batch - alone).max() > 1.0   # the batch's Jacobian is not the sample's
+    with pytest.raises(gradlib.BatchMixingError, match=r"sample 0's Jacobian changes"):
+        gradlib.per_sample_gradients(paired_by_the_batch, BATCH)
