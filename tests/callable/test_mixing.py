@@ -297,3 +297,17 @@ def test_outputs_whose_derivatives_cancel_in_a_sum_are_compared_along_random_dir
     assert np.abs(in_batch - alone).max() > 1.0   # the batch's Jacobian is not the sample's
     with pytest.raises(gradlib.BatchMixingError, match=r"sample 0's Jacobian changes"):
         gradlib.per_sample_gradients(paired_by_the_batch, BATCH)
+
+
+def test_derivatives_that_move_within_the_dtype_s_rounding_take_no_moved_batch_pass(monkeypatch):
+    """A batch statistic weighed at 2e-5, below float32's tolerance (1e-4): each sample's Jacobian is its own within
+    float32, and no sample is taken as moved. The held pass compares at the input's dtype, not at its float64 tower's
+    (mutants59pde: at 1e-9 every sample of 5 moved, each one more eager pass over fn, 8 calls instead of 3)."""
+    from gradlib._perelement import _persample
+    weighed = lambda x: tf.tanh(x) * (1.0 + 2e-5 * tf.stop_gradient(tf.reduce_mean(x)))   # noqa: E731
+    moved = []
+    monkeypatch.setattr(_persample, "moved_batch", lambda x, b: moved.append(b) or held(x, odd=b % 2 == 1))
+    r = gradlib.per_sample_gradients(weighed, BATCH)
+    assert moved == []
+    for b in (0, 4):
+        np.testing.assert_allclose(r.jacobian[b], _alone_jacobian(weighed, b), rtol=1e-4, atol=1e-6)
