@@ -277,3 +277,37 @@ def test_a_sample_that_reads_the_first_is_refused_on_the_pass_that_moves_the_fir
     with pytest.raises(gradlib.GradlibError, match=r"sample 1's (Jacobian changes|derivatives change) \((0.08848|"
                        r"0.1526) in the batch as given|method 'tiled' does not hold"):
         call(reads_first)
+
+
+def paired_by_the_batch(x):
+    """Outputs in opposite pairs scaled by a batch statistic: the sum of each sample's outputs is 0 in every batch,
+    so their derivatives summed with equal weights never move, while each output's do."""
+    y = scaled_by_the_batch(x)
+    return tf.concat([y, -y], axis=1)
+
+
+def test_outputs_whose_derivatives_cancel_in_a_sum_are_compared_along_random_directions():
+    """The held pass weights each output by a random number: with equal weights (mutants59pde) the pairs cancel,
+    nothing moved, and per_sample_gradients answered the batch's 1.346 at sample 0 where sample 0 alone has 0.05379."""
+    x = tf.constant(BATCH)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = paired_by_the_batch(x)
+    in_batch, alone = tape.batch_jacobian(y, x).numpy()[0], _alone_jacobian(paired_by_the_batch, 0)
+    assert np.abs(in_batch - alone).max() > 1.0   # the batch's Jacobian is not the sample's
+    with pytest.raises(gradlib.BatchMixingError, match=r"sample 0's Jacobian changes"):
+        gradlib.per_sample_gradients(paired_by_the_batch, BATCH)
+
+
+def test_derivatives_that_move_within_the_dtype_s_rounding_take_no_moved_batch_pass(monkeypatch):
+    """A batch statistic weighed at 2e-5, below float32's tolerance (1e-4): each sample's Jacobian is its own within
+    float32, and no sample is taken as moved. The held pass compares at the input's dtype, not at its float64 tower's
+    (mutants59pde: at 1e-9 every sample of 5 moved, each one more eager pass over fn, 8 calls instead of 3)."""
+    from gradlib._perelement import _persample
+    weighed = lambda x: tf.tanh(x) * (1.0 + 2e-5 * tf.stop_gradient(tf.reduce_mean(x)))   # noqa: E731
+    moved = []
+    monkeypatch.setattr(_persample, "moved_batch", lambda x, b: moved.append(b) or held(x, odd=b % 2 == 1))
+    r = gradlib.per_sample_gradients(weighed, BATCH)
+    assert moved == []
+    for b in (0, 4):
+        np.testing.assert_allclose(r.jacobian[b], _alone_jacobian(weighed, b), rtol=1e-4, atol=1e-6)
