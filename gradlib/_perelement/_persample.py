@@ -154,12 +154,10 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
             keyed by input name, as ``model.fit`` takes them: each sample's Jacobian then has one column per
             feature of every input, in that order, flattened (``col_labels`` names them).
         method: one of ``PER_SAMPLE_METHODS``.
-        check_independence: check every sample (one extra backward pass over the batch, and fn's value and first
-            derivatives on two moved batches: most of a small model's warm call) and refuse a function whose samples
-            are not independent: on every call, except with ``tiled`` (see below).
+        check_independence: check every sample (a backward pass, and fn's value and first derivatives on two moved
+            batches: most of a small model's warm call) and refuse a function whose samples are not independent: on
+            every call, but ``tiled`` checks once per batch shape and weights (see the module's docstring).
         limits: ``max_jacobian`` bounds the entries of all the Jacobians together.
-
-    What is checked when: see the module's docstring (``tiled`` checks once per batch shape and weights).
 
     Returns:
         A ``PerSampleResult`` with ``jacobian`` of shape ``(B, outputs..., inputs...)``.
