@@ -64,6 +64,7 @@ __all__ = ["API", "LOOP_ROWS", "PER_SAMPLE_METHODS", "per_sample_gradients", "Pe
 #: falling back to ``while_loop`` if pfor fails.
 PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "tiled", "loop")
 API = "per_sample_gradients"
+#: (fn, method, batch shape and dtype, check_independence, fn's fingerprint) -> the compiled step (``_cached_compiled``)
 _SAMPLE_FUNCTIONS = LRUCache(maxsize=32)
 
 

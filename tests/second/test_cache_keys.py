@@ -1,12 +1,12 @@
 """Each field of second order's cache keys changes the answer (issue 38, item 6).
 
 Second order traces a user's function once and keeps the trace (``_runner._COMPILED``: the function's key, the
-kind, the method, the batch's shape and dtype, the probes and the precision; ``_hessians._HVP``: the key and the
-method). The function's key is, for ``hessians`` and ``hvp``, the function, the form of ``xs`` (one tensor, a list,
-a dict), its names, each tensor's shape and dtype and ``fingerprint(fn)`` (the values a trace freezes); for the
-per-sample APIs the function, a sample's shape and its fingerprint. Each test calls the same function object twice
-with one field changed and checks both answers against a closed form: a key that left the field out would answer
-the second call from the first call's trace.
+kind, the method, the batch's shape and dtype, the probes, the precision and check_independence; ``_hessians._HVP``:
+the key and the method). The function's key is, for ``hessians`` and ``hvp``, the function, the form of ``xs``
+(one tensor, a list, a dict), its names, each tensor's shape and dtype and ``fingerprint(fn)`` (the values a trace
+freezes); for the per-sample APIs the function, a sample's shape and its fingerprint. Each test calls the same
+function object twice with one field changed and checks both answers against a closed form: a key that left the
+field out would answer the second call from the first call's trace.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_the_method_and_the_probes_each_change_the_trace():
     np.testing.assert_allclose(gradlib.divergence(fn, X).divergence, [2.0, 2.0], rtol=1e-12)   # exact again
 
 
-# ---------------------------------------------------------------- check_independence: two traces, one without the held pass
+# ---------------------------------------------------------------- check_independence: a trace without the held pass
 
 _W = tf.constant([[0.5, -1.0, 2.0], [1.0, 0.3, -0.2], [0.1, 0.2, 0.7]], tf.float64)
 _BATCH = np.random.default_rng(59).normal(size=(4, 3))
