@@ -164,10 +164,10 @@ def test_with_the_independence_check_off_nothing_is_refused_and_each_block_is_ba
 def test_auto_falls_back_to_the_while_loop_when_pfor_fails(monkeypatch):
     real = _persample._concrete
 
-    def no_pfor(fn, spec, *, use_pfor):
+    def no_pfor(fn, spec, *, use_pfor, **kwargs):
         if use_pfor:
             raise ValueError("no converter for op Foo")
-        return real(fn, spec, use_pfor=use_pfor)
+        return real(fn, spec, use_pfor=use_pfor, **kwargs)
 
     monkeypatch.setattr(_persample, "_concrete", no_pfor)
     fn = lambda t: tf.sin(t)  # noqa: E731  (a fresh callable: nothing cached)
