@@ -89,10 +89,9 @@ class ModelReport:
 COMPILED_FASTER = ("it is traced for this batch's exact shape, while gradlib's function is traced once for every batch "
                    "size (the batch dimension is unknown to its graph, so "
                    "{loop} works out sizes at run time), and gradlib's call also runs one more backward pass, the "
-                   "random projection behind its check that samples do not mix, and one more forward pass, the "
-                   "batch with its first and last samples held and the others moved (both computed with "
-                   "check_independence=False too); it also checks the batch and copies five arrays out to NumPy (y, "
-                   "the Jacobians, the projection's two and the held samples' outputs)")
+                   "random projection behind its check that samples do not mix (computed with "
+                   "check_independence=False too, as timed here); it also checks the batch and copies four arrays out "
+                   "to NumPy (y, the Jacobians and the projection's two)")
 #: the same for gradlib's tiled method (a recurrent model, issue 41), which is traced for the batch's exact shape and
 #: checks only on its first call per batch shape and weights: what still differs is how each gets the rows
 TILED_SLOWER = ("gradlib's tiled method runs the model once over the batch repeated per output element and one "

@@ -64,6 +64,7 @@ __all__ = ["API", "LOOP_ROWS", "PER_SAMPLE_METHODS", "per_sample_gradients", "Pe
 #: falling back to ``while_loop`` if pfor fails.
 PER_SAMPLE_METHODS = ("auto", "pfor", "while_loop", "tiled", "loop")
 API = "per_sample_gradients"
+#: (fn, method, batch shape and dtype, check_independence, fn's fingerprint) -> the compiled step (``_cached_compiled``)
 _SAMPLE_FUNCTIONS = LRUCache(maxsize=32)
 
 
@@ -154,11 +155,10 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
             keyed by input name, as ``model.fit`` takes them: each sample's Jacobian then has one column per
             feature of every input, in that order, flattened (``col_labels`` names them).
         method: one of ``PER_SAMPLE_METHODS``.
-        check_independence: check every sample (one extra backward and one extra forward pass over the batch) and
-            refuse a function whose samples are not independent: on every call, except with ``tiled`` (see below).
+        check_independence: check every sample (a backward pass, and fn's value and first derivatives on two moved
+            batches: most of a small model's warm call) and refuse a function whose samples are not independent: on
+            every call, but ``tiled`` checks once per batch shape and weights (see the module's docstring).
         limits: ``max_jacobian`` bounds the entries of all the Jacobians together.
-
-    What is checked when: see the module's docstring (``tiled`` checks once per batch shape and weights).
 
     Returns:
         A ``PerSampleResult`` with ``jacobian`` of shape ``(B, outputs..., inputs...)``.
@@ -185,7 +185,8 @@ def per_sample_gradients(fn: Callable, x: Any, *, method: str = "auto", check_in
         out_shape, outputs = sample_output(fn, xt, API)
         random = _check_random(fn, xt, method)
         _check_request(xt, out_shape, method, limits)
-        y, jac, projection, used, compiled, precision, unchecked, tier, opaque = _compute(fn, xt, method, out_shape)
+        y, jac, projection, used, compiled, precision, unchecked, tier, opaque = _compute(fn, xt, method, out_shape,
+                                                                                          check_independence)
         unchecked = unchecked if check_independence else ""
         if check_independence and xt.shape[0] >= 2 and projection is not None:   # None: tiled checked its own
             unchecked = _checked_batch(fn, xt, y, jac, projection, precision, random)
@@ -311,12 +312,13 @@ _NOT_FINITE = ("the samples' independence could only be checked where the probe'
 # ---------------------------------------------------------------- computing
 
 
-def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]):
+def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...], check: bool = True):
     """``(y, J, (u, g) or None, method used, compiled, precision, warning, (compiled as, final, built), numpy
     call)``, the last the name of a ``tf.numpy_function`` op in fn's trace (``numpy_call``; ``""`` for ``loop``), with
     ``(u, g)`` the check's projection (see ``_check_independent``; None where ``tiled`` ran its own check) and
     ``precision`` the least precise float dtype fn computes in (a float64 batch through a float32 model is checked
-    at float32's tolerance, not refused as mixing at float64's)."""
+    at float32's tolerance, not refused as mixing at float64's). ``check`` False: the compiled step has no held
+    pass (``ends`` None)."""
     if method == "loop":
         try:
             y, jac = _loop(fn, x)
@@ -325,20 +327,21 @@ def _compute(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...]
                 raise
             _refuse_py_function("EagerPyFunc", method, out_shape)
         return y, jac, (*_projection(fn, x), None), "loop", False, _eager_precision(fn, x), "", ("", True, False), ""
-    compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, method, out_shape), x)
+    compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, method, out_shape, check), x)
     if used == "tiled":   # compiled: fn's own trace
         step = _guarded(lambda: _tiled_step(fn, x, out_shape, compiled.variables), x)
         done = None if step.refused else _run_tiled(fn, step, x, precision)
         if done is not None:
             return (*done[:2], None, "tiled", True, precision, done[2], done[3], opaque)
-        compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, "while_loop", out_shape), x)
-    y, jac, u, g, ends = _guarded(lambda: [t.numpy() for t in compiled(x)], x)
+        compiled, used, precision, opaque = _guarded(lambda: _cached_compiled(fn, x, "while_loop", out_shape, check),
+                                                     x)
+    y, jac, u, g, *ends = _guarded(lambda: [t.numpy() for t in compiled(x)], x)   # ends: [] without the held pass
     if method == "tiled":   # the tiled check failed: batch_jacobian's check says whether the samples mix
         _check_independent(jac, (u, g), precision)
         raise GradlibError(f"{API}: method 'tiled' does not hold for this function: its Jacobians on the repeated "
                            "batch differ from the batch's own (an output that depends on the batch's size, or random "
                            "draws). Use method='auto' or 'while_loop'")
-    return y, jac, (u, g, ends), used, True, precision, "", ("graph", True, False), opaque
+    return y, jac, (u, g, ends[0] if ends else None), used, True, precision, "", ("graph", True, False), opaque
 
 
 def _numpy_warning(name: str) -> tuple[str, ...]:
@@ -432,17 +435,19 @@ def _eager_precision(fn: Callable, x: tf.Tensor) -> str:
 _PRECISIONS = LRUCache(maxsize=128)
 
 
-def _cached_compiled(fn: Callable, x: tf.Tensor, method: str,
-                     out_shape: tuple[int, ...]) -> tuple[Any, str, str, str]:
+def _cached_compiled(fn: Callable, x: tf.Tensor, method: str, out_shape: tuple[int, ...],
+                     check: bool = True) -> tuple[Any, str, str, str]:
     """The cached compiled function for ``fn`` and ``x``'s shape (a ``_TiledStep`` for ``tiled``), the method it
     runs (``auto`` remembers its choice), the least precise float dtype it computes in and the name of a
-    ``tf.numpy_function`` op in it (``numpy_call``: read once, with the trace)."""
+    ``tf.numpy_function`` op in it (``numpy_call``: read once, with the trace). ``check`` (check_independence)
+    is in the key: its step holds the held pass, the step without it does not (a check answered from that trace
+    would have no held pass to read)."""
     spec = tf.TensorSpec((None,) + tuple(x.shape[1:]), x.dtype)
-    key = _key(fn, method, spec)
+    key = _key(fn, method, spec, check)
 
     @_counted
     def create():
-        compiled, used = _trace(fn, spec, method, out_shape)
+        compiled, used = _trace(fn, spec, method, out_shape, check)
         return compiled, used, lowest_float(compiled.graph, spec.dtype.name), numpy_call(compiled.graph)
 
     return _SAMPLE_FUNCTIONS.get_or_create(key, create) if key is not None else create()
@@ -464,11 +469,11 @@ def _counted(create: Callable[[], Any]) -> Callable[[], Any]:
     return counted
 
 
-def _key(fn: Callable, method: str, spec: tf.TensorSpec) -> Hashable | None:
-    return callable_key(fn, method, tuple(spec.shape), spec.dtype.name)
+def _key(fn: Callable, method: str, spec: tf.TensorSpec, *extra: Hashable) -> Hashable | None:
+    return callable_key(fn, method, tuple(spec.shape), spec.dtype.name, *extra)
 
 
-def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int, ...]):
+def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int, ...], check: bool = True):
     """Trace once with pfor; if pfor cannot vectorize an op, ``auto`` falls back to a while_loop.
 
     ``auto`` skips pfor for functions that run a loop themselves (recurrent layers): vectorizing a while_loop's
@@ -484,17 +489,17 @@ def _trace(fn: Callable, spec: tf.TensorSpec, method: str, out_shape: tuple[int,
             if method == "tiled" or math.prod(out_shape) <= TILED_OUTPUTS:
                 return plain, "tiled"   # fn's own trace: its variables; the steps are traced per exact shape
             _refuse_py_function(python, method, out_shape)
-            return _concrete(fn, spec, use_pfor=False), "while_loop"
+            return _concrete(fn, spec, use_pfor=False, check=check), "while_loop"
     if method in ("auto", "pfor"):
         try:
-            return _no_py_function(_concrete(fn, spec, use_pfor=True), method, out_shape), "pfor"
+            return _no_py_function(_concrete(fn, spec, use_pfor=True, check=check), method, out_shape), "pfor"
         except GradlibError:   # fn's own refusal (an output that does not keep the batch): not pfor's failure
             raise
         except (ValueError, NotImplementedError, tf.errors.OpError) as exc:
             if method == "pfor":
                 raise GradlibError(f"pfor could not vectorize this function ({error_gist(exc)}); "
                                    "use method='while_loop' or method='auto'") from exc
-    return _no_py_function(_concrete(fn, spec, use_pfor=False), method, out_shape), "while_loop"
+    return _no_py_function(_concrete(fn, spec, use_pfor=False, check=check), method, out_shape), "while_loop"
 
 
 def _no_py_function(concrete: Any, method: str, out_shape: tuple[int, ...]) -> Any:
@@ -526,13 +531,14 @@ def _has_loop(plain: Any) -> bool:
     return bool(graph_loops(plain.graph))
 
 
-def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool):
-    return trace(lambda x: _batch_jacobian(fn, x, use_pfor), [spec])
+def _concrete(fn: Callable, spec: tf.TensorSpec, *, use_pfor: bool, check: bool = True):
+    return trace(lambda x: _batch_jacobian(fn, x, use_pfor, check), [spec])
 
 
-def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
+def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool, check: bool = True):
     """``(y, J, u, g, ends)``: the per-sample Jacobians, the check's random cotangent ``u`` with ``g = u^T dy/dx``,
-    and the held pass (``_mixing.held_outputs``: fn's value and derivatives on two moved batches)."""
+    and the held pass (``_mixing.held_outputs``: fn's value and derivatives on two moved batches), which ``check``
+    False leaves out (``(y, J, u, g)``: three more passes of fn, most of a small model's warm call)."""
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = joined_outputs(fn(x), x.shape[0], API)
@@ -548,7 +554,8 @@ def _batch_jacobian(fn: Callable, x: tf.Tensor, use_pfor: bool):
     jac = tape.batch_jacobian(flat, x, unconnected_gradients=tf.UnconnectedGradients.ZERO,
                               experimental_use_pfor=use_pfor)
     u, g = _vjp(tape, y, x)
-    return y, tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0)), u, g, held_outputs(fn, x, API)
+    ends = (held_outputs(fn, x, API),) if check else ()
+    return (y, tf.reshape(jac, tf.concat([tf.shape(y), tf.shape(x)[1:]], axis=0)), u, g, *ends)
 
 
 def _vjp(tape: tf.GradientTape, y: tf.Tensor, x: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:

@@ -401,7 +401,7 @@ def _compiled(req: Request, method: str) -> tuple[Callable, str, str]:
     if req.key is None:
         return create()
     return _COMPILED.get_or_create((req.key, req.kind, method, tuple(spec.shape), spec.dtype.name, req.probes,
-                                    req.precision), create)
+                                    req.precision, req.check_independence), create)
 
 
 class _ThisThread(logging.Filter):
@@ -467,7 +467,9 @@ def _refuse_python(req: Request, spec: tf.TensorSpec) -> None:
 
 def _concrete(req: Request, method: str, spec: tf.TensorSpec, use_pfor: bool):
     kernel = _kernel(req, method, use_pfor)
-    if method != "forward_laplacian":   # a Sequential of Dense layers cannot mix the batch; others: ``_check_held``
+    # a Sequential of Dense layers cannot mix the batch; others: ``_check_held``, unless the caller opted out of the
+    # check: then no held pass (three towers of g up to the answered order) is traced (``_compiled``'s key: the flag)
+    if method != "forward_laplacian" and req.check_independence:
         inner = kernel
         order = 1 if req.kind == "divergence" else 2   # the held samples' derivatives up to those answered
         kernel = lambda x: {**inner(x), "held": held_outputs(req.g, x, req.api, order)}  # noqa: E731

@@ -57,7 +57,8 @@ def per_sample_hessians(fn: Callable, x: Any, *, diagonal: bool = False, method:
             Hessian is over every input's elements, flattened and joined in that order (``col_labels`` names them).
         diagonal: only the diagonals ``(B, out, d)``, not the full ``(B, out, d, d)``.
         method: one of ``SECOND_METHODS`` that computes Hessians (``forward_laplacian`` for diagonals only).
-        check_independence: check every sample (one more backward pass) and refuse a function that mixes them.
+        check_independence: check every sample (one more backward pass, and fn's derivatives up to the second on
+            two moved batches: most of a small model's warm call) and refuse a function that mixes them.
         limits: ``max_hessian`` bounds the entries returned; the method's estimate must fit ``max_bytes``.
 
     Returns:

@@ -177,6 +177,8 @@ def _maybe_updating(use):
 _LAP = lambda x: tf.reduce_sum(x ** 3, axis=1, keepdims=True)  # noqa: E731
 _CUBE = lambda x: x ** 3  # noqa: E731
 _SQUARE = lambda x: x * x  # noqa: E731
+#: mixes the batch through a statistic under stop_gradient: only the held pass sees it (``_mixing``)
+_STATISTIC = lambda x: tf.tanh(x / tf.stop_gradient(tf.math.reduce_std(x, axis=0)))  # noqa: E731
 
 #: (the input that differs, the caches that must miss on it, request(variant), variant a, variant b)
 ROWS = [
@@ -217,6 +219,10 @@ ROWS = [
     ("a closure's value (per sample)", ["_perelement._persample._SAMPLE_FUNCTIONS",
                                         "_callable._outputs._OUTPUT_SHAPES"],
      lambda c: gradlib.per_sample_gradients(_times(c), XB), 2.0, 3.0),
+    ("check_independence (per sample: the step without it has no held pass)",
+     ["_perelement._persample._SAMPLE_FUNCTIONS"],
+     lambda check: _or_refusal(lambda: gradlib.per_sample_gradients(_STATISTIC, XB, check_independence=check)),
+     False, True),
     ("whether a closure is random (per sample)", ["_callable._random._VERDICTS"],
      lambda use: gradlib.per_sample_gradients(_maybe_random(use), XB), True, False),
     ("whether a closure updates a variable it reads (per sample)", ["_callable._updates._VERDICTS"],
@@ -242,6 +248,8 @@ ROWS = [
     ("whether a closure runs a while loop (Laplacian)", ["_second._runner._LOOPS"],
      lambda use: _or_refusal(lambda: gradlib.laplacian(_maybe_loop(use), XB, method="forward_over_reverse")), True,
      False),
+    ("check_independence (Laplacian: the step without it has no held pass)", ["_second._runner._COMPILED"],
+     lambda check: _or_refusal(lambda: gradlib.laplacian(_STATISTIC, XB, check_independence=check)), False, True),
     ("the method (Hessians)", ["_second._runner._COMPILED"],
      lambda m: gradlib.hessians(_CUBE, X, method=m), "loop", "nested_tapes"),
     ("the probes (Laplacian)", ["_second._runner._COMPILED"],

@@ -164,10 +164,10 @@ def test_with_the_independence_check_off_nothing_is_refused_and_each_block_is_ba
 def test_auto_falls_back_to_the_while_loop_when_pfor_fails(monkeypatch):
     real = _persample._concrete
 
-    def no_pfor(fn, spec, *, use_pfor):
+    def no_pfor(fn, spec, *, use_pfor, **kwargs):
         if use_pfor:
             raise ValueError("no converter for op Foo")
-        return real(fn, spec, use_pfor=use_pfor)
+        return real(fn, spec, use_pfor=use_pfor, **kwargs)
 
     monkeypatch.setattr(_persample, "_concrete", no_pfor)
     fn = lambda t: tf.sin(t)  # noqa: E731  (a fresh callable: nothing cached)
@@ -218,10 +218,10 @@ def test_the_compiled_cache_holds_32_functions_and_drops_the_least_recently_used
     run(32)               # one more evicts the least recently used: 1, not 0 (not first in, first out)
     run(1)
     run(0)
-    # a fresh function is traced six times: once for the variables it updates and once for is_random's verdict
-    # (its random ops; both remembered for 128 functions, so not again for 1), four times in the compiled Jacobian
-    # (the batch, then _mixing.held_outputs: the batch, its even samples held, its odd samples held)
-    assert log.traced == [k for k in range(32) for _ in range(6)] + [32] * 6 + [1] * 4
+    # a fresh function is traced three times: once for the variables it updates and once for is_random's verdict
+    # (its random ops; both remembered for 128 functions, so not again for 1), once in the compiled Jacobian (the
+    # batch: check_independence=False traces no held pass, which traced it three more times)
+    assert log.traced == [k for k in range(32) for _ in range(3)] + [32] * 3 + [1]
 
 
 @pytest.mark.parametrize("x, error, message", [
@@ -494,4 +494,34 @@ def test_a_call_says_whether_it_traced_or_built_what_it_ran(method, builds):
     flags = [gradlib.per_sample_gradients(model, x, method=method, check_independence=False).traced
              for _ in range(builds + 2)]
     assert flags == [True] * builds + [False, False]
-    assert gradlib.per_sample_gradients(model, x[:3], method=method).traced == (method in ("tiled", "loop"))
+    assert gradlib.per_sample_gradients(model, x[:3], method=method, check_independence=False).traced == (
+        method in ("tiled", "loop"))
+    if method in ("pfor", "while_loop"):   # the check's step is another trace (it holds the held pass)
+        assert gradlib.per_sample_gradients(model, x, method=method).traced
+
+
+def test_check_independence_is_in_the_key_and_its_absence_traces_no_held_pass():
+    """Without the check the compiled step holds no held pass (three more passes of fn: 4 -> 11 ms a warm call of a
+    small MLP), so the flag is in the key: a checked call answered from the unchecked trace would have no held pass
+    and answer a batch statistic's Jacobians. Both flags answer an independent function as a loop of tapes does."""
+    log = _TraceLog()
+    log.traced = []
+    w = tf.constant([[0.5, -1.0, 2.0], [1.0, 0.3, -0.2]], tf.float32)
+
+    def independent(t):
+        if not tf.executing_eagerly():
+            log.traced.append(tuple(t.shape))
+        return tf.tanh(t @ w)
+
+    x = np.random.default_rng(59).normal(size=(4, 2)).astype(np.float32)
+    expected = reference(independent, x)
+    for check in (False, True, False, True):   # cold then warm, each flag after the other
+        r = per_sample_gradients(independent, x, method="pfor", check_independence=check)
+        np.testing.assert_allclose(r.jacobian, expected, rtol=1e-5, atol=1e-6)
+    # the variables' and is_random's reads (4, 2), the unchecked step (None, 2), the checked step: (None, 2) and
+    # the held pass's three towers (the batch, then its even and its odd samples held)
+    assert log.traced == [(4, 2), (4, 2), (None, 2)] + [(None, 2)] * 4
+    mixing = lambda t: tf.tanh(t / tf.stop_gradient(tf.math.reduce_std(t, axis=0)) @ w)   # noqa: E731
+    per_sample_gradients(mixing, x, method="pfor", check_independence=False)   # answered, its trace kept
+    with pytest.raises(BatchMixingError, match="when the other samples move"):
+        per_sample_gradients(mixing, x, method="pfor")

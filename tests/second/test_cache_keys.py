@@ -1,12 +1,12 @@
 """Each field of second order's cache keys changes the answer (issue 38, item 6).
 
 Second order traces a user's function once and keeps the trace (``_runner._COMPILED``: the function's key, the
-kind, the method, the batch's shape and dtype, the probes and the precision; ``_hessians._HVP``: the key and the
-method). The function's key is, for ``hessians`` and ``hvp``, the function, the form of ``xs`` (one tensor, a list,
-a dict), its names, each tensor's shape and dtype and ``fingerprint(fn)`` (the values a trace freezes); for the
-per-sample APIs the function, a sample's shape and its fingerprint. Each test calls the same function object twice
-with one field changed and checks both answers against a closed form: a key that left the field out would answer
-the second call from the first call's trace.
+kind, the method, the batch's shape and dtype, the probes, the precision and check_independence; ``_hessians._HVP``:
+the key and the method). The function's key is, for ``hessians`` and ``hvp``, the function, the form of ``xs``
+(one tensor, a list, a dict), its names, each tensor's shape and dtype and ``fingerprint(fn)`` (the values a trace
+freezes); for the per-sample APIs the function, a sample's shape and its fingerprint. Each test calls the same
+function object twice with one field changed and checks both answers against a closed form: a key that left the
+field out would answer the second call from the first call's trace.
 """
 
 from __future__ import annotations
@@ -137,3 +137,49 @@ def test_the_method_and_the_probes_each_change_the_trace():
     np.testing.assert_allclose(five.divergence, _hutchinson_divergence(a, X, 5), rtol=1e-12)
     assert not np.allclose(two.divergence, five.divergence)   # else the probes' test could not fail
     np.testing.assert_allclose(gradlib.divergence(fn, X).divergence, [2.0, 2.0], rtol=1e-12)   # exact again
+
+
+# ---------------------------------------------------------------- check_independence: a trace without the held pass
+
+_W = tf.constant([[0.5, -1.0, 2.0], [1.0, 0.3, -0.2], [0.1, 0.2, 0.7]], tf.float64)
+_BATCH = np.random.default_rng(59).normal(size=(4, 3))
+_ANSWER = {"laplacian": lambda r: r.laplacian, "per_sample_hessians": lambda r: r.hessians,
+           "divergence": lambda r: r.divergence}
+
+
+def _looped(fn, api: str) -> np.ndarray:
+    """The reference: each sample's Hessians from two fresh tapes of its own, reduced as ``api`` answers."""
+    out = []
+    for b in range(len(_BATCH)):
+        xb = tf.constant(_BATCH[b:b + 1])
+        with tf.GradientTape() as outer:
+            outer.watch(xb)
+            with tf.GradientTape() as inner:
+                inner.watch(xb)
+                y = fn(xb)[0]
+            jac = inner.jacobian(y, xb)[:, 0]
+        hess = outer.jacobian(jac, xb)[:, :, 0].numpy()
+        out.append({"laplacian": np.trace(hess, axis1=1, axis2=2), "per_sample_hessians": hess,
+                    "divergence": np.trace(jac.numpy())}[api])
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("api", list(_ANSWER))
+def test_check_independence_is_in_the_key_and_its_absence_traces_no_held_pass(api, monkeypatch):
+    """Without the check the step holds no held pass (it cost 2-3x a warm call of a small model), so the flag must
+    be in the key: a checked call answered from the unchecked trace would have no held pass and answer a batch
+    statistic's Hessians. Both flags answer an independent function as a loop of fresh tapes does."""
+    helds = []
+    real = _runner.held_outputs
+    monkeypatch.setattr(_runner, "held_outputs", lambda *a, **k: helds.append(a[2]) or real(*a, **k))
+    call = getattr(gradlib, api)
+    independent = lambda x: tf.tanh(x @ _W)   # noqa: E731
+    reference = _looped(independent, api)
+    for check in (False, True, False, True):   # cold then warm, each flag after the other
+        np.testing.assert_allclose(_ANSWER[api](call(independent, _BATCH, check_independence=check)), reference,
+                                   rtol=1e-10, atol=1e-12)
+    assert len(helds) == 1   # one trace with the held pass (the checked one), the other without it
+    mixing = lambda x: tf.tanh(x / tf.stop_gradient(tf.math.reduce_std(x, axis=0)) @ _W)   # noqa: E731
+    call(mixing, _BATCH, check_independence=False)   # answered (the caller opted out), its trace kept
+    with pytest.raises(gradlib.BatchMixingError, match="when the other samples move"):
+        call(mixing, _BATCH)
